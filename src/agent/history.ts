@@ -1,0 +1,56 @@
+import { modelMessageSchema, type ModelMessage, type ToolContent } from 'ai';
+
+export interface HistoryLimits {
+  maxMessages: number;
+  maxBytes: number;
+}
+
+/**
+ * Stored history is untrusted: it may come from an older version or a tampered store. Anything that
+ * does not validate is dropped whole rather than half-kept, since a partial history can pair tool
+ * calls with the wrong results.
+ */
+export function parseHistory(messages: unknown): { messages: ModelMessage[]; valid: boolean } {
+  if (!Array.isArray(messages)) return { messages: [], valid: false };
+  const valid = messages.every((message) => modelMessageSchema.safeParse(message).success);
+  return valid ? { messages: messages as ModelMessage[], valid } : { messages: [], valid };
+}
+
+/**
+ * Drops the oldest exchanges until the history fits. Cuts only before a user message so a tool call
+ * is never separated from its result; the latest exchange is always kept.
+ */
+export function trimHistory(messages: ModelMessage[], limits: HistoryLimits): ModelMessage[] {
+  let trimmed = messages;
+  while (trimmed.length > limits.maxMessages || byteSize(trimmed) > limits.maxBytes) {
+    const nextUser = trimmed.findIndex((message, index) => index > 0 && message.role === 'user');
+    if (nextUser <= 0) break;
+    trimmed = trimmed.slice(nextUser);
+  }
+  return trimmed;
+}
+
+/**
+ * Gives every tool call that never got a result an explicit "not run" result. That happens when a
+ * process died mid-turn; without it the next model call fails on the unmatched call.
+ */
+export function closeDanglingToolCalls(messages: ModelMessage[], reason: string): ModelMessage[] {
+  const answered = new Set<string>();
+  for (const message of messages) {
+    if (message.role !== 'tool') continue;
+    for (const part of message.content) if (part.type === 'tool-result') answered.add(part.toolCallId);
+  }
+  const content: ToolContent = [];
+  for (const message of messages) {
+    if (message.role !== 'assistant' || typeof message.content === 'string') continue;
+    for (const part of message.content) {
+      if (part.type !== 'tool-call' || part.providerExecuted || answered.has(part.toolCallId)) continue;
+      content.push({ type: 'tool-result', toolCallId: part.toolCallId, toolName: part.toolName, output: { type: 'execution-denied', reason } });
+    }
+  }
+  return content.length === 0 ? messages : [...messages, { role: 'tool', content }];
+}
+
+function byteSize(messages: ModelMessage[]): number {
+  return Buffer.byteLength(JSON.stringify(messages));
+}

@@ -1,0 +1,133 @@
+import type { ModelMessage } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { PendingStep } from '../approvals/pending-step.js';
+import type { ToolDefinition } from '../tools/tool-definition.js';
+import { closingToolMessage, resumeToolMessage } from './decision-messages.js';
+import { runTurn, TurnFailedError } from './run-turn.js';
+
+const usage = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 5, text: 5, reasoning: undefined },
+};
+const callReply = (...calls: Array<{ id: string; name: string; input: object }>) => ({
+  content: calls.map((call) => ({ type: 'tool-call' as const, toolCallId: call.id, toolName: call.name, input: JSON.stringify(call.input) })),
+  finishReason: { unified: 'tool-calls' as const, raw: 'tool_calls' },
+  usage,
+  warnings: [],
+});
+const textReply = (text: string) => ({ content: [{ type: 'text' as const, text }], finishReason: { unified: 'stop' as const, raw: 'stop' }, usage, warnings: [] });
+
+const context = { requesterId: 'UALICE', teamId: 'T1', channel: 'C1', threadTs: '1.1' };
+
+function recordingTools(executed: unknown[]): ToolDefinition[] {
+  return [
+    {
+      name: 'restart',
+      description: 'Restart a service',
+      inputSchema: z.object({ namespace: z.string() }),
+      approval: (input: { namespace: string }) => input.namespace === 'prod',
+      execute: async (input) => {
+        executed.push(['restart', input]);
+        return { restarted: true };
+      },
+    },
+    {
+      name: 'unruled',
+      description: 'A tool whose author forgot the approval rule',
+      inputSchema: z.object({}),
+      execute: async (input) => {
+        executed.push(['unruled', input]);
+        return 'ran';
+      },
+    },
+  ];
+}
+
+describe('runTurn', () => {
+  it('runs calls the rule lets through and pauses on the rest, failing closed without a rule', async () => {
+    const executed: unknown[] = [];
+    const model = new MockLanguageModelV4({
+      doGenerate: [
+        callReply(
+          { id: 'c1', name: 'restart', input: { namespace: 'staging' } },
+          { id: 'c2', name: 'restart', input: { namespace: 'prod' } },
+          { id: 'c3', name: 'unruled', input: {} },
+        ),
+      ],
+    });
+    const messages: ModelMessage[] = [{ role: 'user', content: 'restart everything' }];
+    const outcome = await runTurn({ model, instructions: 'test', definitions: recordingTools(executed), messages, context, maxSteps: 5 });
+    expect(executed).toEqual([['restart', { namespace: 'staging' }]]);
+    expect(outcome.approvalRequests.map((request) => [request.toolCallId, request.toolName])).toEqual([
+      ['c2', 'restart'],
+      ['c3', 'unruled'],
+    ]);
+  });
+
+  it('resumes with all decisions in one message: approved runs, denied reaches the model as a denial', async () => {
+    const executed: unknown[] = [];
+    const first = new MockLanguageModelV4({
+      doGenerate: [callReply({ id: 'c2', name: 'restart', input: { namespace: 'prod' } }, { id: 'c3', name: 'unruled', input: {} })],
+    });
+    const messages: ModelMessage[] = [{ role: 'user', content: 'go' }];
+    const paused = await runTurn({ model: first, instructions: 'test', definitions: recordingTools(executed), messages, context, maxSteps: 5 });
+    const [prod, unruled] = paused.approvalRequests;
+    const step = {
+      calls: paused.approvalRequests.map((request) => ({ ...request, description: '' })),
+      decisions: {
+        [prod!.approvalId]: { outcome: 'approved', userId: 'UBOB', at: 1 },
+        [unruled!.approvalId]: { outcome: 'denied', userId: 'UBOB', at: 1, reason: 'not today' },
+      },
+    } as unknown as PendingStep;
+
+    const second = new MockLanguageModelV4({ doGenerate: [textReply('done')] });
+    const resumedMessages = [...messages, ...paused.responseMessages, resumeToolMessage(step)];
+    const resumed = await runTurn({ model: second, instructions: 'test', definitions: recordingTools(executed), messages: resumedMessages, context, maxSteps: 5 });
+    expect(resumed.text).toBe('done');
+    expect(executed).toEqual([['restart', { namespace: 'prod' }]]);
+    const prompt = JSON.stringify(second.doGenerateCalls[0]!.prompt);
+    expect(prompt).toContain('Declined by <@UBOB>: not today');
+    expect(prompt).toContain('restarted');
+  });
+
+  it('keeps the history valid for a new message after calls are closed unanswered', async () => {
+    const executed: unknown[] = [];
+    const first = new MockLanguageModelV4({ doGenerate: [callReply({ id: 'c2', name: 'restart', input: { namespace: 'prod' } })] });
+    const messages: ModelMessage[] = [{ role: 'user', content: 'go' }];
+    const paused = await runTurn({ model: first, instructions: 'test', definitions: recordingTools(executed), messages, context, maxSteps: 5 });
+    const step = {
+      calls: paused.approvalRequests.map((request) => ({ ...request, description: '' })),
+      decisions: { [paused.approvalRequests[0]!.approvalId]: { outcome: 'superseded', userId: 'UALICE', at: 1 } },
+    } as unknown as PendingStep;
+    const second = new MockLanguageModelV4({ doGenerate: [textReply('ok')] });
+    const next = [...messages, ...paused.responseMessages, closingToolMessage(step), { role: 'user' as const, content: 'never mind' }];
+    const outcome = await runTurn({ model: second, instructions: 'test', definitions: recordingTools(executed), messages: next, context, maxSteps: 5 });
+    expect(outcome.text).toBe('ok');
+    expect(executed).toEqual([]);
+  });
+
+  it('reports the tools that ran when the model fails afterwards, so they are never re-run', async () => {
+    const executed: unknown[] = [];
+    let calls = 0;
+    const model = new MockLanguageModelV4({
+      doGenerate: async () => {
+        calls += 1;
+        if (calls === 1) return callReply({ id: 'c1', name: 'restart', input: { namespace: 'staging' } });
+        throw new Error('model went away');
+      },
+    });
+    const failure = await runTurn({
+      model,
+      instructions: 'test',
+      definitions: recordingTools(executed),
+      messages: [{ role: 'user', content: 'go' }],
+      context,
+      maxSteps: 5,
+      maxRetries: 0,
+    }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(TurnFailedError);
+    expect((failure as TurnFailedError).executions).toEqual([{ toolCallId: 'c1', toolName: 'restart', output: { restarted: true } }]);
+  });
+});

@@ -1,0 +1,78 @@
+import { generateText, stepCountIs, type LanguageModel, type ModelMessage, type ToolApprovalRequestOutput, type ToolSet } from 'ai';
+import type { ToolDefinition } from '../tools/tool-definition.js';
+import { createToolApproval, createTurnTools, type ExecutionRecord, type TurnContext } from './tool-set.js';
+
+export interface ApprovalRequest {
+  approvalId: string;
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+}
+
+export interface TurnOutcome {
+  /** Messages the turn added (assistant and tool), to append to the stored history. */
+  responseMessages: ModelMessage[];
+  text: string;
+  /** Calls waiting for a human; empty when the turn finished. */
+  approvalRequests: ApprovalRequest[];
+}
+
+/** A turn that failed after tools already ran; `executions` must be recorded so they never re-run. */
+export class TurnFailedError extends Error {
+  readonly executions: ExecutionRecord[];
+  constructor(options: { cause: unknown; executions: ExecutionRecord[] }) {
+    super(`agent turn failed: ${options.cause instanceof Error ? options.cause.message : String(options.cause)}`, { cause: options.cause });
+    this.name = 'TurnFailedError';
+    this.executions = options.executions;
+  }
+}
+
+export interface RunTurnOptions {
+  model: LanguageModel;
+  instructions: string;
+  definitions: readonly ToolDefinition[];
+  messages: ModelMessage[];
+  context: TurnContext;
+  maxSteps: number;
+  abortSignal?: AbortSignal;
+  /** Model calls are retried by the AI SDK this many times before the turn fails. */
+  maxRetries?: number;
+  /** Told before each tool runs, for progress status; failures are ignored. */
+  onToolStart?: (toolName: string) => Promise<void> | void;
+}
+
+/**
+ * Runs the model until it answers or pauses on calls that need approval. The same function serves a
+ * fresh message and a resume: on resume the last message is the tool message holding the decisions,
+ * and the AI SDK executes the approved calls before asking the model again.
+ */
+export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
+  const executions: ExecutionRecord[] = [];
+  const tools: ToolSet = createTurnTools({ definitions: options.definitions, context: options.context, executions });
+  try {
+    const result = await generateText({
+      model: options.model,
+      instructions: options.instructions,
+      messages: options.messages,
+      tools,
+      toolApproval: createToolApproval({ definitions: options.definitions, context: options.context }),
+      stopWhen: stepCountIs(options.maxSteps),
+      maxRetries: options.maxRetries ?? 2,
+      onToolExecutionStart: async ({ toolCall }) => {
+        await Promise.resolve(options.onToolStart?.(toolCall.toolName)).catch(() => {});
+      },
+      ...(options.abortSignal === undefined ? {} : { abortSignal: options.abortSignal }),
+    });
+    const approvalRequests = result.content
+      .filter((part): part is ToolApprovalRequestOutput<ToolSet> => part.type === 'tool-approval-request' && !part.isAutomatic)
+      .map((part) => ({
+        approvalId: part.approvalId,
+        toolCallId: part.toolCall.toolCallId,
+        toolName: part.toolCall.toolName,
+        input: part.toolCall.input,
+      }));
+    return { responseMessages: result.responseMessages, text: result.text, approvalRequests };
+  } catch (error) {
+    throw new TurnFailedError({ cause: error, executions });
+  }
+}

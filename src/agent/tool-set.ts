@@ -1,0 +1,62 @@
+import { tool, type ToolApprovalConfiguration, type ToolSet } from 'ai';
+import type { ToolContext, ToolDefinition } from '../tools/tool-definition.js';
+
+export type TurnContext = Omit<ToolContext, 'toolCallId' | 'idempotencyKey' | 'abortSignal'>;
+
+/** What ran during one turn, so a turn that fails after executing tools can still record them. */
+export interface ExecutionRecord {
+  toolCallId: string;
+  toolName: string;
+  output: unknown;
+}
+
+/**
+ * Builds the AI SDK tools for one turn. Tools are rebuilt per turn (they hold functions and are
+ * never persisted), which is also how any process can resume a turn another process started.
+ */
+export function createTurnTools(options: {
+  definitions: readonly ToolDefinition[];
+  context: TurnContext;
+  executions: ExecutionRecord[];
+}): ToolSet {
+  const tools: ToolSet = {};
+  for (const definition of options.definitions) {
+    tools[definition.name] = tool({
+      description: definition.description,
+      inputSchema: definition.inputSchema,
+      execute: async (input: unknown, { toolCallId, abortSignal }) => {
+        const output = await definition.execute(input, {
+          ...options.context,
+          toolCallId,
+          // Stable for this call across retries and replicas: the thread plus the model's call id.
+          idempotencyKey: `${options.context.teamId}:${options.context.channel}:${options.context.threadTs}:${toolCallId}`,
+          ...(abortSignal === undefined ? {} : { abortSignal }),
+        });
+        options.executions.push({ toolCallId, toolName: definition.name, output });
+        return output;
+      },
+    });
+  }
+  return tools;
+}
+
+/**
+ * The one approval gate, handed to the AI SDK's `toolApproval`. A tool without a rule, an unknown
+ * tool, or a rule that throws all need a human: the gate fails closed.
+ */
+export function createToolApproval(options: {
+  definitions: readonly ToolDefinition[];
+  context: TurnContext;
+}): ToolApprovalConfiguration<ToolSet, never> {
+  const byName = new Map(options.definitions.map((definition) => [definition.name, definition]));
+  return async ({ toolCall }) => {
+    const rule = byName.get(toolCall.toolName)?.approval ?? 'always';
+    if (rule === 'never') return 'not-applicable';
+    if (rule === 'always') return 'user-approval';
+    try {
+      return (await rule(toolCall.input, options.context)) ? 'user-approval' : 'not-applicable';
+    } catch {
+      return 'user-approval';
+    }
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * A paused agent step: the tool calls the model made that wait for a human. One step is one card.
+ * It is stored as data so any bot process can render it, decide on it and resume the turn.
+ */
+export const PENDING_STEP_SCHEMA_VERSION = 1;
+
+export type DecisionOutcome = 'approved' | 'denied' | 'superseded';
+
+export interface Decision {
+  outcome: DecisionOutcome;
+  /** Slack user id of whoever decided (for `superseded`, the author of the newer message). */
+  userId: string;
+  /** Epoch milliseconds. */
+  at: number;
+  reason?: string;
+}
+
+export interface PendingCall {
+  /** The AI SDK's approval id (`tool-approval-request.approvalId`). */
+  approvalId: string;
+  toolCallId: string;
+  toolName: string;
+  /** The tool's description as the model saw it, shown on the card. */
+  description: string;
+  /** The model's input, exactly as proposed. Untrusted. */
+  input: unknown;
+}
+
+export type StepPhase =
+  /** Waiting for decisions. */
+  | 'pending'
+  /** Every call has a decision; the turn may resume. */
+  | 'complete'
+  /** A process claimed the resume; nothing else may resume it again. */
+  | 'resumed'
+  /** A newer human message closed the undecided calls. */
+  | 'superseded';
+
+export interface PendingStep {
+  schemaVersion: typeof PENDING_STEP_SCHEMA_VERSION;
+  stepId: string;
+  threadKey: string;
+  teamId: string;
+  channel: string;
+  threadTs: string;
+  /** Slack user whose message started the turn. */
+  requesterId: string;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  /** `ts` of the approval card, once posted. */
+  cardTs?: string;
+  calls: PendingCall[];
+  /** Keyed by approval id; a call without an entry is still pending. */
+  decisions: Record<string, Decision>;
+  phase: StepPhase;
+  /** Bumped on every decision so a card update can tell it rendered stale state. */
+  revision: number;
+}
+
+export function undecidedCalls(step: PendingStep): PendingCall[] {
+  return step.calls.filter((call) => !Object.hasOwn(step.decisions, call.approvalId));
+}

@@ -1,0 +1,114 @@
+import { readFile } from 'node:fs/promises';
+import { normalize } from 'node:path';
+import { parseDocument } from 'yaml';
+import type { z } from 'zod';
+import { ConfigError, type ConfigProblem } from './config-error.js';
+import { checkCommandTemplates } from './command-template-check.js';
+import { countersignConfigSchema, KNOWN_CONFIG_KEYS, type CountersignConfig } from './config-schema.js';
+
+export type {
+  AgentConfig,
+  BooleanParameterConfig,
+  CommandApproval,
+  CommandToolConfig,
+  CountersignConfig,
+  HistoryConfig,
+  NumberParameterConfig,
+  ParameterConfig,
+  StringParameterConfig,
+} from './config-schema.js';
+
+/** The built-in configuration: default instructions and history limits, no command tools. */
+export function defaultConfig(): CountersignConfig {
+  return parseConfigFile('', 'defaults');
+}
+
+/**
+ * Loads the YAML config file, or the built-in defaults when `path` is undefined. Throws a
+ * `ConfigError` listing every problem, each named by file and field path.
+ */
+export async function loadConfigFile(path: string | undefined): Promise<CountersignConfig> {
+  if (path === undefined) return defaultConfig();
+  const sourceName = normalize(path);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : `cannot be read (${(error as Error).message})`;
+    throw new ConfigError({ problems: [{ field: sourceName, message: reason }], cause: error });
+  }
+  return parseConfigFile(text, sourceName);
+}
+
+/** Parses and validates config text; `sourceName` prefixes every field path in problems. */
+export function parseConfigFile(yamlText: string, sourceName: string): CountersignConfig {
+  const document = parseDocument(yamlText, { prettyErrors: false });
+  if (document.errors.length > 0) {
+    throw new ConfigError({
+      problems: document.errors.map((error) => {
+        const position = error.linePos?.[0];
+        const field = position === undefined ? sourceName : `${sourceName}:${position.line}:${position.col}`;
+        return { field, message: `YAML syntax error: ${error.message.split('\n')[0]}` };
+      }),
+    });
+  }
+  const raw: unknown = document.toJS() ?? {};
+  const result = countersignConfigSchema.safeParse(raw, { error: requiredMessage });
+  const problems: ConfigProblem[] = [
+    ...(result.success ? [] : result.error.issues.flatMap((issue) => issueToProblems(issue, sourceName))),
+    ...checkCommandTemplates(raw).map((problem) => ({ field: fieldName(sourceName, problem.path), message: problem.message })),
+  ];
+  if (problems.length > 0 || !result.success) throw new ConfigError({ problems });
+  return result.data;
+}
+
+function requiredMessage(issue: z.core.$ZodRawIssue): string | undefined {
+  return issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : undefined;
+}
+
+function issueToProblems(issue: z.core.$ZodIssue, sourceName: string): ConfigProblem[] {
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((key) => ({ field: fieldName(sourceName, [...issue.path, key]), message: unknownKeyMessage(key) }));
+  }
+  // zod reports a bad record key as "Invalid key in record"; the nested issue says why.
+  const message = issue.code === 'invalid_key' ? (issue.issues[0]?.message ?? issue.message) : issue.message;
+  return [{ field: fieldName(sourceName, issue.path), message }];
+}
+
+function unknownKeyMessage(key: string): string {
+  const suggestion = closestKnownKey(key);
+  return suggestion === undefined ? 'is not a known setting' : `is not a known setting (did you mean ${suggestion}?)`;
+}
+
+/** `countersign.yml tools[1].parameters.namespace.enum` */
+export function fieldName(sourceName: string, path: readonly PropertyKey[]): string {
+  let field = '';
+  for (const segment of path) {
+    if (typeof segment === 'number') field += `[${segment}]`;
+    else if (/^[A-Za-z_$][\w$-]*$/.test(String(segment))) field += field === '' ? String(segment) : `.${String(segment)}`;
+    else field += `[${JSON.stringify(String(segment))}]`;
+  }
+  return field === '' ? sourceName : `${sourceName} ${field}`;
+}
+
+function closestKnownKey(key: string): string | undefined {
+  let best: { key: string; distance: number } | undefined;
+  for (const known of new Set(KNOWN_CONFIG_KEYS)) {
+    const distance = editDistance(key.toLowerCase(), known.toLowerCase());
+    if (distance <= 2 && (best === undefined || distance < best.distance)) best = { key: known, distance };
+  }
+  return best?.key;
+}
+
+function editDistance(left: string, right: string): number {
+  let previous = Array.from({ length: right.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= left.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= right.length; j += 1) {
+      const substitution = (previous[j - 1] ?? 0) + (left[i - 1] === right[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[right.length] ?? 0;
+}

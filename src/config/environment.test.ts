@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from './config-error.js';
+import { describeEnvironment, parseEnvironment } from './environment.js';
+
+const noFile = { fileExists: () => false };
+const HTTP = {
+  SLACK_BOT_TOKEN: 'xoxb-secret-bot-token',
+  SLACK_SIGNING_SECRET: 'signing-secret-value',
+  OPENAI_API_KEY: 'sk-secret-openai-key',
+};
+
+function problemsOf(env: Record<string, string | undefined>) {
+  try {
+    parseEnvironment(env, noFile);
+  } catch (error) {
+    if (ConfigError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('parseEnvironment', () => {
+  it('applies defaults for a minimal HTTP-mode environment', () => {
+    expect(parseEnvironment(HTTP, noFile)).toEqual({
+      slack: { botToken: HTTP.SLACK_BOT_TOKEN, signingSecret: HTTP.SLACK_SIGNING_SECRET, socketMode: false, port: 3000 },
+      openai: { apiKey: HTTP.OPENAI_API_KEY, model: 'gpt-5-mini', api: 'responses' },
+      logLevel: 'info',
+    });
+  });
+
+  it('reports every problem at once, by variable name, without echoing secret values', () => {
+    const error = problemsOf({
+      SLACK_BOT_TOKEN: 'xoxp-user-token-oops',
+      SLACK_API_URL: 'not a url',
+      PORT: '70000',
+      OPENAI_API: 'completions',
+      REDIS_URL: 'http://user:hunter2@redis:6379',
+      LOG_LEVEL: 'verbose',
+    });
+
+    expect(error.problems.map((problem) => problem.field)).toEqual([
+      'SLACK_BOT_TOKEN',
+      'SLACK_SIGNING_SECRET',
+      'SLACK_API_URL',
+      'PORT',
+      'OPENAI_API_KEY',
+      'OPENAI_API',
+      'REDIS_URL',
+      'LOG_LEVEL',
+    ]);
+    expect(error.message).toContain('  - SLACK_BOT_TOKEN: must start with xoxb-');
+    expect(error.message).not.toContain('xoxp-user-token-oops');
+    expect(error.message).not.toContain('hunter2');
+  });
+
+  it('switches to Socket Mode when SLACK_APP_TOKEN is set, making the signing secret optional', () => {
+    const config = parseEnvironment(
+      { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1', OPENAI_API_KEY: 'k' },
+      noFile,
+    );
+    expect(config.slack).toMatchObject({ socketMode: true, appToken: 'xapp-1' });
+    expect(config.slack.signingSecret).toBeUndefined();
+  });
+
+  it('rejects an app token with the wrong prefix', () => {
+    const error = problemsOf({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xoxb-2', OPENAI_API_KEY: 'k' });
+    expect(error.problems).toEqual([{ field: 'SLACK_APP_TOKEN', message: expect.stringContaining('xapp-') }]);
+  });
+
+  it('reads the optional settings and normalises the Slack API URL to end with a slash', () => {
+    const config = parseEnvironment(
+      {
+        ...HTTP,
+        SLACK_API_URL: 'https://slack-gov.com/api',
+        PORT: '8080',
+        SLACK_BOT_USER_ID: 'U012ABC',
+        SLACK_BOT_ID: 'B034DEF',
+        OPENAI_BASE_URL: 'http://localhost:11434/v1',
+        OPENAI_MODEL: 'llama3.1',
+        OPENAI_API: 'chat',
+        REDIS_URL: 'rediss://redis.internal:6380/0',
+        COUNTERSIGN_CONFIG: '/etc/countersign.yml',
+        LOG_LEVEL: 'DEBUG',
+      },
+      noFile,
+    );
+    expect(config.slack).toMatchObject({ apiUrl: 'https://slack-gov.com/api/', port: 8080, botUserId: 'U012ABC', botId: 'B034DEF' });
+    expect(config.openai).toMatchObject({ baseUrl: 'http://localhost:11434/v1', model: 'llama3.1', api: 'chat' });
+    expect(config).toMatchObject({ redisUrl: 'rediss://redis.internal:6380/0', configPath: '/etc/countersign.yml', logLevel: 'debug' });
+  });
+
+  it('treats blank values as unset, as .env files write them', () => {
+    const config = parseEnvironment({ ...HTTP, SLACK_APP_TOKEN: '', REDIS_URL: '  ', PORT: '' }, noFile);
+    expect(config.slack.socketMode).toBe(false);
+    expect(config.redisUrl).toBeUndefined();
+    expect(config.slack.port).toBe(3000);
+  });
+
+  it('wants SLACK_BOT_USER_ID and SLACK_BOT_ID together', () => {
+    expect(problemsOf({ ...HTTP, SLACK_BOT_USER_ID: 'U1' }).problems).toEqual([
+      { field: 'SLACK_BOT_ID', message: 'must be set together with SLACK_BOT_USER_ID' },
+    ]);
+  });
+
+  it.each(['0', '-1', '3000.5', 'abc'])('rejects PORT=%s', (port) => {
+    expect(problemsOf({ ...HTTP, PORT: port }).problems.map((problem) => problem.field)).toEqual(['PORT']);
+  });
+
+  it('uses ./countersign.yml only when it exists', () => {
+    expect(parseEnvironment(HTTP, { fileExists: (path) => path === './countersign.yml' }).configPath).toBe('./countersign.yml');
+    expect(parseEnvironment(HTTP, noFile).configPath).toBeUndefined();
+  });
+});
+
+describe('describeEnvironment', () => {
+  it('replaces secrets with [set] and masks URL credentials', () => {
+    const config = parseEnvironment(
+      { ...HTTP, SLACK_APP_TOKEN: 'xapp-secret', REDIS_URL: 'redis://:hunter2@redis:6379', OPENAI_BASE_URL: 'https://proxy-user:pw@llm.internal/v1' },
+      noFile,
+    );
+    const summary = describeEnvironment(config);
+    const logged = JSON.stringify(summary);
+
+    expect(summary.slack).toMatchObject({ botToken: '[set]', signingSecret: '[set]', appToken: '[set]', socketMode: true });
+    expect(summary.openai.apiKey).toBe('[set]');
+    expect(summary.redisUrl).toBe('[set]');
+    for (const secret of ['xoxb-secret-bot-token', 'signing-secret-value', 'sk-secret-openai-key', 'xapp-secret', 'hunter2', 'pw@', 'proxy-user']) {
+      expect(logged).not.toContain(secret);
+    }
+    expect(summary.openai.baseUrl).toContain('llm.internal/v1');
+  });
+});

@@ -1,0 +1,222 @@
+import { randomUUID } from 'node:crypto';
+import type { LanguageModel } from 'ai';
+import type { Logger } from 'pino';
+import { closingToolMessage, executedResultsMessage, resumeToolMessage } from '../agent/decision-messages.js';
+import { closeDanglingToolCalls, parseHistory, trimHistory } from '../agent/history.js';
+import { runTurn, TurnFailedError } from '../agent/run-turn.js';
+import { PENDING_STEP_SCHEMA_VERSION, type Decision, type PendingStep } from '../approvals/pending-step.js';
+import { buildApprovalCard } from '../slack/blocks/approval-card.js';
+import type { StateStore } from '../store/state-store.js';
+import { THREAD_STATE_SCHEMA_VERSION, threadKeyOf, type ThreadAddress, type ThreadState } from '../store/thread-state.js';
+import type { ToolDefinition } from '../tools/tool-definition.js';
+import type { ThreadMessenger } from './thread-messenger.js';
+import { earlierMessagesContext, userMessage } from './user-messages.js';
+import type { MessageWorkItem, WorkItem } from './work-item.js';
+
+/** A card with more calls than this would break Slack's block limits; the rest are declined. */
+export const MAX_CALLS_PER_CARD = 10;
+
+export interface ConversationLimits {
+  maxSteps: number;
+  historyTtlMs: number;
+  maxMessages: number;
+  maxBytes: number;
+}
+
+export interface ConversationOptions {
+  store: StateStore;
+  messenger: ThreadMessenger;
+  model: LanguageModel;
+  instructions: string;
+  tools: readonly ToolDefinition[];
+  limits: ConversationLimits;
+  logger: Logger;
+  botUserId: string;
+  now?: () => number;
+  newStepId?: () => string;
+}
+
+export interface Conversation {
+  /** Handles one queued item; the caller holds the thread's lock. */
+  handle(item: WorkItem): Promise<void>;
+}
+
+export function createConversation(options: ConversationOptions): Conversation {
+  const { store, messenger, logger, limits } = options;
+  const now = options.now ?? Date.now;
+  const newStepId = options.newStepId ?? (() => randomUUID().replaceAll('-', ''));
+  const descriptions = new Map(options.tools.map((tool) => [tool.name, tool.description]));
+
+  async function loadThread(address: ThreadAddress): Promise<{ thread: ThreadState; isNew: boolean }> {
+    const threadKey = threadKeyOf(address);
+    const stored = await store.getThread(threadKey);
+    if (stored) {
+      const history = parseHistory(stored.messages);
+      if (!history.valid) logger.warn({ event: 'history-invalid', threadKey }, 'stored history failed validation; starting fresh');
+      return { thread: { ...stored, messages: history.messages }, isNew: false };
+    }
+    const thread: ThreadState = { schemaVersion: THREAD_STATE_SCHEMA_VERSION, threadKey, ...address, messages: [], updatedAt: now() };
+    return { thread, isNew: true };
+  }
+
+  async function saveThread(thread: ThreadState): Promise<void> {
+    thread.messages = trimHistory(thread.messages, limits);
+    thread.updatedAt = now();
+    await store.saveThread(thread, limits.historyTtlMs);
+  }
+
+  async function refreshCard(step: PendingStep): Promise<void> {
+    if (step.cardTs === undefined) return;
+    try {
+      await messenger.updateCard({ channel: step.channel, ts: step.cardTs, card: buildApprovalCard({ step }) });
+    } catch (error) {
+      logger.warn({ event: 'card-update-failed', stepId: step.stepId, err: error }, 'could not update approval card');
+    }
+  }
+
+  async function handleMessage(item: MessageWorkItem): Promise<void> {
+    const { thread, isNew } = await loadThread(item);
+    if (isNew && item.readEarlierMessages) {
+      const earlier = await messenger.readThread({ channel: item.channel, threadTs: item.threadTs }).catch((error: unknown) => {
+        logger.warn({ event: 'thread-read-failed', err: error }, 'could not read earlier thread messages');
+        return [];
+      });
+      const context = earlierMessagesContext({ messages: earlier, excludeTs: item.ts, botUserId: options.botUserId });
+      if (context) thread.messages.push(context);
+    }
+    if (thread.pendingStepId !== undefined) await settlePendingStep(thread, item.userId);
+    thread.messages = closeDanglingToolCalls(thread.messages, 'Not run: the turn was interrupted before this call finished.');
+    thread.messages.push(userMessage({ userId: item.userId, text: item.text }));
+    await runAndPublish(thread, item.userId);
+  }
+
+  /** A newer message closes the open card, unless every call was already decided: then it resumes first. */
+  async function settlePendingStep(thread: ThreadState, userId: string): Promise<void> {
+    const stepId = thread.pendingStepId as string;
+    const superseded = await store.supersede(stepId, { outcome: 'superseded', userId, at: now() });
+    if (superseded) {
+      thread.messages.push(closingToolMessage(superseded));
+      delete thread.pendingStepId;
+      await refreshCard(superseded);
+      return;
+    }
+    const claimed = await store.claimResume(stepId);
+    if (claimed) {
+      await resumeClaimed(thread, claimed);
+      const { thread: reloaded } = await loadThread(thread);
+      Object.assign(thread, reloaded);
+      return;
+    }
+    delete thread.pendingStepId;
+  }
+
+  async function resume(stepId: string): Promise<void> {
+    const step = await store.getStep(stepId);
+    if (!step) return;
+    const { thread } = await loadThread(step);
+    if (thread.pendingStepId !== stepId) return;
+    const claimed = await store.claimResume(stepId);
+    if (!claimed) return;
+    await resumeClaimed(thread, claimed);
+  }
+
+  async function resumeClaimed(thread: ThreadState, step: PendingStep): Promise<void> {
+    thread.messages.push(resumeToolMessage(step));
+    delete thread.pendingStepId;
+    // Saved before anything runs, so the record of what was decided survives a failed turn.
+    await saveThread(thread);
+    logger.info({ event: 'turn-resumed', stepId: step.stepId, threadKey: thread.threadKey }, 'resuming turn');
+    await runAndPublish(thread, step.requesterId);
+  }
+
+  async function runAndPublish(thread: ThreadState, requesterId: string): Promise<void> {
+    const where = { channel: thread.channel, threadTs: thread.threadTs };
+    await messenger.setStatus({ ...where, status: 'is thinking…' });
+    let outcome;
+    try {
+      outcome = await runTurn({
+        model: options.model,
+        instructions: options.instructions,
+        definitions: options.tools,
+        messages: thread.messages,
+        context: { requesterId, teamId: thread.teamId, channel: thread.channel, threadTs: thread.threadTs },
+        maxSteps: limits.maxSteps,
+        onToolStart: (toolName) => messenger.setStatus({ ...where, status: `is running ${toolName}…` }),
+      });
+    } catch (error) {
+      if (error instanceof TurnFailedError && error.executions.length > 0) thread.messages.push(executedResultsMessage(error.executions));
+      await saveThread(thread);
+      logger.error({ event: 'turn-failed', threadKey: thread.threadKey, err: error }, 'agent turn failed');
+      await messenger.postNotice({ ...where, text: `:warning: Sorry, I could not finish this: ${shortReason(error)}. Send another message to try again.` });
+      return;
+    }
+    thread.messages.push(...outcome.responseMessages);
+    if (outcome.approvalRequests.length === 0) {
+      await saveThread(thread);
+      if (outcome.text.trim()) await messenger.postAnswer({ ...where, markdown: outcome.text });
+      return;
+    }
+
+    const step = createStep(thread, requesterId, outcome.approvalRequests);
+    thread.pendingStepId = step.stepId;
+    // Stored before the card exists, so a click that arrives immediately finds its step.
+    await store.createStep(step, limits.historyTtlMs);
+    await saveThread(thread);
+    if (outcome.text.trim()) await messenger.postAnswer({ ...where, markdown: outcome.text });
+    try {
+      const cardTs = await messenger.postCard({ ...where, card: buildApprovalCard({ step }) });
+      await store.setStepCard(step.stepId, cardTs);
+      logger.info({ event: 'approval-requested', stepId: step.stepId, calls: step.calls.map((call) => call.toolName) }, 'approval card posted');
+    } catch (error) {
+      logger.error({ event: 'card-post-failed', stepId: step.stepId, err: error }, 'could not post approval card');
+      const closed = await store.supersede(step.stepId, { outcome: 'denied', userId: options.botUserId, at: now(), reason: 'the approval card could not be posted' });
+      if (closed) {
+        thread.messages.push(closingToolMessage(closed));
+        delete thread.pendingStepId;
+        await saveThread(thread);
+      }
+      await messenger.postNotice({ ...where, text: ':warning: I could not post the approval card, so nothing was run. Please try again.' });
+    }
+  }
+
+  function createStep(thread: ThreadState, requesterId: string, requests: Awaited<ReturnType<typeof runTurn>>['approvalRequests']): PendingStep {
+    const decisions: Record<string, Decision> = {};
+    for (const overflow of requests.slice(MAX_CALLS_PER_CARD)) {
+      decisions[overflow.approvalId] = {
+        outcome: 'denied',
+        userId: options.botUserId,
+        at: now(),
+        reason: `at most ${MAX_CALLS_PER_CARD} calls can wait for approval at once; ask for the rest separately`,
+      };
+    }
+    return {
+      schemaVersion: PENDING_STEP_SCHEMA_VERSION,
+      stepId: newStepId(),
+      threadKey: thread.threadKey,
+      teamId: thread.teamId,
+      channel: thread.channel,
+      threadTs: thread.threadTs,
+      requesterId,
+      createdAt: now(),
+      calls: requests.map((request) => ({ ...request, description: descriptions.get(request.toolName) ?? '' })),
+      decisions,
+      phase: 'pending',
+      revision: 0,
+    };
+  }
+
+  return {
+    async handle(item) {
+      if (item.kind === 'message') await handleMessage(item);
+      else await resume(item.stepId);
+    },
+  };
+}
+
+function shortReason(error: unknown): string {
+  const cause = error instanceof TurnFailedError ? error.cause : error;
+  const message = cause instanceof Error ? cause.message : String(cause);
+  // Provider errors can echo credentials back; never repeat anything shaped like one in a channel.
+  const firstLine = (message.split('\n')[0] ?? 'unknown error').replace(/\b(sk-|xox[a-z]-|xapp-)[\w-]+/g, '[redacted]');
+  return `the model request failed (${firstLine.length > 200 ? `${firstLine.slice(0, 200)}…` : firstLine})`;
+}

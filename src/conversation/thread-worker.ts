@@ -1,0 +1,75 @@
+import type { Logger } from 'pino';
+import type { StateStore } from '../store/state-store.js';
+import { decodeWorkItem, encodeWorkItem, type WorkItem } from './work-item.js';
+
+export interface ThreadWorkerOptions {
+  store: StateStore;
+  handle: (item: WorkItem) => Promise<void>;
+  logger: Logger;
+  /** The lock outlives a crashed holder by at most this long; a live holder renews it. */
+  lockTtlMs?: number;
+}
+
+export interface ThreadWorker {
+  /**
+   * Queues work for a thread. The caller that gets the thread's lock drains the queue, one item at
+   * a time; everyone else returns at once. The promise settles when this caller's drain is done.
+   */
+  submit(threadKey: string, item: WorkItem): Promise<void>;
+  /** Resolves when every drain started by this process has finished (graceful shutdown, tests). */
+  idle(): Promise<void>;
+}
+
+const DEFAULT_LOCK_TTL_MS = 30_000;
+
+export function createThreadWorker({ store, handle, logger, lockTtlMs = DEFAULT_LOCK_TTL_MS }: ThreadWorkerOptions): ThreadWorker {
+  const running = new Set<Promise<void>>();
+
+  async function drain(threadKey: string, token: string): Promise<void> {
+    // Renew at a third of the TTL so one slow Redis reply cannot let the lock lapse mid-turn.
+    const heartbeat = setInterval(() => {
+      store.extendLock(threadKey, token, lockTtlMs).then(
+        (held) => held || logger.warn({ event: 'thread-lock-lost', threadKey }, 'thread lock lost while a turn was running'),
+        (error: unknown) => logger.warn({ event: 'thread-lock-renew-failed', threadKey, err: error }, 'could not renew thread lock'),
+      );
+    }, Math.max(10, Math.floor(lockTtlMs / 3)));
+    try {
+      for (;;) {
+        const encoded = await store.takeWork(threadKey);
+        if (encoded === undefined) {
+          if (await store.releaseLockIfIdle(threadKey, token, lockTtlMs)) return;
+          continue;
+        }
+        const item = decodeWorkItem(encoded);
+        if (!item) {
+          logger.warn({ event: 'work-item-invalid', threadKey }, 'dropped an unreadable work item');
+          continue;
+        }
+        try {
+          await handle(item);
+        } catch (error) {
+          logger.error({ event: 'work-item-failed', threadKey, kind: item.kind, err: error }, 'work item failed');
+        }
+      }
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  return {
+    async submit(threadKey, item) {
+      const token = await store.enqueueWork(threadKey, encodeWorkItem(item), lockTtlMs);
+      if (token === undefined) return;
+      const run = drain(threadKey, token);
+      running.add(run);
+      try {
+        await run;
+      } finally {
+        running.delete(run);
+      }
+    },
+    async idle() {
+      while (running.size > 0) await Promise.allSettled([...running]);
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+
+/**
+ * What a thread's queue holds. Items cross processes through the store, so they are validated on
+ * the way out like any other untrusted input.
+ */
+const messageItemSchema = z.object({
+  kind: z.literal('message'),
+  userId: z.string().min(1),
+  text: z.string(),
+  ts: z.string().min(1),
+  teamId: z.string().min(1),
+  channel: z.string().min(1),
+  threadTs: z.string().min(1),
+  /** First contact inside an existing thread: earlier messages are read for context. */
+  readEarlierMessages: z.boolean(),
+});
+
+const resumeItemSchema = z.object({
+  kind: z.literal('resume'),
+  stepId: z.string().min(1),
+});
+
+const workItemSchema = z.discriminatedUnion('kind', [messageItemSchema, resumeItemSchema]);
+
+export type MessageWorkItem = z.infer<typeof messageItemSchema>;
+export type ResumeWorkItem = z.infer<typeof resumeItemSchema>;
+export type WorkItem = z.infer<typeof workItemSchema>;
+
+export function encodeWorkItem(item: WorkItem): string {
+  return JSON.stringify(item);
+}
+
+export function decodeWorkItem(encoded: string): WorkItem | undefined {
+  try {
+    const parsed = workItemSchema.safeParse(JSON.parse(encoded));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,132 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { WebClient } from '@slack/web-api';
+import type { App } from '@slack/bolt';
+import type { LanguageModel } from 'ai';
+import type { Logger } from 'pino';
+import { createLanguageModel } from './agent/create-language-model.js';
+import { createCallDecider } from './approvals/decide-call.js';
+import { ConfigError } from './config/config-error.js';
+import type { CountersignConfig } from './config/config-schema.js';
+import type { EnvironmentConfig } from './config/environment.js';
+import { createConversation } from './conversation/conversation.js';
+import { createThreadWorker, type ThreadWorker } from './conversation/thread-worker.js';
+import { createLogger } from './log/create-logger.js';
+import { createSlackApp, SLACK_RETRY_CONFIG } from './slack/create-slack-app.js';
+import { registerApprovalActions } from './slack/listeners/approval-actions.js';
+import { registerMessageListeners } from './slack/listeners/message-listeners.js';
+import { createWebApiMessenger } from './slack/web-api-messenger.js';
+import { createMemoryStore } from './store/memory-store.js';
+import { createRedisStore } from './store/redis-store.js';
+import type { StateStore } from './store/state-store.js';
+import { createCommandTool } from './tools/command/command-tool.js';
+import type { ToolDefinition } from './tools/tool-definition.js';
+
+export interface CreateBotOptions {
+  environment: EnvironmentConfig;
+  config: CountersignConfig;
+  /** Tools written in TypeScript, added to the ones the config file defines. */
+  tools?: ToolDefinition[];
+  logger?: Logger;
+  /** Injected in tests; otherwise built from the environment. */
+  store?: StateStore;
+  model?: LanguageModel;
+}
+
+export interface Bot {
+  app: App;
+  store: StateStore;
+  worker: ThreadWorker;
+  /** Starts serving Slack; in HTTP mode resolves with the bound port. */
+  start(options?: { port?: number; host?: string }): Promise<{ port?: number }>;
+  stop(): Promise<void>;
+}
+
+/** Wires the transport (Bolt), the state store, the agent and the tools into one running bot. */
+export async function createBot(options: CreateBotOptions): Promise<Bot> {
+  const { environment, config } = options;
+  const logger = options.logger ?? createLogger({ level: environment.logLevel });
+  const tools = [...config.tools.map((tool) => createCommandTool(tool)), ...(options.tools ?? [])];
+  assertUniqueToolNames(tools);
+
+  const store = options.store ?? createStore(environment, logger);
+  const identity = await resolveBotIdentity(environment);
+  const app = createSlackApp({ settings: { ...environment.slack, ...identity }, store, logger });
+  const messenger = createWebApiMessenger({ client: app.client, logger });
+  const conversation = createConversation({
+    store,
+    messenger,
+    model: options.model ?? createLanguageModel(environment.openai),
+    instructions: config.instructions,
+    tools,
+    limits: {
+      maxSteps: config.agent.maxSteps,
+      historyTtlMs: config.history.ttlHours * 60 * 60 * 1000,
+      maxMessages: config.history.maxMessages,
+      maxBytes: config.history.maxBytes,
+    },
+    logger,
+    botUserId: identity.botUserId,
+  });
+  const worker = createThreadWorker({ store, handle: (item) => conversation.handle(item), logger });
+  registerMessageListeners(app, { store, worker, botUserId: identity.botUserId, logger });
+  registerApprovalActions(app, { decideCall: createCallDecider({ store, messenger, worker, logger }) });
+  app.error(async (error) => {
+    logger.error({ event: 'bolt-error', err: error }, 'unhandled error in a Slack listener');
+  });
+
+  return {
+    app,
+    store,
+    worker,
+    async start(startOptions = {}) {
+      const port = startOptions.port ?? environment.slack.port;
+      if (environment.slack.socketMode) {
+        await app.start();
+        logger.info({ event: 'started', mode: 'socket', tools: tools.map((tool) => tool.name) }, 'countersign connected over Socket Mode');
+        return {};
+      }
+      const server = (await app.start({ port, ...(startOptions.host ? { host: startOptions.host } : {}) })) as Server;
+      const bound = (server.address() as AddressInfo).port;
+      logger.info({ event: 'started', mode: 'http', port: bound, tools: tools.map((tool) => tool.name) }, 'countersign listening');
+      return { port: bound };
+    },
+    async stop() {
+      await app.stop();
+      await worker.idle();
+      await store.close();
+    },
+  };
+}
+
+function createStore(environment: EnvironmentConfig, logger: Logger): StateStore {
+  if (environment.redisUrl !== undefined) return createRedisStore({ url: environment.redisUrl });
+  logger.warn(
+    { event: 'memory-store' },
+    'REDIS_URL is not set: using an in-memory store. Pending approvals will not survive a restart and are not shared between bot processes.',
+  );
+  return createMemoryStore();
+}
+
+/** Bolt needs the bot's ids; asking Slack once here keeps Bolt from asking on every event. */
+async function resolveBotIdentity(environment: EnvironmentConfig): Promise<{ botUserId: string; botId: string }> {
+  const { botUserId, botId } = environment.slack;
+  if (botUserId !== undefined && botId !== undefined) return { botUserId, botId };
+  const client = new WebClient(environment.slack.botToken, {
+    ...(environment.slack.apiUrl === undefined ? {} : { slackApiUrl: environment.slack.apiUrl }),
+    retryConfig: SLACK_RETRY_CONFIG,
+  });
+  const identity = await client.auth.test();
+  if (!identity.user_id || !identity.bot_id) throw new Error('auth.test did not return the bot user id and bot id');
+  return { botUserId: identity.user_id, botId: identity.bot_id };
+}
+
+function assertUniqueToolNames(tools: readonly ToolDefinition[]): void {
+  const seen = new Set<string>();
+  const problems = [];
+  for (const tool of tools) {
+    if (seen.has(tool.name)) problems.push({ field: `tools.${tool.name}`, message: 'is defined more than once' });
+    seen.add(tool.name);
+  }
+  if (problems.length > 0) throw new ConfigError({ problems });
+}

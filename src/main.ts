@@ -1,0 +1,45 @@
+import { ConfigError } from './config/config-error.js';
+import { loadConfigFile } from './config/config-file.js';
+import { parseEnvironment } from './config/environment.js';
+import { createBot } from './create-bot.js';
+import { createLogger } from './log/create-logger.js';
+
+/** The process entry point: configuration from the environment, then serve until told to stop. */
+async function main(): Promise<void> {
+  let environment;
+  let config;
+  try {
+    environment = parseEnvironment(process.env);
+    config = await loadConfigFile(environment.configPath);
+  } catch (error) {
+    if (ConfigError.isInstance(error)) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const logger = createLogger({ level: environment.logLevel });
+  const bot = await createBot({ environment, config, logger });
+  await bot.start();
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ event: 'stopping', signal }, 'stopping: finishing running turns');
+    bot.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ event: 'stop-failed', err: error }, 'could not stop cleanly');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`countersign failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,55 @@
+import { App, type CustomRoute } from '@slack/bolt';
+import type { Logger } from 'pino';
+import { createBoltLogger } from '../log/bolt-logger.js';
+import type { StateStore } from '../store/state-store.js';
+
+export interface SlackAppSettings {
+  botToken: string;
+  signingSecret?: string;
+  appToken?: string;
+  socketMode: boolean;
+  apiUrl?: string;
+  botUserId: string;
+  botId: string;
+  port: number;
+}
+
+/**
+ * Outbound Slack calls retry a little, then give up: the default policy retries for about thirty
+ * minutes, which would leave a thread silently waiting instead of saying something went wrong.
+ */
+export const SLACK_RETRY_CONFIG = { retries: 2, factor: 2, minTimeout: 300, maxTimeout: 2_000 };
+
+/** The transport: Bolt's HTTP receiver (or Socket Mode), the Web API client and the health route. */
+export function createSlackApp({ settings, store, logger }: { settings: SlackAppSettings; store: StateStore; logger: Logger }): App {
+  const healthRoute: CustomRoute = {
+    path: '/healthz',
+    method: ['GET'],
+    handler: (_request, response) => {
+      store.ping().then(
+        () => respondJson(response, 200, { status: 'ok', store: store.kind, redis: store.kind === 'redis' ? 'up' : 'not configured' }),
+        () => respondJson(response, 503, { status: 'unavailable', store: store.kind, redis: 'down' }),
+      );
+    },
+  };
+  return new App({
+    token: settings.botToken,
+    botId: settings.botId,
+    botUserId: settings.botUserId,
+    logger: createBoltLogger(logger),
+    customRoutes: [healthRoute],
+    clientOptions: {
+      ...(settings.apiUrl === undefined ? {} : { slackApiUrl: settings.apiUrl }),
+      retryConfig: SLACK_RETRY_CONFIG,
+      timeout: 15_000,
+    },
+    ...(settings.socketMode
+      ? { socketMode: true, appToken: settings.appToken as string, port: settings.port }
+      : { signingSecret: settings.signingSecret as string }),
+  });
+}
+
+function respondJson(response: import('node:http').ServerResponse, status: number, body: object): void {
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify(body));
+}

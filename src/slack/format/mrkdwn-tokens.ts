@@ -1,0 +1,30 @@
+/** Slack user ids: `U…`, or `W…` for Enterprise Grid. */
+const USER_ID_PATTERN = /^[UW][A-Z0-9]{2,40}$/;
+
+/**
+ * `<@U…>`, which Slack renders as the user's current name. Ids come from stored state, so a
+ * malformed one is never spliced into a control sequence (nor echoed: it could read `@here`).
+ */
+export function userMention(userId: string): string {
+  return USER_ID_PATTERN.test(userId) ? `<@${userId}>` : 'an unknown user';
+}
+
+/** JavaScript's `Date` range; anything outside it has no calendar date to show. */
+const MAX_EPOCH_MILLISECONDS = 8.64e15;
+
+/**
+ * `<!date^…>` renders in each reader's own time zone and locale; the fallback (UTC) is what
+ * notifications and old clients show.
+ */
+export function slackDate({
+  epochMilliseconds,
+  format = '{date_short_pretty} at {time}',
+}: {
+  epochMilliseconds: number;
+  format?: string;
+}): string {
+  if (!Number.isFinite(epochMilliseconds) || Math.abs(epochMilliseconds) > MAX_EPOCH_MILLISECONDS) return 'at an unknown time';
+  const iso = new Date(epochMilliseconds).toISOString();
+  const fallback = `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+  return `<!date^${Math.floor(epochMilliseconds / 1000)}^${format}|${fallback}>`;
+}

@@ -1,0 +1,52 @@
+import type { WebClient } from '@slack/web-api';
+import type { Logger } from 'pino';
+import type { ThreadMessenger } from '../conversation/thread-messenger.js';
+import { markdownToMrkdwn, neutralisePings } from './format/markdown-to-mrkdwn.js';
+import { splitMessage } from './format/split-message.js';
+
+/** The Slack Web API side of the conversation: every outbound call the agent makes goes through here. */
+export function createWebApiMessenger({ client, logger }: { client: WebClient; logger: Logger }): ThreadMessenger {
+  return {
+    async postAnswer({ channel, threadTs, markdown }) {
+      for (const text of splitMessage(markdownToMrkdwn(markdown), {})) {
+        await client.chat.postMessage({ channel, thread_ts: threadTs, text, unfurl_links: false, unfurl_media: false });
+      }
+    },
+
+    async postNotice({ channel, threadTs, text }) {
+      await client.chat.postMessage({ channel, thread_ts: threadTs, text: neutralisePings(text) });
+    },
+
+    async postCard({ channel, threadTs, card }) {
+      const response = await client.chat.postMessage({ channel, thread_ts: threadTs, text: card.text, blocks: card.blocks as never });
+      if (!response.ts) throw new Error('chat.postMessage returned no ts');
+      return response.ts;
+    },
+
+    async updateCard({ channel, ts, card }) {
+      await client.chat.update({ channel, ts, text: card.text, blocks: card.blocks as never });
+    },
+
+    async postEphemeral({ channel, userId, threadTs, text }) {
+      await client.chat.postEphemeral({ channel, user: userId, text, ...(threadTs ? { thread_ts: threadTs } : {}) });
+    },
+
+    async setStatus({ channel, threadTs, status }) {
+      try {
+        await client.assistant.threads.setStatus({ channel_id: channel, thread_ts: threadTs, status });
+      } catch (error) {
+        logger.debug({ event: 'status-failed', err: error }, 'could not set thread status');
+      }
+    },
+
+    async readThread({ channel, threadTs }) {
+      const response = await client.conversations.replies({ channel, ts: threadTs, limit: 200 });
+      return (response.messages ?? []).map((message) => ({
+        ts: message.ts ?? '',
+        ...(message.user ? { userId: message.user } : {}),
+        fromBot: Boolean(message.bot_id),
+        text: message.text ?? '',
+      }));
+    },
+  };
+}

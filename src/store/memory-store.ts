@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto';
+import type { PendingStep } from '../approvals/pending-step.js';
+import type { DecideResult, StateStore } from './state-store.js';
+import type { ThreadState } from './thread-state.js';
+
+interface Expiring<T> {
+  value: T;
+  expiresAt: number;
+}
+
+/**
+ * Single-process twin of the Redis store with the same semantics, for development without Redis and
+ * for unit tests. State is lost on restart, which is why start-up warns when it is used.
+ */
+export function createMemoryStore({ now = Date.now }: { now?: () => number } = {}): StateStore {
+  const seen = new Map<string, number>();
+  const threads = new Map<string, Expiring<string>>();
+  const steps = new Map<string, Expiring<PendingStep>>();
+  const queues = new Map<string, string[]>();
+  const locks = new Map<string, Expiring<string>>();
+
+  const live = <T>(map: Map<string, Expiring<T>>, id: string): T | undefined => {
+    const entry = map.get(id);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= now()) {
+      map.delete(id);
+      return undefined;
+    }
+    return entry.value;
+  };
+  // Callers get copies, as they would from Redis, so nobody mutates stored state by accident.
+  const copy = <T>(value: T): T => structuredClone(value);
+  const lockHolder = (threadKey: string) => live(locks, threadKey);
+
+  return {
+    kind: 'memory',
+
+    async claimOnce(keys, ttlMs) {
+      const fresh = keys.every((id) => (seen.get(id) ?? 0) <= now());
+      for (const id of keys) if ((seen.get(id) ?? 0) <= now()) seen.set(id, now() + ttlMs);
+      return fresh;
+    },
+
+    async getThread(threadKey) {
+      const json = live(threads, threadKey);
+      return json === undefined ? undefined : (JSON.parse(json) as ThreadState);
+    },
+
+    async saveThread(thread, ttlMs) {
+      threads.set(thread.threadKey, { value: JSON.stringify(thread), expiresAt: now() + ttlMs });
+    },
+
+    async createStep(step, ttlMs) {
+      steps.set(step.stepId, { value: copy(step), expiresAt: now() + ttlMs });
+    },
+
+    async getStep(stepId) {
+      const step = live(steps, stepId);
+      return step && copy(step);
+    },
+
+    async setStepCard(stepId, cardTs) {
+      const step = live(steps, stepId);
+      if (step) step.cardTs = cardTs;
+    },
+
+    async decide({ stepId, approvalId, decision }): Promise<DecideResult> {
+      const step = live(steps, stepId);
+      if (!step || !step.calls.some((call) => call.approvalId === approvalId)) return { status: 'not-found' };
+      const existing = step.decisions[approvalId];
+      if (existing) return { status: 'already-decided', step: copy(step), decision: copy(existing) };
+      if (step.phase !== 'pending') return { status: 'closed', step: copy(step) };
+      step.decisions[approvalId] = copy(decision);
+      step.revision += 1;
+      const completedStep = step.calls.every((call) => Object.hasOwn(step.decisions, call.approvalId));
+      if (completedStep) step.phase = 'complete';
+      return { status: 'recorded', step: copy(step), completedStep };
+    },
+
+    async claimResume(stepId) {
+      const step = live(steps, stepId);
+      if (step?.phase !== 'complete') return undefined;
+      step.phase = 'resumed';
+      return copy(step);
+    },
+
+    async supersede(stepId, decision) {
+      const step = live(steps, stepId);
+      if (step?.phase !== 'pending') return undefined;
+      for (const call of step.calls) {
+        if (!Object.hasOwn(step.decisions, call.approvalId)) step.decisions[call.approvalId] = copy(decision);
+      }
+      step.phase = 'superseded';
+      step.revision += 1;
+      return copy(step);
+    },
+
+    async enqueueWork(threadKey, item, lockTtlMs) {
+      const queue = queues.get(threadKey) ?? [];
+      queue.push(item);
+      queues.set(threadKey, queue);
+      if (lockHolder(threadKey) !== undefined) return undefined;
+      const token = randomUUID();
+      locks.set(threadKey, { value: token, expiresAt: now() + lockTtlMs });
+      return token;
+    },
+
+    async takeWork(threadKey) {
+      return queues.get(threadKey)?.shift();
+    },
+
+    async extendLock(threadKey, token, ttlMs) {
+      if (lockHolder(threadKey) !== token) return false;
+      locks.set(threadKey, { value: token, expiresAt: now() + ttlMs });
+      return true;
+    },
+
+    async releaseLockIfIdle(threadKey, token, lockTtlMs) {
+      const holder = lockHolder(threadKey);
+      if (holder !== undefined && holder !== token) return true;
+      if ((queues.get(threadKey)?.length ?? 0) > 0) {
+        locks.set(threadKey, { value: token, expiresAt: now() + lockTtlMs });
+        return false;
+      }
+      locks.delete(threadKey);
+      return true;
+    },
+
+    async ping() {},
+
+    async close() {},
+  };
+}

@@ -1,0 +1,79 @@
+/**
+ * Lua scripts for the transitions that must be atomic across bot processes. Each returns the step
+ * hash (HGETALL) so the caller renders the card from the state the transition produced.
+ */
+
+/** KEYS[1] step hash. ARGV[1] approval id, ARGV[2] decision JSON. */
+export const DECIDE_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return {'not-found'} end
+if redis.call('HEXISTS', KEYS[1], 'c:' .. ARGV[1]) == 0 then return {'not-found'} end
+local decisionField = 'd:' .. ARGV[1]
+if redis.call('HEXISTS', KEYS[1], decisionField) == 1 then
+  return {'already-decided', '0', redis.call('HGETALL', KEYS[1])}
+end
+if redis.call('HGET', KEYS[1], 'phase') ~= 'pending' then
+  return {'closed', '0', redis.call('HGETALL', KEYS[1])}
+end
+redis.call('HSET', KEYS[1], decisionField, ARGV[2])
+redis.call('HINCRBY', KEYS[1], 'revision', 1)
+local completed = '0'
+if redis.call('HINCRBY', KEYS[1], 'undecided', -1) <= 0 then
+  redis.call('HSET', KEYS[1], 'phase', 'complete')
+  completed = '1'
+end
+return {'recorded', completed, redis.call('HGETALL', KEYS[1])}
+`;
+
+/** KEYS[1] step hash. */
+export const CLAIM_RESUME_SCRIPT = `
+if redis.call('HGET', KEYS[1], 'phase') ~= 'complete' then return false end
+redis.call('HSET', KEYS[1], 'phase', 'resumed')
+return redis.call('HGETALL', KEYS[1])
+`;
+
+/** KEYS[1] step hash. ARGV[1] decision JSON applied to every undecided call. */
+export const SUPERSEDE_SCRIPT = `
+if redis.call('HGET', KEYS[1], 'phase') ~= 'pending' then return false end
+local fields = redis.call('HKEYS', KEYS[1])
+for _, field in ipairs(fields) do
+  if string.sub(field, 1, 2) == 'c:' then
+    local decisionField = 'd:' .. string.sub(field, 3)
+    if redis.call('HEXISTS', KEYS[1], decisionField) == 0 then
+      redis.call('HSET', KEYS[1], decisionField, ARGV[1])
+    end
+  end
+end
+redis.call('HSET', KEYS[1], 'phase', 'superseded', 'undecided', '0')
+redis.call('HINCRBY', KEYS[1], 'revision', 1)
+return redis.call('HGETALL', KEYS[1])
+`;
+
+/** KEYS[1] queue, KEYS[2] lock. ARGV[1] item, ARGV[2] lock token, ARGV[3] lock ttl ms, ARGV[4] queue ttl ms. */
+export const ENQUEUE_AND_LOCK_SCRIPT = `
+redis.call('RPUSH', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+if redis.call('SET', KEYS[2], ARGV[2], 'NX', 'PX', ARGV[3]) then return 1 end
+return 0
+`;
+
+/** KEYS[1] lock. ARGV[1] token, ARGV[2] ttl ms. */
+export const EXTEND_LOCK_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+`;
+
+/**
+ * KEYS[1] queue, KEYS[2] lock. ARGV[1] token, ARGV[2] lock ttl ms. Returns 1 when the caller may stop
+ * draining: the queue is empty and the lock is released, or another holder owns the lock. When work
+ * is left and the lock expired, the caller takes it back rather than strand the queue.
+ */
+export const RELEASE_IF_IDLE_SCRIPT = `
+local holder = redis.call('GET', KEYS[2])
+if holder and holder ~= ARGV[1] then return 1 end
+if redis.call('LLEN', KEYS[1]) > 0 then
+  redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
+  return 0
+end
+if holder then redis.call('DEL', KEYS[2]) end
+return 1
+`;

@@ -1,0 +1,139 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import type { Decision, PendingStep } from '../approvals/pending-step.js';
+import {
+  CLAIM_RESUME_SCRIPT,
+  DECIDE_SCRIPT,
+  ENQUEUE_AND_LOCK_SCRIPT,
+  EXTEND_LOCK_SCRIPT,
+  RELEASE_IF_IDLE_SCRIPT,
+  SUPERSEDE_SCRIPT,
+} from './redis-scripts.js';
+import type { DecideResult, StateStore } from './state-store.js';
+import { stepFromHashFields, stepToHashFields } from './step-hash.js';
+import type { ThreadState } from './thread-state.js';
+import { THREAD_STATE_SCHEMA_VERSION } from './thread-state.js';
+
+/** Work queued for a thread outlives a crashed holder for this long, then Redis drops it. */
+const QUEUE_TTL_MS = 24 * 60 * 60 * 1000;
+
+type ScriptName = 'csDecide' | 'csClaimResume' | 'csSupersede' | 'csEnqueueAndLock' | 'csExtendLock' | 'csReleaseIfIdle';
+type ScriptRunner = Record<ScriptName, (...args: Array<string | number>) => Promise<unknown>>;
+
+export interface RedisStoreOptions {
+  url: string;
+  /** Namespace for every key, so several bots (or tests) can share one Redis. */
+  keyPrefix?: string;
+}
+
+export function createRedisStore({ url, keyPrefix = 'countersign:' }: RedisStoreOptions): StateStore {
+  const redis = new Redis(url, {
+    // Fail fast instead of queueing commands forever: a click must hear "could not record" promptly.
+    maxRetriesPerRequest: 2,
+    connectTimeout: 5_000,
+    lazyConnect: false,
+  });
+  // ioredis emits connection errors as events; without a listener Node would crash the process.
+  redis.on('error', () => {});
+  const scripts: Array<[ScriptName, number, string]> = [
+    ['csDecide', 1, DECIDE_SCRIPT],
+    ['csClaimResume', 1, CLAIM_RESUME_SCRIPT],
+    ['csSupersede', 1, SUPERSEDE_SCRIPT],
+    ['csEnqueueAndLock', 2, ENQUEUE_AND_LOCK_SCRIPT],
+    ['csExtendLock', 1, EXTEND_LOCK_SCRIPT],
+    ['csReleaseIfIdle', 2, RELEASE_IF_IDLE_SCRIPT],
+  ];
+  for (const [name, numberOfKeys, lua] of scripts) redis.defineCommand(name, { numberOfKeys, lua });
+  const run = redis as unknown as ScriptRunner;
+
+  const key = {
+    once: (id: string) => `${keyPrefix}once:${id}`,
+    thread: (threadKey: string) => `${keyPrefix}thread:${threadKey}`,
+    step: (stepId: string) => `${keyPrefix}step:${stepId}`,
+    queue: (threadKey: string) => `${keyPrefix}queue:${threadKey}`,
+    lock: (threadKey: string) => `${keyPrefix}lock:${threadKey}`,
+  };
+
+  const stepFrom = (reply: unknown): PendingStep | undefined =>
+    Array.isArray(reply) ? stepFromHashFields(reply as string[]) : undefined;
+
+  return {
+    kind: 'redis',
+
+    async claimOnce(keys, ttlMs) {
+      const pipeline = redis.pipeline();
+      for (const id of keys) pipeline.set(key.once(id), '1', 'PX', ttlMs, 'NX');
+      const results = (await pipeline.exec()) ?? [];
+      for (const [error] of results) if (error) throw error;
+      return results.every(([, value]) => value === 'OK');
+    },
+
+    async getThread(threadKey) {
+      const json = await redis.get(key.thread(threadKey));
+      if (json === null) return undefined;
+      const thread = JSON.parse(json) as ThreadState;
+      return thread.schemaVersion === THREAD_STATE_SCHEMA_VERSION ? thread : undefined;
+    },
+
+    async saveThread(thread, ttlMs) {
+      await redis.set(key.thread(thread.threadKey), JSON.stringify(thread), 'PX', ttlMs);
+    },
+
+    async createStep(step, ttlMs) {
+      await redis.multi().hset(key.step(step.stepId), stepToHashFields(step)).pexpire(key.step(step.stepId), ttlMs).exec();
+    },
+
+    async getStep(stepId) {
+      const fields = await redis.hgetall(key.step(stepId));
+      return stepFromHashFields(fields);
+    },
+
+    async setStepCard(stepId, cardTs) {
+      await redis.hset(key.step(stepId), 'card', cardTs);
+    },
+
+    async decide({ stepId, approvalId, decision }): Promise<DecideResult> {
+      const reply = (await run.csDecide(key.step(stepId), approvalId, JSON.stringify(decision))) as [string, string?, string[]?];
+      const [status, completed, fields] = reply;
+      const step = fields ? stepFromHashFields(fields) : undefined;
+      if (status === 'not-found' || !step) return { status: 'not-found' };
+      if (status === 'already-decided') return { status, step, decision: step.decisions[approvalId] as Decision };
+      if (status === 'closed') return { status, step };
+      return { status: 'recorded', step, completedStep: completed === '1' };
+    },
+
+    async claimResume(stepId) {
+      return stepFrom(await run.csClaimResume(key.step(stepId)));
+    },
+
+    async supersede(stepId, decision) {
+      return stepFrom(await run.csSupersede(key.step(stepId), JSON.stringify(decision)));
+    },
+
+    async enqueueWork(threadKey, item, lockTtlMs) {
+      const token = randomUUID();
+      const acquired = await run.csEnqueueAndLock(key.queue(threadKey), key.lock(threadKey), item, token, lockTtlMs, QUEUE_TTL_MS);
+      return acquired === 1 ? token : undefined;
+    },
+
+    async takeWork(threadKey) {
+      return (await redis.lpop(key.queue(threadKey))) ?? undefined;
+    },
+
+    async extendLock(threadKey, token, ttlMs) {
+      return (await run.csExtendLock(key.lock(threadKey), token, ttlMs)) === 1;
+    },
+
+    async releaseLockIfIdle(threadKey, token, lockTtlMs) {
+      return (await run.csReleaseIfIdle(key.queue(threadKey), key.lock(threadKey), token, lockTtlMs)) === 1;
+    },
+
+    async ping() {
+      await redis.ping();
+    },
+
+    async close() {
+      redis.disconnect();
+    },
+  };
+}

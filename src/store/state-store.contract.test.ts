@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import type { Decision, PendingStep } from '../approvals/pending-step.js';
+import { createMemoryStore } from './memory-store.js';
+import { createRedisStore } from './redis-store.js';
+import type { StateStore } from './state-store.js';
+
+const TTL = 60_000;
+
+function makeStep(approvalIds: string[]): PendingStep {
+  return {
+    schemaVersion: 1,
+    stepId: `step-${randomUUID()}`,
+    threadKey: 'T1:C1:1.000001',
+    teamId: 'T1',
+    channel: 'C1',
+    threadTs: '1.000001',
+    requesterId: 'UALICE',
+    createdAt: 1_700_000_000_000,
+    calls: approvalIds.map((approvalId, index) => ({
+      approvalId,
+      toolCallId: `call_${index}`,
+      toolName: 'restart_service',
+      description: 'Restart a service',
+      input: { service: 'api', namespace: 'staging', nested: { list: [1, 2.5, 'x'] } },
+    })),
+    decisions: {},
+    phase: 'pending',
+    revision: 0,
+  };
+}
+
+const approve = (userId: string): Decision => ({ outcome: 'approved', userId, at: 1_700_000_001_000 });
+
+const stores: Array<[string, () => StateStore]> = [
+  ['memory', () => createMemoryStore()],
+  ['redis', () => createRedisStore({ url: inject('redisUrl'), keyPrefix: `test:${randomUUID()}:` })],
+];
+
+describe.each(stores)('%s state store', (_name, createStore) => {
+  const store = createStore();
+  afterAll(() => store.close());
+
+  it('claims a delivery once, and refuses when any of several keys was seen', async () => {
+    expect(await store.claimOnce(['event:Ev1'], TTL)).toBe(true);
+    expect(await store.claimOnce(['event:Ev1'], TTL)).toBe(false);
+    expect(await store.claimOnce(['event:Ev2', 'message:C1:1.1'], TTL)).toBe(true);
+    expect(await store.claimOnce(['event:Ev3', 'message:C1:1.1'], TTL)).toBe(false);
+  });
+
+  it('round-trips a step with its input intact', async () => {
+    const step = makeStep(['apv-1']);
+    await store.createStep(step, TTL);
+    await store.setStepCard(step.stepId, '123.456');
+    expect(await store.getStep(step.stepId)).toEqual({ ...step, cardTs: '123.456' });
+    expect(await store.getStep('missing')).toBeUndefined();
+  });
+
+  it('keeps the first decision and tells later clickers who decided', async () => {
+    const step = makeStep(['apv-1', 'apv-2']);
+    await store.createStep(step, TTL);
+    const first = await store.decide({ stepId: step.stepId, approvalId: 'apv-1', decision: approve('UBOB') });
+    expect(first).toMatchObject({ status: 'recorded', completedStep: false });
+    const second = await store.decide({ stepId: step.stepId, approvalId: 'apv-1', decision: approve('UCAROL') });
+    expect(second).toMatchObject({ status: 'already-decided', decision: { userId: 'UBOB' } });
+    expect(await store.decide({ stepId: step.stepId, approvalId: 'apv-9', decision: approve('UBOB') })).toEqual({ status: 'not-found' });
+    expect(await store.decide({ stepId: 'nope', approvalId: 'apv-1', decision: approve('UBOB') })).toEqual({ status: 'not-found' });
+  });
+
+  it('records exactly one of many concurrent clicks on one call', async () => {
+    const step = makeStep(['apv-1']);
+    await store.createStep(step, TTL);
+    const results = await Promise.all(
+      Array.from({ length: 25 }, (_, index) => store.decide({ stepId: step.stepId, approvalId: 'apv-1', decision: approve(`U${index}`) })),
+    );
+    expect(results.filter((result) => result.status === 'recorded')).toHaveLength(1);
+    expect(results.filter((result) => result.status === 'recorded' && result.completedStep)).toHaveLength(1);
+  });
+
+  it('reports completion to exactly one decider when calls are decided concurrently', async () => {
+    const ids = ['a', 'b', 'c', 'd'];
+    const step = makeStep(ids);
+    await store.createStep(step, TTL);
+    const results = await Promise.all(ids.map((id) => store.decide({ stepId: step.stepId, approvalId: id, decision: approve('UBOB') })));
+    expect(results.filter((result) => result.status === 'recorded' && result.completedStep)).toHaveLength(1);
+    const stored = await store.getStep(step.stepId);
+    expect(stored?.phase).toBe('complete');
+    expect(stored?.revision).toBe(4);
+  });
+
+  it('lets only one caller claim the resume', async () => {
+    const step = makeStep(['apv-1']);
+    await store.createStep(step, TTL);
+    expect(await store.claimResume(step.stepId)).toBeUndefined();
+    await store.decide({ stepId: step.stepId, approvalId: 'apv-1', decision: approve('UBOB') });
+    const claims = await Promise.all([1, 2, 3].map(() => store.claimResume(step.stepId)));
+    expect(claims.filter(Boolean)).toHaveLength(1);
+    expect(claims.find(Boolean)?.phase).toBe('resumed');
+  });
+
+  it('supersedes only undecided calls, and only while pending', async () => {
+    const step = makeStep(['apv-1', 'apv-2']);
+    await store.createStep(step, TTL);
+    await store.decide({ stepId: step.stepId, approvalId: 'apv-1', decision: approve('UBOB') });
+    const superseded = await store.supersede(step.stepId, { outcome: 'superseded', userId: 'UALICE', at: 1 });
+    expect(superseded?.phase).toBe('superseded');
+    expect(superseded?.decisions['apv-1']?.outcome).toBe('approved');
+    expect(superseded?.decisions['apv-2']?.outcome).toBe('superseded');
+    expect(await store.supersede(step.stepId, { outcome: 'superseded', userId: 'UALICE', at: 1 })).toBeUndefined();
+    const late = await store.decide({ stepId: step.stepId, approvalId: 'apv-2', decision: approve('UBOB') });
+    expect(late.status).toBe('already-decided');
+  });
+
+  it('hands the thread lock to one enqueuer and never strands queued work', async () => {
+    const thread = `T1:C1:${randomUUID()}`;
+    const token = await store.enqueueWork(thread, 'one', TTL);
+    expect(token).toBeDefined();
+    expect(await store.enqueueWork(thread, 'two', TTL)).toBeUndefined();
+    expect(await store.takeWork(thread)).toBe('one');
+    expect(await store.releaseLockIfIdle(thread, token!, TTL)).toBe(false);
+    expect(await store.takeWork(thread)).toBe('two');
+    expect(await store.releaseLockIfIdle(thread, token!, TTL)).toBe(true);
+    expect(await store.takeWork(thread)).toBeUndefined();
+    expect(await store.enqueueWork(thread, 'three', TTL)).toBeDefined();
+  });
+
+  it('lets a lock expire so a crashed holder does not block the thread forever', async () => {
+    const thread = `T1:C1:${randomUUID()}`;
+    const token = await store.enqueueWork(thread, 'one', 30);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(await store.extendLock(thread, token!, 30)).toBe(false);
+    expect(await store.enqueueWork(thread, 'two', TTL)).toBeDefined();
+  });
+});

@@ -1,0 +1,49 @@
+import type { Decision, PendingStep } from '../approvals/pending-step.js';
+import type { ThreadState } from './thread-state.js';
+
+export type DecideResult =
+  | { status: 'recorded'; step: PendingStep; completedStep: boolean }
+  | { status: 'already-decided'; step: PendingStep; decision: Decision }
+  | { status: 'closed'; step: PendingStep }
+  | { status: 'not-found' };
+
+/**
+ * The narrow state interface the bot needs. Redis and memory implement it with the same semantics;
+ * every method that changes shared state is atomic so any bot process can call it concurrently.
+ */
+export interface StateStore {
+  readonly kind: 'redis' | 'memory';
+
+  /** Marks every key as seen; true only when none of them was seen before (first delivery). */
+  claimOnce(keys: string[], ttlMs: number): Promise<boolean>;
+
+  getThread(threadKey: string): Promise<ThreadState | undefined>;
+  saveThread(thread: ThreadState, ttlMs: number): Promise<void>;
+
+  createStep(step: PendingStep, ttlMs: number): Promise<void>;
+  getStep(stepId: string): Promise<PendingStep | undefined>;
+  setStepCard(stepId: string, cardTs: string): Promise<void>;
+  /** Records the first decision for a call; the decision that completes the step reports it once. */
+  decide(options: { stepId: string; approvalId: string; decision: Decision }): Promise<DecideResult>;
+  /** Moves a complete step to `resumed`; only one caller ever gets the step back. */
+  claimResume(stepId: string): Promise<PendingStep | undefined>;
+  /** Closes a pending step's undecided calls with `decision`; undefined when it was not pending. */
+  supersede(stepId: string, decision: Decision): Promise<PendingStep | undefined>;
+
+  /**
+   * Appends work for a thread and tries to take the thread's lock in the same atomic operation.
+   * Returns the lock token when this caller must drain the queue, undefined when another holder will.
+   */
+  enqueueWork(threadKey: string, item: string, lockTtlMs: number): Promise<string | undefined>;
+  takeWork(threadKey: string): Promise<string | undefined>;
+  extendLock(threadKey: string, token: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Releases the lock only when the queue is empty, atomically, so work enqueued while the holder
+   * was finishing is never stranded. False means: more work arrived, keep draining.
+   */
+  releaseLockIfIdle(threadKey: string, token: string, lockTtlMs: number): Promise<boolean>;
+
+  /** Throws when the backing store cannot be reached. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,28 @@
+import type { ModelMessage } from 'ai';
+
+export const THREAD_STATE_SCHEMA_VERSION = 1;
+
+/** Everything the bot remembers about one Slack thread it follows. */
+export interface ThreadState {
+  schemaVersion: typeof THREAD_STATE_SCHEMA_VERSION;
+  threadKey: string;
+  teamId: string;
+  channel: string;
+  threadTs: string;
+  /** The model conversation, JSON-safe. Untrusted on load: validated before use. */
+  messages: ModelMessage[];
+  /** The step whose card is open, if the turn is paused. */
+  pendingStepId?: string;
+  /** Epoch milliseconds. */
+  updatedAt: number;
+}
+
+export interface ThreadAddress {
+  teamId: string;
+  channel: string;
+  threadTs: string;
+}
+
+export function threadKeyOf(address: ThreadAddress): string {
+  return `${address.teamId}:${address.channel}:${address.threadTs}`;
+}

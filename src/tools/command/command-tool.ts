@@ -1,0 +1,61 @@
+import type { CommandToolConfig } from '../../config/config-schema.js';
+import type { ToolDefinition } from '../tool-definition.js';
+import { renderArgv } from './argv-template.js';
+import { parametersToZodSchema, type ParameterValues } from './parameters-schema.js';
+import { runCommand as defaultRunCommand, type CommandResult, type RunCommandOptions } from './run-command.js';
+
+/** What the model sees after a command tool runs. */
+export interface CommandToolOutput {
+  /** The argv that actually ran, so the model (and the thread) can quote it exactly. */
+  command: string[];
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  durationMs: number;
+  stdout: string;
+  stderr: string;
+  truncated: boolean;
+  error?: string;
+}
+
+export interface CreateCommandToolOptions {
+  /** Injectable so tests and dry runs need not spawn processes. */
+  runCommand?: (options: RunCommandOptions) => Promise<CommandResult>;
+}
+
+/** Turns one `tools:` entry of the config file into a tool the agent can call. */
+export function createCommandTool(
+  toolConfig: CommandToolConfig,
+  { runCommand = defaultRunCommand }: CreateCommandToolOptions = {},
+): ToolDefinition<ParameterValues, CommandToolOutput> {
+  const inputSchema = parametersToZodSchema(toolConfig.parameters);
+  return {
+    name: toolConfig.name,
+    description: toolConfig.description,
+    inputSchema,
+    approval: toolConfig.approval,
+    async execute(input, context) {
+      // Validated again here because approved input may have been edited since the model sent it.
+      const values = inputSchema.parse(input);
+      const argv = renderArgv(toolConfig.command, values);
+      const result = await runCommand({
+        argv,
+        ...(toolConfig.workingDirectory !== undefined && { workingDirectory: toolConfig.workingDirectory }),
+        timeoutMs: toolConfig.timeoutSeconds * 1000,
+        outputLimit: toolConfig.outputLimit,
+        ...(context.abortSignal !== undefined && { abortSignal: context.abortSignal }),
+      });
+      return {
+        command: argv,
+        exitCode: result.exitCode,
+        signal: result.signal,
+        timedOut: result.timedOut,
+        durationMs: result.durationMs,
+        stdout: result.stdout,
+        stderr: result.stderr,
+        truncated: result.stdoutTruncated || result.stderrTruncated,
+        ...(result.error !== undefined && { error: result.error }),
+      };
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import type { ParameterConfig } from '../../config/config-schema.js';
+import type { ArgvValue } from './argv-template.js';
+
+export type ParameterValues = Record<string, ArgvValue>;
+
+// Newlines and NUL have no business in an argv value and are how log lines and C strings get forged.
+const CONTROL_LINE_BREAK_OR_NUL = /[\0\r\n]/;
+
+/**
+ * Turns config-file parameters into the zod object the model's input is validated against (and
+ * the approval card's Edit modal is built from). Unknown keys are refused: a model that sends
+ * `force: true` should hear that no such parameter exists rather than have it silently dropped.
+ */
+export function parametersToZodSchema(parameters: Record<string, ParameterConfig>): z.ZodObject<Record<string, z.ZodType<ArgvValue>>> {
+  const shape: Record<string, z.ZodType<ArgvValue>> = {};
+  for (const [name, parameter] of Object.entries(parameters)) {
+    let schema: z.ZodType<ArgvValue> = parameterToZodSchema(parameter);
+    if (parameter.default !== undefined) schema = schema.default(parameter.default as never);
+    else if (parameter.optional) schema = schema.optional();
+    shape[name] = parameter.description === undefined ? schema : schema.describe(parameter.description);
+  }
+  return z.strictObject(shape);
+}
+
+/** The schema for one value, without `default`/`optional`; also used to check configured defaults. */
+export function parameterToZodSchema(parameter: ParameterConfig): z.ZodType<string | number | boolean> {
+  switch (parameter.type) {
+    case 'boolean':
+      return z.boolean();
+    case 'number': {
+      let schema = parameter.integer ? z.int() : z.number();
+      if (parameter.minimum !== undefined) schema = schema.min(parameter.minimum);
+      if (parameter.maximum !== undefined) schema = schema.max(parameter.maximum);
+      return schema;
+    }
+    case 'string':
+      return stringSchema(parameter);
+  }
+}
+
+function stringSchema(parameter: Extract<ParameterConfig, { type: 'string' }>): z.ZodType<string> {
+  // The values are the author's own; free-text rules below guard against the model, not the author.
+  if (parameter.enum !== undefined) return z.enum(parameter.enum as [string, ...string[]]);
+  let schema = z.string().refine((value) => !CONTROL_LINE_BREAK_OR_NUL.test(value), 'must not contain line breaks or NUL characters');
+  if (!parameter.allowLeadingDash) {
+    // Otherwise `--all` or `--kubeconfig=/tmp/x` passed as a "name" becomes an option of the command.
+    schema = schema.refine((value) => !value.startsWith('-'), 'must not start with "-"');
+  }
+  if (parameter.minLength !== undefined) schema = schema.min(parameter.minLength);
+  if (parameter.maxLength !== undefined) schema = schema.max(parameter.maxLength);
+  if (parameter.pattern !== undefined) {
+    // Anchored so `[a-z-]+` means "only these characters", which is what config authors expect.
+    schema = schema.regex(new RegExp(`^(?:${parameter.pattern})$`, 'u'), `must match ${parameter.pattern}`);
+  }
+  return schema;
+}

@@ -1,0 +1,168 @@
+import { spawn } from 'node:child_process';
+import { stat } from 'node:fs/promises';
+import { performance } from 'node:perf_hooks';
+import { createBoundedOutput } from './bounded-output.js';
+import { commandEnvironment } from './command-environment.js';
+
+export { commandEnvironment, isSecretVariableName } from './command-environment.js';
+
+export interface RunCommandOptions {
+  /** `argv[0]` is looked up on PATH; nothing is ever interpreted by a shell. */
+  argv: string[];
+  workingDirectory?: string;
+  timeoutMs: number;
+  /** Characters kept of stdout and, separately, of stderr. */
+  outputLimit: number;
+  /** Added to the inherited (secret-free) environment; see `commandEnvironment`. */
+  environment?: Record<string, string | undefined>;
+  abortSignal?: AbortSignal;
+  /** Time between SIGTERM and SIGKILL. */
+  killGraceMs?: number;
+}
+
+export interface CommandResult {
+  exitCode: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  stdoutTruncated: boolean;
+  stderrTruncated: boolean;
+  durationMs: number;
+  timedOut: boolean;
+  /** Set when the command could not run or was cut short, e.g. `command not found: kubectl`. */
+  error?: string;
+}
+
+/** Long enough for a well-behaved program to clean up, short enough to keep a Slack turn moving. */
+export const DEFAULT_KILL_GRACE_MS = 5_000;
+/**
+ * After the process exits, how long to wait for its pipes to close. A background grandchild that
+ * inherited stdout keeps them open indefinitely; the result should not wait for it.
+ */
+const PIPE_DRAIN_AFTER_EXIT_MS = 1_000;
+
+// A process group lets a timeout kill a script's children too, not just the script.
+const USE_PROCESS_GROUP = process.platform !== 'win32';
+
+/**
+ * Runs a command without a shell and resolves with what happened; it does not throw for failures
+ * of the command itself (not found, non-zero exit, timeout, abort), because those are results the
+ * model should see and react to.
+ */
+export async function runCommand(options: RunCommandOptions): Promise<CommandResult> {
+  const { argv, workingDirectory, timeoutMs, outputLimit, environment, abortSignal } = options;
+  const killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+  const [executable, ...args] = argv;
+  if (executable === undefined) throw new TypeError('runCommand: argv must not be empty');
+
+  const startedAt = performance.now();
+  const stdout = createBoundedOutput(outputLimit);
+  const stderr = createBoundedOutput(outputLimit);
+  const failed = (error: string): CommandResult => ({ ...emptyResult(performance.now() - startedAt), error });
+
+  if (abortSignal?.aborted) return failed('aborted before start');
+  // spawn reports a missing cwd as ENOENT, indistinguishable from a missing executable.
+  if (workingDirectory !== undefined && !(await isDirectory(workingDirectory))) {
+    return failed(`working directory not found: ${workingDirectory}`);
+  }
+
+  return new Promise<CommandResult>((resolve) => {
+    const child = spawn(executable, args, {
+      shell: false,
+      cwd: workingDirectory,
+      env: commandEnvironment({ environment }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: USE_PROCESS_GROUP,
+      windowsHide: true,
+    });
+    let timedOut = false;
+    let stopReason: string | undefined;
+    let exit: { code: number | null; signal: string | null } | undefined;
+    let settled = false;
+    const timers: NodeJS.Timeout[] = [];
+
+    const sendSignal = (signal: NodeJS.Signals) => {
+      if (child.pid === undefined) return;
+      try {
+        if (USE_PROCESS_GROUP) process.kill(-child.pid, signal);
+        else child.kill(signal);
+      } catch {
+        // Already gone.
+      }
+    };
+    const stop = (reason: string) => {
+      if (stopReason !== undefined || exit !== undefined || settled) return;
+      stopReason = reason;
+      sendSignal('SIGTERM');
+      timers.push(setTimeout(() => sendSignal('SIGKILL'), killGraceMs));
+    };
+    const settle = (error?: string) => {
+      if (settled) return;
+      settled = true;
+      for (const timer of timers) clearTimeout(timer);
+      abortSignal?.removeEventListener('abort', onAbort);
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      const out = stdout.finish();
+      const err = stderr.finish();
+      const message = error ?? stopReason;
+      resolve({
+        exitCode: exit?.code ?? null,
+        signal: exit?.signal ?? null,
+        stdout: out.text,
+        stderr: err.text,
+        stdoutTruncated: out.truncated,
+        stderrTruncated: err.truncated,
+        durationMs: Math.round(performance.now() - startedAt),
+        timedOut,
+        ...(message !== undefined && { error: message }),
+      });
+    };
+    const onAbort = () => stop('aborted');
+
+    child.stdout?.on('data', (chunk: Buffer) => stdout.write(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => stderr.write(chunk));
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') settle(`command not found: ${executable}`);
+      else if (error.code === 'EACCES') settle(`permission denied: ${executable}`);
+      else settle(`could not run ${executable}: ${error.message}`);
+    });
+    child.on('exit', (code, signal) => {
+      exit = { code, signal };
+      // Once we have decided to stop, stragglers in the process group go too, without a grace.
+      if (stopReason !== undefined) sendSignal('SIGKILL');
+      timers.push(setTimeout(() => settle(), PIPE_DRAIN_AFTER_EXIT_MS));
+    });
+    child.on('close', () => settle());
+
+    timers.push(
+      setTimeout(() => {
+        if (exit !== undefined) return;
+        timedOut = true;
+        stop(`timed out after ${timeoutMs} ms`);
+      }, timeoutMs),
+    );
+    abortSignal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function emptyResult(durationMs: number): CommandResult {
+  return {
+    exitCode: null,
+    signal: null,
+    stdout: '',
+    stderr: '',
+    stdoutTruncated: false,
+    stderrTruncated: false,
+    durationMs: Math.round(durationMs),
+    timedOut: false,
+  };
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,37 @@
+import type { z } from 'zod';
+
+/**
+ * Who and where a tool call runs for. Tools get it so they can log, scope side effects, or make
+ * their work idempotent: `idempotencyKey` is stable across retries and replicas for one tool call.
+ */
+export interface ToolContext {
+  requesterId: string;
+  teamId: string;
+  channel: string;
+  threadTs: string;
+  toolCallId: string;
+  idempotencyKey: string;
+  abortSignal?: AbortSignal;
+}
+
+/**
+ * `always` and `never` are the static rules; a function decides from the input, e.g. only `prod`
+ * needs a countersignature. A tool without a rule needs approval: the gate fails closed.
+ */
+export type ApprovalRule<INPUT> =
+  | 'always'
+  | 'never'
+  | ((input: INPUT, context: Omit<ToolContext, 'toolCallId' | 'idempotencyKey' | 'abortSignal'>) => boolean | Promise<boolean>);
+
+export interface ToolDefinition<INPUT = any, OUTPUT = unknown> {
+  name: string;
+  description: string;
+  inputSchema: z.ZodType<INPUT>;
+  approval?: ApprovalRule<INPUT>;
+  execute: (input: INPUT, context: ToolContext) => Promise<OUTPUT>;
+}
+
+/** Identity helper that keeps the input type flowing from the schema into `execute` and `approval`. */
+export function defineTool<INPUT, OUTPUT>(definition: ToolDefinition<INPUT, OUTPUT>): ToolDefinition<INPUT, OUTPUT> {
+  return definition;
+}

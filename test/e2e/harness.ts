@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inject } from 'vitest';
+import { pino } from 'pino';
+import { parseConfigFile } from '../../src/config/config-file.js';
+import { parseEnvironment } from '../../src/config/environment.js';
+import { createBot, type Bot } from '../../src/create-bot.js';
+import { createRedisStore } from '../../src/store/redis-store.js';
+import type { ToolDefinition } from '../../src/tools/tool-definition.js';
+import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
+import { startFakeSlackApi, type FakeSlackApi } from '../helpers/fake-slack-api.js';
+import { appMentionEnvelope, blockActionsPayload, messageEnvelope, postSlackEvent, postSlackInteraction } from '../helpers/signed-request.js';
+
+export const SIGNING_SECRET = 'test-signing-secret';
+export const BOT_USER_ID = 'UBOT0001';
+export const TEAM_ID = 'T0TEAM001';
+export const CHANNEL = 'C0OPS0001';
+
+const RECORDER = join(import.meta.dirname, '../fixtures/record-invocation.mjs');
+
+/** A config with one read-only and one approval-gated command tool that record their invocations. */
+export function recordingToolsYaml(logFile: string): string {
+  const argv = (...rest: string[]) => JSON.stringify([process.execPath, RECORDER, logFile, ...rest]);
+  return `
+instructions: You are a test ops bot.
+tools:
+  - name: get_pods
+    description: List pods in a namespace
+    command: ${argv('get', 'pods', '-n', '{namespace}')}
+    parameters:
+      namespace: { type: string, enum: [staging, prod] }
+    approval: never
+  - name: restart_service
+    description: Restart a deployment
+    command: ${argv('rollout', 'restart', 'deployment/{service}', '-n', '{namespace}')}
+    parameters:
+      service: { type: string, pattern: "[a-z0-9-]+" }
+      namespace: { type: string, enum: [staging, prod] }
+    approval: always
+`;
+}
+
+export interface Harness {
+  bot: Bot;
+  eventsUrl: string;
+  baseUrl: string;
+  slack: FakeSlackApi;
+  openai: FakeOpenAI;
+  keyPrefix: string;
+  logFile: string;
+  /** Every argv the recording tools were run with, in order. */
+  invocations(): string[][];
+  mention(options: { user: string; text: string; ts?: string; threadTs?: string; eventId?: string }): Promise<Response>;
+  threadMessage(options: { user: string; text: string; threadTs: string; ts?: string }): Promise<Response>;
+  click(options: { user: string; cardTs: string; threadTs: string; actionId: string; value: string }): Promise<Response>;
+  /** Starts another bot process (same Redis keys, same fakes): a replica, or the bot after a restart. */
+  startReplica(): Promise<Harness>;
+  stop(): Promise<void>;
+}
+
+interface HarnessOptions {
+  api?: 'chat' | 'responses';
+  tools?: ToolDefinition[];
+  configYaml?: string;
+  shared?: { slack: FakeSlackApi; openai: FakeOpenAI; keyPrefix: string; logFile: string };
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const slack = options.shared?.slack ?? (await startFakeSlackApi({ botUserId: BOT_USER_ID, teamId: TEAM_ID }));
+  const openai = options.shared?.openai ?? (await startFakeOpenAI());
+  const keyPrefix = options.shared?.keyPrefix ?? `e2e:${randomUUID()}:`;
+  const logFile = options.shared?.logFile ?? join(mkdtempSync(join(tmpdir(), 'countersign-')), 'invocations.log');
+  const environment = parseEnvironment({
+    SLACK_BOT_TOKEN: 'xoxb-test-token',
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: slack.url,
+    SLACK_BOT_USER_ID: BOT_USER_ID,
+    SLACK_BOT_ID: 'BBOT0001',
+    OPENAI_API_KEY: 'sk-test',
+    OPENAI_BASE_URL: openai.baseURL,
+    OPENAI_MODEL: 'gpt-4o-mini',
+    OPENAI_API: options.api ?? 'chat',
+    REDIS_URL: inject('redisUrl'),
+    LOG_LEVEL: 'silent',
+  });
+  const config = parseConfigFile(options.configYaml ?? recordingToolsYaml(logFile), 'test.yml');
+  const bot = await createBot({
+    environment,
+    config,
+    ...(options.tools ? { tools: options.tools } : {}),
+    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    store: createRedisStore({ url: inject('redisUrl'), keyPrefix }),
+  });
+  const { port } = await bot.start({ port: 0, host: '127.0.0.1' });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const eventsUrl = `${baseUrl}/slack/events`;
+  const shared = { slack, openai, keyPrefix, logFile };
+  const ownsFakes = options.shared === undefined;
+
+  return {
+    bot,
+    eventsUrl,
+    baseUrl,
+    slack,
+    openai,
+    keyPrefix,
+    logFile,
+    invocations: () =>
+      existsSync(logFile)
+        ? readFileSync(logFile, 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((line) => JSON.parse(line) as string[])
+        : [],
+    mention: ({ user, text, ts, threadTs, eventId }) =>
+      postSlackEvent({
+        url: eventsUrl,
+        signingSecret: SIGNING_SECRET,
+        envelope: appMentionEnvelope({
+          user,
+          text: `<@${BOT_USER_ID}> ${text}`,
+          channel: CHANNEL,
+          teamId: TEAM_ID,
+          botUserId: BOT_USER_ID,
+          ...(ts ? { ts } : {}),
+          ...(threadTs ? { threadTs } : {}),
+          ...(eventId ? { eventId } : {}),
+        }),
+      }),
+    threadMessage: ({ user, text, threadTs, ts }) =>
+      postSlackEvent({
+        url: eventsUrl,
+        signingSecret: SIGNING_SECRET,
+        envelope: messageEnvelope({ user, text, channel: CHANNEL, channelType: 'channel', threadTs, teamId: TEAM_ID, ...(ts ? { ts } : {}) }),
+      }),
+    click: ({ user, cardTs, threadTs, actionId, value }) =>
+      postSlackInteraction({
+        url: eventsUrl,
+        signingSecret: SIGNING_SECRET,
+        payload: blockActionsPayload({ user, channel: CHANNEL, messageTs: cardTs, threadTs, actionId, value, teamId: TEAM_ID }),
+      }),
+    startReplica: () => startHarness({ ...options, shared }),
+    async stop() {
+      await bot.stop();
+      if (ownsFakes) {
+        await slack.close();
+        await openai.close();
+      }
+    },
+  };
+}
+
+/** The Approve/Deny button values on a posted card, in call order. */
+export function cardButtons(blocks: any[] | undefined): Array<{ actionId: string; value: string }> {
+  return (blocks ?? [])
+    .filter((block) => block.type === 'actions')
+    .flatMap((block) => block.elements)
+    .filter((element: any) => element.type === 'button')
+    .map((element: any) => ({ actionId: element.action_id as string, value: element.value as string }));
+}
+
+export async function waitFor<T>(probe: () => T | undefined | false, { timeoutMs = 5_000, message = 'condition' } = {}): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${message}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

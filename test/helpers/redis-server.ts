@@ -1,0 +1,153 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createConnection, createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+
+export interface RedisServerHandle {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+  /** Stops and starts on the same port; the data is gone (nothing is persisted). */
+  restart(): Promise<void>;
+}
+
+const REDIS_SERVER_BINARY = process.env.REDIS_SERVER_BIN ?? 'redis-server';
+const STARTUP_TIMEOUT_MS = 10_000;
+const STOP_TIMEOUT_MS = 5_000;
+const OUTPUT_TAIL_CHARACTERS = 2_000;
+
+/** Spawns a throwaway redis-server on a free loopback port and waits until it answers PING. */
+export async function startRedisServer(): Promise<RedisServerHandle> {
+  const { port, running: first } = await spawnOnFreePort();
+  let running = first;
+
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    async stop() {
+      await stopRedis(running);
+    },
+    async restart() {
+      await stopRedis(running);
+      running = await spawnRedis({ port });
+    },
+  };
+}
+
+const PORT_ATTEMPTS = 3;
+
+/** The probed port can be taken before redis binds it, so a failed bind retries on another one. */
+async function spawnOnFreePort(): Promise<{ port: number; running: RunningRedis }> {
+  let lastError: unknown;
+  for (let attempt = 0; attempt < PORT_ATTEMPTS; attempt += 1) {
+    const port = await findFreePort();
+    try {
+      return { port, running: await spawnRedis({ port }) };
+    } catch (error) {
+      if (error instanceof RedisNotInstalledError) throw error;
+      lastError = error;
+    }
+  }
+  throw lastError;
+}
+
+class RedisNotInstalledError extends Error {}
+
+interface RunningRedis {
+  child: ChildProcess;
+  exited: Promise<void>;
+}
+
+async function spawnRedis(options: { port: number }): Promise<RunningRedis> {
+  // No RDB snapshots or AOF: a restart must start empty and the tests must never write files.
+  const child = spawn(
+    REDIS_SERVER_BINARY,
+    ['--port', String(options.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', tmpdir(), '--loglevel', 'warning'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output = (output + chunk.toString('utf8')).slice(-OUTPUT_TAIL_CHARACTERS);
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const killOnExit = () => child.kill('SIGKILL');
+  // A crashed or interrupted test run must not leave redis-server processes behind.
+  process.once('exit', killOnExit);
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => {
+      process.off('exit', killOnExit);
+      resolve();
+    });
+  });
+  const spawnFailure = new Promise<never>((_, reject) => {
+    child.once('error', (error: NodeJS.ErrnoException) => {
+      process.off('exit', killOnExit);
+      reject(
+        error.code === 'ENOENT'
+          ? new RedisNotInstalledError(`redis-server is not installed (could not run "${REDIS_SERVER_BINARY}"). Install it, set REDIS_SERVER_BIN, or set REDIS_URL to an existing server.`)
+          : error,
+      );
+    });
+    exited.then(() => reject(new Error(`redis-server exited during startup on port ${options.port}:\n${output}`)));
+  });
+  // After a successful start, the eventual exit must not surface as an unhandled rejection.
+  spawnFailure.catch(() => undefined);
+  const isAlive = () => child.exitCode === null && child.signalCode === null && child.pid !== undefined;
+  try {
+    const answered = await Promise.race([waitForPing({ port: options.port, isAlive }), spawnFailure]);
+    if (!answered && !isAlive()) await spawnFailure;
+    if (!answered) throw new Error(`redis-server did not answer PING on 127.0.0.1:${options.port} within ${STARTUP_TIMEOUT_MS} ms:\n${output}`);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  return { child, exited };
+}
+
+async function stopRedis(running: RunningRedis): Promise<void> {
+  if (running.child.exitCode !== null || running.child.signalCode !== null) return;
+  running.child.kill('SIGTERM');
+  const timer = setTimeout(() => running.child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+  await running.exited;
+  clearTimeout(timer);
+}
+
+/** Polls until PING answers (true), the deadline passes or the process is gone (false). */
+async function waitForPing(options: { port: number; isAlive: () => boolean }): Promise<boolean> {
+  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
+  while (Date.now() < deadline && options.isAlive()) {
+    if (await answersPing(options)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return false;
+}
+
+/** A raw RESP PING, so startup checks need no client library and log no reconnect noise. */
+function answersPing(options: { port: number }): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port: options.port });
+    let reply = '';
+    const finish = (answered: boolean) => {
+      socket.destroy();
+      resolve(answered);
+    };
+    socket.setTimeout(500, () => finish(false));
+    socket.once('error', () => finish(false));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (chunk) => {
+      reply += chunk.toString('utf8');
+      if (reply.includes('\r\n')) finish(reply.startsWith('+PONG'));
+    });
+  });
+}
+
+async function findFreePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}

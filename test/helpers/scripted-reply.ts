@@ -1,0 +1,47 @@
+/** What the fake model answers to one request, written by the test. */
+export type ScriptedReply =
+  | { text: string }
+  | { toolCalls: Array<{ name: string; arguments: Record<string, unknown> | string; id?: string }>; text?: string }
+  | { error: { status: number; message?: string } }
+  | { hang: true };
+
+export interface ResolvedToolCall {
+  id: string;
+  name: string;
+  /** Exactly what the model sends: a JSON string (or the raw string the test gave). */
+  arguments: string;
+}
+
+/** A successful answer, independent of which OpenAI API it is rendered for. */
+export interface ModelAnswer {
+  responseId: string;
+  model: string;
+  createdAtSeconds: number;
+  text: string | undefined;
+  toolCalls: ResolvedToolCall[];
+  usage: { inputTokens: number; outputTokens: number };
+}
+
+export function resolveToolCalls(options: { reply: ScriptedReply; nextToolCallId: () => string }): ResolvedToolCall[] {
+  if (!('toolCalls' in options.reply)) return [];
+  return options.reply.toolCalls.map((toolCall) => ({
+    id: toolCall.id ?? options.nextToolCallId(),
+    name: toolCall.name,
+    arguments: typeof toolCall.arguments === 'string' ? toolCall.arguments : JSON.stringify(toolCall.arguments),
+  }));
+}
+
+export function replyText(reply: ScriptedReply): string | undefined {
+  return 'text' in reply ? reply.text : undefined;
+}
+
+/** Roughly 4 characters per token: deterministic, and close enough for budget/logging code paths. */
+export function estimateTokens(value: unknown): number {
+  const characters = typeof value === 'string' ? value.length : (JSON.stringify(value) ?? '').length;
+  return Math.max(1, Math.ceil(characters / 4));
+}
+
+/** Streams deliver text word by word so consumers see several deltas; joined, they equal the text. */
+export function splitIntoDeltas(text: string): string[] {
+  return text.match(/\S+\s*|\s+/g) ?? [];
+}
