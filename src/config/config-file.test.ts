@@ -145,10 +145,12 @@ tools:
   });
 
   it('gives the line and column of a YAML syntax error', () => {
-    expect(problemsOf('history:\n  ttlHours: 1\n tools: [\n')).toEqual([
-      { field: expect.stringMatching(/^countersign\.yml:\d+:\d+$/), message: expect.stringMatching(/^YAML syntax error: /) },
+    expect(problemsOf('agent:\n  maxSteps: 3: 4\n')).toEqual([
+      { field: 'countersign.yml:2:13', message: 'YAML syntax error: Nested mappings are not allowed in compact mappings' },
     ]);
-    expect(fields('a: 1\na: 2\n')).toEqual(['countersign.yml:2:1']);
+    expect(problemsOf('history:\n  ttlHours: 1\n  ttlHours: 2\n')).toEqual([
+      { field: 'countersign.yml:3:3', message: 'YAML syntax error: Map keys must be unique' },
+    ]);
   });
 
   it('reports a document that is not a mapping', () => {

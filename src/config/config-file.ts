@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { normalize } from 'node:path';
-import { parseDocument } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError, type ConfigProblem } from './config-error.js';
 import { checkCommandTemplates } from './command-template-check.js';
@@ -42,13 +42,14 @@ export async function loadConfigFile(path: string | undefined): Promise<Counters
 
 /** Parses and validates config text; `sourceName` prefixes every field path in problems. */
 export function parseConfigFile(yamlText: string, sourceName: string): CountersignConfig {
-  const document = parseDocument(yamlText, { prettyErrors: false });
+  const lineCounter = new LineCounter();
+  const document = parseDocument(yamlText, { lineCounter, prettyErrors: false });
   if (document.errors.length > 0) {
     throw new ConfigError({
       problems: document.errors.map((error) => {
-        const position = error.linePos?.[0];
-        const field = position === undefined ? sourceName : `${sourceName}:${position.line}:${position.col}`;
-        return { field, message: `YAML syntax error: ${error.message.split('\n')[0]}` };
+        // `file:line:column`, the form editors and terminals make clickable.
+        const { line, col } = lineCounter.linePos(error.pos[0]);
+        return { field: `${sourceName}:${line}:${col}`, message: `YAML syntax error: ${error.message.split('\n')[0]}` };
       }),
     });
   }
@@ -59,6 +60,7 @@ export function parseConfigFile(yamlText: string, sourceName: string): Countersi
     ...checkCommandTemplates(raw).map((problem) => ({ field: fieldName(sourceName, problem.path), message: problem.message })),
   ];
   if (problems.length > 0 || !result.success) throw new ConfigError({ problems });
+  // Typed as the documented interfaces, so the schema and the interfaces cannot drift apart.
   return result.data;
 }
 
@@ -81,11 +83,11 @@ function unknownKeyMessage(key: string): string {
 }
 
 /** `countersign.yml tools[1].parameters.namespace.enum` */
-export function fieldName(sourceName: string, path: readonly PropertyKey[]): string {
+function fieldName(sourceName: string, path: readonly PropertyKey[]): string {
   let field = '';
   for (const segment of path) {
     if (typeof segment === 'number') field += `[${segment}]`;
-    else if (/^[A-Za-z_$][\w$-]*$/.test(String(segment))) field += field === '' ? String(segment) : `.${String(segment)}`;
+    else if (/^[A-Za-z_$][\w$]*$/.test(String(segment))) field += field === '' ? String(segment) : `.${String(segment)}`;
     else field += `[${JSON.stringify(String(segment))}]`;
   }
   return field === '' ? sourceName : `${sourceName} ${field}`;
@@ -93,7 +95,7 @@ export function fieldName(sourceName: string, path: readonly PropertyKey[]): str
 
 function closestKnownKey(key: string): string | undefined {
   let best: { key: string; distance: number } | undefined;
-  for (const known of new Set(KNOWN_CONFIG_KEYS)) {
+  for (const known of KNOWN_CONFIG_KEYS) {
     const distance = editDistance(key.toLowerCase(), known.toLowerCase());
     if (distance <= 2 && (best === undefined || distance < best.distance)) best = { key: known, distance };
   }

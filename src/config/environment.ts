@@ -122,6 +122,8 @@ export function parseEnvironment(
  * A summary safe to log at start-up: secrets become `[set]`, and credentials embedded in URLs
  * (a Redis password, a proxy's user:pass) are masked too.
  */
+export type EnvironmentSummary = ReturnType<typeof describeEnvironment>;
+
 export function describeEnvironment(config: EnvironmentConfig) {
   const secret = (value: string | undefined) => (value === undefined ? undefined : '[set]');
   return {

@@ -1,6 +1,17 @@
-import { ErrorCode, WebClient, type WebAPIPlatformError, type WebAPIRateLimitedError } from '@slack/web-api';
+import { ErrorCode, LogLevel, WebClient, type Logger, type WebAPIPlatformError, type WebAPIRateLimitedError } from '@slack/web-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeSlackApi, type FakeSlackApi } from './fake-slack-api.js';
+
+/** WebClient logs Slack's `[ERROR]` response metadata; these tests provoke such errors on purpose. */
+const quietLogger: Logger = {
+  debug: () => {},
+  info: () => {},
+  warn: () => {},
+  error: () => {},
+  setLevel: () => {},
+  getLevel: () => LogLevel.ERROR,
+  setName: () => {},
+};
 
 describe('fake Slack Web API driven by the real WebClient', () => {
   let fake: FakeSlackApi;
@@ -8,7 +19,7 @@ describe('fake Slack Web API driven by the real WebClient', () => {
 
   beforeAll(async () => {
     fake = await startFakeSlackApi();
-    client = new WebClient('xoxb-test', { slackApiUrl: fake.url, retryConfig: { retries: 0 } });
+    client = new WebClient('xoxb-test', { slackApiUrl: fake.url, retryConfig: { retries: 0 }, logger: quietLogger });
   });
   beforeEach(() => fake.reset());
   afterAll(async () => {
@@ -70,6 +81,7 @@ describe('fake Slack Web API driven by the real WebClient', () => {
       slackApiUrl: fake.url,
       retryConfig: { retries: 0 },
       rejectRateLimitedCalls: true,
+      logger: quietLogger,
     });
     fake.failNext('chat.update', { status: 429, retryAfterSeconds: 7 });
     const error = (await strictClient.chat.update({ channel: 'C1', ts: '1.1', text: 'x' }).catch((caught: unknown) => caught)) as WebAPIRateLimitedError;
@@ -120,5 +132,26 @@ describe('fake Slack Web API driven by the real WebClient', () => {
     fake.setUsergroupUsers('S_APPROVERS', ['U_BOB']);
     await expect(client.usergroups.users.list({ usergroup: 'S_APPROVERS' })).resolves.toMatchObject({ users: ['U_BOB'] });
     await expect(client.usergroups.users.list({ usergroup: 'S_OTHER' })).resolves.toMatchObject({ users: [] });
+  });
+
+  it('deletes own messages, keeps ephemerals out of history and refuses duplicate reactions', async () => {
+    const human = fake.addMessage('C1', { user: 'U_ALICE', text: 'hi' });
+    const posted = await client.chat.postMessage({ channel: 'C1', text: 'temporary' });
+    await client.chat.delete({ channel: 'C1', ts: posted.ts ?? '' });
+    await expect(client.chat.delete({ channel: 'C1', ts: human.ts })).rejects.toMatchObject({ data: { error: 'cant_delete_message' } });
+    await expect(client.chat.postEphemeral({ channel: 'C1', user: 'U_BOB', text: 'not yours' })).resolves.toMatchObject({ message_ts: expect.any(String) });
+    expect(fake.messages('C1').map((message) => message.text)).toEqual(['hi']);
+    await client.reactions.add({ channel: 'C1', timestamp: human.ts, name: 'eyes' });
+    await expect(client.reactions.add({ channel: 'C1', timestamp: human.ts, name: 'eyes' })).rejects.toMatchObject({ data: { error: 'already_reacted' } });
+  });
+
+  it('accepts JSON bodies and records the bearer token', async () => {
+    const response = await fetch(`${fake.url}chat.postMessage`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json; charset=utf-8', authorization: 'Bearer xoxb-json' },
+      body: JSON.stringify({ channel: 'C2', text: 'json', blocks: [{ type: 'divider' }] }),
+    });
+    expect(await response.json()).toMatchObject({ ok: true, channel: 'C2' });
+    expect(fake.callsTo('chat.postMessage')[0]).toMatchObject({ token: 'xoxb-json', args: { blocks: [{ type: 'divider' }] } });
   });
 });

@@ -8,6 +8,7 @@ import { WORKSPACE_METHODS } from './fake-slack-workspace-methods.js';
 import { createConditionWaiters } from './condition-waiters.js';
 import { listenOnLoopback, readRequestBody, sendJson } from './loopback-http.js';
 import { describeSlackCalls } from './describe-slack-calls.js';
+import { API_APP_ID, DEFAULT_BOT_ID, DEFAULT_BOT_USER_ID, DEFAULT_TEAM_ID } from './slack-fake-ids.js';
 import { parseSlackRequestArguments } from './slack-request-arguments.js';
 
 export type { StoredSlackMessage } from './fake-slack-state.js';
@@ -56,13 +57,28 @@ const METHODS: Record<string, SlackMethodHandler> = {
 /** Used when a 429 is injected without a delay: WebClient treats a 429 lacking Retry-After as fatal. */
 const DEFAULT_RETRY_AFTER_SECONDS = 1;
 
+function sendInjectedFailure(options: { response: ServerResponse; failure: SlackFailure }): void {
+  const { response, failure } = options;
+  if ('error' in failure) {
+    sendJson({ response, body: { ok: false, error: failure.error } });
+    return;
+  }
+  const retryAfter = failure.status === 429 ? (failure.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS) : failure.retryAfterSeconds;
+  sendJson({
+    response,
+    status: failure.status,
+    body: { ok: false, error: failure.status === 429 ? 'ratelimited' : 'fake_http_error' },
+    headers: retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) },
+  });
+}
+
 export async function startFakeSlackApi(options: { botUserId?: string; botId?: string; teamId?: string } = {}): Promise<FakeSlackApi> {
   const state = createFakeSlackState({
     identity: {
-      botUserId: options.botUserId ?? 'U07OPSBOT1',
-      botId: options.botId ?? 'B07OPSBOT1',
-      teamId: options.teamId ?? 'T0A1B2C3D',
-      appId: 'A07OPSBOT1',
+      botUserId: options.botUserId ?? DEFAULT_BOT_USER_ID,
+      botId: options.botId ?? DEFAULT_BOT_ID,
+      teamId: options.teamId ?? DEFAULT_TEAM_ID,
+      appId: API_APP_ID,
     },
   });
   const calls: RecordedSlackCall[] = [];
@@ -81,20 +97,13 @@ export async function startFakeSlackApi(options: { botUserId?: string; botId?: s
     const call: RecordedSlackCall = { method, args, token, at: Date.now() };
     const failure = failures.get(method)?.shift();
     const override = overrides.get(method);
+    // The answer is computed (and state changed) before waiters run, so a resolved
+    // waitForCall already sees the effect in messages().
     const answer = failure ? undefined : override ? await override(call) : answerFor({ method, args });
     calls.push(call);
     waiters.recheck();
-    if (failure && 'status' in failure) {
-      const retryAfter = failure.status === 429 ? (failure.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS) : failure.retryAfterSeconds;
-      sendJson({
-        response,
-        status: failure.status,
-        body: { ok: false, error: failure.status === 429 ? 'ratelimited' : 'fake_http_error' },
-        headers: retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) },
-      });
-      return;
-    }
-    sendJson({ response, body: failure ? { ok: false, error: failure.error } : answer });
+    if (failure) sendInjectedFailure({ response, failure });
+    else sendJson({ response, body: answer });
   }
 
   function answerFor(options: { method: string; args: Record<string, any> }): SlackAnswer {

@@ -6,7 +6,8 @@ import {
   toSlackMessage,
   type SlackMethodHandler,
 } from './fake-slack-answers.js';
-import { compareTs, type FakeSlackState, type StoredSlackMessage } from './fake-slack-state.js';
+import type { FakeSlackState, StoredSlackMessage } from './fake-slack-state.js';
+import { compareSlackTs } from './slack-ts-clock.js';
 
 const postMessage: SlackMethodHandler = ({ args, state }) => {
   if (isMissing(args.channel)) return slackError('channel_not_found');
@@ -83,7 +84,7 @@ export function threadMessages(options: { state: FakeSlackState; channel: string
   const channelMessages = options.state.messagesByChannel.get(options.channel) ?? [];
   return channelMessages
     .filter((message) => message.ts === options.threadTs || message.thread_ts === options.threadTs)
-    .sort((left, right) => compareTs(left.ts, right.ts));
+    .sort((left, right) => compareSlackTs(left.ts, right.ts));
 }
 
 function findOwnMessage(options: {

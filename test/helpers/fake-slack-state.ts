@@ -1,3 +1,5 @@
+import { advanceSlackTsPast, compareSlackTs, nextSlackTs } from './slack-ts-clock.js';
+
 /**
  * What the fake Slack workspace remembers between calls: messages (so chat.update and
  * conversations.replies behave like Slack), open views, used trigger ids and reactions.
@@ -45,11 +47,7 @@ export interface FakeSlackState {
   clear(): void;
 }
 
-const MICROSECONDS_PER_SECOND = 1_000_000;
-
 export function createFakeSlackState(options: { identity: SlackIdentity }): FakeSlackState {
-  // ts is seconds + a 6-digit sequence; ordering by this number is Slack's ordering too.
-  let lastTsMicroseconds = Math.floor(Date.now() / 1000) * MICROSECONDS_PER_SECOND;
   let idSequence = 0;
   const messagesByChannel = new Map<string, StoredSlackMessage[]>();
   const state: FakeSlackState = {
@@ -60,17 +58,12 @@ export function createFakeSlackState(options: { identity: SlackIdentity }): Fake
     usedTriggerIds: new Set(),
     reactions: new Set(),
     usergroupUsers: new Map(),
-    nextTs() {
-      lastTsMicroseconds += 1;
-      return formatTs(lastTsMicroseconds);
-    },
+    nextTs: nextSlackTs,
     nextId(prefix) {
       idSequence += 1;
       return `${prefix}${String(idSequence).padStart(9, '0')}`;
     },
-    noteTs(ts) {
-      lastTsMicroseconds = Math.max(lastTsMicroseconds, tsToMicroseconds(ts));
-    },
+    noteTs: advanceSlackTsPast,
     findMessage(channel, ts) {
       return messagesByChannel.get(channel)?.find((message) => message.ts === ts);
     },
@@ -78,7 +71,7 @@ export function createFakeSlackState(options: { identity: SlackIdentity }): Fake
       state.noteTs(message.ts);
       const channelMessages = messagesByChannel.get(message.channel) ?? [];
       channelMessages.push(message);
-      channelMessages.sort((left, right) => compareTs(left.ts, right.ts));
+      channelMessages.sort((left, right) => compareSlackTs(left.ts, right.ts));
       messagesByChannel.set(message.channel, channelMessages);
       return message;
     },
@@ -90,7 +83,7 @@ export function createFakeSlackState(options: { identity: SlackIdentity }): Fake
       );
     },
     clear() {
-      // The ts clock is deliberately not reset: ts stay unique across tests sharing one Redis.
+      // The ts clock is shared and never reset: ts stay unique across tests sharing one Redis.
       messagesByChannel.clear();
       state.openStreams.clear();
       state.views.clear();
@@ -100,19 +93,4 @@ export function createFakeSlackState(options: { identity: SlackIdentity }): Fake
     },
   };
   return state;
-}
-
-export function compareTs(left: string, right: string): number {
-  return tsToMicroseconds(left) - tsToMicroseconds(right);
-}
-
-function tsToMicroseconds(ts: string): number {
-  const [seconds = '0', fraction = ''] = ts.split('.');
-  return Number(seconds) * MICROSECONDS_PER_SECOND + Number(fraction.padEnd(6, '0').slice(0, 6));
-}
-
-function formatTs(microseconds: number): string {
-  const seconds = Math.floor(microseconds / MICROSECONDS_PER_SECOND);
-  const fraction = microseconds % MICROSECONDS_PER_SECOND;
-  return `${seconds}.${String(fraction).padStart(6, '0')}`;
 }

@@ -1,11 +1,10 @@
-import { splitIntoDeltas, type ModelAnswer } from './scripted-reply.js';
+import { splitArgumentsIntoDeltas, splitIntoDeltas, type ModelAnswer } from './scripted-reply.js';
 
 /**
  * Chat Completions answers shaped like api.openai.com's, field for field where @ai-sdk/openai
  * reads them (`openaiChatResponseSchema` / `openaiChatChunkSchema` in its dist).
  */
 const SYSTEM_FINGERPRINT = 'fp_fake_openai';
-const ARGUMENT_DELTA_CHARACTERS = 16;
 
 export function chatCompletionBody(answer: ModelAnswer): object {
   return {
@@ -56,7 +55,7 @@ export function chatCompletionChunks(options: { answer: ModelAnswer; includeUsag
   }
   answer.toolCalls.forEach((toolCall, index) => {
     chunks.push(chunk({ tool_calls: [{ index, id: toolCall.id, type: 'function', function: { name: toolCall.name, arguments: '' } }] }));
-    for (const argumentsDelta of slices(toolCall.arguments, ARGUMENT_DELTA_CHARACTERS)) {
+    for (const argumentsDelta of splitArgumentsIntoDeltas(toolCall.arguments)) {
       chunks.push(chunk({ tool_calls: [{ index, function: { arguments: argumentsDelta } }] }));
     }
   });
@@ -87,10 +86,4 @@ function chatUsage(answer: ModelAnswer): object {
     prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
     completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
   };
-}
-
-function slices(text: string, size: number): string[] {
-  const parts: string[] = [];
-  for (let start = 0; start < text.length; start += size) parts.push(text.slice(start, start + size));
-  return parts;
 }

@@ -10,14 +10,15 @@ export interface RedisServerHandle {
   restart(): Promise<void>;
 }
 
-const REDIS_SERVER_BINARY = process.env.REDIS_SERVER_BIN ?? 'redis-server';
+const DEFAULT_REDIS_SERVER_BINARY = 'redis-server';
 const STARTUP_TIMEOUT_MS = 10_000;
 const STOP_TIMEOUT_MS = 5_000;
 const OUTPUT_TAIL_CHARACTERS = 2_000;
 
 /** Spawns a throwaway redis-server on a free loopback port and waits until it answers PING. */
-export async function startRedisServer(): Promise<RedisServerHandle> {
-  const { port, running: first } = await spawnOnFreePort();
+export async function startRedisServer(options: { binary?: string } = {}): Promise<RedisServerHandle> {
+  const binary = options.binary ?? process.env.REDIS_SERVER_BIN ?? DEFAULT_REDIS_SERVER_BINARY;
+  const { port, running: first } = await spawnOnFreePort({ binary });
   let running = first;
 
   return {
@@ -28,7 +29,7 @@ export async function startRedisServer(): Promise<RedisServerHandle> {
     },
     async restart() {
       await stopRedis(running);
-      running = await spawnRedis({ port });
+      running = await spawnRedis({ binary, port });
     },
   };
 }
@@ -36,12 +37,12 @@ export async function startRedisServer(): Promise<RedisServerHandle> {
 const PORT_ATTEMPTS = 3;
 
 /** The probed port can be taken before redis binds it, so a failed bind retries on another one. */
-async function spawnOnFreePort(): Promise<{ port: number; running: RunningRedis }> {
+async function spawnOnFreePort(options: { binary: string }): Promise<{ port: number; running: RunningRedis }> {
   let lastError: unknown;
   for (let attempt = 0; attempt < PORT_ATTEMPTS; attempt += 1) {
     const port = await findFreePort();
     try {
-      return { port, running: await spawnRedis({ port }) };
+      return { port, running: await spawnRedis({ binary: options.binary, port }) };
     } catch (error) {
       if (error instanceof RedisNotInstalledError) throw error;
       lastError = error;
@@ -57,10 +58,10 @@ interface RunningRedis {
   exited: Promise<void>;
 }
 
-async function spawnRedis(options: { port: number }): Promise<RunningRedis> {
+async function spawnRedis(options: { binary: string; port: number }): Promise<RunningRedis> {
   // No RDB snapshots or AOF: a restart must start empty and the tests must never write files.
   const child = spawn(
-    REDIS_SERVER_BINARY,
+    options.binary,
     ['--port', String(options.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', tmpdir(), '--loglevel', 'warning'],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -84,7 +85,7 @@ async function spawnRedis(options: { port: number }): Promise<RunningRedis> {
       process.off('exit', killOnExit);
       reject(
         error.code === 'ENOENT'
-          ? new RedisNotInstalledError(`redis-server is not installed (could not run "${REDIS_SERVER_BINARY}"). Install it, set REDIS_SERVER_BIN, or set REDIS_URL to an existing server.`)
+          ? new RedisNotInstalledError(`redis-server is not installed (could not run "${options.binary}"). Install it, set REDIS_SERVER_BIN, or set REDIS_URL to an existing server.`)
           : error,
       );
     });

@@ -45,3 +45,14 @@ export function estimateTokens(value: unknown): number {
 export function splitIntoDeltas(text: string): string[] {
   return text.match(/\S+\s*|\s+/g) ?? [];
 }
+
+const ARGUMENT_DELTA_CHARACTERS = 16;
+
+/** Tool arguments arrive in fragments, as from the real API, so the SDK's accumulation is exercised. */
+export function splitArgumentsIntoDeltas(argumentsJson: string): string[] {
+  const parts: string[] = [];
+  for (let start = 0; start < argumentsJson.length; start += ARGUMENT_DELTA_CHARACTERS) {
+    parts.push(argumentsJson.slice(start, start + ARGUMENT_DELTA_CHARACTERS));
+  }
+  return parts;
+}

@@ -22,14 +22,17 @@ export const SLACK_LIMITS = {
   buttonAccessibilityLabelLength: 75,
   actionIdLength: 255,
   blockIdLength: 255,
-  /** Modal `title`, `submit` and `close` each. */
-  modalButtonTextLength: 24,
+  callbackIdLength: 255,
+  modalTitleLength: 24,
+  modalSubmitLength: 24,
+  modalCloseLength: 24,
   privateMetadataLength: 3000,
   optionTextLength: 75,
   /** docs.slack.dev now says 150, but `@slack/types` and older docs say 75: stay under both. */
   optionValueLength: 75,
   optionsPerSelect: 100,
   optionsPerCheckboxGroup: 10,
+  optionsPerOverflow: 5,
   plainTextInputMaxLength: 3000,
   placeholderLength: 150,
   labelLength: 2000,
@@ -40,7 +43,7 @@ export const SLACK_LIMITS = {
   confirmButtonLength: 30,
   /** Slack truncates message `text` above this. */
   messageTextHardLength: 40_000,
-  /** Slack renders `text` best under 4,000; 3,900 leaves room for a closing code fence. */
+  /** Slack renders `text` best under 4,000; the answer splitter aims a little lower. */
   messageTextLength: 3900,
   /**
    * Undocumented cap on all text inside one message's blocks (`msg_blocks_too_long` at ~12–13k,
@@ -193,7 +196,7 @@ class ViolationChecker {
       element.type === 'checkboxes' || element.type === 'radio_buttons'
         ? SLACK_LIMITS.optionsPerCheckboxGroup
         : element.type === 'overflow'
-          ? 5
+          ? SLACK_LIMITS.optionsPerOverflow
           : SLACK_LIMITS.optionsPerSelect;
     if (element.options !== undefined) {
       this.list(element.options, `${path}/options`, maxOptions, (option, optionPath) => this.option(option, optionPath));

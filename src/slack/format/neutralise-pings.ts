@@ -6,8 +6,11 @@ import { ZERO_WIDTH_SPACE } from './escape-mrkdwn.js';
  */
 const SPECIAL_MENTION = /<!([^<>]*)>/g;
 const USER_MENTION = /<@([^<>]*)>/g;
-/** Plain words Slack may still turn into pings (`link_names`, `verbatim: false` blocks). */
-const PLAIN_BROADCAST = /(^|[^\p{L}\p{N}_])@(channel|here|everyone)(?![\p{L}\p{N}_])/giu;
+/**
+ * Plain words Slack may still turn into pings (`link_names`, `verbatim: false` blocks). `_` counts
+ * as a boundary because `_@here_` is italic markup around the word.
+ */
+const PLAIN_BROADCAST = /(^|[^\p{L}\p{N}])@(channel|here|everyone)(?![\p{L}\p{N}])/giu;
 
 export interface NeutralisePingsOptions {
   /** When false, `<@U…>` mentions are shown as text instead of notifying the user. Default true. */
@@ -41,6 +44,7 @@ export function specialMentionLabel(body: string): string {
   return name.startsWith('subteam^') ? 'group' : name;
 }
 
+/** `@​name` that notifies no one; a ping word inside the name is defused too. */
 export function inertMention(name: string): string {
-  return `@${ZERO_WIDTH_SPACE}${name}`;
+  return `@${ZERO_WIDTH_SPACE}${neutralisePlainBroadcasts(name.replace(/^@+/, ''))}`;
 }

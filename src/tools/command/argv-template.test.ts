@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ArgvTemplateError, parseTemplateElement, renderArgv, templatePlaceholders } from './argv-template.js';
 
@@ -17,6 +18,15 @@ describe('renderArgv', () => {
       expect(renderArgv(['echo', '{value}', 'prefix-{value}'], { value })).toEqual(['echo', value, `prefix-${value}`]);
     },
   );
+
+  it('never splits or merges arguments, whatever the values', () => {
+    fc.assert(
+      fc.property(fc.string(), fc.string(), (first, second) => {
+        const argv = renderArgv(['cmd', '{first}', '--flag={second}', '{{{first}}}'], { first, second });
+        expect(argv).toEqual(['cmd', first, `--flag=${second}`, `{${first}}`]);
+      }),
+    );
+  });
 
   it('renders numbers and booleans', () => {
     expect(renderArgv(['scale', '--replicas={replicas}', '--dry-run={dryRun}'], { replicas: 3, dryRun: false })).toEqual([

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { CommandToolConfig } from '../../config/config-schema.js';
 import type { ToolDefinition } from '../tool-definition.js';
 import { renderArgv } from './argv-template.js';
@@ -36,7 +37,9 @@ export function createCommandTool(
     approval: toolConfig.approval,
     async execute(input, context) {
       // Validated again here because approved input may have been edited since the model sent it.
-      const values = inputSchema.parse(input);
+      const parsed = inputSchema.safeParse(input);
+      if (!parsed.success) throw new Error(`Invalid input for ${toolConfig.name}:\n${z.prettifyError(parsed.error)}`);
+      const values = parsed.data;
       const argv = renderArgv(toolConfig.command, values);
       const result = await runCommand({
         argv,

@@ -1,5 +1,5 @@
 import { tmpdir } from 'node:os';
-import { realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runCommand } from './run-command.js';
 
@@ -42,12 +42,14 @@ describe('runCommand', () => {
     expect(result.durationMs).toBeLessThan(3000);
   });
 
-  it('also kills children of the command, which would otherwise hold its output open', async () => {
-    const script = `require('node:child_process').spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'inherit' }); setTimeout(() => {}, 60000)`;
-    const result = await runCommand({ argv: node(script), ...defaults, timeoutMs: 300 });
+  it('also kills children of the command on timeout, not just the command', async () => {
+    const script = `const child = require('node:child_process').spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'inherit' }); console.log(child.pid); setTimeout(() => {}, 60000)`;
+    const result = await runCommand({ argv: node(script), ...defaults, timeoutMs: 500 });
+    const grandchildPid = Number(result.stdout.trim());
 
     expect(result.timedOut).toBe(true);
     expect(result.durationMs).toBeLessThan(3000);
+    await vi.waitFor(() => expect(isAlive(grandchildPid)).toBe(false));
   });
 
   it('keeps the head and tail of long output and marks it truncated', async () => {
@@ -56,7 +58,7 @@ describe('runCommand', () => {
 
     expect(result.stdoutTruncated).toBe(true);
     expect(result.stderrTruncated).toBe(false);
-    expect(result.stdout).toMatch(/^HEADx{46}\n… \[100008 characters dropped\] …\nx{46}TAIL$/);
+    expect(result.stdout).toMatch(/^HEADx{46}\n… \[99908 characters dropped\] …\nx{46}TAIL$/);
   });
 
   it('reports a missing executable instead of throwing', async () => {
@@ -99,3 +101,16 @@ describe('runCommand', () => {
     expect(result).toMatchObject({ error: 'aborted before start', stdout: '' });
   });
 });
+
+// A killed orphan stays a zombie until PID 1 reaps it, and some container PID 1s never do.
+function isAlive(pid: number): boolean {
+  if (process.platform === 'linux') {
+    return existsSync(`/proc/${pid}`) && !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

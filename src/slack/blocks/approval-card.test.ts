@@ -1,0 +1,246 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Decision, PendingCall, PendingStep } from '../../approvals/pending-step.js';
+import { decodeApprovalActionValue } from './action-ids.js';
+import { APPROVAL_CARD_TEXT_BUDGET, buildApprovalCard, type ApprovalCard } from './approval-card.js';
+import { findBlockKitViolations, measureBlockText } from './limits.js';
+
+const CREATED_AT = Date.UTC(2025, 0, 15, 15, 20);
+
+function call(overrides: Partial<PendingCall> = {}): PendingCall {
+  return {
+    approvalId: 'ap1',
+    toolCallId: 'call_1',
+    toolName: 'restart_service',
+    description: 'Restarts a deployment in a namespace.',
+    input: { namespace: 'staging', deployment: 'payments-api' },
+    ...overrides,
+  };
+}
+
+function step(overrides: Partial<PendingStep> = {}): PendingStep {
+  return {
+    schemaVersion: 1,
+    stepId: 'step01',
+    threadKey: 'T1:C1:1736954412.004219',
+    teamId: 'T0A1B2C3D',
+    channel: 'C05OPSCHAN',
+    threadTs: '1736954412.004219',
+    requesterId: 'U04ALICE01',
+    createdAt: CREATED_AT,
+    calls: [call()],
+    decisions: {},
+    phase: 'pending',
+    revision: 0,
+    ...overrides,
+  };
+}
+
+/** What a reader sees per block, as plain data: easier to assert on than the block objects. */
+function texts(card: ApprovalCard): string[] {
+  return card.blocks.map((block) => {
+    if (block.type === 'header' || block.type === 'section') return block.text?.text ?? '';
+    if (block.type === 'context') return block.elements.map((element) => ('text' in element ? element.text : '')).join(' ');
+    if (block.type === 'actions') return block.elements.map((element) => ('text' in element && element.text ? element.text.text : '')).join(' | ');
+    return `(${block.type})`;
+  });
+}
+
+function buttons(card: ApprovalCard): { actionId: string; style?: string; value?: string; blockId?: string }[] {
+  return card.blocks.flatMap((block) =>
+    block.type === 'actions'
+      ? block.elements.flatMap((element) =>
+          element.type === 'button' ? [{ actionId: element.action_id ?? '', style: element.style, value: element.value, blockId: block.block_id }] : [],
+        )
+      : [],
+  );
+}
+
+function sectionTexts(card: ApprovalCard): string[] {
+  return card.blocks.flatMap((block) => (block.type === 'section' && block.text ? [block.text.text] : []));
+}
+
+const decided = (outcome: Decision['outcome'], reason?: string): Decision => ({ outcome, userId: 'U04BOB0002', at: CREATED_AT + 60_000, reason });
+
+describe('buildApprovalCard', () => {
+  it('asks for approval of a single call, with what it would do and who asked', () => {
+    const card = buildApprovalCard({ step: step() });
+    expect(card.text).toBe('Approval needed: restart_service requested by <@U04ALICE01>');
+    expect(texts(card)).toEqual([
+      ':lock: Approval needed',
+      'Requested by <@U04ALICE01> · <!date^1736954400^{date_short_pretty} at {time}|2025-01-15 15:20 UTC> · 1 call waiting',
+      '(divider)',
+      '*restart_service*\nRestarts a deployment in a namespace.\n```{\n  "namespace": "staging",\n  "deployment": "payments-api"\n}```',
+      'Approve | Deny',
+    ]);
+  });
+
+  it('gives each waiting call its own Approve (primary) and Deny (danger) buttons that name the call', () => {
+    const card = buildApprovalCard({ step: step({ calls: [call(), call({ approvalId: 'ap2', toolName: 'scale_deployment' })] }) });
+    expect(texts(card)[1]).toContain('2 calls waiting');
+    const found = buttons(card);
+    expect(found.map(({ actionId, style }) => [actionId, style])).toEqual([
+      ['countersign_approve', 'primary'],
+      ['countersign_deny', 'danger'],
+      ['countersign_approve', 'primary'],
+      ['countersign_deny', 'danger'],
+    ]);
+    expect(found.map((button) => decodeApprovalActionValue(button.value))).toEqual([
+      { stepId: 'step01', approvalId: 'ap1' },
+      { stepId: 'step01', approvalId: 'ap1' },
+      { stepId: 'step01', approvalId: 'ap2' },
+      { stepId: 'step01', approvalId: 'ap2' },
+    ]);
+    expect(new Set(found.map((button) => button.blockId)).size).toBe(2);
+  });
+
+  it('replaces the buttons of decided calls with who decided and when', () => {
+    const card = buildApprovalCard({
+      step: step({
+        calls: [call(), call({ approvalId: 'ap2' }), call({ approvalId: 'ap3' })],
+        decisions: { ap1: decided('approved'), ap2: decided('denied', 'not during\nthe freeze <!here>'), ap3: decided('superseded') },
+        phase: 'complete',
+      }),
+    });
+    expect(buttons(card)).toEqual([]);
+    const when = '<!date^1736954460^{date_short_pretty} at {time}|2025-01-15 15:21 UTC>';
+    expect(texts(card).filter((text) => text.startsWith(':'))).toEqual([
+      ':lock: Approval needed',
+      `:white_check_mark: Approved by <@U04BOB0002> · ${when}`,
+      `:x: Denied by <@U04BOB0002> · ${when} · Reason: not during the freeze &lt;!here&gt;`,
+      `:fast_forward: Not run: superseded by a newer message from <@U04BOB0002> · ${when}`,
+    ]);
+    expect(texts(card)[1]).toContain('All decided');
+    expect(card.text).toBe('Approval decided: restart_service requested by <@U04ALICE01>');
+  });
+
+  it('keeps buttons only on the calls still waiting', () => {
+    const card = buildApprovalCard({ step: step({ calls: [call(), call({ approvalId: 'ap2' })], decisions: { ap1: decided('approved') } }) });
+    expect(buttons(card).map((button) => decodeApprovalActionValue(button.value)?.approvalId)).toEqual(['ap2', 'ap2']);
+    expect(texts(card)[1]).toContain('1 call waiting');
+  });
+
+  it('offers no buttons once the step is closed, even for a call without a decision', () => {
+    const card = buildApprovalCard({ step: step({ phase: 'superseded' }) });
+    expect(buttons(card)).toEqual([]);
+    expect(texts(card)).toContain(':heavy_minus_sign: Closed without a decision');
+  });
+
+  it('shows hostile arguments literally: no pings, links or escape from the code block', () => {
+    const input = { message: 'done <!channel> <@U999> <https://evil|https://good> @here ``` *bold* & more' };
+    const [section = ''] = sectionTexts(buildApprovalCard({ step: step({ calls: [call({ input })] }) }));
+    expect(section).toContain('done &lt;!channel&gt; &lt;@U999&gt; &lt;https://evil|https://good&gt; @\u200Bhere `\u200B`\u200B` *bold* &amp; more');
+    expect(section.match(/```/g)).toHaveLength(2);
+    expect(section).not.toMatch(/<[!@h]/);
+  });
+
+  it('escapes tool names and descriptions too', () => {
+    const card = buildApprovalCard({ step: step({ calls: [call({ toolName: 'evil\n<!here>', description: 'Runs ``` <@U1> & friends' })] }) });
+    const [section = ''] = sectionTexts(card);
+    expect(section.startsWith('*evil &lt;!here&gt;*\nRuns `\u200B`\u200B` &lt;@U1&gt; &amp; friends\n```')).toBe(true);
+    expect(card.text).toBe('Approval needed: evil &lt;!here&gt; requested by <@U04ALICE01>');
+  });
+
+  it('cuts huge arguments and says how much is missing', () => {
+    const [section = ''] = sectionTexts(buildApprovalCard({ step: step({ calls: [call({ input: { script: 'echo hi\n'.repeat(2000) } })] }) }));
+    expect(section.length).toBeLessThanOrEqual(3000);
+    expect(section).toMatch(/…```\n_\(truncated, [\d,]+ more characters\)_$/);
+  });
+
+  it('says so when a call has no arguments', () => {
+    const [section = ''] = sectionTexts(buildApprovalCard({ step: step({ calls: [call({ input: undefined })] }) }));
+    expect(section).toBe('*restart_service*\nRestarts a deployment in a namespace.\n_No arguments_');
+  });
+
+  it('never spells out a malformed stored user id', () => {
+    const card = buildApprovalCard({ step: step({ requesterId: '@here' }) });
+    expect(card.text).toBe('Approval needed: restart_service requested by an unknown user');
+  });
+
+  it('summarises calls beyond the ten it can show', () => {
+    const calls = Array.from({ length: 14 }, (_, index) => call({ approvalId: `ap${index}` }));
+    const decisions = Object.fromEntries(calls.slice(10).map((extra) => [extra.approvalId, decided('denied', 'too many calls at once')]));
+    const card = buildApprovalCard({ step: step({ calls, decisions }) });
+    expect(texts(card).at(-1)).toBe(':heavy_plus_sign: 4 more calls not shown on this card (4 denied)');
+    expect(buttons(card)).toHaveLength(20);
+    expect(findBlockKitViolations(card.blocks, { surface: 'message' })).toEqual([]);
+  });
+
+  it('stays within budget with ten calls at every maximum, still showing some of each input', () => {
+    const long = '<&>'.repeat(5000);
+    const calls = Array.from({ length: 10 }, (_, index) =>
+      call({ approvalId: `ap${index}`, toolName: long, description: long, input: { payload: long } }),
+    );
+    const decisions = Object.fromEntries(calls.map((each) => [each.approvalId, { ...decided('denied', long), userId: 'W0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ12' }]));
+    const card = buildApprovalCard({ step: step({ calls, decisions, createdAt: -8.64e15 }) });
+    expect(findBlockKitViolations(card.blocks, { surface: 'message' })).toEqual([]);
+    expect(measureBlockText(card.blocks)).toBeLessThanOrEqual(APPROVAL_CARD_TEXT_BUDGET);
+    for (const section of sectionTexts(card)) {
+      const shownInput = section.split('```')[1] ?? '';
+      expect(shownInput).toMatch(/^\{\n {2}"payload": "(&lt;&amp;&gt;)+/);
+      // At least the guaranteed minimum, less an entity that did not fit whole.
+      expect(shownInput.length).toBeGreaterThanOrEqual(200 - '&amp;'.length);
+    }
+  });
+
+  it('respects every Block Kit limit and the text budget for any step', () => {
+    const idPart = fc.string({ unit: fc.constantFrom(...'abcXYZ0189_-'), minLength: 1, maxLength: 60 });
+    const text = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 400 }),
+      fc.string({ unit: fc.constantFrom('<!here>', '```', '&', '<', '@channel', '🚀', '\u202E', ' ', '\n', '`', 'x'), maxLength: 3000 }),
+      fc.nat({ max: 50_000 }).map((length) => 'é'.repeat(length)),
+    );
+    const input = fc.oneof(
+      fc.constant(undefined),
+      fc.jsonValue(),
+      fc.anything({ withBigInt: true, withDate: true, withMap: true, withSet: true, withNullPrototype: true, withSparseArray: true }),
+      text.map((value) => ({ value })),
+      fc.nat({ max: 40 }).map((depth) => Array.from({ length: depth }).reduce<unknown>((inner) => ({ inner, list: [inner] }), 'leaf')),
+    );
+    const userId = fc.oneof(fc.constant('U04BOB0002'), fc.string({ maxLength: 60 }));
+    const epochMilliseconds = fc.oneof(fc.integer({ min: 0, max: 4_102_444_800_000 }), fc.double());
+    const decision = fc.record({
+      outcome: fc.constantFrom('approved' as const, 'denied' as const, 'superseded' as const),
+      userId,
+      at: epochMilliseconds,
+      reason: fc.option(text, { nil: undefined }),
+    });
+    const calls = fc.uniqueArray(idPart, { minLength: 1, maxLength: 12 }).chain((ids) =>
+      fc.tuple(...ids.map((approvalId) => fc.record({ approvalId: fc.constant(approvalId), toolCallId: idPart, toolName: text, description: text, input }))),
+    );
+    const arbitraryStep = fc
+      .record({
+        stepId: idPart,
+        requesterId: userId,
+        createdAt: epochMilliseconds,
+        calls,
+        phase: fc.constantFrom('pending' as const, 'complete' as const, 'resumed' as const, 'superseded' as const),
+        revision: fc.nat(),
+      })
+      .chain((partial) =>
+        fc
+          .tuple(...partial.calls.map(() => fc.option(decision, { nil: undefined })))
+          .map((maybeDecisions) =>
+            step({
+              ...partial,
+              decisions: Object.fromEntries(partial.calls.flatMap((each, index) => (maybeDecisions[index] ? [[each.approvalId, maybeDecisions[index]]] : []))),
+            }),
+          ),
+      );
+
+    fc.assert(
+      fc.property(arbitraryStep, (generated) => {
+        const card = buildApprovalCard({ step: generated });
+        expect(findBlockKitViolations(card.blocks, { surface: 'message' })).toEqual([]);
+        expect(measureBlockText(card.blocks)).toBeLessThanOrEqual(APPROVAL_CARD_TEXT_BUDGET);
+        expect(card.text.length).toBeLessThanOrEqual(3000);
+        for (const section of sectionTexts(card)) expect(section).not.toMatch(/<!|<@(?!U04ALICE01>|U04BOB0002>)/);
+        const waiting = generated.phase === 'pending' ? generated.calls.slice(0, 10).filter((each) => !Object.hasOwn(generated.decisions, each.approvalId)) : [];
+        expect(buttons(card).map((button) => decodeApprovalActionValue(button.value)?.approvalId)).toEqual(
+          waiting.flatMap((each) => [each.approvalId, each.approvalId]),
+        );
+      }),
+      { numRuns: 150 },
+    );
+  });
+});

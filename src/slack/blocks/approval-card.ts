@@ -1,0 +1,191 @@
+import type { types } from '@slack/bolt';
+import { undecidedCalls, type Decision, type PendingCall, type PendingStep } from '../../approvals/pending-step.js';
+import { ZERO_WIDTH_SPACE } from '../format/escape-mrkdwn.js';
+import { slackDate, userMention } from '../format/mrkdwn-tokens.js';
+import { untrustedTextToMrkdwn } from '../format/untrusted-text.js';
+import { APPROVAL_ACTION_IDS, encodeApprovalActionValue } from './action-ids.js';
+import { fitRenderedText } from './fit-rendered-text.js';
+import { stringifyArguments } from './format-arguments.js';
+import { SLACK_LIMITS, truncateText } from './limits.js';
+
+export { formatArguments, stringifyArguments, type FormattedArguments } from './format-arguments.js';
+
+type KnownBlock = types.KnownBlock;
+
+export interface ApprovalCard {
+  /** Notification and fallback text. */
+  text: string;
+  blocks: KnownBlock[];
+}
+
+/** Slack rejects messages whose blocks hold more than ~12,000 characters; keep clear of it. */
+export const APPROVAL_CARD_TEXT_BUDGET = 11_000;
+/** Calls shown in full; any further calls are summarised in one line (they cannot fit 50 blocks). */
+const MAX_SHOWN_CALLS = 10;
+/** Each call's arguments get at least this much, however many calls share the budget. */
+const MIN_ARGUMENTS_LENGTH = 200;
+const TOOL_NAME_MAX_LENGTH = 100;
+const DESCRIPTION_MAX_LENGTH = 240;
+const REASON_MAX_LENGTH = 240;
+const FALLBACK_NAMES_MAX_LENGTH = 1000;
+const HEADER_TEXT = ':lock: Approval needed';
+const FENCE = '```';
+
+/**
+ * The approval card for one paused step: what each call would do, with Approve and Deny for every
+ * undecided call and the outcome for decided ones. Pure: re-render it from the stored step after
+ * every decision. All model-supplied text is escaped and fitted, so the card stays within Slack's
+ * limits for any input.
+ */
+export function buildApprovalCard({ step }: { step: PendingStep }): ApprovalCard {
+  const shownCalls = step.calls.slice(0, MAX_SHOWN_CALLS);
+  const hiddenCalls = step.calls.slice(MAX_SHOWN_CALLS);
+  const waiting = step.phase === 'pending' ? undecidedCalls(step).length : 0;
+  const summary = `Requested by ${userMention(step.requesterId)} · ${slackDate({ epochMilliseconds: step.createdAt })} · ${statusText(step, waiting)}`;
+  const hiddenSummary = hiddenCalls.length > 0 ? hiddenCallsText(step, hiddenCalls) : undefined;
+  const drafts = shownCalls.map((call, index) => draftCall(step, call, index));
+  const fixedLength = HEADER_TEXT.length + summary.length + (hiddenSummary?.length ?? 0) + sum(drafts.map((draft) => draft.fixedLength));
+  const argumentsShare = Math.max(MIN_ARGUMENTS_LENGTH, Math.floor((APPROVAL_CARD_TEXT_BUDGET - fixedLength) / Math.max(1, drafts.length)));
+
+  const blocks: KnownBlock[] = [
+    { type: 'header', text: { type: 'plain_text', text: HEADER_TEXT, emoji: true } },
+    contextBlock(summary),
+    ...drafts.flatMap((draft): KnownBlock[] => [
+      { type: 'divider' },
+      { type: 'section', text: { type: 'mrkdwn', text: draft.sectionText(argumentsShare), verbatim: true } },
+      draft.footer,
+    ]),
+  ];
+  if (hiddenSummary !== undefined) blocks.push(contextBlock(hiddenSummary));
+  return { text: fallbackText(step, waiting), blocks };
+}
+
+interface CallDraft {
+  /** Text length of everything but the arguments, with room for the truncation note. */
+  fixedLength: number;
+  sectionText: (argumentsShare: number) => string;
+  /** Buttons while undecided, the outcome once decided. */
+  footer: KnownBlock;
+}
+
+function draftCall(step: PendingStep, call: PendingCall, index: number): CallDraft {
+  const title = `*${fitUntrusted(toolNameOf(call), TOOL_NAME_MAX_LENGTH)}*`;
+  const description = typeof call.description === 'string' ? fitUntrusted(call.description.trim(), DESCRIPTION_MAX_LENGTH) : '';
+  const prefix = description === '' ? `${title}\n` : `${title}\n${description}\n`;
+  const source = call.input === undefined ? undefined : stringifyArguments(call.input);
+  const argumentsOverhead = source === undefined ? NO_ARGUMENTS.length : 2 * FENCE.length + truncationNote(source.length).length;
+  const footer = footerFor(step, call, index);
+  const sectionRoom = SLACK_LIMITS.sectionTextLength - prefix.length - argumentsOverhead;
+
+  return {
+    fixedLength: prefix.length + argumentsOverhead + footer.textLength,
+    footer: footer.block,
+    sectionText(argumentsShare) {
+      if (source === undefined) return prefix + NO_ARGUMENTS;
+      const fitted = fitRenderedText({ text: source, maxLength: Math.min(argumentsShare, sectionRoom), render: untrustedTextToMrkdwn });
+      const note = fitted.omittedCharacters > 0 ? truncationNote(fitted.omittedCharacters) : '';
+      return `${prefix}${codeBlock(fitted.text)}${note}`;
+    },
+  };
+}
+
+const NO_ARGUMENTS = '_No arguments_';
+
+function truncationNote(omittedCharacters: number): string {
+  return `\n_(truncated, ${omittedCharacters.toLocaleString('en-US')} more characters)_`;
+}
+
+/** Backticks at the edges would merge with the fence into a longer one. */
+function codeBlock(content: string): string {
+  const start = content.startsWith('`') ? ZERO_WIDTH_SPACE : '';
+  const end = content.endsWith('`') ? ZERO_WIDTH_SPACE : '';
+  return `${FENCE}${start}${content}${end}${FENCE}`;
+}
+
+function footerFor(step: PendingStep, call: PendingCall, index: number): { block: KnownBlock; textLength: number } {
+  const decision = decisionFor(step, call);
+  if (decision !== undefined || step.phase !== 'pending') {
+    const text = decision === undefined ? ':heavy_minus_sign: Closed without a decision' : decisionText(decision);
+    return { block: contextBlock(text), textLength: text.length };
+  }
+  const value = encodeApprovalActionValue({ stepId: step.stepId, approvalId: call.approvalId });
+  const label = (verb: string): string => truncateText(`${verb} ${toolNameOf(call)}`, SLACK_LIMITS.buttonAccessibilityLabelLength);
+  const button = (verb: 'Approve' | 'Deny') => ({
+    type: 'button' as const,
+    action_id: verb === 'Approve' ? APPROVAL_ACTION_IDS.approve : APPROVAL_ACTION_IDS.deny,
+    style: verb === 'Approve' ? ('primary' as const) : ('danger' as const),
+    text: { type: 'plain_text' as const, text: verb, emoji: true },
+    value,
+    accessibility_label: label(verb),
+  });
+  const revision = Number.isSafeInteger(step.revision) ? step.revision : 0;
+  return {
+    // The id changes with every revision: Slack advises new block ids when a message is updated.
+    block: { type: 'actions', block_id: `countersign_call_${index}_r${revision}`, elements: [button('Approve'), button('Deny')] },
+    textLength: 'Approve'.length + 'Deny'.length,
+  };
+}
+
+function decisionFor(step: PendingStep, call: PendingCall): Decision | undefined {
+  // `hasOwn`: an approval id such as "constructor" must not find Object.prototype members.
+  return Object.hasOwn(step.decisions, call.approvalId) ? step.decisions[call.approvalId] : undefined;
+}
+
+function decisionText(decision: Decision): string {
+  const by = userMention(decision.userId);
+  const when = slackDate({ epochMilliseconds: decision.at });
+  switch (decision.outcome) {
+    case 'approved':
+      return `:white_check_mark: Approved by ${by} · ${when}`;
+    case 'denied': {
+      const reason = typeof decision.reason === 'string' ? oneLine(decision.reason).trim() : '';
+      return `:x: Denied by ${by} · ${when}${reason === '' ? '' : ` · Reason: ${fitUntrusted(reason, REASON_MAX_LENGTH)}`}`;
+    }
+    case 'superseded':
+      return `:fast_forward: Not run: superseded by a newer message from ${by} · ${when}`;
+    default:
+      return `:grey_question: Decided by ${by} · ${when}`;
+  }
+}
+
+function statusText(step: PendingStep, waiting: number): string {
+  if (waiting > 0) return `${waiting} ${waiting === 1 ? 'call' : 'calls'} waiting`;
+  return step.calls.every((call) => decisionFor(step, call) !== undefined) ? 'All decided' : 'Closed';
+}
+
+function hiddenCallsText(step: PendingStep, hiddenCalls: PendingCall[]): string {
+  const counts = new Map<string, number>();
+  for (const call of hiddenCalls) {
+    const outcome = decisionFor(step, call)?.outcome ?? (step.phase === 'pending' ? 'waiting' : 'closed');
+    counts.set(outcome, (counts.get(outcome) ?? 0) + 1);
+  }
+  const breakdown = [...counts].map(([outcome, count]) => `${count} ${outcome}`).join(', ');
+  return `:heavy_plus_sign: ${hiddenCalls.length} more ${hiddenCalls.length === 1 ? 'call' : 'calls'} not shown on this card (${breakdown})`;
+}
+
+function fallbackText(step: PendingStep, waiting: number): string {
+  const names = [...new Set(step.calls.map(toolNameOf))].join(', ');
+  const heading = waiting > 0 ? 'Approval needed' : 'Approval decided';
+  return `${heading}: ${fitUntrusted(names, FALLBACK_NAMES_MAX_LENGTH)} requested by ${userMention(step.requesterId)}`;
+}
+
+function contextBlock(text: string): KnownBlock {
+  return { type: 'context', elements: [{ type: 'mrkdwn', text, verbatim: true }] };
+}
+
+function fitUntrusted(text: string, maxLength: number): string {
+  return fitRenderedText({ text, maxLength, render: untrustedTextToMrkdwn }).text;
+}
+
+function toolNameOf(call: PendingCall): string {
+  return oneLine(call.toolName).trim() || 'unnamed tool';
+}
+
+/** Tool names and reasons are shown inline: newlines would break the layout (or the bold). */
+function oneLine(text: unknown): string {
+  return typeof text === 'string' ? text.replace(/\s+/g, ' ') : '';
+}
+
+function sum(values: number[]): number {
+  return values.reduce((total, value) => total + value, 0);
+}
