@@ -69,7 +69,13 @@ export async function createBot(options: CreateBotOptions): Promise<Bot> {
     botUserId: identity.botUserId,
   });
   const worker = createThreadWorker({ store, handle: (item) => conversation.handle(item), logger });
-  registerMessageListeners(app, { store, worker, botUserId: identity.botUserId, logger });
+  registerMessageListeners(app, {
+    store,
+    worker,
+    botUserId: identity.botUserId,
+    logger,
+    followTtlMs: config.history.ttlHours * 60 * 60 * 1000,
+  });
   registerApprovalActions(app, { decideCall: createCallDecider({ store, messenger, worker, logger }) });
   app.error(async (error) => {
     logger.error({ event: 'bolt-error', err: error }, 'unhandled error in a Slack listener');

@@ -7,7 +7,7 @@ import { runTurn, TurnFailedError } from '../agent/run-turn.js';
 import { PENDING_STEP_SCHEMA_VERSION, type Decision, type PendingStep } from '../approvals/pending-step.js';
 import { buildApprovalCard } from '../slack/blocks/approval-card.js';
 import type { StateStore } from '../store/state-store.js';
-import { THREAD_STATE_SCHEMA_VERSION, threadKeyOf, type ThreadAddress, type ThreadState } from '../store/thread-state.js';
+import { newThreadState, threadKeyOf, type ThreadAddress, type ThreadState } from '../store/thread-state.js';
 import type { ToolDefinition } from '../tools/tool-definition.js';
 import type { ThreadMessenger } from './thread-messenger.js';
 import { earlierMessagesContext, userMessage } from './user-messages.js';
@@ -47,16 +47,13 @@ export function createConversation(options: ConversationOptions): Conversation {
   const newStepId = options.newStepId ?? (() => randomUUID().replaceAll('-', ''));
   const descriptions = new Map(options.tools.map((tool) => [tool.name, tool.description]));
 
-  async function loadThread(address: ThreadAddress): Promise<{ thread: ThreadState; isNew: boolean }> {
+  async function loadThread(address: ThreadAddress): Promise<ThreadState> {
     const threadKey = threadKeyOf(address);
     const stored = await store.getThread(threadKey);
-    if (stored) {
-      const history = parseHistory(stored.messages);
-      if (!history.valid) logger.warn({ event: 'history-invalid', threadKey }, 'stored history failed validation; starting fresh');
-      return { thread: { ...stored, messages: history.messages }, isNew: false };
-    }
-    const thread: ThreadState = { schemaVersion: THREAD_STATE_SCHEMA_VERSION, threadKey, ...address, messages: [], updatedAt: now() };
-    return { thread, isNew: true };
+    if (!stored) return newThreadState(address, now());
+    const history = parseHistory(stored.messages);
+    if (!history.valid) logger.warn({ event: 'history-invalid', threadKey }, 'stored history failed validation; starting fresh');
+    return { ...stored, messages: history.messages };
   }
 
   async function saveThread(thread: ThreadState): Promise<void> {
@@ -75,8 +72,8 @@ export function createConversation(options: ConversationOptions): Conversation {
   }
 
   async function handleMessage(item: MessageWorkItem): Promise<void> {
-    const { thread, isNew } = await loadThread(item);
-    if (isNew && item.readEarlierMessages) {
+    const thread = await loadThread(item);
+    if (thread.messages.length === 0 && item.readEarlierMessages) {
       const earlier = await messenger.readThread({ channel: item.channel, threadTs: item.threadTs }).catch((error: unknown) => {
         logger.warn({ event: 'thread-read-failed', err: error }, 'could not read earlier thread messages');
         return [];
@@ -103,8 +100,7 @@ export function createConversation(options: ConversationOptions): Conversation {
     const claimed = await store.claimResume(stepId);
     if (claimed) {
       await resumeClaimed(thread, claimed);
-      const { thread: reloaded } = await loadThread(thread);
-      Object.assign(thread, reloaded);
+      Object.assign(thread, await loadThread(thread));
       return;
     }
     delete thread.pendingStepId;
@@ -113,7 +109,7 @@ export function createConversation(options: ConversationOptions): Conversation {
   async function resume(stepId: string): Promise<void> {
     const step = await store.getStep(stepId);
     if (!step) return;
-    const { thread } = await loadThread(step);
+    const thread = await loadThread(step);
     if (thread.pendingStepId !== stepId) return;
     const claimed = await store.claimResume(stepId);
     if (!claimed) return;

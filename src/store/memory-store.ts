@@ -50,6 +50,12 @@ export function createMemoryStore({ now = Date.now }: { now?: () => number } = {
       threads.set(thread.threadKey, { value: JSON.stringify(thread), expiresAt: now() + ttlMs });
     },
 
+    async createThreadIfAbsent(thread, ttlMs) {
+      if (live(threads, thread.threadKey) !== undefined) return false;
+      threads.set(thread.threadKey, { value: JSON.stringify(thread), expiresAt: now() + ttlMs });
+      return true;
+    },
+
     async createStep(step, ttlMs) {
       steps.set(step.stepId, { value: copy(step), expiresAt: now() + ttlMs });
     },

@@ -79,6 +79,10 @@ export function createRedisStore({ url, keyPrefix = 'countersign:' }: RedisStore
       await redis.set(key.thread(thread.threadKey), JSON.stringify(thread), 'PX', ttlMs);
     },
 
+    async createThreadIfAbsent(thread, ttlMs) {
+      return (await redis.set(key.thread(thread.threadKey), JSON.stringify(thread), 'PX', ttlMs, 'NX')) === 'OK';
+    },
+
     async createStep(step, ttlMs) {
       await redis.multi().hset(key.step(step.stepId), stepToHashFields(step)).pexpire(key.step(step.stepId), ttlMs).exec();
     },

@@ -48,6 +48,14 @@ describe.each(stores)('%s state store', (_name, createStore) => {
     expect(await store.claimOnce(['event:Ev3', 'message:C1:1.1'], TTL)).toBe(false);
   });
 
+  it('starts following a thread once and never overwrites its history', async () => {
+    const thread = { schemaVersion: 1 as const, threadKey: `T1:C1:${randomUUID()}`, teamId: 'T1', channel: 'C1', threadTs: '1.1', messages: [], updatedAt: 1 };
+    expect(await store.createThreadIfAbsent(thread, TTL)).toBe(true);
+    await store.saveThread({ ...thread, messages: [{ role: 'user', content: 'hi' }] }, TTL);
+    expect(await store.createThreadIfAbsent(thread, TTL)).toBe(false);
+    expect((await store.getThread(thread.threadKey))?.messages).toEqual([{ role: 'user', content: 'hi' }]);
+  });
+
   it('round-trips a step with its input intact', async () => {
     const step = makeStep(['apv-1']);
     await store.createStep(step, TTL);

@@ -19,6 +19,8 @@ export interface StateStore {
 
   getThread(threadKey: string): Promise<ThreadState | undefined>;
   saveThread(thread: ThreadState, ttlMs: number): Promise<void>;
+  /** Starts following a thread unless it already is; never overwrites an existing history. */
+  createThreadIfAbsent(thread: ThreadState, ttlMs: number): Promise<boolean>;
 
   createStep(step: PendingStep, ttlMs: number): Promise<void>;
   getStep(stepId: string): Promise<PendingStep | undefined>;

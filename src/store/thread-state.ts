@@ -23,6 +23,19 @@ export interface ThreadAddress {
   threadTs: string;
 }
 
+/** A thread the bot has just started following: no history yet. */
+export function newThreadState(address: ThreadAddress, now: number): ThreadState {
+  return {
+    schemaVersion: THREAD_STATE_SCHEMA_VERSION,
+    threadKey: threadKeyOf(address),
+    teamId: address.teamId,
+    channel: address.channel,
+    threadTs: address.threadTs,
+    messages: [],
+    updatedAt: now,
+  };
+}
+
 export function threadKeyOf(address: ThreadAddress): string {
   return `${address.teamId}:${address.channel}:${address.threadTs}`;
 }

@@ -4,7 +4,7 @@ import type { ThreadWorker } from '../../conversation/thread-worker.js';
 import { stripBotMention } from '../../conversation/user-messages.js';
 import type { MessageWorkItem } from '../../conversation/work-item.js';
 import type { StateStore } from '../../store/state-store.js';
-import { threadKeyOf } from '../../store/thread-state.js';
+import { newThreadState, threadKeyOf } from '../../store/thread-state.js';
 
 /** Slack retries a delivery for about five minutes; remembering it for an hour covers every retry. */
 const DELIVERY_DEDUPE_TTL_MS = 60 * 60 * 1000;
@@ -17,6 +17,8 @@ export interface MessageListenerOptions {
   worker: ThreadWorker;
   botUserId: string;
   logger: Logger;
+  /** How long a thread is followed after its last message (the history TTL). */
+  followTtlMs: number;
 }
 
 interface IncomingMessage {
@@ -35,9 +37,9 @@ interface IncomingMessage {
  * claim the post's channel+ts, so it is answered once, and retries are dropped by event id.
  */
 export function registerMessageListeners(app: App, options: MessageListenerOptions): void {
-  const { store, worker, botUserId, logger } = options;
+  const { store, worker, botUserId, logger, followTtlMs } = options;
 
-  async function accept(message: IncomingMessage, readEarlierMessages: boolean): Promise<void> {
+  async function accept(message: IncomingMessage, readEarlierMessages: boolean, startsFollowing: boolean): Promise<void> {
     const first = await store.claimOnce([`event:${message.eventId}`, `post:${message.channel}:${message.ts}`], DELIVERY_DEDUPE_TTL_MS);
     if (!first) {
       logger.debug({ event: 'delivery-duplicate', eventId: message.eventId }, 'ignored a repeated delivery');
@@ -54,6 +56,9 @@ export function registerMessageListeners(app: App, options: MessageListenerOptio
       threadTs,
       readEarlierMessages,
     };
+    // Followed from the moment of the mention, so a reply sent while the first turn runs is queued
+    // for that thread instead of being ignored as chatter in an unknown thread.
+    if (startsFollowing) await store.createThreadIfAbsent(newThreadState(item, Date.now()), followTtlMs);
     await worker.submit(threadKeyOf(item), item);
   }
 
@@ -70,6 +75,7 @@ export function registerMessageListeners(app: App, options: MessageListenerOptio
         ...(event.thread_ts ? { threadTs: event.thread_ts } : {}),
       },
       event.thread_ts !== undefined && event.thread_ts !== event.ts,
+      true,
     );
   });
 
@@ -99,6 +105,7 @@ export function registerMessageListeners(app: App, options: MessageListenerOptio
         ...(threadTs ? { threadTs } : {}),
       },
       false,
+      isDirect,
     );
   });
 }

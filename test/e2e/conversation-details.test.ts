@@ -1,0 +1,145 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { conversationOf } from '../helpers/fake-openai.js';
+import { messageEnvelope, postSlackEvent } from '../helpers/signed-request.js';
+import { CHANNEL, SIGNING_SECRET, TEAM_ID, cardButtons, startHarness, waitFor, type Harness } from './harness.js';
+
+let counter = 500;
+function nextTs(): string {
+  counter += 1;
+  return `${1_800_000_000 + counter}.000${String(counter).padStart(3, '0')}`;
+}
+
+const running: Harness[] = [];
+async function harness(options?: Parameters<typeof startHarness>[0]): Promise<Harness> {
+  const started = await startHarness(options);
+  running.push(started);
+  return started;
+}
+afterEach(async () => {
+  while (running.length > 0) await running.pop()?.stop();
+});
+
+const replies = (h: Harness, channel: string, threadTs: string) =>
+  h.slack.messages(channel, threadTs).filter((message) => message.ts !== threadTs);
+
+describe('conversation details a user notices', () => {
+  it('works over the Responses API too: card, approval, answer', async () => {
+    const h = await harness({ api: 'responses' });
+    h.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'api', namespace: 'prod' } }] }, { text: 'Restarted api.' });
+    const threadTs = nextTs();
+    await h.mention({ user: 'UALICE', text: 'restart api in prod', ts: threadTs });
+    const card = await waitFor(() => replies(h, CHANNEL, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'card' });
+    expect(h.openai.requests[0]?.api).toBe('responses');
+    const approve = cardButtons(card.blocks).find((button) => button.actionId === 'countersign_approve')!;
+    await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...approve });
+    await waitFor(() => replies(h, CHANNEL, threadTs).some((message) => message.text === 'Restarted api.'), { message: 'answer' });
+    expect(h.invocations()).toEqual([['rollout', 'restart', 'deployment/api', '-n', 'prod']]);
+  });
+
+  it('shows a status while thinking and while a tool runs', async () => {
+    const h = await harness();
+    h.openai.enqueue({ toolCalls: [{ name: 'get_pods', arguments: { namespace: 'staging' } }] }, { text: 'All pods are running.' });
+    const threadTs = nextTs();
+    await h.mention({ user: 'UALICE', text: 'how are the pods?', ts: threadTs });
+    await waitFor(() => replies(h, CHANNEL, threadTs).some((message) => message.text === 'All pods are running.'), { message: 'answer' });
+    const statuses = h.slack.callsTo('assistant.threads.setStatus').map((call) => [call.args.thread_ts, call.args.status]);
+    expect(statuses).toContainEqual([threadTs, 'is thinking…']);
+    expect(statuses).toContainEqual([threadTs, 'is running get_pods…']);
+  });
+
+  it('neutralises broadcast pings and converts markdown in answers', async () => {
+    const h = await harness();
+    h.openai.enqueue({ text: 'Hey <!channel> and @here: **done**, see [the runbook](https://runbooks.example.com/worker).' });
+    const threadTs = nextTs();
+    await h.mention({ user: 'UALICE', text: 'status?', ts: threadTs });
+    const answer = await waitFor(() => replies(h, CHANNEL, threadTs)[0], { message: 'answer' });
+    expect(answer.text).not.toContain('<!channel>');
+    expect(answer.text).not.toMatch(/(^|[^\u200b])@here/);
+    expect(answer.text).toContain('*done*');
+    expect(answer.text).toContain('<https://runbooks.example.com/worker|the runbook>');
+  });
+
+  it('splits a long answer into several messages within Slack limits', async () => {
+    const h = await harness();
+    const paragraph = `${'word '.repeat(150).trim()}.`;
+    h.openai.enqueue({ text: Array.from({ length: 12 }, () => paragraph).join('\n\n') });
+    const threadTs = nextTs();
+    await h.mention({ user: 'UALICE', text: 'write a lot', ts: threadTs });
+    await waitFor(() => replies(h, CHANNEL, threadTs).length >= 3, { message: 'several messages' });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const texts = replies(h, CHANNEL, threadTs).map((message) => message.text);
+    for (const text of texts) expect(text.length).toBeLessThanOrEqual(4000);
+    expect(texts.join('').replaceAll(/\s/g, '')).toBe(Array.from({ length: 12 }, () => paragraph).join('').replaceAll(/\s/g, ''));
+  });
+
+  it('handles a message that arrives during a turn after that turn, not dropped and not interleaved', async () => {
+    const h = await harness();
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let calls = 0;
+    h.openai.setResponder(async () => {
+      calls += 1;
+      if (calls === 1) {
+        await gate;
+        return { text: 'First answer.' };
+      }
+      return { text: 'Second answer.' };
+    });
+    const threadTs = nextTs();
+    await h.mention({ user: 'UALICE', text: 'first', ts: threadTs });
+    await waitFor(() => h.openai.requests.length === 1, { message: 'first model request' });
+    await h.threadMessage({ user: 'UBOB', text: 'second', threadTs, ts: nextTs() });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(h.openai.requests).toHaveLength(1);
+    release();
+    await waitFor(() => replies(h, CHANNEL, threadTs).length === 2, { message: 'two answers' });
+    expect(replies(h, CHANNEL, threadTs).map((message) => message.text)).toEqual(['First answer.', 'Second answer.']);
+    const second = conversationOf(h.openai.requests[1]!);
+    expect(second.some((message) => message.role === 'assistant' && message.text === 'First answer.')).toBe(true);
+  });
+
+  it('answers direct messages without a mention, in a thread of the DM', async () => {
+    const h = await harness();
+    h.openai.enqueue({ text: 'Hi in DM.' });
+    const dm = 'D0DIRECT01';
+    const ts = nextTs();
+    await postSlackEvent({
+      url: h.eventsUrl,
+      signingSecret: SIGNING_SECRET,
+      envelope: messageEnvelope({ user: 'UALICE', text: 'hello there', channel: dm, channelType: 'im', ts, teamId: TEAM_ID }),
+    });
+    await waitFor(() => replies(h, dm, ts).some((message) => message.text === 'Hi in DM.'), { message: 'DM answer' });
+  });
+
+  it('never answers other bots or its own messages', async () => {
+    const h = await harness();
+    h.openai.enqueue({ text: 'Hello.' });
+    const threadTs = nextTs();
+    await h.mention({ user: 'UALICE', text: 'hi', ts: threadTs });
+    await waitFor(() => replies(h, CHANNEL, threadTs).length === 1, { message: 'answer' });
+    await postSlackEvent({
+      url: h.eventsUrl,
+      signingSecret: SIGNING_SECRET,
+      envelope: messageEnvelope({ botId: 'BOTHER01', text: 'I am another bot', channel: CHANNEL, threadTs, teamId: TEAM_ID, subtype: 'bot_message' }),
+    });
+    await postSlackEvent({
+      url: h.eventsUrl,
+      signingSecret: SIGNING_SECRET,
+      envelope: messageEnvelope({ user: 'UOTHERBOT', botId: 'BOTHER02', text: 'bot with a user id', channel: CHANNEL, threadTs, teamId: TEAM_ID }),
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.openai.requests).toHaveLength(1);
+  });
+
+  it('says so in the thread when the card cannot be posted, and runs nothing', async () => {
+    const h = await harness();
+    h.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'api', namespace: 'prod' } }] });
+    h.slack.failNext('chat.postMessage', { error: 'invalid_blocks' });
+    const threadTs = nextTs();
+    await h.mention({ user: 'UALICE', text: 'restart api', ts: threadTs });
+    await waitFor(() => replies(h, CHANNEL, threadTs).some((message) => message.text.includes('could not post the approval card')), { message: 'notice' });
+    expect(h.invocations()).toEqual([]);
+  });
+});

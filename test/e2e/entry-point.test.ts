@@ -1,0 +1,166 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
+import { startFakeSlackApi, type FakeSlackApi } from '../helpers/fake-slack-api.js';
+import { appMentionEnvelope, blockActionsPayload, postSlackEvent, postSlackInteraction } from '../helpers/signed-request.js';
+import { cardButtons, recordingToolsYaml, waitFor } from './harness.js';
+
+/**
+ * The real entry point as a child process, configured the way the README tells a newcomer to:
+ * environment variables, a countersign.yml, and `npm start`.
+ */
+const repositoryRoot = join(import.meta.dirname, '../..');
+const SECRET = 'entry-point-signing-secret-SENTINEL';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+interface RunningBot {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+function startBot(environment: Record<string, string>): RunningBot {
+  let output = '';
+  // Only what the README lists, plus PATH/HOME so npm and node can run.
+  const child = spawn('npm', ['start', '--silent'], {
+    cwd: repositoryRoot,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...environment },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+function stopBot(bot: RunningBot): Promise<unknown> {
+  if (bot.child.pid !== undefined && bot.child.exitCode === null) {
+    try {
+      process.kill(-bot.child.pid, 'SIGTERM');
+    } catch {
+      // Already gone.
+    }
+  }
+  return bot.exited;
+}
+
+describe('the entry point, started as the README says', () => {
+  let slack: FakeSlackApi;
+  let openai: FakeOpenAI;
+  let directory: string;
+
+  beforeAll(async () => {
+    slack = await startFakeSlackApi({ botUserId: 'UBOTENTRY', botId: 'BBOTENTRY', teamId: 'T0TEAM001' });
+    openai = await startFakeOpenAI();
+    directory = mkdtempSync(join(tmpdir(), 'countersign-entry-'));
+  });
+  afterAll(async () => {
+    await slack.close();
+    await openai.close();
+  });
+
+  it('serves Slack over HTTP: health, a mention, a card, an approval and the answer', async () => {
+    const port = await freePort();
+    const logFile = join(directory, 'invocations.log');
+    const configPath = join(directory, 'countersign.yml');
+    writeFileSync(configPath, recordingToolsYaml(logFile));
+    const bot = startBot({
+      SLACK_BOT_TOKEN: 'xoxb-entry-token',
+      SLACK_SIGNING_SECRET: SECRET,
+      SLACK_API_URL: slack.url,
+      OPENAI_API_KEY: 'sk-entry',
+      OPENAI_BASE_URL: openai.baseURL,
+      OPENAI_API: 'chat',
+      REDIS_URL: inject('redisUrl'),
+      COUNTERSIGN_CONFIG: configPath,
+      PORT: String(port),
+    });
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      await waitFor(() => bot.output().includes('countersign listening'), { timeoutMs: 60_000, message: `start-up; output so far:\n${bot.output()}` });
+      const health = await fetch(`${base}/healthz`);
+      expect(health.status).toBe(200);
+
+      openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'worker', namespace: 'staging' } }] }, { text: 'Worker restarted.' });
+      const threadTs = '1800009999.000100';
+      const mention = await postSlackEvent({
+        url: `${base}/slack/events`,
+        signingSecret: SECRET,
+        envelope: appMentionEnvelope({ user: 'UALICE', text: '<@UBOTENTRY> restart the worker', channel: 'C0ENTRY01', ts: threadTs, teamId: 'T0TEAM001' }),
+      });
+      expect(mention.status).toBe(200);
+      const card = await waitFor(() => slack.messages('C0ENTRY01', threadTs).find((message) => cardButtons(message.blocks).length > 0), {
+        timeoutMs: 10_000,
+        message: 'card',
+      });
+      const approve = cardButtons(card.blocks).find((button) => button.actionId === 'countersign_approve')!;
+      await postSlackInteraction({
+        url: `${base}/slack/events`,
+        signingSecret: SECRET,
+        payload: blockActionsPayload({ user: 'UBOB', channel: 'C0ENTRY01', messageTs: card.ts, threadTs, actionId: approve.actionId, value: approve.value, teamId: 'T0TEAM001' }),
+      });
+      await waitFor(() => slack.messages('C0ENTRY01', threadTs).some((message) => message.text === 'Worker restarted.'), { timeoutMs: 10_000, message: 'answer' });
+      expect(readFileSync(logFile, 'utf8').trim().split('\n')).toHaveLength(1);
+      expect(slack.callsTo('auth.test').length).toBeGreaterThanOrEqual(1);
+      expect(bot.output()).not.toContain(SECRET);
+      expect(bot.output()).not.toContain('xoxb-entry-token');
+    } finally {
+      await stopBot(bot);
+    }
+  }, 90_000);
+
+  it('refuses to start on invalid configuration, naming every field and no secret', async () => {
+    const bot = startBot({ SLACK_SIGNING_SECRET: SECRET, OPENAI_API_KEY: 'sk-entry', OPENAI_API: 'soap', PORT: '70000' });
+    const code = await bot.exited;
+    expect(code).toBe(1);
+    expect(bot.output()).toContain('SLACK_BOT_TOKEN');
+    expect(bot.output()).toContain('OPENAI_API');
+    expect(bot.output()).toContain('PORT');
+    expect(bot.output()).not.toContain(SECRET);
+  }, 90_000);
+
+  it('warns that state is not durable when REDIS_URL is unset', async () => {
+    const port = await freePort();
+    const bot = startBot({
+      SLACK_BOT_TOKEN: 'xoxb-entry-token',
+      SLACK_SIGNING_SECRET: SECRET,
+      SLACK_API_URL: slack.url,
+      OPENAI_API_KEY: 'sk-entry',
+      COUNTERSIGN_CONFIG: join(directory, 'missing-is-not-ok.yml'),
+      PORT: String(port),
+    });
+    const code = await bot.exited;
+    // A config path that does not exist is an error too: a typo must not silently drop every tool.
+    expect(code).toBe(1);
+    expect(bot.output()).toContain('missing-is-not-ok.yml');
+
+    const memoryBot = startBot({
+      SLACK_BOT_TOKEN: 'xoxb-entry-token',
+      SLACK_SIGNING_SECRET: SECRET,
+      SLACK_API_URL: slack.url,
+      OPENAI_API_KEY: 'sk-entry',
+      PORT: String(port),
+    });
+    try {
+      await waitFor(() => memoryBot.output().includes('countersign listening'), { timeoutMs: 60_000, message: 'start-up' });
+      expect(memoryBot.output()).toContain('REDIS_URL is not set');
+      const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+      expect(await health.json()).toMatchObject({ status: 'ok', store: 'memory' });
+    } finally {
+      await stopBot(memoryBot);
+    }
+    expect(existsSync(join(repositoryRoot, 'dist/main.js'))).toBe(true);
+  }, 120_000);
+});
