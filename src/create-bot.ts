@@ -72,6 +72,7 @@ export async function createBot(options: CreateBotOptions): Promise<Bot> {
   registerMessageListeners(app, {
     store,
     worker,
+    messenger,
     botUserId: identity.botUserId,
     logger,
     followTtlMs: config.history.ttlHours * 60 * 60 * 1000,

@@ -90,7 +90,9 @@ export function createCallDecider(options: DecideCallOptions) {
     } catch (error) {
       logger.warn({ event: 'card-update-failed', stepId: step.stepId, err: error }, 'could not update approval card');
     }
-    if (result.completedStep) await worker.submit(step.threadKey, { kind: 'resume', stepId: step.stepId });
+    if (result.completedStep) {
+      await worker.submit(step.threadKey, { kind: 'resume', stepId: step.stepId, channel: step.channel, threadTs: step.threadTs });
+    }
   };
 }
 

@@ -203,16 +203,31 @@ export function createConversation(options: ConversationOptions): Conversation {
 
   return {
     async handle(item) {
-      if (item.kind === 'message') await handleMessage(item);
-      else await resume(item.stepId);
+      try {
+        if (item.kind === 'message') await handleMessage(item);
+        else await resume(item.stepId);
+      } catch (error) {
+        // Usually the store or Slack failing mid-turn: say so in the thread rather than go quiet.
+        logger.error({ event: 'work-item-failed', kind: item.kind, err: error }, 'could not handle work item');
+        await messenger
+          .postNotice({
+            channel: item.channel,
+            threadTs: item.threadTs,
+            text: `:warning: Something went wrong on my side (${shortError(error)}), so I stopped here and nothing further was run. Please try again in a moment.`,
+          })
+          .catch(() => {});
+      }
     },
   };
 }
 
 function shortReason(error: unknown): string {
-  const cause = error instanceof TurnFailedError ? error.cause : error;
-  const message = cause instanceof Error ? cause.message : String(cause);
-  // Provider errors can echo credentials back; never repeat anything shaped like one in a channel.
+  return `the model request failed (${shortError(error instanceof TurnFailedError ? error.cause : error)})`;
+}
+
+/** One line, bounded, with anything shaped like a credential removed: errors can echo them back. */
+export function shortError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
   const firstLine = (message.split('\n')[0] ?? 'unknown error').replace(/\b(sk-|xox[a-z]-|xapp-)[\w-]+/g, '[redacted]');
-  return `the model request failed (${firstLine.length > 200 ? `${firstLine.slice(0, 200)}…` : firstLine})`;
+  return firstLine.length > 200 ? `${firstLine.slice(0, 200)}…` : firstLine;
 }

@@ -60,7 +60,11 @@ export function createThreadWorker({ store, handle, logger, lockTtlMs = DEFAULT_
     async submit(threadKey, item) {
       const token = await store.enqueueWork(threadKey, encodeWorkItem(item), lockTtlMs);
       if (token === undefined) return;
-      const run = drain(threadKey, token);
+      // A drain that fails (the store went away) leaves its items queued; the lock expires and the
+      // next message or click on the thread drains them. The enqueue itself already succeeded.
+      const run = drain(threadKey, token).catch((error: unknown) => {
+        logger.error({ event: 'thread-drain-failed', threadKey, err: error }, 'stopped draining thread queue');
+      });
       running.add(run);
       try {
         await run;

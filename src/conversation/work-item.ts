@@ -19,6 +19,9 @@ const messageItemSchema = z.object({
 const resumeItemSchema = z.object({
   kind: z.literal('resume'),
   stepId: z.string().min(1),
+  /** Where to say so if the resume fails before the step could be read. */
+  channel: z.string().min(1),
+  threadTs: z.string().min(1),
 });
 
 const workItemSchema = z.discriminatedUnion('kind', [messageItemSchema, resumeItemSchema]);

@@ -143,3 +143,32 @@ describe('conversation details a user notices', () => {
     expect(h.invocations()).toEqual([]);
   });
 });
+
+describe('when Redis is unreachable', () => {
+  it('answers a mention and a click with a short message instead of silence, and runs nothing', async () => {
+    const { startRedisServer } = await import('../helpers/redis-server.js');
+    const redis = await startRedisServer();
+    try {
+      const h = await harness({ redisUrl: redis.url });
+      h.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'api', namespace: 'prod' } }] });
+      const threadTs = nextTs();
+      await h.mention({ user: 'UALICE', text: 'restart api', ts: threadTs });
+      const card = await waitFor(() => replies(h, CHANNEL, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'card' });
+      await redis.stop();
+
+      const approve = cardButtons(card.blocks).find((button) => button.actionId === 'countersign_approve')!;
+      await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...approve });
+      const ephemeral = await waitFor(() => h.slack.callsTo('chat.postEphemeral')[0], { message: 'ephemeral' });
+      expect(ephemeral.args.text).toContain('could not record your decision');
+
+      await h.threadMessage({ user: 'UALICE', text: 'hello?', threadTs, ts: nextTs() });
+      await h.mention({ user: 'UALICE', text: 'anyone?', ts: nextTs(), threadTs });
+      await waitFor(() => replies(h, CHANNEL, threadTs).some((message) => message.text.includes('could not take this message')), { message: 'notice' });
+      const health = await fetch(`${h.baseUrl}/healthz`);
+      expect(health.status).toBe(503);
+      expect(h.invocations()).toEqual([]);
+    } finally {
+      await redis.stop().catch(() => {});
+    }
+  });
+});

@@ -62,6 +62,8 @@ export interface Harness {
 
 interface HarnessOptions {
   api?: 'chat' | 'responses';
+  /** A dedicated Redis (for tests that stop it); defaults to the suite's shared one. */
+  redisUrl?: string;
   tools?: ToolDefinition[];
   configYaml?: string;
   shared?: { slack: FakeSlackApi; openai: FakeOpenAI; keyPrefix: string; logFile: string };
@@ -82,7 +84,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     OPENAI_BASE_URL: openai.baseURL,
     OPENAI_MODEL: 'gpt-4o-mini',
     OPENAI_API: options.api ?? 'chat',
-    REDIS_URL: inject('redisUrl'),
+    REDIS_URL: options.redisUrl ?? inject('redisUrl'),
     LOG_LEVEL: 'silent',
   });
   const config = parseConfigFile(options.configYaml ?? recordingToolsYaml(logFile), 'test.yml');
@@ -91,7 +93,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     config,
     ...(options.tools ? { tools: options.tools } : {}),
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
-    store: createRedisStore({ url: inject('redisUrl'), keyPrefix }),
+    store: createRedisStore({ url: options.redisUrl ?? inject('redisUrl'), keyPrefix }),
   });
   const { port } = await bot.start({ port: 0, host: '127.0.0.1' });
   const baseUrl = `http://127.0.0.1:${port}`;

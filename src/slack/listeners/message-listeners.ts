@@ -1,5 +1,7 @@
 import type { App } from '@slack/bolt';
 import type { Logger } from 'pino';
+import { shortError } from '../../conversation/conversation.js';
+import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { ThreadWorker } from '../../conversation/thread-worker.js';
 import { stripBotMention } from '../../conversation/user-messages.js';
 import type { MessageWorkItem } from '../../conversation/work-item.js';
@@ -15,6 +17,7 @@ const HUMAN_SUBTYPES = new Set([undefined, 'file_share', 'thread_broadcast']);
 export interface MessageListenerOptions {
   store: StateStore;
   worker: ThreadWorker;
+  messenger: ThreadMessenger;
   botUserId: string;
   logger: Logger;
   /** How long a thread is followed after its last message (the history TTL). */
@@ -37,9 +40,24 @@ interface IncomingMessage {
  * claim the post's channel+ts, so it is answered once, and retries are dropped by event id.
  */
 export function registerMessageListeners(app: App, options: MessageListenerOptions): void {
-  const { store, worker, botUserId, logger, followTtlMs } = options;
+  const { store, worker, messenger, botUserId, logger, followTtlMs } = options;
 
   async function accept(message: IncomingMessage, readEarlierMessages: boolean, startsFollowing: boolean): Promise<void> {
+    try {
+      await enqueue(message, readEarlierMessages, startsFollowing);
+    } catch (error) {
+      logger.error({ event: 'message-accept-failed', eventId: message.eventId, err: error }, 'could not accept message');
+      await messenger
+        .postNotice({
+          channel: message.channel,
+          threadTs: message.threadTs ?? message.ts,
+          text: `:warning: I could not take this message (${shortError(error)}). Nothing was run; please send it again in a moment.`,
+        })
+        .catch(() => {});
+    }
+  }
+
+  async function enqueue(message: IncomingMessage, readEarlierMessages: boolean, startsFollowing: boolean): Promise<void> {
     const first = await store.claimOnce([`event:${message.eventId}`, `post:${message.channel}:${message.ts}`], DELIVERY_DEDUPE_TTL_MS);
     if (!first) {
       logger.debug({ event: 'delivery-duplicate', eventId: message.eventId }, 'ignored a repeated delivery');
