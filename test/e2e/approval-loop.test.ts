@@ -1,23 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { conversationOf } from '../helpers/fake-openai.js';
-import { CHANNEL, cardButtons, startHarness, waitFor, type Harness } from './harness.js';
+import { CHANNEL, cardButtons, nextTs, startHarness, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
 
-let counter = 0;
-/** Unique message timestamps per test, shaped like Slack's. */
-function nextTs(): string {
-  counter += 1;
-  return `${1_800_000_000 + counter}.000${String(counter).padStart(3, '0')}`;
-}
-
-const running: Harness[] = [];
-async function harness(options?: Parameters<typeof startHarness>[0]): Promise<Harness> {
-  const started = await startHarness(options);
-  running.push(started);
-  return started;
-}
-afterEach(async () => {
-  while (running.length > 0) await running.pop()?.stop();
-});
+const harness = useHarnesses();
 
 function findCard(h: Harness, threadTs: string) {
   return h.slack.messages(CHANNEL, threadTs).find((message) => cardButtons(message.blocks).length > 0 || message.text.startsWith('Approval needed'));
@@ -31,7 +16,7 @@ async function waitForCard(h: Harness, threadTs: string) {
 }
 
 function repliesText(h: Harness, threadTs: string): string[] {
-  return h.slack.messages(CHANNEL, threadTs).filter((message) => message.ts !== threadTs).map((message) => message.text);
+  return threadReplies(h, threadTs).map((message) => message.text);
 }
 
 const restartCall = { name: 'restart_service', arguments: { service: 'worker', namespace: 'staging' } };
@@ -117,20 +102,24 @@ describe('mention → card → decision → resume', () => {
   });
 
   it('resumes the turn in a new bot process after a restart between card and click', async () => {
-    const first = await harness();
-    first.openai.enqueue({ toolCalls: [restartCall] }, { text: 'Restarted after the restart.' });
-    const threadTs = nextTs();
-    await first.mention({ user: 'UALICE', text: 'restart the worker', ts: threadTs });
-    const card = await waitForCard(first, threadTs);
+    const first = await startHarness();
     const second = await first.startReplica();
-    running.splice(running.indexOf(first), 1);
-    await first.bot.stop();
+    try {
+      first.openai.enqueue({ toolCalls: [restartCall] }, { text: 'Restarted after the restart.' });
+      const threadTs = nextTs();
+      await first.mention({ user: 'UALICE', text: 'restart the worker', ts: threadTs });
+      const card = await waitForCard(first, threadTs);
+      await first.bot.stop();
 
-    const approve = cardButtons(card.blocks).find((button) => button.actionId === 'countersign_approve')!;
-    await second.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...approve });
-    await waitFor(() => repliesText(second, threadTs).includes('Restarted after the restart.'), { message: 'the answer' });
-    expect(second.invocations()).toHaveLength(1);
-    running.push({ ...second, stop: async () => { await second.stop(); await first.slack.close(); await first.openai.close(); } });
+      const approve = cardButtons(card.blocks).find((button) => button.actionId === 'countersign_approve')!;
+      await second.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...approve });
+      await waitFor(() => repliesText(second, threadTs).includes('Restarted after the restart.'), { message: 'the answer' });
+      expect(second.invocations()).toHaveLength(1);
+    } finally {
+      await second.stop();
+      await first.slack.close();
+      await first.openai.close();
+    }
   });
 });
 

@@ -1,26 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { conversationOf } from '../helpers/fake-openai.js';
 import { messageEnvelope, postSlackEvent } from '../helpers/signed-request.js';
-import { CHANNEL, SIGNING_SECRET, TEAM_ID, cardButtons, startHarness, waitFor, type Harness } from './harness.js';
+import { CHANNEL, SIGNING_SECRET, TEAM_ID, cardButtons, nextTs, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
 
-let counter = 500;
-function nextTs(): string {
-  counter += 1;
-  return `${1_800_000_000 + counter}.000${String(counter).padStart(3, '0')}`;
-}
-
-const running: Harness[] = [];
-async function harness(options?: Parameters<typeof startHarness>[0]): Promise<Harness> {
-  const started = await startHarness(options);
-  running.push(started);
-  return started;
-}
-afterEach(async () => {
-  while (running.length > 0) await running.pop()?.stop();
-});
-
-const replies = (h: Harness, channel: string, threadTs: string) =>
-  h.slack.messages(channel, threadTs).filter((message) => message.ts !== threadTs);
+const harness = useHarnesses();
 
 describe('conversation details a user notices', () => {
   it('works over the Responses API too: card, approval, answer', async () => {
@@ -28,11 +11,11 @@ describe('conversation details a user notices', () => {
     h.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'api', namespace: 'prod' } }] }, { text: 'Restarted api.' });
     const threadTs = nextTs();
     await h.mention({ user: 'UALICE', text: 'restart api in prod', ts: threadTs });
-    const card = await waitFor(() => replies(h, CHANNEL, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'card' });
+    const card = await waitFor(() => threadReplies(h, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'card' });
     expect(h.openai.requests[0]?.api).toBe('responses');
     const approve = cardButtons(card.blocks).find((button) => button.actionId === 'countersign_approve')!;
     await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...approve });
-    await waitFor(() => replies(h, CHANNEL, threadTs).some((message) => message.text === 'Restarted api.'), { message: 'answer' });
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === 'Restarted api.'), { message: 'answer' });
     expect(h.invocations()).toEqual([['rollout', 'restart', 'deployment/api', '-n', 'prod']]);
   });
 
@@ -41,7 +24,7 @@ describe('conversation details a user notices', () => {
     h.openai.enqueue({ toolCalls: [{ name: 'get_pods', arguments: { namespace: 'staging' } }] }, { text: 'All pods are running.' });
     const threadTs = nextTs();
     await h.mention({ user: 'UALICE', text: 'how are the pods?', ts: threadTs });
-    await waitFor(() => replies(h, CHANNEL, threadTs).some((message) => message.text === 'All pods are running.'), { message: 'answer' });
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === 'All pods are running.'), { message: 'answer' });
     const statuses = h.slack.callsTo('assistant.threads.setStatus').map((call) => [call.args.thread_ts, call.args.status]);
     expect(statuses).toContainEqual([threadTs, 'is thinking…']);
     expect(statuses).toContainEqual([threadTs, 'is running get_pods…']);
@@ -52,7 +35,7 @@ describe('conversation details a user notices', () => {
     h.openai.enqueue({ text: 'Hey <!channel> and @here: **done**, see [the runbook](https://runbooks.example.com/worker).' });
     const threadTs = nextTs();
     await h.mention({ user: 'UALICE', text: 'status?', ts: threadTs });
-    const answer = await waitFor(() => replies(h, CHANNEL, threadTs)[0], { message: 'answer' });
+    const answer = await waitFor(() => threadReplies(h, threadTs)[0], { message: 'answer' });
     expect(answer.text).not.toContain('<!channel>');
     expect(answer.text).not.toMatch(/(^|[^\u200b])@here/);
     expect(answer.text).toContain('*done*');
@@ -65,9 +48,9 @@ describe('conversation details a user notices', () => {
     h.openai.enqueue({ text: Array.from({ length: 12 }, () => paragraph).join('\n\n') });
     const threadTs = nextTs();
     await h.mention({ user: 'UALICE', text: 'write a lot', ts: threadTs });
-    await waitFor(() => replies(h, CHANNEL, threadTs).length >= 3, { message: 'several messages' });
+    await waitFor(() => threadReplies(h, threadTs).length >= 3, { message: 'several messages' });
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const texts = replies(h, CHANNEL, threadTs).map((message) => message.text);
+    const texts = threadReplies(h, threadTs).map((message) => message.text);
     for (const text of texts) expect(text.length).toBeLessThanOrEqual(4000);
     expect(texts.join('').replaceAll(/\s/g, '')).toBe(Array.from({ length: 12 }, () => paragraph).join('').replaceAll(/\s/g, ''));
   });
@@ -94,8 +77,8 @@ describe('conversation details a user notices', () => {
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect(h.openai.requests).toHaveLength(1);
     release();
-    await waitFor(() => replies(h, CHANNEL, threadTs).length === 2, { message: 'two answers' });
-    expect(replies(h, CHANNEL, threadTs).map((message) => message.text)).toEqual(['First answer.', 'Second answer.']);
+    await waitFor(() => threadReplies(h, threadTs).length === 2, { message: 'two answers' });
+    expect(threadReplies(h, threadTs).map((message) => message.text)).toEqual(['First answer.', 'Second answer.']);
     const second = conversationOf(h.openai.requests[1]!);
     expect(second.some((message) => message.role === 'assistant' && message.text === 'First answer.')).toBe(true);
   });
@@ -110,7 +93,7 @@ describe('conversation details a user notices', () => {
       signingSecret: SIGNING_SECRET,
       envelope: messageEnvelope({ user: 'UALICE', text: 'hello there', channel: dm, channelType: 'im', ts, teamId: TEAM_ID }),
     });
-    await waitFor(() => replies(h, dm, ts).some((message) => message.text === 'Hi in DM.'), { message: 'DM answer' });
+    await waitFor(() => threadReplies(h, ts, dm).some((message) => message.text === 'Hi in DM.'), { message: 'DM answer' });
   });
 
   it('never answers other bots or its own messages', async () => {
@@ -118,7 +101,7 @@ describe('conversation details a user notices', () => {
     h.openai.enqueue({ text: 'Hello.' });
     const threadTs = nextTs();
     await h.mention({ user: 'UALICE', text: 'hi', ts: threadTs });
-    await waitFor(() => replies(h, CHANNEL, threadTs).length === 1, { message: 'answer' });
+    await waitFor(() => threadReplies(h, threadTs).length === 1, { message: 'answer' });
     await postSlackEvent({
       url: h.eventsUrl,
       signingSecret: SIGNING_SECRET,
@@ -139,7 +122,7 @@ describe('conversation details a user notices', () => {
     h.slack.failNext('chat.postMessage', { error: 'invalid_blocks' });
     const threadTs = nextTs();
     await h.mention({ user: 'UALICE', text: 'restart api', ts: threadTs });
-    await waitFor(() => replies(h, CHANNEL, threadTs).some((message) => message.text.includes('could not post the approval card')), { message: 'notice' });
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text.includes('could not post the approval card')), { message: 'notice' });
     expect(h.invocations()).toEqual([]);
   });
 });
@@ -153,7 +136,7 @@ describe('when Redis is unreachable', () => {
       h.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'api', namespace: 'prod' } }] });
       const threadTs = nextTs();
       await h.mention({ user: 'UALICE', text: 'restart api', ts: threadTs });
-      const card = await waitFor(() => replies(h, CHANNEL, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'card' });
+      const card = await waitFor(() => threadReplies(h, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'card' });
       await redis.stop();
 
       const approve = cardButtons(card.blocks).find((button) => button.actionId === 'countersign_approve')!;
@@ -163,7 +146,7 @@ describe('when Redis is unreachable', () => {
 
       await h.threadMessage({ user: 'UALICE', text: 'hello?', threadTs, ts: nextTs() });
       await h.mention({ user: 'UALICE', text: 'anyone?', ts: nextTs(), threadTs });
-      await waitFor(() => replies(h, CHANNEL, threadTs).some((message) => message.text.includes('could not take this message')), { message: 'notice' });
+      await waitFor(() => threadReplies(h, threadTs).some((message) => message.text.includes('could not take this message')), { message: 'notice' });
       const health = await fetch(`${h.baseUrl}/healthz`);
       expect(health.status).toBe(503);
       expect(h.invocations()).toEqual([]);

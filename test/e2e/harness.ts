@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inject } from 'vitest';
+import { afterEach, inject } from 'vitest';
 import { pino } from 'pino';
 import { parseConfigFile } from '../../src/config/config-file.js';
 import { parseEnvironment } from '../../src/config/environment.js';
@@ -60,7 +60,7 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-interface HarnessOptions {
+export interface HarnessOptions {
   api?: 'chat' | 'responses';
   /** A dedicated Redis (for tests that stop it); defaults to the suite's shared one. */
   redisUrl?: string;
@@ -171,4 +171,29 @@ export async function waitFor<T>(probe: () => T | undefined | false, { timeoutMs
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${message}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+let tsCounter = 0;
+/** Unique message timestamps shaped like Slack's (each test file has its own fakes and Redis keys). */
+export function nextTs(): string {
+  tsCounter += 1;
+  return `${1_800_000_000 + tsCounter}.${String(tsCounter).padStart(6, '0')}`;
+}
+
+/** Starts harnesses for a test file and stops them after each test. */
+export function useHarnesses(): (options?: HarnessOptions) => Promise<Harness> {
+  const running: Harness[] = [];
+  afterEach(async () => {
+    while (running.length > 0) await running.pop()?.stop();
+  });
+  return async (options) => {
+    const started = await startHarness(options);
+    running.push(started);
+    return started;
+  };
+}
+
+/** Messages the bot posted in a thread (everything but the parent). */
+export function threadReplies(h: Harness, threadTs: string, channel = CHANNEL) {
+  return h.slack.messages(channel, threadTs).filter((message) => message.ts !== threadTs);
 }
