@@ -77,7 +77,8 @@ export async function createBot(options: CreateBotOptions): Promise<Bot> {
     logger,
     followTtlMs: config.history.ttlHours * 60 * 60 * 1000,
   });
-  registerApprovalActions(app, { decideCall: createCallDecider({ store, messenger, worker, logger }) });
+  const decider = createCallDecider({ store, messenger, worker, logger });
+  registerApprovalActions(app, { decider, messenger });
   app.error(async (error) => {
     logger.error({ event: 'bolt-error', err: error }, 'unhandled error in a Slack listener');
   });

@@ -23,7 +23,12 @@ export function resumeToolMessage(step: PendingStep): ModelMessage {
   const content: ToolContent = step.calls.map((call) => {
     const decision = decisionFor(step, call);
     return decision.outcome === 'approved'
-      ? { type: 'tool-approval-response', approvalId: call.approvalId, approved: true, reason: `approved by <@${decision.userId}>` }
+      ? {
+          type: 'tool-approval-response',
+          approvalId: call.approvalId,
+          approved: true,
+          reason: `${decision.edit ? 'edited and approved' : 'approved'} by <@${decision.userId}>`,
+        }
       : { type: 'tool-approval-response', approvalId: call.approvalId, approved: false, reason: denialReason(decision) };
   });
   return { role: 'tool', content };

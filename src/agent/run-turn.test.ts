@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { PendingStep } from '../approvals/pending-step.js';
 import type { ToolDefinition } from '../tools/tool-definition.js';
+import { applyEditsToHistory, editNotesFor } from './apply-edits.js';
 import { closingToolMessage, resumeToolMessage } from './decision-messages.js';
 import { runTurn, TurnFailedError } from './run-turn.js';
 
@@ -129,5 +130,48 @@ describe('runTurn', () => {
     }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(TurnFailedError);
     expect((failure as TurnFailedError).executions).toEqual([{ toolCallId: 'c1', toolName: 'restart', output: { restarted: true } }]);
+  });
+
+  it('runs the human-edited input, not the original, and tells the model what changed', async () => {
+    const executed: unknown[] = [];
+    const tools: ToolDefinition[] = [
+      {
+        name: 'scale',
+        description: 'Scale a deployment',
+        inputSchema: z.object({ namespace: z.string(), replicas: z.number().int(), force: z.boolean().default(false) }),
+        approval: 'always',
+        execute: async (input) => {
+          executed.push(input);
+          return { scaled: true };
+        },
+      },
+    ];
+    const first = new MockLanguageModelV4({ doGenerate: [callReply({ id: 'c1', name: 'scale', input: { namespace: 'prod', replicas: 10 } })] });
+    const messages: ModelMessage[] = [{ role: 'user', content: 'scale prod to 10' }];
+    const paused = await runTurn({ model: first, instructions: 'test', definitions: tools, messages, context, maxSteps: 5 });
+    const request = paused.approvalRequests[0]!;
+    const step = {
+      calls: [{ ...request, description: '' }],
+      decisions: {
+        [request.approvalId]: {
+          outcome: 'approved',
+          userId: 'UBOB',
+          at: 1,
+          edit: { submittedInput: { namespace: 'staging', replicas: 3 }, input: { namespace: 'staging', replicas: 3, force: false } },
+        },
+      },
+    } as unknown as PendingStep;
+
+    const second = new MockLanguageModelV4({ doGenerate: [textReply('scaled staging')] });
+    const history = [...applyEditsToHistory([...messages, ...paused.responseMessages], step), resumeToolMessage(step)];
+    const resumed = await runTurn({ model: second, instructions: 'test', definitions: tools, messages: history, context, maxSteps: 5, edits: editNotesFor(step) });
+    expect(resumed.text).toBe('scaled staging');
+    expect(executed).toEqual([{ namespace: 'staging', replicas: 3, force: false }]);
+    const prompt = JSON.stringify(second.doGenerateCalls[0]!.prompt);
+    expect(prompt).toContain('edited this call');
+    expect(prompt).toContain('namespace: \\"prod\\" → \\"staging\\"');
+    const parts = second.doGenerateCalls[0]!.prompt.flatMap((message) => (Array.isArray(message.content) ? (message.content as Array<{ type: string }>) : []));
+    const call = parts.find((part) => part.type === 'tool-call');
+    expect(call).toMatchObject({ toolCallId: 'c1', input: { namespace: 'staging', replicas: 3, force: false } });
   });
 });

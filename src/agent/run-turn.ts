@@ -1,5 +1,6 @@
 import { generateText, stepCountIs, type LanguageModel, type ModelMessage, type ToolApprovalRequestOutput, type ToolSet } from 'ai';
 import type { ToolDefinition } from '../tools/tool-definition.js';
+import type { EditNote } from './apply-edits.js';
 import { createToolApproval, createTurnTools, type ExecutionRecord, type TurnContext } from './tool-set.js';
 
 export interface ApprovalRequest {
@@ -37,6 +38,8 @@ export interface RunTurnOptions {
   abortSignal?: AbortSignal;
   /** Model calls are retried by the AI SDK this many times before the turn fails. */
   maxRetries?: number;
+  /** Calls a human edited before approving, by tool call id. */
+  edits?: ReadonlyMap<string, EditNote>;
   /** Told before each tool runs, for progress status; failures are ignored. */
   onToolStart?: (toolName: string) => Promise<void> | void;
 }
@@ -48,7 +51,12 @@ export interface RunTurnOptions {
  */
 export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
   const executions: ExecutionRecord[] = [];
-  const tools: ToolSet = createTurnTools({ definitions: options.definitions, context: options.context, executions });
+  const tools: ToolSet = createTurnTools({
+    definitions: options.definitions,
+    context: options.context,
+    executions,
+    ...(options.edits ? { edits: options.edits } : {}),
+  });
   try {
     const result = await generateText({
       model: options.model,

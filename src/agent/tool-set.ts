@@ -1,5 +1,6 @@
 import { tool, type ToolApprovalConfiguration, type ToolSet } from 'ai';
 import type { ToolContext, ToolDefinition } from '../tools/tool-definition.js';
+import type { EditNote } from './apply-edits.js';
 
 export type TurnContext = Omit<ToolContext, 'toolCallId' | 'idempotencyKey' | 'abortSignal'>;
 
@@ -18,6 +19,8 @@ export function createTurnTools(options: {
   definitions: readonly ToolDefinition[];
   context: TurnContext;
   executions: ExecutionRecord[];
+  /** Calls a human edited: their results carry the note so the model knows what changed. */
+  edits?: ReadonlyMap<string, EditNote>;
 }): ToolSet {
   const tools: ToolSet = {};
   for (const definition of options.definitions) {
@@ -32,8 +35,10 @@ export function createTurnTools(options: {
           idempotencyKey: `${options.context.teamId}:${options.context.channel}:${options.context.threadTs}:${toolCallId}`,
           ...(abortSignal === undefined ? {} : { abortSignal }),
         });
-        options.executions.push({ toolCallId, toolName: definition.name, output });
-        return output;
+        const edit = options.edits?.get(toolCallId);
+        const result = edit ? { humanEdit: edit, result: output } : output;
+        options.executions.push({ toolCallId, toolName: definition.name, output: result });
+        return result;
       },
     });
   }

@@ -3,7 +3,7 @@ import type { ThreadWorker } from '../conversation/thread-worker.js';
 import type { ThreadMessenger } from '../conversation/thread-messenger.js';
 import { buildApprovalCard } from '../slack/blocks/approval-card.js';
 import type { StateStore } from '../store/state-store.js';
-import type { Decision, PendingStep } from './pending-step.js';
+import type { CallEdit, Decision, PendingStep } from './pending-step.js';
 
 export interface DecideCallOptions {
   store: StateStore;
@@ -19,27 +19,25 @@ export interface CallDecisionRequest {
   userId: string;
   outcome: 'approved' | 'denied';
   reason?: string;
-  /** Where to answer the clicker privately when the click changes nothing. */
-  channel: string;
-  threadTs?: string;
+  edit?: CallEdit;
 }
+
+export type RecordOutcome =
+  | { recorded: true; step: PendingStep; completedStep: boolean }
+  /** Nothing changed; `message` tells the person why, in their words. */
+  | { recorded: false; message: string };
 
 /** How many times a card is re-rendered when decisions race with the update that shows them. */
 const MAX_CARD_REFRESHES = 3;
 
 /**
- * Records one human decision and shows it. The store decides atomically who wins; losers are told
- * privately who decided, and only the decision that completes the step queues the resume, so an
- * approved call runs once however many clicks or processes race.
+ * Records human decisions and shows them. The store decides atomically who wins; losers are told
+ * who decided, and only the decision that completes the step queues the resume, so an approved
+ * call runs once however many clicks, modals or processes race.
  */
 export function createCallDecider(options: DecideCallOptions) {
   const { store, messenger, worker, logger } = options;
   const now = options.now ?? Date.now;
-
-  const tellClicker = (request: CallDecisionRequest, text: string) =>
-    messenger
-      .postEphemeral({ channel: request.channel, userId: request.userId, ...(request.threadTs ? { threadTs: request.threadTs } : {}), text })
-      .catch((error: unknown) => logger.warn({ event: 'ephemeral-failed', err: error }, 'could not answer clicker'));
 
   async function showDecisions(step: PendingStep): Promise<void> {
     let rendered = step;
@@ -52,57 +50,63 @@ export function createCallDecider(options: DecideCallOptions) {
     }
   }
 
-  return async function decideCall(request: CallDecisionRequest): Promise<void> {
+  /** The atomic part: fast (one store round trip), so it fits inside a modal submit's ack window. */
+  async function record(request: CallDecisionRequest): Promise<RecordOutcome> {
     const decision: Decision = {
       outcome: request.outcome,
       userId: request.userId,
       at: now(),
       ...(request.reason ? { reason: request.reason } : {}),
+      ...(request.edit ? { edit: request.edit } : {}),
     };
     let result;
     try {
       result = await store.decide({ stepId: request.stepId, approvalId: request.approvalId, decision });
     } catch (error) {
       logger.error({ event: 'decision-store-failed', stepId: request.stepId, err: error }, 'could not record decision');
-      await tellClicker(request, ':warning: I could not record your decision, so nothing changed. Please try again.');
-      return;
+      return { recorded: false, message: ':warning: I could not record your decision, so nothing changed. Please try again.' };
     }
     switch (result.status) {
       case 'not-found':
-        await tellClicker(request, 'This approval request is no longer open.');
-        return;
+        return { recorded: false, message: 'This approval request is no longer open.' };
       case 'already-decided':
-        await tellClicker(request, alreadyDecidedText(result.decision));
-        return;
+        return { recorded: false, message: alreadyDecidedText(result.decision) };
       case 'closed':
-        await tellClicker(request, 'This approval request was already closed, so your click changed nothing.');
-        return;
+        return { recorded: false, message: 'This approval request was already closed, so nothing changed.' };
       case 'recorded':
-        break;
+        logger.info(
+          { event: 'approval-decided', stepId: request.stepId, approvalId: request.approvalId, outcome: request.outcome, edited: Boolean(request.edit), userId: request.userId },
+          'decision recorded',
+        );
+        return { recorded: true, step: result.step, completedStep: result.completedStep };
     }
-    const step = result.step;
-    logger.info(
-      { event: 'approval-decided', stepId: step.stepId, approvalId: request.approvalId, outcome: request.outcome, userId: request.userId },
-      'decision recorded',
-    );
+  }
+
+  /** The slow part, after Slack has its acknowledgement: update the card, resume if complete. */
+  async function publish(outcome: Extract<RecordOutcome, { recorded: true }>): Promise<void> {
+    const { step } = outcome;
     try {
       await showDecisions(step);
     } catch (error) {
       logger.warn({ event: 'card-update-failed', stepId: step.stepId, err: error }, 'could not update approval card');
     }
-    if (result.completedStep) {
+    if (outcome.completedStep) {
       await worker.submit(step.threadKey, { kind: 'resume', stepId: step.stepId, channel: step.channel, threadTs: step.threadTs });
     }
-  };
+  }
+
+  return { record, publish };
 }
+
+export type CallDecider = ReturnType<typeof createCallDecider>;
 
 function alreadyDecidedText(decision: Decision): string {
   switch (decision.outcome) {
     case 'approved':
-      return `Already approved by <@${decision.userId}>, so your click changed nothing.`;
+      return `Already ${decision.edit ? 'edited and approved' : 'approved'} by <@${decision.userId}>, so nothing changed.`;
     case 'denied':
-      return `Already denied by <@${decision.userId}>, so your click changed nothing.`;
+      return `Already denied by <@${decision.userId}>, so nothing changed.`;
     case 'superseded':
-      return `This call was closed because <@${decision.userId}> sent a newer message, so your click changed nothing.`;
+      return `This call was closed because <@${decision.userId}> sent a newer message, so nothing changed.`;
   }
 }

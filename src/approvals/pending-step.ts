@@ -13,6 +13,15 @@ export interface Decision {
   /** Epoch milliseconds. */
   at: number;
   reason?: string;
+  /** Set when the approver changed the arguments: the call runs with `input`, never the original. */
+  edit?: CallEdit;
+}
+
+export interface CallEdit {
+  /** The edited input after the tool's schema parsed it (defaults applied): what runs. */
+  input: unknown;
+  /** The edited input as submitted, which the schema turns into `input`. */
+  submittedInput: unknown;
 }
 
 export interface PendingCall {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { LanguageModel } from 'ai';
 import type { Logger } from 'pino';
 import { closingToolMessage, executedResultsMessage, resumeToolMessage } from '../agent/decision-messages.js';
+import { applyEditsToHistory, editNotesFor, type EditNote } from '../agent/apply-edits.js';
 import { closeDanglingToolCalls, parseHistory, trimHistory } from '../agent/history.js';
 import { runTurn, TurnFailedError } from '../agent/run-turn.js';
 import { PENDING_STEP_SCHEMA_VERSION, type Decision, type PendingStep } from '../approvals/pending-step.js';
@@ -117,15 +118,15 @@ export function createConversation(options: ConversationOptions): Conversation {
   }
 
   async function resumeClaimed(thread: ThreadState, step: PendingStep): Promise<void> {
-    thread.messages.push(resumeToolMessage(step));
+    thread.messages = [...applyEditsToHistory(thread.messages, step), resumeToolMessage(step)];
     delete thread.pendingStepId;
     // Saved before anything runs, so the record of what was decided survives a failed turn.
     await saveThread(thread);
     logger.info({ event: 'turn-resumed', stepId: step.stepId, threadKey: thread.threadKey }, 'resuming turn');
-    await runAndPublish(thread, step.requesterId);
+    await runAndPublish(thread, step.requesterId, editNotesFor(step));
   }
 
-  async function runAndPublish(thread: ThreadState, requesterId: string): Promise<void> {
+  async function runAndPublish(thread: ThreadState, requesterId: string, edits?: ReadonlyMap<string, EditNote>): Promise<void> {
     const where = { channel: thread.channel, threadTs: thread.threadTs };
     await messenger.setStatus({ ...where, status: 'is thinking…' });
     let outcome;
@@ -137,6 +138,7 @@ export function createConversation(options: ConversationOptions): Conversation {
         messages: thread.messages,
         context: { requesterId, teamId: thread.teamId, channel: thread.channel, threadTs: thread.threadTs },
         maxSteps: limits.maxSteps,
+        ...(edits ? { edits } : {}),
         onToolStart: (toolName) => messenger.setStatus({ ...where, status: `is running ${toolName}…` }),
       });
     } catch (error) {

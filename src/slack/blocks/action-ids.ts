@@ -4,6 +4,9 @@ import { SLACK_LIMITS } from './limits.js';
 export const APPROVAL_ACTION_IDS = {
   approve: 'countersign_approve',
   deny: 'countersign_deny',
+  edit: 'countersign_edit',
+  denyWithReason: 'countersign_deny_reason',
+  viewInput: 'countersign_view_input',
 } as const;
 
 export interface ApprovalActionReference {

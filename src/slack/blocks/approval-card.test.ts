@@ -46,7 +46,12 @@ function texts(card: ApprovalCard): string[] {
   });
 }
 
+/** The Approve and Deny buttons (the ones that decide); `allButtons` has Edit and the rest too. */
 function buttons(card: ApprovalCard): { actionId: string; style?: string; value?: string; blockId?: string }[] {
+  return allButtons(card).filter((button) => button.actionId === 'countersign_approve' || button.actionId === 'countersign_deny');
+}
+
+function allButtons(card: ApprovalCard): { actionId: string; style?: string; value?: string; blockId?: string }[] {
   return card.blocks.flatMap((block) =>
     block.type === 'actions'
       ? block.elements.flatMap((element) =>
@@ -71,7 +76,7 @@ describe('buildApprovalCard', () => {
       'Requested by <@U04ALICE01> · <!date^1736954400^{date_short_pretty} at {time}|2025-01-15 15:20 UTC> · 1 call waiting',
       '(divider)',
       '*restart_service*\nRestarts a deployment in a namespace.\n```{\n  "namespace": "staging",\n  "deployment": "payments-api"\n}```',
-      'Approve | Deny',
+      'Approve | Edit | Deny | Deny with reason',
     ]);
   });
 
@@ -242,5 +247,36 @@ describe('buildApprovalCard', () => {
       }),
       { numRuns: 150 },
     );
+  });
+
+  it('offers Edit and Deny with reason on waiting calls, and View full input only when the arguments were cut', () => {
+    const short = buildApprovalCard({ step: step() });
+    expect(allButtons(short).map((button) => button.actionId)).toEqual([
+      'countersign_approve',
+      'countersign_edit',
+      'countersign_deny',
+      'countersign_deny_reason',
+    ]);
+    const long = buildApprovalCard({ step: step({ calls: [call({ input: { script: 'echo hi\n'.repeat(2000) } })] }) });
+    const actionIds = allButtons(long).map((button) => button.actionId);
+    expect(actionIds).toContain('countersign_view_input');
+    for (const button of allButtons(long)) expect(decodeApprovalActionValue(button.value)).toEqual({ stepId: 'step01', approvalId: 'ap1' });
+  });
+
+  it('shows what an approver changed when they edited the call', () => {
+    const edited: Decision = {
+      outcome: 'approved',
+      userId: 'U04BOB0002',
+      at: CREATED_AT + 60_000,
+      edit: {
+        submittedInput: { namespace: 'prod', deployment: 'payments-api' },
+        input: { namespace: 'prod', deployment: 'payments-api' },
+      },
+    };
+    const card = buildApprovalCard({ step: step({ decisions: { ap1: edited }, phase: 'complete' }) });
+    const footer = texts(card).at(-1)!;
+    expect(footer).toContain('Edited and approved by <@U04BOB0002>');
+    expect(footer).toContain('namespace: "staging" → "prod"');
+    expect(allButtons(card)).toEqual([]);
   });
 });

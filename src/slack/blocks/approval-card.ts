@@ -1,4 +1,5 @@
 import type { types } from '@slack/bolt';
+import { describeChanges, diffInputs } from '../../approvals/input-diff.js';
 import { undecidedCalls, type Decision, type PendingCall, type PendingStep } from '../../approvals/pending-step.js';
 import { ZERO_WIDTH_SPACE } from '../format/escape-mrkdwn.js';
 import { slackDate, userMention } from '../format/mrkdwn-tokens.js';
@@ -50,11 +51,10 @@ export function buildApprovalCard({ step }: { step: PendingStep }): ApprovalCard
   const blocks: KnownBlock[] = [
     { type: 'header', text: { type: 'plain_text', text: HEADER_TEXT, emoji: true } },
     contextBlock(summary),
-    ...drafts.flatMap((draft): KnownBlock[] => [
-      { type: 'divider' },
-      { type: 'section', text: { type: 'mrkdwn', text: draft.sectionText(argumentsShare), verbatim: true } },
-      draft.footer,
-    ]),
+    ...drafts.flatMap((draft): KnownBlock[] => {
+      const section = draft.section(argumentsShare);
+      return [{ type: 'divider' }, { type: 'section', text: { type: 'mrkdwn', text: section.text, verbatim: true } }, draft.footer(section.truncated)];
+    }),
   ];
   if (hiddenSummary !== undefined) blocks.push(contextBlock(hiddenSummary));
   return { text: fallbackText(step, waiting), blocks };
@@ -63,9 +63,9 @@ export function buildApprovalCard({ step }: { step: PendingStep }): ApprovalCard
 interface CallDraft {
   /** Text length of everything but the arguments, with room for the truncation note. */
   fixedLength: number;
-  sectionText: (argumentsShare: number) => string;
-  /** Buttons while undecided, the outcome once decided. */
-  footer: KnownBlock;
+  section: (argumentsShare: number) => { text: string; truncated: boolean };
+  /** Buttons while undecided (with "View full input" when the arguments were cut), the outcome once decided. */
+  footer: (truncated: boolean) => KnownBlock;
 }
 
 function draftCall(step: PendingStep, call: PendingCall, index: number): CallDraft {
@@ -74,17 +74,18 @@ function draftCall(step: PendingStep, call: PendingCall, index: number): CallDra
   const prefix = description === '' ? `${title}\n` : `${title}\n${description}\n`;
   const source = call.input === undefined ? undefined : stringifyArguments(call.input);
   const argumentsOverhead = source === undefined ? NO_ARGUMENTS.length : 2 * FENCE.length + truncationNote(source.length).length;
-  const footer = footerFor(step, call, index);
+  const footer = (truncated: boolean) => footerFor(step, call, index, truncated);
   const sectionRoom = SLACK_LIMITS.sectionTextLength - prefix.length - argumentsOverhead;
 
   return {
-    fixedLength: prefix.length + argumentsOverhead + footer.textLength,
-    footer: footer.block,
-    sectionText(argumentsShare) {
-      if (source === undefined) return prefix + NO_ARGUMENTS;
+    fixedLength: prefix.length + argumentsOverhead + footer(true).textLength,
+    footer: (truncated) => footer(truncated).block,
+    section(argumentsShare) {
+      if (source === undefined) return { text: prefix + NO_ARGUMENTS, truncated: false };
       const fitted = fitRenderedText({ text: source, maxLength: Math.min(argumentsShare, sectionRoom), render: untrustedTextToMrkdwn });
-      const note = fitted.omittedCharacters > 0 ? truncationNote(fitted.omittedCharacters) : '';
-      return `${prefix}${codeBlock(fitted.text)}${note}`;
+      const truncated = fitted.omittedCharacters > 0;
+      const note = truncated ? truncationNote(fitted.omittedCharacters) : '';
+      return { text: `${prefix}${codeBlock(fitted.text)}${note}`, truncated };
     },
   };
 }
@@ -102,27 +103,34 @@ function codeBlock(content: string): string {
   return `${FENCE}${start}${content}${end}${FENCE}`;
 }
 
-function footerFor(step: PendingStep, call: PendingCall, index: number): { block: KnownBlock; textLength: number } {
+function footerFor(step: PendingStep, call: PendingCall, index: number, truncated: boolean): { block: KnownBlock; textLength: number } {
   const decision = decisionFor(step, call);
   if (decision !== undefined || step.phase !== 'pending') {
-    const text = decision === undefined ? ':heavy_minus_sign: Closed without a decision' : decisionText(decision);
+    const text = decision === undefined ? ':heavy_minus_sign: Closed without a decision' : decisionText(decision, call);
     return { block: contextBlock(text), textLength: text.length };
   }
   const value = encodeApprovalActionValue({ stepId: step.stepId, approvalId: call.approvalId });
   const label = (verb: string): string => truncateText(`${verb} ${toolNameOf(call)}`, SLACK_LIMITS.buttonAccessibilityLabelLength);
-  const button = (verb: 'Approve' | 'Deny') => ({
+  const button = (verb: string, actionId: string, style?: 'primary' | 'danger') => ({
     type: 'button' as const,
-    action_id: verb === 'Approve' ? APPROVAL_ACTION_IDS.approve : APPROVAL_ACTION_IDS.deny,
-    style: verb === 'Approve' ? ('primary' as const) : ('danger' as const),
+    action_id: actionId,
+    ...(style ? { style } : {}),
     text: { type: 'plain_text' as const, text: verb, emoji: true },
     value,
     accessibility_label: label(verb),
   });
+  const buttons = [
+    button('Approve', APPROVAL_ACTION_IDS.approve, 'primary'),
+    button('Edit', APPROVAL_ACTION_IDS.edit),
+    button('Deny', APPROVAL_ACTION_IDS.deny, 'danger'),
+    button('Deny with reason', APPROVAL_ACTION_IDS.denyWithReason),
+    ...(truncated ? [button('View full input', APPROVAL_ACTION_IDS.viewInput)] : []),
+  ];
   const revision = Number.isSafeInteger(step.revision) ? step.revision : 0;
   return {
     // The id changes with every revision: Slack advises new block ids when a message is updated.
-    block: { type: 'actions', block_id: `countersign_call_${index}_r${revision}`, elements: [button('Approve'), button('Deny')] },
-    textLength: 'Approve'.length + 'Deny'.length,
+    block: { type: 'actions', block_id: `countersign_call_${index}_r${revision}`, elements: buttons },
+    textLength: buttons.reduce((total, element) => total + element.text.text.length, 0),
   };
 }
 
@@ -131,12 +139,22 @@ function decisionFor(step: PendingStep, call: PendingCall): Decision | undefined
   return Object.hasOwn(step.decisions, call.approvalId) ? step.decisions[call.approvalId] : undefined;
 }
 
-function decisionText(decision: Decision): string {
+/** Changes listed under an edited call; more would crowd the card, and the model gets all of them. */
+const MAX_SHOWN_CHANGES = 6;
+const CHANGE_MAX_LENGTH = 200;
+
+function decisionText(decision: Decision, call: PendingCall): string {
   const by = userMention(decision.userId);
   const when = slackDate({ epochMilliseconds: decision.at });
   switch (decision.outcome) {
-    case 'approved':
-      return `:white_check_mark: Approved by ${by} · ${when}`;
+    case 'approved': {
+      if (!decision.edit) return `:white_check_mark: Approved by ${by} · ${when}`;
+      const changes = describeChanges(diffInputs(call.input, decision.edit.input));
+      const lines = changes.slice(0, MAX_SHOWN_CHANGES).map((change) => `• ${fitUntrusted(oneLine(change), CHANGE_MAX_LENGTH)}`);
+      if (changes.length > MAX_SHOWN_CHANGES) lines.push(`• …and ${changes.length - MAX_SHOWN_CHANGES} more changes`);
+      if (changes.length === 0) lines.push('• (no fields changed)');
+      return [`:pencil2: Edited and approved by ${by} · ${when}. Runs with:`, ...lines].join('\n');
+    }
     case 'denied': {
       const reason = typeof decision.reason === 'string' ? oneLine(decision.reason).trim() : '';
       return `:x: Denied by ${by} · ${when}${reason === '' ? '' : ` · Reason: ${fitUntrusted(reason, REASON_MAX_LENGTH)}`}`;
