@@ -14,6 +14,8 @@ import { createThreadWorker, type ThreadWorker } from './conversation/thread-wor
 import { createLogger } from './log/create-logger.js';
 import { createSlackApp, SLACK_RETRY_CONFIG } from './slack/create-slack-app.js';
 import { registerApprovalActions } from './slack/listeners/approval-actions.js';
+import { registerDenyWithReason } from './slack/listeners/deny-with-reason.js';
+import { registerViewFullInput } from './slack/listeners/view-full-input.js';
 import { registerMessageListeners } from './slack/listeners/message-listeners.js';
 import { createWebApiMessenger } from './slack/web-api-messenger.js';
 import { createMemoryStore } from './store/memory-store.js';
@@ -79,6 +81,8 @@ export async function createBot(options: CreateBotOptions): Promise<Bot> {
   });
   const decider = createCallDecider({ store, messenger, worker, logger });
   registerApprovalActions(app, { decider, messenger });
+  registerDenyWithReason(app, { store, decider, messenger });
+  registerViewFullInput(app, { store, messenger });
   app.error(async (error) => {
     logger.error({ event: 'bolt-error', err: error }, 'unhandled error in a Slack listener');
   });

@@ -11,7 +11,14 @@ import { createRedisStore } from '../../src/store/redis-store.js';
 import type { ToolDefinition } from '../../src/tools/tool-definition.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
 import { startFakeSlackApi, type FakeSlackApi } from '../helpers/fake-slack-api.js';
-import { appMentionEnvelope, blockActionsPayload, messageEnvelope, postSlackEvent, postSlackInteraction } from '../helpers/signed-request.js';
+import {
+  appMentionEnvelope,
+  blockActionsPayload,
+  messageEnvelope,
+  postSlackEvent,
+  postSlackInteraction,
+  viewSubmissionPayload,
+} from '../helpers/signed-request.js';
 
 export const SIGNING_SECRET = 'test-signing-secret';
 export const BOT_USER_ID = 'UBOT0001';
@@ -55,6 +62,8 @@ export interface Harness {
   mention(options: { user: string; text: string; ts?: string; threadTs?: string; eventId?: string }): Promise<Response>;
   threadMessage(options: { user: string; text: string; threadTs: string; ts?: string }): Promise<Response>;
   click(options: { user: string; cardTs: string; threadTs: string; actionId: string; value: string }): Promise<Response>;
+  /** Submits a modal the bot opened; the response body is Bolt's ack (e.g. `response_action: errors`). */
+  submitView(options: { user: string; view: { callback_id: string; private_metadata: string }; values: Record<string, Record<string, unknown>> }): Promise<Response>;
   /** Starts another bot process (same Redis keys, same fakes): a replica, or the bot after a restart. */
   startReplica(): Promise<Harness>;
   stop(): Promise<void>;
@@ -142,6 +151,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         url: eventsUrl,
         signingSecret: SIGNING_SECRET,
         payload: blockActionsPayload({ user, channel: CHANNEL, messageTs: cardTs, threadTs, actionId, value, teamId: TEAM_ID }),
+      }),
+    submitView: ({ user, view, values }) =>
+      postSlackInteraction({
+        url: eventsUrl,
+        signingSecret: SIGNING_SECRET,
+        payload: viewSubmissionPayload({ user, callbackId: view.callback_id, privateMetadata: view.private_metadata, values, teamId: TEAM_ID }),
       }),
     startReplica: () => startHarness({ ...options, shared }),
     async stop() {

@@ -32,6 +32,8 @@ interface SocketModeBot {
   invocations(): string[][];
   mention(options: { user: string; text: string; ts: string; eventId?: string }): object;
   replies(threadTs: string): string[];
+  /** Stops the bot (once; the cleanup calls it too). */
+  stop(): Promise<void>;
 }
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -87,7 +89,13 @@ async function startSocketModeBot(): Promise<SocketModeBot> {
     store: createRedisStore({ url: inject('redisUrl'), keyPrefix: `e2e-socket:${randomUUID()}:` }),
   });
   await bot.start();
-  cleanups.push(() => bot.stop());
+  let stopped: Promise<void> | undefined;
+  const stop = () => (stopped ??= bot.stop());
+  cleanups.push(async () => {
+    await stop();
+    // Bolt's stop() does not wait for the WebSocket close handshake; let it finish before the fake goes.
+    await socketMode.disconnected({ timeoutMs: 2_000 }).catch(() => {});
+  });
   await socketMode.connected();
 
   return {
@@ -118,13 +126,14 @@ async function startSocketModeBot(): Promise<SocketModeBot> {
         .messages(CHANNEL, threadTs)
         .filter((message) => message.ts !== threadTs)
         .map((message) => message.text),
+    stop,
   };
 }
 
 const restartCall = { name: 'restart_service', arguments: { service: 'worker', namespace: 'staging' } };
 
 describe('Socket Mode', () => {
-  it('connects with the app token, answers pings and serves /healthz on PORT', async () => {
+  it('connects with the app token, answers pings, serves /healthz on PORT and closes cleanly on stop', async () => {
     const s = await startSocketModeBot();
 
     const open = s.slack.callsTo('apps.connections.open');
@@ -136,6 +145,13 @@ describe('Socket Mode', () => {
     const health = await fetch(s.healthUrl);
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ status: 'ok', store: 'redis', redis: 'up' });
+
+    // Stopping the bot closes the socket normally (1000) and does not reconnect.
+    await s.stop();
+    await s.socketMode.disconnected();
+    expect(s.socketMode.clientCloseCodes).toEqual([1000]);
+    expect(s.socketMode.connectionsAccepted()).toBe(1);
+    expect(s.slack.callsTo('apps.connections.open')).toHaveLength(1);
     expect(s.socketMode.protocolErrors).toEqual([]);
   });
 

@@ -75,7 +75,7 @@ export function createFrameReader(options: {
   onFrame: (frame: WebSocketFrame) => void;
   onProtocolError: (message: string) => void;
 }): (chunk: Buffer) => void {
-  let pending = Buffer.alloc(0);
+  let pending: Buffer = Buffer.alloc(0);
   let failed = false;
 
   return (chunk) => {
