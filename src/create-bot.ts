@@ -13,6 +13,7 @@ import { createConversation } from './conversation/conversation.js';
 import { createThreadWorker, type ThreadWorker } from './conversation/thread-worker.js';
 import { createLogger } from './log/create-logger.js';
 import { createSlackApp, SLACK_RETRY_CONFIG } from './slack/create-slack-app.js';
+import { registerAnswerQuestion } from './slack/listeners/answer-question.js';
 import { registerApprovalActions } from './slack/listeners/approval-actions.js';
 import { registerDenyWithReason } from './slack/listeners/deny-with-reason.js';
 import { registerViewFullInput } from './slack/listeners/view-full-input.js';
@@ -21,6 +22,7 @@ import { createWebApiMessenger } from './slack/web-api-messenger.js';
 import { createMemoryStore } from './store/memory-store.js';
 import { createRedisStore } from './store/redis-store.js';
 import type { StateStore } from './store/state-store.js';
+import { askUserTool } from './tools/ask-user.js';
 import { createCommandTool } from './tools/command/command-tool.js';
 import type { ToolDefinition } from './tools/tool-definition.js';
 
@@ -48,7 +50,7 @@ export interface Bot {
 export async function createBot(options: CreateBotOptions): Promise<Bot> {
   const { environment, config } = options;
   const logger = options.logger ?? createLogger({ level: environment.logLevel });
-  const tools = [...config.tools.map((tool) => createCommandTool(tool)), ...(options.tools ?? [])];
+  const tools: ToolDefinition[] = [askUserTool, ...config.tools.map((tool) => createCommandTool(tool)), ...(options.tools ?? [])];
   assertUniqueToolNames(tools);
 
   const store = options.store ?? createStore(environment, logger);
@@ -83,6 +85,7 @@ export async function createBot(options: CreateBotOptions): Promise<Bot> {
   registerApprovalActions(app, { decider, messenger });
   registerDenyWithReason(app, { store, decider, messenger });
   registerViewFullInput(app, { store, messenger });
+  registerAnswerQuestion(app, { store, decider, messenger });
   app.error(async (error) => {
     logger.error({ event: 'bolt-error', err: error }, 'unhandled error in a Slack listener');
   });

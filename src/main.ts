@@ -35,6 +35,11 @@ async function main(): Promise<void> {
       },
     );
   };
+  // Socket Mode's client rejects pending reconnects with nothing attached when it is stopped during
+  // an outage; crashing for that would drop running turns, so such rejections are logged instead.
+  process.on('unhandledRejection', (reason) => {
+    logger.error({ event: 'unhandled-rejection', err: reason }, 'unhandled promise rejection');
+  });
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
 }

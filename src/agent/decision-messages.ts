@@ -1,5 +1,5 @@
-import type { ModelMessage, ToolContent } from 'ai';
-import type { Decision, PendingCall, PendingStep } from '../approvals/pending-step.js';
+import type { ModelMessage, ToolContent, ToolResultPart } from 'ai';
+import { isQuestion, type Decision, type PendingCall, type PendingStep } from '../approvals/pending-step.js';
 import type { ExecutionRecord } from './tool-set.js';
 
 /** The text the model reads for a call a human did not let run. Framed so it does not retry. */
@@ -11,17 +11,22 @@ export function denialReason(decision: Decision): string {
     case 'superseded':
       return `Not run: ${who} sent a newer message before this call was decided. Do not retry it unless the user asks again.`;
     case 'approved':
-      return `Approved by ${who}, but not run because a newer message arrived before every call in this step was decided. Do not retry it unless the user asks again.`;
+    case 'answered':
+      return `Not run: a newer message arrived before every call in this step was decided (this one was ${decision.outcome} by ${who}). Do not retry it unless the user asks again.`;
   }
 }
 
 /**
  * The tool message that resumes a complete step: all of its decisions in ONE message, because the
  * AI SDK only reads approvals from the last message and fails when a step is answered piecemeal.
+ * A question's answer is its result; an approval is an approval response the SDK acts on.
  */
 export function resumeToolMessage(step: PendingStep): ModelMessage {
   const content: ToolContent = step.calls.map((call) => {
     const decision = decisionFor(step, call);
+    if (isQuestion(call)) {
+      return decision.outcome === 'answered' ? answerResult(call, decision) : deniedResult(call, denialReason(decision));
+    }
     return decision.outcome === 'approved'
       ? {
           type: 'tool-approval-response',
@@ -42,8 +47,8 @@ export function closingToolMessage(step: PendingStep): ModelMessage {
   const content: ToolContent = [];
   for (const call of step.calls) {
     const reason = denialReason(decisionFor(step, call));
-    content.push({ type: 'tool-approval-response', approvalId: call.approvalId, approved: false, reason });
-    content.push({ type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output: { type: 'execution-denied', reason } });
+    if (!isQuestion(call)) content.push({ type: 'tool-approval-response', approvalId: call.approvalId, approved: false, reason });
+    content.push(deniedResult(call, reason));
   }
   return { role: 'tool', content };
 }
@@ -59,6 +64,19 @@ export function executedResultsMessage(executions: readonly ExecutionRecord[]): 
       output: { type: 'json', value: toJsonValue(execution.output) },
     })),
   };
+}
+
+function answerResult(call: PendingCall, decision: Decision): ToolResultPart {
+  return {
+    type: 'tool-result',
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    output: { type: 'json', value: toJsonValue({ answeredBy: `<@${decision.userId}>`, answer: decision.answer ?? null }) },
+  };
+}
+
+function deniedResult(call: PendingCall, reason: string): ToolResultPart {
+  return { type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output: { type: 'execution-denied', reason } };
 }
 
 function decisionFor(step: PendingStep, call: PendingCall): Decision {

@@ -1,9 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import { generateText, stepCountIs, type LanguageModel, type ModelMessage, type ToolApprovalRequestOutput, type ToolSet } from 'ai';
 import type { ToolDefinition } from '../tools/tool-definition.js';
 import type { EditNote } from './apply-edits.js';
 import { createToolApproval, createTurnTools, type ExecutionRecord, type TurnContext } from './tool-set.js';
 
 export interface ApprovalRequest {
+  kind: 'approval' | 'question';
+  /** The AI SDK's approval id; for a question, an id of ours (questions have no approval). */
   approvalId: string;
   toolCallId: string;
   toolName: string;
@@ -14,7 +17,7 @@ export interface TurnOutcome {
   /** Messages the turn added (assistant and tool), to append to the stored history. */
   responseMessages: ModelMessage[];
   text: string;
-  /** Calls waiting for a human; empty when the turn finished. */
+  /** Calls waiting for a human (approvals and questions); empty when the turn finished. */
   approvalRequests: ApprovalRequest[];
 }
 
@@ -73,13 +76,24 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
     });
     const approvalRequests = result.content
       .filter((part): part is ToolApprovalRequestOutput<ToolSet> => part.type === 'tool-approval-request' && !part.isAutomatic)
-      .map((part) => ({
+      .map((part): ApprovalRequest => ({
+        kind: 'approval',
         approvalId: part.approvalId,
         toolCallId: part.toolCall.toolCallId,
         toolName: part.toolCall.toolName,
         input: part.toolCall.input,
       }));
-    return { responseMessages: result.responseMessages, text: result.text, approvalRequests };
+    const humanTools = new Set(options.definitions.filter((definition) => !definition.execute).map((definition) => definition.name));
+    const questions = result.toolCalls
+      .filter((call) => humanTools.has(call.toolName) && !call.invalid)
+      .map((call): ApprovalRequest => ({
+        kind: 'question',
+        approvalId: `q${randomUUID().replaceAll('-', '')}`,
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        input: call.input,
+      }));
+    return { responseMessages: result.responseMessages, text: result.text, approvalRequests: [...approvalRequests, ...questions] };
   } catch (error) {
     throw new TurnFailedError({ cause: error, executions });
   }

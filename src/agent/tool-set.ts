@@ -24,11 +24,17 @@ export function createTurnTools(options: {
 }): ToolSet {
   const tools: ToolSet = {};
   for (const definition of options.definitions) {
+    const execute = definition.execute;
+    if (!execute) {
+      // No execute: the AI SDK stops the turn at this call and waits for a result we supply.
+      tools[definition.name] = tool({ description: definition.description, inputSchema: definition.inputSchema });
+      continue;
+    }
     tools[definition.name] = tool({
       description: definition.description,
       inputSchema: definition.inputSchema,
       execute: async (input: unknown, { toolCallId, abortSignal }) => {
-        const output = await definition.execute(input, {
+        const output = await execute(input, {
           ...options.context,
           toolCallId,
           // Stable for this call across retries and replicas: the thread plus the model's call id.
@@ -55,7 +61,10 @@ export function createToolApproval(options: {
 }): ToolApprovalConfiguration<ToolSet, never> {
   const byName = new Map(options.definitions.map((definition) => [definition.name, definition]));
   return async ({ toolCall }) => {
-    const rule = byName.get(toolCall.toolName)?.approval ?? 'always';
+    const definition = byName.get(toolCall.toolName);
+    // Nothing runs for a human-answered tool, so there is nothing to approve.
+    if (definition && !definition.execute) return 'not-applicable';
+    const rule = definition?.approval ?? 'always';
     if (rule === 'never') return 'not-applicable';
     if (rule === 'always') return 'user-approval';
     try {

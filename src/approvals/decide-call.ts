@@ -17,9 +17,10 @@ export interface CallDecisionRequest {
   stepId: string;
   approvalId: string;
   userId: string;
-  outcome: 'approved' | 'denied';
+  outcome: 'approved' | 'denied' | 'answered';
   reason?: string;
   edit?: CallEdit;
+  answer?: unknown;
 }
 
 export type RecordOutcome =
@@ -58,6 +59,7 @@ export function createCallDecider(options: DecideCallOptions) {
       at: now(),
       ...(request.reason ? { reason: request.reason } : {}),
       ...(request.edit ? { edit: request.edit } : {}),
+      ...(request.outcome === 'answered' ? { answer: request.answer ?? null } : {}),
     };
     let result;
     try {
@@ -108,5 +110,7 @@ function alreadyDecidedText(decision: Decision): string {
       return `Already denied by <@${decision.userId}>, so nothing changed.`;
     case 'superseded':
       return `This call was closed because <@${decision.userId}> sent a newer message, so nothing changed.`;
+    case 'answered':
+      return `Already answered by <@${decision.userId}>, so nothing changed.`;
   }
 }

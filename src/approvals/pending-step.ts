@@ -4,7 +4,7 @@
  */
 export const PENDING_STEP_SCHEMA_VERSION = 1;
 
-export type DecisionOutcome = 'approved' | 'denied' | 'superseded';
+export type DecisionOutcome = 'approved' | 'denied' | 'superseded' | 'answered';
 
 export interface Decision {
   outcome: DecisionOutcome;
@@ -15,6 +15,8 @@ export interface Decision {
   reason?: string;
   /** Set when the approver changed the arguments: the call runs with `input`, never the original. */
   edit?: CallEdit;
+  /** For a question (`ask_user`): the human's validated answer, which becomes the tool result. */
+  answer?: unknown;
 }
 
 export interface CallEdit {
@@ -25,7 +27,12 @@ export interface CallEdit {
 }
 
 export interface PendingCall {
-  /** The AI SDK's approval id (`tool-approval-request.approvalId`). */
+  /**
+   * `approval`: the bot runs the call once a human approves it. `question`: a human answers it
+   * (`ask_user`) and the answer is the result. Absent means `approval` (older records).
+   */
+  kind?: 'approval' | 'question';
+  /** The AI SDK's approval id (`tool-approval-request.approvalId`); for a question, our own id. */
   approvalId: string;
   toolCallId: string;
   toolName: string;
@@ -64,6 +71,10 @@ export interface PendingStep {
   phase: StepPhase;
   /** Bumped on every decision so a card update can tell it rendered stale state. */
   revision: number;
+}
+
+export function isQuestion(call: PendingCall): boolean {
+  return call.kind === 'question';
 }
 
 export function undecidedCalls(step: PendingStep): PendingCall[] {

@@ -28,8 +28,14 @@ export interface ToolDefinition<INPUT = any, OUTPUT = unknown> {
   description: string;
   inputSchema: z.ZodType<INPUT>;
   approval?: ApprovalRule<INPUT>;
-  execute: (input: INPUT, context: ToolContext) => Promise<OUTPUT>;
+  /** Absent for tools a human answers (`ask_user`): the turn pauses until the answer arrives. */
+  execute?: (input: INPUT, context: ToolContext) => Promise<OUTPUT>;
 }
+
+/** A tool the bot runs itself (every tool but the human-answered ones). */
+export type ExecutableToolDefinition<INPUT = any, OUTPUT = unknown> = ToolDefinition<INPUT, OUTPUT> & {
+  execute: (input: INPUT, context: ToolContext) => Promise<OUTPUT>;
+};
 
 /** Identity helper that keeps the input type flowing from the schema into `execute` and `approval`. */
 export function defineTool<INPUT, OUTPUT>(definition: ToolDefinition<INPUT, OUTPUT>): ToolDefinition<INPUT, OUTPUT> {

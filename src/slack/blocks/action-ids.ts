@@ -7,7 +7,13 @@ export const APPROVAL_ACTION_IDS = {
   edit: 'countersign_edit',
   denyWithReason: 'countersign_deny_reason',
   viewInput: 'countersign_view_input',
+  /** Opens the answer form of an `ask_user` question. */
+  reply: 'countersign_reply',
 } as const;
+
+/** Option buttons of an `ask_user` question: `countersign_answer_<index>`. */
+export const ANSWER_ACTION_PREFIX = 'countersign_answer_';
+export const ANSWER_ACTION_PATTERN = /^countersign_answer_(\d{1,2})$/;
 
 export interface ApprovalActionReference {
   stepId: string;

@@ -1,10 +1,10 @@
 import type { types } from '@slack/bolt';
 import { describeChanges, diffInputs } from '../../approvals/input-diff.js';
-import { undecidedCalls, type Decision, type PendingCall, type PendingStep } from '../../approvals/pending-step.js';
+import { isQuestion, undecidedCalls, type Decision, type PendingCall, type PendingStep } from '../../approvals/pending-step.js';
 import { ZERO_WIDTH_SPACE } from '../format/escape-mrkdwn.js';
 import { slackDate, userMention } from '../format/mrkdwn-tokens.js';
 import { untrustedTextToMrkdwn } from '../format/untrusted-text.js';
-import { APPROVAL_ACTION_IDS, encodeApprovalActionValue } from './action-ids.js';
+import { ANSWER_ACTION_PREFIX, APPROVAL_ACTION_IDS, encodeApprovalActionValue } from './action-ids.js';
 import { fitRenderedText } from './fit-rendered-text.js';
 import { stringifyArguments } from './format-arguments.js';
 import { SLACK_LIMITS, truncateText } from './limits.js';
@@ -30,6 +30,9 @@ const DESCRIPTION_MAX_LENGTH = 240;
 const REASON_MAX_LENGTH = 240;
 const FALLBACK_NAMES_MAX_LENGTH = 1000;
 const HEADER_TEXT = ':lock: Approval needed';
+const QUESTION_HEADER_TEXT = ':speech_balloon: Your input is needed';
+const QUESTION_MAX_LENGTH = 2000;
+const ANSWER_MAX_LENGTH = 500;
 const FENCE = '```';
 
 /**
@@ -48,8 +51,9 @@ export function buildApprovalCard({ step }: { step: PendingStep }): ApprovalCard
   const fixedLength = HEADER_TEXT.length + summary.length + (hiddenSummary?.length ?? 0) + sum(drafts.map((draft) => draft.fixedLength));
   const argumentsShare = Math.max(MIN_ARGUMENTS_LENGTH, Math.floor((APPROVAL_CARD_TEXT_BUDGET - fixedLength) / Math.max(1, drafts.length)));
 
+  const onlyQuestions = step.calls.length > 0 && step.calls.every(isQuestion);
   const blocks: KnownBlock[] = [
-    { type: 'header', text: { type: 'plain_text', text: HEADER_TEXT, emoji: true } },
+    { type: 'header', text: { type: 'plain_text', text: onlyQuestions ? QUESTION_HEADER_TEXT : HEADER_TEXT, emoji: true } },
     contextBlock(summary),
     ...drafts.flatMap((draft): KnownBlock[] => {
       const section = draft.section(argumentsShare);
@@ -69,6 +73,7 @@ interface CallDraft {
 }
 
 function draftCall(step: PendingStep, call: PendingCall, index: number): CallDraft {
+  if (isQuestion(call)) return draftQuestion(step, call, index);
   const title = `*${fitUntrusted(toolNameOf(call), TOOL_NAME_MAX_LENGTH)}*`;
   const description = typeof call.description === 'string' ? fitUntrusted(call.description.trim(), DESCRIPTION_MAX_LENGTH) : '';
   const prefix = description === '' ? `${title}\n` : `${title}\n${description}\n`;
@@ -91,6 +96,41 @@ function draftCall(step: PendingStep, call: PendingCall, index: number): CallDra
 }
 
 const NO_ARGUMENTS = '_No arguments_';
+
+/** An `ask_user` call: the question, then option buttons or a Reply button, or the answer. */
+function draftQuestion(step: PendingStep, call: PendingCall, index: number): CallDraft {
+  const input = (typeof call.input === 'object' && call.input !== null ? call.input : {}) as { question?: unknown; options?: unknown };
+  const question = typeof input.question === 'string' ? input.question : '';
+  const options = Array.isArray(input.options) ? input.options.filter((option): option is string => typeof option === 'string') : [];
+  const text = `*Question for ${userMention(step.requesterId)}:*\n${fitUntrusted(question, QUESTION_MAX_LENGTH)}`;
+  const footer = (): { block: KnownBlock; textLength: number } => {
+    const decision = decisionFor(step, call);
+    if (decision !== undefined || step.phase !== 'pending') {
+      const outcome = decision === undefined ? ':heavy_minus_sign: Closed without an answer' : decisionText(decision, call);
+      return { block: contextBlock(outcome), textLength: outcome.length };
+    }
+    const value = encodeApprovalActionValue({ stepId: step.stepId, approvalId: call.approvalId });
+    const elements =
+      options.length > 0
+        ? options.map((option, optionIndex) => ({
+            type: 'button' as const,
+            action_id: `${ANSWER_ACTION_PREFIX}${optionIndex}`,
+            text: { type: 'plain_text' as const, text: truncateText(option, SLACK_LIMITS.buttonTextLength), emoji: true },
+            value,
+          }))
+        : [{ type: 'button' as const, action_id: APPROVAL_ACTION_IDS.reply, style: 'primary' as const, text: { type: 'plain_text' as const, text: 'Reply', emoji: true }, value }];
+    const revision = Number.isSafeInteger(step.revision) ? step.revision : 0;
+    return {
+      block: { type: 'actions', block_id: `countersign_call_${index}_r${revision}`, elements },
+      textLength: elements.reduce((total, element) => total + element.text.text.length, 0),
+    };
+  };
+  return {
+    fixedLength: text.length + footer().textLength,
+    footer: () => footer().block,
+    section: () => ({ text, truncated: false }),
+  };
+}
 
 function truncationNote(omittedCharacters: number): string {
   return `\n_(truncated, ${omittedCharacters.toLocaleString('en-US')} more characters)_`;
@@ -161,9 +201,17 @@ function decisionText(decision: Decision, call: PendingCall): string {
     }
     case 'superseded':
       return `:fast_forward: Not run: superseded by a newer message from ${by} · ${when}`;
+    case 'answered':
+      return `:speech_balloon: Answered by ${by} · ${when}: ${fitUntrusted(oneLine(answerText(decision.answer)), ANSWER_MAX_LENGTH)}`;
     default:
       return `:grey_question: Decided by ${by} · ${when}`;
   }
+}
+
+function answerText(answer: unknown): string {
+  if (typeof answer === 'string') return answer;
+  if (typeof answer === 'object' && answer !== null && Object.keys(answer).length === 1 && 'answer' in answer) return String((answer as { answer: unknown }).answer);
+  return stringifyArguments(answer);
 }
 
 function statusText(step: PendingStep, waiting: number): string {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CommandToolConfig } from '../../config/config-schema.js';
-import type { ToolDefinition } from '../tool-definition.js';
+import type { ExecutableToolDefinition } from '../tool-definition.js';
 import { renderArgv } from './argv-template.js';
 import { parametersToZodSchema, type ParameterValues } from './parameters-schema.js';
 import { runCommand as defaultRunCommand, type CommandResult, type RunCommandOptions } from './run-command.js';
@@ -28,7 +28,7 @@ export interface CreateCommandToolOptions {
 export function createCommandTool(
   toolConfig: CommandToolConfig,
   { runCommand = defaultRunCommand }: CreateCommandToolOptions = {},
-): ToolDefinition<ParameterValues, CommandToolOutput> {
+): ExecutableToolDefinition<ParameterValues, CommandToolOutput> {
   const inputSchema = parametersToZodSchema(toolConfig.parameters);
   return {
     name: toolConfig.name,

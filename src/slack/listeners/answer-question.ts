@@ -1,0 +1,42 @@
+import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import type { CallDecider } from '../../approvals/decide-call.js';
+import { findCall } from '../../approvals/find-call.js';
+import { isQuestion } from '../../approvals/pending-step.js';
+import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
+import type { StateStore } from '../../store/state-store.js';
+import { ANSWER_ACTION_PATTERN, decodeApprovalActionValue } from '../blocks/action-ids.js';
+import { tellPrivately } from './approval-actions.js';
+
+export interface AnswerQuestionOptions {
+  store: StateStore;
+  decider: CallDecider;
+  messenger: ThreadMessenger;
+}
+
+/** The person an `ask_user` question is for: whoever made the request. */
+export function mayAnswer(step: { requesterId: string }, userId: string): boolean {
+  return step.requesterId === userId;
+}
+
+/** Option buttons of an `ask_user` question: the chosen option's text is the answer. */
+export function registerAnswerQuestion(app: App, { store, decider, messenger }: AnswerQuestionOptions): void {
+  app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: ANSWER_ACTION_PATTERN }, async ({ ack, body, action }) => {
+    await ack();
+    const reference = decodeApprovalActionValue(action.value);
+    const optionIndex = Number(ANSWER_ACTION_PATTERN.exec(action.action_id)?.[1]);
+    if (!reference || !Number.isInteger(optionIndex)) return;
+    const lookup = await findCall(store, reference);
+    if (!lookup.open) return tellPrivately(messenger, body, lookup.message);
+    if (!isQuestion(lookup.call)) return;
+    if (!mayAnswer(lookup.step, body.user.id)) {
+      return tellPrivately(messenger, body, `Only <@${lookup.step.requesterId}> can answer this question, so nothing changed.`);
+    }
+    // The option text comes from the stored call, never from the click payload.
+    const options = (lookup.call.input as { options?: unknown }).options;
+    const answer = Array.isArray(options) ? options[optionIndex] : undefined;
+    if (typeof answer !== 'string') return;
+    const outcome = await decider.record({ ...reference, userId: body.user.id, outcome: 'answered', answer });
+    if (outcome.recorded) await decider.publish(outcome);
+    else await tellPrivately(messenger, body, outcome.message);
+  });
+}

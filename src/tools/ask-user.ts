@@ -1,0 +1,49 @@
+import type { JSONSchema7 } from 'ai';
+import { z } from 'zod';
+import type { ToolDefinition } from './tool-definition.js';
+
+export const ASK_USER_TOOL_NAME = 'ask_user';
+
+const askUserInputSchema = z
+  .object({
+    question: z.string().min(1).max(2000).describe('The question for the person who made the request, in plain words.'),
+    options: z
+      .array(z.string().min(1).max(75))
+      .min(2)
+      .max(10)
+      .optional()
+      .describe('Choices shown as buttons; the answer is the chosen text. Use for a pick among a few options.'),
+    answerSchema: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe('A JSON Schema (type "object") for a structured answer the person fills in a form. Omit both this and options for a free-text answer.'),
+  })
+  .refine((input) => !(input.options && input.answerSchema), { message: 'give either options or answerSchema, not both' });
+
+export type AskUserInput = z.infer<typeof askUserInputSchema>;
+
+/**
+ * A tool the human executes: the model asks, the turn pauses, the person who made the request
+ * answers with a button or a form, and the validated answer becomes the tool result.
+ */
+export const askUserTool: ToolDefinition<AskUserInput> = {
+  name: ASK_USER_TOOL_NAME,
+  description:
+    'Ask the person who made the request a question and wait for the answer. Use it when you need a decision or details only they have; do not guess.',
+  inputSchema: askUserInputSchema,
+  approval: 'never',
+};
+
+/** Free text, when the model gave neither options nor a schema. */
+const FREE_TEXT_SCHEMA: JSONSchema7 = {
+  type: 'object',
+  properties: { answer: { type: 'string', title: 'Answer', maxLength: 3000 } },
+  required: ['answer'],
+  additionalProperties: false,
+};
+
+/** The schema the reply form is generated from. A model-written schema that is unusable gets free text. */
+export function answerSchemaOf(input: AskUserInput, isUsable: (schema: JSONSchema7) => boolean): JSONSchema7 {
+  const schema = input.answerSchema as JSONSchema7 | undefined;
+  return schema && schema.type === 'object' && isUsable(schema) ? schema : FREE_TEXT_SCHEMA;
+}
