@@ -11,19 +11,21 @@ import type { CountersignConfig } from './config/config-schema.js';
 import type { EnvironmentConfig } from './config/environment.js';
 import { createConversation } from './conversation/conversation.js';
 import { createThreadWorker, type ThreadWorker } from './conversation/thread-worker.js';
+import type { AuditLog } from './audit/audit-log.js';
+import { createMemoryAuditLog } from './audit/memory-audit-log.js';
+import { createRedisAuditLog } from './audit/redis-audit-log.js';
 import { createLogger } from './log/create-logger.js';
 import { createSlackApp, SLACK_RETRY_CONFIG } from './slack/create-slack-app.js';
-import { registerAnswerQuestion } from './slack/listeners/answer-question.js';
-import { registerApprovalActions } from './slack/listeners/approval-actions.js';
-import { registerDenyWithReason } from './slack/listeners/deny-with-reason.js';
-import { registerViewFullInput } from './slack/listeners/view-full-input.js';
-import { registerMessageListeners } from './slack/listeners/message-listeners.js';
+import { registerListeners } from './slack/listeners/register-listeners.js';
+import { createUsergroupMembers } from './slack/usergroup-members.js';
 import { createWebApiMessenger } from './slack/web-api-messenger.js';
 import { createMemoryStore } from './store/memory-store.js';
 import { createRedisStore } from './store/redis-store.js';
 import type { StateStore } from './store/state-store.js';
 import { askUserTool } from './tools/ask-user.js';
 import { createCommandTool } from './tools/command/command-tool.js';
+import { createJsonSchemaValidator } from './tools/json-schema-validator.js';
+import { createToolSchemas } from './tools/tool-schemas.js';
 import type { ToolDefinition } from './tools/tool-definition.js';
 
 export interface CreateBotOptions {
@@ -34,6 +36,7 @@ export interface CreateBotOptions {
   logger?: Logger;
   /** Injected in tests; otherwise built from the environment. */
   store?: StateStore;
+  audit?: AuditLog;
   model?: LanguageModel;
 }
 
@@ -54,6 +57,11 @@ export async function createBot(options: CreateBotOptions): Promise<Bot> {
   assertUniqueToolNames(tools);
 
   const store = options.store ?? createStore(environment, logger);
+  const audit =
+    options.audit ??
+    (environment.redisUrl === undefined
+      ? createMemoryAuditLog({ logger })
+      : createRedisAuditLog({ url: environment.redisUrl, keyPrefix: STORE_KEY_PREFIX, logger }));
   const identity = await resolveBotIdentity(environment);
   const app = createSlackApp({ settings: { ...environment.slack, ...identity }, store, logger });
   const messenger = createWebApiMessenger({ client: app.client, logger });
@@ -63,6 +71,7 @@ export async function createBot(options: CreateBotOptions): Promise<Bot> {
     model: options.model ?? createLanguageModel(environment.openai),
     instructions: config.instructions,
     tools,
+    policy: config.policy,
     limits: {
       maxSteps: config.agent.maxSteps,
       historyTtlMs: config.history.ttlHours * 60 * 60 * 1000,
@@ -70,24 +79,20 @@ export async function createBot(options: CreateBotOptions): Promise<Bot> {
       maxBytes: config.history.maxBytes,
     },
     logger,
+    audit,
     botUserId: identity.botUserId,
   });
   const worker = createThreadWorker({ store, handle: (item) => conversation.handle(item), logger });
-  registerMessageListeners(app, {
+  registerListeners(app, {
     store,
     worker,
     messenger,
+    decider: createCallDecider({ store, messenger, worker, logger, audit, resolveGroups: createUsergroupMembers({ client: app.client, logger }) }),
+    toolSchemas: createToolSchemas({ definitions: tools }),
+    validator: createJsonSchemaValidator(),
     botUserId: identity.botUserId,
-    logger,
     followTtlMs: config.history.ttlHours * 60 * 60 * 1000,
-  });
-  const decider = createCallDecider({ store, messenger, worker, logger });
-  registerApprovalActions(app, { decider, messenger });
-  registerDenyWithReason(app, { store, decider, messenger });
-  registerViewFullInput(app, { store, messenger });
-  registerAnswerQuestion(app, { store, decider, messenger });
-  app.error(async (error) => {
-    logger.error({ event: 'bolt-error', err: error }, 'unhandled error in a Slack listener');
+    logger,
   });
 
   return {
@@ -110,12 +115,16 @@ export async function createBot(options: CreateBotOptions): Promise<Bot> {
       await app.stop();
       await worker.idle();
       await store.close();
+      await audit.close();
     },
   };
 }
 
+/** Shared by the store and the audit stream; `npm run audit` reads `${prefix}audit`. */
+const STORE_KEY_PREFIX = 'countersign:';
+
 function createStore(environment: EnvironmentConfig, logger: Logger): StateStore {
-  if (environment.redisUrl !== undefined) return createRedisStore({ url: environment.redisUrl });
+  if (environment.redisUrl !== undefined) return createRedisStore({ url: environment.redisUrl, keyPrefix: STORE_KEY_PREFIX });
   logger.warn(
     { event: 'memory-store' },
     'REDIS_URL is not set: using an in-memory store. Pending approvals will not survive a restart and are not shared between bot processes.',

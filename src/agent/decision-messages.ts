@@ -10,6 +10,8 @@ export function denialReason(decision: Decision): string {
       return `Declined by ${who}${decision.reason ? `: ${decision.reason}` : ''}. This is a human decision, not an error: do not retry this call unless the user asks again.`;
     case 'superseded':
       return `Not run: ${who} sent a newer message before this call was decided. Do not retry it unless the user asks again.`;
+    case 'expired':
+      return 'Expired: nobody decided before the approval request timed out, so it did not run. This is not a denial; if it is still needed, say so and ask again.';
     case 'approved':
     case 'answered':
       return `Not run: a newer message arrived before every call in this step was decided (this one was ${decision.outcome} by ${who}). Do not retry it unless the user asks again.`;

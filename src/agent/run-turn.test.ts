@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { PendingStep } from '../approvals/pending-step.js';
 import type { ToolDefinition } from '../tools/tool-definition.js';
+import { defaultConfig } from '../config/config-file.js';
 import { applyEditsToHistory, editNotesFor } from './apply-edits.js';
 import { closingToolMessage, resumeToolMessage } from './decision-messages.js';
 import { runTurn, TurnFailedError } from './run-turn.js';
@@ -21,6 +22,7 @@ const callReply = (...calls: Array<{ id: string; name: string; input: object }>)
 const textReply = (text: string) => ({ content: [{ type: 'text' as const, text }], finishReason: { unified: 'stop' as const, raw: 'stop' }, usage, warnings: [] });
 
 const context = { requesterId: 'UALICE', teamId: 'T1', channel: 'C1', threadTs: '1.1' };
+const policy = defaultConfig().policy;
 
 function recordingTools(executed: unknown[]): ToolDefinition[] {
   return [
@@ -59,7 +61,7 @@ describe('runTurn', () => {
       ],
     });
     const messages: ModelMessage[] = [{ role: 'user', content: 'restart everything' }];
-    const outcome = await runTurn({ model, instructions: 'test', definitions: recordingTools(executed), messages, context, maxSteps: 5 });
+    const outcome = await runTurn({ model, instructions: 'test', definitions: recordingTools(executed), policy, messages, context, maxSteps: 5 });
     expect(executed).toEqual([['restart', { namespace: 'staging' }]]);
     expect(outcome.approvalRequests.map((request) => [request.toolCallId, request.toolName])).toEqual([
       ['c2', 'restart'],
@@ -73,7 +75,7 @@ describe('runTurn', () => {
       doGenerate: [callReply({ id: 'c2', name: 'restart', input: { namespace: 'prod' } }, { id: 'c3', name: 'unruled', input: {} })],
     });
     const messages: ModelMessage[] = [{ role: 'user', content: 'go' }];
-    const paused = await runTurn({ model: first, instructions: 'test', definitions: recordingTools(executed), messages, context, maxSteps: 5 });
+    const paused = await runTurn({ model: first, instructions: 'test', definitions: recordingTools(executed), policy, messages, context, maxSteps: 5 });
     const [prod, unruled] = paused.approvalRequests;
     const step = {
       calls: paused.approvalRequests.map((request) => ({ ...request, description: '' })),
@@ -85,7 +87,7 @@ describe('runTurn', () => {
 
     const second = new MockLanguageModelV4({ doGenerate: [textReply('done')] });
     const resumedMessages = [...messages, ...paused.responseMessages, resumeToolMessage(step)];
-    const resumed = await runTurn({ model: second, instructions: 'test', definitions: recordingTools(executed), messages: resumedMessages, context, maxSteps: 5 });
+    const resumed = await runTurn({ model: second, instructions: 'test', definitions: recordingTools(executed), policy, messages: resumedMessages, context, maxSteps: 5 });
     expect(resumed.text).toBe('done');
     expect(executed).toEqual([['restart', { namespace: 'prod' }]]);
     const prompt = JSON.stringify(second.doGenerateCalls[0]!.prompt);
@@ -97,14 +99,14 @@ describe('runTurn', () => {
     const executed: unknown[] = [];
     const first = new MockLanguageModelV4({ doGenerate: [callReply({ id: 'c2', name: 'restart', input: { namespace: 'prod' } })] });
     const messages: ModelMessage[] = [{ role: 'user', content: 'go' }];
-    const paused = await runTurn({ model: first, instructions: 'test', definitions: recordingTools(executed), messages, context, maxSteps: 5 });
+    const paused = await runTurn({ model: first, instructions: 'test', definitions: recordingTools(executed), policy, messages, context, maxSteps: 5 });
     const step = {
       calls: paused.approvalRequests.map((request) => ({ ...request, description: '' })),
       decisions: { [paused.approvalRequests[0]!.approvalId]: { outcome: 'superseded', userId: 'UALICE', at: 1 } },
     } as unknown as PendingStep;
     const second = new MockLanguageModelV4({ doGenerate: [textReply('ok')] });
     const next = [...messages, ...paused.responseMessages, closingToolMessage(step), { role: 'user' as const, content: 'never mind' }];
-    const outcome = await runTurn({ model: second, instructions: 'test', definitions: recordingTools(executed), messages: next, context, maxSteps: 5 });
+    const outcome = await runTurn({ model: second, instructions: 'test', definitions: recordingTools(executed), policy, messages: next, context, maxSteps: 5 });
     expect(outcome.text).toBe('ok');
     expect(executed).toEqual([]);
   });
@@ -123,6 +125,7 @@ describe('runTurn', () => {
       model,
       instructions: 'test',
       definitions: recordingTools(executed),
+      policy,
       messages: [{ role: 'user', content: 'go' }],
       context,
       maxSteps: 5,
@@ -148,7 +151,7 @@ describe('runTurn', () => {
     ];
     const first = new MockLanguageModelV4({ doGenerate: [callReply({ id: 'c1', name: 'scale', input: { namespace: 'prod', replicas: 10 } })] });
     const messages: ModelMessage[] = [{ role: 'user', content: 'scale prod to 10' }];
-    const paused = await runTurn({ model: first, instructions: 'test', definitions: tools, messages, context, maxSteps: 5 });
+    const paused = await runTurn({ model: first, instructions: 'test', definitions: tools, policy, messages, context, maxSteps: 5 });
     const request = paused.approvalRequests[0]!;
     const step = {
       calls: [{ ...request, description: '' }],
@@ -164,7 +167,7 @@ describe('runTurn', () => {
 
     const second = new MockLanguageModelV4({ doGenerate: [textReply('scaled staging')] });
     const history = [...applyEditsToHistory([...messages, ...paused.responseMessages], step), resumeToolMessage(step)];
-    const resumed = await runTurn({ model: second, instructions: 'test', definitions: tools, messages: history, context, maxSteps: 5, edits: editNotesFor(step) });
+    const resumed = await runTurn({ model: second, instructions: 'test', definitions: tools, policy, messages: history, context, maxSteps: 5, edits: editNotesFor(step) });
     expect(resumed.text).toBe('scaled staging');
     expect(executed).toEqual([{ namespace: 'staging', replicas: 3, force: false }]);
     const prompt = JSON.stringify(second.doGenerateCalls[0]!.prompt);

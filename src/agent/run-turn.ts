@@ -2,7 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { generateText, stepCountIs, type LanguageModel, type ModelMessage, type ToolApprovalRequestOutput, type ToolSet } from 'ai';
 import type { ToolDefinition } from '../tools/tool-definition.js';
 import type { EditNote } from './apply-edits.js';
-import { createToolApproval, createTurnTools, type ExecutionRecord, type TurnContext } from './tool-set.js';
+import type { PolicyConfig } from '../config/policy-config-schema.js';
+import {
+  createToolApproval,
+  createTurnTools,
+  type AutomaticApproval,
+  type ExecutionRecord,
+  type ExecutionReport,
+  type TurnContext,
+} from './tool-set.js';
 
 export interface ApprovalRequest {
   kind: 'approval' | 'question';
@@ -35,6 +43,8 @@ export interface RunTurnOptions {
   model: LanguageModel;
   instructions: string;
   definitions: readonly ToolDefinition[];
+  /** The operator's approval policy; it outranks the tools' own rules. */
+  policy: PolicyConfig;
   messages: ModelMessage[];
   context: TurnContext;
   maxSteps: number;
@@ -43,6 +53,9 @@ export interface RunTurnOptions {
   maxRetries?: number;
   /** Calls a human edited before approving, by tool call id. */
   edits?: ReadonlyMap<string, EditNote>;
+  onExecuted?: (report: ExecutionReport) => void;
+  /** Calls that ran without a card because auto-approve mode covers them. */
+  onAutomaticApproval?: (approval: AutomaticApproval) => void;
   /** Told before each tool runs, for progress status; failures are ignored. */
   onToolStart?: (toolName: string) => Promise<void> | void;
 }
@@ -59,6 +72,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
     context: options.context,
     executions,
     ...(options.edits ? { edits: options.edits } : {}),
+    ...(options.onExecuted ? { onExecuted: options.onExecuted } : {}),
   });
   try {
     const result = await generateText({
@@ -66,7 +80,12 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
       instructions: options.instructions,
       messages: options.messages,
       tools,
-      toolApproval: createToolApproval({ definitions: options.definitions, context: options.context }),
+      toolApproval: createToolApproval({
+        definitions: options.definitions,
+        context: options.context,
+        policy: options.policy,
+        ...(options.onAutomaticApproval ? { onAutomaticApproval: options.onAutomaticApproval } : {}),
+      }),
       stopWhen: stepCountIs(options.maxSteps),
       maxRetries: options.maxRetries ?? 2,
       onToolExecutionStart: async ({ toolCall }) => {

@@ -1,15 +1,22 @@
 import type { Logger } from 'pino';
+import { appendQuietly, type AuditLog } from '../audit/audit-log.js';
 import type { ThreadWorker } from '../conversation/thread-worker.js';
 import type { ThreadMessenger } from '../conversation/thread-messenger.js';
 import { buildApprovalCard } from '../slack/blocks/approval-card.js';
 import type { StateStore } from '../store/state-store.js';
-import type { CallEdit, Decision, PendingStep } from './pending-step.js';
+import { findCall } from './find-call.js';
+import type { CallEdit, Decision, PendingCall, PendingStep } from './pending-step.js';
+import { approverGroupIds, type GroupMembers } from './policy/approver-eligibility.js';
+import { authorizeApprover } from './policy/authorize-approver.js';
 
 export interface DecideCallOptions {
   store: StateStore;
   messenger: ThreadMessenger;
   worker: ThreadWorker;
   logger: Logger;
+  audit: AuditLog;
+  /** Members of the user groups a policy names (cached `usergroups.users.list`). */
+  resolveGroups: (groupIds: readonly string[]) => Promise<GroupMembers>;
   now?: () => number;
 }
 
@@ -32,26 +39,60 @@ export type RecordOutcome =
 const MAX_CARD_REFRESHES = 3;
 
 /**
- * Records human decisions and shows them. The store decides atomically who wins; losers are told
- * who decided, and only the decision that completes the step queues the resume, so an approved
+ * Records human decisions and shows them. Who may decide is checked on every click and submit
+ * against the policy stored with the call; the store then decides atomically who wins. Losers are
+ * told who decided, and only the decision that completes the step queues the resume, so an approved
  * call runs once however many clicks, modals or processes race.
  */
 export function createCallDecider(options: DecideCallOptions) {
-  const { store, messenger, worker, logger } = options;
+  const { store, messenger, worker, logger, audit } = options;
   const now = options.now ?? Date.now;
 
   async function showDecisions(step: PendingStep): Promise<void> {
     let rendered = step;
     for (let attempt = 0; attempt < MAX_CARD_REFRESHES && rendered.cardTs !== undefined; attempt += 1) {
       await messenger.updateCard({ channel: rendered.channel, ts: rendered.cardTs, card: buildApprovalCard({ step: rendered }) });
-      // Two clicks on different calls can update the card out of order; re-render if state moved on.
+      // Decisions on other calls of a pending step can update the card out of order; once the step
+      // is complete nothing can change any more, so only then is the rendering known to be final.
+      if (rendered.phase !== 'pending') return;
       const latest = await store.getStep(rendered.stepId);
       if (!latest || latest.revision <= rendered.revision) return;
       rendered = latest;
     }
   }
 
-  /** The atomic part: fast (one store round trip), so it fits inside a modal submit's ack window. */
+  /** Is this person allowed to decide this call now? A refusal is audited and explained. */
+  async function refusal(step: PendingStep, call: PendingCall, request: CallDecisionRequest): Promise<string | undefined> {
+    const evaluation = call.policy;
+    if (!evaluation || request.outcome === 'answered') return undefined;
+    const groupMembers = await options.resolveGroups(approverGroupIds(evaluation));
+    const authorization = authorizeApprover({
+      evaluation,
+      userId: request.userId,
+      requesterId: step.requesterId,
+      groupMembers,
+      approvedBy: (step.approvals?.[call.approvalId] ?? []).map((approval) => approval.userId),
+      action: request.outcome === 'denied' ? 'deny' : 'approve',
+    });
+    if (authorization.allowed) return undefined;
+    await appendQuietly(
+      audit,
+      {
+        type: 'unauthorized-attempt',
+        teamId: step.teamId,
+        stepId: step.stepId,
+        approvalId: call.approvalId,
+        toolName: call.toolName,
+        userId: request.userId,
+        action: request.edit ? 'edit' : request.outcome === 'denied' ? 'deny' : 'approve',
+        reason: authorization.reason,
+      },
+      logger,
+    );
+    return `${authorization.reason}, so nothing changed.`;
+  }
+
+  /** The atomic part: fast (a few store round trips), so it fits inside a modal submit's ack window. */
   async function record(request: CallDecisionRequest): Promise<RecordOutcome> {
     const decision: Decision = {
       outcome: request.outcome,
@@ -63,7 +104,15 @@ export function createCallDecider(options: DecideCallOptions) {
     };
     let result;
     try {
-      result = await store.decide({ stepId: request.stepId, approvalId: request.approvalId, decision });
+      const lookup = await findCall(store, request);
+      if (!lookup.open) {
+        const decided = lookup.call && lookup.step?.decisions[lookup.call.approvalId];
+        return { recorded: false, message: decided ? alreadyDecidedText(decided) : lookup.message };
+      }
+      const refused = await refusal(lookup.step, lookup.call, request);
+      if (refused) return { recorded: false, message: refused };
+      const required = request.outcome === 'approved' ? (lookup.call.policy?.required ?? 1) : 1;
+      result = await store.decide({ stepId: request.stepId, approvalId: request.approvalId, decision, required });
     } catch (error) {
       logger.error({ event: 'decision-store-failed', stepId: request.stepId, err: error }, 'could not record decision');
       return { recorded: false, message: ':warning: I could not record your decision, so nothing changed. Please try again.' };
@@ -73,14 +122,35 @@ export function createCallDecider(options: DecideCallOptions) {
         return { recorded: false, message: 'This approval request is no longer open.' };
       case 'already-decided':
         return { recorded: false, message: alreadyDecidedText(result.decision) };
+      case 'already-approved-by-you':
+        return { recorded: false, message: 'You already approved this; it needs another approver, so nothing changed.' };
       case 'closed':
         return { recorded: false, message: 'This approval request was already closed, so nothing changed.' };
-      case 'recorded':
-        logger.info(
-          { event: 'approval-decided', stepId: request.stepId, approvalId: request.approvalId, outcome: request.outcome, edited: Boolean(request.edit), userId: request.userId },
-          'decision recorded',
+      case 'partial':
+      case 'recorded': {
+        const call = result.step.calls.find((candidate) => candidate.approvalId === request.approvalId);
+        const need = call?.policy?.required ?? 1;
+        await appendQuietly(
+          audit,
+          {
+            type: 'decision',
+            teamId: result.step.teamId,
+            stepId: request.stepId,
+            approvalId: request.approvalId,
+            toolName: call?.toolName ?? 'unknown',
+            outcome: request.outcome,
+            userId: request.userId,
+            originalInput: call?.input,
+            ...(request.edit ? { editedInput: request.edit.input } : {}),
+            ...(request.reason ? { reason: request.reason } : {}),
+            ...(need > 1 && request.outcome === 'approved'
+              ? { quorum: { have: result.status === 'partial' ? (result.step.approvals?.[request.approvalId]?.length ?? 1) : need, need } }
+              : {}),
+          },
+          logger,
         );
-        return { recorded: true, step: result.step, completedStep: result.completedStep };
+        return { recorded: true, step: result.step, completedStep: result.status === 'recorded' && result.completedStep };
+      }
     }
   }
 
@@ -102,7 +172,7 @@ export function createCallDecider(options: DecideCallOptions) {
 
 export type CallDecider = ReturnType<typeof createCallDecider>;
 
-function alreadyDecidedText(decision: Decision): string {
+export function alreadyDecidedText(decision: Decision): string {
   switch (decision.outcome) {
     case 'approved':
       return `Already ${decision.edit ? 'edited and approved' : 'approved'} by <@${decision.userId}>, so nothing changed.`;
@@ -112,5 +182,7 @@ function alreadyDecidedText(decision: Decision): string {
       return `This call was closed because <@${decision.userId}> sent a newer message, so nothing changed.`;
     case 'answered':
       return `Already answered by <@${decision.userId}>, so nothing changed.`;
+    case 'expired':
+      return 'This request expired before anyone decided, so nothing changed.';
   }
 }

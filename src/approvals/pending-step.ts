@@ -1,10 +1,12 @@
+import type { PolicyEvaluation } from './policy/evaluate-policy.js';
+
 /**
  * A paused agent step: the tool calls the model made that wait for a human. One step is one card.
  * It is stored as data so any bot process can render it, decide on it and resume the turn.
  */
 export const PENDING_STEP_SCHEMA_VERSION = 1;
 
-export type DecisionOutcome = 'approved' | 'denied' | 'superseded' | 'answered';
+export type DecisionOutcome = 'approved' | 'denied' | 'superseded' | 'answered' | 'expired';
 
 export interface Decision {
   outcome: DecisionOutcome;
@@ -40,6 +42,8 @@ export interface PendingCall {
   description: string;
   /** The model's input, exactly as proposed. Untrusted. */
   input: unknown;
+  /** What the policy said when the call was proposed: every later click is judged by this. */
+  policy?: PolicyEvaluation;
 }
 
 export type StepPhase =
@@ -68,6 +72,12 @@ export interface PendingStep {
   calls: PendingCall[];
   /** Keyed by approval id; a call without an entry is still pending. */
   decisions: Record<string, Decision>;
+  /** Approvals so far of calls that need several approvers (quorum), keyed by approval id. */
+  approvals?: Record<string, Decision[]>;
+  /** Epoch milliseconds: undecided calls expire then (the earliest of the calls' policies). */
+  expiresAt?: number;
+  /** Epoch milliseconds: when to remind the approvers, if a policy asks for it. */
+  remindAt?: number;
   phase: StepPhase;
   /** Bumped on every decision so a card update can tell it rendered stale state. */
   revision: number;

@@ -35,6 +35,19 @@ describe('parseConfigFile', () => {
       history: { ttlHours: 168, maxMessages: 200, maxBytes: 262_144 },
       agent: { maxSteps: 10 },
       tools: [],
+      policy: {
+        autoApprove: { global: false, channels: [] },
+        defaults: {
+          approvers: [{ kind: 'channel' }],
+          required: 1,
+          allowSelfApproval: true,
+          expiryMs: 86_400_000,
+          onExpiry: 'stop',
+          autoApprove: 'allowed',
+          grants: 'allowed',
+        },
+        rules: [],
+      },
     });
   });
 

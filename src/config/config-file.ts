@@ -15,6 +15,7 @@ export type {
   HistoryConfig,
   NumberParameterConfig,
   ParameterConfig,
+  PolicyConfig,
   StringParameterConfig,
 } from './config-schema.js';
 
@@ -71,6 +72,15 @@ function requiredMessage(issue: z.core.$ZodRawIssue): string | undefined {
 function issueToProblems(issue: z.core.$ZodIssue, sourceName: string): ConfigProblem[] {
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map((key) => ({ field: fieldName(sourceName, [...issue.path, key]), message: unknownKeyMessage(key) }));
+  }
+  // A union (`approval: always | never | { when: … }`) reports every branch's failure. When exactly
+  // one branch got past the shape check, its nested problems are the ones the operator meant.
+  if (issue.code === 'invalid_union') {
+    const deeper = issue.errors.filter((branch) => branch.some((nested) => nested.path.length > 0 || nested.code === 'unrecognized_keys' || nested.code === 'custom'));
+    const [branch] = deeper;
+    if (deeper.length === 1 && branch !== undefined) {
+      return branch.flatMap((nested) => issueToProblems({ ...nested, path: [...issue.path, ...nested.path] }, sourceName));
+    }
   }
   // zod reports a bad record key as "Invalid key in record"; the nested issue says why.
   const message = issue.code === 'invalid_key' ? (issue.issues[0]?.message ?? issue.message) : issue.message;

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { DEFAULT_INSTRUCTIONS } from './default-instructions.js';
 import { PARAMETER_CONFIG_KEYS, parameterConfigSchema, parameterNameSchema, type ParameterConfig } from './parameter-config-schema.js';
+import { POLICY_CONFIG_KEYS, policySchema, type PolicyConfig } from './policy-config-schema.js';
 
 export type {
   BooleanParameterConfig,
@@ -14,6 +15,21 @@ export type {
   ParameterConfig,
   StringParameterConfig,
 } from './parameter-config-schema.js';
+
+export type {
+  ApproverSpec,
+  AutoApproveConfig,
+  AutoApprovePermission,
+  ConditionValue,
+  ExpiryOutcome,
+  GrantPermission,
+  NumericComparison,
+  PolicyApproval,
+  PolicyCondition,
+  PolicyConfig,
+  PolicyRule,
+  PolicySettings,
+} from './policy-config-schema.js';
 
 export type CommandApproval = 'always' | 'never';
 
@@ -48,6 +64,8 @@ export interface CountersignConfig {
   history: HistoryConfig;
   agent: AgentConfig;
   tools: CommandToolConfig[];
+  /** Who may approve which calls, when, and for how long; see `policy-config-schema.ts`. */
+  policy: PolicyConfig;
 }
 
 export const TOOL_NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
@@ -85,10 +103,12 @@ export const countersignConfigSchema = z.strictObject({
   history: z.preprocess(nullAsAbsent, historySchema.prefault({})),
   agent: z.preprocess(nullAsAbsent, agentSchema.prefault({})),
   tools: z.preprocess(nullAsAbsent, z.array(commandToolSchema).default([])),
+  policy: z.preprocess(nullAsAbsent, policySchema.prefault({})),
 });
 
 /** Every key the schema knows, for "did you mean" hints on unknown keys. */
 export const KNOWN_CONFIG_KEYS: readonly string[] = [
   ...new Set([countersignConfigSchema, historySchema, agentSchema, commandToolSchema].flatMap((schema) => Object.keys(schema.shape))),
   ...PARAMETER_CONFIG_KEYS,
+  ...POLICY_CONFIG_KEYS,
 ];

@@ -46,3 +46,17 @@ describe('countersign.example.yml tools', () => {
     expect(tool('restart_unit').inputSchema.safeParse({ unit: 'nginx.service' }).success).toBe(true);
   });
 });
+
+describe('countersign.example.yml policy', () => {
+  it('parses once the commented-out example is switched on', async () => {
+    const text = await readFile(EXAMPLE_URL, 'utf8');
+    const start = text.indexOf('\n# policy:\n');
+    expect(start).toBeGreaterThan(0);
+    const uncommented = text.slice(0, start + 1) + text.slice(start + 1).replace(/^# ?/gm, '');
+    const { policy } = parseConfigFile(uncommented, 'countersign.example.yml');
+
+    expect(policy.rules.map((rule) => rule.name)).toEqual(['read-only', 'prod restarts', 'big scale-ups in ops', 'host services']);
+    expect(policy.autoApprove).toEqual({ global: false, channels: ['C0AUTOMATION'] });
+    expect(policy.rules[1]).toMatchObject({ allowSelfApproval: false, expiryMs: 14_400_000, reminderMs: 1_800_000 });
+  });
+});

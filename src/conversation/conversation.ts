@@ -5,8 +5,13 @@ import { closingToolMessage, executedResultsMessage, resumeToolMessage } from '.
 import { applyEditsToHistory, editNotesFor, type EditNote } from '../agent/apply-edits.js';
 import { closeDanglingToolCalls, parseHistory, trimHistory } from '../agent/history.js';
 import { runTurn, TurnFailedError } from '../agent/run-turn.js';
-import { PENDING_STEP_SCHEMA_VERSION, type Decision, type PendingStep } from '../approvals/pending-step.js';
+import type { AutomaticApproval } from '../agent/tool-set.js';
+import { evaluateCallPolicy } from '../approvals/evaluate-call-policy.js';
+import { PENDING_STEP_SCHEMA_VERSION, type Decision, type PendingCall, type PendingStep } from '../approvals/pending-step.js';
+import { approvalDeadlines } from '../approvals/policy/approval-deadlines.js';
+import type { PolicyConfig } from '../config/policy-config-schema.js';
 import { buildApprovalCard } from '../slack/blocks/approval-card.js';
+import { appendQuietly, type AuditLog } from '../audit/audit-log.js';
 import type { StateStore } from '../store/state-store.js';
 import { newThreadState, threadKeyOf, type ThreadAddress, type ThreadState } from '../store/thread-state.js';
 import type { ToolDefinition } from '../tools/tool-definition.js';
@@ -30,8 +35,10 @@ export interface ConversationOptions {
   model: LanguageModel;
   instructions: string;
   tools: readonly ToolDefinition[];
+  policy: PolicyConfig;
   limits: ConversationLimits;
   logger: Logger;
+  audit: AuditLog;
   botUserId: string;
   now?: () => number;
   newStepId?: () => string;
@@ -43,10 +50,11 @@ export interface Conversation {
 }
 
 export function createConversation(options: ConversationOptions): Conversation {
-  const { store, messenger, logger, limits } = options;
+  const { store, messenger, logger, limits, audit } = options;
+  const record = (event: Parameters<AuditLog['append']>[0]) => appendQuietly(audit, event, logger);
   const now = options.now ?? Date.now;
   const newStepId = options.newStepId ?? (() => randomUUID().replaceAll('-', ''));
-  const descriptions = new Map(options.tools.map((tool) => [tool.name, tool.description]));
+  const definitions = new Map(options.tools.map((tool) => [tool.name, tool]));
 
   async function loadThread(address: ThreadAddress): Promise<ThreadState> {
     const threadKey = threadKeyOf(address);
@@ -93,6 +101,11 @@ export function createConversation(options: ConversationOptions): Conversation {
     const stepId = thread.pendingStepId as string;
     const superseded = await store.supersede(stepId, { outcome: 'superseded', userId, at: now() });
     if (superseded) {
+      for (const call of superseded.calls) {
+        const decision = superseded.decisions[call.approvalId];
+        if (decision?.outcome !== 'superseded') continue;
+        await record({ type: 'decision', teamId: superseded.teamId, stepId: superseded.stepId, approvalId: call.approvalId, toolName: call.toolName, outcome: 'superseded', userId, originalInput: call.input });
+      }
       thread.messages.push(closingToolMessage(superseded));
       delete thread.pendingStepId;
       await refreshCard(superseded);
@@ -129,16 +142,22 @@ export function createConversation(options: ConversationOptions): Conversation {
   async function runAndPublish(thread: ThreadState, requesterId: string, edits?: ReadonlyMap<string, EditNote>): Promise<void> {
     const where = { channel: thread.channel, threadTs: thread.threadTs };
     await messenger.setStatus({ ...where, status: 'is thinking…' });
+    const automatic: AutomaticApproval[] = [];
     let outcome;
     try {
       outcome = await runTurn({
         model: options.model,
         instructions: options.instructions,
         definitions: options.tools,
+        policy: options.policy,
         messages: thread.messages,
         context: { requesterId, teamId: thread.teamId, channel: thread.channel, threadTs: thread.threadTs },
         maxSteps: limits.maxSteps,
         ...(edits ? { edits } : {}),
+        onExecuted: (report) => {
+          void record({ type: 'tool-executed', teamId: thread.teamId, channel: thread.channel, threadTs: thread.threadTs, ...report });
+        },
+        onAutomaticApproval: (approval) => automatic.push(approval),
         onToolStart: (toolName) => messenger.setStatus({ ...where, status: `is running ${toolName}…` }),
       });
     } catch (error) {
@@ -149,13 +168,14 @@ export function createConversation(options: ConversationOptions): Conversation {
       return;
     }
     thread.messages.push(...outcome.responseMessages);
+    await noteAutomaticApprovals(thread, automatic);
     if (outcome.approvalRequests.length === 0) {
       await saveThread(thread);
       if (outcome.text.trim()) await messenger.postAnswer({ ...where, markdown: outcome.text });
       return;
     }
 
-    const step = createStep(thread, requesterId, outcome.approvalRequests);
+    const step = await createStep(thread, requesterId, outcome.approvalRequests);
     thread.pendingStepId = step.stepId;
     // Stored before the card exists, so a click that arrives immediately finds its step.
     await store.createStep(step, limits.historyTtlMs);
@@ -164,6 +184,19 @@ export function createConversation(options: ConversationOptions): Conversation {
     try {
       const cardTs = await messenger.postCard({ ...where, card: buildApprovalCard({ step }) });
       await store.setStepCard(step.stepId, cardTs);
+      for (const call of step.calls) {
+        await record({
+          type: 'approval-requested',
+          teamId: step.teamId,
+          stepId: step.stepId,
+          approvalId: call.approvalId,
+          toolName: call.toolName,
+          input: call.input,
+          requesterId: step.requesterId,
+          channel: step.channel,
+          threadTs: step.threadTs,
+        });
+      }
       logger.info({ event: 'approval-requested', stepId: step.stepId, calls: step.calls.map((call) => call.toolName) }, 'approval card posted');
     } catch (error) {
       logger.error({ event: 'card-post-failed', stepId: step.stepId, err: error }, 'could not post approval card');
@@ -177,7 +210,36 @@ export function createConversation(options: ConversationOptions): Conversation {
     }
   }
 
-  function createStep(thread: ThreadState, requesterId: string, requests: Awaited<ReturnType<typeof runTurn>>['approvalRequests']): PendingStep {
+  /** Auto-approved calls ran without a card; each is audited and noted in one line in the thread. */
+  async function noteAutomaticApprovals(thread: ThreadState, automatic: readonly AutomaticApproval[]): Promise<void> {
+    if (automatic.length === 0) return;
+    for (const approval of automatic) {
+      await record({ type: 'auto-approved', teamId: thread.teamId, channel: thread.channel, threadTs: thread.threadTs, toolName: approval.toolName, input: approval.input, mode: approval.mode });
+    }
+    const names = [...new Set(automatic.map((approval) => `\`${approval.toolName}\``))].join(', ');
+    await messenger
+      .postNotice({ channel: thread.channel, threadTs: thread.threadTs, text: `:robot_face: Auto-approved (auto-approve mode is on here): ${names}` })
+      .catch((error: unknown) => logger.warn({ event: 'auto-approve-note-failed', err: error }, 'could not post auto-approve note'));
+  }
+
+  async function createStep(thread: ThreadState, requesterId: string, requests: Awaited<ReturnType<typeof runTurn>>['approvalRequests']): Promise<PendingStep> {
+    const createdAt = now();
+    const context = { requesterId, teamId: thread.teamId, channel: thread.channel, threadTs: thread.threadTs };
+    const calls: PendingCall[] = [];
+    let expiresAt: number | undefined;
+    let remindAt: number | undefined;
+    for (const request of requests) {
+      const definition = definitions.get(request.toolName);
+      const call: PendingCall = { ...request, description: definition?.description ?? '' };
+      if (request.kind === 'approval') {
+        // Stored with the call: later clicks are judged by the rule shown on the card.
+        call.policy = await evaluateCallPolicy({ policy: options.policy, definition, toolName: request.toolName, input: request.input, context });
+        const deadlines = approvalDeadlines({ evaluation: call.policy, requestedAt: createdAt });
+        expiresAt = Math.min(expiresAt ?? Infinity, deadlines.expiresAt);
+        if (deadlines.remindAt !== undefined) remindAt = Math.min(remindAt ?? Infinity, deadlines.remindAt);
+      }
+      calls.push(call);
+    }
     const decisions: Record<string, Decision> = {};
     for (const overflow of requests.slice(MAX_CALLS_PER_CARD)) {
       decisions[overflow.approvalId] = {
@@ -195,9 +257,11 @@ export function createConversation(options: ConversationOptions): Conversation {
       channel: thread.channel,
       threadTs: thread.threadTs,
       requesterId,
-      createdAt: now(),
-      calls: requests.map((request) => ({ ...request, description: descriptions.get(request.toolName) ?? '' })),
+      createdAt,
+      calls,
       decisions,
+      ...(expiresAt === undefined ? {} : { expiresAt }),
+      ...(remindAt === undefined ? {} : { remindAt }),
       phase: 'pending',
       revision: 0,
     };

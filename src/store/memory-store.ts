@@ -18,6 +18,7 @@ export function createMemoryStore({ now = Date.now }: { now?: () => number } = {
   const steps = new Map<string, Expiring<PendingStep>>();
   const queues = new Map<string, string[]>();
   const locks = new Map<string, Expiring<string>>();
+  const schedules = { expiry: new Map<string, number>(), reminder: new Map<string, number>() };
 
   const live = <T>(map: Map<string, Expiring<T>>, id: string): T | undefined => {
     const entry = map.get(id);
@@ -58,6 +59,8 @@ export function createMemoryStore({ now = Date.now }: { now?: () => number } = {
 
     async createStep(step, ttlMs) {
       steps.set(step.stepId, { value: copy(step), expiresAt: now() + ttlMs });
+      if (step.expiresAt !== undefined) schedules.expiry.set(step.stepId, step.expiresAt);
+      if (step.remindAt !== undefined) schedules.reminder.set(step.stepId, step.remindAt);
     },
 
     async getStep(stepId) {
@@ -70,12 +73,21 @@ export function createMemoryStore({ now = Date.now }: { now?: () => number } = {
       if (step) step.cardTs = cardTs;
     },
 
-    async decide({ stepId, approvalId, decision }): Promise<DecideResult> {
+    async decide({ stepId, approvalId, decision, required = 1 }): Promise<DecideResult> {
       const step = live(steps, stepId);
       if (!step || !step.calls.some((call) => call.approvalId === approvalId)) return { status: 'not-found' };
       const existing = step.decisions[approvalId];
       if (existing) return { status: 'already-decided', step: copy(step), decision: copy(existing) };
       if (step.phase !== 'pending') return { status: 'closed', step: copy(step) };
+      if (decision.outcome === 'approved' && required > 1) {
+        const partial = ((step.approvals ??= {})[approvalId] ??= []);
+        if (partial.some((approval) => approval.userId === decision.userId)) return { status: 'already-approved-by-you', step: copy(step) };
+        partial.push(copy(decision));
+        if (partial.length < required) {
+          step.revision += 1;
+          return { status: 'partial', step: copy(step) };
+        }
+      }
       step.decisions[approvalId] = copy(decision);
       step.revision += 1;
       const completedStep = step.calls.every((call) => Object.hasOwn(step.decisions, call.approvalId));
@@ -99,6 +111,30 @@ export function createMemoryStore({ now = Date.now }: { now?: () => number } = {
       step.phase = 'superseded';
       step.revision += 1;
       return copy(step);
+    },
+
+    async dueSteps({ kind, now: at, limit }) {
+      return [...schedules[kind]]
+        .filter(([, due]) => due <= at)
+        .sort(([, left], [, right]) => left - right)
+        .slice(0, limit)
+        .map(([stepId]) => stepId);
+    },
+
+    async expireStep(stepId, decision) {
+      schedules.expiry.delete(stepId);
+      const step = live(steps, stepId);
+      if (step?.phase !== 'pending') return undefined;
+      for (const call of step.calls) {
+        if (!Object.hasOwn(step.decisions, call.approvalId)) step.decisions[call.approvalId] = copy(decision);
+      }
+      step.phase = 'complete';
+      step.revision += 1;
+      return copy(step);
+    },
+
+    async claimReminder(stepId) {
+      return schedules.reminder.delete(stepId);
     },
 
     async enqueueWork(threadKey, item, lockTtlMs) {

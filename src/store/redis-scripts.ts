@@ -3,7 +3,11 @@
  * hash (HGETALL) so the caller renders the card from the state the transition produced.
  */
 
-/** KEYS[1] step hash. ARGV[1] approval id, ARGV[2] decision JSON. */
+/**
+ * KEYS[1] step hash. ARGV[1] approval id, ARGV[2] decision JSON, ARGV[3] approvals required,
+ * ARGV[4] outcome, ARGV[5] deciding user. An approval short of the quorum is kept per approver
+ * (`a:<approvalId>:<userId>`, counted in `n:<approvalId>`); the one that reaches it decides the call.
+ */
 export const DECIDE_SCRIPT = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'not-found'} end
 if redis.call('HEXISTS', KEYS[1], 'c:' .. ARGV[1]) == 0 then return {'not-found'} end
@@ -13,6 +17,18 @@ if redis.call('HEXISTS', KEYS[1], decisionField) == 1 then
 end
 if redis.call('HGET', KEYS[1], 'phase') ~= 'pending' then
   return {'closed', '0', redis.call('HGETALL', KEYS[1])}
+end
+local required = tonumber(ARGV[3]) or 1
+if ARGV[4] == 'approved' and required > 1 then
+  local approvalField = 'a:' .. ARGV[1] .. ':' .. ARGV[5]
+  if redis.call('HEXISTS', KEYS[1], approvalField) == 1 then
+    return {'already-approved-by-you', '0', redis.call('HGETALL', KEYS[1])}
+  end
+  redis.call('HSET', KEYS[1], approvalField, ARGV[2])
+  if redis.call('HINCRBY', KEYS[1], 'n:' .. ARGV[1], 1) < required then
+    redis.call('HINCRBY', KEYS[1], 'revision', 1)
+    return {'partial', '0', redis.call('HGETALL', KEYS[1])}
+  end
 end
 redis.call('HSET', KEYS[1], decisionField, ARGV[2])
 redis.call('HINCRBY', KEYS[1], 'revision', 1)
@@ -44,6 +60,27 @@ for _, field in ipairs(fields) do
   end
 end
 redis.call('HSET', KEYS[1], 'phase', 'superseded', 'undecided', '0')
+redis.call('HINCRBY', KEYS[1], 'revision', 1)
+return redis.call('HGETALL', KEYS[1])
+`;
+
+/**
+ * KEYS[1] step hash, KEYS[2] expiry index. ARGV[1] decision JSON for every undecided call, ARGV[2]
+ * step id. Only a pending step expires, so an expiry racing the last click cannot undo it.
+ */
+export const EXPIRE_SCRIPT = `
+redis.call('ZREM', KEYS[2], ARGV[2])
+if redis.call('HGET', KEYS[1], 'phase') ~= 'pending' then return false end
+local fields = redis.call('HKEYS', KEYS[1])
+for _, field in ipairs(fields) do
+  if string.sub(field, 1, 2) == 'c:' then
+    local decisionField = 'd:' .. string.sub(field, 3)
+    if redis.call('HEXISTS', KEYS[1], decisionField) == 0 then
+      redis.call('HSET', KEYS[1], decisionField, ARGV[1])
+    end
+  end
+end
+redis.call('HSET', KEYS[1], 'phase', 'complete', 'undecided', '0')
 redis.call('HINCRBY', KEYS[1], 'revision', 1)
 return redis.call('HGETALL', KEYS[1])
 `;

@@ -7,6 +7,7 @@ import {
   ENQUEUE_AND_LOCK_SCRIPT,
   EXTEND_LOCK_SCRIPT,
   RELEASE_IF_IDLE_SCRIPT,
+  EXPIRE_SCRIPT,
   SUPERSEDE_SCRIPT,
 } from './redis-scripts.js';
 import type { DecideResult, StateStore } from './state-store.js';
@@ -17,7 +18,7 @@ import { THREAD_STATE_SCHEMA_VERSION } from './thread-state.js';
 /** Work queued for a thread outlives a crashed holder for this long, then Redis drops it. */
 const QUEUE_TTL_MS = 24 * 60 * 60 * 1000;
 
-type ScriptName = 'csDecide' | 'csClaimResume' | 'csSupersede' | 'csEnqueueAndLock' | 'csExtendLock' | 'csReleaseIfIdle';
+type ScriptName = 'csDecide' | 'csClaimResume' | 'csSupersede' | 'csExpire' | 'csEnqueueAndLock' | 'csExtendLock' | 'csReleaseIfIdle';
 type ScriptRunner = Record<ScriptName, (...args: Array<string | number>) => Promise<unknown>>;
 
 export interface RedisStoreOptions {
@@ -39,6 +40,7 @@ export function createRedisStore({ url, keyPrefix = 'countersign:' }: RedisStore
     ['csDecide', 1, DECIDE_SCRIPT],
     ['csClaimResume', 1, CLAIM_RESUME_SCRIPT],
     ['csSupersede', 1, SUPERSEDE_SCRIPT],
+    ['csExpire', 2, EXPIRE_SCRIPT],
     ['csEnqueueAndLock', 2, ENQUEUE_AND_LOCK_SCRIPT],
     ['csExtendLock', 1, EXTEND_LOCK_SCRIPT],
     ['csReleaseIfIdle', 2, RELEASE_IF_IDLE_SCRIPT],
@@ -52,6 +54,7 @@ export function createRedisStore({ url, keyPrefix = 'countersign:' }: RedisStore
     step: (stepId: string) => `${keyPrefix}step:${stepId}`,
     queue: (threadKey: string) => `${keyPrefix}queue:${threadKey}`,
     lock: (threadKey: string) => `${keyPrefix}lock:${threadKey}`,
+    schedule: (kind: 'expiry' | 'reminder') => `${keyPrefix}${kind === 'expiry' ? 'expiries' : 'reminders'}`,
   };
 
   const stepFrom = (reply: unknown): PendingStep | undefined =>
@@ -84,7 +87,10 @@ export function createRedisStore({ url, keyPrefix = 'countersign:' }: RedisStore
     },
 
     async createStep(step, ttlMs) {
-      await redis.multi().hset(key.step(step.stepId), stepToHashFields(step)).pexpire(key.step(step.stepId), ttlMs).exec();
+      const transaction = redis.multi().hset(key.step(step.stepId), stepToHashFields(step)).pexpire(key.step(step.stepId), ttlMs);
+      if (step.expiresAt !== undefined) transaction.zadd(key.schedule('expiry'), step.expiresAt, step.stepId);
+      if (step.remindAt !== undefined) transaction.zadd(key.schedule('reminder'), step.remindAt, step.stepId);
+      await transaction.exec();
     },
 
     async getStep(stepId) {
@@ -96,13 +102,17 @@ export function createRedisStore({ url, keyPrefix = 'countersign:' }: RedisStore
       await redis.hset(key.step(stepId), 'card', cardTs);
     },
 
-    async decide({ stepId, approvalId, decision }): Promise<DecideResult> {
-      const reply = (await run.csDecide(key.step(stepId), approvalId, JSON.stringify(decision))) as [string, string?, string[]?];
+    async decide({ stepId, approvalId, decision, required = 1 }): Promise<DecideResult> {
+      const reply = (await run.csDecide(key.step(stepId), approvalId, JSON.stringify(decision), required, decision.outcome, decision.userId)) as [
+        string,
+        string?,
+        string[]?,
+      ];
       const [status, completed, fields] = reply;
       const step = fields ? stepFromHashFields(fields) : undefined;
       if (status === 'not-found' || !step) return { status: 'not-found' };
       if (status === 'already-decided') return { status, step, decision: step.decisions[approvalId] as Decision };
-      if (status === 'closed') return { status, step };
+      if (status === 'closed' || status === 'partial' || status === 'already-approved-by-you') return { status, step };
       return { status: 'recorded', step, completedStep: completed === '1' };
     },
 
@@ -112,6 +122,18 @@ export function createRedisStore({ url, keyPrefix = 'countersign:' }: RedisStore
 
     async supersede(stepId, decision) {
       return stepFrom(await run.csSupersede(key.step(stepId), JSON.stringify(decision)));
+    },
+
+    async dueSteps({ kind, now, limit }) {
+      return redis.zrangebyscore(key.schedule(kind), '-inf', now, 'LIMIT', 0, limit);
+    },
+
+    async expireStep(stepId, decision) {
+      return stepFrom(await run.csExpire(key.step(stepId), key.schedule('expiry'), JSON.stringify(decision), stepId));
+    },
+
+    async claimReminder(stepId) {
+      return (await redis.zrem(key.schedule('reminder'), stepId)) === 1;
     },
 
     async enqueueWork(threadKey, item, lockTtlMs) {

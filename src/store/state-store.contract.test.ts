@@ -139,4 +139,46 @@ describe.each(stores)('%s state store', (_name, createStore) => {
     expect(await store.extendLock(thread, token!, 30)).toBe(false);
     expect(await store.enqueueWork(thread, 'two', TTL)).toBeDefined();
   });
+
+  it('counts approvals towards a quorum of distinct people, and decides when it is reached', async () => {
+    const step = makeStep(['apv-1']);
+    await store.createStep(step, TTL);
+    const first = await store.decide({ stepId: step.stepId, approvalId: 'apv-1', decision: approve('UBOB'), required: 2 });
+    expect(first.status).toBe('partial');
+    const again = await store.decide({ stepId: step.stepId, approvalId: 'apv-1', decision: approve('UBOB'), required: 2 });
+    expect(again.status).toBe('already-approved-by-you');
+    const second = await store.decide({ stepId: step.stepId, approvalId: 'apv-1', decision: { ...approve('UCAROL'), at: 1_700_000_002_000 }, required: 2 });
+    expect(second).toMatchObject({ status: 'recorded', completedStep: true });
+    const stored = await store.getStep(step.stepId);
+    expect(stored?.approvals?.['apv-1']?.map((approval) => approval.userId)).toEqual(['UBOB', 'UCAROL']);
+  });
+
+  it('lets two different approvers racing for a quorum of two complete it exactly once', async () => {
+    const step = makeStep(['apv-1']);
+    await store.createStep(step, TTL);
+    const results = await Promise.all(
+      ['UBOB', 'UCAROL', 'UBOB', 'UCAROL'].map((user) => store.decide({ stepId: step.stepId, approvalId: 'apv-1', decision: approve(user), required: 2 })),
+    );
+    expect(results.filter((result) => result.status === 'recorded')).toHaveLength(1);
+    expect(results.filter((result) => result.status === 'partial')).toHaveLength(1);
+  });
+
+  it('expires only pending steps, once, when their time has come', async () => {
+    const step = { ...makeStep(['apv-1', 'apv-2']), expiresAt: 1_000, remindAt: 500 };
+    await store.createStep(step, TTL);
+    await store.decide({ stepId: step.stepId, approvalId: 'apv-1', decision: approve('UBOB') });
+    expect(await store.dueSteps({ kind: 'expiry', now: 999, limit: 10 })).not.toContain(step.stepId);
+    expect(await store.dueSteps({ kind: 'reminder', now: 600, limit: 10 })).toContain(step.stepId);
+    const claims = await Promise.all([store.claimReminder(step.stepId), store.claimReminder(step.stepId)]);
+    expect(claims.filter(Boolean)).toHaveLength(1);
+    expect(await store.dueSteps({ kind: 'expiry', now: 1_000, limit: 10 })).toContain(step.stepId);
+    const expired = await Promise.all([1, 2].map(() => store.expireStep(step.stepId, { outcome: 'expired', userId: 'USYSTEM', at: 1_000 })));
+    expect(expired.filter(Boolean)).toHaveLength(1);
+    const closed = expired.find(Boolean)!;
+    expect(closed.phase).toBe('complete');
+    expect(closed.decisions['apv-1']?.outcome).toBe('approved');
+    expect(closed.decisions['apv-2']?.outcome).toBe('expired');
+    expect(await store.dueSteps({ kind: 'expiry', now: 2_000, limit: 10 })).not.toContain(step.stepId);
+    expect(await store.claimResume(step.stepId)).toBeDefined();
+  });
 });

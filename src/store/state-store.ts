@@ -3,6 +3,9 @@ import type { ThreadState } from './thread-state.js';
 
 export type DecideResult =
   | { status: 'recorded'; step: PendingStep; completedStep: boolean }
+  /** An approval counted towards a quorum that is not reached yet. */
+  | { status: 'partial'; step: PendingStep }
+  | { status: 'already-approved-by-you'; step: PendingStep }
   | { status: 'already-decided'; step: PendingStep; decision: Decision }
   | { status: 'closed'; step: PendingStep }
   | { status: 'not-found' };
@@ -25,8 +28,17 @@ export interface StateStore {
   createStep(step: PendingStep, ttlMs: number): Promise<void>;
   getStep(stepId: string): Promise<PendingStep | undefined>;
   setStepCard(stepId: string, cardTs: string): Promise<void>;
-  /** Records the first decision for a call; the decision that completes the step reports it once. */
-  decide(options: { stepId: string; approvalId: string; decision: Decision }): Promise<DecideResult>;
+  /**
+   * Records the first decision for a call; the decision that completes the step reports it once.
+   * With `required` > 1 an approval counts towards a quorum of distinct users until it is reached.
+   */
+  decide(options: { stepId: string; approvalId: string; decision: Decision; required?: number }): Promise<DecideResult>;
+  /** Steps whose expiry (or reminder) time has come, oldest first. */
+  dueSteps(options: { kind: 'expiry' | 'reminder'; now: number; limit: number }): Promise<string[]>;
+  /** Closes a pending step's undecided calls with `decision` (expired); undefined when it was not pending. */
+  expireStep(stepId: string, decision: Decision): Promise<PendingStep | undefined>;
+  /** Takes a due reminder off the schedule; true for exactly one caller. */
+  claimReminder(stepId: string): Promise<boolean>;
   /** Moves a complete step to `resumed`; only one caller ever gets the step back. */
   claimResume(stepId: string): Promise<PendingStep | undefined>;
   /** Closes a pending step's undecided calls with `decision`; undefined when it was not pending. */

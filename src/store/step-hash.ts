@@ -6,7 +6,7 @@ import { PENDING_STEP_SCHEMA_VERSION, type Decision, type PendingStep, type Step
  * (count), `card`, one `c:<approvalId>` membership field per call and `d:<approvalId>` per decision.
  */
 export function stepToHashFields(step: PendingStep): Record<string, string> {
-  const { decisions, phase, revision, cardTs, ...meta } = step;
+  const { decisions, approvals, phase, revision, cardTs, ...meta } = step;
   const fields: Record<string, string> = {
     meta: JSON.stringify(meta),
     phase,
@@ -16,6 +16,10 @@ export function stepToHashFields(step: PendingStep): Record<string, string> {
   if (cardTs !== undefined) fields.card = cardTs;
   for (const call of step.calls) fields[`c:${call.approvalId}`] = '1';
   for (const [approvalId, decision] of Object.entries(decisions)) fields[`d:${approvalId}`] = JSON.stringify(decision);
+  for (const [approvalId, partial] of Object.entries(approvals ?? {})) {
+    for (const approval of partial) fields[`a:${approvalId}:${approval.userId}`] = JSON.stringify(approval);
+    fields[`n:${approvalId}`] = String(partial.length);
+  }
   return fields;
 }
 
@@ -23,15 +27,22 @@ export function stepToHashFields(step: PendingStep): Record<string, string> {
 export function stepFromHashFields(fields: Record<string, string> | string[]): PendingStep | undefined {
   const record = Array.isArray(fields) ? pairsToRecord(fields) : fields;
   if (record.meta === undefined) return undefined;
-  const meta = JSON.parse(record.meta) as Omit<PendingStep, 'decisions' | 'phase' | 'revision' | 'cardTs'>;
+  const meta = JSON.parse(record.meta) as Omit<PendingStep, 'decisions' | 'approvals' | 'phase' | 'revision' | 'cardTs'>;
   if (meta.schemaVersion !== PENDING_STEP_SCHEMA_VERSION) return undefined;
   const decisions: Record<string, Decision> = {};
+  const approvals: Record<string, Decision[]> = {};
   for (const [field, value] of Object.entries(record)) {
     if (field.startsWith('d:')) decisions[field.slice(2)] = JSON.parse(value) as Decision;
+    if (field.startsWith('a:')) {
+      const approvalId = field.slice(2, field.lastIndexOf(':'));
+      (approvals[approvalId] ??= []).push(JSON.parse(value) as Decision);
+    }
   }
+  for (const partial of Object.values(approvals)) partial.sort((left, right) => left.at - right.at);
   return {
     ...meta,
     decisions,
+    ...(Object.keys(approvals).length > 0 ? { approvals } : {}),
     phase: record.phase as StepPhase,
     revision: Number(record.revision ?? 0),
     ...(record.card === undefined ? {} : { cardTs: record.card }),

@@ -13,8 +13,9 @@ const askUserInputSchema = z
       .max(10)
       .optional()
       .describe('Choices shown as buttons; the answer is the chosen text. Use for a pick among a few options.'),
+    // A loose object rather than a record: records become `propertyNames`, which OpenAI rejects.
     answerSchema: z
-      .record(z.string(), z.unknown())
+      .looseObject({})
       .optional()
       .describe('A JSON Schema (type "object") for a structured answer the person fills in a form. Omit both this and options for a free-text answer.'),
   })

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type { FlexibleSchema } from 'ai';
 
 /**
  * Who and where a tool call runs for. Tools get it so they can log, scope side effects, or make
@@ -26,7 +26,8 @@ export type ApprovalRule<INPUT> =
 export interface ToolDefinition<INPUT = any, OUTPUT = unknown> {
   name: string;
   description: string;
-  inputSchema: z.ZodType<INPUT>;
+  /** A zod schema, or a JSON Schema via `jsonSchema()` (MCP tools); the model sees it as JSON Schema. */
+  inputSchema: FlexibleSchema<INPUT>;
   approval?: ApprovalRule<INPUT>;
   /** Absent for tools a human answers (`ask_user`): the turn pauses until the answer arrives. */
   execute?: (input: INPUT, context: ToolContext) => Promise<OUTPUT>;

@@ -47,6 +47,14 @@ describe('mention → card → decision → resume', () => {
     expect(cardButtons(updatedCard.blocks)).toEqual([]);
     const toolResult = conversationOf(h.openai.requests[1]!).find((message) => message.role === 'tool');
     expect(toolResult?.text).toContain('ok: rollout restart deployment/worker -n staging');
+
+    const audit = await waitFor(async () => {
+      const events = await h.auditEvents();
+      return events.some((event) => event.type === 'tool-executed') ? events : undefined;
+    });
+    expect(audit.map((event) => event.type)).toEqual(['approval-requested', 'decision', 'tool-executed']);
+    expect(audit[1]).toMatchObject({ outcome: 'approved', userId: 'UBOB', toolName: 'restart_service', originalInput: { service: 'worker', namespace: 'staging' } });
+    expect(audit[2]).toMatchObject({ status: 'ok', exitCode: 0, toolName: 'restart_service' });
   });
 
   it('tells the model a denial is a human decision and runs nothing', async () => {

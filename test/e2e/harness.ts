@@ -7,6 +7,8 @@ import { pino } from 'pino';
 import { parseConfigFile } from '../../src/config/config-file.js';
 import { parseEnvironment } from '../../src/config/environment.js';
 import { createBot, type Bot } from '../../src/create-bot.js';
+import type { StoredAuditEvent } from '../../src/audit/audit-event.js';
+import { createRedisAuditLog } from '../../src/audit/redis-audit-log.js';
 import { createRedisStore } from '../../src/store/redis-store.js';
 import type { ToolDefinition } from '../../src/tools/tool-definition.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
@@ -64,6 +66,8 @@ export interface Harness {
   click(options: { user: string; cardTs: string; threadTs: string; actionId: string; value: string }): Promise<Response>;
   /** Submits a modal the bot opened; the response body is Bolt's ack (e.g. `response_action: errors`). */
   submitView(options: { user: string; view: { callback_id: string; private_metadata: string }; values: Record<string, Record<string, unknown>> }): Promise<Response>;
+  /** What the audit trail (the Redis stream `npm run audit` reads) holds for this harness. */
+  auditEvents(): Promise<StoredAuditEvent[]>;
   /** Starts another bot process (same Redis keys, same fakes): a replica, or the bot after a restart. */
   startReplica(): Promise<Harness>;
   stop(): Promise<void>;
@@ -103,6 +107,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.tools ? { tools: options.tools } : {}),
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     store: createRedisStore({ url: options.redisUrl ?? inject('redisUrl'), keyPrefix }),
+    audit: createRedisAuditLog({ url: options.redisUrl ?? inject('redisUrl'), keyPrefix, logger: pino({ level: 'silent' }) }),
   });
   const { port } = await bot.start({ port: 0, host: '127.0.0.1' });
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -158,6 +163,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         signingSecret: SIGNING_SECRET,
         payload: viewSubmissionPayload({ user, callbackId: view.callback_id, privateMetadata: view.private_metadata, values, teamId: TEAM_ID }),
       }),
+    async auditEvents() {
+      const reader = createRedisAuditLog({ url: options.redisUrl ?? inject('redisUrl'), keyPrefix, logger: pino({ level: 'silent' }) });
+      try {
+        return await reader.read({ sinceMs: 0 });
+      } finally {
+        await reader.close();
+      }
+    },
     startReplica: () => startHarness({ ...options, shared }),
     async stop() {
       await bot.stop();
@@ -178,10 +191,13 @@ export function cardButtons(blocks: any[] | undefined): Array<{ actionId: string
     .map((element: any) => ({ actionId: element.action_id as string, value: element.value as string }));
 }
 
-export async function waitFor<T>(probe: () => T | undefined | false, { timeoutMs = 5_000, message = 'condition' } = {}): Promise<T> {
+export async function waitFor<T>(
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  { timeoutMs = 5_000, message = 'condition' } = {},
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = probe();
+    const value = await probe();
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${message}`);
     await new Promise((resolve) => setTimeout(resolve, 20));

@@ -28,7 +28,7 @@ export interface CreateCommandToolOptions {
 export function createCommandTool(
   toolConfig: CommandToolConfig,
   { runCommand = defaultRunCommand }: CreateCommandToolOptions = {},
-): ExecutableToolDefinition<ParameterValues, CommandToolOutput> {
+): ExecutableToolDefinition<ParameterValues, CommandToolOutput> & { inputSchema: ReturnType<typeof parametersToZodSchema> } {
   const inputSchema = parametersToZodSchema(toolConfig.parameters);
   return {
     name: toolConfig.name,

@@ -1,0 +1,32 @@
+import type { PolicyConfig } from '../config/policy-config-schema.js';
+import type { ToolContext, ToolDefinition } from '../tools/tool-definition.js';
+import { evaluatePolicy, type PolicyEvaluation, type ToolApproval } from './policy/evaluate-policy.js';
+
+export type CallContext = Omit<ToolContext, 'toolCallId' | 'idempotencyKey' | 'abortSignal'>;
+
+/**
+ * The one place a proposed call meets the approval rules: the tool's own rule (a function runs
+ * here) and then the operator's policy, which outranks it. Used by the AI SDK's `toolApproval` gate
+ * when the model proposes a call and again when the card is built, so both see the same answer.
+ */
+export async function evaluateCallPolicy(options: {
+  policy: PolicyConfig;
+  definition: ToolDefinition | undefined;
+  toolName: string;
+  input: unknown;
+  context: CallContext;
+}): Promise<PolicyEvaluation> {
+  const toolApproval = await resolveToolRule(options.definition, options.input, options.context);
+  return evaluatePolicy({ policy: options.policy, toolName: options.toolName, channel: options.context.channel, input: options.input, toolApproval });
+}
+
+async function resolveToolRule(definition: ToolDefinition | undefined, input: unknown, context: CallContext): Promise<ToolApproval | undefined> {
+  const rule = definition?.approval;
+  if (rule === undefined || rule === 'always' || rule === 'never') return rule;
+  try {
+    return (await rule(input, context)) ? 'always' : 'never';
+  } catch {
+    // A rule that throws cannot vouch for the call: fail closed.
+    return 'always';
+  }
+}

@@ -1,0 +1,50 @@
+import type { ApproverSpec } from '../../config/policy-config-schema.js';
+import type { PolicyEvaluation } from './evaluate-policy.js';
+
+/** Members of each Slack user group, keyed by usergroup id (`S…`), as `usergroups.users.list` returns them. */
+export type GroupMembers = ReadonlyMap<string, ReadonlySet<string>>;
+
+export type Eligibility =
+  | { eligible: true }
+  | { eligible: false; why: 'self-approval' }
+  | { eligible: false; why: 'not-an-approver'; unresolvedGroupIds: string[] };
+
+/**
+ * Whether `userId` may countersign under `evaluation`, ignoring who already did. A group whose
+ * members the caller could not resolve counts as empty: an outage at Slack must not open the gate.
+ */
+export function approverEligibility({
+  evaluation,
+  userId,
+  requesterId,
+  groupMembers,
+}: {
+  evaluation: PolicyEvaluation;
+  userId: string;
+  requesterId: string;
+  groupMembers: GroupMembers;
+}): Eligibility {
+  if (userId === requesterId && !evaluation.allowSelfApproval) return { eligible: false, why: 'self-approval' };
+  if (evaluation.approvers.some((approver) => isCoveredBy({ approver, userId, requesterId, groupMembers }))) return { eligible: true };
+  const unresolvedGroupIds = approverGroupIds(evaluation).filter((groupId) => !groupMembers.has(groupId));
+  return { eligible: false, why: 'not-an-approver', unresolvedGroupIds };
+}
+
+/** The user groups whose members the caller must resolve (and cache) before authorizing a click. */
+export function approverGroupIds(evaluation: Pick<PolicyEvaluation, 'approvers'>): string[] {
+  return [...new Set(evaluation.approvers.flatMap((approver) => (approver.kind === 'group' ? [approver.groupId] : [])))];
+}
+
+function isCoveredBy({ approver, userId, requesterId, groupMembers }: { approver: ApproverSpec; userId: string; requesterId: string; groupMembers: GroupMembers }): boolean {
+  switch (approver.kind) {
+    case 'user':
+      return approver.userId === userId;
+    case 'group':
+      return groupMembers.get(approver.groupId)?.has(userId) ?? false;
+    case 'requester':
+      return userId === requesterId;
+    case 'channel':
+      // Slack only delivers a click from someone who can see the card, i.e. who is in the channel.
+      return true;
+  }
+}

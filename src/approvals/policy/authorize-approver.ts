@@ -1,0 +1,49 @@
+import { approverEligibility, type GroupMembers } from './approver-eligibility.js';
+import { whoCanApprove } from './describe-approvers.js';
+import type { PolicyEvaluation } from './evaluate-policy.js';
+
+export type ApproverAction = 'approve' | 'deny';
+
+/** `reason` is shown to the user who clicked (ephemerally), so it says who CAN decide. */
+export type Authorization = { allowed: true } | { allowed: false; reason: string };
+
+/**
+ * Whether `userId` may approve (or deny) a call, judged at the moment of the click. Deny needs the
+ * same standing as approve, so a passer-by cannot veto a change either, with two exceptions that
+ * only ever stop a call: the requester may withdraw their own request, and an approver who
+ * already approved may change their mind.
+ */
+export function authorizeApprover({
+  evaluation,
+  userId,
+  requesterId,
+  groupMembers,
+  approvedBy,
+  action = 'approve',
+}: {
+  evaluation: PolicyEvaluation;
+  userId: string;
+  requesterId: string;
+  groupMembers: GroupMembers;
+  /** Users who already approved this call (quorum). */
+  approvedBy: readonly string[];
+  action?: ApproverAction;
+}): Authorization {
+  if (action === 'deny' && (userId === requesterId || approvedBy.includes(userId))) return { allowed: true };
+
+  const eligibility = approverEligibility({ evaluation, userId, requesterId, groupMembers });
+  if (!eligibility.eligible) {
+    if (eligibility.why === 'self-approval') return { allowed: false, reason: 'You asked for this, so someone else must approve it' };
+    const [unresolvedGroupId] = eligibility.unresolvedGroupIds;
+    if (unresolvedGroupId !== undefined) {
+      return { allowed: false, reason: `Could not check who is in <!subteam^${unresolvedGroupId}> just now; try again in a minute` };
+    }
+    return { allowed: false, reason: `Only ${whoCanApprove(evaluation)} can ${action} this` };
+  }
+
+  if (action === 'approve' && approvedBy.includes(userId)) {
+    const remaining = Math.max(1, evaluation.required - new Set(approvedBy).size);
+    return { allowed: false, reason: `You already approved this; it needs ${remaining} more approver${remaining === 1 ? '' : 's'}` };
+  }
+  return { allowed: true };
+}

@@ -1,0 +1,85 @@
+import type {
+  ApproverSpec,
+  AutoApprovePermission,
+  ExpiryOutcome,
+  GrantPermission,
+  PolicyConfig,
+  PolicySettings,
+} from '../../config/policy-config-schema.js';
+import { selectRule } from './select-rule.js';
+
+export type { ApproverSpec } from '../../config/policy-config-schema.js';
+
+/**
+ * What the policy says about one proposed call. Plain data, so it can be stored with the pending
+ * call and every later click is judged by the rule that was shown on the card, not by a config
+ * that changed in between.
+ */
+export interface PolicyEvaluation {
+  /** The governing rule (its position in `policy.rules`), or undefined when no rule covers the tool. */
+  rule: { index: number; name?: string } | undefined;
+  needsApproval: boolean;
+  approvers: ApproverSpec[];
+  /** Distinct approvers needed. */
+  required: number;
+  allowSelfApproval: boolean;
+  expiryMs: number;
+  /** Remind the approvers this long before expiry; absent means no reminder. */
+  reminderMs?: number;
+  onExpiry: ExpiryOutcome;
+  autoApprove: AutoApprovePermission;
+  grants: GrantPermission;
+}
+
+/** A tool's own static rule; evaluate a function rule first and pass its answer as one of these. */
+export type ToolApproval = 'always' | 'never';
+
+/**
+ * Precedence, strictest owner first:
+ * 1. The most specific matching policy rule (see `selectRule`) decides, overriding the tool's own
+ *    `approval`: the operator's config outranks what a tool author assumed, in both directions.
+ * 2. No rule covers the tool: its own rule decides (`never` runs it unasked, `always` asks).
+ * 3. Neither: approval is needed. Unknown and MCP tools fail closed.
+ * Approvers, quorum, expiry and the rest come from the rule, or from `policy.defaults` when no
+ * rule covers the tool.
+ */
+export function evaluatePolicy({
+  policy,
+  toolName,
+  channel,
+  input,
+  toolApproval,
+}: {
+  policy: PolicyConfig;
+  toolName: string;
+  channel: string;
+  /** The input after the tool's schema applied defaults; see `input-condition.ts`. */
+  input: unknown;
+  toolApproval?: ToolApproval | undefined;
+}): PolicyEvaluation {
+  const selected = selectRule({ policy, toolName, channel });
+  if (selected === undefined) {
+    return { rule: undefined, needsApproval: toolApproval !== 'never', ...settingsOf(policy.defaults) };
+  }
+  const { rule, index } = selected;
+  return {
+    rule: rule.name === undefined ? { index } : { index, name: rule.name },
+    needsApproval: selected.needsApproval(input),
+    ...settingsOf(rule),
+  };
+}
+
+// Copies, so a caller that stores or edits an evaluation cannot reach into the shared config.
+function settingsOf(settings: PolicySettings): Omit<PolicyEvaluation, 'rule' | 'needsApproval'> {
+  const { approvers, required, allowSelfApproval, expiryMs, reminderMs, onExpiry, autoApprove, grants } = settings;
+  return {
+    approvers: approvers.map((approver) => ({ ...approver })),
+    required,
+    allowSelfApproval,
+    expiryMs,
+    ...(reminderMs === undefined ? {} : { reminderMs }),
+    onExpiry,
+    autoApprove,
+    grants,
+  };
+}

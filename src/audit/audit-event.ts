@@ -1,0 +1,121 @@
+import type { DecisionOutcome } from '../approvals/pending-step.js';
+
+/**
+ * One line of the audit trail: who asked for, decided, was refused, or ran what, and when. Events
+ * are facts about the past, so they carry copies of the inputs rather than references to state that
+ * expires (steps, grants).
+ */
+export type AuditEvent =
+  | ApprovalRequestedEvent
+  | DecisionEvent
+  | UnauthorizedAttemptEvent
+  | ExpiredEvent
+  | GrantEvent
+  | AutoApprovedEvent
+  | ToolExecutedEvent;
+
+export type AuditEventType = AuditEvent['type'];
+
+/** An event as a caller hands it over: `at` defaults to the time of the append. */
+export type AuditEventInput = AuditEvent extends infer EVENT
+  ? EVENT extends AuditEvent
+    ? Omit<EVENT, 'at'> & { at?: number }
+    : never
+  : never;
+
+/** An event read back: `id` is the stream entry id, which orders events and is unique per stream. */
+export type StoredAuditEvent = AuditEvent & { id: string };
+
+interface AuditEventCommon {
+  /** Epoch milliseconds. */
+  at: number;
+  /** Slack workspace, when known; one bot can serve several. */
+  teamId?: string;
+}
+
+export interface ApprovalRequestedEvent extends AuditEventCommon {
+  type: 'approval-requested';
+  stepId: string;
+  approvalId: string;
+  toolName: string;
+  /** The model's input, exactly as proposed (secrets redacted). */
+  input: unknown;
+  requesterId: string;
+  channel: string;
+  threadTs: string;
+  /** Who may decide, as configured (a user group, a list of users), for the reader's context. */
+  approvers?: string;
+  /** Epoch milliseconds. */
+  expiresAt?: number;
+}
+
+export interface DecisionEvent extends AuditEventCommon {
+  type: 'decision';
+  stepId: string;
+  approvalId: string;
+  toolName: string;
+  outcome: DecisionOutcome;
+  userId: string;
+  originalInput: unknown;
+  /** Present when the approver changed the arguments: this is what ran, not `originalInput`. */
+  editedInput?: unknown;
+  reason?: string;
+  /** For calls that need several approvers: approvals so far, counting this one, and how many are needed. */
+  quorum?: { have: number; need: number };
+}
+
+export interface UnauthorizedAttemptEvent extends AuditEventCommon {
+  type: 'unauthorized-attempt';
+  stepId: string;
+  approvalId: string;
+  toolName: string;
+  userId: string;
+  /** What they tried: approve, deny, edit, answer… */
+  action: string;
+  reason: string;
+}
+
+export interface ExpiredEvent extends AuditEventCommon {
+  type: 'expired';
+  stepId: string;
+  approvalId: string;
+  toolName: string;
+}
+
+export interface GrantEvent extends AuditEventCommon {
+  type: 'grant-created' | 'grant-revoked' | 'grant-used';
+  grantId: string;
+  toolName: string;
+  scope: 'thread' | 'channel';
+  channel: string;
+  threadTs?: string;
+  /** Who created, revoked or (by asking the bot) used the grant. */
+  userId: string;
+  /** Epoch milliseconds. */
+  expiresAt: number;
+  identicalArgumentsOnly: boolean;
+}
+
+export interface AutoApprovedEvent extends AuditEventCommon {
+  type: 'auto-approved';
+  toolName: string;
+  channel: string;
+  threadTs: string;
+  input: unknown;
+  /** `channel`: a grant or channel policy allowed it; `global`: the tool needs no approval anywhere. */
+  mode: 'channel' | 'global';
+  grantId?: string;
+}
+
+export interface ToolExecutedEvent extends AuditEventCommon {
+  type: 'tool-executed';
+  toolName: string;
+  toolCallId: string;
+  channel: string;
+  threadTs: string;
+  status: 'ok' | 'error';
+  /** For commands; `null` when the process was killed by a signal. */
+  exitCode?: number | null;
+  durationMs: number;
+  error?: string;
+}

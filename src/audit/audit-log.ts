@@ -1,0 +1,51 @@
+import type { Logger } from 'pino';
+import type { AuditEventInput, StoredAuditEvent } from './audit-event.js';
+
+/**
+ * The durable audit trail. Every append also goes to the structured log, so a SIEM that only
+ * collects logs sees the same events.
+ *
+ * `append` rejects when the event could not be stored durably. Callers on a user's path (a click,
+ * a tool run) must not let that undo or block what already happened: log and continue, which is
+ * what `appendQuietly` does. The structured log still carries the event in that case.
+ */
+export interface AuditLog {
+  append(event: AuditEventInput): Promise<void>;
+  /** Oldest first. With `limit`, the most recent `limit` events of the window. */
+  read(options: ReadAuditOptions): Promise<StoredAuditEvent[]>;
+  close(): Promise<void>;
+}
+
+export interface ReadAuditOptions {
+  /** Epoch milliseconds, inclusive. */
+  sinceMs: number;
+  /** Epoch milliseconds, inclusive; absent means up to now. */
+  untilMs?: number;
+  limit?: number;
+}
+
+/** The part of a pino logger the audit trail writes to. */
+export type AuditLogger = Pick<Logger, 'info' | 'warn' | 'error'>;
+
+/** Days an event stays readable unless configured otherwise: long enough for a quarterly review. */
+export const DEFAULT_AUDIT_MAX_AGE_MS = 90 * 24 * 60 * 60 * 1000;
+/** Entries kept at most, whatever their age, so a runaway loop cannot fill Redis. */
+export const DEFAULT_AUDIT_MAX_LENGTH = 100_000;
+
+export function auditStreamKey(keyPrefix: string): string {
+  return `${keyPrefix}audit`;
+}
+
+/** Writes the event to the structured log: on success with its stream id, or flagged as not stored. */
+export function logAuditEvent(logger: AuditLogger, audit: object, stored: boolean): void {
+  logger.info({ event: 'audit', audit, ...(!stored && { stored: false }) }, 'audit');
+}
+
+/** For callers that must carry on whatever happens: a failed append is logged, never thrown. */
+export async function appendQuietly(log: AuditLog, event: AuditEventInput, logger: AuditLogger): Promise<void> {
+  try {
+    await log.append(event);
+  } catch (error) {
+    logger.error({ err: error, auditType: event.type }, 'Could not store an audit event durably; the log line above still records it');
+  }
+}

@@ -1,0 +1,110 @@
+import type { AuditEvent } from './audit-event.js';
+
+/** One event as the table shows it; every cell is plain text, one line. */
+export interface AuditEventCells {
+  tool: string;
+  who: string;
+  result: string;
+  details: string;
+}
+
+const NOBODY = '-';
+
+/** Picks what a reviewer asks of each kind of event: which tool, who, what came of it, and the rest. */
+export function describeAuditEvent(event: AuditEvent): AuditEventCells {
+  switch (event.type) {
+    case 'approval-requested':
+      return {
+        tool: event.toolName,
+        who: event.requesterId,
+        result: 'requested',
+        details: join([
+          `input ${compactJson(event.input)}`,
+          event.approvers !== undefined && `approvers ${event.approvers}`,
+          event.expiresAt !== undefined && `expires ${utcTime(event.expiresAt)}`,
+          `in ${place(event.channel, event.threadTs)}`,
+        ]),
+      };
+    case 'decision':
+      return {
+        tool: event.toolName,
+        who: event.userId,
+        result: event.outcome,
+        // The reason first: inputs can be long, and the table cuts details short.
+        details: join([
+          event.reason !== undefined && `reason ${JSON.stringify(event.reason)}`,
+          event.quorum !== undefined && `quorum ${event.quorum.have}/${event.quorum.need}`,
+          event.editedInput === undefined
+            ? `input ${compactJson(event.originalInput)}`
+            : `edited to ${compactJson(event.editedInput)} from ${compactJson(event.originalInput)}`,
+        ]),
+      };
+    case 'unauthorized-attempt':
+      return { tool: event.toolName, who: event.userId, result: 'refused', details: `tried to ${event.action}: ${event.reason}` };
+    case 'expired':
+      return { tool: event.toolName, who: NOBODY, result: 'expired', details: `step ${event.stepId}` };
+    case 'grant-created':
+    case 'grant-revoked':
+    case 'grant-used':
+      return {
+        tool: event.toolName,
+        who: event.userId,
+        result: event.type.slice('grant-'.length),
+        details: join([
+          `${event.scope} grant in ${place(event.channel, event.threadTs)}`,
+          `until ${utcTime(event.expiresAt)}`,
+          event.identicalArgumentsOnly ? 'identical arguments only' : 'any arguments',
+          `grant ${event.grantId}`,
+        ]),
+      };
+    case 'auto-approved':
+      return {
+        tool: event.toolName,
+        who: NOBODY,
+        result: 'auto',
+        details: join([
+          event.mode === 'global' ? 'needs no approval' : 'allowed in this channel',
+          event.grantId !== undefined && `grant ${event.grantId}`,
+          `input ${compactJson(event.input)}`,
+          `in ${place(event.channel, event.threadTs)}`,
+        ]),
+      };
+    case 'tool-executed':
+      return {
+        tool: event.toolName,
+        who: NOBODY,
+        result: event.status,
+        details: join([
+          event.exitCode !== undefined && (event.exitCode === null ? 'killed by a signal' : `exit ${event.exitCode}`),
+          `took ${duration(event.durationMs)}`,
+          event.error !== undefined && `error ${JSON.stringify(event.error)}`,
+          `in ${place(event.channel, event.threadTs)}`,
+        ]),
+      };
+    default:
+      // Written by a newer version of the bot: still show that something happened.
+      return { tool: NOBODY, who: NOBODY, result: NOBODY, details: compactJson(event) };
+  }
+}
+
+/** `2024-05-01 12:00:03`, always UTC so reviewers in different zones compare the same thing. */
+export function utcTime(epochMs: number): string {
+  const iso = new Date(epochMs).toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
+}
+
+function join(parts: Array<string | false>): string {
+  return parts.filter((part) => part !== false).join(' · ');
+}
+
+function place(channel: string, threadTs: string | undefined): string {
+  return threadTs === undefined ? channel : `${channel}/${threadTs}`;
+}
+
+function compactJson(value: unknown): string {
+  return JSON.stringify(value) ?? String(value);
+}
+
+function duration(milliseconds: number): string {
+  return milliseconds < 1_000 ? `${Math.round(milliseconds)}ms` : `${(milliseconds / 1_000).toFixed(1)}s`;
+}

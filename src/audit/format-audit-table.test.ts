@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import type { StoredAuditEvent } from './audit-event.js';
+import { formatAuditJsonLines, formatAuditTable } from './format-audit-table.js';
+
+const at = Date.UTC(2024, 4, 1, 12, 0, 3);
+const now = at + 2 * 60 * 60 * 1000;
+
+const decision: StoredAuditEvent = {
+  id: `${at}-0`,
+  type: 'decision',
+  at,
+  teamId: 'T1',
+  stepId: 'step-1',
+  approvalId: 'apv-1',
+  toolName: 'restart_service',
+  outcome: 'approved',
+  userId: 'UBOB',
+  originalInput: { service: 'api' },
+  editedInput: { service: 'web' },
+  reason: 'planned\nmaintenance',
+};
+
+const execution: StoredAuditEvent = {
+  id: `${at + 65_000}-0`,
+  type: 'tool-executed',
+  at: at + 65_000,
+  toolName: 'restart_service',
+  toolCallId: 'call-1',
+  channel: 'C1',
+  threadTs: '1714564803.000100',
+  status: 'error',
+  exitCode: 2,
+  durationMs: 1_500,
+  error: 'unit \u001b[31mnot found',
+};
+
+describe('formatAuditTable', () => {
+  it('lines events up under headers, in UTC, with what each one was about', () => {
+    expect(formatAuditTable([decision, execution], { now })).toBe(
+      [
+        'TIME (UTC)           AGE  TYPE           TOOL             WHO   RESULT    DETAILS',
+        '2024-05-01 12:00:03  2h   decision       restart_service  UBOB  approved  reason "planned\\nmaintenance" · edited to {"service":"web"} from {"service":"api"}',
+        '2024-05-01 12:01:08  1h   tool-executed  restart_service  -     error     exit 2 · took 1.5s · error "unit \\u001b[31mnot found" · in C1/1714564803.000100',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('keeps each event on one line, without terminal escapes, however long its details', () => {
+    const noisy: StoredAuditEvent = {
+      ...decision,
+      toolName: 'a_tool_with_a_remarkably_long_name_indeed',
+      editedInput: undefined,
+      originalInput: { script: 'x'.repeat(500) },
+      reason: undefined,
+      userId: 'U\u001b[2J\nMALLORY',
+    };
+    const table = formatAuditTable([noisy], { now, detailsWidth: 40 });
+    const [, row] = table.split('\n');
+    expect(table.split('\n')).toHaveLength(3);
+    expect(row).not.toContain('\u001b');
+    expect(row).toContain('a_tool_with_a_remarkabl… ');
+    expect(row).toMatch(/input \{"script":"x+…$/);
+    expect(row!.length).toBeLessThan(40 + 100);
+  });
+
+  it('says so when there is nothing to show', () => {
+    expect(formatAuditTable([], { now })).toBe('No audit events.\n');
+  });
+
+  it('describes every kind of event in words', () => {
+    const common = { id: '1-0', at, toolName: 'deploy' };
+    const events: StoredAuditEvent[] = [
+      { ...common, type: 'approval-requested', stepId: 's', approvalId: 'a', input: { tag: 'v2' }, requesterId: 'UALICE', channel: 'C1', threadTs: '1.2', approvers: '@ops', expiresAt: at + 600_000 },
+      { ...common, type: 'unauthorized-attempt', stepId: 's', approvalId: 'a', userId: 'UEVE', action: 'approve', reason: 'not an approver' },
+      { ...common, type: 'expired', stepId: 's', approvalId: 'a' },
+      { ...common, type: 'grant-created', grantId: 'g1', scope: 'thread', channel: 'C1', threadTs: '1.2', userId: 'UBOB', expiresAt: at + 3_600_000, identicalArgumentsOnly: true },
+      { ...common, type: 'auto-approved', channel: 'C1', threadTs: '1.2', input: {}, mode: 'channel', grantId: 'g1' },
+    ];
+    const rows = formatAuditTable(events, { now }).split('\n').slice(1, -1);
+    expect(rows.map((row) => row.slice(21).replace(/\s+/g, ' '))).toEqual([
+      '2h approval-requested deploy UALICE requested input {"tag":"v2"} · approvers @ops · expires 2024-05-01 12:10:03 · in C1/1.2',
+      '2h unauthorized-attempt deploy UEVE refused tried to approve: not an approver',
+      '2h expired deploy - expired step s',
+      '2h grant-created deploy UBOB created thread grant in C1/1.2 · until 2024-05-01 13:00:03 · identical arguments only · grant g1',
+      '2h auto-approved deploy - auto allowed in this channel · grant g1 · input {} · in C1/1.2',
+    ]);
+  });
+});
+
+describe('formatAuditJsonLines', () => {
+  it('prints one complete JSON event per line', () => {
+    const output = formatAuditJsonLines([decision, execution]);
+    expect(output.endsWith('\n')).toBe(true);
+    expect(output.trimEnd().split('\n').map((line) => JSON.parse(line) as unknown)).toEqual([decision, execution]);
+    expect(output.split('\n')[0]).toBe(
+      `{"id":"${at}-0","type":"decision","at":${at},"teamId":"T1","stepId":"step-1","approvalId":"apv-1","toolName":"restart_service","outcome":"approved","userId":"UBOB","originalInput":{"service":"api"},"editedInput":{"service":"web"},"reason":"planned\\nmaintenance"}`,
+    );
+  });
+
+  it('prints nothing for no events, so a SIEM sees no blank record', () => {
+    expect(formatAuditJsonLines([])).toBe('');
+  });
+});

@@ -1,0 +1,81 @@
+import type { AuditEvent } from './audit-event.js';
+import { describeAuditEvent, utcTime } from './describe-audit-event.js';
+
+export interface FormatAuditTableOptions {
+  /** Epoch milliseconds, for the AGE column. */
+  now: number;
+  /** Characters of DETAILS shown before truncating; the JSON output keeps everything. */
+  detailsWidth?: number;
+}
+
+interface Column {
+  header: string;
+  /** A cell is cut to this many characters; the column is as wide as its widest cell. */
+  maxWidth: number;
+}
+
+const COLUMNS = {
+  time: { header: 'TIME (UTC)', maxWidth: 19 },
+  age: { header: 'AGE', maxWidth: 6 },
+  type: { header: 'TYPE', maxWidth: 20 },
+  tool: { header: 'TOOL', maxWidth: 24 },
+  who: { header: 'WHO', maxWidth: 12 },
+  result: { header: 'RESULT', maxWidth: 10 },
+} satisfies Record<string, Column>;
+
+const DEFAULT_DETAILS_WIDTH = 100;
+
+/** A fixed-width table for people at a terminal, oldest first, as the events are given. */
+export function formatAuditTable(events: readonly AuditEvent[], { now, detailsWidth = DEFAULT_DETAILS_WIDTH }: FormatAuditTableOptions): string {
+  if (events.length === 0) return 'No audit events.\n';
+  const rows = events.map((event) => {
+    const cells = describeAuditEvent(event);
+    return { time: utcTime(event.at), age: age(now - event.at), type: event.type, ...cells };
+  });
+  const columns = Object.entries(COLUMNS) as Array<[keyof typeof COLUMNS, Column]>;
+  const widths = columns.map(([name, column]) =>
+    Math.max(column.header.length, ...rows.map((row) => Math.min(column.maxWidth, length(clean(row[name]))))),
+  );
+  const line = (cells: string[], details: string) =>
+    [...cells.map((cell, index) => pad(truncate(clean(cell), widths[index] ?? 0), widths[index] ?? 0)), truncate(clean(details), detailsWidth)]
+      .join('  ')
+      .trimEnd();
+  const header = line(columns.map(([, column]) => column.header), 'DETAILS');
+  const body = rows.map((row) => line(columns.map(([name]) => row[name]), row.details));
+  return `${[header, ...body].join('\n')}\n`;
+}
+
+/** One JSON object per line, for a SIEM or `jq`. Each line is a complete event, ids included. */
+export function formatAuditJsonLines(events: readonly AuditEvent[]): string {
+  return events.map((event) => `${JSON.stringify(event)}\n`).join('');
+}
+
+/**
+ * Inputs, reasons and error messages come from models, users and tools. Control characters would
+ * break the table or, as terminal escapes, rewrite what the reviewer sees.
+ */
+function clean(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ');
+}
+
+/** Counted in code points, so an emoji is not cut in half. */
+function length(text: string): number {
+  return [...text].length;
+}
+
+function truncate(text: string, width: number): string {
+  const characters = [...text];
+  return characters.length <= width ? text : `${characters.slice(0, Math.max(0, width - 1)).join('')}…`;
+}
+
+function pad(text: string, width: number): string {
+  return text + ' '.repeat(Math.max(0, width - length(text)));
+}
+
+function age(milliseconds: number): string {
+  const seconds = Math.max(0, Math.floor(milliseconds / 1_000));
+  if (seconds < 60) return `${seconds}s`;
+  if (seconds < 3_600) return `${Math.floor(seconds / 60)}m`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3_600)}h`;
+  return `${Math.floor(seconds / 86_400)}d`;
+}

@@ -1,0 +1,87 @@
+import type { Redis } from 'ioredis';
+import { pino } from 'pino';
+import type { StoredAuditEvent } from './audit-event.js';
+import { connectToRedis } from './connect-to-redis.js';
+import { utcTime } from './describe-audit-event.js';
+import { formatAuditJsonLines, formatAuditTable } from './format-audit-table.js';
+import { AUDIT_USAGE, AuditUsageError, parseAuditArguments, type AuditQuery } from './parse-audit-arguments.js';
+import { createRedisAuditLog } from './redis-audit-log.js';
+
+export interface Output {
+  write(text: string): unknown;
+}
+
+export interface RunAuditCliOptions {
+  argv: readonly string[];
+  env: Record<string, string | undefined>;
+  stdout: Output;
+  stderr: Output;
+  /** Epoch milliseconds. */
+  now?: number;
+}
+
+export const DEFAULT_KEY_PREFIX = 'countersign:';
+
+const NO_REDIS = `countersign audit: REDIS_URL is not set.
+The audit trail lives in Redis, next to the bot's state. A bot running without REDIS_URL keeps
+its state in memory, per process, and leaves no audit trail that this command could read; its
+structured log (lines with "event":"audit") is then the only record.
+Run this with the same REDIS_URL (and COUNTERSIGN_KEY_PREFIX, if set) as the bot.
+`;
+
+/** `npm run audit`, minus the process: returns the exit code, so tests can run it in-process. */
+export async function runAuditCli({ argv, env, stdout, stderr, now = Date.now() }: RunAuditCliOptions): Promise<number> {
+  let query: AuditQuery;
+  try {
+    const parsed = parseAuditArguments(argv, { now });
+    if (parsed.help) {
+      stdout.write(AUDIT_USAGE);
+      return 0;
+    }
+    query = parsed;
+  } catch (error) {
+    if (!(error instanceof AuditUsageError)) throw error;
+    stderr.write(`countersign audit: ${error.message}\n\n${AUDIT_USAGE}`);
+    return 1;
+  }
+
+  const url = env.REDIS_URL?.trim();
+  if (!url) {
+    stderr.write(NO_REDIS);
+    return 1;
+  }
+  if (!/^rediss?:\/\//i.test(url)) {
+    // Never echo the value: it usually carries the password.
+    stderr.write('countersign audit: REDIS_URL must be a URL starting with redis:// or rediss://\n');
+    return 1;
+  }
+  const keyPrefix = env.COUNTERSIGN_KEY_PREFIX?.trim() || DEFAULT_KEY_PREFIX;
+
+  let events: StoredAuditEvent[];
+  let redis: Redis | undefined;
+  try {
+    redis = await connectToRedis(url);
+    const logger = pino({ level: 'warn', base: { service: 'countersign-audit' } }, { write: (line: string) => stderr.write(line) });
+    events = await createRedisAuditLog({ redis, keyPrefix, logger }).read({ sinceMs: query.sinceMs, untilMs: query.untilMs, limit: query.limit });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    stderr.write(`countersign audit: could not read the audit trail from Redis: ${reason}\nCheck that Redis is running and that REDIS_URL is the bot's.\n`);
+    return 1;
+  } finally {
+    redis?.disconnect();
+  }
+
+  if (query.json) {
+    stdout.write(formatAuditJsonLines(events));
+  } else {
+    stdout.write(formatAuditTable(events, { now }));
+    stdout.write(summary(query, events.length, now));
+  }
+  return 0;
+}
+
+function summary(query: AuditQuery, count: number, now: number): string {
+  const window = `from ${utcTime(query.sinceMs)} to ${utcTime(query.untilMs ?? now)} UTC`;
+  const limited = query.limit !== undefined && count === query.limit ? `, the most recent ${count} (--limit)` : '';
+  return `\n${count} ${count === 1 ? 'event' : 'events'} ${window}${limited}.\n`;
+}

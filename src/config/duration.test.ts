@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { formatDuration, parseDuration } from './duration.js';
+
+describe('parseDuration', () => {
+  it.each([
+    ['30s', 30_000],
+    ['15m', 900_000],
+    ['4h', 14_400_000],
+    ['2d', 172_800_000],
+    ['1h30m', 5_400_000],
+    ['1d12h', 129_600_000],
+    [' 24h ', 86_400_000],
+  ])('reads %s', (text, expected) => {
+    expect(parseDuration(text)).toBe(expected);
+  });
+
+  it.each(['', '0s', '30', '4 h', '4H', '1.5h', '-1h', '30m1h', 'h', 'forever', '1w'])('refuses %j', (text) => {
+    expect(parseDuration(text)).toBeUndefined();
+  });
+});
+
+describe('formatDuration', () => {
+  it.each([
+    [30_000, '30s'],
+    [5_400_000, '1h30m'],
+    [86_400_000, '1d'],
+    [0, '0s'],
+  ])('writes %d as %s', (milliseconds, expected) => {
+    expect(formatDuration(milliseconds)).toBe(expected);
+  });
+
+  it('round-trips what parseDuration reads', () => {
+    for (const text of ['45s', '2h', '1d1h1m1s']) expect(formatDuration(parseDuration(text)!)).toBe(text);
+  });
+});

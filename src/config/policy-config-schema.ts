@@ -1,0 +1,368 @@
+import { z } from 'zod';
+import { DURATION_HINT, formatDuration, parseDuration } from './duration.js';
+
+/**
+ * The `policy:` section of `countersign.yml`: who may approve which tool calls, when a call needs
+ * approval at all, and for how long a card stays open. It is resolved at load time: every rule
+ * carries its effective settings (its own, else `defaults`, else the built-ins), so what the bot
+ * enforces is what `parseConfigFile` returns, and contradictions surface at start-up.
+ */
+
+/** Who may countersign. `channel` (anyone who can see the card) is the default. */
+export type ApproverSpec =
+  | { kind: 'user'; userId: string }
+  | { kind: 'group'; groupId: string }
+  | { kind: 'requester' }
+  | { kind: 'channel' };
+
+export type ConditionValue = string | number | boolean;
+export type NumericComparison = 'greaterThan' | 'greaterThanOrEqual' | 'lessThan' | 'lessThanOrEqual';
+
+/** One test on the tool input; `field` is a dotted path such as `spec.namespace`. */
+export type PolicyCondition =
+  | { field: string; operator: 'equals'; value: ConditionValue }
+  | { field: string; operator: 'oneOf'; values: ConditionValue[] }
+  | { field: string; operator: 'matches'; pattern: string }
+  | { field: string; operator: NumericComparison; value: number };
+
+export type PolicyApproval = 'always' | 'never' | { when: PolicyCondition[]; match: 'all' | 'any' };
+
+/**
+ * What happens when nobody decides in time. `stop`: the call does not run and the turn ends, so
+ * the agent does not carry on as if someone had said no. `continue`: the model is told the request
+ * expired (not that it was denied) and the turn goes on.
+ */
+export type ExpiryOutcome = 'stop' | 'continue';
+export type AutoApprovePermission = 'allowed' | 'forbidden';
+/** `identicalArguments`: a grant may only cover calls with exactly the approved input. */
+export type GrantPermission = 'allowed' | 'identicalArguments' | 'forbidden';
+
+export interface PolicySettings {
+  approvers: ApproverSpec[];
+  /** Distinct approvers needed. */
+  required: number;
+  allowSelfApproval: boolean;
+  expiryMs: number;
+  /** How long BEFORE expiry to remind the approvers; absent means no reminder. */
+  reminderMs?: number;
+  onExpiry: ExpiryOutcome;
+  autoApprove: AutoApprovePermission;
+  grants: GrantPermission;
+}
+
+export interface PolicyRule extends PolicySettings {
+  /** A label for cards and audit; unique when given. */
+  name?: string;
+  /** Tool names or globs: `*` stays within one `.`-separated part, `**` spans parts, `?` is one character. */
+  tools: string[];
+  /** When given, the rule applies only in these channels. */
+  channels?: string[];
+  approval: PolicyApproval;
+}
+
+export interface AutoApproveConfig {
+  global: boolean;
+  channels: string[];
+}
+
+export interface PolicyConfig {
+  autoApprove: AutoApproveConfig;
+  /** Effective settings for tools no rule covers (rules already include what they inherit). */
+  defaults: PolicySettings;
+  rules: PolicyRule[];
+}
+
+export const DEFAULT_EXPIRY_MS = 24 * 3_600_000;
+export const MIN_EXPIRY_MS = 60_000;
+export const MAX_EXPIRY_MS = 30 * 86_400_000;
+export const MAX_REQUIRED_APPROVERS = 10;
+/** Shared with the evaluator so a pattern that loads is compiled the same way when it runs. */
+export const CONDITION_REGEX_FLAGS = 'u';
+
+const USER_ID_PATTERN = /^[UW][A-Z0-9]{2,}$/;
+const GROUP_PATTERN = /^group:(S[A-Z0-9]{2,})$/;
+const CHANNEL_ID_PATTERN = /^[CGD][A-Z0-9]{2,}$/;
+const TOOL_PATTERN_PATTERN = /^[A-Za-z0-9_.*?-]+$/;
+const FIELD_PATH_PATTERN = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
+const NUMERIC_COMPARISONS = ['greaterThan', 'greaterThanOrEqual', 'lessThan', 'lessThanOrEqual'] as const;
+const OPERATORS = ['equals', 'oneOf', 'matches', ...NUMERIC_COMPARISONS] as const;
+
+const nullAsAbsent = (value: unknown) => (value === null ? undefined : value);
+
+function uniqueList<ITEM extends z.ZodType>(item: ITEM, keyOf: (value: z.output<ITEM>) => string = String) {
+  return z.array(item).superRefine((values, context) => {
+    const seen = new Set<string>();
+    values.forEach((value, index) => {
+      const key = keyOf(value);
+      if (seen.has(key)) context.addIssue({ code: 'custom', path: [index], message: `lists ${key} more than once` });
+      seen.add(key);
+    });
+  });
+}
+
+const channelIdSchema = z.string().regex(CHANNEL_ID_PATTERN, { error: 'must be a Slack channel id such as C0123ABCD, not a #name' });
+
+const durationSchema = z.string({ error: DURATION_HINT }).transform((text, context) => {
+  const milliseconds = parseDuration(text);
+  if (milliseconds === undefined) context.addIssue({ code: 'custom', message: DURATION_HINT });
+  else if (milliseconds < MIN_EXPIRY_MS || milliseconds > MAX_EXPIRY_MS) context.addIssue({ code: 'custom', message: 'must be between 1m and 30d' });
+  else return milliseconds;
+  return z.NEVER;
+});
+
+// `none` switches off a reminder inherited from `defaults`.
+const reminderSchema = z.string({ error: `${DURATION_HINT}, or none` }).transform((text, context): number | 'none' => {
+  if (text.trim() === 'none') return 'none';
+  const milliseconds = parseDuration(text);
+  if (milliseconds !== undefined) return milliseconds;
+  context.addIssue({ code: 'custom', message: `${DURATION_HINT}, or none` });
+  return z.NEVER;
+});
+
+const approverSchema = z.string({ error: 'must be a Slack user id, group:<usergroup id>, requester or channel' }).transform((text, context): ApproverSpec => {
+  if (text === 'requester') return { kind: 'requester' };
+  if (text === 'channel') return { kind: 'channel' };
+  const group = GROUP_PATTERN.exec(text);
+  if (group?.[1] !== undefined) return { kind: 'group', groupId: group[1] };
+  if (USER_ID_PATTERN.test(text)) return { kind: 'user', userId: text };
+  const hint = text.startsWith('S') ? ` (write group:${text} for a user group)` : text.startsWith('@') ? ' (use the user id, not the @name)' : '';
+  context.addIssue({ code: 'custom', message: `must be a Slack user id (U… or W…), group:<usergroup id> (S…), requester or channel${hint}` });
+  return z.NEVER;
+});
+
+const approversSchema = uniqueList(approverSchema, approverKey)
+  .min(1, 'must name at least one approver; leave it out to let anyone in the channel approve')
+  .superRefine((approvers, context) => {
+    const channelIndex = approvers.findIndex((approver) => approver.kind === 'channel');
+    if (channelIndex >= 0 && approvers.length > 1) {
+      context.addIssue({ code: 'custom', path: [channelIndex], message: 'already lets anyone in the channel approve; list it alone' });
+    }
+  });
+
+const settingsShape = {
+  approvers: approversSchema.optional(),
+  required: z.int().min(1).max(MAX_REQUIRED_APPROVERS).optional(),
+  allowSelfApproval: z.boolean().optional(),
+  expiry: durationSchema.optional(),
+  reminder: reminderSchema.optional(),
+  onExpiry: z.enum(['stop', 'continue']).optional(),
+  autoApprove: z.enum(['allowed', 'forbidden']).optional(),
+  grants: z.enum(['allowed', 'identicalArguments', 'forbidden']).optional(),
+};
+const SETTING_KEYS = Object.keys(settingsShape) as (keyof typeof settingsShape)[];
+
+const conditionValueSchema = z.union([z.string(), z.number(), z.boolean()], { error: 'must be text, a number or true/false' });
+
+const conditionSchema = z
+  .strictObject({
+    field: z.string().regex(FIELD_PATH_PATTERN, { error: 'must be a dotted path into the tool input, e.g. spec.namespace' }),
+    equals: conditionValueSchema.optional(),
+    oneOf: uniqueList(conditionValueSchema).min(1, 'must list at least one value').optional(),
+    matches: z.string().refine(isValidRegularExpression, 'is not a valid regular expression').optional(),
+    greaterThan: z.number().optional(),
+    greaterThanOrEqual: z.number().optional(),
+    lessThan: z.number().optional(),
+    lessThanOrEqual: z.number().optional(),
+  })
+  .superRefine((condition, context) => {
+    const present = OPERATORS.filter((operator) => condition[operator] !== undefined);
+    if (present.length === 0) context.addIssue({ code: 'custom', message: `needs one of ${OPERATORS.join(', ')}` });
+    for (const extra of present.slice(1)) {
+      context.addIssue({ code: 'custom', path: [extra], message: `use one comparison per condition (this one already has ${present[0]}); add another condition to combine them` });
+    }
+  })
+  .transform((condition): PolicyCondition => {
+    const { field } = condition;
+    if (condition.equals !== undefined) return { field, operator: 'equals', value: condition.equals };
+    if (condition.oneOf !== undefined) return { field, operator: 'oneOf', values: condition.oneOf };
+    if (condition.matches !== undefined) return { field, operator: 'matches', pattern: condition.matches };
+    for (const operator of NUMERIC_COMPARISONS) {
+      const value = condition[operator];
+      if (value !== undefined) return { field, operator, value };
+    }
+    throw new Error('unreachable: the refinement requires one operator');
+  });
+
+const conditionalApprovalSchema = z.strictObject({
+  when: z.array(conditionSchema).min(1, 'must list at least one condition'),
+  match: z.enum(['all', 'any']).default('all'),
+});
+
+const approvalSchema = z.union([z.enum(['always', 'never']), conditionalApprovalSchema], {
+  error: 'must be always, never, or { when: [conditions], match: all | any }',
+});
+
+const toolPatternSchema = z
+  .string()
+  .regex(TOOL_PATTERN_PATTERN, { error: 'must be a tool name or a glob of letters, digits, _, -, ., * and ?' })
+  .refine((pattern) => !pattern.includes('***'), 'must not contain ***; use * within one name part or ** across parts');
+
+const ruleSchema = z
+  .strictObject({
+    name: z.string().trim().min(1, 'must not be empty').max(80).optional(),
+    tools: uniqueList(toolPatternSchema).min(1, 'must list at least one tool name or pattern'),
+    channels: uniqueList(channelIdSchema).min(1, 'must list at least one channel; leave it out to apply everywhere').optional(),
+    approval: approvalSchema.default('always'),
+    ...settingsShape,
+  })
+  .superRefine((rule, context) => {
+    if (rule.approval !== 'never') return;
+    for (const key of SETTING_KEYS) {
+      if (rule[key] !== undefined) context.addIssue({ code: 'custom', path: [key], message: 'has no effect with approval: never; remove it' });
+    }
+  });
+
+const defaultsSchema = z.strictObject(settingsShape);
+
+const autoApproveSchema = z
+  .strictObject({
+    global: z.boolean().default(false),
+    channels: z.preprocess(nullAsAbsent, uniqueList(channelIdSchema).default([])),
+  })
+  .superRefine((autoApprove, context) => {
+    if (autoApprove.global && autoApprove.channels.length > 0) {
+      context.addIssue({ code: 'custom', path: ['channels'], message: 'has no effect while global is true; remove one of them' });
+    }
+  });
+
+type RawSettings = z.output<typeof defaultsSchema>;
+type RawRule = z.output<typeof ruleSchema>;
+type Path = (string | number)[];
+
+export const policySchema = z
+  .strictObject({
+    autoApprove: z.preprocess(nullAsAbsent, autoApproveSchema.prefault({})),
+    defaults: z.preprocess(nullAsAbsent, defaultsSchema.prefault({})),
+    rules: z.preprocess(nullAsAbsent, z.array(ruleSchema).default([])),
+  })
+  .transform((raw, context): PolicyConfig => {
+    const report = (path: Path, message: string) => context.addIssue({ code: 'custom', path, message });
+    const defaults = resolveSettings({ own: raw.defaults, inherited: undefined });
+    checkSettings({ own: raw.defaults, effective: defaults, at: ['defaults'], report });
+
+    const rules = raw.rules.map((rawRule, index): PolicyRule => {
+      const { name, tools, channels, approval } = rawRule;
+      const settings = resolveSettings({ own: rawRule, inherited: defaults });
+      if (approval !== 'never') checkSettings({ own: rawRule, effective: settings, at: ['rules', index], report });
+      return { ...(name === undefined ? {} : { name }), tools, ...(channels === undefined ? {} : { channels }), approval, ...settings };
+    });
+    checkRuleNames(raw.rules, report);
+    checkShadowedRules(raw.rules, report);
+    return { autoApprove: raw.autoApprove, defaults, rules };
+  });
+
+/** Every key the policy section knows, for "did you mean" hints on unknown keys. */
+export const POLICY_CONFIG_KEYS: readonly string[] = [
+  'policy',
+  ...new Set([autoApproveSchema, defaultsSchema, ruleSchema, conditionalApprovalSchema].flatMap((schema) => Object.keys(schema.shape))),
+  'field',
+  ...OPERATORS,
+];
+
+export function approverKey(approver: ApproverSpec): string {
+  switch (approver.kind) {
+    case 'user':
+      return approver.userId;
+    case 'group':
+      return `group:${approver.groupId}`;
+    default:
+      return approver.kind;
+  }
+}
+
+/**
+ * Self-approval follows the approver list it belongs to: naming approvers means "someone else
+ * signs", unless the list itself names `requester` or is the open `channel`.
+ */
+function selfApprovalImpliedBy(approvers: readonly ApproverSpec[]): boolean {
+  return approvers.some((approver) => approver.kind === 'requester' || approver.kind === 'channel');
+}
+
+function resolveSettings({ own, inherited }: { own: RawSettings; inherited: PolicySettings | undefined }): PolicySettings {
+  const approvers = own.approvers ?? inherited?.approvers ?? [{ kind: 'channel' }];
+  const allowSelfApproval =
+    own.allowSelfApproval ?? (own.approvers !== undefined || inherited === undefined ? selfApprovalImpliedBy(approvers) : inherited.allowSelfApproval);
+  const reminderMs = own.reminder === 'none' ? undefined : (own.reminder ?? inherited?.reminderMs);
+  return {
+    approvers,
+    required: own.required ?? inherited?.required ?? 1,
+    allowSelfApproval,
+    expiryMs: own.expiry ?? inherited?.expiryMs ?? DEFAULT_EXPIRY_MS,
+    ...(reminderMs === undefined ? {} : { reminderMs }),
+    onExpiry: own.onExpiry ?? inherited?.onExpiry ?? 'stop',
+    autoApprove: own.autoApprove ?? inherited?.autoApprove ?? 'allowed',
+    grants: own.grants ?? inherited?.grants ?? 'allowed',
+  };
+}
+
+/**
+ * Checks that need the effective settings. A problem is reported at the key the operator has to
+ * edit, which this object set itself; one that comes wholly from `defaults` is reported once, by
+ * `defaults`, not again by every rule that inherits it.
+ */
+function checkSettings({ own, effective, at, report }: { own: RawSettings; effective: PolicySettings; at: Path; report: (path: Path, message: string) => void }): void {
+  const inherited = (key: keyof RawSettings) => (at[0] === 'rules' && own[key] === undefined ? ' (inherited from defaults)' : '');
+
+  if (effective.reminderMs !== undefined && effective.reminderMs >= effective.expiryMs) {
+    const reminder = `${formatDuration(effective.reminderMs)}${inherited('reminder')}`;
+    const expiry = `${formatDuration(effective.expiryMs)}${inherited('expiry')}`;
+    const message = `the reminder, ${reminder} before expiry, must be shorter than the expiry of ${expiry}; shorten it or write reminder: none`;
+    if (own.reminder !== undefined) report([...at, 'reminder'], message);
+    else if (own.expiry !== undefined) report([...at, 'expiry'], message);
+  }
+
+  // Self-approval follows a rule's own approvers, so only an explicit `false` can contradict them.
+  const requesterListed = effective.approvers.some((approver) => approver.kind === 'requester');
+  if (requesterListed && own.allowSelfApproval === false) {
+    report([...at, 'allowSelfApproval'], `cannot be false while approvers${inherited('approvers')} lists requester; remove one of them`);
+  }
+
+  // Only named users can be counted; a group or the channel may hold any number of people.
+  const countable = effective.approvers.every((approver) => approver.kind === 'user' || approver.kind === 'requester');
+  if (countable && effective.required > effective.approvers.length) {
+    const message = `asks for ${effective.required} distinct approvers${inherited('required')} but approvers${inherited('approvers')} names only ${effective.approvers.length}`;
+    if (own.required !== undefined) report([...at, 'required'], message);
+    else if (own.approvers !== undefined) report([...at, 'approvers'], message);
+  }
+}
+
+function checkRuleNames(rules: readonly RawRule[], report: (path: Path, message: string) => void): void {
+  const firstIndexByName = new Map<string, number>();
+  rules.forEach((rule, index) => {
+    if (rule.name === undefined) return;
+    const first = firstIndexByName.get(rule.name);
+    if (first === undefined) firstIndexByName.set(rule.name, index);
+    else report(['rules', index, 'name'], `duplicates the name of rules[${first}]`);
+  });
+}
+
+/**
+ * A rule whose every pattern already appears in an earlier rule with the same (or a wider set of)
+ * channels can never be chosen: it is as specific and later in the file. Left silent, the operator
+ * believes a setting applies that never does.
+ */
+function checkShadowedRules(rules: readonly RawRule[], report: (path: Path, message: string) => void): void {
+  rules.forEach((rule, index) => {
+    const coveredBy = rule.tools.map((pattern) =>
+      rules.slice(0, index).findIndex((earlier) => earlier.tools.includes(pattern) && channelsCover(earlier.channels, rule.channels)),
+    );
+    if (coveredBy.every((earlierIndex) => earlierIndex >= 0)) {
+      const earlier = [...new Set(coveredBy)].map((earlierIndex) => `rules[${earlierIndex}]`).join(', ');
+      report(['rules', index, 'tools'], `is never used: ${earlier} already covers the same tools${rule.channels === undefined ? '' : ' in these channels'} and comes first`);
+    }
+  });
+}
+
+function channelsCover(earlier: readonly string[] | undefined, later: readonly string[] | undefined): boolean {
+  if (earlier === undefined || later === undefined) return earlier === later;
+  return later.every((channel) => earlier.includes(channel));
+}
+
+function isValidRegularExpression(pattern: string): boolean {
+  try {
+    new RegExp(pattern, CONDITION_REGEX_FLAGS);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,249 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from './config-error.js';
+import { parseConfigFile } from './config-file.js';
+
+const policyOf = (yamlText: string) => parseConfigFile(yamlText, 'countersign.yml').policy;
+
+function problemsOf(yamlText: string) {
+  try {
+    parseConfigFile(yamlText, 'countersign.yml');
+  } catch (error) {
+    if (ConfigError.isInstance(error)) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+const fields = (yamlText: string) => problemsOf(yamlText).map((problem) => problem.field);
+
+/** One rule under `policy.rules`, written as YAML flow-mapping entries. */
+const rule = (entries: string) => `policy:\n  rules:\n    - { ${entries} }\n`;
+
+describe('policy config', () => {
+  it('resolves the documented example, keeping what each rule inherits', () => {
+    const policy = policyOf(`
+policy:
+  autoApprove:
+    channels: [C0AUTOMATION]
+  defaults:
+    expiry: 24h
+    reminder: 1h
+  rules:
+    - name: prod restarts
+      tools: ["restart_*", "k8s.*"]
+      channels: [C0OPS]
+      approval:
+        when:
+          - { field: namespace, equals: prod }
+          - { field: replicas, greaterThan: 10 }
+        match: any
+      approvers: [U0ALICE, "group:S0ONCALL", requester]
+      required: 2
+      expiry: 4h
+      reminder: 30m
+      autoApprove: forbidden
+      grants: identicalArguments
+    - tools: [list_pods]
+      approval: never
+`);
+    expect(policy).toEqual({
+      autoApprove: { global: false, channels: ['C0AUTOMATION'] },
+      defaults: {
+        approvers: [{ kind: 'channel' }],
+        required: 1,
+        allowSelfApproval: true,
+        expiryMs: 86_400_000,
+        reminderMs: 3_600_000,
+        onExpiry: 'stop',
+        autoApprove: 'allowed',
+        grants: 'allowed',
+      },
+      rules: [
+        {
+          name: 'prod restarts',
+          tools: ['restart_*', 'k8s.*'],
+          channels: ['C0OPS'],
+          approval: {
+            when: [
+              { field: 'namespace', operator: 'equals', value: 'prod' },
+              { field: 'replicas', operator: 'greaterThan', value: 10 },
+            ],
+            match: 'any',
+          },
+          approvers: [{ kind: 'user', userId: 'U0ALICE' }, { kind: 'group', groupId: 'S0ONCALL' }, { kind: 'requester' }],
+          required: 2,
+          allowSelfApproval: true,
+          expiryMs: 14_400_000,
+          reminderMs: 1_800_000,
+          onExpiry: 'stop',
+          autoApprove: 'forbidden',
+          grants: 'identicalArguments',
+        },
+        {
+          tools: ['list_pods'],
+          approval: 'never',
+          approvers: [{ kind: 'channel' }],
+          required: 1,
+          allowSelfApproval: true,
+          expiryMs: 86_400_000,
+          reminderMs: 3_600_000,
+          onExpiry: 'stop',
+          autoApprove: 'allowed',
+          grants: 'allowed',
+        },
+      ],
+    });
+  });
+
+  it('defaults a rule without approval to always: a forgotten line asks rather than allows', () => {
+    expect(policyOf(rule('tools: [deploy]')).rules[0]?.approval).toBe('always');
+  });
+
+  it('treats an empty policy section as absent', () => {
+    expect(policyOf('policy:\n')).toEqual(policyOf(''));
+  });
+
+  it.each([
+    ['the built-in channel approvers', 'rules: [{ tools: [a] }]', { approvers: [{ kind: 'channel' }], allowSelfApproval: true }],
+    ['named users', 'rules: [{ tools: [a], approvers: [U0ALICE] }]', { allowSelfApproval: false }],
+    ['a group', 'rules: [{ tools: [a], approvers: ["group:S0ONCALL"] }]', { allowSelfApproval: false }],
+    ['a list with requester', 'rules: [{ tools: [a], approvers: [requester, "group:S0ONCALL"] }]', { allowSelfApproval: true }],
+    ['the channel, with self-approval switched off', 'rules: [{ tools: [a], allowSelfApproval: false }]', { allowSelfApproval: false }],
+    [
+      'approvers inherited from defaults',
+      'defaults: { approvers: ["group:S0ONCALL"] }\n  rules: [{ tools: [a] }]',
+      { approvers: [{ kind: 'group', groupId: 'S0ONCALL' }], allowSelfApproval: false },
+    ],
+    [
+      'an explicit default that named approvers in the rule do not inherit',
+      'defaults: { allowSelfApproval: true, approvers: ["group:S0ONCALL"] }\n  rules: [{ tools: [a], approvers: [U0ALICE] }]',
+      { allowSelfApproval: false },
+    ],
+    [
+      'a default kept when the rule names no approvers',
+      'defaults: { allowSelfApproval: true, approvers: ["group:S0ONCALL"] }\n  rules: [{ tools: [a], required: 2 }]',
+      { allowSelfApproval: true, required: 2 },
+    ],
+  ])('decides self-approval for %s', (_case, policyBody, expected) => {
+    expect(policyOf(`policy:\n  ${policyBody}\n`).rules[0]).toMatchObject(expected);
+  });
+
+  it('lets a rule switch off a reminder it would inherit', () => {
+    const policy = policyOf('policy:\n  defaults: { reminder: 1h }\n  rules: [{ tools: [a], reminder: none }, { tools: [b] }]\n');
+    expect(policy.rules.map((each) => each.reminderMs)).toEqual([undefined, 3_600_000]);
+  });
+
+  it.each([
+    ['equals', '{ field: spec.namespace, equals: prod }', { field: 'spec.namespace', operator: 'equals', value: 'prod' }],
+    ['oneOf', '{ field: env, oneOf: [prod, 1, true] }', { field: 'env', operator: 'oneOf', values: ['prod', 1, true] }],
+    ['matches', '{ field: image, matches: "^registry\\\\.internal/" }', { field: 'image', operator: 'matches', pattern: '^registry\\.internal/' }],
+    ['greaterThanOrEqual', '{ field: replicas, greaterThanOrEqual: 5 }', { field: 'replicas', operator: 'greaterThanOrEqual', value: 5 }],
+    ['lessThan', '{ field: replicas, lessThan: 1 }', { field: 'replicas', operator: 'lessThan', value: 1 }],
+    ['lessThanOrEqual', '{ field: replicas, lessThanOrEqual: 0 }', { field: 'replicas', operator: 'lessThanOrEqual', value: 0 }],
+  ])('reads a %s condition', (_case, condition, expected) => {
+    const policy = policyOf(rule(`tools: [a], approval: { when: [${condition}] }`));
+    expect(policy.rules[0]?.approval).toEqual({ when: [expected], match: 'all' });
+  });
+
+  const at = (path: string) => `countersign.yml policy.${path}`;
+
+  it.each([
+    ['a policy that is not a mapping', 'policy: []', ['countersign.yml policy']],
+    ['an unknown policy key', 'policy: { rule: [] }', [at('rule')]],
+    ['a rule without tools', rule('approval: always'), [at('rules[0].tools')]],
+    ['an empty tools list', rule('tools: []'), [at('rules[0].tools')]],
+    ['a tool pattern with a space', rule('tools: ["restart service"]'), [at('rules[0].tools[0]')]],
+    ['a tool pattern with ***', rule('tools: ["k8s.***"]'), [at('rules[0].tools[0]')]],
+    ['a repeated tool pattern', rule('tools: [a, b, a]'), [at('rules[0].tools[2]')]],
+    ['a channel given by name', rule('tools: [a], channels: ["#ops"]'), [at('rules[0].channels[0]')]],
+    ['an empty channel list', rule('tools: [a], channels: []'), [at('rules[0].channels')]],
+    ['an unknown rule key', rule('tools: [a], aprovers: [U0ALICE]'), [at('rules[0].aprovers')]],
+    ['an empty approver list', rule('tools: [a], approvers: []'), [at('rules[0].approvers')]],
+    ['an approver by name', rule('tools: [a], approvers: [U0ALICE, alice]'), [at('rules[0].approvers[1]')]],
+    ['a lowercase user id', rule('tools: [a], approvers: [u0alice]'), [at('rules[0].approvers[0]')]],
+    ['a bare usergroup id', rule('tools: [a], approvers: [S0ONCALL]'), [at('rules[0].approvers[0]')]],
+    ['a malformed group', rule('tools: [a], approvers: ["group:oncall"]'), [at('rules[0].approvers[0]')]],
+    ['a number as approver', rule('tools: [a], approvers: [42]'), [at('rules[0].approvers[0]')]],
+    ['a repeated approver', rule('tools: [a], approvers: [U0ALICE, U0ALICE]'), [at('rules[0].approvers[1]')]],
+    ['channel mixed with named approvers', rule('tools: [a], approvers: [channel, U0ALICE]'), [at('rules[0].approvers[0]')]],
+    ['a quorum of zero', rule('tools: [a], required: 0'), [at('rules[0].required')]],
+    ['a quorum above ten', rule('tools: [a], required: 11'), [at('rules[0].required')]],
+    ['a fractional quorum', rule('tools: [a], required: 1.5'), [at('rules[0].required')]],
+    ['a quorum larger than the named users', rule('tools: [a], approvers: [U0ALICE, U0BOB], required: 3'), [at('rules[0].required')]],
+    ['named users fewer than the inherited quorum', 'policy:\n  defaults: { required: 2 }\n  rules: [{ tools: [a], approvers: [U0ALICE] }]', [at('rules[0].approvers')]],
+    ['self-approval refused while requester is listed', rule('tools: [a], approvers: [requester], allowSelfApproval: false'), [at('rules[0].allowSelfApproval')]],
+    ['a non-boolean self-approval', rule('tools: [a], allowSelfApproval: sometimes'), [at('rules[0].allowSelfApproval')]],
+    ['an expiry without a unit', rule('tools: [a], expiry: 30'), [at('rules[0].expiry')]],
+    ['an expiry in words', rule('tools: [a], expiry: 4 hours'), [at('rules[0].expiry')]],
+    ['an expiry under a minute', rule('tools: [a], expiry: 30s'), [at('rules[0].expiry')]],
+    ['an expiry over thirty days', rule('tools: [a], expiry: 31d'), [at('rules[0].expiry')]],
+    ['a reminder in words', rule('tools: [a], reminder: soon'), [at('rules[0].reminder')]],
+    ['a reminder as long as the expiry', rule('tools: [a], expiry: 1h, reminder: 1h'), [at('rules[0].reminder')]],
+    ['a short expiry under an inherited reminder', 'policy:\n  defaults: { reminder: 1h }\n  rules: [{ tools: [a], expiry: 30m }]', [at('rules[0].expiry')]],
+    ['a default reminder beyond the default expiry', 'policy:\n  defaults: { expiry: 1h, reminder: 2h }\n  rules: [{ tools: [a] }]', [at('defaults.reminder')]],
+    ['an unknown expiry outcome', rule('tools: [a], onExpiry: deny'), [at('rules[0].onExpiry')]],
+    ['an unknown autoApprove value', rule('tools: [a], autoApprove: never'), [at('rules[0].autoApprove')]],
+    ['an unknown grants value', rule('tools: [a], grants: thread'), [at('rules[0].grants')]],
+    ['an unknown approval word', rule('tools: [a], approval: sometimes'), [at('rules[0].approval')]],
+    ['an approval with no conditions', rule('tools: [a], approval: { when: [] }'), [at('rules[0].approval.when')]],
+    ['an approval without when', rule('tools: [a], approval: { match: any }'), [at('rules[0].approval.when')]],
+    ['an unknown approval key', rule('tools: [a], approval: { when: [{ field: a, equals: b }], mode: any }'), [at('rules[0].approval.mode')]],
+    ['an unknown match mode', rule('tools: [a], approval: { when: [{ field: a, equals: b }], match: most }'), [at('rules[0].approval.match')]],
+    ['a condition without comparison', rule('tools: [a], approval: { when: [{ field: namespace }] }'), [at('rules[0].approval.when[0]')]],
+    ['a condition with two comparisons', rule('tools: [a], approval: { when: [{ field: n, greaterThan: 1, lessThan: 5 }] }'), [at('rules[0].approval.when[0].lessThan')]],
+    ['a condition without field', rule('tools: [a], approval: { when: [{ equals: prod }] }'), [at('rules[0].approval.when[0].field')]],
+    ['a malformed field path', rule('tools: [a], approval: { when: [{ field: "spec..ns", equals: prod }] }'), [at('rules[0].approval.when[0].field')]],
+    ['an unknown comparison', rule('tools: [a], approval: { when: [{ field: a, contains: b }] }'), [at('rules[0].approval.when[0].contains'), at('rules[0].approval.when[0]')]],
+    ['an invalid regular expression', rule('tools: [a], approval: { when: [{ field: image, matches: "([" }] }'), [at('rules[0].approval.when[0].matches')]],
+    ['a numeric comparison with text', rule('tools: [a], approval: { when: [{ field: replicas, greaterThan: ten }] }'), [at('rules[0].approval.when[0].greaterThan')]],
+    ['an equals without a value', rule('tools: [a], approval: { when: [{ field: a, equals: null }] }'), [at('rules[0].approval.when[0].equals')]],
+    ['an empty oneOf', rule('tools: [a], approval: { when: [{ field: a, oneOf: [] }] }'), [at('rules[0].approval.when[0].oneOf')]],
+    ['settings on an approval: never rule', rule('tools: [a], approval: never, approvers: [U0ALICE], expiry: 1h'), [at('rules[0].approvers'), at('rules[0].expiry')]],
+    ['an empty rule name', rule('name: "", tools: [a]'), [at('rules[0].name')]],
+    ['a duplicate rule name', 'policy:\n  rules: [{ name: x, tools: [a] }, { name: x, tools: [b] }]', [at('rules[1].name')]],
+    ['a rule hidden by an earlier one', 'policy:\n  rules: [{ tools: ["restart_*", b] }, { tools: ["restart_*"], approval: never }]', [at('rules[1].tools')]],
+    [
+      'a channel rule hidden by an earlier wider one',
+      'policy:\n  rules: [{ tools: [a], channels: [C0OPS, C0DEV] }, { tools: [a], channels: [C0OPS] }]',
+      [at('rules[1].tools')],
+    ],
+    ['an unknown defaults key', 'policy: { defaults: { tools: [a] } }', [at('defaults.tools')]],
+    ['a defaults value of the wrong kind', 'policy: { defaults: { required: many } }', [at('defaults.required')]],
+    ['auto-approve channels by name', 'policy: { autoApprove: { channels: ["#automation"] } }', [at('autoApprove.channels[0]')]],
+    ['auto-approve channels beside global', 'policy: { autoApprove: { global: true, channels: [C0AUTOMATION] } }', [at('autoApprove.channels')]],
+    ['a non-boolean global', 'policy: { autoApprove: { global: yes } }', [at('autoApprove.global')]],
+  ])('names the field for %s', (_case, yamlText, expected) => {
+    expect(fields(yamlText)).toEqual(expected);
+  });
+
+  it('reports every broken rule in one run', () => {
+    const yamlText = 'policy:\n  rules:\n    - { tools: [a], required: 0 }\n    - { tools: [b], approvers: [alice] }\n    - { tools: [c], expiry: 5 }\n';
+    expect(fields(yamlText)).toEqual([at('rules[0].required'), at('rules[1].approvers[0]'), at('rules[2].expiry')]);
+  });
+
+  it.each([
+    [rule('tools: [a], aprovers: [U0ALICE]'), 'is not a known setting (did you mean approvers?)'],
+    [rule('tools: [a], approvers: [S0ONCALL]'), 'must be a Slack user id (U… or W…), group:<usergroup id> (S…), requester or channel (write group:S0ONCALL for a user group)'],
+    [rule('tools: [a], expiry: 30'), 'must be a duration like 30s, 15m, 4h, 2d or 1h30m'],
+    [rule('tools: [a], approval: sometimes'), 'must be always, never, or { when: [conditions], match: all | any }'],
+    [rule('tools: [a], approval: { when: [{ field: image, matches: "([" }] }'), 'is not a valid regular expression'],
+    [
+      'policy:\n  defaults: { reminder: 1h }\n  rules: [{ tools: [a], expiry: 30m }]',
+      'the reminder, 1h (inherited from defaults) before expiry, must be shorter than the expiry of 30m; shorten it or write reminder: none',
+    ],
+    [
+      'policy:\n  defaults: { required: 2 }\n  rules: [{ tools: [a], approvers: [U0ALICE] }]',
+      'asks for 2 distinct approvers (inherited from defaults) but approvers names only 1',
+    ],
+    [
+      'policy:\n  rules: [{ tools: ["restart_*", b] }, { tools: ["restart_*"], approval: never }]',
+      'is never used: rules[0] already covers the same tools and comes first',
+    ],
+  ])('explains the problem in %j', (yamlText, message) => {
+    expect(problemsOf(yamlText).map((problem) => problem.message)).toEqual([message]);
+  });
+
+  it('keeps a later rule that is more specific somewhere', () => {
+    expect(() => policyOf('policy:\n  rules: [{ tools: [a] }, { tools: [a], channels: [C0OPS] }, { tools: [a, b] }]\n')).not.toThrow();
+  });
+});

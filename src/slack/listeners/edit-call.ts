@@ -1,0 +1,73 @@
+import type { App, BlockAction, ButtonAction, ViewSubmitAction } from '@slack/bolt';
+import type { CallDecider } from '../../approvals/decide-call.js';
+import { findCall } from '../../approvals/find-call.js';
+import { diffInputs } from '../../approvals/input-diff.js';
+import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
+import type { StateStore } from '../../store/state-store.js';
+import type { ToolSchemas } from '../../tools/tool-schemas.js';
+import { APPROVAL_ACTION_IDS, decodeApprovalActionValue, encodeApprovalActionValue } from '../blocks/action-ids.js';
+import { buildSchemaForm, parseSchemaForm } from '../modals/schema-form.js';
+import { EDIT_CALL_CALLBACK_ID, editCallView, formErrors } from '../views/edit-call-view.js';
+import { issuesToFieldErrors } from '../views/field-errors.js';
+import { tellPrivately } from './approval-actions.js';
+
+export interface EditCallOptions {
+  store: StateStore;
+  decider: CallDecider;
+  messenger: ThreadMessenger;
+  toolSchemas: ToolSchemas;
+}
+
+/**
+ * Edit: a modal generated from the tool's JSON Schema (the one the model saw), prefilled with the
+ * model's input. A valid submit approves the call with the edited input; everything the form
+ * produces is validated again on the server against the tool's own schema.
+ */
+export function registerEditCall(app: App, { store, decider, messenger, toolSchemas }: EditCallOptions): void {
+  app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: APPROVAL_ACTION_IDS.edit }, async ({ ack, body, action, client }) => {
+    // The trigger id lives three seconds: one store read and the form build happen before views.open.
+    await ack();
+    const reference = decodeApprovalActionValue(action.value);
+    if (!reference) return;
+    const lookup = await findCall(store, reference);
+    if (!lookup.open) return tellPrivately(messenger, body, lookup.message);
+    const schema = await toolSchemas.jsonSchema(lookup.call.toolName);
+    if (!schema) return tellPrivately(messenger, body, `The tool ${lookup.call.toolName} is not available any more, so it cannot be edited.`);
+    const form = buildSchemaForm({ schema, initialValue: lookup.call.input });
+    try {
+      await client.views.open({
+        trigger_id: body.trigger_id,
+        view: editCallView({ step: lookup.step, call: lookup.call, form, privateMetadata: encodeApprovalActionValue(reference) }),
+      });
+    } catch {
+      await tellPrivately(messenger, body, 'Slack could not open the editor in time. Please click *Edit* again.');
+    }
+  });
+
+  app.view<ViewSubmitAction>(EDIT_CALL_CALLBACK_ID, async ({ ack, body, view }) => {
+    const reference = decodeApprovalActionValue(view.private_metadata);
+    const lookup = reference ? await findCall(store, reference) : undefined;
+    const schema = lookup?.call ? await toolSchemas.jsonSchema(lookup.call.toolName) : undefined;
+    if (!reference || !lookup || !lookup.call || !schema) {
+      return ack(formErrors({ fields: [], message: lookup && !lookup.open ? lookup.message : 'This request is no longer open.' }));
+    }
+    // Rebuilt server-side from the stored call: nothing in the submitted view is trusted but its values.
+    const form = buildSchemaForm({ schema, initialValue: lookup.call.input });
+    if (!lookup.open) return ack(formErrors({ fields: form.fields, message: lookup.message }));
+    const parsed = parseSchemaForm({ form, stateValues: view.state.values as never });
+    if (!parsed.ok) return ack({ response_action: 'errors', errors: parsed.errors });
+    const validated = await toolSchemas.validate(lookup.call.toolName, parsed.value);
+    if (!validated.success) return ack({ response_action: 'errors', errors: issuesToFieldErrors(validated.issues, form.fields) });
+
+    const changed = diffInputs(lookup.call.input, validated.value).length > 0;
+    const outcome = await decider.record({
+      ...reference,
+      userId: body.user.id,
+      outcome: 'approved',
+      ...(changed ? { edit: { input: validated.value, submittedInput: parsed.value } } : {}),
+    });
+    if (!outcome.recorded) return ack(formErrors({ fields: form.fields, message: outcome.message }));
+    await ack();
+    await decider.publish(outcome);
+  });
+}

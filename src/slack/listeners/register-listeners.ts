@@ -1,0 +1,41 @@
+import type { App } from '@slack/bolt';
+import type { Logger } from 'pino';
+import type { CallDecider } from '../../approvals/decide-call.js';
+import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
+import type { ThreadWorker } from '../../conversation/thread-worker.js';
+import type { StateStore } from '../../store/state-store.js';
+import type { JsonSchemaValidator } from '../../tools/json-schema-validator.js';
+import type { ToolSchemas } from '../../tools/tool-schemas.js';
+import { registerAnswerQuestion } from './answer-question.js';
+import { registerApprovalActions } from './approval-actions.js';
+import { registerDenyWithReason } from './deny-with-reason.js';
+import { registerEditCall } from './edit-call.js';
+import { registerMessageListeners } from './message-listeners.js';
+import { registerReplyQuestion } from './reply-question.js';
+import { registerViewFullInput } from './view-full-input.js';
+
+export interface ListenerDependencies {
+  store: StateStore;
+  worker: ThreadWorker;
+  messenger: ThreadMessenger;
+  decider: CallDecider;
+  toolSchemas: ToolSchemas;
+  validator: JsonSchemaValidator;
+  botUserId: string;
+  followTtlMs: number;
+  logger: Logger;
+}
+
+/** Every Slack entry point of the bot, in one list: messages, card buttons and modal submits. */
+export function registerListeners(app: App, dependencies: ListenerDependencies): void {
+  registerMessageListeners(app, dependencies);
+  registerApprovalActions(app, dependencies);
+  registerDenyWithReason(app, dependencies);
+  registerEditCall(app, dependencies);
+  registerViewFullInput(app, dependencies);
+  registerAnswerQuestion(app, dependencies);
+  registerReplyQuestion(app, dependencies);
+  app.error(async (error) => {
+    dependencies.logger.error({ event: 'bolt-error', err: error }, 'unhandled error in a Slack listener');
+  });
+}

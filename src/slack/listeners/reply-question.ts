@@ -1,0 +1,71 @@
+import type { App, BlockAction, ButtonAction, ViewSubmitAction } from '@slack/bolt';
+import type { CallDecider } from '../../approvals/decide-call.js';
+import { findCall } from '../../approvals/find-call.js';
+import { isQuestion, type PendingCall } from '../../approvals/pending-step.js';
+import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
+import type { StateStore } from '../../store/state-store.js';
+import { answerSchemaOf, type AskUserInput } from '../../tools/ask-user.js';
+import type { JsonSchemaValidator } from '../../tools/json-schema-validator.js';
+import { APPROVAL_ACTION_IDS, decodeApprovalActionValue, encodeApprovalActionValue } from '../blocks/action-ids.js';
+import { buildSchemaForm, parseSchemaForm } from '../modals/schema-form.js';
+import { formErrors } from '../views/edit-call-view.js';
+import { issuesToFieldErrors } from '../views/field-errors.js';
+import { REPLY_CALLBACK_ID, replyView } from '../views/reply-view.js';
+import { tellPrivately } from './approval-actions.js';
+import { mayAnswer } from './answer-question.js';
+
+export interface ReplyQuestionOptions {
+  store: StateStore;
+  decider: CallDecider;
+  messenger: ThreadMessenger;
+  validator: JsonSchemaValidator;
+}
+
+/**
+ * "Reply" on an `ask_user` question without options: a form generated from the model's answer
+ * schema; the answer is validated against that schema (ajv) before it becomes the tool result.
+ */
+export function registerReplyQuestion(app: App, { store, decider, messenger, validator }: ReplyQuestionOptions): void {
+  const formFor = (call: PendingCall) => {
+    const schema = answerSchemaOf(call.input as AskUserInput, (candidate) => validator.isUsable(candidate));
+    return { schema, form: buildSchemaForm({ schema }) };
+  };
+
+  app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: APPROVAL_ACTION_IDS.reply }, async ({ ack, body, action, client }) => {
+    await ack();
+    const reference = decodeApprovalActionValue(action.value);
+    if (!reference) return;
+    const lookup = await findCall(store, reference);
+    if (!lookup.open) return tellPrivately(messenger, body, lookup.message);
+    if (!isQuestion(lookup.call)) return;
+    if (!mayAnswer(lookup.step, body.user.id)) {
+      return tellPrivately(messenger, body, `Only <@${lookup.step.requesterId}> can answer this question, so nothing changed.`);
+    }
+    try {
+      const { form } = formFor(lookup.call);
+      await client.views.open({ trigger_id: body.trigger_id, view: replyView({ call: lookup.call, form, privateMetadata: encodeApprovalActionValue(reference) }) });
+    } catch {
+      await tellPrivately(messenger, body, 'Slack could not open the form in time. Please click *Reply* again.');
+    }
+  });
+
+  app.view<ViewSubmitAction>(REPLY_CALLBACK_ID, async ({ ack, body, view }) => {
+    const reference = decodeApprovalActionValue(view.private_metadata);
+    const lookup = reference ? await findCall(store, reference) : undefined;
+    if (!reference || !lookup?.call || !isQuestion(lookup.call)) return ack(formErrors({ fields: [], message: 'This question is no longer open.' }));
+    const { schema, form } = formFor(lookup.call);
+    if (!lookup.open) return ack(formErrors({ fields: form.fields, message: lookup.message }));
+    // Checked again on submit: the form could have been opened before a change of who may answer.
+    if (!mayAnswer(lookup.step, body.user.id)) {
+      return ack(formErrors({ fields: form.fields, message: `Only <@${lookup.step.requesterId}> can answer this question.` }));
+    }
+    const parsed = parseSchemaForm({ form, stateValues: view.state.values as never });
+    if (!parsed.ok) return ack({ response_action: 'errors', errors: parsed.errors });
+    const validated = validator.validate(schema, parsed.value);
+    if (!validated.success) return ack({ response_action: 'errors', errors: issuesToFieldErrors(validated.issues, form.fields) });
+    const outcome = await decider.record({ ...reference, userId: body.user.id, outcome: 'answered', answer: validated.value });
+    if (!outcome.recorded) return ack(formErrors({ fields: form.fields, message: outcome.message }));
+    await ack();
+    await decider.publish(outcome);
+  });
+}

@@ -1,0 +1,215 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { findBlockKitViolations, SLACK_LIMITS } from '../blocks/limits.js';
+import type { JsonSchema } from './json-schema.js';
+import { modalView } from './modal-view.js';
+import { buildSchemaForm, parseSchemaForm } from './schema-form.js';
+import { stateFromBlocks, stateFromInput } from './view-state.test-support.js';
+
+/** A schema and values valid for it, generated independently of the code under test. */
+interface Case {
+  schema: JsonSchema;
+  value: fc.Arbitrary<unknown>;
+}
+
+const PROPERTY_NAMES = fc.oneof(
+  { weight: 6, arbitrary: fc.stringMatching(/^[a-z][a-z_]{0,14}$/) },
+  { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 20 }) },
+  { weight: 1, arbitrary: fc.constantFrom('__proto__', 'constructor', '', ' ', 'a.b', 'x'.repeat(300)) },
+);
+const ANNOTATION = fc.option(fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'binary', minLength: 2000, maxLength: 5000 })), { nil: undefined });
+const LONG_TEXT = fc.oneof(fc.string({ minLength: 3001, maxLength: 4000 }), fc.string({ unit: 'binary', minLength: 3001, maxLength: 4000 }));
+const DATE = fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true });
+
+function stringCase(): fc.Arbitrary<Case> {
+  const plain = fc.record({ minLength: fc.option(fc.nat(5), { nil: undefined }), maxLength: fc.option(fc.integer({ min: 5, max: 400 }), { nil: undefined }) }).map(
+    ({ minLength, maxLength }): Case => ({
+      schema: { type: 'string', ...(minLength !== undefined ? { minLength } : {}), ...(maxLength !== undefined ? { maxLength } : {}) },
+      value: fc.oneof(
+        { weight: 5, arbitrary: fc.string({ minLength: minLength ?? 0, maxLength: maxLength ?? 60 }) },
+        { weight: 2, arbitrary: fc.string({ unit: 'grapheme', minLength: minLength ?? 0, maxLength: maxLength ?? 60 }) },
+        { weight: 1, arbitrary: fc.string({ unit: 'binary', minLength: minLength ?? 0, maxLength: maxLength ?? 60 }) },
+        { weight: 1, arbitrary: maxLength === undefined ? LONG_TEXT : fc.string({ minLength: minLength ?? 0, maxLength }) },
+      ),
+    }),
+  );
+  const formats: fc.Arbitrary<Case>[] = [
+    fc.constant({ schema: { type: 'string', format: 'email' }, value: fc.oneof(fc.emailAddress(), fc.constant('oncall@example.com')) }),
+    fc.constant({ schema: { type: 'string', format: 'uri' }, value: fc.webUrl() }),
+    fc.constant({ schema: { type: 'string', format: 'date' }, value: DATE.map((date) => date.toISOString().slice(0, 10)) }),
+    fc.constant({
+      schema: { type: 'string', format: 'date-time' },
+      value: fc.oneof(
+        DATE.map((date) => date.toISOString().replace(/\.\d{3}Z$/, 'Z')),
+        DATE.map((date) => date.toISOString()),
+        DATE.map((date) => date.toISOString().replace('Z', '+02:00')),
+      ),
+    }),
+    fc.constant({
+      schema: { type: 'string', format: 'time' },
+      value: fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.option(fc.integer({ min: 0, max: 59 }), { nil: undefined })).map(
+        ([hours, minutes, seconds]) => [hours, minutes, ...(seconds === undefined ? [] : [seconds])].map((part) => String(part).padStart(2, '0')).join(':'),
+      ),
+    }),
+    fc.constant({ schema: { type: 'string', format: 'textarea' }, value: fc.string({ maxLength: 200 }) }),
+    fc.constant({ schema: { type: 'string', pattern: '^[a-z0-9-]*$' }, value: fc.stringMatching(/^[a-z0-9-]{0,30}$/) }),
+  ];
+  const enumeration = fc
+    .uniqueArray(fc.oneof({ weight: 4, arbitrary: fc.string({ maxLength: 20 }) }, { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 90 }) }), { minLength: 1, maxLength: 150 })
+    .map((values): Case => ({ schema: { type: 'string', enum: values }, value: fc.constantFrom(...values) }));
+  const mixedEnumeration = fc
+    .uniqueArray(fc.oneof(fc.integer({ min: -5, max: 5 }), fc.boolean(), fc.string({ maxLength: 5 })), { minLength: 1, maxLength: 8, selector: (item) => JSON.stringify(item) })
+    .map((values): Case => ({ schema: { enum: values }, value: fc.constantFrom(...values) }));
+  return fc.oneof(plain, ...formats, enumeration, mixedEnumeration);
+}
+
+function numberCase(): fc.Arbitrary<Case> {
+  const integer = fc.record({ minimum: fc.option(fc.integer({ min: -100, max: 0 }), { nil: undefined }), maximum: fc.option(fc.integer({ min: 1, max: 100 }), { nil: undefined }) }).map(
+    ({ minimum, maximum }): Case => ({
+      schema: { type: 'integer', ...(minimum !== undefined ? { minimum } : {}), ...(maximum !== undefined ? { maximum } : {}) },
+      value: fc.integer({ min: minimum ?? Number.MIN_SAFE_INTEGER, max: maximum ?? Number.MAX_SAFE_INTEGER }).filter((value) => !Object.is(value, -0)),
+    }),
+  );
+  const decimal: fc.Arbitrary<Case> = fc.constant({
+    schema: { type: 'number' },
+    value: fc.double({ noNaN: true, noDefaultInfinity: true }).filter((value) => !Object.is(value, -0)),
+  });
+  const multiple: fc.Arbitrary<Case> = fc.constant({ schema: { type: 'integer', multipleOf: 5, exclusiveMinimum: 0 }, value: fc.integer({ min: 1, max: 1000 }).map((value) => value * 5) });
+  return fc.oneof(integer, decimal, multiple);
+}
+
+function arrayCase(): fc.Arbitrary<Case> {
+  const enumArray = fc
+    .record({ values: fc.uniqueArray(fc.string({ minLength: 1, maxLength: 90 }), { minLength: 1, maxLength: 130 }), maxItems: fc.option(fc.integer({ min: 1, max: 5 }), { nil: undefined }) })
+    .map(({ values, maxItems }): Case => ({
+      schema: { type: 'array', items: { type: 'string', enum: values }, ...(maxItems !== undefined ? { maxItems } : {}) },
+      value: fc.oneof(
+        fc.subarray(values, { maxLength: Math.min(maxItems ?? values.length, values.length) }),
+        fc.array(fc.constantFrom(...values), { maxLength: maxItems ?? 4 }),
+      ),
+    }));
+  const strings: fc.Arbitrary<Case> = fc.constant({ schema: { type: 'array', items: { type: 'string' } }, value: fc.array(fc.string({ unit: 'binary', maxLength: 30 }), { maxLength: 6 }) });
+  const numbers: fc.Arbitrary<Case> = fc.constant({
+    schema: { type: 'array', items: { type: 'number' } },
+    value: fc.array(fc.double({ noNaN: true, noDefaultInfinity: true }).filter((value) => !Object.is(value, -0)), { maxLength: 6 }),
+  });
+  const objects: fc.Arbitrary<Case> = fc.constant({ schema: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } }, value: fc.array(fc.record({ name: fc.string() }), { maxLength: 3 }) });
+  return fc.oneof(enumArray, strings, numbers, objects);
+}
+
+function objectCase(depth: number, { minWidth = 0, maxWidth = 8, property = caseOf(depth + 1) } = {}): fc.Arbitrary<Case> {
+  return fc
+    .uniqueArray(fc.tuple(PROPERTY_NAMES, property, fc.boolean()), { minLength: minWidth, maxLength: maxWidth, selector: ([name]) => name })
+    .map((entries): Case => ({
+      schema: {
+        type: 'object',
+        properties: Object.fromEntries(entries.map(([name, child]) => [name, child.schema])),
+        required: entries.filter(([, , required]) => required).map(([name]) => name),
+        additionalProperties: false,
+      },
+      value: fc.tuple(...entries.map(([name, child, required]) => (required ? child.value.map((value) => ({ value })) : fc.option(child.value.map((value) => ({ value })), { nil: undefined })))).map(
+        (values) => {
+          const target: Record<string, unknown> = {};
+          values.forEach((found, index) => {
+            const name = entries[index]![0];
+            if (found !== undefined) Object.defineProperty(target, name, { value: found.value, enumerable: true, writable: true, configurable: true });
+          });
+          return target;
+        },
+      ),
+    }));
+}
+
+/** Titles, descriptions, defaults and nullability on top of any case. */
+function decorated(base: fc.Arbitrary<Case>): fc.Arbitrary<Case> {
+  return fc.tuple(base, ANNOTATION, ANNOTATION, fc.constantFrom('no', 'anyOf', 'type', 'nullable'), fc.boolean()).chain(([inner, title, description, nullable, withDefault]) => {
+    const annotated: JsonSchema = { ...inner.schema, ...(title !== undefined ? { title } : {}), ...(description !== undefined ? { description } : {}) };
+    const schema: JsonSchema =
+      nullable === 'anyOf'
+        ? { anyOf: [annotated, { type: 'null' }] }
+        : nullable === 'nullable'
+          ? { ...annotated, nullable: true }
+          : nullable === 'type' && typeof annotated.type === 'string'
+            ? { ...annotated, type: [annotated.type, 'null'], ...(annotated.enum ? { enum: [...annotated.enum, null] } : {}) }
+            : annotated;
+    const value = schema === annotated ? inner.value : fc.oneof(inner.value, fc.constant(null));
+    if (!withDefault) return fc.constant({ schema, value });
+    return inner.value.map((fallback) => ({ schema: { ...schema, default: fallback }, value }));
+  });
+}
+
+function caseOf(depth: number): fc.Arbitrary<Case> {
+  const leaves = [stringCase(), numberCase(), fc.constant<Case>({ schema: { type: 'boolean' }, value: fc.boolean() }), arrayCase(), LONG_STRING];
+  const free: fc.Arbitrary<Case> = fc.constant({ schema: { type: 'object', additionalProperties: { type: 'integer' } }, value: fc.dictionary(fc.string({ maxLength: 8 }), fc.integer()) });
+  return decorated(depth >= 4 ? fc.oneof(...leaves) : fc.oneof({ weight: 3, arbitrary: fc.oneof(...leaves) }, { weight: 1, arbitrary: objectCase(depth) }, { weight: 1, arbitrary: free }));
+}
+
+/** Too long for any Slack input. */
+const LONG_STRING: fc.Arbitrary<Case> = fc.constant({ schema: { type: 'string' }, value: LONG_TEXT });
+/** Fits one input, but a hundred of them (3 bytes a character) would not fit one view. */
+const BULKY_STRING: fc.Arbitrary<Case> = fc.constant({
+  schema: { type: 'string' },
+  value: fc.string({ unit: fc.constantFrom('é', '€', '中', 'a'), minLength: 2000, maxLength: 3000 }),
+});
+
+/**
+ * Mostly object schemas (tool inputs); some with more fields than a modal holds, some whose values
+ * together exceed the view size, some not objects at all.
+ */
+const ROOT_CASES = fc
+  .oneof(
+    { weight: 6, arbitrary: objectCase(1) },
+    { weight: 1, arbitrary: objectCase(1, { minWidth: 90, maxWidth: 220 }) },
+    { weight: 1, arbitrary: objectCase(1, { minWidth: 60, maxWidth: 120, property: fc.oneof(BULKY_STRING, LONG_STRING, stringCase(), arrayCase()) }) },
+    { weight: 1, arbitrary: caseOf(1) },
+  )
+  .chain((root) => root.value.map((value) => ({ schema: root.schema, value })));
+
+describe('any schema with any valid value', () => {
+  it('renders within every Block Kit limit', () => {
+    fc.assert(
+      fc.property(ROOT_CASES, ({ schema, value }) => {
+        const form = buildSchemaForm({ schema, initialValue: value });
+        expect(findBlockKitViolations(form.blocks, { surface: 'modal' })).toEqual([]);
+        expect(form.blocks.length).toBeLessThanOrEqual(95);
+        for (const block of form.blocks) {
+          expect(block.block_id!.length).toBeLessThanOrEqual(SLACK_LIMITS.blockIdLength);
+          if (block.type === 'input') {
+            expect(block.element.action_id!.length).toBeLessThanOrEqual(SLACK_LIMITS.actionIdLength);
+            expect(block.label.text.length).toBeLessThanOrEqual(150);
+            const element = block.element as { initial_value?: string; max_length?: number };
+            if (element.initial_value !== undefined && element.max_length !== undefined) expect(element.initial_value.length).toBeLessThanOrEqual(element.max_length);
+          }
+        }
+        // Throws past 100 blocks or 250 kB.
+        modalView({ callbackId: 'edit', title: 'Edit', privateMetadata: 'ap_1', blocks: [{ type: 'context', elements: [{ type: 'mrkdwn', text: 'intro' }] }, ...form.blocks] });
+        const fresh = buildSchemaForm({ schema });
+        expect(findBlockKitViolations(fresh.blocks, { surface: 'modal' })).toEqual([]);
+      }),
+      { numRuns: Number(process.env.PROPERTY_RUNS ?? 150) },
+    );
+  });
+
+  it('parses an untouched submission back to the same value', () => {
+    fc.assert(
+      fc.property(ROOT_CASES, ({ schema, value }) => {
+        const form = buildSchemaForm({ schema, initialValue: value });
+        expect(parseSchemaForm({ form, stateValues: stateFromBlocks(form.blocks) })).toEqual({ ok: true, value });
+        expect(parseSchemaForm({ form, stateValues: stateFromInput(form, value) })).toEqual({ ok: true, value });
+        // The submit handler's way: fields rebuilt from the schema alone.
+        expect(parseSchemaForm({ schema, stateValues: stateFromBlocks(form.blocks), initialValue: value })).toEqual({ ok: true, value });
+      }),
+      { numRuns: Number(process.env.PROPERTY_RUNS ?? 150) },
+    );
+  });
+
+  it('gives the same block ids with or without a value', () => {
+    fc.assert(
+      fc.property(ROOT_CASES, ({ schema, value }) => {
+        const ids = (initialValue?: unknown) => buildSchemaForm({ schema, initialValue }).fields.map((field) => field.blockId);
+        expect(ids(value)).toEqual(ids());
+      }),
+      { numRuns: 100 },
+    );
+  });
+});

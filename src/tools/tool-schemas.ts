@@ -1,0 +1,57 @@
+import { asSchema, type JSONSchema7 } from 'ai';
+import type { ZodType } from 'zod';
+import { createJsonSchemaValidator, type JsonSchemaIssue, type JsonSchemaValidation } from './json-schema-validator.js';
+import type { ToolDefinition } from './tool-definition.js';
+
+export interface ToolSchemas {
+  /** The JSON Schema the model saw for this tool (draft-07, as the AI SDK sends it). */
+  jsonSchema(toolName: string): Promise<JSONSchema7 | undefined>;
+  /**
+   * Validates a human's input for a tool on the server: zod tools with their own schema (so
+   * refinements and defaults apply), schema-only tools with ajv, since the AI SDK checks neither.
+   */
+  validate(toolName: string, value: unknown): Promise<JsonSchemaValidation>;
+}
+
+export function createToolSchemas({ definitions }: { definitions: readonly ToolDefinition[] }): ToolSchemas {
+  const byName = new Map(definitions.map((definition) => [definition.name, definition]));
+  const jsonSchemas = new Map<string, Promise<JSONSchema7>>();
+  const validator = createJsonSchemaValidator();
+
+  async function jsonSchema(toolName: string): Promise<JSONSchema7 | undefined> {
+    const definition = byName.get(toolName);
+    if (!definition) return undefined;
+    let schema = jsonSchemas.get(toolName);
+    if (!schema) {
+      schema = Promise.resolve(asSchema(definition.inputSchema).jsonSchema);
+      jsonSchemas.set(toolName, schema);
+    }
+    return schema;
+  }
+
+  return {
+    jsonSchema,
+    async validate(toolName, value) {
+      const definition = byName.get(toolName);
+      if (!definition) return { success: false, issues: [{ path: [], message: `the tool ${toolName} is not available any more` }] };
+      if (isZod(definition.inputSchema)) {
+        const parsed = definition.inputSchema.safeParse(value);
+        if (parsed.success) return { success: true, value: parsed.data };
+        return {
+          success: false,
+          issues: parsed.error.issues.map((issue): JsonSchemaIssue => ({ path: issue.path.filter(isPathSegment), message: issue.message })),
+        };
+      }
+      const schema = await jsonSchema(toolName);
+      return schema ? validator.validate(schema, value) : { success: false, issues: [{ path: [], message: 'no schema' }] };
+    },
+  };
+}
+
+function isZod(schema: unknown): schema is ZodType {
+  return typeof schema === 'object' && schema !== null && typeof (schema as { safeParse?: unknown }).safeParse === 'function';
+}
+
+function isPathSegment(segment: PropertyKey): segment is string | number {
+  return typeof segment === 'string' || typeof segment === 'number';
+}
