@@ -47,32 +47,15 @@ redis.call('HSET', KEYS[1], 'phase', 'resumed')
 return redis.call('HGETALL', KEYS[1])
 `;
 
-/** KEYS[1] step hash. ARGV[1] decision JSON applied to every undecided call. */
-export const SUPERSEDE_SCRIPT = `
-if redis.call('HGET', KEYS[1], 'phase') ~= 'pending' then return false end
-local fields = redis.call('HKEYS', KEYS[1])
-for _, field in ipairs(fields) do
-  if string.sub(field, 1, 2) == 'c:' then
-    local decisionField = 'd:' .. string.sub(field, 3)
-    if redis.call('HEXISTS', KEYS[1], decisionField) == 0 then
-      redis.call('HSET', KEYS[1], decisionField, ARGV[1])
-    end
-  end
-end
-redis.call('HSET', KEYS[1], 'phase', 'superseded', 'undecided', '0')
-redis.call('HINCRBY', KEYS[1], 'revision', 1)
-return redis.call('HGETALL', KEYS[1])
-`;
-
 /**
- * KEYS[1] step hash, KEYS[2] expiry index. ARGV[1] decision JSON for every undecided call, ARGV[2]
- * step id. Only a pending step expires, so an expiry racing the last click cannot undo it.
+ * Closes a pending step: every undecided call gets ARGV[1] (a decision JSON), then the phase moves
+ * to `phase`. Returns false when the step was not pending, so a close racing the last click or
+ * another close changes nothing.
  */
-export const EXPIRE_SCRIPT = `
-redis.call('ZREM', KEYS[2], ARGV[2])
+function closePendingStep(phase: 'superseded' | 'complete'): string {
+  return `
 if redis.call('HGET', KEYS[1], 'phase') ~= 'pending' then return false end
-local fields = redis.call('HKEYS', KEYS[1])
-for _, field in ipairs(fields) do
+for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
   if string.sub(field, 1, 2) == 'c:' then
     local decisionField = 'd:' .. string.sub(field, 3)
     if redis.call('HEXISTS', KEYS[1], decisionField) == 0 then
@@ -80,10 +63,17 @@ for _, field in ipairs(fields) do
     end
   end
 end
-redis.call('HSET', KEYS[1], 'phase', 'complete', 'undecided', '0')
+redis.call('HSET', KEYS[1], 'phase', '${phase}', 'undecided', '0')
 redis.call('HINCRBY', KEYS[1], 'revision', 1)
 return redis.call('HGETALL', KEYS[1])
 `;
+}
+
+/** KEYS[1] step hash. ARGV[1] decision JSON applied to every undecided call. */
+export const SUPERSEDE_SCRIPT = closePendingStep('superseded');
+
+/** KEYS[1] step hash, KEYS[2] expiry index. ARGV[1] decision JSON for every undecided call, ARGV[2] step id. */
+export const EXPIRE_SCRIPT = `redis.call('ZREM', KEYS[2], ARGV[2])${closePendingStep('complete')}`;
 
 /** KEYS[1] queue, KEYS[2] lock. ARGV[1] item, ARGV[2] lock token, ARGV[3] lock ttl ms, ARGV[4] queue ttl ms. */
 export const ENQUEUE_AND_LOCK_SCRIPT = `
