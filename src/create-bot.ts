@@ -6,6 +6,7 @@ import type { LanguageModel } from 'ai';
 import type { Logger } from 'pino';
 import { createLanguageModel } from './agent/create-language-model.js';
 import { createCallDecider } from './approvals/decide-call.js';
+import { evaluateCallPolicy } from './approvals/evaluate-call-policy.js';
 import { ConfigError } from './config/config-error.js';
 import type { CountersignConfig } from './config/config-schema.js';
 import type { EnvironmentConfig } from './config/environment.js';
@@ -87,7 +88,22 @@ export async function createBot(options: CreateBotOptions): Promise<Bot> {
     store,
     worker,
     messenger,
-    decider: createCallDecider({ store, messenger, worker, logger, audit, resolveGroups: createUsergroupMembers({ client: app.client, logger }) }),
+    decider: createCallDecider({
+      store,
+      messenger,
+      worker,
+      logger,
+      audit,
+      resolveGroups: createUsergroupMembers({ client: app.client, logger }),
+      evaluateInput: ({ step, call, input }) =>
+        evaluateCallPolicy({
+          policy: config.policy,
+          definition: tools.find((tool) => tool.name === call.toolName),
+          toolName: call.toolName,
+          input,
+          context: { requesterId: step.requesterId, teamId: step.teamId, channel: step.channel, threadTs: step.threadTs },
+        }),
+    }),
     toolSchemas: createToolSchemas({ definitions: tools }),
     validator: createJsonSchemaValidator(),
     botUserId: identity.botUserId,

@@ -8,6 +8,9 @@ import { findCall } from './find-call.js';
 import type { CallEdit, Decision, PendingCall, PendingStep } from './pending-step.js';
 import { approverGroupIds, type GroupMembers } from './policy/approver-eligibility.js';
 import { authorizeApprover } from './policy/authorize-approver.js';
+import { whoCanApprove } from './policy/describe-approvers.js';
+import { escalates } from './policy/escalates.js';
+import type { PolicyEvaluation } from './policy/evaluate-policy.js';
 
 export interface DecideCallOptions {
   store: StateStore;
@@ -17,6 +20,8 @@ export interface DecideCallOptions {
   audit: AuditLog;
   /** Members of the user groups a policy names (cached `usergroups.users.list`). */
   resolveGroups: (groupIds: readonly string[]) => Promise<GroupMembers>;
+  /** The policy's answer for an edited input, to catch edits that raise the stakes. */
+  evaluateInput?: (options: { step: PendingStep; call: PendingCall; input: unknown }) => Promise<PolicyEvaluation>;
   now?: () => number;
 }
 
@@ -61,10 +66,21 @@ export function createCallDecider(options: DecideCallOptions) {
     }
   }
 
+  /**
+   * An edit is judged by the policy for the edited input too: one that needs other approvers (or
+   * more of them) than the original cannot ride on this approver's standing for the original.
+   */
+  async function escalatedEdit(step: PendingStep, call: PendingCall, request: CallDecisionRequest): Promise<PolicyEvaluation | undefined> {
+    if (!request.edit || !call.policy || !options.evaluateInput) return undefined;
+    const after = await options.evaluateInput({ step, call, input: request.edit.input });
+    return escalates({ before: call.policy, after }) ? after : undefined;
+  }
+
   /** Is this person allowed to decide this call now? A refusal is audited and explained. */
   async function refusal(step: PendingStep, call: PendingCall, request: CallDecisionRequest): Promise<string | undefined> {
-    const evaluation = call.policy;
-    if (!evaluation || request.outcome === 'answered') return undefined;
+    if (!call.policy || request.outcome === 'answered') return undefined;
+    const escalated = await escalatedEdit(step, call, request);
+    const evaluation = escalated ?? call.policy;
     const groupMembers = await options.resolveGroups(approverGroupIds(evaluation));
     const authorization = authorizeApprover({
       evaluation,
@@ -74,7 +90,14 @@ export function createCallDecider(options: DecideCallOptions) {
       approvedBy: (step.approvals?.[call.approvalId] ?? []).map((approval) => approval.userId),
       action: request.outcome === 'denied' ? 'deny' : 'approve',
     });
-    if (authorization.allowed) return undefined;
+    // A quorum for the edited input cannot be gathered on a call approved under the original rule.
+    const needsMore = escalated !== undefined && escalated.required > 1;
+    if (authorization.allowed && !needsMore) return undefined;
+    const reason = escalated
+      ? `This edit raises the stakes: it needs approval from ${whoCanApprove(escalated)}${escalated.required > 1 ? ` (${escalated.required} approvals)` : ''}, so it was not run. Ask one of them, or deny and ask again`
+      : authorization.allowed
+        ? ''
+        : authorization.reason;
     await appendQuietly(
       audit,
       {
@@ -85,11 +108,11 @@ export function createCallDecider(options: DecideCallOptions) {
         toolName: call.toolName,
         userId: request.userId,
         action: request.edit ? 'edit' : request.outcome === 'denied' ? 'deny' : 'approve',
-        reason: authorization.reason,
+        reason,
       },
       logger,
     );
-    return `${authorization.reason}, so nothing changed.`;
+    return `${reason}, so nothing changed.`;
   }
 
   /** The atomic part: fast (a few store round trips), so it fits inside a modal submit's ack window. */
