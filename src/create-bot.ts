@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { createLanguageModel } from './agent/create-language-model.js';
 import { createCallDecider } from './approvals/decide-call.js';
 import { evaluateCallPolicy } from './approvals/evaluate-call-policy.js';
+import { createExpirySweeper } from './approvals/expiry-sweeper.js';
 import { ConfigError } from './config/config-error.js';
 import type { CountersignConfig } from './config/config-schema.js';
 import type { EnvironmentConfig } from './config/environment.js';
@@ -38,6 +39,10 @@ export interface CreateBotOptions {
   /** Injected in tests; otherwise built from the environment. */
   store?: StateStore;
   audit?: AuditLog;
+  /** The clock for expiry and decisions; injected in tests. */
+  now?: () => number;
+  /** How often this process looks for expired requests and due reminders. */
+  sweepIntervalMs?: number;
   model?: LanguageModel;
 }
 
@@ -54,6 +59,7 @@ export interface Bot {
 export async function createBot(options: CreateBotOptions): Promise<Bot> {
   const { environment, config } = options;
   const logger = options.logger ?? createLogger({ level: environment.logLevel });
+  const now = options.now ?? Date.now;
   const tools: ToolDefinition[] = [askUserTool, ...config.tools.map((tool) => createCommandTool(tool)), ...(options.tools ?? [])];
   assertUniqueToolNames(tools);
 
@@ -82,8 +88,10 @@ export async function createBot(options: CreateBotOptions): Promise<Bot> {
     logger,
     audit,
     botUserId: identity.botUserId,
+    now,
   });
   const worker = createThreadWorker({ store, handle: (item) => conversation.handle(item), logger });
+  const sweeper = createExpirySweeper({ store, messenger, worker, audit, logger, now, ...(options.sweepIntervalMs ? { intervalMs: options.sweepIntervalMs } : {}) });
   registerListeners(app, {
     store,
     worker,
@@ -94,6 +102,7 @@ export async function createBot(options: CreateBotOptions): Promise<Bot> {
       worker,
       logger,
       audit,
+      now,
       resolveGroups: createUsergroupMembers({ client: app.client, logger }),
       evaluateInput: ({ step, call, input }) =>
         evaluateCallPolicy({
@@ -116,6 +125,7 @@ export async function createBot(options: CreateBotOptions): Promise<Bot> {
     store,
     worker,
     async start(startOptions = {}) {
+      sweeper.start();
       const port = startOptions.port ?? environment.slack.port;
       if (environment.slack.socketMode) {
         await app.start();
@@ -128,6 +138,7 @@ export async function createBot(options: CreateBotOptions): Promise<Bot> {
       return { port: bound };
     },
     async stop() {
+      await sweeper.stop();
       await app.stop();
       await worker.idle();
       await store.close();

@@ -131,6 +131,18 @@ export function createConversation(options: ConversationOptions): Conversation {
   }
 
   async function resumeClaimed(thread: ThreadState, step: PendingStep): Promise<void> {
+    if (stopsOnExpiry(step)) {
+      // The policy says an unanswered request ends the turn: nothing runs and the model is not asked.
+      thread.messages.push(closingToolMessage(step));
+      delete thread.pendingStepId;
+      await saveThread(thread);
+      await messenger.postNotice({
+        channel: thread.channel,
+        threadTs: thread.threadTs,
+        text: ':alarm_clock: The approval request expired without a decision, so nothing was run. Mention me to try again.',
+      });
+      return;
+    }
     thread.messages = [...applyEditsToHistory(thread.messages, step), resumeToolMessage(step)];
     delete thread.pendingStepId;
     // Saved before anything runs, so the record of what was decided survives a failed turn.
@@ -296,4 +308,11 @@ export function shortError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const firstLine = (message.split('\n')[0] ?? 'unknown error').replace(/\b(sk-|xox[a-z]-|xapp-)[\w-]+/g, '[redacted]');
   return firstLine.length > 200 ? `${firstLine.slice(0, 200)}…` : firstLine;
+}
+
+/** Every call expired unanswered and their rules say expiry ends the turn (`onExpiry: stop`). */
+function stopsOnExpiry(step: PendingStep): boolean {
+  const outcomes = step.calls.map((call) => ({ call, decision: step.decisions[call.approvalId] }));
+  if (!outcomes.some(({ decision }) => decision?.outcome === 'expired')) return false;
+  return outcomes.every(({ call, decision }) => decision?.outcome === 'expired' ? (call.policy?.onExpiry ?? 'stop') === 'stop' : decision?.outcome !== 'approved' && decision?.outcome !== 'answered');
 }

@@ -17,6 +17,10 @@ export function createWebApiMessenger({ client, logger }: { client: WebClient; l
       await client.chat.postMessage({ channel, thread_ts: threadTs, text: neutralisePings(text) });
     },
 
+    async postMention({ channel, threadTs, text }) {
+      await client.chat.postMessage({ channel, thread_ts: threadTs, text });
+    },
+
     async postCard({ channel, threadTs, card }) {
       const response = await client.chat.postMessage({ channel, thread_ts: threadTs, text: card.text, blocks: card.blocks as never });
       if (!response.ts) throw new Error('chat.postMessage returned no ts');

@@ -77,6 +77,10 @@ export interface HarnessOptions {
   api?: 'chat' | 'responses';
   /** A dedicated Redis (for tests that stop it); defaults to the suite's shared one. */
   redisUrl?: string;
+  /** Appended to the default tools config (e.g. a `policy:` section). */
+  extraYaml?: string;
+  now?: () => number;
+  sweepIntervalMs?: number;
   tools?: ToolDefinition[];
   configYaml?: string;
   shared?: { slack: FakeSlackApi; openai: FakeOpenAI; keyPrefix: string; logFile: string };
@@ -100,12 +104,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     REDIS_URL: options.redisUrl ?? inject('redisUrl'),
     LOG_LEVEL: 'silent',
   });
-  const config = parseConfigFile(options.configYaml ?? recordingToolsYaml(logFile), 'test.yml');
+  const config = parseConfigFile(options.configYaml ?? `${recordingToolsYaml(logFile)}\n${options.extraYaml ?? ''}`, 'test.yml');
   const bot = await createBot({
     environment,
     config,
     ...(options.tools ? { tools: options.tools } : {}),
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.sweepIntervalMs ? { sweepIntervalMs: options.sweepIntervalMs } : {}),
     store: createRedisStore({ url: options.redisUrl ?? inject('redisUrl'), keyPrefix }),
     audit: createRedisAuditLog({ url: options.redisUrl ?? inject('redisUrl'), keyPrefix, logger: pino({ level: 'silent' }) }),
   });

@@ -1,5 +1,6 @@
 import type { types } from '@slack/bolt';
 import { describeChanges, diffInputs } from '../../approvals/input-diff.js';
+import { describeApprovers } from '../../approvals/policy/describe-approvers.js';
 import { isQuestion, undecidedCalls, type Decision, type PendingCall, type PendingStep } from '../../approvals/pending-step.js';
 import { ZERO_WIDTH_SPACE } from '../format/escape-mrkdwn.js';
 import { slackDate, userMention } from '../format/mrkdwn-tokens.js';
@@ -45,7 +46,8 @@ export function buildApprovalCard({ step }: { step: PendingStep }): ApprovalCard
   const shownCalls = step.calls.slice(0, MAX_SHOWN_CALLS);
   const hiddenCalls = step.calls.slice(MAX_SHOWN_CALLS);
   const waiting = step.phase === 'pending' ? undecidedCalls(step).length : 0;
-  const summary = `Requested by ${userMention(step.requesterId)} · ${slackDate({ epochMilliseconds: step.createdAt })} · ${statusText(step, waiting)}`;
+  const expiry = step.expiresAt !== undefined && waiting > 0 ? ` · expires ${slackDate({ epochMilliseconds: step.expiresAt })}` : '';
+  const summary = `Requested by ${userMention(step.requesterId)} · ${slackDate({ epochMilliseconds: step.createdAt })} · ${statusText(step, waiting)}${expiry}`;
   const hiddenSummary = hiddenCalls.length > 0 ? hiddenCallsText(step, hiddenCalls) : undefined;
   const drafts = shownCalls.map((call, index) => draftCall(step, call, index));
   const fixedLength = HEADER_TEXT.length + summary.length + (hiddenSummary?.length ?? 0) + sum(drafts.map((draft) => draft.fixedLength));
@@ -76,7 +78,7 @@ function draftCall(step: PendingStep, call: PendingCall, index: number): CallDra
   if (isQuestion(call)) return draftQuestion(step, call, index);
   const title = `*${fitUntrusted(toolNameOf(call), TOOL_NAME_MAX_LENGTH)}*`;
   const description = typeof call.description === 'string' ? fitUntrusted(call.description.trim(), DESCRIPTION_MAX_LENGTH) : '';
-  const prefix = description === '' ? `${title}\n` : `${title}\n${description}\n`;
+  const prefix = [title, description, approversLine(step, call)].filter((line) => line !== '').join('\n') + '\n';
   const source = call.input === undefined ? undefined : stringifyArguments(call.input);
   const argumentsOverhead = source === undefined ? NO_ARGUMENTS.length : 2 * FENCE.length + truncationNote(source.length).length;
   const footer = (truncated: boolean) => footerFor(step, call, index, truncated);
@@ -96,6 +98,21 @@ function draftCall(step: PendingStep, call: PendingCall, index: number): CallDra
 }
 
 const NO_ARGUMENTS = '_No arguments_';
+
+/**
+ * Who may decide (when the policy names anyone) and the quorum so far. Written from the operator's
+ * config, not from model output, so group mentions are meant: the card asks those people.
+ */
+function approversLine(step: PendingStep, call: PendingCall): string {
+  const policy = call.policy;
+  if (!policy || (policy.required <= 1 && policy.approvers.every((approver) => approver.kind === 'channel'))) return '';
+  const lines = [`_Approvers: ${describeApprovers(policy)}_`];
+  const approvals = step.approvals?.[call.approvalId] ?? [];
+  if (approvals.length > 0 && !decisionFor(step, call)) {
+    lines.push(`:hourglass_flowing_sand: ${approvals.length} of ${policy.required} approvals: ${approvals.map((approval) => userMention(approval.userId)).join(', ')}`);
+  }
+  return lines.join('\n');
+}
 
 /** An `ask_user` call: the question, then option buttons or a Reply button, or the answer. */
 function draftQuestion(step: PendingStep, call: PendingCall, index: number): CallDraft {
@@ -146,7 +163,7 @@ function codeBlock(content: string): string {
 function footerFor(step: PendingStep, call: PendingCall, index: number, truncated: boolean): { block: KnownBlock; textLength: number } {
   const decision = decisionFor(step, call);
   if (decision !== undefined || step.phase !== 'pending') {
-    const text = decision === undefined ? ':heavy_minus_sign: Closed without a decision' : decisionText(decision, call);
+    const text = decision === undefined ? ':heavy_minus_sign: Closed without a decision' : decisionText(decision, call, step);
     return { block: contextBlock(text), textLength: text.length };
   }
   const value = encodeApprovalActionValue({ stepId: step.stepId, approvalId: call.approvalId });
@@ -183,12 +200,14 @@ function decisionFor(step: PendingStep, call: PendingCall): Decision | undefined
 const MAX_SHOWN_CHANGES = 6;
 const CHANGE_MAX_LENGTH = 200;
 
-function decisionText(decision: Decision, call: PendingCall): string {
+function decisionText(decision: Decision, call: PendingCall, step?: PendingStep): string {
   const by = userMention(decision.userId);
   const when = slackDate({ epochMilliseconds: decision.at });
   switch (decision.outcome) {
     case 'approved': {
-      if (!decision.edit) return `:white_check_mark: Approved by ${by} · ${when}`;
+      const earlier = (step?.approvals?.[call.approvalId] ?? []).filter((approval) => approval.userId !== decision.userId);
+      const approvers = [...earlier.map((approval) => userMention(approval.userId)), by].join(' and ');
+      if (!decision.edit) return `:white_check_mark: Approved by ${approvers} · ${when}`;
       const changes = describeChanges(diffInputs(call.input, decision.edit.input));
       const lines = changes.slice(0, MAX_SHOWN_CHANGES).map((change) => `• ${fitUntrusted(oneLine(change), CHANGE_MAX_LENGTH)}`);
       if (changes.length > MAX_SHOWN_CHANGES) lines.push(`• …and ${changes.length - MAX_SHOWN_CHANGES} more changes`);
@@ -201,6 +220,8 @@ function decisionText(decision: Decision, call: PendingCall): string {
     }
     case 'superseded':
       return `:fast_forward: Not run: superseded by a newer message from ${by} · ${when}`;
+    case 'expired':
+      return `:alarm_clock: Expired without a decision · ${when}. Not run.`;
     case 'answered':
       return `:speech_balloon: Answered by ${by} · ${when}: ${fitUntrusted(oneLine(answerText(decision.answer)), ANSWER_MAX_LENGTH)}`;
     default:

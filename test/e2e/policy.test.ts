@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { conversationOf } from '../helpers/fake-openai.js';
+import { fillForm } from './fill-form.js';
+import { CHANNEL, cardButtons, nextTs, startHarness, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
+
+const harness = useHarnesses();
+
+const POLICY = `
+policy:
+  rules:
+    - name: restarts need ops
+      tools: [restart_service]
+      approvers: [U0OPS1, U0OPS2, "group:S0ONCALL"]
+      required: 2
+      expiry: 1h
+      reminder: 30m
+      onExpiry: continue
+`;
+
+const restart = { name: 'restart_service', arguments: { service: 'worker', namespace: 'prod' } };
+
+async function pausedOn(h: Harness, requester = 'UALICE', ...then: string[]) {
+  h.openai.enqueue({ toolCalls: [restart] }, ...then.map((text) => ({ text })));
+  const threadTs = nextTs();
+  await h.mention({ user: requester, text: 'restart the worker in prod', ts: threadTs });
+  const card = await waitFor(() => threadReplies(h, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'card' });
+  const button = (actionId: string) => cardButtons(card.blocks).find((candidate) => candidate.actionId === actionId)!;
+  const currentCard = () => h.slack.messages(CHANNEL, threadTs).find((message) => message.ts === card.ts)!;
+  return { threadTs, card, button, currentCard };
+}
+
+const ephemerals = (h: Harness) => h.slack.callsTo('chat.postEphemeral').map((call) => ({ user: call.args.user, text: String(call.args.text) }));
+
+describe('who may approve', () => {
+  it('refuses a click from someone the policy does not name, privately, and changes nothing', async () => {
+    const h = await harness({ extraYaml: POLICY });
+    const { threadTs, card, button, currentCard } = await pausedOn(h);
+    expect(JSON.stringify(card.blocks)).toContain('Approvers: <@U0OPS1>, <@U0OPS2> or <!subteam^S0ONCALL> · 2 approvals needed');
+    await h.click({ user: 'U0MALLORY', cardTs: card.ts, threadTs, ...button('countersign_approve') });
+    await h.click({ user: 'U0MALLORY', cardTs: card.ts, threadTs, ...button('countersign_deny') });
+    await waitFor(() => ephemerals(h).length === 2, { message: 'two ephemeral refusals' });
+    for (const refusal of ephemerals(h)) {
+      expect(refusal.user).toBe('U0MALLORY');
+      expect(refusal.text).toContain('Only <@U0OPS1>, <@U0OPS2> or members of <!subteam^S0ONCALL> can');
+    }
+    expect(h.slack.callsTo('chat.update')).toHaveLength(0);
+    expect(JSON.stringify(currentCard().blocks)).toBe(JSON.stringify(card.blocks));
+    const audit = await h.auditEvents();
+    expect(audit.filter((event) => event.type === 'unauthorized-attempt')).toHaveLength(2);
+    expect(h.invocations()).toEqual([]);
+  });
+
+  it('refuses an unauthorized edit submit in the form and runs nothing', async () => {
+    const h = await harness({ extraYaml: POLICY });
+    const { threadTs, card, button } = await pausedOn(h);
+    await h.click({ user: 'U0MALLORY', cardTs: card.ts, threadTs, ...button('countersign_edit') });
+    const view = (await waitFor(() => h.slack.callsTo('views.open')[0], { message: 'views.open' })).args.view;
+    const response = await h.submitView({ user: 'U0MALLORY', view, values: fillForm(view, { Namespace: 'staging' }) });
+    const body = (await response.json()) as { response_action: string; errors: Record<string, string> };
+    expect(body.response_action).toBe('errors');
+    expect(Object.values(body.errors).join(' ')).toContain('can approve this');
+    expect(h.invocations()).toEqual([]);
+    expect((await h.auditEvents()).map((event) => event.type)).toContain('unauthorized-attempt');
+  });
+
+  it('needs two distinct approvers: a double click counts once, and two concurrent approvers run it once', async () => {
+    const h = await harness({ extraYaml: POLICY });
+    h.slack.setUsergroupUsers('S0ONCALL', ['U0ONCALL']);
+    const { threadTs, card, button, currentCard } = await pausedOn(h, 'UALICE', 'Restarted with two approvals.');
+    await Promise.all([1, 2].map(() => h.click({ user: 'U0OPS1', cardTs: card.ts, threadTs, ...button('countersign_approve') })));
+    await waitFor(() => JSON.stringify(currentCard().blocks).includes('1 of 2 approvals'), { message: 'partial approval on the card' });
+    await waitFor(() => ephemerals(h).some((message) => message.text.includes('You already approved this')), { message: 'double-click refusal' });
+    expect(h.invocations()).toEqual([]);
+
+    await Promise.all(['U0OPS2', 'U0ONCALL'].map((user) => h.click({ user, cardTs: card.ts, threadTs, ...button('countersign_approve') })));
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === 'Restarted with two approvals.'), { message: 'answer' });
+    expect(h.invocations()).toHaveLength(1);
+    expect(h.openai.requests).toHaveLength(2);
+    expect(JSON.stringify(currentCard().blocks)).toMatch(/Approved by <@U0OPS1> and <@U0(OPS2|ONCALL)>/);
+  });
+
+  it('does not let the requester approve their own request when approvers are named', async () => {
+    const h = await harness({ extraYaml: POLICY });
+    const { threadTs, card, button } = await pausedOn(h, 'U0OPS1');
+    await h.click({ user: 'U0OPS1', cardTs: card.ts, threadTs, ...button('countersign_approve') });
+    const refusal = await waitFor(() => ephemerals(h)[0], { message: 'refusal' });
+    expect(refusal.text).toContain('You asked for this, so someone else must approve it');
+    expect(h.invocations()).toEqual([]);
+  });
+});
+
+describe('expiry', () => {
+  it('reminds the approvers, then expires once across two bot processes and tells the model it was not a denial', async () => {
+    let clock = Date.UTC(2026, 10, 21, 12, 0);
+    const options = { extraYaml: POLICY, now: () => clock, sweepIntervalMs: 20 };
+    const first = await startHarness(options);
+    const second = await first.startReplica();
+    try {
+      const { threadTs, card, currentCard } = await pausedOn(first, 'UALICE', 'The restart request expired; tell me if you still need it.');
+      clock += 31 * 60 * 1000;
+      const reminder = await waitFor(() => threadReplies(first, threadTs).find((message) => message.text.includes('Approval still needed')), { message: 'reminder' });
+      expect(reminder.text).toContain('<@U0OPS1> <@U0OPS2> <!subteam^S0ONCALL>');
+      clock += 30 * 60 * 1000;
+      await waitFor(() => threadReplies(first, threadTs).some((message) => message.text.startsWith('The restart request expired')), { message: 'answer' });
+      await new Promise((resolve) => setTimeout(resolve, 150));
+
+      expect(threadReplies(first, threadTs).filter((message) => message.text.includes('Approval still needed'))).toHaveLength(1);
+      expect(JSON.stringify(currentCard().blocks)).toContain('Expired without a decision');
+      expect(cardButtons(currentCard().blocks)).toEqual([]);
+      const audit = await first.auditEvents();
+      expect(audit.filter((event) => event.type === 'expired')).toHaveLength(1);
+      expect(first.openai.requests).toHaveLength(2);
+      const toolMessage = conversationOf(first.openai.requests[1]!).find((message) => message.role === 'tool')?.text ?? '';
+      expect(toolMessage).toContain('This is not a denial');
+      expect(first.invocations()).toEqual([]);
+      expect(card.ts).toBeDefined();
+    } finally {
+      await second.stop();
+      await first.stop();
+    }
+  });
+
+  it('ends the turn without asking the model when the rule says expiry stops it', async () => {
+    let clock = Date.UTC(2026, 10, 21, 12, 0);
+    const h = await harness({ extraYaml: POLICY.replace('onExpiry: continue', 'onExpiry: stop'), now: () => clock, sweepIntervalMs: 20 });
+    const { threadTs } = await pausedOn(h);
+    clock += 2 * 60 * 60 * 1000;
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text.includes('expired without a decision, so nothing was run')), { message: 'notice' });
+    expect(h.openai.requests).toHaveLength(1);
+    expect(h.invocations()).toEqual([]);
+  });
+});
