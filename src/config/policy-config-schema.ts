@@ -57,6 +57,12 @@ export interface PolicyRule extends PolicySettings {
   tools: string[];
   /** When given, the rule applies only in these channels. */
   channels?: string[];
+  /**
+   * When given, the rule applies only to inputs meeting every condition, so approvers can depend on
+   * the input (prod restarts need the SRE leads; other restarts anyone in the channel). An edit that
+   * moves a call under a stricter rule is caught as an escalation.
+   */
+  input?: PolicyCondition[];
   approval: PolicyApproval;
 }
 
@@ -202,6 +208,7 @@ const ruleSchema = z
     name: z.string().trim().min(1, 'must not be empty').max(80).optional(),
     tools: uniqueList(toolPatternSchema).min(1, 'must list at least one tool name or pattern'),
     channels: uniqueList(channelIdSchema).min(1, 'must list at least one channel; leave it out to apply everywhere').optional(),
+    input: z.array(conditionSchema).min(1, 'must list at least one condition; leave it out to apply to every input').optional(),
     approval: approvalSchema.default('always'),
     ...settingsShape,
   })
@@ -241,10 +248,17 @@ export const policySchema = z
     checkSettings({ own: raw.defaults, effective: defaults, at: ['defaults'], report });
 
     const rules = raw.rules.map((rawRule, index): PolicyRule => {
-      const { name, tools, channels, approval } = rawRule;
+      const { name, tools, channels, input, approval } = rawRule;
       const settings = resolveSettings({ own: rawRule, inherited: defaults });
       if (approval !== 'never') checkSettings({ own: rawRule, effective: settings, at: ['rules', index], report });
-      return { ...(name === undefined ? {} : { name }), tools, ...(channels === undefined ? {} : { channels }), approval, ...settings };
+      return {
+        ...(name === undefined ? {} : { name }),
+        tools,
+        ...(channels === undefined ? {} : { channels }),
+        ...(input === undefined ? {} : { input }),
+        approval,
+        ...settings,
+      };
     });
     checkRuleNames(raw.rules, report);
     checkShadowedRules(raw.rules, report);
@@ -344,7 +358,10 @@ function checkRuleNames(rules: readonly RawRule[], report: (path: Path, message:
 function checkShadowedRules(rules: readonly RawRule[], report: (path: Path, message: string) => void): void {
   rules.forEach((rule, index) => {
     const coveredBy = rule.tools.map((pattern) =>
-      rules.slice(0, index).findIndex((earlier) => earlier.tools.includes(pattern) && channelsCover(earlier.channels, rule.channels)),
+      rules
+        .slice(0, index)
+        // A rule with input conditions covers only some inputs, so it shadows nothing.
+        .findIndex((earlier) => earlier.input === undefined && earlier.tools.includes(pattern) && channelsCover(earlier.channels, rule.channels)),
     );
     if (coveredBy.every((earlierIndex) => earlierIndex >= 0)) {
       const earlier = [...new Set(coveredBy)].map((earlierIndex) => `rules[${earlierIndex}]`).join(', ');

@@ -130,3 +130,41 @@ describe('expiry', () => {
     expect(h.invocations()).toEqual([]);
   });
 });
+
+describe('edits that raise the stakes', () => {
+  const TIERED = `
+policy:
+  rules:
+    - name: prod restarts
+      tools: [restart_service]
+      input: [{ field: namespace, equals: prod }]
+      approvers: [U0SRELEAD]
+    - name: other restarts
+      tools: [restart_service]
+`;
+
+  it('does not run a staging call edited to prod without the prod approver, and runs it when they edit it', async () => {
+    const h = await harness({ extraYaml: TIERED });
+    h.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'worker', namespace: 'staging' } }] }, { text: 'Restarted in prod.' });
+    const threadTs = nextTs();
+    await h.mention({ user: 'UALICE', text: 'restart the worker', ts: threadTs });
+    const card = await waitFor(() => threadReplies(h, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'card' });
+    const edit = cardButtons(card.blocks).find((button) => button.actionId === 'countersign_edit')!;
+
+    await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...edit });
+    const view = (await waitFor(() => h.slack.callsTo('views.open')[0], { message: 'editor' })).args.view;
+    const refused = await h.submitView({ user: 'UBOB', view, values: fillForm(view, { Namespace: 'prod' }) });
+    const body = (await refused.json()) as { response_action: string; errors: Record<string, string> };
+    expect(body.response_action).toBe('errors');
+    expect(Object.values(body.errors).join(' ')).toContain('This edit raises the stakes: it needs approval from <@U0SRELEAD>');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(h.invocations()).toEqual([]);
+
+    await h.click({ user: 'U0SRELEAD', cardTs: card.ts, threadTs, ...edit });
+    const leadView = (await waitFor(() => h.slack.callsTo('views.open')[1], { message: 'second editor' })).args.view;
+    const accepted = await h.submitView({ user: 'U0SRELEAD', view: leadView, values: fillForm(leadView, { Namespace: 'prod' }) });
+    expect(accepted.status).toBe(200);
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === 'Restarted in prod.'), { message: 'answer' });
+    expect(h.invocations()).toEqual([['rollout', 'restart', 'deployment/worker', '-n', 'prod']]);
+  });
+});

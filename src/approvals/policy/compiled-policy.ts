@@ -8,6 +8,8 @@ export interface CompiledRule {
   patterns: ToolPattern[];
   /** Whether this input needs approval under the rule's `approval`. */
   needsApproval: InputTest;
+  /** Whether the rule applies to this input at all (its `input` conditions). */
+  appliesTo: InputTest;
 }
 
 export interface CompiledPolicy {
@@ -27,7 +29,14 @@ export function compilePolicy(policy: PolicyConfig): CompiledPolicy {
 }
 
 function compileRule(rule: PolicyRule, index: number): CompiledRule {
-  return { index, rule, patterns: rule.tools.map(compileToolPattern), needsApproval: compileApproval(rule) };
+  const inputTests = (rule.input ?? []).map(compileCondition);
+  return {
+    index,
+    rule,
+    patterns: rule.tools.map(compileToolPattern),
+    needsApproval: compileApproval(rule),
+    appliesTo: (input) => inputTests.every((test) => test(input)),
+  };
 }
 
 function compileApproval({ approval }: PolicyRule): InputTest {

@@ -57,7 +57,7 @@ export function evaluatePolicy({
   input: unknown;
   toolApproval?: ToolApproval | undefined;
 }): PolicyEvaluation {
-  const selected = selectRule({ policy, toolName, channel });
+  const selected = selectRule({ policy, toolName, channel, input });
   if (selected === undefined) {
     return { rule: undefined, needsApproval: toolApproval !== 'never', ...settingsOf(policy.defaults) };
   }
