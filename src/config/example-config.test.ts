@@ -55,7 +55,7 @@ describe('countersign.example.yml policy', () => {
     const uncommented = text.slice(0, start + 1) + text.slice(start + 1).replace(/^# ?/gm, '');
     const { policy } = parseConfigFile(uncommented, 'countersign.example.yml');
 
-    expect(policy.rules.map((rule) => rule.name)).toEqual(['read-only', 'prod restarts', 'big scale-ups in ops', 'host services']);
+    expect(policy.rules.map((rule) => rule.name)).toEqual(['read-only', 'prod restarts', 'big scale-ups in ops', 'prod rollouts need SRE leads', 'host services']);
     expect(policy.autoApprove).toEqual({ global: false, channels: ['C0AUTOMATION'] });
     expect(policy.rules[1]).toMatchObject({ allowSelfApproval: false, expiryMs: 14_400_000, reminderMs: 1_800_000 });
   });
