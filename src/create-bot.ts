@@ -72,6 +72,7 @@ export async function createBot(options: CreateBotOptions): Promise<Bot> {
   const identity = await resolveBotIdentity(environment);
   const app = createSlackApp({ settings: { ...environment.slack, ...identity }, store, logger });
   const messenger = createWebApiMessenger({ client: app.client, logger });
+  const resolveGroups = createUsergroupMembers({ client: app.client, logger });
   const conversation = createConversation({
     store,
     messenger,
@@ -79,6 +80,7 @@ export async function createBot(options: CreateBotOptions): Promise<Bot> {
     instructions: config.instructions,
     tools,
     policy: config.policy,
+    resolveGroups,
     limits: {
       maxSteps: config.agent.maxSteps,
       historyTtlMs: config.history.ttlHours * 60 * 60 * 1000,
@@ -103,7 +105,7 @@ export async function createBot(options: CreateBotOptions): Promise<Bot> {
       logger,
       audit,
       now,
-      resolveGroups: createUsergroupMembers({ client: app.client, logger }),
+      resolveGroups,
       evaluateInput: ({ step, call, input }) =>
         evaluateCallPolicy({
           policy: config.policy,

@@ -9,6 +9,8 @@ import type { AutomaticApproval } from '../agent/tool-set.js';
 import { evaluateCallPolicy } from '../approvals/evaluate-call-policy.js';
 import { PENDING_STEP_SCHEMA_VERSION, type Decision, type PendingCall, type PendingStep } from '../approvals/pending-step.js';
 import { approvalDeadlines } from '../approvals/policy/approval-deadlines.js';
+import type { GroupMembers } from '../approvals/policy/approver-eligibility.js';
+import { recheckApprovals } from '../approvals/recheck-approvals.js';
 import type { PolicyConfig } from '../config/policy-config-schema.js';
 import { buildApprovalCard } from '../slack/blocks/approval-card.js';
 import { appendQuietly, type AuditLog } from '../audit/audit-log.js';
@@ -36,6 +38,8 @@ export interface ConversationOptions {
   instructions: string;
   tools: readonly ToolDefinition[];
   policy: PolicyConfig;
+  /** Members of approver groups, to check approvals again at resume. */
+  resolveGroups: (groupIds: readonly string[]) => Promise<GroupMembers>;
   limits: ConversationLimits;
   logger: Logger;
   audit: AuditLog;
@@ -130,7 +134,13 @@ export function createConversation(options: ConversationOptions): Conversation {
     await resumeClaimed(thread, claimed);
   }
 
-  async function resumeClaimed(thread: ThreadState, step: PendingStep): Promise<void> {
+  async function resumeClaimed(thread: ThreadState, claimed: PendingStep): Promise<void> {
+    const { step, revoked } = await recheckApprovals({ step: claimed, resolveGroups: options.resolveGroups, now: now() });
+    for (const revocation of revoked) {
+      logger.warn({ event: 'approval-revoked', stepId: step.stepId, ...revocation }, 'approval no longer authorized at resume');
+      const call = step.calls.find((candidate) => candidate.approvalId === revocation.approvalId);
+      await record({ type: 'unauthorized-attempt', teamId: step.teamId, stepId: step.stepId, approvalId: revocation.approvalId, toolName: call?.toolName ?? 'unknown', userId: revocation.userId, action: 'resume', reason: revocation.reason });
+    }
     if (stopsOnExpiry(step)) {
       // The policy says an unanswered request ends the turn: nothing runs and the model is not asked.
       thread.messages.push(closingToolMessage(step));
