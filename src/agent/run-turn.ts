@@ -54,8 +54,9 @@ export interface RunTurnOptions {
   /** Calls a human edited before approving, by tool call id. */
   edits?: ReadonlyMap<string, EditNote>;
   onExecuted?: (report: ExecutionReport) => void;
-  /** Calls that ran without a card because auto-approve mode covers them. */
+  /** Calls that ran without a card because auto-approve mode or a grant covers them. */
   onAutomaticApproval?: (approval: AutomaticApproval) => void;
+  findGrant?: Parameters<typeof createToolApproval>[0]['findGrant'];
   /** Told before each tool runs, for progress status; failures are ignored. */
   onToolStart?: (toolName: string) => Promise<void> | void;
 }
@@ -85,6 +86,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
         context: options.context,
         policy: options.policy,
         ...(options.onAutomaticApproval ? { onAutomaticApproval: options.onAutomaticApproval } : {}),
+        ...(options.findGrant ? { findGrant: options.findGrant } : {}),
       }),
       stopWhen: stepCountIs(options.maxSteps),
       maxRetries: options.maxRetries ?? 2,

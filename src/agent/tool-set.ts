@@ -1,7 +1,9 @@
 import { tool, type ToolApprovalConfiguration, type ToolSet } from 'ai';
 import type { ToolContext, ToolDefinition } from '../tools/tool-definition.js';
 import { evaluateCallPolicy } from '../approvals/evaluate-call-policy.js';
+import type { Grant } from '../approvals/grant.js';
 import { isAutoApproveActive } from '../approvals/policy/auto-approve.js';
+import type { PolicyEvaluation } from '../approvals/policy/evaluate-policy.js';
 import type { PolicyConfig } from '../config/policy-config-schema.js';
 import type { EditNote } from './apply-edits.js';
 
@@ -76,12 +78,13 @@ export function createTurnTools(options: {
   return tools;
 }
 
-/** A call that ran without a card because auto-approve mode covers it. */
+/** A call that ran without a card: auto-approve mode, or a grant a human gave earlier. */
 export interface AutomaticApproval {
   toolCallId: string;
   toolName: string;
   input: unknown;
   mode: 'channel' | 'global';
+  grant?: Grant;
 }
 
 /**
@@ -94,6 +97,8 @@ export function createToolApproval(options: {
   definitions: readonly ToolDefinition[];
   context: TurnContext;
   policy: PolicyConfig;
+  /** A live grant covering this call, if any (see `grantCovers`). */
+  findGrant?: (call: { toolName: string; input: unknown; evaluation: PolicyEvaluation }) => Promise<Grant | undefined>;
   onAutomaticApproval?: (approval: AutomaticApproval) => void;
 }): ToolApprovalConfiguration<ToolSet, never> {
   const byName = new Map(options.definitions.map((definition) => [definition.name, definition]));
@@ -113,6 +118,11 @@ export function createToolApproval(options: {
       const mode = options.policy.autoApprove.global ? 'global' : 'channel';
       options.onAutomaticApproval?.({ toolCallId: toolCall.toolCallId, toolName: toolCall.toolName, input: toolCall.input, mode });
       return { type: 'approved', reason: `auto-approve mode (${mode})` };
+    }
+    const grant = await options.findGrant?.({ toolName: toolCall.toolName, input: toolCall.input, evaluation });
+    if (grant) {
+      options.onAutomaticApproval?.({ toolCallId: toolCall.toolCallId, toolName: toolCall.toolName, input: toolCall.input, mode: 'channel', grant });
+      return { type: 'approved', reason: `allowed by grant ${grant.grantId} from <@${grant.grantedBy}>` };
     }
     return 'user-approval';
   };

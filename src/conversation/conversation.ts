@@ -7,6 +7,7 @@ import { closeDanglingToolCalls, parseHistory, trimHistory } from '../agent/hist
 import { runTurn, TurnFailedError } from '../agent/run-turn.js';
 import type { AutomaticApproval } from '../agent/tool-set.js';
 import { evaluateCallPolicy } from '../approvals/evaluate-call-policy.js';
+import { grantCovers } from '../approvals/grant.js';
 import { PENDING_STEP_SCHEMA_VERSION, type Decision, type PendingCall, type PendingStep } from '../approvals/pending-step.js';
 import { approvalDeadlines } from '../approvals/policy/approval-deadlines.js';
 import type { GroupMembers } from '../approvals/policy/approver-eligibility.js';
@@ -180,6 +181,10 @@ export function createConversation(options: ConversationOptions): Conversation {
           void record({ type: 'tool-executed', teamId: thread.teamId, channel: thread.channel, threadTs: thread.threadTs, ...report });
         },
         onAutomaticApproval: (approval) => automatic.push(approval),
+        findGrant: async ({ toolName, input, evaluation }) => {
+          const grants = await store.listGrants({ teamId: thread.teamId, channel: thread.channel, now: now() });
+          return grants.find((grant) => grantCovers(grant, { toolName, channel: thread.channel, threadTs: thread.threadTs, input, evaluation, now: now() }));
+        },
         onToolStart: (toolName) => messenger.setStatus({ ...where, status: `is running ${toolName}…` }),
       });
     } catch (error) {
@@ -235,12 +240,41 @@ export function createConversation(options: ConversationOptions): Conversation {
   /** Auto-approved calls ran without a card; each is audited and noted in one line in the thread. */
   async function noteAutomaticApprovals(thread: ThreadState, automatic: readonly AutomaticApproval[]): Promise<void> {
     if (automatic.length === 0) return;
+    const lines: string[] = [];
     for (const approval of automatic) {
-      await record({ type: 'auto-approved', teamId: thread.teamId, channel: thread.channel, threadTs: thread.threadTs, toolName: approval.toolName, input: approval.input, mode: approval.mode });
+      const { grant } = approval;
+      await record({
+        type: 'auto-approved',
+        teamId: thread.teamId,
+        channel: thread.channel,
+        threadTs: thread.threadTs,
+        toolName: approval.toolName,
+        input: approval.input,
+        mode: approval.mode,
+        ...(grant ? { grantId: grant.grantId } : {}),
+      });
+      if (grant) {
+        await record({
+          type: 'grant-used',
+          teamId: thread.teamId,
+          grantId: grant.grantId,
+          toolName: grant.toolName,
+          scope: grant.scope,
+          channel: grant.channel,
+          ...(grant.threadTs ? { threadTs: grant.threadTs } : {}),
+          userId: grant.grantedBy,
+          expiresAt: grant.expiresAt,
+          identicalArgumentsOnly: grant.identicalArgumentsOnly,
+        });
+      }
+      lines.push(
+        grant
+          ? `:ticket: \`${approval.toolName}\` ran without a card: allowed by <@${grant.grantedBy}>'s grant for this ${grant.scope} until <!date^${Math.floor(grant.expiresAt / 1000)}^{date_short_pretty} at {time}|later> (\`/countersign grants\` to revoke).`
+          : `:robot_face: \`${approval.toolName}\` ran without a card: auto-approve mode is on here.`,
+      );
     }
-    const names = [...new Set(automatic.map((approval) => `\`${approval.toolName}\``))].join(', ');
     await messenger
-      .postNotice({ channel: thread.channel, threadTs: thread.threadTs, text: `:robot_face: Auto-approved (auto-approve mode is on here): ${names}` })
+      .postNotice({ channel: thread.channel, threadTs: thread.threadTs, text: [...new Set(lines)].join('\n') })
       .catch((error: unknown) => logger.warn({ event: 'auto-approve-note-failed', err: error }, 'could not post auto-approve note'));
   }
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Grant } from '../approvals/grant.js';
 import type { PendingStep } from '../approvals/pending-step.js';
 import type { DecideResult, StateStore } from './state-store.js';
 import type { ThreadState } from './thread-state.js';
@@ -19,6 +20,7 @@ export function createMemoryStore({ now = Date.now }: { now?: () => number } = {
   const queues = new Map<string, string[]>();
   const locks = new Map<string, Expiring<string>>();
   const schedules = { expiry: new Map<string, number>(), reminder: new Map<string, number>() };
+  const grants = new Map<string, Grant>();
 
   const live = <T>(map: Map<string, Expiring<T>>, id: string): T | undefined => {
     const entry = map.get(id);
@@ -135,6 +137,34 @@ export function createMemoryStore({ now = Date.now }: { now?: () => number } = {
 
     async claimReminder(stepId) {
       return schedules.reminder.delete(stepId);
+    },
+
+    async listPendingSteps({ teamId, channel, limit }) {
+      return [...steps.keys()]
+        .map((stepId) => live(steps, stepId))
+        .filter((step): step is PendingStep => step?.phase === 'pending' && step.teamId === teamId && step.channel === channel)
+        .sort((left, right) => right.createdAt - left.createdAt)
+        .slice(0, limit)
+        .map(copy);
+    },
+
+    async saveGrant(grant) {
+      grants.set(grant.grantId, copy(grant));
+    },
+
+    async listGrants({ teamId, channel, now: at }) {
+      for (const [grantId, grant] of grants) if (grant.expiresAt <= at) grants.delete(grantId);
+      return [...grants.values()]
+        .filter((grant) => grant.teamId === teamId && grant.channel === channel)
+        .sort((left, right) => left.createdAt - right.createdAt)
+        .map(copy);
+    },
+
+    async revokeGrant({ teamId, channel, grantId }) {
+      const grant = grants.get(grantId);
+      if (!grant || grant.teamId !== teamId || grant.channel !== channel) return undefined;
+      grants.delete(grantId);
+      return copy(grant);
     },
 
     async enqueueWork(threadKey, item, lockTtlMs) {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import type { Grant } from '../approvals/grant.js';
 import type { Decision, PendingStep } from '../approvals/pending-step.js';
 import {
   CLAIM_RESUME_SCRIPT,
@@ -55,6 +56,8 @@ export function createRedisStore({ url, keyPrefix = 'countersign:' }: RedisStore
     queue: (threadKey: string) => `${keyPrefix}queue:${threadKey}`,
     lock: (threadKey: string) => `${keyPrefix}lock:${threadKey}`,
     schedule: (kind: 'expiry' | 'reminder') => `${keyPrefix}${kind === 'expiry' ? 'expiries' : 'reminders'}`,
+    pending: (teamId: string, channel: string) => `${keyPrefix}pending:${teamId}:${channel}`,
+    grants: (teamId: string, channel: string) => `${keyPrefix}grants:${teamId}:${channel}`,
   };
 
   const stepFrom = (reply: unknown): PendingStep | undefined =>
@@ -90,6 +93,7 @@ export function createRedisStore({ url, keyPrefix = 'countersign:' }: RedisStore
       const transaction = redis.multi().hset(key.step(step.stepId), stepToHashFields(step)).pexpire(key.step(step.stepId), ttlMs);
       if (step.expiresAt !== undefined) transaction.zadd(key.schedule('expiry'), step.expiresAt, step.stepId);
       if (step.remindAt !== undefined) transaction.zadd(key.schedule('reminder'), step.remindAt, step.stepId);
+      transaction.zadd(key.pending(step.teamId, step.channel), step.createdAt, step.stepId).pexpire(key.pending(step.teamId, step.channel), ttlMs);
       await transaction.exec();
     },
 
@@ -134,6 +138,43 @@ export function createRedisStore({ url, keyPrefix = 'countersign:' }: RedisStore
 
     async claimReminder(stepId) {
       return (await redis.zrem(key.schedule('reminder'), stepId)) === 1;
+    },
+
+    async listPendingSteps({ teamId, channel, limit }) {
+      const index = key.pending(teamId, channel);
+      const open: PendingStep[] = [];
+      for (const stepId of await redis.zrevrange(index, 0, limit * 4)) {
+        const step = stepFromHashFields(await redis.hgetall(key.step(stepId)));
+        if (step?.phase === 'pending') open.push(step);
+        else await redis.zrem(index, stepId);
+        if (open.length >= limit) break;
+      }
+      return open;
+    },
+
+    async saveGrant(grant) {
+      const grants = key.grants(grant.teamId, grant.channel);
+      // The hash lives as long as its longest grant; GT never shortens it for a shorter one.
+      await redis.multi().hset(grants, grant.grantId, JSON.stringify(grant)).pexpireat(grants, grant.expiresAt, 'GT').pexpireat(grants, grant.expiresAt, 'NX').exec();
+    },
+
+    async listGrants({ teamId, channel, now }) {
+      const grants = key.grants(teamId, channel);
+      const live: Grant[] = [];
+      for (const [grantId, json] of Object.entries(await redis.hgetall(grants))) {
+        const grant = JSON.parse(json) as Grant;
+        if (grant.expiresAt > now) live.push(grant);
+        else await redis.hdel(grants, grantId);
+      }
+      return live.sort((left, right) => left.createdAt - right.createdAt);
+    },
+
+    async revokeGrant({ teamId, channel, grantId }) {
+      const grants = key.grants(teamId, channel);
+      const results = (await redis.multi().hget(grants, grantId).hdel(grants, grantId).exec()) ?? [];
+      const json = results[0]?.[1];
+      const removed = results[1]?.[1];
+      return removed === 1 && typeof json === 'string' ? (JSON.parse(json) as Grant) : undefined;
     },
 
     async enqueueWork(threadKey, item, lockTtlMs) {

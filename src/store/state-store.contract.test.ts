@@ -181,4 +181,36 @@ describe.each(stores)('%s state store', (_name, createStore) => {
     expect(await store.dueSteps({ kind: 'expiry', now: 2_000, limit: 10 })).not.toContain(step.stepId);
     expect(await store.claimResume(step.stepId)).toBeDefined();
   });
+
+  it('keeps grants per channel until they expire or are revoked', async () => {
+    const channel = `C${randomUUID().slice(0, 8)}`;
+    const grant = {
+      grantId: 'g1',
+      teamId: 'T1',
+      channel,
+      scope: 'channel' as const,
+      toolName: 'restart_service',
+      identicalArgumentsOnly: false,
+      evaluation: { rule: undefined, needsApproval: true, approvers: [{ kind: 'channel' as const }], required: 1, allowSelfApproval: true, expiryMs: 1, onExpiry: 'stop' as const, autoApprove: 'allowed' as const, grants: 'allowed' as const },
+      grantedBy: 'UBOB',
+      createdAt: 1_000,
+      expiresAt: Date.now() + 60_000,
+    };
+    await store.saveGrant(grant);
+    await store.saveGrant({ ...grant, grantId: 'g2', expiresAt: Date.now() - 1 });
+    expect((await store.listGrants({ teamId: 'T1', channel, now: Date.now() })).map((each) => each.grantId)).toEqual(['g1']);
+    expect(await store.listGrants({ teamId: 'T1', channel: 'Cother', now: Date.now() })).toEqual([]);
+    expect((await store.revokeGrant({ teamId: 'T1', channel, grantId: 'g1' }))?.grantedBy).toBe('UBOB');
+    expect(await store.revokeGrant({ teamId: 'T1', channel, grantId: 'g1' })).toBeUndefined();
+    expect(await store.listGrants({ teamId: 'T1', channel, now: Date.now() })).toEqual([]);
+  });
+
+  it("lists a channel's open steps and forgets closed ones", async () => {
+    const open = { ...makeStep(['apv-1']), channel: 'CPENDING' };
+    const closed = { ...makeStep(['apv-1']), channel: 'CPENDING', createdAt: open.createdAt + 1 };
+    await store.createStep(open, TTL);
+    await store.createStep(closed, TTL);
+    await store.supersede(closed.stepId, { outcome: 'superseded', userId: 'UALICE', at: 1 });
+    expect((await store.listPendingSteps({ teamId: 'T1', channel: 'CPENDING', limit: 10 })).map((step) => step.stepId)).toEqual([open.stepId]);
+  });
 });

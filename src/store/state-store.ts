@@ -1,3 +1,4 @@
+import type { Grant } from '../approvals/grant.js';
 import type { Decision, PendingStep } from '../approvals/pending-step.js';
 import type { ThreadState } from './thread-state.js';
 
@@ -43,6 +44,14 @@ export interface StateStore {
   claimResume(stepId: string): Promise<PendingStep | undefined>;
   /** Closes a pending step's undecided calls with `decision`; undefined when it was not pending. */
   supersede(stepId: string, decision: Decision): Promise<PendingStep | undefined>;
+
+  /** Open steps of a channel, newest first (for `/countersign pending`); closed ones are dropped. */
+  listPendingSteps(options: { teamId: string; channel: string; limit: number }): Promise<PendingStep[]>;
+
+  saveGrant(grant: Grant): Promise<void>;
+  /** Live grants of a channel; expired ones are removed as a side effect. */
+  listGrants(options: { teamId: string; channel: string; now: number }): Promise<Grant[]>;
+  revokeGrant(options: { teamId: string; channel: string; grantId: string }): Promise<Grant | undefined>;
 
   /**
    * Appends work for a thread and tries to take the thread's lock in the same atomic operation.

@@ -85,12 +85,13 @@ describe('mention → card → decision → resume', () => {
     await h.mention({ user: 'UALICE', text: 'check pods and restart the worker', ts: threadTs });
     const card = await waitForCard(h, threadTs);
     expect(h.invocations()).toEqual([['get', 'pods', '-n', 'staging']]);
-    // One call waits (Approve, Edit, Deny, Deny with reason); the read-only one already ran.
+    // One call waits (Approve, Edit, Deny, Deny with reason, Approve & allow); the read-only one already ran.
     expect(cardButtons(card.blocks).map((button) => button.actionId)).toEqual([
       'countersign_approve',
       'countersign_edit',
       'countersign_deny',
       'countersign_deny_reason',
+      'countersign_grant',
     ]);
     const approve = cardButtons(card.blocks).find((button) => button.actionId === 'countersign_approve')!;
     await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...approve });

@@ -19,6 +19,7 @@ import {
   messageEnvelope,
   postSlackEvent,
   postSlackInteraction,
+  slackSignature,
   viewSubmissionPayload,
 } from '../helpers/signed-request.js';
 
@@ -64,6 +65,8 @@ export interface Harness {
   mention(options: { user: string; text: string; ts?: string; threadTs?: string; eventId?: string }): Promise<Response>;
   threadMessage(options: { user: string; text: string; threadTs: string; ts?: string }): Promise<Response>;
   click(options: { user: string; cardTs: string; threadTs: string; actionId: string; value: string }): Promise<Response>;
+  /** `/countersign <text>` typed by `user` in the test channel. */
+  slashCommand(options: { user: string; text: string; channel?: string }): Promise<Response>;
   /** Submits a modal the bot opened; the response body is Bolt's ack (e.g. `response_action: errors`). */
   submitView(options: { user: string; view: { callback_id: string; private_metadata: string }; values: Record<string, Record<string, unknown>> }): Promise<Response>;
   /** What the audit trail (the Redis stream `npm run audit` reads) holds for this harness. */
@@ -163,6 +166,32 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         signingSecret: SIGNING_SECRET,
         payload: blockActionsPayload({ user, channel: CHANNEL, messageTs: cardTs, threadTs, actionId, value, teamId: TEAM_ID }),
       }),
+    slashCommand: ({ user, text, channel = CHANNEL }) => {
+      const body = new URLSearchParams({
+        token: 'legacy',
+        team_id: TEAM_ID,
+        team_domain: 'fake',
+        channel_id: channel,
+        channel_name: 'ops',
+        user_id: user,
+        user_name: user.toLowerCase(),
+        command: '/countersign',
+        text,
+        api_app_id: 'A0COUNTERSIGN',
+        response_url: `${slack.url}response-url`,
+        trigger_id: `${Date.now()}.trigger`,
+      }).toString();
+      const timestamp = Math.floor(Date.now() / 1000);
+      return fetch(eventsUrl, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'x-slack-request-timestamp': String(timestamp),
+          'x-slack-signature': slackSignature({ signingSecret: SIGNING_SECRET, timestamp, body }),
+        },
+        body,
+      });
+    },
     submitView: ({ user, view, values }) =>
       postSlackInteraction({
         url: eventsUrl,

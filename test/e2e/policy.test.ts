@@ -168,3 +168,34 @@ policy:
     expect(h.invocations()).toEqual([['rollout', 'restart', 'deployment/worker', '-n', 'prod']]);
   });
 });
+
+describe('auto-approve mode', () => {
+  it('runs matching calls without a card in an auto-approve channel, notes it and audits it, unless the rule forbids it', async () => {
+    const h = await harness({
+      extraYaml: `
+policy:
+  autoApprove:
+    channels: [${CHANNEL}]
+  rules:
+    - name: never automatic
+      tools: [restart_service]
+      input: [{ field: namespace, equals: prod }]
+      autoApprove: forbidden
+`,
+    });
+    h.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'worker', namespace: 'staging' } }] }, { text: 'Restarted automatically.' });
+    const threadTs = nextTs();
+    await h.mention({ user: 'UBOT_SCHEDULER', text: 'nightly restart', ts: threadTs });
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === 'Restarted automatically.'), { message: 'answer' });
+    expect(h.invocations()).toHaveLength(1);
+    expect(threadReplies(h, threadTs).some((message) => message.text.includes('auto-approve mode is on here'))).toBe(true);
+    expect(threadReplies(h, threadTs).some((message) => cardButtons(message.blocks).length > 0)).toBe(false);
+    expect((await h.auditEvents()).filter((event) => event.type === 'auto-approved')).toHaveLength(1);
+
+    h.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'worker', namespace: 'prod' } }] });
+    const prodThread = nextTs();
+    await h.mention({ user: 'UBOT_SCHEDULER', text: 'prod restart', ts: prodThread });
+    await waitFor(() => threadReplies(h, prodThread).find((message) => cardButtons(message.blocks).length > 0), { message: 'a card for prod' });
+    expect(h.invocations()).toHaveLength(1);
+  });
+});

@@ -7,6 +7,10 @@ export const APPROVAL_ACTION_IDS = {
   edit: 'countersign_edit',
   denyWithReason: 'countersign_deny_reason',
   viewInput: 'countersign_view_input',
+  /** Opens "Approve and allow for this thread / channel for N hours". */
+  grant: 'countersign_grant',
+  /** Revokes a grant listed by `/countersign grants`; its value is the grant id. */
+  revokeGrant: 'countersign_revoke_grant',
   /** Opens the answer form of an `ask_user` question. */
   reply: 'countersign_reply',
 } as const;

@@ -181,6 +181,8 @@ function footerFor(step: PendingStep, call: PendingCall, index: number, truncate
     button('Edit', APPROVAL_ACTION_IDS.edit),
     button('Deny', APPROVAL_ACTION_IDS.deny, 'danger'),
     button('Deny with reason', APPROVAL_ACTION_IDS.denyWithReason),
+    // A grant would let later calls skip a quorum, so only single-approver calls offer one.
+    ...(call.policy && call.policy.grants !== 'forbidden' && call.policy.required <= 1 ? [button('Approve & allow…', APPROVAL_ACTION_IDS.grant)] : []),
     ...(truncated ? [button('View full input', APPROVAL_ACTION_IDS.viewInput)] : []),
   ];
   const revision = Number.isSafeInteger(step.revision) ? step.revision : 0;

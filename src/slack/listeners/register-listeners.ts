@@ -6,7 +6,11 @@ import type { ThreadWorker } from '../../conversation/thread-worker.js';
 import type { StateStore } from '../../store/state-store.js';
 import type { JsonSchemaValidator } from '../../tools/json-schema-validator.js';
 import type { ToolSchemas } from '../../tools/tool-schemas.js';
+import type { AuditLog } from '../../audit/audit-log.js';
+import type { ResolveGroups } from '../usergroup-members.js';
 import { registerAnswerQuestion } from './answer-question.js';
+import { registerCountersignCommand } from './countersign-command.js';
+import { registerGrantApproval } from './grant-approval.js';
 import { registerApprovalActions } from './approval-actions.js';
 import { registerDenyWithReason } from './deny-with-reason.js';
 import { registerEditCall } from './edit-call.js';
@@ -21,6 +25,9 @@ export interface ListenerDependencies {
   decider: CallDecider;
   toolSchemas: ToolSchemas;
   validator: JsonSchemaValidator;
+  audit: AuditLog;
+  resolveGroups: ResolveGroups;
+  now: () => number;
   botUserId: string;
   followTtlMs: number;
   logger: Logger;
@@ -35,6 +42,8 @@ export function registerListeners(app: App, dependencies: ListenerDependencies):
   registerViewFullInput(app, dependencies);
   registerAnswerQuestion(app, dependencies);
   registerReplyQuestion(app, dependencies);
+  registerGrantApproval(app, dependencies);
+  registerCountersignCommand(app, dependencies);
   app.error(async (error) => {
     dependencies.logger.error({ event: 'bolt-error', err: error }, 'unhandled error in a Slack listener');
   });

@@ -1,0 +1,60 @@
+import type { types } from '@slack/bolt';
+import type { PendingCall } from '../../approvals/pending-step.js';
+import { truncateText } from '../blocks/limits.js';
+import { untrustedTextToMrkdwn } from '../format/untrusted-text.js';
+
+export const GRANT_CALLBACK_ID = 'countersign_grant';
+const SCOPE_BLOCK = 'scope';
+const DURATION_BLOCK = 'duration';
+const IDENTICAL_BLOCK = 'identical';
+const VALUE = 'value';
+/** Offered durations; anything longer should be a policy rule (`approval: never`), not a grant. */
+export const GRANT_HOURS = [1, 4, 8, 24] as const;
+
+export interface GrantChoice {
+  scope: 'thread' | 'channel';
+  hours: number;
+  identicalArgumentsOnly: boolean;
+}
+
+export function grantView({ call, privateMetadata }: { call: PendingCall; privateMetadata: string }): types.ModalView {
+  const identicalOnly = call.policy?.grants === 'identicalArguments';
+  const option = (text: string, value: string) => ({ text: { type: 'plain_text' as const, text }, value });
+  const scopes = [option('This thread', 'thread'), option('This channel', 'channel')];
+  const durations = GRANT_HOURS.map((hours) => option(`${hours} hour${hours === 1 ? '' : 's'}`, String(hours)));
+  const tool = untrustedTextToMrkdwn(truncateText(call.toolName, 100));
+  return {
+    type: 'modal',
+    callback_id: GRANT_CALLBACK_ID,
+    private_metadata: privateMetadata,
+    title: { type: 'plain_text', text: 'Approve and allow' },
+    submit: { type: 'plain_text', text: 'Approve & allow' },
+    close: { type: 'plain_text', text: 'Cancel' },
+    blocks: [
+      {
+        type: 'section',
+        text: { type: 'mrkdwn', text: `Approve *${tool}* now, and let later *${tool}* calls run without a card where and for as long as you choose. The grant is listed and can be revoked with \`/countersign grants\`.` },
+      },
+      { type: 'input', block_id: SCOPE_BLOCK, label: { type: 'plain_text', text: 'Where' }, element: { type: 'radio_buttons', action_id: VALUE, options: scopes, initial_option: scopes[0]! } },
+      { type: 'input', block_id: DURATION_BLOCK, label: { type: 'plain_text', text: 'For how long' }, element: { type: 'static_select', action_id: VALUE, options: durations, initial_option: durations[0]! } },
+      identicalOnly
+        ? { type: 'context', elements: [{ type: 'mrkdwn', text: 'The policy allows grants only for calls with identical arguments.' }] }
+        : {
+            type: 'input',
+            block_id: IDENTICAL_BLOCK,
+            optional: true,
+            label: { type: 'plain_text', text: 'Arguments' },
+            element: { type: 'checkboxes', action_id: VALUE, options: [option('Only when the arguments are identical to this call', 'identical')] },
+          },
+    ],
+  };
+}
+
+/** The choice from a submitted grant form; values come from Slack, so anything unexpected is refused. */
+export function submittedGrantChoice(stateValues: Record<string, Record<string, any>>, call: PendingCall): GrantChoice | undefined {
+  const scope = stateValues[SCOPE_BLOCK]?.[VALUE]?.selected_option?.value;
+  const hours = Number(stateValues[DURATION_BLOCK]?.[VALUE]?.selected_option?.value);
+  const identical = (stateValues[IDENTICAL_BLOCK]?.[VALUE]?.selected_options ?? []).some((selected: { value?: string }) => selected.value === 'identical');
+  if ((scope !== 'thread' && scope !== 'channel') || !(GRANT_HOURS as readonly number[]).includes(hours)) return undefined;
+  return { scope, hours, identicalArgumentsOnly: identical || call.policy?.grants === 'identicalArguments' };
+}

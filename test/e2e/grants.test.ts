@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { CHANNEL, cardButtons, nextTs, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
+
+const harness = useHarnesses();
+
+const restart = (namespace = 'staging') => ({ name: 'restart_service', arguments: { service: 'worker', namespace } });
+
+/** Model: call the tool, then answer; returns the card posted for it, or undefined when it ran at once. */
+async function ask(h: Harness, options: { threadTs?: string; namespace?: string; answer: string }) {
+  h.openai.enqueue({ toolCalls: [restart(options.namespace)] }, { text: options.answer });
+  const threadTs = options.threadTs ?? nextTs();
+  const ts = options.threadTs ? nextTs() : threadTs;
+  const seen = new Set(threadReplies(h, threadTs).map((message) => message.ts));
+  await h.mention({ user: 'UALICE', text: 'restart the worker', ts, ...(options.threadTs ? { threadTs: options.threadTs } : {}) });
+  const fresh = () => threadReplies(h, threadTs).filter((message) => !seen.has(message.ts));
+  const outcome = await waitFor(
+    () => fresh().find((message) => message.text === options.answer) ?? fresh().find((message) => cardButtons(message.blocks).length > 0),
+    { message: 'card or answer' },
+  );
+  return { threadTs, card: cardButtons(outcome.blocks).length > 0 ? outcome : undefined };
+}
+
+async function grantFrom(h: Harness, card: { ts: string; blocks?: any[] }, threadTs: string, choice: { scope: 'thread' | 'channel'; hours?: number; identical?: boolean }) {
+  const button = cardButtons(card.blocks).find((candidate) => candidate.actionId === 'countersign_grant')!;
+  const opened = h.slack.callsTo('views.open').length;
+  await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...button });
+  const view = (await waitFor(() => h.slack.callsTo('views.open')[opened], { message: 'grant form' })).args.view;
+  const option = (value: string) => ({ text: { type: 'plain_text', text: value }, value });
+  return h.submitView({
+    user: 'UBOB',
+    view,
+    values: {
+      scope: { value: { type: 'radio_buttons', selected_option: option(choice.scope) } },
+      duration: { value: { type: 'static_select', selected_option: option(String(choice.hours ?? 1)) } },
+      identical: { value: { type: 'checkboxes', selected_options: choice.identical ? [option('identical')] : [] } },
+    },
+  });
+}
+
+describe('always-allow grants', () => {
+  it('approves the call and lets later matching calls in the thread run without a card, with a note naming the grant', async () => {
+    const h = await harness();
+    const first = await ask(h, { answer: 'Restarted once.' });
+    expect(first.card).toBeDefined();
+    const response = await grantFrom(h, first.card!, first.threadTs, { scope: 'thread' });
+    expect(response.status).toBe(200);
+    await waitFor(() => threadReplies(h, first.threadTs).some((message) => message.text === 'Restarted once.'), { message: 'first answer' });
+
+    const second = await ask(h, { threadTs: first.threadTs, answer: 'Restarted again.' });
+    expect(second.card).toBeUndefined();
+    expect(h.invocations()).toHaveLength(2);
+    const note = threadReplies(h, first.threadTs).find((message) => message.text.includes('ran without a card'));
+    expect(note?.text).toContain("allowed by <@UBOB>'s grant for this thread");
+
+    const other = await ask(h, { answer: 'Elsewhere.' });
+    expect(other.card).toBeDefined();
+    const types = (await h.auditEvents()).map((event) => event.type);
+    expect(types).toContain('grant-created');
+    expect(types).toContain('grant-used');
+  });
+
+  it('covers only identical arguments when asked to', async () => {
+    const h = await harness();
+    const first = await ask(h, { answer: 'ok 1' });
+    await grantFrom(h, first.card!, first.threadTs, { scope: 'channel', identical: true });
+    await waitFor(() => threadReplies(h, first.threadTs).some((message) => message.text === 'ok 1'), { message: 'first answer' });
+    expect((await ask(h, { answer: 'same args' })).card).toBeUndefined();
+    expect((await ask(h, { namespace: 'prod', answer: 'other args' })).card).toBeDefined();
+  });
+
+  it('lists grants with /countersign grants and stops covering calls once revoked', async () => {
+    const h = await harness();
+    const first = await ask(h, { answer: 'granted' });
+    await grantFrom(h, first.card!, first.threadTs, { scope: 'channel', hours: 4 });
+    await waitFor(() => threadReplies(h, first.threadTs).some((message) => message.text === 'granted'), { message: 'answer' });
+
+    await h.slashCommand({ user: 'UCAROL', text: 'grants' });
+    const list = await waitFor(() => h.slack.callsTo('chat.postEphemeral').find((call) => String(call.args.text).includes('active grant')), { message: 'grant list' });
+    expect(list.args.user).toBe('UCAROL');
+    const revoke = (list.args.blocks as any[])[0].accessory;
+    expect(JSON.stringify(list.args.blocks)).toContain('granted by <@UBOB>');
+
+    await h.click({ user: 'UCAROL', cardTs: '1.1', threadTs: first.threadTs, actionId: revoke.action_id, value: revoke.value });
+    await waitFor(() => h.slack.callsTo('chat.postEphemeral').some((call) => String(call.args.text).startsWith('Revoked the grant')), { message: 'revoked' });
+    expect((await ask(h, { answer: 'asks again' })).card).toBeDefined();
+    expect((await h.auditEvents()).map((event) => event.type)).toContain('grant-revoked');
+  });
+
+  it('stops covering calls when the grant expires', async () => {
+    let clock = Date.now();
+    const h = await harness({ now: () => clock });
+    const first = await ask(h, { answer: 'granted' });
+    await grantFrom(h, first.card!, first.threadTs, { scope: 'channel', hours: 1 });
+    await waitFor(() => threadReplies(h, first.threadTs).some((message) => message.text === 'granted'), { message: 'answer' });
+    clock += 61 * 60 * 1000;
+    expect((await ask(h, { answer: 'after expiry' })).card).toBeDefined();
+  });
+
+  it('offers no grant where a rule forbids it', async () => {
+    const h = await harness({ extraYaml: 'policy:\n  rules:\n    - tools: [restart_service]\n      grants: forbidden\n' });
+    const first = await ask(h, { answer: 'n/a' });
+    expect(cardButtons(first.card!.blocks).map((button) => button.actionId)).not.toContain('countersign_grant');
+  });
+});
+
+describe('/countersign pending', () => {
+  it('lists the approval requests waiting in the channel, privately', async () => {
+    const h = await harness();
+    h.slack.setMethodHandler('chat.getPermalink', ({ args }) => ({ ok: true, permalink: `https://fake.slack.com/archives/${args.channel}/p${String(args.message_ts).replace('.', '')}` }));
+    const first = await ask(h, { answer: 'n/a' });
+    await h.slashCommand({ user: 'UCAROL', text: 'pending' });
+    const list = await waitFor(() => h.slack.callsTo('chat.postEphemeral').find((call) => String(call.args.text).includes('waiting')), { message: 'pending list' });
+    const text = JSON.stringify(list.args.blocks);
+    expect(text).toContain('restart_service');
+    expect(text).toContain('requested by <@UALICE>');
+    expect(text).toContain(`p${first.card!.ts.replace('.', '')}`);
+    expect(list.args.channel).toBe(CHANNEL);
+  });
+});
