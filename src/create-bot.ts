@@ -43,6 +43,8 @@ export interface CreateBotOptions {
   now?: () => number;
   /** How often this process looks for expired requests and due reminders. */
   sweepIntervalMs?: number;
+  /** Per model call (default 2 minutes); a hung model server then fails the turn with a message. */
+  modelTimeoutMs?: number;
   model?: LanguageModel;
 }
 
@@ -83,6 +85,7 @@ export async function createBot(options: CreateBotOptions): Promise<Bot> {
     resolveGroups,
     limits: {
       maxSteps: config.agent.maxSteps,
+      modelTimeoutMs: options.modelTimeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS,
       historyTtlMs: config.history.ttlHours * 60 * 60 * 1000,
       maxMessages: config.history.maxMessages,
       maxBytes: config.history.maxBytes,
@@ -151,6 +154,8 @@ export async function createBot(options: CreateBotOptions): Promise<Bot> {
     },
   };
 }
+
+const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
 
 /** Shared by the store and the audit stream; `npm run audit` reads `${prefix}audit`. */
 const STORE_KEY_PREFIX = 'countersign:';

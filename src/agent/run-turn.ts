@@ -51,6 +51,8 @@ export interface RunTurnOptions {
   abortSignal?: AbortSignal;
   /** Model calls are retried by the AI SDK this many times before the turn fails. */
   maxRetries?: number;
+  /** A model call that has not answered in this long counts as failed (and is retried). */
+  modelTimeoutMs?: number;
   /** Calls a human edited before approving, by tool call id. */
   edits?: ReadonlyMap<string, EditNote>;
   onExecuted?: (report: ExecutionReport) => void;
@@ -90,6 +92,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
       }),
       stopWhen: stepCountIs(options.maxSteps),
       maxRetries: options.maxRetries ?? 2,
+      ...(options.modelTimeoutMs === undefined ? {} : { timeout: { stepMs: options.modelTimeoutMs } }),
       onToolExecutionStart: async ({ toolCall }) => {
         await Promise.resolve(options.onToolStart?.(toolCall.toolName)).catch(() => {});
       },

@@ -20,13 +20,15 @@ import { newThreadState, threadKeyOf, type ThreadAddress, type ThreadState } fro
 import type { ToolDefinition } from '../tools/tool-definition.js';
 import type { ThreadMessenger } from './thread-messenger.js';
 import { earlierMessagesContext, userMessage } from './user-messages.js';
-import type { MessageWorkItem, WorkItem } from './work-item.js';
+import type { MessageWorkItem, RetryWorkItem, WorkItem } from './work-item.js';
 
 /** A card with more calls than this would break Slack's block limits; the rest are declined. */
 export const MAX_CALLS_PER_CARD = 10;
 
 export interface ConversationLimits {
   maxSteps: number;
+  /** Per model call; a server that hangs fails the turn (after retries) instead of the thread waiting forever. */
+  modelTimeoutMs?: number;
   historyTtlMs: number;
   maxMessages: number;
   maxBytes: number;
@@ -125,6 +127,20 @@ export function createConversation(options: ConversationOptions): Conversation {
     delete thread.pendingStepId;
   }
 
+  /**
+   * Runs the turn again after a failure, from the stored history. Only when the history ends
+   * waiting for the model (a user message, or tool results): anything else was already answered.
+   */
+  async function retry(item: RetryWorkItem): Promise<void> {
+    const thread = await loadThread(item);
+    const last = thread.messages.at(-1);
+    if (thread.pendingStepId !== undefined || !last || (last.role !== 'user' && last.role !== 'tool')) {
+      await messenger.postEphemeral({ channel: item.channel, userId: item.userId, threadTs: item.threadTs, text: 'There is nothing to retry here any more.' });
+      return;
+    }
+    await runAndPublish(thread, item.userId);
+  }
+
   async function resume(stepId: string): Promise<void> {
     const step = await store.getStep(stepId);
     if (!step) return;
@@ -176,6 +192,7 @@ export function createConversation(options: ConversationOptions): Conversation {
         messages: thread.messages,
         context: { requesterId, teamId: thread.teamId, channel: thread.channel, threadTs: thread.threadTs },
         maxSteps: limits.maxSteps,
+        ...(limits.modelTimeoutMs === undefined ? {} : { modelTimeoutMs: limits.modelTimeoutMs }),
         ...(edits ? { edits } : {}),
         onExecuted: (report) => {
           void record({ type: 'tool-executed', teamId: thread.teamId, channel: thread.channel, threadTs: thread.threadTs, ...report });
@@ -191,7 +208,11 @@ export function createConversation(options: ConversationOptions): Conversation {
       if (error instanceof TurnFailedError && error.executions.length > 0) thread.messages.push(executedResultsMessage(error.executions));
       await saveThread(thread);
       logger.error({ event: 'turn-failed', threadKey: thread.threadKey, err: error }, 'agent turn failed');
-      await messenger.postNotice({ ...where, text: `:warning: Sorry, I could not finish this: ${shortReason(error)}. Send another message to try again.` });
+      await messenger.postNotice({
+        ...where,
+        text: `:warning: Sorry, I could not finish this: ${shortReason(error)}. Click *Try again* or send another message.`,
+        retryButton: true,
+      });
       return;
     }
     thread.messages.push(...outcome.responseMessages);
@@ -327,7 +348,8 @@ export function createConversation(options: ConversationOptions): Conversation {
     async handle(item) {
       try {
         if (item.kind === 'message') await handleMessage(item);
-        else await resume(item.stepId);
+        else if (item.kind === 'resume') await resume(item.stepId);
+        else await retry(item);
       } catch (error) {
         // Usually the store or Slack failing mid-turn: say so in the thread rather than go quiet.
         logger.error({ event: 'work-item-failed', kind: item.kind, err: error }, 'could not handle work item');

@@ -18,7 +18,7 @@ export interface ThreadMessenger {
   /** Posts model or tool text: converted to mrkdwn, pings neutralised, split within Slack limits. */
   postAnswer(options: { channel: string; threadTs: string; markdown: string }): Promise<void>;
   /** Posts a short notice the bot itself wrote (errors, notes); any pings in it are neutralised. */
-  postNotice(options: { channel: string; threadTs: string; text: string }): Promise<void>;
+  postNotice(options: { channel: string; threadTs: string; text: string; retryButton?: boolean }): Promise<void>;
   /** Posts text the bot wrote from trusted config that is meant to notify people (reminders). */
   postMention(options: { channel: string; threadTs: string; text: string }): Promise<void>;
   postCard(options: { channel: string; threadTs: string; card: SlackCard }): Promise<string>;

@@ -24,10 +24,20 @@ const resumeItemSchema = z.object({
   threadTs: z.string().min(1),
 });
 
-const workItemSchema = z.discriminatedUnion('kind', [messageItemSchema, resumeItemSchema]);
+/** "Try again" after a failed turn: the same history, asked again. */
+const retryItemSchema = z.object({
+  kind: z.literal('retry'),
+  userId: z.string().min(1),
+  teamId: z.string().min(1),
+  channel: z.string().min(1),
+  threadTs: z.string().min(1),
+});
+
+const workItemSchema = z.discriminatedUnion('kind', [messageItemSchema, resumeItemSchema, retryItemSchema]);
 
 export type MessageWorkItem = z.infer<typeof messageItemSchema>;
 export type ResumeWorkItem = z.infer<typeof resumeItemSchema>;
+export type RetryWorkItem = z.infer<typeof retryItemSchema>;
 export type WorkItem = z.infer<typeof workItemSchema>;
 
 export function encodeWorkItem(item: WorkItem): string {

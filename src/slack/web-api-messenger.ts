@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { ThreadMessenger } from '../conversation/thread-messenger.js';
 import { markdownToMrkdwn, neutralisePings } from './format/markdown-to-mrkdwn.js';
 import { splitMessage } from './format/split-message.js';
+import { APPROVAL_ACTION_IDS } from './blocks/action-ids.js';
 
 /** The Slack Web API side of the conversation: every outbound call the agent makes goes through here. */
 export function createWebApiMessenger({ client, logger }: { client: WebClient; logger: Logger }): ThreadMessenger {
@@ -13,8 +14,18 @@ export function createWebApiMessenger({ client, logger }: { client: WebClient; l
       }
     },
 
-    async postNotice({ channel, threadTs, text }) {
-      await client.chat.postMessage({ channel, thread_ts: threadTs, text: neutralisePings(text) });
+    async postNotice({ channel, threadTs, text, retryButton }) {
+      const safe = neutralisePings(text);
+      const blocks = retryButton
+        ? [
+            { type: 'section', text: { type: 'mrkdwn', text: safe } },
+            {
+              type: 'actions',
+              elements: [{ type: 'button', action_id: APPROVAL_ACTION_IDS.retry, text: { type: 'plain_text', text: 'Try again' }, value: 'retry' }],
+            },
+          ]
+        : undefined;
+      await client.chat.postMessage({ channel, thread_ts: threadTs, text: safe, ...(blocks ? { blocks: blocks as never } : {}) });
     },
 
     async postMention({ channel, threadTs, text }) {

@@ -84,6 +84,7 @@ export interface HarnessOptions {
   extraYaml?: string;
   now?: () => number;
   sweepIntervalMs?: number;
+  modelTimeoutMs?: number;
   tools?: ToolDefinition[];
   configYaml?: string;
   shared?: { slack: FakeSlackApi; openai: FakeOpenAI; keyPrefix: string; logFile: string };
@@ -115,6 +116,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     ...(options.now ? { now: options.now } : {}),
     ...(options.sweepIntervalMs ? { sweepIntervalMs: options.sweepIntervalMs } : {}),
+    ...(options.modelTimeoutMs ? { modelTimeoutMs: options.modelTimeoutMs } : {}),
     store: createRedisStore({ url: options.redisUrl ?? inject('redisUrl'), keyPrefix }),
     audit: createRedisAuditLog({ url: options.redisUrl ?? inject('redisUrl'), keyPrefix, logger: pino({ level: 'silent' }) }),
   });

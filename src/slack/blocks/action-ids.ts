@@ -11,6 +11,8 @@ export const APPROVAL_ACTION_IDS = {
   grant: 'countersign_grant',
   /** Revokes a grant listed by `/countersign grants`; its value is the grant id. */
   revokeGrant: 'countersign_revoke_grant',
+  /** "Try again" after a failed turn: runs the turn again from the stored history. */
+  retry: 'countersign_retry',
   /** Opens the answer form of an `ask_user` question. */
   reply: 'countersign_reply',
 } as const;

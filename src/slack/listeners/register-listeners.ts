@@ -16,6 +16,7 @@ import { registerDenyWithReason } from './deny-with-reason.js';
 import { registerEditCall } from './edit-call.js';
 import { registerMessageListeners } from './message-listeners.js';
 import { registerReplyQuestion } from './reply-question.js';
+import { registerRetryTurn } from './retry-turn.js';
 import { registerViewFullInput } from './view-full-input.js';
 
 export interface ListenerDependencies {
@@ -44,6 +45,7 @@ export function registerListeners(app: App, dependencies: ListenerDependencies):
   registerReplyQuestion(app, dependencies);
   registerGrantApproval(app, dependencies);
   registerCountersignCommand(app, dependencies);
+  registerRetryTurn(app, dependencies);
   app.error(async (error) => {
     dependencies.logger.error({ event: 'bolt-error', err: error }, 'unhandled error in a Slack listener');
   });

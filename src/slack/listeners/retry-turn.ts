@@ -1,0 +1,17 @@
+import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import type { ThreadWorker } from '../../conversation/thread-worker.js';
+import { threadKeyOf } from '../../store/thread-state.js';
+import { APPROVAL_ACTION_IDS } from '../blocks/action-ids.js';
+import { clickOrigin } from './approval-actions.js';
+
+/** "Try again" on a failure notice: the turn runs again from the stored history, queued like any work. */
+export function registerRetryTurn(app: App, { worker }: { worker: ThreadWorker }): void {
+  app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: APPROVAL_ACTION_IDS.retry }, async ({ ack, body }) => {
+    await ack();
+    const { channel, threadTs } = clickOrigin(body);
+    const teamId = body.team?.id ?? body.user.team_id;
+    if (!channel || !threadTs || !teamId) return;
+    const item = { kind: 'retry' as const, userId: body.user.id, teamId, channel, threadTs };
+    await worker.submit(threadKeyOf(item), item);
+  });
+}
