@@ -12,6 +12,7 @@ import { ConfigError } from './config/config-error.js';
 import type { CountersignConfig } from './config/config-schema.js';
 import type { EnvironmentConfig } from './config/environment.js';
 import { createConversation } from './conversation/conversation.js';
+import { recoverStalledWork } from './conversation/recover-stalled-work.js';
 import { createThreadWorker, type ThreadWorker } from './conversation/thread-worker.js';
 import type { AuditLog } from './audit/audit-log.js';
 import { createMemoryAuditLog } from './audit/memory-audit-log.js';
@@ -45,6 +46,11 @@ export interface CreateBotOptions {
   sweepIntervalMs?: number;
   /** Per model call (default 2 minutes); a hung model server then fails the turn with a message. */
   modelTimeoutMs?: number;
+  /**
+   * How long a thread's lock outlives a process that died holding it (default 30 s); other
+   * processes pick up its work after that. A live holder renews it.
+   */
+  lockTtlMs?: number;
   model?: LanguageModel;
 }
 
@@ -95,8 +101,18 @@ export async function createBot(options: CreateBotOptions): Promise<Bot> {
     botUserId: identity.botUserId,
     now,
   });
-  const worker = createThreadWorker({ store, handle: (item) => conversation.handle(item), logger });
-  const sweeper = createExpirySweeper({ store, messenger, worker, audit, logger, now, ...(options.sweepIntervalMs ? { intervalMs: options.sweepIntervalMs } : {}) });
+  const lockTtlMs = options.lockTtlMs ?? DEFAULT_LOCK_TTL_MS;
+  const worker = createThreadWorker({ store, handle: (item) => conversation.handle(item), logger, lockTtlMs });
+  const sweeper = createExpirySweeper({
+    store,
+    messenger,
+    worker,
+    audit,
+    logger,
+    now,
+    ...(options.sweepIntervalMs ? { intervalMs: options.sweepIntervalMs } : {}),
+    alsoRun: () => recoverStalledWork({ store, worker, now, graceMs: lockTtlMs, logger }),
+  });
   registerListeners(app, {
     store,
     worker,
@@ -156,6 +172,7 @@ export async function createBot(options: CreateBotOptions): Promise<Bot> {
 }
 
 const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
+const DEFAULT_LOCK_TTL_MS = 30_000;
 
 /** Shared by the store and the audit stream; `npm run audit` reads `${prefix}audit`. */
 const STORE_KEY_PREFIX = 'countersign:';

@@ -19,7 +19,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger({ level: environment.logLevel });
-  const bot = await createBot({ environment, config, logger });
+  const bot = await createBot({ environment, config, logger, ...tuningFromEnvironment(process.env) });
   await bot.start();
 
   let stopping = false;
@@ -42,6 +42,23 @@ async function main(): Promise<void> {
   });
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+/**
+ * Operational knobs that are rarely changed and not part of the config file: how often each process
+ * sweeps for expiries and stalled work, and how long a dead process's lock blocks its threads.
+ */
+function tuningFromEnvironment(env: NodeJS.ProcessEnv): { sweepIntervalMs?: number; lockTtlMs?: number } {
+  const read = (name: string): number | undefined => {
+    const value = env[name];
+    if (value === undefined || value === '') return undefined;
+    const parsed = Number(value);
+    if (!Number.isInteger(parsed) || parsed < 10) throw new ConfigError({ problems: [{ field: name, message: 'must be a whole number of milliseconds, at least 10' }] });
+    return parsed;
+  };
+  const sweepIntervalMs = read('COUNTERSIGN_SWEEP_INTERVAL_MS');
+  const lockTtlMs = read('COUNTERSIGN_LOCK_TTL_MS');
+  return { ...(sweepIntervalMs === undefined ? {} : { sweepIntervalMs }), ...(lockTtlMs === undefined ? {} : { lockTtlMs }) };
 }
 
 main().catch((error: unknown) => {

@@ -56,6 +56,7 @@ export interface RunTurnOptions {
   /** Calls a human edited before approving, by tool call id. */
   edits?: ReadonlyMap<string, EditNote>;
   onExecuted?: (report: ExecutionReport) => void;
+  onBeforeExecute?: (toolCallId: string) => Promise<void>;
   /** Calls that ran without a card because auto-approve mode or a grant covers them. */
   onAutomaticApproval?: (approval: AutomaticApproval) => void;
   findGrant?: Parameters<typeof createToolApproval>[0]['findGrant'];
@@ -76,6 +77,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
     executions,
     ...(options.edits ? { edits: options.edits } : {}),
     ...(options.onExecuted ? { onExecuted: options.onExecuted } : {}),
+    ...(options.onBeforeExecute ? { onBeforeExecute: options.onBeforeExecute } : {}),
   });
   try {
     const result = await generateText({

@@ -5,6 +5,7 @@ import type { Grant } from '../approvals/grant.js';
 import { isAutoApproveActive } from '../approvals/policy/auto-approve.js';
 import type { PolicyEvaluation } from '../approvals/policy/evaluate-policy.js';
 import type { PolicyConfig } from '../config/policy-config-schema.js';
+import { crashPoint } from '../testing/crash-point.js';
 import type { EditNote } from './apply-edits.js';
 
 export type TurnContext = Omit<ToolContext, 'toolCallId' | 'idempotencyKey' | 'abortSignal'>;
@@ -38,6 +39,8 @@ export function createTurnTools(options: {
   /** Calls a human edited: their results carry the note so the model knows what changed. */
   edits?: ReadonlyMap<string, EditNote>;
   onExecuted?: (report: ExecutionReport) => void;
+  /** Awaited just before a tool runs: records that it started, for crash recovery. */
+  onBeforeExecute?: (toolCallId: string) => Promise<void>;
 }): ToolSet {
   const tools: ToolSet = {};
   for (const definition of options.definitions) {
@@ -54,6 +57,7 @@ export function createTurnTools(options: {
         const started = performance.now();
         const report = (outcome: Partial<ExecutionReport>) =>
           options.onExecuted?.({ toolCallId, toolName: definition.name, status: 'ok', durationMs: Math.round(performance.now() - started), ...outcome });
+        await options.onBeforeExecute?.(toolCallId);
         let output: unknown;
         try {
           output = await execute(input, {
@@ -68,6 +72,7 @@ export function createTurnTools(options: {
           throw error;
         }
         report(commandOutcome(output));
+        crashPoint('after-tool');
         const edit = options.edits?.get(toolCallId);
         const result = edit ? { humanEdit: edit, result: output } : output;
         options.executions.push({ toolCallId, toolName: definition.name, output: result });

@@ -35,7 +35,7 @@ function setup() {
   const decider = createCallDecider({
     store,
     messenger,
-    worker: { submit: async (_threadKey: string, item: WorkItem) => void submitted.push(item), idle: async () => {} },
+    worker: { submit: async (_threadKey: string, item: WorkItem) => void submitted.push(item), pickUp: async () => false, idle: async () => {} },
     logger,
     audit,
     resolveGroups: async () => new Map([['S0ONCALL', new Set(['U0BOB'])]]),

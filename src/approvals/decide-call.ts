@@ -4,6 +4,7 @@ import type { ThreadWorker } from '../conversation/thread-worker.js';
 import type { ThreadMessenger } from '../conversation/thread-messenger.js';
 import { buildApprovalCard } from '../slack/blocks/approval-card.js';
 import type { StateStore } from '../store/state-store.js';
+import { crashPoint } from '../testing/crash-point.js';
 import { findCall } from './find-call.js';
 import type { CallEdit, Decision, PendingCall, PendingStep } from './pending-step.js';
 import { approverGroupIds, type GroupMembers } from './policy/approver-eligibility.js';
@@ -151,6 +152,7 @@ export function createCallDecider(options: DecideCallOptions) {
         return { recorded: false, message: 'This approval request was already closed, so nothing changed.' };
       case 'partial':
       case 'recorded': {
+        crashPoint('after-decision');
         const call = result.step.calls.find((candidate) => candidate.approvalId === request.approvalId);
         const need = call?.policy?.required ?? 1;
         await appendQuietly(

@@ -20,6 +20,8 @@ export interface ExpirySweeperOptions {
   logger: Logger;
   now: () => number;
   intervalMs?: number;
+  /** Further upkeep run on the same schedule (recovery of work a dead process left). */
+  alsoRun?: () => Promise<void>;
 }
 
 /**
@@ -75,6 +77,7 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
       if (step) await remind(step).catch((error: unknown) => logger.warn({ event: 'reminder-failed', stepId, err: error }, 'could not send reminder'));
     }
     for (const stepId of await store.dueSteps({ kind: 'expiry', now: at, limit: BATCH })) await expire(stepId);
+    await options.alsoRun?.();
   }
 
   return {

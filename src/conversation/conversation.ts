@@ -5,6 +5,7 @@ import { closingToolMessage, executedResultsMessage, resumeToolMessage } from '.
 import { applyEditsToHistory, editNotesFor, type EditNote } from '../agent/apply-edits.js';
 import { closeDanglingToolCalls, parseHistory, trimHistory } from '../agent/history.js';
 import { runTurn, TurnFailedError } from '../agent/run-turn.js';
+import { crashPoint } from '../testing/crash-point.js';
 import type { AutomaticApproval } from '../agent/tool-set.js';
 import { evaluateCallPolicy } from '../approvals/evaluate-call-policy.js';
 import { grantCovers } from '../approvals/grant.js';
@@ -21,6 +22,11 @@ import type { ToolDefinition } from '../tools/tool-definition.js';
 import type { ThreadMessenger } from './thread-messenger.js';
 import { earlierMessagesContext, userMessage } from './user-messages.js';
 import type { MessageWorkItem, RetryWorkItem, WorkItem } from './work-item.js';
+
+/** Enough to recognise a re-delivered item after a crash; older messages are long answered. */
+const HANDLED_TS_KEPT = 50;
+const INTERRUPTED_CALL =
+  'Interrupted: the bot process stopped while this call was running, so it may or may not have completed. It was not run again. Check its effect before retrying.';
 
 /** A card with more calls than this would break Slack's block limits; the rest are declined. */
 export const MAX_CALLS_PER_CARD = 10;
@@ -89,6 +95,8 @@ export function createConversation(options: ConversationOptions): Conversation {
 
   async function handleMessage(item: MessageWorkItem): Promise<void> {
     const thread = await loadThread(item);
+    // Already taken in by a process that stopped before finishing: continue its turn, don't add it again.
+    if (thread.handledTs?.includes(item.ts)) return continueInterrupted(thread, item.userId);
     if (thread.messages.length === 0 && item.readEarlierMessages) {
       const earlier = await messenger.readThread({ channel: item.channel, threadTs: item.threadTs }).catch((error: unknown) => {
         logger.warn({ event: 'thread-read-failed', err: error }, 'could not read earlier thread messages');
@@ -100,7 +108,36 @@ export function createConversation(options: ConversationOptions): Conversation {
     if (thread.pendingStepId !== undefined) await settlePendingStep(thread, item.userId);
     thread.messages = closeDanglingToolCalls(thread.messages, 'Not run: the turn was interrupted before this call finished.');
     thread.messages.push(userMessage({ userId: item.userId, text: item.text }));
+    thread.handledTs = [...(thread.handledTs ?? []), item.ts].slice(-HANDLED_TS_KEPT);
+    // Saved before the model is asked, so the message (and any decision above) survives a crash.
+    await saveThread(thread);
     await runAndPublish(thread, item.userId);
+  }
+
+  /**
+   * Finishes a turn a stopped process left: an answer it saved but did not post is posted; a card
+   * it never posted is posted; a history still waiting for the model is run again.
+   */
+  async function continueInterrupted(thread: ThreadState, requesterId: string): Promise<void> {
+    if (thread.outbox !== undefined) return postOutbox(thread);
+    if (thread.pendingStepId !== undefined) {
+      const step = await store.getStep(thread.pendingStepId);
+      if (step && step.cardTs === undefined && step.phase === 'pending') await postCardFor(step);
+      return;
+    }
+    const last = thread.messages.at(-1);
+    if (!last || (last.role !== 'user' && last.role !== 'tool')) return;
+    await closeInterruptedCalls(thread);
+    await runAndPublish(thread, requesterId);
+  }
+
+  async function postOutbox(thread: ThreadState): Promise<void> {
+    const markdown = thread.outbox;
+    if (markdown === undefined) return;
+    crashPoint('before-answer');
+    await messenger.postAnswer({ channel: thread.channel, threadTs: thread.threadTs, markdown });
+    delete thread.outbox;
+    await saveThread(thread);
   }
 
   /** A newer message closes the open card, unless every call was already decided: then it resumes first. */
@@ -138,6 +175,7 @@ export function createConversation(options: ConversationOptions): Conversation {
       await messenger.postEphemeral({ channel: item.channel, userId: item.userId, threadTs: item.threadTs, text: 'There is nothing to retry here any more.' });
       return;
     }
+    await closeInterruptedCalls(thread);
     await runAndPublish(thread, item.userId);
   }
 
@@ -145,10 +183,60 @@ export function createConversation(options: ConversationOptions): Conversation {
     const step = await store.getStep(stepId);
     if (!step) return;
     const thread = await loadThread(step);
-    if (thread.pendingStepId !== stepId) return;
+    if (thread.pendingStepId !== stepId) {
+      if (step.phase === 'resumed') await recoverInterruptedResume(thread, step);
+      return;
+    }
     const claimed = await store.claimResume(stepId);
     if (!claimed) return;
     await resumeClaimed(thread, claimed);
+  }
+
+  /**
+   * A process claimed this resume and stopped before finishing it. If the history still ends with
+   * the step's decisions, the turn never completed: calls that had started executing are closed as
+   * "interrupted" (they may have run; they must not run twice), the others run now.
+   */
+  async function recoverInterruptedResume(thread: ThreadState, step: PendingStep): Promise<void> {
+    if (thread.outbox !== undefined) return postOutbox(thread);
+    const last = thread.messages.at(-1);
+    const approvalIds = new Set(step.calls.map((call) => call.approvalId));
+    const isResumeMessage =
+      last?.role === 'tool' && last.content.some((part) => part.type === 'tool-approval-response' && approvalIds.has(part.approvalId));
+    if (!isResumeMessage) return;
+    await closeInterruptedCalls(thread);
+    await runAndPublish(thread, step.requesterId, editNotesFor(step));
+  }
+
+  /**
+   * Before a history that ends with approvals is run again (recovery, Try again): approved calls
+   * that had started executing but have no result get an "interrupted" result, so the AI SDK does
+   * not run them a second time. Calls that never started still run.
+   */
+  async function closeInterruptedCalls(thread: ThreadState): Promise<void> {
+    const last = thread.messages.at(-1);
+    if (last?.role !== 'tool') return;
+    const approved = new Set(last.content.filter((part) => part.type === 'tool-approval-response' && part.approved).map((part) => (part as { approvalId: string }).approvalId));
+    if (approved.size === 0) return;
+    const answered = new Set(last.content.filter((part) => part.type === 'tool-result').map((part) => (part as { toolCallId: string }).toolCallId));
+    const started = await store.executingCalls(thread.threadKey);
+    const callsByApproval = new Map<string, { toolCallId: string; toolName: string }>();
+    for (const message of thread.messages) {
+      if (message.role !== 'assistant' || typeof message.content === 'string') continue;
+      const names = new Map(message.content.filter((part) => part.type === 'tool-call').map((part) => [(part as { toolCallId: string }).toolCallId, (part as { toolName: string }).toolName]));
+      for (const part of message.content) {
+        if (part.type === 'tool-approval-request') callsByApproval.set(part.approvalId, { toolCallId: part.toolCallId, toolName: names.get(part.toolCallId) ?? 'unknown' });
+      }
+    }
+    let changed = false;
+    for (const approvalId of approved) {
+      const call = callsByApproval.get(approvalId);
+      if (!call || !started.has(call.toolCallId) || answered.has(call.toolCallId)) continue;
+      last.content.push({ type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output: { type: 'error-text', value: INTERRUPTED_CALL } });
+      logger.warn({ event: 'call-interrupted', threadKey: thread.threadKey, toolName: call.toolName }, 'a call was running when its process stopped; not running it again');
+      changed = true;
+    }
+    if (changed) await saveThread(thread);
   }
 
   async function resumeClaimed(thread: ThreadState, claimed: PendingStep): Promise<void> {
@@ -192,6 +280,7 @@ export function createConversation(options: ConversationOptions): Conversation {
         messages: thread.messages,
         context: { requesterId, teamId: thread.teamId, channel: thread.channel, threadTs: thread.threadTs },
         maxSteps: limits.maxSteps,
+        onBeforeExecute: (toolCallId) => store.markExecuting(thread.threadKey, toolCallId, limits.historyTtlMs),
         ...(limits.modelTimeoutMs === undefined ? {} : { modelTimeoutMs: limits.modelTimeoutMs }),
         ...(edits ? { edits } : {}),
         onExecuted: (report) => {
@@ -218,8 +307,9 @@ export function createConversation(options: ConversationOptions): Conversation {
     thread.messages.push(...outcome.responseMessages);
     await noteAutomaticApprovals(thread, automatic);
     if (outcome.approvalRequests.length === 0) {
+      if (outcome.text.trim()) thread.outbox = outcome.text;
       await saveThread(thread);
-      if (outcome.text.trim()) await messenger.postAnswer({ ...where, markdown: outcome.text });
+      await postOutbox(thread);
       return;
     }
 
@@ -229,8 +319,13 @@ export function createConversation(options: ConversationOptions): Conversation {
     await store.createStep(step, limits.historyTtlMs);
     await saveThread(thread);
     if (outcome.text.trim()) await messenger.postAnswer({ ...where, markdown: outcome.text });
+    await postCardFor(step);
+  }
+
+  /** Posts a step's card; if Slack refuses it, the step is closed so nothing waits on a card no one sees. */
+  async function postCardFor(step: PendingStep): Promise<void> {
     try {
-      const cardTs = await messenger.postCard({ ...where, card: buildApprovalCard({ step }) });
+      const cardTs = await messenger.postCard({ channel: step.channel, threadTs: step.threadTs, card: buildApprovalCard({ step }) });
       await store.setStepCard(step.stepId, cardTs);
       for (const call of step.calls) {
         await record({
@@ -250,11 +345,12 @@ export function createConversation(options: ConversationOptions): Conversation {
       logger.error({ event: 'card-post-failed', stepId: step.stepId, err: error }, 'could not post approval card');
       const closed = await store.supersede(step.stepId, { outcome: 'denied', userId: options.botUserId, at: now(), reason: 'the approval card could not be posted' });
       if (closed) {
+        const thread = await loadThread(step);
         thread.messages.push(closingToolMessage(closed));
         delete thread.pendingStepId;
         await saveThread(thread);
       }
-      await messenger.postNotice({ ...where, text: ':warning: I could not post the approval card, so nothing was run. Please try again.' });
+      await messenger.postNotice({ channel: step.channel, threadTs: step.threadTs, text: ':warning: I could not post the approval card, so nothing was run. Please try again.' });
     }
   }
 

@@ -16,6 +16,8 @@ export interface ThreadWorker {
    * a time; everyone else returns at once. The promise settles when this caller's drain is done.
    */
   submit(threadKey: string, item: WorkItem): Promise<void>;
+  /** Drains a thread whose lock is free but which still has work, e.g. left by a process that died. */
+  pickUp(threadKey: string): Promise<boolean>;
   /** Resolves when every drain started by this process has finished (graceful shutdown, tests). */
   idle(): Promise<void>;
 }
@@ -34,43 +36,57 @@ export function createThreadWorker({ store, handle, logger, lockTtlMs = DEFAULT_
       );
     }, Math.max(10, Math.floor(lockTtlMs / 3)));
     try {
+      // An item a dead holder was handling comes first: it was taken but never finished.
+      let encoded = await store.takeLeftover(threadKey);
+      if (encoded !== undefined) logger.warn({ event: 'work-item-recovered', threadKey }, 'picking up work a stopped process left');
       for (;;) {
-        const encoded = await store.takeWork(threadKey);
+        encoded ??= await store.takeWork(threadKey);
         if (encoded === undefined) {
           if (await store.releaseLockIfIdle(threadKey, token, lockTtlMs)) return;
           continue;
         }
         const item = decodeWorkItem(encoded);
-        if (!item) {
-          logger.warn({ event: 'work-item-invalid', threadKey }, 'dropped an unreadable work item');
-          continue;
+        if (!item) logger.warn({ event: 'work-item-invalid', threadKey }, 'dropped an unreadable work item');
+        else {
+          try {
+            await handle(item);
+          } catch (error) {
+            logger.error({ event: 'work-item-failed', threadKey, kind: item.kind, err: error }, 'work item failed');
+          }
         }
-        try {
-          await handle(item);
-        } catch (error) {
-          logger.error({ event: 'work-item-failed', threadKey, kind: item.kind, err: error }, 'work item failed');
-        }
+        await store.finishWork(threadKey);
+        encoded = undefined;
       }
     } finally {
       clearInterval(heartbeat);
     }
   }
 
+  async function run(threadKey: string, token: string): Promise<void> {
+    // A drain that fails (the store went away) leaves its items queued; the lock expires and the
+    // next message, click or recovery sweep on the thread drains them.
+    const drained = drain(threadKey, token).catch((error: unknown) => {
+      logger.error({ event: 'thread-drain-failed', threadKey, err: error }, 'stopped draining thread queue');
+    });
+    running.add(drained);
+    try {
+      await drained;
+    } finally {
+      running.delete(drained);
+    }
+  }
+
   return {
+    async pickUp(threadKey) {
+      const token = await store.tryLock(threadKey, lockTtlMs);
+      if (token === undefined) return false;
+      await run(threadKey, token);
+      return true;
+    },
     async submit(threadKey, item) {
       const token = await store.enqueueWork(threadKey, encodeWorkItem(item), lockTtlMs);
       if (token === undefined) return;
-      // A drain that fails (the store went away) leaves its items queued; the lock expires and the
-      // next message or click on the thread drains them. The enqueue itself already succeeded.
-      const run = drain(threadKey, token).catch((error: unknown) => {
-        logger.error({ event: 'thread-drain-failed', threadKey, err: error }, 'stopped draining thread queue');
-      });
-      running.add(run);
-      try {
-        await run;
-      } finally {
-        running.delete(run);
-      }
+      await run(threadKey, token);
     },
     async idle() {
       while (running.size > 0) await Promise.allSettled([...running]);

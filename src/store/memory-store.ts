@@ -21,6 +21,10 @@ export function createMemoryStore({ now = Date.now }: { now?: () => number } = {
   const locks = new Map<string, Expiring<string>>();
   const schedules = { expiry: new Map<string, number>(), reminder: new Map<string, number>() };
   const grants = new Map<string, Grant>();
+  const inflight = new Map<string, string>();
+  const busy = new Map<string, number>();
+  const complete = new Map<string, number>();
+  const executing = new Map<string, Set<string>>();
 
   const live = <T>(map: Map<string, Expiring<T>>, id: string): T | undefined => {
     const entry = map.get(id);
@@ -93,11 +97,15 @@ export function createMemoryStore({ now = Date.now }: { now?: () => number } = {
       step.decisions[approvalId] = copy(decision);
       step.revision += 1;
       const completedStep = step.calls.every((call) => Object.hasOwn(step.decisions, call.approvalId));
-      if (completedStep) step.phase = 'complete';
+      if (completedStep) {
+        step.phase = 'complete';
+        complete.set(stepId, decision.at);
+      }
       return { status: 'recorded', step: copy(step), completedStep };
     },
 
     async claimResume(stepId) {
+      complete.delete(stepId);
       const step = live(steps, stepId);
       if (step?.phase !== 'complete') return undefined;
       step.phase = 'resumed';
@@ -132,6 +140,7 @@ export function createMemoryStore({ now = Date.now }: { now?: () => number } = {
       }
       step.phase = 'complete';
       step.revision += 1;
+      complete.set(stepId, decision.at);
       return copy(step);
     },
 
@@ -171,6 +180,7 @@ export function createMemoryStore({ now = Date.now }: { now?: () => number } = {
       const queue = queues.get(threadKey) ?? [];
       queue.push(item);
       queues.set(threadKey, queue);
+      busy.set(threadKey, now());
       if (lockHolder(threadKey) !== undefined) return undefined;
       const token = randomUUID();
       locks.set(threadKey, { value: token, expiresAt: now() + lockTtlMs });
@@ -178,7 +188,42 @@ export function createMemoryStore({ now = Date.now }: { now?: () => number } = {
     },
 
     async takeWork(threadKey) {
-      return queues.get(threadKey)?.shift();
+      const item = queues.get(threadKey)?.shift();
+      if (item !== undefined) inflight.set(threadKey, item);
+      return item;
+    },
+
+    async finishWork(threadKey) {
+      inflight.delete(threadKey);
+    },
+
+    async takeLeftover(threadKey) {
+      return inflight.get(threadKey);
+    },
+
+    async busyThreads({ limit }) {
+      return [...busy].sort(([, left], [, right]) => left - right).slice(0, limit).map(([threadKey]) => threadKey);
+    },
+
+    async tryLock(threadKey, ttlMs) {
+      if (lockHolder(threadKey) !== undefined) return undefined;
+      const token = randomUUID();
+      locks.set(threadKey, { value: token, expiresAt: now() + ttlMs });
+      return token;
+    },
+
+    async completedSteps({ before, limit }) {
+      return [...complete].filter(([, at]) => at <= before).sort(([, left], [, right]) => left - right).slice(0, limit).map(([stepId]) => stepId);
+    },
+
+    async markExecuting(threadKey, toolCallId) {
+      const calls = executing.get(threadKey) ?? new Set<string>();
+      calls.add(toolCallId);
+      executing.set(threadKey, calls);
+    },
+
+    async executingCalls(threadKey) {
+      return new Set(executing.get(threadKey));
     },
 
     async extendLock(threadKey, token, ttlMs) {
@@ -190,11 +235,12 @@ export function createMemoryStore({ now = Date.now }: { now?: () => number } = {
     async releaseLockIfIdle(threadKey, token, lockTtlMs) {
       const holder = lockHolder(threadKey);
       if (holder !== undefined && holder !== token) return true;
-      if ((queues.get(threadKey)?.length ?? 0) > 0) {
+      if ((queues.get(threadKey)?.length ?? 0) > 0 || inflight.has(threadKey)) {
         locks.set(threadKey, { value: token, expiresAt: now() + lockTtlMs });
         return false;
       }
       locks.delete(threadKey);
+      busy.delete(threadKey);
       return true;
     },
 

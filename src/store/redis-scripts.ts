@@ -36,12 +36,15 @@ local completed = '0'
 if redis.call('HINCRBY', KEYS[1], 'undecided', -1) <= 0 then
   redis.call('HSET', KEYS[1], 'phase', 'complete')
   completed = '1'
+  -- Indexed until a process claims the resume, so a crash between here and the resume is found.
+  redis.call('ZADD', KEYS[2], ARGV[6], ARGV[7])
 end
 return {'recorded', completed, redis.call('HGETALL', KEYS[1])}
 `;
 
-/** KEYS[1] step hash. */
+/** KEYS[1] step hash, KEYS[2] index of complete steps. ARGV[1] step id. */
 export const CLAIM_RESUME_SCRIPT = `
+redis.call('ZREM', KEYS[2], ARGV[1])
 if redis.call('HGET', KEYS[1], 'phase') ~= 'complete' then return false end
 redis.call('HSET', KEYS[1], 'phase', 'resumed')
 return redis.call('HGETALL', KEYS[1])
@@ -72,13 +75,23 @@ return redis.call('HGETALL', KEYS[1])
 /** KEYS[1] step hash. ARGV[1] decision JSON applied to every undecided call. */
 export const SUPERSEDE_SCRIPT = closePendingStep('superseded');
 
-/** KEYS[1] step hash, KEYS[2] expiry index. ARGV[1] decision JSON for every undecided call, ARGV[2] step id. */
-export const EXPIRE_SCRIPT = `redis.call('ZREM', KEYS[2], ARGV[2])${closePendingStep('complete')}`;
+/**
+ * KEYS[1] step hash, KEYS[2] expiry index, KEYS[3] index of complete steps. ARGV[1] decision JSON for
+ * every undecided call, ARGV[2] step id, ARGV[3] now.
+ */
+export const EXPIRE_SCRIPT = `
+redis.call('ZREM', KEYS[2], ARGV[2])
+if redis.call('HGET', KEYS[1], 'phase') == 'pending' then redis.call('ZADD', KEYS[3], ARGV[3], ARGV[2]) end
+${closePendingStep('complete')}`;
 
-/** KEYS[1] queue, KEYS[2] lock. ARGV[1] item, ARGV[2] lock token, ARGV[3] lock ttl ms, ARGV[4] queue ttl ms. */
+/**
+ * KEYS[1] queue, KEYS[2] lock, KEYS[3] index of threads with work. ARGV[1] item, ARGV[2] lock token,
+ * ARGV[3] lock ttl ms, ARGV[4] queue ttl ms, ARGV[5] thread key, ARGV[6] now.
+ */
 export const ENQUEUE_AND_LOCK_SCRIPT = `
 redis.call('RPUSH', KEYS[1], ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('ZADD', KEYS[3], ARGV[6], ARGV[5])
 if redis.call('SET', KEYS[2], ARGV[2], 'NX', 'PX', ARGV[3]) then return 1 end
 return 0
 `;
@@ -90,17 +103,19 @@ return 0
 `;
 
 /**
- * KEYS[1] queue, KEYS[2] lock. ARGV[1] token, ARGV[2] lock ttl ms. Returns 1 when the caller may stop
- * draining: the queue is empty and the lock is released, or another holder owns the lock. When work
- * is left and the lock expired, the caller takes it back rather than strand the queue.
+ * KEYS[1] queue, KEYS[2] lock, KEYS[3] in-flight item, KEYS[4] index of threads with work. ARGV[1]
+ * token, ARGV[2] lock ttl ms, ARGV[3] thread key. Returns 1 when the caller may stop draining: the
+ * queue is empty and the lock is released, or another holder owns the lock. When work is left and
+ * the lock expired, the caller takes it back rather than strand the queue.
  */
 export const RELEASE_IF_IDLE_SCRIPT = `
 local holder = redis.call('GET', KEYS[2])
 if holder and holder ~= ARGV[1] then return 1 end
-if redis.call('LLEN', KEYS[1]) > 0 then
+if redis.call('LLEN', KEYS[1]) > 0 or redis.call('LLEN', KEYS[3]) > 0 then
   redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
   return 0
 end
 if holder then redis.call('DEL', KEYS[2]) end
+redis.call('ZREM', KEYS[4], ARGV[3])
 return 1
 `;

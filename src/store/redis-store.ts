@@ -38,13 +38,13 @@ export function createRedisStore({ url, keyPrefix = 'countersign:' }: RedisStore
   // ioredis emits connection errors as events; without a listener Node would crash the process.
   redis.on('error', () => {});
   const scripts: Array<[ScriptName, number, string]> = [
-    ['csDecide', 1, DECIDE_SCRIPT],
-    ['csClaimResume', 1, CLAIM_RESUME_SCRIPT],
+    ['csDecide', 2, DECIDE_SCRIPT],
+    ['csClaimResume', 2, CLAIM_RESUME_SCRIPT],
     ['csSupersede', 1, SUPERSEDE_SCRIPT],
-    ['csExpire', 2, EXPIRE_SCRIPT],
-    ['csEnqueueAndLock', 2, ENQUEUE_AND_LOCK_SCRIPT],
+    ['csExpire', 3, EXPIRE_SCRIPT],
+    ['csEnqueueAndLock', 3, ENQUEUE_AND_LOCK_SCRIPT],
     ['csExtendLock', 1, EXTEND_LOCK_SCRIPT],
-    ['csReleaseIfIdle', 2, RELEASE_IF_IDLE_SCRIPT],
+    ['csReleaseIfIdle', 4, RELEASE_IF_IDLE_SCRIPT],
   ];
   for (const [name, numberOfKeys, lua] of scripts) redis.defineCommand(name, { numberOfKeys, lua });
   const run = redis as unknown as ScriptRunner;
@@ -55,6 +55,10 @@ export function createRedisStore({ url, keyPrefix = 'countersign:' }: RedisStore
     step: (stepId: string) => `${keyPrefix}step:${stepId}`,
     queue: (threadKey: string) => `${keyPrefix}queue:${threadKey}`,
     lock: (threadKey: string) => `${keyPrefix}lock:${threadKey}`,
+    inflight: (threadKey: string) => `${keyPrefix}inflight:${threadKey}`,
+    busy: () => `${keyPrefix}busy-threads`,
+    complete: () => `${keyPrefix}complete-steps`,
+    executing: (threadKey: string) => `${keyPrefix}executing:${threadKey}`,
     schedule: (kind: 'expiry' | 'reminder') => `${keyPrefix}${kind === 'expiry' ? 'expiries' : 'reminders'}`,
     pending: (teamId: string, channel: string) => `${keyPrefix}pending:${teamId}:${channel}`,
     grants: (teamId: string, channel: string) => `${keyPrefix}grants:${teamId}:${channel}`,
@@ -107,7 +111,17 @@ export function createRedisStore({ url, keyPrefix = 'countersign:' }: RedisStore
     },
 
     async decide({ stepId, approvalId, decision, required = 1 }): Promise<DecideResult> {
-      const reply = (await run.csDecide(key.step(stepId), approvalId, JSON.stringify(decision), required, decision.outcome, decision.userId)) as [
+      const reply = (await run.csDecide(
+        key.step(stepId),
+        key.complete(),
+        approvalId,
+        JSON.stringify(decision),
+        required,
+        decision.outcome,
+        decision.userId,
+        decision.at,
+        stepId,
+      )) as [
         string,
         string?,
         string[]?,
@@ -121,7 +135,7 @@ export function createRedisStore({ url, keyPrefix = 'countersign:' }: RedisStore
     },
 
     async claimResume(stepId) {
-      return stepFrom(await run.csClaimResume(key.step(stepId)));
+      return stepFrom(await run.csClaimResume(key.step(stepId), key.complete(), stepId));
     },
 
     async supersede(stepId, decision) {
@@ -133,7 +147,7 @@ export function createRedisStore({ url, keyPrefix = 'countersign:' }: RedisStore
     },
 
     async expireStep(stepId, decision) {
-      return stepFrom(await run.csExpire(key.step(stepId), key.schedule('expiry'), JSON.stringify(decision), stepId));
+      return stepFrom(await run.csExpire(key.step(stepId), key.schedule('expiry'), key.complete(), JSON.stringify(decision), stepId, decision.at));
     },
 
     async claimReminder(stepId) {
@@ -179,12 +193,43 @@ export function createRedisStore({ url, keyPrefix = 'countersign:' }: RedisStore
 
     async enqueueWork(threadKey, item, lockTtlMs) {
       const token = randomUUID();
-      const acquired = await run.csEnqueueAndLock(key.queue(threadKey), key.lock(threadKey), item, token, lockTtlMs, QUEUE_TTL_MS);
+      const acquired = await run.csEnqueueAndLock(key.queue(threadKey), key.lock(threadKey), key.busy(), item, token, lockTtlMs, QUEUE_TTL_MS, threadKey, Date.now());
       return acquired === 1 ? token : undefined;
     },
 
     async takeWork(threadKey) {
-      return (await redis.lpop(key.queue(threadKey))) ?? undefined;
+      const item = await redis.lmove(key.queue(threadKey), key.inflight(threadKey), 'LEFT', 'RIGHT');
+      if (item !== null) await redis.pexpire(key.inflight(threadKey), QUEUE_TTL_MS);
+      return item ?? undefined;
+    },
+
+    async finishWork(threadKey) {
+      await redis.lpop(key.inflight(threadKey));
+    },
+
+    async takeLeftover(threadKey) {
+      return (await redis.lindex(key.inflight(threadKey), 0)) ?? undefined;
+    },
+
+    async busyThreads({ limit }) {
+      return redis.zrange(key.busy(), '0', String(limit - 1));
+    },
+
+    async tryLock(threadKey, ttlMs) {
+      const token = randomUUID();
+      return (await redis.set(key.lock(threadKey), token, 'PX', ttlMs, 'NX')) === 'OK' ? token : undefined;
+    },
+
+    async completedSteps({ before, limit }) {
+      return redis.zrangebyscore(key.complete(), '-inf', before, 'LIMIT', 0, limit);
+    },
+
+    async markExecuting(threadKey, toolCallId, ttlMs) {
+      await redis.multi().hset(key.executing(threadKey), toolCallId, String(Date.now())).pexpire(key.executing(threadKey), ttlMs).exec();
+    },
+
+    async executingCalls(threadKey) {
+      return new Set(await redis.hkeys(key.executing(threadKey)));
     },
 
     async extendLock(threadKey, token, ttlMs) {
@@ -192,7 +237,7 @@ export function createRedisStore({ url, keyPrefix = 'countersign:' }: RedisStore
     },
 
     async releaseLockIfIdle(threadKey, token, lockTtlMs) {
-      return (await run.csReleaseIfIdle(key.queue(threadKey), key.lock(threadKey), token, lockTtlMs)) === 1;
+      return (await run.csReleaseIfIdle(key.queue(threadKey), key.lock(threadKey), key.inflight(threadKey), key.busy(), token, lockTtlMs, threadKey)) === 1;
     },
 
     async ping() {

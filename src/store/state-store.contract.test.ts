@@ -125,8 +125,11 @@ describe.each(stores)('%s state store', (_name, createStore) => {
     expect(token).toBeDefined();
     expect(await store.enqueueWork(thread, 'two', TTL)).toBeUndefined();
     expect(await store.takeWork(thread)).toBe('one');
+    await store.finishWork(thread);
     expect(await store.releaseLockIfIdle(thread, token!, TTL)).toBe(false);
     expect(await store.takeWork(thread)).toBe('two');
+    expect(await store.releaseLockIfIdle(thread, token!, TTL)).toBe(false);
+    await store.finishWork(thread);
     expect(await store.releaseLockIfIdle(thread, token!, TTL)).toBe(true);
     expect(await store.takeWork(thread)).toBeUndefined();
     expect(await store.enqueueWork(thread, 'three', TTL)).toBeDefined();
@@ -212,5 +215,34 @@ describe.each(stores)('%s state store', (_name, createStore) => {
     await store.createStep(closed, TTL);
     await store.supersede(closed.stepId, { outcome: 'superseded', userId: 'UALICE', at: 1 });
     expect((await store.listPendingSteps({ teamId: 'T1', channel: 'CPENDING', limit: 10 })).map((step) => step.stepId)).toEqual([open.stepId]);
+  });
+
+  it('keeps an item in flight until it is finished, so work a dead holder took is picked up by the next', async () => {
+    const thread = `T1:C1:${randomUUID()}`;
+    const token = await store.enqueueWork(thread, 'resume-step', 40);
+    expect(await store.busyThreads({ limit: 1000 })).toContain(thread);
+    expect(await store.takeWork(thread)).toBe('resume-step');
+    // The holder dies here: no finishWork, no release. Its lock expires.
+    expect(await store.tryLock(thread, TTL)).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    const next = await store.tryLock(thread, TTL);
+    expect(next).toBeDefined();
+    expect(await store.takeLeftover(thread)).toBe('resume-step');
+    await store.finishWork(thread);
+    expect(await store.releaseLockIfIdle(thread, next!, TTL)).toBe(true);
+    expect(await store.busyThreads({ limit: 1000 })).not.toContain(thread);
+    expect(token).toBeDefined();
+  });
+
+  it('indexes complete steps until their resume is claimed, and remembers which calls started executing', async () => {
+    const step = makeStep(['apv-1']);
+    await store.createStep(step, TTL);
+    await store.decide({ stepId: step.stepId, approvalId: 'apv-1', decision: approve('UBOB') });
+    expect(await store.completedSteps({ before: Date.now() + 1_000_000_000_000, limit: 1000 })).toContain(step.stepId);
+    await store.claimResume(step.stepId);
+    expect(await store.completedSteps({ before: Date.now() + 1_000_000_000_000, limit: 1000 })).not.toContain(step.stepId);
+    const thread = `T1:C1:${randomUUID()}`;
+    await store.markExecuting(thread, 'call_1', TTL);
+    expect(await store.executingCalls(thread)).toEqual(new Set(['call_1']));
   });
 });

@@ -58,7 +58,23 @@ export interface StateStore {
    * Returns the lock token when this caller must drain the queue, undefined when another holder will.
    */
   enqueueWork(threadKey: string, item: string, lockTtlMs: number): Promise<string | undefined>;
+  /**
+   * Takes the next item and keeps it as the thread's in-flight item until `finishWork`, so a
+   * process that dies while handling it leaves it for the next holder (`takeLeftover`).
+   */
   takeWork(threadKey: string): Promise<string | undefined>;
+  finishWork(threadKey: string): Promise<void>;
+  /** The in-flight item a dead holder left behind, if any (it stays in flight until finished). */
+  takeLeftover(threadKey: string): Promise<string | undefined>;
+  /** Threads with queued or in-flight work, oldest first: where a dead process may have left work. */
+  busyThreads(options: { limit: number }): Promise<string[]>;
+  /** Takes a thread's lock if nobody holds it (to pick up work a dead process left). */
+  tryLock(threadKey: string, ttlMs: number): Promise<string | undefined>;
+  /** Steps every call of which is decided but that no process has resumed, completed before `before`. */
+  completedSteps(options: { before: number; limit: number }): Promise<string[]>;
+  /** Written just before a tool runs: after a crash, a call with a marker and no result may have run. */
+  markExecuting(threadKey: string, toolCallId: string, ttlMs: number): Promise<void>;
+  executingCalls(threadKey: string): Promise<Set<string>>;
   extendLock(threadKey: string, token: string, ttlMs: number): Promise<boolean>;
   /**
    * Releases the lock only when the queue is empty, atomically, so work enqueued while the holder

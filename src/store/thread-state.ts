@@ -13,6 +13,10 @@ export interface ThreadState {
   messages: ModelMessage[];
   /** The step whose card is open, if the turn is paused. */
   pendingStepId?: string;
+  /** `ts` of the latest human messages already in `messages`, so a re-delivered item is not added twice. */
+  handledTs?: string[];
+  /** An answer saved but not yet posted: a process that dies before posting leaves it for the next. */
+  outbox?: string;
   /** Epoch milliseconds. */
   updatedAt: number;
 }

@@ -1,60 +1,20 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
 import { startFakeSlackApi, type FakeSlackApi } from '../helpers/fake-slack-api.js';
 import { appMentionEnvelope, blockActionsPayload, postSlackEvent, postSlackInteraction } from '../helpers/signed-request.js';
+import { freePort, repositoryRoot, startChildBot, stopChildBot } from './child-bot.js';
 import { cardButtons, recordingToolsYaml, waitFor } from './harness.js';
 
 /**
  * The real entry point as a child process, configured the way the README tells a newcomer to:
  * environment variables, a countersign.yml, and `npm start`.
  */
-const repositoryRoot = join(import.meta.dirname, '../..');
 const SECRET = 'entry-point-signing-secret-SENTINEL';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-interface RunningBot {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-function startBot(environment: Record<string, string>): RunningBot {
-  let output = '';
-  // Only what the README lists, plus PATH/HOME so npm and node can run.
-  const child = spawn('npm', ['start', '--silent'], {
-    cwd: repositoryRoot,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...environment },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
-
-function stopBot(bot: RunningBot): Promise<unknown> {
-  if (bot.child.pid !== undefined && bot.child.exitCode === null) {
-    try {
-      process.kill(-bot.child.pid, 'SIGTERM');
-    } catch {
-      // Already gone.
-    }
-  }
-  return bot.exited;
-}
+const startBot = (environment: Record<string, string>) => startChildBot(environment);
+const stopBot = stopChildBot;
 
 describe('the entry point, started as the README says', () => {
   let slack: FakeSlackApi;

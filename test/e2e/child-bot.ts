@@ -1,0 +1,63 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Bots run as real processes, started the way the README says (or from an isolated build). */
+export const repositoryRoot = join(import.meta.dirname, '../..');
+
+export interface ChildBot {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * Compiles the bot into a directory of its own, so tests that run several bot processes do not
+ * race other tests rebuilding `dist/`.
+ */
+export function buildIsolatedBot(): string {
+  const directory = mkdtempSync(join(tmpdir(), 'countersign-build-'));
+  // Type errors are the typecheck step's business (`npm test` runs it first); tsc still emits.
+  spawnSync(process.execPath, [join(repositoryRoot, 'node_modules/typescript/bin/tsc'), '-p', join(repositoryRoot, 'tsconfig.build.json'), '--outDir', join(directory, 'dist')], {
+    stdio: 'pipe',
+  });
+  if (!existsSync(join(directory, 'dist/main.js'))) throw new Error('building the bot produced no dist/main.js');
+  copyFileSync(join(repositoryRoot, 'package.json'), join(directory, 'package.json'));
+  symlinkSync(join(repositoryRoot, 'node_modules'), join(directory, 'node_modules'), 'dir');
+  return join(directory, 'dist/main.js');
+}
+
+/** `npm start` in the repository (the README's way), or `node <mainJs>` for an isolated build. */
+export function startChildBot(environment: Record<string, string>, options: { mainJs?: string } = {}): ChildBot {
+  let output = '';
+  // Only what the README lists, plus PATH/HOME so npm and node can run.
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...environment };
+  const child = options.mainJs
+    ? spawn(process.execPath, [options.mainJs], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn('npm', ['start', '--silent'], { cwd: repositoryRoot, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+export function stopChildBot(bot: ChildBot): Promise<unknown> {
+  if (bot.child.pid !== undefined && bot.child.exitCode === null && bot.child.signalCode === null) {
+    try {
+      process.kill(-bot.child.pid, 'SIGTERM');
+    } catch {
+      // Already gone.
+    }
+  }
+  return bot.exited;
+}
