@@ -8,7 +8,6 @@ import { createLanguageModel } from './agent/create-language-model.js';
 import { createCallDecider } from './approvals/decide-call.js';
 import { evaluateCallPolicy } from './approvals/evaluate-call-policy.js';
 import { createExpirySweeper } from './approvals/expiry-sweeper.js';
-import { ConfigError } from './config/config-error.js';
 import type { CountersignConfig } from './config/config-schema.js';
 import type { EnvironmentConfig } from './config/environment.js';
 import { createConversation } from './conversation/conversation.js';
@@ -25,8 +24,7 @@ import { createWebApiMessenger } from './slack/web-api-messenger.js';
 import { createMemoryStore } from './store/memory-store.js';
 import { createRedisStore } from './store/redis-store.js';
 import type { StateStore } from './store/state-store.js';
-import { askUserTool } from './tools/ask-user.js';
-import { createCommandTool } from './tools/command/command-tool.js';
+import { loadTools, withWireToolNames, type LoadedTools } from './tools/load-tools.js';
 import { createJsonSchemaValidator } from './tools/json-schema-validator.js';
 import { createToolSchemas } from './tools/tool-schemas.js';
 import type { ToolDefinition } from './tools/tool-definition.js';
@@ -40,6 +38,8 @@ export interface CreateBotOptions {
   /** Injected in tests; otherwise built from the environment. */
   store?: StateStore;
   audit?: AuditLog;
+  /** Where `${VAR}` in the `http:` and `mcpServers:` config is read (and stdio MCP servers' base environment); default process.env. */
+  env?: Record<string, string | undefined>;
   /** The clock for expiry and decisions; injected in tests. */
   now?: () => number;
   /** How often this process looks for expired requests and due reminders. */
@@ -68,8 +68,29 @@ export async function createBot(options: CreateBotOptions): Promise<Bot> {
   const { environment, config } = options;
   const logger = options.logger ?? createLogger({ level: environment.logLevel });
   const now = options.now ?? Date.now;
-  const tools: ToolDefinition[] = [askUserTool, ...config.tools.map((tool) => createCommandTool(tool)), ...(options.tools ?? [])];
-  assertUniqueToolNames(tools);
+  const loaded = await loadTools({
+    config,
+    customTools: options.tools ?? [],
+    logger,
+    ...(options.env ? { env: options.env } : {}),
+    onSourceProblem: (problem) => logger.warn({ event: 'tool-source-problem', source: problem.source }, problem.message),
+    onSourceRecovered: (notice) => logger.info({ event: 'tool-source-recovered', source: notice.source }, notice.message),
+  });
+  // Live: MCP tools appear, change and disappear as their servers (re)connect.
+  const tools = loaded.tools;
+  try {
+    return await assemble(options, { logger, now, tools, loaded });
+  } catch (error) {
+    await loaded.close();
+    throw error;
+  }
+}
+
+async function assemble(
+  options: CreateBotOptions,
+  { logger, now, tools, loaded }: { logger: Logger; now: () => number; tools: ToolDefinition[]; loaded: LoadedTools },
+): Promise<Bot> {
+  const { environment, config } = options;
 
   const store = options.store ?? createStore(environment, logger);
   const audit =
@@ -84,7 +105,8 @@ export async function createBot(options: CreateBotOptions): Promise<Bot> {
   const conversation = createConversation({
     store,
     messenger,
-    model: options.model ?? createLanguageModel(environment.openai),
+    // Tool names such as `fs.read_file` are renamed on the wire: OpenAI refuses dots.
+    model: withWireToolNames(options.model ?? createLanguageModel(environment.openai)),
     instructions: config.instructions,
     tools,
     policy: config.policy,
@@ -128,7 +150,7 @@ export async function createBot(options: CreateBotOptions): Promise<Bot> {
       evaluateInput: ({ step, call, input }) =>
         evaluateCallPolicy({
           policy: config.policy,
-          definition: tools.find((tool) => tool.name === call.toolName),
+          definition: loaded.find(call.toolName),
           toolName: call.toolName,
           input,
           context: { requesterId: step.requesterId, teamId: step.teamId, channel: step.channel, threadTs: step.threadTs },
@@ -167,6 +189,7 @@ export async function createBot(options: CreateBotOptions): Promise<Bot> {
       await worker.idle();
       await store.close();
       await audit.close();
+      await loaded.close();
     },
   };
 }
@@ -197,14 +220,4 @@ async function resolveBotIdentity(environment: EnvironmentConfig): Promise<{ bot
   const identity = await client.auth.test();
   if (!identity.user_id || !identity.bot_id) throw new Error('auth.test did not return the bot user id and bot id');
   return { botUserId: identity.user_id, botId: identity.bot_id };
-}
-
-function assertUniqueToolNames(tools: readonly ToolDefinition[]): void {
-  const seen = new Set<string>();
-  const problems = [];
-  for (const tool of tools) {
-    if (seen.has(tool.name)) problems.push({ field: `tools.${tool.name}`, message: 'is defined more than once' });
-    seen.add(tool.name);
-  }
-  if (problems.length > 0) throw new ConfigError({ problems });
 }

@@ -8,3 +8,4 @@ export { ConfigError, type ConfigProblem } from './config/config-error.js';
 export { createRedisStore } from './store/redis-store.js';
 export { createMemoryStore } from './store/memory-store.js';
 export type { StateStore } from './store/state-store.js';
+export { loadTools, withWireToolNames, type LoadedTools } from './tools/load-tools.js';

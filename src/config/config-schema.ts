@@ -8,6 +8,11 @@ import { z } from 'zod';
 import { DEFAULT_INSTRUCTIONS } from './default-instructions.js';
 import { PARAMETER_CONFIG_KEYS, parameterConfigSchema, parameterNameSchema, type ParameterConfig } from './parameter-config-schema.js';
 import { POLICY_CONFIG_KEYS, policySchema, type PolicyConfig } from './policy-config-schema.js';
+import { HTTP_CONFIG_KEYS, httpSchema, type HttpConfig } from './http-config-schema.js';
+import { MCP_CONFIG_KEYS, mcpServersSchema, type McpServerConfig } from './mcp-config-schema.js';
+
+export type { HttpBaseConfig, HttpConfig } from './http-config-schema.js';
+export type { McpHttpServerConfig, McpServerConfig, McpStdioServerConfig } from './mcp-config-schema.js';
 
 export type {
   BooleanParameterConfig,
@@ -66,6 +71,10 @@ export interface CountersignConfig {
   tools: CommandToolConfig[];
   /** Who may approve which calls, when, and for how long; see `policy-config-schema.ts`. */
   policy: PolicyConfig;
+  /** The `http_request` tool and the base URLs it may reach; absent means no such tool. */
+  http?: HttpConfig;
+  /** MCP servers by name; their tools are `<name>.<tool>`. Absent means none. */
+  mcpServers?: Record<string, McpServerConfig>;
 }
 
 export const TOOL_NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
@@ -104,6 +113,8 @@ export const countersignConfigSchema = z.strictObject({
   agent: z.preprocess(nullAsAbsent, agentSchema.prefault({})),
   tools: z.preprocess(nullAsAbsent, z.array(commandToolSchema).default([])),
   policy: z.preprocess(nullAsAbsent, policySchema.prefault({})),
+  http: z.preprocess(nullAsAbsent, httpSchema.optional()),
+  mcpServers: z.preprocess(nullAsAbsent, mcpServersSchema.optional()),
 });
 
 /** Every key the schema knows, for "did you mean" hints on unknown keys. */
@@ -111,4 +122,6 @@ export const KNOWN_CONFIG_KEYS: readonly string[] = [
   ...new Set([countersignConfigSchema, historySchema, agentSchema, commandToolSchema].flatMap((schema) => Object.keys(schema.shape))),
   ...PARAMETER_CONFIG_KEYS,
   ...POLICY_CONFIG_KEYS,
+  ...HTTP_CONFIG_KEYS,
+  ...MCP_CONFIG_KEYS,
 ];

@@ -67,7 +67,8 @@ export function createConversation(options: ConversationOptions): Conversation {
   const record = (event: Parameters<AuditLog['append']>[0]) => appendQuietly(audit, event, logger);
   const now = options.now ?? Date.now;
   const newStepId = options.newStepId ?? (() => randomUUID().replaceAll('-', ''));
-  const definitions = new Map(options.tools.map((tool) => [tool.name, tool]));
+  // Looked up per call: the tool list is live (MCP servers connect late and reconnect).
+  const definitionOf = (toolName: string) => options.tools.find((tool) => tool.name === toolName);
 
   async function loadThread(address: ThreadAddress): Promise<ThreadState> {
     const threadKey = threadKeyOf(address);
@@ -402,7 +403,7 @@ export function createConversation(options: ConversationOptions): Conversation {
     let expiresAt: number | undefined;
     let remindAt: number | undefined;
     for (const request of requests) {
-      const definition = definitions.get(request.toolName);
+      const definition = definitionOf(request.toolName);
       const call: PendingCall = { ...request, description: definition?.description ?? '' };
       if (request.kind === 'approval') {
         // Stored with the call: later clicks are judged by the rule shown on the card.

@@ -14,17 +14,19 @@ export interface ToolSchemas {
 }
 
 export function createToolSchemas({ definitions }: { definitions: readonly ToolDefinition[] }): ToolSchemas {
-  const byName = new Map(definitions.map((definition) => [definition.name, definition]));
-  const jsonSchemas = new Map<string, Promise<JSONSchema7>>();
+  // Looked up on every call: `definitions` may be the live list from loadTools (MCP tools come and
+  // go, and a reconnect can change a tool's schema), so schemas are cached per definition object.
+  const find = (toolName: string) => definitions.find((definition) => definition.name === toolName);
+  const jsonSchemas = new WeakMap<ToolDefinition, Promise<JSONSchema7>>();
   const validator = createJsonSchemaValidator();
 
   async function jsonSchema(toolName: string): Promise<JSONSchema7 | undefined> {
-    const definition = byName.get(toolName);
+    const definition = find(toolName);
     if (!definition) return undefined;
-    let schema = jsonSchemas.get(toolName);
+    let schema = jsonSchemas.get(definition);
     if (!schema) {
       schema = Promise.resolve(asSchema(definition.inputSchema).jsonSchema);
-      jsonSchemas.set(toolName, schema);
+      jsonSchemas.set(definition, schema);
     }
     return schema;
   }
@@ -32,7 +34,7 @@ export function createToolSchemas({ definitions }: { definitions: readonly ToolD
   return {
     jsonSchema,
     async validate(toolName, value) {
-      const definition = byName.get(toolName);
+      const definition = find(toolName);
       if (!definition) return { success: false, issues: [{ path: [], message: `the tool ${toolName} is not available any more` }] };
       if (isZod(definition.inputSchema)) {
         const parsed = definition.inputSchema.safeParse(value);

@@ -1,0 +1,246 @@
+import { z } from 'zod';
+import { ConfigError, type ConfigProblem } from '../../config/config-error.js';
+import { RESERVED_HTTP_HEADERS, type HttpBaseConfig, type HttpConfig } from '../../config/http-config-schema.js';
+import type { ExecutableToolDefinition, ToolContext } from '../tool-definition.js';
+import { describeBases, findAllowedBase } from './allowed-base.js';
+import { resolveTemplates } from './header-templates.js';
+import { createRedactor, type Redactor } from './redact.js';
+
+export const HTTP_REQUEST_TOOL_NAME = 'http_request';
+
+export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+/** Methods that only read: they run without approval unless a policy rule says otherwise. */
+export const SAFE_HTTP_METHODS: ReadonlySet<HttpMethod> = new Set(['GET', 'HEAD']);
+
+/** Response headers worth showing the model; everything else (cookies above all) is dropped. */
+const SHOWN_RESPONSE_HEADERS = new Set(['content-type', 'content-length', 'location', 'retry-after', 'etag', 'last-modified', 'link', 'x-request-id', 'www-authenticate']);
+const SHOWN_RESPONSE_HEADER_PREFIXES = ['x-ratelimit-', 'ratelimit'];
+const TEXTUAL_CONTENT = /^(text\/|application\/([\w.+-]*\+)?(json|xml|javascript|x-www-form-urlencoded|yaml|x-yaml|graphql|problem\+json)\b)/i;
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+export interface HttpRequestInput {
+  method: HttpMethod;
+  url: string;
+  headers?: Record<string, string> | undefined;
+  body?: string | undefined;
+}
+
+export interface HttpRequestOutput {
+  status: number;
+  statusText: string;
+  url: string;
+  headers: Record<string, string>;
+  /** The body as text, cut to the configured limit; secrets the bot sent are replaced with [redacted]. */
+  body: string;
+  /** True when the body was cut (by the byte cap while reading, or the character limit for the model). */
+  truncated: boolean;
+  /** Bytes of body read. */
+  bytes: number;
+}
+
+interface ResolvedBase extends HttpBaseConfig {
+  /** Headers with `${VAR}` filled in; never shown anywhere. */
+  resolvedHeaders: Record<string, string>;
+}
+
+export interface CreateHttpRequestToolOptions {
+  /** Where `${VAR}` placeholders are read; default `process.env`. */
+  env?: Record<string, string | undefined>;
+  /** Injectable for tests; default the global `fetch`. */
+  fetch?: typeof fetch;
+}
+
+/**
+ * The `http_request` tool: one tool the model uses for any of the configured APIs. A URL outside
+ * the bases fails the input schema, so it is refused before any approval card or network call
+ * (and an approver's edit is checked the same way). Configured headers are added at execution from
+ * the environment; the model, the card and the logs only ever see the request without them.
+ */
+export function createHttpRequestTool(
+  config: HttpConfig,
+  options: CreateHttpRequestToolOptions = {},
+): ExecutableToolDefinition<HttpRequestInput, HttpRequestOutput> & { inputSchema: ReturnType<typeof httpRequestInputSchema> } {
+  const env = options.env ?? process.env;
+  const fetchImpl = options.fetch ?? fetch;
+  const problems: ConfigProblem[] = [];
+  const secrets: string[] = [];
+  const bases: ResolvedBase[] = config.bases.map((base, index) => {
+    const resolved = resolveTemplates(base.headers, env, `http.bases[${index}].headers`, problems);
+    secrets.push(...resolved.secrets);
+    return { ...base, resolvedHeaders: resolved.values };
+  });
+  if (problems.length > 0) throw new ConfigError({ problems });
+  const redact = createRedactor(secrets);
+  const inputSchema = httpRequestInputSchema(bases);
+
+  return {
+    name: HTTP_REQUEST_TOOL_NAME,
+    description: describeTool(bases),
+    inputSchema,
+    // A policy rule for http_request (e.g. on `method` or `url`) outranks this.
+    approval: (input) => !SAFE_HTTP_METHODS.has(input.method),
+    async execute(input, context) {
+      // Parsed again: an approver may have edited the input since the model sent it.
+      const parsed = inputSchema.safeParse(input);
+      if (!parsed.success) throw new Error(`Invalid input for ${HTTP_REQUEST_TOOL_NAME}:\n${z.prettifyError(parsed.error)}`);
+      const request = parsed.data;
+      const allowed = findAllowedBase(bases, request.url);
+      if (!allowed) throw new Error(`Refused: ${request.url} is not under an allowed base (${describeBases(bases)}). Nothing was sent.`);
+      return send({ request, base: allowed.base, url: allowed.url, context, config, fetchImpl, redact });
+    },
+  };
+}
+
+function describeTool(bases: readonly ResolvedBase[]): string {
+  const lines = bases.map((base) => `- ${base.url}${base.description ? ` — ${base.description}` : ''}`);
+  return [
+    'Send an HTTP request to one of these APIs (authentication is added for you; never put credentials in headers):',
+    ...lines,
+    'GET and HEAD run at once; other methods wait for a human to approve. The response body is cut to a limit.',
+  ].join('\n');
+}
+
+function httpRequestInputSchema(bases: readonly ResolvedBase[]) {
+  return z
+    .object({
+      method: z.enum(HTTP_METHODS).describe('HTTP method'),
+      url: z
+        .string()
+        .min(1)
+        .max(4000)
+        .describe(`Absolute URL under one of: ${describeBases(bases)}`)
+        .refine((url) => findAllowedBase(bases, url) !== undefined, { message: `is not under an allowed base URL (${describeBases(bases)})` }),
+      // An object with string values rather than a record: records become `propertyNames`, which OpenAI rejects.
+      headers: z.object({}).catchall(z.string().max(4000)).optional().describe('Extra request headers, e.g. {"Accept": "application/json"}'),
+      body: z.string().max(1_000_000).optional().describe('Request body as text (e.g. a JSON document); not for GET or HEAD'),
+    })
+    .superRefine((input, context) => {
+      if (input.body !== undefined && SAFE_HTTP_METHODS.has(input.method)) {
+        context.addIssue({ code: 'custom', path: ['body'], message: `is not allowed with ${input.method}` });
+      }
+      const configured = new Set(Object.keys(findAllowedBase(bases, input.url)?.base.resolvedHeaders ?? {}).map((name) => name.toLowerCase()));
+      for (const name of Object.keys(input.headers ?? {})) {
+        const lower = name.toLowerCase();
+        if (!HEADER_NAME.test(name)) context.addIssue({ code: 'custom', path: ['headers', name], message: 'is not a valid header name' });
+        else if (RESERVED_HTTP_HEADERS.has(lower)) context.addIssue({ code: 'custom', path: ['headers', name], message: 'is set by the bot' });
+        else if (configured.has(lower)) context.addIssue({ code: 'custom', path: ['headers', name], message: 'is configured for this API and cannot be overridden' });
+      }
+    });
+}
+
+async function send(options: {
+  request: HttpRequestInput;
+  base: ResolvedBase;
+  url: URL;
+  context: ToolContext;
+  config: HttpConfig;
+  fetchImpl: typeof fetch;
+  redact: Redactor;
+}): Promise<HttpRequestOutput> {
+  const { request, base, url, context, config, redact } = options;
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers ?? {})) headers.set(name, value);
+  if (request.body !== undefined && !headers.has('content-type')) headers.set('content-type', isJson(request.body) ? 'application/json' : 'text/plain; charset=utf-8');
+  // Configured headers last: they win over anything the model asked for.
+  for (const [name, value] of Object.entries(base.resolvedHeaders)) headers.set(name, value);
+
+  const timeoutMs = config.timeoutSeconds * 1000;
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = context.abortSignal ? AbortSignal.any([timeout, context.abortSignal]) : timeout;
+  let response: Response;
+  try {
+    response = await options.fetchImpl(url.href, {
+      method: request.method,
+      headers,
+      ...(request.body === undefined ? {} : { body: request.body }),
+      // A redirect could lead off the allowed bases with our headers; the model sees it instead.
+      redirect: 'manual',
+      signal,
+    });
+  } catch (error) {
+    throw new Error(redact(failureMessage(error, timeout, timeoutMs, url)));
+  }
+
+  let read: { bytes: Uint8Array; truncated: boolean };
+  try {
+    read = await readCapped(response, config.maxResponseBytes);
+  } catch (error) {
+    throw new Error(redact(failureMessage(error, timeout, timeoutMs, url)));
+  }
+  const contentType = response.headers.get('content-type') ?? '';
+  let body: string;
+  let truncated = read.truncated;
+  if (read.bytes.length === 0) body = '';
+  else if (contentType === '' || TEXTUAL_CONTENT.test(contentType)) {
+    body = redact(new TextDecoder('utf-8', { fatal: false }).decode(read.bytes));
+    if (body.length > config.bodyLimit) {
+      body = `${body.slice(0, config.bodyLimit)}\n… [cut: ${body.length - config.bodyLimit} more characters]`;
+      truncated = true;
+    }
+  } else body = `[${read.bytes.length}${read.truncated ? '+' : ''} bytes of ${contentType} not shown]`;
+
+  return {
+    status: response.status,
+    statusText: response.statusText,
+    url: url.href,
+    headers: shownHeaders(response.headers, redact),
+    body,
+    truncated,
+    bytes: read.bytes.length,
+  };
+}
+
+/** Reads at most `limit` bytes and cancels the rest of the download. */
+async function readCapped(response: Response, limit: number): Promise<{ bytes: Uint8Array; truncated: boolean }> {
+  if (!response.body) return { bytes: new Uint8Array(), truncated: false };
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  let truncated = false;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    const room = limit - total;
+    if (value.length > room) {
+      chunks.push(value.subarray(0, room));
+      total += room;
+      truncated = true;
+      await reader.cancel().catch(() => {});
+      break;
+    }
+    chunks.push(value);
+    total += value.length;
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return { bytes, truncated };
+}
+
+function shownHeaders(headers: Headers, redact: Redactor): Record<string, string> {
+  const shown: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    const lower = name.toLowerCase();
+    if (SHOWN_RESPONSE_HEADERS.has(lower) || SHOWN_RESPONSE_HEADER_PREFIXES.some((prefix) => lower.startsWith(prefix))) shown[lower] = redact(value);
+  });
+  return shown;
+}
+
+function failureMessage(error: unknown, timeout: AbortSignal, timeoutMs: number, url: URL): string {
+  if (timeout.aborted) return `${url.origin}${url.pathname} did not answer within ${timeoutMs / 1000} s; the request was abandoned (it may or may not have been processed).`;
+  const cause = error instanceof Error ? ((error.cause instanceof Error ? error.cause.message : undefined) ?? error.message) : String(error);
+  return `request to ${url.origin}${url.pathname} failed: ${cause}`;
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,383 @@
+import { createMCPClient, type ListToolsResult, type MCPClient, type MCPTransport, type McpToolAnnotations } from '@ai-sdk/mcp';
+import { jsonSchema, type JSONSchema7 } from 'ai';
+import type { Logger } from 'pino';
+import type { ConfigProblem } from '../../config/config-error.js';
+import type { McpServerConfig } from '../../config/mcp-config-schema.js';
+import { compileToolPattern } from '../../approvals/policy/tool-pattern.js';
+import { commandEnvironment } from '../command/command-environment.js';
+import { resolveTemplates } from '../http/header-templates.js';
+import { createRedactor, type Redactor } from '../http/redact.js';
+import { createJsonSchemaValidator } from '../json-schema-validator.js';
+import type { ExecutableToolDefinition } from '../tool-definition.js';
+import { formatMcpResult, type McpToolOutput } from './mcp-result.js';
+import { StdioTransport, type ProcessExit } from './stdio-transport.js';
+
+/** Where an MCP tool came from and what its server says about it (hints, not guarantees). */
+export interface McpToolMetadata {
+  source: 'mcp';
+  server: string;
+  /** The tool's own name on the server. */
+  tool: string;
+  title?: string;
+  /** As the server declared them. Untrusted: a policy may look at them, the gate never relies on them. */
+  annotations?: McpToolAnnotations;
+}
+
+export type McpToolDefinition = ExecutableToolDefinition<Record<string, unknown>, McpToolOutput> & { metadata: McpToolMetadata };
+
+export type McpServerState = 'connecting' | 'connected' | 'unavailable' | 'closed';
+
+export interface McpServerStatus {
+  server: string;
+  state: McpServerState;
+  /** Bot-side names (`server.tool`) of the tools currently offered. */
+  tools: string[];
+  /** Why the server is unavailable (never holds a configured secret). */
+  error?: string;
+  /** Epoch milliseconds of the next connection attempt, while unavailable. */
+  nextRetryAt?: number;
+  /** The server process, for stdio servers that are running. */
+  pid?: number;
+}
+
+export interface McpRetryOptions {
+  /** First delay after a failure; doubled per consecutive failure. */
+  initialDelayMs: number;
+  maxDelayMs: number;
+  /** A connection that lasted this long resets the backoff when it is lost. */
+  stableAfterMs: number;
+}
+
+export const DEFAULT_MCP_RETRY: McpRetryOptions = { initialDelayMs: 1000, maxDelayMs: 60_000, stableAfterMs: 60_000 };
+
+export interface McpServerHandle {
+  readonly name: string;
+  /** Makes the first connection attempt; resolves when it succeeded or failed (never rejects). */
+  start(): Promise<void>;
+  tools(): readonly McpToolDefinition[];
+  status(): McpServerStatus;
+  close(): Promise<void>;
+}
+
+export interface CreateMcpServerOptions {
+  name: string;
+  config: McpServerConfig;
+  /** Read for `${VAR}` placeholders and as the base environment of stdio servers. */
+  env: Record<string, string | undefined>;
+  logger: Logger;
+  /** Collects configuration problems (unset variables); the caller throws them together. */
+  problems: ConfigProblem[];
+  /** The tool list changed (connected, refreshed). */
+  onToolsChanged: () => void;
+  /** Failed to start or died: said once until it recovers. */
+  onProblem: (message: string) => void;
+  onRecovered: (message: string) => void;
+  retry?: Partial<McpRetryOptions>;
+  now?: () => number;
+}
+
+/** Tool names a policy rule can refer to: `server.tool`, with dots allowed inside the tool name. */
+const MCP_TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/**
+ * One configured MCP server: connects with `@ai-sdk/mcp`, turns its tools into ordinary tool
+ * definitions (so they pass the same approval gate as every other tool: they are never handed to
+ * the AI SDK as MCP tools), and keeps trying when the server fails to start or dies, with
+ * exponential backoff. While it is down its last known tools stay registered and fail fast with an
+ * explanation, so a call waiting for approval is not orphaned; a reconnect refreshes the list.
+ */
+export function createMcpServer(options: CreateMcpServerOptions): McpServerHandle {
+  const { name, config, logger } = options;
+  const log = logger.child({ mcpServer: name });
+  const now = options.now ?? Date.now;
+  const retry = { ...DEFAULT_MCP_RETRY, ...options.retry };
+  const secrets: string[] = [];
+  const headers = config.transport === 'http' ? resolveTemplates(config.headers, options.env, `mcpServers.${name}.headers`, options.problems) : undefined;
+  const env = config.transport === 'stdio' ? resolveTemplates(config.env, options.env, `mcpServers.${name}.env`, options.problems) : undefined;
+  secrets.push(...(headers?.secrets ?? []), ...(env?.secrets ?? []));
+  const redact: Redactor = createRedactor(secrets);
+  const include = config.include?.map(compileToolPattern);
+  const exclude = config.exclude.map(compileToolPattern);
+  const validator = createJsonSchemaValidator();
+  /** What the server listed for each definition, to keep unchanged tools' definitions on refresh. */
+  const listedAs = new WeakMap<McpToolDefinition, string>();
+
+  let state: McpServerState = 'connecting';
+  let client: MCPClient | undefined;
+  let stdio: StdioTransport | undefined;
+  let generation = 0;
+  let definitions: McpToolDefinition[] = [];
+  let lastError: string | undefined;
+  let failures = 0;
+  let connectedAt: number | undefined;
+  let retryTimer: NodeJS.Timeout | undefined;
+  let nextRetryAt: number | undefined;
+  let reported = false;
+  let closed = false;
+  let connecting: Promise<void> | undefined;
+
+  function report(message: string): void {
+    log.warn({ event: 'mcp-server-problem', error: lastError }, message);
+    if (reported) return;
+    reported = true;
+    options.onProblem(message);
+  }
+
+  function scheduleRetry(): void {
+    if (closed) return;
+    const base = Math.min(retry.maxDelayMs, retry.initialDelayMs * 2 ** Math.max(0, failures - 1));
+    const delay = Math.round(base * (0.8 + Math.random() * 0.4));
+    nextRetryAt = now() + delay;
+    clearTimeout(retryTimer);
+    retryTimer = setTimeout(() => {
+      retryTimer = undefined;
+      nextRetryAt = undefined;
+      void connect();
+    }, delay);
+    retryTimer.unref();
+  }
+
+  function createTransport(myGeneration: number): MCPTransport | { type: 'http'; url: string; headers: Record<string, string>; redirect: 'error' } {
+    if (config.transport === 'http') return { type: 'http', url: config.url, headers: headers?.values ?? {}, redirect: 'error' };
+    const transport = new StdioTransport({
+      command: config.command,
+      args: config.args,
+      // Like command tools: the bot's environment minus its secrets, plus what the config adds.
+      env: commandEnvironment({ parentEnvironment: options.env, environment: env?.values ?? {} }),
+      ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
+      onStderr: (line) => log.debug({ event: 'mcp-server-stderr' }, redact(line)),
+      onExit: (exit) => {
+        if (myGeneration === generation && !exit.expected) lost(describeExit(exit));
+      },
+      onNotification: (method) => {
+        if (method === 'notifications/tools/list_changed' && myGeneration === generation) void refresh();
+      },
+    });
+    stdio = transport;
+    return transport;
+  }
+
+  function connect(): Promise<void> {
+    if (closed) return Promise.resolve();
+    connecting ??= attempt().finally(() => {
+      connecting = undefined;
+    });
+    return connecting;
+  }
+
+  async function attempt(): Promise<void> {
+    generation += 1;
+    const myGeneration = generation;
+    state = 'connecting';
+    const timeoutMs = config.connectTimeoutSeconds * 1000;
+    let newClient: MCPClient | undefined;
+    const transport = createTransport(myGeneration);
+    try {
+      newClient = await createMCPClient({
+        transport,
+        clientName: 'countersign',
+        onUncaughtError: (error) => log.debug({ event: 'mcp-client-error', err: redact(errorMessage(error)) }, 'MCP client error'),
+        initializationOptions: { timeout: timeoutMs },
+      });
+      const listed = await listAllTools(newClient, timeoutMs);
+      if (closed || myGeneration !== generation) {
+        await newClient.close().catch(() => {});
+        return;
+      }
+      client = newClient;
+      if (transport instanceof StdioTransport) transport.clearStderr();
+      state = 'connected';
+      connectedAt = now();
+      lastError = undefined;
+      applyToolList(listed);
+      log.info({ event: 'mcp-server-connected', tools: definitions.map((definition) => definition.name) }, `MCP server ${name} connected`);
+      if (reported) {
+        reported = false;
+        options.onRecovered(`MCP server ${name} is back (${definitions.length} tools).`);
+      }
+    } catch (error) {
+      await newClient?.close().catch(() => {});
+      if (transport instanceof StdioTransport) await transport.close().catch(() => {});
+      if (closed || myGeneration !== generation) return;
+      // Let the process exit be recorded first: it usually says more than "connection closed".
+      await new Promise((resolve) => setImmediate(resolve));
+      failures += 1;
+      state = 'unavailable';
+      lastError = redact(describeFailure(error, transport));
+      report(`MCP server ${name} could not be started: ${lastError}. Retrying in the background; its tools are unavailable until then.`);
+      scheduleRetry();
+    }
+  }
+
+  /** The connection broke after it worked (process exit, or a transport error during a call). */
+  function lost(reason: string): void {
+    if (closed || state !== 'connected') return;
+    const lasted = connectedAt === undefined ? 0 : now() - connectedAt;
+    failures = lasted >= retry.stableAfterMs ? 1 : failures + 1;
+    state = 'unavailable';
+    lastError = redact(reason);
+    const dead = client;
+    client = undefined;
+    generation += 1;
+    void dead?.close().catch(() => {});
+    report(`MCP server ${name} stopped: ${lastError}. Reconnecting in the background; its tools fail until then.`);
+    scheduleRetry();
+  }
+
+  async function refresh(): Promise<void> {
+    const current = client;
+    if (!current || state !== 'connected') return;
+    try {
+      applyToolList(await listAllTools(current, config.connectTimeoutSeconds * 1000));
+      log.info({ event: 'mcp-tools-refreshed', tools: definitions.map((definition) => definition.name) }, `MCP server ${name} changed its tools`);
+    } catch (error) {
+      log.warn({ event: 'mcp-tools-refresh-failed', err: redact(errorMessage(error)) }, `could not refresh the tools of MCP server ${name}`);
+    }
+  }
+
+  function applyToolList(listed: ListToolsResult['tools']): void {
+    const previous = new Map(definitions.map((definition) => [definition.metadata.tool, definition]));
+    const next: McpToolDefinition[] = [];
+    for (const tool of listed) {
+      if (!MCP_TOOL_NAME.test(tool.name)) {
+        log.warn({ event: 'mcp-tool-skipped', tool: tool.name }, `MCP server ${name} offers a tool whose name cannot be used in policy rules; skipped`);
+        continue;
+      }
+      if (include && !include.some((pattern) => pattern.matches(tool.name))) continue;
+      if (exclude.some((pattern) => pattern.matches(tool.name))) continue;
+      const old = previous.get(tool.name);
+      // Unchanged tools keep their definition, so anything holding one stays valid.
+      const signature = toolSignature(tool);
+      if (old && listedAs.get(old) === signature) next.push(old);
+      else {
+        const definition = toDefinition(tool);
+        listedAs.set(definition, signature);
+        next.push(definition);
+      }
+    }
+    definitions = next;
+    options.onToolsChanged();
+  }
+
+  function toDefinition(tool: ListToolsResult['tools'][number]): McpToolDefinition {
+    const schema = { ...(tool.inputSchema as JSONSchema7), properties: (tool.inputSchema.properties ?? {}) as JSONSchema7['properties'], additionalProperties: false } as JSONSchema7;
+    const annotations = tool.annotations as McpToolAnnotations | undefined;
+    const title = tool.title ?? annotations?.title;
+    const metadata: McpToolMetadata = { source: 'mcp', server: name, tool: tool.name, ...(title ? { title } : {}), ...(annotations ? { annotations } : {}) };
+    const trusted = config.trustReadOnlyHint && annotations?.readOnlyHint === true && annotations.destructiveHint !== true;
+    const toolName = `${name}.${tool.name}`;
+    return {
+      name: toolName,
+      description: tool.description?.trim() || title || tool.name,
+      // The server's JSON Schema; the AI SDK does not validate it, so ajv does (for the model's
+      // input here, and for an approver's edit in the form).
+      inputSchema: jsonSchema<Record<string, unknown>>(schema, {
+        validate: (value) => {
+          const result = validator.validate(schema, value);
+          return result.success
+            ? { success: true, value: value as Record<string, unknown> }
+            : { success: false, error: new Error(result.issues.map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`).join('; ')) };
+        },
+      }),
+      // No rule of its own: it needs approval unless a policy rule says otherwise, or the operator
+      // chose to trust this server's readOnlyHint.
+      ...(trusted ? { approval: 'never' as const } : {}),
+      metadata,
+      async execute(input, context) {
+        const current = client;
+        if (state !== 'connected' || !current) {
+          throw new Error(`MCP server ${name} is not available${lastError ? ` (${lastError})` : ''}; ${toolName} did not run. The bot reconnects in the background.`);
+        }
+        const checked = validator.validate(schema, input);
+        if (!checked.success) {
+          throw new Error(`Invalid input for ${toolName}: ${checked.issues.map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`).join('; ')}`);
+        }
+        let result: unknown;
+        try {
+          result = await current.callTool({
+            name: tool.name,
+            arguments: input,
+            options: { timeout: config.timeoutSeconds * 1000, ...(context.abortSignal ? { signal: context.abortSignal } : {}) },
+          });
+        } catch (error) {
+          const message = redact(errorMessage(error));
+          if (isConnectionFailure(error) && current === client) lost(message);
+          throw new Error(`${toolName} failed: ${message}`);
+        }
+        const outcome = formatMcpResult(result, config.outputLimit);
+        if (outcome.isError) throw new Error(`${toolName} reported an error: ${redact(outcome.output.text) || 'no details'}`);
+        return { ...outcome.output, text: redact(outcome.output.text) };
+      },
+    };
+  }
+
+  return {
+    name,
+    start: () => connect(),
+    tools: () => definitions,
+    status: () => ({
+      server: name,
+      state,
+      tools: definitions.map((definition) => definition.name),
+      ...(lastError === undefined ? {} : { error: lastError }),
+      ...(nextRetryAt === undefined ? {} : { nextRetryAt }),
+      ...(state === 'connected' && stdio?.pid !== undefined ? { pid: stdio.pid } : {}),
+    }),
+    async close() {
+      closed = true;
+      state = 'closed';
+      clearTimeout(retryTimer);
+      generation += 1;
+      await connecting?.catch(() => {});
+      const current = client;
+      client = undefined;
+      await current?.close().catch(() => {});
+      await stdio?.close().catch(() => {});
+    },
+  };
+
+  function describeFailure(error: unknown, transport: unknown): string {
+    if (transport instanceof StdioTransport && transport.exit && !transport.exit.expected) return describeExit(transport.exit);
+    return errorMessage(error);
+  }
+}
+
+async function listAllTools(client: MCPClient, timeoutMs: number): Promise<ListToolsResult['tools']> {
+  let page = await client.listTools({ options: { timeout: timeoutMs } });
+  const tools = [...page.tools];
+  for (let pages = 1; page.nextCursor != null && pages < 100; pages += 1) {
+    page = await client.listTools({ params: { cursor: page.nextCursor }, options: { timeout: timeoutMs } });
+    tools.push(...page.tools);
+  }
+  return tools;
+}
+
+function toolSignature(tool: ListToolsResult['tools'][number]): string {
+  return JSON.stringify({ description: tool.description, title: tool.title, inputSchema: tool.inputSchema, annotations: tool.annotations });
+}
+
+function describeExit(exit: ProcessExit): string {
+  const how = exit.signal ? `was killed by ${exit.signal}` : exit.code === null ? 'could not be started' : `exited with code ${exit.code}`;
+  const tail = exit.stderrTail.split('\n').slice(-3).join(' | ').slice(-300);
+  return tail ? `the process ${how}: ${tail}` : `the process ${how}`;
+}
+
+function errorMessage(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? error.cause.message : undefined;
+  return cause && !error.message.includes(cause) ? `${error.message} (${cause})` : error.message;
+}
+
+/**
+ * A failure of the connection rather than of the call: JSON-RPC errors carry a code and mean the
+ * server answered; a closed connection, a refused socket or a dead session do not.
+ */
+function isConnectionFailure(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'number') return false;
+  if (error.name === 'AbortError' || /timed out|timeout/i.test(error.message)) return false;
+  const statusCode = (error as { statusCode?: unknown }).statusCode;
+  if (typeof statusCode === 'number') return statusCode === 404 || statusCode >= 500;
+  return /closed|not running|not connected|fetch failed|ECONNREFUSED|ECONNRESET|socket|network/i.test(errorMessage(error));
+}
