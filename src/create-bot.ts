@@ -9,7 +9,8 @@ import { createCallDecider } from './approvals/decide-call.js';
 import { evaluateCallPolicy } from './approvals/evaluate-call-policy.js';
 import { createExpirySweeper } from './approvals/expiry-sweeper.js';
 import type { CountersignConfig } from './config/config-schema.js';
-import type { EnvironmentConfig } from './config/environment.js';
+import { loadConfigFile } from './config/config-file.js';
+import { parseEnvironment, type EnvironmentConfig } from './config/environment.js';
 import { createConversation } from './conversation/conversation.js';
 import { recoverStalledWork } from './conversation/recover-stalled-work.js';
 import { createThreadWorker, type ThreadWorker } from './conversation/thread-worker.js';
@@ -30,8 +31,10 @@ import { createToolSchemas } from './tools/tool-schemas.js';
 import type { ToolDefinition } from './tools/tool-definition.js';
 
 export interface CreateBotOptions {
-  environment: EnvironmentConfig;
-  config: CountersignConfig;
+  /** Default: read from `process.env` (throws a ConfigError listing every problem). */
+  environment?: EnvironmentConfig;
+  /** Default: the file `COUNTERSIGN_CONFIG` names (or ./countersign.yml, or the built-in defaults). */
+  config?: CountersignConfig;
   /** Tools written in TypeScript, added to the ones the config file defines. */
   tools?: ToolDefinition[];
   logger?: Logger;
@@ -64,8 +67,10 @@ export interface Bot {
 }
 
 /** Wires the transport (Bolt), the state store, the agent and the tools into one running bot. */
-export async function createBot(options: CreateBotOptions): Promise<Bot> {
-  const { environment, config } = options;
+export async function createBot(given: CreateBotOptions = {}): Promise<Bot> {
+  const environment = given.environment ?? parseEnvironment(process.env);
+  const config = given.config ?? (await loadConfigFile(environment.configPath));
+  const options: ResolvedOptions = { ...given, environment, config };
   const logger = options.logger ?? createLogger({ level: environment.logLevel });
   const now = options.now ?? Date.now;
   const loaded = await loadTools({
@@ -86,8 +91,10 @@ export async function createBot(options: CreateBotOptions): Promise<Bot> {
   }
 }
 
+type ResolvedOptions = CreateBotOptions & { environment: EnvironmentConfig; config: CountersignConfig };
+
 async function assemble(
-  options: CreateBotOptions,
+  options: ResolvedOptions,
   { logger, now, tools, loaded }: { logger: Logger; now: () => number; tools: ToolDefinition[]; loaded: LoadedTools },
 ): Promise<Bot> {
   const { environment, config } = options;
@@ -110,6 +117,7 @@ async function assemble(
     instructions: config.instructions,
     tools,
     policy: config.policy,
+    toolProblems: () => loaded.problems(),
     resolveGroups,
     limits: {
       maxSteps: config.agent.maxSteps,

@@ -47,6 +47,8 @@ export interface ConversationOptions {
   instructions: string;
   tools: readonly ToolDefinition[];
   policy: PolicyConfig;
+  /** Tool sources that are down right now (an MCP server that died), to say so in the thread. */
+  toolProblems?: () => ReadonlyArray<{ source: string; message: string }>;
   /** Members of approver groups, to check approvals again at resume. */
   resolveGroups: (groupIds: readonly string[]) => Promise<GroupMembers>;
   limits: ConversationLimits;
@@ -270,6 +272,7 @@ export function createConversation(options: ConversationOptions): Conversation {
   async function runAndPublish(thread: ThreadState, requesterId: string, edits?: ReadonlyMap<string, EditNote>): Promise<void> {
     const where = { channel: thread.channel, threadTs: thread.threadTs };
     await messenger.setStatus({ ...where, status: 'is thinking…' });
+    await noteToolProblems(thread);
     const automatic: AutomaticApproval[] = [];
     let outcome;
     try {
@@ -353,6 +356,21 @@ export function createConversation(options: ConversationOptions): Conversation {
       }
       await messenger.postNotice({ channel: step.channel, threadTs: step.threadTs, text: ':warning: I could not post the approval card, so nothing was run. Please try again.' });
     }
+  }
+
+  /** A tool source that is down is said once per thread: its tools will fail until it reconnects. */
+  async function noteToolProblems(thread: ThreadState): Promise<void> {
+    const problems = options.toolProblems?.() ?? [];
+    const fresh = problems.filter((problem) => !thread.notedProblems?.includes(`${problem.source}: ${problem.message}`));
+    if (fresh.length === 0) return;
+    thread.notedProblems = [...(thread.notedProblems ?? []), ...fresh.map((problem) => `${problem.source}: ${problem.message}`)].slice(-20);
+    await messenger
+      .postNotice({
+        channel: thread.channel,
+        threadTs: thread.threadTs,
+        text: fresh.map((problem) => `:electric_plug: ${problem.message} Its tools will fail until it is back; I keep retrying.`).join('\n'),
+      })
+      .catch((error: unknown) => logger.warn({ event: 'tool-problem-note-failed', err: error }, 'could not post tool source problem'));
   }
 
   /** Auto-approved calls ran without a card; each is audited and noted in one line in the thread. */

@@ -17,6 +17,8 @@ export interface ThreadState {
   handledTs?: string[];
   /** An answer saved but not yet posted: a process that dies before posting leaves it for the next. */
   outbox?: string;
+  /** Tool-source problems already reported in this thread, so each is said once. */
+  notedProblems?: string[];
   /** Epoch milliseconds. */
   updatedAt: number;
 }

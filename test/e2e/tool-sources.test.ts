@@ -208,3 +208,28 @@ describe('a custom tool written as in the README', () => {
     expect(deployed[1]).toMatchObject({ namespace: 'prod', replicas: 4, requestedBy: 'UALICE' });
   });
 });
+
+describe('an MCP server that is down', () => {
+  const harness = useHarnesses();
+
+  it('says so in the thread once, and the rest of the bot keeps working', async () => {
+    const h = await harness({
+      extraYaml: `
+mcpServers:
+  broken:
+    command: ${JSON.stringify(process.execPath)}
+    args: ["-e", "process.exit(3)"]
+`,
+    });
+    h.openai.enqueue({ text: 'Still here.' }, { text: 'Still here, again.' });
+    const threadTs = nextTs();
+    await h.mention({ user: 'UALICE', text: 'hello', ts: threadTs });
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === 'Still here.'), { message: 'answer' });
+    const notices = () => threadReplies(h, threadTs).filter((message) => message.text.includes('Its tools will fail until it is back'));
+    expect(notices()).toHaveLength(1);
+    expect(notices()[0]!.text).toContain('broken');
+    await h.threadMessage({ user: 'UALICE', text: 'again', threadTs, ts: nextTs() });
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === 'Still here, again.'), { message: 'second answer' });
+    expect(notices()).toHaveLength(1);
+  });
+});
