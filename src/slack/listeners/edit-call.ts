@@ -8,7 +8,7 @@ import type { ToolSchemas } from '../../tools/tool-schemas.js';
 import { APPROVAL_ACTION_IDS, decodeApprovalActionValue, encodeApprovalActionValue } from '../blocks/action-ids.js';
 import { buildSchemaForm, parseSchemaForm } from '../modals/schema-form.js';
 import { EDIT_CALL_CALLBACK_ID, editCallView, formErrors } from '../views/edit-call-view.js';
-import { issuesToFieldErrors } from '../views/field-errors.js';
+import { inputFieldsOf, issuesToFieldErrors } from '../views/field-errors.js';
 import { tellPrivately } from './approval-actions.js';
 
 export interface EditCallOptions {
@@ -53,11 +53,11 @@ export function registerEditCall(app: App, { store, decider, messenger, toolSche
     }
     // Rebuilt server-side from the stored call: nothing in the submitted view is trusted but its values.
     const form = buildSchemaForm({ schema, initialValue: lookup.call.input });
-    if (!lookup.open) return ack(formErrors({ fields: form.fields, message: lookup.message }));
+    if (!lookup.open) return ack(formErrors({ fields: inputFieldsOf(form), message: lookup.message }));
     const parsed = parseSchemaForm({ form, stateValues: view.state.values as never });
     if (!parsed.ok) return ack({ response_action: 'errors', errors: parsed.errors });
     const validated = await toolSchemas.validate(lookup.call.toolName, parsed.value);
-    if (!validated.success) return ack({ response_action: 'errors', errors: issuesToFieldErrors(validated.issues, form.fields) });
+    if (!validated.success) return ack({ response_action: 'errors', errors: issuesToFieldErrors(validated.issues, inputFieldsOf(form)) });
 
     const changed = diffInputs(lookup.call.input, validated.value).length > 0;
     const outcome = await decider.record({
@@ -66,7 +66,7 @@ export function registerEditCall(app: App, { store, decider, messenger, toolSche
       outcome: 'approved',
       ...(changed ? { edit: { input: validated.value, submittedInput: parsed.value } } : {}),
     });
-    if (!outcome.recorded) return ack(formErrors({ fields: form.fields, message: outcome.message }));
+    if (!outcome.recorded) return ack(formErrors({ fields: inputFieldsOf(form), message: outcome.message }));
     await ack();
     await decider.publish(outcome);
   });

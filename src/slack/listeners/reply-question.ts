@@ -9,7 +9,7 @@ import type { JsonSchemaValidator } from '../../tools/json-schema-validator.js';
 import { APPROVAL_ACTION_IDS, decodeApprovalActionValue, encodeApprovalActionValue } from '../blocks/action-ids.js';
 import { buildSchemaForm, parseSchemaForm } from '../modals/schema-form.js';
 import { formErrors } from '../views/edit-call-view.js';
-import { issuesToFieldErrors } from '../views/field-errors.js';
+import { inputFieldsOf, issuesToFieldErrors } from '../views/field-errors.js';
 import { REPLY_CALLBACK_ID, replyView } from '../views/reply-view.js';
 import { tellPrivately } from './approval-actions.js';
 import { mayAnswer } from './answer-question.js';
@@ -54,17 +54,17 @@ export function registerReplyQuestion(app: App, { store, decider, messenger, val
     const lookup = reference ? await findCall(store, reference) : undefined;
     if (!reference || !lookup?.call || !isQuestion(lookup.call)) return ack(formErrors({ fields: [], message: 'This question is no longer open.' }));
     const { schema, form } = formFor(lookup.call);
-    if (!lookup.open) return ack(formErrors({ fields: form.fields, message: lookup.message }));
+    if (!lookup.open) return ack(formErrors({ fields: inputFieldsOf(form), message: lookup.message }));
     // Checked again on submit: the form could have been opened before a change of who may answer.
     if (!mayAnswer(lookup.step, body.user.id)) {
-      return ack(formErrors({ fields: form.fields, message: `Only <@${lookup.step.requesterId}> can answer this question.` }));
+      return ack(formErrors({ fields: inputFieldsOf(form), message: `Only <@${lookup.step.requesterId}> can answer this question.` }));
     }
     const parsed = parseSchemaForm({ form, stateValues: view.state.values as never });
     if (!parsed.ok) return ack({ response_action: 'errors', errors: parsed.errors });
     const validated = validator.validate(schema, parsed.value);
-    if (!validated.success) return ack({ response_action: 'errors', errors: issuesToFieldErrors(validated.issues, form.fields) });
+    if (!validated.success) return ack({ response_action: 'errors', errors: issuesToFieldErrors(validated.issues, inputFieldsOf(form)) });
     const outcome = await decider.record({ ...reference, userId: body.user.id, outcome: 'answered', answer: validated.value });
-    if (!outcome.recorded) return ack(formErrors({ fields: form.fields, message: outcome.message }));
+    if (!outcome.recorded) return ack(formErrors({ fields: inputFieldsOf(form), message: outcome.message }));
     await ack();
     await decider.publish(outcome);
   });

@@ -1,25 +1,11 @@
-import type { types } from '@slack/bolt';
-import { SLACK_LIMITS } from '../blocks/limits.js';
+import { booleanElement, choiceElement, multiChoiceElement } from './choice-element.js';
+import { CHARACTERS_SLACK_CHANGES, jsonElement, TEXT_MAX_LENGTH, unfitReason, type ElementChoice, type ElementWithoutActionId } from './element-basics.js';
 import type { Variant } from './field-presence.js';
 import type { FieldControl, FormField } from './form-field.js';
-import type { Primitive } from './schema-shape.js';
 import { canonicalDateTimeSeconds, compilePattern, decimalString, isCalendarDate, isEmail, isUrl } from './validate-value.js';
 
-type ElementWithoutActionId = DistributiveOmit<types.InputBlockElement, 'action_id'>;
-type DistributiveOmit<Type, Key extends PropertyKey> = Type extends unknown ? Omit<Type, Key> : never;
-
-/** Either the element that holds the value (without its action id), or why no element can. */
-export type ElementChoice = { variant: Variant; element: ElementWithoutActionId } | { unfit: string };
-
-export const NONE_OPTION_VALUE = 'none';
-const TEXT_MAX_LENGTH = SLACK_LIMITS.plainTextInputMaxLength;
 /** Longer single values read better in a box that wraps. */
 const MULTILINE_FROM_LENGTH = 100;
-/**
- * Control characters and unpaired surrogates: Slack's text boxes would drop or change them, so a
- * string holding them is edited as a JSON string, whose escapes survive.
- */
-const CHARACTERS_SLACK_CHANGES = /[\u0000-\u0008\u000B-\u001F\u007F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
  * The Slack element for a field, prefilled with `prefill`. Values the natural element cannot hold
@@ -70,34 +56,6 @@ export function demandsInput(field: FormField): boolean {
     default:
       return true;
   }
-}
-
-/** How an enum member reads on a menu; blank strings are quoted so the option is visible. */
-export function optionText(option: Primitive): string {
-  return typeof option === 'string' && option.trim() !== '' ? option : JSON.stringify(option);
-}
-
-/** Optional and nullable menus get a "(none)" choice: Slack radio buttons cannot be unselected. */
-export function offersNone(field: Pick<FormField, 'required' | 'nullable' | 'insideOptionalObject'>): boolean {
-  return !field.required || field.nullable || field.insideOptionalObject;
-}
-
-export function jsonText(value: unknown): string | undefined {
-  try {
-    const pretty = JSON.stringify(value, null, 2);
-    if (pretty === undefined) return undefined;
-    if (pretty.length <= TEXT_MAX_LENGTH) return pretty;
-    const compact = JSON.stringify(value);
-    return compact.length <= TEXT_MAX_LENGTH ? compact : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function jsonElement(prefill: { value: unknown } | undefined): ElementChoice {
-  const text = prefill === undefined ? undefined : jsonText(prefill.value);
-  if (prefill !== undefined && text === undefined) return { unfit: unfitReason(prefill.value) };
-  return { variant: 'json', element: { type: 'plain_text_input', multiline: true, max_length: TEXT_MAX_LENGTH, ...(text ? { initial_value: text } : {}) } };
 }
 
 function textElement(control: Extract<FieldControl, { kind: 'text' }>, prefill: { value: unknown } | undefined, required: boolean): ElementChoice {
@@ -153,7 +111,8 @@ function plainTextElement({ value, multiline, rules, required }: { value: string
   const length = value?.length ?? 0;
   // Never below the value already there: Slack would refuse to open a form it cannot submit.
   const maxLength = Math.min(TEXT_MAX_LENGTH, Math.max(rules.maxLength ?? TEXT_MAX_LENGTH, length, 1));
-  // Slack checks `min_length` even on an empty optional input, so only required ones get it.
+  // Slack may apply `min_length` to an optional input left empty; only required ones get it, and
+  // the parser checks `minLength` on the rest.
   const minLength = required && rules.minLength !== undefined && rules.minLength <= maxLength && length >= rules.minLength ? rules.minLength : undefined;
   return {
     type: 'plain_text_input',
@@ -192,57 +151,6 @@ function numberElement(control: Extract<FieldControl, { kind: 'number' }>, prefi
   };
 }
 
-function booleanElement(field: FormField, prefill: { value: unknown } | undefined): ElementChoice {
-  const value = prefill?.value;
-  if (prefill !== undefined && typeof value !== 'boolean' && !(value === null && field.nullable)) return jsonElement(prefill);
-  if (field.nullable) {
-    // A checkbox has no third state, so a nullable boolean is a choice of three.
-    const options = [option('Yes', 'true'), option('No', 'false'), option('(none)', NONE_OPTION_VALUE)];
-    const initial = value === true ? options[0] : value === false ? options[1] : value === null ? options[2] : undefined;
-    return { variant: 'widget', element: { type: 'radio_buttons', options, ...(initial ? { initial_option: initial } : {}) } };
-  }
-  const checked = option('Yes', 'true');
-  return { variant: 'widget', element: { type: 'checkboxes', options: [checked], ...(value === true ? { initial_options: [checked] } : {}) } };
-}
-
-function choiceElement(field: FormField, control: Extract<FieldControl, { kind: 'choice' }>, prefill: { value: unknown } | undefined): ElementChoice {
-  const value = prefill?.value;
-  const allStrings = control.options.every((item) => typeof item === 'string');
-  const asText = (): ElementChoice =>
-    typeof value === 'string' && allStrings && !CHARACTERS_SLACK_CHANGES.test(value) && !value.includes('\n') && value.length <= TEXT_MAX_LENGTH
-      ? { variant: 'text', element: { type: 'plain_text_input', max_length: TEXT_MAX_LENGTH, ...(value ? { initial_value: value } : {}) } }
-      : jsonElement(prefill);
-  if (control.widget === 'text_input') return prefill === undefined ? { variant: 'text', element: { type: 'plain_text_input', max_length: TEXT_MAX_LENGTH } } : asText();
-  const options = control.options.map((item, index) => option(optionText(item), String(index)));
-  if (offersNone(field)) options.push(option('(none)', NONE_OPTION_VALUE));
-  let initial: types.PlainTextOption | undefined;
-  if (prefill !== undefined) {
-    const index = control.options.findIndex((item) => item === value);
-    if (index >= 0) initial = options[index];
-    else if (value === null && offersNone(field)) initial = options.at(-1);
-    else return asText();
-  }
-  return { variant: 'widget', element: { type: control.widget, options, ...(initial ? { initial_option: initial } : {}) } };
-}
-
-function multiChoiceElement(control: Extract<FieldControl, { kind: 'multi-choice' }>, prefill: { value: unknown } | undefined): ElementChoice {
-  const value = prefill?.value;
-  const options = control.options.map((item, index) => option(optionText(item), String(index)));
-  let indexes: number[] = [];
-  if (prefill !== undefined) {
-    if (!Array.isArray(value)) return jsonElement(prefill);
-    indexes = value.map((item) => control.options.findIndex((candidate) => candidate === item));
-    // Menus hold each option once, in option order: anything else is shown as JSON to keep it exact.
-    const exact = indexes.every((index, position) => index >= 0 && (position === 0 || index > (indexes[position - 1] ?? -1)));
-    if (!exact) return jsonElement(prefill);
-  }
-  const initial = indexes.flatMap((index) => (options[index] ? [options[index]] : []));
-  const initialOptions = initial.length > 0 ? { initial_options: initial } : {};
-  if (control.widget === 'checkboxes') return { variant: 'widget', element: { type: 'checkboxes', options, ...initialOptions } };
-  const maxSelected = control.maxItems !== undefined && control.maxItems >= 1 && initial.length <= control.maxItems ? { max_selected_items: control.maxItems } : {};
-  return { variant: 'widget', element: { type: 'multi_static_select', options, ...initialOptions, ...maxSelected } };
-}
-
 function listElement(control: Extract<FieldControl, { kind: 'list' }>, prefill: { value: unknown } | undefined): ElementChoice {
   const value = prefill?.value;
   let text: string | undefined;
@@ -269,16 +177,3 @@ function fitsOnALine(item: unknown, kind: 'string' | 'number'): boolean {
   return typeof item === 'string' && item !== '' && item.trim() === item && !/[\n\r]/.test(item) && !CHARACTERS_SLACK_CHANGES.test(item);
 }
 
-function option(text: string, value: string): types.PlainTextOption {
-  return { text: { type: 'plain_text', text }, value };
-}
-
-function unfitReason(value: unknown): string {
-  let length: number | undefined;
-  try {
-    length = typeof value === 'string' ? value.length : JSON.stringify(value)?.length;
-  } catch {
-    length = undefined;
-  }
-  return length === undefined ? 'cannot be shown here' : `is too long to edit here (${length.toLocaleString('en-US')} characters)`;
-}

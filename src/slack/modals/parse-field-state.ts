@@ -1,5 +1,5 @@
 import { truncateText } from '../blocks/limits.js';
-import { NONE_OPTION_VALUE } from './field-element.js';
+import { NONE_OPTION_VALUE } from './choice-element.js';
 import { decodeActionId, type Presence, type Variant } from './field-presence.js';
 import { textFormatOf, type FieldControl, type FormField } from './form-field.js';
 import { isRecord } from './json-schema.js';
@@ -54,8 +54,9 @@ export function parseFieldState({ field, actionId, state }: { field: FormField; 
  * - it held a value: `null` if nullable, else left out if optional, else `""`/"Required";
  * - it was missing (or the form was opened empty): left out if optional, else `null` if nullable,
  *   else `""`/"Required".
- * Checkboxes and multi-selects are never "cleared": unchecked is `false` and nothing selected is
- * `[]`, except for an optional property the original value did not have, which stays absent.
+ * Checkboxes, multi-selects and one-per-line lists are never "cleared": unchecked is `false` and
+ * nothing selected or listed is `[]` (or `null`, if it was), except for an optional property the
+ * original value did not have, which stays absent.
  */
 export function clearedField(field: FormField, presence: Presence): FieldResult {
   const control = field.control;
@@ -162,7 +163,7 @@ function readText(state: SlackStateValue, variant: Variant): string | undefined 
 
 function readJson(field: FormField, state: SlackStateValue): Reading {
   const text = typeof state.value === 'string' ? state.value : '';
-  if (text.trim() === '') return field.control.kind === 'rest' ? { value: {} } : { empty: true };
+  if (text.trim() === '') return field.control.kind === 'rest' ? validated({}, validateControl(field.control, {})) : { empty: true };
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -6,6 +6,8 @@ import { encodeActionId, type Presence } from './field-presence.js';
 import type { FormField } from './form-field.js';
 
 const NOTE_LENGTH = 300;
+/** The longest reason a field is kept for, to size the worst case. */
+const LONGEST_KEPT_REASON = 'is too long to edit here (9,999,999,999 characters)';
 
 /**
  * The block for one field: an input prefilled with `prefill`, a heading for a group, or, when the
@@ -43,4 +45,18 @@ export function renderKeptField({ field, reason }: { field: FormField; reason: s
     block_id: field.blockId,
     elements: [{ type: 'plain_text', text: plainText(`${field.label} ${reason}; it is kept unchanged.`, NOTE_LENGTH) }],
   };
+}
+
+/**
+ * The bytes a field takes at least, whatever its value: its empty input, or the note that replaces
+ * an input whose value does not fit. Budgets are built on this.
+ */
+export function minimumFieldBytes(field: FormField): number {
+  const bare = renderField({ field, presences: ['fresh'] });
+  const kept = renderKeptField({ field, reason: LONGEST_KEPT_REASON });
+  return Math.max(byteLength(bare), byteLength(kept));
+}
+
+export function byteLength(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value) ?? '');
 }

@@ -1,9 +1,9 @@
 import { SLACK_LIMITS, truncateText } from '../blocks/limits.js';
-import { offersNone, optionText } from './field-element.js';
+import { offersNone, optionText } from './choice-element.js';
 import { fieldHint, fieldLabel, HINT_LENGTH } from './field-labels.js';
 import { textFormatOf, type FieldControl, type FormField } from './form-field.js';
 import type { JsonSchemaDefinition } from './json-schema.js';
-import { renderField } from './render-field.js';
+import { minimumFieldBytes } from './render-field.js';
 import { createSchemaReader, type PropertyShape, type SchemaShape } from './schema-shape.js';
 
 /** Slack allows 100 blocks in a modal; the caller keeps a few for its own header and context. */
@@ -12,7 +12,7 @@ export const FORM_BLOCK_LIMIT = 95;
 const FIELD_BLOCK_LIMIT = FORM_BLOCK_LIMIT - 1;
 /**
  * Bytes of blocks before any value is filled in (labels, hints, menus). A hundred 100-option menus
- * would be megabytes; the cap leaves well over half of the 250 kB view for the values.
+ * would be megabytes; the cap leaves half of the form's 200 kB for the values.
  */
 const STATIC_BYTE_LIMIT = 100_000;
 const REST_RESERVE_BYTES = 4_000;
@@ -37,12 +37,14 @@ interface Placement {
  * The form's fields for a schema, in schema order: one input per property, a group heading per
  * nested object (to depth 2), and, when a schema has more fields than a modal holds, one JSON
  * field for the rest. Derived from the schema alone, so a submit handler gets the same fields
- * (and block ids) back from `buildSchemaFields(schema)` as the form was built with.
+ * (and block ids) back from `buildSchemaFields({ schema })` as the form was built with.
  *
  * For an object schema the first field is the form itself (a group with an empty path); it has
  * no block.
  */
 export function buildSchemaFields({ schema, blockIdPrefix = 'f' }: { schema: JsonSchemaDefinition; blockIdPrefix?: string }): FormField[] {
+  // Ids are the prefix plus at most `:notice`; Slack allows 255 characters.
+  if (blockIdPrefix.length > 200) throw new RangeError(`blockIdPrefix is ${blockIdPrefix.length} characters; keep it short`);
   const describe = createSchemaReader(schema);
   const shape = describe(schema);
   if (shape.kind !== 'object') {
@@ -57,8 +59,7 @@ export function buildSchemaFields({ schema, blockIdPrefix = 'f' }: { schema: Jso
     insideOptionalObject: false,
     control: { kind: 'group', depth: 0, propertyNames: shape.properties.map((property) => property.name), extraProperties: shape.extraProperties },
   };
-  const measure = (drafts: readonly Draft[]): number =>
-    drafts.reduce((total, draft) => total + byteLength(renderField({ field: { ...draft, blockId: `${blockIdPrefix}:00` }, presences: ['fresh'] })), 0);
+  const measure = (drafts: readonly Draft[]): number => drafts.reduce((total, draft) => total + minimumFieldBytes({ ...draft, blockId: `${blockIdPrefix}:00` }), 0);
   const drafts = fitProperties({ properties: shape.properties, describe, measure });
   return [form, ...drafts.map((draft, index) => ({ ...draft, blockId: `${blockIdPrefix}:${index}` }))];
 }
@@ -190,8 +191,4 @@ function restDraft(properties: readonly PropertyShape[]): Draft {
 
 function asJson({ nullable, title, description, defaultValue }: SchemaShape): SchemaShape {
   return { kind: 'json', nullable, title, description, defaultValue };
-}
-
-export function byteLength(value: unknown): number {
-  return Buffer.byteLength(JSON.stringify(value) ?? '');
 }

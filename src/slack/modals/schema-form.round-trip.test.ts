@@ -114,6 +114,12 @@ describe('a zod tool schema with every element type', () => {
     expect([...seen].sort()).toEqual(Object.keys(SAMPLE_STATE).sort());
   });
 
+  it('round-trips through z.toJSONSchema’s draft-07 input schema too', () => {
+    const schema = z.toJSONSchema(restartSchema, { target: 'draft-7', io: 'input' }) as JsonSchema;
+    const form = buildSchemaForm({ schema, initialValue: proposed });
+    expect(untouched(form)).toEqual(proposed);
+  });
+
   it('can be parsed from the schema alone, as a submit handler would', async () => {
     const schema = await restartJsonSchema();
     const form = buildSchemaForm({ schema, initialValue: proposed });

@@ -1,10 +1,31 @@
+/**
+ * A Slack modal form generated from a JSON Schema (a tool's input schema, or the answer schema of
+ * `ask_user`), and the way back from `view.state.values` to a typed value.
+ *
+ * Choices this module makes where Slack leaves one:
+ * - Block ids (`f:0`, `f:1`, …) depend on the schema alone. A submit handler can rebuild the form
+ *   (with or without the value), call `buildSchemaFields({ schema })`, or pass `{ schema }` here.
+ * - How each property appeared in the value the form was opened with (missing, `null`, empty,
+ *   set) travels in its input's `action_id`, so an emptied input means the same without that
+ *   value: see `clearedField` for the rule. In short, an emptied optional property is left out,
+ *   one that held a value and may be null becomes `null`, and `""`, `[]`, `false` and `null`
+ *   submitted unchanged stay as they were. A missing property is shown with its default and stays
+ *   missing if submitted unchanged; a form opened without any value returns defaults explicitly.
+ * - Nothing is truncated. A value no input can hold exactly is shown another way (as text, or as
+ *   JSON), and one too long for any input (over 3,000 characters, or past the view's size) is
+ *   replaced by a note and kept from the original value, which `parseSchemaForm` must then have.
+ * - Time pickers answer `HH:mm`: a value written `HH:mm` comes back so; one written `HH:mm:00`,
+ *   or a new one when the schema does not insist on `HH:mm`, comes back `HH:mm:ss`. Date-time
+ *   pickers answer in UTC as `2025-01-16T06:30:00Z`; other spellings are edited as text.
+ */
 import type { types } from '@slack/bolt';
-import { isGroup, isDirectChild, type FormField } from './form-field.js';
-import { decodeActionId, presencesAlong, valueAt, type Presence } from './field-presence.js';
-import { isRecord, type JsonSchemaDefinition } from './json-schema.js';
-import { clearedField, parseFieldState, type FieldOutcome, type FieldResult, type SlackStateValue } from './parse-field-state.js';
-import { renderField, renderKeptField } from './render-field.js';
-import { buildSchemaFields, byteLength } from './schema-fields.js';
+import { FormReader, restValue } from './form-reader.js';
+import { isGroup, type FormField } from './form-field.js';
+import { presencesAlong, valueAt, type Presence } from './field-presence.js';
+import type { JsonSchemaDefinition } from './json-schema.js';
+import type { SlackStateValue } from './parse-field-state.js';
+import { byteLength, minimumFieldBytes, renderField, renderKeptField } from './render-field.js';
+import { buildSchemaFields } from './schema-fields.js';
 import { extraPropertiesNotice } from './extra-properties.js';
 
 export type { FormField } from './form-field.js';
@@ -29,8 +50,6 @@ export type ParseResult = { ok: true; value: unknown } | { ok: false; errors: Re
  * and metadata.
  */
 const FORM_BYTE_LIMIT = 200_000;
-/** What a field costs at most once its value is replaced by a "kept unchanged" note. */
-const KEPT_NOTE_BYTES = 1_200;
 
 /**
  * A Slack form for a JSON Schema, prefilled with `initialValue` (or with defaults where it has no
@@ -39,20 +58,20 @@ const KEPT_NOTE_BYTES = 1_200;
 export function buildSchemaForm({ schema, initialValue, blockIdPrefix = 'f' }: { schema: JsonSchemaDefinition; initialValue?: unknown; blockIdPrefix?: string }): SchemaForm {
   const fields = buildSchemaFields({ schema, blockIdPrefix });
   const shown = fields.filter((field) => field.path.length > 0 || !isGroup(field));
-  // Room is kept for every later field's bare form, so one huge value cannot crowd out the rest.
-  const bareCosts = shown.map((field) => byteLength(renderField({ field, presences: ['fresh'] })) + KEPT_NOTE_BYTES);
-  let reserved = bareCosts.reduce((total, cost) => total + cost, 0);
-  let used = 0;
+  // Room is kept for every later field at its smallest, so one huge value cannot crowd out the rest.
+  const minimumCosts = shown.map((field) => minimumFieldBytes(field));
+  let reserved = minimumCosts.reduce((total, cost) => total + cost, 0);
+  const notice = extraPropertiesNotice({ fields, initialValue, blockId: `${blockIdPrefix}:notice` });
+  let used = notice === undefined ? 0 : byteLength(notice);
   const blocks: types.KnownBlock[] = [];
   for (const [index, field] of shown.entries()) {
-    reserved -= bareCosts[index] ?? 0;
+    reserved -= minimumCosts[index] ?? 0;
     const presences = presencesAlong({ initialValue, path: field.path });
     let block = renderField({ field, presences, prefill: prefillFor(field, presences, initialValue) });
     if (used + byteLength(block) + reserved > FORM_BYTE_LIMIT) block = renderKeptField({ field, reason: 'does not fit in one Slack form' });
     used += byteLength(block);
     blocks.push(block);
   }
-  const notice = extraPropertiesNotice({ fields, initialValue, blockId: `${blockIdPrefix}:notice` });
   if (notice !== undefined) blocks.push(notice);
   const inputBlockIds = blocks.flatMap((block) => (block.type === 'input' && block.block_id !== undefined ? [block.block_id] : []));
   return { fields, blocks, inputBlockIds, ...(initialValue !== undefined ? { initialValue } : {}) };
@@ -98,131 +117,4 @@ function prefillFor(field: FormField, presences: readonly Presence[], initialVal
   if (presence === 'set' || presence === 'empty') return valueAt(initialValue, field.path);
   if (presence === 'null') return field.nullable && (field.control.kind === 'choice' || field.control.kind === 'boolean') ? { value: null } : undefined;
   return field.defaultValue;
-}
-
-/** The original values of the properties a rest field holds; undefined when it had none of them. */
-function restValue(field: FormField, initialValue: unknown): { value: Record<string, unknown> } | undefined {
-  if (field.control.kind !== 'rest') return undefined;
-  const present = field.control.properties.flatMap(({ name }) => {
-    const found = valueAt(initialValue, [...field.path, name]);
-    return found === undefined ? [] : [[name, found.value] as const];
-  });
-  return present.length === 0 ? undefined : { value: objectFrom(present) };
-}
-
-interface NodeResult extends FieldResult {
-  /** Keyed by input block id; dropped with the object when an untouched optional object is left out. */
-  errors: Record<string, string>;
-}
-
-/** Walks the fields as a tree: objects are assembled from their children, bottom up. */
-class FormReader {
-  constructor(
-    private readonly fields: readonly FormField[],
-    private readonly stateValues: Readonly<Record<string, Readonly<Record<string, SlackStateValue>>>>,
-    private readonly initialValue: unknown,
-  ) {}
-
-  read(field: FormField): NodeResult {
-    return isGroup(field) ? this.group(field) : this.leaf(field);
-  }
-
-  private leaf(field: FormField): NodeResult {
-    const entry = this.stateEntry(field);
-    let result: FieldResult;
-    if (entry !== undefined) {
-      result = parseFieldState({ field, actionId: entry.actionId, state: entry.state });
-    } else {
-      // Not an input in the view: its value could not be shown, so it is kept from the original.
-      const kept = field.control.kind === 'rest' ? (restValue(field, this.initialValue) ?? { value: {} }) : valueAt(this.initialValue, field.path);
-      const presence = presencesAlong({ initialValue: this.initialValue, path: field.path }).at(-1) ?? 'absent';
-      result = kept !== undefined ? { blank: false, outcome: { kind: 'value', value: kept.value } } : clearedField(field, presence);
-    }
-    return { ...result, errors: result.outcome.kind === 'error' ? { [field.blockId]: result.outcome.message } : {} };
-  }
-
-  private group(group: FormField): NodeResult {
-    const children = this.fields.filter((field) =>
-      field.control.kind === 'rest' ? samePath(field.path, group.path) : isDirectChild(group.path, field.path),
-    );
-    const results = children.map((child) => ({ child, result: this.read(child) }));
-    const presence = this.groupPresence(group);
-    const allBlank = results.every(({ result }) => result.blank);
-    const blank = allBlank && (presence === 'absent' || presence === 'fresh' || presence === 'set');
-    if (allBlank) {
-      const collapsed = collapse(group, presence);
-      if (collapsed !== undefined) return { blank, outcome: collapsed, errors: {} };
-    }
-    const entries: (readonly [string, unknown])[] = [];
-    const errors: Record<string, string> = {};
-    for (const { child, result } of results) {
-      Object.assign(errors, result.errors);
-      const outcome = result.outcome;
-      if (outcome.kind !== 'value') continue;
-      if (child.control.kind === 'rest' && isRecord(outcome.value)) entries.push(...Object.entries(outcome.value));
-      else if (child.path.length > 0) entries.push([child.path.at(-1) ?? '', outcome.value]);
-    }
-    entries.push(...this.keptExtraProperties(group));
-    return { blank, outcome: { kind: 'value', value: objectFrom(entries) }, errors };
-  }
-
-  private stateEntry(field: FormField): { actionId: string; state: SlackStateValue } | undefined {
-    const actions = Object.hasOwn(this.stateValues, field.blockId) ? this.stateValues[field.blockId] : undefined;
-    const first = actions === undefined ? undefined : Object.entries(actions)[0];
-    return first === undefined ? undefined : { actionId: first[0], state: first[1] };
-  }
-
-  /** From any input below the group (its action id carries every level), else from the original value. */
-  private groupPresence(group: FormField): Presence {
-    const depth = group.path.length;
-    // Action ids carry the levels below the form, not the form itself.
-    if (depth === 0) return presencesAlong({ initialValue: this.initialValue, path: [] })[0] ?? 'fresh';
-    for (const field of this.fields) {
-      if (field.path.length <= depth || !group.path.every((name, index) => field.path[index] === name)) continue;
-      const entry = this.stateEntry(field);
-      const presence = entry === undefined ? undefined : decodeActionId(entry.actionId).presences[depth - 1];
-      if (presence !== undefined) return presence;
-    }
-    return presencesAlong({ initialValue: this.initialValue, path: group.path }).at(-1) ?? 'absent';
-  }
-
-  /** Properties the schema does not list but allows: no input shows them, so they stay as they were. */
-  private keptExtraProperties(group: FormField): (readonly [string, unknown])[] {
-    if (group.control.kind !== 'group' || group.control.extraProperties === 'forbidden') return [];
-    const original = valueAt(this.initialValue, group.path)?.value;
-    if (!isRecord(original)) return [];
-    const known = new Set(group.control.propertyNames);
-    return Object.entries(original).filter(([name]) => !known.has(name));
-  }
-}
-
-function samePath(left: readonly string[], right: readonly string[]): boolean {
-  return left.length === right.length && left.every((name, index) => right[index] === name);
-}
-
-/**
- * An object whose inputs were all left blank: how its original presence decides between leaving
- * it out, `null` and `{}` (undefined: assemble it, reporting its missing required fields).
- */
-function collapse(group: FormField, presence: Presence): FieldOutcome | undefined {
-  switch (presence) {
-    case 'null':
-      return group.nullable ? { kind: 'value', value: null } : undefined;
-    case 'set':
-      if (group.nullable) return { kind: 'value', value: null };
-      return group.required ? undefined : { kind: 'omit' };
-    case 'absent':
-    case 'fresh':
-      if (!group.required) return { kind: 'omit' };
-      return group.nullable ? { kind: 'value', value: null } : undefined;
-    case 'empty':
-      return undefined;
-  }
-}
-
-/** Own properties only: a `__proto__` key from JSON stays a key instead of becoming a prototype. */
-function objectFrom(entries: readonly (readonly [string, unknown])[]): Record<string, unknown> {
-  const target: Record<string, unknown> = {};
-  for (const [key, item] of entries) Object.defineProperty(target, key, { value: item, enumerable: true, writable: true, configurable: true });
-  return target;
 }

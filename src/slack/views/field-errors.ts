@@ -30,3 +30,12 @@ export function issuesToFieldErrors(issues: readonly JsonSchemaIssue[], fields: 
   for (const [blockId, message] of Object.entries(errors)) errors[blockId] = message.length > 300 ? `${message.slice(0, 299)}…` : message;
   return errors;
 }
+
+/**
+ * The fields of a form that are Slack inputs: the only blocks Slack shows errors under. Group
+ * headings and values kept unchanged (too large for an input) are fields too, but not inputs.
+ */
+export function inputFieldsOf<FIELD extends { blockId: string }>(form: { fields: readonly FIELD[]; inputBlockIds: readonly string[] }): FIELD[] {
+  const inputs = new Set(form.inputBlockIds);
+  return form.fields.filter((field) => inputs.has(field.blockId));
+}
