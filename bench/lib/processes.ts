@@ -1,0 +1,189 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+
+/** The repository root (bench/lib/ → ../..). */
+export const REPOSITORY_ROOT = join(import.meta.dirname, '../..');
+const OUTPUT_TAIL = 4_000;
+/** `getconf CLK_TCK`; 100 on every Linux this runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export interface ChildHandle {
+  name: string;
+  pid: number;
+  port: number;
+  url: string;
+  child: ChildProcess;
+  /** The last few KB the process wrote (stdout and stderr). */
+  output(): string;
+  /** Everything it wrote before it answered /healthz (the inspector URL, start-up warnings). */
+  startupOutput: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Spawns `node <args>` directly (not through npm) so the pid is the server's own and /proc numbers
+ * are its alone, then waits until GET /healthz answers 200.
+ */
+export async function startNodeServer(options: { name: string; args: string[]; env: Record<string, string>; port: number; timeoutMs?: number }): Promise<ChildHandle> {
+  const child = spawn(process.execPath, options.args, {
+    cwd: REPOSITORY_ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output = (output + chunk.toString('utf8')).slice(-OUTPUT_TAIL);
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  void exited.then(() => process.off('exit', killOnExit));
+  const url = `http://127.0.0.1:${options.port}`;
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${options.name} exited during start-up:\n${output}`);
+    const healthy = await fetch(`${url}/healthz`).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (healthy) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${options.name} did not answer /healthz in time:\n${output}`);
+    }
+    await sleep(50);
+  }
+  return {
+    name: options.name,
+    pid: child.pid as number,
+    port: options.port,
+    url,
+    child,
+    output: () => output,
+    startupOutput: output,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Resident set size of a process in bytes, from /proc/<pid>/status (VmRSS, reported in kB). */
+export function rssBytes(pid: number): number {
+  const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!match) throw new Error(`no VmRSS for pid ${pid}`);
+  return Number(match[1]) * 1024;
+}
+
+/** User + system CPU time of a process in milliseconds, from /proc/<pid>/stat (utime, stime). */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) is parenthesised and may hold spaces: count fields after the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // After the name, fields start at 3 (state); utime and stime are fields 14 and 15.
+  const utime = Number(fields[14 - 3]);
+  const stime = Number(fields[15 - 3]);
+  return ((utime + stime) * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** Waits until the process has used (almost) no CPU for `windowMs`: its queued work is done. */
+export async function waitForCpuIdle(pid: number, options: { windowMs?: number; timeoutMs?: number; toleranceMs?: number } = {}): Promise<void> {
+  const windowMs = options.windowMs ?? 300;
+  const tolerance = options.toleranceMs ?? 10;
+  const deadline = Date.now() + (options.timeoutMs ?? 120_000);
+  let before = cpuMs(pid);
+  for (;;) {
+    await sleep(windowMs);
+    const after = cpuMs(pid);
+    if (after - before <= tolerance) return;
+    if (Date.now() > deadline) throw new Error(`pid ${pid} still busy after ${options.timeoutMs ?? 120_000} ms`);
+    before = after;
+  }
+}
+
+/** RSS after a short idle: the median of several samples, so one allocation burst does not decide it. */
+export async function settledRss(pid: number, options: { idleMs?: number; samples?: number; intervalMs?: number } = {}): Promise<number> {
+  await waitForCpuIdle(pid);
+  await sleep(options.idleMs ?? 1_000);
+  const samples: number[] = [];
+  for (let index = 0; index < (options.samples ?? 5); index += 1) {
+    if (index > 0) await sleep(options.intervalMs ?? 200);
+    samples.push(rssBytes(pid));
+  }
+  samples.sort((left, right) => left - right);
+  return samples[Math.floor(samples.length / 2)] as number;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export interface LoadResult {
+  latenciesMs: number[];
+  /** When each request was sent, in ms after the first. */
+  sentAtMs: number[];
+  statuses: number[];
+  /** Epoch ms when the first request was sent. */
+  startedAt: number;
+  wallMs: number;
+}
+
+export interface LoadGenerator {
+  pid: number;
+  run(options: { url: string; signingSecret: string; concurrency: number; requests: Array<{ contentType: string; body: string }> }): Promise<LoadResult>;
+  stop(): Promise<void>;
+}
+
+/** The closed-loop HTTP client (bench/load-generator.ts) in its own process, driven over IPC. */
+export function startLoadGenerator(): LoadGenerator {
+  const child = spawn(process.execPath, [join(REPOSITORY_ROOT, 'bench/load-generator.ts')], {
+    cwd: REPOSITORY_ROOT,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  void exited.then(() => process.off('exit', killOnExit));
+  let nextId = 0;
+  const waiting = new Map<number, { resolve: (result: LoadResult) => void; reject: (error: Error) => void }>();
+  child.on('message', (message: { type: string; id: number } & LoadResult) => {
+    if (message.type !== 'result') return;
+    waiting.get(message.id)?.resolve(message);
+    waiting.delete(message.id);
+  });
+  void exited.then(() => {
+    for (const { reject } of waiting.values()) reject(new Error('load generator exited'));
+    waiting.clear();
+  });
+  return {
+    pid: child.pid as number,
+    run(options) {
+      nextId += 1;
+      const id = nextId;
+      return new Promise<LoadResult>((resolve, reject) => {
+        waiting.set(id, { resolve, reject });
+        child.send({ type: 'run', id, ...options });
+      });
+    },
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.disconnect();
+      await exited;
+    },
+  };
+}

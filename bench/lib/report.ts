@@ -1,0 +1,116 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { BenchResults, LevelResult } from './results.js';
+
+const MIB = 1024 * 1024;
+
+export function writeResults(results: BenchResults, path: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `${JSON.stringify(results, null, 2)}\n`);
+}
+
+function table(header: string[], rows: Array<Array<string | number>>): string {
+  const cells = [header, ...rows.map((row) => row.map(String))];
+  const widths = header.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? '').length)));
+  const line = (row: string[]) => `| ${row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(' | ')} |`;
+  return [line(cells[0] as string[]), `|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`, ...cells.slice(1).map(line)].join('\n');
+}
+
+function loopDelayRows(kind: string, levels: LevelResult[]): Array<Array<string | number>> {
+  return levels.flatMap((level) =>
+    level.eventLoopDelay && level.ackBreakdown
+      ? [
+          [
+            kind,
+            level.concurrency,
+            `${level.ackBreakdown.bot.beforeReadMs.p99} / ${level.ackBreakdown.bot.readToAckMs.p99}`,
+            `${level.ackBreakdown.bare.beforeReadMs.p99} / ${level.ackBreakdown.bare.readToAckMs.p99}`,
+            `${level.eventLoopDelay.bot.p99Ms} / ${level.eventLoopDelay.bot.maxMs}`,
+            `${level.eventLoopDelay.bare.p99Ms} / ${level.eventLoopDelay.bare.maxMs}`,
+            level.botCpuMsPerRequest,
+            level.bareCpuMsPerRequest,
+          ],
+        ]
+      : [],
+  );
+}
+
+function latencyRows(kind: string, levels: LevelResult[]): Array<Array<string | number>> {
+  return levels.map((level) => [
+    kind,
+    level.concurrency,
+    level.bot.requests,
+    level.bot.p50,
+    level.bot.p99,
+    level.bare.p50,
+    level.bare.p99,
+    level.ratioP50,
+    level.ratioP99,
+    level.pooledRatioP99,
+    `${level.bot.over1s} / ${level.bot.over3s}`,
+    `${level.bare.over1s} / ${level.bare.over3s}`,
+    level.bot.errors + level.bare.errors,
+  ]);
+}
+
+/** The human-readable summary printed at the end of a run (Markdown tables). */
+export function formatResults(results: BenchResults): string {
+  const { machine, redis, rss, cpu, throughput } = results;
+  const sections = [
+    `countersign benchmark — ${results.scale} scale, ${results.startedAt}, ${(results.durationMs / 1000).toFixed(0)} s`,
+    `machine: ${machine.cpus} × ${machine.cpuModel}, ${(machine.totalMemoryBytes / 1024 ** 3).toFixed(1)} GiB, node ${machine.node}, ${machine.platform}, ${machine.redis.split(' ').slice(0, 3).join(' ')}; load average ${machine.loadAverageAtStart.join(' ')} at start, ${machine.loadAverageAtEnd.join(' ')} at end`,
+    '',
+    `Ack latency (ms, request sent → response received; bare = Bolt app whose listeners only ack; ${results.ackLatency.click[0]?.rounds ?? 0} interleaved rounds per level, latencies pooled; p99 ratio = median of the per-round ratios)`,
+    table(
+      ['kind', 'concurrency', 'requests', 'bot p50', 'bot p99', 'bare p50', 'bare p99', 'p50 ratio', 'p99 ratio', 'pooled p99 ratio', 'bot >1s / >3s', 'bare >1s / >3s', 'errors'],
+      [...latencyRows('mention', results.ackLatency.mention), ...latencyRows('click', results.ackLatency.click), ...latencyRows('repeat click', results.ackLatency.repeatClick)],
+    ),
+    '',
+    'Inside the servers (ms): p99 of sent → request read by the server / read → ack sent; event-loop delay during the bursts (median over rounds of the p99 / max); CPU per request (the bot\'s includes the work the requests caused)',
+    table(
+      ['kind', 'concurrency', 'bot wait / handle p99', 'bare wait / handle p99', 'bot loop delay', 'bare loop delay', 'bot CPU ms/req', 'bare CPU ms/req'],
+      [...loopDelayRows('mention', results.ackLatency.mention), ...loopDelayRows('click', results.ackLatency.click), ...loopDelayRows('repeat click', results.ackLatency.repeatClick)],
+    ),
+    '',
+    table(
+      ['metric', 'value'],
+      [
+        [`decisions per second (one process, bursts of ${throughput.clicks} clicks at concurrency ${throughput.concurrency}, median of ${throughput.rounds})`, throughput.decisionsPerSecond],
+        ['resumed turns per second (same burst, to the answer in the thread)', throughput.resumedTurnsPerSecond],
+        ['Redis round trips per click: decision path (click → decision → card)', redis.perClick.decisionRoundTrips],
+        ['Redis round trips per click: resumed turn', redis.perClick.resumeRoundTrips],
+        ['Redis round trips per click: total', redis.perClick.roundTrips],
+        ['Redis commands per click: sent by the bot / executed by Redis', `${redis.perClick.clientCommands} / ${redis.perClick.serverCommands}`],
+        ['Redis round trips per turn (mention → card)', redis.perTurn.roundTrips],
+        ['Redis commands per turn: sent by the bot / executed by Redis', `${redis.perTurn.clientCommands} / ${redis.perTurn.serverCommands}`],
+        ['Redis bytes per pending approval (step hash + schedule entries)', redis.memory.bytesPerPendingApproval],
+        ['  of which step hash / schedule entries', `${redis.memory.stepHashBytesPerPending} / ${redis.memory.scheduleBytesPerPending}`],
+        ['Redis bytes of thread history per thread (stored once per thread)', redis.memory.historyBytesPerThread],
+        ['history stored once per thread, not in the step', redis.memory.historyStoredOncePerThread ? 'yes' : 'NO'],
+        ['Redis used_memory growth per pending approval, all-in', redis.memory.usedMemoryBytesPerPendingAllIn],
+        ...rss.points.map(
+          (point) =>
+            [
+              `bot RSS at ${point.pending} pending (MiB)${point.afterFullGc ? ' — after a forced full GC: RSS / JS heap used' : ''}`,
+              `${(point.rssBytes / MIB).toFixed(1)}${point.afterFullGc ? ` — ${(point.afterFullGc.rssBytes / MIB).toFixed(1)} / ${(point.afterFullGc.heapUsedBytes / MIB).toFixed(1)}` : ''}`,
+            ] as [string, string],
+        ),
+        ['RSS ratio, last point ÷ 0 pending (settled / after a forced full GC)', `${rss.ratioMaxToZero} / ${rss.ratioMaxToZeroAfterFullGc ?? 'n/a'}`],
+        [`bot CPU ms per turn, model excluded (${cpu.turnsMeasured} turns)`, cpu.msPerTurn],
+        ['bot CPU ms per click, resumed turn included', cpu.msPerClickWithResume],
+        ['turns per second while creating pending approvals', cpu.turnsPerSecond],
+      ],
+    ),
+    '',
+    'Targets',
+    table(
+      ['target', 'measured', 'met'],
+      results.targets.map((target) => [target.name, `${target.measured} ${target.unit}`, target.met ? 'yes' : 'NO']),
+    ),
+    '',
+    `phases (s): ${Object.entries(results.phasesMs)
+      .map(([name, ms]) => `${name} ${(ms / 1000).toFixed(1)}`)
+      .join(', ')}`,
+  ];
+  return sections.join('\n');
+}

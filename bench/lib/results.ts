@@ -1,0 +1,150 @@
+import type { BenchScale } from './scale.js';
+import type { LatencySummary } from './stats.js';
+
+export interface LevelResult {
+  concurrency: number;
+  /** Interleaved rounds (bare burst, then bot burst); the latencies below are pooled over them. */
+  rounds: number;
+  bot: LatencySummary;
+  bare: LatencySummary;
+  /** Median over rounds of the bot's p50 ÷ median over rounds of the bare app's p50. */
+  ratioP50: number;
+  /** Median over rounds of (bot p99 ÷ bare p99) in the same round: the number the target is judged on. */
+  ratioP99: number;
+  roundRatiosP99: number[];
+  /** Pooled bot p99 ÷ pooled bare p99. */
+  pooledRatioP99: number;
+  /** CPU the process spent per request during the burst and the work it caused (turns included for the bot). */
+  botCpuMsPerRequest: number;
+  bareCpuMsPerRequest: number;
+  /**
+   * How long each process's event loop was blocked while the bursts were being sent (perf_hooks
+   * monitorEventLoopDelay, read over the inspector): median over rounds of the p99, and the max.
+   */
+  eventLoopDelay?: { bot: { p99Ms: number; maxMs: number }; bare: { p99Ms: number; maxMs: number } };
+  /** Where the ack time went, seen from inside each server (pooled over rounds). */
+  ackBreakdown?: { bot: AckBreakdown; bare: AckBreakdown };
+}
+
+export interface PercentileSummary {
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+export interface AckBreakdown {
+  requests: number;
+  /** Sent → the server has parsed the request head: waiting to be accepted and read. */
+  beforeReadMs: PercentileSummary;
+  /** Request head parsed → response finished: signature check, Bolt middleware, listener, ack. */
+  readToAckMs: PercentileSummary;
+  /** Requests that opened a new connection, and how long until it was accepted. */
+  newConnections: number;
+  acceptMs?: PercentileSummary;
+}
+
+export interface RequestAccounting {
+  requests: number;
+  roundTrips: number;
+  /** Commands the bot sent (EVALSHA counts once; MULTI and EXEC count as commands). */
+  clientCommands: number;
+  clientCommandNames: Record<string, number>;
+  /** Commands Redis executed (INFO commandstats), including those run inside Lua scripts. */
+  serverCommands: number;
+  serverCommandBreakdown: Record<string, number>;
+  /** The last accounted request's round trips in order, e.g. `EVALSHA step` or `MULTI + HSET step + … + EXEC`. */
+  exampleTrace?: string[];
+}
+
+export interface RedisAccounting {
+  perTurn: RequestAccounting;
+  perClick: RequestAccounting & {
+    /** Click → recorded decision → updated card (what the click itself costs). */
+    decisionRoundTrips: number;
+    decisionCommands: Record<string, number>;
+    /** The turn the decision resumes (queue, history, tool run, answer). */
+    resumeRoundTrips: number;
+  };
+  method: string;
+}
+
+export interface RssPoint {
+  pending: number;
+  /** Settled VmRSS, no GC forced: the number the target is judged on. */
+  rssBytes: number;
+  /** Read over the inspector right after forcing two full GCs (when heap diagnostics are on). */
+  afterFullGc?: { rssBytes: number; heapUsedBytes: number; heapTotalBytes: number; externalBytes: number };
+}
+
+export interface TargetCheck {
+  name: string;
+  limit: number;
+  measured: number;
+  unit: string;
+  met: boolean;
+}
+
+export interface BenchResults {
+  schemaVersion: 1;
+  scale: string;
+  scaleSettings: BenchScale;
+  startedAt: string;
+  durationMs: number;
+  machine: {
+    cpus: number;
+    cpuModel: string;
+    totalMemoryBytes: number;
+    node: string;
+    platform: string;
+    redis: string;
+    repository: string;
+    /** 1, 5 and 15 minute load averages: above the CPU count, other work shared the machine. */
+    loadAverageAtStart: number[];
+    loadAverageAtEnd: number[];
+  };
+  /** `repeatClick`: clicks on cards already decided (answered with an ephemeral, nothing resumed). */
+  ackLatency: { mention: LevelResult[]; click: LevelResult[]; repeatClick: LevelResult[] };
+  throughput: {
+    concurrency: number;
+    /** Clicks per round; the rates are medians over the rounds. */
+    clicks: number;
+    rounds: number;
+    /** Clicks ÷ time from the first click sent to the last card showing its decision. */
+    decisionsPerSecond: number;
+    /** Clicks ÷ time from the first click sent to the last resumed turn's answer. */
+    resumedTurnsPerSecond: number;
+    botCpuMsPerClick: number;
+  };
+  redis: RedisAccounting & {
+    memory: {
+      pendingSteps: number;
+      stepHashBytesPerPending: number;
+      scheduleBytesPerPending: number;
+      /** Step hash + its entries in the sorted sets indexing steps: what one pending approval costs, history excluded. */
+      bytesPerPendingApproval: number;
+      decidedStepHashBytes: number;
+      decidedSteps: number;
+      historyBytesPerThread: number;
+      threadsMeasured: number;
+      historyStoredOncePerThread: boolean;
+      usedMemoryBytesPerPendingAllIn: number;
+      stepIndexes: Record<string, { bytes: number; entries: number; bytesPerEntry: number; listsPendingSteps: boolean }>;
+      keyFamilies: Record<string, { keys: number; bytes: number }>;
+      method: string;
+    };
+  };
+  rss: { points: RssPoint[]; ratioMaxToZero: number; ratioMaxToZeroAfterFullGc?: number; method: string };
+  cpu: { msPerTurn: number; turnsMeasured: number; turnsPerSecond: number; msPerClickWithResume: number; method: string };
+  phasesMs: Record<string, number>;
+  targets: TargetCheck[];
+}
+
+/** Every number in the results, with its path, for "is every metric present and finite" checks. */
+export function numericLeaves(value: unknown, path = ''): Array<{ path: string; value: number }> {
+  if (typeof value === 'number') return [{ path, value }];
+  if (Array.isArray(value)) return value.flatMap((item, index) => numericLeaves(item, `${path}[${index}]`));
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).flatMap(([key, item]) => numericLeaves(item, path ? `${path}.${key}` : key));
+  }
+  return [];
+}

@@ -1,0 +1,78 @@
+/** How much work each phase does. `BENCH_SCALE=smoke|full` picks one; a few env vars adjust it. */
+export interface BenchScale {
+  name: string;
+  /** In-flight requests for the ack-latency bursts. */
+  levels: number[];
+  /** Requests per burst at each level, the same for the bot and the bare Bolt app, mentions and clicks. */
+  requestsPerLevel: Record<number, number>;
+  /** Each level is measured this many times, bare app and bot back to back. */
+  rounds: number;
+  warmup: {
+    /** Mention turns answered with text (no card), to warm the bot's code and reach its working heap. */
+    textTurns: number;
+    /** Mention → card → approve → resumed answer, to warm the click path. */
+    cardCycles: number;
+    /** Requests of each kind sent to the bare app before measuring. */
+    bareRequests: number;
+    concurrency: number;
+  };
+  /** Pending approvals at which RSS is measured; 0 is measured after the warm-up. */
+  pendingTargets: number[];
+  /** Pending approvals are created by real mentions, this many in flight, in batches. */
+  creation: { concurrency: number; batch: number };
+  /** Sequential turns and clicks on a separate bot behind the counting Redis proxy (after `warmupCycles`). */
+  accounting: { turns: number; clicks: number; warmupCycles: number };
+  /** Idle time before RSS is sampled. */
+  rssSettleMs: number;
+}
+
+export const SCALES: Record<'smoke' | 'full', BenchScale> = {
+  smoke: {
+    name: 'smoke',
+    levels: [1, 5],
+    requestsPerLevel: { 1: 5, 5: 10 },
+    rounds: 2,
+    warmup: { textTurns: 5, cardCycles: 2, bareRequests: 10, concurrency: 5 },
+    pendingTargets: [0, 20],
+    creation: { concurrency: 5, batch: 20 },
+    accounting: { turns: 3, clicks: 3, warmupCycles: 1 },
+    rssSettleMs: 200,
+  },
+  full: {
+    name: 'full',
+    levels: [1, 50, 200],
+    requestsPerLevel: { 1: 100, 50: 300, 200: 500 },
+    rounds: 8,
+    warmup: { textTurns: 1_000, cardCycles: 200, bareRequests: 1_000, concurrency: 50 },
+    pendingTargets: [0, 1_000, 10_000],
+    creation: { concurrency: 50, batch: 1_000 },
+    accounting: { turns: 50, clicks: 50, warmupCycles: 3 },
+    rssSettleMs: 1_000,
+  },
+};
+
+/**
+ * BENCH_SCALE=smoke|full (default full). BENCH_PENDING=0,1000,10000 replaces the RSS points;
+ * BENCH_REQUESTS_FACTOR=0.5 scales the burst sizes (at least 20 requests per burst);
+ * BENCH_ROUNDS=12 sets the interleaved rounds per level.
+ */
+export function scaleFromEnvironment(environment: NodeJS.ProcessEnv = process.env): BenchScale {
+  const name = environment.BENCH_SCALE === 'smoke' ? 'smoke' : 'full';
+  const base = structuredClone(SCALES[name]);
+  if (environment.BENCH_PENDING) {
+    const targets = environment.BENCH_PENDING.split(',').map((part) => Number(part.trim()));
+    if (targets.some((target) => !Number.isInteger(target) || target < 0)) throw new Error(`BENCH_PENDING must list whole numbers, got ${environment.BENCH_PENDING}`);
+    base.pendingTargets = [...new Set([0, ...targets])].sort((left, right) => left - right);
+  }
+  const factor = Number(environment.BENCH_REQUESTS_FACTOR ?? 1);
+  if (!(factor > 0)) throw new Error(`BENCH_REQUESTS_FACTOR must be a positive number, got ${environment.BENCH_REQUESTS_FACTOR}`);
+  if (factor !== 1) {
+    for (const level of base.levels) base.requestsPerLevel[level] = Math.max(20, Math.round((base.requestsPerLevel[level] ?? 0) * factor));
+  }
+  if (environment.BENCH_ROUNDS) {
+    const rounds = Number(environment.BENCH_ROUNDS);
+    if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`BENCH_ROUNDS must be a whole number of at least 1, got ${environment.BENCH_ROUNDS}`);
+    base.rounds = rounds;
+  }
+  return base;
+}

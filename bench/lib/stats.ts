@@ -1,0 +1,51 @@
+export interface LatencySummary {
+  requests: number;
+  errors: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  mean: number;
+  /** Acks slower than 1 s, and slower than Slack's 3 s limit (Slack then retries, and shows an error on clicks). */
+  over1s: number;
+  over3s: number;
+}
+
+/** Linear interpolation between closest ranks (the "R-7" definition numpy and spreadsheets use). */
+export function percentile(sorted: readonly number[], fraction: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const position = (sorted.length - 1) * fraction;
+  const lower = Math.floor(position);
+  const upper = Math.ceil(position);
+  const low = sorted[lower] as number;
+  const high = sorted[upper] as number;
+  return low + (high - low) * (position - lower);
+}
+
+export function summarize(latenciesMs: readonly number[], statuses: readonly number[]): LatencySummary {
+  const sorted = latenciesMs.filter(Number.isFinite).sort((left, right) => left - right);
+  return {
+    requests: latenciesMs.length,
+    errors: statuses.filter((status) => status !== 200).length,
+    p50: round(percentile(sorted, 0.5)),
+    p90: round(percentile(sorted, 0.9)),
+    p99: round(percentile(sorted, 0.99)),
+    max: round(sorted.at(-1) ?? Number.NaN),
+    mean: round(sorted.reduce((sum, value) => sum + value, 0) / sorted.length),
+    over1s: sorted.filter((value) => value > 1_000).length,
+    over3s: sorted.filter((value) => value > 3_000).length,
+  };
+}
+
+export function round(value: number, digits = 2): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+export function ratio(numerator: number, denominator: number): number {
+  return round(numerator / denominator, 2);
+}
+
+export function median(values: readonly number[]): number {
+  return percentile([...values].sort((left, right) => left - right), 0.5);
+}

@@ -1,0 +1,193 @@
+import type { FakeOpenAI, RecordedModelRequest, ScriptedReply } from '../../test/helpers/fake-openai.js';
+import type { FakeSlackApi } from '../../test/helpers/fake-slack-api.js';
+import { appMentionEnvelope, blockActionsPayload } from '../../test/helpers/signed-request.js';
+
+export const SIGNING_SECRET = 'bench-signing-secret';
+export const BOT_USER_ID = 'UBENCHBOT';
+export const BOT_ID = 'BBENCH001';
+export const TEAM_ID = 'T0BENCH01';
+export const GATED_TOOL = 'bench_restart';
+export const APPROVE_ACTION_ID = 'countersign_approve';
+/** What the model answers when it is not asking for the gated tool. */
+export const TEXT_ANSWER = 'Hello from the benchmark.';
+export const RESUMED_ANSWER = 'Done.';
+/** Threads per channel: keeps the fake Slack's per-channel message lists short. */
+const THREADS_PER_CHANNEL = 100;
+
+export type MentionMode = 'card' | 'text';
+
+/** One gated command tool whose command does nothing, so an approved call costs one cheap spawn. */
+export const BENCH_CONFIG_YAML = `
+instructions: You are a benchmark bot. Answer briefly.
+tools:
+  - name: ${GATED_TOOL}
+    description: Restart a service (benchmark no-op)
+    command: ["true"]
+    parameters:
+      service: { type: string, pattern: "[a-z0-9-]+", maxLength: 63 }
+    approval: always
+    timeoutSeconds: 10
+`;
+
+export interface Thread {
+  index: number;
+  channel: string;
+  threadTs: string;
+  /** A unique word in the mention, to find where the thread's text is stored. */
+  marker: string;
+}
+
+export interface RequestSpec {
+  contentType: string;
+  body: string;
+}
+
+/** Hands out fresh threads (a mention starts each one) with Slack-shaped ids. */
+export function createThreadFactory(prefix: string): (count: number) => Thread[] {
+  let sequence = 0;
+  return (count) =>
+    Array.from({ length: count }, () => {
+      sequence += 1;
+      return {
+        index: sequence,
+        channel: `C${prefix}${String(Math.floor(sequence / THREADS_PER_CHANNEL)).padStart(6, '0')}`,
+        threadTs: `${1_600_000_000 + sequence}.000100`,
+        marker: `mk${prefix.toLowerCase()}${sequence}x`,
+      };
+    });
+}
+
+export function mentionRequest(thread: Thread, mode: MentionMode): RequestSpec {
+  const envelope = appMentionEnvelope({
+    user: `UREQ${String(thread.index % 1000).padStart(4, '0')}`,
+    text: `<@${BOT_USER_ID}> ${mode === 'card' ? 'please restart the worker' : 'say hello'} ${thread.marker}`,
+    channel: thread.channel,
+    ts: thread.threadTs,
+    teamId: TEAM_ID,
+    botUserId: BOT_USER_ID,
+  });
+  return { contentType: 'application/json', body: JSON.stringify(envelope) };
+}
+
+export function clickRequest(options: { channel: string; threadTs: string; cardTs: string; value: string; user: string; actionId?: string }): RequestSpec {
+  const payload = blockActionsPayload({
+    user: options.user,
+    channel: options.channel,
+    messageTs: options.cardTs,
+    threadTs: options.threadTs,
+    actionId: options.actionId ?? APPROVE_ACTION_ID,
+    value: options.value,
+    teamId: TEAM_ID,
+  });
+  return { contentType: 'application/x-www-form-urlencoded', body: `payload=${encodeURIComponent(JSON.stringify(payload))}` };
+}
+
+/**
+ * The instant model: a mention that asks for a restart gets a call to the gated tool (a card); the
+ * turn resumed after the decision gets a short text; anything else gets text.
+ */
+export function installModelScript(openai: FakeOpenAI): void {
+  openai.setResponder((request: RecordedModelRequest): ScriptedReply => {
+    const messages: Array<{ role?: string; content?: unknown }> = Array.isArray(request.body?.messages) ? request.body.messages : [];
+    const last = messages.at(-1);
+    if (last?.role === 'tool') return { text: RESUMED_ANSWER };
+    const text = typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content ?? '');
+    if (text.includes('please restart')) return { toolCalls: [{ name: GATED_TOOL, arguments: { service: 'worker' } }] };
+    return { text: TEXT_ANSWER };
+  });
+  // The fake keeps every request for tests; a benchmark of thousands of turns does not need them.
+  const requests = openai.requests;
+  const trim = setInterval(() => requests.splice(0, requests.length), 1_000);
+  trim.unref();
+}
+
+export interface Card {
+  thread: Thread;
+  cardTs: string;
+  approveValue: string;
+}
+
+/**
+ * Follows what the bot did in the fake Slack by reading its call log incrementally: cards posted
+ * (by thread), answers posted (by thread), and the first update of each card after a given time.
+ */
+export function createSlackObserver(slack: FakeSlackApi) {
+  let scanned = 0;
+  const cardThreads = new Set<string>();
+  const answered = new Map<string, number>();
+  const textAnswered = new Set<string>();
+  const updates = new Map<string, number[]>();
+  let ephemerals = 0;
+  const threadKey = (channel: string, threadTs: string) => `${channel}|${threadTs}`;
+
+  function poll(): void {
+    const calls = slack.calls;
+    for (; scanned < calls.length; scanned += 1) {
+      const call = calls[scanned];
+      if (!call) continue;
+      const { args } = call;
+      if (call.method === 'chat.postMessage' && typeof args.thread_ts === 'string') {
+        const key = threadKey(String(args.channel), args.thread_ts);
+        if (args.blocks !== undefined) cardThreads.add(key);
+        else if (args.text === RESUMED_ANSWER) answered.set(key, call.at);
+        else if (args.text === TEXT_ANSWER) textAnswered.add(key);
+      } else if (call.method === 'chat.postEphemeral') {
+        ephemerals += 1;
+      } else if (call.method === 'chat.update') {
+        const key = threadKey(String(args.channel), String(args.ts));
+        const list = updates.get(key) ?? [];
+        list.push(call.at);
+        updates.set(key, list);
+      }
+    }
+    // The fake keeps every call; only what was read here is needed.
+    if (scanned > 50_000) {
+      calls.splice(0, scanned);
+      scanned = 0;
+    }
+  }
+
+  return {
+    poll,
+    /** chat.postEphemeral calls seen so far. */
+    ephemeralCount: () => ephemerals,
+    hasCard: (thread: Thread) => cardThreads.has(threadKey(thread.channel, thread.threadTs)),
+    hasAnswer: (thread: Thread) => answered.has(threadKey(thread.channel, thread.threadTs)),
+    hasTextAnswer: (thread: Thread) => textAnswered.has(threadKey(thread.channel, thread.threadTs)),
+    /** Epoch ms of the card's first chat.update at or after `since` (the decision shown). */
+    firstUpdateAfter(card: Card, since: number): number | undefined {
+      return updates.get(threadKey(card.thread.channel, card.cardTs))?.find((at) => at >= since);
+    },
+    /** Card ts and Approve button value for threads whose card is posted. */
+    cards(threads: readonly Thread[]): Card[] {
+      const byChannel = new Map<string, Thread[]>();
+      for (const thread of threads) byChannel.set(thread.channel, [...(byChannel.get(thread.channel) ?? []), thread]);
+      const cards: Card[] = [];
+      for (const [channel, channelThreads] of byChannel) {
+        const posted = new Map<string, { ts: string; value: string }>();
+        for (const message of slack.messages(channel)) {
+          const approve = (message.blocks ?? [])
+            .filter((block: any) => block.type === 'actions')
+            .flatMap((block: any) => block.elements ?? [])
+            .find((element: any) => element.type === 'button' && element.action_id === APPROVE_ACTION_ID);
+          if (approve && message.thread_ts !== undefined) posted.set(message.thread_ts, { ts: message.ts, value: String(approve.value) });
+        }
+        for (const thread of channelThreads) {
+          const card = posted.get(thread.threadTs);
+          if (card) cards.push({ thread, cardTs: card.ts, approveValue: card.value });
+        }
+      }
+      return cards;
+    },
+  };
+}
+
+export type SlackObserver = ReturnType<typeof createSlackObserver>;
+
+export async function waitUntil(check: () => boolean, options: { timeoutMs: number; message: string; intervalMs?: number }): Promise<void> {
+  const deadline = Date.now() + options.timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${options.timeoutMs} ms waiting for ${options.message}`);
+    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 25));
+  }
+}

@@ -1,0 +1,52 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { formatResults, writeResults } from '../bench/lib/report.js';
+import { numericLeaves, type BenchResults } from '../bench/lib/results.js';
+import { runBenchmark } from '../bench/lib/run-benchmark.js';
+import { SCALES } from '../bench/lib/scale.js';
+
+/**
+ * The benchmark at a tiny scale, so `npm run bench` keeps working. It checks that every metric is
+ * produced and finite, never how fast anything is.
+ */
+it('runs the benchmark end to end at smoke scale and reports every metric', async () => {
+  const results = await runBenchmark({ scale: SCALES.smoke });
+
+  expect(results.ackLatency.mention.map((level) => level.concurrency)).toEqual(SCALES.smoke.levels);
+  expect(results.ackLatency.click.map((level) => level.concurrency)).toEqual(SCALES.smoke.levels);
+  expect(results.ackLatency.repeatClick.map((level) => level.concurrency)).toEqual(SCALES.smoke.levels);
+  for (const level of [...results.ackLatency.mention, ...results.ackLatency.click, ...results.ackLatency.repeatClick]) {
+    expect(level.bot.requests).toBe((SCALES.smoke.requestsPerLevel[level.concurrency] ?? 0) * SCALES.smoke.rounds);
+    expect(level.roundRatiosP99).toHaveLength(SCALES.smoke.rounds);
+    expect(level.bot.errors + level.bare.errors).toBe(0);
+  }
+  expect(results.rss.points.map((point) => point.pending)).toEqual(SCALES.smoke.pendingTargets);
+  expect(results.redis.memory.pendingSteps).toBe(SCALES.smoke.pendingTargets.at(-1));
+  expect(results.redis.memory.historyStoredOncePerThread).toBe(true);
+  expect(results.redis.perTurn.requests).toBe(SCALES.smoke.accounting.turns);
+  expect(results.redis.perClick.requests).toBe(SCALES.smoke.accounting.clicks);
+  expect(results.targets).toHaveLength(4);
+
+  const leaves = numericLeaves(results);
+  const notFinite = leaves.filter((leaf) => !Number.isFinite(leaf.value)).map((leaf) => leaf.path);
+  expect(notFinite).toEqual([]);
+  for (const path of [
+    'throughput.decisionsPerSecond',
+    'redis.perClick.decisionRoundTrips',
+    'redis.perClick.roundTrips',
+    'redis.perTurn.roundTrips',
+    'redis.perTurn.serverCommands',
+    'redis.memory.bytesPerPendingApproval',
+    'redis.memory.historyBytesPerThread',
+    'cpu.msPerTurn',
+  ]) {
+    expect(leaves.find((leaf) => leaf.path === path)?.value, path).toBeGreaterThan(0);
+  }
+
+  const output = join(mkdtempSync(join(tmpdir(), 'countersign-bench-smoke-')), 'results.json');
+  writeResults(results, output);
+  expect((JSON.parse(readFileSync(output, 'utf8')) as BenchResults).scale).toBe('smoke');
+  expect(formatResults(results)).toContain('Targets');
+}, 120_000);
