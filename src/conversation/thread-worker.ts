@@ -8,6 +8,11 @@ export interface ThreadWorkerOptions {
   logger: Logger;
   /** The lock outlives a crashed holder by at most this long; a live holder renews it. */
   lockTtlMs?: number;
+  /**
+   * Items handled at once by this process. A burst of clicks then waits in Redis (each thread's
+   * lock renewed) instead of piling turn work onto the event loop that must ack Slack in 3 s.
+   */
+  maxConcurrentItems?: number;
 }
 
 export interface ThreadWorker {
@@ -23,9 +28,17 @@ export interface ThreadWorker {
 }
 
 const DEFAULT_LOCK_TTL_MS = 30_000;
+const DEFAULT_MAX_CONCURRENT_ITEMS = 8;
 
-export function createThreadWorker({ store, handle, logger, lockTtlMs = DEFAULT_LOCK_TTL_MS }: ThreadWorkerOptions): ThreadWorker {
+export function createThreadWorker({
+  store,
+  handle,
+  logger,
+  lockTtlMs = DEFAULT_LOCK_TTL_MS,
+  maxConcurrentItems = DEFAULT_MAX_CONCURRENT_ITEMS,
+}: ThreadWorkerOptions): ThreadWorker {
   const running = new Set<Promise<void>>();
+  const slots = createSlots(maxConcurrentItems);
 
   async function drain(threadKey: string, token: string): Promise<void> {
     // Renew at a third of the TTL so one slow Redis reply cannot let the lock lapse mid-turn.
@@ -48,10 +61,13 @@ export function createThreadWorker({ store, handle, logger, lockTtlMs = DEFAULT_
         const item = decodeWorkItem(encoded);
         if (!item) logger.warn({ event: 'work-item-invalid', threadKey }, 'dropped an unreadable work item');
         else {
+          const release = await slots.acquire();
           try {
             await handle(item);
           } catch (error) {
             logger.error({ event: 'work-item-failed', threadKey, kind: item.kind, err: error }, 'work item failed');
+          } finally {
+            release();
           }
         }
         await store.finishWork(threadKey);
@@ -90,6 +106,24 @@ export function createThreadWorker({ store, handle, logger, lockTtlMs = DEFAULT_
     },
     async idle() {
       while (running.size > 0) await Promise.allSettled([...running]);
+    },
+  };
+}
+
+/** A counting semaphore: at most `size` holders; the rest wait in arrival order. */
+function createSlots(size: number): { acquire(): Promise<() => void> } {
+  let free = Math.max(1, size);
+  const waiting: Array<() => void> = [];
+  const release = () => {
+    const next = waiting.shift();
+    if (next) next();
+    else free += 1;
+  };
+  return {
+    async acquire() {
+      if (free > 0) free -= 1;
+      else await new Promise<void>((resolve) => waiting.push(resolve));
+      return release;
     },
   };
 }
