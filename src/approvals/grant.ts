@@ -1,3 +1,4 @@
+import type { GrantEvent } from '../audit/audit-event.js';
 import type { PolicyEvaluation } from './policy/evaluate-policy.js';
 import { escalates } from './policy/escalates.js';
 
@@ -44,4 +45,20 @@ export function canonicalJson(value: unknown): string {
       ? Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0)))
       : inner,
   );
+}
+
+/** The audit entry for something that happened to a grant; `userId` is who did it. */
+export function grantAuditEvent(type: GrantEvent['type'], grant: Grant, userId: string): Omit<GrantEvent, 'at'> {
+  return {
+    type,
+    teamId: grant.teamId,
+    grantId: grant.grantId,
+    toolName: grant.toolName,
+    scope: grant.scope,
+    channel: grant.channel,
+    ...(grant.threadTs ? { threadTs: grant.threadTs } : {}),
+    userId,
+    expiresAt: grant.expiresAt,
+    identicalArgumentsOnly: grant.identicalArgumentsOnly,
+  };
 }

@@ -8,7 +8,7 @@ import { runTurn, TurnFailedError } from '../agent/run-turn.js';
 import { crashPoint } from '../testing/crash-point.js';
 import type { AutomaticApproval } from '../agent/tool-set.js';
 import { evaluateCallPolicy } from '../approvals/evaluate-call-policy.js';
-import { grantCovers } from '../approvals/grant.js';
+import { grantAuditEvent, grantCovers } from '../approvals/grant.js';
 import { PENDING_STEP_SCHEMA_VERSION, type Decision, type PendingCall, type PendingStep } from '../approvals/pending-step.js';
 import { approvalDeadlines } from '../approvals/policy/approval-deadlines.js';
 import type { GroupMembers } from '../approvals/policy/approver-eligibility.js';
@@ -390,18 +390,7 @@ export function createConversation(options: ConversationOptions): Conversation {
         ...(grant ? { grantId: grant.grantId } : {}),
       });
       if (grant) {
-        await record({
-          type: 'grant-used',
-          teamId: thread.teamId,
-          grantId: grant.grantId,
-          toolName: grant.toolName,
-          scope: grant.scope,
-          channel: grant.channel,
-          ...(grant.threadTs ? { threadTs: grant.threadTs } : {}),
-          userId: grant.grantedBy,
-          expiresAt: grant.expiresAt,
-          identicalArgumentsOnly: grant.identicalArgumentsOnly,
-        });
+        await record(grantAuditEvent('grant-used', grant, grant.grantedBy));
       }
       lines.push(
         grant

@@ -1,7 +1,7 @@
 import type { App, BlockAction, ButtonAction, types } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
-import type { Grant } from '../../approvals/grant.js';
+import { grantAuditEvent, type Grant } from '../../approvals/grant.js';
 import { approverGroupIds, type GroupMembers } from '../../approvals/policy/approver-eligibility.js';
 import { authorizeApprover } from '../../approvals/policy/authorize-approver.js';
 import { appendQuietly, type AuditLog } from '../../audit/audit-log.js';
@@ -74,22 +74,7 @@ export function registerCountersignCommand(app: App, { store, audit, logger, res
     }
     const revoked = await store.revokeGrant({ teamId, channel, grantId: grant.grantId });
     if (!revoked) return void (await answer('That grant has already been revoked.'));
-    await appendQuietly(
-      audit,
-      {
-        type: 'grant-revoked',
-        teamId,
-        grantId: revoked.grantId,
-        toolName: revoked.toolName,
-        scope: revoked.scope,
-        channel: revoked.channel,
-        ...(revoked.threadTs ? { threadTs: revoked.threadTs } : {}),
-        userId: body.user.id,
-        expiresAt: revoked.expiresAt,
-        identicalArgumentsOnly: revoked.identicalArgumentsOnly,
-      },
-      logger,
-    );
+    await appendQuietly(audit, grantAuditEvent('grant-revoked', revoked, body.user.id), logger);
     await answer(`Revoked the grant for \`${revoked.toolName}\`: it will ask for approval again.`);
   });
 }

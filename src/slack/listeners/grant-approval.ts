@@ -3,7 +3,7 @@ import type { App, BlockAction, ButtonAction, ViewSubmitAction } from '@slack/bo
 import type { Logger } from 'pino';
 import type { CallDecider } from '../../approvals/decide-call.js';
 import { findCall } from '../../approvals/find-call.js';
-import type { Grant } from '../../approvals/grant.js';
+import { grantAuditEvent, type Grant } from '../../approvals/grant.js';
 import { appendQuietly, type AuditLog } from '../../audit/audit-log.js';
 import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { StateStore } from '../../store/state-store.js';
@@ -68,22 +68,7 @@ export function registerGrantApproval(app: App, { store, decider, messenger, aud
     };
     try {
       await store.saveGrant(grant);
-      await appendQuietly(
-        audit,
-        {
-          type: 'grant-created',
-          teamId: grant.teamId,
-          grantId: grant.grantId,
-          toolName: grant.toolName,
-          scope: grant.scope,
-          channel: grant.channel,
-          ...(grant.threadTs ? { threadTs: grant.threadTs } : {}),
-          userId: grant.grantedBy,
-          expiresAt: grant.expiresAt,
-          identicalArgumentsOnly: grant.identicalArgumentsOnly,
-        },
-        logger,
-      );
+      await appendQuietly(audit, grantAuditEvent('grant-created', grant, grant.grantedBy), logger);
     } catch (error) {
       logger.error({ event: 'grant-save-failed', err: error }, 'could not save grant');
       await messenger.postEphemeral({ channel: step.channel, userId: body.user.id, threadTs: step.threadTs, text: ':warning: The call was approved, but the grant could not be saved; later calls will ask again.' }).catch(() => {});
