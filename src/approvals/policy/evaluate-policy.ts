@@ -1,11 +1,4 @@
-import type {
-  ApproverSpec,
-  AutoApprovePermission,
-  ExpiryOutcome,
-  GrantPermission,
-  PolicyConfig,
-  PolicySettings,
-} from '../../config/policy-config-schema.js';
+import type { PolicyConfig, PolicySettings } from '../../config/policy-config-schema.js';
 import { selectRule } from './select-rule.js';
 
 export type { ApproverSpec } from '../../config/policy-config-schema.js';
@@ -15,20 +8,10 @@ export type { ApproverSpec } from '../../config/policy-config-schema.js';
  * call and every later click is judged by the rule that was shown on the card, not by a config
  * that changed in between.
  */
-export interface PolicyEvaluation {
+export interface PolicyEvaluation extends PolicySettings {
   /** The governing rule (its position in `policy.rules`), or undefined when no rule covers the tool. */
   rule: { index: number; name?: string } | undefined;
   needsApproval: boolean;
-  approvers: ApproverSpec[];
-  /** Distinct approvers needed. */
-  required: number;
-  allowSelfApproval: boolean;
-  expiryMs: number;
-  /** Remind the approvers this long before expiry; absent means no reminder. */
-  reminderMs?: number;
-  onExpiry: ExpiryOutcome;
-  autoApprove: AutoApprovePermission;
-  grants: GrantPermission;
 }
 
 /** A tool's own static rule; evaluate a function rule first and pass its answer as one of these. */
