@@ -1,11 +1,10 @@
-import type { App, BlockAction, ButtonAction, ViewSubmitAction } from '@slack/bolt';
+import type { App, ViewSubmitAction } from '@slack/bolt';
 import type { CallDecider } from '../../approvals/decide-call.js';
-import { findCall } from '../../approvals/find-call.js';
 import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { StateStore } from '../../store/state-store.js';
-import { APPROVAL_ACTION_IDS, decodeApprovalActionValue, encodeApprovalActionValue } from '../blocks/action-ids.js';
+import { APPROVAL_ACTION_IDS, decodeApprovalActionValue } from '../blocks/action-ids.js';
 import { DENY_REASON_BLOCK_ID, DENY_REASON_CALLBACK_ID, denyReasonView, submittedDenyReason } from '../views/deny-reason-view.js';
-import { tellPrivately } from './approval-actions.js';
+import { registerCallModalButton } from './call-modal-button.js';
 
 export interface DenyWithReasonOptions {
   store: StateStore;
@@ -15,17 +14,12 @@ export interface DenyWithReasonOptions {
 
 /** "Deny with reason": a small modal whose optional reason reaches the card and the model. */
 export function registerDenyWithReason(app: App, { store, decider, messenger }: DenyWithReasonOptions): void {
-  app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: APPROVAL_ACTION_IDS.denyWithReason }, async ({ ack, body, action, client }) => {
-    await ack();
-    const reference = decodeApprovalActionValue(action.value);
-    if (!reference) return;
-    const lookup = await findCall(store, reference);
-    if (!lookup.open) return tellPrivately(messenger, body, lookup.message);
-    try {
-      await client.views.open({ trigger_id: body.trigger_id, view: denyReasonView({ call: lookup.call, privateMetadata: encodeApprovalActionValue(reference) }) });
-    } catch {
-      await tellPrivately(messenger, body, 'Slack could not open the form in time. Please click *Deny with reason* again.');
-    }
+  registerCallModalButton(app, {
+    actionId: APPROVAL_ACTION_IDS.denyWithReason,
+    buttonLabel: 'Deny with reason',
+    store,
+    messenger,
+    view: ({ call, privateMetadata }) => denyReasonView({ call, privateMetadata }),
   });
 
   app.view<ViewSubmitAction>(DENY_REASON_CALLBACK_ID, async ({ ack, body, view }) => {

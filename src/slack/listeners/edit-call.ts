@@ -1,15 +1,15 @@
-import type { App, BlockAction, ButtonAction, ViewSubmitAction } from '@slack/bolt';
+import type { App, ViewSubmitAction } from '@slack/bolt';
 import type { CallDecider } from '../../approvals/decide-call.js';
 import { findCall } from '../../approvals/find-call.js';
 import { diffInputs } from '../../approvals/input-diff.js';
 import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { StateStore } from '../../store/state-store.js';
 import type { ToolSchemas } from '../../tools/tool-schemas.js';
-import { APPROVAL_ACTION_IDS, decodeApprovalActionValue, encodeApprovalActionValue } from '../blocks/action-ids.js';
+import { APPROVAL_ACTION_IDS, decodeApprovalActionValue } from '../blocks/action-ids.js';
 import { buildSchemaForm, parseSchemaForm } from '../modals/schema-form.js';
 import { EDIT_CALL_CALLBACK_ID, editCallView, formErrors } from '../views/edit-call-view.js';
 import { inputFieldsOf, issuesToFieldErrors } from '../views/field-errors.js';
-import { tellPrivately } from './approval-actions.js';
+import { registerCallModalButton } from './call-modal-button.js';
 
 export interface EditCallOptions {
   store: StateStore;
@@ -24,24 +24,16 @@ export interface EditCallOptions {
  * produces is validated again on the server against the tool's own schema.
  */
 export function registerEditCall(app: App, { store, decider, messenger, toolSchemas }: EditCallOptions): void {
-  app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: APPROVAL_ACTION_IDS.edit }, async ({ ack, body, action, client }) => {
-    // The trigger id lives three seconds: one store read and the form build happen before views.open.
-    await ack();
-    const reference = decodeApprovalActionValue(action.value);
-    if (!reference) return;
-    const lookup = await findCall(store, reference);
-    if (!lookup.open) return tellPrivately(messenger, body, lookup.message);
-    const schema = await toolSchemas.jsonSchema(lookup.call.toolName);
-    if (!schema) return tellPrivately(messenger, body, `The tool ${lookup.call.toolName} is not available any more, so it cannot be edited.`);
-    const form = buildSchemaForm({ schema, initialValue: lookup.call.input });
-    try {
-      await client.views.open({
-        trigger_id: body.trigger_id,
-        view: editCallView({ step: lookup.step, call: lookup.call, form, privateMetadata: encodeApprovalActionValue(reference) }),
-      });
-    } catch {
-      await tellPrivately(messenger, body, 'Slack could not open the editor in time. Please click *Edit* again.');
-    }
+  registerCallModalButton(app, {
+    actionId: APPROVAL_ACTION_IDS.edit,
+    buttonLabel: 'Edit',
+    store,
+    messenger,
+    async view({ step, call, privateMetadata }) {
+      const schema = await toolSchemas.jsonSchema(call.toolName);
+      if (!schema) return `The tool ${call.toolName} is not available any more, so it cannot be edited.`;
+      return editCallView({ step, call, form: buildSchemaForm({ schema, initialValue: call.input }), privateMetadata });
+    },
   });
 
   app.view<ViewSubmitAction>(EDIT_CALL_CALLBACK_ID, async ({ ack, body, view }) => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { App, BlockAction, ButtonAction, ViewSubmitAction } from '@slack/bolt';
+import type { App, ViewSubmitAction } from '@slack/bolt';
 import type { Logger } from 'pino';
 import type { CallDecider } from '../../approvals/decide-call.js';
 import { findCall } from '../../approvals/find-call.js';
@@ -7,9 +7,9 @@ import { grantAuditEvent, type Grant } from '../../approvals/grant.js';
 import { appendQuietly, type AuditLog } from '../../audit/audit-log.js';
 import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { StateStore } from '../../store/state-store.js';
-import { APPROVAL_ACTION_IDS, decodeApprovalActionValue, encodeApprovalActionValue } from '../blocks/action-ids.js';
+import { APPROVAL_ACTION_IDS, decodeApprovalActionValue } from '../blocks/action-ids.js';
 import { GRANT_CALLBACK_ID, grantView, submittedGrantChoice } from '../views/grant-view.js';
-import { tellPrivately } from './approval-actions.js';
+import { registerCallModalButton } from './call-modal-button.js';
 
 export interface GrantApprovalOptions {
   store: StateStore;
@@ -25,18 +25,13 @@ export interface GrantApprovalOptions {
  * bounded, revocable grant for later matching calls. The grant exists only if the approval did.
  */
 export function registerGrantApproval(app: App, { store, decider, messenger, audit, logger, now }: GrantApprovalOptions): void {
-  app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: APPROVAL_ACTION_IDS.grant }, async ({ ack, body, action, client }) => {
-    await ack();
-    const reference = decodeApprovalActionValue(action.value);
-    if (!reference) return;
-    const lookup = await findCall(store, reference);
-    if (!lookup.open) return tellPrivately(messenger, body, lookup.message);
-    if (lookup.call.policy?.grants === 'forbidden') return tellPrivately(messenger, body, 'The policy does not allow grants for this tool.');
-    try {
-      await client.views.open({ trigger_id: body.trigger_id, view: grantView({ call: lookup.call, privateMetadata: encodeApprovalActionValue(reference) }) });
-    } catch {
-      await tellPrivately(messenger, body, 'Slack could not open the form in time. Please click *Approve & allow…* again.');
-    }
+  registerCallModalButton(app, {
+    actionId: APPROVAL_ACTION_IDS.grant,
+    buttonLabel: 'Approve & allow…',
+    store,
+    messenger,
+    view: ({ call, privateMetadata }) =>
+      call.policy?.grants === 'forbidden' ? 'The policy does not allow grants for this tool.' : grantView({ call, privateMetadata }),
   });
 
   app.view<ViewSubmitAction>(GRANT_CALLBACK_ID, async ({ ack, body, view }) => {

@@ -1,4 +1,4 @@
-import type { App, BlockAction, ButtonAction, ViewSubmitAction } from '@slack/bolt';
+import type { App, ViewSubmitAction } from '@slack/bolt';
 import type { CallDecider } from '../../approvals/decide-call.js';
 import { findCall } from '../../approvals/find-call.js';
 import { isQuestion, type PendingCall } from '../../approvals/pending-step.js';
@@ -6,12 +6,12 @@ import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { StateStore } from '../../store/state-store.js';
 import { answerSchemaOf, type AskUserInput } from '../../tools/ask-user.js';
 import type { JsonSchemaValidator } from '../../tools/json-schema-validator.js';
-import { APPROVAL_ACTION_IDS, decodeApprovalActionValue, encodeApprovalActionValue } from '../blocks/action-ids.js';
+import { APPROVAL_ACTION_IDS, decodeApprovalActionValue } from '../blocks/action-ids.js';
 import { buildSchemaForm, parseSchemaForm } from '../modals/schema-form.js';
 import { formErrors } from '../views/edit-call-view.js';
 import { inputFieldsOf, issuesToFieldErrors } from '../views/field-errors.js';
 import { REPLY_CALLBACK_ID, replyView } from '../views/reply-view.js';
-import { tellPrivately } from './approval-actions.js';
+import { registerCallModalButton } from './call-modal-button.js';
 import { mayAnswer } from './answer-question.js';
 
 export interface ReplyQuestionOptions {
@@ -31,22 +31,16 @@ export function registerReplyQuestion(app: App, { store, decider, messenger, val
     return { schema, form: buildSchemaForm({ schema }) };
   };
 
-  app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: APPROVAL_ACTION_IDS.reply }, async ({ ack, body, action, client }) => {
-    await ack();
-    const reference = decodeApprovalActionValue(action.value);
-    if (!reference) return;
-    const lookup = await findCall(store, reference);
-    if (!lookup.open) return tellPrivately(messenger, body, lookup.message);
-    if (!isQuestion(lookup.call)) return;
-    if (!mayAnswer(lookup.step, body.user.id)) {
-      return tellPrivately(messenger, body, `Only <@${lookup.step.requesterId}> can answer this question, so nothing changed.`);
-    }
-    try {
-      const { form } = formFor(lookup.call);
-      await client.views.open({ trigger_id: body.trigger_id, view: replyView({ call: lookup.call, form, privateMetadata: encodeApprovalActionValue(reference) }) });
-    } catch {
-      await tellPrivately(messenger, body, 'Slack could not open the form in time. Please click *Reply* again.');
-    }
+  registerCallModalButton(app, {
+    actionId: APPROVAL_ACTION_IDS.reply,
+    buttonLabel: 'Reply',
+    store,
+    messenger,
+    view({ step, call, userId, privateMetadata }) {
+      if (!isQuestion(call)) return 'This is not a question.';
+      if (!mayAnswer(step, userId)) return `Only <@${step.requesterId}> can answer this question, so nothing changed.`;
+      return replyView({ call, form: formFor(call).form, privateMetadata });
+    },
   });
 
   app.view<ViewSubmitAction>(REPLY_CALLBACK_ID, async ({ ack, body, view }) => {
