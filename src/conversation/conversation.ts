@@ -4,13 +4,12 @@ import type { Logger } from 'pino';
 import { closingToolMessage, executedResultsMessage, resumeToolMessage } from '../agent/decision-messages.js';
 import { applyEditsToHistory, editNotesFor, type EditNote } from '../agent/apply-edits.js';
 import { closeDanglingToolCalls, parseHistory, trimHistory } from '../agent/history.js';
+import { interruptedResults } from '../agent/interrupted-calls.js';
 import { runTurn, TurnFailedError } from '../agent/run-turn.js';
 import { crashPoint } from '../testing/crash-point.js';
 import type { AutomaticApproval } from '../agent/tool-set.js';
-import { evaluateCallPolicy } from '../approvals/evaluate-call-policy.js';
 import { grantAuditEvent, grantCovers } from '../approvals/grant.js';
-import { PENDING_STEP_SCHEMA_VERSION, type Decision, type PendingCall, type PendingStep } from '../approvals/pending-step.js';
-import { approvalDeadlines } from '../approvals/policy/approval-deadlines.js';
+import type { PendingStep } from '../approvals/pending-step.js';
 import type { GroupMembers } from '../approvals/policy/approver-eligibility.js';
 import { recheckApprovals } from '../approvals/recheck-approvals.js';
 import type { PolicyConfig } from '../config/policy-config-schema.js';
@@ -21,15 +20,12 @@ import { newThreadState, threadKeyOf, type ThreadAddress, type ThreadState } fro
 import type { ToolDefinition } from '../tools/tool-definition.js';
 import type { ThreadMessenger } from './thread-messenger.js';
 import { earlierMessagesContext, userMessage } from './user-messages.js';
+import { buildPendingStep } from './build-pending-step.js';
+import { shortError } from './short-error.js';
 import type { MessageWorkItem, RetryWorkItem, WorkItem } from './work-item.js';
 
 /** Enough to recognise a re-delivered item after a crash; older messages are long answered. */
 const HANDLED_TS_KEPT = 50;
-const INTERRUPTED_CALL =
-  'Interrupted: the bot process stopped while this call was running, so it may or may not have completed. It was not run again. Check its effect before retrying.';
-
-/** A card with more calls than this would break Slack's block limits; the rest are declined. */
-export const MAX_CALLS_PER_CARD = 10;
 
 export interface ConversationLimits {
   maxSteps: number;
@@ -217,29 +213,12 @@ export function createConversation(options: ConversationOptions): Conversation {
    * not run them a second time. Calls that never started still run.
    */
   async function closeInterruptedCalls(thread: ThreadState): Promise<void> {
+    const results = interruptedResults(thread.messages, await store.executingCalls(thread.threadKey));
     const last = thread.messages.at(-1);
-    if (last?.role !== 'tool') return;
-    const approved = new Set(last.content.filter((part) => part.type === 'tool-approval-response' && part.approved).map((part) => (part as { approvalId: string }).approvalId));
-    if (approved.size === 0) return;
-    const answered = new Set(last.content.filter((part) => part.type === 'tool-result').map((part) => (part as { toolCallId: string }).toolCallId));
-    const started = await store.executingCalls(thread.threadKey);
-    const callsByApproval = new Map<string, { toolCallId: string; toolName: string }>();
-    for (const message of thread.messages) {
-      if (message.role !== 'assistant' || typeof message.content === 'string') continue;
-      const names = new Map(message.content.filter((part) => part.type === 'tool-call').map((part) => [(part as { toolCallId: string }).toolCallId, (part as { toolName: string }).toolName]));
-      for (const part of message.content) {
-        if (part.type === 'tool-approval-request') callsByApproval.set(part.approvalId, { toolCallId: part.toolCallId, toolName: names.get(part.toolCallId) ?? 'unknown' });
-      }
-    }
-    let changed = false;
-    for (const approvalId of approved) {
-      const call = callsByApproval.get(approvalId);
-      if (!call || !started.has(call.toolCallId) || answered.has(call.toolCallId)) continue;
-      last.content.push({ type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output: { type: 'error-text', value: INTERRUPTED_CALL } });
-      logger.warn({ event: 'call-interrupted', threadKey: thread.threadKey, toolName: call.toolName }, 'a call was running when its process stopped; not running it again');
-      changed = true;
-    }
-    if (changed) await saveThread(thread);
+    if (results.length === 0 || last?.role !== 'tool') return;
+    last.content.push(...results);
+    logger.warn({ event: 'call-interrupted', threadKey: thread.threadKey, tools: results.map((result) => result.toolName) }, 'calls were running when their process stopped; not running them again');
+    await saveThread(thread);
   }
 
   async function resumeClaimed(thread: ThreadState, claimed: PendingStep): Promise<void> {
@@ -317,7 +296,16 @@ export function createConversation(options: ConversationOptions): Conversation {
       return;
     }
 
-    const step = await createStep(thread, requesterId, outcome.approvalRequests);
+    const step = await buildPendingStep({
+      thread,
+      requesterId,
+      requests: outcome.approvalRequests,
+      policy: options.policy,
+      definitionOf,
+      stepId: newStepId(),
+      botUserId: options.botUserId,
+      now: now(),
+    });
     thread.pendingStepId = step.stepId;
     // Stored before the card exists, so a click that arrives immediately finds its step.
     await store.createStep(step, limits.historyTtlMs);
@@ -403,51 +391,6 @@ export function createConversation(options: ConversationOptions): Conversation {
       .catch((error: unknown) => logger.warn({ event: 'auto-approve-note-failed', err: error }, 'could not post auto-approve note'));
   }
 
-  async function createStep(thread: ThreadState, requesterId: string, requests: Awaited<ReturnType<typeof runTurn>>['approvalRequests']): Promise<PendingStep> {
-    const createdAt = now();
-    const context = { requesterId, teamId: thread.teamId, channel: thread.channel, threadTs: thread.threadTs };
-    const calls: PendingCall[] = [];
-    let expiresAt: number | undefined;
-    let remindAt: number | undefined;
-    for (const request of requests) {
-      const definition = definitionOf(request.toolName);
-      const call: PendingCall = { ...request, description: definition?.description ?? '' };
-      if (request.kind === 'approval') {
-        // Stored with the call: later clicks are judged by the rule shown on the card.
-        call.policy = await evaluateCallPolicy({ policy: options.policy, definition, toolName: request.toolName, input: request.input, context });
-        const deadlines = approvalDeadlines({ evaluation: call.policy, requestedAt: createdAt });
-        expiresAt = Math.min(expiresAt ?? Infinity, deadlines.expiresAt);
-        if (deadlines.remindAt !== undefined) remindAt = Math.min(remindAt ?? Infinity, deadlines.remindAt);
-      }
-      calls.push(call);
-    }
-    const decisions: Record<string, Decision> = {};
-    for (const overflow of requests.slice(MAX_CALLS_PER_CARD)) {
-      decisions[overflow.approvalId] = {
-        outcome: 'denied',
-        userId: options.botUserId,
-        at: now(),
-        reason: `at most ${MAX_CALLS_PER_CARD} calls can wait for approval at once; ask for the rest separately`,
-      };
-    }
-    return {
-      schemaVersion: PENDING_STEP_SCHEMA_VERSION,
-      stepId: newStepId(),
-      threadKey: thread.threadKey,
-      teamId: thread.teamId,
-      channel: thread.channel,
-      threadTs: thread.threadTs,
-      requesterId,
-      createdAt,
-      calls,
-      decisions,
-      ...(expiresAt === undefined ? {} : { expiresAt }),
-      ...(remindAt === undefined ? {} : { remindAt }),
-      phase: 'pending',
-      revision: 0,
-    };
-  }
-
   return {
     async handle(item) {
       try {
@@ -473,12 +416,6 @@ function shortReason(error: unknown): string {
   return `the model request failed (${shortError(error instanceof TurnFailedError ? error.cause : error)})`;
 }
 
-/** One line, bounded, with anything shaped like a credential removed: errors can echo them back. */
-export function shortError(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const firstLine = (message.split('\n')[0] ?? 'unknown error').replace(/\b(sk-|xox[a-z]-|xapp-)[\w-]+/g, '[redacted]');
-  return firstLine.length > 200 ? `${firstLine.slice(0, 200)}…` : firstLine;
-}
 
 /** Every call expired unanswered and their rules say expiry ends the turn (`onExpiry: stop`). */
 function stopsOnExpiry(step: PendingStep): boolean {

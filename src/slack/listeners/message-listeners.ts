@@ -1,6 +1,6 @@
 import type { App } from '@slack/bolt';
 import type { Logger } from 'pino';
-import { shortError } from '../../conversation/conversation.js';
+import { shortError } from '../../conversation/short-error.js';
 import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { ThreadWorker } from '../../conversation/thread-worker.js';
 import { stripBotMention } from '../../conversation/user-messages.js';

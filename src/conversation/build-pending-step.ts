@@ -1,0 +1,68 @@
+import type { ApprovalRequest } from '../agent/run-turn.js';
+import { evaluateCallPolicy } from '../approvals/evaluate-call-policy.js';
+import { PENDING_STEP_SCHEMA_VERSION, type Decision, type PendingCall, type PendingStep } from '../approvals/pending-step.js';
+import { approvalDeadlines } from '../approvals/policy/approval-deadlines.js';
+import type { PolicyConfig } from '../config/policy-config-schema.js';
+import type { ThreadState } from '../store/thread-state.js';
+import type { ToolDefinition } from '../tools/tool-definition.js';
+
+/** A card with more calls than this would break Slack's block limits; the rest are declined. */
+export const MAX_CALLS_PER_CARD = 10;
+
+/**
+ * The pending step for the calls a turn paused on. Each approval call keeps the policy evaluated
+ * now (later clicks are judged by the rule the card showed); the step expires and reminds at the
+ * earliest of its calls' deadlines.
+ */
+export async function buildPendingStep(options: {
+  thread: ThreadState;
+  requesterId: string;
+  requests: readonly ApprovalRequest[];
+  policy: PolicyConfig;
+  definitionOf: (toolName: string) => ToolDefinition | undefined;
+  stepId: string;
+  botUserId: string;
+  now: number;
+}): Promise<PendingStep> {
+  const { thread, requesterId, now } = options;
+  const context = { requesterId, teamId: thread.teamId, channel: thread.channel, threadTs: thread.threadTs };
+  const calls: PendingCall[] = [];
+  let expiresAt: number | undefined;
+  let remindAt: number | undefined;
+  for (const request of options.requests) {
+    const definition = options.definitionOf(request.toolName);
+    const call: PendingCall = { ...request, description: definition?.description ?? '' };
+    if (request.kind === 'approval') {
+      call.policy = await evaluateCallPolicy({ policy: options.policy, definition, toolName: request.toolName, input: request.input, context });
+      const deadlines = approvalDeadlines({ evaluation: call.policy, requestedAt: now });
+      expiresAt = Math.min(expiresAt ?? Infinity, deadlines.expiresAt);
+      if (deadlines.remindAt !== undefined) remindAt = Math.min(remindAt ?? Infinity, deadlines.remindAt);
+    }
+    calls.push(call);
+  }
+  const decisions: Record<string, Decision> = {};
+  for (const overflow of options.requests.slice(MAX_CALLS_PER_CARD)) {
+    decisions[overflow.approvalId] = {
+      outcome: 'denied',
+      userId: options.botUserId,
+      at: now,
+      reason: `at most ${MAX_CALLS_PER_CARD} calls can wait for approval at once; ask for the rest separately`,
+    };
+  }
+  return {
+    schemaVersion: PENDING_STEP_SCHEMA_VERSION,
+    stepId: options.stepId,
+    threadKey: thread.threadKey,
+    teamId: thread.teamId,
+    channel: thread.channel,
+    threadTs: thread.threadTs,
+    requesterId,
+    createdAt: now,
+    calls,
+    decisions,
+    ...(expiresAt === undefined ? {} : { expiresAt }),
+    ...(remindAt === undefined ? {} : { remindAt }),
+    phase: 'pending',
+    revision: 0,
+  };
+}
