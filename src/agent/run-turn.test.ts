@@ -1,5 +1,5 @@
 import type { ModelMessage } from 'ai';
-import { MockLanguageModelV4 } from 'ai/test';
+import { mockStreamingModel } from '../../test/helpers/mock-streaming-model.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { PendingStep } from '../approvals/pending-step.js';
@@ -51,15 +51,13 @@ function recordingTools(executed: unknown[]): ToolDefinition[] {
 describe('runTurn', () => {
   it('runs calls the rule lets through and pauses on the rest, failing closed without a rule', async () => {
     const executed: unknown[] = [];
-    const model = new MockLanguageModelV4({
-      doGenerate: [
+    const model = mockStreamingModel([
         callReply(
           { id: 'c1', name: 'restart', input: { namespace: 'staging' } },
           { id: 'c2', name: 'restart', input: { namespace: 'prod' } },
           { id: 'c3', name: 'unruled', input: {} },
         ),
-      ],
-    });
+      ]);
     const messages: ModelMessage[] = [{ role: 'user', content: 'restart everything' }];
     const outcome = await runTurn({ model, instructions: 'test', definitions: recordingTools(executed), policy, messages, context, maxSteps: 5 });
     expect(executed).toEqual([['restart', { namespace: 'staging' }]]);
@@ -71,9 +69,7 @@ describe('runTurn', () => {
 
   it('resumes with all decisions in one message: approved runs, denied reaches the model as a denial', async () => {
     const executed: unknown[] = [];
-    const first = new MockLanguageModelV4({
-      doGenerate: [callReply({ id: 'c2', name: 'restart', input: { namespace: 'prod' } }, { id: 'c3', name: 'unruled', input: {} })],
-    });
+    const first = mockStreamingModel([callReply({ id: 'c2', name: 'restart', input: { namespace: 'prod' } }, { id: 'c3', name: 'unruled', input: {} })]);
     const messages: ModelMessage[] = [{ role: 'user', content: 'go' }];
     const paused = await runTurn({ model: first, instructions: 'test', definitions: recordingTools(executed), policy, messages, context, maxSteps: 5 });
     const [prod, unruled] = paused.approvalRequests;
@@ -85,42 +81,54 @@ describe('runTurn', () => {
       },
     } as unknown as PendingStep;
 
-    const second = new MockLanguageModelV4({ doGenerate: [textReply('done')] });
+    const second = mockStreamingModel([textReply('done')] );
     const resumedMessages = [...messages, ...paused.responseMessages, resumeToolMessage(step)];
     const resumed = await runTurn({ model: second, instructions: 'test', definitions: recordingTools(executed), policy, messages: resumedMessages, context, maxSteps: 5 });
     expect(resumed.text).toBe('done');
     expect(executed).toEqual([['restart', { namespace: 'prod' }]]);
-    const prompt = JSON.stringify(second.doGenerateCalls[0]!.prompt);
+    const prompt = JSON.stringify(second.doStreamCalls[0]!.prompt);
     expect(prompt).toContain('Declined by <@UBOB>: not today');
     expect(prompt).toContain('restarted');
   });
 
   it('keeps the history valid for a new message after calls are closed unanswered', async () => {
     const executed: unknown[] = [];
-    const first = new MockLanguageModelV4({ doGenerate: [callReply({ id: 'c2', name: 'restart', input: { namespace: 'prod' } })] });
+    const first = mockStreamingModel([callReply({ id: 'c2', name: 'restart', input: { namespace: 'prod' } })] );
     const messages: ModelMessage[] = [{ role: 'user', content: 'go' }];
     const paused = await runTurn({ model: first, instructions: 'test', definitions: recordingTools(executed), policy, messages, context, maxSteps: 5 });
     const step = {
       calls: paused.approvalRequests.map((request) => ({ ...request, description: '' })),
       decisions: { [paused.approvalRequests[0]!.approvalId]: { outcome: 'superseded', userId: 'UALICE', at: 1 } },
     } as unknown as PendingStep;
-    const second = new MockLanguageModelV4({ doGenerate: [textReply('ok')] });
+    const second = mockStreamingModel([textReply('ok')] );
     const next = [...messages, ...paused.responseMessages, closingToolMessage(step), { role: 'user' as const, content: 'never mind' }];
     const outcome = await runTurn({ model: second, instructions: 'test', definitions: recordingTools(executed), policy, messages: next, context, maxSteps: 5 });
     expect(outcome.text).toBe('ok');
     expect(executed).toEqual([]);
   });
 
+  it('streams the answer as it is written, the text of every step separated by a blank line', async () => {
+    const executed: unknown[] = [];
+    const model = mockStreamingModel([
+      { ...callReply({ id: 'c1', name: 'restart', input: { namespace: 'staging' } }), content: [{ type: 'text', text: 'Restarting staging.' }, ...callReply({ id: 'c1', name: 'restart', input: { namespace: 'staging' } }).content] },
+      textReply('It is back up.'),
+    ]);
+    const deltas: string[] = [];
+    const outcome = await runTurn({ model, instructions: 'test', definitions: recordingTools(executed), policy, messages: [{ role: 'user', content: 'go' }], context, maxSteps: 5, onTextDelta: (delta) => deltas.push(delta) });
+    expect(deltas.length).toBeGreaterThan(2);
+    expect(deltas.join('')).toBe('Restarting staging.\n\nIt is back up.');
+    expect(outcome.text).toBe(deltas.join(''));
+    expect(executed).toHaveLength(1);
+  });
+
   it('reports the tools that ran when the model fails afterwards, so they are never re-run', async () => {
     const executed: unknown[] = [];
     let calls = 0;
-    const model = new MockLanguageModelV4({
-      doGenerate: async () => {
+    const model = mockStreamingModel(async () => {
         calls += 1;
         if (calls === 1) return callReply({ id: 'c1', name: 'restart', input: { namespace: 'staging' } });
         throw new Error('model went away');
-      },
-    });
+      });
     const failure = await runTurn({
       model,
       instructions: 'test',
@@ -149,7 +157,7 @@ describe('runTurn', () => {
         },
       },
     ];
-    const first = new MockLanguageModelV4({ doGenerate: [callReply({ id: 'c1', name: 'scale', input: { namespace: 'prod', replicas: 10 } })] });
+    const first = mockStreamingModel([callReply({ id: 'c1', name: 'scale', input: { namespace: 'prod', replicas: 10 } })] );
     const messages: ModelMessage[] = [{ role: 'user', content: 'scale prod to 10' }];
     const paused = await runTurn({ model: first, instructions: 'test', definitions: tools, policy, messages, context, maxSteps: 5 });
     const request = paused.approvalRequests[0]!;
@@ -165,15 +173,15 @@ describe('runTurn', () => {
       },
     } as unknown as PendingStep;
 
-    const second = new MockLanguageModelV4({ doGenerate: [textReply('scaled staging')] });
+    const second = mockStreamingModel([textReply('scaled staging')] );
     const history = [...applyEditsToHistory([...messages, ...paused.responseMessages], step), resumeToolMessage(step)];
     const resumed = await runTurn({ model: second, instructions: 'test', definitions: tools, policy, messages: history, context, maxSteps: 5, edits: editNotesFor(step) });
     expect(resumed.text).toBe('scaled staging');
     expect(executed).toEqual([{ namespace: 'staging', replicas: 3, force: false }]);
-    const prompt = JSON.stringify(second.doGenerateCalls[0]!.prompt);
+    const prompt = JSON.stringify(second.doStreamCalls[0]!.prompt);
     expect(prompt).toContain('edited this call');
     expect(prompt).toContain('namespace: \\"prod\\" → \\"staging\\"');
-    const parts = second.doGenerateCalls[0]!.prompt.flatMap((message) => (Array.isArray(message.content) ? (message.content as Array<{ type: string }>) : []));
+    const parts = second.doStreamCalls[0]!.prompt.flatMap((message) => (Array.isArray(message.content) ? (message.content as Array<{ type: string }>) : []));
     const call = parts.find((part) => part.type === 'tool-call');
     expect(call).toMatchObject({ toolCallId: 'c1', input: { namespace: 'staging', replicas: 3, force: false } });
   });

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { generateText, stepCountIs, type LanguageModel, type ModelMessage, type ToolApprovalRequestOutput, type ToolSet } from 'ai';
+import { stepCountIs, streamText, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import type { ToolDefinition } from '../tools/tool-definition.js';
 import type { EditNote } from './apply-edits.js';
+import { startModelWatchdog } from './model-watchdog.js';
 import type { PolicyConfig } from '../config/policy-config-schema.js';
 import {
   createToolApproval,
@@ -62,6 +63,11 @@ export interface RunTurnOptions {
   findGrant?: Parameters<typeof createToolApproval>[0]['findGrant'];
   /** Told before each tool runs, for progress status; failures are ignored. */
   onToolStart?: (toolName: string) => Promise<void> | void;
+  /**
+   * Receives the answer as the model writes it, steps separated by a blank line; joined, the
+   * deltas equal `TurnOutcome.text`. Called synchronously: a slow consumer must buffer.
+   */
+  onTextDelta?: (delta: string) => void;
 }
 
 /**
@@ -79,8 +85,11 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
     ...(options.onExecuted ? { onExecuted: options.onExecuted } : {}),
     ...(options.onBeforeExecute ? { onBeforeExecute: options.onBeforeExecute } : {}),
   });
+  const watchdog = options.modelTimeoutMs === undefined ? undefined : startModelWatchdog({ timeoutMs: options.modelTimeoutMs });
+  const signals = [options.abortSignal, watchdog?.signal].filter((signal): signal is AbortSignal => signal !== undefined);
+  const abortSignal = signals.length > 0 ? AbortSignal.any(signals) : undefined;
   try {
-    const result = await generateText({
+    const result = streamText({
       model: options.model,
       instructions: options.instructions,
       messages: options.messages,
@@ -94,33 +103,49 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
       }),
       stopWhen: stepCountIs(options.maxSteps),
       maxRetries: options.maxRetries ?? 2,
-      ...(options.modelTimeoutMs === undefined ? {} : { timeout: { stepMs: options.modelTimeoutMs } }),
       onToolExecutionStart: async ({ toolCall }) => {
+        watchdog?.toolStarted();
         await Promise.resolve(options.onToolStart?.(toolCall.toolName)).catch(() => {});
       },
-      ...(options.abortSignal === undefined ? {} : { abortSignal: options.abortSignal }),
+      onToolExecutionEnd: () => watchdog?.toolFinished(),
+      ...(abortSignal === undefined ? {} : { abortSignal }),
+      // Errors arrive as stream parts and are thrown below; the default handler would also log them.
+      onError: () => {},
     });
-    const approvalRequests = result.content
-      .filter((part): part is ToolApprovalRequestOutput<ToolSet> => part.type === 'tool-approval-request' && !part.isAutomatic)
-      .map((part): ApprovalRequest => ({
-        kind: 'approval',
-        approvalId: part.approvalId,
-        toolCallId: part.toolCall.toolCallId,
-        toolName: part.toolCall.toolName,
-        input: part.toolCall.input,
-      }));
     const humanTools = new Set(options.definitions.filter((definition) => !definition.execute).map((definition) => definition.name));
-    const questions = result.toolCalls
-      .filter((call) => humanTools.has(call.toolName) && !call.invalid)
-      .map((call): ApprovalRequest => ({
-        kind: 'question',
-        approvalId: `q${randomUUID().replaceAll('-', '')}`,
-        toolCallId: call.toolCallId,
-        toolName: call.toolName,
-        input: call.input,
-      }));
-    return { responseMessages: result.responseMessages, text: result.text, approvalRequests: [...approvalRequests, ...questions] };
+    const approvalRequests: ApprovalRequest[] = [];
+    let questions: ApprovalRequest[] = [];
+    let text = '';
+    let stepHasText = false;
+    for await (const part of result.fullStream) {
+      watchdog?.touch();
+      if (part.type === 'error') throw part.error;
+      if (part.type === 'abort') throw abortSignal?.reason ?? new Error('the turn was aborted');
+      if (part.type === 'start-step') {
+        stepHasText = false;
+        // Only the last step's calls are waiting: earlier steps' calls ran.
+        questions = [];
+      } else if (part.type === 'text-delta' && part.text !== '') {
+        const delta = !stepHasText && text.trim() !== '' ? `\n\n${part.text}` : part.text;
+        stepHasText = true;
+        text += delta;
+        options.onTextDelta?.(delta);
+      } else if (part.type === 'tool-approval-request' && !part.isAutomatic) {
+        approvalRequests.push({
+          kind: 'approval',
+          approvalId: part.approvalId,
+          toolCallId: part.toolCall.toolCallId,
+          toolName: part.toolCall.toolName,
+          input: part.toolCall.input,
+        });
+      } else if (part.type === 'tool-call' && humanTools.has(part.toolName) && !part.invalid) {
+        questions.push({ kind: 'question', approvalId: `q${randomUUID().replaceAll('-', '')}`, toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+      }
+    }
+    return { responseMessages: await result.responseMessages, text, approvalRequests: [...approvalRequests, ...questions] };
   } catch (error) {
-    throw new TurnFailedError({ cause: error, executions });
+    throw new TurnFailedError({ cause: abortSignal?.aborted ? abortSignal.reason : error, executions });
+  } finally {
+    watchdog?.stop();
   }
 }

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { asSchema, type JSONSchema7, type ModelMessage } from 'ai';
-import { MockLanguageModelV4 } from 'ai/test';
+import { mockStreamingModel } from '../helpers/mock-streaming-model.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PendingStep } from '../../src/approvals/pending-step.js';
 import { resumeToolMessage } from '../../src/agent/decision-messages.js';
@@ -125,7 +125,7 @@ describe('the gate, for every registered tool of every source (runTurn with a sc
         const input = sampleInput(tool, await asSchema(tool.inputSchema).jsonSchema);
         const messages: ModelMessage[] = [{ role: 'user', content: `use ${tool.name}` }];
         const paused = await runTurn({
-          model: withWireToolNames(new MockLanguageModelV4({ doGenerate: [callReply(tool.name, input), textReply('ran without approval')] })),
+          model: withWireToolNames(mockStreamingModel([callReply(tool.name, input), textReply('ran without approval')] )),
           instructions: 'test',
           definitions,
           policy,
@@ -147,7 +147,7 @@ describe('the gate, for every registered tool of every source (runTurn with a sc
         if (!tool.execute) continue; // ask_user: a human answers it; there is nothing to execute.
 
         const denied = await runTurn({
-          model: withWireToolNames(new MockLanguageModelV4({ doGenerate: [textReply('understood')] })),
+          model: withWireToolNames(mockStreamingModel([textReply('understood')] )),
           instructions: 'test',
           definitions,
           policy,
@@ -160,7 +160,7 @@ describe('the gate, for every registered tool of every source (runTurn with a sc
 
         const history = [...messages, ...paused.responseMessages, resumeToolMessage(decided(paused, 'approved'))];
         const resumed = await runTurn({
-          model: withWireToolNames(new MockLanguageModelV4({ doGenerate: [textReply('done')] })),
+          model: withWireToolNames(mockStreamingModel([textReply('done')] )),
           instructions: 'test',
           definitions,
           policy,
@@ -172,7 +172,7 @@ describe('the gate, for every registered tool of every source (runTurn with a sc
 
         // A later turn over the same history never runs the approved call again.
         await runTurn({
-          model: withWireToolNames(new MockLanguageModelV4({ doGenerate: [textReply('anything else?')] })),
+          model: withWireToolNames(mockStreamingModel([textReply('anything else?')] )),
           instructions: 'test',
           definitions,
           policy,
