@@ -18,7 +18,7 @@ import { appendQuietly, type AuditLog } from '../audit/audit-log.js';
 import type { StateStore } from '../store/state-store.js';
 import { newThreadState, threadKeyOf, type ThreadAddress, type ThreadState } from '../store/thread-state.js';
 import type { ToolDefinition } from '../tools/tool-definition.js';
-import type { ThreadMessenger } from './thread-messenger.js';
+import type { AnswerStream, ThreadMessenger } from './thread-messenger.js';
 import { earlierMessagesContext, userMessage } from './user-messages.js';
 import { buildPendingStep } from './build-pending-step.js';
 import { shortError } from './short-error.js';
@@ -105,6 +105,8 @@ export function createConversation(options: ConversationOptions): Conversation {
       if (context) thread.messages.push(context);
     }
     if (thread.pendingStepId !== undefined) await settlePendingStep(thread, item.userId);
+    // A half-written answer to an earlier message stays as it is; this message gets its own.
+    delete thread.answerTs;
     thread.messages = closeDanglingToolCalls(thread.messages, 'Not run: the turn was interrupted before this call finished.');
     thread.messages.push(userMessage({ userId: item.userId, text: item.text }));
     thread.handledTs = [...(thread.handledTs ?? []), item.ts].slice(-HANDLED_TS_KEPT);
@@ -130,12 +132,15 @@ export function createConversation(options: ConversationOptions): Conversation {
     await runAndPublish(thread, requesterId);
   }
 
-  async function postOutbox(thread: ThreadState): Promise<void> {
+  /** Shows the saved answer: through the live stream when there is one, else rewriting what a dead process left. */
+  async function postOutbox(thread: ThreadState, answer?: AnswerStream): Promise<void> {
     const markdown = thread.outbox;
     if (markdown === undefined) return;
     crashPoint('before-answer');
-    await messenger.postAnswer({ channel: thread.channel, threadTs: thread.threadTs, markdown });
+    if (answer) await answer.finish(markdown);
+    else await messenger.postAnswer({ channel: thread.channel, threadTs: thread.threadTs, markdown, ...(thread.answerTs ? { replacing: thread.answerTs } : {}) });
     delete thread.outbox;
+    delete thread.answerTs;
     await saveThread(thread);
   }
 
@@ -253,6 +258,24 @@ export function createConversation(options: ConversationOptions): Conversation {
     await messenger.setStatus({ ...where, status: 'is thinking…' });
     await noteToolProblems(thread);
     const automatic: AutomaticApproval[] = [];
+    let answer: AnswerStream | undefined;
+    let streamed = '';
+    const showDelta = (delta: string) => {
+      streamed += delta;
+      answer ??= messenger.startAnswer({
+        ...where,
+        recipientUserId: requesterId,
+        recipientTeamId: thread.teamId,
+        ...(thread.answerTs ? { replacing: thread.answerTs } : {}),
+        onMessages: (ts) => {
+          thread.answerTs = [...ts];
+          saveThread(thread)
+            .then(() => crashPoint('mid-answer'))
+            .catch((error: unknown) => logger.warn({ event: 'answer-ts-save-failed', err: error }, 'could not record the answer messages'));
+        },
+      });
+      answer.append(delta);
+    };
     let outcome;
     try {
       outcome = await runTurn({
@@ -275,9 +298,13 @@ export function createConversation(options: ConversationOptions): Conversation {
           return grants.find((grant) => grantCovers(grant, { toolName, channel: thread.channel, threadTs: thread.threadTs, input, evaluation, now: now() }));
         },
         onToolStart: (toolName) => messenger.setStatus({ ...where, status: `is running ${toolName}…` }),
+        onTextDelta: showDelta,
       });
     } catch (error) {
       if (error instanceof TurnFailedError && error.executions.length > 0) thread.messages.push(executedResultsMessage(error.executions));
+      // The model stopped mid-answer: what it wrote stays visible, marked as cut off.
+      await answer?.finish(`${streamed} …`).catch((finishError: unknown) => logger.warn({ event: 'answer-finish-failed', err: finishError }, 'could not finish the partial answer'));
+      delete thread.answerTs;
       await saveThread(thread);
       logger.error({ event: 'turn-failed', threadKey: thread.threadKey, err: error }, 'agent turn failed');
       await messenger.postNotice({
@@ -292,9 +319,13 @@ export function createConversation(options: ConversationOptions): Conversation {
     if (outcome.approvalRequests.length === 0) {
       if (outcome.text.trim()) thread.outbox = outcome.text;
       await saveThread(thread);
-      await postOutbox(thread);
+      await postOutbox(thread, answer);
       return;
     }
+    // The text before the card is shown in full first; a crash before the step is saved re-runs the turn.
+    if (answer) await answer.finish(outcome.text);
+    else if (outcome.text.trim()) await messenger.postAnswer({ ...where, markdown: outcome.text, ...(thread.answerTs ? { replacing: thread.answerTs } : {}) });
+    delete thread.answerTs;
 
     const step = await buildPendingStep({
       thread,
@@ -310,7 +341,6 @@ export function createConversation(options: ConversationOptions): Conversation {
     // Stored before the card exists, so a click that arrives immediately finds its step.
     await store.createStep(step, limits.historyTtlMs);
     await saveThread(thread);
-    if (outcome.text.trim()) await messenger.postAnswer({ ...where, markdown: outcome.text });
     await postCardFor(step);
   }
 

@@ -14,9 +14,37 @@ export interface EarlierThreadMessage {
   text: string;
 }
 
+/** An answer shown in the thread while the model writes it. */
+export interface AnswerStream {
+  /** More of the answer; shown within about a second. Never throws: display failures are logged. */
+  append(markdownDelta: string): void;
+  /** Shows `markdown` as the complete answer and ends the stream; throws if Slack refuses. */
+  finish(markdown: string): Promise<void>;
+  /** The messages the answer occupies so far. */
+  messageTs(): string[];
+}
+
+export interface AnswerStreamOptions {
+  channel: string;
+  threadTs: string;
+  /** Who asked and where: Slack's native streaming needs them in channels. */
+  recipientUserId: string;
+  recipientTeamId: string;
+  /** Told whenever the answer takes another message, so a process that dies can be cleaned up after. */
+  onMessages?: (ts: readonly string[]) => void;
+  /** Messages a dead process left half written for this answer: reused rather than left behind. */
+  replacing?: readonly string[];
+}
+
 export interface ThreadMessenger {
-  /** Posts model or tool text: converted to mrkdwn, pings neutralised, split within Slack limits. */
-  postAnswer(options: { channel: string; threadTs: string; markdown: string }): Promise<void>;
+  /**
+   * Posts model or tool text: converted to mrkdwn, pings neutralised, split within Slack limits.
+   * `replacing` are messages of an earlier, unfinished showing of the same answer: they are
+   * rewritten instead of leaving a half answer above the whole one.
+   */
+  postAnswer(options: { channel: string; threadTs: string; markdown: string; replacing?: readonly string[] }): Promise<void>;
+  /** Starts showing an answer as it is written. */
+  startAnswer(options: AnswerStreamOptions): AnswerStream;
   /** Posts a short notice the bot itself wrote (errors, notes); any pings in it are neutralised. */
   postNotice(options: { channel: string; threadTs: string; text: string; retryButton?: boolean }): Promise<void>;
   /** Posts text the bot wrote from trusted config that is meant to notify people (reminders). */

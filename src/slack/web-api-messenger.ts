@@ -1,17 +1,23 @@
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { ThreadMessenger } from '../conversation/thread-messenger.js';
-import { markdownToMrkdwn, neutralisePings } from './format/markdown-to-mrkdwn.js';
-import { splitMessage } from './format/split-message.js';
+import { neutralisePings } from './format/markdown-to-mrkdwn.js';
+import { showAnswerMessages } from './answer/answer-messages.js';
+import { renderAnswer } from './answer/render-answer.js';
+import { createUpdatingAnswerStream } from './answer/updating-answer-stream.js';
 import { APPROVAL_ACTION_IDS } from './blocks/action-ids.js';
 
 /** The Slack Web API side of the conversation: every outbound call the agent makes goes through here. */
 export function createWebApiMessenger({ client, logger }: { client: WebClient; logger: Logger }): ThreadMessenger {
   return {
-    async postAnswer({ channel, threadTs, markdown }) {
-      for (const text of splitMessage(markdownToMrkdwn(markdown), {})) {
-        await client.chat.postMessage({ channel, thread_ts: threadTs, text, unfurl_links: false, unfurl_media: false });
-      }
+    async postAnswer({ channel, threadTs, markdown, replacing = [] }) {
+      // Text no message can have: every replaced message is rewritten.
+      const shown = replacing.map((ts) => ({ ts, text: '\u0000' }));
+      await showAnswerMessages({ client, channel, threadTs, shown, texts: renderAnswer(markdown) });
+    },
+
+    startAnswer({ channel, threadTs, onMessages, replacing }) {
+      return createUpdatingAnswerStream({ client, logger, channel, threadTs, ...(onMessages ? { onMessages } : {}), ...(replacing ? { replacing } : {}) });
     },
 
     async postNotice({ channel, threadTs, text, retryButton }) {

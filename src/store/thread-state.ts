@@ -17,6 +17,11 @@ export interface ThreadState {
   handledTs?: string[];
   /** An answer saved but not yet posted: a process that dies before posting leaves it for the next. */
   outbox?: string;
+  /**
+   * Messages an answer was being shown in when it was last saved. A process that dies mid-answer
+   * leaves them half written; the next showing of that answer rewrites them instead.
+   */
+  answerTs?: string[];
   /** Tool-source problems already reported in this thread, so each is said once. */
   notedProblems?: string[];
   /** Epoch milliseconds. */

@@ -113,6 +113,27 @@ describe('a bot process killed mid-turn', () => {
     }
   }, 60_000);
 
+  it('killed while the answer is being written: the other process writes it again into the same message', async () => {
+    const pair = await startPair('mid-answer');
+    try {
+      const answer = 'The queue drained and every worker is healthy again after the restart.';
+      openai.setResponder(() => ({ text: answer, deltaDelayMs: 40 }));
+      const threadTs = '1800100004.000100';
+      await postSlackEvent({
+        url: pair.doomedUrl,
+        signingSecret: SECRET,
+        envelope: appMentionEnvelope({ user: 'UALICE', text: '<@UBOTCRASH> how is the queue?', channel: CHANNEL, ts: threadTs, teamId: TEAM }),
+      });
+      expect(await pair.doomed.exited).toBeNull();
+      await waitFor(() => replies(threadTs).some((message) => message.text === answer), { timeoutMs: 15_000, message: 'answer from the survivor' });
+      // The half answer the dead process left was rewritten, not left above the whole one.
+      expect(replies(threadTs)).toHaveLength(1);
+    } finally {
+      openai.setResponder(undefined);
+      await stopAll(pair.doomed, pair.survivor);
+    }
+  }, 60_000);
+
   it('killed before posting the answer: the other process posts it, without asking the model again', async () => {
     const pair = await startPair('before-answer');
     try {

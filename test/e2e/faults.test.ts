@@ -38,7 +38,8 @@ describe('the Slack API failing', () => {
   it('retries a 5xx a bounded number of times, then leaves a short message instead of silence', async () => {
     const h = await harness();
     h.openai.enqueue({ text: 'This answer cannot be posted.' });
-    h.slack.failNext('chat.postMessage', { status: 500 }, 3);
+    // Every attempt to show the answer fails (the first post, then the final one); notices get through.
+    h.slack.failWhen('chat.postMessage', (call) => String(call.args.text).includes('cannot be posted'), { status: 500 });
     const threadTs = nextTs();
     await h.mention({ user: 'UALICE', text: 'hello', ts: threadTs });
     const notice = await waitFor(() => threadReplies(h, threadTs).find((message) => message.text.includes('Something went wrong on my side')), { timeoutMs: 8_000, message: 'notice' });

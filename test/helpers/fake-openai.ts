@@ -69,8 +69,9 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     }
     responseSequence += 1;
     const answer = buildAnswer({ reply, recorded, responseSequence, nextToolCallId: () => `call_${++toolCallSequence}` });
-    if (api === 'chat') sendChat({ response, answer, body: recorded.body });
-    else sendResponses({ response, answer, body: recorded.body });
+    const deltaDelayMs = 'deltaDelayMs' in reply ? (reply.deltaDelayMs ?? 0) : 0;
+    if (api === 'chat') sendChat({ response, answer, body: recorded.body, deltaDelayMs });
+    else sendResponses({ response, answer, body: recorded.body, deltaDelayMs });
   }
 
   const loopback = await listenOnLoopback({ listener: handle });
@@ -123,29 +124,48 @@ function buildAnswer(options: {
   };
 }
 
-function sendChat(options: { response: ServerResponse; answer: ModelAnswer; body: any }): void {
+function sendChat(options: { response: ServerResponse; answer: ModelAnswer; body: any; deltaDelayMs: number }): void {
   if (options.body?.stream !== true) {
     sendJson({ response: options.response, body: chatCompletionBody(options.answer) });
     return;
   }
   const includeUsage = options.body?.stream_options?.include_usage === true;
   const lines = chatCompletionChunks({ answer: options.answer, includeUsage }).map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`);
-  sendEventStream({ response: options.response, payload: `${lines.join('')}data: [DONE]\n\n` });
+  sendEventStream({ response: options.response, events: [...lines, 'data: [DONE]\n\n'], deltaDelayMs: options.deltaDelayMs });
 }
 
-function sendResponses(options: { response: ServerResponse; answer: ModelAnswer; body: any }): void {
+function sendResponses(options: { response: ServerResponse; answer: ModelAnswer; body: any; deltaDelayMs: number }): void {
   const output = responsesOutputItems(options.answer);
   if (options.body?.stream !== true) {
     sendJson({ response: options.response, body: responsesBody({ answer: options.answer, output, requestBody: options.body }) });
     return;
   }
   const events = responsesEvents({ answer: options.answer, output, requestBody: options.body });
-  sendEventStream({ response: options.response, payload: events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join('') });
+  sendEventStream({
+    response: options.response,
+    events: events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`),
+    deltaDelayMs: options.deltaDelayMs,
+  });
 }
 
-function sendEventStream(options: { response: ServerResponse; payload: string }): void {
-  options.response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
-  options.response.end(options.payload);
+/** All at once, or one event at a time with a pause between, as a slow model streams. */
+function sendEventStream(options: { response: ServerResponse; events: string[]; deltaDelayMs: number }): void {
+  const { response, events, deltaDelayMs } = options;
+  response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  if (deltaDelayMs <= 0) {
+    response.end(events.join(''));
+    return;
+  }
+  const writeFrom = (index: number) => {
+    if (response.destroyed) return;
+    if (index >= events.length) {
+      response.end();
+      return;
+    }
+    response.write(events[index]);
+    setTimeout(() => writeFrom(index + 1), deltaDelayMs);
+  };
+  writeFrom(0);
 }
 
 /** OpenAI's error envelope; @ai-sdk/openai turns `error.message` into the APICallError message. */

@@ -40,6 +40,8 @@ export interface FakeSlackApi {
     message: { user: string; text: string; ts?: string; thread_ts?: string; bot_id?: string },
   ): StoredSlackMessage;
   failNext(method: string, failure: SlackFailure, times?: number): void;
+  /** Fails every call to `method` that `predicate` picks, until replaced or reset. */
+  failWhen(method: string, predicate: ((call: RecordedSlackCall) => boolean) | undefined, failure?: SlackFailure): void;
   /** Members answered by usergroups.users.list (otherwise an empty list). */
   setUsergroupUsers(usergroup: string, users: string[]): void;
   setMethodHandler(method: string, handler: SlackMethodOverride | undefined): void;
@@ -84,6 +86,7 @@ export async function startFakeSlackApi(options: { botUserId?: string; botId?: s
   const calls: RecordedSlackCall[] = [];
   const failures = new Map<string, SlackFailure[]>();
   const overrides = new Map<string, SlackMethodOverride>();
+  const conditionalFailures = new Map<string, { predicate: (call: RecordedSlackCall) => boolean; failure: SlackFailure }>();
   const waiters = createConditionWaiters();
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -95,7 +98,8 @@ export async function startFakeSlackApi(options: { botUserId?: string; botId?: s
     }
     const { args, token } = parseSlackRequestArguments({ headers: request.headers, body });
     const call: RecordedSlackCall = { method, args, token, at: Date.now() };
-    const failure = failures.get(method)?.shift();
+    const conditional = conditionalFailures.get(method);
+    const failure = failures.get(method)?.shift() ?? (conditional && predicateHolds({ predicate: conditional.predicate, call }) ? conditional.failure : undefined);
     const override = overrides.get(method);
     // The answer is computed (and state changed) before waiters run, so a resolved
     // waitForCall already sees the effect in messages().
@@ -147,6 +151,10 @@ export async function startFakeSlackApi(options: { botUserId?: string; botId?: s
       queued.push(...Array.from({ length: times }, () => failure));
       failures.set(method, queued);
     },
+    failWhen(method, predicate, failure = { status: 500 }) {
+      if (predicate) conditionalFailures.set(method, { predicate, failure });
+      else conditionalFailures.delete(method);
+    },
     setUsergroupUsers(usergroup, users) {
       state.usergroupUsers.set(usergroup, [...users]);
     },
@@ -158,6 +166,7 @@ export async function startFakeSlackApi(options: { botUserId?: string; botId?: s
       // Emptied in place so references a test already holds to `calls` stay live.
       calls.splice(0, calls.length);
       failures.clear();
+      conditionalFailures.clear();
       overrides.clear();
       state.clear();
     },

@@ -1,7 +1,8 @@
 /** What the fake model answers to one request, written by the test. */
 export type ScriptedReply =
-  | { text: string }
-  | { toolCalls: Array<{ name: string; arguments: Record<string, unknown> | string; id?: string }>; text?: string }
+  /** `deltaDelayMs`: a streamed answer arrives word by word with this pause between words. */
+  | { text: string; deltaDelayMs?: number }
+  | { toolCalls: Array<{ name: string; arguments: Record<string, unknown> | string; id?: string }>; text?: string; deltaDelayMs?: number }
   | { error: { status: number; message?: string } }
   | { hang: true };
 

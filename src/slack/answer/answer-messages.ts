@@ -1,0 +1,41 @@
+import type { WebClient } from '@slack/web-api';
+
+export interface ShownMessage {
+  ts: string;
+  text: string;
+}
+
+/**
+ * Makes the thread show `texts`, reusing the answer's messages already posted: changed ones are
+ * updated, missing ones posted, surplus ones deleted. Returns what is shown now. A failure
+ * propagates; what was shown before the failure is in `onPosted`'s last call.
+ */
+export async function showAnswerMessages(options: {
+  client: WebClient;
+  channel: string;
+  threadTs: string;
+  shown: readonly ShownMessage[];
+  texts: readonly string[];
+  onPosted?: (shown: readonly ShownMessage[]) => void;
+}): Promise<ShownMessage[]> {
+  const { client, channel, threadTs } = options;
+  const shown = [...options.shown];
+  for (const [index, text] of options.texts.entries()) {
+    const existing = shown[index];
+    if (existing === undefined) {
+      const response = await client.chat.postMessage({ channel, thread_ts: threadTs, text, unfurl_links: false, unfurl_media: false });
+      if (!response.ts) throw new Error('chat.postMessage returned no ts');
+      shown.push({ ts: response.ts, text });
+      options.onPosted?.(shown);
+    } else if (existing.text !== text) {
+      await client.chat.update({ channel, ts: existing.ts, text });
+      shown[index] = { ts: existing.ts, text };
+    }
+  }
+  // The finished answer can need fewer messages than its draft did (a table became one code block).
+  while (shown.length > options.texts.length) {
+    const surplus = shown.pop() as ShownMessage;
+    await client.chat.delete({ channel, ts: surplus.ts }).catch(() => client.chat.update({ channel, ts: surplus.ts, text: '…' }));
+  }
+  return shown;
+}

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import type { RecordedSlackCall } from '../helpers/fake-slack-api.js';
+import { CHANNEL, nextTs, threadReplies, useHarnesses, waitFor } from './harness.js';
+
+const harness = useHarnesses();
+
+/** Every text the thread showed for the message `ts`, in order: its post, then each edit. */
+function showings(calls: readonly RecordedSlackCall[], ts: string, postedAs: RecordedSlackCall): RecordedSlackCall[] {
+  return [postedAs, ...calls.filter((call) => call.method === 'chat.update' && call.args.ts === ts)];
+}
+
+describe('answers shown while the model writes them (chat.update mode)', () => {
+  it('posts the first words at once, then edits the message at most about once a second until the answer is complete', async () => {
+    const h = await harness();
+    const answer = 'The worker in staging restarted cleanly and all twelve pods report ready again after the rollout finished.';
+    h.openai.enqueue({ text: answer, deltaDelayMs: 120 });
+    const threadTs = nextTs();
+    await h.mention({ user: 'UALICE', text: 'how did the restart go?', ts: threadTs });
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === answer), { timeoutMs: 15_000, message: 'complete answer' });
+
+    const replies = threadReplies(h, threadTs);
+    expect(replies.filter((message) => message.text === answer)).toHaveLength(1);
+    const posted = h.slack.callsTo('chat.postMessage').find((call) => call.args.thread_ts === threadTs && answer.startsWith(String(call.args.text)));
+    expect(posted, 'the answer was posted before it was complete').toBeDefined();
+    expect(String(posted!.args.text).length).toBeLessThan(answer.length);
+    const ts = replies.find((message) => message.text === answer)!.ts;
+    const shown = showings(h.slack.calls, ts, posted!);
+    expect(shown.length).toBeGreaterThan(1);
+    // Each showing extends the one before: the reader never sees text disappear.
+    for (const [index, call] of shown.entries()) {
+      if (index > 0) expect(String(call.args.text).startsWith(String(shown[index - 1]!.args.text))).toBe(true);
+    }
+    // Slack's chat.update budget: a lower bound on the gaps, which a slow machine only widens.
+    for (const [index, call] of shown.entries()) {
+      if (index > 0) expect(call.at - shown[index - 1]!.at).toBeGreaterThanOrEqual(900);
+    }
+  }, 30_000);
+
+  it('rolls a long answer over into new messages before Slack cuts it, and never shows more than a message holds', async () => {
+    const h = await harness();
+    const paragraphs = Array.from({ length: 40 }, (_, index) => `Paragraph ${index + 1}: ${'the deployment history shows nothing unusual here. '.repeat(4)}`);
+    const answer = paragraphs.join('\n\n');
+    h.openai.enqueue({ text: answer, deltaDelayMs: 2 });
+    const threadTs = nextTs();
+    await h.mention({ user: 'UALICE', text: 'summarise the history', ts: threadTs });
+    const last = paragraphs.at(-1)!.trim();
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text.trimEnd().endsWith(last)), { timeoutMs: 20_000, message: 'last paragraph' });
+
+    const replies = threadReplies(h, threadTs);
+    expect(replies.length).toBeGreaterThanOrEqual(3);
+    const shownTexts = h.slack.calls.filter((call) => (call.method === 'chat.postMessage' || call.method === 'chat.update') && call.args.channel === CHANNEL).map((call) => String(call.args.text ?? ''));
+    for (const text of shownTexts) expect(text.length).toBeLessThanOrEqual(3900);
+    const joined = replies.map((message) => message.text).join('\n\n');
+    for (const paragraph of paragraphs) expect(joined).toContain(paragraph.trim());
+    // Paragraphs in order, each once.
+    expect(joined.match(/Paragraph \d+:/g)).toEqual(paragraphs.map((_, index) => `Paragraph ${index + 1}:`));
+  }, 40_000);
+
+  it('never shows a ping or a link whose text names another address, not even half-written', async () => {
+    const h = await harness();
+    h.openai.enqueue({ text: 'Heads up <!channel> and <!subteam^S0ONCALL> and @here: log in at [bank.example/login](https://evil.example/steal) now.', deltaDelayMs: 60 });
+    const threadTs = nextTs();
+    await h.mention({ user: 'UALICE', text: 'anything to know?', ts: threadTs });
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text.includes('now.')), { timeoutMs: 15_000, message: 'answer' });
+    const shownTexts = h.slack.calls
+      .filter((call) => (call.method === 'chat.postMessage' && call.args.thread_ts === threadTs) || (call.method === 'chat.update' && call.args.channel === CHANNEL))
+      .map((call) => String(call.args.text ?? ''));
+    expect(shownTexts.length).toBeGreaterThan(1);
+    for (const text of shownTexts) {
+      expect(text).not.toMatch(/<!(channel|here|everyone|subteam)/);
+      expect(text).not.toMatch(/(^|[^\u200b])@here/);
+      // The label names another address, so it must never become the link's visible text.
+      expect(text).not.toMatch(/\|bank\.example/);
+    }
+    expect(threadReplies(h, threadTs).at(-1)!.text).toContain('evil.example');
+  }, 30_000);
+});
