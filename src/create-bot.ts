@@ -107,7 +107,7 @@ async function assemble(
       : createRedisAuditLog({ url: environment.redisUrl, keyPrefix: STORE_KEY_PREFIX, logger }));
   const identity = await resolveBotIdentity(environment);
   const app = createSlackApp({ settings: { ...environment.slack, ...identity }, store, logger });
-  const messenger = createWebApiMessenger({ client: app.client, logger });
+  const messenger = createWebApiMessenger({ client: app.client, logger, streaming: environment.slack.streaming });
   const resolveGroups = createUsergroupMembers({ client: app.client, logger });
   const conversation = createConversation({
     store,

@@ -22,7 +22,7 @@ function problemsOf(env: Record<string, string | undefined>) {
 describe('parseEnvironment', () => {
   it('applies defaults for a minimal HTTP-mode environment', () => {
     expect(parseEnvironment(HTTP, noFile)).toEqual({
-      slack: { botToken: HTTP.SLACK_BOT_TOKEN, signingSecret: HTTP.SLACK_SIGNING_SECRET, socketMode: false, port: 3000 },
+      slack: { botToken: HTTP.SLACK_BOT_TOKEN, signingSecret: HTTP.SLACK_SIGNING_SECRET, socketMode: false, port: 3000, streaming: 'update' },
       openai: { apiKey: HTTP.OPENAI_API_KEY, model: 'gpt-5-mini', api: 'responses' },
       logLevel: 'info',
     });
@@ -34,6 +34,7 @@ describe('parseEnvironment', () => {
       SLACK_API_URL: 'not a url',
       PORT: '70000',
       OPENAI_API: 'completions',
+      SLACK_STREAMING: 'sometimes',
       REDIS_URL: 'http://user:hunter2@redis:6379',
       LOG_LEVEL: 'verbose',
     });
@@ -45,6 +46,7 @@ describe('parseEnvironment', () => {
       'PORT',
       'OPENAI_API_KEY',
       'OPENAI_API',
+      'SLACK_STREAMING',
       'REDIS_URL',
       'LOG_LEVEL',
     ]);

@@ -2,6 +2,11 @@ import { existsSync } from 'node:fs';
 import { ConfigError, type ConfigProblem } from './config-error.js';
 
 export type OpenAiApi = 'responses' | 'chat';
+/**
+ * `native`: Slack's own streaming (the app needs the Agents & AI Apps feature); falls back to
+ * `update` for good if Slack refuses. `update`: a message edited about once a second.
+ */
+export type AnswerStreaming = 'native' | 'update';
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
 
 export interface EnvironmentConfig {
@@ -18,6 +23,8 @@ export interface EnvironmentConfig {
     botUserId?: string;
     botId?: string;
     port: number;
+    /** How answers are shown while the model writes them. */
+    streaming: AnswerStreaming;
   };
   openai: {
     apiKey: string;
@@ -45,6 +52,7 @@ export const DEFAULT_CONFIG_PATH = './countersign.yml';
 
 const LOG_LEVELS: readonly LogLevel[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 const OPENAI_APIS: readonly OpenAiApi[] = ['responses', 'chat'];
+const STREAMING_MODES: readonly AnswerStreaming[] = ['update', 'native'];
 
 /**
  * Reads and checks the process environment. Every problem is collected before throwing, and
@@ -93,6 +101,7 @@ export function parseEnvironment(
   const baseUrl = readUrl({ name: 'OPENAI_BASE_URL', value: read('OPENAI_BASE_URL'), protocols: ['http:', 'https:'], problem });
   const model = read('OPENAI_MODEL') ?? DEFAULT_OPENAI_MODEL;
   const api = readChoice({ name: 'OPENAI_API', value: read('OPENAI_API'), choices: OPENAI_APIS, fallback: 'responses', problem });
+  const streaming = readChoice({ name: 'SLACK_STREAMING', value: read('SLACK_STREAMING')?.toLowerCase(), choices: STREAMING_MODES, fallback: 'update', problem });
 
   const redisUrl = readUrl({ name: 'REDIS_URL', value: read('REDIS_URL'), protocols: ['redis:', 'rediss:'], problem });
   const configPath = read('COUNTERSIGN_CONFIG') ?? defaultConfigPath(options.fileExists ?? existsSync);
@@ -110,6 +119,7 @@ export function parseEnvironment(
       ...(botUserId !== undefined && { botUserId }),
       ...(botId !== undefined && { botId }),
       port,
+      streaming,
     },
     openai: { apiKey, ...(baseUrl !== undefined && { baseUrl }), model, api },
     ...(redisUrl !== undefined && { redisUrl }),
@@ -136,6 +146,7 @@ export function describeEnvironment(config: EnvironmentConfig) {
       botUserId: config.slack.botUserId,
       botId: config.slack.botId,
       port: config.slack.port,
+      streaming: config.slack.streaming,
     },
     openai: {
       apiKey: secret(config.openai.apiKey),

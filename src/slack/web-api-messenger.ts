@@ -1,14 +1,17 @@
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
+import type { AnswerStreaming } from '../config/environment.js';
 import type { ThreadMessenger } from '../conversation/thread-messenger.js';
 import { neutralisePings } from './format/markdown-to-mrkdwn.js';
 import { showAnswerMessages } from './answer/answer-messages.js';
 import { renderAnswer } from './answer/render-answer.js';
+import { createNativeAnswerStream } from './answer/native-answer-stream.js';
 import { createUpdatingAnswerStream } from './answer/updating-answer-stream.js';
 import { APPROVAL_ACTION_IDS } from './blocks/action-ids.js';
 
 /** The Slack Web API side of the conversation: every outbound call the agent makes goes through here. */
-export function createWebApiMessenger({ client, logger }: { client: WebClient; logger: Logger }): ThreadMessenger {
+export function createWebApiMessenger({ client, logger, streaming = 'update' }: { client: WebClient; logger: Logger; streaming?: AnswerStreaming }): ThreadMessenger {
+  let nativeAvailable = streaming === 'native';
   return {
     async postAnswer({ channel, threadTs, markdown, replacing = [] }) {
       // Text no message can have: every replaced message is rewritten.
@@ -16,8 +19,24 @@ export function createWebApiMessenger({ client, logger }: { client: WebClient; l
       await showAnswerMessages({ client, channel, threadTs, shown, texts: renderAnswer(markdown) });
     },
 
-    startAnswer({ channel, threadTs, onMessages, replacing }) {
-      return createUpdatingAnswerStream({ client, logger, channel, threadTs, ...(onMessages ? { onMessages } : {}), ...(replacing ? { replacing } : {}) });
+    startAnswer({ channel, threadTs, recipientUserId, recipientTeamId, onMessages, replacing }) {
+      const callbacks = onMessages ? { onMessages } : {};
+      // A native stream cannot write into messages a dead process left, so those are edited instead.
+      if (!nativeAvailable || (replacing !== undefined && replacing.length > 0)) {
+        return createUpdatingAnswerStream({ client, logger, channel, threadTs, ...callbacks, ...(replacing ? { replacing } : {}) });
+      }
+      return createNativeAnswerStream({
+        client,
+        logger,
+        channel,
+        threadTs,
+        recipientUserId,
+        recipientTeamId,
+        ...callbacks,
+        onUnavailable: () => {
+          nativeAvailable = false;
+        },
+      });
     },
 
     async postNotice({ channel, threadTs, text, retryButton }) {

@@ -85,6 +85,8 @@ export interface HarnessOptions {
   now?: () => number;
   sweepIntervalMs?: number;
   modelTimeoutMs?: number;
+  /** More environment variables for the bot (e.g. `SLACK_STREAMING`). */
+  environment?: Record<string, string>;
   tools?: ToolDefinition[];
   configYaml?: string;
   shared?: { slack: FakeSlackApi; openai: FakeOpenAI; keyPrefix: string; logFile: string };
@@ -107,6 +109,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     OPENAI_API: options.api ?? 'chat',
     REDIS_URL: options.redisUrl ?? inject('redisUrl'),
     LOG_LEVEL: 'silent',
+    ...options.environment,
   });
   const config = parseConfigFile(options.configYaml ?? `${recordingToolsYaml(logFile)}\n${options.extraYaml ?? ''}`, 'test.yml');
   const bot = await createBot({

@@ -75,3 +75,68 @@ describe('answers shown while the model writes them (chat.update mode)', () => {
     expect(threadReplies(h, threadTs).at(-1)!.text).toContain('evil.example');
   }, 30_000);
 });
+
+describe("answers in Slack's native streaming (SLACK_STREAMING=native)", () => {
+  const native = { environment: { SLACK_STREAMING: 'native' } };
+  const streamTexts = (h: Awaited<ReturnType<typeof harness>>) =>
+    h.slack.calls.filter((call) => call.method.endsWith('Stream')).map((call) => String(call.args.markdown_text ?? ''));
+
+  it('streams the answer for the requester in the channel, line by line, and stops the stream when it is complete', async () => {
+    const h = await harness(native);
+    const answer = 'Status of the rollout:\n- api: **healthy**\n- worker: restarted 2 minutes ago\nNothing else needs attention.';
+    h.openai.enqueue({ text: answer, deltaDelayMs: 80 });
+    const threadTs = nextTs();
+    await h.mention({ user: 'UALICE', text: 'rollout status?', ts: threadTs });
+    await h.slack.waitForCall('chat.stopStream', undefined, { timeoutMs: 15_000 });
+
+    const start = h.slack.callsTo('chat.startStream')[0]!;
+    expect(start.args).toMatchObject({ channel: CHANNEL, thread_ts: threadTs, recipient_user_id: 'UALICE', recipient_team_id: 'T0TEAM001' });
+    expect(h.slack.callsTo('chat.appendStream').length).toBeGreaterThan(0);
+    // Slack renders the markdown itself; the thread holds the answer as written, in one message.
+    const replies = threadReplies(h, threadTs);
+    expect(replies).toHaveLength(1);
+    expect(replies[0]!.text).toBe(answer);
+    expect(h.slack.callsTo('chat.postMessage').filter((call) => call.args.thread_ts === threadTs)).toHaveLength(0);
+  }, 30_000);
+
+  it('never sends a ping, Slack markup or a disguised link, not even half-written', async () => {
+    const h = await harness(native);
+    h.openai.enqueue({ text: 'Heads up <!channel> and @here\nlog in at [bank.example/login](https://evil.example/steal)\n<https://evil.example|bank.example> & done', deltaDelayMs: 40 });
+    const threadTs = nextTs();
+    await h.mention({ user: 'UALICE', text: 'anything to know?', ts: threadTs });
+    await h.slack.waitForCall('chat.stopStream', undefined, { timeoutMs: 15_000 });
+    const sent = streamTexts(h).join('');
+    expect(sent).not.toMatch(/(^|[^\\])<!/);
+    expect(sent).not.toMatch(/(^|[^\u200b])@here/);
+    expect(sent).not.toContain('[bank.example/login](');
+    expect(sent).toContain('bank.example/login (https://evil.example/steal)');
+    expect(sent).toContain('\\<https://evil.example|bank.example>');
+  }, 30_000);
+
+  it('falls back to message edits when the app cannot stream, and stops trying', async () => {
+    const h = await harness(native);
+    h.slack.setMethodHandler('chat.startStream', () => ({ ok: false, error: 'feature_not_enabled' }));
+    for (const answer of ['First answer, shown without streaming.', 'Second answer, also edited in place.']) {
+      h.openai.enqueue({ text: answer });
+      const threadTs = nextTs();
+      await h.mention({ user: 'UALICE', text: 'hello', ts: threadTs });
+      await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === answer), { timeoutMs: 15_000, message: 'answer' });
+      expect(threadReplies(h, threadTs)).toHaveLength(1);
+    }
+    expect(h.slack.callsTo('chat.startStream')).toHaveLength(1);
+  }, 30_000);
+
+  it('rolls a long answer over into a new stream before Slack cuts it', async () => {
+    const h = await harness(native);
+    const lines = Array.from({ length: 120 }, (_, index) => `Line ${index + 1}: the deployment history shows nothing unusual for this service.`);
+    h.openai.enqueue({ text: lines.join('\n') });
+    const threadTs = nextTs();
+    await h.mention({ user: 'UALICE', text: 'history?', ts: threadTs });
+    const everyStreamStopped = () => h.slack.callsTo('chat.stopStream').length === h.slack.callsTo('chat.startStream').length;
+    await waitFor(() => (everyStreamStopped() && threadReplies(h, threadTs).some((message) => message.text.includes('Line 120:'))) || undefined, { timeoutMs: 15_000, message: 'last line, every stream stopped' });
+    const replies = threadReplies(h, threadTs);
+    expect(replies.length).toBeGreaterThanOrEqual(2);
+    for (const reply of replies) expect(reply.text.length).toBeLessThanOrEqual(3900);
+    expect(replies.map((reply) => reply.text).join('').match(/Line \d+:/g)).toEqual(lines.map((_, index) => `Line ${index + 1}:`));
+  }, 30_000);
+});

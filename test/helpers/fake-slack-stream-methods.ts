@@ -17,6 +17,8 @@ import type { FakeSlackState, StoredSlackMessage } from './fake-slack-state.js';
 const startStream: SlackMethodHandler = ({ args, state }) => {
   if (isMissing(args.channel)) return slackError('channel_not_found');
   if (isMissing(args.thread_ts)) return slackError('invalid_arguments');
+  // Slack needs to know whom a stream in a channel (not a DM) is for.
+  if (!String(args.channel).startsWith('D') && (isMissing(args.recipient_user_id) || isMissing(args.recipient_team_id))) return slackError('invalid_arguments');
   const message = state.storeMessage({
     channel: String(args.channel),
     ts: state.nextTs(),

@@ -28,6 +28,15 @@ export function linkToMrkdwn({ url, label }: { url: string; label: string }): st
   return `<${href}|${shownLabel}>`;
 }
 
+/**
+ * Whether a markdown link may keep its label as the clickable text: only when the target is a
+ * web or mail address and the label does not name some other address.
+ */
+export function linkLabelIsHonest({ url, label }: { url: string; label: string }): boolean {
+  const target = parseLinkTarget(url.trim());
+  return target !== undefined && !labelNamesAnotherAddress(label.replace(/\*\*|__|~~|`/g, '').trim(), addressIdentity(target));
+}
+
 function parseLinkTarget(url: string): URL | undefined {
   if (!URL.canParse(url)) return undefined;
   const parsed = new URL(url);

@@ -1,0 +1,75 @@
+import type { WebClient } from '@slack/web-api';
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import { createNativeAnswerStream } from './native-answer-stream.js';
+
+/** Slack's stream methods as the thread would show them: one growing text per message. */
+function fakeStreamingClient(options: { failAppendAfter?: number } = {}) {
+  const texts = new Map<string, string>();
+  const updates: Array<{ ts: string; text: string }> = [];
+  let appends = 0;
+  let next = 1;
+  const client = {
+    chat: {
+      startStream: async (args: { markdown_text: string }) => {
+        const ts = `2.${next++}`;
+        texts.set(ts, args.markdown_text);
+        return { ok: true, ts };
+      },
+      appendStream: async (args: { ts: string; markdown_text: string }) => {
+        appends += 1;
+        if (options.failAppendAfter !== undefined && appends > options.failAppendAfter) throw Object.assign(new Error('An API error occurred: message_not_in_streaming_state'), { data: { error: 'message_not_in_streaming_state' } });
+        texts.set(args.ts, (texts.get(args.ts) ?? '') + args.markdown_text);
+        return { ok: true };
+      },
+      stopStream: async (args: { ts: string; markdown_text?: string }) => {
+        texts.set(args.ts, (texts.get(args.ts) ?? '') + (args.markdown_text ?? ''));
+        return { ok: true };
+      },
+      update: async (args: { ts: string; text: string }) => {
+        updates.push({ ts: args.ts, text: args.text });
+        texts.set(args.ts, args.text);
+        return { ok: true };
+      },
+      postMessage: async (args: { text: string }) => {
+        const ts = `3.${next++}`;
+        texts.set(ts, args.text);
+        return { ok: true, ts };
+      },
+      delete: async () => ({ ok: true }),
+    },
+  };
+  return { client: client as unknown as WebClient, texts, updates };
+}
+
+const base = { logger: pino({ level: 'silent' }), channel: 'C1', threadTs: '1.1', recipientUserId: 'U1', recipientTeamId: 'T1', intervalMs: 0 };
+
+describe('createNativeAnswerStream', () => {
+  it('closes a code block at a rollover and reopens it in the next message', async () => {
+    const { client, texts } = fakeStreamingClient();
+    const stream = createNativeAnswerStream({ ...base, client, maxMessageLength: 120 });
+    const answer = ['Logs:', '```', ...Array.from({ length: 12 }, (_, index) => `line ${index} <x> & y`), '```', 'Done.'].join('\n');
+    stream.append(answer);
+    await stream.finish(answer);
+    const messages = [...texts.values()];
+    expect(messages.length).toBeGreaterThan(1);
+    for (const text of messages) {
+      expect(text.length).toBeLessThanOrEqual(120);
+      expect((text.match(/```/g) ?? []).length % 2).toBe(0);
+    }
+    // Code stays verbatim: `<` is escaped only outside code.
+    expect(messages.join('')).toContain('line 11 <x> & y');
+  });
+
+  it('carries on with message edits of the same messages when Slack stops accepting the stream', async () => {
+    const { client, texts, updates } = fakeStreamingClient({ failAppendAfter: 0 });
+    const stream = createNativeAnswerStream({ ...base, client });
+    stream.append('First line.\n');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    stream.append('Second line.\n');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await stream.finish('First line.\nSecond line.\nThird line.');
+    expect(updates.at(-1)?.text).toBe('First line.\nSecond line.\nThird line.');
+    expect(stream.messageTs()).toEqual([...texts.keys()]);
+  });
+});
