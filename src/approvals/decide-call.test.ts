@@ -134,3 +134,35 @@ describe('deciding a call under an approver policy', () => {
     expect(plain).toMatchObject({ recorded: true, completedStep: true });
   });
 });
+
+describe('showing decisions that race on one card', () => {
+  it('leaves the card showing the final state, however many decisions land while one process is updating it', async () => {
+    const store = createMemoryStore();
+    const logger = pino({ level: 'silent' });
+    const audit = createMemoryAuditLog({ logger });
+    const calls = ['apv1', 'apv2', 'apv3', 'apv4'].map((approvalId) => ({ kind: 'approval' as const, approvalId, toolCallId: approvalId, toolName: 'restart_service', description: '', input: {} }));
+    await store.createStep({ ...(await pendingStep(store, 'restart_service')), stepId: 'wide', calls }, 60_000);
+    // While each of the first process's card updates is on its way, another process decides the next
+    // call; the one that completes the step shows it at once, before the slow update lands.
+    const approveElsewhere = async (approvalId: string, show = false) => {
+      const outcome = await decider.record({ stepId: 'wide', approvalId, userId: `U0${approvalId.toUpperCase()}`, outcome: 'approved' });
+      if (show && outcome.recorded) await decider.publish(outcome);
+    };
+    const duringNextUpdate = [() => approveElsewhere('apv2'), () => approveElsewhere('apv3'), () => approveElsewhere('apv4', true)];
+    /** Approve buttons on the card after each update, in the order the updates landed. */
+    const buttonsShown: number[] = [];
+    const messenger = {
+      updateCard: async ({ card }: { card: { blocks: unknown[] } }) => {
+        await duringNextUpdate.shift()?.();
+        buttonsShown.push(JSON.stringify(card.blocks).split('countersign_approve').length - 1);
+      },
+    } as unknown as ThreadMessenger;
+    const worker = { submit: async () => {}, pickUp: async () => false, idle: async () => {} };
+    const decider = createCallDecider({ store, messenger, worker, logger, audit, resolveGroups: async () => new Map() });
+
+    const first = await decider.record({ stepId: 'wide', approvalId: 'apv1', userId: 'U0FIRST', outcome: 'approved' });
+    if (!first.recorded) throw new Error('the first decision was not recorded');
+    await decider.publish(first);
+    expect(buttonsShown.at(-1)).toBe(0);
+  });
+});

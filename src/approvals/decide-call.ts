@@ -41,9 +41,6 @@ export type RecordOutcome =
   /** Nothing changed; `message` tells the person why, in their words. */
   | { recorded: false; message: string };
 
-/** How many times a card is re-rendered when decisions race with the update that shows them. */
-const MAX_CARD_REFRESHES = 3;
-
 /**
  * Records human decisions and shows them. Who may decide is checked on every click and submit
  * against the policy stored with the call; the store then decides atomically who wins. Losers are
@@ -56,7 +53,11 @@ export function createCallDecider(options: DecideCallOptions) {
 
   async function showDecisions(step: PendingStep): Promise<void> {
     let rendered = step;
-    for (let attempt = 0; attempt < MAX_CARD_REFRESHES && rendered.cardTs !== undefined; attempt += 1) {
+    // No fixed number of rounds: while this update was on its way, the decision that completed the
+    // step may have been shown by its own process, and this stale update landed after it. Stopping
+    // early would leave buttons on calls that already ran. It ends: every round needs a newer
+    // revision, and a pending step has only as many as its calls have decisions and approvals.
+    while (rendered.cardTs !== undefined) {
       await messenger.updateCard({ channel: rendered.channel, ts: rendered.cardTs, card: buildApprovalCard({ step: rendered }) });
       // Decisions on other calls of a pending step can update the card out of order; once the step
       // is complete nothing can change any more, so only then is the rendering known to be final.

@@ -61,3 +61,13 @@ export function stopChildBot(bot: ChildBot): Promise<unknown> {
   }
   return bot.exited;
 }
+
+/** Resolves when the bot has logged that it serves HTTP (its `countersign listening` line). */
+export async function waitUntilListening(bot: ChildBot, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!bot.output().includes('countersign listening')) {
+    if (bot.child.exitCode !== null || bot.child.signalCode !== null) throw new Error(`bot exited before listening:\n${bot.output()}`);
+    if (Date.now() > deadline) throw new Error(`bot not listening after ${timeoutMs} ms:\n${bot.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
