@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { reconnectDelayMs } from '../store/reconnect-delay.js';
 import type { AuditEventInput, StoredAuditEvent } from './audit-event.js';
 import {
   auditStreamKey,
@@ -115,6 +116,7 @@ function connectForAppends(url: string): Redis {
   const redis = new Redis(url, {
     // Like the state store: fail an append promptly rather than queue it forever behind a dead link.
     maxRetriesPerRequest: 2,
+    retryStrategy: reconnectDelayMs,
     connectTimeout: 5_000,
     // A Redis that accepts connections but never answers must not hold a caller's await forever.
     commandTimeout: 5_000,

@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../store/memory-store.js';
+import type { StateStore } from '../store/state-store.js';
 import { createThreadWorker } from './thread-worker.js';
 import type { WorkItem } from './work-item.js';
 
@@ -31,5 +32,76 @@ describe('thread worker', () => {
     expect(handled).toHaveLength(11);
     expect(peak).toBe(3);
     expect(handled.indexOf('0')).toBeLessThan(handled.indexOf('0-second'));
+  });
+});
+
+describe('thread worker when the store goes away mid-item (a Redis restart)', () => {
+  const QUEUE_METHODS = ['takeWork', 'finishWork', 'takeLeftover', 'releaseLockIfIdle', 'extendLock', 'enqueueWork', 'tryLock'] as const;
+
+  const waitUntil = async (condition: () => boolean) => {
+    while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
+  };
+
+  /**
+   * Submits an item whose turn ends as the store goes away, so the queue bookkeeping after it fails:
+   * the store's queue methods fail while `state.down`, as Redis's do while it restarts.
+   */
+  function itemEndingInOutage(threadKey: string, options: { lockTtlMs?: number } = {}) {
+    const store = createMemoryStore();
+    const state = { down: false, lockLost: false, failures: 0 };
+    const outage: StateStore = { ...store };
+    for (const method of QUEUE_METHODS) {
+      (outage as any)[method] = async (...args: unknown[]) => {
+        if (state.down) {
+          state.failures += 1;
+          throw new Error('connect ECONNREFUSED');
+        }
+        if (method === 'extendLock' && state.lockLost) return false;
+        return (store as any)[method](...args);
+      };
+    }
+    const handled: string[] = [];
+    const worker = createThreadWorker({
+      store: outage,
+      logger: pino({ level: 'silent' }),
+      ...options,
+      handle: async (work) => {
+        if (work.kind !== 'retry') return;
+        handled.push(work.threadTs);
+        if (work.threadTs === 'first') state.down = true;
+      },
+    });
+    const first = worker.submit(threadKey, item('first'));
+    return { store, state, worker, handled, first, failing: waitUntil(() => state.failures > 0) };
+  }
+
+  it('keeps the thread, finishes the item once when the store is back, handles what came meanwhile and releases the lock', async () => {
+    const { store, state, worker, handled, first, failing } = itemEndingInOutage('T1:C1:1');
+    await failing;
+    state.down = false;
+    await worker.submit('T1:C1:1', item('second'));
+    await first;
+    await worker.idle();
+    expect(handled).toEqual(['first', 'second']);
+    expect(await store.takeLeftover('T1:C1:1')).toBeUndefined();
+    expect(await store.tryLock('T1:C1:1', 1_000)).toBeDefined();
+  });
+
+  it('stops draining if the lock was lost meanwhile, leaving the item for recovery', async () => {
+    const { store, state, handled, first, failing } = itemEndingInOutage('T1:C1:2');
+    await failing;
+    state.lockLost = true;
+    state.down = false;
+    await first;
+    expect(handled).toEqual(['first']);
+    expect(await store.takeLeftover('T1:C1:2')).toBeDefined();
+  });
+
+  it('gives up once the lock would have lapsed, leaving the item for recovery', async () => {
+    const { store, state, handled, first } = itemEndingInOutage('T1:C1:3', { lockTtlMs: 300 });
+    await first;
+    expect(handled).toEqual(['first']);
+    state.down = false;
+    expect(await store.takeLeftover('T1:C1:3')).toBeDefined();
   });
 });

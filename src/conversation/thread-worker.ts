@@ -41,21 +41,31 @@ export function createThreadWorker({
   const slots = createSlots(maxConcurrentItems);
 
   async function drain(threadKey: string, token: string): Promise<void> {
+    const lease = createLease({ store, threadKey, token, lockTtlMs });
     // Renew at a third of the TTL so one slow Redis reply cannot let the lock lapse mid-turn.
     const heartbeat = setInterval(() => {
-      store.extendLock(threadKey, token, lockTtlMs).then(
+      lease.renew().then(
         (held) => held || logger.warn({ event: 'thread-lock-lost', threadKey }, 'thread lock lost while a turn was running'),
         (error: unknown) => logger.warn({ event: 'thread-lock-renew-failed', threadKey, err: error }, 'could not renew thread lock'),
       );
     }, Math.max(10, Math.floor(lockTtlMs / 3)));
+    const whileHeld = <T>(operation: () => Promise<T>, retry?: () => Promise<T>) =>
+      lease.whileHeld(operation, {
+        retry: retry ?? operation,
+        onFailure: (error) => logger.warn({ event: 'thread-queue-unreachable', threadKey, err: error }, 'could not update the thread queue; trying again while the lock is held'),
+      });
     try {
       // An item a dead holder was handling comes first: it was taken but never finished.
-      let encoded = await store.takeLeftover(threadKey);
+      let encoded = await whileHeld(() => store.takeLeftover(threadKey));
       if (encoded !== undefined) logger.warn({ event: 'work-item-recovered', threadKey }, 'picking up work a stopped process left');
       for (;;) {
-        encoded ??= await store.takeWork(threadKey);
+        // If the move may have happened before the store went away, the item is in flight by now.
+        encoded ??= await whileHeld(
+          () => store.takeWork(threadKey),
+          async () => (await store.takeLeftover(threadKey)) ?? store.takeWork(threadKey),
+        );
         if (encoded === undefined) {
-          if (await store.releaseLockIfIdle(threadKey, token, lockTtlMs)) return;
+          if (await whileHeld(() => store.releaseLockIfIdle(threadKey, token, lockTtlMs))) return;
           continue;
         }
         const item = decodeWorkItem(encoded);
@@ -70,17 +80,21 @@ export function createThreadWorker({
             release();
           }
         }
-        await store.finishWork(threadKey);
+        await whileHeld(() => store.finishWork(threadKey));
         encoded = undefined;
       }
+    } catch (error) {
+      if (!(error instanceof LockLostError)) throw error;
+      // Another process owns the thread now (or Redis restarted without it); what is left is theirs.
+      logger.warn({ event: 'thread-lock-lost', threadKey }, 'thread lock lost while the store was unreachable; stopped draining');
     } finally {
       clearInterval(heartbeat);
     }
   }
 
   async function run(threadKey: string, token: string): Promise<void> {
-    // A drain that fails (the store went away) leaves its items queued; the lock expires and the
-    // next message, click or recovery sweep on the thread drains them.
+    // A drain that fails (the store stayed away until the lock would lapse) leaves its items queued;
+    // the lock expires and the next message, click or recovery sweep on the thread drains them.
     const drained = drain(threadKey, token).catch((error: unknown) => {
       logger.error({ event: 'thread-drain-failed', threadKey, err: error }, 'stopped draining thread queue');
     });
@@ -108,6 +122,58 @@ export function createThreadWorker({
       while (running.size > 0) await Promise.allSettled([...running]);
     },
   };
+}
+
+/** The first pause before queue bookkeeping is tried again, doubled up to the maximum. */
+const RETRY_FIRST_DELAY_MS = 100;
+const RETRY_MAX_DELAY_MS = 1_000;
+
+class LockLostError extends Error {}
+
+/**
+ * A drain's hold on its thread lock. Queue bookkeeping that fails because the store is unreachable
+ * (a Redis restart) is tried again for as long as the lock can still be ours: giving up would leave
+ * the thread locked, and every later message on it queued unseen, until the lock lapsed. Before
+ * each new try the lock is renewed, so a drain never goes on once another process has the thread
+ * (or Redis came back without the lock): that ends the drain with a LockLostError. Past the lock's
+ * TTL the original error is thrown; the recovery sweep then treats the work like a dead process's.
+ */
+function createLease(options: { store: StateStore; threadKey: string; token: string; lockTtlMs: number }) {
+  const { store, threadKey, token, lockTtlMs } = options;
+  // The lock was just taken (or renewed) with this TTL.
+  let heldUntil = Date.now() + lockTtlMs;
+
+  async function renew(): Promise<boolean> {
+    const askedAt = Date.now();
+    const held = await store.extendLock(threadKey, token, lockTtlMs);
+    if (held) heldUntil = Math.max(heldUntil, askedAt + lockTtlMs);
+    return held;
+  }
+
+  async function whileHeld<T>(operation: () => Promise<T>, hooks: { retry: () => Promise<T>; onFailure: (error: unknown) => void }): Promise<T> {
+    let failure: unknown;
+    try {
+      return await operation();
+    } catch (error) {
+      failure = error;
+    }
+    hooks.onFailure(failure);
+    for (let delay = RETRY_FIRST_DELAY_MS; ; delay = Math.min(delay * 2, RETRY_MAX_DELAY_MS)) {
+      if (Date.now() + delay >= heldUntil) throw failure;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      const held = await renew().catch(() => undefined);
+      if (held === false) throw new LockLostError(`lost the lock on ${threadKey}`);
+      // Still unreachable: wait longer, until the lock would lapse.
+      if (held === undefined) continue;
+      try {
+        return await hooks.retry();
+      } catch (error) {
+        failure = error;
+      }
+    }
+  }
+
+  return { renew, whileHeld };
 }
 
 /** A counting semaphore: at most `size` holders; the rest wait in arrival order. */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Grant } from '../approvals/grant.js';
 import type { Decision, PendingStep } from '../approvals/pending-step.js';
+import { reconnectDelayMs } from './reconnect-delay.js';
 import {
   CLAIM_RESUME_SCRIPT,
   DECIDE_SCRIPT,
@@ -32,6 +33,7 @@ export function createRedisStore({ url, keyPrefix = 'countersign:' }: RedisStore
   const redis = new Redis(url, {
     // Fail fast instead of queueing commands forever: a click must hear "could not record" promptly.
     maxRetriesPerRequest: 2,
+    retryStrategy: reconnectDelayMs,
     connectTimeout: 5_000,
     lazyConnect: false,
   });
