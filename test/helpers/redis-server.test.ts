@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startRedisServer, type RedisServerHandle } from './redis-server.js';
@@ -36,6 +37,35 @@ describe('throwaway redis-server', () => {
     const after = connect(redis.url);
     await expect(after.ping()).resolves.toBe('PONG');
     await expect(after.get('countersign:test')).resolves.toBeNull();
+  });
+
+  it('is unreachable while down during a restart', async () => {
+    let pingWhileDown: Promise<unknown> | undefined;
+    await redis.restart({
+      whileDown: async () => {
+        pingWhileDown = connect(redis.url).ping();
+        await pingWhileDown.catch(() => undefined);
+      },
+    });
+    await expect(pingWhileDown).rejects.toThrow();
+    await expect(connect(redis.url).ping()).resolves.toBe('PONG');
+  });
+
+  it('keeps its data across restarts with persist: true, and deletes it on stop', async () => {
+    const persistent = await startRedisServer({ persist: true });
+    try {
+      expect(persistent.dataDirectory).toBeDefined();
+      await connect(persistent.url).set('countersign:kept', 'value', 'PX', 60_000);
+      await persistent.restart();
+      await persistent.restart();
+      const after = connect(persistent.url);
+      await expect(after.get('countersign:kept')).resolves.toBe('value');
+      await expect(after.pttl('countersign:kept')).resolves.toBeGreaterThan(0);
+    } finally {
+      await persistent.stop();
+    }
+    expect(existsSync(persistent.dataDirectory!)).toBe(false);
+    expect(redis.dataDirectory).toBeUndefined();
   });
 
   it('stops, after which connections are refused', async () => {

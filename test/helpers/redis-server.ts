@@ -1,13 +1,30 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export interface RedisServerHandle {
   url: string;
   port: number;
+  /** Where a `persist: true` server keeps its append-only file; undefined otherwise. */
+  dataDirectory: string | undefined;
+  /** Stops the server for good (and deletes its data directory when it persisted). */
   stop(): Promise<void>;
-  /** Stops and starts on the same port; the data is gone (nothing is persisted). */
-  restart(): Promise<void>;
+  /**
+   * Stops and starts on the same port. The data is gone, unless the server was started with
+   * `persist: true`. `whileDown` runs between the stop and the start (the server is unreachable).
+   */
+  restart(options?: { whileDown?: () => Promise<void> }): Promise<void>;
+}
+
+export interface StartRedisServerOptions {
+  binary?: string;
+  /**
+   * Keep the data across `restart()`, like a production Redis: an append-only file fsynced on every
+   * write, in a private temporary directory that `stop()` deletes. Default false: nothing is written.
+   */
+  persist?: boolean;
 }
 
 const DEFAULT_REDIS_SERVER_BINARY = 'redis-server';
@@ -16,20 +33,40 @@ const STOP_TIMEOUT_MS = 5_000;
 const OUTPUT_TAIL_CHARACTERS = 2_000;
 
 /** Spawns a throwaway redis-server on a free loopback port and waits until it answers PING. */
-export async function startRedisServer(options: { binary?: string } = {}): Promise<RedisServerHandle> {
+export async function startRedisServer(options: StartRedisServerOptions = {}): Promise<RedisServerHandle> {
   const binary = options.binary ?? process.env.REDIS_SERVER_BIN ?? DEFAULT_REDIS_SERVER_BINARY;
-  const { port, running: first } = await spawnOnFreePort({ binary });
-  let running = first;
+  const dataDirectory = options.persist ? mkdtempSync(join(tmpdir(), 'countersign-redis-')) : undefined;
+  const removeData = () => {
+    if (dataDirectory !== undefined) rmSync(dataDirectory, { recursive: true, force: true });
+  };
+  // An interrupted run must not leave the data directory behind either.
+  if (dataDirectory !== undefined) process.once('exit', removeData);
+  let running: RunningRedis;
+  let port: number;
+  try {
+    ({ port, running } = await spawnOnFreePort({ binary, dataDirectory }));
+  } catch (error) {
+    process.off('exit', removeData);
+    removeData();
+    throw error;
+  }
 
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
+    dataDirectory,
     async stop() {
       await stopRedis(running);
+      process.off('exit', removeData);
+      removeData();
     },
-    async restart() {
+    async restart(restartOptions = {}) {
       await stopRedis(running);
-      running = await spawnRedis({ binary, port });
+      try {
+        await restartOptions.whileDown?.();
+      } finally {
+        running = await spawnRedis({ binary, port, dataDirectory });
+      }
     },
   };
 }
@@ -37,12 +74,12 @@ export async function startRedisServer(options: { binary?: string } = {}): Promi
 const PORT_ATTEMPTS = 3;
 
 /** The probed port can be taken before redis binds it, so a failed bind retries on another one. */
-async function spawnOnFreePort(options: { binary: string }): Promise<{ port: number; running: RunningRedis }> {
+async function spawnOnFreePort(options: { binary: string; dataDirectory: string | undefined }): Promise<{ port: number; running: RunningRedis }> {
   let lastError: unknown;
   for (let attempt = 0; attempt < PORT_ATTEMPTS; attempt += 1) {
     const port = await findFreePort();
     try {
-      return { port, running: await spawnRedis({ binary: options.binary, port }) };
+      return { port, running: await spawnRedis({ ...options, port }) };
     } catch (error) {
       if (error instanceof RedisNotInstalledError) throw error;
       lastError = error;
@@ -58,11 +95,16 @@ interface RunningRedis {
   exited: Promise<void>;
 }
 
-async function spawnRedis(options: { binary: string; port: number }): Promise<RunningRedis> {
-  // No RDB snapshots or AOF: a restart must start empty and the tests must never write files.
+async function spawnRedis(options: { binary: string; port: number; dataDirectory: string | undefined }): Promise<RunningRedis> {
+  // By default no RDB snapshots or AOF: a restart starts empty and nothing is written. Persisting
+  // servers write an AOF (fsynced per write) only into their own directory, and load it on restart.
+  const persistence =
+    options.dataDirectory === undefined
+      ? ['--appendonly', 'no', '--dir', tmpdir()]
+      : ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', options.dataDirectory];
   const child = spawn(
     options.binary,
-    ['--port', String(options.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', tmpdir(), '--loglevel', 'warning'],
+    ['--port', String(options.port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--loglevel', 'warning'],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
