@@ -318,7 +318,13 @@ export function createConversation(options: ConversationOptions): Conversation {
     await noteAutomaticApprovals(thread, automatic);
     if (outcome.approvalRequests.length === 0) {
       if (outcome.text.trim()) thread.outbox = outcome.text;
-      await saveThread(thread);
+      try {
+        await saveThread(thread);
+      } catch (error) {
+        // Shown but not remembered: marked as cut off, so no one mistakes it for an answer the bot knows it gave.
+        await answer?.finish(`${streamed} …`).catch(() => {});
+        throw error;
+      }
       await postOutbox(thread, answer);
       return;
     }
