@@ -3,8 +3,6 @@ import type { Logger } from 'pino';
 import type { AnswerStreaming } from '../config/environment.js';
 import type { ThreadMessenger } from '../conversation/thread-messenger.js';
 import { neutralisePings } from './format/markdown-to-mrkdwn.js';
-import { showAnswerMessages } from './answer/answer-messages.js';
-import { renderAnswer } from './answer/render-answer.js';
 import { createNativeAnswerStream } from './answer/native-answer-stream.js';
 import { createUpdatingAnswerStream } from './answer/updating-answer-stream.js';
 import { APPROVAL_ACTION_IDS } from './blocks/action-ids.js';
@@ -13,10 +11,9 @@ import { APPROVAL_ACTION_IDS } from './blocks/action-ids.js';
 export function createWebApiMessenger({ client, logger, streaming = 'update' }: { client: WebClient; logger: Logger; streaming?: AnswerStreaming }): ThreadMessenger {
   let nativeAvailable = streaming === 'native';
   return {
-    async postAnswer({ channel, threadTs, markdown, replacing = [] }) {
-      // Text no message can have: every replaced message is rewritten.
-      const shown = replacing.map((ts) => ({ ts, text: '\u0000' }));
-      await showAnswerMessages({ client, channel, threadTs, shown, texts: renderAnswer(markdown) });
+    async postAnswer({ channel, threadTs, markdown, replacing }) {
+      // An answer shown all at once is a stream that finishes straight away.
+      await createUpdatingAnswerStream({ client, logger, channel, threadTs, ...(replacing ? { replacing } : {}) }).finish(markdown);
     },
 
     startAnswer({ channel, threadTs, recipientUserId, recipientTeamId, onMessages, replacing }) {

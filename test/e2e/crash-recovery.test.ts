@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { startFakeSlackApi, type FakeSlackApi } from '../helpers/fake-slack-api.
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
 import { appMentionEnvelope, blockActionsPayload, postSlackEvent, postSlackInteraction } from '../helpers/signed-request.js';
 import { buildIsolatedBot, freePort, startChildBot, stopChildBot, type ChildBot } from './child-bot.js';
-import { cardButtons, recordingToolsYaml, waitFor } from './harness.js';
+import { cardButtons, readInvocations, recordingToolsYaml, waitFor } from './harness.js';
 
 /**
  * Two bot processes share one Redis behind one Slack app. One is killed with SIGKILL at a named
@@ -61,7 +61,7 @@ async function startPair(crashAt: string) {
   const doomed = startChildBot(environment(ports[0], { COUNTERSIGN_CRASH_AT: crashAt }), { mainJs });
   const survivor = startChildBot(environment(ports[1]), { mainJs });
   for (const bot of [doomed, survivor]) await waitFor(() => bot.output().includes('countersign listening'), { timeoutMs: 30_000, message: 'start-up' });
-  const invocations = () => (existsSync(logFile) ? readFileSync(logFile, 'utf8').trim().split('\n').filter(Boolean) : []);
+  const invocations = () => readInvocations(logFile);
   return { doomed, survivor, doomedUrl: `http://127.0.0.1:${ports[0]}/slack/events`, invocations };
 }
 
@@ -107,7 +107,7 @@ describe('a bot process killed mid-turn', () => {
       await mentionAndApprove(pair.doomedUrl, threadTs);
       expect(await pair.doomed.exited).toBeNull();
       await waitFor(() => replies(threadTs).some((message) => message.text === 'Restarted api.'), { timeoutMs: 15_000, message: 'answer from the survivor' });
-      expect(pair.invocations()).toEqual([JSON.stringify(['rollout', 'restart', 'deployment/api', '-n', 'prod'])]);
+      expect(pair.invocations()).toEqual([['rollout', 'restart', 'deployment/api', '-n', 'prod']]);
     } finally {
       await stopAll(pair.doomed, pair.survivor);
     }

@@ -52,6 +52,15 @@ tools:
 `;
 }
 
+/** What the recording tools of `recordingToolsYaml` were run with, one argv per run, oldest first. */
+export function readInvocations(logFile: string): string[][] {
+  if (!existsSync(logFile)) return [];
+  return readFileSync(logFile, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as string[]);
+}
+
 export interface Harness {
   bot: Bot;
   eventsUrl: string;
@@ -137,13 +146,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     openai,
     keyPrefix,
     logFile,
-    invocations: () =>
-      existsSync(logFile)
-        ? readFileSync(logFile, 'utf8')
-            .split('\n')
-            .filter(Boolean)
-            .map((line) => JSON.parse(line) as string[])
-        : [],
+    invocations: () => readInvocations(logFile),
     mention: ({ user, text, ts, threadTs, eventId }) =>
       postSlackEvent({
         url: eventsUrl,

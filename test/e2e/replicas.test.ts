@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -12,7 +12,7 @@ import { startFakeSlackApi, type FakeSlackApi } from '../helpers/fake-slack-api.
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
 import { appMentionEnvelope, blockActionsPayload, postSlackEvent, postSlackInteraction } from '../helpers/signed-request.js';
 import { buildIsolatedBot, freePort, startChildBot, stopChildBot, waitUntilListening, type ChildBot } from './child-bot.js';
-import { recordingToolsYaml, waitFor } from './harness.js';
+import { readInvocations, recordingToolsYaml, waitFor } from './harness.js';
 
 /**
  * Several bot processes share one Redis behind one Slack app: any process takes any click, and a
@@ -191,8 +191,7 @@ afterAll(async () => {
 });
 
 const replies = (threadTs: string) => slack.messages(CHANNEL, threadTs).filter((message) => message.ts !== threadTs);
-const invocations = (): string[][] =>
-  existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as string[]) : [];
+const invocations = () => readInvocations(logFile);
 
 /** The card's calls in order: the service named in each call's section, its buttons, and its footer text. */
 function cardCalls(blocks: any[] | undefined) {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
 import { startFakeSlackApi, type FakeSlackApi } from '../helpers/fake-slack-api.js';
 import { startFakeSocketMode, type FakeSocketMode } from '../helpers/fake-socket-mode.js';
 import { appMentionEnvelope, blockActionsPayload } from '../helpers/signed-request.js';
-import { cardButtons, nextTs, recordingToolsYaml, waitFor } from './harness.js';
+import { cardButtons, nextTs, readInvocations, recordingToolsYaml, waitFor } from './harness.js';
 
 const BOT_USER_ID = 'UBOT0001';
 const BOT_ID = 'BBOT0001';
@@ -104,13 +104,7 @@ async function startSocketModeBot(): Promise<SocketModeBot> {
     openai,
     socketMode,
     healthUrl: `http://127.0.0.1:${port}/healthz`,
-    invocations: () =>
-      existsSync(logFile)
-        ? readFileSync(logFile, 'utf8')
-            .split('\n')
-            .filter(Boolean)
-            .map((line) => JSON.parse(line) as string[])
-        : [],
+    invocations: () => readInvocations(logFile),
     mention: ({ user, text, ts, eventId }) =>
       appMentionEnvelope({
         user,

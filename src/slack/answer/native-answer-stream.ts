@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { AnswerStream } from '../../conversation/thread-messenger.js';
 import { SLACK_LIMITS } from '../blocks/limits.js';
 import { safeMarkdownLine, type SafeMarkdownState } from '../format/safe-markdown.js';
+import { createFlushSchedule } from './flush-schedule.js';
 import { ANSWER_UPDATE_INTERVAL_MS, createUpdatingAnswerStream } from './updating-answer-stream.js';
 
 /** Slack answers these when the app cannot stream at all; trying again per answer would only waste calls. */
@@ -33,8 +34,6 @@ export interface NativeAnswerStreamOptions {
 export function createNativeAnswerStream(options: NativeAnswerStreamOptions): AnswerStream {
   const { client, logger, channel, threadTs } = options;
   const maxLength = options.maxMessageLength ?? SLACK_LIMITS.messageTextLength;
-  const intervalMs = options.intervalMs ?? ANSWER_UPDATE_INTERVAL_MS;
-  const now = options.now ?? Date.now;
   const fences: SafeMarkdownState = {};
   const messages: string[] = [];
   let markdown = '';
@@ -44,10 +43,6 @@ export function createNativeAnswerStream(options: NativeAnswerStreamOptions): An
   let sentFence: string | undefined;
   let batchFence: string | undefined;
   let fallback: AnswerStream | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let flushing: Promise<void> | undefined;
-  let lastFlushAt = Number.NEGATIVE_INFINITY;
-  let finished = false;
 
   async function stopCurrent(closing = ''): Promise<void> {
     if (current === undefined) return;
@@ -120,39 +115,31 @@ export function createNativeAnswerStream(options: NativeAnswerStreamOptions): An
     return fallback;
   }
 
-  const schedule = () => {
-    if (finished || fallback || timer !== undefined || flushing !== undefined) return;
-    timer = setTimeout(flush, Math.max(0, lastFlushAt + intervalMs - now()));
-  };
-
-  function flush(): void {
-    timer = undefined;
-    const end = markdown.lastIndexOf('\n') + 1;
-    if (end <= sentUpTo) return;
-    const lines = markdown.slice(sentUpTo, end);
-    sentUpTo = end;
-    flushing = send(lines)
-      .catch((error: unknown) => {
+  /** Where the whole lines written so far end. */
+  const wholeLinesEnd = () => markdown.lastIndexOf('\n') + 1;
+  const schedule = createFlushSchedule({
+    intervalMs: options.intervalMs ?? ANSWER_UPDATE_INTERVAL_MS,
+    ...(options.now ? { now: options.now } : {}),
+    flush: async () => {
+      const end = wholeLinesEnd();
+      if (fallback || end <= sentUpTo) return;
+      const lines = markdown.slice(sentUpTo, end);
+      sentUpTo = end;
+      await send(lines).catch((error: unknown) => {
         degrade(error);
-      })
-      .finally(() => {
-        flushing = undefined;
-        lastFlushAt = now();
-        if (markdown.lastIndexOf('\n') + 1 > sentUpTo) schedule();
       });
-  }
+    },
+    hasMore: () => !fallback && wholeLinesEnd() > sentUpTo,
+  });
 
   return {
     append(delta) {
       markdown += delta;
       if (fallback) fallback.append(delta);
-      else schedule();
+      else schedule.request();
     },
     async finish(final) {
-      finished = true;
-      clearTimeout(timer);
-      timer = undefined;
-      await flushing;
+      await schedule.stop();
       if (!fallback && !final.startsWith(markdown.slice(0, sentUpTo))) {
         markdown = final;
         degrade(new Error('the final answer differs from what was streamed'));

@@ -2,6 +2,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { AnswerStream } from '../../conversation/thread-messenger.js';
 import { showAnswerMessages, type ShownMessage } from './answer-messages.js';
+import { createFlushSchedule } from './flush-schedule.js';
 import { renderAnswer } from './render-answer.js';
 
 /** Slack allows about one `chat.update` per second per message before rate limiting. */
@@ -27,15 +28,9 @@ export interface UpdatingAnswerStreamOptions {
  */
 export function createUpdatingAnswerStream(options: UpdatingAnswerStreamOptions): AnswerStream {
   const { client, logger, channel, threadTs } = options;
-  const intervalMs = options.intervalMs ?? ANSWER_UPDATE_INTERVAL_MS;
-  const now = options.now ?? Date.now;
   let markdown = '';
   // Their text is unknown: a character no rendering contains makes every one of them be rewritten.
   let shown: ShownMessage[] = (options.replacing ?? []).map((ts) => ({ ts, text: '\u0000' }));
-  let timer: NodeJS.Timeout | undefined;
-  let flushing: Promise<void> | undefined;
-  let lastFlushAt = Number.NEGATIVE_INFINITY;
-  let finished = false;
 
   const show = async (texts: string[]) => {
     shown = await showAnswerMessages({
@@ -50,35 +45,29 @@ export function createUpdatingAnswerStream(options: UpdatingAnswerStreamOptions)
       },
     });
   };
+  const isShown = (texts: string[]) => texts.length === shown.length && texts.every((text, index) => shown[index]?.text === text);
 
-  const schedule = () => {
-    if (finished || timer !== undefined || flushing !== undefined) return;
-    timer = setTimeout(flush, Math.max(0, lastFlushAt + intervalMs - now()));
-  };
-
-  function flush(): void {
-    timer = undefined;
-    const texts = renderAnswer(markdown);
-    if (texts.length === 0) return;
-    flushing = show(texts)
-      .catch((error: unknown) => logger.warn({ event: 'answer-update-failed', err: error }, 'could not update the answer in progress'))
-      .finally(() => {
-        flushing = undefined;
-        lastFlushAt = now();
-        if (renderAnswer(markdown).join('\u0000') !== shown.map((message) => message.text).join('\u0000')) schedule();
-      });
-  }
+  const schedule = createFlushSchedule({
+    intervalMs: options.intervalMs ?? ANSWER_UPDATE_INTERVAL_MS,
+    ...(options.now ? { now: options.now } : {}),
+    flush: async () => {
+      const texts = renderAnswer(markdown);
+      if (texts.length === 0) return;
+      await show(texts).catch((error: unknown) => logger.warn({ event: 'answer-update-failed', err: error }, 'could not update the answer in progress'));
+    },
+    hasMore: () => {
+      const texts = renderAnswer(markdown);
+      return texts.length > 0 && !isShown(texts);
+    },
+  });
 
   return {
     append(delta) {
       markdown += delta;
-      schedule();
+      schedule.request();
     },
     async finish(final) {
-      finished = true;
-      clearTimeout(timer);
-      timer = undefined;
-      await flushing;
+      await schedule.stop();
       await show(renderAnswer(final));
     },
     messageTs: () => shown.map((message) => message.ts),
