@@ -67,8 +67,12 @@ async function startPair(crashAt: string) {
 
 const replies = (threadTs: string) => slack.messages(CHANNEL, threadTs).filter((message) => message.ts !== threadTs);
 
+function mention(url: string, threadTs: string, text: string) {
+  return postSlackEvent({ url, signingSecret: SECRET, envelope: appMentionEnvelope({ user: 'UALICE', text: `<@UBOTCRASH> ${text}`, channel: CHANNEL, ts: threadTs, teamId: TEAM }) });
+}
+
 async function mentionAndApprove(url: string, threadTs: string) {
-  await postSlackEvent({ url, signingSecret: SECRET, envelope: appMentionEnvelope({ user: 'UALICE', text: '<@UBOTCRASH> restart the worker', channel: CHANNEL, ts: threadTs, teamId: TEAM }) });
+  await mention(url, threadTs, 'restart the worker');
   const card = await waitFor(() => replies(threadTs).find((message) => cardButtons(message.blocks).length > 0), { timeoutMs: 10_000, message: 'card' });
   const approve = cardButtons(card.blocks).find((button) => button.actionId === 'countersign_approve')!;
   await postSlackInteraction({
@@ -119,11 +123,7 @@ describe('a bot process killed mid-turn', () => {
       const answer = 'The queue drained and every worker is healthy again after the restart.';
       openai.setResponder(() => ({ text: answer, deltaDelayMs: 40 }));
       const threadTs = '1800100004.000100';
-      await postSlackEvent({
-        url: pair.doomedUrl,
-        signingSecret: SECRET,
-        envelope: appMentionEnvelope({ user: 'UALICE', text: '<@UBOTCRASH> how is the queue?', channel: CHANNEL, ts: threadTs, teamId: TEAM }),
-      });
+      await mention(pair.doomedUrl, threadTs, 'how is the queue?');
       expect(await pair.doomed.exited).toBeNull();
       await waitFor(() => replies(threadTs).some((message) => message.text === answer), { timeoutMs: 15_000, message: 'answer from the survivor' });
       // The half answer the dead process left was rewritten, not left above the whole one.
@@ -140,11 +140,7 @@ describe('a bot process killed mid-turn', () => {
       const before = openai.requests.length;
       openai.enqueue({ text: 'The answer that was almost lost.' });
       const threadTs = '1800100003.000100';
-      await postSlackEvent({
-        url: pair.doomedUrl,
-        signingSecret: SECRET,
-        envelope: appMentionEnvelope({ user: 'UALICE', text: '<@UBOTCRASH> status?', channel: CHANNEL, ts: threadTs, teamId: TEAM }),
-      });
+      await mention(pair.doomedUrl, threadTs, 'status?');
       expect(await pair.doomed.exited).toBeNull();
       await waitFor(() => replies(threadTs).some((message) => message.text === 'The answer that was almost lost.'), { timeoutMs: 15_000, message: 'answer' });
       expect(openai.requests.length - before).toBe(1);
