@@ -99,12 +99,12 @@ async function assemble(
 ): Promise<Bot> {
   const { environment, config } = options;
 
-  const store = options.store ?? createStore(environment, logger);
   const audit =
     options.audit ??
     (environment.redisUrl === undefined
       ? createMemoryAuditLog({ logger })
       : createRedisAuditLog({ url: environment.redisUrl, keyPrefix: STORE_KEY_PREFIX, logger }));
+  const store = options.store ?? createStore(environment, logger, audit);
   const identity = await resolveBotIdentity(environment);
   const app = createSlackApp({ settings: { ...environment.slack, ...identity }, store, logger });
   const messenger = createWebApiMessenger({ client: app.client, logger, streaming: environment.slack.streaming });
@@ -132,12 +132,11 @@ async function assemble(
     now,
   });
   const lockTtlMs = options.lockTtlMs ?? DEFAULT_LOCK_TTL_MS;
-  const worker = createThreadWorker({ store, handle: (item) => conversation.handle(item), logger, lockTtlMs });
+  const worker = createThreadWorker({ store, handle: (item, lease) => conversation.handle(item, lease), logger, lockTtlMs });
   const sweeper = createExpirySweeper({
     store,
     messenger,
     worker,
-    audit,
     logger,
     now,
     ...(options.sweepIntervalMs ? { intervalMs: options.sweepIntervalMs } : {}),
@@ -155,6 +154,7 @@ async function assemble(
       audit,
       now,
       resolveGroups,
+      expireNow: (stepId) => sweeper.expireNow(stepId),
       evaluateInput: ({ step, call, input }) =>
         evaluateCallPolicy({
           policy: config.policy,
@@ -208,13 +208,13 @@ const DEFAULT_LOCK_TTL_MS = 30_000;
 /** Shared by the store and the audit stream; `npm run audit` reads `${prefix}audit`. */
 const STORE_KEY_PREFIX = 'countersign:';
 
-function createStore(environment: EnvironmentConfig, logger: Logger): StateStore {
-  if (environment.redisUrl !== undefined) return createRedisStore({ url: environment.redisUrl, keyPrefix: STORE_KEY_PREFIX });
+function createStore(environment: EnvironmentConfig, logger: Logger, audit: AuditLog): StateStore {
+  if (environment.redisUrl !== undefined) return createRedisStore({ url: environment.redisUrl, keyPrefix: STORE_KEY_PREFIX, auditLogger: logger });
   logger.warn(
     { event: 'memory-store' },
     'REDIS_URL is not set: using an in-memory store. Pending approvals will not survive a restart and are not shared between bot processes.',
   );
-  return createMemoryStore();
+  return createMemoryStore({ audit });
 }
 
 /** Bolt needs the bot's ids; asking Slack once here keeps Bolt from asking on every event. */

@@ -34,7 +34,7 @@ export function resumeToolMessage(step: PendingStep): ModelMessage {
           type: 'tool-approval-response',
           approvalId: call.approvalId,
           approved: true,
-          reason: `${decision.edit ? 'edited and approved' : 'approved'} by <@${decision.userId}>`,
+          reason: `approved by ${(decision.approvedBy ?? [decision.userId]).map((userId) => `<@${userId}>`).join(' and ')}${decision.version ? ` (version ${decision.version + 1} of the input)` : ''}`,
         }
       : { type: 'tool-approval-response', approvalId: call.approvalId, approved: false, reason: denialReason(decision) };
   });

@@ -1,4 +1,5 @@
 import type { ModelMessage, ToolResultPart } from 'ai';
+import { closeDanglingToolCalls } from './history.js';
 
 export const INTERRUPTED_CALL =
   'Interrupted: the bot process stopped while this call was running, so it may or may not have completed. It was not run again. Check its effect before retrying.';
@@ -26,4 +27,36 @@ export function interruptedResults(messages: readonly ModelMessage[], started: R
     }
   }
   return results;
+}
+
+/** A call that started (its marker says so) in a turn whose history was never saved. */
+export interface UnrecordedCall {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+}
+
+/**
+ * Calls a stopped process started in a turn it never saved: the history does not know them, so
+ * without this the turn would run again and the model would make (and run) them anew. They are
+ * written into the history as calls the model made, each with the "interrupted" result, after
+ * every earlier call is closed, so the model knows what may already have happened.
+ */
+export function recordUnrecordedCalls(messages: ModelMessage[], started: ReadonlyMap<string, { toolName: string; input: unknown }>): ModelMessage[] {
+  const known = new Set(
+    messages.flatMap((message) =>
+      message.role === 'assistant' && typeof message.content !== 'string' ? message.content.flatMap((part) => (part.type === 'tool-call' ? [part.toolCallId] : [])) : [],
+    ),
+  );
+  const unrecorded = [...started].filter(([toolCallId]) => !known.has(toolCallId)).map(([toolCallId, marker]): UnrecordedCall => ({ toolCallId, ...marker }));
+  if (unrecorded.length === 0) return messages;
+  const closed = closeDanglingToolCalls(messages, 'Not run: the turn was interrupted before this call started.');
+  return [
+    ...closed,
+    { role: 'assistant', content: unrecorded.map((call) => ({ type: 'tool-call' as const, toolCallId: call.toolCallId, toolName: call.toolName, input: call.input ?? {} })) },
+    {
+      role: 'tool',
+      content: unrecorded.map((call) => ({ type: 'tool-result' as const, toolCallId: call.toolCallId, toolName: call.toolName, output: { type: 'error-text' as const, value: INTERRUPTED_CALL } })),
+    },
+  ];
 }

@@ -3,9 +3,10 @@ import { mockStreamingModel } from '../../test/helpers/mock-streaming-model.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { PendingStep } from '../approvals/pending-step.js';
+import { decidedStep } from '../approvals/pending-step.test-support.js';
 import type { ToolDefinition } from '../tools/tool-definition.js';
 import { defaultConfig } from '../config/config-file.js';
-import { applyEditsToHistory, editNotesFor } from './apply-edits.js';
+import { approvedRunsFor } from './approved-runs.js';
 import { closingToolMessage, resumeToolMessage } from './decision-messages.js';
 import { runTurn, TurnFailedError } from './run-turn.js';
 
@@ -22,6 +23,8 @@ const callReply = (...calls: Array<{ id: string; name: string; input: object }>)
 const textReply = (text: string) => ({ content: [{ type: 'text' as const, text }], finishReason: { unified: 'stop' as const, raw: 'stop' }, usage, warnings: [] });
 
 const context = { requesterId: 'UALICE', teamId: 'T1', channel: 'C1', threadTs: '1.1' };
+
+
 const policy = defaultConfig().policy;
 
 function recordingTools(executed: unknown[]): ToolDefinition[] {
@@ -73,22 +76,31 @@ describe('runTurn', () => {
     const messages: ModelMessage[] = [{ role: 'user', content: 'go' }];
     const paused = await runTurn({ model: first, instructions: 'test', definitions: recordingTools(executed), policy, messages, context, maxSteps: 5 });
     const [prod, unruled] = paused.approvalRequests;
-    const step = {
-      calls: paused.approvalRequests.map((request) => ({ ...request, description: '' })),
-      decisions: {
-        [prod!.approvalId]: { outcome: 'approved', userId: 'UBOB', at: 1 },
-        [unruled!.approvalId]: { outcome: 'denied', userId: 'UBOB', at: 1, reason: 'not today' },
-      },
-    } as unknown as PendingStep;
+    const step = decidedStep(paused.approvalRequests, {
+      [prod!.approvalId]: { outcome: 'approved', userId: 'UBOB' },
+      [unruled!.approvalId]: { outcome: 'denied', userId: 'UBOB', reason: 'not today' },
+    });
 
     const second = mockStreamingModel([textReply('done')] );
     const resumedMessages = [...messages, ...paused.responseMessages, resumeToolMessage(step)];
-    const resumed = await runTurn({ model: second, instructions: 'test', definitions: recordingTools(executed), policy, messages: resumedMessages, context, maxSteps: 5 });
+    const resumed = await runTurn({ model: second, instructions: 'test', definitions: recordingTools(executed), policy, messages: resumedMessages, context, maxSteps: 5, approvedRuns: approvedRunsFor(step) });
     expect(resumed.text).toBe('done');
     expect(executed).toEqual([['restart', { namespace: 'prod' }]]);
     const prompt = JSON.stringify(second.doStreamCalls[0]!.prompt);
     expect(prompt).toContain('Declined by <@UBOB>: not today');
     expect(prompt).toContain('restarted');
+  });
+
+  it('does not run a call the history says was approved when no countersignature is on record', async () => {
+    const executed: unknown[] = [];
+    const first = mockStreamingModel([callReply({ id: 'c2', name: 'restart', input: { namespace: 'prod' } })]);
+    const messages: ModelMessage[] = [{ role: 'user', content: 'go' }];
+    const paused = await runTurn({ model: first, instructions: 'test', definitions: recordingTools(executed), policy, messages, context, maxSteps: 5 });
+    const step = decidedStep(paused.approvalRequests, { [paused.approvalRequests[0]!.approvalId]: { outcome: 'approved', userId: 'UBOB' } });
+    const second = mockStreamingModel([textReply('done')]);
+    await runTurn({ model: second, instructions: 'test', definitions: recordingTools(executed), policy, messages: [...messages, ...paused.responseMessages, resumeToolMessage(step)], context, maxSteps: 5 });
+    expect(executed).toEqual([]);
+    expect(JSON.stringify(second.doStreamCalls[0]!.prompt)).toContain('no approval on record');
   });
 
   it('keeps the history valid for a new message after calls are closed unanswered', async () => {
@@ -161,28 +173,19 @@ describe('runTurn', () => {
     const messages: ModelMessage[] = [{ role: 'user', content: 'scale prod to 10' }];
     const paused = await runTurn({ model: first, instructions: 'test', definitions: tools, policy, messages, context, maxSteps: 5 });
     const request = paused.approvalRequests[0]!;
-    const step = {
-      calls: [{ ...request, description: '' }],
-      decisions: {
-        [request.approvalId]: {
-          outcome: 'approved',
-          userId: 'UBOB',
-          at: 1,
-          edit: { submittedInput: { namespace: 'staging', replicas: 3 }, input: { namespace: 'staging', replicas: 3, force: false } },
-        },
-      },
-    } as unknown as PendingStep;
+    const step = decidedStep(paused.approvalRequests, { [request.approvalId]: { outcome: 'approved', userId: 'UBOB' } }, { [request.approvalId]: { namespace: 'staging', replicas: 3, force: false } });
 
     const second = mockStreamingModel([textReply('scaled staging')] );
-    const history = [...applyEditsToHistory([...messages, ...paused.responseMessages], step), resumeToolMessage(step)];
-    const resumed = await runTurn({ model: second, instructions: 'test', definitions: tools, policy, messages: history, context, maxSteps: 5, edits: editNotesFor(step) });
+    const history = [...messages, ...paused.responseMessages, resumeToolMessage(step)];
+    const resumed = await runTurn({ model: second, instructions: 'test', definitions: tools, policy, messages: history, context, maxSteps: 5, approvedRuns: approvedRunsFor(step) });
     expect(resumed.text).toBe('scaled staging');
     expect(executed).toEqual([{ namespace: 'staging', replicas: 3, force: false }]);
     const prompt = JSON.stringify(second.doStreamCalls[0]!.prompt);
-    expect(prompt).toContain('edited this call');
+    expect(prompt).toContain('changed this call');
     expect(prompt).toContain('namespace: \\"prod\\" → \\"staging\\"');
+    // The model's own call stays as it made it; the result says what ran instead.
     const parts = second.doStreamCalls[0]!.prompt.flatMap((message) => (Array.isArray(message.content) ? (message.content as Array<{ type: string }>) : []));
     const call = parts.find((part) => part.type === 'tool-call');
-    expect(call).toMatchObject({ toolCallId: 'c1', input: { namespace: 'staging', replicas: 3, force: false } });
+    expect(call).toMatchObject({ toolCallId: 'c1', input: { namespace: 'prod', replicas: 10 } });
   });
 });

@@ -1,15 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { stepCountIs, streamText, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import type { ToolDefinition } from '../tools/tool-definition.js';
-import type { EditNote } from './apply-edits.js';
 import { startModelWatchdog } from './model-watchdog.js';
 import type { PolicyConfig } from '../config/policy-config-schema.js';
+import type { ExecutionBasis } from '../audit/audit-event.js';
 import {
   createToolApproval,
   createTurnTools,
+  type ApprovedRun,
   type AutomaticApproval,
   type ExecutionRecord,
   type ExecutionReport,
+  type StartingCall,
   type TurnContext,
 } from './tool-set.js';
 
@@ -54,10 +56,11 @@ export interface RunTurnOptions {
   maxRetries?: number;
   /** A model call that has not answered in this long counts as failed (and is retried). */
   modelTimeoutMs?: number;
-  /** Calls a human edited before approving, by tool call id. */
-  edits?: ReadonlyMap<string, EditNote>;
-  onExecuted?: (report: ExecutionReport) => void;
-  onBeforeExecute?: (toolCallId: string) => Promise<void>;
+  /** Calls humans approved in the step this turn resumes (see `approvedRunsFor`), by tool call id. */
+  approvedRuns?: ReadonlyMap<string, ApprovedRun>;
+  /** Awaited just before a tool runs, to record that it started; a throw stops the call. */
+  beforeExecute?: (call: StartingCall) => Promise<void>;
+  afterExecute?: (report: ExecutionReport) => Promise<void> | void;
   /** Calls that ran without a card because auto-approve mode or a grant covers them. */
   onAutomaticApproval?: (approval: AutomaticApproval) => void;
   findGrant?: Parameters<typeof createToolApproval>[0]['findGrant'];
@@ -77,13 +80,15 @@ export interface RunTurnOptions {
  */
 export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
   const executions: ExecutionRecord[] = [];
+  const bases = new Map<string, ExecutionBasis>();
   const tools: ToolSet = createTurnTools({
     definitions: options.definitions,
     context: options.context,
     executions,
-    ...(options.edits ? { edits: options.edits } : {}),
-    ...(options.onExecuted ? { onExecuted: options.onExecuted } : {}),
-    ...(options.onBeforeExecute ? { onBeforeExecute: options.onBeforeExecute } : {}),
+    bases,
+    ...(options.approvedRuns ? { approvedRuns: options.approvedRuns } : {}),
+    ...(options.beforeExecute ? { beforeExecute: options.beforeExecute } : {}),
+    ...(options.afterExecute ? { afterExecute: options.afterExecute } : {}),
   });
   const watchdog = options.modelTimeoutMs === undefined ? undefined : startModelWatchdog({ timeoutMs: options.modelTimeoutMs });
   const signals = [options.abortSignal, watchdog?.signal].filter((signal): signal is AbortSignal => signal !== undefined);
@@ -98,6 +103,8 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
         definitions: options.definitions,
         context: options.context,
         policy: options.policy,
+        bases,
+        ...(options.approvedRuns ? { approvedRuns: options.approvedRuns } : {}),
         ...(options.onAutomaticApproval ? { onAutomaticApproval: options.onAutomaticApproval } : {}),
         ...(options.findGrant ? { findGrant: options.findGrant } : {}),
       }),

@@ -6,7 +6,8 @@ import { isAutoApproveActive } from '../approvals/policy/auto-approve.js';
 import type { PolicyEvaluation } from '../approvals/policy/evaluate-policy.js';
 import type { PolicyConfig } from '../config/policy-config-schema.js';
 import { crashPoint } from '../testing/crash-point.js';
-import type { EditNote } from './apply-edits.js';
+import type { ExecutionBasis } from '../audit/audit-event.js';
+import type { EditNote } from './edit-note.js';
 
 export type TurnContext = Omit<ToolContext, 'toolCallId' | 'idempotencyKey' | 'abortSignal'>;
 
@@ -28,19 +29,42 @@ export interface ExecutionRecord {
   output: unknown;
 }
 
+/** A call a human approved: it runs with the approved version of the input, whatever the model asked. */
+export interface ApprovedRun {
+  input: unknown;
+  inputHash: string;
+  basis: Extract<ExecutionBasis, { kind: 'approval' }>;
+  /** For a call a human edited: told to the model with the result. */
+  edit?: EditNote;
+}
+
+/** What the turn is told just before a call runs (to write the marker), and what it may refuse. */
+export interface StartingCall {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  basis: ExecutionBasis;
+}
+
 /**
  * Builds the AI SDK tools for one turn. Tools are rebuilt per turn (they hold functions and are
  * never persisted), which is also how any process can resume a turn another process started.
+ * A call runs only with a basis: a human approval of the exact input (`approvedRuns`) or what the
+ * gate decided for it (`bases`: no approval needed, auto-approve, a grant). Without one it does not
+ * run, so nothing the history says can run a call the gate did not let through.
  */
 export function createTurnTools(options: {
   definitions: readonly ToolDefinition[];
   context: TurnContext;
   executions: ExecutionRecord[];
-  /** Calls a human edited: their results carry the note so the model knows what changed. */
-  edits?: ReadonlyMap<string, EditNote>;
-  onExecuted?: (report: ExecutionReport) => void;
-  /** Awaited just before a tool runs: records that it started, for crash recovery. */
-  onBeforeExecute?: (toolCallId: string) => Promise<void>;
+  /** Calls humans approved in the step this turn resumes, by tool call id. */
+  approvedRuns?: ReadonlyMap<string, ApprovedRun>;
+  /** Filled by the gate (`createToolApproval`) for calls it let through itself. */
+  bases: ReadonlyMap<string, ExecutionBasis>;
+  /** Awaited just before a tool runs: records that it started (and may refuse, e.g. when fenced). */
+  beforeExecute?: (call: StartingCall) => Promise<void>;
+  /** Told when a call returned or threw. */
+  afterExecute?: (report: ExecutionReport) => Promise<void> | void;
 }): ToolSet {
   const tools: ToolSet = {};
   for (const definition of options.definitions) {
@@ -53,11 +77,15 @@ export function createTurnTools(options: {
     tools[definition.name] = tool({
       description: definition.description,
       inputSchema: definition.inputSchema,
-      execute: async (input: unknown, { toolCallId, abortSignal }) => {
+      execute: async (modelInput: unknown, { toolCallId, abortSignal }) => {
+        const approved = options.approvedRuns?.get(toolCallId);
+        const basis = approved?.basis ?? options.bases.get(toolCallId);
+        if (!basis) throw new Error('Not run: there is no approval on record for this call.');
+        const input = approved ? approved.input : modelInput;
+        await options.beforeExecute?.({ toolCallId, toolName: definition.name, input, basis });
         const started = performance.now();
         const report = (outcome: Partial<ExecutionReport>) =>
-          options.onExecuted?.({ toolCallId, toolName: definition.name, status: 'ok', durationMs: Math.round(performance.now() - started), ...outcome });
-        await options.onBeforeExecute?.(toolCallId);
+          options.afterExecute?.({ toolCallId, toolName: definition.name, status: 'ok', durationMs: Math.round(performance.now() - started), ...outcome });
         let output: unknown;
         try {
           output = await execute(input, {
@@ -68,13 +96,12 @@ export function createTurnTools(options: {
             ...(abortSignal === undefined ? {} : { abortSignal }),
           });
         } catch (error) {
-          report({ status: 'error', error: error instanceof Error ? error.message : String(error) });
+          await report({ status: 'error', error: error instanceof Error ? error.message : String(error) });
           throw error;
         }
-        report(commandOutcome(output));
+        await report(commandOutcome(output));
         crashPoint('after-tool');
-        const edit = options.edits?.get(toolCallId);
-        const result = edit ? { humanEdit: edit, result: output } : output;
+        const result = approved?.edit ? { humanEdit: approved.edit, result: output } : output;
         options.executions.push({ toolCallId, toolName: definition.name, output: result });
         return result;
       },
@@ -102,12 +129,18 @@ export function createToolApproval(options: {
   definitions: readonly ToolDefinition[];
   context: TurnContext;
   policy: PolicyConfig;
+  /** Calls humans approved in the step being resumed: already decided, so not judged again here. */
+  approvedRuns?: ReadonlyMap<string, ApprovedRun>;
+  /** Receives the basis of every call the gate lets through itself. */
+  bases: Map<string, ExecutionBasis>;
   /** A live grant covering this call, if any (see `grantCovers`). */
   findGrant?: (call: { toolName: string; input: unknown; evaluation: PolicyEvaluation }) => Promise<Grant | undefined>;
   onAutomaticApproval?: (approval: AutomaticApproval) => void;
 }): ToolApprovalConfiguration<ToolSet, never> {
   const byName = new Map(options.definitions.map((definition) => [definition.name, definition]));
   return async ({ toolCall }) => {
+    // The AI SDK asks again when it replays an approved call; the humans' decision stands.
+    if (options.approvedRuns?.has(toolCall.toolCallId)) return 'user-approval';
     const definition = byName.get(toolCall.toolName);
     // Nothing runs for a human-answered tool, so there is nothing to approve.
     if (definition && !definition.execute) return 'not-applicable';
@@ -118,14 +151,19 @@ export function createToolApproval(options: {
       input: toolCall.input,
       context: options.context,
     });
-    if (!evaluation.needsApproval) return 'not-applicable';
+    if (!evaluation.needsApproval) {
+      options.bases.set(toolCall.toolCallId, { kind: 'no-approval-needed' });
+      return 'not-applicable';
+    }
     if (isAutoApproveActive({ policy: options.policy, channel: options.context.channel, evaluation })) {
       const mode = options.policy.autoApprove.global ? 'global' : 'channel';
+      options.bases.set(toolCall.toolCallId, { kind: 'auto-approve', mode });
       options.onAutomaticApproval?.({ toolCallId: toolCall.toolCallId, toolName: toolCall.toolName, input: toolCall.input, mode });
       return { type: 'approved', reason: `auto-approve mode (${mode})` };
     }
     const grant = await options.findGrant?.({ toolName: toolCall.toolName, input: toolCall.input, evaluation });
     if (grant) {
+      options.bases.set(toolCall.toolCallId, { kind: 'grant', grantId: grant.grantId, grantedBy: grant.grantedBy });
       options.onAutomaticApproval?.({ toolCallId: toolCall.toolCallId, toolName: toolCall.toolName, input: toolCall.input, mode: 'channel', grant });
       return { type: 'approved', reason: `allowed by grant ${grant.grantId} from <@${grant.grantedBy}>` };
     }

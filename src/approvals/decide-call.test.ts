@@ -5,8 +5,11 @@ import { parseConfigFile } from '../config/config-file.js';
 import type { ThreadMessenger } from '../conversation/thread-messenger.js';
 import type { WorkItem } from '../conversation/work-item.js';
 import { createMemoryStore } from '../store/memory-store.js';
-import { createCallDecider } from './decide-call.js';
+import type { StateStore } from '../store/state-store.js';
+import { newThreadState } from '../store/thread-state.js';
+import { createCallDecider, type CallDecisionRequest } from './decide-call.js';
 import type { PendingStep } from './pending-step.js';
+import { makeStep } from './pending-step.test-support.js';
 import { evaluatePolicy } from './policy/evaluate-policy.js';
 
 const config = parseConfigFile(
@@ -25,13 +28,13 @@ policy:
   'test.yml',
 );
 
+const logger = pino({ level: 'silent' });
+
 function setup() {
-  const store = createMemoryStore();
-  const logger = pino({ level: 'silent' });
   const audit = createMemoryAuditLog({ logger });
+  const store = createMemoryStore({ audit });
   const submitted: WorkItem[] = [];
-  const cards: unknown[] = [];
-  const messenger = { updateCard: async (card: unknown) => void cards.push(card) } as unknown as ThreadMessenger;
+  const messenger = { updateCard: async () => {} } as unknown as ThreadMessenger;
   const decider = createCallDecider({
     store,
     messenger,
@@ -39,71 +42,61 @@ function setup() {
     logger,
     audit,
     resolveGroups: async () => new Map([['S0ONCALL', new Set(['U0BOB'])]]),
-    evaluateInput: async ({ call, input }) => evaluatePolicy({ policy: config.policy, toolName: (input as { tool?: string }).tool ?? call.toolName, channel: 'C1', input }),
+    evaluateInput: async ({ call, input }) => evaluatePolicy({ policy: config.policy, toolName: (input as { tool?: string }).tool ?? call.toolName, channel: 'C0OPS', input }),
   });
-  return { store, audit, decider, submitted, cards };
+  return { store, audit, decider, submitted };
 }
 
-async function pendingStep(store: ReturnType<typeof createMemoryStore>, toolName: string): Promise<PendingStep> {
-  const step: PendingStep = {
-    schemaVersion: 1,
-    stepId: `step${toolName}`,
-    threadKey: 'T1:C1:1.1',
-    teamId: 'T1',
-    channel: 'C1',
-    threadTs: '1.1',
-    requesterId: 'U0REQUESTER',
-    createdAt: 1,
-    cardTs: '2.2',
-    calls: [
-      {
-        kind: 'approval',
-        approvalId: 'apv1',
-        toolCallId: 'call1',
-        toolName,
-        description: '',
-        input: { namespace: 'staging' },
-        policy: evaluatePolicy({ policy: config.policy, toolName, channel: 'C1', input: {} }),
-      },
-    ],
-    decisions: {},
-    phase: 'pending',
-    revision: 0,
-  };
-  await store.createStep(step, 60_000);
+/** Stores a step the way a turn does (the store takes new steps only from the thread's lock holder). */
+async function store(store: StateStore, step: PendingStep): Promise<PendingStep> {
+  const threadKey = step.threadKey;
+  const token = (await store.tryLock(threadKey, 60_000))!;
+  await store.createStep({ step, thread: { ...newThreadState(step, 1), pendingStepId: step.stepId }, ttlMs: 60_000, audit: [], fence: { threadKey, token } });
+  await store.releaseLockIfIdle({ threadKey, token }, 60_000);
   return step;
 }
 
+function stepFor(toolName: string): PendingStep {
+  const step = makeStep([{ approvalId: 'apv1', input: { namespace: 'staging' }, policy: evaluatePolicy({ policy: config.policy, toolName, channel: 'C0OPS', input: {} }) }], { requesterId: 'U0REQUESTER' });
+  step.calls[0]!.toolName = toolName;
+  return step;
+}
+
+const click = (step: PendingStep, userId: string, action: CallDecisionRequest['action']): CallDecisionRequest => ({
+  stepId: step.stepId,
+  approvalId: 'apv1',
+  userId,
+  origin: { teamId: step.teamId, channel: step.channel },
+  action,
+});
+
 describe('deciding a call under an approver policy', () => {
   it('refuses someone the policy does not name, says who can approve, audits it and changes nothing', async () => {
-    const { store, audit, decider, submitted } = setup();
-    await pendingStep(store, 'scale');
-    const outcome = await decider.record({ stepId: 'stepscale', approvalId: 'apv1', userId: 'U0MALLORY', outcome: 'approved' });
+    const { store: states, audit, decider, submitted } = setup();
+    const step = await store(states, stepFor('scale'));
+    const outcome = await decider.record(click(step, 'U0MALLORY', { kind: 'approve', version: 0 }));
     expect(outcome).toEqual({ recorded: false, message: expect.stringContaining('Only <@U0ALICE> can approve this') });
-    expect((await store.getStep('stepscale'))?.decisions).toEqual({});
+    expect((await states.getStep(step.stepId))?.decisions).toEqual({});
     const events = await audit.read({ sinceMs: 0 });
-    expect(events.map((event) => event.type)).toEqual(['unauthorized-attempt']);
+    expect(events).toEqual([expect.objectContaining({ type: 'action-refused', code: 'not-eligible', userId: 'U0MALLORY', action: 'approve' })]);
     expect(submitted).toEqual([]);
-    const deny = await decider.record({ stepId: 'stepscale', approvalId: 'apv1', userId: 'U0MALLORY', outcome: 'denied' });
-    expect(deny.recorded).toBe(false);
+    expect((await decider.record(click(step, 'U0MALLORY', { kind: 'deny' }))).recorded).toBe(false);
   });
 
   it('needs two distinct approvers for a quorum of two, and resumes once when it is reached', async () => {
-    const { store, decider, submitted, audit } = setup();
-    await pendingStep(store, 'restart_service');
-    const first = await decider.record({ stepId: 'steprestart_service', approvalId: 'apv1', userId: 'U0ALICE', outcome: 'approved' });
+    const { store: states, decider, submitted, audit } = setup();
+    const step = await store(states, stepFor('restart_service'));
+    const first = await decider.record(click(step, 'U0ALICE', { kind: 'approve', version: 0 }));
     expect(first).toMatchObject({ recorded: true, completedStep: false });
     if (first.recorded) await decider.publish(first);
     expect(submitted).toEqual([]);
-    const twice = await decider.record({ stepId: 'steprestart_service', approvalId: 'apv1', userId: 'U0ALICE', outcome: 'approved' });
-    expect(twice).toEqual({ recorded: false, message: expect.stringContaining('You already approved this') });
-    const requester = await decider.record({ stepId: 'steprestart_service', approvalId: 'apv1', userId: 'U0REQUESTER', outcome: 'approved' });
-    expect(requester.recorded).toBe(false);
+    expect(await decider.record(click(step, 'U0ALICE', { kind: 'approve', version: 0 }))).toEqual({ recorded: false, message: expect.stringContaining('You already approved this') });
+    expect((await decider.record(click(step, 'U0REQUESTER', { kind: 'approve', version: 0 }))).recorded).toBe(false);
 
-    const second = await decider.record({ stepId: 'steprestart_service', approvalId: 'apv1', userId: 'U0BOB', outcome: 'approved' });
+    const second = await decider.record(click(step, 'U0BOB', { kind: 'approve', version: 0 }));
     expect(second).toMatchObject({ recorded: true, completedStep: true });
     if (second.recorded) await decider.publish(second);
-    expect(submitted).toEqual([{ kind: 'resume', stepId: 'steprestart_service', channel: 'C1', threadTs: '1.1' }]);
+    expect(submitted).toEqual([{ kind: 'resume', stepId: step.stepId, channel: step.channel, threadTs: step.threadTs }]);
     const decisions = (await audit.read({ sinceMs: 0 })).filter((event) => event.type === 'decision');
     expect(decisions.map((event) => (event.type === 'decision' ? event.quorum : undefined))).toEqual([
       { have: 1, need: 2 },
@@ -111,41 +104,34 @@ describe('deciding a call under an approver policy', () => {
     ]);
   });
 
-  it('does not run an edit that needs other approvers than the original call', async () => {
-    const { store, decider, submitted } = setup();
-    await pendingStep(store, 'scale');
-    // The edited input falls under the restart rule here (two approvers from other people).
-    const escalated = await decider.record({
-      stepId: 'stepscale',
-      approvalId: 'apv1',
-      userId: 'U0ALICE',
-      outcome: 'approved',
-      edit: { input: { tool: 'restart_service' }, submittedInput: { tool: 'restart_service' } },
-    });
-    expect(escalated).toEqual({ recorded: false, message: expect.stringContaining('This edit raises the stakes') });
+  it('keeps an edit that needs other approvers as a new version, without counting the editor, and tells them', async () => {
+    const { store: states, decider, submitted, audit } = setup();
+    const step = await store(states, stepFor('scale'));
+    // The edited input falls under the restart rule here (two approvers, Alice and the on-call group).
+    const edit = { kind: 'edit' as const, fromVersion: 0, input: { tool: 'restart_service' }, submittedInput: { tool: 'restart_service' } };
+    const escalated = await decider.record(click(step, 'U0ALICE', edit));
+    expect(escalated).toMatchObject({ recorded: true, completedStep: false, effect: { kind: 'new-version', counted: true, have: 1, need: 2 } });
+    expect(escalated.recorded && escalated.notice).toContain('version 2');
     expect(submitted).toEqual([]);
-    const plain = await decider.record({
-      stepId: 'stepscale',
-      approvalId: 'apv1',
-      userId: 'U0ALICE',
-      outcome: 'approved',
-      edit: { input: { namespace: 'prod' }, submittedInput: { namespace: 'prod' } },
-    });
-    expect(plain).toMatchObject({ recorded: true, completedStep: true });
+    expect((await audit.read({ sinceMs: 0 })).map((event) => event.type)).toEqual(['input-edited', 'decision']);
+    // Approving the old card is refused as stale; the on-call member completes version 2.
+    expect(await decider.record(click(step, 'U0BOB', { kind: 'approve', version: 0 }))).toMatchObject({ recorded: false, message: expect.stringContaining('changed since you looked') });
+    const done = await decider.record(click(step, 'U0BOB', { kind: 'approve', version: 1 }));
+    expect(done).toMatchObject({ recorded: true, completedStep: true });
+    expect((await states.getStep(step.stepId))?.decisions.apv1).toMatchObject({ outcome: 'approved', version: 1, approvedBy: ['U0ALICE', 'U0BOB'] });
   });
 });
 
 describe('showing decisions that race on one card', () => {
   it('leaves the card showing the final state, however many decisions land while one process is updating it', async () => {
-    const store = createMemoryStore();
-    const logger = pino({ level: 'silent' });
     const audit = createMemoryAuditLog({ logger });
-    const calls = ['apv1', 'apv2', 'apv3', 'apv4'].map((approvalId) => ({ kind: 'approval' as const, approvalId, toolCallId: approvalId, toolName: 'restart_service', description: '', input: {} }));
-    await store.createStep({ ...(await pendingStep(store, 'restart_service')), stepId: 'wide', calls }, 60_000);
+    const states = createMemoryStore({ audit });
+    const step = await store(states, makeStep(['apv1', 'apv2', 'apv3', 'apv4'], { cardTs: '2.2' }));
+    await states.setStepCard(step.stepId, '2.2');
     // While each of the first process's card updates is on its way, another process decides the next
     // call; the one that completes the step shows it at once, before the slow update lands.
     const approveElsewhere = async (approvalId: string, show = false) => {
-      const outcome = await decider.record({ stepId: 'wide', approvalId, userId: `U0${approvalId.toUpperCase()}`, outcome: 'approved' });
+      const outcome = await decider.record({ ...click(step, `U0${approvalId.toUpperCase()}`, { kind: 'approve', version: 0 }), approvalId });
       if (show && outcome.recorded) await decider.publish(outcome);
     };
     const duringNextUpdate = [() => approveElsewhere('apv2'), () => approveElsewhere('apv3'), () => approveElsewhere('apv4', true)];
@@ -158,9 +144,9 @@ describe('showing decisions that race on one card', () => {
       },
     } as unknown as ThreadMessenger;
     const worker = { submit: async () => {}, pickUp: async () => false, idle: async () => {} };
-    const decider = createCallDecider({ store, messenger, worker, logger, audit, resolveGroups: async () => new Map() });
+    const decider = createCallDecider({ store: states, messenger, worker, logger, audit, resolveGroups: async () => new Map(), evaluateInput: async ({ call }) => call.policy! });
 
-    const first = await decider.record({ stepId: 'wide', approvalId: 'apv1', userId: 'U0FIRST', outcome: 'approved' });
+    const first = await decider.record({ ...click(step, 'U0FIRST', { kind: 'approve', version: 0 }), approvalId: 'apv1' });
     if (!first.recorded) throw new Error('the first decision was not recorded');
     await decider.publish(first);
     expect(buttonsShown.at(-1)).toBe(0);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { appendQuietly, type AuditLog } from '../audit/audit-log.js';
 import type { ThreadWorker } from '../conversation/thread-worker.js';
@@ -5,13 +6,14 @@ import type { ThreadMessenger } from '../conversation/thread-messenger.js';
 import { buildApprovalCard } from '../slack/blocks/approval-card.js';
 import type { StateStore } from '../store/state-store.js';
 import { crashPoint } from '../testing/crash-point.js';
-import { findCall } from './find-call.js';
-import type { CallEdit, Decision, PendingCall, PendingStep } from './pending-step.js';
+import { currentVersion } from './input-version.js';
+import type { PendingCall, PendingStep } from './pending-step.js';
 import { approverGroupIds, type GroupMembers } from './policy/approver-eligibility.js';
-import { authorizeApprover } from './policy/authorize-approver.js';
 import { whoCanApprove } from './policy/describe-approvers.js';
-import { escalates } from './policy/escalates.js';
 import type { PolicyEvaluation } from './policy/evaluate-policy.js';
+import { applyCallAction, type CallAction, type CallActionEffect, type CallActionRequest } from './transitions/call-action.js';
+
+export { alreadyDecidedText } from './transitions/call-action.js';
 
 export interface DecideCallOptions {
   store: StateStore;
@@ -21,35 +23,38 @@ export interface DecideCallOptions {
   audit: AuditLog;
   /** Members of the user groups a policy names (cached `usergroups.users.list`). */
   resolveGroups: (groupIds: readonly string[]) => Promise<GroupMembers>;
-  /** The policy's answer for an edited input, to catch edits that raise the stakes. */
-  evaluateInput?: (options: { step: PendingStep; call: PendingCall; input: unknown }) => Promise<PolicyEvaluation>;
+  /** The policy's answer for an edited input: the new version is approved under it. */
+  evaluateInput: (options: { step: PendingStep; call: PendingCall; input: unknown }) => Promise<PolicyEvaluation>;
+  /** Closes a step whose expiry a click found passed, at once rather than at the next sweep. */
+  expireNow?: (stepId: string) => Promise<void>;
   now?: () => number;
+  newGrantId?: () => string;
 }
 
-export interface CallDecisionRequest {
-  stepId: string;
-  approvalId: string;
-  userId: string;
-  outcome: 'approved' | 'denied' | 'answered';
-  reason?: string;
-  edit?: CallEdit;
-  answer?: unknown;
-}
+/** What a person did, before the server judged it; an edit carries the input, not its policy. */
+export type CallDecisionRequest = Omit<CallActionRequest, 'action'> & {
+  action: Exclude<CallAction, { kind: 'edit' }> | Omit<Extract<CallAction, { kind: 'edit' }>, 'policy'>;
+};
 
 export type RecordOutcome =
-  | { recorded: true; step: PendingStep; completedStep: boolean }
+  | { recorded: true; step: PendingStep; completedStep: boolean; effect: CallActionEffect; notice?: string }
   /** Nothing changed; `message` tells the person why, in their words. */
   | { recorded: false; message: string };
 
+const NOT_OPEN = 'This approval request is no longer open, so nothing changed.';
+/** Concurrent clicks on one step each retry on a conflict; a step has few calls, so few rounds. */
+const MAX_ATTEMPTS = 25;
+
 /**
- * Records human decisions and shows them. Who may decide is checked on every click and submit
- * against the policy stored with the call; the store then decides atomically who wins. Losers are
- * told who decided, and only the decision that completes the step queues the resume, so an approved
- * call runs once however many clicks, modals or processes race.
+ * Records human actions on calls and shows them. Each action is judged by `applyCallAction`
+ * against the step as stored and written only over the revision it was judged on, so concurrent
+ * clicks on any number of processes are serialized and none is judged on stale state. Only the
+ * decision that completes the step queues the resume, so an approved call runs once.
  */
 export function createCallDecider(options: DecideCallOptions) {
   const { store, messenger, worker, logger, audit } = options;
   const now = options.now ?? Date.now;
+  const newGrantId = options.newGrantId ?? (() => randomUUID().replaceAll('-', '').slice(0, 16));
 
   async function showDecisions(step: PendingStep): Promise<void> {
     let rendered = step;
@@ -68,115 +73,64 @@ export function createCallDecider(options: DecideCallOptions) {
     }
   }
 
-  /**
-   * An edit is judged by the policy for the edited input too: one that needs other approvers (or
-   * more of them) than the original cannot ride on this approver's standing for the original.
-   */
-  async function escalatedEdit(step: PendingStep, call: PendingCall, request: CallDecisionRequest): Promise<PolicyEvaluation | undefined> {
-    if (!request.edit || !call.policy || !options.evaluateInput) return undefined;
-    const after = await options.evaluateInput({ step, call, input: request.edit.input });
-    return escalates({ before: call.policy, after }) ? after : undefined;
+  /** The request with what the server adds: an edit's policy, evaluated for the edited input. */
+  async function judged(step: PendingStep, call: PendingCall, request: CallDecisionRequest): Promise<CallActionRequest> {
+    const { action } = request;
+    if (action.kind !== 'edit') return { ...request, action };
+    return { ...request, action: { ...action, policy: await options.evaluateInput({ step, call, input: action.input }) } };
   }
 
-  /** Is this person allowed to decide this call now? A refusal is audited and explained. */
-  async function refusal(step: PendingStep, call: PendingCall, request: CallDecisionRequest): Promise<string | undefined> {
-    if (!call.policy || request.outcome === 'answered') return undefined;
-    const escalated = await escalatedEdit(step, call, request);
-    const evaluation = escalated ?? call.policy;
-    const groupMembers = await options.resolveGroups(approverGroupIds(evaluation));
-    const authorization = authorizeApprover({
-      evaluation,
-      userId: request.userId,
-      requesterId: step.requesterId,
-      groupMembers,
-      approvedBy: (step.approvals?.[call.approvalId] ?? []).map((approval) => approval.userId),
-      action: request.outcome === 'denied' ? 'deny' : 'approve',
-    });
-    // A quorum for the edited input cannot be gathered on a call approved under the original rule.
-    const needsMore = escalated !== undefined && escalated.required > 1;
-    if (authorization.allowed && !needsMore) return undefined;
-    const reason = escalated
-      ? `This edit raises the stakes: it needs approval from ${whoCanApprove(escalated)}${escalated.required > 1 ? ` (${escalated.required} approvals)` : ''}, so it was not run. Ask one of them, or deny and ask again`
-      : authorization.allowed
-        ? ''
-        : authorization.reason;
+  async function groupsFor(call: PendingCall, request: CallActionRequest): Promise<GroupMembers> {
+    const policies = [currentVersion(call)?.policy, request.action.kind === 'edit' ? request.action.policy : undefined];
+    const groupIds = policies.flatMap((policy) => (policy ? approverGroupIds(policy) : []));
+    return groupIds.length === 0 ? new Map() : options.resolveGroups(groupIds);
+  }
+
+  async function refuse(step: PendingStep | undefined, request: CallDecisionRequest, code: string, message: string): Promise<RecordOutcome> {
+    const call = step?.calls.find((candidate) => candidate.approvalId === request.approvalId);
     await appendQuietly(
       audit,
       {
-        type: 'unauthorized-attempt',
-        teamId: step.teamId,
-        stepId: step.stepId,
-        approvalId: call.approvalId,
-        toolName: call.toolName,
+        type: 'action-refused',
+        ...(step || request.origin.teamId ? { teamId: step?.teamId ?? request.origin.teamId } : {}),
+        stepId: request.stepId,
+        approvalId: request.approvalId,
+        ...(call ? { toolName: call.toolName } : {}),
         userId: request.userId,
-        action: request.edit ? 'edit' : request.outcome === 'denied' ? 'deny' : 'approve',
-        reason,
+        action: actionName(request.action),
+        code,
+        reason: message,
       },
       logger,
     );
-    return `${reason}, so nothing changed.`;
+    if (code === 'expired' && options.expireNow) {
+      await options.expireNow(request.stepId).catch((error: unknown) => logger.warn({ event: 'expire-now-failed', stepId: request.stepId, err: error }, 'could not close an expired step'));
+    }
+    return { recorded: false, message };
   }
 
-  /** The atomic part: fast (a few store round trips), so it fits inside a modal submit's ack window. */
+  /** The atomic part: fast (a read and a write per attempt), so it fits inside a modal submit's ack window. */
   async function record(request: CallDecisionRequest): Promise<RecordOutcome> {
-    const decision: Decision = {
-      outcome: request.outcome,
-      userId: request.userId,
-      at: now(),
-      ...(request.reason ? { reason: request.reason } : {}),
-      ...(request.edit ? { edit: request.edit } : {}),
-      ...(request.outcome === 'answered' ? { answer: request.answer ?? null } : {}),
-    };
-    let result;
     try {
-      const lookup = await findCall(store, request);
-      if (!lookup.open) {
-        const decided = lookup.call && lookup.step?.decisions[lookup.call.approvalId];
-        return { recorded: false, message: decided ? alreadyDecidedText(decided) : lookup.message };
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+        const step = await store.getStep(request.stepId);
+        const call = step?.calls.find((candidate) => candidate.approvalId === request.approvalId);
+        if (!step || !call) return await refuse(step, request, 'not-found', NOT_OPEN);
+        const full = await judged(step, call, request);
+        const result = applyCallAction(step, full, { now: now(), groupMembers: await groupsFor(call, full), newGrantId });
+        if (!result.ok) return await refuse(step, request, result.refusal.code, result.refusal.message);
+        const committed = await store.commitStep(result.transition);
+        if (committed === 'conflict') continue;
+        if (committed !== 'committed') return await refuse(step, request, 'not-found', NOT_OPEN);
+        crashPoint('after-decision');
+        const { transition, effect } = result;
+        return { recorded: true, step: transition.step, completedStep: transition.completed === true, effect, ...noticeFor(effect) };
       }
-      const refused = await refusal(lookup.step, lookup.call, request);
-      if (refused) return { recorded: false, message: refused };
-      const required = request.outcome === 'approved' ? (lookup.call.policy?.required ?? 1) : 1;
-      result = await store.decide({ stepId: request.stepId, approvalId: request.approvalId, decision, required });
+      logger.warn({ event: 'decision-contended', stepId: request.stepId }, 'gave up recording a decision after repeated conflicts');
+      return { recorded: false, message: ':warning: Many people acted on this card at once and I could not record yours, so nothing changed. Please try again.' };
     } catch (error) {
       logger.error({ event: 'decision-store-failed', stepId: request.stepId, err: error }, 'could not record decision');
       return { recorded: false, message: ':warning: I could not record your decision, so nothing changed. Please try again.' };
-    }
-    switch (result.status) {
-      case 'not-found':
-        return { recorded: false, message: 'This approval request is no longer open.' };
-      case 'already-decided':
-        return { recorded: false, message: alreadyDecidedText(result.decision) };
-      case 'already-approved-by-you':
-        return { recorded: false, message: 'You already approved this; it needs another approver, so nothing changed.' };
-      case 'closed':
-        return { recorded: false, message: 'This approval request was already closed, so nothing changed.' };
-      case 'partial':
-      case 'recorded': {
-        crashPoint('after-decision');
-        const call = result.step.calls.find((candidate) => candidate.approvalId === request.approvalId);
-        const need = call?.policy?.required ?? 1;
-        await appendQuietly(
-          audit,
-          {
-            type: 'decision',
-            teamId: result.step.teamId,
-            stepId: request.stepId,
-            approvalId: request.approvalId,
-            toolName: call?.toolName ?? 'unknown',
-            outcome: request.outcome,
-            userId: request.userId,
-            originalInput: call?.input,
-            ...(request.edit ? { editedInput: request.edit.input } : {}),
-            ...(request.reason ? { reason: request.reason } : {}),
-            ...(need > 1 && request.outcome === 'approved'
-              ? { quorum: { have: result.status === 'partial' ? (result.step.approvals?.[request.approvalId]?.length ?? 1) : need, need } }
-              : {}),
-          },
-          logger,
-        );
-        return { recorded: true, step: result.step, completedStep: result.status === 'recorded' && result.completedStep };
-      }
     }
   }
 
@@ -198,17 +152,20 @@ export function createCallDecider(options: DecideCallOptions) {
 
 export type CallDecider = ReturnType<typeof createCallDecider>;
 
-export function alreadyDecidedText(decision: Decision): string {
-  switch (decision.outcome) {
-    case 'approved':
-      return `Already ${decision.edit ? 'edited and approved' : 'approved'} by <@${decision.userId}>, so nothing changed.`;
-    case 'denied':
-      return `Already denied by <@${decision.userId}>, so nothing changed.`;
-    case 'superseded':
-      return `This call was closed because <@${decision.userId}> sent a newer message, so nothing changed.`;
-    case 'answered':
-      return `Already answered by <@${decision.userId}>, so nothing changed.`;
-    case 'expired':
-      return 'This request expired before anyone decided, so nothing changed.';
+/** What the person who edited is told privately when their edit is the new version to approve. */
+function noticeFor(effect: CallActionEffect): { notice?: string } {
+  if (effect.kind !== 'new-version') return {};
+  const { version, counted, have, need } = effect;
+  const who = whoCanApprove(version.policy);
+  if (counted) {
+    return { notice: `Your edit is version ${version.number + 1}; your approval of it counts (${have} of ${need}). Earlier approvals were for other input, so they no longer count.` };
   }
+  return {
+    notice: `Your edit is version ${version.number + 1}, but under the policy for the new input only ${who} can approve it${need > 1 ? ` (${need} approvals)` : ''}, so your edit does not count as an approval. It runs only once they approve it.`,
+  };
+}
+
+function actionName(action: CallDecisionRequest['action']): string {
+  if (action.kind === 'approve' && action.grant) return 'grant';
+  return action.kind;
 }

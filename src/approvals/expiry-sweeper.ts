@@ -1,22 +1,23 @@
 import type { Logger } from 'pino';
-import { appendQuietly, type AuditLog } from '../audit/audit-log.js';
 import type { ThreadMessenger } from '../conversation/thread-messenger.js';
 import type { ThreadWorker } from '../conversation/thread-worker.js';
 import { buildApprovalCard } from '../slack/blocks/approval-card.js';
 import type { StateStore } from '../store/state-store.js';
+import { approvalsOf, currentVersion } from './input-version.js';
 import { isQuestion, undecidedCalls, type PendingStep } from './pending-step.js';
 import { reminderMentions } from './policy/describe-approvers.js';
+import { expireTransition } from './transitions/close-step.js';
+import { commitTransition } from './transitions/commit-transition.js';
+
+export { EXPIRY_USER } from './transitions/close-step.js';
 
 /** Due work handled per sweep; the rest waits for the next one, so one sweep stays short. */
 const BATCH = 20;
-/** Decisions made by the clock rather than a person carry this as their user. */
-export const EXPIRY_USER = 'countersign';
 
 export interface ExpirySweeperOptions {
   store: StateStore;
   messenger: ThreadMessenger;
   worker: ThreadWorker;
-  audit: AuditLog;
   logger: Logger;
   now: () => number;
   intervalMs?: number;
@@ -30,19 +31,19 @@ export interface ExpirySweeperOptions {
  * exactly one of them expire a step (or send a reminder).
  */
 export function createExpirySweeper(options: ExpirySweeperOptions) {
-  const { store, messenger, worker, audit, logger, now } = options;
+  const { store, messenger, worker, logger, now } = options;
   let timer: NodeJS.Timeout | undefined;
   let sweeping: Promise<void> | undefined;
 
   async function remind(step: PendingStep): Promise<void> {
-    const waiting = undecidedCalls(step).filter((call) => !isQuestion(call) && call.policy);
+    const waiting = undecidedCalls(step).filter((call) => !isQuestion(call) && currentVersion(call));
     if (waiting.length === 0 || step.phase !== 'pending') return;
     const mentions = new Set(
-      waiting.flatMap((call) =>
-        reminderMentions({ evaluation: call.policy!, requesterId: step.requesterId, approvedBy: (step.approvals?.[call.approvalId] ?? []).map((a) => a.userId) })
-          .split(' ')
-          .filter(Boolean),
-      ),
+      waiting.flatMap((call) => {
+        const version = currentVersion(call)!;
+        const approvedBy = approvalsOf(step, call, version.number).map((approval) => approval.userId);
+        return reminderMentions({ evaluation: version.policy, requesterId: step.requesterId, approvedBy }).split(' ').filter(Boolean);
+      }),
     );
     const names = [...new Set(waiting.map((call) => `\`${call.toolName}\``))].join(', ');
     const expires = step.expiresAt === undefined ? '' : ` It expires <!date^${Math.floor(step.expiresAt / 1000)}^{date_short_pretty} at {time}|soon>.`;
@@ -53,13 +54,13 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
     });
   }
 
+  /** Closes the step if its expiry has passed; exactly one process (or click) wins it. */
   async function expire(stepId: string): Promise<void> {
-    const step = await store.expireStep(stepId, { outcome: 'expired', userId: EXPIRY_USER, at: now() });
+    const stored = await store.getStep(stepId);
+    // Gone (its key expired) or closed some other way: nothing left to expire, ever.
+    if (stored?.phase !== 'pending') return store.unschedule(stepId);
+    const step = await commitTransition(store, stepId, (current) => expireTransition(current, { now: now() }));
     if (!step) return;
-    for (const call of step.calls) {
-      if (step.decisions[call.approvalId]?.outcome !== 'expired') continue;
-      await appendQuietly(audit, { type: 'expired', teamId: step.teamId, stepId, approvalId: call.approvalId, toolName: call.toolName }, logger);
-    }
     if (step.cardTs !== undefined) {
       await messenger.updateCard({ channel: step.channel, ts: step.cardTs, card: buildApprovalCard({ step }) }).catch((error: unknown) => {
         logger.warn({ event: 'card-update-failed', stepId, err: error }, 'could not mark the card expired');
@@ -82,6 +83,7 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
 
   return {
     sweepOnce,
+    expireNow: expire,
     start() {
       timer = setInterval(() => {
         // One sweep at a time per process; a slow one is not stacked on.

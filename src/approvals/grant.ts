@@ -1,6 +1,10 @@
 import type { GrantEvent } from '../audit/audit-event.js';
+import { inputHash } from './input-version.js';
+import { approverEligibility, type GroupMembers } from './policy/approver-eligibility.js';
 import type { PolicyEvaluation } from './policy/evaluate-policy.js';
 import { escalates } from './policy/escalates.js';
+
+export { canonicalJson } from './input-version.js';
 
 /**
  * "Approve and allow for this thread / channel for N hours": later matching calls run without a
@@ -18,7 +22,7 @@ export interface Grant {
   /** Only calls whose input is exactly `input` (compared as canonical JSON). */
   identicalArgumentsOnly: boolean;
   input?: unknown;
-  /** The policy for the approved call: a later call needing other or more approvers is not covered. */
+  /** The policy for the approved call: a later call under another rule, or a stricter one, is not covered. */
   evaluation: PolicyEvaluation;
   grantedBy: string;
   /** Epoch milliseconds. */
@@ -26,25 +30,48 @@ export interface Grant {
   expiresAt: number;
 }
 
-export function grantCovers(
-  grant: Grant,
-  call: { toolName: string; channel: string; threadTs: string; input: unknown; evaluation: PolicyEvaluation; now: number },
-): boolean {
-  if (grant.expiresAt <= call.now || grant.toolName !== call.toolName || grant.channel !== call.channel) return false;
-  if (grant.scope === 'thread' && grant.threadTs !== call.threadTs) return false;
-  if (call.evaluation.grants === 'forbidden') return false;
-  const identical = canonicalJson(grant.input) === canonicalJson(call.input);
-  if ((grant.identicalArgumentsOnly || call.evaluation.grants === 'identicalArguments') && !identical) return false;
-  return !escalates({ before: grant.evaluation, after: call.evaluation });
+/** Offered durations; anything longer should be a policy rule (`approval: never`), not a grant. */
+export const GRANT_HOURS = [1, 4, 8, 24] as const;
+
+/** What the approver chose in the grant form. */
+export interface GrantChoice {
+  scope: 'thread' | 'channel';
+  hours: number;
+  identicalArgumentsOnly: boolean;
 }
 
-/** JSON with object keys sorted, so `{a, b}` and `{b, a}` are the same arguments. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value ?? null, (_key, inner: unknown) =>
-    inner && typeof inner === 'object' && !Array.isArray(inner)
-      ? Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0)))
-      : inner,
-  );
+export interface GrantCandidate {
+  toolName: string;
+  channel: string;
+  threadTs: string;
+  input: unknown;
+  /** The policy for this call's input, now. */
+  evaluation: PolicyEvaluation;
+  requesterId: string;
+  /** Members of the groups `evaluation` names, to check the grantor could approve this call. */
+  groupMembers: GroupMembers;
+  now: number;
+}
+
+/**
+ * Whether a grant stands in for a human on this call. A grant is one person's approval carried
+ * forward, so it is never wider than that approval could be now: the same rule, a rule that needs
+ * one approver, a grantor who may approve this call (so never their own request when the rule
+ * forbids self-approval), and the scope, time and arguments the grant names.
+ */
+export function grantCovers(grant: Grant, call: GrantCandidate): boolean {
+  if (grant.expiresAt <= call.now || grant.toolName !== call.toolName || grant.channel !== call.channel) return false;
+  if (grant.scope === 'thread' && grant.threadTs !== call.threadTs) return false;
+  const { evaluation } = call;
+  if (evaluation.grants === 'forbidden' || evaluation.required > 1 || grant.evaluation.required > 1) return false;
+  if (!sameRule(grant.evaluation, evaluation) || escalates({ before: grant.evaluation, after: evaluation })) return false;
+  const identical = inputHash(grant.input) === inputHash(call.input);
+  if ((grant.identicalArgumentsOnly || evaluation.grants === 'identicalArguments') && !identical) return false;
+  return approverEligibility({ evaluation, userId: grant.grantedBy, requesterId: call.requesterId, groupMembers: call.groupMembers }).eligible;
+}
+
+function sameRule(left: PolicyEvaluation, right: PolicyEvaluation): boolean {
+  return left.rule?.index === right.rule?.index && left.rule?.name === right.rule?.name;
 }
 
 /** The audit entry for something that happened to a grant; `userId` is who did it. */

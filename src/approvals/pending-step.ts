@@ -4,7 +4,7 @@ import type { PolicyEvaluation } from './policy/evaluate-policy.js';
  * A paused agent step: the tool calls the model made that wait for a human. One step is one card.
  * It is stored as data so any bot process can render it, decide on it and resume the turn.
  */
-export const PENDING_STEP_SCHEMA_VERSION = 1;
+export const PENDING_STEP_SCHEMA_VERSION = 2;
 
 export type DecisionOutcome = 'approved' | 'denied' | 'superseded' | 'answered' | 'expired';
 
@@ -15,23 +15,48 @@ export interface Decision {
   /** Epoch milliseconds. */
   at: number;
   reason?: string;
-  /** Set when the approver changed the arguments: the call runs with `input`, never the original. */
-  edit?: CallEdit;
   /** For a question (`ask_user`): the human's validated answer, which becomes the tool result. */
   answer?: unknown;
+  /** For `approved`: the input version that reached the quorum. That version, and no other, runs. */
+  version?: number;
+  /** For `approved`: the hash of that version's canonical input, as every counted approval signed it. */
+  inputHash?: string;
+  /** For `approved`: the people whose approvals of that version counted, in the order they came. */
+  approvedBy?: string[];
 }
 
-export interface CallEdit {
-  /** The edited input after the tool's schema parsed it (defaults applied): what runs. */
+/** One person's countersignature: of one input version, named by its hash. */
+export interface Approval {
+  userId: string;
+  /** Epoch milliseconds. */
+  at: number;
+  version: number;
+  inputHash: string;
+}
+
+/**
+ * One version of a call's input. Version 0 is the model's proposal; each human edit adds the next.
+ * Approvals name a version, so an edit never inherits approvals given to what it replaced.
+ */
+export interface InputVersion {
+  number: number;
+  /** After the tool's schema parsed it (defaults applied): what runs if this version is approved. */
   input: unknown;
-  /** The edited input as submitted, which the schema turns into `input`. */
-  submittedInput: unknown;
+  /** An edit as submitted, which the schema turned into `input`. */
+  submittedInput?: unknown;
+  inputHash: string;
+  /** Who wrote this version; absent for the model's. */
+  editedBy?: string;
+  /** Epoch milliseconds. */
+  at: number;
+  /** The policy for this input: who may approve this version, and how many must. */
+  policy: PolicyEvaluation;
 }
 
 export interface PendingCall {
   /**
    * `approval`: the bot runs the call once a human approves it. `question`: a human answers it
-   * (`ask_user`) and the answer is the result. Absent means `approval` (older records).
+   * (`ask_user`) and the answer is the result. Absent means `approval`.
    */
   kind?: 'approval' | 'question';
   /** The AI SDK's approval id (`tool-approval-request.approvalId`); for a question, our own id. */
@@ -42,8 +67,10 @@ export interface PendingCall {
   description: string;
   /** The model's input, exactly as proposed. Untrusted. */
   input: unknown;
-  /** What the policy said when the call was proposed: every later click is judged by this. */
+  /** What the policy said about the model's input when the call was proposed. */
   policy?: PolicyEvaluation;
+  /** For approval calls: every version of the input, the model's first. */
+  versions?: InputVersion[];
 }
 
 export type StepPhase =
@@ -63,7 +90,7 @@ export interface PendingStep {
   teamId: string;
   channel: string;
   threadTs: string;
-  /** Slack user whose message started the turn. */
+  /** Slack user whose message started the turn. Fixed for the turn's life, whoever clicks. */
   requesterId: string;
   /** Epoch milliseconds. */
   createdAt: number;
@@ -72,14 +99,16 @@ export interface PendingStep {
   calls: PendingCall[];
   /** Keyed by approval id; a call without an entry is still pending. */
   decisions: Record<string, Decision>;
-  /** Approvals so far of calls that need several approvers (quorum), keyed by approval id. */
-  approvals?: Record<string, Decision[]>;
+  /** Every approval given so far, of any version, keyed by approval id. */
+  approvals?: Record<string, Approval[]>;
   /** Epoch milliseconds: undecided calls expire then (the earliest of the calls' policies). */
   expiresAt?: number;
   /** Epoch milliseconds: when to remind the approvers, if a policy asks for it. */
   remindAt?: number;
   phase: StepPhase;
-  /** Bumped on every decision so a card update can tell it rendered stale state. */
+  /** The fencing token of the thread holder that claimed the resume (phase `resumed`). */
+  resumedBy?: string;
+  /** Bumped on every change; a change is written only over the revision it was computed from. */
   revision: number;
 }
 
@@ -89,4 +118,9 @@ export function isQuestion(call: PendingCall): boolean {
 
 export function undecidedCalls(step: PendingStep): PendingCall[] {
   return step.calls.filter((call) => !Object.hasOwn(step.decisions, call.approvalId));
+}
+
+/** `hasOwn`: an approval id such as "constructor" must not find Object.prototype members. */
+export function decisionOf(step: PendingStep, approvalId: string): Decision | undefined {
+  return Object.hasOwn(step.decisions, approvalId) ? step.decisions[approvalId] : undefined;
 }

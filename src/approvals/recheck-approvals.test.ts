@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfigFile } from '../config/config-file.js';
+import { inputHash, modelVersion } from './input-version.js';
 import type { PendingStep } from './pending-step.js';
 import { evaluatePolicy } from './policy/evaluate-policy.js';
 import { recheckApprovals } from './recheck-approvals.js';
@@ -14,8 +15,9 @@ policy:
   'test.yml',
 );
 
+const rule = evaluatePolicy({ policy, toolName: 'restart_service', channel: 'C', input: {} });
 const step: PendingStep = {
-  schemaVersion: 1,
+  schemaVersion: 2,
   stepId: 's1',
   threadKey: 'T:C:1',
   teamId: 'T',
@@ -31,15 +33,22 @@ const step: PendingStep = {
       toolName: 'restart_service',
       description: '',
       input: {},
-      policy: evaluatePolicy({ policy, toolName: 'restart_service', channel: 'C', input: {} }),
+      policy: rule,
+      versions: [modelVersion({ input: {}, policy: rule, at: 1 })],
     },
   ],
-  decisions: { a1: { outcome: 'approved', userId: 'U0BOB', at: 2 } },
+  decisions: { a1: { outcome: 'approved', userId: 'U0BOB', at: 2, version: 0, inputHash: inputHash({}), approvedBy: ['U0BOB'] } },
   phase: 'resumed',
   revision: 1,
 };
 
 describe('recheckApprovals at resume', () => {
+  it('turns an approval whose record does not match its input into a denial', async () => {
+    const tampered = { ...step, decisions: { a1: { ...step.decisions.a1!, inputHash: inputHash({ other: true }) } } };
+    const result = await recheckApprovals({ step: tampered, resolveGroups: async () => new Map([['S0ONCALL', new Set(['U0BOB'])]]), now: 3 });
+    expect(result.step.decisions.a1?.outcome).toBe('denied');
+  });
+
   it('keeps an approval whose approver is still in the group', async () => {
     const result = await recheckApprovals({ step, resolveGroups: async () => new Map([['S0ONCALL', new Set(['U0BOB'])]]), now: 3 });
     expect(result.revoked).toEqual([]);

@@ -8,10 +8,13 @@ import type { DecisionOutcome } from '../approvals/pending-step.js';
 export type AuditEvent =
   | ApprovalRequestedEvent
   | DecisionEvent
+  | InputEditedEvent
+  | ActionRefusedEvent
   | UnauthorizedAttemptEvent
   | ExpiredEvent
   | GrantEvent
   | AutoApprovedEvent
+  | ToolStartedEvent
   | ToolExecutedEvent;
 
 export type AuditEventType = AuditEvent['type'];
@@ -62,8 +65,58 @@ export interface DecisionEvent extends AuditEventCommon {
   reason?: string;
   /** For calls that need several approvers: approvals so far, counting this one, and how many are needed. */
   quorum?: { have: number; need: number };
+  /** For an approval: the input version it signs, and that version's hash. */
+  version?: number;
+  inputHash?: string;
+  /** On the approval that decides the call: whose approvals counted. */
+  approvedBy?: string[];
+  /** On the approval that decides a call a human edited: every version, and which one runs (`version`). */
+  versions?: InputVersionSummary[];
 }
 
+export interface InputVersionSummary {
+  version: number;
+  inputHash: string;
+  input: unknown;
+  /** Absent for the model's version. */
+  editedBy?: string;
+  /** Epoch milliseconds. */
+  at: number;
+  /** Against the version before, e.g. `namespace: "prod" → "staging"`. */
+  changes?: string[];
+}
+
+/** A human wrote a new version of a call's input; earlier approvals stop counting. */
+export interface InputEditedEvent extends AuditEventCommon {
+  type: 'input-edited';
+  stepId: string;
+  approvalId: string;
+  toolName: string;
+  userId: string;
+  version: number;
+  inputHash: string;
+  input: unknown;
+  changes: string[];
+}
+
+/**
+ * An action the bot refused (not allowed, too late, a stale card, another workspace…). Nothing
+ * changed; the record exists so an auditor sees attempts as well as decisions.
+ */
+export interface ActionRefusedEvent extends AuditEventCommon {
+  type: 'action-refused';
+  stepId?: string;
+  approvalId?: string;
+  toolName?: string;
+  grantId?: string;
+  userId: string;
+  /** approve, deny, edit, grant, answer, retry, revoke… */
+  action: string;
+  code: string;
+  reason: string;
+}
+
+/** Written by versions before `action-refused` existed; still read. */
 export interface UnauthorizedAttemptEvent extends AuditEventCommon {
   type: 'unauthorized-attempt';
   stepId: string;
@@ -105,6 +158,25 @@ export interface AutoApprovedEvent extends AuditEventCommon {
   /** `channel`: a grant or channel policy allowed it; `global`: the tool needs no approval anywhere. */
   mode: 'channel' | 'global';
   grantId?: string;
+}
+
+/** Why a call may run: its countersignature. Written with the marker, just before the call starts. */
+export type ExecutionBasis =
+  | { kind: 'approval'; stepId: string; approvalId: string; version: number; inputHash: string; approvedBy: string[] }
+  | { kind: 'grant'; grantId: string; grantedBy: string }
+  | { kind: 'auto-approve'; mode: 'channel' | 'global' }
+  | { kind: 'no-approval-needed' };
+
+export interface ToolStartedEvent extends AuditEventCommon {
+  type: 'tool-started';
+  toolName: string;
+  toolCallId: string;
+  channel: string;
+  threadTs: string;
+  /** What runs (secrets redacted). */
+  input: unknown;
+  inputHash: string;
+  basis: ExecutionBasis;
 }
 
 export interface ToolExecutedEvent extends AuditEventCommon {

@@ -13,5 +13,8 @@ export function prepareAuditEvent(input: AuditEventInput, now: () => number): Au
   for (const field of INPUT_FIELDS) {
     if (Object.hasOwn(event, field)) event[field] = redactSecrets(event[field]);
   }
+  if (Array.isArray(event.versions)) {
+    event.versions = event.versions.map((version: Record<string, unknown>) => ({ ...version, input: redactSecrets(version.input) }));
+  }
   return event;
 }

@@ -1,5 +1,6 @@
 import type { ApprovalRequest } from '../agent/run-turn.js';
 import { evaluateCallPolicy } from '../approvals/evaluate-call-policy.js';
+import { modelVersion } from '../approvals/input-version.js';
 import { PENDING_STEP_SCHEMA_VERSION, type Decision, type PendingCall, type PendingStep } from '../approvals/pending-step.js';
 import { approvalDeadlines } from '../approvals/policy/approval-deadlines.js';
 import type { PolicyConfig } from '../config/policy-config-schema.js';
@@ -34,6 +35,7 @@ export async function buildPendingStep(options: {
     const call: PendingCall = { ...request, description: definition?.description ?? '' };
     if (request.kind === 'approval') {
       call.policy = await evaluateCallPolicy({ policy: options.policy, definition, toolName: request.toolName, input: request.input, context });
+      call.versions = [modelVersion({ input: request.input, policy: call.policy, at: now })];
       const deadlines = approvalDeadlines({ evaluation: call.policy, requestedAt: now });
       expiresAt = Math.min(expiresAt ?? Infinity, deadlines.expiresAt);
       if (deadlines.remindAt !== undefined) remindAt = Math.min(remindAt ?? Infinity, deadlines.remindAt);

@@ -5,7 +5,7 @@ import type { StateStore } from '../store/state-store.js';
 import { createThreadWorker } from './thread-worker.js';
 import type { WorkItem } from './work-item.js';
 
-const item = (threadTs: string): WorkItem => ({ kind: 'retry', userId: 'U1', teamId: 'T1', channel: 'C1', threadTs });
+const item = (threadTs: string): WorkItem => ({ kind: 'retry', failureId: 'f1', clickedBy: 'U1', teamId: 'T1', channel: 'C1', threadTs });
 
 describe('thread worker', () => {
   it('handles items of one thread in order, one at a time, and different threads side by side up to the cap', async () => {

@@ -1,10 +1,13 @@
 import type { Logger } from 'pino';
-import type { StateStore } from '../store/state-store.js';
+import { isFencedError } from '../store/fenced-error.js';
+import type { Fence, StateStore } from '../store/state-store.js';
+import { createLease, type Lease } from './lease.js';
 import { decodeWorkItem, encodeWorkItem, type WorkItem } from './work-item.js';
 
 export interface ThreadWorkerOptions {
   store: StateStore;
-  handle: (item: WorkItem) => Promise<void>;
+  /** Handles one item while this process holds the thread; every effect goes through `lease`. */
+  handle: (item: WorkItem, lease: Lease) => Promise<void>;
   logger: Logger;
   /** The lock outlives a crashed holder by at most this long; a live holder renews it. */
   lockTtlMs?: number;
@@ -41,16 +44,22 @@ export function createThreadWorker({
   const slots = createSlots(maxConcurrentItems);
 
   async function drain(threadKey: string, token: string): Promise<void> {
-    const lease = createLease({ store, threadKey, token, lockTtlMs });
+    const fence: Fence = { threadKey, token };
+    const hold = createHold({ store, fence, lockTtlMs });
+    const lease = createLease({ store, fence, heldUntil: hold.heldUntil });
     // Renew at a third of the TTL so one slow Redis reply cannot let the lock lapse mid-turn.
     const heartbeat = setInterval(() => {
-      lease.renew().then(
-        (held) => held || logger.warn({ event: 'thread-lock-lost', threadKey }, 'thread lock lost while a turn was running'),
+      hold.renew().then(
+        (held) => {
+          if (held) return;
+          lease.markLost();
+          logger.warn({ event: 'thread-fenced', threadKey }, 'another process took this thread over; stopping without further effects');
+        },
         (error: unknown) => logger.warn({ event: 'thread-lock-renew-failed', threadKey, err: error }, 'could not renew thread lock'),
       );
     }, Math.max(10, Math.floor(lockTtlMs / 3)));
     const whileHeld = <T>(operation: () => Promise<T>, retry?: () => Promise<T>) =>
-      lease.whileHeld(operation, {
+      hold.whileHeld(operation, {
         retry: retry ?? operation,
         onFailure: (error) => logger.warn({ event: 'thread-queue-unreachable', threadKey, err: error }, 'could not update the thread queue; trying again while the lock is held'),
       });
@@ -59,13 +68,16 @@ export function createThreadWorker({
       let encoded = await whileHeld(() => store.takeLeftover(threadKey));
       if (encoded !== undefined) logger.warn({ event: 'work-item-recovered', threadKey }, 'picking up work a stopped process left');
       for (;;) {
+        if (lease.lost()) throw new LockLostError(`lost the lock on ${threadKey}`);
         // If the move may have happened before the store went away, the item is in flight by now.
         encoded ??= await whileHeld(
-          () => store.takeWork(threadKey),
-          async () => (await store.takeLeftover(threadKey)) ?? store.takeWork(threadKey),
+          () => store.takeWork(fence),
+          async () => (await store.takeLeftover(threadKey)) ?? store.takeWork(fence),
         );
         if (encoded === undefined) {
-          if (await whileHeld(() => store.releaseLockIfIdle(threadKey, token, lockTtlMs))) return;
+          const released = await whileHeld(() => store.releaseLockIfIdle(fence, lockTtlMs));
+          if (released === 'released') return;
+          if (released === 'fenced') throw new LockLostError(`lost the lock on ${threadKey}`);
           continue;
         }
         const item = decodeWorkItem(encoded);
@@ -73,20 +85,22 @@ export function createThreadWorker({
         else {
           const release = await slots.acquire();
           try {
-            await handle(item);
+            await handle(item, lease);
           } catch (error) {
+            if (isFencedError(error)) throw new LockLostError(`lost the lock on ${threadKey}`);
             logger.error({ event: 'work-item-failed', threadKey, kind: item.kind, err: error }, 'work item failed');
           } finally {
             release();
           }
         }
-        await whileHeld(() => store.finishWork(threadKey));
+        if (lease.lost()) throw new LockLostError(`lost the lock on ${threadKey}`);
+        await whileHeld(() => store.finishWork(fence));
         encoded = undefined;
       }
     } catch (error) {
-      if (!(error instanceof LockLostError)) throw error;
+      if (!(error instanceof LockLostError) && !isFencedError(error)) throw error;
       // Another process owns the thread now (or Redis restarted without it); what is left is theirs.
-      logger.warn({ event: 'thread-lock-lost', threadKey }, 'thread lock lost while the store was unreachable; stopped draining');
+      logger.warn({ event: 'thread-fenced', threadKey }, 'another process holds this thread now; stopped draining without further effects');
     } finally {
       clearInterval(heartbeat);
     }
@@ -131,21 +145,22 @@ const RETRY_MAX_DELAY_MS = 1_000;
 class LockLostError extends Error {}
 
 /**
- * A drain's hold on its thread lock. Queue bookkeeping that fails because the store is unreachable
- * (a Redis restart) is tried again for as long as the lock can still be ours: giving up would leave
+ * A drain's hold on its thread lock, for its own bookkeeping. Queue bookkeeping that fails
+ * because the store is unreachable (a Redis restart) is tried again for as long as the lock can still be ours: giving up would leave
  * the thread locked, and every later message on it queued unseen, until the lock lapsed. Before
  * each new try the lock is renewed, so a drain never goes on once another process has the thread
  * (or Redis came back without the lock): that ends the drain with a LockLostError. Past the lock's
  * TTL the original error is thrown; the recovery sweep then treats the work like a dead process's.
  */
-function createLease(options: { store: StateStore; threadKey: string; token: string; lockTtlMs: number }) {
-  const { store, threadKey, token, lockTtlMs } = options;
+function createHold(options: { store: StateStore; fence: Fence; lockTtlMs: number }) {
+  const { store, fence, lockTtlMs } = options;
+  const { threadKey } = fence;
   // The lock was just taken (or renewed) with this TTL.
   let heldUntil = Date.now() + lockTtlMs;
 
   async function renew(): Promise<boolean> {
     const askedAt = Date.now();
-    const held = await store.extendLock(threadKey, token, lockTtlMs);
+    const held = await store.extendLock(fence, lockTtlMs);
     if (held) heldUntil = Math.max(heldUntil, askedAt + lockTtlMs);
     return held;
   }
@@ -155,6 +170,8 @@ function createLease(options: { store: StateStore; threadKey: string; token: str
     try {
       return await operation();
     } catch (error) {
+      // Fenced is an answer, not an outage: another process has the thread.
+      if (isFencedError(error)) throw error;
       failure = error;
     }
     hooks.onFailure(failure);
@@ -168,12 +185,13 @@ function createLease(options: { store: StateStore; threadKey: string; token: str
       try {
         return await hooks.retry();
       } catch (error) {
+        if (isFencedError(error)) throw error;
         failure = error;
       }
     }
   }
 
-  return { renew, whileHeld };
+  return { renew, whileHeld, heldUntil: () => heldUntil };
 }
 
 /** A counting semaphore: at most `size` holders; the rest wait in arrival order. */

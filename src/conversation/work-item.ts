@@ -24,10 +24,14 @@ const resumeItemSchema = z.object({
   threadTs: z.string().min(1),
 });
 
-/** "Try again" after a failed turn: the same history, asked again. */
+/**
+ * "Try again" after a failed turn: the same history, asked again for the same requester. The
+ * click names the failure it was shown with; who clicked is checked when the item runs.
+ */
 const retryItemSchema = z.object({
   kind: z.literal('retry'),
-  userId: z.string().min(1),
+  failureId: z.string().min(1),
+  clickedBy: z.string().min(1),
   teamId: z.string().min(1),
   channel: z.string().min(1),
   threadTs: z.string().min(1),

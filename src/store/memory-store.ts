@@ -1,7 +1,9 @@
-import { randomUUID } from 'node:crypto';
+import type { AuditEventInput } from '../audit/audit-event.js';
+import type { AuditLog } from '../audit/audit-log.js';
 import type { Grant } from '../approvals/grant.js';
 import type { PendingStep } from '../approvals/pending-step.js';
-import type { DecideResult, StateStore } from './state-store.js';
+import { FencedError } from './fenced-error.js';
+import type { ExecutingMarker, Fence, StateStore } from './state-store.js';
 import type { ThreadState } from './thread-state.js';
 
 interface Expiring<T> {
@@ -9,22 +11,30 @@ interface Expiring<T> {
   expiresAt: number;
 }
 
+export interface MemoryStoreOptions {
+  now?: () => number;
+  /** Receives the audit events written with state changes, as the Redis store appends them to its stream. */
+  audit?: Pick<AuditLog, 'append'>;
+}
+
 /**
  * Single-process twin of the Redis store with the same semantics, for development without Redis and
- * for unit tests. State is lost on restart, which is why start-up warns when it is used.
+ * for unit tests. State is lost on restart, which is why start-up warns when it is used. Every
+ * method does its whole change before its first `await`, so, like a Lua script, it is atomic.
  */
-export function createMemoryStore({ now = Date.now }: { now?: () => number } = {}): StateStore {
+export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions = {}): StateStore {
   const seen = new Map<string, number>();
   const threads = new Map<string, Expiring<string>>();
   const steps = new Map<string, Expiring<PendingStep>>();
   const queues = new Map<string, string[]>();
   const locks = new Map<string, Expiring<string>>();
+  const fences = new Map<string, string>();
   const schedules = { expiry: new Map<string, number>(), reminder: new Map<string, number>() };
   const grants = new Map<string, Grant>();
   const inflight = new Map<string, string>();
   const busy = new Map<string, number>();
   const complete = new Map<string, number>();
-  const executing = new Map<string, Set<string>>();
+  const executing = new Map<string, Map<string, ExecutingMarker>>();
 
   const live = <T>(map: Map<string, Expiring<T>>, id: string): T | undefined => {
     const entry = map.get(id);
@@ -38,6 +48,19 @@ export function createMemoryStore({ now = Date.now }: { now?: () => number } = {
   // Callers get copies, as they would from Redis, so nobody mutates stored state by accident.
   const copy = <T>(value: T): T => structuredClone(value);
   const lockHolder = (threadKey: string) => live(locks, threadKey);
+  const current = (fence: Fence) => fences.get(fence.threadKey) === fence.token;
+  const guard = (fence: Fence) => {
+    if (!current(fence)) throw new FencedError(fence.threadKey);
+  };
+  const record = (events: readonly AuditEventInput[]) => {
+    for (const event of events) void audit?.append(event);
+  };
+  const issueToken = (threadKey: string, ttlMs: number): string => {
+    const token = String(Math.max(Number(fences.get(threadKey) ?? 0) + 1, now()));
+    fences.set(threadKey, token);
+    locks.set(threadKey, { value: token, expiresAt: now() + ttlMs });
+    return token;
+  };
 
   return {
     kind: 'memory',
@@ -53,8 +76,10 @@ export function createMemoryStore({ now = Date.now }: { now?: () => number } = {
       return json === undefined ? undefined : (JSON.parse(json) as ThreadState);
     },
 
-    async saveThread(thread, ttlMs) {
+    async saveThread(thread, ttlMs, fence, { settled = false } = {}) {
+      guard(fence);
       threads.set(thread.threadKey, { value: JSON.stringify(thread), expiresAt: now() + ttlMs });
+      if (settled) executing.delete(thread.threadKey);
     },
 
     async createThreadIfAbsent(thread, ttlMs) {
@@ -63,10 +88,13 @@ export function createMemoryStore({ now = Date.now }: { now?: () => number } = {
       return true;
     },
 
-    async createStep(step, ttlMs) {
-      steps.set(step.stepId, { value: copy(step), expiresAt: now() + ttlMs });
+    async createStep({ step, thread, ttlMs, audit: events, fence }) {
+      guard(fence);
+      steps.set(step.stepId, { value: copy({ ...step, revision: 0 }), expiresAt: now() + ttlMs });
       if (step.expiresAt !== undefined) schedules.expiry.set(step.stepId, step.expiresAt);
       if (step.remindAt !== undefined) schedules.reminder.set(step.stepId, step.remindAt);
+      threads.set(thread.threadKey, { value: JSON.stringify(thread), expiresAt: now() + ttlMs });
+      record(events);
     },
 
     async getStep(stepId) {
@@ -79,48 +107,24 @@ export function createMemoryStore({ now = Date.now }: { now?: () => number } = {
       if (step) step.cardTs = cardTs;
     },
 
-    async decide({ stepId, approvalId, decision, required = 1 }): Promise<DecideResult> {
-      const step = live(steps, stepId);
-      if (!step || !step.calls.some((call) => call.approvalId === approvalId)) return { status: 'not-found' };
-      const existing = step.decisions[approvalId];
-      if (existing) return { status: 'already-decided', step: copy(step), decision: copy(existing) };
-      if (step.phase !== 'pending') return { status: 'closed', step: copy(step) };
-      if (decision.outcome === 'approved' && required > 1) {
-        const partial = ((step.approvals ??= {})[approvalId] ??= []);
-        if (partial.some((approval) => approval.userId === decision.userId)) return { status: 'already-approved-by-you', step: copy(step) };
-        partial.push(copy(decision));
-        if (partial.length < required) {
-          step.revision += 1;
-          return { status: 'partial', step: copy(step) };
-        }
+    async commitStep(transition) {
+      const entry = steps.get(transition.step.stepId);
+      const stored = live(steps, transition.step.stepId);
+      if (!entry || !stored) return 'not-found';
+      if (transition.fence && !current(transition.fence)) return 'fenced';
+      if (stored.revision !== transition.fromRevision) return 'conflict';
+      const { cardTs: _cardTs, ...next } = copy(transition.step);
+      entry.value = { ...next, revision: transition.fromRevision + 1, ...(stored.cardTs === undefined ? {} : { cardTs: stored.cardTs }) };
+      const { stepId } = transition.step;
+      if (transition.completed) complete.set(stepId, now());
+      if (transition.resumed) complete.delete(stepId);
+      if (transition.closed) {
+        schedules.expiry.delete(stepId);
+        schedules.reminder.delete(stepId);
       }
-      step.decisions[approvalId] = copy(decision);
-      step.revision += 1;
-      const completedStep = step.calls.every((call) => Object.hasOwn(step.decisions, call.approvalId));
-      if (completedStep) {
-        step.phase = 'complete';
-        complete.set(stepId, decision.at);
-      }
-      return { status: 'recorded', step: copy(step), completedStep };
-    },
-
-    async claimResume(stepId) {
-      complete.delete(stepId);
-      const step = live(steps, stepId);
-      if (step?.phase !== 'complete') return undefined;
-      step.phase = 'resumed';
-      return copy(step);
-    },
-
-    async supersede(stepId, decision) {
-      const step = live(steps, stepId);
-      if (step?.phase !== 'pending') return undefined;
-      for (const call of step.calls) {
-        if (!Object.hasOwn(step.decisions, call.approvalId)) step.decisions[call.approvalId] = copy(decision);
-      }
-      step.phase = 'superseded';
-      step.revision += 1;
-      return copy(step);
+      if (transition.grant) grants.set(transition.grant.grantId, copy(transition.grant));
+      record(transition.audit);
+      return 'committed';
     },
 
     async dueSteps({ kind, now: at, limit }) {
@@ -131,21 +135,17 @@ export function createMemoryStore({ now = Date.now }: { now?: () => number } = {
         .map(([stepId]) => stepId);
     },
 
-    async expireStep(stepId, decision) {
+    async unschedule(stepId) {
       schedules.expiry.delete(stepId);
-      const step = live(steps, stepId);
-      if (step?.phase !== 'pending') return undefined;
-      for (const call of step.calls) {
-        if (!Object.hasOwn(step.decisions, call.approvalId)) step.decisions[call.approvalId] = copy(decision);
-      }
-      step.phase = 'complete';
-      step.revision += 1;
-      complete.set(stepId, decision.at);
-      return copy(step);
+      schedules.reminder.delete(stepId);
     },
 
     async claimReminder(stepId) {
       return schedules.reminder.delete(stepId);
+    },
+
+    async completedSteps({ before, limit }) {
+      return [...complete].filter(([, at]) => at <= before).sort(([, left], [, right]) => left - right).slice(0, limit).map(([stepId]) => stepId);
     },
 
     async listPendingSteps({ teamId, channel, limit }) {
@@ -157,10 +157,6 @@ export function createMemoryStore({ now = Date.now }: { now?: () => number } = {
         .map(copy);
     },
 
-    async saveGrant(grant) {
-      grants.set(grant.grantId, copy(grant));
-    },
-
     async listGrants({ teamId, channel, now: at }) {
       for (const [grantId, grant] of grants) if (grant.expiresAt <= at) grants.delete(grantId);
       return [...grants.values()]
@@ -169,10 +165,11 @@ export function createMemoryStore({ now = Date.now }: { now?: () => number } = {
         .map(copy);
     },
 
-    async revokeGrant({ teamId, channel, grantId }) {
+    async revokeGrant({ teamId, channel, grantId, audit: auditFor }) {
       const grant = grants.get(grantId);
       if (!grant || grant.teamId !== teamId || grant.channel !== channel) return undefined;
       grants.delete(grantId);
+      record([auditFor(copy(grant))]);
       return copy(grant);
     },
 
@@ -182,19 +179,24 @@ export function createMemoryStore({ now = Date.now }: { now?: () => number } = {
       queues.set(threadKey, queue);
       busy.set(threadKey, now());
       if (lockHolder(threadKey) !== undefined) return undefined;
-      const token = randomUUID();
-      locks.set(threadKey, { value: token, expiresAt: now() + lockTtlMs });
-      return token;
+      return issueToken(threadKey, lockTtlMs);
     },
 
-    async takeWork(threadKey) {
-      const item = queues.get(threadKey)?.shift();
-      if (item !== undefined) inflight.set(threadKey, item);
+    async tryLock(threadKey, ttlMs) {
+      if (lockHolder(threadKey) !== undefined) return undefined;
+      return issueToken(threadKey, ttlMs);
+    },
+
+    async takeWork(fence) {
+      guard(fence);
+      const item = queues.get(fence.threadKey)?.shift();
+      if (item !== undefined) inflight.set(fence.threadKey, item);
       return item;
     },
 
-    async finishWork(threadKey) {
-      inflight.delete(threadKey);
+    async finishWork(fence) {
+      guard(fence);
+      inflight.delete(fence.threadKey);
     },
 
     async takeLeftover(threadKey) {
@@ -205,43 +207,42 @@ export function createMemoryStore({ now = Date.now }: { now?: () => number } = {
       return [...busy].sort(([, left], [, right]) => left - right).slice(0, limit).map(([threadKey]) => threadKey);
     },
 
-    async tryLock(threadKey, ttlMs) {
-      if (lockHolder(threadKey) !== undefined) return undefined;
-      const token = randomUUID();
-      locks.set(threadKey, { value: token, expiresAt: now() + ttlMs });
-      return token;
+    async extendLock(fence, ttlMs) {
+      if (!current(fence)) return false;
+      locks.set(fence.threadKey, { value: fence.token, expiresAt: now() + ttlMs });
+      return true;
     },
 
-    async completedSteps({ before, limit }) {
-      return [...complete].filter(([, at]) => at <= before).sort(([, left], [, right]) => left - right).slice(0, limit).map(([stepId]) => stepId);
+    async isCurrent(fence) {
+      return current(fence);
     },
 
-    async markExecuting(threadKey, toolCallId) {
-      const calls = executing.get(threadKey) ?? new Set<string>();
-      calls.add(toolCallId);
-      executing.set(threadKey, calls);
+    async releaseLockIfIdle(fence, lockTtlMs) {
+      if (!current(fence)) return 'fenced';
+      if ((queues.get(fence.threadKey)?.length ?? 0) > 0 || inflight.has(fence.threadKey)) {
+        locks.set(fence.threadKey, { value: fence.token, expiresAt: now() + lockTtlMs });
+        return 'more';
+      }
+      locks.delete(fence.threadKey);
+      busy.delete(fence.threadKey);
+      return 'released';
+    },
+
+    async markExecuting({ fence, toolCallId, marker, audit: event }) {
+      guard(fence);
+      const markers = executing.get(fence.threadKey) ?? new Map<string, ExecutingMarker>();
+      markers.set(toolCallId, copy(marker));
+      executing.set(fence.threadKey, markers);
+      record(event);
+    },
+
+    async finishExecuting({ threadKey, toolCallId, marker, audit: event }) {
+      executing.get(threadKey)?.set(toolCallId, copy(marker));
+      record([event]);
     },
 
     async executingCalls(threadKey) {
-      return new Set(executing.get(threadKey));
-    },
-
-    async extendLock(threadKey, token, ttlMs) {
-      if (lockHolder(threadKey) !== token) return false;
-      locks.set(threadKey, { value: token, expiresAt: now() + ttlMs });
-      return true;
-    },
-
-    async releaseLockIfIdle(threadKey, token, lockTtlMs) {
-      const holder = lockHolder(threadKey);
-      if (holder !== undefined && holder !== token) return true;
-      if ((queues.get(threadKey)?.length ?? 0) > 0 || inflight.has(threadKey)) {
-        locks.set(threadKey, { value: token, expiresAt: now() + lockTtlMs });
-        return false;
-      }
-      locks.delete(threadKey);
-      busy.delete(threadKey);
-      return true;
+      return new Map([...(executing.get(threadKey) ?? new Map<string, ExecutingMarker>())].map(([id, marker]) => [id, copy(marker)]));
     },
 
     async ping() {},

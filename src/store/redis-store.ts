@@ -1,54 +1,66 @@
-import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import type { AuditEventInput } from '../audit/audit-event.js';
+import { auditStreamKey, DEFAULT_AUDIT_MAX_LENGTH, logAuditEvent, type AuditLogger } from '../audit/audit-log.js';
+import { prepareAuditEvent } from '../audit/prepare-audit-event.js';
 import type { Grant } from '../approvals/grant.js';
-import type { Decision, PendingStep } from '../approvals/pending-step.js';
+import { FencedError } from './fenced-error.js';
 import { reconnectDelayMs } from './reconnect-delay.js';
 import {
-  CLAIM_RESUME_SCRIPT,
-  DECIDE_SCRIPT,
+  COMMIT_STEP_SCRIPT,
+  CREATE_STEP_SCRIPT,
   ENQUEUE_AND_LOCK_SCRIPT,
   EXTEND_LOCK_SCRIPT,
+  FINISH_EXECUTING_SCRIPT,
+  FINISH_WORK_SCRIPT,
+  MARK_EXECUTING_SCRIPT,
   RELEASE_IF_IDLE_SCRIPT,
-  EXPIRE_SCRIPT,
-  SUPERSEDE_SCRIPT,
+  REVOKE_GRANT_SCRIPT,
+  SAVE_THREAD_SCRIPT,
+  TAKE_WORK_SCRIPT,
+  TRY_LOCK_SCRIPT,
 } from './redis-scripts.js';
-import type { DecideResult, StateStore } from './state-store.js';
-import { stepFromHashFields, stepToHashFields } from './step-hash.js';
+import type { CommitResult, ExecutingMarker, StateStore } from './state-store.js';
+import { stepData, stepFromRecord } from './step-record.js';
 import type { ThreadState } from './thread-state.js';
 import { THREAD_STATE_SCHEMA_VERSION } from './thread-state.js';
 
 /** Work queued for a thread outlives a crashed holder for this long, then Redis drops it. */
 const QUEUE_TTL_MS = 24 * 60 * 60 * 1000;
+/** A thread's newest fencing token is kept this long after its last lock; tokens only grow anyway. */
+const FENCE_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
-type ScriptName = 'csDecide' | 'csClaimResume' | 'csSupersede' | 'csExpire' | 'csEnqueueAndLock' | 'csExtendLock' | 'csReleaseIfIdle';
-type ScriptRunner = Record<ScriptName, (...args: Array<string | number>) => Promise<unknown>>;
+const SCRIPTS = {
+  csCommitStep: [7, COMMIT_STEP_SCRIPT],
+  csCreateStep: [7, CREATE_STEP_SCRIPT],
+  csSaveThread: [3, SAVE_THREAD_SCRIPT],
+  csMarkExecuting: [3, MARK_EXECUTING_SCRIPT],
+  csFinishExecuting: [2, FINISH_EXECUTING_SCRIPT],
+  csRevokeGrant: [2, REVOKE_GRANT_SCRIPT],
+  csEnqueueAndLock: [4, ENQUEUE_AND_LOCK_SCRIPT],
+  csTryLock: [2, TRY_LOCK_SCRIPT],
+  csExtendLock: [2, EXTEND_LOCK_SCRIPT],
+  csTakeWork: [3, TAKE_WORK_SCRIPT],
+  csFinishWork: [2, FINISH_WORK_SCRIPT],
+  csReleaseIfIdle: [5, RELEASE_IF_IDLE_SCRIPT],
+} as const;
+
+type ScriptRunner = Record<keyof typeof SCRIPTS, (...args: Array<string | number>) => Promise<unknown>>;
 
 export interface RedisStoreOptions {
-  url: string;
+  /** A client to use (and close with the store); or `url` to connect one. */
+  redis?: Redis;
+  url?: string;
   /** Namespace for every key, so several bots (or tests) can share one Redis. */
   keyPrefix?: string;
+  /** Where audit events written with state changes also go as log lines. */
+  auditLogger?: AuditLogger;
+  auditMaxLength?: number;
+  now?: () => number;
 }
 
-export function createRedisStore({ url, keyPrefix = 'countersign:' }: RedisStoreOptions): StateStore {
-  const redis = new Redis(url, {
-    // Fail fast instead of queueing commands forever: a click must hear "could not record" promptly.
-    maxRetriesPerRequest: 2,
-    retryStrategy: reconnectDelayMs,
-    connectTimeout: 5_000,
-    lazyConnect: false,
-  });
-  // ioredis emits connection errors as events; without a listener Node would crash the process.
-  redis.on('error', () => {});
-  const scripts: Array<[ScriptName, number, string]> = [
-    ['csDecide', 2, DECIDE_SCRIPT],
-    ['csClaimResume', 2, CLAIM_RESUME_SCRIPT],
-    ['csSupersede', 1, SUPERSEDE_SCRIPT],
-    ['csExpire', 3, EXPIRE_SCRIPT],
-    ['csEnqueueAndLock', 3, ENQUEUE_AND_LOCK_SCRIPT],
-    ['csExtendLock', 1, EXTEND_LOCK_SCRIPT],
-    ['csReleaseIfIdle', 4, RELEASE_IF_IDLE_SCRIPT],
-  ];
-  for (const [name, numberOfKeys, lua] of scripts) redis.defineCommand(name, { numberOfKeys, lua });
+export function createRedisStore({ redis: given, url, keyPrefix = 'countersign:', auditLogger, auditMaxLength = DEFAULT_AUDIT_MAX_LENGTH, now = Date.now }: RedisStoreOptions): StateStore {
+  const redis = given ?? connect(url);
+  for (const [name, [numberOfKeys, lua]] of Object.entries(SCRIPTS)) redis.defineCommand(name, { numberOfKeys, lua });
   const run = redis as unknown as ScriptRunner;
 
   const key = {
@@ -57,6 +69,7 @@ export function createRedisStore({ url, keyPrefix = 'countersign:' }: RedisStore
     step: (stepId: string) => `${keyPrefix}step:${stepId}`,
     queue: (threadKey: string) => `${keyPrefix}queue:${threadKey}`,
     lock: (threadKey: string) => `${keyPrefix}lock:${threadKey}`,
+    fence: (threadKey: string) => `${keyPrefix}fence:${threadKey}`,
     inflight: (threadKey: string) => `${keyPrefix}inflight:${threadKey}`,
     busy: () => `${keyPrefix}busy-threads`,
     complete: () => `${keyPrefix}complete-steps`,
@@ -64,10 +77,17 @@ export function createRedisStore({ url, keyPrefix = 'countersign:' }: RedisStore
     schedule: (kind: 'expiry' | 'reminder') => `${keyPrefix}${kind === 'expiry' ? 'expiries' : 'reminders'}`,
     pending: (teamId: string, channel: string) => `${keyPrefix}pending:${teamId}:${channel}`,
     grants: (teamId: string, channel: string) => `${keyPrefix}grants:${teamId}:${channel}`,
+    audit: () => auditStreamKey(keyPrefix),
   };
 
-  const stepFrom = (reply: unknown): PendingStep | undefined =>
-    Array.isArray(reply) ? stepFromHashFields(reply as string[]) : undefined;
+  /** Audit events as the scripts append them: prepared (stamped, redacted) once, here. */
+  const prepare = (events: readonly AuditEventInput[]) => {
+    const prepared = events.map((event) => prepareAuditEvent(event, now));
+    return { prepared, args: prepared.flatMap((event) => [event.type, JSON.stringify(event)]) };
+  };
+  const logStored = (prepared: readonly object[]) => {
+    if (auditLogger) for (const event of prepared) logAuditEvent(auditLogger, event, true);
+  };
 
   return {
     kind: 'redis',
@@ -87,80 +107,99 @@ export function createRedisStore({ url, keyPrefix = 'countersign:' }: RedisStore
       return thread.schemaVersion === THREAD_STATE_SCHEMA_VERSION ? thread : undefined;
     },
 
-    async saveThread(thread, ttlMs) {
-      await redis.set(key.thread(thread.threadKey), JSON.stringify(thread), 'PX', ttlMs);
+    async saveThread(thread, ttlMs, fence, { settled = false } = {}) {
+      const reply = await run.csSaveThread(key.thread(thread.threadKey), key.fence(fence.threadKey), key.executing(thread.threadKey), fence.token, JSON.stringify(thread), ttlMs, settled ? '1' : '0');
+      if (reply === 'fenced') throw new FencedError(fence.threadKey);
     },
 
     async createThreadIfAbsent(thread, ttlMs) {
       return (await redis.set(key.thread(thread.threadKey), JSON.stringify(thread), 'PX', ttlMs, 'NX')) === 'OK';
     },
 
-    async createStep(step, ttlMs) {
-      const transaction = redis.multi().hset(key.step(step.stepId), stepToHashFields(step)).pexpire(key.step(step.stepId), ttlMs);
-      if (step.expiresAt !== undefined) transaction.zadd(key.schedule('expiry'), step.expiresAt, step.stepId);
-      if (step.remindAt !== undefined) transaction.zadd(key.schedule('reminder'), step.remindAt, step.stepId);
-      transaction.zadd(key.pending(step.teamId, step.channel), step.createdAt, step.stepId).pexpire(key.pending(step.teamId, step.channel), ttlMs);
-      await transaction.exec();
+    async createStep({ step, thread, ttlMs, audit, fence }) {
+      const { prepared, args } = prepare(audit);
+      const reply = await run.csCreateStep(
+        key.step(step.stepId),
+        key.thread(thread.threadKey),
+        key.schedule('expiry'),
+        key.schedule('reminder'),
+        key.pending(step.teamId, step.channel),
+        key.audit(),
+        key.fence(fence.threadKey),
+        fence.token,
+        stepData(step),
+        ttlMs,
+        step.stepId,
+        step.expiresAt ?? '',
+        step.remindAt ?? '',
+        step.createdAt,
+        JSON.stringify(thread),
+        ttlMs,
+        auditMaxLength,
+        ...args,
+      );
+      if (reply === 'fenced') throw new FencedError(fence.threadKey);
+      logStored(prepared);
     },
 
     async getStep(stepId) {
-      const fields = await redis.hgetall(key.step(stepId));
-      return stepFromHashFields(fields);
+      return stepFromRecord(await redis.hgetall(key.step(stepId)));
     },
 
     async setStepCard(stepId, cardTs) {
       await redis.hset(key.step(stepId), 'card', cardTs);
     },
 
-    async decide({ stepId, approvalId, decision, required = 1 }): Promise<DecideResult> {
-      const reply = (await run.csDecide(
-        key.step(stepId),
+    async commitStep(transition): Promise<CommitResult> {
+      const { step, grant, fence } = transition;
+      const { prepared, args } = prepare(transition.audit);
+      const flags = `${transition.completed ? 'c' : ''}${transition.resumed ? 'r' : ''}${transition.closed ? 'x' : ''}`;
+      const reply = (await run.csCommitStep(
+        key.step(step.stepId),
         key.complete(),
-        approvalId,
-        JSON.stringify(decision),
-        required,
-        decision.outcome,
-        decision.userId,
-        decision.at,
-        stepId,
-      )) as [
-        string,
-        string?,
-        string[]?,
-      ];
-      const [status, completed, fields] = reply;
-      const step = fields ? stepFromHashFields(fields) : undefined;
-      if (status === 'not-found' || !step) return { status: 'not-found' };
-      if (status === 'already-decided') return { status, step, decision: step.decisions[approvalId] as Decision };
-      if (status === 'closed' || status === 'partial' || status === 'already-approved-by-you') return { status, step };
-      return { status: 'recorded', step, completedStep: completed === '1' };
+        key.schedule('expiry'),
+        key.schedule('reminder'),
+        key.audit(),
+        key.grants(step.teamId, step.channel),
+        key.fence(fence?.threadKey ?? step.threadKey),
+        transition.fromRevision,
+        stepData(step),
+        step.stepId,
+        now(),
+        flags,
+        fence?.token ?? '',
+        grant?.grantId ?? '',
+        grant ? JSON.stringify(grant) : '',
+        grant?.expiresAt ?? 0,
+        auditMaxLength,
+        step.phase,
+        ...args,
+      )) as CommitResult;
+      if (reply === 'committed') logStored(prepared);
+      return reply;
     },
 
-    async claimResume(stepId) {
-      return stepFrom(await run.csClaimResume(key.step(stepId), key.complete(), stepId));
+    async dueSteps({ kind, now: at, limit }) {
+      return redis.zrangebyscore(key.schedule(kind), '-inf', at, 'LIMIT', 0, limit);
     },
 
-    async supersede(stepId, decision) {
-      return stepFrom(await run.csSupersede(key.step(stepId), JSON.stringify(decision)));
-    },
-
-    async dueSteps({ kind, now, limit }) {
-      return redis.zrangebyscore(key.schedule(kind), '-inf', now, 'LIMIT', 0, limit);
-    },
-
-    async expireStep(stepId, decision) {
-      return stepFrom(await run.csExpire(key.step(stepId), key.schedule('expiry'), key.complete(), JSON.stringify(decision), stepId, decision.at));
+    async unschedule(stepId) {
+      await redis.multi().zrem(key.schedule('expiry'), stepId).zrem(key.schedule('reminder'), stepId).exec();
     },
 
     async claimReminder(stepId) {
       return (await redis.zrem(key.schedule('reminder'), stepId)) === 1;
     },
 
+    async completedSteps({ before, limit }) {
+      return redis.zrangebyscore(key.complete(), '-inf', before, 'LIMIT', 0, limit);
+    },
+
     async listPendingSteps({ teamId, channel, limit }) {
       const index = key.pending(teamId, channel);
-      const open: PendingStep[] = [];
+      const open = [];
       for (const stepId of await redis.zrevrange(index, 0, limit * 4)) {
-        const step = stepFromHashFields(await redis.hgetall(key.step(stepId)));
+        const step = stepFromRecord(await redis.hgetall(key.step(stepId)));
         if (step?.phase === 'pending') open.push(step);
         else await redis.zrem(index, stepId);
         if (open.length >= limit) break;
@@ -168,45 +207,46 @@ export function createRedisStore({ url, keyPrefix = 'countersign:' }: RedisStore
       return open;
     },
 
-    async saveGrant(grant) {
-      const grants = key.grants(grant.teamId, grant.channel);
-      // The hash lives as long as its longest grant; GT never shortens it for a shorter one.
-      await redis.multi().hset(grants, grant.grantId, JSON.stringify(grant)).pexpireat(grants, grant.expiresAt, 'GT').pexpireat(grants, grant.expiresAt, 'NX').exec();
-    },
-
-    async listGrants({ teamId, channel, now }) {
+    async listGrants({ teamId, channel, now: at }) {
       const grants = key.grants(teamId, channel);
       const live: Grant[] = [];
       for (const [grantId, json] of Object.entries(await redis.hgetall(grants))) {
         const grant = JSON.parse(json) as Grant;
-        if (grant.expiresAt > now) live.push(grant);
+        if (grant.expiresAt > at) live.push(grant);
         else await redis.hdel(grants, grantId);
       }
       return live.sort((left, right) => left.createdAt - right.createdAt);
     },
 
-    async revokeGrant({ teamId, channel, grantId }) {
+    async revokeGrant({ teamId, channel, grantId, audit }) {
       const grants = key.grants(teamId, channel);
-      const results = (await redis.multi().hget(grants, grantId).hdel(grants, grantId).exec()) ?? [];
-      const json = results[0]?.[1];
-      const removed = results[1]?.[1];
-      return removed === 1 && typeof json === 'string' ? (JSON.parse(json) as Grant) : undefined;
+      const json = await redis.hget(grants, grantId);
+      if (json === null) return undefined;
+      const grant = JSON.parse(json) as Grant;
+      const { prepared, args } = prepare([audit(grant)]);
+      if ((await run.csRevokeGrant(grants, key.audit(), grantId, json, auditMaxLength, ...args)) !== 1) return undefined;
+      logStored(prepared);
+      return grant;
     },
 
     async enqueueWork(threadKey, item, lockTtlMs) {
-      const token = randomUUID();
-      const acquired = await run.csEnqueueAndLock(key.queue(threadKey), key.lock(threadKey), key.busy(), item, token, lockTtlMs, QUEUE_TTL_MS, threadKey, Date.now());
-      return acquired === 1 ? token : undefined;
+      const token = await run.csEnqueueAndLock(key.queue(threadKey), key.lock(threadKey), key.busy(), key.fence(threadKey), item, lockTtlMs, QUEUE_TTL_MS, threadKey, now(), FENCE_TTL_MS);
+      return typeof token === 'string' ? token : undefined;
     },
 
-    async takeWork(threadKey) {
-      const item = await redis.lmove(key.queue(threadKey), key.inflight(threadKey), 'LEFT', 'RIGHT');
-      if (item !== null) await redis.pexpire(key.inflight(threadKey), QUEUE_TTL_MS);
-      return item ?? undefined;
+    async tryLock(threadKey, ttlMs) {
+      const token = await run.csTryLock(key.lock(threadKey), key.fence(threadKey), ttlMs, now(), FENCE_TTL_MS);
+      return typeof token === 'string' ? token : undefined;
     },
 
-    async finishWork(threadKey) {
-      await redis.lpop(key.inflight(threadKey));
+    async takeWork(fence) {
+      const [status, item] = (await run.csTakeWork(key.queue(fence.threadKey), key.inflight(fence.threadKey), key.fence(fence.threadKey), fence.token, QUEUE_TTL_MS)) as [string, string?];
+      if (status === 'fenced') throw new FencedError(fence.threadKey);
+      return item;
+    },
+
+    async finishWork(fence) {
+      if ((await run.csFinishWork(key.inflight(fence.threadKey), key.fence(fence.threadKey), fence.token)) === 'fenced') throw new FencedError(fence.threadKey);
     },
 
     async takeLeftover(threadKey) {
@@ -217,29 +257,46 @@ export function createRedisStore({ url, keyPrefix = 'countersign:' }: RedisStore
       return redis.zrange(key.busy(), '0', String(limit - 1));
     },
 
-    async tryLock(threadKey, ttlMs) {
-      const token = randomUUID();
-      return (await redis.set(key.lock(threadKey), token, 'PX', ttlMs, 'NX')) === 'OK' ? token : undefined;
+    async extendLock(fence, ttlMs) {
+      return (await run.csExtendLock(key.lock(fence.threadKey), key.fence(fence.threadKey), fence.token, ttlMs)) === 1;
     },
 
-    async completedSteps({ before, limit }) {
-      return redis.zrangebyscore(key.complete(), '-inf', before, 'LIMIT', 0, limit);
+    async isCurrent(fence) {
+      return (await redis.get(key.fence(fence.threadKey))) === fence.token;
     },
 
-    async markExecuting(threadKey, toolCallId, ttlMs) {
-      await redis.multi().hset(key.executing(threadKey), toolCallId, String(Date.now())).pexpire(key.executing(threadKey), ttlMs).exec();
+    async releaseLockIfIdle(fence, lockTtlMs) {
+      return (await run.csReleaseIfIdle(
+        key.queue(fence.threadKey),
+        key.lock(fence.threadKey),
+        key.inflight(fence.threadKey),
+        key.busy(),
+        key.fence(fence.threadKey),
+        fence.token,
+        lockTtlMs,
+        fence.threadKey,
+      )) as 'more' | 'released' | 'fenced';
+    },
+
+    async markExecuting({ fence, toolCallId, marker, ttlMs, audit }) {
+      const { prepared, args } = prepare(audit);
+      const reply = await run.csMarkExecuting(key.executing(fence.threadKey), key.fence(fence.threadKey), key.audit(), fence.token, toolCallId, JSON.stringify(marker), ttlMs, auditMaxLength, ...args);
+      if (reply === 'fenced') throw new FencedError(fence.threadKey);
+      logStored(prepared);
+    },
+
+    async finishExecuting({ threadKey, toolCallId, marker, audit }) {
+      const { prepared, args } = prepare([audit]);
+      await run.csFinishExecuting(key.executing(threadKey), key.audit(), toolCallId, JSON.stringify(marker), auditMaxLength, ...args);
+      logStored(prepared);
     },
 
     async executingCalls(threadKey) {
-      return new Set(await redis.hkeys(key.executing(threadKey)));
-    },
-
-    async extendLock(threadKey, token, ttlMs) {
-      return (await run.csExtendLock(key.lock(threadKey), token, ttlMs)) === 1;
-    },
-
-    async releaseLockIfIdle(threadKey, token, lockTtlMs) {
-      return (await run.csReleaseIfIdle(key.queue(threadKey), key.lock(threadKey), key.inflight(threadKey), key.busy(), token, lockTtlMs, threadKey)) === 1;
+      const markers = new Map<string, ExecutingMarker>();
+      for (const [toolCallId, json] of Object.entries(await redis.hgetall(key.executing(threadKey)))) {
+        markers.set(toolCallId, parseMarker(json));
+      }
+      return markers;
     },
 
     async ping() {
@@ -250,4 +307,29 @@ export function createRedisStore({ url, keyPrefix = 'countersign:' }: RedisStore
       redis.disconnect();
     },
   };
+}
+
+function connect(url: string | undefined): Redis {
+  if (url === undefined) throw new TypeError('createRedisStore needs a `redis` client or a `url`');
+  const redis = new Redis(url, {
+    // Fail fast instead of queueing commands forever: a click must hear "could not record" promptly.
+    maxRetriesPerRequest: 2,
+    retryStrategy: reconnectDelayMs,
+    connectTimeout: 5_000,
+    lazyConnect: false,
+  });
+  // ioredis emits connection errors as events; without a listener Node would crash the process.
+  redis.on('error', () => {});
+  return redis;
+}
+
+/** Markers written before they carried the call (a bare time) still say "it may have run". */
+function parseMarker(json: string): ExecutingMarker {
+  try {
+    const parsed = JSON.parse(json) as unknown;
+    if (parsed && typeof parsed === 'object' && 'toolName' in parsed) return parsed as ExecutingMarker;
+  } catch {
+    // fall through
+  }
+  return { toolName: 'unknown', input: null, startedAt: Number(json) || 0 };
 }

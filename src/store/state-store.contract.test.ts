@@ -1,45 +1,65 @@
 import { randomUUID } from 'node:crypto';
+import { pino } from 'pino';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import type { Decision, PendingStep } from '../approvals/pending-step.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import { createMemoryAuditLog } from '../audit/memory-audit-log.js';
+import { createRedisAuditLog } from '../audit/redis-audit-log.js';
+import type { Grant } from '../approvals/grant.js';
+import type { PendingStep } from '../approvals/pending-step.js';
+import { evaluation, makeStep } from '../approvals/pending-step.test-support.js';
+import { applyCallAction, type CallAction } from '../approvals/transitions/call-action.js';
+import { claimResumeTransition, expireTransition, supersedeTransition } from '../approvals/transitions/close-step.js';
+import { commitTransition } from '../approvals/transitions/commit-transition.js';
+import { FencedError } from './fenced-error.js';
 import { createMemoryStore } from './memory-store.js';
 import { createRedisStore } from './redis-store.js';
-import type { StateStore } from './state-store.js';
+import type { Fence, StateStore } from './state-store.js';
+import { newThreadState } from './thread-state.js';
 
 const TTL = 60_000;
+const silent = pino({ level: 'silent' });
 
-function makeStep(approvalIds: string[]): PendingStep {
-  return {
-    schemaVersion: 1,
-    stepId: `step-${randomUUID()}`,
-    threadKey: 'T1:C1:1.000001',
-    teamId: 'T1',
-    channel: 'C1',
-    threadTs: '1.000001',
-    requesterId: 'UALICE',
-    createdAt: 1_700_000_000_000,
-    calls: approvalIds.map((approvalId, index) => ({
-      approvalId,
-      toolCallId: `call_${index}`,
-      toolName: 'restart_service',
-      description: 'Restart a service',
-      input: { service: 'api', namespace: 'staging', nested: { list: [1, 2.5, 'x'] } },
-    })),
-    decisions: {},
-    phase: 'pending',
-    revision: 0,
-  };
+function createStores(): Array<[string, () => { store: StateStore; audit: AuditLog }]> {
+  return [
+    [
+      'memory',
+      () => {
+        const audit = createMemoryAuditLog({ logger: silent });
+        return { store: createMemoryStore({ audit }), audit };
+      },
+    ],
+    [
+      'redis',
+      () => {
+        const keyPrefix = `test:${randomUUID()}:`;
+        return { store: createRedisStore({ url: inject('redisUrl'), keyPrefix }), audit: createRedisAuditLog({ url: inject('redisUrl'), keyPrefix, logger: silent }) };
+      },
+    ],
+  ];
 }
 
-const approve = (userId: string): Decision => ({ outcome: 'approved', userId, at: 1_700_000_001_000 });
+describe.each(createStores())('%s state store', (_name, create) => {
+  const { store, audit } = create();
+  afterAll(async () => {
+    await store.close();
+    await audit.close();
+  });
 
-const stores: Array<[string, () => StateStore]> = [
-  ['memory', () => createMemoryStore()],
-  ['redis', () => createRedisStore({ url: inject('redisUrl'), keyPrefix: `test:${randomUUID()}:` })],
-];
+  const lock = async (threadKey: string, ttlMs = TTL): Promise<Fence> => ({ threadKey, token: (await store.tryLock(threadKey, ttlMs))! });
 
-describe.each(stores)('%s state store', (_name, createStore) => {
-  const store = createStore();
-  afterAll(() => store.close());
+  /** Stores a new step (and its thread) the way a turn does, under a fresh lock on its thread. */
+  async function createStep(step: PendingStep): Promise<PendingStep> {
+    const fence = await lock(`${step.threadKey}:${randomUUID()}`);
+    const thread = { ...newThreadState(step, 1), threadKey: fence.threadKey, pendingStepId: step.stepId };
+    await store.createStep({ step, thread, ttlMs: TTL, audit: [{ type: 'expired', stepId: step.stepId, approvalId: 'x', toolName: 'marker' }], fence });
+    return step;
+  }
+
+  const act = (stepId: string, userId: string, action: CallAction) =>
+    commitTransition(store, stepId, (step) => {
+      const result = applyCallAction(step, { stepId, approvalId: step.calls[0]!.approvalId, userId, origin: { teamId: step.teamId, channel: step.channel }, action }, { now: Date.now(), groupMembers: new Map(), newGrantId: randomUUID });
+      return result.ok ? result.transition : undefined;
+    });
 
   it('claims a delivery once, and refuses when any of several keys was seen', async () => {
     expect(await store.claimOnce(['event:Ev1'], TTL)).toBe(true);
@@ -49,200 +69,224 @@ describe.each(stores)('%s state store', (_name, createStore) => {
   });
 
   it('starts following a thread once and never overwrites its history', async () => {
-    const thread = { schemaVersion: 1 as const, threadKey: `T1:C1:${randomUUID()}`, teamId: 'T1', channel: 'C1', threadTs: '1.1', messages: [], updatedAt: 1 };
+    const fence = await lock(`T1:C1:${randomUUID()}`);
+    const thread = { ...newThreadState({ teamId: 'T1', channel: 'C1', threadTs: '1.1' }, 1), threadKey: fence.threadKey };
     expect(await store.createThreadIfAbsent(thread, TTL)).toBe(true);
-    await store.saveThread({ ...thread, messages: [{ role: 'user', content: 'hi' }] }, TTL);
+    await store.saveThread({ ...thread, messages: [{ role: 'user', content: 'hi' }] }, TTL, fence);
     expect(await store.createThreadIfAbsent(thread, TTL)).toBe(false);
     expect((await store.getThread(thread.threadKey))?.messages).toEqual([{ role: 'user', content: 'hi' }]);
   });
 
-  it('round-trips a step with its input intact', async () => {
-    const step = makeStep(['apv-1']);
-    await store.createStep(step, TTL);
+  it('stores a step, its thread and its audit records in one write, and round-trips the step', async () => {
+    const step = await createStep(makeStep(['apv-1'], { expiresAt: 5_000 }));
     await store.setStepCard(step.stepId, '123.456');
     expect(await store.getStep(step.stepId)).toEqual({ ...step, cardTs: '123.456' });
     expect(await store.getStep('missing')).toBeUndefined();
+    expect((await audit.read({ sinceMs: 0 })).some((event) => event.type === 'expired' && event.stepId === step.stepId)).toBe(true);
   });
 
-  it('keeps the first decision and tells later clickers who decided', async () => {
-    const step = makeStep(['apv-1', 'apv-2']);
-    await store.createStep(step, TTL);
-    const first = await store.decide({ stepId: step.stepId, approvalId: 'apv-1', decision: approve('UBOB') });
-    expect(first).toMatchObject({ status: 'recorded', completedStep: false });
-    const second = await store.decide({ stepId: step.stepId, approvalId: 'apv-1', decision: approve('UCAROL') });
-    expect(second).toMatchObject({ status: 'already-decided', decision: { userId: 'UBOB' } });
-    expect(await store.decide({ stepId: step.stepId, approvalId: 'apv-9', decision: approve('UBOB') })).toEqual({ status: 'not-found' });
-    expect(await store.decide({ stepId: 'nope', approvalId: 'apv-1', decision: approve('UBOB') })).toEqual({ status: 'not-found' });
+  it('writes a transition only over the revision it was computed from, with its audit records', async () => {
+    const step = await createStep(makeStep(['apv-1']));
+    const first = applyCallAction(step, { stepId: step.stepId, approvalId: 'apv-1', userId: 'UBOB', origin: { teamId: step.teamId, channel: step.channel }, action: { kind: 'approve', version: 0 } }, { now: 2, groupMembers: new Map(), newGrantId: randomUUID });
+    const second = applyCallAction(step, { stepId: step.stepId, approvalId: 'apv-1', userId: 'UCAROL', origin: { teamId: step.teamId, channel: step.channel }, action: { kind: 'deny' } }, { now: 2, groupMembers: new Map(), newGrantId: randomUUID });
+    if (!first.ok || !second.ok) throw new Error('both actions are allowed on the step as read');
+    expect(await store.commitStep(first.transition)).toBe('committed');
+    expect(await store.commitStep(second.transition)).toBe('conflict');
+    expect(await store.commitStep({ ...second.transition, step: { ...second.transition.step, stepId: 'missing' } })).toBe('not-found');
+    expect((await store.getStep(step.stepId))?.decisions['apv-1']).toMatchObject({ outcome: 'approved', userId: 'UBOB' });
+    const decisions = (await audit.read({ sinceMs: 0 })).filter((event) => event.type === 'decision' && event.stepId === step.stepId);
+    expect(decisions.map((event) => (event.type === 'decision' ? event.userId : ''))).toEqual(['UBOB']);
   });
 
   it('records exactly one of many concurrent clicks on one call', async () => {
-    const step = makeStep(['apv-1']);
-    await store.createStep(step, TTL);
-    const results = await Promise.all(
-      Array.from({ length: 25 }, (_, index) => store.decide({ stepId: step.stepId, approvalId: 'apv-1', decision: approve(`U${index}`) })),
-    );
-    expect(results.filter((result) => result.status === 'recorded')).toHaveLength(1);
-    expect(results.filter((result) => result.status === 'recorded' && result.completedStep)).toHaveLength(1);
+    const step = await createStep(makeStep(['apv-1']));
+    const results = await Promise.all(Array.from({ length: 25 }, (_, index) => act(step.stepId, `U${index}`, { kind: 'approve', version: 0 })));
+    expect(results.filter(Boolean)).toHaveLength(1);
+    const stored = await store.getStep(step.stepId);
+    expect(stored?.phase).toBe('complete');
+    expect(stored?.revision).toBe(1);
   });
 
-  it('reports completion to exactly one decider when calls are decided concurrently', async () => {
+  it('lets two approvers racing for a quorum of two complete it exactly once, each counted once', async () => {
+    const step = await createStep(makeStep([{ approvalId: 'apv-1', policy: evaluation({ required: 2 }) }]));
+    await Promise.all(['UBOB', 'UCAROL', 'UBOB', 'UCAROL'].map((user) => act(step.stepId, user, { kind: 'approve', version: 0 })));
+    const stored = await store.getStep(step.stepId);
+    expect(stored?.decisions['apv-1']).toMatchObject({ outcome: 'approved' });
+    expect(new Set(stored?.decisions['apv-1']?.approvedBy)).toEqual(new Set(['UBOB', 'UCAROL']));
+    expect(stored?.approvals?.['apv-1']).toHaveLength(2);
+  });
+
+  it('completes a step once when its calls are decided concurrently, and indexes it until the resume is claimed', async () => {
     const ids = ['a', 'b', 'c', 'd'];
-    const step = makeStep(ids);
-    await store.createStep(step, TTL);
-    const results = await Promise.all(ids.map((id) => store.decide({ stepId: step.stepId, approvalId: id, decision: approve('UBOB') })));
-    expect(results.filter((result) => result.status === 'recorded' && result.completedStep)).toHaveLength(1);
+    const step = await createStep(makeStep(ids));
+    await Promise.all(
+      ids.map((approvalId) =>
+        commitTransition(store, step.stepId, (current) => {
+          const result = applyCallAction(current, { stepId: step.stepId, approvalId, userId: 'UBOB', origin: { teamId: current.teamId, channel: current.channel }, action: { kind: 'approve', version: 0 } }, { now: 2, groupMembers: new Map(), newGrantId: randomUUID });
+          return result.ok ? result.transition : undefined;
+        }),
+      ),
+    );
     const stored = await store.getStep(step.stepId);
     expect(stored?.phase).toBe('complete');
     expect(stored?.revision).toBe(4);
+    expect(await store.completedSteps({ before: Date.now() + 60_000, limit: 1000 })).toContain(step.stepId);
   });
 
-  it('lets only one caller claim the resume', async () => {
-    const step = makeStep(['apv-1']);
-    await store.createStep(step, TTL);
-    expect(await store.claimResume(step.stepId)).toBeUndefined();
-    await store.decide({ stepId: step.stepId, approvalId: 'apv-1', decision: approve('UBOB') });
-    const claims = await Promise.all([1, 2, 3].map(() => store.claimResume(step.stepId)));
+  it('lets one holder claim the resume, and a newer holder of the thread take it over, never an older one', async () => {
+    const step = await createStep(makeStep(['apv-1']));
+    const older = await lock(step.threadKey, 30);
+    expect(await commitTransition(store, step.stepId, (current) => claimResumeTransition(current, older))).toBeUndefined();
+    await act(step.stepId, 'UBOB', { kind: 'approve', version: 0 });
+    const claims = await Promise.all([1, 2, 3].map(() => commitTransition(store, step.stepId, (current) => claimResumeTransition(current, older))));
     expect(claims.filter(Boolean)).toHaveLength(1);
-    expect(claims.find(Boolean)?.phase).toBe('resumed');
+    expect(await store.completedSteps({ before: Date.now() + 60_000, limit: 1000 })).not.toContain(step.stepId);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const newer = await lock(step.threadKey);
+    expect(Number(newer.token)).toBeGreaterThan(Number(older.token));
+    expect((await commitTransition(store, step.stepId, (current) => claimResumeTransition(current, newer)))?.resumedBy).toBe(newer.token);
+    await expect(commitTransition(store, step.stepId, (current) => claimResumeTransition(current, older))).rejects.toBeInstanceOf(FencedError);
   });
 
   it('supersedes only undecided calls, and only while pending', async () => {
-    const step = makeStep(['apv-1', 'apv-2']);
-    await store.createStep(step, TTL);
-    await store.decide({ stepId: step.stepId, approvalId: 'apv-1', decision: approve('UBOB') });
-    const superseded = await store.supersede(step.stepId, { outcome: 'superseded', userId: 'UALICE', at: 1 });
+    const step = await createStep(makeStep(['apv-1', 'apv-2']));
+    await act(step.stepId, 'UBOB', { kind: 'approve', version: 0 });
+    const superseded = await commitTransition(store, step.stepId, (current) => supersedeTransition(current, { userId: 'UALICE', now: 3 }));
     expect(superseded?.phase).toBe('superseded');
     expect(superseded?.decisions['apv-1']?.outcome).toBe('approved');
     expect(superseded?.decisions['apv-2']?.outcome).toBe('superseded');
-    expect(await store.supersede(step.stepId, { outcome: 'superseded', userId: 'UALICE', at: 1 })).toBeUndefined();
-    const late = await store.decide({ stepId: step.stepId, approvalId: 'apv-2', decision: approve('UBOB') });
-    expect(late.status).toBe('already-decided');
+    expect(await commitTransition(store, step.stepId, (current) => supersedeTransition(current, { userId: 'UALICE', now: 3 }))).toBeUndefined();
+  });
+
+  it('fences out a holder whose lock lapsed once another process took the thread', async () => {
+    const threadKey = `T1:C1:${randomUUID()}`;
+    const stalled = { threadKey, token: (await store.enqueueWork(threadKey, 'one', 30))! };
+    expect(await store.takeWork(stalled)).toBe('one');
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const fresh = await lock(threadKey);
+    const thread = { ...newThreadState({ teamId: 'T1', channel: 'C1', threadTs: '1.1' }, 1), threadKey };
+    await expect(store.saveThread(thread, TTL, stalled)).rejects.toBeInstanceOf(FencedError);
+    await expect(store.markExecuting({ fence: stalled, toolCallId: 'c1', marker: { toolName: 't', input: {}, startedAt: 1 }, ttlMs: TTL, audit: [] })).rejects.toBeInstanceOf(FencedError);
+    await expect(store.finishWork(stalled)).rejects.toBeInstanceOf(FencedError);
+    await expect(store.takeWork(stalled)).rejects.toBeInstanceOf(FencedError);
+    expect(await store.extendLock(stalled, TTL)).toBe(false);
+    expect(await store.isCurrent(stalled)).toBe(false);
+    expect(await store.releaseLockIfIdle(stalled, TTL)).toBe('fenced');
+    // The new holder finds the stalled one's item still in flight, and owns the thread.
+    expect(await store.takeLeftover(threadKey)).toBe('one');
+    await store.saveThread(thread, TTL, fresh);
+    await store.finishWork(fresh);
+    expect(await store.releaseLockIfIdle(fresh, TTL)).toBe('released');
+  });
+
+  it('lets a holder whose lock lapsed carry on when nobody took the thread meanwhile', async () => {
+    const threadKey = `T1:C1:${randomUUID()}`;
+    const fence = await lock(threadKey, 30);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(await store.extendLock(fence, TTL)).toBe(true);
+    expect(await store.tryLock(threadKey, TTL)).toBeUndefined();
   });
 
   it('hands the thread lock to one enqueuer and never strands queued work', async () => {
-    const thread = `T1:C1:${randomUUID()}`;
-    const token = await store.enqueueWork(thread, 'one', TTL);
+    const threadKey = `T1:C1:${randomUUID()}`;
+    const token = await store.enqueueWork(threadKey, 'one', TTL);
     expect(token).toBeDefined();
-    expect(await store.enqueueWork(thread, 'two', TTL)).toBeUndefined();
-    expect(await store.takeWork(thread)).toBe('one');
-    await store.finishWork(thread);
-    expect(await store.releaseLockIfIdle(thread, token!, TTL)).toBe(false);
-    expect(await store.takeWork(thread)).toBe('two');
-    expect(await store.releaseLockIfIdle(thread, token!, TTL)).toBe(false);
-    await store.finishWork(thread);
-    expect(await store.releaseLockIfIdle(thread, token!, TTL)).toBe(true);
-    expect(await store.takeWork(thread)).toBeUndefined();
-    expect(await store.enqueueWork(thread, 'three', TTL)).toBeDefined();
+    const fence = { threadKey, token: token! };
+    expect(await store.enqueueWork(threadKey, 'two', TTL)).toBeUndefined();
+    expect(await store.takeWork(fence)).toBe('one');
+    await store.finishWork(fence);
+    expect(await store.releaseLockIfIdle(fence, TTL)).toBe('more');
+    expect(await store.takeWork(fence)).toBe('two');
+    expect(await store.releaseLockIfIdle(fence, TTL)).toBe('more');
+    await store.finishWork(fence);
+    expect(await store.releaseLockIfIdle(fence, TTL)).toBe('released');
+    expect(await store.enqueueWork(threadKey, 'three', TTL)).toBeDefined();
   });
 
-  it('lets a lock expire so a crashed holder does not block the thread forever', async () => {
-    const thread = `T1:C1:${randomUUID()}`;
-    const token = await store.enqueueWork(thread, 'one', 30);
+  it('keeps an item in flight until it is finished, so work a dead holder took is picked up by the next', async () => {
+    const threadKey = `T1:C1:${randomUUID()}`;
+    const token = await store.enqueueWork(threadKey, 'resume-step', 40);
+    expect(await store.busyThreads({ limit: 1000 })).toContain(threadKey);
+    expect(await store.takeWork({ threadKey, token: token! })).toBe('resume-step');
+    // The holder dies here: no finishWork, no release. Its lock expires.
+    expect(await store.tryLock(threadKey, TTL)).toBeUndefined();
     await new Promise((resolve) => setTimeout(resolve, 80));
-    expect(await store.extendLock(thread, token!, 30)).toBe(false);
-    expect(await store.enqueueWork(thread, 'two', TTL)).toBeDefined();
-  });
-
-  it('counts approvals towards a quorum of distinct people, and decides when it is reached', async () => {
-    const step = makeStep(['apv-1']);
-    await store.createStep(step, TTL);
-    const first = await store.decide({ stepId: step.stepId, approvalId: 'apv-1', decision: approve('UBOB'), required: 2 });
-    expect(first.status).toBe('partial');
-    const again = await store.decide({ stepId: step.stepId, approvalId: 'apv-1', decision: approve('UBOB'), required: 2 });
-    expect(again.status).toBe('already-approved-by-you');
-    const second = await store.decide({ stepId: step.stepId, approvalId: 'apv-1', decision: { ...approve('UCAROL'), at: 1_700_000_002_000 }, required: 2 });
-    expect(second).toMatchObject({ status: 'recorded', completedStep: true });
-    const stored = await store.getStep(step.stepId);
-    expect(stored?.approvals?.['apv-1']?.map((approval) => approval.userId)).toEqual(['UBOB', 'UCAROL']);
-  });
-
-  it('lets two different approvers racing for a quorum of two complete it exactly once', async () => {
-    const step = makeStep(['apv-1']);
-    await store.createStep(step, TTL);
-    const results = await Promise.all(
-      ['UBOB', 'UCAROL', 'UBOB', 'UCAROL'].map((user) => store.decide({ stepId: step.stepId, approvalId: 'apv-1', decision: approve(user), required: 2 })),
-    );
-    expect(results.filter((result) => result.status === 'recorded')).toHaveLength(1);
-    expect(results.filter((result) => result.status === 'partial')).toHaveLength(1);
+    const next = await lock(threadKey);
+    expect(await store.takeLeftover(threadKey)).toBe('resume-step');
+    await store.finishWork(next);
+    expect(await store.releaseLockIfIdle(next, TTL)).toBe('released');
+    expect(await store.busyThreads({ limit: 1000 })).not.toContain(threadKey);
   });
 
   it('expires only pending steps, once, when their time has come', async () => {
-    const step = { ...makeStep(['apv-1', 'apv-2']), expiresAt: 1_000, remindAt: 500 };
-    await store.createStep(step, TTL);
-    await store.decide({ stepId: step.stepId, approvalId: 'apv-1', decision: approve('UBOB') });
+    const step = await createStep(makeStep(['apv-1', 'apv-2'], { expiresAt: 1_000, remindAt: 500 }));
+    await commitTransition(store, step.stepId, (current) => {
+      const result = applyCallAction(current, { stepId: step.stepId, approvalId: 'apv-1', userId: 'UBOB', origin: { teamId: current.teamId, channel: current.channel }, action: { kind: 'approve', version: 0 } }, { now: 2, groupMembers: new Map(), newGrantId: randomUUID });
+      return result.ok ? result.transition : undefined;
+    });
     expect(await store.dueSteps({ kind: 'expiry', now: 999, limit: 10 })).not.toContain(step.stepId);
     expect(await store.dueSteps({ kind: 'reminder', now: 600, limit: 10 })).toContain(step.stepId);
     const claims = await Promise.all([store.claimReminder(step.stepId), store.claimReminder(step.stepId)]);
     expect(claims.filter(Boolean)).toHaveLength(1);
     expect(await store.dueSteps({ kind: 'expiry', now: 1_000, limit: 10 })).toContain(step.stepId);
-    const expired = await Promise.all([1, 2].map(() => store.expireStep(step.stepId, { outcome: 'expired', userId: 'USYSTEM', at: 1_000 })));
+    expect(await commitTransition(store, step.stepId, (current) => expireTransition(current, { now: 999 }))).toBeUndefined();
+    const expired = await Promise.all([1, 2].map(() => commitTransition(store, step.stepId, (current) => expireTransition(current, { now: 1_000 }))));
     expect(expired.filter(Boolean)).toHaveLength(1);
     const closed = expired.find(Boolean)!;
     expect(closed.phase).toBe('complete');
     expect(closed.decisions['apv-1']?.outcome).toBe('approved');
     expect(closed.decisions['apv-2']?.outcome).toBe('expired');
     expect(await store.dueSteps({ kind: 'expiry', now: 2_000, limit: 10 })).not.toContain(step.stepId);
-    expect(await store.claimResume(step.stepId)).toBeDefined();
+    expect((await audit.read({ sinceMs: 0 })).filter((event) => event.type === 'expired' && event.stepId === step.stepId && event.approvalId === 'apv-2')).toHaveLength(1);
   });
 
-  it('keeps grants per channel until they expire or are revoked', async () => {
-    const channel = `C${randomUUID().slice(0, 8)}`;
-    const grant = {
-      grantId: 'g1',
-      teamId: 'T1',
-      channel,
-      scope: 'channel' as const,
-      toolName: 'restart_service',
-      identicalArgumentsOnly: false,
-      evaluation: { rule: undefined, needsApproval: true, approvers: [{ kind: 'channel' as const }], required: 1, allowSelfApproval: true, expiryMs: 1, onExpiry: 'stop' as const, autoApprove: 'allowed' as const, grants: 'allowed' as const },
-      grantedBy: 'UBOB',
-      createdAt: 1_000,
-      expiresAt: Date.now() + 60_000,
-    };
-    await store.saveGrant(grant);
-    await store.saveGrant({ ...grant, grantId: 'g2', expiresAt: Date.now() - 1 });
-    expect((await store.listGrants({ teamId: 'T1', channel, now: Date.now() })).map((each) => each.grantId)).toEqual(['g1']);
-    expect(await store.listGrants({ teamId: 'T1', channel: 'Cother', now: Date.now() })).toEqual([]);
-    expect((await store.revokeGrant({ teamId: 'T1', channel, grantId: 'g1' }))?.grantedBy).toBe('UBOB');
-    expect(await store.revokeGrant({ teamId: 'T1', channel, grantId: 'g1' })).toBeUndefined();
-    expect(await store.listGrants({ teamId: 'T1', channel, now: Date.now() })).toEqual([]);
+  it('drops a step that can no longer expire from the schedules', async () => {
+    const step = await createStep(makeStep(['apv-1'], { expiresAt: 1_000, remindAt: 500 }));
+    await store.unschedule(step.stepId);
+    expect(await store.dueSteps({ kind: 'expiry', now: 2_000, limit: 1000 })).not.toContain(step.stepId);
+    expect(await store.dueSteps({ kind: 'reminder', now: 2_000, limit: 1000 })).not.toContain(step.stepId);
+  });
+
+  it('creates a grant with the approval that allows it, and lists it in its channel until it expires', async () => {
+    const channel = `C${randomUUID().slice(0, 8).toUpperCase()}`;
+    const step = await createStep(makeStep(['apv-1'], { channel }));
+    await act(step.stepId, 'UBOB', { kind: 'approve', version: 0, grant: { scope: 'channel', hours: 1, identicalArgumentsOnly: false } });
+    const grants = await store.listGrants({ teamId: step.teamId, channel, now: Date.now() });
+    expect(grants).toHaveLength(1);
+    const grant = grants[0] as Grant;
+    expect(grant).toMatchObject({ grantedBy: 'UBOB', scope: 'channel', toolName: 'restart_service' });
+    expect(await store.listGrants({ teamId: step.teamId, channel: 'COTHER', now: Date.now() })).toEqual([]);
+    expect(await store.listGrants({ teamId: step.teamId, channel, now: grant.expiresAt })).toEqual([]);
+  });
+
+  it('revokes a grant once, with its audit record', async () => {
+    const channel = `C${randomUUID().slice(0, 8).toUpperCase()}`;
+    const step = await createStep(makeStep(['apv-1'], { channel }));
+    await act(step.stepId, 'UBOB', { kind: 'approve', version: 0, grant: { scope: 'thread', hours: 1, identicalArgumentsOnly: true } });
+    const [grant] = await store.listGrants({ teamId: step.teamId, channel, now: Date.now() });
+    const revoke = () =>
+      store.revokeGrant({ teamId: step.teamId, channel, grantId: grant!.grantId, audit: (stored) => ({ type: 'grant-revoked', grantId: stored.grantId, toolName: stored.toolName, scope: stored.scope, channel, userId: 'UCAROL', expiresAt: stored.expiresAt, identicalArgumentsOnly: true }) });
+    const results = await Promise.all([revoke(), revoke()]);
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(await store.listGrants({ teamId: step.teamId, channel, now: Date.now() })).toEqual([]);
+    expect((await audit.read({ sinceMs: 0 })).filter((event) => event.type === 'grant-revoked' && event.grantId === grant!.grantId)).toHaveLength(1);
   });
 
   it("lists a channel's open steps and forgets closed ones", async () => {
-    const open = { ...makeStep(['apv-1']), channel: 'CPENDING' };
-    const closed = { ...makeStep(['apv-1']), channel: 'CPENDING', createdAt: open.createdAt + 1 };
-    await store.createStep(open, TTL);
-    await store.createStep(closed, TTL);
-    await store.supersede(closed.stepId, { outcome: 'superseded', userId: 'UALICE', at: 1 });
-    expect((await store.listPendingSteps({ teamId: 'T1', channel: 'CPENDING', limit: 10 })).map((step) => step.stepId)).toEqual([open.stepId]);
+    const open = await createStep(makeStep(['apv-1'], { channel: 'CPENDING' }));
+    const closed = await createStep(makeStep(['apv-1'], { channel: 'CPENDING', createdAt: open.createdAt + 1 }));
+    await commitTransition(store, closed.stepId, (current) => supersedeTransition(current, { userId: 'UALICE', now: 3 }));
+    expect((await store.listPendingSteps({ teamId: open.teamId, channel: 'CPENDING', limit: 10 })).map((step) => step.stepId)).toEqual([open.stepId]);
   });
 
-  it('keeps an item in flight until it is finished, so work a dead holder took is picked up by the next', async () => {
-    const thread = `T1:C1:${randomUUID()}`;
-    const token = await store.enqueueWork(thread, 'resume-step', 40);
-    expect(await store.busyThreads({ limit: 1000 })).toContain(thread);
-    expect(await store.takeWork(thread)).toBe('resume-step');
-    // The holder dies here: no finishWork, no release. Its lock expires.
-    expect(await store.tryLock(thread, TTL)).toBeUndefined();
-    await new Promise((resolve) => setTimeout(resolve, 80));
-    const next = await store.tryLock(thread, TTL);
-    expect(next).toBeDefined();
-    expect(await store.takeLeftover(thread)).toBe('resume-step');
-    await store.finishWork(thread);
-    expect(await store.releaseLockIfIdle(thread, next!, TTL)).toBe(true);
-    expect(await store.busyThreads({ limit: 1000 })).not.toContain(thread);
-    expect(token).toBeDefined();
-  });
-
-  it('indexes complete steps until their resume is claimed, and remembers which calls started executing', async () => {
-    const step = makeStep(['apv-1']);
-    await store.createStep(step, TTL);
-    await store.decide({ stepId: step.stepId, approvalId: 'apv-1', decision: approve('UBOB') });
-    expect(await store.completedSteps({ before: Date.now() + 1_000_000_000_000, limit: 1000 })).toContain(step.stepId);
-    await store.claimResume(step.stepId);
-    expect(await store.completedSteps({ before: Date.now() + 1_000_000_000_000, limit: 1000 })).not.toContain(step.stepId);
-    const thread = `T1:C1:${randomUUID()}`;
-    await store.markExecuting(thread, 'call_1', TTL);
-    expect(await store.executingCalls(thread)).toEqual(new Set(['call_1']));
+  it('remembers which calls started, with what, until a save says they all have results', async () => {
+    const fence = await lock(`T1:C1:${randomUUID()}`);
+    await store.markExecuting({ fence, toolCallId: 'call_1', marker: { toolName: 'restart_service', input: { service: 'api' }, startedAt: 5 }, ttlMs: TTL, audit: [] });
+    expect(await store.executingCalls(fence.threadKey)).toEqual(new Map([['call_1', { toolName: 'restart_service', input: { service: 'api' }, startedAt: 5 }]]));
+    const thread = { ...newThreadState({ teamId: 'T1', channel: 'C1', threadTs: '1.1' }, 1), threadKey: fence.threadKey };
+    await store.saveThread(thread, TTL, fence);
+    expect((await store.executingCalls(fence.threadKey)).size).toBe(1);
+    await store.saveThread(thread, TTL, fence, { settled: true });
+    expect((await store.executingCalls(fence.threadKey)).size).toBe(0);
   });
 });

@@ -1,87 +1,134 @@
+import type { AuditEventInput } from '../audit/audit-event.js';
 import type { Grant } from '../approvals/grant.js';
-import type { Decision, PendingStep } from '../approvals/pending-step.js';
+import type { PendingStep } from '../approvals/pending-step.js';
+import type { StepTransition } from '../approvals/transitions/step-transition.js';
 import type { ThreadState } from './thread-state.js';
 
-export type DecideResult =
-  | { status: 'recorded'; step: PendingStep; completedStep: boolean }
-  /** An approval counted towards a quorum that is not reached yet. */
-  | { status: 'partial'; step: PendingStep }
-  | { status: 'already-approved-by-you'; step: PendingStep }
-  | { status: 'already-decided'; step: PendingStep; decision: Decision }
-  | { status: 'closed'; step: PendingStep }
-  | { status: 'not-found' };
+/**
+ * A thread holder's fencing token. Every lock acquisition gets a larger token than the last; a
+ * write guarded by a fence happens only while its token is still the thread's newest, so a process
+ * that stalled past its lock (a GC pause, a frozen VM) can no longer change anything once another
+ * process took the thread over.
+ */
+export interface Fence {
+  threadKey: string;
+  token: string;
+}
 
 /**
- * The narrow state interface the bot needs. Redis and memory implement it with the same semantics;
- * every method that changes shared state is atomic so any bot process can call it concurrently.
+ * `committed`: written. `conflict`: the step changed since it was read; read it again and judge
+ * again. `not-found`: no such step. `fenced`: the caller's fencing token is no longer current.
  */
-export interface StateStore {
-  readonly kind: 'redis' | 'memory';
+export type CommitResult = 'committed' | 'conflict' | 'not-found' | 'fenced';
 
+/** A tool call that started: written just before it runs, so recovery knows it may have run. */
+export interface ExecutingMarker {
+  toolName: string;
+  input: unknown;
+  /** Epoch milliseconds. */
+  startedAt: number;
+  /** Set once the call returned (or threw). */
+  finishedAt?: number;
+}
+
+/** Deliveries Slack may repeat (retries, the `message` + `app_mention` pair). */
+export interface DeliveryStore {
   /** Marks every key as seen; true only when none of them was seen before (first delivery). */
   claimOnce(keys: string[], ttlMs: number): Promise<boolean>;
+}
 
-  getThread(threadKey: string): Promise<ThreadState | undefined>;
-  saveThread(thread: ThreadState, ttlMs: number): Promise<void>;
-  /** Starts following a thread unless it already is; never overwrites an existing history. */
-  createThreadIfAbsent(thread: ThreadState, ttlMs: number): Promise<boolean>;
-
-  createStep(step: PendingStep, ttlMs: number): Promise<void>;
+/** Pending steps: written only through transitions computed from the step as read. */
+export interface StepStore {
+  /**
+   * Stores a new step, the thread that now points at it, and the step's `approval-requested`
+   * events, in one atomic write under the thread's fence. Throws `FencedError` when fenced.
+   */
+  createStep(options: { step: PendingStep; thread: ThreadState; ttlMs: number; audit: AuditEventInput[]; fence: Fence }): Promise<void>;
   getStep(stepId: string): Promise<PendingStep | undefined>;
   setStepCard(stepId: string, cardTs: string): Promise<void>;
   /**
-   * Records the first decision for a call; the decision that completes the step reports it once.
-   * With `required` > 1 an approval counts towards a quorum of distinct users until it is reached.
+   * Writes a transition if the step is still at `transition.fromRevision` (and the fence, if any,
+   * is current), with its audit events and grant, atomically.
    */
-  decide(options: { stepId: string; approvalId: string; decision: Decision; required?: number }): Promise<DecideResult>;
+  commitStep(transition: StepTransition): Promise<CommitResult>;
   /** Steps whose expiry (or reminder) time has come, oldest first. */
   dueSteps(options: { kind: 'expiry' | 'reminder'; now: number; limit: number }): Promise<string[]>;
-  /** Closes a pending step's undecided calls with `decision` (expired); undefined when it was not pending. */
-  expireStep(stepId: string, decision: Decision): Promise<PendingStep | undefined>;
+  /** Takes a step that can no longer expire or remind (closed, or gone) off both schedules. */
+  unschedule(stepId: string): Promise<void>;
   /** Takes a due reminder off the schedule; true for exactly one caller. */
   claimReminder(stepId: string): Promise<boolean>;
-  /** Moves a complete step to `resumed`; only one caller ever gets the step back. */
-  claimResume(stepId: string): Promise<PendingStep | undefined>;
-  /** Closes a pending step's undecided calls with `decision`; undefined when it was not pending. */
-  supersede(stepId: string, decision: Decision): Promise<PendingStep | undefined>;
-
+  /** Steps every call of which is decided but that no process has resumed, completed before `before`. */
+  completedSteps(options: { before: number; limit: number }): Promise<string[]>;
   /** Open steps of a channel, newest first (for `/countersign pending`); closed ones are dropped. */
   listPendingSteps(options: { teamId: string; channel: string; limit: number }): Promise<PendingStep[]>;
+}
 
-  saveGrant(grant: Grant): Promise<void>;
+export interface GrantStore {
   /** Live grants of a channel; expired ones are removed as a side effect. */
   listGrants(options: { teamId: string; channel: string; now: number }): Promise<Grant[]>;
-  revokeGrant(options: { teamId: string; channel: string; grantId: string }): Promise<Grant | undefined>;
+  /** Removes a grant and writes `audit` in the same atomic operation; undefined when it was gone. */
+  revokeGrant(options: { teamId: string; channel: string; grantId: string; audit: (grant: Grant) => AuditEventInput }): Promise<Grant | undefined>;
+}
 
+/** What the bot remembers per thread. Writes of a turn are fenced; see `Fence`. */
+export interface ThreadStore {
+  getThread(threadKey: string): Promise<ThreadState | undefined>;
+  /**
+   * Saves the thread while `fence` is current; throws `FencedError` otherwise. `settled` says every
+   * call that started in this thread now has its result in the history, so the markers can go.
+   */
+  saveThread(thread: ThreadState, ttlMs: number, fence: Fence, options?: { settled?: boolean }): Promise<void>;
+  /** Starts following a thread unless it already is; never overwrites an existing history. */
+  createThreadIfAbsent(thread: ThreadState, ttlMs: number): Promise<boolean>;
+  /**
+   * Written just before a tool runs, with its `tool-started` event, while `fence` is current
+   * (throws `FencedError` otherwise): after a crash or a stall, a call with a marker and no result
+   * may have run, so it is never run again.
+   */
+  markExecuting(options: { fence: Fence; toolCallId: string; marker: ExecutingMarker; ttlMs: number; audit: AuditEventInput[] }): Promise<void>;
+  /** The call returned: the marker says so and the `tool-executed` event is written, together. Not fenced: it happened. */
+  finishExecuting(options: { threadKey: string; toolCallId: string; marker: ExecutingMarker; audit: AuditEventInput }): Promise<void>;
+  executingCalls(threadKey: string): Promise<Map<string, ExecutingMarker>>;
+}
+
+/** Per-thread work queues and the thread lock with its fencing token. */
+export interface WorkQueueStore {
   /**
    * Appends work for a thread and tries to take the thread's lock in the same atomic operation.
-   * Returns the lock token when this caller must drain the queue, undefined when another holder will.
+   * Returns the new fencing token when this caller must drain the queue, undefined when another holder will.
    */
   enqueueWork(threadKey: string, item: string, lockTtlMs: number): Promise<string | undefined>;
+  /** Takes a thread's lock if nobody holds it (to pick up work a dead process left). */
+  tryLock(threadKey: string, ttlMs: number): Promise<string | undefined>;
   /**
    * Takes the next item and keeps it as the thread's in-flight item until `finishWork`, so a
-   * process that dies while handling it leaves it for the next holder (`takeLeftover`).
+   * process that dies while handling it leaves it for the next holder. Throws `FencedError`.
    */
-  takeWork(threadKey: string): Promise<string | undefined>;
-  finishWork(threadKey: string): Promise<void>;
+  takeWork(fence: Fence): Promise<string | undefined>;
+  /** Throws `FencedError` when a newer holder owns the thread: its in-flight item is not ours. */
+  finishWork(fence: Fence): Promise<void>;
   /** The in-flight item a dead holder left behind, if any (it stays in flight until finished). */
   takeLeftover(threadKey: string): Promise<string | undefined>;
   /** Threads with queued or in-flight work, oldest first: where a dead process may have left work. */
   busyThreads(options: { limit: number }): Promise<string[]>;
-  /** Takes a thread's lock if nobody holds it (to pick up work a dead process left). */
-  tryLock(threadKey: string, ttlMs: number): Promise<string | undefined>;
-  /** Steps every call of which is decided but that no process has resumed, completed before `before`. */
-  completedSteps(options: { before: number; limit: number }): Promise<string[]>;
-  /** Written just before a tool runs: after a crash, a call with a marker and no result may have run. */
-  markExecuting(threadKey: string, toolCallId: string, ttlMs: number): Promise<void>;
-  executingCalls(threadKey: string): Promise<Set<string>>;
-  extendLock(threadKey: string, token: string, ttlMs: number): Promise<boolean>;
+  /** Renews (or takes back, if it lapsed and nobody took it) the lock; false once fenced. */
+  extendLock(fence: Fence, ttlMs: number): Promise<boolean>;
+  /** Whether `fence` is still the thread's newest token. */
+  isCurrent(fence: Fence): Promise<boolean>;
   /**
    * Releases the lock only when the queue is empty, atomically, so work enqueued while the holder
-   * was finishing is never stranded. False means: more work arrived, keep draining.
+   * was finishing is never stranded. `more`: keep draining. `released`: done. `fenced`: a newer
+   * holder owns the thread.
    */
-  releaseLockIfIdle(threadKey: string, token: string, lockTtlMs: number): Promise<boolean>;
+  releaseLockIfIdle(fence: Fence, lockTtlMs: number): Promise<'more' | 'released' | 'fenced'>;
+}
 
+/**
+ * Everything the bot keeps. Redis and memory implement it with the same semantics; every method
+ * that changes shared state is atomic so any bot process can call it concurrently.
+ */
+export interface StateStore extends DeliveryStore, StepStore, GrantStore, ThreadStore, WorkQueueStore {
+  readonly kind: 'redis' | 'memory';
   /** Throws when the backing store cannot be reached. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -22,10 +22,26 @@ export interface ThreadState {
    * leaves them half written; the next showing of that answer rewrites them instead.
    */
   answerTs?: string[];
+  /** The turn that failed last, while it can still be tried again (Try again); see `FailedTurn`. */
+  failedTurn?: FailedTurn;
+  /**
+   * People who took part in the thread (wrote in it, decided on its cards). The model may mention
+   * them; anyone else it names is shown as text that notifies nobody.
+   */
+  participants?: string[];
   /** Tool-source problems already reported in this thread, so each is said once. */
   notedProblems?: string[];
   /** Epoch milliseconds. */
   updatedAt: number;
+}
+
+/** A turn that failed: Try again runs it again for the same requester, whoever clicks. */
+export interface FailedTurn {
+  /** On the Try again button, so a click can only retry the failure it was shown with. */
+  id: string;
+  requesterId: string;
+  /** Epoch milliseconds. */
+  at: number;
 }
 
 export interface ThreadAddress {

@@ -52,9 +52,11 @@ describe('mention → card → decision → resume', () => {
       const events = await h.auditEvents();
       return events.some((event) => event.type === 'tool-executed') ? events : undefined;
     });
-    expect(audit.map((event) => event.type)).toEqual(['approval-requested', 'decision', 'tool-executed']);
-    expect(audit[1]).toMatchObject({ outcome: 'approved', userId: 'UBOB', toolName: 'restart_service', originalInput: { service: 'worker', namespace: 'staging' } });
-    expect(audit[2]).toMatchObject({ status: 'ok', exitCode: 0, toolName: 'restart_service' });
+    expect(audit.map((event) => event.type)).toEqual(['approval-requested', 'decision', 'tool-started', 'tool-executed']);
+    expect(audit[1]).toMatchObject({ outcome: 'approved', userId: 'UBOB', toolName: 'restart_service', originalInput: { service: 'worker', namespace: 'staging' }, approvedBy: ['UBOB'] });
+    // What ran, and on whose countersignature: the approval of exactly this input.
+    expect(audit[2]).toMatchObject({ toolName: 'restart_service', input: { service: 'worker', namespace: 'staging' }, basis: { kind: 'approval', approvedBy: ['UBOB'], version: 0 } });
+    expect(audit[3]).toMatchObject({ status: 'ok', exitCode: 0, toolName: 'restart_service' });
   });
 
   it('tells the model a denial is a human decision and runs nothing', async () => {
@@ -157,7 +159,7 @@ describe('threads', () => {
   it('ignores thread messages in threads it was never mentioned in', async () => {
     const h = await harness();
     await h.threadMessage({ user: 'UBOB', text: 'unrelated chatter', threadTs: nextTs(), ts: nextTs() });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await h.settled();
     expect(h.openai.requests).toHaveLength(0);
   });
 
@@ -217,7 +219,7 @@ describe('delivery and security', () => {
     await waitFor(() => repliesText(h, threadTs).includes('Only once.'), { message: 'answer' });
     // The same post also arrives as a `message` event in the (now followed) thread.
     await h.threadMessage({ user: 'UALICE', text: `<@UBOT0001> hello`, threadTs, ts: threadTs });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await h.settled();
     expect(h.openai.requests).toHaveLength(1);
     expect(repliesText(h, threadTs)).toEqual(['Only once.']);
   });
@@ -230,7 +232,7 @@ describe('delivery and security', () => {
     const stale = await postSlackEvent({ url: h.eventsUrl, signingSecret: 'test-signing-secret', envelope, timestamp: Math.floor(Date.now() / 1000) - 600 });
     expect(forged.status).toBe(401);
     expect(stale.status).toBe(401);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await h.settled();
     expect(h.openai.requests).toHaveLength(0);
     expect(h.slack.callsTo('chat.postMessage')).toHaveLength(0);
   });

@@ -52,7 +52,7 @@ describe('ask_user: the human answers the tool call', () => {
     const card = await waitFor(() => threadReplies(h, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'card' });
     const button = (actionId: string) => cardButtons(card.blocks).find((candidate) => candidate.actionId === actionId)!;
     await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...button('countersign_approve') });
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await h.settled();
     expect(h.openai.requests).toHaveLength(1);
     expect(h.invocations()).toEqual([]);
 

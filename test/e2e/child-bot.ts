@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdtempSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,14 +37,32 @@ export function buildIsolatedBot(): string {
   return join(directory, 'dist/main.js');
 }
 
-/** `npm start` in the repository (the README's way), or `node <mainJs>` for an isolated build. */
+let checkout: string | undefined;
+
+/**
+ * A copy of the repository to run `npm start` in (its sources and build settings; node_modules
+ * linked), made once per test file. Its prestart build writes dist/ there: in the repository itself
+ * another test run, or a developer's build, may be rewriting dist/ at the same moment, and the bot
+ * would load a half-written mix of modules.
+ */
+export function repositoryCheckout(): string {
+  if (checkout !== undefined) return checkout;
+  const directory = mkdtempSync(join(tmpdir(), 'countersign-checkout-'));
+  for (const file of ['package.json', 'tsconfig.json', 'tsconfig.build.json']) copyFileSync(join(repositoryRoot, file), join(directory, file));
+  cpSync(join(repositoryRoot, 'src'), join(directory, 'src'), { recursive: true });
+  symlinkSync(join(repositoryRoot, 'node_modules'), join(directory, 'node_modules'), 'dir');
+  checkout = directory;
+  return directory;
+}
+
+/** `npm start` in a checkout of the repository (the README's way), or `node <mainJs>` for an isolated build. */
 export function startChildBot(environment: Record<string, string>, options: { mainJs?: string } = {}): ChildBot {
   let output = '';
   // Only what the README lists, plus PATH/HOME so npm and node can run.
   const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...environment };
   const child = options.mainJs
     ? spawn(process.execPath, [options.mainJs], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
-    : spawn('npm', ['start', '--silent'], { cwd: repositoryRoot, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    : spawn('npm', ['start', '--silent'], { cwd: repositoryCheckout(), env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

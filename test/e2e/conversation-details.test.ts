@@ -49,7 +49,7 @@ describe('conversation details a user notices', () => {
     const threadTs = nextTs();
     await h.mention({ user: 'UALICE', text: 'write a lot', ts: threadTs });
     await waitFor(() => threadReplies(h, threadTs).length >= 3, { message: 'several messages' });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await h.settled();
     const texts = threadReplies(h, threadTs).map((message) => message.text);
     for (const text of texts) expect(text.length).toBeLessThanOrEqual(4000);
     expect(texts.join('').replaceAll(/\s/g, '')).toBe(Array.from({ length: 12 }, () => paragraph).join('').replaceAll(/\s/g, ''));
@@ -74,7 +74,8 @@ describe('conversation details a user notices', () => {
     await h.mention({ user: 'UALICE', text: 'first', ts: threadTs });
     await waitFor(() => h.openai.requests.length === 1, { message: 'first model request' });
     await h.threadMessage({ user: 'UBOB', text: 'second', threadTs, ts: nextTs() });
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // The first turn waits on the model; 'second' has been handled once only that turn's request is.
+    await h.settled({ holding: 1 });
     expect(h.openai.requests).toHaveLength(1);
     release();
     await waitFor(() => threadReplies(h, threadTs).length === 2, { message: 'two answers' });
@@ -112,7 +113,7 @@ describe('conversation details a user notices', () => {
       signingSecret: SIGNING_SECRET,
       envelope: messageEnvelope({ user: 'UOTHERBOT', botId: 'BOTHER02', text: 'bot with a user id', channel: CHANNEL, threadTs, teamId: TEAM_ID }),
     });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await h.settled();
     expect(h.openai.requests).toHaveLength(1);
   });
 

@@ -36,15 +36,27 @@ describe('Edit: a modal generated from the tool schema', () => {
     expect(h.invocations()).toEqual([['rollout', 'restart', 'deployment/worker-2', '-n', 'staging']]);
     const updated = h.slack.messages(CHANNEL, threadTs).find((message) => message.ts === card.ts)!;
     const cardText = JSON.stringify(updated.blocks);
-    expect(cardText).toContain('Edited and approved by <@UBOB>');
+    expect(cardText).toContain('Approved by <@UBOB>');
+    expect(cardText).toContain('Version 2*, edited by <@UBOB>');
     expect(cardText).toContain('namespace: \\"prod\\" → \\"staging\\"');
 
+    // The model's call stays as the model made it; the result says it ran with the human's version.
     const conversation = conversationOf(h.openai.requests[1]!);
     const call = conversation.flatMap((message) => message.toolCalls ?? []).find((toolCall) => toolCall.name === 'restart_service');
-    expect(JSON.parse(call!.arguments)).toEqual({ service: 'worker-2', namespace: 'staging' });
+    expect(JSON.parse(call!.arguments)).toEqual({ service: 'worker', namespace: 'prod' });
     const result = conversation.find((message) => message.role === 'tool')?.text ?? '';
-    expect(result).toContain('<@UBOB> edited this call');
+    expect(result).toContain('<@UBOB> changed this call');
     expect(result).toContain('namespace: \\"prod\\" → \\"staging\\"');
+    expect(result).toContain('"ranWithInput":{"service":"worker-2","namespace":"staging"}');
+
+    // The audit trail keeps both inputs and says which one ran.
+    const audit = await waitFor(async () => {
+      const events = await h.auditEvents();
+      return events.some((event) => event.type === 'tool-started') ? events : undefined;
+    });
+    expect(audit.find((event) => event.type === 'input-edited')).toMatchObject({ userId: 'UBOB', version: 1, input: { service: 'worker-2', namespace: 'staging' } });
+    expect(audit.find((event) => event.type === 'decision')).toMatchObject({ version: 1, originalInput: { service: 'worker', namespace: 'prod' }, editedInput: { service: 'worker-2', namespace: 'staging' } });
+    expect(audit.find((event) => event.type === 'tool-started')).toMatchObject({ input: { service: 'worker-2', namespace: 'staging' }, basis: { kind: 'approval', version: 1 } });
   });
 
   it('shows an invalid edit as an error on the field and runs nothing', async () => {
@@ -58,7 +70,7 @@ describe('Edit: a modal generated from the tool schema', () => {
     const body = (await response.json()) as { response_action: string; errors: Record<string, string> };
     expect(body.response_action).toBe('errors');
     expect(Object.keys(body.errors)).toEqual([serviceBlock.block_id]);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await h.settled();
     expect(h.invocations()).toEqual([]);
     expect(h.openai.requests).toHaveLength(1);
     const unchanged = h.slack.messages(CHANNEL, threadTs).find((message) => message.ts === card.ts)!;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
 import { startFakeSlackApi, type FakeSlackApi } from '../helpers/fake-slack-api.js';
 import { appMentionEnvelope, blockActionsPayload, postSlackEvent, postSlackInteraction } from '../helpers/signed-request.js';
-import { freePort, repositoryRoot, startChildBot, stopChildBot } from './child-bot.js';
+import { freePort, repositoryCheckout, startChildBot, stopChildBot } from './child-bot.js';
 import { cardButtons, recordingToolsYaml, waitFor } from './harness.js';
 
 /**
@@ -121,6 +121,6 @@ describe('the entry point, started as the README says', () => {
     } finally {
       await stopBot(memoryBot);
     }
-    expect(existsSync(join(repositoryRoot, 'dist/main.js'))).toBe(true);
+    expect(existsSync(join(repositoryCheckout(), 'dist/main.js'))).toBe(true);
   }, 120_000);
 });

@@ -1,9 +1,11 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { asSchema, type JSONSchema7, type ModelMessage } from 'ai';
 import { mockStreamingModel } from '../helpers/mock-streaming-model.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PendingStep } from '../../src/approvals/pending-step.js';
+import { decidedStep } from '../../src/approvals/pending-step.test-support.js';
+import { approvedRunsFor } from '../../src/agent/approved-runs.js';
 import { resumeToolMessage } from '../../src/agent/decision-messages.js';
 import { runTurn } from '../../src/agent/run-turn.js';
 import { parseConfigFile } from '../../src/config/config-file.js';
@@ -97,10 +99,7 @@ function counted(definitions: readonly ToolDefinition[], executed: string[]): To
 }
 
 function decided(paused: Awaited<ReturnType<typeof runTurn>>, outcome: 'approved' | 'denied'): PendingStep {
-  return {
-    calls: paused.approvalRequests.map((request) => ({ ...request, description: '' })),
-    decisions: Object.fromEntries(paused.approvalRequests.map((request) => [request.approvalId, { outcome, userId: 'UBOB', at: 1 }])),
-  } as unknown as PendingStep;
+  return decidedStep(paused.approvalRequests, Object.fromEntries(paused.approvalRequests.map((request) => [request.approvalId, { outcome, userId: 'UBOB' }])));
 }
 
 describe('the gate, for every registered tool of every source (runTurn with a scripted model)', () => {
@@ -158,7 +157,8 @@ describe('the gate, for every registered tool of every source (runTurn with a sc
         expect(denied.text).toBe('understood');
         expect(executed, `${tool.name} ran after a denial`).toEqual([]);
 
-        const history = [...messages, ...paused.responseMessages, resumeToolMessage(decided(paused, 'approved'))];
+        const approved = decided(paused, 'approved');
+        const history = [...messages, ...paused.responseMessages, resumeToolMessage(approved)];
         const resumed = await runTurn({
           model: withWireToolNames(mockStreamingModel([textReply('done')] )),
           instructions: 'test',
@@ -167,6 +167,7 @@ describe('the gate, for every registered tool of every source (runTurn with a sc
           messages: history,
           context,
           maxSteps: 3,
+          approvedRuns: approvedRunsFor(approved),
         });
         expect(executed, `${tool.name} after approval`).toEqual([tool.name]);
 
@@ -207,6 +208,8 @@ describe('the gate, end to end through Slack, for one gated tool of each executi
   }
 
   const target = () => join(root, 'gate-e2e.txt');
+  /** Writes of the MCP case counted so far: each is taken out of the file, so writing it again shows. */
+  let mcpWrites = 0;
   const cases: Case[] = [
     {
       kind: 'command',
@@ -221,7 +224,12 @@ describe('the gate, end to end through Slack, for one gated tool of each executi
     {
       kind: 'mcp',
       call: { name: 'fs.write_file', arguments: { path: '{target}', content: 'approved' } },
-      effects: () => (existsSync(target()) ? readFileSync(target(), 'utf8').split('approved').length - 1 : 0),
+      effects: () => {
+        const found = existsSync(target()) ? readFileSync(target(), 'utf8').split('approved').length - 1 : 0;
+        if (found > 0) writeFileSync(target(), '');
+        mcpWrites += found;
+        return mcpWrites;
+      },
     },
     {
       kind: 'custom',
@@ -243,7 +251,7 @@ describe('the gate, end to end through Slack, for one gated tool of each executi
     await h.mention({ user: 'UALICE', text: `run ${call.name}`, ts: threadTs });
 
     const card = await waitFor(() => threadReplies(h, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'the card', timeoutMs: 10_000 });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await h.settled();
     expect(effects(h)).toBe(before);
     const pendingAudit = (await h.auditEvents()).map((event) => event.type);
     expect(pendingAudit).toEqual(['approval-requested']);
@@ -254,7 +262,7 @@ describe('the gate, end to end through Slack, for one gated tool of each executi
     expect(effects(h)).toBe(before + 1);
 
     await h.click({ user: 'UCAROL', cardTs: card.ts, threadTs, ...approve });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await h.settled();
     expect(effects(h)).toBe(before + 1);
 
     const audit = await waitFor(async () => {

@@ -11,6 +11,7 @@ import type { StoredAuditEvent } from '../../src/audit/audit-event.js';
 import { createRedisAuditLog } from '../../src/audit/redis-audit-log.js';
 import { createRedisStore } from '../../src/store/redis-store.js';
 import type { ToolDefinition } from '../../src/tools/tool-definition.js';
+import { watchBots, type BotWatch, type SettleOptions } from '../helpers/bot-activity.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
 import { startFakeSlackApi, type FakeSlackApi } from '../helpers/fake-slack-api.js';
 import {
@@ -80,6 +81,12 @@ export interface Harness {
   submitView(options: { user: string; view: { callback_id: string; private_metadata: string }; values: Record<string, Record<string, unknown>> }): Promise<Response>;
   /** What the audit trail (the Redis stream `npm run audit` reads) holds for this harness. */
   auditEvents(): Promise<StoredAuditEvent[]>;
+  /**
+   * Resolves once this bot and its replicas have nothing left to do: every Slack request handled,
+   * no thread drain running, nothing queued or in flight in Redis. The barrier before checking
+   * that something did not happen (see `BotWatch.settled`).
+   */
+  settled(options?: SettleOptions): Promise<void>;
   /** Starts another bot process (same Redis keys, same fakes): a replica, or the bot after a restart. */
   startReplica(): Promise<Harness>;
   stop(): Promise<void>;
@@ -98,7 +105,7 @@ export interface HarnessOptions {
   environment?: Record<string, string>;
   tools?: ToolDefinition[];
   configYaml?: string;
-  shared?: { slack: FakeSlackApi; openai: FakeOpenAI; keyPrefix: string; logFile: string };
+  shared?: { slack: FakeSlackApi; openai: FakeOpenAI; keyPrefix: string; logFile: string; watch: BotWatch };
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -106,6 +113,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const openai = options.shared?.openai ?? (await startFakeOpenAI());
   const keyPrefix = options.shared?.keyPrefix ?? `e2e:${randomUUID()}:`;
   const logFile = options.shared?.logFile ?? join(mkdtempSync(join(tmpdir(), 'countersign-')), 'invocations.log');
+  const watch = options.shared?.watch ?? watchBots();
   const environment = parseEnvironment({
     SLACK_BOT_TOKEN: 'xoxb-test-token',
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
@@ -132,10 +140,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     store: createRedisStore({ url: options.redisUrl ?? inject('redisUrl'), keyPrefix }),
     audit: createRedisAuditLog({ url: options.redisUrl ?? inject('redisUrl'), keyPrefix, logger: pino({ level: 'silent' }) }),
   });
+  watch.add(bot);
   const { port } = await bot.start({ port: 0, host: '127.0.0.1' });
   const baseUrl = `http://127.0.0.1:${port}`;
   const eventsUrl = `${baseUrl}/slack/events`;
-  const shared = { slack, openai, keyPrefix, logFile };
+  const shared = { slack, openai, keyPrefix, logFile, watch };
   const ownsFakes = options.shared === undefined;
 
   return {
@@ -214,6 +223,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         await reader.close();
       }
     },
+    settled: (settleOptions) => watch.settled(settleOptions),
     startReplica: () => startHarness({ ...options, shared }),
     async stop() {
       await bot.stop();

@@ -167,6 +167,6 @@ describe('redis-server stopped and restarted mid-turn', () => {
       const events = await h.auditEvents();
       return events.some((event) => event.type === 'tool-executed') ? events : undefined;
     });
-    expect(audit.map((event) => event.type)).toEqual(['approval-requested', 'decision', 'tool-executed']);
+    expect(audit.map((event) => event.type)).toEqual(['approval-requested', 'decision', 'tool-started', 'tool-executed']);
   });
 });

@@ -10,6 +10,7 @@ import { parseConfigFile } from '../../src/config/config-file.js';
 import { parseEnvironment } from '../../src/config/environment.js';
 import { createBot, type Bot } from '../../src/create-bot.js';
 import { createRedisStore } from '../../src/store/redis-store.js';
+import { watchBots } from '../helpers/bot-activity.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
 import { startFakeSlackApi, type FakeSlackApi } from '../helpers/fake-slack-api.js';
 import { startFakeSocketMode, type FakeSocketMode } from '../helpers/fake-socket-mode.js';
@@ -32,6 +33,8 @@ interface SocketModeBot {
   invocations(): string[][];
   mention(options: { user: string; text: string; ts: string; eventId?: string }): object;
   replies(threadTs: string): string[];
+  /** The barrier before checking that something did not happen (see `BotWatch.settled`). */
+  settled(): Promise<void>;
   /** Stops the bot (once; the cleanup calls it too). */
   stop(): Promise<void>;
 }
@@ -88,6 +91,8 @@ async function startSocketModeBot(): Promise<SocketModeBot> {
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     store: createRedisStore({ url: inject('redisUrl'), keyPrefix: `e2e-socket:${randomUUID()}:` }),
   });
+  const watch = watchBots();
+  watch.add(bot);
   await bot.start();
   let stopped: Promise<void> | undefined;
   const stop = () => (stopped ??= bot.stop());
@@ -120,6 +125,7 @@ async function startSocketModeBot(): Promise<SocketModeBot> {
         .messages(CHANNEL, threadTs)
         .filter((message) => message.ts !== threadTs)
         .map((message) => message.text),
+    settled: () => watch.settled(),
     stop,
   };
 }
@@ -201,7 +207,7 @@ describe('Socket Mode', () => {
     ]);
 
     await waitFor(() => s.replies(threadTs).includes('Only once.'), { message: 'the answer' });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await s.settled();
     expect(s.openai.requests).toHaveLength(1);
     expect(s.replies(threadTs)).toEqual(['Only once.']);
   });

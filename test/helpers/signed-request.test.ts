@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { App, LogLevel, type BlockAction, type ButtonAction } from '@slack/bolt';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { trackSlackRequests, type SlackRequestTracker } from './bot-activity.js';
 import { startFakeSlackApi, type FakeSlackApi } from './fake-slack-api.js';
 import {
   appMentionEnvelope,
@@ -17,6 +18,7 @@ const SIGNING_SECRET = 'test-signing-secret';
 describe('signed requests against a real Bolt App', () => {
   let fakeSlack: FakeSlackApi;
   let app: App;
+  let requests: SlackRequestTracker;
   let eventsUrl: string;
   const received: Array<{ kind: string; body: any; retryNum?: number | undefined }> = [];
 
@@ -45,6 +47,7 @@ describe('signed requests against a real Bolt App', () => {
       received.push({ kind: 'view', body: view });
       await ack({ response_action: 'errors', errors: { 'arg:replicas': 'must be a number' } });
     });
+    requests = trackSlackRequests(app);
     const server = await app.start({ port: 0, host: '127.0.0.1' });
     eventsUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events`;
   });
@@ -87,12 +90,15 @@ describe('signed requests against a real Bolt App', () => {
   });
 
   it('answers 401 to a bad signature and does not run the listener', async () => {
+    const startedBefore = requests.started();
     const envelope = appMentionEnvelope({ user: 'U_ALICE', text: '<@U07OPSBOT1> hi', channel: 'C_OPS' });
     const response = await postSlackEvent({ url: eventsUrl, signingSecret: SIGNING_SECRET, envelope, signature: 'v0=deadbeef' });
     expect(response.status).toBe(401);
     const stale = await postSlackEvent({ url: eventsUrl, signingSecret: SIGNING_SECRET, envelope, timestamp: Math.floor(Date.now() / 1000) - 600 });
     expect(stale.status).toBe(401);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // A request that got past the check would be handed to the app before any response.
+    await requests.handled();
+    expect(requests.started()).toBe(startedBefore);
     expect(received).toEqual([]);
     expect(fakeSlack.calls).toEqual([]);
   });

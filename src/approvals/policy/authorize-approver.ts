@@ -4,8 +4,11 @@ import type { PolicyEvaluation } from './evaluate-policy.js';
 
 export type ApproverAction = 'approve' | 'deny';
 
+/** Why a click was refused, for the audit trail and for tests; `reason` is what the person reads. */
+export type AuthorizationRefusalCode = 'self-approval' | 'groups-unresolved' | 'not-eligible' | 'already-approved';
+
 /** `reason` is shown to the user who clicked (ephemerally), so it says who CAN decide. */
-export type Authorization = { allowed: true } | { allowed: false; reason: string };
+export type Authorization = { allowed: true } | { allowed: false; code: AuthorizationRefusalCode; reason: string };
 
 /**
  * Whether `userId` may approve (or deny) a call, judged at the moment of the click. Deny needs the
@@ -33,17 +36,17 @@ export function authorizeApprover({
 
   const eligibility = approverEligibility({ evaluation, userId, requesterId, groupMembers });
   if (!eligibility.eligible) {
-    if (eligibility.why === 'self-approval') return { allowed: false, reason: 'You asked for this, so someone else must approve it' };
+    if (eligibility.why === 'self-approval') return { allowed: false, code: 'self-approval', reason: 'You asked for this, so someone else must approve it' };
     const [unresolvedGroupId] = eligibility.unresolvedGroupIds;
     if (unresolvedGroupId !== undefined) {
-      return { allowed: false, reason: `Could not check who is in <!subteam^${unresolvedGroupId}> just now; try again in a minute` };
+      return { allowed: false, code: 'groups-unresolved', reason: `Could not check who is in <!subteam^${unresolvedGroupId}> just now; try again in a minute` };
     }
-    return { allowed: false, reason: `Only ${whoCanApprove(evaluation)} can ${action} this` };
+    return { allowed: false, code: 'not-eligible', reason: `Only ${whoCanApprove(evaluation)} can ${action} this` };
   }
 
   if (action === 'approve' && approvedBy.includes(userId)) {
     const remaining = Math.max(1, evaluation.required - new Set(approvedBy).size);
-    return { allowed: false, reason: `You already approved this; it needs ${remaining} more approver${remaining === 1 ? '' : 's'}` };
+    return { allowed: false, code: 'already-approved', reason: `You already approved this; it needs ${remaining} more approver${remaining === 1 ? '' : 's'}` };
   }
   return { allowed: true };
 }

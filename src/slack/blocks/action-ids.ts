@@ -24,7 +24,15 @@ export const ANSWER_ACTION_PATTERN = /^countersign_answer_(\d{1,2})$/;
 export interface ApprovalActionReference {
   stepId: string;
   approvalId: string;
+  /**
+   * The input version the card showed (0 is the model's). An approval of any other version is
+   * refused as stale. Absent on buttons that do not approve (Deny, answers) and on older cards.
+   */
+  version?: number;
 }
+
+/** Versions are small counters; anything longer is not ours. */
+const VERSION_PATTERN = /^v(\d{1,4})$/;
 
 /** AI SDK ids (`generateId`) and our step ids are short; anything longer is not ours. */
 const MAX_PART_LENGTH = 200;
@@ -36,13 +44,14 @@ const SEPARATOR = ':';
  * Button `value` naming the step and the call a click decides. Throws on ids that
  * `decodeApprovalActionValue` would reject: a card whose clicks cannot be decoded must not be posted.
  */
-export function encodeApprovalActionValue({ stepId, approvalId }: ApprovalActionReference): string {
+export function encodeApprovalActionValue({ stepId, approvalId, version }: ApprovalActionReference): string {
   for (const [name, part] of [['stepId', stepId], ['approvalId', approvalId]] as const) {
     if (!isValidPart(part)) {
       throw new RangeError(`${name} must be 1–${MAX_PART_LENGTH} characters of [A-Za-z0-9_-], got ${JSON.stringify(part.slice(0, 50))}`);
     }
   }
-  return `${stepId}${SEPARATOR}${approvalId}`;
+  if (version !== undefined && !(Number.isSafeInteger(version) && version >= 0 && version < 10_000)) throw new RangeError(`version must be 0–9999, got ${version}`);
+  return version === undefined ? `${stepId}${SEPARATOR}${approvalId}` : `${stepId}${SEPARATOR}${approvalId}${SEPARATOR}v${version}`;
 }
 
 /**
@@ -51,14 +60,38 @@ export function encodeApprovalActionValue({ stepId, approvalId }: ApprovalAction
  */
 export function decodeApprovalActionValue(value: unknown): ApprovalActionReference | undefined {
   // Length first so a hostile payload never reaches the pattern with megabytes of text.
-  if (typeof value !== 'string' || value.length > Math.min(SLACK_LIMITS.buttonValueLength, MAX_PART_LENGTH * 2 + 1)) {
-    return undefined;
-  }
+  if (typeof value !== 'string' || value.length > Math.min(SLACK_LIMITS.buttonValueLength, MAX_PART_LENGTH * 2 + 7)) return undefined;
   const parts = value.split(SEPARATOR);
-  if (parts.length !== 2) return undefined;
-  const [stepId, approvalId] = parts;
+  if (parts.length !== 2 && parts.length !== 3) return undefined;
+  const [stepId, approvalId, versionPart] = parts;
   if (stepId === undefined || approvalId === undefined || !isValidPart(stepId) || !isValidPart(approvalId)) return undefined;
-  return { stepId, approvalId };
+  if (versionPart === undefined) return { stepId, approvalId };
+  const version = VERSION_PATTERN.exec(versionPart)?.[1];
+  return version === undefined ? undefined : { stepId, approvalId, version: Number(version) };
+}
+
+/** A modal about one call remembers the call, the version it showed and the channel it was opened from. */
+export interface CallFormReference extends ApprovalActionReference {
+  channel: string;
+}
+
+const CHANNEL_PATTERN = /^[CDG][A-Z0-9]{2,30}$/;
+
+/**
+ * `private_metadata` of a modal about a call. Slack returns it unchanged with the submission; it
+ * carries the channel the modal was opened from because a submission itself names no channel.
+ */
+export function encodeCallFormMetadata(reference: CallFormReference): string {
+  if (!CHANNEL_PATTERN.test(reference.channel)) throw new RangeError(`channel must be a Slack channel id, got ${JSON.stringify(reference.channel.slice(0, 50))}`);
+  return `${encodeApprovalActionValue(reference)}${SEPARATOR}${reference.channel}`;
+}
+
+export function decodeCallFormMetadata(value: unknown): CallFormReference | undefined {
+  if (typeof value !== 'string' || value.length > MAX_PART_LENGTH * 2 + 40) return undefined;
+  const cut = value.lastIndexOf(SEPARATOR);
+  const channel = value.slice(cut + 1);
+  const reference = cut > 0 && CHANNEL_PATTERN.test(channel) ? decodeApprovalActionValue(value.slice(0, cut)) : undefined;
+  return reference && { ...reference, channel };
 }
 
 function isValidPart(part: string): boolean {

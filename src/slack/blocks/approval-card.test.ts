@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { inputHash, modelVersion } from '../../approvals/input-version.js';
 import type { Decision, PendingCall, PendingStep } from '../../approvals/pending-step.js';
+import { evaluation } from '../../approvals/pending-step.test-support.js';
 import { decodeApprovalActionValue } from './action-ids.js';
 import { APPROVAL_CARD_TEXT_BUDGET, buildApprovalCard, type ApprovalCard } from './approval-card.js';
 import { findBlockKitViolations, measureBlockText } from './limits.js';
@@ -20,7 +22,7 @@ function call(overrides: Partial<PendingCall> = {}): PendingCall {
 
 function step(overrides: Partial<PendingStep> = {}): PendingStep {
   return {
-    schemaVersion: 1,
+    schemaVersion: 2,
     stepId: 'step01',
     threadKey: 'T1:C1:1736954412.004219',
     teamId: 'T0A1B2C3D',
@@ -91,10 +93,10 @@ describe('buildApprovalCard', () => {
       ['countersign_deny', 'danger'],
     ]);
     expect(found.map((button) => decodeApprovalActionValue(button.value))).toEqual([
-      { stepId: 'step01', approvalId: 'ap1' },
-      { stepId: 'step01', approvalId: 'ap1' },
-      { stepId: 'step01', approvalId: 'ap2' },
-      { stepId: 'step01', approvalId: 'ap2' },
+      { stepId: 'step01', approvalId: 'ap1', version: 0 },
+      { stepId: 'step01', approvalId: 'ap1', version: 0 },
+      { stepId: 'step01', approvalId: 'ap2', version: 0 },
+      { stepId: 'step01', approvalId: 'ap2', version: 0 },
     ]);
     expect(new Set(found.map((button) => button.blockId)).size).toBe(2);
   });
@@ -260,23 +262,35 @@ describe('buildApprovalCard', () => {
     const long = buildApprovalCard({ step: step({ calls: [call({ input: { script: 'echo hi\n'.repeat(2000) } })] }) });
     const actionIds = allButtons(long).map((button) => button.actionId);
     expect(actionIds).toContain('countersign_view_input');
-    for (const button of allButtons(long)) expect(decodeApprovalActionValue(button.value)).toEqual({ stepId: 'step01', approvalId: 'ap1' });
+    for (const button of allButtons(long)) expect(decodeApprovalActionValue(button.value)).toEqual({ stepId: 'step01', approvalId: 'ap1', version: 0 });
   });
 
   it('shows what an approver changed when they edited the call', () => {
-    const edited: Decision = {
-      outcome: 'approved',
-      userId: 'U04BOB0002',
-      at: CREATED_AT + 60_000,
-      edit: {
-        submittedInput: { namespace: 'prod', deployment: 'payments-api' },
-        input: { namespace: 'prod', deployment: 'payments-api' },
-      },
-    };
-    const card = buildApprovalCard({ step: step({ decisions: { ap1: edited }, phase: 'complete' }) });
-    const footer = texts(card).at(-1)!;
-    expect(footer).toContain('Edited and approved by <@U04BOB0002>');
-    expect(footer).toContain('namespace: "staging" → "prod"');
+    const original = { namespace: 'staging', deployment: 'payments-api' };
+    const changed = { namespace: 'prod', deployment: 'payments-api' };
+    const versions = [modelVersion({ input: original, policy: evaluation(), at: CREATED_AT }), { ...modelVersion({ input: changed, policy: evaluation(), at: CREATED_AT + 30_000 }), number: 1, editedBy: 'U04BOB0002' }];
+    const edited: Decision = { outcome: 'approved', userId: 'U04CAROL03', at: CREATED_AT + 60_000, version: 1, inputHash: inputHash(changed), approvedBy: ['U04CAROL03'] };
+    const card = buildApprovalCard({ step: step({ calls: [call({ versions })], decisions: { ap1: edited }, phase: 'complete' }) });
+    const all = texts(card).join('\n');
+    expect(all).toContain('Version 2*, edited by <@U04BOB0002>');
+    expect(all).toContain('namespace: "staging" → "prod"');
+    expect(texts(card).at(-1)!).toContain('Approved by <@U04CAROL03>');
+    expect(texts(card).at(-1)!).toContain('Runs version 2');
     expect(allButtons(card)).toEqual([]);
+  });
+
+  it('asks for approval of the newest version, says earlier approvals do not count, and names it on every button', () => {
+    const original = { namespace: 'staging', deployment: 'payments-api' };
+    const changed = { namespace: 'staging', deployment: 'payments-db' };
+    const policy = evaluation({ required: 2 });
+    const versions = [modelVersion({ input: original, policy, at: CREATED_AT }), { ...modelVersion({ input: changed, policy, at: CREATED_AT + 30_000 }), number: 1, editedBy: 'U04CAROL03' }];
+    const approvals = { ap1: [{ userId: 'U04BOB0002', at: CREATED_AT + 10_000, version: 0, inputHash: inputHash(original) }, { userId: 'U04CAROL03', at: CREATED_AT + 30_000, version: 1, inputHash: inputHash(changed) }] };
+    const card = buildApprovalCard({ step: step({ calls: [call({ versions, policy })], approvals }) });
+    const all = texts(card).join('\n');
+    expect(all).toContain('payments-db');
+    expect(all).toContain('1 of 2 approvals: <@U04CAROL03>');
+    expect(all).toContain('Approvals of earlier versions (<@U04BOB0002>) do not count');
+    for (const button of allButtons(card)) expect(decodeApprovalActionValue(button.value)).toMatchObject({ version: 1 });
+    expect(allButtons(card).map((button) => button.actionId)).not.toContain('countersign_grant');
   });
 });

@@ -1,7 +1,8 @@
 import type { types } from '@slack/bolt';
 import { describeChanges, diffInputs } from '../../approvals/input-diff.js';
+import { approvalsOf, approvedVersion, currentVersion } from '../../approvals/input-version.js';
 import { describeApprovers } from '../../approvals/policy/describe-approvers.js';
-import { isQuestion, undecidedCalls, type Decision, type PendingCall, type PendingStep } from '../../approvals/pending-step.js';
+import { isQuestion, undecidedCalls, type Decision, type InputVersion, type PendingCall, type PendingStep } from '../../approvals/pending-step.js';
 import { ZERO_WIDTH_SPACE } from '../format/escape-mrkdwn.js';
 import { slackDate, userMention } from '../format/mrkdwn-tokens.js';
 import { untrustedTextToMrkdwn } from '../format/untrusted-text.js';
@@ -78,8 +79,10 @@ function draftCall(step: PendingStep, call: PendingCall, index: number): CallDra
   if (isQuestion(call)) return draftQuestion(step, call, index);
   const title = `*${fitUntrusted(toolNameOf(call), TOOL_NAME_MAX_LENGTH)}*`;
   const description = typeof call.description === 'string' ? fitUntrusted(call.description.trim(), DESCRIPTION_MAX_LENGTH) : '';
-  const prefix = [title, description, approversLine(step, call)].filter((line) => line !== '').join('\n') + '\n';
-  const source = call.input === undefined ? undefined : stringifyArguments(call.input);
+  const shown = shownVersion(step, call);
+  const prefix = [title, description, approversLine(step, call), versionLine(step, call, shown)].filter((line) => line !== '').join('\n') + '\n';
+  const input = shown?.input ?? call.input;
+  const source = input === undefined ? undefined : stringifyArguments(input);
   const argumentsOverhead = source === undefined ? NO_ARGUMENTS.length : 2 * FENCE.length + truncationNote(source.length).length;
   const footer = (truncated: boolean) => footerFor(step, call, index, truncated);
   const sectionRoom = SLACK_LIMITS.sectionTextLength - prefix.length - argumentsOverhead;
@@ -100,16 +103,41 @@ function draftCall(step: PendingStep, call: PendingCall, index: number): CallDra
 const NO_ARGUMENTS = '_No arguments_';
 
 /**
- * Who may decide (when the policy names anyone) and the quorum so far. Written from the operator's
- * config, not from model output, so group mentions are meant: the card asks those people.
+ * Who may decide (when the policy names anyone) and the quorum so far, for the version being
+ * approved now. Written from the operator's config, not from model output, so group mentions are
+ * meant: the card asks those people.
  */
 function approversLine(step: PendingStep, call: PendingCall): string {
-  const policy = call.policy;
+  const version = currentVersion(call);
+  const policy = version?.policy ?? call.policy;
   if (!policy || (policy.required <= 1 && policy.approvers.every((approver) => approver.kind === 'channel'))) return '';
   const lines = [`_Approvers: ${describeApprovers(policy)}_`];
-  const approvals = step.approvals?.[call.approvalId] ?? [];
+  const approvals = version ? approvalsOf(step, call, version.number) : [];
   if (approvals.length > 0 && !decisionFor(step, call)) {
     lines.push(`:hourglass_flowing_sand: ${approvals.length} of ${policy.required} approvals: ${approvals.map((approval) => userMention(approval.userId)).join(', ')}`);
+  }
+  return lines.join('\n');
+}
+
+/** The version whose input the card shows: the one that runs once approved, else the one to approve. */
+function shownVersion(step: PendingStep, call: PendingCall): InputVersion | undefined {
+  return approvedVersion(step, call) ?? currentVersion(call);
+}
+
+/**
+ * For an input a human edited: which version this is, who wrote it and what changed, and, while it
+ * waits, that approvals of earlier versions do not count for it.
+ */
+function versionLine(step: PendingStep, call: PendingCall, shown: InputVersion | undefined): string {
+  if (!shown || shown.number === 0) return '';
+  const changes = describeChanges(diffInputs(call.input, shown.input));
+  const lines = [`:pencil2: *Version ${shown.number + 1}*, edited by ${shown.editedBy ? userMention(shown.editedBy) : 'someone'} · ${slackDate({ epochMilliseconds: shown.at })}. Changed from the model's input:`];
+  lines.push(...changes.slice(0, MAX_SHOWN_CHANGES).map((change) => `• ${fitUntrusted(oneLine(change), CHANGE_MAX_LENGTH)}`));
+  if (changes.length > MAX_SHOWN_CHANGES) lines.push(`• …and ${changes.length - MAX_SHOWN_CHANGES} more changes`);
+  if (changes.length === 0) lines.push('• (back to the model\'s input)');
+  const earlier = [...new Set((step.approvals?.[call.approvalId] ?? []).filter((approval) => approval.version !== shown.number).map((approval) => approval.userId))];
+  if (earlier.length > 0 && !decisionFor(step, call)) {
+    lines.push(`_Approvals of earlier versions (${earlier.map(userMention).join(', ')}) do not count for this one._`);
   }
   return lines.join('\n');
 }
@@ -166,7 +194,10 @@ function footerFor(step: PendingStep, call: PendingCall, index: number, truncate
     const text = decision === undefined ? ':heavy_minus_sign: Closed without a decision' : decisionText(decision, call, step);
     return { block: contextBlock(text), textLength: text.length };
   }
-  const value = encodeApprovalActionValue({ stepId: step.stepId, approvalId: call.approvalId });
+  const version = currentVersion(call);
+  const policy = version?.policy ?? call.policy;
+  // Every button names the version on the card, so a click on a card older than an edit is refused.
+  const value = encodeApprovalActionValue({ stepId: step.stepId, approvalId: call.approvalId, version: version?.number ?? 0 });
   const label = (verb: string): string => truncateText(`${verb} ${toolNameOf(call)}`, SLACK_LIMITS.buttonAccessibilityLabelLength);
   const button = (verb: string, actionId: string, style?: 'primary' | 'danger') => ({
     type: 'button' as const,
@@ -182,7 +213,7 @@ function footerFor(step: PendingStep, call: PendingCall, index: number, truncate
     button('Deny', APPROVAL_ACTION_IDS.deny, 'danger'),
     button('Deny with reason', APPROVAL_ACTION_IDS.denyWithReason),
     // A grant would let later calls skip a quorum, so only single-approver calls offer one.
-    ...(call.policy && call.policy.grants !== 'forbidden' && call.policy.required <= 1 ? [button('Approve & allow…', APPROVAL_ACTION_IDS.grant)] : []),
+    ...(policy && policy.grants !== 'forbidden' && policy.required <= 1 ? [button('Approve & allow…', APPROVAL_ACTION_IDS.grant)] : []),
     ...(truncated ? [button('View full input', APPROVAL_ACTION_IDS.viewInput)] : []),
   ];
   const revision = Number.isSafeInteger(step.revision) ? step.revision : 0;
@@ -207,14 +238,10 @@ function decisionText(decision: Decision, call: PendingCall, step?: PendingStep)
   const when = slackDate({ epochMilliseconds: decision.at });
   switch (decision.outcome) {
     case 'approved': {
-      const earlier = (step?.approvals?.[call.approvalId] ?? []).filter((approval) => approval.userId !== decision.userId);
-      const approvers = [...earlier.map((approval) => userMention(approval.userId)), by].join(' and ');
-      if (!decision.edit) return `:white_check_mark: Approved by ${approvers} · ${when}`;
-      const changes = describeChanges(diffInputs(call.input, decision.edit.input));
-      const lines = changes.slice(0, MAX_SHOWN_CHANGES).map((change) => `• ${fitUntrusted(oneLine(change), CHANGE_MAX_LENGTH)}`);
-      if (changes.length > MAX_SHOWN_CHANGES) lines.push(`• …and ${changes.length - MAX_SHOWN_CHANGES} more changes`);
-      if (changes.length === 0) lines.push('• (no fields changed)');
-      return [`:pencil2: Edited and approved by ${by} · ${when}. Runs with:`, ...lines].join('\n');
+      const approvers = (decision.approvedBy ?? [decision.userId]).map(userMention).join(' and ');
+      const runs = step && approvedVersion(step, call);
+      if (!runs || runs.number === 0) return `:white_check_mark: Approved by ${approvers} · ${when}`;
+      return `:white_check_mark: Approved by ${approvers} · ${when}. Runs version ${runs.number + 1}, edited by ${runs.editedBy ? userMention(runs.editedBy) : 'someone'} (shown above).`;
     }
     case 'denied': {
       const reason = typeof decision.reason === 'string' ? oneLine(decision.reason).trim() : '';

@@ -5,7 +5,7 @@ import { isQuestion } from '../../approvals/pending-step.js';
 import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { StateStore } from '../../store/state-store.js';
 import { ANSWER_ACTION_PATTERN, decodeApprovalActionValue } from '../blocks/action-ids.js';
-import { tellPrivately } from './approval-actions.js';
+import { actorOf, clickOrigin, tellPrivately } from './approval-actions.js';
 
 export interface AnswerQuestionOptions {
   store: StateStore;
@@ -13,7 +13,7 @@ export interface AnswerQuestionOptions {
   messenger: ThreadMessenger;
 }
 
-/** The person an `ask_user` question is for: whoever made the request. */
+/** The person an `ask_user` question is for: whoever made the request. The server checks it again. */
 export function mayAnswer(step: { requesterId: string }, userId: string): boolean {
   return step.requesterId === userId;
 }
@@ -28,14 +28,11 @@ export function registerAnswerQuestion(app: App, { store, decider, messenger }: 
     const lookup = await findCall(store, reference);
     if (!lookup.open) return tellPrivately(messenger, body, lookup.message);
     if (!isQuestion(lookup.call)) return;
-    if (!mayAnswer(lookup.step, body.user.id)) {
-      return tellPrivately(messenger, body, `Only <@${lookup.step.requesterId}> can answer this question, so nothing changed.`);
-    }
     // The option text comes from the stored call, never from the click payload.
     const options = (lookup.call.input as { options?: unknown }).options;
     const answer = Array.isArray(options) ? options[optionIndex] : undefined;
     if (typeof answer !== 'string') return;
-    const outcome = await decider.record({ ...reference, userId: body.user.id, outcome: 'answered', answer });
+    const outcome = await decider.record({ ...reference, ...actorOf(body, clickOrigin(body).channel), action: { kind: 'answer', answer } });
     if (outcome.recorded) await decider.publish(outcome);
     else await tellPrivately(messenger, body, outcome.message);
   });

@@ -15,6 +15,14 @@ export function clickOrigin(body: BlockAction): { channel?: string; threadTs?: s
   return { ...(channel ? { channel } : {}), ...(typeof threadTs === 'string' ? { threadTs } : {}) };
 }
 
+/**
+ * Who acted and from where, as Slack's signed payload says: the server compares this with the
+ * step, so a click from another workspace or channel cannot decide a call even if it names one.
+ */
+export function actorOf(body: { user: { id: string; team_id?: string }; team?: { id?: string } | null }, channel: string | undefined) {
+  return { userId: body.user.id, origin: { teamId: body.team?.id ?? body.user.team_id, channel } };
+}
+
 /** Answers only the person who clicked; a failure to do so must not fail the listener. */
 export async function tellPrivately(messenger: ThreadMessenger, body: BlockAction, text: string): Promise<void> {
   const { channel, threadTs } = clickOrigin(body);
@@ -24,20 +32,23 @@ export async function tellPrivately(messenger: ThreadMessenger, body: BlockActio
 
 /**
  * Approve and Deny clicks. `ack()` comes first and alone: Slack gives three seconds, and everything
- * after it (store, card update, resuming the turn) may take longer.
+ * after it (store, card update, resuming the turn) may take longer. An Approve names the input
+ * version its card showed; the server refuses it if the input changed since.
  */
 export function registerApprovalActions(app: App, { decider, messenger }: ApprovalActionOptions): void {
-  for (const [actionId, outcome] of [
-    [APPROVAL_ACTION_IDS.approve, 'approved'],
-    [APPROVAL_ACTION_IDS.deny, 'denied'],
-  ] as const) {
+  for (const actionId of [APPROVAL_ACTION_IDS.approve, APPROVAL_ACTION_IDS.deny]) {
     app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: actionId }, async ({ ack, body, action }) => {
       await ack();
       const target = decodeApprovalActionValue(action.value);
       if (!target) return;
-      const outcomeOfClick = await decider.record({ ...target, userId: body.user.id, outcome });
-      if (outcomeOfClick.recorded) await decider.publish(outcomeOfClick);
-      else await tellPrivately(messenger, body, outcomeOfClick.message);
+      const outcome = await decider.record({
+        stepId: target.stepId,
+        approvalId: target.approvalId,
+        ...actorOf(body, clickOrigin(body).channel),
+        action: actionId === APPROVAL_ACTION_IDS.approve ? { kind: 'approve', version: target.version ?? 0 } : { kind: 'deny' },
+      });
+      if (outcome.recorded) await decider.publish(outcome);
+      else await tellPrivately(messenger, body, outcome.message);
     });
   }
 }

@@ -1,24 +1,36 @@
 import type { App, BlockAction, ButtonAction, types } from '@slack/bolt';
 import { findCall } from '../../approvals/find-call.js';
+import { currentVersion } from '../../approvals/input-version.js';
 import type { PendingCall, PendingStep } from '../../approvals/pending-step.js';
 import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { StateStore } from '../../store/state-store.js';
-import { decodeApprovalActionValue, encodeApprovalActionValue } from '../blocks/action-ids.js';
-import { tellPrivately } from './approval-actions.js';
+import { decodeApprovalActionValue, encodeCallFormMetadata } from '../blocks/action-ids.js';
+import { actorOf, clickOrigin, tellPrivately } from './approval-actions.js';
 
 export interface CallModalContext {
   step: PendingStep;
+  /** The call as the card shows it now: its input and policy are those of the current version. */
   call: PendingCall;
   userId: string;
-  /** Only the call's ids: the state stays in the store (private_metadata holds 3,000 characters). */
+  /** The call's ids, the version shown and the channel: the state stays in the store. */
   privateMetadata: string;
+}
+
+/**
+ * The call as people are asked to approve it now: the newest version's input and policy. Modals
+ * built from this show (and edit) what would run, not what the model first proposed.
+ */
+export function callAsShown(call: PendingCall): PendingCall {
+  const version = currentVersion(call);
+  return version ? { ...call, input: version.input, policy: version.policy } : call;
 }
 
 /**
  * A card button that opens a modal about one call (Edit, Deny with reason, Approve & allow, Reply,
  * View full input). The trigger id lives three seconds and is single use, so after `ack()` only
  * one store read and the view build happen before `views.open`. `view` returns the modal, or a
- * sentence telling the clicker privately why there is none.
+ * sentence telling the clicker privately why there is none. The modal's submit is judged again on
+ * the server; opening it only checks the click belongs to this step's workspace and channel.
  */
 export function registerCallModalButton(
   app: App,
@@ -41,7 +53,11 @@ export function registerCallModalButton(
     const lookup = await findCall(store, reference);
     const { step, call } = lookup;
     if (!step || !call || (!lookup.open && !options.allowClosed)) return tellPrivately(messenger, body, lookup.open ? '' : lookup.message);
-    const view = await options.view({ step, call, userId: body.user.id, privateMetadata: encodeApprovalActionValue(reference) });
+    const { origin } = actorOf(body, clickOrigin(body).channel);
+    if (origin.teamId !== step.teamId || origin.channel !== step.channel) return tellPrivately(messenger, body, 'This request belongs to another channel, so nothing changed.');
+    const shown = callAsShown(call);
+    const privateMetadata = encodeCallFormMetadata({ stepId: step.stepId, approvalId: call.approvalId, version: currentVersion(call)?.number ?? 0, channel: step.channel });
+    const view = await options.view({ step, call: shown, userId: body.user.id, privateMetadata });
     if (typeof view === 'string') return tellPrivately(messenger, body, view);
     try {
       await client.views.open({ trigger_id: body.trigger_id, view });

@@ -70,11 +70,15 @@ export function registerCountersignCommand(app: App, { store, audit, logger, res
         groupMembers: await resolveGroups(approverGroupIds(grant.evaluation)),
         approvedBy: [],
       });
-      if (!authorization.allowed) return void (await answer(`${authorization.reason.replace(/ approve this$/, ' revoke this grant')}.`));
+      if (!authorization.allowed) {
+        const reason = `${authorization.reason.replace(/ approve this$/, ' revoke this grant')}`;
+        await appendQuietly(audit, { type: 'action-refused', teamId, grantId: grant.grantId, toolName: grant.toolName, userId: body.user.id, action: 'revoke', code: authorization.code, reason }, logger);
+        return void (await answer(`${reason}.`));
+      }
     }
-    const revoked = await store.revokeGrant({ teamId, channel, grantId: grant.grantId });
+    // The grant is found by the click's own workspace and channel, and removed with its audit record in one write.
+    const revoked = await store.revokeGrant({ teamId, channel, grantId: grant.grantId, audit: (stored) => grantAuditEvent('grant-revoked', stored, body.user.id) });
     if (!revoked) return void (await answer('That grant has already been revoked.'));
-    await appendQuietly(audit, grantAuditEvent('grant-revoked', revoked, body.user.id), logger);
     await answer(`Revoked the grant for \`${revoked.toolName}\`: it will ask for approval again.`);
   });
 }

@@ -2,8 +2,9 @@ import type { App, ViewSubmitAction } from '@slack/bolt';
 import type { CallDecider } from '../../approvals/decide-call.js';
 import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { StateStore } from '../../store/state-store.js';
-import { APPROVAL_ACTION_IDS, decodeApprovalActionValue } from '../blocks/action-ids.js';
+import { APPROVAL_ACTION_IDS, decodeCallFormMetadata } from '../blocks/action-ids.js';
 import { DENY_REASON_BLOCK_ID, DENY_REASON_CALLBACK_ID, denyReasonView, submittedDenyReason } from '../views/deny-reason-view.js';
+import { actorOf } from './approval-actions.js';
 import { registerCallModalButton } from './call-modal-button.js';
 
 export interface DenyWithReasonOptions {
@@ -23,11 +24,16 @@ export function registerDenyWithReason(app: App, { store, decider, messenger }: 
   });
 
   app.view<ViewSubmitAction>(DENY_REASON_CALLBACK_ID, async ({ ack, body, view }) => {
-    const reference = decodeApprovalActionValue(view.private_metadata);
+    const reference = decodeCallFormMetadata(view.private_metadata);
     if (!reference) return ack({ response_action: 'errors', errors: { [DENY_REASON_BLOCK_ID]: 'This form is not valid any more.' } });
     const reason = submittedDenyReason(view.state.values as never);
     // Recorded before the ack so a refusal ("already approved by …") can be shown in the form.
-    const outcome = await decider.record({ ...reference, userId: body.user.id, outcome: 'denied', ...(reason ? { reason } : {}) });
+    const outcome = await decider.record({
+      stepId: reference.stepId,
+      approvalId: reference.approvalId,
+      ...actorOf(body, reference.channel),
+      action: { kind: 'deny', ...(reason ? { reason } : {}) },
+    });
     if (!outcome.recorded) return ack({ response_action: 'errors', errors: { [DENY_REASON_BLOCK_ID]: outcome.message } });
     await ack();
     await decider.publish(outcome);

@@ -1,15 +1,15 @@
 import type { App, ViewSubmitAction } from '@slack/bolt';
 import type { CallDecider } from '../../approvals/decide-call.js';
 import { findCall } from '../../approvals/find-call.js';
-import { diffInputs } from '../../approvals/input-diff.js';
 import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { StateStore } from '../../store/state-store.js';
 import type { ToolSchemas } from '../../tools/tool-schemas.js';
-import { APPROVAL_ACTION_IDS, decodeApprovalActionValue } from '../blocks/action-ids.js';
+import { APPROVAL_ACTION_IDS, decodeCallFormMetadata } from '../blocks/action-ids.js';
 import { buildSchemaForm, parseSchemaForm } from '../modals/schema-form.js';
 import { EDIT_CALL_CALLBACK_ID, editCallView, formErrors } from '../views/edit-call-view.js';
 import { inputFieldsOf, issuesToFieldErrors } from '../views/field-errors.js';
-import { registerCallModalButton } from './call-modal-button.js';
+import { actorOf } from './approval-actions.js';
+import { callAsShown, registerCallModalButton } from './call-modal-button.js';
 
 export interface EditCallOptions {
   store: StateStore;
@@ -20,8 +20,9 @@ export interface EditCallOptions {
 
 /**
  * Edit: a modal generated from the tool's JSON Schema (the one the model saw), prefilled with the
- * model's input. A valid submit approves the call with the edited input; everything the form
- * produces is validated again on the server against the tool's own schema.
+ * input as the card shows it. A valid submit is a new version of the input, approved by the editor
+ * when they may approve it; everything the form produces is validated again on the server against
+ * the tool's own schema, and the version it started from must still be the current one.
  */
 export function registerEditCall(app: App, { store, decider, messenger, toolSchemas }: EditCallOptions): void {
   registerCallModalButton(app, {
@@ -37,29 +38,29 @@ export function registerEditCall(app: App, { store, decider, messenger, toolSche
   });
 
   app.view<ViewSubmitAction>(EDIT_CALL_CALLBACK_ID, async ({ ack, body, view }) => {
-    const reference = decodeApprovalActionValue(view.private_metadata);
+    const reference = decodeCallFormMetadata(view.private_metadata);
     const lookup = reference ? await findCall(store, reference) : undefined;
     const schema = lookup?.call ? await toolSchemas.jsonSchema(lookup.call.toolName) : undefined;
     if (!reference || !lookup || !lookup.call || !schema) {
       return ack(formErrors({ fields: [], message: lookup && !lookup.open ? lookup.message : 'This request is no longer open.' }));
     }
     // Rebuilt server-side from the stored call: nothing in the submitted view is trusted but its values.
-    const form = buildSchemaForm({ schema, initialValue: lookup.call.input });
+    const form = buildSchemaForm({ schema, initialValue: callAsShown(lookup.call).input });
     if (!lookup.open) return ack(formErrors({ fields: inputFieldsOf(form), message: lookup.message }));
     const parsed = parseSchemaForm({ form, stateValues: view.state.values as never });
     if (!parsed.ok) return ack({ response_action: 'errors', errors: parsed.errors });
     const validated = await toolSchemas.validate(lookup.call.toolName, parsed.value);
     if (!validated.success) return ack({ response_action: 'errors', errors: issuesToFieldErrors(validated.issues, inputFieldsOf(form)) });
 
-    const changed = diffInputs(lookup.call.input, validated.value).length > 0;
     const outcome = await decider.record({
-      ...reference,
-      userId: body.user.id,
-      outcome: 'approved',
-      ...(changed ? { edit: { input: validated.value, submittedInput: parsed.value } } : {}),
+      stepId: reference.stepId,
+      approvalId: reference.approvalId,
+      ...actorOf(body, reference.channel),
+      action: { kind: 'edit', fromVersion: reference.version ?? 0, input: validated.value, submittedInput: parsed.value },
     });
     if (!outcome.recorded) return ack(formErrors({ fields: inputFieldsOf(form), message: outcome.message }));
     await ack();
+    if (outcome.notice) await messenger.postEphemeral({ channel: reference.channel, userId: body.user.id, threadTs: outcome.step.threadTs, text: outcome.notice }).catch(() => {});
     await decider.publish(outcome);
   });
 }

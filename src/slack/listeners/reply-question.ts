@@ -6,13 +6,14 @@ import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { StateStore } from '../../store/state-store.js';
 import { answerSchemaOf, type AskUserInput } from '../../tools/ask-user.js';
 import type { JsonSchemaValidator } from '../../tools/json-schema-validator.js';
-import { APPROVAL_ACTION_IDS, decodeApprovalActionValue } from '../blocks/action-ids.js';
+import { APPROVAL_ACTION_IDS, decodeCallFormMetadata } from '../blocks/action-ids.js';
 import { buildSchemaForm, parseSchemaForm } from '../modals/schema-form.js';
 import { formErrors } from '../views/edit-call-view.js';
 import { inputFieldsOf, issuesToFieldErrors } from '../views/field-errors.js';
 import { REPLY_CALLBACK_ID, replyView } from '../views/reply-view.js';
 import { registerCallModalButton } from './call-modal-button.js';
 import { mayAnswer } from './answer-question.js';
+import { actorOf } from './approval-actions.js';
 
 export interface ReplyQuestionOptions {
   store: StateStore;
@@ -44,20 +45,17 @@ export function registerReplyQuestion(app: App, { store, decider, messenger, val
   });
 
   app.view<ViewSubmitAction>(REPLY_CALLBACK_ID, async ({ ack, body, view }) => {
-    const reference = decodeApprovalActionValue(view.private_metadata);
+    const reference = decodeCallFormMetadata(view.private_metadata);
     const lookup = reference ? await findCall(store, reference) : undefined;
     if (!reference || !lookup?.call || !isQuestion(lookup.call)) return ack(formErrors({ fields: [], message: 'This question is no longer open.' }));
     const { schema, form } = formFor(lookup.call);
     if (!lookup.open) return ack(formErrors({ fields: inputFieldsOf(form), message: lookup.message }));
-    // Checked again on submit: the form could have been opened before a change of who may answer.
-    if (!mayAnswer(lookup.step, body.user.id)) {
-      return ack(formErrors({ fields: inputFieldsOf(form), message: `Only <@${lookup.step.requesterId}> can answer this question.` }));
-    }
     const parsed = parseSchemaForm({ form, stateValues: view.state.values as never });
     if (!parsed.ok) return ack({ response_action: 'errors', errors: parsed.errors });
     const validated = validator.validate(schema, parsed.value);
     if (!validated.success) return ack({ response_action: 'errors', errors: issuesToFieldErrors(validated.issues, inputFieldsOf(form)) });
-    const outcome = await decider.record({ ...reference, userId: body.user.id, outcome: 'answered', answer: validated.value });
+    // Who may answer is judged by the server with the answer (only the requester).
+    const outcome = await decider.record({ stepId: reference.stepId, approvalId: reference.approvalId, ...actorOf(body, reference.channel), action: { kind: 'answer', answer: validated.value } });
     if (!outcome.recorded) return ack(formErrors({ fields: inputFieldsOf(form), message: outcome.message }));
     await ack();
     await decider.publish(outcome);

@@ -1,20 +1,38 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import type { Logger } from 'pino';
+import { appendQuietly, type AuditLog } from '../../audit/audit-log.js';
+import { judgeRetry } from '../../conversation/failed-turn.js';
+import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { ThreadWorker } from '../../conversation/thread-worker.js';
+import type { StateStore } from '../../store/state-store.js';
 import { threadKeyOf } from '../../store/thread-state.js';
 import { APPROVAL_ACTION_IDS } from '../blocks/action-ids.js';
-import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
-import { clickOrigin, tellPrivately } from './approval-actions.js';
+import { actorOf, clickOrigin, tellPrivately } from './approval-actions.js';
 
-/** "Try again" on a failure notice: the turn runs again from the stored history, queued like any work. */
-export function registerRetryTurn(app: App, { worker, messenger }: { worker: ThreadWorker; messenger: ThreadMessenger }): void {
+/**
+ * "Try again" on a failure notice: the failed turn runs again from the stored history, for the
+ * person who asked, queued like any work. Only that person may retry it (checked here for a quick
+ * answer, and again when the item runs); whoever clicks, the requester stays theirs.
+ */
+export function registerRetryTurn(
+  app: App,
+  { worker, messenger, store, audit, logger }: { worker: ThreadWorker; messenger: ThreadMessenger; store: StateStore; audit: AuditLog; logger: Logger },
+): void {
   app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: APPROVAL_ACTION_IDS.retry }, async ({ ack, body }) => {
     await ack();
     const { channel, threadTs } = clickOrigin(body);
-    const teamId = body.team?.id ?? body.user.team_id;
-    if (!channel || !threadTs || !teamId) return;
-    const item = { kind: 'retry' as const, userId: body.user.id, teamId, channel, threadTs };
+    const { userId, origin } = actorOf(body, channel);
+    if (!channel || !threadTs || !origin.teamId) return;
+    const address = { teamId: origin.teamId, channel, threadTs };
     try {
-      await worker.submit(threadKeyOf(item), item);
+      // The thread is found by the click's own workspace and channel: a click from elsewhere finds nothing.
+      const failed = (await store.getThread(threadKeyOf(address)))?.failedTurn;
+      const judgement = judgeRetry(failed, { clickedBy: userId });
+      if (!judgement.allowed) {
+        if (judgement.code === 'not-requester') await appendQuietly(audit, { type: 'action-refused', teamId: origin.teamId, userId, action: 'retry', code: judgement.code, reason: judgement.message }, logger);
+        return await tellPrivately(messenger, body, judgement.message);
+      }
+      await worker.submit(threadKeyOf(address), { kind: 'retry', failureId: failed!.id, clickedBy: userId, ...address });
     } catch {
       // Usually Redis being unreachable: say so rather than leave the click unanswered.
       await tellPrivately(messenger, body, ':warning: I could not queue the retry, so nothing ran. Please try again in a moment.');

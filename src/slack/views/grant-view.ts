@@ -1,4 +1,5 @@
 import type { types } from '@slack/bolt';
+import { GRANT_HOURS, type GrantChoice } from '../../approvals/grant.js';
 import type { PendingCall } from '../../approvals/pending-step.js';
 import { truncateText } from '../blocks/limits.js';
 import { untrustedTextToMrkdwn } from '../format/untrusted-text.js';
@@ -8,14 +9,7 @@ const SCOPE_BLOCK = 'scope';
 const DURATION_BLOCK = 'duration';
 const IDENTICAL_BLOCK = 'identical';
 const VALUE = 'value';
-/** Offered durations; anything longer should be a policy rule (`approval: never`), not a grant. */
-export const GRANT_HOURS = [1, 4, 8, 24] as const;
-
-export interface GrantChoice {
-  scope: 'thread' | 'channel';
-  hours: number;
-  identicalArgumentsOnly: boolean;
-}
+export type { GrantChoice };
 
 export function grantView({ call, privateMetadata }: { call: PendingCall; privateMetadata: string }): types.ModalView {
   const identicalOnly = call.policy?.grants === 'identicalArguments';

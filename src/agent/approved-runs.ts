@@ -1,0 +1,37 @@
+import { describeChanges, diffInputs } from '../approvals/input-diff.js';
+import { approvedVersion } from '../approvals/input-version.js';
+import type { PendingStep } from '../approvals/pending-step.js';
+import type { ApprovedRun } from './tool-set.js';
+
+/**
+ * The calls of a resumed step that humans approved, with the version each quorum approved: the
+ * only input those calls may run with. A call whose record does not hold together is left out,
+ * so it cannot run.
+ */
+export function approvedRunsFor(step: PendingStep): Map<string, ApprovedRun> {
+  const runs = new Map<string, ApprovedRun>();
+  for (const call of step.calls) {
+    const version = approvedVersion(step, call);
+    const decision = step.decisions[call.approvalId];
+    if (!version || !decision) continue;
+    const editors = [...new Set((call.versions ?? []).slice(1, version.number + 1).flatMap((each) => (each.editedBy ? [`<@${each.editedBy}>`] : [])))];
+    const changes = describeChanges(diffInputs(call.input, version.input));
+    runs.set(call.toolCallId, {
+      input: version.input,
+      inputHash: version.inputHash,
+      basis: { kind: 'approval', stepId: step.stepId, approvalId: call.approvalId, version: version.number, inputHash: version.inputHash, approvedBy: decision.approvedBy ?? [] },
+      ...(version.number > 0 && changes.length > 0
+        ? {
+            edit: {
+              version: version.number,
+              editedBy: editors,
+              changes,
+              ranWithInput: version.input,
+              note: `${editors.join(' and ')} changed this call's arguments before it was approved. It ran with ranWithInput, not with the arguments in your call; the changes are listed. Do not re-issue your original call unless the user asks.`,
+            },
+          }
+        : {}),
+    });
+  }
+  return runs;
+}

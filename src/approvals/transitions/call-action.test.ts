@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { approvedVersion, inputHash } from '../input-version.js';
+import type { PendingStep } from '../pending-step.js';
+import { CHANNEL, CREATED_AT, evaluation, makeStep, REQUESTER, TEAM } from '../pending-step.test-support.js';
+import { applyCallAction, type CallAction, type CallActionResult } from './call-action.js';
+
+const BOB = 'U0BOB';
+const CAROL = 'U0CAROL';
+const DAVE = 'U0DAVE';
+const ONCALL = 'S0ONCALL';
+const here = { teamId: TEAM, channel: CHANNEL };
+const groupMembers = new Map([[ONCALL, new Set([BOB, CAROL])]]);
+
+function act(step: PendingStep, userId: string, action: CallAction, options: { origin?: { teamId: string; channel: string }; now?: number } = {}): CallActionResult {
+  return applyCallAction(
+    step,
+    { stepId: step.stepId, approvalId: step.calls[0]!.approvalId, userId, origin: options.origin ?? here, action },
+    { now: options.now ?? CREATED_AT + 1_000, groupMembers, newGrantId: () => 'grant1' },
+  );
+}
+
+/** Applies an action that must succeed and returns the step as it would be stored. */
+function apply(step: PendingStep, userId: string, action: CallAction): PendingStep {
+  const result = act(step, userId, action);
+  if (!result.ok) throw new Error(`refused: ${result.refusal.message}`);
+  return result.transition.step;
+}
+
+function refusalOf(result: CallActionResult) {
+  return result.ok ? undefined : result.refusal.code;
+}
+
+const quorumOfTwo = () => makeStep([{ approvalId: 'a1', input: { service: 'worker' }, policy: evaluation({ required: 2 }) }]);
+const edit = (input: unknown, fromVersion = 0): CallAction => ({ kind: 'edit', fromVersion, input, submittedInput: input, policy: evaluation({ required: 2 }) });
+
+describe('applyCallAction: an approval signs one exact input', () => {
+  it('does not count an approval of the original towards an edited input (approve, then edit)', () => {
+    let step = apply(quorumOfTwo(), BOB, { kind: 'approve', version: 0 });
+    const edited = act(step, CAROL, edit({ service: 'payments-db' }));
+    expect(edited).toMatchObject({ ok: true, effect: { kind: 'new-version', counted: true, have: 1, need: 2 } });
+    step = (edited as Extract<CallActionResult, { ok: true }>).transition.step;
+    expect(step.decisions.a1).toBeUndefined();
+    // Bob approved "worker", not "payments-db": his approval does not make it 2 of 2.
+    expect(refusalOf(act(step, BOB, { kind: 'approve', version: 0 }))).toBe('stale');
+    step = apply(step, BOB, { kind: 'approve', version: 1 });
+    expect(step.decisions.a1).toMatchObject({ outcome: 'approved', version: 1, approvedBy: [CAROL, BOB] });
+    expect(approvedVersion(step, step.calls[0]!)?.input).toEqual({ service: 'payments-db' });
+  });
+
+  it('refuses an approval of a version the card no longer shows (edit, then approve the old card)', () => {
+    const step = apply(quorumOfTwo(), BOB, edit({ service: 'safe-canary' }));
+    const stale = act(step, CAROL, { kind: 'approve', version: 0 });
+    expect(stale).toMatchObject({ ok: false, refusal: { code: 'stale' } });
+    const decided = apply(step, CAROL, { kind: 'approve', version: 1 });
+    expect(approvedVersion(decided, decided.calls[0]!)?.input).toEqual({ service: 'safe-canary' });
+  });
+
+  it('refuses an edit made from a version that is no longer current', () => {
+    const step = apply(quorumOfTwo(), BOB, edit({ service: 'one' }));
+    expect(refusalOf(act(step, CAROL, edit({ service: 'two' }, 0)))).toBe('stale');
+  });
+
+  it('records the hash of the approved input with every approval', () => {
+    const step = apply(quorumOfTwo(), BOB, { kind: 'approve', version: 0 });
+    expect(step.approvals?.a1).toEqual([{ userId: BOB, at: CREATED_AT + 1_000, version: 0, inputHash: inputHash({ service: 'worker' }) }]);
+  });
+
+  it('keeps a version an ineligible editor wrote, without counting their approval of it', () => {
+    const prod = evaluation({ approvers: [{ kind: 'group', groupId: ONCALL }], required: 1 });
+    const step = makeStep([{ approvalId: 'a1', input: { namespace: 'staging' } }]);
+    const result = act(step, DAVE, { kind: 'edit', fromVersion: 0, input: { namespace: 'prod' }, submittedInput: { namespace: 'prod' }, policy: prod });
+    expect(result).toMatchObject({ ok: true, effect: { kind: 'new-version', counted: false } });
+    const next = (result as Extract<CallActionResult, { ok: true }>).transition.step;
+    expect(refusalOf(act(next, DAVE, { kind: 'approve', version: 1 }))).toBe('not-eligible');
+    expect(apply(next, BOB, { kind: 'approve', version: 1 }).decisions.a1?.outcome).toBe('approved');
+  });
+});
+
+describe('applyCallAction: every action is authorised from the stored step', () => {
+  it('refuses a grant on a call that needs two approvers, whatever the card offered', () => {
+    const result = act(quorumOfTwo(), BOB, { kind: 'approve', version: 0, grant: { scope: 'channel', hours: 1, identicalArgumentsOnly: false } });
+    expect(result).toMatchObject({ ok: false, refusal: { code: 'grant-not-allowed' } });
+  });
+
+  it('creates a grant only together with the approval that decides a one-approver call', () => {
+    const result = act(makeStep(['a1']), BOB, { kind: 'approve', version: 0, grant: { scope: 'thread', hours: 4, identicalArgumentsOnly: false } });
+    expect(result).toMatchObject({ ok: true, transition: { grant: { grantedBy: BOB, scope: 'thread', expiresAt: CREATED_AT + 1_000 + 4 * 3_600_000 } } });
+    expect((result as Extract<CallActionResult, { ok: true }>).transition.audit.map((event) => event.type)).toEqual(['decision', 'grant-created']);
+  });
+
+  it('lets only the requester answer or decline a question', () => {
+    const question = makeStep([{ approvalId: 'q1', kind: 'question', input: { question: 'Which region?' } }]);
+    expect(refusalOf(act(question, BOB, { kind: 'deny' }))).toBe('not-requester');
+    expect(refusalOf(act(question, BOB, { kind: 'answer', answer: 'eu' }))).toBe('not-requester');
+    expect(apply(question, REQUESTER, { kind: 'deny' }).decisions.q1).toMatchObject({ outcome: 'denied', userId: REQUESTER });
+  });
+
+  it('refuses any action once the step has expired, even before a sweep closed it', () => {
+    const step = makeStep(['a1'], { expiresAt: CREATED_AT + 60_000 });
+    expect(refusalOf(act(step, BOB, { kind: 'approve', version: 0 }, { now: CREATED_AT + 60_000 }))).toBe('expired');
+    expect(refusalOf(act(step, BOB, { kind: 'approve', version: 0 }, { now: CREATED_AT + 59_999 }))).toBeUndefined();
+  });
+
+  it('refuses clicks from another workspace or another channel', () => {
+    const step = makeStep(['a1']);
+    expect(refusalOf(act(step, BOB, { kind: 'approve', version: 0 }, { origin: { teamId: 'T0OTHER', channel: CHANNEL } }))).toBe('wrong-workspace');
+    expect(refusalOf(act(step, BOB, { kind: 'approve', version: 0 }, { origin: { teamId: TEAM, channel: 'C0ELSEWHERE' } }))).toBe('wrong-channel');
+  });
+
+  it('refuses self-approval, but lets the requester withdraw their own request', () => {
+    const step = makeStep(['a1']);
+    expect(refusalOf(act(step, REQUESTER, { kind: 'approve', version: 0 }))).toBe('self-approval');
+    expect(apply(step, REQUESTER, { kind: 'deny' }).decisions.a1?.outcome).toBe('denied');
+  });
+
+  it('counts each person once towards a quorum', () => {
+    const step = apply(quorumOfTwo(), BOB, { kind: 'approve', version: 0 });
+    expect(refusalOf(act(step, BOB, { kind: 'approve', version: 0 }))).toBe('already-approved');
+  });
+
+  it('never changes the step it was given', () => {
+    const step = quorumOfTwo();
+    const before = structuredClone(step);
+    act(step, BOB, edit({ service: 'x' }));
+    act(step, BOB, { kind: 'approve', version: 0 });
+    expect(step).toEqual(before);
+  });
+});

@@ -1,0 +1,300 @@
+import type { AuditEventInput, InputVersionSummary } from '../../audit/audit-event.js';
+import { GRANT_HOURS, grantAuditEvent, type Grant, type GrantChoice } from '../grant.js';
+import { describeChanges, diffInputs } from '../input-diff.js';
+import { approvalsOf, currentVersion, inputHash } from '../input-version.js';
+import { decisionOf, isQuestion, type Decision, type InputVersion, type PendingCall, type PendingStep } from '../pending-step.js';
+import { approverEligibility, type GroupMembers } from '../policy/approver-eligibility.js';
+import { authorizeApprover } from '../policy/authorize-approver.js';
+import type { PolicyEvaluation } from '../policy/evaluate-policy.js';
+import { refusal, type Refusal } from './refusal.js';
+import { decisionEvent, nextRevision, type StepTransition } from './step-transition.js';
+
+/** What a person asks to do to one call. Versions come from the card or form they acted on. */
+export type CallAction =
+  | { kind: 'approve'; version: number; grant?: GrantChoice }
+  | { kind: 'deny'; reason?: string }
+  | { kind: 'edit'; fromVersion: number; input: unknown; submittedInput: unknown; policy: PolicyEvaluation }
+  | { kind: 'answer'; answer: unknown };
+
+export interface CallActionRequest {
+  stepId: string;
+  approvalId: string;
+  userId: string;
+  /** Where the click or form came from, as Slack's signed payload says. */
+  origin: { teamId: string | undefined; channel: string | undefined };
+  action: CallAction;
+}
+
+export interface CallActionContext {
+  now: number;
+  /** Members of the groups the call's policies name (the current version's, and an edit's). */
+  groupMembers: GroupMembers;
+  newGrantId: () => string;
+}
+
+export type CallActionEffect =
+  /** The call is decided: approved (its quorum reached), denied or answered. */
+  | { kind: 'decided'; decision: Decision }
+  /** An approval counted towards a quorum that is not reached yet. */
+  | { kind: 'counted'; have: number; need: number }
+  /** An edit is now the version to approve; the editor's approval counts only if they may give it. */
+  | { kind: 'new-version'; version: InputVersion; counted: boolean; have: number; need: number };
+
+export type CallActionResult = { ok: false; refusal: Refusal } | { ok: true; transition: StepTransition; effect: CallActionEffect };
+
+/**
+ * The one place a person's action on a call is judged and turned into a change. It is judged
+ * against the step as stored (never against what a card showed): the workspace and channel it
+ * came from, expiry, the version the person saw, and the policy of that version. The store then
+ * writes the change only if the step has not moved on since it was read, so the judgement and the
+ * write are one atomic step. Pure: no I/O, no clock but `context.now`.
+ */
+export function applyCallAction(step: PendingStep | undefined, request: CallActionRequest, context: CallActionContext): CallActionResult {
+  const call = step?.calls.find((candidate) => candidate.approvalId === request.approvalId);
+  if (!step || !call) return refusal('not-found', 'This approval request is no longer open, so nothing changed.');
+  if (request.origin.teamId !== step.teamId) return refusal('wrong-workspace', 'This request belongs to another Slack workspace, so nothing changed.');
+  if (request.origin.channel !== step.channel) return refusal('wrong-channel', 'This request belongs to another channel, so nothing changed.');
+  const decided = decisionOf(step, call.approvalId);
+  if (decided) return refusal('already-decided', alreadyDecidedText(decided));
+  if (step.phase !== 'pending') return refusal('closed', 'This approval request was already closed, so nothing changed.');
+  if (step.expiresAt !== undefined && context.now >= step.expiresAt) {
+    return refusal('expired', 'This request expired before you acted, so nothing changed and it will not run.');
+  }
+  const { action } = request;
+  if (isQuestion(call)) {
+    if (action.kind !== 'answer' && action.kind !== 'deny') return refusal('wrong-kind', 'This is a question; answer it instead.');
+    if (request.userId !== step.requesterId) {
+      return refusal('not-requester', `Only <@${step.requesterId}> can ${action.kind === 'answer' ? 'answer' : 'decline'} this question, so nothing changed.`);
+    }
+    return decide(step, call, request, context, action.kind === 'answer' ? { outcome: 'answered', answer: action.answer ?? null } : withReason({ outcome: 'denied' }, action.reason));
+  }
+  if (action.kind === 'answer') return refusal('wrong-kind', 'This call needs an approval, not an answer.');
+  const version = currentVersion(call);
+  if (!version) return refusal('not-found', 'This approval request is no longer open, so nothing changed.');
+  switch (action.kind) {
+    case 'deny':
+      return deny(step, call, version, request, context, action.reason);
+    case 'approve':
+      if (action.version !== version.number) return staleVersion(version);
+      return approve(step, call, version, request, context, action.grant);
+    case 'edit':
+      if (action.fromVersion !== version.number) return staleVersion(version);
+      return edit(step, call, version, request, context, action);
+  }
+}
+
+/**
+ * The person's standing under `version`'s policy. `approvedBy` are those whose approvals of it
+ * count (they may not approve twice; they may change their mind and deny); editing passes none,
+ * since an approver may propose a new version of what they approved.
+ */
+function authorize(
+  step: PendingStep,
+  version: InputVersion,
+  request: CallActionRequest,
+  context: CallActionContext,
+  { action, approvedBy }: { action: 'approve' | 'deny'; approvedBy: readonly string[] },
+): { ok: false; refusal: Refusal } | undefined {
+  const authorization = authorizeApprover({ evaluation: version.policy, userId: request.userId, requesterId: step.requesterId, groupMembers: context.groupMembers, approvedBy, action });
+  return authorization.allowed ? undefined : refusal(authorization.code, `${authorization.reason}, so nothing changed.`);
+}
+
+const counted = (step: PendingStep, call: PendingCall, version: InputVersion) => approvalsOf(step, call, version.number).map((approval) => approval.userId);
+
+function deny(step: PendingStep, call: PendingCall, version: InputVersion, request: CallActionRequest, context: CallActionContext, reason: string | undefined): CallActionResult {
+  return (
+    authorize(step, version, request, context, { action: 'deny', approvedBy: counted(step, call, version) }) ??
+    decide(step, call, request, context, withReason({ outcome: 'denied' }, reason))
+  );
+}
+
+function approve(
+  step: PendingStep,
+  call: PendingCall,
+  version: InputVersion,
+  request: CallActionRequest,
+  context: CallActionContext,
+  grantChoice: GrantChoice | undefined,
+): CallActionResult {
+  const refused = authorize(step, version, request, context, { action: 'approve', approvedBy: counted(step, call, version) });
+  if (refused) return refused;
+  let grant: Grant | undefined;
+  if (grantChoice) {
+    const notAllowed = grantRefusal(version.policy, grantChoice);
+    if (notAllowed) return { ok: false, refusal: notAllowed };
+    grant = buildGrant(step, call, version, request.userId, grantChoice, context);
+  }
+  const next = nextRevision(step);
+  const result = quorumOutcome(next, call, version, request.userId, context.now, countApproval(next, call, version, request.userId, context.now));
+  if (!grant || result.effect.kind !== 'decided') return result;
+  // A grant rides on an approval that decides the call (a one-approver rule), in the same write.
+  result.transition.grant = grant;
+  result.transition.audit.push(grantAuditEvent('grant-created', grant, grant.grantedBy));
+  return result;
+}
+
+function edit(
+  step: PendingStep,
+  call: PendingCall,
+  current: InputVersion,
+  request: CallActionRequest,
+  context: CallActionContext,
+  action: Extract<CallAction, { kind: 'edit' }>,
+): CallActionResult {
+  // Editing is proposing what runs: it takes the standing to approve what is there now.
+  const refused = authorize(step, current, request, context, { action: 'approve', approvedBy: [] });
+  if (refused) return refused;
+  const hash = inputHash(action.input);
+  // Nothing changed: an approval of the version on the card.
+  if (hash === current.inputHash) return approve(step, call, current, request, context, undefined);
+
+  // An input that the policy lets through unasked still waits for the approvers it had: an edit
+  // never lowers the bar set for the call.
+  const policy = action.policy.needsApproval ? action.policy : current.policy;
+  const version: InputVersion = {
+    number: current.number + 1,
+    input: action.input,
+    submittedInput: action.submittedInput,
+    inputHash: hash,
+    editedBy: request.userId,
+    at: context.now,
+    policy,
+  };
+  const next = nextRevision(step);
+  const nextCall = next.calls.find((candidate) => candidate.approvalId === call.approvalId)!;
+  nextCall.versions = [...(nextCall.versions ?? []), version];
+  const edited: AuditEventInput = {
+    type: 'input-edited',
+    teamId: step.teamId,
+    stepId: step.stepId,
+    approvalId: call.approvalId,
+    toolName: call.toolName,
+    userId: request.userId,
+    version: version.number,
+    inputHash: hash,
+    input: action.input,
+    changes: describeChanges(diffInputs(current.input, action.input)),
+  };
+  const eligible = approverEligibility({ evaluation: policy, userId: request.userId, requesterId: step.requesterId, groupMembers: context.groupMembers }).eligible;
+  if (!eligible) {
+    return {
+      ok: true,
+      transition: { step: next, fromRevision: step.revision, audit: [edited] },
+      effect: { kind: 'new-version', version, counted: false, have: 0, need: policy.required },
+    };
+  }
+  const result = quorumOutcome(next, nextCall, version, request.userId, context.now, countApproval(next, nextCall, version, request.userId, context.now));
+  result.transition.audit.unshift(edited);
+  if (result.effect.kind === 'counted') result.effect = { kind: 'new-version', version, counted: true, have: result.effect.have, need: result.effect.need };
+  return result;
+}
+
+/** Adds the person's approval of `version` to `next`; returns the approvals of that version now. */
+function countApproval(next: PendingStep, call: PendingCall, version: InputVersion, userId: string, now: number): string[] {
+  const approvals = ((next.approvals ??= {})[call.approvalId] ??= []);
+  approvals.push({ userId, at: now, version: version.number, inputHash: version.inputHash });
+  return approvalsOf(next, call, version.number).map((approval) => approval.userId);
+}
+
+function quorumOutcome(next: PendingStep, call: PendingCall, version: InputVersion, userId: string, now: number, approvedBy: string[]): Extract<CallActionResult, { ok: true }> {
+  const need = Math.max(1, version.policy.required);
+  const have = approvedBy.length;
+  const base: AuditEventInput = {
+    type: 'decision',
+    teamId: next.teamId,
+    stepId: next.stepId,
+    approvalId: call.approvalId,
+    toolName: call.toolName,
+    outcome: 'approved',
+    userId,
+    originalInput: call.input,
+    ...(version.number > 0 ? { editedInput: version.input } : {}),
+    version: version.number,
+    inputHash: version.inputHash,
+    ...(need > 1 ? { quorum: { have: Math.min(have, need), need } } : {}),
+  };
+  if (have < need) {
+    return { ok: true, transition: { step: next, fromRevision: next.revision - 1, audit: [base] }, effect: { kind: 'counted', have, need } };
+  }
+  const decision: Decision = { outcome: 'approved', userId, at: now, version: version.number, inputHash: version.inputHash, approvedBy };
+  next.decisions[call.approvalId] = decision;
+  const final = { ...base, approvedBy, ...((call.versions?.length ?? 0) > 1 ? { versions: versionSummaries(call) } : {}) } as AuditEventInput;
+  return { ok: true, transition: completeIfDone(next, [final]), effect: { kind: 'decided', decision } };
+}
+
+function decide(step: PendingStep, call: PendingCall, request: CallActionRequest, context: CallActionContext, outcome: Omit<Decision, 'userId' | 'at'>): CallActionResult {
+  const next = nextRevision(step);
+  const decision: Decision = { ...outcome, userId: request.userId, at: context.now };
+  next.decisions[call.approvalId] = decision;
+  return { ok: true, transition: completeIfDone(next, [decisionEvent(step, call, decision)]), effect: { kind: 'decided', decision } };
+}
+
+/** Marks the step complete when this decision was its last. */
+function completeIfDone(next: PendingStep, audit: AuditEventInput[]): StepTransition {
+  const done = next.calls.every((call) => decisionOf(next, call.approvalId) !== undefined);
+  if (done) next.phase = 'complete';
+  return { step: next, fromRevision: next.revision - 1, audit, ...(done ? { completed: true, closed: true } : {}) };
+}
+
+function grantRefusal(policy: PolicyEvaluation, choice: GrantChoice): Refusal | undefined {
+  if (policy.grants === 'forbidden') return { code: 'grant-not-allowed', message: 'The policy does not allow grants for this tool, so nothing changed.' };
+  if (policy.required > 1) {
+    return { code: 'grant-not-allowed', message: `This call needs ${policy.required} approvers, so later calls cannot be allowed ahead of time; nothing changed.` };
+  }
+  if (!(GRANT_HOURS as readonly number[]).includes(choice.hours)) return { code: 'grant-not-allowed', message: 'That duration is not offered, so nothing changed.' };
+  return undefined;
+}
+
+function buildGrant(step: PendingStep, call: PendingCall, version: InputVersion, userId: string, choice: GrantChoice, context: CallActionContext): Grant {
+  return {
+    grantId: context.newGrantId(),
+    teamId: step.teamId,
+    channel: step.channel,
+    scope: choice.scope,
+    ...(choice.scope === 'thread' ? { threadTs: step.threadTs } : {}),
+    toolName: call.toolName,
+    identicalArgumentsOnly: choice.identicalArgumentsOnly || version.policy.grants === 'identicalArguments',
+    input: version.input,
+    evaluation: version.policy,
+    grantedBy: userId,
+    createdAt: context.now,
+    expiresAt: context.now + choice.hours * 60 * 60 * 1000,
+  };
+}
+
+function staleVersion(current: InputVersion): { ok: false; refusal: Refusal } {
+  const by = current.editedBy ? ` by <@${current.editedBy}>` : '';
+  return refusal('stale', `The input changed since you looked: it was edited${by} and is now version ${current.number + 1}. Check the card again; nothing changed.`);
+}
+
+function withReason(outcome: Omit<Decision, 'userId' | 'at'>, reason: string | undefined): Omit<Decision, 'userId' | 'at'> {
+  return reason ? { ...outcome, reason } : outcome;
+}
+
+/** Every version of a call's input, for the audit record of the approval that decides it. */
+export function versionSummaries(call: PendingCall): InputVersionSummary[] {
+  const versions = call.versions ?? [];
+  return versions.map((version, index) => ({
+    version: version.number,
+    inputHash: version.inputHash,
+    input: version.input,
+    ...(version.editedBy ? { editedBy: version.editedBy } : {}),
+    at: version.at,
+    ...(index > 0 ? { changes: describeChanges(diffInputs(versions[index - 1]!.input, version.input)) } : {}),
+  }));
+}
+
+export function alreadyDecidedText(decision: Decision): string {
+  switch (decision.outcome) {
+    case 'approved':
+      return `Already ${decision.version ? 'edited and approved' : 'approved'} by <@${decision.userId}>, so nothing changed.`;
+    case 'denied':
+      return `Already denied by <@${decision.userId}>, so nothing changed.`;
+    case 'superseded':
+      return `This call was closed because <@${decision.userId}> sent a newer message, so nothing changed.`;
+    case 'answered':
+      return `Already answered by <@${decision.userId}>, so nothing changed.`;
+    case 'expired':
+      return 'This request expired before anyone decided, so nothing changed.';
+  }
+}

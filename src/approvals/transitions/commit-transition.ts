@@ -1,0 +1,30 @@
+import { FencedError } from '../../store/fenced-error.js';
+import type { StepStore } from '../../store/state-store.js';
+import type { PendingStep } from '../pending-step.js';
+import type { StepTransition } from './step-transition.js';
+
+/** A step changes only a few times (one per decision), so conflicts resolve within a few rounds. */
+const MAX_ATTEMPTS = 25;
+
+/**
+ * Reads the step, computes a transition from it and writes it over the revision it was computed
+ * from; on a conflict (someone else changed the step meanwhile) it starts again from the new state.
+ * Returns the step as written, or undefined when `compute` says there is nothing to do. Throws
+ * `FencedError` when the transition's fence is no longer current.
+ */
+export async function commitTransition(
+  store: Pick<StepStore, 'getStep' | 'commitStep'>,
+  stepId: string,
+  compute: (step: PendingStep) => StepTransition | undefined,
+): Promise<PendingStep | undefined> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+    const step = await store.getStep(stepId);
+    const transition = step && compute(step);
+    if (!transition) return undefined;
+    const result = await store.commitStep(transition);
+    if (result === 'committed') return transition.step;
+    if (result === 'fenced') throw new FencedError(transition.fence?.threadKey ?? step.threadKey);
+    if (result === 'not-found') return undefined;
+  }
+  throw new Error(`step ${stepId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
+}

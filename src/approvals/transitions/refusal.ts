@@ -1,0 +1,24 @@
+import type { AuthorizationRefusalCode } from '../policy/authorize-approver.js';
+
+export type RefusalCode =
+  | AuthorizationRefusalCode
+  | 'not-found'
+  | 'wrong-workspace'
+  | 'wrong-channel'
+  | 'closed'
+  | 'already-decided'
+  | 'expired'
+  | 'stale'
+  | 'not-requester'
+  | 'grant-not-allowed'
+  | 'wrong-kind';
+
+/** Why an action changed nothing. `message` is shown privately to whoever tried it. */
+export interface Refusal {
+  code: RefusalCode;
+  message: string;
+}
+
+export function refusal(code: RefusalCode, message: string): { ok: false; refusal: Refusal } {
+  return { ok: false, refusal: { code, message } };
+}

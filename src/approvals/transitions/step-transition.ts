@@ -1,0 +1,48 @@
+import type { AuditEventInput } from '../../audit/audit-event.js';
+import type { Grant } from '../grant.js';
+import type { Decision, PendingCall, PendingStep } from '../pending-step.js';
+
+/**
+ * A change to a pending step, computed by a pure function from the step as read. The store writes
+ * it only if the step is still at `fromRevision`, and writes the audit events (and a grant, if
+ * any) in the same atomic operation: so a decision is never judged against state that changed
+ * meanwhile, and the trail is complete whenever the state is.
+ */
+export interface StepTransition {
+  /** The step as it must be stored; its revision is `fromRevision + 1`. */
+  step: PendingStep;
+  fromRevision: number;
+  audit: AuditEventInput[];
+  /** Created together with the approval that allowed it. */
+  grant?: Grant;
+  /** Every call is decided now: indexed until a process claims the resume. */
+  completed?: boolean;
+  /** A process claimed the resume: off that index. */
+  resumed?: boolean;
+  /** No longer pending: off the expiry and reminder schedules. */
+  closed?: boolean;
+  /** Only while this thread holder's fencing token is current (claiming a resume, closing from a turn). */
+  fence?: { threadKey: string; token: string };
+}
+
+/** The step's next revision, to change: a deep copy, so the step as read stays what was read. */
+export function nextRevision(step: PendingStep): PendingStep {
+  const next = structuredClone(step);
+  next.revision = step.revision + 1;
+  return next;
+}
+
+/** The audit record of a decision on a call (approvals carry more; see `applyCallAction`). */
+export function decisionEvent(step: PendingStep, call: PendingCall, decision: Decision): AuditEventInput {
+  return {
+    type: 'decision',
+    teamId: step.teamId,
+    stepId: step.stepId,
+    approvalId: call.approvalId,
+    toolName: call.toolName,
+    outcome: decision.outcome,
+    userId: decision.userId,
+    originalInput: call.input,
+    ...(decision.reason ? { reason: decision.reason } : {}),
+  };
+}

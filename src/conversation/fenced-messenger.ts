@@ -1,0 +1,34 @@
+import type { Lease } from './lease.js';
+import type { AnswerStream, ThreadMessenger } from './thread-messenger.js';
+
+/**
+ * The messenger a turn uses: before each Slack write it checks in Redis that this process still
+ * holds the thread, so a process that stalled past its lock stops before posting a second answer
+ * or card (a Slack post cannot be made conditional on a Redis token any other way).
+ */
+export function fencedMessenger(messenger: ThreadMessenger, lease: Lease): ThreadMessenger {
+  const guarded =
+    <ARGS extends unknown[], RESULT>(write: (...args: ARGS) => Promise<RESULT>) =>
+    async (...args: ARGS): Promise<RESULT> => {
+      await lease.assertCurrent();
+      return write(...args);
+    };
+  return {
+    postAnswer: guarded((options) => messenger.postAnswer(options)),
+    startAnswer(options): AnswerStream {
+      const stream = messenger.startAnswer(options);
+      return {
+        append: (delta) => (lease.lost() ? undefined : stream.append(delta)),
+        finish: guarded((markdown: string) => stream.finish(markdown)),
+        messageTs: () => stream.messageTs(),
+      };
+    },
+    postNotice: guarded((options) => messenger.postNotice(options)),
+    postMention: guarded((options) => messenger.postMention(options)),
+    postCard: guarded((options) => messenger.postCard(options)),
+    updateCard: guarded((options) => messenger.updateCard(options)),
+    postEphemeral: guarded((options) => messenger.postEphemeral(options)),
+    setStatus: guarded((options) => messenger.setStatus(options)),
+    readThread: (options) => messenger.readThread(options),
+  };
+}
