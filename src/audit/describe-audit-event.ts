@@ -1,4 +1,4 @@
-import type { AuditEvent } from './audit-event.js';
+import type { AuditEvent, ToolStartedEvent } from './audit-event.js';
 
 /** One event as the table shows it; every cell is plain text, one line. */
 export interface AuditEventCells {
@@ -34,11 +34,23 @@ export function describeAuditEvent(event: AuditEvent): AuditEventCells {
         details: join([
           event.reason !== undefined && `reason ${JSON.stringify(event.reason)}`,
           event.quorum !== undefined && `quorum ${event.quorum.have}/${event.quorum.need}`,
+          event.version !== undefined && `of version ${event.version + 1}`,
+          event.approvedBy !== undefined && `approved by ${event.approvedBy.join(', ')}`,
           event.editedInput === undefined
             ? `input ${compactJson(event.originalInput)}`
             : `edited to ${compactJson(event.editedInput)} from ${compactJson(event.originalInput)}`,
+          event.versions !== undefined && `versions ${event.versions.map((version) => `${version.version + 1}${version.editedBy ? ` by ${version.editedBy}` : ' (model)'} ${compactJson(version.input)}`).join('; ')}`,
         ]),
       };
+    case 'input-edited':
+      return {
+        tool: event.toolName,
+        who: event.userId,
+        result: 'edited',
+        details: join([`version ${event.version + 1}`, event.changes.length > 0 && `changed ${event.changes.join('; ')}`, `input ${compactJson(event.input)}`]),
+      };
+    case 'action-refused':
+      return { tool: event.toolName ?? NOBODY, who: event.userId, result: 'refused', details: `tried to ${event.action} (${event.code}): ${event.reason}` };
     case 'unauthorized-attempt':
       return { tool: event.toolName, who: event.userId, result: 'refused', details: `tried to ${event.action}: ${event.reason}` };
     case 'expired':
@@ -69,6 +81,13 @@ export function describeAuditEvent(event: AuditEvent): AuditEventCells {
           `in ${place(event.channel, event.threadTs)}`,
         ]),
       };
+    case 'tool-started':
+      return {
+        tool: event.toolName,
+        who: NOBODY,
+        result: 'started',
+        details: join([`on ${basisText(event.basis)}`, `input ${compactJson(event.input)}`, `in ${place(event.channel, event.threadTs)}`]),
+      };
     case 'tool-executed':
       return {
         tool: event.toolName,
@@ -84,6 +103,20 @@ export function describeAuditEvent(event: AuditEvent): AuditEventCells {
     default:
       // Written by a newer version of the bot: still show that something happened.
       return { tool: NOBODY, who: NOBODY, result: NOBODY, details: compactJson(event) };
+  }
+}
+
+/** Why a call was allowed to run, as the reviewer checks it. */
+function basisText(basis: ToolStartedEvent['basis']): string {
+  switch (basis.kind) {
+    case 'approval':
+      return `approval of version ${basis.version + 1} by ${basis.approvedBy.join(', ')} (step ${basis.stepId})`;
+    case 'grant':
+      return `grant ${basis.grantId} by ${basis.grantedBy}`;
+    case 'auto-approve':
+      return `auto-approve (${basis.mode})`;
+    case 'no-approval-needed':
+      return 'no approval needed';
   }
 }
 

@@ -76,14 +76,38 @@ describe('formatAuditTable', () => {
       { ...common, type: 'expired', stepId: 's', approvalId: 'a' },
       { ...common, type: 'grant-created', grantId: 'g1', scope: 'thread', channel: 'C1', threadTs: '1.2', userId: 'UBOB', expiresAt: at + 3_600_000, identicalArgumentsOnly: true },
       { ...common, type: 'auto-approved', channel: 'C1', threadTs: '1.2', input: {}, mode: 'channel', grantId: 'g1' },
+      { ...common, type: 'input-edited', stepId: 's', approvalId: 'a', userId: 'UBOB', version: 1, inputHash: 'h1', input: { tag: 'v3' }, changes: ['tag: "v2" → "v3"'] },
+      { ...common, type: 'action-refused', stepId: 's', approvalId: 'a', userId: 'UEVE', action: 'approve', code: 'stale', reason: 'the input changed' },
+      {
+        ...common,
+        type: 'decision',
+        stepId: 's',
+        approvalId: 'a',
+        outcome: 'approved',
+        userId: 'UCAROL',
+        originalInput: { tag: 'v2' },
+        editedInput: { tag: 'v3' },
+        version: 1,
+        inputHash: 'h1',
+        approvedBy: ['UBOB', 'UCAROL'],
+        versions: [
+          { version: 0, inputHash: 'h0', input: { tag: 'v2' }, at },
+          { version: 1, inputHash: 'h1', input: { tag: 'v3' }, editedBy: 'UBOB', at, changes: ['tag: "v2" → "v3"'] },
+        ],
+      },
+      { ...common, type: 'tool-started', toolCallId: 'c1', channel: 'C1', threadTs: '1.2', input: { tag: 'v3' }, inputHash: 'h1', basis: { kind: 'approval', stepId: 's', approvalId: 'a', version: 1, inputHash: 'h1', approvedBy: ['UBOB', 'UCAROL'] } },
     ];
-    const rows = formatAuditTable(events, { now }).split('\n').slice(1, -1);
+    const rows = formatAuditTable(events, { now, detailsWidth: 400 }).split('\n').slice(1, -1);
     expect(rows.map((row) => row.slice(21).replace(/\s+/g, ' '))).toEqual([
       '2h approval-requested deploy UALICE requested input {"tag":"v2"} · approvers @ops · expires 2024-05-01 12:10:03 · in C1/1.2',
       '2h unauthorized-attempt deploy UEVE refused tried to approve: not an approver',
       '2h expired deploy - expired step s',
       '2h grant-created deploy UBOB created thread grant in C1/1.2 · until 2024-05-01 13:00:03 · identical arguments only · grant g1',
       '2h auto-approved deploy - auto allowed in this channel · grant g1 · input {} · in C1/1.2',
+      '2h input-edited deploy UBOB edited version 2 · changed tag: "v2" → "v3" · input {"tag":"v3"}',
+      '2h action-refused deploy UEVE refused tried to approve (stale): the input changed',
+      '2h decision deploy UCAROL approved of version 2 · approved by UBOB, UCAROL · edited to {"tag":"v3"} from {"tag":"v2"} · versions 1 (model) {"tag":"v2"}; 2 by UBOB {"tag":"v3"}',
+      '2h tool-started deploy - started on approval of version 2 by UBOB, UCAROL (step s) · input {"tag":"v3"} · in C1/1.2',
     ]);
   });
 });
