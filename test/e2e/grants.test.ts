@@ -49,8 +49,9 @@ describe('always-allow grants', () => {
     const second = await ask(h, { threadTs: first.threadTs, answer: 'Restarted again.' });
     expect(second.card).toBeUndefined();
     expect(h.invocations()).toHaveLength(2);
-    const note = threadReplies(h, first.threadTs).find((message) => message.text.includes('ran without a card'));
-    expect(note?.text).toContain("allowed by <@UBOB>'s grant for this thread");
+    // Posted once the model is done, which can be after the streamed answer already reads in full.
+    const note = await waitFor(() => threadReplies(h, first.threadTs).find((message) => message.text.includes('ran without a card')), { message: 'the note' });
+    expect(note.text).toContain("allowed by <@UBOB>'s grant for this thread");
 
     const other = await ask(h, { answer: 'Elsewhere.' });
     expect(other.card).toBeDefined();
