@@ -99,8 +99,8 @@ export function createTurnTools(options: {
           await report({ status: 'error', error: error instanceof Error ? error.message : String(error) });
           throw error;
         }
-        await report(commandOutcome(output));
         crashPoint('after-tool');
+        await report(commandOutcome(output));
         const result = approved?.edit ? { humanEdit: approved.edit, result: output } : output;
         options.executions.push({ toolCallId, toolName: definition.name, output: result });
         return result;

@@ -17,6 +17,7 @@ import { newThreadState, threadKeyOf, type ThreadAddress, type ThreadState } fro
 import type { Lease } from './lease.js';
 import { judgeRetry } from './failed-turn.js';
 import { createTurnRunner, type TurnRunnerOptions } from './run-and-publish.js';
+import { crashPoint } from '../testing/crash-point.js';
 import { shortError } from './short-error.js';
 import type { ThreadMessenger } from './thread-messenger.js';
 import { createTurnScope, type TurnScope } from './turn-scope.js';
@@ -126,10 +127,12 @@ export function createConversation(options: ConversationOptions): Conversation {
   /** A newer message closes the open card, unless every call was already decided: then it resumes first. */
   async function settlePendingStep(scope: TurnScope, thread: ThreadState, userId: string): Promise<void> {
     const stepId = thread.pendingStepId as string;
-    const superseded = await commitTransition(store, stepId, (step) => {
-      const transition = supersedeTransition(step, { userId, now: now() });
-      return transition && { ...transition, fence: scope.lease.fence };
-    });
+    const superseded = await scope.lease.guard(() =>
+      commitTransition(store, stepId, (step) => {
+        const transition = supersedeTransition(step, { userId, now: now() });
+        return transition && { ...transition, fence: scope.lease.fence };
+      }),
+    );
     if (superseded) {
       thread.messages.push(closingToolMessage(superseded));
       delete thread.pendingStepId;
@@ -145,8 +148,10 @@ export function createConversation(options: ConversationOptions): Conversation {
     delete thread.pendingStepId;
   }
 
-  function claimResume(scope: TurnScope, stepId: string): Promise<PendingStep | undefined> {
-    return commitTransition(store, stepId, (step) => claimResumeTransition(step, scope.lease.fence));
+  async function claimResume(scope: TurnScope, stepId: string): Promise<PendingStep | undefined> {
+    const claimed = await scope.lease.guard(() => commitTransition(store, stepId, (step) => claimResumeTransition(step, scope.lease.fence)));
+    if (claimed) crashPoint('after-claim');
+    return claimed;
   }
 
   /**

@@ -16,10 +16,11 @@ export function fencedMessenger(messenger: ThreadMessenger, lease: Lease): Threa
   return {
     postAnswer: guarded((options) => messenger.postAnswer(options)),
     startAnswer(options): AnswerStream {
-      const stream = messenger.startAnswer(options);
+      const stream = messenger.startAnswer({ ...options, guard: () => lease.assertCurrent() });
       return {
         append: (delta) => (lease.lost() ? undefined : stream.append(delta)),
-        finish: guarded((markdown: string) => stream.finish(markdown)),
+        // Each write of the stream asks the lease itself (the guard above), after any write in flight.
+        finish: (markdown) => stream.finish(markdown),
         messageTs: () => stream.messageTs(),
       };
     },
@@ -30,5 +31,7 @@ export function fencedMessenger(messenger: ThreadMessenger, lease: Lease): Threa
     postEphemeral: guarded((options) => messenger.postEphemeral(options)),
     setStatus: guarded((options) => messenger.setStatus(options)),
     readThread: (options) => messenger.readThread(options),
+    // Not guarded: a fenced process removing what it posted but never recorded is the clean-up.
+    deleteMessages: (options) => messenger.deleteMessages(options),
   };
 }

@@ -61,7 +61,6 @@ export function createTurnRunner(options: TurnRunnerOptions) {
 
   /** The marker and the `tool-started` record of why the call may run, written together just before it does. */
   async function markStarted(scope: TurnScope, thread: ThreadState, call: StartingCall, automatic: readonly AutomaticApproval[]): Promise<void> {
-    const sentAt = Date.now();
     const where = { teamId: thread.teamId, channel: thread.channel, threadTs: thread.threadTs };
     const audit: AuditEventInput[] = [{ type: 'tool-started', ...where, toolName: call.toolName, toolCallId: call.toolCallId, input: call.input, inputHash: inputHash(call.input), basis: call.basis }];
     const approval = automatic.find((candidate) => candidate.toolCallId === call.toolCallId);
@@ -69,19 +68,37 @@ export function createTurnRunner(options: TurnRunnerOptions) {
       audit.push({ type: 'auto-approved', ...where, toolName: approval.toolName, input: approval.input, mode: approval.mode, ...(approval.grant ? { grantId: approval.grant.grantId } : {}) });
       if (approval.grant) audit.push(grantAuditEvent('grant-used', approval.grant, approval.grant.grantedBy));
     }
-    await store.markExecuting({
-      fence: scope.lease.fence,
-      toolCallId: call.toolCallId,
-      marker: { toolName: call.toolName, input: call.input, startedAt: now() },
-      ttlMs: limits.historyTtlMs,
-      audit,
-    });
-    // The marker was written while this process held the thread. If this took suspiciously long,
-    // the process may have stalled since: make sure it still holds the thread before the call runs.
-    if (Date.now() - sentAt > 1_000) await scope.lease.assertCurrent();
+    crashPoint('before-tool');
+    await scope.lease.guard(() =>
+      store.markExecuting({ fence: scope.lease.fence, toolCallId: call.toolCallId, marker: { toolName: call.toolName, input: call.input, startedAt: now() }, ttlMs: limits.historyTtlMs, audit }),
+    );
+    crashPoint('after-marker');
+    // The marker was written while this process held the thread; it may have stalled since.
+    await scope.lease.assertHeld();
   }
 
+  /**
+   * Runs the turn and shows its outcome. If this process turns out to have been fenced meanwhile,
+   * answer messages it posted but never recorded are removed: the process that took the thread
+   * over did not know them and wrote the answer again, so they would be a second answer.
+   */
   async function runAndPublish(scope: TurnScope, thread: ThreadState, requesterId: string, approvedRuns?: ReadonlyMap<string, ApprovedRun>): Promise<void> {
+    const shown: ShownAnswer = { recorded: new Set(thread.answerTs ?? []) };
+    try {
+      await runAndShow(scope, thread, requesterId, shown, approvedRuns);
+    } catch (error) {
+      if (scope.lease.lost() && shown.stream) {
+        // Lets a post still in flight land (the stream's own writes are refused from here on), so
+        // its message is known and can be removed too.
+        await shown.stream.finish('').catch(() => {});
+        const unrecorded = shown.stream.messageTs().filter((ts) => !shown.recorded.has(ts));
+        if (unrecorded.length > 0) await scope.messenger.deleteMessages({ channel: thread.channel, ts: unrecorded });
+      }
+      throw error;
+    }
+  }
+
+  async function runAndShow(scope: TurnScope, thread: ThreadState, requesterId: string, shown: ShownAnswer, approvedRuns?: ReadonlyMap<string, ApprovedRun>): Promise<void> {
     const { messenger } = scope;
     const where = { channel: thread.channel, threadTs: thread.threadTs };
     await messenger.setStatus({ ...where, status: 'is thinking…' });
@@ -91,7 +108,7 @@ export function createTurnRunner(options: TurnRunnerOptions) {
     let streamed = '';
     const showDelta = (delta: string) => {
       streamed += delta;
-      answer ??= messenger.startAnswer({
+      answer ??= shown.stream = messenger.startAnswer({
         ...where,
         recipientUserId: requesterId,
         recipientTeamId: thread.teamId,
@@ -100,7 +117,10 @@ export function createTurnRunner(options: TurnRunnerOptions) {
           thread.answerTs = [...ts];
           scope
             .save(thread)
-            .then(() => crashPoint('mid-answer'))
+            .then(() => {
+              for (const each of ts) shown.recorded.add(each);
+              crashPoint('mid-answer');
+            })
             .catch((error: unknown) => logger.warn({ event: 'answer-ts-save-failed', err: error }, 'could not record the answer messages'));
         },
       });
@@ -118,16 +138,22 @@ export function createTurnRunner(options: TurnRunnerOptions) {
         maxSteps: limits.maxSteps,
         ...(limits.modelTimeoutMs === undefined ? {} : { modelTimeoutMs: limits.modelTimeoutMs }),
         ...(approvedRuns ? { approvedRuns } : {}),
+        // Ends the turn (its model calls, its tools) the moment this process learns it was fenced.
+        abortSignal: scope.lease.signal,
         beforeExecute: (call) => markStarted(scope, thread, call, automatic),
-        afterExecute: (report) =>
-          store
+        afterExecute: async (report) => {
+          await store
             .finishExecuting({
               threadKey: thread.threadKey,
               toolCallId: report.toolCallId,
               marker: { toolName: report.toolName, input: null, startedAt: now() - report.durationMs, finishedAt: now() },
               audit: { type: 'tool-executed', teamId: thread.teamId, channel: thread.channel, threadTs: thread.threadTs, ...report },
             })
-            .catch((error: unknown) => logger.error({ event: 'tool-executed-record-failed', err: error }, 'could not record that a tool ran')),
+            .catch((error: unknown) => logger.error({ event: 'tool-executed-record-failed', err: error }, 'could not record that a tool ran'));
+          // A call can take long, or the process stall while it runs: before asking the model
+          // anything more, make sure this process still holds the thread.
+          await scope.lease.assertCurrent().catch(() => {});
+        },
         onAutomaticApproval: (approval) => automatic.push(approval),
         findGrant: async ({ toolName, input, evaluation }) => {
           const grants = await store.listGrants({ teamId: thread.teamId, channel: thread.channel, now: now() });
@@ -164,6 +190,7 @@ export function createTurnRunner(options: TurnRunnerOptions) {
       if (outcome.text.trim()) thread.outbox = outcome.text;
       try {
         await scope.save(thread, { settled: true });
+        for (const each of thread.answerTs ?? []) shown.recorded.add(each);
       } catch (error) {
         // Shown but not remembered: marked as cut off, so no one mistakes it for an answer the bot knows it gave.
         if (!scope.lease.lost()) await answer?.finish(`${streamed} …`).catch(() => {});
@@ -191,7 +218,7 @@ export function createTurnRunner(options: TurnRunnerOptions) {
     thread.updatedAt = now();
     // The step, the thread that points at it and the `approval-requested` records are one write,
     // made before the card exists, so a click that arrives immediately finds its step.
-    await store.createStep({ step, thread, ttlMs: limits.historyTtlMs, audit: approvalRequested(step), fence: scope.lease.fence });
+    await scope.lease.guard(() => store.createStep({ step, thread, ttlMs: limits.historyTtlMs, audit: approvalRequested(step), fence: scope.lease.fence }));
     await postCardFor(scope, step);
   }
 
@@ -205,10 +232,12 @@ export function createTurnRunner(options: TurnRunnerOptions) {
       if (scope.lease.lost()) throw error;
       logger.error({ event: 'card-post-failed', stepId: step.stepId, err: error }, 'could not post approval card');
       const decision = { outcome: 'denied' as const, userId: options.botUserId, at: now(), reason: 'the approval card could not be posted' };
-      const closed = await commitTransition(store, step.stepId, (current) => {
-        const transition = closeStepTransition(current, decision);
-        return transition && { ...transition, fence: scope.lease.fence };
-      });
+      const closed = await scope.lease.guard(() =>
+        commitTransition(store, step.stepId, (current) => {
+          const transition = closeStepTransition(current, decision);
+          return transition && { ...transition, fence: scope.lease.fence };
+        }),
+      );
       if (closed) {
         const thread = await store.getThread(step.threadKey);
         if (thread) {
@@ -257,6 +286,12 @@ export function createTurnRunner(options: TurnRunnerOptions) {
 }
 
 export type TurnRunner = ReturnType<typeof createTurnRunner>;
+
+/** The answer a turn is showing, and which of its messages the thread has on record. */
+interface ShownAnswer {
+  stream?: AnswerStream;
+  recorded: Set<string>;
+}
 
 /** The `approval-requested` records of a new step, one per call, written with the step. */
 function approvalRequested(step: PendingStep): AuditEventInput[] {

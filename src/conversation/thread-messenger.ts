@@ -34,6 +34,11 @@ export interface AnswerStreamOptions {
   onMessages?: (ts: readonly string[]) => void;
   /** Messages a dead process left half written for this answer: reused rather than left behind. */
   replacing?: readonly string[];
+  /**
+   * Awaited before every Slack write of the stream, including the timed edits; a throw means the
+   * writer no longer holds the thread (see `Lease`), and nothing more is written.
+   */
+  guard?: () => Promise<void>;
 }
 
 export interface ThreadMessenger {
@@ -52,6 +57,8 @@ export interface ThreadMessenger {
   postCard(options: { channel: string; threadTs: string; card: SlackCard }): Promise<string>;
   updateCard(options: { channel: string; ts: string; card: SlackCard }): Promise<void>;
   postEphemeral(options: { channel: string; userId: string; threadTs?: string; text: string }): Promise<void>;
+  /** Removes messages the bot posted (best effort), e.g. an answer a fenced process started but never recorded. */
+  deleteMessages(options: { channel: string; ts: readonly string[] }): Promise<void>;
   /** Best effort: a status that cannot be shown must not fail the turn. */
   setStatus(options: { channel: string; threadTs: string; status: string }): Promise<void>;
   readThread(options: { channel: string; threadTs: string }): Promise<EarlierThreadMessage[]>;

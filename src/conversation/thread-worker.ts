@@ -53,7 +53,7 @@ export function createThreadWorker({
         (held) => {
           if (held) return;
           lease.markLost();
-          logger.warn({ event: 'thread-fenced', threadKey }, 'another process took this thread over; stopping without further effects');
+          logger.warn({ event: 'thread-lock-lost', threadKey }, 'another process took this thread over; stopping without further effects');
         },
         (error: unknown) => logger.warn({ event: 'thread-lock-renew-failed', threadKey, err: error }, 'could not renew thread lock'),
       );

@@ -37,7 +37,7 @@ export function createTurnScope(options: {
     async save(thread, saveOptions) {
       thread.messages = trimHistory(thread.messages, limits);
       thread.updatedAt = now();
-      await store.saveThread(thread, limits.historyTtlMs, lease.fence, saveOptions);
+      await lease.guard(() => store.saveThread(thread, limits.historyTtlMs, lease.fence, saveOptions));
     },
   };
 }

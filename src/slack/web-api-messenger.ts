@@ -8,7 +8,8 @@ import { createUpdatingAnswerStream } from './answer/updating-answer-stream.js';
 import { APPROVAL_ACTION_IDS } from './blocks/action-ids.js';
 
 /** The Slack Web API side of the conversation: every outbound call the agent makes goes through here. */
-export function createWebApiMessenger({ client, logger, streaming = 'update' }: { client: WebClient; logger: Logger; streaming?: AnswerStreaming }): ThreadMessenger {
+export function createWebApiMessenger(options: { client: WebClient; logger: Logger; streaming?: AnswerStreaming }): ThreadMessenger {
+  const { client, logger, streaming = 'update' } = options;
   let nativeAvailable = streaming === 'native';
   return {
     async postAnswer({ channel, threadTs, markdown, replacing }) {
@@ -16,8 +17,10 @@ export function createWebApiMessenger({ client, logger, streaming = 'update' }: 
       await createUpdatingAnswerStream({ client, logger, channel, threadTs, ...(replacing ? { replacing } : {}) }).finish(markdown);
     },
 
-    startAnswer({ channel, threadTs, recipientUserId, recipientTeamId, onMessages, replacing }) {
+    startAnswer({ channel, threadTs, recipientUserId, recipientTeamId, onMessages, replacing, guard }) {
       const callbacks = onMessages ? { onMessages } : {};
+      // Every write the stream makes, its timed edits included, asks the guard first.
+      const client = guard ? guardedClient(options.client, guard) : options.client;
       // A native stream cannot write into messages a dead process left, so those are edited instead.
       if (!nativeAvailable || (replacing !== undefined && replacing.length > 0)) {
         return createUpdatingAnswerStream({ client, logger, channel, threadTs, ...callbacks, ...(replacing ? { replacing } : {}) });
@@ -76,6 +79,10 @@ export function createWebApiMessenger({ client, logger, streaming = 'update' }: 
       }
     },
 
+    async deleteMessages({ channel, ts }) {
+      for (const each of ts) await client.chat.delete({ channel, ts: each }).catch((error: unknown) => logger.warn({ event: 'message-delete-failed', err: error }, 'could not delete a message'));
+    },
+
     async readThread({ channel, threadTs }) {
       const response = await client.conversations.replies({ channel, ts: threadTs, limit: 200 });
       return (response.messages ?? []).map((message) => ({
@@ -86,4 +93,19 @@ export function createWebApiMessenger({ client, logger, streaming = 'update' }: 
       }));
     },
   };
+}
+
+/** A client whose `chat.*` calls each await `guard` first. */
+function guardedClient(client: WebClient, guard: () => Promise<void>): WebClient {
+  const chat = new Proxy(client.chat, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return async (...args: unknown[]) => {
+        await guard();
+        return (value as (...inner: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  return new Proxy(client, { get: (target, property, receiver) => (property === 'chat' ? chat : Reflect.get(target, property, receiver)) });
 }

@@ -1,0 +1,122 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
+import { startFakeSlackApi, type FakeSlackApi } from '../helpers/fake-slack-api.js';
+import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
+import { appMentionEnvelope, blockActionsPayload, postSlackEvent, postSlackInteraction } from '../helpers/signed-request.js';
+import { buildIsolatedBot, freePort, startChildBot, stopChildBot, type ChildBot } from './child-bot.js';
+import { cardButtons, readInvocations, recordingToolsYaml, waitFor } from './harness.js';
+
+/**
+ * Two bot processes on one Redis behind one Slack app, the first with a test-only fault point
+ * (`COUNTERSIGN_CRASH_AT` or `COUNTERSIGN_STALL_AT`): the crash and stall tests drive the first and
+ * watch the second finish its work.
+ */
+export const PAIR_SECRET = 'bot-pair-secret';
+export const PAIR_CHANNEL = 'C0PAIR001';
+export const PAIR_TEAM = 'T0TEAM001';
+export const PAIR_BOT_USER = 'UBOTPAIR';
+/** Short, so the second process takes over within a second of the first one's lock lapsing. */
+export const PAIR_LOCK_TTL_MS = 1_000;
+
+export interface BotPair {
+  doomed: ChildBot;
+  survivor: ChildBot;
+  doomedUrl: string;
+  /** Argv of every run of the recording tools, in order. */
+  invocations: () => string[][];
+  stop: () => Promise<void>;
+}
+
+export async function startBotPair(options: { mainJs: string; redis: RedisServerHandle; slack: FakeSlackApi; openai: FakeOpenAI; fault: Record<string, string> }): Promise<BotPair> {
+  const { slack, openai, redis } = options;
+  const directory = mkdtempSync(join(tmpdir(), 'countersign-pair-'));
+  const logFile = join(directory, 'invocations.log');
+  const configPath = join(directory, 'countersign.yml');
+  writeFileSync(configPath, recordingToolsYaml(logFile));
+  const environment = (port: number, extra: Record<string, string> = {}) => ({
+    SLACK_BOT_TOKEN: 'xoxb-pair',
+    SLACK_SIGNING_SECRET: PAIR_SECRET,
+    SLACK_API_URL: slack.url,
+    SLACK_BOT_USER_ID: PAIR_BOT_USER,
+    SLACK_BOT_ID: 'BBOTPAIR',
+    OPENAI_API_KEY: 'sk-pair',
+    OPENAI_BASE_URL: openai.baseURL,
+    OPENAI_API: 'chat',
+    REDIS_URL: redis.url,
+    COUNTERSIGN_CONFIG: configPath,
+    COUNTERSIGN_LOCK_TTL_MS: String(PAIR_LOCK_TTL_MS),
+    COUNTERSIGN_SWEEP_INTERVAL_MS: '100',
+    LOG_LEVEL: 'info',
+    PORT: String(port),
+    ...extra,
+  });
+  const ports = [await freePort(), await freePort()] as const;
+  const doomed = startChildBot(environment(ports[0], options.fault), { mainJs: options.mainJs });
+  const survivor = startChildBot(environment(ports[1]), { mainJs: options.mainJs });
+  for (const bot of [doomed, survivor]) await waitFor(() => bot.output().includes('countersign listening'), { timeoutMs: 30_000, message: 'start-up' });
+  return {
+    doomed,
+    survivor,
+    doomedUrl: `http://127.0.0.1:${ports[0]}/slack/events`,
+    invocations: () => readInvocations(logFile),
+    async stop() {
+      for (const bot of [doomed, survivor]) {
+        // A stopped process cannot act on SIGTERM until it runs again.
+        if (bot.child.pid !== undefined && bot.child.exitCode === null && bot.child.signalCode === null) process.kill(bot.child.pid, 'SIGCONT');
+        await stopChildBot(bot);
+      }
+    },
+  };
+}
+
+export function pairReplies(slack: FakeSlackApi, threadTs: string) {
+  return slack.messages(PAIR_CHANNEL, threadTs).filter((message) => message.ts !== threadTs);
+}
+
+export function mentionBot(url: string, threadTs: string, text: string) {
+  return postSlackEvent({ url, signingSecret: PAIR_SECRET, envelope: appMentionEnvelope({ user: 'UALICE', text: `<@${PAIR_BOT_USER}> ${text}`, channel: PAIR_CHANNEL, ts: threadTs, teamId: PAIR_TEAM }) });
+}
+
+/** Mentions the bot, waits for the card and clicks Approve on it, all through `url`. */
+export async function mentionAndApprove(slack: FakeSlackApi, url: string, threadTs: string) {
+  await mentionBot(url, threadTs, 'restart the worker');
+  const card = await waitFor(() => pairReplies(slack, threadTs).find((message) => cardButtons(message.blocks).length > 0), { timeoutMs: 10_000, message: 'card' });
+  const approve = cardButtons(card.blocks).find((button) => button.actionId === 'countersign_approve')!;
+  await postSlackInteraction({
+    url,
+    signingSecret: PAIR_SECRET,
+    payload: blockActionsPayload({ user: 'UBOB', channel: PAIR_CHANNEL, messageTs: card.ts, threadTs, actionId: approve.actionId, value: approve.value, teamId: PAIR_TEAM }),
+  }).catch(() => undefined);
+}
+
+/** Resolves once the process is stopped (SIGSTOP), as `/proc/<pid>/stat` says. */
+export async function waitUntilStopped(bot: ChildBot): Promise<void> {
+  await waitFor(() => /^\d+ \(.*\) [Tt] /.test(readFileSync(`/proc/${bot.child.pid}/stat`, 'utf8')), { timeoutMs: 15_000, message: 'the process to stop at its stall point' });
+}
+
+export interface PairWorld {
+  mainJs: string;
+  redis: RedisServerHandle;
+  slack: FakeSlackApi;
+  openai: FakeOpenAI;
+}
+
+/** The Redis, fake Slack and fake OpenAI a test file's bot pairs share, started once per file. */
+export function usePairWorld(): PairWorld {
+  const world = {} as PairWorld;
+  beforeAll(async () => {
+    world.mainJs = buildIsolatedBot();
+    world.redis = await startRedisServer();
+    world.slack = await startFakeSlackApi({ botUserId: PAIR_BOT_USER, botId: 'BBOTPAIR', teamId: PAIR_TEAM });
+    world.openai = await startFakeOpenAI();
+  }, 120_000);
+  afterAll(async () => {
+    await world.slack?.close();
+    await world.openai?.close();
+    await world.redis?.stop();
+  });
+  return world;
+}
