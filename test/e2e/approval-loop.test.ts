@@ -32,6 +32,7 @@ describe('mention → card → decision → resume', () => {
     const card = await waitForCard(h, threadTs);
     expect(card.text).toContain('restart_service');
     expect(JSON.stringify(card.blocks)).toContain('worker');
+    await h.settled();
     expect(h.invocations()).toEqual([]);
     const firstRequest = conversationOf(h.openai.requests[0]!);
     expect(firstRequest.find((message) => message.role === 'user')?.text).toContain('<@UALICE>');
@@ -69,6 +70,7 @@ describe('mention → card → decision → resume', () => {
     await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...deny });
 
     await waitFor(() => repliesText(h, threadTs).some((text) => text.includes('I will not restart it')), { message: 'the answer' });
+    await h.settled();
     expect(h.invocations()).toEqual([]);
     const toolMessage = conversationOf(h.openai.requests[1]!).find((message) => message.role === 'tool');
     expect(toolMessage?.text).toContain('Declined by <@UBOB>');
@@ -196,6 +198,7 @@ describe('threads', () => {
     const approve = cardButtons(card.blocks).find((button) => button.actionId === 'countersign_approve')!;
     await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...approve });
     await waitFor(() => h.slack.callsTo('chat.postEphemeral').length === 1, { message: 'ephemeral' });
+    await h.settled();
     expect(h.invocations()).toEqual([]);
   });
 

@@ -21,6 +21,7 @@ describe('ask_user: the human answers the tool call', () => {
     await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...options[1]! });
     const refusal = await waitFor(() => h.slack.callsTo('chat.postEphemeral')[0], { message: 'ephemeral refusal' });
     expect(refusal.args.text).toContain('Only <@UALICE> can answer');
+    await h.settled();
     expect(h.openai.requests).toHaveLength(1);
 
     await h.click({ user: 'UALICE', cardTs: card.ts, threadTs, ...options[1]! });

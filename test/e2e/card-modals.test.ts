@@ -32,6 +32,7 @@ describe('deny with a reason', () => {
     expect(conversationOf(h.openai.requests[1]!).find((message) => message.role === 'tool')?.text).toContain('prod is frozen until Monday');
     const updated = h.slack.messages(CHANNEL, threadTs).find((message) => message.ts === card.ts)!;
     expect(JSON.stringify(updated.blocks)).toContain('Reason: prod is frozen until Monday');
+    await h.settled();
     expect(h.invocations()).toEqual([]);
   });
 

@@ -124,6 +124,7 @@ describe('conversation details a user notices', () => {
     const threadTs = nextTs();
     await h.mention({ user: 'UALICE', text: 'restart api', ts: threadTs });
     await waitFor(() => threadReplies(h, threadTs).some((message) => message.text.includes('could not post the approval card')), { message: 'notice' });
+    await h.settled();
     expect(h.invocations()).toEqual([]);
   });
 });

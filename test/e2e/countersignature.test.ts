@@ -66,6 +66,7 @@ describe('1. a quorum counts approvals of one exact input', () => {
     const text = JSON.stringify(edited.blocks);
     expect(text).toContain('1 of 2 approvals: <@UCAROL>');
     expect(text).toContain('Approvals of earlier versions (<@UBOB>) do not count');
+    await h.settled();
     expect(h.invocations()).toEqual([]);
 
     await card.click('UDAVE', 'countersign_approve');
@@ -82,6 +83,7 @@ describe('1. a quorum counts approvals of one exact input', () => {
 
     await card.click('UCAROL', 'countersign_approve', before);
     expect(await ephemeral(h, 'UCAROL', 'changed since you looked')).toContain('nothing changed');
+    await h.settled();
     expect(h.invocations()).toEqual([]);
 
     await card.click('UCAROL', 'countersign_approve');
@@ -102,6 +104,7 @@ describe('2. a grant is authorised by the server, not by the card', () => {
     // The grant button's id with the Approve button's value: no form opens.
     await h.click({ user: 'UBOB', cardTs: card.card.ts, threadTs: card.threadTs, actionId: 'countersign_grant', value: approve.value });
     await ephemeral(h, 'UBOB', 'needs several approvers');
+    await h.settled();
     expect(h.slack.callsTo('views.open')).toHaveLength(0);
 
     // A forged form submission for it is refused in the form and records nothing.
@@ -123,12 +126,14 @@ describe('2. a grant is authorised by the server, not by the card', () => {
     const body = (await forged.json()) as { response_action: string; errors: Record<string, string> };
     expect(body.response_action).toBe('errors');
     expect(Object.values(body.errors).join(' ')).toContain('cannot be allowed ahead of time');
+    await h.settled();
     expect(JSON.stringify(card.current().blocks)).not.toContain('1 of 2 approvals');
     expect((await h.auditEvents()).filter((event) => event.type === 'grant-created')).toEqual([]);
 
     // The requester's next call still waits for people.
     const next = await cardFor(h);
     expect(next.card).toBeDefined();
+    await h.settled();
     expect(h.invocations()).toEqual([]);
   });
 });
@@ -182,6 +187,7 @@ describe('4. Try again keeps the requester', () => {
     const approve = cardButtons(card.blocks).find((button) => button.actionId === 'countersign_approve')!;
     await h.click({ user: 'UALICE', cardTs: card.ts, threadTs, ...approve });
     await ephemeral(h, 'UALICE', 'You asked for this, so someone else must approve it');
+    await h.settled();
     expect(h.invocations()).toEqual([]);
   });
 });
@@ -216,6 +222,7 @@ describe('6. expiry is enforced by the click, not only by the sweeper', () => {
     await ephemeral(h, 'UBOB', 'This request expired before you acted');
     await waitFor(() => JSON.stringify(card.current().blocks).includes('Expired without a decision'), { message: 'the card marked expired' });
     await waitFor(() => threadReplies(h, card.threadTs).some((message) => message.text.includes('expired without a decision, so nothing was run')), { message: 'expiry notice' });
+    await h.settled();
     expect(h.invocations()).toEqual([]);
   });
 });
@@ -235,6 +242,7 @@ describe("7. a click's workspace and channel must be the step's", () => {
     await ephemeral(h, 'UBOB', 'another Slack workspace');
     await forge({ channel: 'C0ELSEWHERE' });
     await ephemeral(h, 'UBOB', 'another channel');
+    await h.settled();
     expect(JSON.stringify(card.current().blocks)).toBe(JSON.stringify(card.card.blocks));
     expect(h.invocations()).toEqual([]);
     const refused = (await h.auditEvents()).filter((event) => event.type === 'action-refused');

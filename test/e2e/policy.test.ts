@@ -43,6 +43,7 @@ describe('who may approve', () => {
       expect(refusal.user).toBe('U0MALLORY');
       expect(refusal.text).toContain('Only <@U0OPS1>, <@U0OPS2> or members of <!subteam^S0ONCALL> can');
     }
+    await h.settled();
     expect(h.slack.callsTo('chat.update')).toHaveLength(0);
     expect(JSON.stringify(currentCard().blocks)).toBe(JSON.stringify(card.blocks));
     const audit = await h.auditEvents();
@@ -59,6 +60,7 @@ describe('who may approve', () => {
     const body = (await response.json()) as { response_action: string; errors: Record<string, string> };
     expect(body.response_action).toBe('errors');
     expect(Object.values(body.errors).join(' ')).toContain('can approve this');
+    await h.settled();
     expect(h.invocations()).toEqual([]);
     expect((await h.auditEvents()).map((event) => event.type)).toContain('action-refused');
   });
@@ -70,6 +72,7 @@ describe('who may approve', () => {
     await Promise.all([1, 2].map(() => h.click({ user: 'U0OPS1', cardTs: card.ts, threadTs, ...button('countersign_approve') })));
     await waitFor(() => JSON.stringify(currentCard().blocks).includes('1 of 2 approvals'), { message: 'partial approval on the card' });
     await waitFor(() => ephemerals(h).some((message) => message.text.includes('You already approved this')), { message: 'double-click refusal' });
+    await h.settled();
     expect(h.invocations()).toEqual([]);
 
     await Promise.all(['U0OPS2', 'U0ONCALL'].map((user) => h.click({ user, cardTs: card.ts, threadTs, ...button('countersign_approve') })));
@@ -85,6 +88,7 @@ describe('who may approve', () => {
     await h.click({ user: 'U0OPS1', cardTs: card.ts, threadTs, ...button('countersign_approve') });
     const refusal = await waitFor(() => ephemerals(h)[0], { message: 'refusal' });
     expect(refusal.text).toContain('You asked for this, so someone else must approve it');
+    await h.settled();
     expect(h.invocations()).toEqual([]);
   });
 });
@@ -127,6 +131,7 @@ describe('expiry', () => {
     const { threadTs } = await pausedOn(h);
     clock += 2 * 60 * 60 * 1000;
     await waitFor(() => threadReplies(h, threadTs).some((message) => message.text.includes('expired without a decision, so nothing was run')), { message: 'notice' });
+    await h.settled();
     expect(h.openai.requests).toHaveLength(1);
     expect(h.invocations()).toEqual([]);
   });
@@ -171,6 +176,7 @@ policy:
     const approveNew = cardButtons(updated.blocks).find((button) => button.actionId === 'countersign_approve')!;
     await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...approveNew });
     await waitFor(() => ephemerals(h).some((message) => message.user === 'UBOB' && message.text.includes('Only <@U0SRELEAD>')), { message: 'refusal of Bob' });
+    await h.settled();
     expect(h.invocations()).toEqual([]);
 
     await h.click({ user: 'U0SRELEAD', cardTs: card.ts, threadTs, ...approveNew });
