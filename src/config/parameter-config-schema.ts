@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ParameterConfig } from '../tools/command/parameter-config.js';
 import { parameterToZodSchema } from '../tools/command/parameters-schema.js';
 
 /**
@@ -6,38 +7,7 @@ import { parameterToZodSchema } from '../tools/command/parameters-schema.js';
  * built from these by `parametersToZodSchema`; this file only checks the config itself.
  */
 
-export interface StringParameterConfig {
-  type: 'string';
-  description?: string;
-  enum?: string[];
-  /** Must match the whole value (it is anchored for you). */
-  pattern?: string;
-  minLength?: number;
-  maxLength?: number;
-  default?: string;
-  optional: boolean;
-  /** Values starting with `-` are refused unless set, so the model cannot smuggle in `--all`. */
-  allowLeadingDash: boolean;
-}
-
-export interface NumberParameterConfig {
-  type: 'number';
-  description?: string;
-  integer: boolean;
-  minimum?: number;
-  maximum?: number;
-  default?: number;
-  optional: boolean;
-}
-
-export interface BooleanParameterConfig {
-  type: 'boolean';
-  description?: string;
-  default?: boolean;
-  optional: boolean;
-}
-
-export type ParameterConfig = StringParameterConfig | NumberParameterConfig | BooleanParameterConfig;
+export type { BooleanParameterConfig, NumberParameterConfig, ParameterConfig, StringParameterConfig } from '../tools/command/parameter-config.js';
 
 /** Narrower than tool names: a parameter name must also be a valid `{placeholder}`. */
 export const PARAMETER_NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_]{0,63}$/;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import type { ParameterConfig } from '../../config/config-schema.js';
+import type { ParameterConfig } from './parameter-config.js';
 import { parametersToZodSchema } from './parameters-schema.js';
 
 const string = (extra: Partial<Extract<ParameterConfig, { type: 'string' }>> = {}): ParameterConfig => ({

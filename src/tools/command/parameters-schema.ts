@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ParameterConfig } from '../../config/parameter-config-schema.js';
+import type { ParameterConfig } from './parameter-config.js';
 import type { ArgvValue } from './argv-template.js';
 
 export type ParameterValues = Record<string, ArgvValue>;
