@@ -19,6 +19,17 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger({ level: environment.logLevel });
+  // Last resort, from before any tool source starts: an exception thrown in some event callback (a
+  // tool source, a library) is logged and the bot keeps serving instead of exiting with every
+  // running turn. Tool sources guard their own callbacks; landing here is a bug to fix there.
+  process.on('uncaughtException', (error, origin) => {
+    logger.error({ event: 'uncaught-exception', err: error, origin }, 'uncaught exception; still running');
+  });
+  // Socket Mode's client rejects pending reconnects with nothing attached when it is stopped during
+  // an outage; crashing for that would drop running turns, so such rejections are logged instead.
+  process.on('unhandledRejection', (reason) => {
+    logger.error({ event: 'unhandled-rejection', err: reason }, 'unhandled promise rejection');
+  });
   const bot = await createBot({ environment, config, logger, ...tuningFromEnvironment(process.env) });
   await bot.start();
 
@@ -35,11 +46,6 @@ async function main(): Promise<void> {
       },
     );
   };
-  // Socket Mode's client rejects pending reconnects with nothing attached when it is stopped during
-  // an outage; crashing for that would drop running turns, so such rejections are logged instead.
-  process.on('unhandledRejection', (reason) => {
-    logger.error({ event: 'unhandled-rejection', err: reason }, 'unhandled promise rejection');
-  });
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
 }

@@ -32,6 +32,12 @@ beforeAll(async () => {
       setTimeout(() => response.end('late'), 3000);
     } else if (path === '/api/redirect') {
       response.writeHead(302, { location: 'http://elsewhere.invalid/steal' }).end();
+    } else if (path === '/api/pad') {
+      // `before` characters of padding, then the bearer token in the form asked for, then more.
+      const query = new URL(request.url ?? '', 'http://x').searchParams;
+      const token = String(request.headers.authorization ?? '').replace(/^Bearer /, '');
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      response.end(`${'x'.repeat(Number(query.get('before')))}${echoedForm(token, query.get('form') ?? 'raw')}${'y'.repeat(200)}`);
     } else if (path === '/api/binary') {
       response.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(300));
     } else {
@@ -64,6 +70,44 @@ http:
 }
 
 const tool = (overrides: Partial<HttpConfig> = {}) => createHttpRequestTool(httpConfig(overrides), { env: { TEST_API_TOKEN: SECRET } });
+
+/** A token with characters that every encoding changes. */
+const ODD_SECRET = 'sk/live+4f9a=Q7 z!~(x)';
+/** How an API might echo the token it was sent. */
+const ECHOED_FORMS = {
+  raw: (token: string) => token,
+  json: (token: string) => JSON.stringify(token).slice(1, -1),
+  'json-slashes': (token: string) => JSON.stringify(token).slice(1, -1).replaceAll('/', '\\/'),
+  uri: (token: string) => encodeURIComponent(token),
+  form: (token: string) => new URLSearchParams({ t: token }).toString().slice(2),
+  base64: (token: string) => Buffer.from(token).toString('base64'),
+  base64url: (token: string) => Buffer.from(token).toString('base64url'),
+  // Inside a longer encoded value (`user:token`, as in a Basic header): only the part made of the
+  // token's own bits identifies it, so that is what must never show.
+  'base64-inside': (token: string) => Buffer.from(`ops:${token}`).toString('base64'),
+};
+type EchoedForm = keyof typeof ECHOED_FORMS;
+function echoedForm(token: string, form: string): string {
+  return ECHOED_FORMS[form as EchoedForm](token);
+}
+/** The part of an echoed form that must never reach the model, not even in part. */
+function secretPart(form: EchoedForm, token: string): string {
+  if (form !== 'base64-inside') return ECHOED_FORMS[form](token);
+  // "ops:" is 4 bytes: the token starts 1 byte into a 3-byte group, so the first 2 characters of
+  // its part mix in "ops:" bits; the last one mixes in padding.
+  const encoded = ECHOED_FORMS[form](token);
+  const start = Math.ceil((4 * 8) / 6);
+  return encoded.slice(start, Math.floor(((4 + Buffer.byteLength(token)) * 8) / 6));
+}
+/** Every piece of `secret` of 4 or more characters that `text` contains, read from its start (a prefix) or its end (a suffix). */
+function leakedPieces(text: string, secret: string): string[] {
+  const pieces: string[] = [];
+  for (let length = 4; length <= secret.length; length += 1) {
+    if (text.includes(secret.slice(0, length))) pieces.push(secret.slice(0, length));
+    if (text.includes(secret.slice(-length))) pieces.push(secret.slice(-length));
+  }
+  return pieces;
+}
 
 describe('http_request', () => {
   it('sends a request under an allowed base with the configured headers and returns a redacted response', async () => {
@@ -133,6 +177,28 @@ describe('http_request', () => {
     const capped = await tool({ maxResponseBytes: 2048, bodyLimit: 100_000 }).execute({ method: 'GET', url: `${origin}/api/big` }, context);
     expect(capped.bytes).toBe(2048);
     expect(capped.truncated).toBe(true);
+  });
+
+  it('redacts before it cuts: a secret echoed across maxResponseBytes never reaches the model, not even in part', async () => {
+    const cap = 1000;
+    const http = createHttpRequestTool(httpConfig({ maxResponseBytes: cap, bodyLimit: 100_000 }), { env: { TEST_API_TOKEN: ODD_SECRET } });
+    for (const form of Object.keys(ECHOED_FORMS) as EchoedForm[]) {
+      const echoed = ECHOED_FORMS[form](ODD_SECRET);
+      const secret = secretPart(form, ODD_SECRET);
+      // Every split of the echoed value by the cap, and just before and after it.
+      for (let inside = 0; inside <= echoed.length; inside += 1) {
+        const before = cap - inside;
+        const output = await http.execute({ method: 'GET', url: `${origin}/api/pad?before=${before}&form=${form}` }, context);
+        const where = `${form}, ${inside} characters before the cap`;
+        expect(output.truncated, where).toBe(true);
+        expect(output.bytes, where).toBe(cap);
+        expect(leakedPieces(output.body, secret), where).toEqual([]);
+        // What precedes the secret is all there; the secret, if it started before the cap, is one marker.
+        if (inside === 0) expect(output.body, where).toBe('x'.repeat(cap));
+        else if (form !== 'base64-inside') expect(output.body, where).toBe(`${'x'.repeat(before)}[redacted]`);
+        else expect(output.body.startsWith('x'.repeat(before)), where).toBe(true);
+      }
+    }
   });
 
   it('gives up after the timeout', async () => {

@@ -35,7 +35,7 @@ export interface HttpRequestOutput {
   body: string;
   /** True when the body was cut (by the byte cap while reading, or the character limit for the model). */
   truncated: boolean;
-  /** Bytes of body read. */
+  /** Bytes of the body kept (at most `maxResponseBytes`; a few more are read to redact across the cut). */
   bytes: number;
 }
 
@@ -162,23 +162,28 @@ async function send(options: {
     throw new Error(redact(failureMessage(error, timeout, timeoutMs, url)));
   }
 
+  // Read past the cap by the longest form of a secret: a secret echoed across the cap is then seen
+  // whole, redacted, and only then cut (cutting first would hand the model its first half).
+  const cap = config.maxResponseBytes;
   let read: { bytes: Uint8Array; truncated: boolean };
   try {
-    read = await readCapped(response, config.maxResponseBytes);
+    read = await readCapped(response, cap + redact.lookaheadBytes);
   } catch (error) {
     throw new Error(redact(failureMessage(error, timeout, timeoutMs, url)));
   }
+  const overCap = read.bytes.length > cap;
+  const bytes = Math.min(read.bytes.length, cap);
   const contentType = response.headers.get('content-type') ?? '';
   let body: string;
-  let truncated = read.truncated;
+  let truncated = read.truncated || overCap;
   if (read.bytes.length === 0) body = '';
   else if (contentType === '' || TEXTUAL_CONTENT.test(contentType)) {
-    body = redact(new TextDecoder('utf-8', { fatal: false }).decode(read.bytes));
+    body = redactThenCut(read.bytes, cap, redact);
     if (body.length > config.bodyLimit) {
       body = `${body.slice(0, config.bodyLimit)}\n… [cut: ${body.length - config.bodyLimit} more characters]`;
       truncated = true;
     }
-  } else body = `[${read.bytes.length}${read.truncated ? '+' : ''} bytes of ${contentType} not shown]`;
+  } else body = `[${bytes}${truncated ? '+' : ''} bytes of ${contentType} not shown]`;
 
   return {
     status: response.status,
@@ -187,8 +192,23 @@ async function send(options: {
     headers: shownHeaders(response.headers, redact),
     body,
     truncated,
-    bytes: read.bytes.length,
+    bytes,
   };
+}
+
+/**
+ * The text of the first `cap` bytes of `bytes`, redacted: the whole of `bytes` (which reaches past
+ * the cap by `redact.lookaheadBytes` when there was more) is redacted first, then cut where the cap
+ * falls (at a character boundary), so a secret straddling the cap is replaced whole.
+ */
+function redactThenCut(bytes: Uint8Array, cap: number, redact: Redactor): string {
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+  if (bytes.length <= cap) return redact(text);
+  let cut = cap;
+  // Back to the start of a UTF-8 sequence (continuation bytes are 10xxxxxx).
+  for (let back = 0; back < 3 && cut > 0 && ((bytes[cut] ?? 0) & 0xc0) === 0x80; back += 1) cut -= 1;
+  const end = new TextDecoder('utf-8', { fatal: false }).decode(bytes.subarray(0, cut)).length;
+  return redact.head(text, end);
 }
 
 /** Reads at most `limit` bytes and cancels the rest of the download. */

@@ -14,7 +14,11 @@ export interface McpCallOutcome {
   output: McpToolOutput;
 }
 
-export function formatMcpResult(result: unknown, limit: number): McpCallOutcome {
+/**
+ * `redact` is applied before anything is cut to `limit`: cutting first could leave the first half
+ * of a secret, which the redactor no longer recognises.
+ */
+export function formatMcpResult(result: unknown, limit: number, redact: (text: string) => string = (text) => text): McpCallOutcome {
   const record = (typeof result === 'object' && result !== null ? result : {}) as Record<string, unknown>;
   const content = Array.isArray(record.content) ? (record.content as unknown[]) : [];
   const pieces = content.map(describePart).filter((piece) => piece !== '');
@@ -22,6 +26,7 @@ export function formatMcpResult(result: unknown, limit: number): McpCallOutcome 
   const structured = record.structuredContent;
   // Old servers answer `{ toolResult }`.
   if (text === '' && structured === undefined && 'toolResult' in record) text = stringify(record.toolResult);
+  text = redact(text);
   let truncated = false;
   if (text.length > limit) {
     text = `${text.slice(0, limit)}\n… [cut: ${text.length - limit} more characters]`;
@@ -29,14 +34,26 @@ export function formatMcpResult(result: unknown, limit: number): McpCallOutcome 
   }
   const output: McpToolOutput = { text, truncated };
   if (text === '' && structured !== undefined) {
-    const json = stringify(structured);
-    if (json.length <= limit) output.structuredContent = structured;
+    const original = stringify(structured);
+    const json = redact(original);
+    const kept = json === original ? structured : parseOr(json);
+    if (json.length <= limit && kept !== undefined) output.structuredContent = kept;
+    else if (json.length <= limit) output.text = json;
     else {
       output.text = `${json.slice(0, limit)}\n… [cut: ${json.length - limit} more characters]`;
       output.truncated = true;
     }
   }
   return { isError: record.isError === true, output };
+}
+
+/** The redacted JSON read back, or undefined when redaction made it invalid (then it is passed as text). */
+function parseOr(json: string): unknown {
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 function describePart(part: unknown): string {

@@ -10,7 +10,7 @@ import { createRedactor, type Redactor } from '../http/redact.js';
 import { createJsonSchemaValidator } from '../json-schema-validator.js';
 import type { ExecutableToolDefinition } from '../tool-definition.js';
 import { formatMcpResult, type McpToolOutput } from './mcp-result.js';
-import { StdioTransport, type ProcessExit } from './stdio-transport.js';
+import { DEFAULT_DISCOVERY_TIMEOUT_MS, StdioTransport, type ProcessExit } from './stdio-transport.js';
 
 /** Where an MCP tool came from and what its server says about it (hints, not guarantees). */
 export interface McpToolMetadata {
@@ -152,6 +152,10 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
       onNotification: (method) => {
         if (method === 'notifications/tools/list_changed' && myGeneration === generation) void refresh();
       },
+      // Garbage on stdout, a late answer the client no longer expects: logged, the connection goes on.
+      onTransportError: (error) => log.warn({ event: 'mcp-transport-error', err: redact(errorMessage(error)) }, `MCP server ${name}: ${redact(error.message)}`),
+      // Half the connect budget, at most 5 s: a server without discovery still has time to initialize.
+      discoveryTimeoutMs: Math.min(DEFAULT_DISCOVERY_TIMEOUT_MS, (config.connectTimeoutSeconds * 1000) / 2),
     });
     stdio = transport;
     return transport;
@@ -304,9 +308,10 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
           if (isConnectionFailure(error) && current === client) lost(message);
           throw new Error(`${toolName} failed: ${message}`);
         }
-        const outcome = formatMcpResult(result, config.outputLimit);
-        if (outcome.isError) throw new Error(`${toolName} reported an error: ${redact(outcome.output.text) || 'no details'}`);
-        return { ...outcome.output, text: redact(outcome.output.text) };
+        // Redacted inside, before the output limit cuts it (see formatMcpResult).
+        const outcome = formatMcpResult(result, config.outputLimit, redact);
+        if (outcome.isError) throw new Error(`${toolName} reported an error: ${outcome.output.text || 'no details'}`);
+        return outcome.output;
       },
     };
   }

@@ -22,10 +22,27 @@ export interface StdioTransportOptions {
   onStderr?: (line: string) => void;
   /** A notification from the server (`notifications/tools/list_changed`), seen before the client. */
   onNotification?: (method: string) => void;
+  /**
+   * Something went wrong on the connection that does not end it: a line on stdout that is not
+   * JSON-RPC (skipped), or a callback that threw, such as the client refusing a late answer to a
+   * request it already gave up on. Nothing a server does may throw out of this transport: an
+   * exception in a stream handler would be uncaught and end the whole bot.
+   */
+  onTransportError?: (error: Error) => void;
+  /**
+   * How long to wait for an answer to `server/discover` (the stateless protocol's probe) before
+   * taking the server for one without discovery and initializing the classic way. Default 5 s.
+   */
+  discoveryTimeoutMs?: number;
+  /** A longer line on stdout is dropped (and reported) instead of buffered. Default 64 Mi characters. */
+  maxLineLength?: number;
 }
 
 const STDERR_TAIL_CHARACTERS = 2000;
 const KILL_GRACE_MS = 2000;
+export const DEFAULT_DISCOVERY_TIMEOUT_MS = 5000;
+const DEFAULT_MAX_LINE_LENGTH = 64 * 1024 * 1024;
+const DISCOVER_METHOD = 'server/discover';
 
 /**
  * MCP over stdio: newline-delimited JSON-RPC on the child's stdin/stdout. The AI SDK has one too,
@@ -34,6 +51,12 @@ const KILL_GRACE_MS = 2000;
  */
 export class StdioTransport implements MCPTransport {
   readonly supportsProtocolVersionDiscovery = true;
+  /**
+   * The client's own probe timeout for transports that do not wait is 1 s: a server that takes
+   * longer (most npx-started ones on a busy machine) then answers an id the client has forgotten.
+   * So the client waits, and this transport bounds the wait itself (`discoveryTimeoutMs`).
+   */
+  readonly waitsForProtocolVersionDiscovery = true;
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
@@ -45,6 +68,12 @@ export class StdioTransport implements MCPTransport {
   private closing = false;
   private exited = false;
   private exitInfo: ProcessExit | undefined;
+  /** Part of a too-long line is being thrown away, up to its end. */
+  private discardingLine = false;
+  /** Discovery requests still waiting for an answer, by id, with their deadline timers. */
+  private readonly discoveries = new Map<string, NodeJS.Timeout>();
+  /** Discovery requests answered by the deadline: the server's late answer is dropped. */
+  private readonly abandonedDiscoveries = new Set<string>();
 
   constructor(private readonly options: StdioTransportOptions) {}
 
@@ -77,21 +106,27 @@ export class StdioTransport implements MCPTransport {
         spawned = true;
         resolve();
       });
-      child.once('error', (error) => {
+      // `on`, not `once`: a second 'error' without a listener would be thrown.
+      child.on('error', (error) => {
         if (!spawned) {
           this.exited = true;
           this.exitInfo = { code: null, signal: null, stderrTail: error.message, expected: this.closing };
           reject(new Error(`could not start ${this.options.command}: ${error.message}`));
-          this.options.onExit?.(this.exitInfo);
+          const exit = this.exitInfo;
+          this.guarded('reporting the process exit', () => this.options.onExit?.(exit));
           return;
         }
-        this.onerror?.(error);
+        this.fault(error);
       });
-      child.once('close', (code, signal) => this.handleExit(code, signal));
+      // Every handler below is guarded: what a server writes, and what the client makes of it, must
+      // never throw out of a stream event (that would be an uncaught exception: the bot would exit).
+      child.once('close', (code, signal) => this.guarded('handling the process exit', () => this.handleExit(code, signal)));
       child.stdout?.setEncoding('utf8');
-      child.stdout?.on('data', (chunk: string) => this.receive(chunk));
+      child.stdout?.on('data', (chunk: string) => this.guarded('reading stdout', () => this.receive(chunk)));
+      child.stdout?.on('error', (error) => this.fault(error));
       child.stderr?.setEncoding('utf8');
-      child.stderr?.on('data', (chunk: string) => this.receiveStderr(chunk));
+      child.stderr?.on('data', (chunk: string) => this.guarded('reading stderr', () => this.receiveStderr(chunk)));
+      child.stderr?.on('error', (error) => this.fault(error));
       // Writing to a process that just died raises EPIPE here; the exit handler reports it.
       child.stdin?.on('error', () => {});
     });
@@ -101,13 +136,22 @@ export class StdioTransport implements MCPTransport {
     const stdin = this.child?.stdin;
     if (!stdin || this.exited || !stdin.writable) throw new Error('the MCP server process is not running');
     const line = `${JSON.stringify(message)}\n`;
-    await new Promise<void>((resolve, reject) => {
-      stdin.write(line, (error) => (error ? reject(error) : resolve()));
-    });
+    // Watched from before it is written, so even an instant answer finds its deadline to clear.
+    const discoveryId = 'method' in message && message.method === DISCOVER_METHOD && 'id' in message ? message.id : undefined;
+    if (discoveryId !== undefined) this.watchDiscovery(discoveryId);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        stdin.write(line, (error) => (error ? reject(error) : resolve()));
+      });
+    } catch (error) {
+      if (discoveryId !== undefined) this.forgetDiscovery(String(discoveryId));
+      throw error;
+    }
   }
 
   async close(): Promise<void> {
     this.closing = true;
+    this.clearDiscoveries();
     const child = this.child;
     if (!child || this.exited) return;
     const gone = new Promise<void>((resolve) => child.once('close', () => resolve()));
@@ -120,22 +164,105 @@ export class StdioTransport implements MCPTransport {
   }
 
   private receive(chunk: string): void {
+    const maxLineLength = this.options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH;
+    // What was buffered before this chunk holds no newline: search only the new part.
+    let searchFrom = this.stdoutBuffer.length;
     this.stdoutBuffer += chunk;
     for (;;) {
-      const newline = this.stdoutBuffer.indexOf('\n');
-      if (newline < 0) break;
+      const newline = this.stdoutBuffer.indexOf('\n', searchFrom);
+      if (newline < 0) {
+        if (this.discardingLine || this.stdoutBuffer.length > maxLineLength) {
+          if (!this.discardingLine) this.fault(new Error(`the MCP server wrote a line longer than ${maxLineLength} characters on stdout; skipped`));
+          this.discardingLine = true;
+          this.stdoutBuffer = '';
+        }
+        break;
+      }
       const line = this.stdoutBuffer.slice(0, newline).replace(/\r$/, '');
       this.stdoutBuffer = this.stdoutBuffer.slice(newline + 1);
-      if (line.trim() === '') continue;
-      let message: JSONRPCMessage;
-      try {
-        message = validateJSONRPCMessage(JSON.parse(line));
-      } catch (error) {
-        this.onerror?.(new Error(`the MCP server wrote something that is not JSON-RPC on stdout: ${line.slice(0, 200)}`, { cause: error }));
+      searchFrom = 0;
+      if (this.discardingLine) {
+        this.discardingLine = false;
         continue;
       }
-      if ('method' in message && !('id' in message)) this.options.onNotification?.(message.method);
-      this.onmessage?.(message);
+      if (line.length > maxLineLength) {
+        this.fault(new Error(`the MCP server wrote a line longer than ${maxLineLength} characters on stdout; skipped`));
+        continue;
+      }
+      if (line.trim() === '') continue;
+      // One line at a time, each on its own: a bad line or a throwing callback costs that line only.
+      this.guarded('handling a message from the server', () => this.deliver(line));
+    }
+  }
+
+  private deliver(line: string): void {
+    let message: JSONRPCMessage;
+    try {
+      message = validateJSONRPCMessage(JSON.parse(line));
+    } catch (error) {
+      this.fault(new Error(`the MCP server wrote something that is not JSON-RPC on stdout; skipped: ${line.slice(0, 200)}`, { cause: error }));
+      return;
+    }
+    if (!('method' in message) && 'id' in message && message.id !== undefined) {
+      const id = String(message.id);
+      if (this.abandonedDiscoveries.delete(id)) return;
+      this.forgetDiscovery(id);
+    }
+    if ('method' in message && !('id' in message)) {
+      const { method } = message;
+      this.guarded('handling a notification', () => this.options.onNotification?.(method));
+    }
+    this.onmessage?.(message);
+  }
+
+  /**
+   * The client waits for the answer to `server/discover` (see `waitsForProtocolVersionDiscovery`);
+   * a server without discovery that ignores unknown methods would never answer. After the deadline
+   * the client is given "Method not found" in the server's name, so it initializes the classic way,
+   * and the server's late answer, if any, is dropped.
+   */
+  private watchDiscovery(rawId: string | number): void {
+    const id = String(rawId);
+    const timeoutMs = this.options.discoveryTimeoutMs ?? DEFAULT_DISCOVERY_TIMEOUT_MS;
+    const timer = setTimeout(() => {
+      this.discoveries.delete(id);
+      if (this.exited) return;
+      this.abandonedDiscoveries.add(id);
+      this.guarded('ending protocol discovery', () =>
+        this.onmessage?.({ jsonrpc: '2.0', id: rawId, error: { code: -32601, message: `no answer to ${DISCOVER_METHOD} within ${timeoutMs} ms` } }),
+      );
+    }, timeoutMs);
+    timer.unref();
+    this.discoveries.set(id, timer);
+  }
+
+  private forgetDiscovery(id: string): void {
+    clearTimeout(this.discoveries.get(id));
+    this.discoveries.delete(id);
+  }
+
+  private clearDiscoveries(): void {
+    for (const timer of this.discoveries.values()) clearTimeout(timer);
+    this.discoveries.clear();
+  }
+
+  /** Runs a piece of event handling; whatever it throws is reported, never let out. */
+  private guarded(what: string, work: () => void): void {
+    try {
+      work();
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.fault(new Error(`error while ${what}: ${message}`, { cause: error }));
+    }
+  }
+
+  /** Reports a problem that does not end the connection; a reporter that throws is ignored. */
+  private fault(error: Error): void {
+    try {
+      if (this.options.onTransportError) this.options.onTransportError(error);
+      else this.onerror?.(error);
+    } catch {
+      // Nowhere left to report it; the connection goes on.
     }
   }
 
@@ -145,14 +272,16 @@ export class StdioTransport implements MCPTransport {
     this.stderrLine += chunk;
     const lines = this.stderrLine.split('\n');
     this.stderrLine = lines.pop() ?? '';
-    for (const line of lines) if (line.trim() !== '') this.options.onStderr(line);
+    for (const line of lines) if (line.trim() !== '') this.guarded('handling stderr', () => this.options.onStderr?.(line));
   }
 
   private handleExit(code: number | null, signal: NodeJS.Signals | null): void {
     if (this.exited) return;
     this.exited = true;
     this.exitInfo = { code, signal, stderrTail: this.stderrTail.trim(), expected: this.closing };
-    this.onclose?.();
-    this.options.onExit?.(this.exitInfo);
+    this.clearDiscoveries();
+    const exit = this.exitInfo;
+    this.guarded('closing the client', () => this.onclose?.());
+    this.guarded('reporting the process exit', () => this.options.onExit?.(exit));
   }
 }
