@@ -1,0 +1,164 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { startFakeOpenAI, type FakeOpenAI } from '../../test/helpers/fake-openai.js';
+import { startFakeSlackApi, type FakeSlackApi } from '../../test/helpers/fake-slack-api.js';
+import { startRedisServer, type RedisServerHandle } from '../../test/helpers/redis-server.js';
+import { createBurstHelpers, type BurstHelpers } from './bench-bursts.js';
+import type { CleanupStack } from './cleanup-stack.js';
+import { inspectorUrl } from './inspector.js';
+import type { RunPhase } from './phase-timer.js';
+import { freePort, startLoadGenerator, startNodeServer, type ChildHandle, type LoadGenerator } from './processes.js';
+import {
+  BENCH_CONFIG_YAML,
+  BOT_ID,
+  BOT_USER_ID,
+  createSlackObserver,
+  createThreadFactory,
+  installModelScript,
+  SIGNING_SECRET,
+  type SlackObserver,
+  type Thread,
+} from './workload.js';
+
+/** A child process serving Slack's Events API (the bot, or the bare Bolt app it is compared with). */
+export interface ServerUnderTest {
+  handle: ChildHandle;
+  eventsUrl: string;
+}
+
+/** The servers and clients every phase talks to; none of them is measured. */
+interface BenchServices {
+  /** The Redis the measured bot uses. */
+  redis: RedisServerHandle;
+  /** A Redis of its own for the bot whose Redis traffic is counted, so nothing else is counted with it. */
+  accountingRedis: RedisServerHandle;
+  slack: FakeSlackApi;
+  openai: FakeOpenAI;
+  observer: SlackObserver;
+  /** A connection to the measured bot's Redis, to read what the bot stored there. */
+  redisInspector: Redis;
+  loadGenerator: LoadGenerator;
+  configPath: string;
+}
+
+/** Everything the phases of one run share: what is running, and how to send it work. */
+export interface BenchContext extends BenchServices, BurstHelpers {
+  log: (line: string) => void;
+  cleanup: CleanupStack;
+  bot: ServerUnderTest;
+  bare: ServerUnderTest;
+  /** Each process's inspector, when started with --inspect: its event-loop delay, request timings and heap. */
+  botInspectorUrl: string | undefined;
+  bareInspectorUrl: string | undefined;
+  /** Fresh threads for the measured bot and the bare app (one sequence, so no two bursts share a thread). */
+  newThreads: (count: number) => Thread[];
+  /** Starts another bot on the shared fake Slack and model; stopped at cleanup. */
+  startBot(options: { name: string; redisUrl: string; withInspector?: boolean }): Promise<ServerUnderTest>;
+}
+
+/**
+ * Starts Redis, the fake Slack and model and the load generator, then (as the `start processes`
+ * phase) the bot and the bare app. Each is pushed on the cleanup stack as soon as it runs, so a
+ * failed start still stops what had started.
+ */
+export async function startBenchContext(options: { inspect: boolean; cleanup: CleanupStack; phase: RunPhase; log: (line: string) => void }): Promise<BenchContext> {
+  const { inspect, cleanup } = options;
+  const services = await startServices(cleanup);
+  const startBot: BenchContext['startBot'] = ({ name, redisUrl, withInspector = false }) =>
+    startServerUnderTest({
+      name,
+      script: 'dist/main.js',
+      withInspector,
+      environment: (port) => botEnvironment({ port, redisUrl, services }),
+      cleanup,
+    });
+  const { bot, bare } = await options.phase('start processes', async () => ({
+    bot: await startBot({ name: 'countersign', redisUrl: services.redis.url, withInspector: inspect }),
+    bare: await startServerUnderTest({ name: 'bare-bolt', script: 'bench/bare-bolt-app.ts', withInspector: inspect, environment: (port) => bareEnvironment({ port, services }), cleanup }),
+  }));
+  return {
+    ...services,
+    ...findInspectorUrls({ bot, bare, inspect }),
+    log: options.log,
+    cleanup,
+    bot,
+    bare,
+    newThreads: createThreadFactory('B'),
+    startBot,
+    ...createBurstHelpers({ loadGenerator: services.loadGenerator, observer: services.observer, botEventsUrl: bot.eventsUrl, botPid: bot.handle.pid }),
+  };
+}
+
+async function startServices(cleanup: CleanupStack): Promise<BenchServices> {
+  const directory = mkdtempSync(join(tmpdir(), 'countersign-bench-'));
+  const configPath = join(directory, 'countersign.yml');
+  writeFileSync(configPath, BENCH_CONFIG_YAML);
+
+  const redis = await startRedisServer();
+  cleanup.push(() => redis.stop());
+  const accountingRedis = await startRedisServer();
+  cleanup.push(() => accountingRedis.stop());
+  const slack = await startFakeSlackApi({ botUserId: BOT_USER_ID, botId: BOT_ID });
+  cleanup.push(() => slack.close());
+  const openai = await startFakeOpenAI();
+  cleanup.push(() => openai.close());
+  installModelScript(openai);
+  const observer = createSlackObserver(slack);
+  const redisInspector = new Redis(redis.url, { lazyConnect: false });
+  cleanup.push(() => redisInspector.quit());
+  const loadGenerator = startLoadGenerator();
+  cleanup.push(() => loadGenerator.stop());
+  return { redis, accountingRedis, slack, openai, observer, redisInspector, loadGenerator, configPath };
+}
+
+async function startServerUnderTest(options: {
+  name: string;
+  script: string;
+  withInspector: boolean;
+  environment: (port: number) => Record<string, string>;
+  cleanup: CleanupStack;
+}): Promise<ServerUnderTest> {
+  const port = await freePort();
+  const handle = await startNodeServer({
+    name: options.name,
+    // Port 0: the inspector takes a free port and prints its URL, which findInspectorUrls reads.
+    args: [...(options.withInspector ? ['--inspect=127.0.0.1:0'] : []), options.script],
+    port,
+    env: options.environment(port),
+  });
+  options.cleanup.push(() => handle.stop());
+  return { handle, eventsUrl: `${handle.url}/slack/events` };
+}
+
+function findInspectorUrls(options: { bot: ServerUnderTest; bare: ServerUnderTest; inspect: boolean }): Pick<BenchContext, 'botInspectorUrl' | 'bareInspectorUrl'> {
+  if (!options.inspect) return { botInspectorUrl: undefined, bareInspectorUrl: undefined };
+  const botInspectorUrl = inspectorUrl(options.bot.handle.startupOutput);
+  const bareInspectorUrl = inspectorUrl(options.bare.handle.startupOutput);
+  if (!botInspectorUrl || !bareInspectorUrl) throw new Error('started with --inspect but found no inspector URL in the start-up output');
+  return { botInspectorUrl, bareInspectorUrl };
+}
+
+function botEnvironment(options: { port: number; redisUrl: string; services: BenchServices }): Record<string, string> {
+  return {
+    SLACK_BOT_TOKEN: 'xoxb-bench-token',
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: options.services.slack.url,
+    SLACK_BOT_USER_ID: BOT_USER_ID,
+    SLACK_BOT_ID: BOT_ID,
+    OPENAI_API_KEY: 'sk-bench',
+    OPENAI_BASE_URL: options.services.openai.baseURL,
+    OPENAI_MODEL: 'gpt-4o-mini',
+    OPENAI_API: 'chat',
+    REDIS_URL: options.redisUrl,
+    COUNTERSIGN_CONFIG: options.services.configPath,
+    PORT: String(options.port),
+    LOG_LEVEL: 'warn',
+  };
+}
+
+/** The bare app needs only what Bolt itself needs: the signing secret and where Slack is. */
+function bareEnvironment(options: { port: number; services: BenchServices }): Record<string, string> {
+  return { PORT: String(options.port), SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: options.services.slack.url, SLACK_BOT_USER_ID: BOT_USER_ID, SLACK_BOT_ID: BOT_ID };
+}

@@ -1,0 +1,123 @@
+import type { AckLatencyMeasurement } from './ack-latency.js';
+import { describeMachine } from './machine.js';
+import type { PendingApprovalsMeasurement } from './pending-approvals.js';
+import type { BenchResults, RedisAccounting, RssPoint, TargetCheck } from './results.js';
+import type { BenchScale } from './scale.js';
+import { ratio, round } from './stats.js';
+
+type RedisMemory = BenchResults['redis']['memory'];
+
+/** The RSS at the first point (0 pending) and the last, and the pair the RSS target is judged on. */
+interface RssJudgement {
+  rssAtZero: number;
+  rssAtMax: number;
+  judgedZero: number;
+  judgedMax: number;
+  /** Whether the judged pair was read after a forced full GC (the inspector was on). */
+  judgedAfterGc: boolean;
+  /** Pending approvals at the last point. */
+  pendingAtMax: number;
+}
+
+/** Puts every phase's measurements into the results file's shape (bench/lib/results.ts), with the targets judged. */
+export function assembleResults(options: {
+  scale: BenchScale;
+  /** Epoch ms when the run started. */
+  startedAt: number;
+  loadAverageAtStart: number[];
+  ackLatency: AckLatencyMeasurement;
+  pending: PendingApprovalsMeasurement;
+  memory: RedisMemory;
+  accounting: RedisAccounting;
+  phaseMs: Record<string, number>;
+}): BenchResults {
+  const { scale, ackLatency, pending, memory, accounting } = options;
+  const rss = judgeRss(pending.rssPoints);
+  const targets = targetChecks({ scale, ackLatency, memory, accounting, rss });
+  return {
+    schemaVersion: 1,
+    scale: scale.name,
+    scaleSettings: scale,
+    startedAt: new Date(options.startedAt).toISOString(),
+    durationMs: Date.now() - options.startedAt,
+    machine: describeMachine({ loadAverageAtStart: options.loadAverageAtStart }),
+    ackLatency: { mention: ackLatency.mention, click: ackLatency.click, repeatClick: ackLatency.repeatClick },
+    throughput: ackLatency.throughput ?? { concurrency: 0, clicks: 0, rounds: 0, decisionsPerSecond: Number.NaN, resumedTurnsPerSecond: Number.NaN, botCpuMsPerClick: Number.NaN },
+    redis: { ...accounting, memory },
+    rss: {
+      points: pending.rssPoints,
+      ratioMaxToZero: ratio(rss.rssAtMax, rss.rssAtZero),
+      ...(rss.judgedAfterGc ? { ratioMaxToZeroAfterFullGc: ratio(rss.judgedMax, rss.judgedZero) } : {}),
+      method:
+        `Each point follows the same burst (a batch of mentions at the creation concurrency; text answers before the 0 point). Settled: VmRSS of the bot process from /proc/<pid>/status, median of 5 samples 200 ms apart, after its CPU has been idle for 300 ms and a further ${scale.rssSettleMs} ms. Then, over the inspector, two forced full GCs and process.memoryUsage() (RSS and JS heap used); the target is judged on that RSS.`,
+    },
+    cpu: cpuResult({ scale, ackLatency, pending }),
+    phasesMs: options.phaseMs,
+    targets,
+  };
+}
+
+function judgeRss(points: RssPoint[]): RssJudgement {
+  const zeroPoint = points.find((point) => point.pending === 0);
+  const lastPoint = points.at(-1);
+  const rssAtZero = zeroPoint?.rssBytes ?? Number.NaN;
+  const rssAtMax = lastPoint?.rssBytes ?? Number.NaN;
+  return {
+    rssAtZero,
+    rssAtMax,
+    // Judged after a forced full GC when the inspector is available: what the process retains.
+    // The settled RSS without a forced GC is reported too; it moves with the collector's timing.
+    judgedZero: zeroPoint?.afterFullGc?.rssBytes ?? rssAtZero,
+    judgedMax: lastPoint?.afterFullGc?.rssBytes ?? rssAtMax,
+    judgedAfterGc: zeroPoint?.afterFullGc !== undefined,
+    pendingAtMax: lastPoint?.pending ?? 0,
+  };
+}
+
+function cpuResult(options: { scale: BenchScale; ackLatency: AckLatencyMeasurement; pending: PendingApprovalsMeasurement }): BenchResults['cpu'] {
+  const { creation } = options.pending;
+  return {
+    msPerTurn: round(creation.cpuMs / Math.max(1, creation.turns)),
+    turnsMeasured: creation.turns,
+    turnsPerSecond: round((creation.turns * 1000) / Math.max(1, creation.wallMs), 1),
+    msPerClickWithResume: options.ackLatency.throughput?.botCpuMsPerClick ?? Number.NaN,
+    method: `utime+stime of the bot process (/proc/<pid>/stat) over ${creation.turns} mention turns (card mode, ${options.scale.creation.concurrency} in flight) with an instant model in another process, divided by the turns`,
+  };
+}
+
+/** The four targets the bot is held to; a missing measurement reads NaN and counts as missed. */
+function targetChecks(options: { scale: BenchScale; ackLatency: AckLatencyMeasurement; memory: RedisMemory; accounting: RedisAccounting; rss: RssJudgement }): TargetCheck[] {
+  const { accounting, memory, rss } = options;
+  const top = options.scale.levels.at(-1) ?? 1;
+  const topClick = options.ackLatency.click.find((level) => level.concurrency === top);
+  return [
+    {
+      name: `p99 click ack at concurrency ${top} within 1.5x of the bare Bolt app`,
+      limit: 1.5,
+      measured: topClick?.ratioP99 ?? Number.NaN,
+      unit: 'x bare',
+      met: (topClick?.ratioP99 ?? Number.POSITIVE_INFINITY) <= 1.5,
+    },
+    {
+      name: 'at most 3 Redis round trips per click (click to recorded decision and updated card)',
+      limit: 3,
+      measured: accounting.perClick.decisionRoundTrips,
+      unit: 'round trips',
+      met: accounting.perClick.decisionRoundTrips <= 3,
+    },
+    {
+      name: 'at most 2 KB of Redis per pending approval, excluding history',
+      limit: 2048,
+      measured: memory.bytesPerPendingApproval,
+      unit: 'bytes',
+      met: memory.bytesPerPendingApproval <= 2048,
+    },
+    {
+      name: `RSS at ${rss.pendingAtMax} pending within 10% of RSS at 0${rss.judgedAfterGc ? ' (after a forced full GC)' : ''}`,
+      limit: 1.1,
+      measured: ratio(rss.judgedMax, rss.judgedZero),
+      unit: 'x RSS at 0',
+      met: rss.judgedMax / rss.judgedZero <= 1.1,
+    },
+  ];
+}
