@@ -1,4 +1,6 @@
+import { jsonSchema } from 'ai';
 import { describe, expect, it } from 'vitest';
+import { defineTool } from '../../src/tools/tool-definition.js';
 import { conversationOf } from '../helpers/fake-openai.js';
 import { fillForm } from './fill-form.js';
 import { CHANNEL, cardButtons, nextTs, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
@@ -87,6 +89,38 @@ describe('Edit: a modal generated from the tool schema', () => {
     expect(h.invocations()).toEqual([['rollout', 'restart', 'deployment/worker', '-n', 'prod']]);
     const updated = h.slack.messages(CHANNEL, threadTs).find((message) => message.ts === card.ts)!;
     expect(JSON.stringify(updated.blocks)).toContain('Approved by <@UBOB>');
+  });
+});
+
+describe('Edit: defaults shown for arguments the model left out', () => {
+  it('runs with false when the approver unticks a checkbox shown ticked by its default', async () => {
+    const ranWith: unknown[] = [];
+    const deploy = defineTool({
+      name: 'deploy_service',
+      description: 'Deploy a service',
+      // A JSON Schema tool (as MCP tools are): nothing fills in the default before the tool runs, the tool does.
+      inputSchema: jsonSchema<{ service: string; wait?: boolean }>({
+        type: 'object',
+        properties: { service: { type: 'string' }, wait: { type: 'boolean', default: true } },
+        required: ['service'],
+        additionalProperties: false,
+      }),
+      approval: 'always',
+      execute: async (input) => {
+        ranWith.push(input);
+        return { deployed: input.service, waited: input.wait ?? true };
+      },
+    });
+    const h = await harness({ tools: [deploy] });
+    const { threadTs, card, button } = await pausedOn(h, { name: 'deploy_service', arguments: { service: 'api' } }, 'Deployed without waiting.');
+    await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...button('countersign_edit') });
+    const view = await openedView(h);
+    const wait = view.blocks.find((block) => block.type === 'input' && block.label.text === 'Wait');
+    expect(wait.element).toMatchObject({ type: 'checkboxes', initial_options: [{ value: 'true' }] });
+
+    await h.submitView({ user: 'UBOB', view, values: fillForm(view, { Wait: [] }) });
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === 'Deployed without waiting.'), { message: 'answer' });
+    expect(ranWith).toEqual([{ service: 'api', wait: false }]);
   });
 });
 

@@ -1,6 +1,6 @@
 import { truncateText } from '../blocks/limits.js';
 import { NONE_OPTION_VALUE } from './choice-element.js';
-import { decodeActionId, type Presence, type Variant } from './field-presence.js';
+import { decodeActionId, presenceOf, type Presence, type Variant } from './field-presence.js';
 import { textFormatOf, type FieldControl, type FormField } from './form-field.js';
 import { isRecord } from './json-schema.js';
 import { formatDateTime, parseDecimal, validateItemCount, validateNumber, validateText } from './validate-value.js';
@@ -37,14 +37,28 @@ export function parseFieldState({ field, actionId, state }: { field: FormField; 
   const { variant, presences } = decodeActionId(actionId);
   const presence = presences.at(-1) ?? 'set';
   const reading = variant === 'json' ? readJson(field, state) : readWidget(field, variant, state);
-  if (reading.empty) return clearedField(field, presence);
   if ('error' in reading) return { blank: false, outcome: { kind: 'error', message: reading.error } };
-  // Left at the default it was prefilled with while the original value had no such key: untouched,
-  // so it stays absent (a required one keeps the default, should its object be kept).
-  if (presence === 'absent' && field.defaultValue !== undefined && sameJson(reading.value, field.defaultValue.value)) {
-    return { blank: true, outcome: field.required ? { kind: 'value', value: reading.value } : { kind: 'omit' } };
-  }
-  return { blank: false, outcome: { kind: 'value', value: reading.value } };
+  // The model left the property out, so the input was prefilled with the schema's default (if any).
+  const shown = presence === 'absent' ? field.defaultValue : undefined;
+  const asIfProposed = shown === undefined ? presence : presenceOf(shown.value, { present: true });
+  const result: FieldResult = reading.empty ? clearedField(field, asIfProposed) : { blank: false, outcome: value(reading.value) };
+  return shown === undefined ? result : fromShownDefault(field, shown.value, result);
+}
+
+/**
+ * An input prefilled with the default of a property the model left out reads as if the model had
+ * proposed that default: whatever the approver leaves in it comes back explicitly (an unticked
+ * checkbox `false`, an emptied multi-select or list `[]`, an emptied nullable input `null`), so the
+ * default, applied again after the form, can never undo what the approver chose. Only a result
+ * equal to the default (the input submitted as shown) stays left out, which means the same thing;
+ * a required property keeps it explicitly, should its object be kept.
+ * Inputs with no empty value of their own (text, numbers, pickers, menus) still mean "not set"
+ * when emptied, as for a value the model did propose: left out, so the default their hint names
+ * applies.
+ */
+function fromShownDefault(field: FormField, shown: unknown, result: FieldResult): FieldResult {
+  if (result.outcome.kind !== 'value' || !sameJson(result.outcome.value, shown)) return result;
+  return { blank: true, outcome: field.required ? result.outcome : { kind: 'omit' } };
 }
 
 /**
@@ -56,7 +70,8 @@ export function parseFieldState({ field, actionId, state }: { field: FormField; 
  *   else `""`/"Required".
  * Checkboxes, multi-selects and one-per-line lists are never "cleared": unchecked is `false` and
  * nothing selected or listed is `[]` (or `null`, if it was), except for an optional property the
- * original value did not have, which stays absent.
+ * original value did not have, which stays absent. (An input `parseFieldState` showed a default in
+ * is read as if the original value held that default: see `fromShownDefault`.)
  */
 export function clearedField(field: FormField, presence: Presence): FieldResult {
   const control = field.control;

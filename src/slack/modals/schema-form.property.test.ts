@@ -3,8 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { findBlockKitViolations, SLACK_LIMITS } from '../blocks/limits.js';
 import type { JsonSchema } from './json-schema.js';
 import { modalView } from './modal-view.js';
-import { buildSchemaForm, parseSchemaForm } from './schema-form.js';
-import { stateFromBlocks, stateFromInput } from './view-state.test-support.js';
+import { decodeActionId, valueAt } from './field-presence.js';
+import { buildSchemaForm, parseSchemaForm, type FormField, type SchemaForm } from './schema-form.js';
+import { stateFromBlocks, stateFromInput, type StateValues } from './view-state.test-support.js';
 
 /** More runs for a soak: `PROPERTY_RUNS=4000 npx vitest run src/slack/modals`. */
 const PROPERTY_RUNS = Number(process.env.PROPERTY_RUNS ?? 150);
@@ -112,7 +113,11 @@ function arrayCase(): fc.Arbitrary<Case> {
         fc.array(fc.constantFrom(...values), { maxLength: maxItems ?? 4 }),
       ),
     }));
-  const strings: fc.Arbitrary<Case> = fc.constant({ schema: { type: 'array', items: { type: 'string' } }, value: fc.array(fc.string({ unit: 'binary', maxLength: 30 }), { maxLength: 6 }) });
+  const strings: fc.Arbitrary<Case> = fc.constant({
+    schema: { type: 'array', items: { type: 'string' } },
+    // Words fit a one-per-line list; other strings make it JSON.
+    value: fc.oneof(fc.array(fc.string({ unit: 'binary', maxLength: 30 }), { maxLength: 6 }), fc.array(fc.stringMatching(/^[a-z0-9]+( [a-z0-9-]+)?$/), { maxLength: 6 })),
+  });
   const numbers: fc.Arbitrary<Case> = fc.constant({
     schema: { type: 'array', items: { type: 'number' } },
     value: fc.array(fc.double({ noNaN: true, noDefaultInfinity: true }).filter((value) => !Object.is(value, -0)), { maxLength: 6 }),
@@ -158,8 +163,13 @@ function decorated(base: fc.Arbitrary<Case>): fc.Arbitrary<Case> {
             : annotated;
     const value = schema === annotated ? inner.value : fc.oneof(inner.value, fc.constant(null));
     if (!withDefault) return fc.constant({ schema, value });
-    return inner.value.map((fallback) => ({ schema: { ...schema, default: fallback }, value }));
+    // Mostly defaults an approver can clear (`true`, a non-empty list), the ones a form must not bring back.
+    return fc.tuple(inner.value, inner.value).map(([first, second]) => ({ schema: { ...schema, default: isEmptyValue(first) ? second : first }, value }));
   });
+}
+
+function isEmptyValue(value: unknown): boolean {
+  return value === false || value === '' || (Array.isArray(value) && value.length === 0);
 }
 
 function caseOf(depth: number): fc.Arbitrary<Case> {
@@ -188,6 +198,55 @@ const ROOT_CASES = fc
     { weight: 1, arbitrary: caseOf(1) },
   )
   .chain((root) => root.value.map((value) => ({ schema: root.schema, value })));
+
+/**
+ * The approver types `value` into the form built from it. Inputs of properties it does not have are
+ * left as shown: emptying one that shows a default is a change (see `EDITED_CASES`).
+ */
+function typedAsShown(form: SchemaForm, value: unknown): StateValues {
+  const typed = stateFromInput(form, value);
+  const shown = stateFromBlocks(form.blocks);
+  for (const [blockId, actions] of Object.entries(typed)) {
+    if (Object.keys(actions).some((actionId) => decodeActionId(actionId).presences.at(-1) === 'absent')) typed[blockId] = shown[blockId]!;
+  }
+  return typed;
+}
+
+/** Inputs whose empty state is a value of its own: an unticked checkbox is `false`, an empty multi-select or list `[]`. */
+function settingFor(field: FormField): fc.Arbitrary<unknown> | undefined {
+  const control = field.control;
+  switch (control.kind) {
+    case 'boolean':
+      return field.nullable ? undefined : fc.boolean();
+    case 'multi-choice':
+      return fc.subarray([...control.options], { minLength: control.minItems ?? 0, maxLength: Math.min(control.maxItems ?? Infinity, control.options.length) });
+    case 'list': {
+      const item: fc.Arbitrary<unknown> =
+        control.item.kind === 'number' ? fc.integer({ min: -1000, max: 1000 }).filter((number) => !Object.is(number, -0)) : control.allowed ? fc.constantFrom(...control.allowed) : fc.stringMatching(/^[a-z0-9]+$/);
+      return fc.array(item, { minLength: control.minItems ?? 0, maxLength: control.maxItems ?? 4 });
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * A form built from a generated value, where the approver ticks and unticks checkboxes, picks and
+ * clears multi-selects and rewrites or empties lists (each input as natural widget, whose original
+ * value was not `null`), and leaves every other input as shown.
+ */
+const EDITED_CASES = ROOT_CASES.chain(({ schema, value }) => {
+  const form = buildSchemaForm({ schema, initialValue: value });
+  const editable = form.blocks.flatMap((block) => {
+    if (block.type !== 'input') return [];
+    const field = form.fields.find((candidate) => candidate.blockId === block.block_id);
+    const setting = field === undefined ? undefined : settingFor(field);
+    if (field === undefined || setting === undefined || decodeActionId(String(block.element.action_id)).variant !== 'widget') return [];
+    if (valueAt(value, field.path)?.value === null) return [];
+    return [fc.option(setting.map((chosen) => ({ field, chosen })), { nil: undefined })];
+  });
+  return fc.tuple(...editable).map((settings) => ({ value, form, settings: settings.filter((setting) => setting !== undefined) }));
+});
 
 describe('any schema with any valid value', () => {
   it('renders within every Block Kit limit', () => {
@@ -219,9 +278,37 @@ describe('any schema with any valid value', () => {
       fc.property(ROOT_CASES, ({ schema, value }) => {
         const form = buildSchemaForm({ schema, initialValue: value });
         expect(parseSchemaForm({ form, stateValues: stateFromBlocks(form.blocks) })).toEqual({ ok: true, value });
-        expect(parseSchemaForm({ form, stateValues: stateFromInput(form, value) })).toEqual({ ok: true, value });
+        expect(parseSchemaForm({ form, stateValues: typedAsShown(form, value) })).toEqual({ ok: true, value });
         // The submit handler's way: fields rebuilt from the schema alone.
         expect(parseSchemaForm({ schema, stateValues: stateFromBlocks(form.blocks), initialValue: value })).toEqual({ ok: true, value });
+      }),
+      { numRuns: PROPERTY_RUNS },
+    );
+  }, PROPERTY_TIMEOUT);
+
+  it('gives back what the approver set in checkboxes, multi-selects and lists, whatever the defaults', () => {
+    fc.assert(
+      fc.property(EDITED_CASES, ({ value, form, settings }) => {
+        const stateValues = stateFromBlocks(form.blocks);
+        for (const { field, chosen } of settings) {
+          const input = field.path.reduceRight<unknown>((inner, name) => Object.defineProperty({}, name, { value: inner, enumerable: true }), chosen);
+          stateValues[field.blockId] = stateFromInput(form, input)[field.blockId]!;
+        }
+        const parsed = parseSchemaForm({ form, stateValues });
+        if (!parsed.ok) {
+          // A change inside an object the model left out brings the object in; its other required fields may be missing.
+          expect(Object.keys(parsed.errors).filter((blockId) => settings.some(({ field }) => field.blockId === blockId))).toEqual([]);
+          return;
+        }
+        for (const { field, chosen } of settings) {
+          const original = valueAt(value, field.path);
+          const shown = original?.value ?? field.defaultValue?.value ?? (field.control.kind === 'boolean' ? false : []);
+          const result = valueAt(parsed.value, field.path);
+          // Left as shown where the model had left the property out: still left out (or the same value),
+          // so the default that was shown applies again. Anything else comes back exactly as set.
+          if (original === undefined && JSON.stringify(chosen) === JSON.stringify(shown) && result === undefined) continue;
+          expect(result, field.path.join('.')).toEqual({ value: chosen });
+        }
       }),
       { numRuns: PROPERTY_RUNS },
     );

@@ -179,6 +179,62 @@ describe('cleared and untouched fields', () => {
   });
 });
 
+describe('defaults shown for properties the model left out', () => {
+  const regions = ['eu-west-1', 'us-east-1', 'ap-south-1', 'us-west-2', 'eu-central-1', 'sa-east-1', 'ap-northeast-1', 'ca-central-1', 'me-south-1', 'af-south-1', 'eu-north-1'];
+  const schema: JsonSchema = {
+    type: 'object',
+    properties: {
+      name: { type: 'string' },
+      force: { type: 'boolean', default: true },
+      quiet: { type: 'boolean', default: false },
+      flags: { type: 'array', items: { type: 'string', enum: ['wait', 'dry_run', 'prune'] }, default: ['wait', 'prune'] },
+      regions: { type: 'array', items: { type: 'string', enum: regions }, default: ['eu-west-1', 'us-east-1'] },
+      tags: { type: 'array', items: { type: 'string' }, default: ['canary', 'payments'] },
+      ports: { type: 'array', items: { type: 'integer' }, default: [] },
+      verify: { type: ['boolean', 'null'], default: true },
+    },
+    required: ['name'],
+  };
+  const original = { name: 'api' };
+
+  it('are shown, and left out again when submitted as shown', () => {
+    const form = buildSchemaForm({ schema, initialValue: original });
+    expect(inputBlockAt(form, 'force').element).toMatchObject({ type: 'checkboxes', initial_options: [{ value: 'true' }] });
+    expect(inputBlockAt(form, 'flags').element).toMatchObject({ type: 'checkboxes', initial_options: [{ value: '0' }, { value: '2' }] });
+    expect(inputBlockAt(form, 'regions').element).toMatchObject({ type: 'multi_static_select', initial_options: [{ value: '0' }, { value: '1' }] });
+    expect(inputBlockAt(form, 'tags').element).toMatchObject({ type: 'plain_text_input', initial_value: 'canary\npayments' });
+    expect(untouched(form)).toEqual(original);
+    expect(submitted(form, stateFromInput(form, { ...original, force: true, quiet: false, flags: ['wait', 'prune'], regions: ['eu-west-1', 'us-east-1'], tags: ['canary', 'payments'], ports: [], verify: true }))).toEqual(original);
+  });
+
+  it('an unticked default-true checkbox comes back false', () => {
+    const form = buildSchemaForm({ schema, initialValue: original });
+    // Every other input is left as shown.
+    const force = inputBlockAt(form, 'force').block_id!;
+    const state = { ...stateFromBlocks(form.blocks), [force]: stateFromInput(form, { force: false })[force]! };
+    expect(submitted(form, state)).toEqual({ name: 'api', force: false });
+  });
+
+  it('a cleared checkbox group, multi-select or list with a non-empty default comes back []', () => {
+    const form = buildSchemaForm({ schema, initialValue: original });
+    // `ports` (default `[]`) and `quiet` (default `false`) were shown empty and are left so: still left out.
+    expect(submitted(form, stateFromInput(form, { ...original, force: true, verify: true }))).toEqual({ name: 'api', flags: [], regions: [], tags: [] });
+  });
+
+  it('anything else the approver chose comes back explicitly', () => {
+    const form = buildSchemaForm({ schema, initialValue: original });
+    const chosen = { name: 'api', force: true, quiet: true, flags: ['dry_run'], regions: ['sa-east-1'], tags: ['canary'], ports: [8080], verify: null };
+    expect(submitted(form, stateFromInput(form, chosen))).toEqual({ name: 'api', quiet: true, flags: ['dry_run'], regions: ['sa-east-1'], tags: ['canary'], ports: [8080], verify: null });
+  });
+
+  it('inside an object the model left out, a changed default keeps the object', () => {
+    const nested: JsonSchema = { type: 'object', properties: { options: { type: 'object', properties: { force: { type: 'boolean', default: true }, tags: { type: 'array', items: { type: 'string' } } } } } };
+    const form = buildSchemaForm({ schema: nested, initialValue: {} });
+    expect(untouched(form)).toEqual({});
+    expect(submitted(form, stateFromInput(form, { options: { force: false } }))).toEqual({ options: { force: false } });
+  });
+});
+
 describe('nested objects', () => {
   const schema: JsonSchema = {
     type: 'object',

@@ -10,7 +10,10 @@
  *   value: see `clearedField` for the rule. In short, an emptied optional property is left out,
  *   one that held a value and may be null becomes `null`, and `""`, `[]`, `false` and `null`
  *   submitted unchanged stay as they were. A missing property is shown with its default and stays
- *   missing if submitted unchanged; a form opened without any value returns defaults explicitly.
+ *   missing if submitted unchanged; changed, it comes back as the approver left it, explicitly (an
+ *   unticked checkbox `false`, an emptied multi-select or list `[]`), so the default can never undo
+ *   the approver's choice (see `fromShownDefault`). A form opened without any value returns
+ *   defaults explicitly.
  * - Nothing is truncated. A value no input can hold exactly is shown another way (as text, or as
  *   JSON), and one too long for any input (over 3,000 characters, or past the view's size) is
  *   replaced by a note and kept from the original value, which `parseSchemaForm` must then have.
