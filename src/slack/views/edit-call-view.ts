@@ -1,4 +1,5 @@
 import type { types } from '@slack/bolt';
+import { currentVersion } from '../../approvals/input-version.js';
 import type { PendingCall, PendingStep } from '../../approvals/pending-step.js';
 import { truncateText } from '../blocks/limits.js';
 import { userMention } from '../format/mrkdwn-tokens.js';
@@ -9,12 +10,20 @@ import type { SchemaForm } from '../modals/schema-form.js';
 export const EDIT_CALL_CALLBACK_ID = 'countersign_edit_call';
 
 export function editCallView(options: { step: PendingStep; call: PendingCall; form: SchemaForm; privateMetadata: string }): types.ModalView {
+  const shown = currentVersion(options.call);
+  const required = shown?.policy.required ?? 1;
+  const next = (shown?.number ?? 0) + 2;
+  // Under a quorum an edit cannot run on its own: say so before the approver submits.
+  const outcome =
+    required > 1
+      ? `Submitting makes these values version ${next}: earlier approvals stop counting, yours counts if you may approve it, and it runs once ${required} people have approved version ${next}.`
+      : 'Submitting approves the call with these values, if you may approve it.';
   const intro: types.KnownBlock = {
     type: 'context',
     elements: [
       {
         type: 'mrkdwn',
-        text: `Editing *${untrustedTextToMrkdwn(truncateText(options.call.toolName, 100))}* requested by ${userMention(options.step.requesterId)}. Submitting approves the call with these values; the model is told what you changed.`,
+        text: `Editing *${untrustedTextToMrkdwn(truncateText(options.call.toolName, 100))}* requested by ${userMention(options.step.requesterId)}. ${outcome} The model is told what you changed.`,
         verbatim: true,
       },
     ],
@@ -22,7 +31,7 @@ export function editCallView(options: { step: PendingStep; call: PendingCall; fo
   return modalView({
     callbackId: EDIT_CALL_CALLBACK_ID,
     title: 'Edit and approve',
-    submitLabel: 'Approve & run',
+    submitLabel: required > 1 ? 'Submit & approve' : 'Approve & run',
     closeLabel: 'Cancel',
     privateMetadata: options.privateMetadata,
     blocks: [intro, ...options.form.blocks],
