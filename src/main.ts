@@ -1,11 +1,17 @@
+// First, before anything else is evaluated: on an old Node.js it explains and exits.
+import './runtime/require-node-version.js';
 import { ConfigError } from './config/config-error.js';
 import { loadConfigFile } from './config/config-file.js';
 import { parseEnvironment } from './config/environment.js';
 import { createBot } from './create-bot.js';
 import { createLogger } from './log/create-logger.js';
+import { runSandbox, wantsSandbox } from './sandbox/run-sandbox.js';
+import { logProcessFailures } from './runtime/log-process-failures.js';
+import { stopOnSignals } from './runtime/stop-on-signals.js';
 
 /** The process entry point: configuration from the environment, then serve until told to stop. */
 async function main(): Promise<void> {
+  if (wantsSandbox(process.env)) return runSandbox({ env: process.env });
   let environment;
   let config;
   try {
@@ -19,35 +25,12 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger({ level: environment.logLevel });
-  // Last resort, from before any tool source starts: an exception thrown in some event callback (a
-  // tool source, a library) is logged and the bot keeps serving instead of exiting with every
-  // running turn. Tool sources guard their own callbacks; landing here is a bug to fix there.
-  process.on('uncaughtException', (error, origin) => {
-    logger.error({ event: 'uncaught-exception', err: error, origin }, 'uncaught exception; still running');
-  });
-  // Socket Mode's client rejects pending reconnects with nothing attached when it is stopped during
-  // an outage; crashing for that would drop running turns, so such rejections are logged instead.
-  process.on('unhandledRejection', (reason) => {
-    logger.error({ event: 'unhandled-rejection', err: reason }, 'unhandled promise rejection');
-  });
+  // Before any tool source starts.
+  logProcessFailures(logger);
   const bot = await createBot({ environment, config, logger, ...tuningFromEnvironment(process.env) });
   await bot.start();
 
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ event: 'stopping', signal }, 'stopping: finishing running turns');
-    bot.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ event: 'stop-failed', err: error }, 'could not stop cleanly');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  stopOnSignals({ logger, stop: () => bot.stop(), message: 'stopping: finishing running turns' });
 }
 
 /**

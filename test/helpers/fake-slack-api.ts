@@ -1,18 +1,15 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { SlackAnswer, SlackMethodHandler } from './fake-slack-answers.js';
-import { threadMessages, MESSAGE_METHODS } from './fake-slack-message-methods.js';
-import { createFakeSlackState, type StoredSlackMessage } from './fake-slack-state.js';
-import { STREAM_METHODS } from './fake-slack-stream-methods.js';
-import { VIEW_METHODS } from './fake-slack-view-methods.js';
-import { WORKSPACE_METHODS } from './fake-slack-workspace-methods.js';
+import { startSlackEmulator, type InterceptedAnswer, type SlackCall } from '../../src/sandbox/emulator/slack-emulator.js';
+import type { SlackAnswer } from './fake-slack-answers.js';
 import { createConditionWaiters } from './condition-waiters.js';
-import { listenOnLoopback, readRequestBody, sendJson } from './loopback-http.js';
 import { describeSlackCalls } from './describe-slack-calls.js';
-import { API_APP_ID, DEFAULT_BOT_ID, DEFAULT_BOT_USER_ID, DEFAULT_TEAM_ID } from './slack-fake-ids.js';
-import { parseSlackRequestArguments } from './slack-request-arguments.js';
+import type { StoredSlackMessage } from './fake-slack-state.js';
 
 export type { StoredSlackMessage } from './fake-slack-state.js';
 
+/**
+ * The product's Slack emulator (src/sandbox/emulator) plus what only tests need: every call
+ * recorded, waiting for a call, injected failures and per-method overrides.
+ */
 export interface RecordedSlackCall {
   method: string;
   args: Record<string, any>;
@@ -49,76 +46,52 @@ export interface FakeSlackApi {
   close(): Promise<void>;
 }
 
-const METHODS: Record<string, SlackMethodHandler> = {
-  ...MESSAGE_METHODS,
-  ...STREAM_METHODS,
-  ...VIEW_METHODS,
-  ...WORKSPACE_METHODS,
-};
-
 /** Used when a 429 is injected without a delay: WebClient treats a 429 lacking Retry-After as fatal. */
 const DEFAULT_RETRY_AFTER_SECONDS = 1;
 
-function sendInjectedFailure(options: { response: ServerResponse; failure: SlackFailure }): void {
-  const { response, failure } = options;
-  if ('error' in failure) {
-    sendJson({ response, body: { ok: false, error: failure.error } });
-    return;
-  }
+function injectedFailure(failure: SlackFailure): InterceptedAnswer {
+  if ('error' in failure) return { body: { ok: false, error: failure.error } };
   const retryAfter = failure.status === 429 ? (failure.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS) : failure.retryAfterSeconds;
-  sendJson({
-    response,
+  return {
     status: failure.status,
     body: { ok: false, error: failure.status === 429 ? 'ratelimited' : 'fake_http_error' },
     headers: retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) },
-  });
+  };
 }
 
 export async function startFakeSlackApi(options: { botUserId?: string; botId?: string; teamId?: string } = {}): Promise<FakeSlackApi> {
-  const state = createFakeSlackState({
-    identity: {
-      botUserId: options.botUserId ?? DEFAULT_BOT_USER_ID,
-      botId: options.botId ?? DEFAULT_BOT_ID,
-      teamId: options.teamId ?? DEFAULT_TEAM_ID,
-      appId: API_APP_ID,
-    },
-  });
   const calls: RecordedSlackCall[] = [];
   const failures = new Map<string, SlackFailure[]>();
   const overrides = new Map<string, SlackMethodOverride>();
   const conditionalFailures = new Map<string, { predicate: (call: RecordedSlackCall) => boolean; failure: SlackFailure }>();
   const waiters = createConditionWaiters();
 
-  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const method = /^\/api\/([^/?]+)/.exec(request.url ?? '')?.[1];
-    const body = await readRequestBody(request);
-    if (method === undefined) {
-      sendJson({ response, status: 404, body: { ok: false, error: 'fake-slack-api: expected POST /api/<method>' } });
-      return;
-    }
-    const { args, token } = parseSlackRequestArguments({ headers: request.headers, body });
-    const call: RecordedSlackCall = { method, args, token, at: Date.now() };
-    const conditional = conditionalFailures.get(method);
-    const failure = failures.get(method)?.shift() ?? (conditional && predicateHolds({ predicate: conditional.predicate, call }) ? conditional.failure : undefined);
-    const override = overrides.get(method);
-    // The answer is computed (and state changed) before waiters run, so a resolved
-    // waitForCall already sees the effect in messages().
-    const answer = failure ? undefined : override ? await override(call) : answerFor({ method, args });
-    calls.push(call);
+  async function intercept(call: SlackCall): Promise<InterceptedAnswer | undefined> {
+    const recorded = call as RecordedSlackCall;
+    const conditional = conditionalFailures.get(call.method);
+    const failure =
+      failures.get(call.method)?.shift() ?? (conditional && predicateHolds({ predicate: conditional.predicate, call: recorded }) ? conditional.failure : undefined);
+    if (failure) return injectedFailure(failure);
+    const override = overrides.get(call.method);
+    return override ? { body: await override(recorded) } : undefined;
+  }
+
+  const emulator = await startSlackEmulator({
+    identity: {
+      ...(options.botUserId === undefined ? {} : { botUserId: options.botUserId }),
+      ...(options.botId === undefined ? {} : { botId: options.botId }),
+      ...(options.teamId === undefined ? {} : { teamId: options.teamId }),
+    },
+    intercept,
+  });
+  const { state } = emulator;
+  emulator.onCall((call) => {
+    calls.push(call as RecordedSlackCall);
     waiters.recheck();
-    if (failure) sendInjectedFailure({ response, failure });
-    else sendJson({ response, body: answer });
-  }
-
-  function answerFor(options: { method: string; args: Record<string, any> }): SlackAnswer {
-    const handler = METHODS[options.method];
-    return handler ? handler({ args: options.args, state }) : { ok: false, error: 'unknown_method' };
-  }
-
-  const loopback = await listenOnLoopback({ listener: handle });
+  });
 
   return {
-    url: `http://127.0.0.1:${loopback.port}/api/`,
+    url: emulator.url,
     calls,
     callsTo: (method) => calls.filter((call) => call.method === method),
     waitForCall(method, predicate, waitOptions) {
@@ -132,11 +105,11 @@ export async function startFakeSlackApi(options: { botUserId?: string; botId?: s
       });
     },
     messages(channel, threadTs) {
-      const selected = threadTs === undefined ? (state.messagesByChannel.get(channel) ?? []) : threadMessages({ state, channel, threadTs });
-      return structuredClone(selected);
+      const selected = threadTs === undefined ? state.messages.inChannel(channel) : state.messages.thread({ channel, threadTs });
+      return structuredClone(selected) as StoredSlackMessage[];
     },
     addMessage(channel, message) {
-      const stored = state.storeMessage({
+      const stored = state.messages.store({
         channel,
         ts: message.ts ?? state.nextTs(),
         ...(message.thread_ts === undefined ? {} : { thread_ts: message.thread_ts }),
@@ -144,7 +117,7 @@ export async function startFakeSlackApi(options: { botUserId?: string; botId?: s
         ...(message.bot_id === undefined ? {} : { bot_id: message.bot_id }),
         text: message.text,
       });
-      return structuredClone(stored);
+      return structuredClone(stored) as StoredSlackMessage;
     },
     failNext(method, failure, times = 1) {
       const queued = failures.get(method) ?? [];
@@ -172,7 +145,7 @@ export async function startFakeSlackApi(options: { botUserId?: string; botId?: s
     },
     async close() {
       waiters.cancelAll('fake-slack-api: closed while waiting');
-      await loopback.close();
+      await emulator.close();
     },
   };
 }

@@ -1,27 +1,12 @@
-/**
- * Identifiers for generated Slack payloads. Defaults match the captured samples and the fake
- * Web API, so a generated payload and the fake agree on who the bot is.
- */
-export const DEFAULT_TEAM_ID = 'T0A1B2C3D';
-export const DEFAULT_BOT_USER_ID = 'U07OPSBOT1';
-export const DEFAULT_BOT_ID = 'B07OPSBOT1';
-export const API_APP_ID = 'A07OPSBOT1';
-export const LEGACY_VERIFICATION_TOKEN = 'fake-verification-token';
-
-let sequence = 0;
-
-/** Unique per call, so generated event ids never trip event de-duplication across tests. */
-export function nextSequence(): number {
-  sequence += 1;
-  return sequence;
-}
-
-export { nextSlackTs as generatedTs } from './slack-ts-clock.js';
-
-export function generatedEventId(): string {
-  return `Ev${Date.now().toString(36).toUpperCase()}${String(nextSequence()).padStart(4, '0')}`;
-}
-
-export function generatedTriggerId(): string {
-  return `${Date.now()}.4123456789012.fake${String(nextSequence()).padStart(8, '0')}`;
-}
+/** Moved to the product's Slack emulator; kept so existing imports work. */
+export {
+  API_APP_ID,
+  DEFAULT_BOT_ID,
+  DEFAULT_BOT_USER_ID,
+  DEFAULT_TEAM_ID,
+  LEGACY_VERIFICATION_TOKEN,
+  generatedEventId,
+  generatedTriggerId,
+  generatedTs,
+  nextSequence,
+} from '../../src/sandbox/emulator/slack-ids.js';

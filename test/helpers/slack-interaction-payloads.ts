@@ -1,15 +1,18 @@
-import {
-  API_APP_ID,
-  DEFAULT_BOT_ID,
-  DEFAULT_BOT_USER_ID,
-  DEFAULT_TEAM_ID,
-  LEGACY_VERIFICATION_TOKEN,
-  generatedTriggerId,
-  generatedTs,
-  nextSequence,
-} from './slack-fake-ids.js';
+import { blockActionsBody, DEFAULT_PAYLOAD_WORKSPACE, viewSubmissionBody, type PayloadWorkspace } from '../../src/sandbox/emulator/delivery/interaction-payloads.js';
+import { API_APP_ID, DEFAULT_BOT_ID, DEFAULT_BOT_USER_ID, generatedTriggerId, generatedTs, nextSequence } from '../../src/sandbox/emulator/slack-ids.js';
 
-/** Interactivity payloads shaped like /work/shared/slack-samples/block_actions.json and view_submission.json. */
+/**
+ * Shortcuts over the product's payload builders for tests that click a button or submit a form the
+ * emulator never showed: the message, the view and the user's name are made up from the ids.
+ */
+function workspaceOf(teamId: string | undefined): PayloadWorkspace {
+  return teamId === undefined ? DEFAULT_PAYLOAD_WORKSPACE : { ...DEFAULT_PAYLOAD_WORKSPACE, teamId };
+}
+
+function userOf(id: string): { id: string; name: string } {
+  return { id, name: id.toLowerCase() };
+}
+
 export function blockActionsPayload(options: {
   user: string;
   channel: string;
@@ -23,7 +26,7 @@ export function blockActionsPayload(options: {
   /** Where Bolt's respond() posts; point it at a loopback server if a listener uses respond(). */
   responseUrl?: string;
 }): object {
-  const teamId = options.teamId ?? DEFAULT_TEAM_ID;
+  const workspace = workspaceOf(options.teamId);
   const blockId = options.blockId ?? `actions:${options.value}`;
   const button = {
     type: 'button',
@@ -32,16 +35,11 @@ export function blockActionsPayload(options: {
     value: options.value,
   };
   const thread = options.threadTs === undefined ? {} : { thread_ts: options.threadTs };
-  return {
-    type: 'block_actions',
-    user: { id: options.user, username: options.user.toLowerCase(), name: options.user.toLowerCase(), team_id: teamId },
-    api_app_id: API_APP_ID,
-    token: LEGACY_VERIFICATION_TOKEN,
+  return blockActionsBody({
+    workspace,
+    user: userOf(options.user),
+    triggerId: options.triggerId ?? generatedTriggerId(),
     container: { type: 'message', message_ts: options.messageTs, channel_id: options.channel, is_ephemeral: false, ...thread },
-    trigger_id: options.triggerId ?? generatedTriggerId(),
-    team: { id: teamId, domain: 'fake-workspace' },
-    enterprise: null,
-    is_enterprise_install: false,
     channel: { id: options.channel, name: `channel-${options.channel.toLowerCase()}` },
     message: {
       user: DEFAULT_BOT_USER_ID,
@@ -50,14 +48,13 @@ export function blockActionsPayload(options: {
       bot_id: DEFAULT_BOT_ID,
       app_id: API_APP_ID,
       text: 'Approval needed',
-      team: teamId,
+      team: workspace.teamId,
       ...thread,
       blocks: [{ type: 'actions', block_id: blockId, elements: [button] }],
     },
-    state: { values: {} },
-    response_url: options.responseUrl ?? `https://hooks.slack.com/actions/${teamId}/0000000000/fake-response-url`,
-    actions: [{ ...button, block_id: blockId, action_ts: generatedTs() }],
-  };
+    responseUrl: options.responseUrl ?? `https://hooks.slack.com/actions/${workspace.teamId}/0000000000/fake-response-url`,
+    action: { ...button, block_id: blockId, action_ts: generatedTs() },
+  });
 }
 
 export function viewSubmissionPayload(options: {
@@ -68,18 +65,15 @@ export function viewSubmissionPayload(options: {
   teamId?: string;
   viewId?: string;
 }): object {
-  const teamId = options.teamId ?? DEFAULT_TEAM_ID;
+  const workspace = workspaceOf(options.teamId);
   const viewId = options.viewId ?? `V${String(nextSequence()).padStart(9, '0')}`;
-  return {
-    type: 'view_submission',
-    team: { id: teamId, domain: 'fake-workspace' },
-    user: { id: options.user, username: options.user.toLowerCase(), name: options.user.toLowerCase(), team_id: teamId },
-    api_app_id: API_APP_ID,
-    token: LEGACY_VERIFICATION_TOKEN,
-    trigger_id: generatedTriggerId(),
+  return viewSubmissionBody({
+    workspace,
+    user: userOf(options.user),
+    triggerId: generatedTriggerId(),
     view: {
       id: viewId,
-      team_id: teamId,
+      team_id: workspace.teamId,
       type: 'modal',
       blocks: inputBlocksFor(options.values),
       private_metadata: options.privateMetadata,
@@ -95,13 +89,10 @@ export function viewSubmissionPayload(options: {
       root_view_id: viewId,
       app_id: API_APP_ID,
       external_id: '',
-      app_installed_team_id: teamId,
+      app_installed_team_id: workspace.teamId,
       bot_id: DEFAULT_BOT_ID,
     },
-    response_urls: [],
-    is_enterprise_install: false,
-    enterprise: null,
-  };
+  });
 }
 
 /** The echoed blocks: one input block per submitted block id, element type taken from the state. */

@@ -1,17 +1,11 @@
 import type { AddressInfo } from 'node:net';
 import { App, LogLevel, type BlockAction, type ButtonAction } from '@slack/bolt';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { trackSlackRequests, type SlackRequestTracker } from './bot-activity.js';
-import { startFakeSlackApi, type FakeSlackApi } from './fake-slack-api.js';
-import {
-  appMentionEnvelope,
-  blockActionsPayload,
-  messageEnvelope,
-  postSlackEvent,
-  postSlackInteraction,
-  slackSignature,
-  viewSubmissionPayload,
-} from './signed-request.js';
+import { trackSlackRequests, type SlackRequestTracker } from '../../../../test/helpers/bot-activity.js';
+import { startFakeSlackApi, type FakeSlackApi } from '../../../../test/helpers/fake-slack-api.js';
+import { blockActionsPayload, viewSubmissionPayload } from '../../../../test/helpers/slack-interaction-payloads.js';
+import { appMentionEnvelope, messageEnvelope } from './event-envelopes.js';
+import { postSlackEvent, postSlackInteraction, slackSignature } from './signed-request.js';
 
 const SIGNING_SECRET = 'test-signing-secret';
 

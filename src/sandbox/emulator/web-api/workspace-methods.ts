@@ -1,0 +1,79 @@
+import { isMissing, slackError, stringArgument, type SlackMethodHandler } from './method-answers.js';
+
+const authTest: SlackMethodHandler = ({ state }) => ({
+  ok: true,
+  url: state.profile.url,
+  team: state.profile.teamName,
+  user: state.profile.botName,
+  team_id: state.identity.teamId,
+  user_id: state.identity.botUserId,
+  bot_id: state.identity.botId,
+  is_enterprise_install: false,
+});
+
+/** Every user exists; people the workspace does not list get names derived from the id, so assertions can predict them. */
+const usersInfo: SlackMethodHandler = ({ args, state }) => {
+  const id = stringArgument(args.user);
+  if (id === undefined) return slackError('user_not_found');
+  const known = state.users.get(id);
+  const name = known?.name ?? id.toLowerCase();
+  const realName = known?.realName ?? `User ${id}`;
+  return {
+    ok: true,
+    user: {
+      id,
+      team_id: state.identity.teamId,
+      name,
+      real_name: realName,
+      deleted: false,
+      is_bot: id === state.identity.botUserId,
+      profile: { real_name: realName, display_name: name },
+    },
+  };
+};
+
+const usergroupUsers: SlackMethodHandler = ({ args, state }) => {
+  const usergroup = stringArgument(args.usergroup);
+  if (usergroup === undefined) return slackError('invalid_arguments');
+  return { ok: true, users: [...(state.usergroupUsers.get(usergroup) ?? [])] };
+};
+
+/** Slack refuses the same reaction twice, which retried events run into. */
+const reactionsAdd: SlackMethodHandler = ({ args, state }) => {
+  if (isMissing(args.channel)) return slackError('channel_not_found');
+  if (isMissing(args.name)) return slackError('invalid_name');
+  const key = `${String(args.channel)}:${String(args.timestamp)}:${String(args.name)}`;
+  if (state.reactions.has(key)) return slackError('already_reacted');
+  state.reactions.add(key);
+  return { ok: true };
+};
+
+const reactionsRemove: SlackMethodHandler = ({ args, state }) => {
+  const key = `${String(args.channel)}:${String(args.timestamp)}:${String(args.name)}`;
+  if (!state.reactions.delete(key)) return slackError('no_reaction');
+  return { ok: true };
+};
+
+const setStatus: SlackMethodHandler = ({ args, state }) => {
+  const channel = stringArgument(args.channel_id);
+  const threadTs = stringArgument(args.thread_ts);
+  if (channel === undefined || threadTs === undefined) return slackError('invalid_arguments');
+  state.setStatus({ channel, threadTs, status: typeof args.status === 'string' ? args.status : '' });
+  return { ok: true };
+};
+
+const assistantThreadUpdate: SlackMethodHandler = ({ args }) => {
+  if (isMissing(args.channel_id) || isMissing(args.thread_ts)) return slackError('invalid_arguments');
+  return { ok: true };
+};
+
+export const WORKSPACE_METHODS: Record<string, SlackMethodHandler> = {
+  'auth.test': authTest,
+  'users.info': usersInfo,
+  'usergroups.users.list': usergroupUsers,
+  'reactions.add': reactionsAdd,
+  'reactions.remove': reactionsRemove,
+  'assistant.threads.setStatus': setStatus,
+  'assistant.threads.setSuggestedPrompts': assistantThreadUpdate,
+  'assistant.threads.setTitle': assistantThreadUpdate,
+};
