@@ -34,6 +34,12 @@ export interface SandboxUser {
   role: string;
 }
 
+/** A user group, so `<!subteam^S…>` shows as `@handle`. */
+export interface SandboxUsergroup {
+  id: string;
+  handle: string;
+}
+
 export interface SandboxChannel {
   id: string;
   name: string;
@@ -88,6 +94,7 @@ export interface SandboxSnapshot {
     botName: string;
     users: SandboxUser[];
     channels: SandboxChannel[];
+    usergroups?: SandboxUsergroup[];
     /** The demo model is in use (no OPENAI_API_KEY): the page says so. */
     demoModel: boolean;
   };

@@ -1,4 +1,4 @@
-import type { SandboxChannel, SandboxUser } from './sandbox-api.js';
+import type { SandboxChannel, SandboxUser, SandboxUsergroup } from './sandbox-api.js';
 import type { SlackEmulator } from './emulator/slack-emulator.js';
 
 /**
@@ -16,6 +16,8 @@ export const SANDBOX_USERS: readonly SandboxUser[] = [
   { id: 'U0CAROL', name: 'carol', role: 'on-call approver' },
   { id: 'U0DAVE', name: 'dave', role: 'outsider: may not approve' },
 ];
+
+export const SANDBOX_USERGROUPS: readonly SandboxUsergroup[] = [{ id: SANDBOX_ONCALL_GROUP, handle: 'oncall' }];
 
 export const SANDBOX_CHANNELS: readonly SandboxChannel[] = [{ id: 'C0OPS', name: 'ops' }];
 

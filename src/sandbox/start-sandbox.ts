@@ -17,7 +17,7 @@ import { createSlackDelivery } from './emulator/delivery/slack-delivery.js';
 import { startSlackEmulator, type SlackEmulator } from './emulator/slack-emulator.js';
 import { loadSandboxExampleConfig } from './example/sandbox-example-config.js';
 import { sandboxSourcePath } from './package-root.js';
-import { SANDBOX_BOT, SANDBOX_CHANNELS, SANDBOX_IDENTITY, SANDBOX_TEAM_ID, SANDBOX_USERS, populateSandboxWorkspace } from './sandbox-workspace.js';
+import { SANDBOX_BOT, SANDBOX_CHANNELS, SANDBOX_IDENTITY, SANDBOX_TEAM_ID, SANDBOX_USERGROUPS, SANDBOX_USERS, populateSandboxWorkspace } from './sandbox-workspace.js';
 import { sandboxModel } from './sandbox-model.js';
 import { startSandboxServer } from './web/sandbox-server.js';
 
@@ -84,7 +84,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
     const server = await startSandboxServer({
       emulator,
       delivery,
-      directory: { users: SANDBOX_USERS, channels: SANDBOX_CHANNELS, botName: SANDBOX_BOT.name },
+      directory: { users: SANDBOX_USERS, channels: SANDBOX_CHANNELS, usergroups: SANDBOX_USERGROUPS, botName: SANDBOX_BOT.name },
       demoModel: model.demo,
       publicDirectory,
       port: options.port ?? environment.slack.port,

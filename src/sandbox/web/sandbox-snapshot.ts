@@ -1,9 +1,10 @@
-import type { SandboxChannel, SandboxSnapshot, SandboxUser } from '../sandbox-api.js';
+import type { SandboxChannel, SandboxSnapshot, SandboxUser, SandboxUsergroup } from '../sandbox-api.js';
 import type { WorkspaceState } from '../emulator/state/workspace-state.js';
 
 export interface SandboxDirectory {
   users: readonly SandboxUser[];
   channels: readonly SandboxChannel[];
+  usergroups?: readonly SandboxUsergroup[];
   botName: string;
 }
 
@@ -16,6 +17,7 @@ export function sandboxSnapshot({ state, directory, demoModel }: { state: Worksp
       botName: directory.botName,
       users: [...directory.users],
       channels: [...directory.channels],
+      ...(directory.usergroups ? { usergroups: [...directory.usergroups] } : {}),
       demoModel,
     },
     messages: state.messages.all().map((message) => ({
