@@ -53,7 +53,7 @@ export function createTurnRunner(options: TurnRunnerOptions) {
     if (markdown === undefined) return;
     crashPoint('before-answer');
     if (answer) await answer.finish(markdown);
-    else await scope.messenger.postAnswer({ channel: thread.channel, threadTs: thread.threadTs, markdown, ...(thread.answerTs ? { replacing: thread.answerTs } : {}) });
+    else await scope.messenger.postAnswer({ channel: thread.channel, threadTs: thread.threadTs, markdown, mentionableUserIds: mentionable(thread), ...(thread.answerTs ? { replacing: thread.answerTs } : {}) });
     delete thread.outbox;
     delete thread.answerTs;
     await scope.save(thread);
@@ -112,6 +112,7 @@ export function createTurnRunner(options: TurnRunnerOptions) {
         ...where,
         recipientUserId: requesterId,
         recipientTeamId: thread.teamId,
+        mentionableUserIds: mentionable(thread),
         ...(thread.answerTs ? { replacing: thread.answerTs } : {}),
         onMessages: (ts) => {
           thread.answerTs = [...ts];
@@ -201,7 +202,7 @@ export function createTurnRunner(options: TurnRunnerOptions) {
     }
     // The text before the card is shown in full first; a crash before the step is saved re-runs the turn.
     if (answer) await answer.finish(outcome.text);
-    else if (outcome.text.trim()) await messenger.postAnswer({ ...where, markdown: outcome.text, ...(thread.answerTs ? { replacing: thread.answerTs } : {}) });
+    else if (outcome.text.trim()) await messenger.postAnswer({ ...where, markdown: outcome.text, mentionableUserIds: mentionable(thread), ...(thread.answerTs ? { replacing: thread.answerTs } : {}) });
     delete thread.answerTs;
 
     const step = await buildPendingStep({
@@ -308,6 +309,11 @@ function approvalRequested(step: PendingStep): AuditEventInput[] {
     ...(call.policy ? { approvers: describeApprovers(call.policy) } : {}),
     ...(step.expiresAt === undefined ? {} : { expiresAt: step.expiresAt }),
   }));
+}
+
+/** The model may notify the people already in the thread (its authors and deciders), and no one else. */
+function mentionable(thread: ThreadState): readonly string[] {
+  return thread.participants ?? [];
 }
 
 function shortReason(error: unknown): string {

@@ -35,6 +35,11 @@ export interface AnswerStreamOptions {
   /** Messages a dead process left half written for this answer: reused rather than left behind. */
   replacing?: readonly string[];
   /**
+   * Whom the answer may notify with `<@U…>`: the people already in the thread. Anyone else the
+   * model names is shown as `@name` that notifies no one. Default: nobody.
+   */
+  mentionableUserIds?: readonly string[];
+  /**
    * Awaited before every Slack write of the stream, including the timed edits; a throw means the
    * writer no longer holds the thread (see `Lease`), and nothing more is written.
    */
@@ -45,9 +50,10 @@ export interface ThreadMessenger {
   /**
    * Posts model or tool text: converted to mrkdwn, pings neutralised, split within Slack limits.
    * `replacing` are messages of an earlier, unfinished showing of the same answer: they are
-   * rewritten instead of leaving a half answer above the whole one.
+   * rewritten instead of leaving a half answer above the whole one. `mentionableUserIds` as for
+   * `startAnswer`.
    */
-  postAnswer(options: { channel: string; threadTs: string; markdown: string; replacing?: readonly string[] }): Promise<void>;
+  postAnswer(options: { channel: string; threadTs: string; markdown: string; replacing?: readonly string[]; mentionableUserIds?: readonly string[] }): Promise<void>;
   /** Starts showing an answer as it is written. */
   startAnswer(options: AnswerStreamOptions): AnswerStream;
   /** Posts a short notice the bot itself wrote (errors, notes); any pings in it are neutralised. */

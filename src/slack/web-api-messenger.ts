@@ -12,18 +12,19 @@ export function createWebApiMessenger(options: { client: WebClient; logger: Logg
   const { client, logger, streaming = 'update' } = options;
   let nativeAvailable = streaming === 'native';
   return {
-    async postAnswer({ channel, threadTs, markdown, replacing }) {
+    async postAnswer({ channel, threadTs, markdown, replacing, mentionableUserIds = [] }) {
       // An answer shown all at once is a stream that finishes straight away.
-      await createUpdatingAnswerStream({ client, logger, channel, threadTs, ...(replacing ? { replacing } : {}) }).finish(markdown);
+      await createUpdatingAnswerStream({ client, logger, channel, threadTs, mentionableUserIds, ...(replacing ? { replacing } : {}) }).finish(markdown);
     },
 
-    startAnswer({ channel, threadTs, recipientUserId, recipientTeamId, onMessages, replacing, guard }) {
-      const callbacks = onMessages ? { onMessages } : {};
+    startAnswer({ channel, threadTs, recipientUserId, recipientTeamId, onMessages, replacing, guard, mentionableUserIds = [] }) {
+      // Both modes apply the same rule: only these people may be notified by the answer.
+      const common = { mentionableUserIds, ...(onMessages ? { onMessages } : {}) };
       // Every write the stream makes, its timed edits included, asks the guard first.
       const client = guard ? guardedClient(options.client, guard) : options.client;
       // A native stream cannot write into messages a dead process left, so those are edited instead.
       if (!nativeAvailable || (replacing !== undefined && replacing.length > 0)) {
-        return createUpdatingAnswerStream({ client, logger, channel, threadTs, ...callbacks, ...(replacing ? { replacing } : {}) });
+        return createUpdatingAnswerStream({ client, logger, channel, threadTs, ...common, ...(replacing ? { replacing } : {}) });
       }
       return createNativeAnswerStream({
         client,
@@ -32,7 +33,7 @@ export function createWebApiMessenger(options: { client: WebClient; logger: Logg
         threadTs,
         recipientUserId,
         recipientTeamId,
-        ...callbacks,
+        ...common,
         onUnavailable: () => {
           nativeAvailable = false;
         },
@@ -40,7 +41,8 @@ export function createWebApiMessenger(options: { client: WebClient; logger: Logg
     },
 
     async postNotice({ channel, threadTs, text, retryButton }) {
-      const safe = neutralisePings(text);
+      // The bot's own notices name the people they are about (a grant's owner): only broadcasts are defused.
+      const safe = neutralisePings(text, { mentionableUserIds: 'anyone' });
       const blocks = retryButton
         ? [
             { type: 'section', text: { type: 'mrkdwn', text: safe } },

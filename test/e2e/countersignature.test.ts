@@ -253,3 +253,19 @@ describe("7. a click's workspace and channel must be the step's", () => {
     expect(h.invocations()).toHaveLength(1);
   });
 });
+
+describe('8. the model notifies only people already in the thread', () => {
+  it.each(['update', 'native'])('in %s mode, an answer naming Alice (who asked) notifies her, and names an outsider as plain text', async (mode) => {
+    const h = await harness({ environment: { SLACK_STREAMING: mode } });
+    h.openai.enqueue({ text: 'Done, <@UALICE>. I also told <@U0MALLORY|mallory> and <@W0EVE> about it.' });
+    const threadTs = nextTs();
+    await h.mention({ user: 'UALICE', text: 'restart it and tell the others', ts: threadTs });
+    const answer = await waitFor(() => threadReplies(h, threadTs).find((message) => message.text.includes('about it')), { message: 'answer' });
+    if (mode === 'native') expect(h.slack.callsTo('chat.startStream')).not.toHaveLength(0);
+    expect(answer.text).toContain('Done, <@UALICE>.');
+    expect(answer.text).toContain('I also told @\u200Bmallory and @\u200BW0EVE about it.');
+    // Nothing sent to Slack, at any point of the answer, mentioned the outsiders.
+    const sent = h.slack.calls.filter((call) => call.method.startsWith('chat.')).map((call) => JSON.stringify(call.args));
+    for (const args of sent) expect(args).not.toMatch(/<@(?:U0MALLORY|W0EVE)/);
+  });
+});

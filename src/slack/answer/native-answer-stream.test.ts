@@ -1,6 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import pino from 'pino';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createNativeAnswerStream } from './native-answer-stream.js';
 
 /** Slack's stream methods as the thread would show them: one growing text per message. */
@@ -59,6 +59,24 @@ describe('createNativeAnswerStream', () => {
     }
     // Code stays verbatim: `<` is escaped only outside code.
     expect(messages.join('')).toContain('line 11 <x> & y');
+  });
+
+  it('notifies only the people it may mention; anyone else it names is text, in the stream and after a fallback', async () => {
+    const answer = 'Thanks <@U0ALICE>, and <@U0ALICE|alice>.\nI asked <@U0MALLORY|mallory> and <@W0EVE>.\n';
+    const { client, texts } = fakeStreamingClient();
+    const stream = createNativeAnswerStream({ ...base, client, mentionableUserIds: ['U0ALICE'] });
+    stream.append(answer);
+    await stream.finish(answer);
+    expect([...texts.values()].join('')).toBe('Thanks <@U0ALICE>, and <@U0ALICE>.\nI asked @\u200Bmallory and @\u200BW0EVE.\n');
+
+    const failing = fakeStreamingClient({ failAppendAfter: 0 });
+    const degraded = createNativeAnswerStream({ ...base, client: failing.client, mentionableUserIds: new Set(['U0ALICE']) });
+    degraded.append('First line.\n');
+    // Streamed first; the next append fails, and the answer carries on as message edits.
+    await vi.waitFor(() => expect(failing.texts.size).toBe(1));
+    degraded.append(answer);
+    await degraded.finish(`First line.\n${answer}`);
+    expect(failing.updates.at(-1)?.text).toBe('First line.\nThanks <@U0ALICE>, and <@U0ALICE>.\nI asked @\u200Bmallory and @\u200BW0EVE.');
   });
 
   it('carries on with message edits of the same messages when Slack stops accepting the stream', async () => {

@@ -2,7 +2,9 @@ import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { AnswerStream } from '../../conversation/thread-messenger.js';
 import { SLACK_LIMITS } from '../blocks/limits.js';
-import { safeMarkdownLine, type SafeMarkdownState } from '../format/safe-markdown.js';
+import type { MentionableUserIds } from '../format/neutralise-pings.js';
+import { fenceOpenAt } from '../format/parse-markdown.js';
+import { isSafeMarkdown, safeMarkdown } from '../format/safe-markdown.js';
 import { createFlushSchedule } from './flush-schedule.js';
 import { ANSWER_UPDATE_INTERVAL_MS, createUpdatingAnswerStream } from './updating-answer-stream.js';
 
@@ -19,6 +21,8 @@ export interface NativeAnswerStreamOptions {
   onMessages?: (ts: readonly string[]) => void;
   /** Told when Slack refuses streaming for good (the app lacks the feature), to stop trying. */
   onUnavailable?: (error: unknown) => void;
+  /** Who the answer may notify with `<@U…>`; anyone else it names is shown as `@name`. Default: nobody. */
+  mentionableUserIds?: MentionableUserIds;
   maxMessageLength?: number;
   intervalMs?: number;
   now?: () => number;
@@ -26,22 +30,26 @@ export interface NativeAnswerStreamOptions {
 
 /**
  * Streams an answer with Slack's native streaming (`chat.startStream` / `appendStream` /
- * `stopStream`), where Slack renders the markdown. Only whole lines are sent, each made safe by
- * `safeMarkdownLine`: a link or mention split over two appends could otherwise slip past the
- * checks. A long answer is stopped and continued in a new stream before Slack's size limit. If
- * Slack refuses any call, the answer carries on as `chat.update` edits of the same messages.
+ * `stopStream`), where Slack renders the markdown. Only whole lines are sent (a link or mention
+ * split over two appends could otherwise slip past the checks), and what is sent is always the
+ * `safeMarkdown` rendering of the whole answer so far, of which each append is the new end: the
+ * parser decides what is code in the text so far, as it will in the finished text. A rendering that
+ * no longer begins with what was sent (text read as code once turned out not to be), or a message
+ * that would not be safe read on its own, is not sent; nor is anything once Slack refuses a call:
+ * the answer then carries on as `chat.update` edits of the same messages. A long answer is stopped
+ * and continued in a new stream before Slack's size limit.
  */
 export function createNativeAnswerStream(options: NativeAnswerStreamOptions): AnswerStream {
   const { client, logger, channel, threadTs } = options;
   const maxLength = options.maxMessageLength ?? SLACK_LIMITS.messageTextLength;
-  const fences: SafeMarkdownState = {};
+  const mentionableUserIds = options.mentionableUserIds ?? [];
   const messages: string[] = [];
   let markdown = '';
-  let sentUpTo = 0;
-  let current: { ts: string; length: number } | undefined;
-  /** The code block open at the end of what was sent, and at the end of the batch being built. */
-  let sentFence: string | undefined;
-  let batchFence: string | undefined;
+  /** How much of `markdown` has been rendered and sent. */
+  let renderedUpTo = 0;
+  /** The safe rendering sent so far, all messages together. */
+  let sent = '';
+  let current: { ts: string; text: string } | undefined;
   let fallback: AnswerStream | undefined;
 
   async function stopCurrent(closing = ''): Promise<void> {
@@ -51,12 +59,17 @@ export function createNativeAnswerStream(options: NativeAnswerStreamOptions): An
     await client.chat.stopStream({ channel, ts, ...(closing ? { markdown_text: closing } : {}) });
   }
 
-  /** `fenceAfter`: the code block still open after `text`, which a rollover must close and reopen. */
-  async function sendPiece(text: string, fenceAfter: string | undefined): Promise<void> {
-    if (current !== undefined && current.length + text.length > maxLength) {
-      await stopCurrent(sentFence === undefined ? '' : `\n${sentFence}`);
-      if (sentFence !== undefined) text = `${sentFence}\n${text}`;
+  /** Sends `piece`, the part of `rendered` that follows `sent`, ending the message first if it would grow too long. */
+  async function sendPiece(piece: string, rendered: string): Promise<void> {
+    let text = piece;
+    if (current !== undefined && current.text.length + piece.length > maxLength) {
+      // A code block open at the cut is closed here and reopened in the next message.
+      const fence = fenceOpenAt(rendered, sent.length);
+      await stopCurrent(fence === undefined ? '' : `${current.text.endsWith('\n') ? '' : '\n'}${fence}`);
+      if (fence !== undefined) text = `${fence}\n${piece}`;
     }
+    // Slack reads each message on its own, so each must be safe read that way.
+    if (!isSafeMarkdown((current?.text ?? '') + text, { mentionableUserIds })) throw new Error('a message of the answer would not be safe on its own');
     if (current === undefined) {
       const response = await client.chat.startStream({
         channel,
@@ -66,36 +79,21 @@ export function createNativeAnswerStream(options: NativeAnswerStreamOptions): An
         markdown_text: text,
       });
       if (!response.ts) throw new Error('chat.startStream returned no ts');
-      current = { ts: response.ts, length: text.length };
+      current = { ts: response.ts, text };
       messages.push(response.ts);
       options.onMessages?.([...messages]);
     } else {
       await client.chat.appendStream({ channel, ts: current.ts, markdown_text: text });
-      current.length += text.length;
+      current.text += text;
     }
-    sentFence = fenceAfter;
+    sent += piece;
   }
 
-  /** Sends raw markdown (whole lines, or the last line at the end), in pieces that fit a message. */
-  async function send(raw: string): Promise<void> {
-    const pieceLength = Math.floor(maxLength / 2);
-    const lines = raw.split('\n');
-    let batch = '';
-    for (const [index, line] of lines.entries()) {
-      const safe = safeMarkdownLine(line, fences) + (index < lines.length - 1 ? '\n' : '');
-      if (batch !== '' && batch.length + safe.length > pieceLength) {
-        await sendPiece(batch, batchFence);
-        batch = '';
-      }
-      batch += safe;
-      batchFence = fences.fence;
-      // One line longer than a piece is sent in cuts; its fence state is the same throughout.
-      while (batch.length > pieceLength) {
-        await sendPiece(batch.slice(0, pieceLength), batchFence);
-        batch = batch.slice(pieceLength);
-      }
-    }
-    if (batch !== '') await sendPiece(batch, batchFence);
+  /** Sends what `text`, the answer so far, adds to what was sent, in pieces that fit a message. */
+  async function stream(text: string): Promise<void> {
+    const rendered = safeMarkdown(text, { mentionableUserIds });
+    if (!rendered.startsWith(sent)) throw new Error('the answer so far renders differently from what was streamed');
+    while (rendered.slice(sent.length).trim() !== '') await sendPiece(nextPiece(rendered.slice(sent.length), Math.floor(maxLength / 2)), rendered);
   }
 
   function degrade(error: unknown): AnswerStream {
@@ -109,6 +107,7 @@ export function createNativeAnswerStream(options: NativeAnswerStreamOptions): An
       channel,
       threadTs,
       replacing: messages,
+      mentionableUserIds,
       ...(options.onMessages ? { onMessages: options.onMessages } : {}),
     });
     fallback.append(markdown);
@@ -122,14 +121,13 @@ export function createNativeAnswerStream(options: NativeAnswerStreamOptions): An
     ...(options.now ? { now: options.now } : {}),
     flush: async () => {
       const end = wholeLinesEnd();
-      if (fallback || end <= sentUpTo) return;
-      const lines = markdown.slice(sentUpTo, end);
-      sentUpTo = end;
-      await send(lines).catch((error: unknown) => {
+      if (fallback || end <= renderedUpTo) return;
+      renderedUpTo = end;
+      await stream(markdown.slice(0, end)).catch((error: unknown) => {
         degrade(error);
       });
     },
-    hasMore: () => !fallback && wholeLinesEnd() > sentUpTo,
+    hasMore: () => !fallback && wholeLinesEnd() > renderedUpTo,
   });
 
   return {
@@ -140,15 +138,9 @@ export function createNativeAnswerStream(options: NativeAnswerStreamOptions): An
     },
     async finish(final) {
       await schedule.stop();
-      if (!fallback && !final.startsWith(markdown.slice(0, sentUpTo))) {
-        markdown = final;
-        degrade(new Error('the final answer differs from what was streamed'));
-      }
       if (fallback) return fallback.finish(final);
       try {
-        const rest = final.slice(sentUpTo);
-        sentUpTo = final.length;
-        if (rest.trim() !== '') await send(rest);
+        await stream(final);
         await stopCurrent();
       } catch (error) {
         markdown = final;
@@ -157,4 +149,15 @@ export function createNativeAnswerStream(options: NativeAnswerStreamOptions): An
     },
     messageTs: () => (fallback ? fallback.messageTs() : [...messages]),
   };
+}
+
+/** The next piece to send: whole lines up to `length`, else one long line cut at a space, else cut hard. */
+function nextPiece(rest: string, length: number): string {
+  if (rest.length <= length) return rest;
+  const lineEnd = rest.lastIndexOf('\n', length - 1);
+  if (lineEnd !== -1) return rest.slice(0, lineEnd + 1);
+  const space = rest.lastIndexOf(' ', length - 1);
+  if (space >= length / 2) return rest.slice(0, space + 1);
+  const code = rest.charCodeAt(length - 1);
+  return rest.slice(0, code >= 0xd800 && code <= 0xdbff ? length - 1 : length);
 }

@@ -92,6 +92,19 @@ describe('createUpdatingAnswerStream', () => {
     ]);
   });
 
+  it('notifies only the people it may mention; anyone else it names is text that notifies no one', async () => {
+    const { client, calls } = fakeClient();
+    const stream = createUpdatingAnswerStream({ client, logger, channel: 'C1', threadTs: '1.1', mentionableUserIds: ['U0ALICE'] });
+    const answer = 'Thanks <@U0ALICE|alice>. I asked <@U0MALLORY|mallory>, <@U0MALLORY> and <@W0EVE>.';
+    stream.append(answer);
+    await stream.finish(answer);
+    expect(calls.at(-1)?.text).toBe('Thanks <@U0ALICE>. I asked @\u200Bmallory, @\u200BU0MALLORY and @\u200BW0EVE.');
+    // By default nobody is notified.
+    const quiet = fakeClient();
+    await createUpdatingAnswerStream({ client: quiet.client, logger, channel: 'C1', threadTs: '1.1' }).finish(answer);
+    expect(quiet.calls.at(-1)?.text).not.toContain('<@');
+  });
+
   it('survives a failed edit: the next edit catches up and the final answer is shown', async () => {
     const { client, calls } = fakeClient({ failUpdates: 1 });
     const stream = createUpdatingAnswerStream({ client, logger, channel: 'C1', threadTs: '1.1' });

@@ -1,6 +1,7 @@
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { AnswerStream } from '../../conversation/thread-messenger.js';
+import type { MentionableUserIds } from '../format/neutralise-pings.js';
 import { showAnswerMessages, type ShownMessage } from './answer-messages.js';
 import { createFlushSchedule } from './flush-schedule.js';
 import { renderAnswer } from './render-answer.js';
@@ -17,6 +18,8 @@ export interface UpdatingAnswerStreamOptions {
   onMessages?: (ts: readonly string[]) => void;
   /** Messages to rewrite before posting new ones. */
   replacing?: readonly string[];
+  /** Who the answer may notify with `<@U…>`; anyone else it names is shown as `@name`. Default: nobody. */
+  mentionableUserIds?: MentionableUserIds;
   intervalMs?: number;
   now?: () => number;
 }
@@ -45,18 +48,24 @@ export function createUpdatingAnswerStream(options: UpdatingAnswerStreamOptions)
       },
     });
   };
+  // Each flush renders the text so far, and asks again whether more arrived: the last rendering is reused.
+  let rendered: { markdown: string; texts: string[] } | undefined;
+  const render = (text: string): string[] => {
+    if (rendered?.markdown !== text) rendered = { markdown: text, texts: renderAnswer(text, { mentionableUserIds: options.mentionableUserIds ?? [] }) };
+    return rendered.texts;
+  };
   const isShown = (texts: string[]) => texts.length === shown.length && texts.every((text, index) => shown[index]?.text === text);
 
   const schedule = createFlushSchedule({
     intervalMs: options.intervalMs ?? ANSWER_UPDATE_INTERVAL_MS,
     ...(options.now ? { now: options.now } : {}),
     flush: async () => {
-      const texts = renderAnswer(markdown);
+      const texts = render(markdown);
       if (texts.length === 0) return;
       await show(texts).catch((error: unknown) => logger.warn({ event: 'answer-update-failed', err: error }, 'could not update the answer in progress'));
     },
     hasMore: () => {
-      const texts = renderAnswer(markdown);
+      const texts = render(markdown);
       return texts.length > 0 && !isShown(texts);
     },
   });
@@ -68,7 +77,7 @@ export function createUpdatingAnswerStream(options: UpdatingAnswerStreamOptions)
     },
     async finish(final) {
       await schedule.stop();
-      await show(renderAnswer(final));
+      await show(render(final));
     },
     messageTs: () => shown.map((message) => message.ts),
   };

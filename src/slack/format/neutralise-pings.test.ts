@@ -21,12 +21,15 @@ describe('neutralisePings', () => {
     ['links and formatting', '*done*: <https://ci.example.com/1|build 1> `ok`'],
     ['dates', 'at <!date^1736954415^{time}|15:20>'],
     ['email addresses and longer words', 'ops@here.example, @heresy, @channels'],
-    ['user mentions and channel links', '<@U04BOB0002> in <#C05OPSCHAN|ops>'],
+    ['channel links', 'in <#C05OPSCHAN|ops>'],
   ])('leaves %s alone', (_name, mrkdwn) => {
     expect(neutralisePings(mrkdwn)).toBe(mrkdwn);
   });
 
-  it('can also stop user mentions, e.g. in tool output echoing a user list', () => {
-    expect(neutralisePings('<@U04BOB0002> and <@W123|alice>', { allowUserMentions: false })).toBe('&lt;@U04BOB0002&gt; and &lt;@W123|alice&gt;');
+  it('keeps user mentions only of people who may be notified, or of anyone when the bot wrote the text', () => {
+    const text = '<@U04BOB0002> and <@W123|alice> and <@U0CAROL>';
+    expect(neutralisePings(text)).toBe(`@${ZWSP}U04BOB0002 and @${ZWSP}alice and @${ZWSP}U0CAROL`);
+    expect(neutralisePings(text, { mentionableUserIds: ['U0CAROL', 'W123'] })).toBe(`@${ZWSP}U04BOB0002 and <@W123> and <@U0CAROL>`);
+    expect(neutralisePings(text, { mentionableUserIds: 'anyone' })).toBe(text);
   });
 });

@@ -1,71 +1,210 @@
+import type { Nodes } from 'mdast';
 import { linkLabelIsHonest } from './link-to-mrkdwn.js';
-import { inertMention, neutralisePlainBroadcasts, specialMentionLabel } from './neutralise-pings.js';
+import { ZERO_WIDTH_SPACE } from './escape-mrkdwn.js';
+import { inertMention, inertUserMention, liveMention, mapSlackReferences, neutralisePlainBroadcasts, plainBroadcastOffsets, type MentionableUserIds } from './neutralise-pings.js';
+import { codeNodes, definitionsOf, endOf, normaliseLineEndings, parseMarkdown, plainText, startOf } from './parse-markdown.js';
 
-const FENCE = /^ {0,3}(`{3,}|~{3,})/;
-const INLINE_CODE = /(`+[^`]*?`+)/;
-const MARKDOWN_LINK = /\[([^\]\n]*)\]\(((?:[^()\s]|\([^()\s]*\))+)\)/g;
-const SPECIAL_MENTION = /<!([^<>]*)>/g;
-/** `<@U…>` and `<#C…>` the model wrote on purpose; every other `<` (and `&`, which could spell one) is shown as text. */
-const KEPT_REFERENCE = /^<[@#][A-Z0-9]+>/;
+export interface SafeMarkdownOptions {
+  /** Who `<@U…>` may notify; anyone else is shown as `@name`. Default: nobody. */
+  mentionableUserIds?: MentionableUserIds;
+}
 
-export interface SafeMarkdownState {
-  /** The fence that opened the code block we are in, if any. */
-  fence?: string;
+/** `&amp;`, `&#60;`, `&#x3C;`: what CommonMark decodes (and so could spell `<`). */
+const ENTITY = /^&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{0,31});/;
+
+/** Where an HTML node is a block of its own rather than a tag inside text. */
+const FLOW_CONTAINERS = new Set(['root', 'blockquote', 'listItem', 'footnoteDefinition']);
+
+/** A rewrite of one stretch of the source. */
+interface Edit {
+  start: number;
+  end: number;
+  text: string;
 }
 
 /**
- * Makes one line of the model's standard markdown safe for Slack's `markdown_text` (native
- * streaming), where Slack renders it: no broadcast or group ping survives; `<` and `&` cannot start
- * Slack markup, HTML or an entity (they are backslash-escaped, which CommonMark shows as plain
- * characters); a link whose label names another address shows its real target. Code is left
- * verbatim. Line by line, with the fence state carried over, so a streamed prefix of whole lines
- * never changes once sent.
+ * Making text safe can change how the rest parses (an escaped `<` ends an HTML block, so a fence
+ * inside it starts counting): the result is checked again until nothing changes. Two passes in
+ * practice; past this, everything is escaped.
  */
-export function safeMarkdownLine(line: string, state: SafeMarkdownState): string {
-  const fence = FENCE.exec(line)?.[1];
-  if (state.fence !== undefined) {
-    if (fence !== undefined && fence[0] === state.fence[0] && fence.length >= state.fence.length && line.trim() === fence) delete state.fence;
-    return line;
+const MAX_PASSES = 6;
+
+/**
+ * Makes the model's standard markdown safe for Slack's `markdown_text` (native streaming), where
+ * Slack renders it: no broadcast or group ping survives, nor a mention of anyone not mentionable;
+ * `<` and `&` cannot start Slack markup, HTML or an entity (they are backslash-escaped, which
+ * CommonMark shows as plain characters); a link whose label names another address shows its real
+ * target. Code — as the CommonMark parser sees it, so the same code `markdownToMrkdwn` sees — is
+ * left verbatim, and so is all other markdown: only what is unsafe is rewritten.
+ */
+export function safeMarkdown(markdown: string, { mentionableUserIds = [] }: SafeMarkdownOptions = {}): string {
+  let current = normaliseLineEndings(markdown);
+  for (let pass = 0; pass < MAX_PASSES; pass++) {
+    const next = safePass(current, mentionableUserIds);
+    if (next === current) return current;
+    current = next;
   }
-  if (fence !== undefined) {
-    state.fence = fence;
-    return line;
-  }
-  // The split keeps code spans at odd indexes.
-  return line
-    .split(INLINE_CODE)
-    .map((piece, index) => (index % 2 === 1 ? piece : safeProse(piece)))
-    .join('');
+  return escapeEverything(current);
 }
 
-/** A whole text, for a final or non-streamed rendering. */
-export function safeMarkdown(markdown: string): string {
-  const state: SafeMarkdownState = {};
-  return markdown
-    .replace(/\r\n?/g, '\n')
-    .split('\n')
-    .map((line) => safeMarkdownLine(line, state))
-    .join('\n');
+/** Whether Slack, reading `markdown` as CommonMark, finds nothing in it that `safeMarkdown` would change. */
+export function isSafeMarkdown(markdown: string, { mentionableUserIds = [] }: SafeMarkdownOptions = {}): boolean {
+  return safePass(markdown, mentionableUserIds) === markdown;
 }
 
-function safeProse(text: string): string {
-  // Between links, a `](` closes a label that began on an earlier line, unchecked: it is broken up.
-  let withLinks = '';
+function safePass(source: string, mentionable: MentionableUserIds): string {
+  const tree = parseMarkdown(source);
+  // A ping word can be made of two nodes (`@` and `here@x.io`), so these are found in the whole source.
+  const code = codeNodes(tree);
+  const pings = plainBroadcastOffsets(source).filter((offset) => !code.some((node) => startOf(node) < offset && offset < endOf(node)));
+  if (pings.length > 0) return [0, ...pings].map((offset, index) => source.slice(offset, pings[index])).join(ZERO_WIDTH_SPACE);
+  const definitions = definitionsOf(tree);
+  const edits: Edit[] = [];
+  const written = (node: Nodes) => source.slice(startOf(node), endOf(node));
+  const rewrite = (node: Nodes, text: string): void => {
+    edits.push({ start: startOf(node), end: endOf(node), text });
+  };
+  const asText = (node: Nodes) => rewrite(node, safeText(written(node), mentionable));
+  // The label as plain text, then the real target: nothing in either may read as markup.
+  const showTarget = (node: Nodes, url: string) => rewrite(node, `${safeText(plainText(node), mentionable, escapePlain)} (${escapePlain(url)})`);
+
+  /** `quotes`: how many block quotes `node` is in. */
+  const visit = (node: Nodes, parent: Nodes, quotes: number): void => {
+    switch (node.type) {
+      case 'code':
+      case 'inlineCode':
+        return;
+      case 'html':
+        // Raw HTML, which CommonMark does not unescape: shown as the plain text it is.
+        return rewrite(node, FLOW_CONTAINERS.has(parent.type) ? safeHtmlBlock(node, parent, quotes) : safeText(written(node), mentionable, escapePlain));
+      case 'text':
+      case 'definition':
+        return asText(node);
+      case 'link': {
+        // Autolinks (`<https://…|label>` is Slack's own link syntax) and bare URLs are text.
+        if (!written(node).startsWith('[')) return asText(node);
+        if (!linkLabelIsHonest({ url: node.url, label: plainText(node) })) return showTarget(node, node.url);
+        for (const child of node.children) visit(child, node, quotes);
+        const labelEnd = node.children.length === 0 ? startOf(node) + 1 : endOf(node.children.at(-1) as Nodes);
+        // A title, an entity or markup in the target: written again as a plain address.
+        if (source.slice(labelEnd, endOf(node)) !== `](${node.url})` || /[<>|]/.test(node.url)) {
+          edits.push({ start: labelEnd, end: endOf(node), text: `](${markdownHref(node.url)})` });
+        }
+        return;
+      }
+      case 'image': {
+        const alt = node.alt ?? '';
+        if (!linkLabelIsHonest({ url: node.url, label: alt })) return showTarget(node, node.url);
+        const clean = written(node) === `![${alt}](${node.url})` && !/[<>|]/.test(node.url) && safeText(alt, mentionable) === alt;
+        if (!clean) rewrite(node, `![${escapePlain(alt)}](${markdownHref(node.url)})`);
+        return;
+      }
+      case 'linkReference':
+      case 'imageReference': {
+        const definition = definitions.get(node.identifier);
+        if (definition !== undefined && !linkLabelIsHonest({ url: definition.url, label: plainText(node) })) return showTarget(node, definition.url);
+        if (node.type === 'imageReference') return asText(node);
+        for (const child of node.children) visit(child, node, quotes);
+        return;
+      }
+      default:
+        if ('children' in node) for (const child of node.children) visit(child, node, node.type === 'blockquote' ? quotes + 1 : quotes);
+    }
+  };
+
+  /**
+   * An HTML block, shown as text. As text it must not change how the lines around it parse: it
+   * could continue a paragraph just before it, each of its lines could start a block (a fence), and
+   * the line after it could continue it (a lazy line, or an indented line that was code): so it gets
+   * a blank line before and after, inside the same quote or list item, and the first mark of each line is escaped.
+   */
+  const safeHtmlBlock = (node: Nodes, parent: Nodes, quotes: number): string => {
+    const lineStart = source.lastIndexOf('\n', startOf(node) - 1) + 1;
+    const prefix = source.slice(lineStart, startOf(node));
+    const blank = `\n${prefix.replace(/[^>\s]/g, ' ').trimEnd()}`;
+    const siblings = 'children' in parent ? (parent.children as Nodes[]) : [];
+    const previous = siblings[siblings.indexOf(node) - 1];
+    const before = previous !== undefined && endsInParagraph(previous) && (previous.position?.end.line ?? 0) === (node.position?.start.line ?? 0) - 1 ? `\n${prefix}` : '';
+    const lines = written(node)
+      .split('\n')
+      .map((line, index) => {
+        // Each line after the first starts with the marks of the quotes it is in (HTML has no lazy
+        // lines) and indentation; a `>` after those is text, and is escaped like any first mark.
+        const indent = index === 0 ? '' : (new RegExp(`^(?:[ \\t]*>){${quotes}}[ \\t]*`).exec(line)?.[0] ?? '');
+        return indent + safeText(line.slice(indent.length), mentionable, escapePlain);
+      });
+    const after = /^\n[ \t]*\S/.test(source.slice(endOf(node))) ? blank : '';
+    return before + lines.join('\n') + after;
+  };
+
+  visit(tree, tree, 0);
+
+  let output = '';
   let last = 0;
-  for (const match of text.matchAll(MARKDOWN_LINK)) {
-    const [whole, label = '', url = ''] = match;
-    withLinks += text.slice(last, match.index).replaceAll('](', '\\](');
-    withLinks += linkLabelIsHonest({ url, label }) ? whole : `${label} (${url.replaceAll('<', '%3C')})`;
-    last = match.index + whole.length;
+  for (const edit of edits.sort((a, b) => a.start - b.start)) {
+    output += source.slice(last, edit.start) + edit.text;
+    last = edit.end;
   }
-  withLinks += text.slice(last).replaceAll('](', '\\](');
-  const withoutMentions = withLinks.replace(SPECIAL_MENTION, (whole, body: string) => (body.startsWith('date^') ? whole : inertMention(specialMentionLabel(body))));
+  return output + source.slice(last);
+}
+
+/**
+ * Text as the model wrote it (escapes and all), with its `<…>` Slack markup kept or defused; with
+ * `escapePlain`, plain text (a label) that must not read as markup at all.
+ */
+function safeText(text: string, mentionable: MentionableUserIds, escape: (text: string) => string = escapeText): string {
+  return mapSlackReferences(
+    text,
+    (reference, whole) => {
+      if (reference.kind === 'user') return liveMention(reference, mentionable) ?? escape(inertUserMention(reference));
+      if (reference.kind === 'special') return escape(inertMention(reference.label));
+      // A channel link notifies no one; a date, a link and anything else are escaped with the text around them.
+      return reference.kind === 'channel' ? whole : undefined;
+    },
+    escape,
+  );
+}
+
+/**
+ * Markdown text with a backslash before each `<`, and each `&` that would start an entity, not
+ * already escaped (after an odd run of backslashes); and no plain broadcast.
+ */
+function escapeText(text: string): string {
   let result = '';
-  for (let index = 0; index < withoutMentions.length; index++) {
-    const character = withoutMentions[index] as string;
-    const escaped = withoutMentions[index - 1] === '\\';
-    const kept = character === '<' && KEPT_REFERENCE.test(withoutMentions.slice(index));
-    result += (character === '<' || character === '&') && !escaped && !kept ? `\\${character}` : character;
+  let backslashes = 0;
+  for (let index = 0; index < text.length; index++) {
+    const character = text.charAt(index);
+    const unsafe = character === '<' || (character === '&' && ENTITY.test(text.slice(index)));
+    if (unsafe && backslashes % 2 === 0) result += '\\';
+    result += character;
+    backslashes = character === '\\' ? backslashes + 1 : 0;
   }
   return neutralisePlainBroadcasts(result);
+}
+
+/** Whether a line after `node` could continue a paragraph at its end (in its last list item or quote, lazily). */
+function endsInParagraph(node: Nodes): boolean {
+  if (node.type === 'paragraph') return true;
+  const last = ['list', 'listItem', 'blockquote', 'footnoteDefinition'].includes(node.type) && 'children' in node ? node.children.at(-1) : undefined;
+  return last !== undefined && endsInParagraph(last);
+}
+
+/** Plain text as markdown: every character that could be markup escaped, and none at a line start. */
+function escapePlain(text: string): string {
+  return neutralisePlainBroadcasts(startsNoBlock(text.replace(/[\\`*_~[\]<&!]/g, '\\$&')));
+}
+
+/** No line of `text` can start a block (a list item, an underline, a fence, a quote…): its first mark is escaped. */
+function startsNoBlock(text: string): string {
+  return text.replace(/^([ \t]*)(\d{1,9}(?=[.)])|(?=[-+=`~#>|*_<]))/gm, (_whole, indent: string, digits: string | undefined) => `${indent}${digits ?? ''}\\`);
+}
+
+/** Every ASCII punctuation character escaped: text with no markup left in it at all. */
+function escapeEverything(text: string): string {
+  return neutralisePlainBroadcasts(text.replace(/[!-/:-@[-`{-~]/g, '\\$&'));
+}
+
+/** A link target that cannot end early or carry markup: `|`, parentheses and `<>` percent-encoded. */
+function markdownHref(url: string): string {
+  return new URL(url).href.replaceAll('|', '%7C').replaceAll('(', '%28').replaceAll(')', '%29').replaceAll('<', '%3C').replaceAll('>', '%3E');
 }

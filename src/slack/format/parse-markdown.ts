@@ -1,0 +1,113 @@
+import type { Code, Definition, Nodes, Root } from 'mdast';
+import { fromMarkdown } from 'mdast-util-from-markdown';
+import { gfmFromMarkdown } from 'mdast-util-gfm';
+import { gfm } from 'micromark-extension-gfm';
+
+/*
+ * What is code and what is text is decided by a real CommonMark parser, never by scanning for
+ * fences by hand: the hand-written scanner got the spec's corner cases wrong (a backtick in a
+ * backtick fence's info string opens no block; a fence in a list item or a quote ends with it),
+ * and text it took for code was sent unescaped. micromark is the CommonMark-conformant parser of
+ * the unified/mdast family (it passes the spec's examples), and its mdast tree carries source
+ * offsets, which lets native streaming keep the model's own markdown and change only what is
+ * unsafe. GFM on top for what the model writes and Slack shows: tables, strikethrough, task lists,
+ * bare links (which must not be read as emphasis).
+ */
+const EXTENSIONS = [gfm()];
+const MDAST_EXTENSIONS = [gfmFromMarkdown()];
+
+/**
+ * Nesting deeper than this (a quote in a list in a quote…) no reader needs, and walking it could
+ * exhaust the stack (as parsing it can): such text is taken as one raw block, shown as plain text.
+ */
+const MAX_DEPTH = 64;
+/** A line opening more containers than that nesting allows: seen before parsing, which would take long. */
+const TOO_DEEP = /^(?:[ \t]*(?:>|[-+*](?=[ \t])|\d{1,9}[.)](?=[ \t]))){32}/m;
+
+export function parseMarkdown(markdown: string): Root {
+  if (TOO_DEEP.test(markdown)) return rawBlock(markdown);
+  try {
+    const tree = fromMarkdown(markdown, { extensions: EXTENSIONS, mdastExtensions: MDAST_EXTENSIONS });
+    return depthOf(tree) > MAX_DEPTH ? rawBlock(markdown) : tree;
+  } catch (error) {
+    if (error instanceof RangeError) return rawBlock(markdown);
+    throw error;
+  }
+}
+
+function depthOf(tree: Root): number {
+  let deepest = 0;
+  const pending: Array<[Nodes, number]> = [[tree, 0]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [node, depth] = next;
+    deepest = Math.max(deepest, depth);
+    if ('children' in node) for (const child of node.children) pending.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/** The whole text as one HTML block: text that neither mode reads any markup in. */
+function rawBlock(markdown: string): Root {
+  const lines = markdown.split('\n');
+  const position = { start: { line: 1, column: 1, offset: 0 }, end: { line: lines.length, column: (lines.at(-1)?.length ?? 0) + 1, offset: markdown.length } };
+  return { type: 'root', children: [{ type: 'html', value: markdown, position }], position };
+}
+
+/** Line endings as CommonMark counts them, so offsets line up with `\n`. */
+export function normaliseLineEndings(markdown: string): string {
+  return markdown.replace(/\r\n?/g, '\n');
+}
+
+export function startOf(node: Nodes): number {
+  return node.position?.start.offset ?? 0;
+}
+
+export function endOf(node: Nodes): number {
+  return node.position?.end.offset ?? 0;
+}
+
+/** The text a reader sees in a node (a link's label): every literal value under it, markup dropped. */
+export function plainText(node: Nodes): string {
+  if ('value' in node) return node.value;
+  if (node.type === 'image' || node.type === 'imageReference') return node.alt ?? '';
+  return 'children' in node ? node.children.map((child) => plainText(child)).join('') : '';
+}
+
+/** Every code block and code span of a tree, in document order. */
+export function codeNodes(tree: Root): Array<Extract<Nodes, { type: 'code' | 'inlineCode' }>> {
+  return nodesOf(tree, (node) => node.type === 'code' || node.type === 'inlineCode');
+}
+
+/** The link reference definitions of a tree, by identifier: wherever one stands, references anywhere use it. */
+export function definitionsOf(tree: Root): Map<string, Definition> {
+  return new Map(nodesOf(tree, (node) => node.type === 'definition').map((node) => [node.identifier, node]));
+}
+
+function nodesOf<NODE extends Nodes>(tree: Root, wanted: (node: Nodes) => node is NODE): NODE[] {
+  const found: NODE[] = [];
+  const walk = (node: Nodes): void => {
+    if (wanted(node)) found.push(node);
+    else if ('children' in node) for (const child of node.children) walk(child);
+  };
+  walk(tree);
+  return found;
+}
+
+/** `` ``` `` or `~~~~`: the fence a fenced code block opened with; `undefined` for an indented block. */
+function openingFence(source: string, block: Code): string | undefined {
+  return /^(`{3,}|~{3,})/.exec(source.slice(startOf(block)))?.[1];
+}
+
+/**
+ * The fence of the fenced code block that a cut at `offset` (a position after the block's opening
+ * line) falls inside of, if any: text continued after the cut needs that block reopened.
+ */
+export function fenceOpenAt(source: string, offset: number): string | undefined {
+  for (const node of codeNodes(parseMarkdown(source))) {
+    if (node.type !== 'code' || startOf(node) >= offset || offset > endOf(node)) continue;
+    const fence = openingFence(source, node);
+    const openingLineEnd = source.indexOf('\n', startOf(node));
+    if (fence !== undefined && openingLineEnd !== -1 && openingLineEnd < offset) return fence;
+  }
+  return undefined;
+}
