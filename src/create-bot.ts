@@ -16,7 +16,7 @@ import { recoverStalledWork } from './conversation/recover-stalled-work.js';
 import { createThreadWorker, type ThreadWorker } from './conversation/thread-worker.js';
 import type { AuditLog } from './audit/audit-log.js';
 import { createMemoryAuditLog } from './audit/memory-audit-log.js';
-import { createRedisAuditLog } from './audit/redis-audit-log.js';
+import { createRedisAuditLog } from './store/redis-audit-log.js';
 import { createLogger } from './log/create-logger.js';
 import { createSlackApp, SLACK_RETRY_CONFIG } from './slack/create-slack-app.js';
 import { registerListeners } from './slack/listeners/register-listeners.js';

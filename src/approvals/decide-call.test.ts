@@ -34,7 +34,7 @@ function setup() {
   const audit = createMemoryAuditLog({ logger });
   const store = createMemoryStore({ audit });
   const submitted: WorkItem[] = [];
-  const messenger = { updateCard: async () => {} } as unknown as ThreadMessenger;
+  const messenger = { updateStepCard: async () => {} } as unknown as ThreadMessenger;
   const decider = createCallDecider({
     store,
     messenger,
@@ -138,9 +138,9 @@ describe('showing decisions that race on one card', () => {
     /** Approve buttons on the card after each update, in the order the updates landed. */
     const buttonsShown: number[] = [];
     const messenger = {
-      updateCard: async ({ card }: { card: { blocks: unknown[] } }) => {
+      updateStepCard: async ({ step: shown }: { step: PendingStep }) => {
         await duringNextUpdate.shift()?.();
-        buttonsShown.push(JSON.stringify(card.blocks).split('countersign_approve').length - 1);
+        buttonsShown.push(shown.calls.filter((call) => shown.decisions[call.approvalId] === undefined).length);
       },
     } as unknown as ThreadMessenger;
     const worker = { submit: async () => {}, pickUp: async () => false, idle: async () => {} };

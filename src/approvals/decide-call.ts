@@ -3,7 +3,6 @@ import type { Logger } from 'pino';
 import { appendQuietly, type AuditLog } from '../audit/audit-log.js';
 import type { ThreadWorker } from '../conversation/thread-worker.js';
 import type { ThreadMessenger } from '../conversation/thread-messenger.js';
-import { buildApprovalCard } from '../slack/blocks/approval-card.js';
 import type { StateStore } from '../store/state-store.js';
 import { crashPoint } from '../testing/crash-point.js';
 import { currentVersion } from './input-version.js';
@@ -63,7 +62,7 @@ export function createCallDecider(options: DecideCallOptions) {
     // early would leave buttons on calls that already ran. It ends: every round needs a newer
     // revision, and a pending step has only as many as its calls have decisions and approvals.
     while (rendered.cardTs !== undefined) {
-      await messenger.updateCard({ channel: rendered.channel, ts: rendered.cardTs, card: buildApprovalCard({ step: rendered }) });
+      await messenger.updateStepCard({ step: { ...rendered, cardTs: rendered.cardTs } });
       // Decisions on other calls of a pending step can update the card out of order; once the step
       // is complete nothing can change any more, so only then is the rendering known to be final.
       if (rendered.phase !== 'pending') return;

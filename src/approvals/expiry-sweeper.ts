@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import type { ThreadMessenger } from '../conversation/thread-messenger.js';
 import type { ThreadWorker } from '../conversation/thread-worker.js';
-import { buildApprovalCard } from '../slack/blocks/approval-card.js';
 import type { StateStore } from '../store/state-store.js';
 import { approvalsOf, currentVersion } from './input-version.js';
 import { isQuestion, undecidedCalls, type PendingStep } from './pending-step.js';
@@ -62,7 +61,7 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
     const step = await commitTransition(store, stepId, (current) => expireTransition(current, { now: now() }));
     if (!step) return;
     if (step.cardTs !== undefined) {
-      await messenger.updateCard({ channel: step.channel, ts: step.cardTs, card: buildApprovalCard({ step }) }).catch((error: unknown) => {
+      await messenger.updateStepCard({ step: { ...step, cardTs: step.cardTs } }).catch((error: unknown) => {
         logger.warn({ event: 'card-update-failed', stepId, err: error }, 'could not mark the card expired');
       });
     }

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { AuditEventInput } from './audit-event.js';
 import type { AuditLog, AuditLogger } from './audit-log.js';
 import { createMemoryAuditLog } from './memory-audit-log.js';
-import { createRedisAuditLog } from './redis-audit-log.js';
+import { createRedisAuditLog } from '../store/redis-audit-log.js';
 
 interface LogOptions {
   logger: AuditLogger;

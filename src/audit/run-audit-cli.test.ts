@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { describe, expect, inject, it } from 'vitest';
-import { createRedisAuditLog } from './redis-audit-log.js';
+import { createRedisAuditLog } from '../store/redis-audit-log.js';
 import { runAuditCli } from './run-audit-cli.js';
 
 async function run(argv: string[], env: Record<string, string | undefined>) {

@@ -1,11 +1,9 @@
-import type { Redis } from 'ioredis';
 import { pino } from 'pino';
 import type { StoredAuditEvent } from './audit-event.js';
-import { connectToRedis } from './connect-to-redis.js';
 import { utcTime } from './describe-audit-event.js';
 import { formatAuditJsonLines, formatAuditTable } from './format-audit-table.js';
 import { AUDIT_USAGE, AuditUsageError, parseAuditArguments, type AuditQuery } from './parse-audit-arguments.js';
-import { createRedisAuditLog } from './redis-audit-log.js';
+import { readRedisAudit } from '../store/read-redis-audit.js';
 
 export interface Output {
   write(text: string): unknown;
@@ -58,17 +56,13 @@ export async function runAuditCli({ argv, env, stdout, stderr, now = Date.now() 
   const keyPrefix = env.COUNTERSIGN_KEY_PREFIX?.trim() || DEFAULT_KEY_PREFIX;
 
   let events: StoredAuditEvent[];
-  let redis: Redis | undefined;
   try {
-    redis = await connectToRedis(url);
     const logger = pino({ level: 'warn', base: { service: 'countersign-audit' } }, { write: (line: string) => stderr.write(line) });
-    events = await createRedisAuditLog({ redis, keyPrefix, logger }).read({ sinceMs: query.sinceMs, untilMs: query.untilMs, limit: query.limit });
+    events = await readRedisAudit({ url, keyPrefix, logger, query });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     stderr.write(`countersign audit: could not read the audit trail from Redis: ${reason}\nCheck that Redis is running and that REDIS_URL is the bot's.\n`);
     return 1;
-  } finally {
-    redis?.disconnect();
   }
 
   if (query.json) {

@@ -9,7 +9,6 @@ import type { PendingStep } from '../approvals/pending-step.js';
 import { recheckApprovals } from '../approvals/recheck-approvals.js';
 import { claimResumeTransition, supersedeTransition } from '../approvals/transitions/close-step.js';
 import { commitTransition } from '../approvals/transitions/commit-transition.js';
-import { buildApprovalCard } from '../slack/blocks/approval-card.js';
 import { appendQuietly, type AuditLog } from '../audit/audit-log.js';
 import { isFencedError } from '../store/fenced-error.js';
 import type { StateStore } from '../store/state-store.js';
@@ -73,7 +72,7 @@ export function createConversation(options: ConversationOptions): Conversation {
   async function refreshCard(scope: TurnScope, step: PendingStep): Promise<void> {
     if (step.cardTs === undefined) return;
     try {
-      await scope.messenger.updateCard({ channel: step.channel, ts: step.cardTs, card: buildApprovalCard({ step }) });
+      await scope.messenger.updateStepCard({ step: { ...step, cardTs: step.cardTs } });
     } catch (error) {
       if (isFencedError(error)) throw error;
       logger.warn({ event: 'card-update-failed', stepId: step.stepId, err: error }, 'could not update approval card');

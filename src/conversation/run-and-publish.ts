@@ -13,7 +13,6 @@ import { describeApprovers } from '../approvals/policy/describe-approvers.js';
 import { closeStepTransition } from '../approvals/transitions/close-step.js';
 import { commitTransition } from '../approvals/transitions/commit-transition.js';
 import type { PolicyConfig } from '../config/policy-config-schema.js';
-import { buildApprovalCard } from '../slack/blocks/approval-card.js';
 import type { StateStore } from '../store/state-store.js';
 import type { ThreadState } from '../store/thread-state.js';
 import { crashPoint } from '../testing/crash-point.js';
@@ -226,7 +225,7 @@ export function createTurnRunner(options: TurnRunnerOptions) {
   /** Posts a step's card; if Slack refuses it, the step is closed so nothing waits on a card no one sees. */
   async function postCardFor(scope: TurnScope, step: PendingStep): Promise<void> {
     try {
-      const cardTs = await scope.messenger.postCard({ channel: step.channel, threadTs: step.threadTs, card: buildApprovalCard({ step }) });
+      const cardTs = await scope.messenger.postStepCard({ step });
       await store.setStepCard(step.stepId, cardTs);
       logger.info({ event: 'approval-requested', stepId: step.stepId, calls: step.calls.map((call) => call.toolName) }, 'approval card posted');
     } catch (error) {

@@ -1,11 +1,9 @@
+import type { PendingStep } from '../approvals/pending-step.js';
+
 /**
- * What the conversation needs from Slack, and nothing more. The Slack adapter implements it with
- * the Web API; keeping it narrow keeps the agent side free of Bolt types.
+ * What the core needs from the chat surface, in its own words, and nothing more. The Slack adapter
+ * implements it with the Web API and renders cards itself, so no Block Kit reaches the core.
  */
-export interface SlackCard {
-  text: string;
-  blocks: unknown[];
-}
 
 export interface EarlierThreadMessage {
   ts: string;
@@ -60,8 +58,10 @@ export interface ThreadMessenger {
   postNotice(options: { channel: string; threadTs: string; text: string; retryButton?: boolean }): Promise<void>;
   /** Posts text the bot wrote from trusted config that is meant to notify people (reminders). */
   postMention(options: { channel: string; threadTs: string; text: string }): Promise<void>;
-  postCard(options: { channel: string; threadTs: string; card: SlackCard }): Promise<string>;
-  updateCard(options: { channel: string; ts: string; card: SlackCard }): Promise<void>;
+  /** Posts the approval card of `step` in its thread; resolves with the card's message ts. */
+  postStepCard(options: { step: PendingStep }): Promise<string>;
+  /** Shows `step` as it is now on its card (`step.cardTs`): decisions, versions, expiry. */
+  updateStepCard(options: { step: PendingStep & { cardTs: string } }): Promise<void>;
   postEphemeral(options: { channel: string; userId: string; threadTs?: string; text: string }): Promise<void>;
   /** Removes messages the bot posted (best effort), e.g. an answer a fenced process started but never recorded. */
   deleteMessages(options: { channel: string; ts: readonly string[] }): Promise<void>;

@@ -4,7 +4,7 @@ import type { LanguageModel } from 'ai';
 import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.js';
 import { createMemoryAuditLog } from '../audit/memory-audit-log.js';
-import { createRedisAuditLog } from '../audit/redis-audit-log.js';
+import { createRedisAuditLog } from '../store/redis-audit-log.js';
 import type { CountersignConfig } from '../config/config-schema.js';
 import { loadConfigFile } from '../config/config-file.js';
 import { parseEnvironment, type EnvironmentConfig } from '../config/environment.js';

@@ -6,6 +6,7 @@ import { neutralisePings } from './format/markdown-to-mrkdwn.js';
 import { createNativeAnswerStream } from './answer/native-answer-stream.js';
 import { createUpdatingAnswerStream } from './answer/updating-answer-stream.js';
 import { APPROVAL_ACTION_IDS } from './blocks/action-ids.js';
+import { buildApprovalCard } from './blocks/approval-card.js';
 
 /** The Slack Web API side of the conversation: every outbound call the agent makes goes through here. */
 export function createWebApiMessenger(options: { client: WebClient; logger: Logger; streaming?: AnswerStreaming }): ThreadMessenger {
@@ -59,14 +60,16 @@ export function createWebApiMessenger(options: { client: WebClient; logger: Logg
       await client.chat.postMessage({ channel, thread_ts: threadTs, text });
     },
 
-    async postCard({ channel, threadTs, card }) {
-      const response = await client.chat.postMessage({ channel, thread_ts: threadTs, text: card.text, blocks: card.blocks as never });
+    async postStepCard({ step }) {
+      const card = buildApprovalCard({ step });
+      const response = await client.chat.postMessage({ channel: step.channel, thread_ts: step.threadTs, text: card.text, blocks: card.blocks });
       if (!response.ts) throw new Error('chat.postMessage returned no ts');
       return response.ts;
     },
 
-    async updateCard({ channel, ts, card }) {
-      await client.chat.update({ channel, ts, text: card.text, blocks: card.blocks as never });
+    async updateStepCard({ step }) {
+      const card = buildApprovalCard({ step });
+      await client.chat.update({ channel: step.channel, ts: step.cardTs, text: card.text, blocks: card.blocks });
     },
 
     async postEphemeral({ channel, userId, threadTs, text }) {

@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { AuditLog } from '../audit/audit-log.js';
 import { createMemoryAuditLog } from '../audit/memory-audit-log.js';
-import { createRedisAuditLog } from '../audit/redis-audit-log.js';
+import { createRedisAuditLog } from './redis-audit-log.js';
 import type { Grant } from '../approvals/grant.js';
 import type { PendingStep } from '../approvals/pending-step.js';
 import { evaluation, makeStep } from '../approvals/pending-step.test-support.js';

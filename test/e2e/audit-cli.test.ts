@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { AuditEventInput, StoredAuditEvent } from '../../src/audit/audit-event.js';
-import { createRedisAuditLog } from '../../src/audit/redis-audit-log.js';
+import { createRedisAuditLog } from '../../src/store/redis-audit-log.js';
 
 /**
  * `npm run audit` is `node dist/audit/audit-cli.js`. The CLI is compiled with the build's own

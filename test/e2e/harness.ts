@@ -8,7 +8,7 @@ import { parseConfigFile } from '../../src/config/config-file.js';
 import { parseEnvironment } from '../../src/config/environment.js';
 import { createBot, type Bot } from '../../src/create-bot.js';
 import type { StoredAuditEvent } from '../../src/audit/audit-event.js';
-import { createRedisAuditLog } from '../../src/audit/redis-audit-log.js';
+import { createRedisAuditLog } from '../../src/store/redis-audit-log.js';
 import { createRedisStore } from '../../src/store/redis-store.js';
 import type { ToolDefinition } from '../../src/tools/tool-definition.js';
 import { watchBots, type BotWatch, type SettleOptions } from '../helpers/bot-activity.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredAuditEvent } from '../../src/audit/audit-event.js';
-import { createRedisAuditLog } from '../../src/audit/redis-audit-log.js';
+import { createRedisAuditLog } from '../../src/store/redis-audit-log.js';
 import type { PendingStep } from '../../src/approvals/pending-step.js';
 import { createRedisStore } from '../../src/store/redis-store.js';
 import { conversationOf, startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';

@@ -106,7 +106,7 @@ export function createWorld({ store, policy, startAt }: { store: StateStore; pol
   const clock = { now: startAt };
   const now = () => clock.now;
   const resolveGroups = async (groupIds: readonly string[]) => new Map(groupIds.filter((id) => id === ONCALL_GROUP).map((id) => [id, ONCALL_MEMBERS]));
-  const messenger = { updateCard: async () => {}, postMention: async () => {} } as unknown as ThreadMessenger;
+  const messenger = { updateStepCard: async () => {}, postMention: async () => {} } as unknown as ThreadMessenger;
   const worker: ThreadWorker = { submit: async () => {}, pickUp: async () => false, idle: async () => {} };
   const sweeper = createExpirySweeper({ store, messenger, worker, logger, now });
   const context = (requesterId: string, threadTs: string) => ({ requesterId, teamId: TEAM, channel: CHANNEL, threadTs });

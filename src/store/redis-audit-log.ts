@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
-import { reconnectDelayMs } from '../store/reconnect-delay.js';
-import type { AuditEventInput, StoredAuditEvent } from './audit-event.js';
+import { reconnectDelayMs } from './reconnect-delay.js';
+import type { AuditEventInput, StoredAuditEvent } from '../audit/audit-event.js';
 import {
   auditStreamKey,
   DEFAULT_AUDIT_MAX_AGE_MS,
@@ -8,8 +8,8 @@ import {
   logAuditEvent,
   type AuditLog,
   type AuditLogger,
-} from './audit-log.js';
-import { prepareAuditEvent } from './prepare-audit-event.js';
+} from '../audit/audit-log.js';
+import { prepareAuditEvent } from '../audit/prepare-audit-event.js';
 
 /** How often (at most, per process) the age cap is enforced; see `append`. */
 export const DEFAULT_AUDIT_TRIM_INTERVAL_MS = 60_000;
