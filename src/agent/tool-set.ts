@@ -5,7 +5,7 @@ import type { Grant } from '../approvals/grant.js';
 import { isAutoApproveActive } from '../approvals/policy/auto-approve.js';
 import type { PolicyEvaluation } from '../approvals/policy/evaluate-policy.js';
 import type { PolicyConfig } from '../config/policy-config-schema.js';
-import { crashPoint } from '../testing/crash-point.js';
+import { faultPoint } from '../runtime/fault-points.js';
 import type { ExecutionBasis } from '../audit/audit-event.js';
 import type { EditNote } from './edit-note.js';
 
@@ -99,7 +99,7 @@ export function createTurnTools(options: {
           await report({ status: 'error', error: error instanceof Error ? error.message : String(error) });
           throw error;
         }
-        crashPoint('after-tool');
+        faultPoint('after-tool');
         await report(commandOutcome(output));
         const result = approved?.edit ? { humanEdit: approved.edit, result: output } : output;
         options.executions.push({ toolCallId, toolName: definition.name, output: result });

@@ -4,7 +4,7 @@ import { appendQuietly, type AuditLog } from '../audit/audit-log.js';
 import type { ThreadWorker } from '../conversation/thread-worker.js';
 import type { ThreadMessenger } from '../conversation/thread-messenger.js';
 import type { StateStore } from '../store/state-store.js';
-import { crashPoint } from '../testing/crash-point.js';
+import { faultPoint } from '../runtime/fault-points.js';
 import { currentVersion } from './input-version.js';
 import type { PendingCall, PendingStep } from './pending-step.js';
 import { approverGroupIds, type GroupMembers } from './policy/approver-eligibility.js';
@@ -121,7 +121,7 @@ export function createCallDecider(options: DecideCallOptions) {
         const committed = await store.commitStep(result.transition);
         if (committed === 'conflict') continue;
         if (committed !== 'committed') return await refuse(step, request, 'not-found', NOT_OPEN);
-        crashPoint('after-decision');
+        faultPoint('after-decision');
         const { transition, effect } = result;
         return { recorded: true, step: transition.step, completedStep: transition.completed === true, effect, ...noticeFor(effect) };
       }

@@ -16,7 +16,7 @@ import { newThreadState, threadKeyOf, type ThreadAddress, type ThreadState } fro
 import type { Lease } from './lease.js';
 import { judgeRetry } from './failed-turn.js';
 import { createTurnRunner, type TurnRunnerOptions } from './run-and-publish.js';
-import { crashPoint } from '../testing/crash-point.js';
+import { faultPoint } from '../runtime/fault-points.js';
 import { shortError } from './short-error.js';
 import type { ThreadMessenger } from './thread-messenger.js';
 import { createTurnScope, type TurnScope } from './turn-scope.js';
@@ -149,7 +149,7 @@ export function createConversation(options: ConversationOptions): Conversation {
 
   async function claimResume(scope: TurnScope, stepId: string): Promise<PendingStep | undefined> {
     const claimed = await scope.lease.guard(() => commitTransition(store, stepId, (step) => claimResumeTransition(step, scope.lease.fence)));
-    if (claimed) crashPoint('after-claim');
+    if (claimed) faultPoint('after-claim');
     return claimed;
   }
 

@@ -15,7 +15,7 @@ import { commitTransition } from '../approvals/transitions/commit-transition.js'
 import type { PolicyConfig } from '../config/policy-config-schema.js';
 import type { StateStore } from '../store/state-store.js';
 import type { ThreadState } from '../store/thread-state.js';
-import { crashPoint } from '../testing/crash-point.js';
+import { faultPoint } from '../runtime/fault-points.js';
 import type { ToolDefinition } from '../tools/tool-definition.js';
 import { buildPendingStep } from './build-pending-step.js';
 import { shortError } from './short-error.js';
@@ -50,7 +50,7 @@ export function createTurnRunner(options: TurnRunnerOptions) {
   async function postOutbox(scope: TurnScope, thread: ThreadState, answer?: AnswerStream): Promise<void> {
     const markdown = thread.outbox;
     if (markdown === undefined) return;
-    crashPoint('before-answer');
+    faultPoint('before-answer');
     if (answer) await answer.finish(markdown);
     else await scope.messenger.postAnswer({ channel: thread.channel, threadTs: thread.threadTs, markdown, mentionableUserIds: mentionable(thread), ...(thread.answerTs ? { replacing: thread.answerTs } : {}) });
     delete thread.outbox;
@@ -67,11 +67,11 @@ export function createTurnRunner(options: TurnRunnerOptions) {
       audit.push({ type: 'auto-approved', ...where, toolName: approval.toolName, input: approval.input, mode: approval.mode, ...(approval.grant ? { grantId: approval.grant.grantId } : {}) });
       if (approval.grant) audit.push(grantAuditEvent('grant-used', approval.grant, approval.grant.grantedBy));
     }
-    crashPoint('before-tool');
+    faultPoint('before-tool');
     await scope.lease.guard(() =>
       store.markExecuting({ fence: scope.lease.fence, toolCallId: call.toolCallId, marker: { toolName: call.toolName, input: call.input, startedAt: now() }, ttlMs: limits.historyTtlMs, audit }),
     );
-    crashPoint('after-marker');
+    faultPoint('after-marker');
     // The marker was written while this process held the thread; it may have stalled since.
     await scope.lease.assertHeld();
   }
@@ -119,7 +119,7 @@ export function createTurnRunner(options: TurnRunnerOptions) {
             .save(thread)
             .then(() => {
               for (const each of ts) shown.recorded.add(each);
-              crashPoint('mid-answer');
+              faultPoint('mid-answer');
             })
             .catch((error: unknown) => logger.warn({ event: 'answer-ts-save-failed', err: error }, 'could not record the answer messages'));
         },

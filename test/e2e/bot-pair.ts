@@ -11,7 +11,7 @@ import { cardButtons, readInvocations, recordingToolsYaml, waitFor } from './har
 
 /**
  * Two bot processes on one Redis behind one Slack app, the first with a test-only fault point
- * (`COUNTERSIGN_CRASH_AT` or `COUNTERSIGN_STALL_AT`): the crash and stall tests drive the first and
+ * (`COUNTERSIGN_CRASH_AT` or `COUNTERSIGN_STALL_AT`, read by test/e2e/fault-preload.mjs): the crash and stall tests drive the first and
  * watch the second finish its work.
  */
 export const PAIR_SECRET = 'bot-pair-secret';

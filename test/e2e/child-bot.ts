@@ -3,6 +3,7 @@ import { copyFileSync, cpSync, existsSync, mkdtempSync, symlinkSync } from 'node
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 /** Bots run as real processes, started the way the README says (or from an isolated build). */
 export const repositoryRoot = join(import.meta.dirname, '../..');
@@ -61,7 +62,7 @@ export function startChildBot(environment: Record<string, string>, options: { ma
   // Only what the README lists, plus PATH/HOME so npm and node can run.
   const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...environment };
   const child = options.mainJs
-    ? spawn(process.execPath, [options.mainJs], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+    ? spawn(process.execPath, [...faultPreload(environment), options.mainJs], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
     : spawn('npm', ['start', '--silent'], { cwd: repositoryCheckout(), env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -88,4 +89,10 @@ export async function waitUntilListening(bot: ChildBot, timeoutMs = 30_000): Pro
     if (Date.now() > deadline) throw new Error(`bot not listening after ${timeoutMs} ms:\n${bot.output()}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** The crash and stall tests' fault hook, preloaded only when they ask for a fault point. */
+function faultPreload(environment: Record<string, string>): string[] {
+  if (!environment.COUNTERSIGN_CRASH_AT && !environment.COUNTERSIGN_STALL_AT) return [];
+  return ['--import', pathToFileURL(join(import.meta.dirname, 'fault-preload.mjs')).href];
 }
