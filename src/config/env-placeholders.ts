@@ -42,8 +42,8 @@ export interface ExpandedValue {
  */
 export function expandPlaceholders(text: string, env: Record<string, string | undefined>, missing: string[] = []): ExpandedValue {
   const secrets: string[] = [];
-  const value = text.replace(PLACEHOLDER, (_whole, escape: string, name: string) => {
-    if (escape === '$') return `\${${name}}`;
+  const value = text.replace(PLACEHOLDER, (_whole, escaped: string, name: string) => {
+    if (escaped === '$') return `\${${name}}`;
     const variable = env[name];
     if (variable === undefined || variable === '') {
       missing.push(name);

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { ParameterConfig } from '../tools/command/parameter-config.js';
 import { parameterToZodSchema } from '../tools/command/parameters-schema.js';
 
 /**

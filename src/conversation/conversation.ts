@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from 'pino';
 import { approvedRunsFor } from '../agent/approved-runs.js';
 import { closingToolMessage, resumeToolMessage } from '../agent/decision-messages.js';
 import { closeDanglingToolCalls, parseHistory } from '../agent/history.js';
@@ -11,7 +10,6 @@ import { claimResumeTransition, supersedeTransition } from '../approvals/transit
 import { commitTransition } from '../approvals/transitions/commit-transition.js';
 import { appendQuietly, type AuditLog } from '../audit/audit-log.js';
 import { isFencedError } from '../store/fenced-error.js';
-import type { StateStore } from '../store/state-store.js';
 import { newThreadState, threadKeyOf, type ThreadAddress, type ThreadState } from '../store/thread-state.js';
 import type { Lease } from './lease.js';
 import { judgeRetry } from './failed-turn.js';

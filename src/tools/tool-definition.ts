@@ -23,6 +23,7 @@ export type ApprovalRule<INPUT> =
   | 'never'
   | ((input: INPUT, context: Omit<ToolContext, 'toolCallId' | 'idempotencyKey' | 'abortSignal'>) => boolean | Promise<boolean>);
 
+// biome-ignore lint/suspicious/noExplicitAny: a list of tools of different inputs must be assignable here (as the AI SDK's Tool<any>)
 export interface ToolDefinition<INPUT = any, OUTPUT = unknown> {
   name: string;
   description: string;
@@ -34,6 +35,7 @@ export interface ToolDefinition<INPUT = any, OUTPUT = unknown> {
 }
 
 /** A tool the bot runs itself (every tool but the human-answered ones). */
+// biome-ignore lint/suspicious/noExplicitAny: as for ToolDefinition
 export type ExecutableToolDefinition<INPUT = any, OUTPUT = unknown> = ToolDefinition<INPUT, OUTPUT> & {
   execute: (input: INPUT, context: ToolContext) => Promise<OUTPUT>;
 };

@@ -253,7 +253,8 @@ describe('what is code is the CommonMark parser’s call, in both answer modes',
       }),
       { numRuns: 400 },
     );
-  });
+    // Hundreds of parses take seconds alone and far longer beside a second suite on two cores.
+  }, 120_000);
 
   it('does the same for the text so far, an unclosed fence at its end running to the end in both modes', () => {
     fc.assert(
@@ -267,7 +268,7 @@ describe('what is code is the CommonMark parser’s call, in both answer modes',
       }),
       { numRuns: 300 },
     );
-  });
+  }, 120_000);
 
   it('streams natively what safeMarkdown makes of the whole answer, and each message is safe read on its own', async () => {
     await fc.assert(
@@ -294,5 +295,5 @@ describe('what is code is the CommonMark parser’s call, in both answer modes',
       }),
       { numRuns: 60 },
     );
-  });
+  }, 120_000);
 });

@@ -101,7 +101,7 @@ export function findBlockKitViolations(blocks: readonly unknown[], { surface }: 
   const checker = new ViolationChecker(violations);
   const maxBlocks = surface === 'modal' ? SLACK_LIMITS.blocksPerModal : SLACK_LIMITS.blocksPerMessage;
   if (blocks.length > maxBlocks) violations.push(`/blocks: ${blocks.length} blocks (max ${maxBlocks} in a ${surface})`);
-  blocks.forEach((block, index) => checker.block(block, `/blocks/${index}`));
+  for (const [index, block] of blocks.entries()) checker.block(block, `/blocks/${index}`);
   if (surface === 'message') {
     const total = measureBlockText(blocks);
     if (total > SLACK_LIMITS.messageBlocksTextLength) {
@@ -249,7 +249,7 @@ class ViolationChecker {
   private list(value: unknown, path: string, maxItems: number, checkItem: (item: unknown, itemPath: string) => void): void {
     if (!Array.isArray(value) || value.length === 0) return this.report(path, 'must be a non-empty array');
     if (value.length > maxItems) this.report(path, `${value.length} items (max ${maxItems})`);
-    value.forEach((item, index) => checkItem(item, `${path}/${index}`));
+    for (const [index, item] of value.entries()) checkItem(item, `${path}/${index}`);
   }
 
   private report(path: string, problem: string): void {

@@ -152,16 +152,16 @@ function safePass(source: string, mentionable: MentionableUserIds): string {
  * Text as the model wrote it (escapes and all), with its `<…>` Slack markup kept or defused; with
  * `escapePlain`, plain text (a label) that must not read as markup at all.
  */
-function safeText(text: string, mentionable: MentionableUserIds, escape: (text: string) => string = escapeText): string {
+function safeText(text: string, mentionable: MentionableUserIds, escapeWith: (text: string) => string = escapeText): string {
   return mapSlackReferences(
     text,
     (reference, whole) => {
-      if (reference.kind === 'user') return liveMention(reference, mentionable) ?? escape(inertUserMention(reference));
-      if (reference.kind === 'special') return escape(inertMention(reference.label));
+      if (reference.kind === 'user') return liveMention(reference, mentionable) ?? escapeWith(inertUserMention(reference));
+      if (reference.kind === 'special') return escapeWith(inertMention(reference.label));
       // A channel link notifies no one; a date, a link and anything else are escaped with the text around them.
       return reference.kind === 'channel' ? whole : undefined;
     },
-    escape,
+    escapeWith,
   );
 }
 

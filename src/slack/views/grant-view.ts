@@ -45,7 +45,7 @@ export function grantView({ call, privateMetadata }: { call: PendingCall; privat
 }
 
 /** The choice from a submitted grant form; values come from Slack, so anything unexpected is refused. */
-export function submittedGrantChoice(stateValues: Record<string, Record<string, any>>, call: PendingCall): GrantChoice | undefined {
+export function submittedGrantChoice(stateValues: Record<string, Record<string, { selected_option?: { value?: string } | null; selected_options?: Array<{ value?: string }> | null }>>, call: PendingCall): GrantChoice | undefined {
   const scope = stateValues[SCOPE_BLOCK]?.[VALUE]?.selected_option?.value;
   const hours = Number(stateValues[DURATION_BLOCK]?.[VALUE]?.selected_option?.value);
   const identical = (stateValues[IDENTICAL_BLOCK]?.[VALUE]?.selected_options ?? []).some((selected: { value?: string }) => selected.value === 'identical');

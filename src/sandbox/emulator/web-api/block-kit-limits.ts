@@ -26,7 +26,7 @@ export function blockKitProblems(options: { blocks: unknown; maxBlocks: number; 
 function visit(options: { node: unknown; pointer: string; problems: string[] }): void {
   const { node, pointer, problems } = options;
   if (Array.isArray(node)) {
-    node.forEach((child, index) => visit({ node: child, pointer: `${pointer}/${index}`, problems }));
+    for (const [index, child] of node.entries()) visit({ node: child, pointer: `${pointer}/${index}`, problems });
     return;
   }
   if (typeof node !== 'object' || node === null) return;
