@@ -1,3 +1,4 @@
+import { SlackResponseError } from './errors/countersign-error.js';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { WebClient } from '@slack/web-api';
@@ -226,6 +227,6 @@ async function resolveBotIdentity(environment: EnvironmentConfig): Promise<{ bot
     retryConfig: SLACK_RETRY_CONFIG,
   });
   const identity = await client.auth.test();
-  if (!identity.user_id || !identity.bot_id) throw new Error('auth.test did not return the bot user id and bot id');
+  if (!identity.user_id || !identity.bot_id) throw new SlackResponseError({ method: 'auth.test', missing: 'bot user id and bot id' });
   return { botUserId: identity.user_id, botId: identity.bot_id };
 }

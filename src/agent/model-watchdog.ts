@@ -1,9 +1,12 @@
+import { CountersignError, ErrorCode } from '../errors/countersign-error.js';
+
 /** The model sent nothing for too long; the turn fails with this instead of waiting forever. */
-export class ModelTimeoutError extends Error {
+export class ModelTimeoutError extends CountersignError {
+  override readonly name = 'ModelTimeoutError';
+  readonly code = ErrorCode.ModelTimeout;
   readonly timeoutMs: number;
   constructor(options: { timeoutMs: number }) {
     super(`the model sent nothing for ${(options.timeoutMs / 1000).toLocaleString('en', { maximumFractionDigits: 1 })} s`);
-    this.name = 'ModelTimeoutError';
     this.timeoutMs = options.timeoutMs;
   }
 }

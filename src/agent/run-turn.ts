@@ -1,3 +1,4 @@
+import { CountersignError, ErrorCode } from '../errors/countersign-error.js';
 import { randomUUID } from 'node:crypto';
 import { stepCountIs, streamText, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import type { ToolDefinition } from '../tools/tool-definition.js';
@@ -33,11 +34,12 @@ export interface TurnOutcome {
 }
 
 /** A turn that failed after tools already ran; `executions` must be recorded so they never re-run. */
-export class TurnFailedError extends Error {
+export class TurnFailedError extends CountersignError {
+  override readonly name = 'TurnFailedError';
+  readonly code = ErrorCode.TurnFailed;
   readonly executions: ExecutionRecord[];
   constructor(options: { cause: unknown; executions: ExecutionRecord[] }) {
     super(`agent turn failed: ${options.cause instanceof Error ? options.cause.message : String(options.cause)}`, { cause: options.cause });
-    this.name = 'TurnFailedError';
     this.executions = options.executions;
   }
 }

@@ -1,3 +1,4 @@
+import { CountersignError, ErrorCode } from '../errors/countersign-error.js';
 import { parseArgs } from 'node:util';
 import { parseTimePoint } from './parse-time-point.js';
 
@@ -15,8 +16,9 @@ export interface AuditQuery {
 }
 
 /** Bad command-line input: the message says what to type instead. */
-export class AuditUsageError extends Error {
+export class AuditUsageError extends CountersignError {
   override readonly name = 'AuditUsageError';
+  readonly code = ErrorCode.AuditUsage;
 }
 
 export const DEFAULT_SINCE = '24h';

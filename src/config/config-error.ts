@@ -8,14 +8,17 @@ export interface ConfigProblem {
   message: string;
 }
 
+import { CountersignError, ErrorCode } from '../errors/countersign-error.js';
+
 const MARKER = Symbol.for('countersign.error.ConfigError');
 
 /**
  * Thrown at start-up when the environment or the config file is invalid. It carries every problem
  * found, not just the first, so an operator can fix them all in one edit-and-restart cycle.
  */
-export class ConfigError extends Error {
+export class ConfigError extends CountersignError {
   override readonly name = 'ConfigError';
+  readonly code = ErrorCode.ConfigInvalid;
   readonly problems: ConfigProblem[];
   private readonly [MARKER] = true;
 
@@ -25,7 +28,7 @@ export class ConfigError extends Error {
   }
 
   /** Works across duplicate copies of this module, unlike `instanceof`. */
-  static isInstance(error: unknown): error is ConfigError {
+  static override isInstance(error: unknown): error is ConfigError {
     return typeof error === 'object' && error !== null && MARKER in error;
   }
 }

@@ -1,3 +1,4 @@
+import { CountersignError, ErrorCode } from '../errors/countersign-error.js';
 import type { Logger } from 'pino';
 import { isFencedError } from '../store/fenced-error.js';
 import type { Fence, StateStore } from '../store/state-store.js';
@@ -142,7 +143,10 @@ export function createThreadWorker({
 const RETRY_FIRST_DELAY_MS = 100;
 const RETRY_MAX_DELAY_MS = 1_000;
 
-class LockLostError extends Error {}
+class LockLostError extends CountersignError {
+  override readonly name = 'LockLostError';
+  readonly code = ErrorCode.LockLost;
+}
 
 /**
  * A drain's hold on its thread lock, for its own bookkeeping. Queue bookkeeping that fails

@@ -1,3 +1,4 @@
+import { SlackResponseError } from '../errors/countersign-error.js';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { AnswerStreaming } from '../config/environment.js';
@@ -63,7 +64,7 @@ export function createWebApiMessenger(options: { client: WebClient; logger: Logg
     async postStepCard({ step }) {
       const card = buildApprovalCard({ step });
       const response = await client.chat.postMessage({ channel: step.channel, thread_ts: step.threadTs, text: card.text, blocks: card.blocks });
-      if (!response.ts) throw new Error('chat.postMessage returned no ts');
+      if (!response.ts) throw new SlackResponseError({ method: 'chat.postMessage', missing: 'ts' });
       return response.ts;
     },
 

@@ -1,3 +1,4 @@
+import { CountersignError, ErrorCode } from '../errors/countersign-error.js';
 import { Redis } from 'ioredis';
 import { reconnectDelayMs } from './reconnect-delay.js';
 import type { AuditEventInput, StoredAuditEvent } from '../audit/audit-event.js';
@@ -79,7 +80,7 @@ export function createRedisAuditLog({
         id = String(addedId);
       } catch (error) {
         logAuditEvent(logger, event, false);
-        throw new Error('Could not append the audit event to Redis', { cause: error });
+        throw new AuditAppendError({ eventType: event.type, cause: error });
       }
       logAuditEvent(logger, { id, ...event }, true);
     },
@@ -124,4 +125,16 @@ function connectForAppends(url: string): Redis {
   // ioredis emits connection errors as events; without a listener Node would crash the process.
   redis.on('error', () => {});
   return redis;
+}
+
+/** The audit event could not be written; callers that must not act unaudited stop here. */
+export class AuditAppendError extends CountersignError {
+  override readonly name = 'AuditAppendError';
+  readonly code = ErrorCode.AuditAppendFailed;
+  readonly eventType: string;
+
+  constructor({ eventType, cause }: { eventType: string; cause: unknown }) {
+    super('Could not append the audit event to Redis', { cause });
+    this.eventType = eventType;
+  }
 }

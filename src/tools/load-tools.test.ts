@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { startFakeMcpHttpServer, type FakeMcpHttpServer } from '../../test/fixtures/mcp-http-server.js';
 import { ConfigError } from '../config/config-error.js';
 import { parseConfigFile } from '../config/config-file.js';
-import { loadTools, TOOL_SOURCE_KINDS, type LoadedTools, type ToolSourceProblem } from './load-tools.js';
+import { loadTools, TOOL_SOURCE_KINDS, type LoadedTools, type ToolSource, type ToolSourceProblem } from './load-tools.js';
+import { TOOL_SOURCE_FACTORIES } from './tool-sources.js';
 import { defineTool } from './tool-definition.js';
 
 const logger = pino({ level: 'silent' });
@@ -106,9 +107,9 @@ mcpServers:
     );
     expect(error.problems).toEqual([
       { field: 'http.bases[0].headers.Authorization', message: 'environment variable API_TOKEN is not set' },
-      { field: 'tools.deploy', message: 'is defined more than once' },
       { field: 'mcpServers.gh.headers.Authorization', message: 'environment variable GH_TOKEN is not set' },
       { field: 'mcpServers.local.env.KEY', message: 'environment variable LOCAL_KEY is not set' },
+      { field: 'tools.deploy', message: 'is defined more than once' },
     ]);
     expect(error.message).not.toContain('Bearer');
   });
@@ -176,5 +177,32 @@ mcpServers:
     });
     expect(tools.tools.map((tool) => tool.name)).toEqual(['ask_user', 'ops__restart', 'ops.get_status']);
     expect(problems).toEqual([{ source: 'mcp:ops', message: 'ops.restart was not registered: another tool already uses the name ops__restart' }]);
+  });
+
+  it('takes a new kind of source as one factory: its tools are listed, clashes skipped and reported, its health shown', async () => {
+    let offered = [deploy];
+    let changed = () => {};
+    const reported: ToolSourceProblem[] = [];
+    const tools = await load({
+      config: config('tools: []'),
+      logger,
+      onSourceProblem: (problem) => reported.push(problem),
+      sourceFactories: [
+        ...TOOL_SOURCE_FACTORIES,
+        (context): ToolSource[] => {
+          changed = context.onToolsChanged;
+          return [{ kind: 'custom', id: 'registry', dynamic: true, tools: () => offered, health: () => ({ state: 'connecting' }) }];
+        },
+      ],
+    });
+    expect(tools.tools.map((tool) => tool.name)).toEqual(['ask_user', 'deploy']);
+    expect(tools.sourceOf('deploy')).toEqual({ kind: 'custom', id: 'registry' });
+    expect(tools.status().find((status) => status.source === 'registry')).toEqual({ source: 'registry', kind: 'custom', state: 'connecting', tools: ['deploy'] });
+
+    offered = [deploy, { ...deploy, name: 'ask_user' }];
+    changed();
+    expect(tools.tools.map((tool) => tool.name)).toEqual(['ask_user', 'deploy']);
+    expect(tools.find('ask_user')?.description).not.toBe(deploy.description);
+    expect(reported).toEqual([{ source: 'registry', message: 'ask_user was not registered: another tool already uses the name ask_user' }]);
   });
 });

@@ -1,29 +1,15 @@
 import type { Logger } from 'pino';
 import { ConfigError, type ConfigProblem } from '../config/config-error.js';
 import type { CountersignConfig } from '../config/config-schema.js';
-import { askUserTool } from './ask-user.js';
-import { createCommandTool } from './command/command-tool.js';
-import { createHttpRequestTool } from './http/http-request-tool.js';
-import { createMcpServer, type McpRetryOptions, type McpServerHandle, type McpToolDefinition } from './mcp/mcp-server.js';
+import type { McpRetryOptions } from './mcp/mcp-server.js';
 import { wireToolName } from './mcp/wire-tool-names.js';
 import type { ToolDefinition } from './tool-definition.js';
+import type { ToolOrigin, ToolSource, ToolSourceContext, ToolSourceFactory, ToolSourceKind } from './tool-source.js';
+import { TOOL_SOURCE_FACTORIES } from './tool-sources.js';
 
 export { withWireToolNames, wireToolName } from './mcp/wire-tool-names.js';
 export type { McpToolDefinition, McpToolMetadata } from './mcp/mcp-server.js';
-
-/**
- * Every place a tool can come from. They all end up as plain `ToolDefinition`s and go through the
- * same gate (`createToolApproval` → `evaluateCallPolicy`); none is handed to the AI SDK any other
- * way. The gate conformance test enumerates this list.
- */
-export const TOOL_SOURCE_KINDS = ['builtin', 'command', 'http', 'mcp', 'custom'] as const;
-export type ToolSourceKind = (typeof TOOL_SOURCE_KINDS)[number];
-
-export interface ToolSource {
-  kind: ToolSourceKind;
-  /** `builtin`, `config`, `http`, `custom`, or `mcp:<server>`. */
-  id: string;
-}
+export { TOOL_SOURCE_KINDS, type ToolOrigin, type ToolSource, type ToolSourceFactory, type ToolSourceKind } from './tool-source.js';
 
 /** Something wrong with a tool source at run time (an MCP server that failed or died). */
 export interface ToolSourceProblem {
@@ -51,7 +37,7 @@ export interface LoadedTools {
    */
   readonly tools: ToolDefinition[];
   find(name: string): ToolDefinition | undefined;
-  sourceOf(name: string): ToolSource | undefined;
+  sourceOf(name: string): ToolOrigin | undefined;
   /** Each source and whether it works now. */
   status(): ToolSourceStatus[];
   /** Sources that are down right now, e.g. to mention at the start of a turn. */
@@ -77,103 +63,75 @@ export interface LoadToolsOptions {
   mcpRetry?: Partial<McpRetryOptions>;
   /** For `http_request`; tests may inject one. */
   fetch?: typeof fetch;
+  /** Where tools come from; default every built-in source (`tool-sources.ts`). */
+  sourceFactories?: readonly ToolSourceFactory[];
 }
 
 /**
- * Builds every tool the bot offers: `ask_user`, the config's command tools, `http_request` (when
- * `http:` is configured), the custom tools, and the tools of each MCP server. Configuration
- * problems (an unset `${VAR}`, a duplicate name) throw a `ConfigError` listing all of them. MCP
- * servers are given their connect timeout to start; one that fails is reported through
- * `onSourceProblem` and retried with backoff, and the bot starts without its tools.
+ * Builds every tool the bot offers from every tool source (`tool-sources.ts`): `ask_user`, the
+ * config's command tools, `http_request` (when `http:` is configured), the custom tools, and the
+ * tools of each MCP server. Configuration problems (an unset `${VAR}`, a duplicate name) throw a
+ * `ConfigError` listing all of them. Sources that connect (MCP servers) are given their connect
+ * timeout to start; one that fails is reported through `onSourceProblem` and retried with backoff,
+ * and the bot starts without its tools.
  */
 export async function loadTools(options: LoadToolsOptions): Promise<LoadedTools> {
-  const { config, logger } = options;
-  const env = options.env ?? process.env;
+  const { logger } = options;
   const problems: ConfigProblem[] = [];
-  const sources = new Map<string, ToolSource>();
-  const fixed: ToolDefinition[] = [];
-  const addFixed = (definition: ToolDefinition, source: ToolSource) => {
-    fixed.push(definition);
-    if (!sources.has(definition.name)) sources.set(definition.name, source);
-  };
-
-  addFixed(askUserTool, { kind: 'builtin', id: 'builtin' });
-  for (const tool of config.tools) addFixed(createCommandTool(tool), { kind: 'command', id: 'config' });
-  if (config.http) {
-    try {
-      addFixed(createHttpRequestTool(config.http, { env, ...(options.fetch ? { fetch: options.fetch } : {}) }), { kind: 'http', id: 'http' });
-    } catch (error) {
-      if (!ConfigError.isInstance(error)) throw error;
-      problems.push(...error.problems);
-    }
-  }
-  for (const tool of options.customTools ?? []) {
-    const problem = customToolProblem(tool);
-    if (problem) problems.push({ field: `tools.${String(tool?.name)}`, message: problem });
-    else addFixed(tool, { kind: 'custom', id: 'custom' });
-  }
-  const names = new Set<string>();
-  const wireNames = new Map<string, string>();
-  for (const tool of fixed) {
-    const wire = wireToolName(tool.name);
-    const clash = wireNames.get(wire);
-    if (names.has(tool.name)) problems.push({ field: `tools.${tool.name}`, message: 'is defined more than once' });
-    else if (clash !== undefined) problems.push({ field: `tools.${tool.name}`, message: `is sent to the model as ${wire}, the same name as ${clash}` });
-    names.add(tool.name);
-    if (clash === undefined) wireNames.set(wire, tool.name);
-  }
-
   const tools: ToolDefinition[] = [];
+  const origins = new Map<string, ToolSource>();
   const listeners = new Set<(tools: readonly ToolDefinition[]) => void>();
   const skipped = new Set<string>();
   const activeProblems = new Map<string, ToolSourceProblem>();
   let started = false;
 
-  const servers: McpServerHandle[] = Object.entries(config.mcpServers ?? {}).map(([name, serverConfig]) => {
-    const source = `mcp:${name}`;
-    return createMcpServer({
-      name,
-      config: serverConfig,
-      env,
-      logger,
-      problems,
-      ...(options.mcpRetry ? { retry: options.mcpRetry } : {}),
-      onToolsChanged: () => {
-        if (started) rebuild();
-      },
-      onProblem: (message) => {
-        const problem = { source, message };
-        activeProblems.set(source, problem);
-        safely(() => options.onSourceProblem?.(problem));
-      },
-      onRecovered: (message) => {
-        activeProblems.delete(source);
-        safely(() => options.onSourceRecovered?.({ source, message }));
-      },
-    });
-  });
+  const context: ToolSourceContext = {
+    config: options.config,
+    customTools: options.customTools ?? [],
+    logger,
+    env: options.env ?? process.env,
+    problems,
+    onToolsChanged: () => {
+      if (started) rebuild();
+    },
+    onProblem(source, message) {
+      const problem = { source, message };
+      activeProblems.set(source, problem);
+      safely(() => options.onSourceProblem?.(problem));
+    },
+    onRecovered(source, message) {
+      activeProblems.delete(source);
+      safely(() => options.onSourceRecovered?.({ source, message }));
+    },
+    ...(options.mcpRetry ? { mcpRetry: options.mcpRetry } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  };
+  const sources = (options.sourceFactories ?? TOOL_SOURCE_FACTORIES).flatMap((factory) => factory(context));
+  problems.push(...nameClashes(sources.filter((source) => !source.dynamic)));
   if (problems.length > 0) throw new ConfigError({ problems });
 
+  /** Lists every source's tools in order; a dynamic source's tool whose name is taken is left out and reported once. */
   function rebuild(): void {
-    const names = new Set(fixed.map((tool) => tool.name));
-    const wires = new Set(fixed.map((tool) => wireToolName(tool.name)));
-    const next = [...fixed];
-    for (const server of servers) {
-      for (const definition of server.tools()) {
+    const names = new Set<string>();
+    const wires = new Set<string>();
+    const next: ToolDefinition[] = [];
+    origins.clear();
+    for (const source of sources) {
+      for (const definition of source.tools()) {
         const wire = wireToolName(definition.name);
         if (names.has(definition.name) || wires.has(wire)) {
           if (!skipped.has(definition.name)) {
             skipped.add(definition.name);
             const message = `${definition.name} was not registered: another tool already uses the name ${names.has(definition.name) ? definition.name : wire}`;
             logger.warn({ event: 'tool-name-collision', tool: definition.name }, message);
-            safely(() => options.onSourceProblem?.({ source: `mcp:${definition.metadata.server}`, message }));
+            safely(() => options.onSourceProblem?.({ source: source.id, message }));
           }
           continue;
         }
         names.add(definition.name);
         wires.add(wire);
         next.push(definition);
-        sources.set(definition.name, { kind: 'mcp', id: `mcp:${definition.metadata.server}` });
+        origins.set(definition.name, source);
       }
     }
     tools.splice(0, tools.length, ...next);
@@ -188,7 +146,7 @@ export async function loadTools(options: LoadToolsOptions): Promise<LoadedTools>
     }
   }
 
-  await Promise.all(servers.map((server) => server.start()));
+  await Promise.all(sources.map((source) => source.start?.()));
   started = true;
   rebuild();
   logger.info({ event: 'tools-loaded', tools: tools.map((tool) => tool.name) }, `${tools.length} tools loaded`);
@@ -196,31 +154,17 @@ export async function loadTools(options: LoadToolsOptions): Promise<LoadedTools>
   return {
     tools,
     find: (name) => tools.find((tool) => tool.name === name),
-    sourceOf: (name) => (tools.some((tool) => tool.name === name) ? sources.get(name) : undefined),
-    status() {
-      const fixedSources = new Map<string, ToolSourceStatus>();
-      for (const tool of fixed) {
-        const source = sources.get(tool.name);
-        if (!source) continue;
-        const status = fixedSources.get(source.id) ?? { source: source.id, kind: source.kind, state: 'ready' as const, tools: [] };
-        status.tools.push(tool.name);
-        fixedSources.set(source.id, status);
-      }
-      return [
-        ...fixedSources.values(),
-        ...servers.map((server): ToolSourceStatus => {
-          const status = server.status();
-          return {
-            source: `mcp:${server.name}`,
-            kind: 'mcp',
-            state: status.state === 'connected' ? 'ready' : status.state,
-            tools: tools.filter((tool) => (tool as Partial<McpToolDefinition>).metadata?.server === server.name).map((tool) => tool.name),
-            ...(status.error === undefined ? {} : { error: status.error }),
-            ...(status.nextRetryAt === undefined ? {} : { nextRetryAt: status.nextRetryAt }),
-          };
-        }),
-      ];
+    sourceOf(name) {
+      const source = origins.get(name);
+      return source ? { kind: source.kind, id: source.id } : undefined;
     },
+    status: () =>
+      sources.map((source): ToolSourceStatus => ({
+        source: source.id,
+        kind: source.kind,
+        ...source.health(),
+        tools: tools.filter((tool) => origins.get(tool.name) === source).map((tool) => tool.name),
+      })),
     problems: () => [...activeProblems.values()],
     onChange(listener) {
       listeners.add(listener);
@@ -228,15 +172,23 @@ export async function loadTools(options: LoadToolsOptions): Promise<LoadedTools>
     },
     async close() {
       listeners.clear();
-      await Promise.all(servers.map((server) => server.close()));
+      await Promise.all(sources.map((source) => source.close?.()));
     },
   };
 }
 
-function customToolProblem(tool: ToolDefinition | undefined): string | undefined {
-  if (typeof tool !== 'object' || tool === null) return 'is not a tool definition';
-  if (typeof tool.name !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(tool.name)) return 'needs a name of letters, digits, _, - and . (at most 64)';
-  if (typeof tool.description !== 'string' || tool.description.trim() === '') return 'needs a description';
-  if (tool.inputSchema === undefined || tool.inputSchema === null) return 'needs an inputSchema (a zod schema or jsonSchema())';
-  return undefined;
+/** Two fixed tools with one name, or with names the model would see as one, are configuration errors. */
+function nameClashes(sources: readonly ToolSource[]): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const names = new Set<string>();
+  const wireNames = new Map<string, string>();
+  for (const tool of sources.flatMap((source) => source.tools())) {
+    const wire = wireToolName(tool.name);
+    const clash = wireNames.get(wire);
+    if (names.has(tool.name)) problems.push({ field: `tools.${tool.name}`, message: 'is defined more than once' });
+    else if (clash !== undefined) problems.push({ field: `tools.${tool.name}`, message: `is sent to the model as ${wire}, the same name as ${clash}` });
+    names.add(tool.name);
+    if (clash === undefined) wireNames.set(wire, tool.name);
+  }
+  return problems;
 }

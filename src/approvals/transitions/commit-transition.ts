@@ -1,3 +1,4 @@
+import { CountersignError, ErrorCode } from '../../errors/countersign-error.js';
 import { FencedError } from '../../store/fenced-error.js';
 import type { StepStore } from '../../store/state-store.js';
 import type { PendingStep } from '../pending-step.js';
@@ -26,5 +27,17 @@ export async function commitTransition(
     if (result === 'fenced') throw new FencedError(transition.fence?.threadKey ?? step.threadKey);
     if (result === 'not-found') return undefined;
   }
-  throw new Error(`step ${stepId} kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
+  throw new StepContendedError({ stepId, attempts: MAX_ATTEMPTS });
+}
+
+/** Decisions on one step kept colliding until the retries ran out; the click is answered with a retry notice. */
+export class StepContendedError extends CountersignError {
+  override readonly name = 'StepContendedError';
+  readonly code = ErrorCode.StepContended;
+  readonly stepId: string;
+
+  constructor({ stepId, attempts }: { stepId: string; attempts: number }) {
+    super(`step ${stepId} kept changing; gave up after ${attempts} attempts`);
+    this.stepId = stepId;
+  }
 }

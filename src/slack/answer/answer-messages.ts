@@ -1,3 +1,4 @@
+import { SlackResponseError } from '../../errors/countersign-error.js';
 import type { WebClient } from '@slack/web-api';
 
 export interface ShownMessage {
@@ -24,7 +25,7 @@ export async function showAnswerMessages(options: {
     const existing = shown[index];
     if (existing === undefined) {
       const response = await client.chat.postMessage({ channel, thread_ts: threadTs, text, unfurl_links: false, unfurl_media: false });
-      if (!response.ts) throw new Error('chat.postMessage returned no ts');
+      if (!response.ts) throw new SlackResponseError({ method: 'chat.postMessage', missing: 'ts' });
       shown.push({ ts: response.ts, text });
       options.onPosted?.(shown);
     } else if (existing.text !== text) {

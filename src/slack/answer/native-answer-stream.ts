@@ -1,3 +1,4 @@
+import { SlackResponseError } from '../../errors/countersign-error.js';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { AnswerStream } from '../../conversation/thread-messenger.js';
@@ -78,7 +79,7 @@ export function createNativeAnswerStream(options: NativeAnswerStreamOptions): An
         recipient_team_id: options.recipientTeamId,
         markdown_text: text,
       });
-      if (!response.ts) throw new Error('chat.startStream returned no ts');
+      if (!response.ts) throw new SlackResponseError({ method: 'chat.startStream', missing: 'ts' });
       current = { ts: response.ts, text };
       messages.push(response.ts);
       options.onMessages?.([...messages]);

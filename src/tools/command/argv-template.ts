@@ -1,3 +1,4 @@
+import { CountersignError, ErrorCode } from '../../errors/countersign-error.js';
 /**
  * Argv templates: `["kubectl", "scale", "deployment/{service}", "--replicas={replicas}"]`.
  *
@@ -12,8 +13,9 @@ export type TemplateSegment = { type: 'literal'; text: string } | { type: 'place
 
 const MARKER = Symbol.for('countersign.error.ArgvTemplateError');
 
-export class ArgvTemplateError extends Error {
+export class ArgvTemplateError extends CountersignError {
   override readonly name = 'ArgvTemplateError';
+  readonly code = ErrorCode.ArgvTemplateInvalid;
   /** The template element at fault, as written. */
   readonly element: string;
   readonly placeholder: string | undefined;
@@ -25,7 +27,7 @@ export class ArgvTemplateError extends Error {
     this.placeholder = placeholder;
   }
 
-  static isInstance(error: unknown): error is ArgvTemplateError {
+  static override isInstance(error: unknown): error is ArgvTemplateError {
     return typeof error === 'object' && error !== null && MARKER in error;
   }
 }

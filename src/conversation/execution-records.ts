@@ -1,0 +1,48 @@
+import type { ExecutionReport, AutomaticApproval, StartingCall } from '../agent/tool-set.js';
+import type { AuditEventInput } from '../audit/audit-event.js';
+import { grantAuditEvent } from '../approvals/grant.js';
+import { inputHash } from '../approvals/input-version.js';
+import { faultPoint } from '../runtime/fault-points.js';
+import type { ThreadState } from '../store/thread-state.js';
+import type { PhaseDependencies } from './phase-dependencies.js';
+import type { TurnScope } from './turn-scope.js';
+
+/**
+ * The records around every tool run: an executing marker (with the `tool-started` audit of why the
+ * call may run) written under the fence just before it runs, so a successor never runs it again,
+ * and the `tool-executed` record after.
+ */
+export function createExecutionRecords({ store, logger, limits, now }: Pick<PhaseDependencies, 'store' | 'logger' | 'limits' | 'now'>) {
+  async function markStarted(scope: TurnScope, thread: ThreadState, call: StartingCall, automatic: readonly AutomaticApproval[]): Promise<void> {
+    const where = { teamId: thread.teamId, channel: thread.channel, threadTs: thread.threadTs };
+    const audit: AuditEventInput[] = [{ type: 'tool-started', ...where, toolName: call.toolName, toolCallId: call.toolCallId, input: call.input, inputHash: inputHash(call.input), basis: call.basis }];
+    const approval = automatic.find((candidate) => candidate.toolCallId === call.toolCallId);
+    if (approval) {
+      audit.push({ type: 'auto-approved', ...where, toolName: approval.toolName, input: approval.input, mode: approval.mode, ...(approval.grant ? { grantId: approval.grant.grantId } : {}) });
+      if (approval.grant) audit.push(grantAuditEvent('grant-used', approval.grant, approval.grant.grantedBy));
+    }
+    faultPoint('before-tool');
+    await scope.lease.guard(() =>
+      store.markExecuting({ fence: scope.lease.fence, toolCallId: call.toolCallId, marker: { toolName: call.toolName, input: call.input, startedAt: now() }, ttlMs: limits.historyTtlMs, audit }),
+    );
+    faultPoint('after-marker');
+    // The marker was written while this process held the thread; it may have stalled since.
+    await scope.lease.assertHeld();
+  }
+
+  async function markFinished(scope: TurnScope, thread: ThreadState, report: ExecutionReport): Promise<void> {
+    await store
+      .finishExecuting({
+        threadKey: thread.threadKey,
+        toolCallId: report.toolCallId,
+        marker: { toolName: report.toolName, input: null, startedAt: now() - report.durationMs, finishedAt: now() },
+        audit: { type: 'tool-executed', teamId: thread.teamId, channel: thread.channel, threadTs: thread.threadTs, ...report },
+      })
+      .catch((error: unknown) => logger.error({ event: 'tool-executed-record-failed', err: error }, 'could not record that a tool ran'));
+    // A call can take long, or the process stall while it runs: before asking the model
+    // anything more, make sure this process still holds the thread.
+    await scope.lease.assertCurrent().catch(() => {});
+  }
+
+  return { markStarted, markFinished };
+}

@@ -1,0 +1,102 @@
+import { closingToolMessage } from '../agent/decision-messages.js';
+import { closeDanglingToolCalls } from '../agent/history.js';
+import { supersedeTransition } from '../approvals/transitions/close-step.js';
+import { commitTransition } from '../approvals/transitions/commit-transition.js';
+import type { ThreadState } from '../store/thread-state.js';
+import { postOutbox } from './answer-outbox.js';
+import type { CloseInterruptedCalls } from './close-interrupted-calls.js';
+import { addParticipants } from './participants.js';
+import type { PhaseDependencies } from './phase-dependencies.js';
+import type { RunAndPublish } from './run-and-publish.js';
+import type { StepResumer } from './resume-step.js';
+import type { StepCards } from './step-card.js';
+import type { LoadThread } from './thread-loader.js';
+import type { TurnScope } from './turn-scope.js';
+import { earlierMessagesContext, userMessage } from './user-messages.js';
+import type { MessageWorkItem } from './work-item.js';
+
+/** Enough to recognise a re-delivered item after a crash; older messages are long answered. */
+const HANDLED_TS_KEPT = 50;
+
+type MessageDependencies = Pick<PhaseDependencies, 'store' | 'logger' | 'now' | 'botUserId'> & {
+  loadThread: LoadThread;
+  runAndPublish: RunAndPublish;
+  closeInterruptedCalls: CloseInterruptedCalls;
+  cards: StepCards;
+  resumer: StepResumer;
+};
+
+/** A new message in a thread: settle the open card, take the message in (once), run the model. */
+export function createMessageHandler(options: MessageDependencies) {
+  const { store, logger, now, loadThread, runAndPublish, cards, resumer } = options;
+
+  async function handleMessage(scope: TurnScope, item: MessageWorkItem): Promise<void> {
+    const thread = await loadThread(item);
+    // Already taken in by a process that stopped before finishing: continue its turn, don't add it again.
+    if (thread.handledTs?.includes(item.ts)) return continueInterrupted(scope, thread, item.userId);
+    if (thread.messages.length === 0 && item.readEarlierMessages) {
+      const earlier = await scope.messenger.readThread({ channel: item.channel, threadTs: item.threadTs }).catch((error: unknown) => {
+        logger.warn({ event: 'thread-read-failed', err: error }, 'could not read earlier thread messages');
+        return [];
+      });
+      const context = earlierMessagesContext({ messages: earlier, excludeTs: item.ts, botUserId: options.botUserId });
+      if (context) thread.messages.push(context);
+      addParticipants(thread, earlier.flatMap((message) => (message.fromBot || !message.userId ? [] : [message.userId])));
+    }
+    addParticipants(thread, [item.userId]);
+    if (thread.pendingStepId !== undefined) await settlePendingStep(scope, thread, item.userId);
+    // A half-written answer to an earlier message stays as it is; this message gets its own.
+    delete thread.answerTs;
+    delete thread.failedTurn;
+    thread.messages = closeDanglingToolCalls(thread.messages, 'Not run: the turn was interrupted before this call finished.');
+    thread.messages.push(userMessage({ userId: item.userId, text: item.text }));
+    thread.handledTs = [...(thread.handledTs ?? []), item.ts].slice(-HANDLED_TS_KEPT);
+    // Saved before the model is asked, so the message (and any decision above) survives a crash.
+    await scope.save(thread);
+    await runAndPublish(scope, thread, item.userId);
+  }
+
+  /**
+   * Finishes a turn a stopped process left: an answer it saved but did not post is posted; a card
+   * it never posted is posted; a history still waiting for the model is run again, after what the
+   * stopped process started is recorded so it is not started twice.
+   */
+  async function continueInterrupted(scope: TurnScope, thread: ThreadState, requesterId: string): Promise<void> {
+    if (thread.outbox !== undefined) return postOutbox(scope, thread);
+    if (thread.pendingStepId !== undefined) {
+      const step = await store.getStep(thread.pendingStepId);
+      if (step && step.cardTs === undefined && step.phase === 'pending') await cards.postCardFor(scope, step);
+      return;
+    }
+    const last = thread.messages.at(-1);
+    if (!last || (last.role !== 'user' && last.role !== 'tool')) return;
+    await options.closeInterruptedCalls(scope, thread);
+    await runAndPublish(scope, thread, requesterId);
+  }
+
+  /** A newer message closes the open card, unless every call was already decided: then it resumes first. */
+  async function settlePendingStep(scope: TurnScope, thread: ThreadState, userId: string): Promise<void> {
+    const stepId = thread.pendingStepId as string;
+    const superseded = await scope.lease.guard(() =>
+      commitTransition(store, stepId, (step) => {
+        const transition = supersedeTransition(step, { userId, now: now() });
+        return transition && { ...transition, fence: scope.lease.fence };
+      }),
+    );
+    if (superseded) {
+      thread.messages.push(closingToolMessage(superseded));
+      delete thread.pendingStepId;
+      await cards.refreshCard(scope, superseded);
+      return;
+    }
+    const claimed = await resumer.claimResume(scope, stepId);
+    if (claimed) {
+      await resumer.resumeClaimed(scope, thread, claimed);
+      Object.assign(thread, await loadThread(thread));
+      return;
+    }
+    delete thread.pendingStepId;
+  }
+
+  return handleMessage;
+}

@@ -1,0 +1,30 @@
+import type { LanguageModel } from 'ai';
+import type { Logger } from 'pino';
+import type { GroupMembers } from '../approvals/policy/approver-eligibility.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { PolicyConfig } from '../config/policy-config-schema.js';
+import type { StateStore } from '../store/state-store.js';
+import type { ToolDefinition } from '../tools/tool-definition.js';
+import type { HistoryLimits } from './turn-scope.js';
+
+/**
+ * What the phases of a conversation (handle a message, resume a step, run and publish, post the
+ * card, thread notes) are built from. Each phase takes only the part it uses (`Pick`), so its
+ * file says what it touches.
+ */
+export interface PhaseDependencies {
+  store: StateStore;
+  audit: AuditLog;
+  model: LanguageModel;
+  instructions: string;
+  /** Live: MCP servers connect late and reconnect, so look tools up per call. */
+  tools: readonly ToolDefinition[];
+  policy: PolicyConfig;
+  toolProblems?: () => ReadonlyArray<{ source: string; message: string }>;
+  resolveGroups: (groupIds: readonly string[]) => Promise<GroupMembers>;
+  limits: HistoryLimits & { maxSteps: number; modelTimeoutMs?: number };
+  logger: Logger;
+  botUserId: string;
+  now: () => number;
+  newStepId: () => string;
+}

@@ -1,0 +1,35 @@
+import { randomUUID } from 'node:crypto';
+import { executedResultsMessage } from '../agent/decision-messages.js';
+import { TurnFailedError } from '../agent/run-turn.js';
+import type { ThreadState } from '../store/thread-state.js';
+import type { LiveAnswer } from './live-answer.js';
+import type { PhaseDependencies } from './phase-dependencies.js';
+import { shortError } from './short-error.js';
+import type { TurnScope } from './turn-scope.js';
+
+/**
+ * A model turn failed (not fenced): the results of calls that already ran are kept so they never
+ * run again, what was streamed stays visible marked as cut off, and the thread gets a Try again
+ * button that runs the turn again for the same requester, whoever clicks it.
+ */
+export function createTurnFailure({ logger, now }: Pick<PhaseDependencies, 'logger' | 'now'>) {
+  return async function recordTurnFailure(scope: TurnScope, thread: ThreadState, failure: { error: unknown; requesterId: string; answer: LiveAnswer }): Promise<void> {
+    const { error, answer } = failure;
+    if (error instanceof TurnFailedError && error.executions.length > 0) thread.messages.push(executedResultsMessage(error.executions));
+    await answer.stream?.finish(`${answer.streamed} …`).catch((finishError: unknown) => logger.warn({ event: 'answer-finish-failed', err: finishError }, 'could not finish the partial answer'));
+    delete thread.answerTs;
+    thread.failedTurn = { id: randomUUID(), requesterId: failure.requesterId, at: now() };
+    await scope.save(thread, { settled: true });
+    logger.error({ event: 'turn-failed', threadKey: thread.threadKey, err: error }, 'agent turn failed');
+    await scope.messenger.postNotice({
+      channel: thread.channel,
+      threadTs: thread.threadTs,
+      text: `:warning: Sorry, I could not finish this: ${shortReason(error)}. Click *Try again* or send another message.`,
+      retryButton: true,
+    });
+  };
+}
+
+function shortReason(error: unknown): string {
+  return `the model request failed (${shortError(error instanceof TurnFailedError ? error.cause : error)})`;
+}

@@ -1,0 +1,66 @@
+/**
+ * Every runtime failure countersign raises on purpose carries one of these codes, as Bolt's errors
+ * do: match on `error.code` (it survives logging as JSON and duplicate copies of this module),
+ * not on the message. Expected outcomes (a refused click, an invalid edit) are not errors: they are
+ * discriminated unions returned by the functions that decide them.
+ */
+export const ErrorCode = {
+  /** The environment or the config file is invalid (`ConfigError`: every problem, each naming its field). */
+  ConfigInvalid: 'countersign_config_invalid',
+  /** A command tool's argv template is malformed. */
+  ArgvTemplateInvalid: 'countersign_argv_template_invalid',
+  /** Another process holds the thread now; this one stops without further effects. */
+  Fenced: 'countersign_fenced',
+  /** A thread's lock lapsed while this process drained it. */
+  LockLost: 'countersign_lock_lost',
+  /** A step kept changing under concurrent decisions until the retries ran out. */
+  StepContended: 'countersign_step_contended',
+  /** The model sent nothing for longer than the watchdog allows. */
+  ModelTimeout: 'countersign_model_timeout',
+  /** An agent turn failed; the calls that had already run are attached so they never run again. */
+  TurnFailed: 'countersign_turn_failed',
+  /** Slack answered a call without what the bot needs (no `ts`, no bot id). */
+  SlackResponseInvalid: 'countersign_slack_response_invalid',
+  /** The audit trail could not be written. */
+  AuditAppendFailed: 'countersign_audit_append_failed',
+  /** `npm run audit` was given arguments it cannot use. */
+  AuditUsage: 'countersign_audit_usage',
+} as const;
+
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+const MARKER = Symbol.for('countersign.error');
+
+export abstract class CountersignError extends Error {
+  abstract readonly code: ErrorCode;
+  // Public so a copy of this module loaded twice still recognises it (`isInstance`).
+  readonly [MARKER] = true;
+
+  /** Works across duplicate copies of this module, unlike `instanceof`. */
+  static isInstance(error: unknown): error is CountersignError {
+    return typeof error === 'object' && error !== null && MARKER in error;
+  }
+}
+
+/** The countersign error code of `error`, if it is one of ours. */
+export function errorCodeOf(error: unknown): ErrorCode | undefined {
+  return CountersignError.isInstance(error) ? error.code : undefined;
+}
+
+/** True when `error` is a countersign error with this code. */
+export function hasErrorCode(error: unknown, code: ErrorCode): boolean {
+  return errorCodeOf(error) === code;
+}
+
+/** A Slack Web API call that succeeded but returned no usable result. */
+export class SlackResponseError extends CountersignError {
+  override readonly name = 'SlackResponseError';
+  readonly code = ErrorCode.SlackResponseInvalid;
+  /** The Web API method, e.g. `chat.postMessage`. */
+  readonly method: string;
+
+  constructor({ method, missing }: { method: string; missing: string }) {
+    super(`${method} returned no ${missing}`);
+    this.method = method;
+  }
+}
