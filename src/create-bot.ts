@@ -11,10 +11,13 @@ import { evaluateCallPolicy } from './approvals/evaluate-call-policy.js';
 import { createExpirySweeper } from './approvals/expiry-sweeper.js';
 import type { CountersignConfig } from './config/config-schema.js';
 import { loadConfigFile } from './config/config-file.js';
-import { parseEnvironment, type EnvironmentConfig } from './config/environment.js';
+import { parseEnvironment, type BotRole, type EnvironmentConfig } from './config/environment.js';
 import { createConversation } from './conversation/conversation.js';
 import { recoverStalledWork } from './conversation/recover-stalled-work.js';
+import { createLoadGate, createLoadMonitor } from './conversation/load-gate.js';
 import { createThreadWorker, type ThreadWorker } from './conversation/thread-worker.js';
+import { createWorkPuller } from './conversation/work-puller.js';
+import { createHealthServer } from './runtime/health-check.js';
 import type { AuditLog } from './audit/audit-log.js';
 import { createMemoryAuditLog } from './audit/memory-audit-log.js';
 import { createRedisAuditLog } from './store/redis-audit-log.js';
@@ -55,6 +58,12 @@ export interface CreateBotOptions {
    * processes pick up its work after that. A live holder renews it.
    */
   lockTtlMs?: number;
+  /** Default: `COUNTERSIGN_ROLE` (`all`). See `BotRole`. */
+  role?: BotRole;
+  /** Turns (work items) this process runs at once, at most: default 1000 for a worker (its event loop's delay limits it first), 8 for a process that also serves Slack. */
+  maxConcurrentTurns?: number;
+  /** No new turn starts while this process's event loop lags more than this (default 100 ms). */
+  maxEventLoopDelayMs?: number;
   model?: LanguageModel;
 }
 
@@ -133,7 +142,21 @@ async function assemble(
     now,
   });
   const lockTtlMs = options.lockTtlMs ?? DEFAULT_LOCK_TTL_MS;
-  const worker = createThreadWorker({ store, handle: (item, lease) => conversation.handle(item, lease), logger, lockTtlMs });
+  const role = options.role ?? environment.role;
+  const monitor = createLoadMonitor();
+  // A process that also serves Slack keeps few turns at once, so its loop stays free to ack; a worker is limited by its CPU.
+  const defaultMaxTurns = role === 'worker' ? DEFAULT_MAX_CONCURRENT_TURNS_WORKER : DEFAULT_MAX_CONCURRENT_TURNS_SERVING;
+  const limits = { monitor, maxConcurrent: options.maxConcurrentTurns ?? defaultMaxTurns, maxEventLoopDelayMs: options.maxEventLoopDelayMs ?? DEFAULT_MAX_EVENT_LOOP_DELAY_MS };
+  const worker = createThreadWorker({
+    store,
+    handle: (item, lease) => conversation.handle(item, lease),
+    logger,
+    lockTtlMs,
+    gate: createLoadGate(limits),
+    handOff: role === 'receiver',
+  });
+  // Receivers run no turns; everyone else takes the threads receivers hand off.
+  const puller = role === 'receiver' ? undefined : createWorkPuller({ store, worker, gate: createLoadGate(limits), logger });
   const sweeper = createExpirySweeper({
     store,
     messenger,
@@ -141,7 +164,7 @@ async function assemble(
     logger,
     now,
     ...(options.sweepIntervalMs ? { intervalMs: options.sweepIntervalMs } : {}),
-    alsoRun: () => recoverStalledWork({ store, worker, now, graceMs: lockTtlMs, logger }),
+    ...(role === 'receiver' ? {} : { alsoRun: () => recoverStalledWork({ store, worker, now, graceMs: lockTtlMs, logger }) }),
   });
   registerListeners(app, {
     store,
@@ -175,13 +198,23 @@ async function assemble(
     logger,
   });
 
+  let healthServer: Server | undefined;
   return {
     app,
     store,
     worker,
     async start(startOptions = {}) {
       sweeper.start();
+      puller?.start();
       const port = startOptions.port ?? environment.slack.port;
+      if (role === 'worker') {
+        healthServer = createHealthServer(store);
+        const server = healthServer;
+        await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, startOptions.host, resolve));
+        const bound = (server.address() as AddressInfo).port;
+        logger.info({ event: 'started', mode: 'worker', port: bound, tools: tools.map((tool) => tool.name) }, 'countersign worker running turns');
+        return { port: bound };
+      }
       if (environment.slack.socketMode) {
         await app.start();
         logger.info({ event: 'started', mode: 'socket', tools: tools.map((tool) => tool.name) }, 'countersign connected over Socket Mode');
@@ -189,22 +222,28 @@ async function assemble(
       }
       const server = (await app.start({ port, ...(startOptions.host ? { host: startOptions.host } : {}) })) as Server;
       const bound = (server.address() as AddressInfo).port;
-      logger.info({ event: 'started', mode: 'http', port: bound, tools: tools.map((tool) => tool.name) }, 'countersign listening');
+      logger.info({ event: 'started', mode: 'http', role, port: bound, tools: tools.map((tool) => tool.name) }, 'countersign listening');
       return { port: bound };
     },
     async stop() {
+      await puller?.stop();
       await sweeper.stop();
-      await app.stop();
+      if (healthServer) await new Promise((resolve) => healthServer?.close(resolve));
+      else await app.stop();
       await worker.idle();
       await store.close();
       await audit.close();
       await loaded.close();
+      monitor.close();
     },
   };
 }
 
 const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
 const DEFAULT_LOCK_TTL_MS = 30_000;
+const DEFAULT_MAX_CONCURRENT_TURNS_WORKER = 1_000;
+const DEFAULT_MAX_CONCURRENT_TURNS_SERVING = 8;
+const DEFAULT_MAX_EVENT_LOOP_DELAY_MS = 100;
 
 /** Shared by the store and the audit stream; `npm run audit` reads `${prefix}audit`. */
 const STORE_KEY_PREFIX = 'countersign:';

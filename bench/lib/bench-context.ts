@@ -66,14 +66,21 @@ export interface BenchContext extends BenchServices, BurstHelpers {
 export async function startBenchContext(options: { inspect: boolean; cleanup: CleanupStack; phase: RunPhase; log: (line: string) => void }): Promise<BenchContext> {
   const { inspect, cleanup } = options;
   const services = await startServices(cleanup);
-  const startBot: BenchContext['startBot'] = ({ name, redisUrl, withInspector = false }) =>
-    startServerUnderTest({
+  // BENCH_ROLES=split: the measured process only receives (COUNTERSIGN_ROLE=receiver); a worker
+  // process beside it, on the same Redis, runs the turns.
+  const split = process.env.BENCH_ROLES === 'split';
+  const startBot: BenchContext['startBot'] = async ({ name, redisUrl, withInspector = false }) => {
+    if (split) {
+      await startServerUnderTest({ name: `${name}-worker`, script: 'dist/main.js', withInspector: false, environment: (port) => botEnvironment({ port, redisUrl, services, role: 'worker' }), cleanup });
+    }
+    return startServerUnderTest({
       name,
       script: 'dist/main.js',
       withInspector,
-      environment: (port) => botEnvironment({ port, redisUrl, services }),
+      environment: (port) => botEnvironment({ port, redisUrl, services, role: split ? 'receiver' : 'all' }),
       cleanup,
     });
+  };
   const { bot, bare } = await options.phase('start processes', async () => ({
     bot: await startBot({ name: 'countersign', redisUrl: services.redis.url, withInspector: inspect }),
     bare: await startServerUnderTest({ name: 'bare-bolt', script: 'bench/bare-bolt-app.ts', withInspector: inspect, environment: (port) => bareEnvironment({ port, services }), cleanup }),
@@ -140,7 +147,7 @@ function findInspectorUrls(options: { bot: ServerUnderTest; bare: ServerUnderTes
   return { botInspectorUrl, bareInspectorUrl };
 }
 
-function botEnvironment(options: { port: number; redisUrl: string; services: BenchServices }): Record<string, string> {
+function botEnvironment(options: { port: number; redisUrl: string; services: BenchServices; role: 'all' | 'receiver' | 'worker' }): Record<string, string> {
   return {
     SLACK_BOT_TOKEN: 'xoxb-bench-token',
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
@@ -155,6 +162,7 @@ function botEnvironment(options: { port: number; redisUrl: string; services: Ben
     COUNTERSIGN_CONFIG: options.services.configPath,
     PORT: String(options.port),
     LOG_LEVEL: 'warn',
+    COUNTERSIGN_ROLE: options.role,
   };
 }
 

@@ -65,17 +65,21 @@ export async function redisMemory(options: {
     indexes[family] = { bytes, entries, bytesPerEntry: round(bytesPerEntry, 1), listsPendingSteps: perPending > 0 };
   }
 
-  // Thread history: one key per thread. Threads with a pending approval are the ones measured.
-  const threadKeys = options.pendingThreads.map((thread) => `${KEY_PREFIX}thread:T0BENCH01:${thread.channel}:${thread.threadTs}`);
-  const threadSizes = await memoryUsage(redis, threadKeys);
+  // Thread history: per thread a hash of its fields and a list of its messages. Threads with a pending approval are the ones measured.
+  const threadIds = options.pendingThreads.map((thread) => `T0BENCH01:${thread.channel}:${thread.threadTs}`);
+  const fieldSizes = await memoryUsage(redis, threadIds.map((id) => `${KEY_PREFIX}thread:${id}`));
+  const messageSizes = await memoryUsage(redis, threadIds.map((id) => `${KEY_PREFIX}thread-messages:${id}`));
+  const threadSizes = fieldSizes.map((size, index) => size + (messageSizes[index] ?? 0));
   // History is stored once per thread: the mention's unique marker is in the thread key, not in the step.
   const sample = options.pendingThreads.slice(0, 200);
   let markerInThread = 0;
   let markerInStep = 0;
   for (const thread of sample) {
-    const stored = await redis.get(`${KEY_PREFIX}thread:T0BENCH01:${thread.channel}:${thread.threadTs}`);
-    if (stored?.includes(thread.marker)) markerInThread += 1;
-    const stepId = stored ? (JSON.parse(stored) as { pendingStepId?: string }).pendingStepId : undefined;
+    const id = `T0BENCH01:${thread.channel}:${thread.threadTs}`;
+    const fields = await redis.hget(`${KEY_PREFIX}thread:${id}`, 'meta');
+    const messages = await redis.lrange(`${KEY_PREFIX}thread-messages:${id}`, 0, -1);
+    if (messages.some((message) => message.includes(thread.marker))) markerInThread += 1;
+    const stepId = fields ? (JSON.parse(fields) as { pendingStepId?: string }).pendingStepId : undefined;
     if (stepId !== undefined && JSON.stringify(await redis.hgetall(`${KEY_PREFIX}step:${stepId}`)).includes(thread.marker)) markerInStep += 1;
   }
 

@@ -25,7 +25,16 @@ describe('parseEnvironment', () => {
       slack: { botToken: HTTP.SLACK_BOT_TOKEN, signingSecret: HTTP.SLACK_SIGNING_SECRET, socketMode: false, port: 3000, streaming: 'update' },
       openai: { apiKey: HTTP.OPENAI_API_KEY, model: 'gpt-5-mini', api: 'responses' },
       logLevel: 'info',
+      role: 'all',
     });
+  });
+
+  it('reads the process role; receivers and workers need Redis to meet, and a typo is named', () => {
+    expect(parseEnvironment({ ...HTTP, COUNTERSIGN_ROLE: 'Receiver', REDIS_URL: 'redis://localhost:6379' }, noFile).role).toBe('receiver');
+    expect(problemsOf({ ...HTTP, COUNTERSIGN_ROLE: 'worker' }).problems).toEqual([
+      { field: 'COUNTERSIGN_ROLE', message: 'worker needs REDIS_URL: receivers hand turns to workers through Redis' },
+    ]);
+    expect(problemsOf({ ...HTTP, COUNTERSIGN_ROLE: 'recevier' }).problems.map((problem) => problem.field)).toEqual(['COUNTERSIGN_ROLE']);
   });
 
   it('reports every problem at once, by variable name, without echoing secret values', () => {

@@ -7,6 +7,12 @@ export type OpenAiApi = 'responses' | 'chat';
  * `update` for good if Slack refuses. `update`: a message edited about once a second.
  */
 export type AnswerStreaming = 'native' | 'update';
+/**
+ * What this process does. `all`: receives Slack requests and runs turns. `receiver`: verifies,
+ * records and acks Slack requests, and hands turns to the workers through Redis. `worker`: runs
+ * turns handed off by receivers (and any work a stopped process left); it serves only `/healthz`.
+ */
+export type BotRole = 'all' | 'receiver' | 'worker';
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
 
 export interface EnvironmentConfig {
@@ -39,6 +45,7 @@ export interface EnvironmentConfig {
   /** Unset means the built-in defaults. */
   configPath?: string;
   logLevel: LogLevel;
+  role: BotRole;
 }
 
 export interface ParseEnvironmentOptions {
@@ -53,6 +60,7 @@ export const DEFAULT_CONFIG_PATH = './countersign.yml';
 const LOG_LEVELS: readonly LogLevel[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 const OPENAI_APIS: readonly OpenAiApi[] = ['responses', 'chat'];
 const STREAMING_MODES: readonly AnswerStreaming[] = ['update', 'native'];
+const ROLES: readonly BotRole[] = ['all', 'receiver', 'worker'];
 
 /**
  * Reads and checks the process environment. Every problem is collected before throwing, and
@@ -106,6 +114,9 @@ export function parseEnvironment(
   const redisUrl = readUrl({ name: 'REDIS_URL', value: read('REDIS_URL'), protocols: ['redis:', 'rediss:'], problem });
   const configPath = read('COUNTERSIGN_CONFIG') ?? defaultConfigPath(options.fileExists ?? existsSync);
   const logLevel = readChoice({ name: 'LOG_LEVEL', value: read('LOG_LEVEL')?.toLowerCase(), choices: LOG_LEVELS, fallback: 'info', problem });
+  const role = readChoice({ name: 'COUNTERSIGN_ROLE', value: read('COUNTERSIGN_ROLE')?.toLowerCase(), choices: ROLES, fallback: 'all', problem });
+  // Receivers and workers meet only in Redis; without it a receiver's work would never run.
+  if (role !== 'all' && redisUrl === undefined && !problems.some((entry) => entry.field === 'REDIS_URL')) problem('COUNTERSIGN_ROLE', `${role} needs REDIS_URL: receivers hand turns to workers through Redis`);
 
   if (problems.length > 0 || botToken === undefined || apiKey === undefined) throw new ConfigError({ problems });
 
@@ -125,6 +136,7 @@ export function parseEnvironment(
     ...(redisUrl !== undefined && { redisUrl }),
     ...(configPath !== undefined && { configPath }),
     logLevel,
+    role,
   };
 }
 
@@ -158,6 +170,7 @@ export function describeEnvironment(config: EnvironmentConfig) {
     redisUrl: secret(config.redisUrl),
     configPath: config.configPath,
     logLevel: config.logLevel,
+    role: config.role,
   };
 }
 

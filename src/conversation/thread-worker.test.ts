@@ -2,6 +2,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../store/memory-store.js';
 import type { StateStore } from '../store/state-store.js';
+import { createLoadGate, createLoadMonitor } from './load-gate.js';
 import { createThreadWorker } from './thread-worker.js';
 import type { WorkItem } from './work-item.js';
 
@@ -15,7 +16,7 @@ describe('thread worker', () => {
     const worker = createThreadWorker({
       store: createMemoryStore(),
       logger: pino({ level: 'silent' }),
-      maxConcurrentItems: 3,
+      gate: createLoadGate({ monitor: createLoadMonitor(), maxConcurrent: 3, maxEventLoopDelayMs: 10_000 }),
       handle: async (work) => {
         active += 1;
         peak = Math.max(peak, active);

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { isFencedError } from '../store/fenced-error.js';
 import type { Fence, StateStore } from '../store/state-store.js';
 import { createLease, type Lease } from './lease.js';
+import type { LoadGate } from './load-gate.js';
 import { decodeWorkItem, encodeWorkItem, type WorkItem } from './work-item.js';
 
 export interface ThreadWorkerOptions {
@@ -13,10 +14,15 @@ export interface ThreadWorkerOptions {
   /** The lock outlives a crashed holder by at most this long; a live holder renews it. */
   lockTtlMs?: number;
   /**
-   * Items handled at once by this process. A burst of clicks then waits in Redis (each thread's
-   * lock renewed) instead of piling turn work onto the event loop that must ack Slack in 3 s.
+   * Admits items while this process has room (a cap, and an event loop that keeps up). A burst
+   * then waits (each thread's lock renewed) instead of piling turn work onto a loop that is behind.
    */
-  maxConcurrentItems?: number;
+  gate?: LoadGate;
+  /**
+   * For a process that only receives: `submit` queues the item and offers the thread to the
+   * workers (`work-puller.ts`) instead of draining it here, so this event loop only acks Slack.
+   */
+  handOff?: boolean;
 }
 
 export interface ThreadWorker {
@@ -32,17 +38,18 @@ export interface ThreadWorker {
 }
 
 const DEFAULT_LOCK_TTL_MS = 30_000;
-const DEFAULT_MAX_CONCURRENT_ITEMS = 8;
+/** Tests and tools that build a worker without a gate: no limit. */
+const UNGATED: LoadGate = { acquire: async () => () => {}, whenRoom: async () => {}, active: () => 0 };
 
 export function createThreadWorker({
   store,
   handle,
   logger,
   lockTtlMs = DEFAULT_LOCK_TTL_MS,
-  maxConcurrentItems = DEFAULT_MAX_CONCURRENT_ITEMS,
+  gate = UNGATED,
+  handOff = false,
 }: ThreadWorkerOptions): ThreadWorker {
   const running = new Set<Promise<void>>();
-  const slots = createSlots(maxConcurrentItems);
 
   async function drain(threadKey: string, token: string): Promise<void> {
     const fence: Fence = { threadKey, token };
@@ -84,7 +91,7 @@ export function createThreadWorker({
         const item = decodeWorkItem(encoded);
         if (!item) logger.warn({ event: 'work-item-invalid', threadKey }, 'dropped an unreadable work item');
         else {
-          const release = await slots.acquire();
+          const release = await gate.acquire();
           try {
             await handle(item, lease);
           } catch (error) {
@@ -129,6 +136,7 @@ export function createThreadWorker({
       return true;
     },
     async submit(threadKey, item) {
+      if (handOff) return store.handOffWork(threadKey, encodeWorkItem(item));
       const token = await store.enqueueWork(threadKey, encodeWorkItem(item), lockTtlMs);
       if (token === undefined) return;
       await run(threadKey, token);
@@ -196,22 +204,4 @@ function createHold(options: { store: StateStore; fence: Fence; lockTtlMs: numbe
   }
 
   return { renew, whileHeld, heldUntil: () => heldUntil };
-}
-
-/** A counting semaphore: at most `size` holders; the rest wait in arrival order. */
-function createSlots(size: number): { acquire(): Promise<() => void> } {
-  let free = Math.max(1, size);
-  const waiting: Array<() => void> = [];
-  const release = () => {
-    const next = waiting.shift();
-    if (next) next();
-    else free += 1;
-  };
-  return {
-    async acquire() {
-      if (free > 0) free -= 1;
-      else await new Promise<void>((resolve) => waiting.push(resolve));
-      return release;
-    },
-  };
 }

@@ -1,3 +1,4 @@
+import { answerHealthCheck } from '../runtime/health-check.js';
 import { App, type CustomRoute } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { createBoltLogger } from '../log/bolt-logger.js';
@@ -25,12 +26,7 @@ export function createSlackApp({ settings, store, logger }: { settings: SlackApp
   const healthRoute: CustomRoute = {
     path: '/healthz',
     method: ['GET'],
-    handler: (_request, response) => {
-      store.ping().then(
-        () => respondJson(response, 200, { status: 'ok', store: store.kind, redis: store.kind === 'redis' ? 'up' : 'not configured' }),
-        () => respondJson(response, 503, { status: 'unavailable', store: store.kind, redis: 'down' }),
-      );
-    },
+    handler: (_request, response) => answerHealthCheck(store, response),
   };
   return new App({
     token: settings.botToken,
@@ -47,9 +43,4 @@ export function createSlackApp({ settings, store, logger }: { settings: SlackApp
       ? { socketMode: true, appToken: settings.appToken as string, port: settings.port }
       : { signingSecret: settings.signingSecret as string }),
   });
-}
-
-function respondJson(response: import('node:http').ServerResponse, status: number, body: object): void {
-  response.writeHead(status, { 'content-type': 'application/json' });
-  response.end(JSON.stringify(body));
 }

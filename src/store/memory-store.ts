@@ -33,6 +33,9 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
   const grants = new Map<string, Grant>();
   const inflight = new Map<string, string>();
   const busy = new Map<string, number>();
+  /** Threads handed off to the workers, and workers waiting for one. */
+  const ready: string[] = [];
+  const readyWaiters: Array<(threadKey: string) => void> = [];
   const complete = new Map<string, number>();
   const executing = new Map<string, Map<string, ExecutingMarker>>();
 
@@ -180,6 +183,34 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       busy.set(threadKey, now());
       if (lockHolder(threadKey) !== undefined) return undefined;
       return issueToken(threadKey, lockTtlMs);
+    },
+
+    async handOffWork(threadKey, item) {
+      const queue = queues.get(threadKey) ?? [];
+      queue.push(item);
+      queues.set(threadKey, queue);
+      busy.set(threadKey, now());
+      if (lockHolder(threadKey) !== undefined) return;
+      const waiter = readyWaiters.shift();
+      if (waiter) waiter(threadKey);
+      else ready.push(threadKey);
+    },
+
+    async nextReadyThread(timeoutMs) {
+      const next = ready.shift();
+      if (next !== undefined) return next;
+      return new Promise<string | undefined>((resolve) => {
+        const timer = setTimeout(() => {
+          readyWaiters.splice(readyWaiters.indexOf(waiter), 1);
+          resolve(undefined);
+        }, timeoutMs);
+        timer.unref();
+        const waiter = (threadKey: string) => {
+          clearTimeout(timer);
+          resolve(threadKey);
+        };
+        readyWaiters.push(waiter);
+      });
     },
 
     async tryLock(threadKey, ttlMs) {

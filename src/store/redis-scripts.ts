@@ -24,6 +24,42 @@ redis.call('SET', KEYS[${fence}], token, 'PX', ARGV[${ttl}])`;
 }
 
 /**
+ * Checks a history write (ARGV[history], JSON: see `HistoryWrite`) against the thread KEYS[meta]
+ * (a hash: `meta`, `revision`) and its message list KEYS[list]: a patch is refused with 'stale'
+ * unless the stored history is the one it was planned from. Sets the Lua local `revision`.
+ */
+function checkHistoryWrite({ meta, list, history }: { meta: number; list: number; history: number }): string {
+  return `
+local history = cjson.decode(ARGV[${history}])
+local kind = redis.call('TYPE', KEYS[${meta}]).ok
+local revision = 0
+if kind == 'hash' then revision = tonumber(redis.call('HGET', KEYS[${meta}], 'revision') or '0') or 0 end
+if history.mode == 'patch' and (kind ~= 'hash' or revision ~= history.baseRevision or redis.call('LLEN', KEYS[${list}]) ~= history.baseLength) then return 'stale' end`;
+}
+
+/**
+ * Applies the checked history write and stores the thread's other fields (ARGV[metaJson]) with the
+ * next revision: a patch trims, replaces and appends; only a rewrite (a legacy thread, another
+ * process's write in between) sends the whole history. Both keys expire after ARGV[ttl] ms.
+ */
+function applyHistoryWrite({ meta, list, metaJson, ttl }: { meta: number; list: number; metaJson: number; ttl: number }): string {
+  return `
+if history.mode == 'patch' then
+  if history.dropFront > 0 then redis.call('LTRIM', KEYS[${list}], history.dropFront, -1) end
+  for _, entry in ipairs(history.set) do redis.call('LSET', KEYS[${list}], entry[1], entry[2]) end
+else
+  redis.call('DEL', KEYS[${meta}], KEYS[${list}])
+end
+for i = 1, #history.append, 500 do
+  redis.call('RPUSH', KEYS[${list}], unpack(history.append, i, math.min(i + 499, #history.append)))
+end
+revision = revision + 1
+redis.call('HSET', KEYS[${meta}], 'meta', ARGV[${metaJson}], 'revision', revision)
+redis.call('PEXPIRE', KEYS[${meta}], ARGV[${ttl}])
+redis.call('PEXPIRE', KEYS[${list}], ARGV[${ttl}])`;
+}
+
+/**
  * KEYS[1] step, [2] complete-steps index, [3] expiry schedule, [4] reminder schedule, [5] audit
  * stream, [6] grants hash of the step's channel, [7] the thread's fence.
  * ARGV[1] revision the change was computed from, [2] step JSON, [3] step id, [4] now, [5] flags
@@ -55,29 +91,55 @@ return 'committed'
 
 /**
  * KEYS[1] step, [2] thread, [3] expiry schedule, [4] reminder schedule, [5] channel's pending
- * index, [6] audit stream, [7] the thread's fence.
+ * index, [6] audit stream, [7] the thread's fence, [8] the thread's messages.
  * ARGV[1] token, [2] step JSON, [3] step ttl ms, [4] step id, [5] expiry or '', [6] reminder or '',
- * [7] created at, [8] thread JSON, [9] thread ttl ms, [10] audit cap, [11…] audit pairs.
+ * [7] created at, [8] thread JSON without its messages, [9] thread ttl ms, [10] audit cap, [11]
+ * history write, [12…] audit pairs. Returns the thread's new revision.
  */
 export const CREATE_STEP_SCRIPT = `
 if redis.call('GET', KEYS[7]) ~= ARGV[1] then return 'fenced' end
+${checkHistoryWrite({ meta: 2, list: 8, history: 11 })}
 redis.call('HSET', KEYS[1], 'data', ARGV[2], 'revision', '0', 'phase', 'pending')
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 if ARGV[5] ~= '' then redis.call('ZADD', KEYS[3], ARGV[5], ARGV[4]) end
 if ARGV[6] ~= '' then redis.call('ZADD', KEYS[4], ARGV[6], ARGV[4]) end
 redis.call('ZADD', KEYS[5], ARGV[7], ARGV[4])
 redis.call('PEXPIRE', KEYS[5], ARGV[3])
-redis.call('SET', KEYS[2], ARGV[8], 'PX', ARGV[9])
-${appendAuditEvents({ key: 6, cap: 10, first: 11 })}
-return 'ok'
+${applyHistoryWrite({ meta: 2, list: 8, metaJson: 8, ttl: 9 })}
+${appendAuditEvents({ key: 6, cap: 10, first: 12 })}
+return revision
 `;
 
-/** KEYS[1] thread, [2] fence, [3] executing markers. ARGV[1] token, [2] thread JSON, [3] ttl ms, [4] '1' to drop the markers. */
+/**
+ * KEYS[1] thread, [2] fence, [3] executing markers, [4] the thread's messages. ARGV[1] token, [2]
+ * thread JSON without its messages, [3] ttl ms, [4] '1' to drop the markers, [5] history write.
+ * Returns the thread's new revision.
+ */
 export const SAVE_THREAD_SCRIPT = `
 if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 'fenced' end
-redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+${checkHistoryWrite({ meta: 1, list: 4, history: 5 })}
+${applyHistoryWrite({ meta: 1, list: 4, metaJson: 2, ttl: 3 })}
 if ARGV[4] == '1' then redis.call('DEL', KEYS[3]) end
-return 'ok'
+return revision
+`;
+
+/** KEYS[1] thread, [2] its messages. ARGV[1] thread JSON without messages, [2] ttl ms, [3] history write (a rewrite). 0 when the thread exists. */
+export const CREATE_THREAD_IF_ABSENT_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+${checkHistoryWrite({ meta: 1, list: 2, history: 3 })}
+${applyHistoryWrite({ meta: 1, list: 2, metaJson: 1, ttl: 2 })}
+return revision
+`;
+
+/**
+ * KEYS[1] thread, [2] its messages. A thread saved before histories were lists is one JSON string
+ * (`legacy`); it becomes a hash and a list on its next save.
+ */
+export const READ_THREAD_SCRIPT = `
+local kind = redis.call('TYPE', KEYS[1]).ok
+if kind == 'string' then return {'legacy', redis.call('GET', KEYS[1])} end
+if kind ~= 'hash' then return false end
+return {'list', redis.call('HGET', KEYS[1], 'meta'), redis.call('HGET', KEYS[1], 'revision'), redis.call('LRANGE', KEYS[2], 0, -1)}
 `;
 
 /** KEYS[1] executing markers, [2] fence, [3] audit stream. ARGV[1] token, [2] call id, [3] marker JSON, [4] ttl ms, [5] audit cap, [6…] audit pairs. */
@@ -120,6 +182,21 @@ if redis.call('EXISTS', KEYS[2]) == 1 then return false end
 ${issueToken({ fence: 4, now: 5, ttl: 6 })}
 redis.call('SET', KEYS[2], token, 'PX', ARGV[2])
 return token
+`;
+
+/**
+ * KEYS[1] queue, [2] lock, [3] index of threads with work, [4] ready list. ARGV[1] item, [2] queue
+ * ttl ms, [3] thread key, [4] now, [5] most hints kept. A held lock needs no hint: its holder drains
+ * the queue before it lets go (RELEASE_IF_IDLE_SCRIPT).
+ */
+export const HAND_OFF_WORK_SCRIPT = `
+redis.call('RPUSH', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('ZADD', KEYS[3], ARGV[4], ARGV[3])
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+redis.call('RPUSH', KEYS[4], ARGV[3])
+redis.call('LTRIM', KEYS[4], -tonumber(ARGV[5]), -1)
+return 1
 `;
 
 /** KEYS[1] lock, [2] fence. ARGV[1] lock ttl ms, [2] now, [3] fence ttl ms. */

@@ -8,7 +8,10 @@ import { reconnectDelayMs } from './reconnect-delay.js';
 import {
   COMMIT_STEP_SCRIPT,
   CREATE_STEP_SCRIPT,
+  CREATE_THREAD_IF_ABSENT_SCRIPT,
+  READ_THREAD_SCRIPT,
   ENQUEUE_AND_LOCK_SCRIPT,
+  HAND_OFF_WORK_SCRIPT,
   EXTEND_LOCK_SCRIPT,
   FINISH_EXECUTING_SCRIPT,
   FINISH_WORK_SCRIPT,
@@ -20,9 +23,8 @@ import {
   TRY_LOCK_SCRIPT,
 } from './redis-scripts.js';
 import type { CommitResult, ExecutingMarker, StateStore } from './state-store.js';
+import { createThreadHistories, type ThreadReply } from './redis-thread-history.js';
 import { stepData, stepFromRecord } from './step-record.js';
-import type { ThreadState } from './thread-state.js';
-import { THREAD_STATE_SCHEMA_VERSION } from './thread-state.js';
 
 /** Work queued for a thread outlives a crashed holder for this long, then Redis drops it. */
 const QUEUE_TTL_MS = 24 * 60 * 60 * 1000;
@@ -31,12 +33,15 @@ const FENCE_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
 const SCRIPTS = {
   csCommitStep: [7, COMMIT_STEP_SCRIPT],
-  csCreateStep: [7, CREATE_STEP_SCRIPT],
-  csSaveThread: [3, SAVE_THREAD_SCRIPT],
+  csCreateStep: [8, CREATE_STEP_SCRIPT],
+  csSaveThread: [4, SAVE_THREAD_SCRIPT],
+  csCreateThreadIfAbsent: [2, CREATE_THREAD_IF_ABSENT_SCRIPT],
+  csReadThread: [2, READ_THREAD_SCRIPT],
   csMarkExecuting: [3, MARK_EXECUTING_SCRIPT],
   csFinishExecuting: [2, FINISH_EXECUTING_SCRIPT],
   csRevokeGrant: [2, REVOKE_GRANT_SCRIPT],
   csEnqueueAndLock: [4, ENQUEUE_AND_LOCK_SCRIPT],
+  csHandOffWork: [4, HAND_OFF_WORK_SCRIPT],
   csTryLock: [2, TRY_LOCK_SCRIPT],
   csExtendLock: [2, EXTEND_LOCK_SCRIPT],
   csTakeWork: [3, TAKE_WORK_SCRIPT],
@@ -45,6 +50,9 @@ const SCRIPTS = {
 } as const;
 
 type ScriptRunner = Record<keyof typeof SCRIPTS, (...args: Array<string | number>) => Promise<unknown>>;
+
+/** Hints beyond this many are dropped (oldest first) when no worker takes them; the recovery sweep still finds the work. */
+const READY_HINTS_KEPT = 10_000;
 
 export interface RedisStoreOptions {
   /** A client to use (and close with the store); or `url` to connect one. */
@@ -62,16 +70,21 @@ export function createRedisStore({ redis: given, url, keyPrefix = 'countersign:'
   const redis = given ?? connect(url);
   for (const [name, [numberOfKeys, lua]] of Object.entries(SCRIPTS)) redis.defineCommand(name, { numberOfKeys, lua });
   const run = redis as unknown as ScriptRunner;
+  let blocking: Redis | undefined;
+  let closed = false;
+  const histories = createThreadHistories();
 
   const key = {
     once: (id: string) => `${keyPrefix}once:${id}`,
     thread: (threadKey: string) => `${keyPrefix}thread:${threadKey}`,
+    messages: (threadKey: string) => `${keyPrefix}thread-messages:${threadKey}`,
     step: (stepId: string) => `${keyPrefix}step:${stepId}`,
     queue: (threadKey: string) => `${keyPrefix}queue:${threadKey}`,
     lock: (threadKey: string) => `${keyPrefix}lock:${threadKey}`,
     fence: (threadKey: string) => `${keyPrefix}fence:${threadKey}`,
     inflight: (threadKey: string) => `${keyPrefix}inflight:${threadKey}`,
     busy: () => `${keyPrefix}busy-threads`,
+    ready: () => `${keyPrefix}ready-threads`,
     complete: () => `${keyPrefix}complete-steps`,
     executing: (threadKey: string) => `${keyPrefix}executing:${threadKey}`,
     schedule: (kind: 'expiry' | 'reminder') => `${keyPrefix}${kind === 'expiry' ? 'expiries' : 'reminders'}`,
@@ -101,42 +114,48 @@ export function createRedisStore({ redis: given, url, keyPrefix = 'countersign:'
     },
 
     async getThread(threadKey) {
-      const json = await redis.get(key.thread(threadKey));
-      if (json === null) return undefined;
-      const thread = JSON.parse(json) as ThreadState;
-      return thread.schemaVersion === THREAD_STATE_SCHEMA_VERSION ? thread : undefined;
+      return histories.read(threadKey, (await run.csReadThread(key.thread(threadKey), key.messages(threadKey))) as ThreadReply);
     },
 
     async saveThread(thread, ttlMs, fence, { settled = false } = {}) {
-      const reply = await run.csSaveThread(key.thread(thread.threadKey), key.fence(fence.threadKey), key.executing(thread.threadKey), fence.token, JSON.stringify(thread), ttlMs, settled ? '1' : '0');
+      const reply = await histories.write(thread, (write) =>
+        run.csSaveThread(key.thread(thread.threadKey), key.fence(fence.threadKey), key.executing(thread.threadKey), key.messages(thread.threadKey), fence.token, write.metaJson, ttlMs, settled ? '1' : '0', write.historyJson),
+      );
       if (reply === 'fenced') throw new FencedError(fence.threadKey);
     },
 
     async createThreadIfAbsent(thread, ttlMs) {
-      return (await redis.set(key.thread(thread.threadKey), JSON.stringify(thread), 'PX', ttlMs, 'NX')) === 'OK';
+      const reply = await histories.write(thread, (write) =>
+        run.csCreateThreadIfAbsent(key.thread(thread.threadKey), key.messages(thread.threadKey), write.metaJson, ttlMs, write.historyJson), { rewrite: true },
+      );
+      return reply !== 0;
     },
 
     async createStep({ step, thread, ttlMs, audit, fence }) {
       const { prepared, args } = prepare(audit);
-      const reply = await run.csCreateStep(
-        key.step(step.stepId),
-        key.thread(thread.threadKey),
-        key.schedule('expiry'),
-        key.schedule('reminder'),
-        key.pending(step.teamId, step.channel),
-        key.audit(),
-        key.fence(fence.threadKey),
-        fence.token,
-        stepData(step),
-        ttlMs,
-        step.stepId,
-        step.expiresAt ?? '',
-        step.remindAt ?? '',
-        step.createdAt,
-        JSON.stringify(thread),
-        ttlMs,
-        auditMaxLength,
-        ...args,
+      const reply = await histories.write(thread, (write) =>
+        run.csCreateStep(
+          key.step(step.stepId),
+          key.thread(thread.threadKey),
+          key.schedule('expiry'),
+          key.schedule('reminder'),
+          key.pending(step.teamId, step.channel),
+          key.audit(),
+          key.fence(fence.threadKey),
+          key.messages(thread.threadKey),
+          fence.token,
+          stepData(step),
+          ttlMs,
+          step.stepId,
+          step.expiresAt ?? '',
+          step.remindAt ?? '',
+          step.createdAt,
+          write.metaJson,
+          ttlMs,
+          auditMaxLength,
+          write.historyJson,
+          ...args,
+        ),
       );
       if (reply === 'fenced') throw new FencedError(fence.threadKey);
       logStored(prepared);
@@ -234,6 +253,18 @@ export function createRedisStore({ redis: given, url, keyPrefix = 'countersign:'
       return typeof token === 'string' ? token : undefined;
     },
 
+    async handOffWork(threadKey, item) {
+      await run.csHandOffWork(key.queue(threadKey), key.lock(threadKey), key.busy(), key.ready(), item, QUEUE_TTL_MS, threadKey, now(), READY_HINTS_KEPT);
+    },
+
+    async nextReadyThread(timeoutMs) {
+      if (closed) return undefined;
+      // A blocking pop holds its connection until it answers, so it gets one of its own.
+      blocking ??= redis.duplicate();
+      const reply = await blocking.blpop(key.ready(), Math.max(0.01, timeoutMs / 1000));
+      return reply?.[1];
+    },
+
     async tryLock(threadKey, ttlMs) {
       const token = await run.csTryLock(key.lock(threadKey), key.fence(threadKey), ttlMs, now(), FENCE_TTL_MS);
       return typeof token === 'string' ? token : undefined;
@@ -304,6 +335,8 @@ export function createRedisStore({ redis: given, url, keyPrefix = 'countersign:'
     },
 
     async close() {
+      closed = true;
+      blocking?.disconnect();
       redis.disconnect();
     },
   };

@@ -203,6 +203,22 @@ describe.each(createStores())('%s state store', (_name, create) => {
     expect(await store.enqueueWork(threadKey, 'three', TTL)).toBeDefined();
   });
 
+  it('hands work off without locking: a free thread is offered to one worker, a held one is left to its holder', async () => {
+    const free = `T1:C1:${randomUUID()}`;
+    const held = `T1:C1:${randomUUID()}`;
+    const holder = { threadKey: held, token: (await store.tryLock(held, TTL))! };
+    const waiting = store.nextReadyThread(5_000);
+    await store.handOffWork(free, 'one');
+    await store.handOffWork(held, 'two');
+    expect(await waiting).toBe(free);
+    // Offered once: a second worker waits in vain, and the holder of the other thread drains its item.
+    expect(await store.nextReadyThread(50)).toBeUndefined();
+    expect(await store.busyThreads({ limit: 1000 })).toEqual(expect.arrayContaining([free, held]));
+    expect(await store.takeWork(holder)).toBe('two');
+    const worker = { threadKey: free, token: (await store.tryLock(free, TTL))! };
+    expect(await store.takeWork(worker)).toBe('one');
+  });
+
   it('keeps an item in flight until it is finished, so work a dead holder took is picked up by the next', async () => {
     const threadKey = `T1:C1:${randomUUID()}`;
     const token = await store.enqueueWork(threadKey, 'resume-step', 40);

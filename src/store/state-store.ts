@@ -98,6 +98,15 @@ export interface WorkQueueStore {
    * Returns the new fencing token when this caller must drain the queue, undefined when another holder will.
    */
   enqueueWork(threadKey: string, item: string, lockTtlMs: number): Promise<string | undefined>;
+  /**
+   * Appends work for a thread without taking its lock, for a process that only receives (its event
+   * loop acks Slack and runs no turns). When no one holds the thread, its key is offered to the
+   * workers (`nextReadyThread`); a hint that is lost costs only latency: the recovery sweep finds
+   * every thread with work and a free lock.
+   */
+  handOffWork(threadKey: string, item: string): Promise<void>;
+  /** Waits up to `timeoutMs` for a thread handed off to the workers; each hint goes to one caller. */
+  nextReadyThread(timeoutMs: number): Promise<string | undefined>;
   /** Takes a thread's lock if nobody holds it (to pick up work a dead process left). */
   tryLock(threadKey: string, ttlMs: number): Promise<string | undefined>;
   /**

@@ -36,23 +36,7 @@ export async function startBotPair(options: { mainJs: string; redis: RedisServer
   const logFile = join(directory, 'invocations.log');
   const configPath = join(directory, 'countersign.yml');
   writeFileSync(configPath, recordingToolsYaml(logFile));
-  const environment = (port: number, extra: Record<string, string> = {}) => ({
-    SLACK_BOT_TOKEN: 'xoxb-pair',
-    SLACK_SIGNING_SECRET: PAIR_SECRET,
-    SLACK_API_URL: slack.url,
-    SLACK_BOT_USER_ID: PAIR_BOT_USER,
-    SLACK_BOT_ID: 'BBOTPAIR',
-    OPENAI_API_KEY: 'sk-pair',
-    OPENAI_BASE_URL: openai.baseURL,
-    OPENAI_API: 'chat',
-    REDIS_URL: redis.url,
-    COUNTERSIGN_CONFIG: configPath,
-    COUNTERSIGN_LOCK_TTL_MS: String(PAIR_LOCK_TTL_MS),
-    COUNTERSIGN_SWEEP_INTERVAL_MS: '100',
-    LOG_LEVEL: 'info',
-    PORT: String(port),
-    ...extra,
-  });
+  const environment = (port: number, extra: Record<string, string> = {}) => pairEnvironment({ slack, openai, redis, configPath, port, extra });
   const ports = [await freePort(), await freePort()] as const;
   const doomed = startChildBot(environment(ports[0], options.fault), { mainJs: options.mainJs });
   const survivor = startChildBot(environment(ports[1]), { mainJs: options.mainJs });
@@ -69,6 +53,28 @@ export async function startBotPair(options: { mainJs: string; redis: RedisServer
         await stopChildBot(bot);
       }
     },
+  };
+}
+
+/** What a pair (or any bot of a test world) is started with: only what the README lists. */
+export function pairEnvironment(options: { slack: FakeSlackApi; openai: FakeOpenAI; redis: RedisServerHandle; configPath: string; port: number; extra?: Record<string, string> }): Record<string, string> {
+  const { slack, openai, redis, configPath, port, extra = {} } = options;
+  return {
+    SLACK_BOT_TOKEN: 'xoxb-pair',
+    SLACK_SIGNING_SECRET: PAIR_SECRET,
+    SLACK_API_URL: slack.url,
+    SLACK_BOT_USER_ID: PAIR_BOT_USER,
+    SLACK_BOT_ID: 'BBOTPAIR',
+    OPENAI_API_KEY: 'sk-pair',
+    OPENAI_BASE_URL: openai.baseURL,
+    OPENAI_API: 'chat',
+    REDIS_URL: redis.url,
+    COUNTERSIGN_CONFIG: configPath,
+    COUNTERSIGN_LOCK_TTL_MS: String(PAIR_LOCK_TTL_MS),
+    COUNTERSIGN_SWEEP_INTERVAL_MS: '100',
+    LOG_LEVEL: 'info',
+    PORT: String(port),
+    ...extra,
   };
 }
 

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { createLoadGate, type LoadMonitor } from './load-gate.js';
+
+function fakeMonitor() {
+  let delay = 0;
+  const listeners = new Set<() => void>();
+  const monitor: LoadMonitor = {
+    delayMs: () => delay,
+    onSample(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    close() {},
+  };
+  return {
+    monitor,
+    setDelay(ms: number) {
+      delay = ms;
+      for (const listener of listeners) listener();
+    },
+  };
+}
+
+describe('load gate', () => {
+  it('admits up to its cap, then one waiter per release, in arrival order', async () => {
+    const { monitor } = fakeMonitor();
+    const gate = createLoadGate({ monitor, maxConcurrent: 2, maxEventLoopDelayMs: 100 });
+    const first = await gate.acquire();
+    await gate.acquire();
+    const order: string[] = [];
+    const third = gate.acquire().then((release) => (order.push('third'), release));
+    const fourth = gate.acquire().then((release) => (order.push('fourth'), release));
+    await Promise.resolve();
+    expect(gate.active()).toBe(2);
+    first();
+    first();
+    await third;
+    expect(order).toEqual(['third']);
+    expect(gate.active()).toBe(2);
+    (await third)();
+    await fourth;
+    expect(order).toEqual(['third', 'fourth']);
+  });
+
+  it('stops admitting while the event loop lags, but never stops an idle process', async () => {
+    const { monitor, setDelay } = fakeMonitor();
+    const gate = createLoadGate({ monitor, maxConcurrent: 100, maxEventLoopDelayMs: 100 });
+    setDelay(500);
+    const only = await gate.acquire();
+    expect(gate.active()).toBe(1);
+    let admitted = false;
+    const second = gate.acquire().then((release) => ((admitted = true), release));
+    let roomSeen = false;
+    const room = gate.whenRoom().then(() => (roomSeen = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(admitted).toBe(false);
+    expect(roomSeen).toBe(false);
+    setDelay(10);
+    await second;
+    await room;
+    expect(gate.active()).toBe(2);
+    only();
+  });
+});

@@ -1,0 +1,61 @@
+import type { Logger } from 'pino';
+import type { WorkQueueStore } from '../store/state-store.js';
+import type { LoadGate } from './load-gate.js';
+import type { ThreadWorker } from './thread-worker.js';
+
+export interface WorkPuller {
+  start(): void;
+  /** Stops taking threads at once; drains already started finish (`ThreadWorker.idle`). */
+  stop(): Promise<void>;
+}
+
+/** How long one wait for a handed-off thread blocks before the loop looks at its own state again. */
+const WAIT_MS = 1_000;
+const PAUSE_AFTER_FAILURE_MS = 500;
+
+/**
+ * A worker's side of the hand-off: takes threads receivers offered (`handOffWork`) while the gate
+ * says this process has room, and drains each here. Work that waits, waits in Redis, where any
+ * worker with room can take it.
+ */
+export function createWorkPuller(options: { store: Pick<WorkQueueStore, 'nextReadyThread'>; worker: ThreadWorker; gate: LoadGate; logger: Logger }): WorkPuller {
+  const { store, worker, gate, logger } = options;
+  let running = false;
+  let loop: Promise<void> | undefined;
+
+  async function pull(): Promise<void> {
+    while (running) {
+      await gate.whenRoom();
+      if (!running) return;
+      let threadKey: string | undefined;
+      try {
+        threadKey = await store.nextReadyThread(WAIT_MS);
+      } catch (error) {
+        if (!running) return;
+        logger.warn({ event: 'work-pull-failed', err: error }, 'could not wait for handed-off work; trying again');
+        await new Promise((resolve) => setTimeout(resolve, PAUSE_AFTER_FAILURE_MS));
+        continue;
+      }
+      if (threadKey === undefined) continue;
+      const release = await gate.acquire();
+      worker
+        .pickUp(threadKey)
+        .catch((error: unknown) => logger.warn({ event: 'work-pickup-failed', threadKey, err: error }, 'could not pick up a handed-off thread'))
+        .finally(release);
+    }
+  }
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      loop = pull();
+    },
+    async stop() {
+      // Not awaited: a wait for work in progress ends when the store closes, and the drains this
+      // puller started are awaited through `ThreadWorker.idle`.
+      running = false;
+      void loop;
+    },
+  };
+}

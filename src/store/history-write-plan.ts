@@ -1,0 +1,55 @@
+import { createHash } from 'node:crypto';
+
+/** What this process knows to be stored for a thread's history: the revision it read or wrote, and a digest per message. */
+export interface KnownHistory {
+  revision: number;
+  digests: string[];
+}
+
+/**
+ * How to bring the stored history to the current one. `patch`: drop the oldest `dropFront`
+ * messages, replace the few that changed in place (`set`, indexes after the drop), append the new
+ * ones; it is refused (and replaced by a `rewrite`) unless the stored history is still exactly the
+ * known one (`baseRevision`, `baseLength`). The bytes of a patch follow the new messages, not the
+ * history.
+ */
+export type HistoryWrite =
+  | { mode: 'rewrite'; append: string[] }
+  | { mode: 'patch'; baseRevision: number; baseLength: number; dropFront: number; set: Array<[index: number, message: string]>; append: string[] };
+
+export function digestOf(serialized: string): string {
+  return createHash('sha1').update(serialized).digest('base64');
+}
+
+/** The cheapest write from `known` to `serialized` (each message as JSON), or a rewrite when the two do not line up. */
+export function planHistoryWrite(known: KnownHistory | undefined, serialized: readonly string[], digests: readonly string[] = serialized.map(digestOf)): HistoryWrite {
+  const rewrite: HistoryWrite = { mode: 'rewrite', append: [...serialized] };
+  if (!known) return rewrite;
+  const stored = known.digests;
+  // Trimming drops the oldest messages only, so the current first message is a stored one.
+  const dropFront = digests.length === 0 ? stored.length : stored.indexOf(digests[0] as string);
+  if (dropFront === -1) return rewrite;
+  const kept = stored.length - dropFront;
+  // Messages removed from the end are not a shape a turn produces: start again from what is current.
+  if (kept > digests.length) return rewrite;
+  const set: Array<[number, string]> = [];
+  for (let index = 0; index < kept; index += 1) {
+    if (stored[dropFront + index] !== digests[index]) set.push([index, serialized[index] as string]);
+  }
+  if (set.length > 4) return rewrite;
+  return { mode: 'patch', baseRevision: known.revision, baseLength: stored.length, dropFront, set, append: serialized.slice(kept) };
+}
+
+/** The last-known history of recently used threads, so a save writes only what changed. Bounded: the oldest thread is forgotten first. */
+export function createKnownHistories(maxThreads = 2_000) {
+  const known = new Map<string, KnownHistory>();
+  return {
+    get: (threadKey: string) => known.get(threadKey),
+    set(threadKey: string, history: KnownHistory) {
+      known.delete(threadKey);
+      known.set(threadKey, history);
+      if (known.size > maxThreads) known.delete(known.keys().next().value as string);
+    },
+    forget: (threadKey: string) => known.delete(threadKey),
+  };
+}
