@@ -39,9 +39,10 @@ export function createExecutionRecords({ store, logger, limits, now }: Pick<Phas
         audit: { type: 'tool-executed', teamId: thread.teamId, channel: thread.channel, threadTs: thread.threadTs, ...report },
       })
       .catch((error: unknown) => logger.error({ event: 'tool-executed-record-failed', err: error }, 'could not record that a tool ran'));
-    // A call can take long, or the process stall while it runs: before asking the model
-    // anything more, make sure this process still holds the thread.
-    await scope.lease.assertCurrent().catch(() => {});
+    // A call can take long, or the process stall while it runs: before asking the model anything
+    // more, make sure this process still holds the thread (a round trip only once the lock it last
+    // renewed may have lapsed; a renewal that found another holder has ended the lease already).
+    await scope.lease.assertHeld().catch(() => {});
   }
 
   return { markStarted, markFinished };

@@ -17,9 +17,9 @@ export interface Lease {
   assertCurrent(): Promise<void>;
   /**
    * Like `assertCurrent`, without a round trip while the lock this process last renewed cannot
-   * have lapsed (by its own clock): nobody else can hold the thread yet. For the moment between
-   * writing a call's marker and starting the call, where a stall must be caught but a round trip
-   * per call would be waste.
+   * have lapsed (by its own clock, measured from before the renewal was sent): nobody else can
+   * hold the thread yet. Before each Slack write and each tool run, where a stall must be caught
+   * but a round trip each time would be waste.
    */
   assertHeld(): Promise<void>;
   /** Runs a fenced write; a `FencedError` from it ends the lease. */

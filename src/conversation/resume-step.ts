@@ -34,13 +34,16 @@ export function createStepResumer(options: ResumeDependencies) {
       if (step.phase === 'resumed') await recoverInterruptedResume(scope, thread, step);
       return;
     }
-    const claimed = await claimResume(scope, stepId);
+    const claimed = await claimResume(scope, stepId, step);
     if (!claimed) return;
     await resumeClaimed(scope, thread, claimed);
   }
 
-  async function claimResume(scope: TurnScope, stepId: string): Promise<PendingStep | undefined> {
-    const claimed = await scope.lease.guard(() => commitTransition(store, stepId, (step) => claimResumeTransition(step, scope.lease.fence)));
+  /** Claims the resume under this lease's fence; `read`: the step as just read, saving a round trip. */
+  async function claimResume(scope: TurnScope, stepId: string, read?: PendingStep): Promise<PendingStep | undefined> {
+    const claimed = await scope.lease.guard(() =>
+      commitTransition(store, stepId, (step) => claimResumeTransition(step, scope.lease.fence), read ? { read } : {}),
+    );
     if (claimed) faultPoint('after-claim');
     return claimed;
   }

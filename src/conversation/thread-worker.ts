@@ -72,20 +72,15 @@ export function createThreadWorker({
         onFailure: (error) => logger.warn({ event: 'thread-queue-unreachable', threadKey, err: error }, 'could not update the thread queue; trying again while the lock is held'),
       });
     try {
-      // An item a dead holder was handling comes first: it was taken but never finished.
-      let encoded = await whileHeld(() => store.takeLeftover(threadKey));
-      if (encoded !== undefined) logger.warn({ event: 'work-item-recovered', threadKey }, 'picking up work a stopped process left');
+      // An item a dead holder was handling comes first (takeWork returns it): it was taken but never finished.
+      let encoded: string | undefined = await whileHeld(() => store.takeWork(fence));
       for (;;) {
         if (lease.lost()) throw new LockLostError(`lost the lock on ${threadKey}`);
-        // If the move may have happened before the store went away, the item is in flight by now.
-        encoded ??= await whileHeld(
-          () => store.takeWork(fence),
-          async () => (await store.takeLeftover(threadKey)) ?? store.takeWork(fence),
-        );
         if (encoded === undefined) {
           const released = await whileHeld(() => store.releaseLockIfIdle(fence, lockTtlMs));
           if (released === 'released') return;
           if (released === 'fenced') throw new LockLostError(`lost the lock on ${threadKey}`);
+          encoded = await whileHeld(() => store.takeWork(fence));
           continue;
         }
         const item = decodeWorkItem(encoded);
@@ -102,8 +97,10 @@ export function createThreadWorker({
           }
         }
         if (lease.lost()) throw new LockLostError(`lost the lock on ${threadKey}`);
-        await whileHeld(() => store.finishWork(fence));
-        encoded = undefined;
+        const finished = encoded;
+        // One step: finish this item and take the next, or release the lock when there is none.
+        encoded = await whileHeld(() => store.finishWork(fence, finished, lockTtlMs));
+        if (encoded === undefined) return;
       }
     } catch (error) {
       if (!(error instanceof LockLostError) && !isFencedError(error)) throw error;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 
 /**
@@ -44,8 +45,9 @@ export type ResumeWorkItem = z.infer<typeof resumeItemSchema>;
 export type RetryWorkItem = z.infer<typeof retryItemSchema>;
 export type WorkItem = z.infer<typeof workItemSchema>;
 
+/** Each encoding is unique (an id rides along; decoding drops it), so finishing an item twice cannot finish the next one. */
 export function encodeWorkItem(item: WorkItem): string {
-  return JSON.stringify(item);
+  return JSON.stringify({ ...item, id: randomUUID() });
 }
 
 export function decodeWorkItem(encoded: string): WorkItem | undefined {

@@ -220,18 +220,29 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
 
     async takeWork(fence) {
       guard(fence);
+      const current = inflight.get(fence.threadKey);
+      if (current !== undefined) return current;
       const item = queues.get(fence.threadKey)?.shift();
       if (item !== undefined) inflight.set(fence.threadKey, item);
       return item;
     },
 
-    async finishWork(fence) {
-      guard(fence);
-      inflight.delete(fence.threadKey);
-    },
-
     async takeLeftover(threadKey) {
       return inflight.get(threadKey);
+    },
+
+    async finishWork(fence, finished, lockTtlMs) {
+      guard(fence);
+      if (inflight.get(fence.threadKey) === finished) inflight.delete(fence.threadKey);
+      const next = inflight.get(fence.threadKey) ?? queues.get(fence.threadKey)?.shift();
+      if (next !== undefined) inflight.set(fence.threadKey, next);
+      if (next !== undefined) {
+        locks.set(fence.threadKey, { value: fence.token, expiresAt: now() + lockTtlMs });
+        return next;
+      }
+      locks.delete(fence.threadKey);
+      busy.delete(fence.threadKey);
+      return undefined;
     },
 
     async busyThreads({ limit }) {

@@ -217,20 +217,35 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1
 `;
 
-/** KEYS[1] queue, [2] in-flight item, [3] fence. ARGV[1] token, [2] in-flight ttl ms. */
+/** KEYS[1] queue, [2] in-flight item, [3] fence. ARGV[1] token, [2] in-flight ttl ms. The item already in flight comes first. */
 export const TAKE_WORK_SCRIPT = `
 if redis.call('GET', KEYS[3]) ~= ARGV[1] then return {'fenced'} end
+local current = redis.call('LINDEX', KEYS[2], 0)
+if current then return {'item', current} end
 local item = redis.call('LMOVE', KEYS[1], KEYS[2], 'LEFT', 'RIGHT')
 if not item then return {'empty'} end
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
 return {'item', item}
 `;
 
-/** KEYS[1] in-flight item, [2] fence. ARGV[1] token. */
+/**
+ * KEYS[1] queue, [2] lock, [3] in-flight item, [4] index of threads with work, [5] fence. ARGV[1]
+ * token, [2] the finished item, [3] lock ttl ms, [4] thread key, [5] in-flight ttl ms. Finishes the
+ * item and takes the next, or releases the lock when there is none; sent again after a lost reply
+ * it finds the next item already in flight and returns it.
+ */
 export const FINISH_WORK_SCRIPT = `
-if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 'fenced' end
-redis.call('LPOP', KEYS[1])
-return 'ok'
+if redis.call('GET', KEYS[5]) ~= ARGV[1] then return {'fenced'} end
+if redis.call('LINDEX', KEYS[3], 0) == ARGV[2] then redis.call('LPOP', KEYS[3]) end
+local item = redis.call('LINDEX', KEYS[3], 0) or redis.call('LMOVE', KEYS[1], KEYS[3], 'LEFT', 'RIGHT')
+if item then
+  redis.call('PEXPIRE', KEYS[3], ARGV[5])
+  redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[3])
+  return {'item', item}
+end
+redis.call('DEL', KEYS[2])
+redis.call('ZREM', KEYS[4], ARGV[4])
+return {'released'}
 `;
 
 /**

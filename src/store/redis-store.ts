@@ -45,7 +45,7 @@ const SCRIPTS = {
   csTryLock: [2, TRY_LOCK_SCRIPT],
   csExtendLock: [2, EXTEND_LOCK_SCRIPT],
   csTakeWork: [3, TAKE_WORK_SCRIPT],
-  csFinishWork: [2, FINISH_WORK_SCRIPT],
+  csFinishWork: [5, FINISH_WORK_SCRIPT],
   csReleaseIfIdle: [5, RELEASE_IF_IDLE_SCRIPT],
 } as const;
 
@@ -276,12 +276,15 @@ export function createRedisStore({ redis: given, url, keyPrefix = 'countersign:'
       return item;
     },
 
-    async finishWork(fence) {
-      if ((await run.csFinishWork(key.inflight(fence.threadKey), key.fence(fence.threadKey), fence.token)) === 'fenced') throw new FencedError(fence.threadKey);
-    },
-
     async takeLeftover(threadKey) {
       return (await redis.lindex(key.inflight(threadKey), 0)) ?? undefined;
+    },
+
+    async finishWork(fence, finished, lockTtlMs) {
+      const { threadKey } = fence;
+      const [status, item] = (await run.csFinishWork(key.queue(threadKey), key.lock(threadKey), key.inflight(threadKey), key.busy(), key.fence(threadKey), fence.token, finished, lockTtlMs, threadKey, QUEUE_TTL_MS)) as [string, string?];
+      if (status === 'fenced') throw new FencedError(threadKey);
+      return item;
     },
 
     async busyThreads({ limit }) {

@@ -167,7 +167,7 @@ describe.each(createStores())('%s state store', (_name, create) => {
     const thread = { ...newThreadState({ teamId: 'T1', channel: 'C1', threadTs: '1.1' }, 1), threadKey };
     await expect(store.saveThread(thread, TTL, stalled)).rejects.toBeInstanceOf(FencedError);
     await expect(store.markExecuting({ fence: stalled, toolCallId: 'c1', marker: { toolName: 't', input: {}, startedAt: 1 }, ttlMs: TTL, audit: [] })).rejects.toBeInstanceOf(FencedError);
-    await expect(store.finishWork(stalled)).rejects.toBeInstanceOf(FencedError);
+    await expect(store.finishWork(stalled, 'one', TTL)).rejects.toBeInstanceOf(FencedError);
     await expect(store.takeWork(stalled)).rejects.toBeInstanceOf(FencedError);
     expect(await store.extendLock(stalled, TTL)).toBe(false);
     expect(await store.isCurrent(stalled)).toBe(false);
@@ -175,8 +175,9 @@ describe.each(createStores())('%s state store', (_name, create) => {
     // The new holder finds the stalled one's item still in flight, and owns the thread.
     expect(await store.takeLeftover(threadKey)).toBe('one');
     await store.saveThread(thread, TTL, fresh);
-    await store.finishWork(fresh);
-    expect(await store.releaseLockIfIdle(fresh, TTL)).toBe('released');
+    expect(await store.takeWork(fresh)).toBe('one');
+    expect(await store.finishWork(fresh, 'one', TTL)).toBeUndefined();
+    expect(await store.tryLock(threadKey, TTL)).toBeDefined();
   });
 
   it('lets a holder whose lock lapsed carry on when nobody took the thread meanwhile', async () => {
@@ -194,13 +195,18 @@ describe.each(createStores())('%s state store', (_name, create) => {
     const fence = { threadKey, token: token! };
     expect(await store.enqueueWork(threadKey, 'two', TTL)).toBeUndefined();
     expect(await store.takeWork(fence)).toBe('one');
-    await store.finishWork(fence);
+    // Taken again before it is finished (a reply that was lost): the same item, not the next.
+    expect(await store.takeWork(fence)).toBe('one');
     expect(await store.releaseLockIfIdle(fence, TTL)).toBe('more');
-    expect(await store.takeWork(fence)).toBe('two');
-    expect(await store.releaseLockIfIdle(fence, TTL)).toBe('more');
-    await store.finishWork(fence);
-    expect(await store.releaseLockIfIdle(fence, TTL)).toBe('released');
-    expect(await store.enqueueWork(threadKey, 'three', TTL)).toBeDefined();
+    // Finishing takes the next item in the same step; sent twice, it does not skip one.
+    expect(await store.finishWork(fence, 'one', TTL)).toBe('two');
+    expect(await store.finishWork(fence, 'one', TTL)).toBe('two');
+    expect(await store.enqueueWork(threadKey, 'three', TTL)).toBeUndefined();
+    expect(await store.finishWork(fence, 'two', TTL)).toBe('three');
+    // The last one releases the lock and takes the thread off the list of busy ones.
+    expect(await store.finishWork(fence, 'three', TTL)).toBeUndefined();
+    expect(await store.busyThreads({ limit: 1000 })).not.toContain(threadKey);
+    expect(await store.enqueueWork(threadKey, 'four', TTL)).toBeDefined();
   });
 
   it('hands work off without locking: a free thread is offered to one worker, a held one is left to its holder', async () => {
@@ -229,8 +235,8 @@ describe.each(createStores())('%s state store', (_name, create) => {
     await new Promise((resolve) => setTimeout(resolve, 80));
     const next = await lock(threadKey);
     expect(await store.takeLeftover(threadKey)).toBe('resume-step');
-    await store.finishWork(next);
-    expect(await store.releaseLockIfIdle(next, TTL)).toBe('released');
+    expect(await store.takeWork(next)).toBe('resume-step');
+    expect(await store.finishWork(next, 'resume-step', TTL)).toBeUndefined();
     expect(await store.busyThreads({ limit: 1000 })).not.toContain(threadKey);
   });
 

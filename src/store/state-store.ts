@@ -110,13 +110,19 @@ export interface WorkQueueStore {
   /** Takes a thread's lock if nobody holds it (to pick up work a dead process left). */
   tryLock(threadKey: string, ttlMs: number): Promise<string | undefined>;
   /**
-   * Takes the next item and keeps it as the thread's in-flight item until `finishWork`, so a
-   * process that dies while handling it leaves it for the next holder. Throws `FencedError`.
+   * The item to handle: the thread's in-flight item if it has one (left by a holder that stopped,
+   * or taken before a reply was lost), else the next queued item, moved in flight. It stays in
+   * flight until `finishWork`, so a process that dies while handling it leaves it for the next
+   * holder. Throws `FencedError`.
    */
   takeWork(fence: Fence): Promise<string | undefined>;
-  /** Throws `FencedError` when a newer holder owns the thread: its in-flight item is not ours. */
-  finishWork(fence: Fence): Promise<void>;
-  /** The in-flight item a dead holder left behind, if any (it stays in flight until finished). */
+  /**
+   * Finishes `finished` (the in-flight item) and, in the same step, takes the next item or, when
+   * the queue is empty, releases the lock: the next item, or undefined once released. Safe to send
+   * again after a lost reply (items are unique: `encodeWorkItem`). Throws `FencedError`.
+   */
+  finishWork(fence: Fence, finished: string, lockTtlMs: number): Promise<string | undefined>;
+  /** The item in flight for a thread, if any, without taking the lock: what a stopped holder left (inspection). */
   takeLeftover(threadKey: string): Promise<string | undefined>;
   /** Threads with queued or in-flight work, oldest first: where a dead process may have left work. */
   busyThreads(options: { limit: number }): Promise<string[]>;

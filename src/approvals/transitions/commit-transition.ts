@@ -17,9 +17,13 @@ export async function commitTransition(
   store: Pick<StepStore, 'getStep' | 'commitStep'>,
   stepId: string,
   compute: (step: PendingStep) => StepTransition | undefined,
+  options: { read?: PendingStep } = {},
 ): Promise<PendingStep | undefined> {
+  // A step the caller has just read is the first basis; a conflict means it changed, so read again.
+  let known = options.read;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
-    const step = await store.getStep(stepId);
+    const step = known ?? (await store.getStep(stepId));
+    known = undefined;
     const transition = step && compute(step);
     if (!transition) return undefined;
     const result = await store.commitStep(transition);
