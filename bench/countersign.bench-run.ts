@@ -1,4 +1,6 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ackChartSvg, ackSeries } from './lib/ack-chart.js';
 import { expect, it } from 'vitest';
 import { REPOSITORY_ROOT } from './lib/processes.js';
 import { formatResults, writeResults } from './lib/report.js';
@@ -16,6 +18,9 @@ it('benchmarks countersign against a bare Bolt app', async () => {
   const results = await runBenchmark({ scale, inspect: process.env.BENCH_INSPECT !== '0', log: (line) => process.stdout.write(`${line}\n`) });
   const output = process.env.BENCH_OUTPUT ?? join(REPOSITORY_ROOT, 'bench-results', scale.name === 'full' ? 'latest.json' : `latest-${scale.name}.json`);
   writeResults(results, output);
+  // The chart beside the JSON: ack p99 against concurrency, bare Bolt and the bot as configured.
+  const role = process.env.BENCH_ROLES === 'split' ? 'countersign (receiver + worker)' : 'countersign (all-in-one)';
+  writeFileSync(output.replace(/\.json$/, '.svg'), ackChartSvg({ title: `Ack p99, ${role} vs bare Bolt`, series: ackSeries(results, role) }));
   process.stdout.write(`\n${formatResults(results)}\n\nwritten to ${output}\n`);
   expect(results.ackLatency.click.length).toBe(scale.levels.length);
 });

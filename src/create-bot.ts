@@ -1,4 +1,4 @@
-import { SlackResponseError } from './errors/countersign-error.js';
+import { SlackCallError, SlackResponseError } from './errors/countersign-error.js';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { WebClient } from '@slack/web-api';
@@ -62,7 +62,7 @@ export interface CreateBotOptions {
   role?: BotRole;
   /** Turns (work items) this process runs at once, at most: default 1000 for a worker (its event loop's delay limits it first), 8 for a process that also serves Slack. */
   maxConcurrentTurns?: number;
-  /** No new turn starts while this process's event loop lags more than this (default 100 ms). */
+  /** No new turn starts while this process's event loop lags more than this: default 500 ms for a worker, 100 ms for a process that also serves Slack. */
   maxEventLoopDelayMs?: number;
   model?: LanguageModel;
 }
@@ -146,7 +146,9 @@ async function assemble(
   const monitor = createLoadMonitor();
   // A process that also serves Slack keeps few turns at once, so its loop stays free to ack; a worker is limited by its CPU.
   const defaultMaxTurns = role === 'worker' ? DEFAULT_MAX_CONCURRENT_TURNS_WORKER : DEFAULT_MAX_CONCURRENT_TURNS_SERVING;
-  const limits = { monitor, maxConcurrent: options.maxConcurrentTurns ?? defaultMaxTurns, maxEventLoopDelayMs: options.maxEventLoopDelayMs ?? DEFAULT_MAX_EVENT_LOOP_DELAY_MS };
+  // A worker's loop serves no one but its own turns: it may run later before it stops taking more.
+  const defaultMaxDelayMs = role === 'worker' ? DEFAULT_MAX_EVENT_LOOP_DELAY_MS_WORKER : DEFAULT_MAX_EVENT_LOOP_DELAY_MS_SERVING;
+  const limits = { monitor, maxConcurrent: options.maxConcurrentTurns ?? defaultMaxTurns, maxEventLoopDelayMs: options.maxEventLoopDelayMs ?? defaultMaxDelayMs };
   const worker = createThreadWorker({
     store,
     handle: (item, lease) => conversation.handle(item, lease),
@@ -243,7 +245,8 @@ const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
 const DEFAULT_LOCK_TTL_MS = 30_000;
 const DEFAULT_MAX_CONCURRENT_TURNS_WORKER = 1_000;
 const DEFAULT_MAX_CONCURRENT_TURNS_SERVING = 8;
-const DEFAULT_MAX_EVENT_LOOP_DELAY_MS = 100;
+const DEFAULT_MAX_EVENT_LOOP_DELAY_MS_SERVING = 100;
+const DEFAULT_MAX_EVENT_LOOP_DELAY_MS_WORKER = 500;
 
 /** Shared by the store and the audit stream; `npm run audit` reads `${prefix}audit`. */
 const STORE_KEY_PREFIX = 'countersign:';
@@ -265,7 +268,9 @@ async function resolveBotIdentity(environment: EnvironmentConfig): Promise<{ bot
     ...(environment.slack.apiUrl === undefined ? {} : { slackApiUrl: environment.slack.apiUrl }),
     retryConfig: SLACK_RETRY_CONFIG,
   });
-  const identity = await client.auth.test();
+  const identity = await client.auth.test().catch((error: unknown) => {
+    throw new SlackCallError({ method: 'auth.test', cause: error });
+  });
   if (!identity.user_id || !identity.bot_id) throw new SlackResponseError({ method: 'auth.test', missing: 'bot user id and bot id' });
   return { botUserId: identity.user_id, botId: identity.bot_id };
 }

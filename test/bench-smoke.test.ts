@@ -28,6 +28,12 @@ it('runs the benchmark end to end at smoke scale and reports every metric', asyn
   expect(results.redis.perTurn.requests).toBe(SCALES.smoke.accounting.turns);
   expect(results.redis.perClick.requests).toBe(SCALES.smoke.accounting.clicks);
   expect(results.targets).toHaveLength(4);
+  expect(results.clickEndToEnd.map((level) => level.clicks)).toEqual(SCALES.smoke.levels.map((level) => (SCALES.smoke.requestsPerLevel[level] ?? 0) * SCALES.smoke.rounds));
+  expect(results.closedLoopClicks.clicks).toBe(SCALES.smoke.closedLoop.lanes * SCALES.smoke.closedLoop.clicksPerLane);
+  expect(results.turnThroughput.runs.map((run) => [run.workers, run.turns])).toEqual([
+    [1, SCALES.smoke.turnThroughput.turns],
+    [2, SCALES.smoke.turnThroughput.turns],
+  ]);
 
   const leaves = numericLeaves(results);
   const notFinite = leaves.filter((leaf) => !Number.isFinite(leaf.value)).map((leaf) => leaf.path);
@@ -41,6 +47,7 @@ it('runs the benchmark end to end at smoke scale and reports every metric', asyn
     'redis.memory.bytesPerPendingApproval',
     'redis.memory.historyBytesPerThread',
     'cpu.msPerTurn',
+    'turnThroughput.twoWorkersOverOne',
   ]) {
     expect(leaves.find((leaf) => leaf.path === path)?.value, path).toBeGreaterThan(0);
   }

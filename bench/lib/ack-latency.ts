@@ -6,7 +6,7 @@ import type { LoadResult } from './processes.js';
 import type { BenchResults, LevelResult } from './results.js';
 import { describeLevel, levelResult, type RoundSample } from './round-statistics.js';
 import type { BenchScale } from './scale.js';
-import { median, round } from './stats.js';
+import { median, percentile, round } from './stats.js';
 import { mentionRequest, type Card } from './workload.js';
 
 export interface AckLatencyMeasurement {
@@ -15,6 +15,8 @@ export interface AckLatencyMeasurement {
   repeatClick: LevelResult[];
   /** The clicks at the highest level, as decisions and resumed turns per second; undefined with no levels. */
   throughput: BenchResults['throughput'] | undefined;
+  /** Per level, each first click followed from the moment it was sent to its card updated and its answer posted. */
+  clickEndToEnd: BenchResults['clickEndToEnd'];
 }
 
 interface PhaseOptions {
@@ -34,7 +36,7 @@ export async function measureAckLatency(options: PhaseOptions & { phase: RunPhas
   // with an ephemeral "Already approved by …" and resumes nothing, so the work after the ack is
   // small. Compared with the first clicks, this separates the ack path from what follows it.
   const repeatClick = await phase('repeat-click bursts', () => measureRepeatClickBursts({ ...options, cardsByLevel: mentions.cardsByLevel }));
-  return { mention: mentions.levels, click: clicks.levels, repeatClick, throughput: clicks.throughput };
+  return { mention: mentions.levels, click: clicks.levels, repeatClick, throughput: clicks.throughput, clickEndToEnd: clicks.endToEnd };
 }
 
 /** Mentions that each post a card; the cards, by level, are what the click phases click. */
@@ -71,13 +73,16 @@ async function measureMentionBursts(options: PhaseOptions): Promise<{ levels: Le
 /** First clicks: each records a decision, updates the card and resumes the turn. */
 async function measureClickBursts(
   options: PhaseOptions & { cardsByLevel: Map<number, Card[]> },
-): Promise<{ levels: LevelResult[]; throughput: BenchResults['throughput'] | undefined }> {
+): Promise<{ levels: LevelResult[]; throughput: BenchResults['throughput'] | undefined; endToEnd: BenchResults['clickEndToEnd'] }> {
   const { context, scale } = options;
   const levels: LevelResult[] = [];
+  const endToEnd: BenchResults['clickEndToEnd'] = [];
   let throughput: BenchResults['throughput'] | undefined;
   for (const level of scale.levels) {
     const decisionRates: number[] = [];
     const resumeRates: number[] = [];
+    const cardUpdated: number[] = [];
+    const answered: number[] = [];
     const rounds = await measureClickRounds({
       ...options,
       level,
@@ -86,11 +91,22 @@ async function measureClickBursts(
         const rates = clickRates({ context, cards, measured, allAnsweredAt: Date.now() });
         decisionRates.push(rates.decisionsPerSecond);
         resumeRates.push(rates.resumedTurnsPerSecond);
+        // Counted from when each click was sent (the load generator's clock is this process's), so time queued to send shows too.
+        cards.forEach((card, index) => {
+          const sentAt = measured.startedAt + (measured.sentAtMs[index] ?? 0);
+          const updatedAt = context.observer.firstUpdateAfter(card, sentAt);
+          const answerAt = context.observer.answeredAt(card.thread);
+          if (updatedAt !== undefined) cardUpdated.push(updatedAt - sentAt);
+          if (answerAt !== undefined) answered.push(answerAt - sentAt);
+        });
       },
     });
     const result = levelResult({ concurrency: level, rounds });
     levels.push(result);
+    endToEnd.push(endToEndSummary(level, cardUpdated, answered));
     context.log(`[bench]   clicks c=${level}: ${describeLevel(result)}`);
+    const last = endToEnd.at(-1)!;
+    context.log(`[bench]   clicks c=${level} end to end: card updated p50 ${last.cardUpdatedMs.p50} ms p99 ${last.cardUpdatedMs.p99} ms | answer posted p50 ${last.answeredMs.p50} ms p99 ${last.answeredMs.p99} ms`);
     // Overwritten level by level on purpose: the throughput reported is the highest level's.
     throughput = {
       concurrency: level,
@@ -101,7 +117,7 @@ async function measureClickBursts(
       botCpuMsPerClick: result.botCpuMsPerRequest,
     };
   }
-  return { levels, throughput };
+  return { levels, throughput, endToEnd };
 }
 
 /** Repeat clicks: each is answered with an ephemeral, nothing is resumed. */
@@ -175,4 +191,12 @@ function clickRates(options: { context: BenchContext; cards: Card[]; measured: L
     decisionsPerSecond: (cards.length * 1000) / Math.max(1, lastDecision - measured.startedAt),
     resumedTurnsPerSecond: (cards.length * 1000) / Math.max(1, options.allAnsweredAt - measured.startedAt),
   };
+}
+
+function endToEndSummary(concurrency: number, cardUpdated: number[], answered: number[]): BenchResults['clickEndToEnd'][number] {
+  const summary = (values: number[]) => {
+    const sorted = [...values].sort((left, right) => left - right);
+    return { p50: round(percentile(sorted, 0.5), 1), p99: round(percentile(sorted, 0.99), 1), max: round(sorted.at(-1) ?? Number.NaN, 1) };
+  };
+  return { concurrency, clicks: answered.length, cardUpdatedMs: summary(cardUpdated), answeredMs: summary(answered) };
 }

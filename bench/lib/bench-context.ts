@@ -17,6 +17,7 @@ import {
   createSlackObserver,
   createThreadFactory,
   installModelScript,
+  type ModelActivity,
   SIGNING_SECRET,
   type SlackObserver,
   type Thread,
@@ -37,6 +38,8 @@ interface BenchServices {
   slack: FakeSlackApi;
   openai: FakeOpenAI;
   observer: SlackObserver;
+  /** The model's slow calls in flight (turn-throughput phase). */
+  modelActivity: ModelActivity;
   /** A connection to the measured bot's Redis, to read what the bot stored there. */
   redisInspector: Redis;
   loadGenerator: LoadGenerator;
@@ -56,6 +59,8 @@ export interface BenchContext extends BenchServices, BurstHelpers {
   newThreads: (count: number) => Thread[];
   /** Starts another bot on the shared fake Slack and model; stopped at cleanup. */
   startBot(options: { name: string; redisUrl: string; withInspector?: boolean }): Promise<ServerUnderTest>;
+  /** A receiver and `workers` worker processes on `redisUrl` (COUNTERSIGN_ROLE); returns the receiver and the workers' handles. */
+  startSplitBot(options: { name: string; redisUrl: string; workers: number }): Promise<{ receiver: ServerUnderTest; workers: ServerUnderTest[] }>;
 }
 
 /**
@@ -81,6 +86,14 @@ export async function startBenchContext(options: { inspect: boolean; cleanup: Cl
       cleanup,
     });
   };
+  const startSplitBot: BenchContext['startSplitBot'] = async ({ name, redisUrl, workers }) => {
+    const started: ServerUnderTest[] = [];
+    for (let index = 0; index < workers; index += 1) {
+      started.push(await startServerUnderTest({ name: `${name}-worker-${index + 1}`, script: 'dist/main.js', withInspector: false, environment: (port) => botEnvironment({ port, redisUrl, services, role: 'worker' }), cleanup }));
+    }
+    const receiver = await startServerUnderTest({ name: `${name}-receiver`, script: 'dist/main.js', withInspector: false, environment: (port) => botEnvironment({ port, redisUrl, services, role: 'receiver' }), cleanup });
+    return { receiver, workers: started };
+  };
   const { bot, bare } = await options.phase('start processes', async () => ({
     bot: await startBot({ name: 'countersign', redisUrl: services.redis.url, withInspector: inspect }),
     bare: await startServerUnderTest({ name: 'bare-bolt', script: 'bench/bare-bolt-app.ts', withInspector: inspect, environment: (port) => bareEnvironment({ port, services }), cleanup }),
@@ -94,6 +107,7 @@ export async function startBenchContext(options: { inspect: boolean; cleanup: Cl
     bare,
     newThreads: createThreadFactory('B'),
     startBot,
+    startSplitBot,
     ...createBurstHelpers({ loadGenerator: services.loadGenerator, observer: services.observer, botEventsUrl: bot.eventsUrl, botPid: bot.handle.pid }),
   };
 }
@@ -111,13 +125,13 @@ async function startServices(cleanup: CleanupStack): Promise<BenchServices> {
   cleanup.push(() => slack.close());
   const openai = await startFakeOpenAI();
   cleanup.push(() => openai.close());
-  installModelScript(openai);
+  const modelActivity = installModelScript(openai);
   const observer = createSlackObserver(slack);
   const redisInspector = new Redis(redis.url, { lazyConnect: false });
   cleanup.push(() => redisInspector.quit());
   const loadGenerator = startLoadGenerator();
   cleanup.push(() => loadGenerator.stop());
-  return { redis, accountingRedis, slack, openai, observer, redisInspector, loadGenerator, configPath };
+  return { redis, accountingRedis, slack, openai, observer, modelActivity, redisInspector, loadGenerator, configPath };
 }
 
 async function startServerUnderTest(options: {
@@ -163,6 +177,8 @@ function botEnvironment(options: { port: number; redisUrl: string; services: Ben
     PORT: String(options.port),
     LOG_LEVEL: 'warn',
     COUNTERSIGN_ROLE: options.role,
+    // BENCH_PROFILE=<dir>: each bot process writes a V8 CPU profile there when it stops (open in Chrome DevTools).
+    ...(process.env.BENCH_PROFILE ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROFILE}` } : {}),
   };
 }
 

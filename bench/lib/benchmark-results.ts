@@ -29,6 +29,8 @@ export function assembleResults(options: {
   pending: PendingApprovalsMeasurement;
   memory: RedisMemory;
   accounting: RedisAccounting;
+  turnThroughput: BenchResults['turnThroughput'];
+  closedLoopClicks: BenchResults['closedLoopClicks'];
   phaseMs: Record<string, number>;
 }): BenchResults {
   const { scale, ackLatency, pending, memory, accounting } = options;
@@ -42,6 +44,9 @@ export function assembleResults(options: {
     durationMs: Date.now() - options.startedAt,
     machine: describeMachine({ loadAverageAtStart: options.loadAverageAtStart }),
     ackLatency: { mention: ackLatency.mention, click: ackLatency.click, repeatClick: ackLatency.repeatClick },
+    clickEndToEnd: ackLatency.clickEndToEnd,
+    turnThroughput: options.turnThroughput,
+    closedLoopClicks: options.closedLoopClicks,
     throughput: ackLatency.throughput ?? { concurrency: 0, clicks: 0, rounds: 0, decisionsPerSecond: Number.NaN, resumedTurnsPerSecond: Number.NaN, botCpuMsPerClick: Number.NaN },
     redis: { ...accounting, memory },
     rss: {

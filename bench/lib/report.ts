@@ -72,6 +72,25 @@ export function formatResults(results: BenchResults): string {
       [...loopDelayRows('mention', results.ackLatency.mention), ...loopDelayRows('click', results.ackLatency.click), ...loopDelayRows('repeat click', results.ackLatency.repeatClick)],
     ),
     '',
+    `Approve → answer posted, closed loop: ${results.closedLoopClicks.lanes} threads in flight, each clicking its next card once its answer is posted (instant model): p50 ${results.closedLoopClicks.answeredMs.p50} ms, p99 ${results.closedLoopClicks.answeredMs.p99} ms, max ${results.closedLoopClicks.answeredMs.max} ms over ${results.closedLoopClicks.clicks} clicks; ${results.closedLoopClicks.answersPerSecond} answers/s`,
+    '',
+    'First clicks of the bursts end to end (ms, from when each click was sent to its card showing the decision and to the resumed answer posted; the clicks come as fast as they are acked, so the answer column includes the queue of resumed turns behind them)',
+    table(
+      ['concurrency', 'clicks', 'card updated p50 / p99 / max', 'answer posted p50 / p99 / max'],
+      results.clickEndToEnd.map((level) => [
+        level.concurrency,
+        level.clicks,
+        `${level.cardUpdatedMs.p50} / ${level.cardUpdatedMs.p99} / ${level.cardUpdatedMs.max}`,
+        `${level.answeredMs.p50} / ${level.answeredMs.p99} / ${level.answeredMs.max}`,
+      ]),
+    ),
+    '',
+    `Turn throughput with a ${results.turnThroughput.modelMs} ms model, mentions sent to a receiver (COUNTERSIGN_ROLE) with one, then two worker processes; two over one: ${results.turnThroughput.twoWorkersOverOne}×`,
+    table(
+      ['workers', 'turns', 'turns/s', 'most model calls at once', 'worker CPU ms per turn'],
+      results.turnThroughput.runs.map((run) => [run.workers, run.turns, run.turnsPerSecond, run.peakConcurrentModelCalls, run.workerCpuMsPerTurn]),
+    ),
+    '',
     table(
       ['metric', 'value'],
       [

@@ -104,6 +104,21 @@ export interface BenchResults {
   };
   /** `repeatClick`: clicks on cards already decided (answered with an ephemeral, nothing resumed). */
   ackLatency: { mention: LevelResult[]; click: LevelResult[]; repeatClick: LevelResult[] };
+  /** Approve → answer posted, closed loop with `lanes` threads in flight (instant model). */
+  closedLoopClicks: { lanes: number; clicks: number; answersPerSecond: number; answeredMs: { p50: number; p99: number; max: number } };
+  /** Turns per second with a 500 ms model, through a receiver, for one and two worker processes. */
+  turnThroughput: {
+    modelMs: number;
+    runs: Array<{ workers: number; turns: number; wallMs: number; turnsPerSecond: number; peakConcurrentModelCalls: number; workerCpuMsPerTurn: number }>;
+    twoWorkersOverOne: number;
+  };
+  /** Each first click from when it was sent: to its card showing the decision, and to the resumed answer in the thread. */
+  clickEndToEnd: Array<{
+    concurrency: number;
+    clicks: number;
+    cardUpdatedMs: { p50: number; p99: number; max: number };
+    answeredMs: { p50: number; p99: number; max: number };
+  }>;
   throughput: {
     concurrency: number;
     /** Clicks per round; the rates are medians over the rounds. */

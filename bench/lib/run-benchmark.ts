@@ -9,6 +9,8 @@ import { redisMemory } from './redis-memory.js';
 import { measureRedisRoundTrips } from './redis-round-trips.js';
 import type { BenchResults } from './results.js';
 import type { BenchScale } from './scale.js';
+import { measureClosedLoopClicks } from './closed-loop-clicks.js';
+import { measureTurnThroughput } from './turn-throughput.js';
 import { warmUp } from './warm-up.js';
 
 export interface RunBenchmarkOptions {
@@ -52,8 +54,10 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<BenchR
       }),
     );
     const accounting = await phase('redis round trips', () => measureRedisRoundTrips({ context, scale }));
+    const closedLoopClicks = await phase('closed-loop clicks', () => measureClosedLoopClicks({ context, scale }));
+    const turnThroughput = await phase('turn throughput, 500 ms model', () => measureTurnThroughput({ context, scale }));
     logBotOutput(context);
-    return assembleResults({ scale, startedAt, loadAverageAtStart, ackLatency, pending, memory, accounting, phaseMs });
+    return assembleResults({ scale, startedAt, loadAverageAtStart, ackLatency, pending, memory, accounting, turnThroughput, closedLoopClicks, phaseMs });
   } finally {
     await cleanup.runAll();
   }

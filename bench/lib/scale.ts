@@ -22,6 +22,10 @@ export interface BenchScale {
   creation: { concurrency: number; batch: number };
   /** Sequential turns and clicks on a separate bot behind the counting Redis proxy (after `warmupCycles`). */
   accounting: { turns: number; clicks: number; warmupCycles: number };
+  /** Mentions answered by a 500 ms model, sent to a receiver with one and then two workers. */
+  turnThroughput: { turns: number; concurrency: number };
+  /** Approve → answer, `lanes` threads in flight, each clicking its next card once its answer is posted. */
+  closedLoop: { lanes: number; clicksPerLane: number };
   /** Idle time before RSS is sampled. */
   rssSettleMs: number;
 }
@@ -36,6 +40,8 @@ export const SCALES: Record<'smoke' | 'full', BenchScale> = {
     pendingTargets: [0, 20],
     creation: { concurrency: 5, batch: 20 },
     accounting: { turns: 3, clicks: 3, warmupCycles: 1 },
+    turnThroughput: { turns: 20, concurrency: 10 },
+    closedLoop: { lanes: 3, clicksPerLane: 2 },
     rssSettleMs: 200,
   },
   full: {
@@ -47,6 +53,8 @@ export const SCALES: Record<'smoke' | 'full', BenchScale> = {
     pendingTargets: [0, 1_000, 10_000],
     creation: { concurrency: 50, batch: 1_000 },
     accounting: { turns: 50, clicks: 50, warmupCycles: 3 },
+    turnThroughput: { turns: 2_000, concurrency: 200 },
+    closedLoop: { lanes: 50, clicksPerLane: 8 },
     rssSettleMs: 1_000,
   },
 };

@@ -14,7 +14,11 @@ export const RESUMED_ANSWER = 'Done.';
 /** Threads per channel: keeps the fake Slack's per-channel message lists short. */
 const THREADS_PER_CHANNEL = 100;
 
-export type MentionMode = 'card' | 'text';
+/** `slow-text`: answered with text after the model takes `SLOW_MODEL_MS` (the turn-throughput phase). */
+export type MentionMode = 'card' | 'text' | 'slow-text';
+
+/** How long the model takes to answer a `slow-text` mention: a realistic model, for turn throughput. */
+export const SLOW_MODEL_MS = 500;
 
 /** One gated command tool whose command does nothing, so an approved call costs one cheap spawn. */
 export const BENCH_CONFIG_YAML = `
@@ -60,7 +64,7 @@ export function createThreadFactory(prefix: string): (count: number) => Thread[]
 export function mentionRequest(thread: Thread, mode: MentionMode): RequestSpec {
   const envelope = appMentionEnvelope({
     user: `UREQ${String(thread.index % 1000).padStart(4, '0')}`,
-    text: `<@${BOT_USER_ID}> ${mode === 'card' ? 'please restart the worker' : 'say hello'} ${thread.marker}`,
+    text: `<@${BOT_USER_ID}> ${mode === 'card' ? 'please restart the worker' : mode === 'slow-text' ? 'think slowly' : 'say hello'} ${thread.marker}`,
     channel: thread.channel,
     ts: thread.threadTs,
     teamId: TEAM_ID,
@@ -86,19 +90,33 @@ export function clickRequest(options: { channel: string; threadTs: string; cardT
  * The instant model: a mention that asks for a restart gets a call to the gated tool (a card); the
  * turn resumed after the decision gets a short text; anything else gets text.
  */
-export function installModelScript(openai: FakeOpenAI): void {
-  openai.setResponder((request: RecordedModelRequest): ScriptedReply => {
+export function installModelScript(openai: FakeOpenAI): ModelActivity {
+  const activity = { inFlight: 0, peakInFlight: 0 };
+  openai.setResponder(async (request: RecordedModelRequest): Promise<ScriptedReply> => {
     const messages: Array<{ role?: string; content?: unknown }> = Array.isArray(request.body?.messages) ? request.body.messages : [];
     const last = messages.at(-1);
     if (last?.role === 'tool') return { text: RESUMED_ANSWER };
     const text = typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content ?? '');
     if (text.includes('please restart')) return { toolCalls: [{ name: GATED_TOOL, arguments: { service: 'worker' } }] };
+    if (text.includes('think slowly')) {
+      activity.inFlight += 1;
+      activity.peakInFlight = Math.max(activity.peakInFlight, activity.inFlight);
+      await new Promise((resolve) => setTimeout(resolve, SLOW_MODEL_MS));
+      activity.inFlight -= 1;
+    }
     return { text: TEXT_ANSWER };
   });
   // The fake keeps every request for tests; a benchmark of thousands of turns does not need them.
   const requests = openai.requests;
   const trim = setInterval(() => requests.splice(0, requests.length), 1_000);
   trim.unref();
+  return activity;
+}
+
+/** Model calls of slow mentions in flight now, and the most at once since `peakInFlight` was last reset. */
+export interface ModelActivity {
+  inFlight: number;
+  peakInFlight: number;
 }
 
 export interface Card {
@@ -153,6 +171,8 @@ export function createSlackObserver(slack: FakeSlackApi) {
     ephemeralCount: () => ephemerals,
     hasCard: (thread: Thread) => cardThreads.has(threadKey(thread.channel, thread.threadTs)),
     hasAnswer: (thread: Thread) => answered.has(threadKey(thread.channel, thread.threadTs)),
+    /** Epoch ms of the resumed answer in the thread, once posted. */
+    answeredAt: (thread: Thread) => answered.get(threadKey(thread.channel, thread.threadTs)),
     hasTextAnswer: (thread: Thread) => textAnswered.has(threadKey(thread.channel, thread.threadTs)),
     /** Epoch ms of the card's first chat.update at or after `since` (the decision shown). */
     firstUpdateAfter(card: Card, since: number): number | undefined {

@@ -1,3 +1,4 @@
+import { cachedSchema } from './cached-schema.js';
 import { tool, type ToolApprovalConfiguration, type ToolSet } from 'ai';
 import type { ToolContext, ToolDefinition } from '../tools/tool-definition.js';
 import { evaluateCallPolicy } from '../approvals/evaluate-call-policy.js';
@@ -71,12 +72,12 @@ export function createTurnTools(options: {
     const execute = definition.execute;
     if (!execute) {
       // No execute: the AI SDK stops the turn at this call and waits for a result we supply.
-      tools[definition.name] = tool({ description: definition.description, inputSchema: definition.inputSchema });
+      tools[definition.name] = tool({ description: definition.description, inputSchema: cachedSchema(definition.inputSchema) });
       continue;
     }
     tools[definition.name] = tool({
       description: definition.description,
-      inputSchema: definition.inputSchema,
+      inputSchema: cachedSchema(definition.inputSchema),
       execute: async (modelInput: unknown, { toolCallId, abortSignal }) => {
         const approved = options.approvedRuns?.get(toolCallId);
         const basis = approved?.basis ?? options.bases.get(toolCallId);

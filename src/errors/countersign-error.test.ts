@@ -8,7 +8,7 @@ import { TurnFailedError } from '../agent/run-turn.js';
 import { StepContendedError } from '../approvals/transitions/commit-transition.js';
 import { FencedError, isFencedError } from '../store/fenced-error.js';
 import { AuditAppendError } from '../store/redis-audit-log.js';
-import { CountersignError, ErrorCode, errorCodeOf, SlackResponseError } from './countersign-error.js';
+import { CountersignError, ErrorCode, errorCodeOf, SlackCallError, SlackResponseError } from './countersign-error.js';
 
 const errors: CountersignError[] = [
   new ConfigError({ problems: [{ field: 'SLACK_BOT_TOKEN', message: 'is required' }] }),
@@ -18,6 +18,7 @@ const errors: CountersignError[] = [
   new ModelTimeoutError({ timeoutMs: 30_000 }),
   new TurnFailedError({ cause: new Error('boom'), executions: [] }),
   new SlackResponseError({ method: 'chat.postMessage', missing: 'ts' }),
+  new SlackCallError({ method: 'auth.test', cause: new Error('fetch failed') }),
   new AuditAppendError({ eventType: 'decision', cause: new Error('READONLY') }),
   new AuditUsageError('--limit must be a whole number above 0'),
 ];

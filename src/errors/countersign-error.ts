@@ -19,6 +19,8 @@ export const ErrorCode = {
   ModelTimeout: 'countersign_model_timeout',
   /** An agent turn failed; the calls that had already run are attached so they never run again. */
   TurnFailed: 'countersign_turn_failed',
+  /** A Slack Web API call failed outright (network, auth, an error answer). */
+  SlackCallFailed: 'countersign_slack_call_failed',
   /** Slack answered a call without what the bot needs (no `ts`, no bot id). */
   SlackResponseInvalid: 'countersign_slack_response_invalid',
   /** The audit trail could not be written. */
@@ -61,6 +63,18 @@ export class SlackResponseError extends CountersignError {
 
   constructor({ method, missing }: { method: string; missing: string }) {
     super(`${method} returned no ${missing}`);
+    this.method = method;
+  }
+}
+
+/** A Slack Web API call that failed; the message names the call, so "fetch failed" never stands alone. */
+export class SlackCallError extends CountersignError {
+  override readonly name = 'SlackCallError';
+  readonly code = ErrorCode.SlackCallFailed;
+  readonly method: string;
+
+  constructor({ method, cause }: { method: string; cause: unknown }) {
+    super(`Slack ${method} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     this.method = method;
   }
 }
