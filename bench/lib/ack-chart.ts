@@ -9,7 +9,7 @@ export interface ChartSeries {
 
 const WIDTH = 640;
 const HEIGHT = 360;
-const MARGIN = { top: 40, right: 170, bottom: 50, left: 70 };
+const MARGIN = { top: 40, right: 190, bottom: 50, left: 70 };
 
 /** Each series of one run: bare Bolt, and the bot (as `botLabel`), for mentions and clicks. */
 export function ackSeries(results: BenchResults, botLabel: string): ChartSeries[] {

@@ -85,7 +85,7 @@ export function formatResults(results: BenchResults): string {
       ]),
     ),
     '',
-    `Turn throughput with a ${results.turnThroughput.modelMs} ms model, mentions sent to a receiver (COUNTERSIGN_ROLE) with one, then two worker processes; two over one: ${results.turnThroughput.twoWorkersOverOne}×`,
+    `Turn throughput with a ${results.turnThroughput.modelMs} ms model, mentions sent to a receiver (COUNTERSIGN_ROLE) with one, then two worker processes${results.turnThroughput.twoWorkersOverOne === undefined ? '' : `; two over one: ${results.turnThroughput.twoWorkersOverOne}×`}`,
     table(
       ['workers', 'turns', 'turns/s', 'most model calls at once', 'worker CPU ms per turn'],
       results.turnThroughput.runs.map((run) => [run.workers, run.turns, run.turnsPerSecond, run.peakConcurrentModelCalls, run.workerCpuMsPerTurn]),

@@ -110,7 +110,8 @@ export interface BenchResults {
   turnThroughput: {
     modelMs: number;
     runs: Array<{ workers: number; turns: number; wallMs: number; turnsPerSecond: number; peakConcurrentModelCalls: number; workerCpuMsPerTurn: number }>;
-    twoWorkersOverOne: number;
+    /** With both a one- and a two-worker run (full scale). */
+    twoWorkersOverOne?: number;
   };
   /** Each first click from when it was sent: to its card showing the decision, and to the resumed answer in the thread. */
   clickEndToEnd: Array<{

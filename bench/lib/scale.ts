@@ -23,7 +23,7 @@ export interface BenchScale {
   /** Sequential turns and clicks on a separate bot behind the counting Redis proxy (after `warmupCycles`). */
   accounting: { turns: number; clicks: number; warmupCycles: number };
   /** Mentions answered by a 500 ms model, sent to a receiver with one and then two workers. */
-  turnThroughput: { turns: number; concurrency: number };
+  turnThroughput: { turns: number; concurrency: number; workerCounts: number[] };
   /** Approve → answer, `lanes` threads in flight, each clicking its next card once its answer is posted. */
   closedLoop: { lanes: number; clicksPerLane: number };
   /** Idle time before RSS is sampled. */
@@ -40,7 +40,7 @@ export const SCALES: Record<'smoke' | 'full', BenchScale> = {
     pendingTargets: [0, 20],
     creation: { concurrency: 5, batch: 20 },
     accounting: { turns: 3, clicks: 3, warmupCycles: 1 },
-    turnThroughput: { turns: 20, concurrency: 10 },
+    turnThroughput: { turns: 10, concurrency: 10, workerCounts: [1] },
     closedLoop: { lanes: 3, clicksPerLane: 2 },
     rssSettleMs: 200,
   },
@@ -53,7 +53,7 @@ export const SCALES: Record<'smoke' | 'full', BenchScale> = {
     pendingTargets: [0, 1_000, 10_000],
     creation: { concurrency: 50, batch: 1_000 },
     accounting: { turns: 50, clicks: 50, warmupCycles: 3 },
-    turnThroughput: { turns: 2_000, concurrency: 200 },
+    turnThroughput: { turns: 2_000, concurrency: 200, workerCounts: [1, 2] },
     closedLoop: { lanes: 50, clicksPerLane: 8 },
     rssSettleMs: 1_000,
   },

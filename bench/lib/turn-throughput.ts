@@ -15,7 +15,7 @@ import { mentionRequest, SLOW_MODEL_MS } from './workload.js';
 export async function measureTurnThroughput(options: { context: BenchContext; scale: BenchScale }): Promise<BenchResults['turnThroughput']> {
   const { context, scale } = options;
   const runs: BenchResults['turnThroughput']['runs'] = [];
-  for (const workers of [1, 2]) {
+  for (const workers of scale.turnThroughput.workerCounts) {
     const redis = await startRedisServer();
     context.cleanup.push(() => redis.stop());
     const { receiver, workers: started } = await context.startSplitBot({ name: `throughput-${workers}`, redisUrl: redis.url, workers });
@@ -38,6 +38,7 @@ export async function measureTurnThroughput(options: { context: BenchContext; sc
     context.log(`[bench]   ${workers} worker${workers > 1 ? 's' : ''}: ${runs.at(-1)?.turnsPerSecond} turns/s, at most ${runs.at(-1)?.peakConcurrentModelCalls} model calls at once, ${runs.at(-1)?.workerCpuMsPerTurn} worker CPU ms per turn`);
     for (const server of [receiver, ...started]) await server.handle.stop();
   }
-  const [one, two] = runs;
-  return { modelMs: SLOW_MODEL_MS, runs, twoWorkersOverOne: round((two?.turnsPerSecond ?? Number.NaN) / (one?.turnsPerSecond ?? Number.NaN), 2) };
+  const one = runs.find((run) => run.workers === 1);
+  const two = runs.find((run) => run.workers === 2);
+  return { modelMs: SLOW_MODEL_MS, runs, ...(one && two ? { twoWorkersOverOne: round(two.turnsPerSecond / one.turnsPerSecond, 2) } : {}) };
 }
