@@ -18,6 +18,7 @@ import { createLoadGate, createLoadMonitor } from './conversation/load-gate.js';
 import { createThreadWorker, type ThreadWorker } from './conversation/thread-worker.js';
 import { createWorkPuller } from './conversation/work-puller.js';
 import { createHealthServer } from './runtime/health-check.js';
+import { createPrometheusMetrics } from './metrics/prometheus-metrics.js';
 import type { AuditLog } from './audit/audit-log.js';
 import { createMemoryAuditLog } from './audit/memory-audit-log.js';
 import { createRedisAuditLog } from './store/redis-audit-log.js';
@@ -116,7 +117,8 @@ async function assemble(
       : createRedisAuditLog({ url: environment.redisUrl, keyPrefix: STORE_KEY_PREFIX, logger }));
   const store = options.store ?? createStore(environment, logger, audit);
   const identity = await resolveBotIdentity(environment);
-  const app = createSlackApp({ settings: { ...environment.slack, ...identity }, store, logger });
+  const prometheus = createPrometheusMetrics();
+  const app = createSlackApp({ settings: { ...environment.slack, ...identity }, store, logger, renderMetrics: prometheus.render });
   const messenger = createWebApiMessenger({ client: app.client, logger, streaming: environment.slack.streaming });
   const resolveGroups = createUsergroupMembers({ client: app.client, logger });
   const conversation = createConversation({
@@ -140,6 +142,7 @@ async function assemble(
     audit,
     botUserId: identity.botUserId,
     now,
+    metrics: prometheus.metrics,
   });
   const lockTtlMs = options.lockTtlMs ?? DEFAULT_LOCK_TTL_MS;
   const role = options.role ?? environment.role;
@@ -180,6 +183,7 @@ async function assemble(
       audit,
       now,
       resolveGroups,
+      metrics: prometheus.metrics,
       expireNow: (stepId) => sweeper.expireNow(stepId),
       evaluateInput: ({ step, call, input }) =>
         evaluateCallPolicy({
@@ -210,7 +214,7 @@ async function assemble(
       puller?.start();
       const port = startOptions.port ?? environment.slack.port;
       if (role === 'worker') {
-        healthServer = createHealthServer(store);
+        healthServer = createHealthServer(store, prometheus.render);
         const server = healthServer;
         await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, startOptions.host, resolve));
         const bound = (server.address() as AddressInfo).port;

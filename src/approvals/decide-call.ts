@@ -1,3 +1,4 @@
+import { type Metrics, noMetrics } from '../metrics/metrics.js';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { appendQuietly, type AuditLog } from '../audit/audit-log.js';
@@ -28,6 +29,8 @@ export interface DecideCallOptions {
   expireNow?: (stepId: string) => Promise<void>;
   now?: () => number;
   newGrantId?: () => string;
+  /** Decisions and refusals counted for the operator's dashboards. */
+  metrics?: Metrics;
 }
 
 /** What a person did, before the server judged it; an edit carries the input, not its policy. */
@@ -51,6 +54,7 @@ const MAX_ATTEMPTS = 25;
  * decision that completes the step queues the resume, so an approved call runs once.
  */
 export function createCallDecider(options: DecideCallOptions) {
+  const metrics = options.metrics ?? noMetrics;
   const { store, messenger, worker, logger, audit } = options;
   const now = options.now ?? Date.now;
   const newGrantId = options.newGrantId ?? (() => randomUUID().replaceAll('-', '').slice(0, 16));
@@ -102,6 +106,7 @@ export function createCallDecider(options: DecideCallOptions) {
       },
       logger,
     );
+    metrics.actionRefused({ reason: code });
     if (code === 'expired' && options.expireNow) {
       await options.expireNow(request.stepId).catch((error: unknown) => logger.warn({ event: 'expire-now-failed', stepId: request.stepId, err: error }, 'could not close an expired step'));
     }
@@ -123,6 +128,7 @@ export function createCallDecider(options: DecideCallOptions) {
         if (committed !== 'committed') return await refuse(step, request, 'not-found', NOT_OPEN);
         faultPoint('after-decision');
         const { transition, effect } = result;
+        metrics.decisionRecorded({ toolName: call.toolName, outcome: metricOutcome(effect), waitedMs: now() - step.createdAt });
         return { recorded: true, step: transition.step, completedStep: transition.completed === true, effect, ...noticeFor(effect) };
       }
       logger.warn({ event: 'decision-contended', stepId: request.stepId }, 'gave up recording a decision after repeated conflicts');
@@ -167,4 +173,11 @@ function noticeFor(effect: CallActionEffect): { notice?: string } {
 function actionName(action: CallDecisionRequest['action']): string {
   if (action.kind === 'approve' && action.grant) return 'grant';
   return action.kind;
+}
+
+function metricOutcome(effect: CallActionEffect): Parameters<Metrics['decisionRecorded']>[0]['outcome'] {
+  if (effect.kind === 'counted') return 'counted';
+  if (effect.kind === 'new-version') return 'edited';
+  const { outcome } = effect.decision;
+  return outcome === 'approved' || outcome === 'answered' ? outcome : 'denied';
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditLog } from '../audit/audit-log.js';
+import { type Metrics, noMetrics } from '../metrics/metrics.js';
 import { isFencedError } from '../store/fenced-error.js';
 import { createCloseInterruptedCalls } from './close-interrupted-calls.js';
 import { createMessageHandler } from './handle-message.js';
@@ -24,13 +25,14 @@ export interface ConversationLimits {
   maxBytes: number;
 }
 
-export type ConversationOptions = Omit<PhaseDependencies, 'limits' | 'now' | 'newStepId' | 'audit'> & {
+export type ConversationOptions = Omit<PhaseDependencies, 'limits' | 'now' | 'newStepId' | 'audit' | 'metrics'> & {
   /** The Slack side; each work item uses it through its lease (see `fencedMessenger`). */
   messenger: ThreadMessenger;
   limits: ConversationLimits;
   audit: AuditLog;
   now?: () => number;
   newStepId?: () => string;
+  metrics?: Metrics;
 };
 
 export interface Conversation {
@@ -48,6 +50,7 @@ export function createConversation(options: ConversationOptions): Conversation {
     ...options,
     now: options.now ?? Date.now,
     newStepId: options.newStepId ?? (() => randomUUID().replaceAll('-', '')),
+    metrics: options.metrics ?? noMetrics,
   };
   const loadThread = createThreadLoader(dependencies);
   const closeInterruptedCalls = createCloseInterruptedCalls(dependencies);

@@ -12,7 +12,7 @@ import type { TurnScope } from './turn-scope.js';
  * call may run) written under the fence just before it runs, so a successor never runs it again,
  * and the `tool-executed` record after.
  */
-export function createExecutionRecords({ store, logger, limits, now }: Pick<PhaseDependencies, 'store' | 'logger' | 'limits' | 'now'>) {
+export function createExecutionRecords({ store, logger, limits, now, metrics }: Pick<PhaseDependencies, 'store' | 'logger' | 'limits' | 'now' | 'metrics'>) {
   async function markStarted(scope: TurnScope, thread: ThreadState, call: StartingCall, automatic: readonly AutomaticApproval[]): Promise<void> {
     const where = { teamId: thread.teamId, channel: thread.channel, threadTs: thread.threadTs };
     const audit: AuditEventInput[] = [{ type: 'tool-started', ...where, toolName: call.toolName, toolCallId: call.toolCallId, input: call.input, inputHash: inputHash(call.input), basis: call.basis }];
@@ -31,6 +31,7 @@ export function createExecutionRecords({ store, logger, limits, now }: Pick<Phas
   }
 
   async function markFinished(scope: TurnScope, thread: ThreadState, report: ExecutionReport): Promise<void> {
+    metrics.toolExecuted({ toolName: report.toolName, status: report.status === 'ok' ? 'ok' : 'error', durationMs: report.durationMs });
     await store
       .finishExecuting({
         threadKey: thread.threadKey,

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { GroupMembers } from '../approvals/policy/approver-eligibility.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { PolicyConfig } from '../config/policy-config-schema.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { StateStore } from '../store/state-store.js';
 import type { ToolDefinition } from '../tools/tool-definition.js';
 import type { HistoryLimits } from './turn-scope.js';
@@ -27,4 +28,6 @@ export interface PhaseDependencies {
   botUserId: string;
   now: () => number;
   newStepId: () => string;
+  /** Turns and tool runs counted for the operator's dashboards. */
+  metrics: Metrics;
 }

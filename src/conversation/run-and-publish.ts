@@ -14,7 +14,7 @@ import type { TurnScope } from './turn-scope.js';
 
 type RunAndPublishDependencies = Pick<
   PhaseDependencies,
-  'store' | 'model' | 'instructions' | 'tools' | 'policy' | 'toolProblems' | 'resolveGroups' | 'limits' | 'logger' | 'now'
+  'store' | 'model' | 'instructions' | 'tools' | 'policy' | 'toolProblems' | 'resolveGroups' | 'limits' | 'logger' | 'now' | 'metrics'
 > & { cards: StepCards };
 
 export type RunAndPublish = (scope: TurnScope, thread: ThreadState, requesterId: string, approvedRuns?: ReadonlyMap<string, ApprovedRun>) => Promise<void>;
@@ -37,6 +37,8 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
     await notes.noteToolProblems(scope, thread);
     const automatic: AutomaticApproval[] = [];
     const answer = createLiveAnswer({ scope, thread, requesterId, shown, logger });
+    const startedAt = performance.now();
+    const finished = (outcome: 'answered' | 'waiting' | 'failed') => options.metrics.turnFinished({ outcome, durationMs: performance.now() - startedAt });
     let outcome: Awaited<ReturnType<typeof runTurn>>;
     try {
       outcome = await runTurn({
@@ -61,8 +63,10 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
     } catch (error) {
       // Fenced: another process has the thread; this one must not save, post or say anything.
       if (scope.lease.lost()) throw error;
+      finished('failed');
       return recordTurnFailure(scope, thread, { error, requesterId, answer });
     }
+    finished(outcome.approvalRequests.length === 0 ? 'answered' : 'waiting');
     thread.messages.push(...outcome.responseMessages);
     delete thread.failedTurn;
     await notes.noteAutomaticApprovals(scope, thread, automatic);

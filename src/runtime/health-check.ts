@@ -9,11 +9,26 @@ export function answerHealthCheck(store: Pick<StateStore, 'ping' | 'kind'>, resp
   );
 }
 
-/** A worker serves no Slack requests; it answers only `GET /healthz`. */
-export function createHealthServer(store: Pick<StateStore, 'ping' | 'kind'>): Server {
+/** The body of `GET /metrics` (Prometheus's text format). */
+export type RenderMetrics = () => Promise<{ contentType: string; body: string }>;
+
+export function answerMetrics(render: RenderMetrics, response: ServerResponse): void {
+  render().then(
+    ({ contentType, body }) => {
+      response.writeHead(200, { 'content-type': contentType });
+      response.end(body);
+    },
+    () => respondJson(response, 500, { error: 'could not collect the metrics' }),
+  );
+}
+
+/** A worker serves no Slack requests; it answers only `GET /healthz` and `GET /metrics`. */
+export function createHealthServer(store: Pick<StateStore, 'ping' | 'kind'>, renderMetrics: RenderMetrics): Server {
   return createServer((request, response) => {
-    if (request.method === 'GET' && request.url?.split('?')[0] === '/healthz') return answerHealthCheck(store, response);
-    respondJson(response, 404, { error: 'this process is a countersign worker: it serves only GET /healthz' });
+    const path = request.url?.split('?')[0];
+    if (request.method === 'GET' && path === '/healthz') return answerHealthCheck(store, response);
+    if (request.method === 'GET' && path === '/metrics') return answerMetrics(renderMetrics, response);
+    respondJson(response, 404, { error: 'this process is a countersign worker: it serves only GET /healthz and GET /metrics' });
   });
 }
 

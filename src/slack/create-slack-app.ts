@@ -1,4 +1,4 @@
-import { answerHealthCheck } from '../runtime/health-check.js';
+import { answerHealthCheck, answerMetrics, type RenderMetrics } from '../runtime/health-check.js';
 import { App, type CustomRoute } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { createBoltLogger } from '../log/bolt-logger.js';
@@ -22,18 +22,19 @@ export interface SlackAppSettings {
 export const SLACK_RETRY_CONFIG = { retries: 2, factor: 2, minTimeout: 300, maxTimeout: 2_000 };
 
 /** The transport: Bolt's HTTP receiver (or Socket Mode), the Web API client and the health route. */
-export function createSlackApp({ settings, store, logger }: { settings: SlackAppSettings; store: StateStore; logger: Logger }): App {
+export function createSlackApp({ settings, store, logger, renderMetrics }: { settings: SlackAppSettings; store: StateStore; logger: Logger; renderMetrics?: RenderMetrics }): App {
   const healthRoute: CustomRoute = {
     path: '/healthz',
     method: ['GET'],
     handler: (_request, response) => answerHealthCheck(store, response),
   };
+  const metricsRoutes: CustomRoute[] = renderMetrics ? [{ path: '/metrics', method: ['GET'], handler: (_request, response) => answerMetrics(renderMetrics, response) }] : [];
   return new App({
     token: settings.botToken,
     botId: settings.botId,
     botUserId: settings.botUserId,
     logger: createBoltLogger(logger),
-    customRoutes: [healthRoute],
+    customRoutes: [healthRoute, ...metricsRoutes],
     clientOptions: {
       ...(settings.apiUrl === undefined ? {} : { slackApiUrl: settings.apiUrl }),
       retryConfig: SLACK_RETRY_CONFIG,

@@ -1,0 +1,41 @@
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import type { Metrics } from './metrics.js';
+
+export interface PrometheusMetrics {
+  metrics: Metrics;
+  registry: Registry;
+  /** The body and content type of `GET /metrics`. */
+  render(): Promise<{ contentType: string; body: string }>;
+}
+
+/** Seconds buckets for things people do (deciding) and things machines do (tools, turns). */
+const HUMAN_SECONDS = [5, 15, 30, 60, 120, 300, 600, 1800, 3600, 14_400, 86_400];
+const MACHINE_SECONDS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+
+/** The metrics in Prometheus's format (`prom-client`), Node's default process metrics included. */
+export function createPrometheusMetrics(): PrometheusMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'countersign_' });
+  const decisions = new Counter({ name: 'countersign_decisions_total', help: 'Actions on calls recorded, by outcome (approved, denied, answered, counted towards a quorum, edited).', labelNames: ['outcome'], registers: [registry] });
+  const timeToDecision = new Histogram({ name: 'countersign_time_to_decision_seconds', help: 'From the approval request to a recorded action on it.', labelNames: ['outcome'], buckets: HUMAN_SECONDS, registers: [registry] });
+  const refusals = new Counter({ name: 'countersign_refusals_total', help: 'Clicks and forms refused, by reason.', labelNames: ['reason'], registers: [registry] });
+  const toolExecutions = new Counter({ name: 'countersign_tool_executions_total', help: 'Tool runs, by tool and status (ok or error).', labelNames: ['tool', 'status'], registers: [registry] });
+  const toolDuration = new Histogram({ name: 'countersign_tool_duration_seconds', help: 'How long tools ran.', labelNames: ['tool'], buckets: MACHINE_SECONDS, registers: [registry] });
+  const turnDuration = new Histogram({ name: 'countersign_turn_duration_seconds', help: 'Agent turns, by outcome (answered, waiting for people, failed), model time included.', labelNames: ['outcome'], buckets: MACHINE_SECONDS, registers: [registry] });
+  return {
+    registry,
+    metrics: {
+      decisionRecorded({ outcome, waitedMs }) {
+        decisions.inc({ outcome });
+        timeToDecision.observe({ outcome }, Math.max(0, waitedMs) / 1000);
+      },
+      actionRefused: ({ reason }) => refusals.inc({ reason }),
+      toolExecuted({ toolName, status, durationMs }) {
+        toolExecutions.inc({ tool: toolName, status });
+        toolDuration.observe({ tool: toolName }, durationMs / 1000);
+      },
+      turnFinished: ({ outcome, durationMs }) => turnDuration.observe({ outcome }, durationMs / 1000),
+    },
+    render: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
+  };
+}

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { cardButtons, nextTs, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
+
+/** `GET /metrics`, in Prometheus's format, counts what people and tools did: read through the real HTTP receiver. */
+const harness = useHarnesses();
+
+async function metricsOf(h: Harness): Promise<string> {
+  const response = await fetch(`${h.baseUrl}/metrics`);
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toContain('text/plain');
+  return response.text();
+}
+
+function seriesValue(metrics: string, series: string): number | undefined {
+  const line = metrics.split('\n').find((candidate) => candidate.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+describe('GET /metrics', () => {
+  it('counts a decision, a refused click, a tool run and the turns, with Node process metrics beside them', async () => {
+    const h = await harness();
+    h.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'worker', namespace: 'staging' } }] }, { text: 'Restarted.' });
+    const threadTs = nextTs();
+    await h.mention({ user: 'UALICE', text: 'restart the worker in staging', ts: threadTs });
+    const card = await waitFor(() => threadReplies(h, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'the card' });
+    const approve = cardButtons(card.blocks).find((button) => button.actionId === 'countersign_approve')!;
+    const before = await metricsOf(h);
+    expect(seriesValue(before, 'countersign_turn_duration_seconds_count{outcome="waiting"}')).toBe(1);
+    expect(seriesValue(before, 'countersign_decisions_total{outcome="approved"}')).toBeUndefined();
+
+    await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...approve });
+    // A second click on the decided call is refused, and counted as such.
+    await h.click({ user: 'UCAROL', cardTs: card.ts, threadTs, ...approve });
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text?.includes('Restarted.')), { message: 'the answer' });
+    await h.settled();
+
+    const after = await metricsOf(h);
+    expect(seriesValue(after, 'countersign_decisions_total{outcome="approved"}')).toBe(1);
+    expect(seriesValue(after, 'countersign_time_to_decision_seconds_count{outcome="approved"}')).toBe(1);
+    expect(seriesValue(after, 'countersign_refusals_total{reason="already-decided"}')).toBe(1);
+    expect(seriesValue(after, 'countersign_tool_executions_total{tool="restart_service",status="ok"}')).toBe(1);
+    expect(seriesValue(after, 'countersign_turn_duration_seconds_count{outcome="answered"}')).toBe(1);
+    expect(after).toContain('countersign_process_cpu_user_seconds_total');
+  });
+});
