@@ -81,7 +81,8 @@ export interface Bot {
 export async function createBot(given: CreateBotOptions = {}): Promise<Bot> {
   const environment = given.environment ?? parseEnvironment(process.env);
   const config = given.config ?? (await loadConfigFile(environment.configPath));
-  const options: ResolvedOptions = { ...given, environment, config };
+  // Explicit options win over the environment's tuning knobs.
+  const options: ResolvedOptions = { ...environment.tuning, ...given, environment, config };
   const logger = options.logger ?? createLogger({ level: environment.logLevel });
   const now = options.now ?? Date.now;
   const loaded = await loadTools({

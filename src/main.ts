@@ -1,9 +1,9 @@
 // First, before anything else is evaluated: on an old Node.js it explains and exits.
 import './runtime/require-node-version.js';
-import { ConfigError, type ConfigProblem } from './config/config-error.js';
+import { ConfigError } from './config/config-error.js';
 import { loadConfigFile } from './config/config-file.js';
 import { parseEnvironment } from './config/environment.js';
-import { createBot, type CreateBotOptions } from './create-bot.js';
+import { createBot } from './create-bot.js';
 import { createLogger } from './log/create-logger.js';
 import { runSandbox, wantsSandbox } from './sandbox/run-sandbox.js';
 import { logProcessFailures } from './runtime/log-process-failures.js';
@@ -27,35 +27,10 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: environment.logLevel });
   // Before any tool source starts.
   logProcessFailures(logger);
-  const bot = await createBot({ environment, config, logger, ...tuningFromEnvironment(process.env) });
+  const bot = await createBot({ environment, config, logger });
   await bot.start();
 
   stopOnSignals({ logger, stop: () => bot.stop(), message: 'stopping: finishing running turns' });
-}
-
-/**
- * Operational knobs that are rarely changed and not part of the config file: how often each process
- * sweeps for expiries and stalled work, how long a dead process's lock blocks its threads, and how
- * much turn work one process takes on.
- */
-function tuningFromEnvironment(env: NodeJS.ProcessEnv): Pick<CreateBotOptions, 'sweepIntervalMs' | 'lockTtlMs' | 'maxConcurrentTurns' | 'maxEventLoopDelayMs'> {
-  const problems: ConfigProblem[] = [];
-  const read = (name: string, minimum: number, what: string): number | undefined => {
-    const value = env[name]?.trim();
-    if (value === undefined || value === '') return undefined;
-    const parsed = Number(value);
-    if (Number.isInteger(parsed) && parsed >= minimum) return parsed;
-    problems.push({ field: name, message: `must be a whole number of ${what}, at least ${minimum}` });
-    return undefined;
-  };
-  const tuning = {
-    sweepIntervalMs: read('COUNTERSIGN_SWEEP_INTERVAL_MS', 10, 'milliseconds'),
-    lockTtlMs: read('COUNTERSIGN_LOCK_TTL_MS', 10, 'milliseconds'),
-    maxConcurrentTurns: read('COUNTERSIGN_MAX_CONCURRENT_TURNS', 1, 'turns'),
-    maxEventLoopDelayMs: read('COUNTERSIGN_MAX_EVENT_LOOP_DELAY_MS', 10, 'milliseconds'),
-  };
-  if (problems.length > 0) throw new ConfigError({ problems });
-  return Object.fromEntries(Object.entries(tuning).filter(([, value]) => value !== undefined));
 }
 
 main().catch((error: unknown) => {

@@ -26,7 +26,16 @@ describe('parseEnvironment', () => {
       openai: { apiKey: HTTP.OPENAI_API_KEY, model: 'gpt-5-mini', api: 'responses' },
       logLevel: 'info',
       role: 'all',
+      tuning: {},
     });
+  });
+
+  it('reads the tuning knobs with the rest, naming a bad one', () => {
+    expect(parseEnvironment({ ...HTTP, COUNTERSIGN_LOCK_TTL_MS: '5000', COUNTERSIGN_MAX_CONCURRENT_TURNS: '64' }, noFile).tuning).toEqual({ lockTtlMs: 5000, maxConcurrentTurns: 64 });
+    expect(problemsOf({ ...HTTP, COUNTERSIGN_MAX_EVENT_LOOP_DELAY_MS: 'fast', COUNTERSIGN_SWEEP_INTERVAL_MS: '5' }).problems).toEqual([
+      { field: 'COUNTERSIGN_SWEEP_INTERVAL_MS', message: 'must be a whole number of milliseconds, at least 10' },
+      { field: 'COUNTERSIGN_MAX_EVENT_LOOP_DELAY_MS', message: 'must be a whole number of milliseconds, at least 10' },
+    ]);
   });
 
   it('reads the process role; receivers and workers need Redis to meet, and a typo is named', () => {

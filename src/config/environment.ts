@@ -46,6 +46,19 @@ export interface EnvironmentConfig {
   configPath?: string;
   logLevel: LogLevel;
   role: BotRole;
+  /** Operational knobs, rarely changed; unset ones take `createBot`'s defaults. */
+  tuning: EnvironmentTuning;
+}
+
+export interface EnvironmentTuning {
+  /** COUNTERSIGN_SWEEP_INTERVAL_MS: how often each process sweeps for expiries and stalled work. */
+  sweepIntervalMs?: number;
+  /** COUNTERSIGN_LOCK_TTL_MS: how long a dead process's thread lock blocks its work. */
+  lockTtlMs?: number;
+  /** COUNTERSIGN_MAX_CONCURRENT_TURNS. */
+  maxConcurrentTurns?: number;
+  /** COUNTERSIGN_MAX_EVENT_LOOP_DELAY_MS. */
+  maxEventLoopDelayMs?: number;
 }
 
 export interface ParseEnvironmentOptions {
@@ -118,6 +131,23 @@ export function parseEnvironment(
   // Receivers and workers meet only in Redis; without it a receiver's work would never run.
   if (role !== 'all' && redisUrl === undefined && !problems.some((entry) => entry.field === 'REDIS_URL')) problem('COUNTERSIGN_ROLE', `${role} needs REDIS_URL: receivers hand turns to workers through Redis`);
 
+  const whole = (name: string, minimum: number, unit: string): number | undefined => {
+    const value = read(name);
+    if (value === undefined) return undefined;
+    const parsed = Number(value);
+    if (Number.isInteger(parsed) && parsed >= minimum) return parsed;
+    problem(name, `must be a whole number of ${unit}, at least ${minimum}`);
+    return undefined;
+  };
+  const tuning: EnvironmentTuning = Object.fromEntries(
+    Object.entries({
+      sweepIntervalMs: whole('COUNTERSIGN_SWEEP_INTERVAL_MS', 10, 'milliseconds'),
+      lockTtlMs: whole('COUNTERSIGN_LOCK_TTL_MS', 10, 'milliseconds'),
+      maxConcurrentTurns: whole('COUNTERSIGN_MAX_CONCURRENT_TURNS', 1, 'turns'),
+      maxEventLoopDelayMs: whole('COUNTERSIGN_MAX_EVENT_LOOP_DELAY_MS', 10, 'milliseconds'),
+    }).filter(([, value]) => value !== undefined),
+  );
+
   if (problems.length > 0 || botToken === undefined || apiKey === undefined) throw new ConfigError({ problems });
 
   return {
@@ -137,6 +167,7 @@ export function parseEnvironment(
     ...(configPath !== undefined && { configPath }),
     logLevel,
     role,
+    tuning,
   };
 }
 
