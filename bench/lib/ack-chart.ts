@@ -17,8 +17,20 @@ export function ackSeries(results: BenchResults, botLabel: string): ChartSeries[
   return [
     { label: 'bare Bolt: mentions', color: '#9aa0a6', points: points(results.ackLatency.mention, 'bare') },
     { label: 'bare Bolt: clicks', color: '#5f6368', points: points(results.ackLatency.click, 'bare') },
+    ...chatSdkSeries(results),
     { label: `${botLabel}: mentions`, color: '#e8710a', points: points(results.ackLatency.mention, 'bot') },
     { label: `${botLabel}: clicks`, color: '#d93025', points: points(results.ackLatency.click, 'bot') },
+  ];
+}
+
+function chatSdkSeries(results: BenchResults): ChartSeries[] {
+  const points = (levels: LevelResult[]) => levels.flatMap((level) => (level.chatSdk ? [{ concurrency: level.concurrency, p99: level.chatSdk.latency.p99 }] : []));
+  const mentions = points(results.ackLatency.mention);
+  const clicks = points(results.ackLatency.click);
+  if (mentions.length === 0 && clicks.length === 0) return [];
+  return [
+    { label: 'Chat SDK bot: mentions', color: '#8ab4f8', points: mentions },
+    { label: 'Chat SDK bot: clicks', color: '#1a73e8', points: clicks },
   ];
 }
 

@@ -1,13 +1,13 @@
 import type { BenchContext } from './bench-context.js';
-import { bareClicks, botClicks } from './click-requests.js';
-import { measureRound } from './measure-round.js';
+import { bareClicks, botClicks, chatSdkClicks } from './click-requests.js';
+import { type ChatSide, measureRound } from './measure-round.js';
 import type { RunPhase } from './phase-timer.js';
 import type { LoadResult } from './processes.js';
 import type { BenchResults, LevelResult } from './results.js';
 import { describeLevel, levelResult, type RoundSample } from './round-statistics.js';
 import type { BenchScale } from './scale.js';
 import { median, percentile, round } from './stats.js';
-import { mentionRequest, type Card } from './workload.js';
+import { mentionRequest, type Card, type RequestSpec } from './workload.js';
 
 export interface AckLatencyMeasurement {
   mention: LevelResult[];
@@ -60,6 +60,7 @@ async function measureMentionBursts(options: PhaseOptions): Promise<{ levels: Le
             await context.waitForTurns({ threads, mode: 'card' });
             cards.push(...(await context.cardsFor(threads)));
           },
+          chat: chatSdkSide({ context, concurrency: level, requests: () => context.newChatThreads(count).map((thread) => mentionRequest(thread, 'card')) }),
         }),
       );
     }
@@ -86,6 +87,7 @@ async function measureClickBursts(
     const rounds = await measureClickRounds({
       ...options,
       level,
+      withChatSdk: true,
       drainFor: (cards) => async (measured) => {
         await context.waitForResumes(cards);
         const rates = clickRates({ context, cards, measured, allAnsweredAt: Date.now() });
@@ -156,6 +158,8 @@ async function measureClickRounds(
     cardsByLevel: Map<number, Card[]>;
     level: number;
     drainFor: (cards: Card[]) => (result: LoadResult) => Promise<void>;
+    /** Also click the Chat SDK baseline (first clicks only: it has no "already decided" answer). */
+    withChatSdk?: boolean;
   },
 ): Promise<RoundSample[]> {
   const { context, level } = options;
@@ -172,10 +176,28 @@ async function measureClickRounds(
         bareBurst: () => context.send({ url: context.bare.eventsUrl, concurrency: level, requests: bareClicks(cards.length) }),
         botBurst: () => context.send({ url: context.bot.eventsUrl, concurrency: level, requests: botClicks(cards) }),
         botDrain,
+        ...(options.withChatSdk ? { chat: chatSdkSide({ context, concurrency: level, requests: () => chatSdkClicks(context.newChatThreads(cards.length)) }) } : {}),
       }),
     );
   }
   return rounds;
+}
+
+/** The Chat SDK bot's side of a round: a burst to it, drained when it has posted once per request. */
+function chatSdkSide(options: { context: BenchContext; concurrency: number; requests: () => RequestSpec[] }): ChatSide | undefined {
+  const { context } = options;
+  const chat = context.chat;
+  if (!chat) return undefined;
+  let expected = 0;
+  return {
+    burst: () => {
+      const requests = options.requests();
+      context.observer.poll();
+      expected = context.observer.chatSdkPostCount() + requests.length;
+      return context.send({ url: chat.eventsUrl, concurrency: options.concurrency, requests });
+    },
+    drain: () => context.waitForSlack({ done: () => context.observer.chatSdkPostCount() >= expected, message: 'the Chat SDK bot\'s posts' }),
+  };
 }
 
 /** Clicks per second, from the first click sent to the last card showing its decision, and to the last resumed answer. */

@@ -8,7 +8,7 @@ export const DRAIN_TIMEOUT_MS = 15 * 60 * 1000;
 /** Sending signed requests to the processes under test, and waiting for what the bot does about them. */
 export interface BurstHelpers {
   /** Sends the requests to `url` through the load generator, `concurrency` in flight. */
-  send(options: { url: string; concurrency: number; requests: RequestSpec[] }): Promise<LoadResult>;
+  send(options: { url: string; concurrency: number; ratePerSecond?: number; requests: RequestSpec[] }): Promise<LoadResult>;
   /** Polls the fake Slack until `done` holds (or the drain timeout, naming `message`, runs out). */
   waitForSlack(options: { done: () => boolean; message: string }): Promise<void>;
   /** Waits until every turn has posted its card (or, in text mode, its answer). */
@@ -26,7 +26,7 @@ export interface BurstHelpers {
 export function createBurstHelpers(options: { loadGenerator: LoadGenerator; observer: SlackObserver; botEventsUrl: string; botPid: number }): BurstHelpers {
   const { loadGenerator, observer, botEventsUrl, botPid } = options;
   const helpers: BurstHelpers = {
-    send: ({ url, concurrency, requests }) => loadGenerator.run({ url, signingSecret: SIGNING_SECRET, concurrency, requests }),
+    send: ({ url, concurrency, ratePerSecond, requests }) => loadGenerator.run({ url, signingSecret: SIGNING_SECRET, concurrency, ...(ratePerSecond === undefined ? {} : { ratePerSecond }), requests }),
     waitForSlack: ({ done, message }) =>
       waitUntil(
         () => {

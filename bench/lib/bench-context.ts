@@ -14,6 +14,7 @@ import {
   BENCH_CONFIG_YAML,
   BOT_ID,
   BOT_USER_ID,
+  CHAT_SDK_THREAD_PREFIX,
   createSlackObserver,
   createThreadFactory,
   installModelScript,
@@ -52,6 +53,10 @@ export interface BenchContext extends BenchServices, BurstHelpers {
   cleanup: CleanupStack;
   bot: ServerUnderTest;
   bare: ServerUnderTest;
+  /** The second baseline (bench/chat-sdk-bot.ts) on a Redis of its own; undefined with BENCH_CHAT_SDK=0. */
+  chat: ServerUnderTest | undefined;
+  /** Fresh threads for the Chat SDK bot (channels of their own, so its posts are told apart). */
+  newChatThreads: (count: number) => Thread[];
   /** Each process's inspector, when started with --inspect: its event-loop delay, request timings and heap. */
   botInspectorUrl: string | undefined;
   bareInspectorUrl: string | undefined;
@@ -94,9 +99,10 @@ export async function startBenchContext(options: { inspect: boolean; cleanup: Cl
     const receiver = await startServerUnderTest({ name: `${name}-receiver`, script: 'dist/main.js', withInspector: false, environment: (port) => botEnvironment({ port, redisUrl, services, role: 'receiver' }), cleanup });
     return { receiver, workers: started };
   };
-  const { bot, bare } = await options.phase('start processes', async () => ({
+  const { bot, bare, chat } = await options.phase('start processes', async () => ({
     bot: await startBot({ name: 'countersign', redisUrl: services.redis.url, withInspector: inspect }),
     bare: await startServerUnderTest({ name: 'bare-bolt', script: 'bench/bare-bolt-app.ts', withInspector: inspect, environment: (port) => bareEnvironment({ port, services }), cleanup }),
+    chat: process.env.BENCH_CHAT_SDK === '0' ? undefined : await startChatSdkBot({ services, cleanup }),
   }));
   return {
     ...services,
@@ -105,7 +111,9 @@ export async function startBenchContext(options: { inspect: boolean; cleanup: Cl
     cleanup,
     bot,
     bare,
+    chat,
     newThreads: createThreadFactory('B'),
+    newChatThreads: createThreadFactory(CHAT_SDK_THREAD_PREFIX),
     startBot,
     startSplitBot,
     ...createBurstHelpers({ loadGenerator: services.loadGenerator, observer: services.observer, botEventsUrl: bot.eventsUrl, botPid: bot.handle.pid }),
@@ -180,6 +188,19 @@ function botEnvironment(options: { port: number; redisUrl: string; services: Ben
     // BENCH_PROFILE=<dir>: each bot process writes a V8 CPU profile there when it stops (open in Chrome DevTools).
     ...(process.env.BENCH_PROFILE ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROFILE}` } : {}),
   };
+}
+
+/** The Chat SDK bot, with a Redis of its own so its state traffic does not mix with the bot's. */
+async function startChatSdkBot(options: { services: BenchServices; cleanup: CleanupStack }): Promise<ServerUnderTest> {
+  const redis = await startRedisServer();
+  options.cleanup.push(() => redis.stop());
+  return startServerUnderTest({
+    name: 'chat-sdk',
+    script: 'bench/chat-sdk-bot.ts',
+    withInspector: false,
+    environment: (port) => ({ PORT: String(port), SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: options.services.slack.url, REDIS_URL: redis.url }),
+    cleanup: options.cleanup,
+  });
 }
 
 /** The bare app needs only what Bolt itself needs: the signing secret and where Slack is. */

@@ -31,11 +31,16 @@ export function assembleResults(options: {
   accounting: RedisAccounting;
   turnThroughput: BenchResults['turnThroughput'];
   closedLoopClicks: BenchResults['closedLoopClicks'];
+  openLoop: BenchResults['openLoop'];
+  historySweep: BenchResults['historySweep'];
   phaseMs: Record<string, number>;
 }): BenchResults {
   const { scale, ackLatency, pending, memory, accounting } = options;
   const rss = judgeRss(pending.rssPoints);
-  const targets = targetChecks({ scale, ackLatency, memory, accounting, rss });
+  const targets = [
+    ...targetChecks({ scale, ackLatency, memory, accounting, rss }),
+    ...issueTargets({ ackLatency, accounting, turnThroughput: options.turnThroughput, closedLoopClicks: options.closedLoopClicks, historySweep: options.historySweep }),
+  ];
   return {
     schemaVersion: 1,
     scale: scale.name,
@@ -47,6 +52,8 @@ export function assembleResults(options: {
     clickEndToEnd: ackLatency.clickEndToEnd,
     turnThroughput: options.turnThroughput,
     closedLoopClicks: options.closedLoopClicks,
+    openLoop: options.openLoop,
+    historySweep: options.historySweep,
     throughput: ackLatency.throughput ?? { concurrency: 0, clicks: 0, rounds: 0, decisionsPerSecond: Number.NaN, resumedTurnsPerSecond: Number.NaN, botCpuMsPerClick: Number.NaN },
     redis: { ...accounting, memory },
     rss: {
@@ -124,5 +131,55 @@ function targetChecks(options: { scale: BenchScale; ackLatency: AckLatencyMeasur
       unit: 'x RSS at 0',
       met: rss.judgedMax / rss.judgedZero <= 1.1,
     },
+  ];
+}
+
+/**
+ * The targets of the acks-and-throughput work: every level within 1.2× of bare Bolt and ahead of the
+ * Chat SDK bot, no ack over 3 s, resumed turns in at most 6 round trips with writes that do not grow
+ * with the history, Approve → answer p99 within 300 ms, two workers at least 1.8× one. A target
+ * whose measurement did not run at this scale is left out rather than reported as missed.
+ */
+function issueTargets(options: {
+  ackLatency: AckLatencyMeasurement;
+  accounting: RedisAccounting;
+  turnThroughput: BenchResults['turnThroughput'];
+  closedLoopClicks: BenchResults['closedLoopClicks'];
+  historySweep: BenchResults['historySweep'];
+}): TargetCheck[] {
+  const { ackLatency } = options;
+  const levels = [...ackLatency.mention, ...ackLatency.click];
+  const worstRatio = Math.max(...levels.map((level) => level.ratioP99));
+  const overThreeSeconds = [...levels, ...ackLatency.repeatClick].reduce((sum, level) => sum + level.bot.over3s, 0);
+  const chatLevels = levels.filter((level) => level.chatSdk !== undefined);
+  const worstOverChat = Math.max(...chatLevels.map((level) => level.chatSdk?.botOverChatP99 ?? Number.NaN));
+  const firstHistory = options.historySweep[0];
+  const lastHistory = options.historySweep.at(-1);
+  const historyGrowth = firstHistory && lastHistory ? ratio(lastHistory.resumeBytesWritten, firstHistory.resumeBytesWritten) : Number.NaN;
+  const twoOverOne = options.turnThroughput.twoWorkersOverOne;
+  return [
+    { name: 'mention and click ack p99 within 1.2x of bare Bolt at every concurrency (worst level)', limit: 1.2, measured: worstRatio, unit: 'x bare', met: worstRatio <= 1.2 },
+    { name: 'no ack over 3 s', limit: 0, measured: overThreeSeconds, unit: 'acks', met: overThreeSeconds === 0 },
+    ...(chatLevels.length > 0
+      ? [{ name: 'ack p99 ahead of the Chat SDK bot at every concurrency (worst level, bot ÷ Chat SDK)', limit: 1, measured: worstOverChat, unit: 'x Chat SDK', met: worstOverChat < 1 }]
+      : []),
+    {
+      name: 'at most 6 Redis round trips per resumed turn',
+      limit: 6,
+      measured: options.accounting.perClick.resumeRoundTrips,
+      unit: 'round trips',
+      met: options.accounting.perClick.resumeRoundTrips <= 6,
+    },
+    ...(options.historySweep.length > 1
+      ? [{ name: 'bytes written per resumed turn flat in the history length (longest ÷ shortest history)', limit: 2, measured: historyGrowth, unit: 'x', met: historyGrowth <= 2 }]
+      : []),
+    {
+      name: `Approve → answer p99 within 300 ms, ${options.closedLoopClicks.lanes} threads in flight`,
+      limit: 300,
+      measured: options.closedLoopClicks.answeredMs.p99,
+      unit: 'ms',
+      met: options.closedLoopClicks.answeredMs.p99 <= 300,
+    },
+    ...(twoOverOne === undefined ? [] : [{ name: 'two worker processes at least 1.8x one (500 ms model)', limit: 1.8, measured: twoOverOne, unit: 'x one', met: twoOverOne >= 1.8 }]),
   ];
 }

@@ -1,4 +1,4 @@
-import { clickRequest, type Card, type RequestSpec } from './workload.js';
+import { clickRequest, type Card, type RequestSpec, type Thread } from './workload.js';
 
 /**
  * The user id clicking the index-th card. Never the requester (the bot refuses self-approval), and
@@ -19,5 +19,12 @@ export function botClicks(cards: Card[]): RequestSpec[] {
 export function bareClicks(count: number): RequestSpec[] {
   return Array.from({ length: count }, (_, index) =>
     clickRequest({ channel: 'CBARE0001', threadTs: '1600000000.000100', cardTs: `1600000000.${String(index).padStart(6, '0')}`, value: `step${index}:call${index}`, user: approver(index) }),
+  );
+}
+
+/** Approve clicks for the Chat SDK baseline: its action handler posts the decision in the click's thread. */
+export function chatSdkClicks(threads: Thread[]): RequestSpec[] {
+  return threads.map((thread, index) =>
+    clickRequest({ channel: thread.channel, threadTs: thread.threadTs, cardTs: `${thread.threadTs.split('.')[0]}.000200`, value: 'approve', user: approver(index), actionId: 'approve' }),
   );
 }

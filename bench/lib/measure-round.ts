@@ -25,11 +25,17 @@ export async function observeBurst(options: { inspectorUrl: string | undefined; 
   return { result, delay, breakdown: breakdownSample({ result, timings: await takeRequestTimings(inspectorUrl) }) };
 }
 
+/** The Chat SDK bot's side of a round: its burst, and how to wait for the posts that burst causes. */
+export interface ChatSide {
+  burst: () => Promise<LoadResult>;
+  drain: () => Promise<void>;
+}
+
 /**
- * One round at one level: the bare app's burst and the bot's, back to back in alternating order
- * (bare first in even rounds, bot first in odd ones), so both see the same background noise and
- * drift cancels. Each side's CPU and event-loop delay are taken around its own burst; the bot's
- * CPU includes draining the work the burst caused.
+ * One round at one level: the bare app's burst, the Chat SDK bot's (when running) and the bot's,
+ * back to back in an order that rotates from round to round, so every side sees the same
+ * background noise and drift cancels. Each side's CPU and event-loop delay are taken around its
+ * own burst; the bots' CPU includes draining the work the burst caused.
  */
 export async function measureRound(options: {
   context: BenchContext;
@@ -37,6 +43,7 @@ export async function measureRound(options: {
   bareBurst: () => Promise<LoadResult>;
   botBurst: () => Promise<LoadResult>;
   botDrain: (result: LoadResult) => Promise<void>;
+  chat?: ChatSide;
 }): Promise<RoundSample> {
   const { context, round } = options;
   const runBare = () => measureSide({ pid: context.bare.handle.pid, inspectorUrl: context.bareInspectorUrl, burst: options.bareBurst });
@@ -50,10 +57,32 @@ export async function measureRound(options: {
         await waitForCpuIdle(context.bot.handle.pid);
       },
     });
-  const bareFirst = round % 2 === 0;
-  const first = bareFirst ? await runBare() : await runBot();
-  const second = bareFirst ? await runBot() : await runBare();
-  const [bareSide, botSide] = bareFirst ? [first, second] : [second, first];
+  const chat = context.chat && options.chat ? { server: context.chat, side: options.chat } : undefined;
+  const runChat = chat
+    ? () =>
+        measureSide({
+          pid: chat.server.handle.pid,
+          inspectorUrl: undefined,
+          burst: chat.side.burst,
+          drain: async () => {
+            await chat.side.drain();
+            await waitForCpuIdle(chat.server.handle.pid);
+          },
+        })
+    : undefined;
+  const sides: Array<{ name: 'bare' | 'bot' | 'chat'; run: () => Promise<BurstObservation & { cpuMs: number }> }> = [
+    { name: 'bare', run: runBare },
+    { name: 'bot', run: runBot },
+    ...(runChat ? [{ name: 'chat' as const, run: runChat }] : []),
+  ];
+  const observed = new Map<string, BurstObservation & { cpuMs: number }>();
+  for (let index = 0; index < sides.length; index += 1) {
+    const side = sides[(round + index) % sides.length]!;
+    observed.set(side.name, await side.run());
+  }
+  const botSide = observed.get('bot')!;
+  const bareSide = observed.get('bare')!;
+  const chatSide = observed.get('chat');
   if (process.env.BENCH_DEBUG) {
     debugRound({ log: context.log, round, side: 'bot', observation: botSide });
     debugRound({ log: context.log, round, side: 'bare', observation: bareSide });
@@ -67,6 +96,7 @@ export async function measureRound(options: {
     bareLoopDelay: bareSide.delay,
     botBreakdown: botSide.breakdown,
     bareBreakdown: bareSide.breakdown,
+    ...(chatSide ? { chat: chatSide.result, chatCpuMs: chatSide.cpuMs } : {}),
   };
 }
 

@@ -145,7 +145,8 @@ export interface LoadResult {
 
 export interface LoadGenerator {
   pid: number;
-  run(options: { url: string; signingSecret: string; concurrency: number; requests: Array<{ contentType: string; body: string }> }): Promise<LoadResult>;
+  /** Closed loop with `concurrency` lanes, or open loop at `ratePerSecond` (then `concurrency` caps what is in flight). */
+  run(options: { url: string; signingSecret: string; concurrency: number; ratePerSecond?: number; requests: Array<{ contentType: string; body: string }> }): Promise<LoadResult>;
   stop(): Promise<void>;
 }
 

@@ -104,11 +104,12 @@ function describeFlights(flights: Flight[]): string[] {
  * one BLPOP per handed-off turn does carry it: add one round trip per turn there.
  */
 const SWEEP_POLLS = new Set(['ZRANGE', 'ZRANGEBYSCORE', 'BLPOP']);
-function foreground(flights: Flight[]): Flight[] {
+export function foreground(flights: Flight[]): Flight[] {
   return flights.filter((flight) => !flight.commands.every((command) => SWEEP_POLLS.has(command.name)));
 }
 
-function splitAtResume(flights: Flight[]): { decision: Flight[]; resume: Flight[] } {
+/** A click's traffic: its decision path, then (from the EVALSHA on the thread queue) the resumed turn. */
+export function splitAtResume(flights: Flight[]): { decision: Flight[]; resume: Flight[] } {
   const index = flights.findIndex((flight) => flight.commands.some((command) => (command.name === 'EVALSHA' || command.name === 'EVAL') && command.key?.includes(':queue:')));
   return index === -1 ? { decision: flights, resume: [] } : { decision: flights.slice(0, index), resume: flights.slice(index) };
 }

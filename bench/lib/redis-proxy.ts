@@ -21,6 +21,8 @@ export interface Flight {
   at: number;
   connection: number;
   commands: RedisCommand[];
+  /** Bytes the client sent in this flight (commands and their values): what a write costs on the wire. */
+  bytes: number;
 }
 
 export interface CountingProxy {
@@ -54,10 +56,13 @@ export async function startCountingProxy(target: { host: string; port: number })
       const startsFlight = parser.atBoundary() || current === undefined;
       const commands = parser.push(chunk);
       if (startsFlight) {
-        current = { at: lastActivity, connection, commands: [] };
+        current = { at: lastActivity, connection, commands: [], bytes: 0 };
         flights.push(current);
       }
-      current?.commands.push(...commands);
+      if (current) {
+        current.commands.push(...commands);
+        current.bytes += chunk.length;
+      }
     });
     upstream.on('data', (chunk: Buffer) => {
       lastActivity = performance.now();

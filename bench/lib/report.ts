@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { BenchResults, LevelResult } from './results.js';
+import { ratioSpread } from './round-statistics.js';
 
 const MIB = 1024 * 1024;
 
@@ -45,11 +46,14 @@ function latencyRows(kind: string, levels: LevelResult[]): Array<Array<string | 
     level.bare.p50,
     level.bare.p99,
     level.ratioP50,
-    level.ratioP99,
+    ratioSpread(level.roundRatiosP99),
     level.pooledRatioP99,
+    level.chatSdk ? level.chatSdk.latency.p99 : '–',
+    level.chatSdk ? ratioSpread(level.chatSdk.roundRatiosP99) : '–',
+    level.chatSdk ? level.chatSdk.botOverChatP99 : '–',
     `${level.bot.over1s} / ${level.bot.over3s}`,
     `${level.bare.over1s} / ${level.bare.over3s}`,
-    level.bot.errors + level.bare.errors,
+    level.bot.errors + level.bare.errors + (level.chatSdk?.latency.errors ?? 0),
   ]);
 }
 
@@ -60,9 +64,9 @@ export function formatResults(results: BenchResults): string {
     `countersign benchmark — ${results.scale} scale, ${results.startedAt}, ${(results.durationMs / 1000).toFixed(0)} s`,
     `machine: ${machine.cpus} × ${machine.cpuModel}, ${(machine.totalMemoryBytes / 1024 ** 3).toFixed(1)} GiB, node ${machine.node}, ${machine.platform}, ${machine.redis.split(' ').slice(0, 3).join(' ')}; load average ${machine.loadAverageAtStart.join(' ')} at start, ${machine.loadAverageAtEnd.join(' ')} at end`,
     '',
-    `Ack latency (ms, request sent → response received; bare = Bolt app whose listeners only ack; ${results.ackLatency.click[0]?.rounds ?? 0} interleaved rounds per level, latencies pooled; p99 ratio = median of the per-round ratios)`,
+    `Ack latency (ms, request sent → response received; bare = Bolt app whose listeners only ack; Chat SDK = a Chat SDK bot with Redis state whose mention posts a card and whose click posts the decision; ${results.ackLatency.click[0]?.rounds ?? 0} interleaved rounds per level, latencies pooled; ratios are per round, shown as median (min–max) over rounds)`,
     table(
-      ['kind', 'concurrency', 'requests', 'bot p50', 'bot p99', 'bare p50', 'bare p99', 'p50 ratio', 'p99 ratio', 'pooled p99 ratio', 'bot >1s / >3s', 'bare >1s / >3s', 'errors'],
+      ['kind', 'concurrency', 'requests', 'bot p50', 'bot p99', 'bare p50', 'bare p99', 'p50 ratio', 'p99 ratio', 'pooled p99 ratio', 'Chat SDK p99', 'Chat SDK ÷ bare p99', 'bot ÷ Chat SDK p99', 'bot >1s / >3s', 'bare >1s / >3s', 'errors'],
       [...latencyRows('mention', results.ackLatency.mention), ...latencyRows('click', results.ackLatency.click), ...latencyRows('repeat click', results.ackLatency.repeatClick)],
     ),
     '',
@@ -83,6 +87,30 @@ export function formatResults(results: BenchResults): string {
         `${level.cardUpdatedMs.p50} / ${level.cardUpdatedMs.p99} / ${level.cardUpdatedMs.max}`,
         `${level.answeredMs.p50} / ${level.answeredMs.p99} / ${level.answeredMs.max}`,
       ]),
+    ),
+    '',
+    'Open-loop arrivals (requests due at a fixed rate for a few seconds: mentions, then clicks on the cards they posted; latency in ms from when each request was due, so a server that falls behind shows its queue)',
+    table(
+      ['kind', 'rate/s', 'requests', 'bot p50', 'bot p99', 'bot >3s', 'bare p99', 'bot ÷ bare p99', 'Chat SDK p99', 'bot ÷ Chat SDK p99', 'answer posted p50 / p99'],
+      results.openLoop.map((level) => [
+        level.kind,
+        level.ratePerSecond,
+        level.requests,
+        level.bot.p50,
+        level.bot.p99,
+        level.bot.over3s,
+        level.bare.p99,
+        level.ratioP99,
+        level.chatSdk?.p99 ?? '–',
+        level.botOverChatSdkP99 ?? '–',
+        level.answeredMs ? `${level.answeredMs.p50} / ${level.answeredMs.p99}` : '–',
+      ]),
+    ),
+    '',
+    'A resumed turn as the thread grows (one approved call per thread, measured alone behind the counting Redis proxy; medians over the threads)',
+    table(
+      ['earlier exchanges', 'history stored (B)', 'resumed turn round trips', 'bytes sent to Redis', 'bot CPU ms (click → answer)', 'ack → answer ms'],
+      results.historySweep.map((point) => [point.exchanges, point.historyBytes, point.resumeRoundTrips, point.resumeBytesWritten, point.botCpuMsPerResume, point.ackToAnswerMs]),
     ),
     '',
     `Turn throughput with a ${results.turnThroughput.modelMs} ms model, mentions sent to a receiver (COUNTERSIGN_ROLE) with one, then two worker processes${results.turnThroughput.twoWorkersOverOne === undefined ? '' : `; two over one: ${results.turnThroughput.twoWorkersOverOne}×`}`,

@@ -24,6 +24,44 @@ export interface LevelResult {
   eventLoopDelay?: { bot: { p99Ms: number; maxMs: number }; bare: { p99Ms: number; maxMs: number } };
   /** Where the ack time went, seen from inside each server (pooled over rounds). */
   ackBreakdown?: { bot: AckBreakdown; bare: AckBreakdown };
+  /**
+   * The second baseline, a Chat SDK bot with Redis state (bench/chat-sdk-bot.ts), in the same rounds:
+   * its latencies pooled, its p99 ÷ the same round's bare p99 (median and per round), and the bot's
+   * p99 ÷ the Chat SDK bot's (median over rounds; below 1 means countersign acked faster).
+   */
+  chatSdk?: { latency: LatencySummary; ratioP99: number; roundRatiosP99: number[]; botOverChatP99: number; cpuMsPerRequest: number };
+}
+
+/** One rate of the open-loop phase: requests due at a fixed pace, latency counted from when each was due. */
+export interface OpenLoopLevel {
+  kind: 'mention' | 'click';
+  ratePerSecond: number;
+  requests: number;
+  /** Requests ÷ time from the first due to the last answered, for the bot. */
+  achievedRatePerSecond: number;
+  bot: LatencySummary;
+  bare: LatencySummary;
+  ratioP99: number;
+  chatSdk?: LatencySummary;
+  chatSdkRatioP99?: number;
+  botOverChatSdkP99?: number;
+  /** Clicks only: from when each click was due to its resumed answer in the thread (instant model). */
+  answeredMs?: PercentileSummary;
+}
+
+/** A resumed turn's cost at one history length (medians over the threads measured). */
+export interface HistorySweepPoint {
+  /** Earlier exchanges (a mention and its answer) in the thread before the approved call. */
+  exchanges: number;
+  threads: number;
+  /** Redis MEMORY USAGE of the thread's history keys. */
+  historyBytes: number;
+  /** From the queued resume to the answer: round trips, and bytes the bot sent to Redis. */
+  resumeRoundTrips: number;
+  resumeBytesWritten: number;
+  /** The bot's CPU from the click to the answer (decision included). */
+  botCpuMsPerResume: number;
+  ackToAnswerMs: number;
 }
 
 export interface PercentileSummary {
@@ -104,6 +142,10 @@ export interface BenchResults {
   };
   /** `repeatClick`: clicks on cards already decided (answered with an ephemeral, nothing resumed). */
   ackLatency: { mention: LevelResult[]; click: LevelResult[]; repeatClick: LevelResult[] };
+  /** A resumed turn's cost as the thread's history grows. */
+  historySweep: HistorySweepPoint[];
+  /** Fixed-rate arrivals (mentions, then clicks on the cards they posted), swept over rates. */
+  openLoop: OpenLoopLevel[];
   /** Approve → answer posted, closed loop with `lanes` threads in flight (instant model). */
   closedLoopClicks: { lanes: number; clicks: number; answersPerSecond: number; answeredMs: { p50: number; p99: number; max: number } };
   /** Turns per second with a 500 ms model, through a receiver, for one and two worker processes. */

@@ -13,6 +13,9 @@ export interface RoundSample {
   bareLoopDelay: EventLoopDelay | undefined;
   botBreakdown: AckBreakdownSample | undefined;
   bareBreakdown: AckBreakdownSample | undefined;
+  /** The Chat SDK bot's burst, when the second baseline runs. */
+  chat?: LoadResult;
+  chatCpuMs?: number;
 }
 
 /** Per request of a burst: ms from sending until the server had read it, and from then to the ack. */
@@ -97,7 +100,35 @@ export function levelResult(options: { concurrency: number; rounds: RoundSample[
     botCpuMsPerRequest: round(rounds.reduce((sum, sample) => sum + sample.botCpuMs, 0) / Math.max(1, bot.requests)),
     bareCpuMsPerRequest: round(rounds.reduce((sum, sample) => sum + sample.bareCpuMs, 0) / Math.max(1, bare.requests)),
     ...insideViews(rounds),
+    ...chatSdkView(rounds),
   };
+}
+
+/** The Chat SDK bot against the same round's bare app, when every round ran it. */
+function chatSdkView(rounds: RoundSample[]): Pick<LevelResult, 'chatSdk'> {
+  if (rounds.length === 0 || rounds.some((sample) => sample.chat === undefined)) return {};
+  const chatRounds = rounds as Array<RoundSample & { chat: LoadResult }>;
+  const latency = summarize(
+    chatRounds.flatMap((sample) => sample.chat.latenciesMs),
+    chatRounds.flatMap((sample) => sample.chat.statuses),
+  );
+  const roundRatiosP99 = chatRounds.map((sample) => ratio(summarize(sample.chat.latenciesMs, sample.chat.statuses).p99, summarize(sample.bare.latenciesMs, sample.bare.statuses).p99));
+  const botOverChat = chatRounds.map((sample) => ratio(summarize(sample.bot.latenciesMs, sample.bot.statuses).p99, summarize(sample.chat.latenciesMs, sample.chat.statuses).p99));
+  return {
+    chatSdk: {
+      latency,
+      ratioP99: round(median(roundRatiosP99)),
+      roundRatiosP99,
+      botOverChatP99: round(median(botOverChat)),
+      cpuMsPerRequest: round(chatRounds.reduce((sum, sample) => sum + (sample.chatCpuMs ?? 0), 0) / Math.max(1, latency.requests)),
+    },
+  };
+}
+
+/** "median (min–max)" of per-round ratios: the spread a reader needs to trust one number. */
+export function ratioSpread(ratios: readonly number[]): string {
+  if (ratios.length === 0) return 'n/a';
+  return `${round(median(ratios))} (${Math.min(...ratios)}–${Math.max(...ratios)})`;
 }
 
 /** The views from inside each process, present only when the rounds were observed over the inspector. */
@@ -124,5 +155,6 @@ function insideViews(rounds: RoundSample[]): Pick<LevelResult, 'ackBreakdown' | 
 
 /** One log line per level, with the per-round ratios so a noisy round shows. */
 export function describeLevel(level: LevelResult): string {
-  return `bot p50 ${level.bot.p50} ms p99 ${level.bot.p99} ms | bare p50 ${level.bare.p50} ms p99 ${level.bare.p99} ms | p99 ratio per round ${level.roundRatiosP99.join(', ')} (median ${level.ratioP99})`;
+  const chat = level.chatSdk ? ` | Chat SDK p99 ${level.chatSdk.latency.p99} ms, ÷ bare per round ${level.chatSdk.roundRatiosP99.join(', ')} (median ${level.chatSdk.ratioP99})` : '';
+  return `bot p50 ${level.bot.p50} ms p99 ${level.bot.p99} ms | bare p50 ${level.bare.p50} ms p99 ${level.bare.p99} ms | p99 ratio per round ${level.roundRatiosP99.join(', ')} (median ${level.ratioP99})${chat}`;
 }

@@ -11,6 +11,8 @@ import type { BenchResults } from './results.js';
 import type { BenchScale } from './scale.js';
 import { measureClosedLoopClicks } from './closed-loop-clicks.js';
 import { measureTurnThroughput } from './turn-throughput.js';
+import { measureHistorySweep } from './history-sweep.js';
+import { measureOpenLoop } from './open-loop.js';
 import { warmUp } from './warm-up.js';
 
 export interface RunBenchmarkOptions {
@@ -55,9 +57,11 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<BenchR
     );
     const accounting = await phase('redis round trips', () => measureRedisRoundTrips({ context, scale }));
     const closedLoopClicks = await phase('closed-loop clicks', () => measureClosedLoopClicks({ context, scale }));
+    const openLoop = await phase('open-loop arrivals', () => measureOpenLoop({ context, scale }));
+    const historySweep = await phase('history-length sweep', () => measureHistorySweep({ context, scale }));
     const turnThroughput = await phase('turn throughput, 500 ms model', () => measureTurnThroughput({ context, scale }));
     logBotOutput(context);
-    return assembleResults({ scale, startedAt, loadAverageAtStart, ackLatency, pending, memory, accounting, turnThroughput, closedLoopClicks, phaseMs });
+    return assembleResults({ scale, startedAt, loadAverageAtStart, ackLatency, pending, memory, accounting, turnThroughput, closedLoopClicks, openLoop, historySweep, phaseMs });
   } finally {
     await cleanup.runAll();
   }

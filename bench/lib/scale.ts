@@ -26,6 +26,10 @@ export interface BenchScale {
   turnThroughput: { turns: number; concurrency: number; workerCounts: number[] };
   /** Approve → answer, `lanes` threads in flight, each clicking its next card once its answer is posted. */
   closedLoop: { lanes: number; clicksPerLane: number };
+  /** Open-loop arrivals: each rate (requests per second) runs for `seconds`, mentions then clicks. */
+  openLoop: { rates: number[]; seconds: number };
+  /** Threads built up to each number of earlier exchanges, then one approved call each, measured alone. */
+  historySweep: { exchanges: number[]; threads: number };
   /** Idle time before RSS is sampled. */
   rssSettleMs: number;
 }
@@ -42,6 +46,8 @@ export const SCALES: Record<'smoke' | 'full', BenchScale> = {
     accounting: { turns: 3, clicks: 3, warmupCycles: 1 },
     turnThroughput: { turns: 10, concurrency: 10, workerCounts: [1] },
     closedLoop: { lanes: 3, clicksPerLane: 2 },
+    openLoop: { rates: [20], seconds: 0.5 },
+    historySweep: { exchanges: [1, 3], threads: 1 },
     rssSettleMs: 200,
   },
   full: {
@@ -55,6 +61,8 @@ export const SCALES: Record<'smoke' | 'full', BenchScale> = {
     accounting: { turns: 50, clicks: 50, warmupCycles: 3 },
     turnThroughput: { turns: 2_000, concurrency: 200, workerCounts: [1, 2] },
     closedLoop: { lanes: 50, clicksPerLane: 8 },
+    openLoop: { rates: [25, 50, 100, 200], seconds: 10 },
+    historySweep: { exchanges: [1, 10, 100], threads: 5 },
     rssSettleMs: 1_000,
   },
 };
@@ -62,7 +70,8 @@ export const SCALES: Record<'smoke' | 'full', BenchScale> = {
 /**
  * BENCH_SCALE=smoke|full (default full). BENCH_PENDING=0,1000,10000 replaces the RSS points;
  * BENCH_REQUESTS_FACTOR=0.5 scales the burst sizes (at least 20 requests per burst);
- * BENCH_ROUNDS=12 sets the interleaved rounds per level.
+ * BENCH_ROUNDS=12 sets the interleaved rounds per level; BENCH_OPEN_LOOP_RATES=50,100 the
+ * open-loop rates (requests per second).
  */
 export function scaleFromEnvironment(environment: NodeJS.ProcessEnv = process.env): BenchScale {
   const name = environment.BENCH_SCALE === 'smoke' ? 'smoke' : 'full';
@@ -81,6 +90,11 @@ export function scaleFromEnvironment(environment: NodeJS.ProcessEnv = process.en
     const rounds = Number(environment.BENCH_ROUNDS);
     if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`BENCH_ROUNDS must be a whole number of at least 1, got ${environment.BENCH_ROUNDS}`);
     base.rounds = rounds;
+  }
+  if (environment.BENCH_OPEN_LOOP_RATES) {
+    const rates = environment.BENCH_OPEN_LOOP_RATES.split(',').map((part) => Number(part.trim()));
+    if (rates.some((rate) => !(rate > 0))) throw new Error(`BENCH_OPEN_LOOP_RATES must list positive numbers, got ${environment.BENCH_OPEN_LOOP_RATES}`);
+    base.openLoop.rates = rates;
   }
   return base;
 }

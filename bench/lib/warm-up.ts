@@ -1,5 +1,5 @@
 import type { BenchContext } from './bench-context.js';
-import { bareClicks } from './click-requests.js';
+import { bareClicks, chatSdkClicks } from './click-requests.js';
 import { waitForCpuIdle } from './processes.js';
 import type { BenchScale } from './scale.js';
 import { mentionRequest } from './workload.js';
@@ -20,4 +20,14 @@ export async function warmUp(options: { context: BenchContext; scale: BenchScale
   await context.mentionBurst({ threads: cycleThreads, mode: 'card', concurrency: warmup.concurrency });
   await context.clickBurst({ cards: await context.cardsFor(cycleThreads), concurrency: warmup.concurrency });
   await waitForCpuIdle(context.bot.handle.pid);
+  if (context.chat) {
+    // The Chat SDK bot gets as many mentions and clicks as the bare app, and the posts they cause land.
+    const chat = context.chat;
+    context.observer.poll();
+    const expected = context.observer.chatSdkPostCount() + 2 * warmup.bareRequests;
+    await context.send({ url: chat.eventsUrl, concurrency: warmup.concurrency, requests: context.newChatThreads(warmup.bareRequests).map((thread) => mentionRequest(thread, 'card')) });
+    await context.send({ url: chat.eventsUrl, concurrency: warmup.concurrency, requests: chatSdkClicks(context.newChatThreads(warmup.bareRequests)) });
+    await context.waitForSlack({ done: () => context.observer.chatSdkPostCount() >= expected, message: 'the Chat SDK bot\'s warm-up posts' });
+    await waitForCpuIdle(chat.handle.pid);
+  }
 }

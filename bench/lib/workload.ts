@@ -33,6 +33,10 @@ tools:
     timeoutSeconds: 10
 `;
 
+/** Threads of the Chat SDK baseline live in channels `CS…`; the observer counts its posts there. */
+export const CHAT_SDK_THREAD_PREFIX = 'S';
+const CHAT_SDK_CHANNEL_PREFIX = `C${CHAT_SDK_THREAD_PREFIX}`;
+
 export interface Thread {
   index: number;
   channel: string;
@@ -67,6 +71,26 @@ export function mentionRequest(thread: Thread, mode: MentionMode): RequestSpec {
     text: `<@${BOT_USER_ID}> ${mode === 'card' ? 'please restart the worker' : mode === 'slow-text' ? 'think slowly' : 'say hello'} ${thread.marker}`,
     channel: thread.channel,
     ts: thread.threadTs,
+    teamId: TEAM_ID,
+    botUserId: BOT_USER_ID,
+  });
+  return { contentType: 'application/json', body: JSON.stringify(envelope) };
+}
+
+/**
+ * A later mention in an existing thread (the `sequence`-th message after the first), padded with
+ * `paddingCharacters` of filler so a long history weighs what a real one would.
+ */
+export function threadMentionRequest(options: { thread: Thread; mode: MentionMode; sequence: number; paddingCharacters?: number }): RequestSpec {
+  const { thread } = options;
+  const ask = options.mode === 'card' ? 'please restart the worker' : 'say hello';
+  const padding = 'lorem ipsum dolor sit amet '.repeat(Math.ceil((options.paddingCharacters ?? 0) / 27)).slice(0, options.paddingCharacters ?? 0);
+  const envelope = appMentionEnvelope({
+    user: `UREQ${String(thread.index % 1000).padStart(4, '0')}`,
+    text: `<@${BOT_USER_ID}> ${ask} ${thread.marker} ${padding}`.trim(),
+    channel: thread.channel,
+    ts: `${thread.threadTs.split('.')[0]}.${String(100 + options.sequence).padStart(6, '0')}`,
+    threadTs: thread.threadTs,
     teamId: TEAM_ID,
     botUserId: BOT_USER_ID,
   });
@@ -133,9 +157,10 @@ export function createSlackObserver(slack: FakeSlackApi) {
   let scanned = 0;
   const cardThreads = new Set<string>();
   const answered = new Map<string, number>();
-  const textAnswered = new Set<string>();
+  const textAnswered = new Map<string, number>();
   const updates = new Map<string, number[]>();
   let ephemerals = 0;
+  let chatSdkPosts = 0;
   const threadKey = (channel: string, threadTs: string) => `${channel}|${threadTs}`;
 
   function poll(): void {
@@ -144,11 +169,13 @@ export function createSlackObserver(slack: FakeSlackApi) {
       const call = calls[scanned];
       if (!call) continue;
       const { args } = call;
-      if (call.method === 'chat.postMessage' && typeof args.thread_ts === 'string') {
+      if (call.method === 'chat.postMessage' && String(args.channel).startsWith(CHAT_SDK_CHANNEL_PREFIX)) {
+        chatSdkPosts += 1;
+      } else if (call.method === 'chat.postMessage' && typeof args.thread_ts === 'string') {
         const key = threadKey(String(args.channel), args.thread_ts);
         if (args.blocks !== undefined) cardThreads.add(key);
         else if (args.text === RESUMED_ANSWER) answered.set(key, call.at);
-        else if (args.text === TEXT_ANSWER) textAnswered.add(key);
+        else if (args.text === TEXT_ANSWER) textAnswered.set(key, (textAnswered.get(key) ?? 0) + 1);
       } else if (call.method === 'chat.postEphemeral') {
         ephemerals += 1;
       } else if (call.method === 'chat.update') {
@@ -167,6 +194,8 @@ export function createSlackObserver(slack: FakeSlackApi) {
 
   return {
     poll,
+    /** Messages the Chat SDK baseline posted so far (its cards and its decisions). */
+    chatSdkPostCount: () => chatSdkPosts,
     /** chat.postEphemeral calls seen so far. */
     ephemeralCount: () => ephemerals,
     hasCard: (thread: Thread) => cardThreads.has(threadKey(thread.channel, thread.threadTs)),
@@ -174,6 +203,8 @@ export function createSlackObserver(slack: FakeSlackApi) {
     /** Epoch ms of the resumed answer in the thread, once posted. */
     answeredAt: (thread: Thread) => answered.get(threadKey(thread.channel, thread.threadTs)),
     hasTextAnswer: (thread: Thread) => textAnswered.has(threadKey(thread.channel, thread.threadTs)),
+    /** Text answers posted in the thread so far (one per answered text mention). */
+    textAnswerCount: (thread: Thread) => textAnswered.get(threadKey(thread.channel, thread.threadTs)) ?? 0,
     /** Epoch ms of the card's first chat.update at or after `since` (the decision shown). */
     firstUpdateAfter(card: Card, since: number): number | undefined {
       return updates.get(threadKey(card.thread.channel, card.cardTs))?.find((at) => at >= since);

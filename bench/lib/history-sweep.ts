@@ -1,0 +1,107 @@
+import { performance } from 'node:perf_hooks';
+import { Redis } from 'ioredis';
+import type { BenchContext } from './bench-context.js';
+import { approver } from './click-requests.js';
+import { cpuMs, waitForCpuIdle } from './processes.js';
+import { foreground, splitAtResume } from './redis-accounting.js';
+import { startCountingProxy } from './redis-proxy.js';
+import type { HistorySweepPoint } from './results.js';
+import type { BenchScale } from './scale.js';
+import { median, round } from './stats.js';
+import { clickRequest, createThreadFactory, threadMentionRequest, waitUntil, type Thread } from './workload.js';
+
+/** Filler per earlier message, so a long history weighs what a real thread's would (~0.5 KB a message). */
+const PADDING_CHARACTERS = 400;
+
+/**
+ * What a resumed turn costs as its thread grows: threads are built up to 1, 10, 100 … earlier
+ * exchanges (text mentions, one at a time), then each gets one more mention that posts a card, and
+ * the card is approved. For that click, measured one at a time on a bot behind the counting Redis
+ * proxy: Redis round trips and bytes written from the click until the answer, the bot's CPU, and
+ * the time from the click's ack to the answer. Flat columns mean the cost does not grow with the
+ * history (append-only writes); bytes growing with the history mean something rewrites it.
+ */
+export async function measureHistorySweep(options: { context: BenchContext; scale: BenchScale }): Promise<HistorySweepPoint[]> {
+  const { context, scale } = options;
+  const proxy = await startCountingProxy({ host: '127.0.0.1', port: context.accountingRedis.port });
+  context.cleanup.push(() => proxy.close());
+  const bot = await context.startBot({ name: 'countersign-history', redisUrl: proxy.url });
+  const inspector = new Redis(context.accountingRedis.url);
+  context.cleanup.push(() => inspector.quit());
+  const newThreads = createThreadFactory('H');
+  const sendOne = (body: ReturnType<typeof threadMentionRequest>) => context.send({ url: bot.eventsUrl, concurrency: 1, requests: [body] });
+  const settle = async (done: () => boolean) => {
+    await context.waitForSlack({ done, message: 'the history sweep turn' });
+    await waitUntil(() => performance.now() - proxy.lastActivityAt() > 150, { timeoutMs: 30_000, message: 'Redis traffic to stop' });
+  };
+  const points: HistorySweepPoint[] = [];
+  for (const exchanges of scale.historySweep.exchanges) {
+    const threads = newThreads(scale.historySweep.threads);
+    for (const thread of threads) {
+      for (let sequence = 0; sequence < exchanges; sequence += 1) {
+        await sendOne(threadMentionRequest({ thread, mode: 'text', sequence, paddingCharacters: PADDING_CHARACTERS }));
+        await context.waitForSlack({ done: () => context.observer.textAnswerCount(thread) > sequence, message: `exchange ${sequence + 1} of ${exchanges}` });
+      }
+      await sendOne(threadMentionRequest({ thread, mode: 'card', sequence: exchanges }));
+      await settle(() => context.observer.hasCard(thread));
+    }
+    await waitForCpuIdle(bot.handle.pid);
+    const samples = [];
+    for (const [index, thread] of threads.entries()) samples.push(await measureClick({ context, proxy, botPid: bot.handle.pid, thread, index, settle, sendClick: (request) => context.send({ url: bot.eventsUrl, concurrency: 1, requests: [request] }) }));
+    const historyBytes = await storedHistoryBytes(inspector, threads);
+    points.push({
+      exchanges,
+      threads: threads.length,
+      historyBytes: round(median(historyBytes)),
+      resumeRoundTrips: round(median(samples.map((sample) => sample.roundTrips))),
+      resumeBytesWritten: round(median(samples.map((sample) => sample.bytes))),
+      botCpuMsPerResume: round(median(samples.map((sample) => sample.cpuMs))),
+      ackToAnswerMs: round(median(samples.map((sample) => sample.ackToAnswerMs))),
+    });
+    const last = points.at(-1) as HistorySweepPoint;
+    context.log(
+      `[bench]   history of ${exchanges} exchanges (${last.historyBytes} B stored): resumed turn ${last.resumeRoundTrips} round trips, ${last.resumeBytesWritten} B sent to Redis, ${last.botCpuMsPerResume} ms CPU, ack → answer ${last.ackToAnswerMs} ms`,
+    );
+  }
+  await bot.handle.stop();
+  return points;
+}
+
+async function measureClick(options: {
+  context: BenchContext;
+  proxy: Awaited<ReturnType<typeof startCountingProxy>>;
+  botPid: number;
+  thread: Thread;
+  index: number;
+  settle: (done: () => boolean) => Promise<void>;
+  sendClick: (request: ReturnType<typeof clickRequest>) => Promise<{ latenciesMs: number[]; startedAt: number }>;
+}): Promise<{ roundTrips: number; bytes: number; cpuMs: number; ackToAnswerMs: number }> {
+  const { context, proxy, thread } = options;
+  const [card] = context.observer.cards([thread]);
+  if (!card) throw new Error(`no card in history-sweep thread ${thread.threadTs}`);
+  const from = proxy.flights().length;
+  const cpuBefore = cpuMs(options.botPid);
+  const sent = await options.sendClick(clickRequest({ channel: thread.channel, threadTs: thread.threadTs, cardTs: card.cardTs, value: card.approveValue, user: approver(options.index) }));
+  await options.settle(() => context.observer.hasAnswer(thread));
+  const cpu = cpuMs(options.botPid) - cpuBefore;
+  const { resume: flights } = splitAtResume(foreground(proxy.flights().slice(from)));
+  const ackedAt = sent.startedAt + (sent.latenciesMs[0] ?? 0);
+  return {
+    roundTrips: flights.length,
+    bytes: flights.reduce((sum, flight) => sum + flight.bytes, 0),
+    cpuMs: cpu,
+    ackToAnswerMs: (context.observer.answeredAt(thread) ?? Number.NaN) - ackedAt,
+  };
+}
+
+/** Bytes Redis holds for each thread's history (MEMORY USAGE of its keys that hold messages). */
+async function storedHistoryBytes(inspector: Redis, threads: Thread[]): Promise<number[]> {
+  const sizes: number[] = [];
+  for (const thread of threads) {
+    const keys = (await inspector.keys(`*${thread.channel}*${thread.threadTs}*`)).filter((key) => /thread/.test(key));
+    let bytes = 0;
+    for (const key of keys) bytes += Number((await inspector.memory('USAGE', key)) ?? 0);
+    sizes.push(bytes);
+  }
+  return sizes;
+}
