@@ -1,6 +1,10 @@
 import type { types } from '@slack/bolt';
 import type { Grant } from '../../approvals/grant.js';
 import { channelMention, slackDate, userMention } from '../format/mrkdwn-tokens.js';
+import { truncateText } from './limits.js';
+
+/** Tool names come from config and MCP servers: long ones are cut so ten grants fit a list. */
+const TOOL_NAME_MAX_LENGTH = 100;
 
 /**
  * One grant with a Revoke button, as `/countersign grants` (in its channel) and App Home (across
@@ -14,7 +18,7 @@ export function grantBlock({ grant, actionId, showChannel = false }: { grant: Gr
     type: 'section',
     text: {
       type: 'mrkdwn',
-      text: `\`${grant.toolName.replace(/[`<>&]/g, '')}\` in ${scope} · granted by ${userMention(grant.grantedBy)} · until ${slackDate({ epochMilliseconds: grant.expiresAt })}${identical}`,
+      text: `\`${truncateText(grant.toolName.replace(/[`<>&\s]+/g, ' ').trim(), TOOL_NAME_MAX_LENGTH)}\` in ${scope} · granted by ${userMention(grant.grantedBy)} · until ${slackDate({ epochMilliseconds: grant.expiresAt })}${identical}`,
     },
     accessory: { type: 'button', action_id: actionId, text: { type: 'plain_text', text: 'Revoke' }, style: 'danger', value: grant.grantId },
   };
