@@ -1,11 +1,9 @@
-import type { WebClient } from '@slack/web-api';
 import { callsAwaitingUser, groupsNamedBy } from '../approvals/awaiting-user.js';
 import type { DecisionEvent } from '../audit/audit-event.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { StateStore } from '../store/state-store.js';
 import { HOME_LIST_LIMITS, type HomeContent } from './blocks/home-view.js';
 import type { ChannelsOf } from './channel-membership.js';
-import { permalink } from './permalink.js';
 import type { ResolveGroups } from './usergroup-members.js';
 
 /** Open steps of the workspace read per Home view: the newest ones, the ones that matter. */
@@ -28,7 +26,7 @@ export interface HomeContentSources {
  */
 export async function readHomeContent(
   { store, audit, resolveGroups, channelsOf, now }: HomeContentSources,
-  { client, teamId, userId, notice }: { client: WebClient; teamId: string; userId: string; notice?: string },
+  { linkTo, teamId, userId, notice }: { linkTo: (channel: string, ts: string) => Promise<string | undefined>; teamId: string; userId: string; notice?: string },
 ): Promise<HomeContent> {
   const at = now();
   const [steps, memberOf, grants, events] = await Promise.all([
@@ -42,7 +40,7 @@ export async function readHomeContent(
   const waiting = memberOf ? callsAwaitingUser({ steps, userId, memberOf, groupMembers, now: at }) : [];
   const requests = steps.filter((step) => step.requesterId === userId);
   const linked = async <T extends { step: { channel: string; cardTs?: string } }>(item: T) => {
-    const link = item.step.cardTs ? await permalink(client, item.step.channel, item.step.cardTs) : undefined;
+    const link = item.step.cardTs ? await linkTo(item.step.channel, item.step.cardTs) : undefined;
     return link ? { ...item, link } : item;
   };
   const mine = grants.filter((grant) => grant.grantedBy === userId);

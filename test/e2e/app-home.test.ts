@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { appHomeOpenedEnvelope, appMentionEnvelope, homeActionsPayload, postSlackEvent, postSlackInteraction } from '../helpers/signed-request.js';
-import { BOT_USER_ID, cardButtons, nextTs, SIGNING_SECRET, TEAM_ID, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
+import { fillForm } from './fill-form.js';
+import { BOT_USER_ID, CHANNEL, cardButtons, nextTs, SIGNING_SECRET, TEAM_ID, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
 
 /** App Home: what waits for the viewer across channels, decided with the card's checks, through signed requests. */
 const harness = useHarnesses();
@@ -60,6 +61,8 @@ describe('App Home', () => {
     expect(homeText(bobs)).toContain(`<#${OTHER_CHANNEL}>`);
     const approve = homeButtons(bobs).find((button) => button.actionId === 'countersign_home_approve')!;
     expect(approve.value).toBe(cardButtons(card.blocks).find((button) => button.actionId === 'countersign_approve')!.value);
+    // Edit, reasons and grants stay on the card, one click away.
+    expect(homeButtons(bobs).map((button) => button.actionId)).toContain('countersign_home_open_card');
 
     const alices = await openHome(h, 'UALICE');
     expect(homeButtons(alices).map((button) => button.actionId)).not.toContain('countersign_home_approve');
@@ -111,6 +114,30 @@ describe('App Home', () => {
     await h.settled();
     expect(h.invocations()).toEqual([]);
     expect((await h.auditEvents()).some((event) => event.type === 'action-refused' && event.userId === 'UDAVE' && event.code === 'wrong-channel')).toBe(true);
+  });
+
+  it('refuses an Approve of a version edited since the Home view was shown, and shows the new version to approve', async () => {
+    const h = await harness({ extraYaml: 'policy:\n  rules:\n    - name: two people\n      tools: [restart_service]\n      required: 2\n' });
+    const { card, threadTs } = await requestRestart(h, { channel: CHANNEL, answer: 'Restarted worker-2.' });
+    const shown = await openHome(h, 'UCAROL');
+    const staleApprove = homeButtons(shown).find((button) => button.actionId === 'countersign_home_approve')!;
+
+    // Bob edits on the card: version 2, his approval counts (1 of 2).
+    await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...cardButtons(card.blocks).find((button) => button.actionId === 'countersign_edit')! });
+    const form = (await waitFor(() => h.slack.callsTo('views.open').at(-1), { message: 'the edit form' })).args.view;
+    await h.submitView({ user: 'UBOB', view: form, values: fillForm(form, { Service: 'worker-2' }) });
+    await waitFor(() => JSON.stringify(threadReplies(h, threadTs).find((message) => message.ts === card.ts)?.blocks).includes('Version 2'), { message: 'the edited card' });
+
+    const refused = await clickHome(h, 'UCAROL', shown, staleApprove);
+    expect(homeText(refused)).toContain('nothing changed');
+    expect(homeText(refused)).toContain('version 2, edited by <@UBOB>');
+    const current = homeButtons(refused).find((button) => button.actionId === 'countersign_home_approve')!;
+    expect(current.value).not.toBe(staleApprove.value);
+    expect(h.invocations()).toEqual([]);
+
+    await clickHome(h, 'UCAROL', refused, current);
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === 'Restarted worker-2.'), { message: 'the answer' });
+    expect(h.invocations()).toEqual([['rollout', 'restart', 'deployment/worker-2', '-n', 'staging']]);
   });
 
   it("lists the viewer's grants across channels and revokes one", async () => {

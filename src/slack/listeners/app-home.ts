@@ -8,6 +8,7 @@ import { decodeApprovalActionValue, HOME_ACTION_IDS } from '../blocks/action-ids
 import { buildHomeView } from '../blocks/home-view.js';
 import type { ChannelsOf } from '../channel-membership.js';
 import { readHomeContent } from '../home-content.js';
+import { permalink } from '../permalink.js';
 import type { ResolveGroups } from '../usergroup-members.js';
 import { actorOf } from './approval-actions.js';
 import { revokeGrantAs } from './revoke-grant.js';
@@ -22,6 +23,7 @@ export interface AppHomeOptions {
   now: () => number;
 }
 
+const MAX_CACHED_PERMALINKS = 5_000;
 const NOT_A_MEMBER = 'You are not in the channel this request was made in, so nothing changed.';
 const CHANNELS_UNKNOWN = ':warning: Could not check which channels you are in just now, so nothing changed. Please try again.';
 
@@ -36,10 +38,23 @@ const CHANNELS_UNKNOWN = ':warning: Could not check which channels you are in ju
  */
 export function registerAppHome(app: App, options: AppHomeOptions): void {
   const { logger } = options;
+  // A message's permalink never changes; Home views are published often, so each is asked for once.
+  const permalinks = new Map<string, string>();
+  const linkTo = (client: WebClient) => async (channel: string, ts: string) => {
+    const key = `${channel}:${ts}`;
+    const known = permalinks.get(key);
+    if (known) return known;
+    const link = await permalink(client, channel, ts);
+    if (link) {
+      if (permalinks.size >= MAX_CACHED_PERMALINKS) permalinks.clear();
+      permalinks.set(key, link);
+    }
+    return link;
+  };
 
   async function publish({ client, teamId, userId, notice }: { client: WebClient; teamId: string; userId: string; notice?: string }): Promise<void> {
     try {
-      const content = await readHomeContent(options, { client, teamId, userId, ...(notice ? { notice } : {}) });
+      const content = await readHomeContent(options, { linkTo: linkTo(client), teamId, userId, ...(notice ? { notice } : {}) });
       await client.views.publish({ user_id: userId, view: buildHomeView(content) });
     } catch (error) {
       logger.warn({ event: 'home-publish-failed', userId, err: error }, 'could not publish the App Home view');
@@ -69,9 +84,9 @@ export function registerAppHome(app: App, options: AppHomeOptions): void {
         ...actorOf(body, member ? step.channel : undefined),
         action: actionId === HOME_ACTION_IDS.approve ? { kind: 'approve', version: target.version ?? 0 } : { kind: 'deny' },
       });
-      if (outcome.recorded) await options.decider.publish(outcome);
       const notice = outcome.recorded ? recordedNotice(outcome) : member || !step ? outcome.message : memberOf ? NOT_A_MEMBER : CHANNELS_UNKNOWN;
-      await publish({ client, teamId, userId: body.user.id, notice });
+      // Side by side: in a process that also runs turns, the decider's publish lasts as long as the resumed turn.
+      await Promise.all([outcome.recorded ? options.decider.publish(outcome) : undefined, publish({ client, teamId, userId: body.user.id, notice })]);
     });
   }
 
