@@ -240,14 +240,21 @@ export function createRedisStore({ redis: given, url, keyPrefix = 'countersign:'
 
     async listOpenSteps({ teamId, limit }) {
       const index = key.openSteps(teamId);
+      // Closing takes a step off in the same script, so the index holds open steps and those whose
+      // record expired (dropped here): one round trip reads them all.
+      const stepIds = await redis.zrevrange(index, 0, limit - 1);
+      const pipeline = redis.pipeline();
+      for (const stepId of stepIds) pipeline.hgetall(key.step(stepId));
+      const replies = (await pipeline.exec()) ?? [];
       const open: PendingStep[] = [];
-      for (const stepId of await redis.zrevrange(index, 0, limit * 2)) {
-        const step = stepFromRecord(await redis.hgetall(key.step(stepId)));
-        // Closing takes a step off in the same script; a step whose record expired is dropped here.
+      const gone: string[] = [];
+      for (const [position, [error, fields]] of replies.entries()) {
+        if (error) throw error;
+        const step = stepFromRecord(fields as Record<string, string>);
         if (step?.phase === 'pending') open.push(step);
-        else if (!step) await redis.zrem(index, stepId);
-        if (open.length >= limit) break;
+        else if (!step) gone.push(stepIds[position]!);
       }
+      if (gone.length > 0) await redis.zrem(index, ...gone);
       return open;
     },
 
