@@ -74,7 +74,8 @@ export function registerAppHome(app: App, options: AppHomeOptions): void {
       const teamId = body.team?.id ?? body.user.team_id;
       const target = decodeApprovalActionValue(action.value);
       if (!teamId || !target) return;
-      const step = await options.store.getStep(target.stepId);
+      // Unreadable is treated as gone: the decider then reads again and answers "could not record".
+      const step = await options.store.getStep(target.stepId).catch(() => undefined);
       const memberOf = step ? await options.channelsOf(body.user.id) : undefined;
       const member = step !== undefined && memberOf?.has(step.channel) === true;
       // Outside the channel the click is still judged (and refused, and audited) as one from elsewhere.
@@ -95,12 +96,17 @@ export function registerAppHome(app: App, options: AppHomeOptions): void {
     const teamId = body.team?.id ?? body.user.team_id;
     if (!teamId || typeof action.value !== 'string') return;
     const userId = body.user.id;
-    const grant = (await options.store.listTeamGrants({ teamId, now: options.now() })).find((candidate) => candidate.grantId === action.value);
     let notice: string;
-    if (!grant) notice = 'That grant has already expired or been revoked.';
-    // Someone else's grant is revoked as from its channel (`/countersign grants`), so only by someone in it.
-    else if (grant.grantedBy !== userId && !(await options.channelsOf(userId))?.has(grant.channel)) notice = NOT_A_MEMBER;
-    else notice = (await revokeGrantAs(options, { grant, userId })).message;
+    try {
+      const grant = (await options.store.listTeamGrants({ teamId, now: options.now() })).find((candidate) => candidate.grantId === action.value);
+      if (!grant) notice = 'That grant has already expired or been revoked.';
+      // Someone else's grant is revoked as from its channel (`/countersign grants`), so only by someone in it.
+      else if (grant.grantedBy !== userId && !(await options.channelsOf(userId))?.has(grant.channel)) notice = NOT_A_MEMBER;
+      else notice = (await revokeGrantAs(options, { grant, userId })).message;
+    } catch (error) {
+      logger.error({ event: 'revoke-failed', userId, err: error }, 'could not revoke a grant from App Home');
+      notice = ':warning: I could not revoke that grant just now, so nothing changed. Please try again.';
+    }
     await publish({ client, teamId, userId, notice });
   });
 
