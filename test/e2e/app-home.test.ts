@@ -167,6 +167,9 @@ describe('App Home', () => {
     const bobs = await openHome(h, 'UBOB');
     expect(homeText(bobs)).toContain(`\`restart_service\` in <#${OTHER_CHANNEL}>`);
     const revoke = homeButtons(bobs).find((button) => button.actionId === 'countersign_home_revoke_grant')!;
+    // Someone outside the grant's channel cannot revoke it with a forged click.
+    h.slack.setChannelMembers(OTHER_CHANNEL, ['UALICE', 'UBOB']);
+    expect(homeText(await clickHome(h, 'UDAVE', bobs, revoke))).toContain('You are not in the channel');
     const after = await clickHome(h, 'UBOB', bobs, revoke);
     expect(homeText(after)).toContain('Revoked the grant');
     expect(homeText(after)).toContain('You have no active grants');
