@@ -114,6 +114,12 @@ describe('App Home', () => {
     await h.settled();
     expect(h.invocations()).toEqual([]);
     expect((await h.auditEvents()).some((event) => event.type === 'action-refused' && event.userId === 'UDAVE' && event.code === 'wrong-channel')).toBe(true);
+
+    // When Slack will not say which channels someone is in (a scope missing), nothing is listed, and why.
+    h.slack.failWhen('users.conversations', (call) => call.args.user === 'UERIN', { error: 'missing_scope' });
+    const unknown = await openHome(h, 'UERIN');
+    expect(homeText(unknown)).toContain('Could not read which channels you are in');
+    expect(homeButtons(unknown).filter((button) => button.actionId === 'countersign_home_approve')).toEqual([]);
   });
 
   it('refuses an Approve of a version edited since the Home view was shown, and shows the new version to approve', async () => {
