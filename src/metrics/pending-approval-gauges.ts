@@ -14,11 +14,14 @@ export interface PendingApprovalGaugeOptions {
  * gauge's absence can catch it.
  */
 export function registerPendingApprovalGauges({ registry, read, now }: PendingApprovalGaugeOptions): void {
+  // A scrape calls both collects before either read settles, so they share it; the next scrape reads anew.
   let current: Promise<PendingApprovalsByRule[]> | undefined;
   const latest = () => {
     current ??= read()
       .catch(() => [])
-      .finally(() => setImmediate(() => (current = undefined)));
+      .finally(() => {
+        current = undefined;
+      });
     return current;
   };
   new Gauge({
