@@ -19,6 +19,7 @@ import { createThreadWorker, type ThreadWorker } from './conversation/thread-wor
 import { createWorkPuller } from './conversation/work-puller.js';
 import { createHealthServer } from './runtime/health-check.js';
 import { createPrometheusMetrics } from './metrics/prometheus-metrics.js';
+import { readPendingApprovals } from './approvals/pending-approvals.js';
 import type { AuditLog } from './audit/audit-log.js';
 import { createMemoryAuditLog } from './audit/memory-audit-log.js';
 import { createRedisAuditLog } from './store/redis-audit-log.js';
@@ -26,6 +27,7 @@ import { createLogger } from './log/create-logger.js';
 import { createSlackApp, SLACK_RETRY_CONFIG } from './slack/create-slack-app.js';
 import { registerListeners } from './slack/listeners/register-listeners.js';
 import { createUsergroupMembers } from './slack/usergroup-members.js';
+import { createChannelMembership } from './slack/channel-membership.js';
 import { createWebApiMessenger } from './slack/web-api-messenger.js';
 import { createMemoryStore } from './store/memory-store.js';
 import { createRedisStore } from './store/redis-store.js';
@@ -118,7 +120,7 @@ async function assemble(
       : createRedisAuditLog({ url: environment.redisUrl, keyPrefix: STORE_KEY_PREFIX, logger }));
   const store = options.store ?? createStore(environment, logger, audit);
   const identity = await resolveBotIdentity(environment);
-  const prometheus = createPrometheusMetrics();
+  const prometheus = createPrometheusMetrics({ pendingApprovals: () => readPendingApprovals(store), now });
   const app = createSlackApp({ settings: { ...environment.slack, ...identity }, store, logger, renderMetrics: prometheus.render });
   const messenger = createWebApiMessenger({ client: app.client, logger, streaming: environment.slack.streaming });
   const resolveGroups = createUsergroupMembers({ client: app.client, logger });
@@ -199,6 +201,7 @@ async function assemble(
     validator: createJsonSchemaValidator(),
     audit,
     resolveGroups,
+    channelsOf: createChannelMembership({ client: app.client, logger }),
     now,
     botUserId: identity.botUserId,
     followTtlMs: config.history.ttlHours * 60 * 60 * 1000,

@@ -19,3 +19,13 @@ export const noMetrics: Metrics = {
   toolExecuted() {},
   turnFinished() {},
 };
+
+/**
+ * Approvals waiting for people, by policy rule: read from the shared store when scraped (a count
+ * kept per process would be wrong with several replicas). `oldestCreatedAt` is epoch milliseconds.
+ */
+export interface PendingApprovalsByRule {
+  rule: string;
+  pending: number;
+  oldestCreatedAt: number;
+}

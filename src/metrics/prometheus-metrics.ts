@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
-import type { Metrics } from './metrics.js';
+import type { Metrics, PendingApprovalsByRule } from './metrics.js';
+import { registerPendingApprovalGauges } from './pending-approval-gauges.js';
 
 export interface PrometheusMetrics {
   metrics: Metrics;
@@ -13,9 +14,10 @@ const HUMAN_SECONDS = [5, 15, 30, 60, 120, 300, 600, 1800, 3600, 14_400, 86_400]
 const MACHINE_SECONDS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 
 /** The metrics in Prometheus's format (`prom-client`), Node's default process metrics included. */
-export function createPrometheusMetrics(): PrometheusMetrics {
+export function createPrometheusMetrics({ pendingApprovals, now = Date.now }: { pendingApprovals?: () => Promise<PendingApprovalsByRule[]>; now?: () => number } = {}): PrometheusMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'countersign_' });
+  if (pendingApprovals) registerPendingApprovalGauges({ registry, read: pendingApprovals, now });
   const decisions = new Counter({ name: 'countersign_decisions_total', help: 'Actions on calls recorded, by outcome (approved, denied, answered, counted towards a quorum, edited).', labelNames: ['outcome'], registers: [registry] });
   const timeToDecision = new Histogram({ name: 'countersign_time_to_decision_seconds', help: 'From the approval request to a recorded action on it.', labelNames: ['outcome'], buckets: HUMAN_SECONDS, registers: [registry] });
   const refusals = new Counter({ name: 'countersign_refusals_total', help: 'Clicks and forms refused, by reason.', labelNames: ['reason'], registers: [registry] });

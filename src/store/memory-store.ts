@@ -160,6 +160,24 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
         .map(copy);
     },
 
+    async listOpenSteps({ teamId, limit }) {
+      return [...steps.keys()]
+        .map((stepId) => live(steps, stepId))
+        .filter((step): step is PendingStep => step?.phase === 'pending' && step.teamId === teamId)
+        .sort((left, right) => right.createdAt - left.createdAt)
+        .slice(0, limit)
+        .map(copy);
+    },
+
+    async teamsWithOpenSteps() {
+      return [...new Set([...steps.values()].map((entry) => entry.value.teamId))];
+    },
+
+    async listTeamGrants({ teamId, now: at }) {
+      for (const [grantId, grant] of grants) if (grant.expiresAt <= at) grants.delete(grantId);
+      return [...grants.values()].filter((grant) => grant.teamId === teamId).sort((left, right) => left.createdAt - right.createdAt).map(copy);
+    },
+
     async listGrants({ teamId, channel, now: at }) {
       for (const [grantId, grant] of grants) if (grant.expiresAt <= at) grants.delete(grantId);
       return [...grants.values()]

@@ -61,11 +61,12 @@ redis.call('PEXPIRE', KEYS[${list}], ARGV[${ttl}])`;
 
 /**
  * KEYS[1] step, [2] complete-steps index, [3] expiry schedule, [4] reminder schedule, [5] audit
- * stream, [6] grants hash of the step's channel, [7] the thread's fence.
+ * stream, [6] grants hash of the step's channel, [7] the thread's fence, [8] the workspace's open
+ * steps, [9] the workspace's channels with grants.
  * ARGV[1] revision the change was computed from, [2] step JSON, [3] step id, [4] now, [5] flags
  * (`c` completed, `r` resumed, `x` closed), [6] fencing token or '', [7] grant id or '', [8] grant
  * JSON, [9] grant expiry (epoch ms), [10] audit cap, [11] the step's phase (kept in its own field
- * so an operator with redis-cli can see it), [12…] audit (type, json) pairs.
+ * so an operator with redis-cli can see it), [12] the step's channel, [13…] audit (type, json) pairs.
  */
 export const COMMIT_STEP_SCRIPT = `
 local revision = redis.call('HGET', KEYS[1], 'revision')
@@ -78,23 +79,28 @@ if string.find(ARGV[5], 'r', 1, true) then redis.call('ZREM', KEYS[2], ARGV[3]) 
 if string.find(ARGV[5], 'x', 1, true) then
   redis.call('ZREM', KEYS[3], ARGV[3])
   redis.call('ZREM', KEYS[4], ARGV[3])
+  redis.call('ZREM', KEYS[8], ARGV[3])
 end
 if ARGV[7] ~= '' then
   redis.call('HSET', KEYS[6], ARGV[7], ARGV[8])
   -- The hash lives as long as its longest grant; GT never shortens it for a shorter one.
   redis.call('PEXPIREAT', KEYS[6], ARGV[9], 'GT')
   redis.call('PEXPIREAT', KEYS[6], ARGV[9], 'NX')
+  redis.call('SADD', KEYS[9], ARGV[12])
+  redis.call('PEXPIREAT', KEYS[9], ARGV[9], 'GT')
+  redis.call('PEXPIREAT', KEYS[9], ARGV[9], 'NX')
 end
-${appendAuditEvents({ key: 5, cap: 10, first: 12 })}
+${appendAuditEvents({ key: 5, cap: 10, first: 13 })}
 return 'committed'
 `;
 
 /**
  * KEYS[1] step, [2] thread, [3] expiry schedule, [4] reminder schedule, [5] channel's pending
- * index, [6] audit stream, [7] the thread's fence, [8] the thread's messages.
+ * index, [6] audit stream, [7] the thread's fence, [8] the thread's messages, [9] the workspace's
+ * open steps (taken off when the step closes, in COMMIT_STEP_SCRIPT), [10] workspaces with open steps.
  * ARGV[1] token, [2] step JSON, [3] step ttl ms, [4] step id, [5] expiry or '', [6] reminder or '',
  * [7] created at, [8] thread JSON without its messages, [9] thread ttl ms, [10] audit cap, [11]
- * history write, [12…] audit pairs. Returns the thread's new revision.
+ * history write, [12] team id, [13…] audit pairs. Returns the thread's new revision.
  */
 export const CREATE_STEP_SCRIPT = `
 if redis.call('GET', KEYS[7]) ~= ARGV[1] then return 'fenced' end
@@ -105,8 +111,12 @@ if ARGV[5] ~= '' then redis.call('ZADD', KEYS[3], ARGV[5], ARGV[4]) end
 if ARGV[6] ~= '' then redis.call('ZADD', KEYS[4], ARGV[6], ARGV[4]) end
 redis.call('ZADD', KEYS[5], ARGV[7], ARGV[4])
 redis.call('PEXPIRE', KEYS[5], ARGV[3])
+redis.call('ZADD', KEYS[9], ARGV[7], ARGV[4])
+redis.call('PEXPIRE', KEYS[9], ARGV[3], 'GT')
+redis.call('PEXPIRE', KEYS[9], ARGV[3], 'NX')
+redis.call('SADD', KEYS[10], ARGV[12])
 ${applyHistoryWrite({ meta: 2, list: 8, metaJson: 8, ttl: 9 })}
-${appendAuditEvents({ key: 6, cap: 10, first: 12 })}
+${appendAuditEvents({ key: 6, cap: 10, first: 13 })}
 return revision
 `;
 

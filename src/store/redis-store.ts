@@ -3,6 +3,7 @@ import type { AuditEventInput } from '../audit/audit-event.js';
 import { auditStreamKey, DEFAULT_AUDIT_MAX_LENGTH, logAuditEvent, type AuditLogger } from '../audit/audit-log.js';
 import { prepareAuditEvent } from '../audit/prepare-audit-event.js';
 import type { Grant } from '../approvals/grant.js';
+import type { PendingStep } from '../approvals/pending-step.js';
 import { FencedError } from './fenced-error.js';
 import { reconnectDelayMs } from './reconnect-delay.js';
 import {
@@ -32,8 +33,8 @@ const QUEUE_TTL_MS = 24 * 60 * 60 * 1000;
 const FENCE_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
 const SCRIPTS = {
-  csCommitStep: [7, COMMIT_STEP_SCRIPT],
-  csCreateStep: [8, CREATE_STEP_SCRIPT],
+  csCommitStep: [9, COMMIT_STEP_SCRIPT],
+  csCreateStep: [10, CREATE_STEP_SCRIPT],
   csSaveThread: [4, SAVE_THREAD_SCRIPT],
   csCreateThreadIfAbsent: [2, CREATE_THREAD_IF_ABSENT_SCRIPT],
   csReadThread: [2, READ_THREAD_SCRIPT],
@@ -90,6 +91,11 @@ export function createRedisStore({ redis: given, url, keyPrefix = 'countersign:'
     schedule: (kind: 'expiry' | 'reminder') => `${keyPrefix}${kind === 'expiry' ? 'expiries' : 'reminders'}`,
     pending: (teamId: string, channel: string) => `${keyPrefix}pending:${teamId}:${channel}`,
     grants: (teamId: string, channel: string) => `${keyPrefix}grants:${teamId}:${channel}`,
+    // Workspace-wide indexes (App Home, the pending gauge): one key per workspace, named only here so
+    // they can be sharded (or hash-tagged) later without touching the scripts.
+    openSteps: (teamId: string) => `${keyPrefix}open-steps:${teamId}`,
+    openStepTeams: () => `${keyPrefix}open-step-teams`,
+    grantChannels: (teamId: string) => `${keyPrefix}grant-channels:${teamId}`,
     audit: () => auditStreamKey(keyPrefix),
   };
 
@@ -143,6 +149,8 @@ export function createRedisStore({ redis: given, url, keyPrefix = 'countersign:'
           key.audit(),
           key.fence(fence.threadKey),
           key.messages(thread.threadKey),
+          key.openSteps(step.teamId),
+          key.openStepTeams(),
           fence.token,
           stepData(step),
           ttlMs,
@@ -154,6 +162,7 @@ export function createRedisStore({ redis: given, url, keyPrefix = 'countersign:'
           ttlMs,
           auditMaxLength,
           write.historyJson,
+          step.teamId,
           ...args,
         ),
       );
@@ -181,6 +190,8 @@ export function createRedisStore({ redis: given, url, keyPrefix = 'countersign:'
         key.audit(),
         key.grants(step.teamId, step.channel),
         key.fence(fence?.threadKey ?? step.threadKey),
+        key.openSteps(step.teamId),
+        key.grantChannels(step.teamId),
         transition.fromRevision,
         stepData(step),
         step.stepId,
@@ -192,6 +203,7 @@ export function createRedisStore({ redis: given, url, keyPrefix = 'countersign:'
         grant?.expiresAt ?? 0,
         auditMaxLength,
         step.phase,
+        step.channel,
         ...args,
       )) as CommitResult;
       if (reply === 'committed') logStored(prepared);
@@ -224,6 +236,36 @@ export function createRedisStore({ redis: given, url, keyPrefix = 'countersign:'
         if (open.length >= limit) break;
       }
       return open;
+    },
+
+    async listOpenSteps({ teamId, limit }) {
+      const index = key.openSteps(teamId);
+      // Closing takes a step off in the same script, so the index holds open steps and those whose
+      // record expired (dropped here): one round trip reads them all.
+      const stepIds = await redis.zrevrange(index, 0, limit - 1);
+      const pipeline = redis.pipeline();
+      for (const stepId of stepIds) pipeline.hgetall(key.step(stepId));
+      const replies = (await pipeline.exec()) ?? [];
+      const open: PendingStep[] = [];
+      const gone: string[] = [];
+      for (const [position, [error, fields]] of replies.entries()) {
+        if (error) throw error;
+        const step = stepFromRecord(fields as Record<string, string>);
+        if (step?.phase === 'pending') open.push(step);
+        else if (!step) gone.push(stepIds[position]!);
+      }
+      if (gone.length > 0) await redis.zrem(index, ...gone);
+      return open;
+    },
+
+    async teamsWithOpenSteps() {
+      return redis.smembers(key.openStepTeams());
+    },
+
+    async listTeamGrants({ teamId, now: at }) {
+      const live: Grant[] = [];
+      for (const channel of await redis.smembers(key.grantChannels(teamId))) live.push(...(await this.listGrants({ teamId, channel, now: at })));
+      return live.sort((left, right) => left.createdAt - right.createdAt);
     },
 
     async listGrants({ teamId, channel, now: at }) {

@@ -301,6 +301,32 @@ describe.each(createStores())('%s state store', (_name, create) => {
     expect((await store.listPendingSteps({ teamId: open.teamId, channel: 'CPENDING', limit: 10 })).map((step) => step.stepId)).toEqual([open.stepId]);
   });
 
+  it("lists a workspace's open steps across channels, newest first, and drops a step in the write that closes it", async () => {
+    const teamId = `T${randomUUID().slice(0, 8).toUpperCase()}`;
+    const older = await createStep(makeStep(['apv-1'], { teamId, channel: 'CONE' }));
+    const newer = await createStep(makeStep(['apv-1'], { teamId, channel: 'CTWO', createdAt: older.createdAt + 1 }));
+    // Closed steps newer than every open one: a bounded read finds the open ones only if closing took them off.
+    for (const offset of [2, 3, 4]) {
+      const decided = await createStep(makeStep(['apv-1'], { teamId, channel: 'CTWO', createdAt: older.createdAt + offset }));
+      await act(decided.stepId, 'UBOB', { kind: 'deny' });
+    }
+    await createStep(makeStep(['apv-1'], { channel: 'CONE' }));
+    expect((await store.listOpenSteps({ teamId, limit: 10 })).map((step) => step.stepId)).toEqual([newer.stepId, older.stepId]);
+    expect((await store.listOpenSteps({ teamId, limit: 1 })).map((step) => step.stepId)).toEqual([newer.stepId]);
+    expect(await store.teamsWithOpenSteps()).toContain(teamId);
+  });
+
+  it("lists a workspace's grants across its channels", async () => {
+    const teamId = `T${randomUUID().slice(0, 8).toUpperCase()}`;
+    for (const channel of ['CGONE', 'CGTWO']) {
+      const step = await createStep(makeStep(['apv-1'], { teamId, channel }));
+      await act(step.stepId, 'UBOB', { kind: 'approve', version: 0, grant: { scope: 'channel', hours: 1, identicalArgumentsOnly: false } });
+    }
+    const grants = await store.listTeamGrants({ teamId, now: Date.now() });
+    expect(grants.map((grant) => grant.channel).sort()).toEqual(['CGONE', 'CGTWO']);
+    expect(await store.listTeamGrants({ teamId, now: Math.max(...grants.map((grant) => grant.expiresAt)) })).toEqual([]);
+  });
+
   it('remembers which calls started, with what, until a save says they all have results', async () => {
     const fence = await lock(`T1:C1:${randomUUID()}`);
     await store.markExecuting({ fence, toolCallId: 'call_1', marker: { toolName: 'restart_service', input: { service: 'api' }, startedAt: 5 }, ttlMs: TTL, audit: [] });

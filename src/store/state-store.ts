@@ -61,11 +61,20 @@ export interface StepStore {
   completedSteps(options: { before: number; limit: number }): Promise<string[]>;
   /** Open steps of a channel, newest first (for `/countersign pending`); closed ones are dropped. */
   listPendingSteps(options: { teamId: string; channel: string; limit: number }): Promise<PendingStep[]>;
+  /**
+   * Open steps of a workspace across its channels, newest first, at most `limit` (App Home, the
+   * pending-approvals gauge). A step leaves the index in the write that closes it.
+   */
+  listOpenSteps(options: { teamId: string; limit: number }): Promise<PendingStep[]>;
+  /** Workspaces that had open steps (some may have none left): what the pending gauge reads. */
+  teamsWithOpenSteps(): Promise<string[]>;
 }
 
 export interface GrantStore {
   /** Live grants of a channel; expired ones are removed as a side effect. */
   listGrants(options: { teamId: string; channel: string; now: number }): Promise<Grant[]>;
+  /** Live grants of a workspace across its channels, oldest first (App Home). */
+  listTeamGrants(options: { teamId: string; now: number }): Promise<Grant[]>;
   /** Removes a grant and writes `audit` in the same atomic operation; undefined when it was gone. */
   revokeGrant(options: { teamId: string; channel: string; grantId: string; audit: (grant: Grant) => AuditEventInput }): Promise<Grant | undefined>;
 }

@@ -41,6 +41,8 @@ export interface FakeSlackApi {
   failWhen(method: string, predicate: ((call: RecordedSlackCall) => boolean) | undefined, failure?: SlackFailure): void;
   /** Members answered by usergroups.users.list (otherwise an empty list). */
   setUsergroupUsers(usergroup: string, users: string[]): void;
+  /** Members users.conversations answers for a channel (otherwise everyone is in every channel). */
+  setChannelMembers(channel: string, users: string[]): void;
   setMethodHandler(method: string, handler: SlackMethodOverride | undefined): void;
   reset(): void;
   close(): Promise<void>;
@@ -130,6 +132,9 @@ export async function startFakeSlackApi(options: { botUserId?: string; botId?: s
     },
     setUsergroupUsers(usergroup, users) {
       state.usergroupUsers.set(usergroup, [...users]);
+    },
+    setChannelMembers(channel, users) {
+      state.channelMembers.set(channel, new Set(users));
     },
     setMethodHandler(method, handler) {
       if (handler) overrides.set(method, handler);

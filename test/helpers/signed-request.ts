@@ -4,5 +4,5 @@
  * one module.
  */
 export { postSlackEvent, postSlackInteraction, postSlashCommand, slackSignature } from '../../src/sandbox/emulator/delivery/signed-request.js';
-export { appMentionEnvelope, messageEnvelope } from './slack-event-envelopes.js';
-export { blockActionsPayload, viewSubmissionPayload } from './slack-interaction-payloads.js';
+export { appHomeOpenedEnvelope, appMentionEnvelope, messageEnvelope } from './slack-event-envelopes.js';
+export { blockActionsPayload, homeActionsPayload, viewSubmissionPayload } from './slack-interaction-payloads.js';

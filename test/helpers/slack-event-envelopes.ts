@@ -1,2 +1,2 @@
 /** Moved to the product's Slack emulator; kept so existing imports work. */
-export { appMentionEnvelope, messageEnvelope } from '../../src/sandbox/emulator/delivery/event-envelopes.js';
+export { appHomeOpenedEnvelope, appMentionEnvelope, messageEnvelope } from '../../src/sandbox/emulator/delivery/event-envelopes.js';

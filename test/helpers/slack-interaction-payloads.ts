@@ -57,6 +57,19 @@ export function blockActionsPayload(options: {
   });
 }
 
+/** A click on a button of the user's published Home view (`view` as views.publish stored it). */
+export function homeActionsPayload(options: { user: string; view: Record<string, unknown>; actionId: string; value: string; teamId?: string }): object {
+  const button = { type: 'button', action_id: options.actionId, text: { type: 'plain_text', text: options.actionId, emoji: true }, value: options.value };
+  return blockActionsBody({
+    workspace: workspaceOf(options.teamId),
+    user: userOf(options.user),
+    triggerId: generatedTriggerId(),
+    container: { type: 'view', view_id: options.view.id },
+    view: options.view,
+    action: { ...button, block_id: `home:${options.value}`, action_ts: generatedTs() },
+  });
+}
+
 export function viewSubmissionPayload(options: {
   user: string;
   callbackId: string;

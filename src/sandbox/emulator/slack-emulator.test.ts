@@ -108,6 +108,26 @@ describe('the Slack emulator driven by the real WebClient', () => {
     await expect(client.usergroups.users.list({ usergroup: 'S_OTHER' })).resolves.toMatchObject({ users: [] });
   });
 
+  it('keeps one Home view per user: publishing again replaces it under the same id', async () => {
+    const home = (text: string) => ({ type: 'home' as const, blocks: [{ type: 'section' as const, text: { type: 'mrkdwn' as const, text } }] });
+    const first = await client.views.publish({ user_id: 'U_BOB', view: home('one') });
+    const second = await client.views.publish({ user_id: 'U_BOB', view: home('two') });
+    await client.views.publish({ user_id: 'U_CAROL', view: home('carol') });
+    expect(second.view?.id).toBe(first.view?.id);
+    const homes = emulator.state.views.list().filter((stored) => stored.view.type === 'home');
+    expect(homes.map((stored) => stored.user)).toEqual(['U_BOB', 'U_CAROL']);
+    expect(JSON.stringify(homes[0]?.view.blocks)).toContain('two');
+  });
+
+  it('answers users.conversations with every known channel, or only those a member list includes the user in', async () => {
+    addHumanMessage('C1', 'hi');
+    addHumanMessage('C2', 'hi');
+    emulator.state.channelMembers.set('C2', new Set(['U_ALICE']));
+    const channelsOf = async (user: string) => ((await client.users.conversations({ user })).channels ?? []).map((channel) => channel.id);
+    expect(await channelsOf('U_ALICE')).toEqual(['C1', 'C2']);
+    expect(await channelsOf('U_BOB')).toEqual(['C1']);
+  });
+
   it('deletes own messages, keeps ephemerals for their user out of history and refuses duplicate reactions', async () => {
     const human = addHumanMessage('C1', 'hi');
     const posted = await client.chat.postMessage({ channel: 'C1', text: 'temporary' });

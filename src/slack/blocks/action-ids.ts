@@ -17,6 +17,19 @@ export const APPROVAL_ACTION_IDS = {
   reply: 'countersign_reply',
 } as const;
 
+/**
+ * Buttons of the App Home tab. Approve and Deny carry the same value as the card's
+ * (`encodeApprovalActionValue`) and go through the same decider; their own ids tell the listener
+ * that the click has no channel and that the answer is a fresh Home view, not an ephemeral.
+ */
+export const HOME_ACTION_IDS = {
+  approve: 'countersign_home_approve',
+  deny: 'countersign_home_deny',
+  revokeGrant: 'countersign_home_revoke_grant',
+  /** A link to the card (Edit, Deny with reason and grants are there); acknowledged, nothing else. */
+  openCard: 'countersign_home_open_card',
+} as const;
+
 /** Option buttons of an `ask_user` question: `countersign_answer_<index>`. */
 export const ANSWER_ACTION_PREFIX = 'countersign_answer_';
 export const ANSWER_ACTION_PATTERN = /^countersign_answer_(\d{1,2})$/;

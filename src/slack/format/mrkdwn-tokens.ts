@@ -9,6 +9,13 @@ export function userMention(userId: string): string {
   return USER_ID_PATTERN.test(userId) ? `<@${userId}>` : 'an unknown user';
 }
 
+const CHANNEL_ID_PATTERN = /^[CDG][A-Z0-9]{2,40}$/;
+
+/** `<#C…>`, which Slack renders as the channel's name (or "private channel" to those outside it). */
+export function channelMention(channel: string): string {
+  return CHANNEL_ID_PATTERN.test(channel) ? `<#${channel}>` : 'an unknown channel';
+}
+
 /** JavaScript's `Date` range; anything outside it has no calendar date to show. */
 const MAX_EPOCH_MILLISECONDS = 8.64e15;
 

@@ -1,13 +1,13 @@
 import type { App, BlockAction, ButtonAction, types } from '@slack/bolt';
-import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
-import { grantAuditEvent, type Grant } from '../../approvals/grant.js';
-import { approverGroupIds, type GroupMembers } from '../../approvals/policy/approver-eligibility.js';
-import { authorizeApprover } from '../../approvals/policy/authorize-approver.js';
-import { appendQuietly, type AuditLog } from '../../audit/audit-log.js';
+import type { GroupMembers } from '../../approvals/policy/approver-eligibility.js';
+import type { AuditLog } from '../../audit/audit-log.js';
 import type { StateStore } from '../../store/state-store.js';
 import { APPROVAL_ACTION_IDS } from '../blocks/action-ids.js';
+import { grantBlock } from '../blocks/grant-block.js';
 import { slackDate, userMention } from '../format/mrkdwn-tokens.js';
+import { permalink } from '../permalink.js';
+import { revokeGrantAs } from './revoke-grant.js';
 
 export interface CountersignCommandOptions {
   store: StateStore;
@@ -37,7 +37,7 @@ export function registerCountersignCommand(app: App, { store, audit, logger, res
     if (subcommand === 'grants') {
       const grants = await store.listGrants({ ...where, now: now() });
       if (grants.length === 0) return void (await reply('No grants are active in this channel.'));
-      return void (await reply(`${grants.length} active grant(s) in this channel`, grants.slice(0, MAX_LISTED).map(grantBlock)));
+      return void (await reply(`${grants.length} active grant(s) in this channel`, grants.slice(0, MAX_LISTED).map((grant) => grantBlock({ grant, actionId: APPROVAL_ACTION_IDS.revokeGrant }))));
     }
     if (subcommand === 'pending') {
       const steps = await store.listPendingSteps({ ...where, limit: MAX_LISTED });
@@ -62,44 +62,7 @@ export function registerCountersignCommand(app: App, { store, audit, logger, res
     const answer = (text: string) => client.chat.postEphemeral({ channel, user: body.user.id, text }).catch(() => {});
     const grant = (await store.listGrants({ teamId, channel, now: now() })).find((candidate) => candidate.grantId === action.value);
     if (!grant) return void (await answer('That grant has already expired or been revoked.'));
-    if (grant.grantedBy !== body.user.id) {
-      const authorization = authorizeApprover({
-        evaluation: grant.evaluation,
-        userId: body.user.id,
-        requesterId: grant.grantedBy,
-        groupMembers: await resolveGroups(approverGroupIds(grant.evaluation)),
-        approvedBy: [],
-      });
-      if (!authorization.allowed) {
-        const reason = `${authorization.reason.replace(/ approve this$/, ' revoke this grant')}`;
-        await appendQuietly(audit, { type: 'action-refused', teamId, grantId: grant.grantId, toolName: grant.toolName, userId: body.user.id, action: 'revoke', code: authorization.code, reason }, logger);
-        return void (await answer(`${reason}.`));
-      }
-    }
-    // The grant is found by the click's own workspace and channel, and removed with its audit record in one write.
-    const revoked = await store.revokeGrant({ teamId, channel, grantId: grant.grantId, audit: (stored) => grantAuditEvent('grant-revoked', stored, body.user.id) });
-    if (!revoked) return void (await answer('That grant has already been revoked.'));
-    await answer(`Revoked the grant for \`${revoked.toolName}\`: it will ask for approval again.`);
+    // The grant is found by the click's own workspace and channel.
+    await answer((await revokeGrantAs({ store, audit, logger, resolveGroups }, { grant, userId: body.user.id })).message);
   });
-}
-
-function grantBlock(grant: Grant): types.KnownBlock {
-  const scope = grant.scope === 'thread' ? 'one thread' : 'this channel';
-  const identical = grant.identicalArgumentsOnly ? ' · identical arguments only' : '';
-  return {
-    type: 'section',
-    text: {
-      type: 'mrkdwn',
-      text: `\`${grant.toolName.replace(/[`<>&]/g, '')}\` in ${scope} · granted by ${userMention(grant.grantedBy)} · until ${slackDate({ epochMilliseconds: grant.expiresAt })}${identical}`,
-    },
-    accessory: { type: 'button', action_id: APPROVAL_ACTION_IDS.revokeGrant, text: { type: 'plain_text', text: 'Revoke' }, style: 'danger', value: grant.grantId },
-  };
-}
-
-async function permalink(client: WebClient, channel: string, ts: string): Promise<string | undefined> {
-  try {
-    return (await client.chat.getPermalink({ channel, message_ts: ts })).permalink;
-  } catch {
-    return undefined;
-  }
 }

@@ -7,7 +7,9 @@ import type { StateStore } from '../../store/state-store.js';
 import type { JsonSchemaValidator } from '../../tools/json-schema-validator.js';
 import type { ToolSchemas } from '../../tools/tool-schemas.js';
 import type { AuditLog } from '../../audit/audit-log.js';
+import type { ChannelsOf } from '../channel-membership.js';
 import type { ResolveGroups } from '../usergroup-members.js';
+import { registerAppHome } from './app-home.js';
 import { registerAnswerQuestion } from './answer-question.js';
 import { registerCountersignCommand } from './countersign-command.js';
 import { registerGrantApproval } from './grant-approval.js';
@@ -28,6 +30,8 @@ export interface ListenerDependencies {
   validator: JsonSchemaValidator;
   audit: AuditLog;
   resolveGroups: ResolveGroups;
+  /** The channels a person is in (App Home shows and decides only their channels' requests). */
+  channelsOf: ChannelsOf;
   now: () => number;
   botUserId: string;
   followTtlMs: number;
@@ -46,6 +50,7 @@ export function registerListeners(app: App, dependencies: ListenerDependencies):
   registerGrantApproval(app, dependencies);
   registerCountersignCommand(app, dependencies);
   registerRetryTurn(app, dependencies);
+  registerAppHome(app, dependencies);
   app.error(async (error) => {
     dependencies.logger.error({ event: 'bolt-error', err: error }, 'unhandled error in a Slack listener');
   });

@@ -68,6 +68,16 @@ export function messageEnvelope(options: {
   });
 }
 
+/** A person opened the app's Home tab (`tab: 'messages'` for its Messages tab). */
+export function appHomeOpenedEnvelope(options: { user: string; teamId?: string; eventId?: string; botUserId?: string; tab?: 'home' | 'messages' }): object {
+  const channel = `D${options.user.slice(1)}`;
+  return eventCallback({
+    ...options,
+    channel,
+    event: ({ ts }) => ({ type: 'app_home_opened', user: options.user, channel, tab: options.tab ?? 'home', event_ts: ts }),
+  });
+}
+
 /** The envelope around an event; `event` is built once the team and the message ts are settled. */
 function eventCallback(options: {
   teamId?: string;

@@ -48,6 +48,8 @@ export interface WorkspaceState {
   users: Map<string, WorkspaceUser>;
   /** Channel names by id, for the `channel` of interaction payloads. */
   channels: Map<string, string>;
+  /** Members of the channels that have a list (users.conversations); everyone is in any other channel. */
+  channelMembers: Map<string, Set<string>>;
   nextTs(): string;
   nextId(prefix: string): string;
   onChange(listener: () => void): () => void;
@@ -83,6 +85,7 @@ export function createWorkspaceState(options: { identity: SlackIdentity; profile
     usergroupUsers: new Map(),
     users: new Map(),
     channels: new Map(),
+    channelMembers: new Map(),
     nextTs: nextSlackTs,
     nextId,
     onChange(listener) {
@@ -98,6 +101,7 @@ export function createWorkspaceState(options: { identity: SlackIdentity; profile
       statuses.clear();
       state.reactions.clear();
       state.usergroupUsers.clear();
+      state.channelMembers.clear();
       onChange();
     },
   };

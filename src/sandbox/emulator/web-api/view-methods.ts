@@ -36,10 +36,14 @@ const update: SlackMethodHandler = ({ args, state }) => {
   return storeView({ args, state, viewId, previousViewId, user: stored?.user, place: 'replace' });
 };
 
+/** A user has one Home view: publishing again replaces it under the same id, as Slack does. */
 const publish: SlackMethodHandler = ({ args, state }) => {
   const user = stringArgument(args.user_id);
   if (user === undefined) return slackError('invalid_arguments');
-  return storeView({ args, state, viewId: state.nextId('V'), previousViewId: null, user, place: 'replace' });
+  const current = state.views.list().find((stored) => stored.user === user && stored.view.type === 'home');
+  const hash = stringArgument(args.hash);
+  if (current && hash !== undefined && hash !== current.hash) return slackError('hash_conflict');
+  return storeView({ args, state, viewId: current?.viewId ?? state.nextId('V'), previousViewId: null, user, place: 'replace' });
 };
 
 function consumeTrigger(options: { args: SlackArguments; state: WorkspaceState }): { ok: true; user?: string } | { ok: false; error: string } {

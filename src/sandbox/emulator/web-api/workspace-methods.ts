@@ -38,6 +38,18 @@ const usergroupUsers: SlackMethodHandler = ({ args, state }) => {
   return { ok: true, users: [...(state.usergroupUsers.get(usergroup) ?? [])] };
 };
 
+/**
+ * Everyone is in every channel the workspace knows (named ones and those with messages), unless
+ * `channelMembers` lists a channel's members.
+ */
+const usersConversations: SlackMethodHandler = ({ args, state }) => {
+  const user = stringArgument(args.user);
+  if (user === undefined) return slackError('invalid_arguments');
+  const known = new Set([...state.channels.keys(), ...state.messages.all().map((message) => message.channel)]);
+  const channels = [...known].filter((channel) => state.channelMembers.get(channel)?.has(user) ?? true);
+  return { ok: true, channels: channels.map((id) => ({ id, name: state.channels.get(id) ?? `channel-${id.toLowerCase()}` })), response_metadata: { next_cursor: '' } };
+};
+
 /** Slack refuses the same reaction twice, which retried events run into. */
 const reactionsAdd: SlackMethodHandler = ({ args, state }) => {
   if (isMissing(args.channel)) return slackError('channel_not_found');
@@ -71,6 +83,7 @@ export const WORKSPACE_METHODS: Record<string, SlackMethodHandler> = {
   'auth.test': authTest,
   'users.info': usersInfo,
   'usergroups.users.list': usergroupUsers,
+  'users.conversations': usersConversations,
   'reactions.add': reactionsAdd,
   'reactions.remove': reactionsRemove,
   'assistant.threads.setStatus': setStatus,

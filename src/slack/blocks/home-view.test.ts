@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import type { Grant } from '../../approvals/grant.js';
+import { currentVersion } from '../../approvals/input-version.js';
+import { evaluation, makeStep } from '../../approvals/pending-step.test-support.js';
+import type { DecisionEvent } from '../../audit/audit-event.js';
+import { decodeApprovalActionValue, HOME_ACTION_IDS } from './action-ids.js';
+import { buildHomeView, type HomeContent } from './home-view.js';
+import { findBlockKitViolations } from './limits.js';
+
+const HOSTILE = `<!channel> *bold* \`\`\` ${'x'.repeat(5000)}`;
+
+function fullContent(count: number): HomeContent {
+  const steps = Array.from({ length: count }, () => makeStep([{ approvalId: 'apv-1', input: { note: HOSTILE } }], { cardTs: '1.1' }));
+  for (const step of steps) step.calls[0]!.toolName = HOSTILE;
+  const grant: Grant = { grantId: 'g1', teamId: 'T1', channel: 'C0OPS', scope: 'channel', toolName: HOSTILE, identicalArgumentsOnly: false, evaluation: evaluation(), grantedBy: 'UBOB', createdAt: 1, expiresAt: 2 };
+  const decision: DecisionEvent = { type: 'decision', at: 1, stepId: 's', approvalId: 'a', toolName: HOSTILE, outcome: 'denied', userId: 'UBOB', originalInput: {}, reason: HOSTILE };
+  return {
+    waiting: { items: steps.map((step) => ({ step, call: step.calls[0]!, version: currentVersion(step.calls[0]!)!, link: 'https://example.slack.com/archives/C0OPS/p1' })), total: count },
+    requests: { items: steps.map((step) => ({ step })), total: count },
+    decisions: Array.from({ length: count }, () => decision),
+    grants: { items: Array.from({ length: count }, (_, index) => ({ ...grant, grantId: `g${index}` })), total: count },
+    // The notice is the bot's own text (the decider's answers), which may mention people and groups.
+    notice: `Only <@UBOB> or members of <!subteam^S0ONCALL> can approve this, so nothing changed. ${'x'.repeat(5000)}`,
+    now: 1,
+  };
+}
+
+describe('buildHomeView', () => {
+  it('stays within what a Home tab holds however much there is, and says how many more there are', () => {
+    const view = buildHomeView(fullContent(200));
+    expect(view.blocks.length).toBeLessThanOrEqual(100);
+    expect(findBlockKitViolations(view.blocks, { surface: 'modal' })).toEqual([]);
+    expect(JSON.stringify(view.blocks)).toContain('…and 185 more');
+    // Model and tool text is escaped wherever Slack would render mrkdwn.
+    const mrkdwn: string[] = [];
+    JSON.stringify(view.blocks, (_key, value) => {
+      if (value && typeof value === 'object' && value.type === 'mrkdwn') mrkdwn.push(value.text);
+      return value;
+    });
+    expect(mrkdwn.filter((text) => text.includes('<!channel>'))).toEqual([]);
+  });
+
+  it("gives each waiting call Approve and Deny naming the call's current version, and a link to the card", () => {
+    const content = fullContent(1);
+    const view = buildHomeView(content);
+    const buttons = view.blocks.flatMap((block) => ('elements' in block && block.type === 'actions' ? block.elements : [])) as Array<{ action_id: string; value?: string; url?: string }>;
+    expect(buttons.map((button) => button.action_id)).toEqual([HOME_ACTION_IDS.approve, HOME_ACTION_IDS.deny, HOME_ACTION_IDS.openCard]);
+    const { step } = content.waiting.items[0]!;
+    expect(decodeApprovalActionValue(buttons[0]!.value)).toEqual({ stepId: step.stepId, approvalId: 'apv-1', version: 0 });
+    expect(buttons[2]!.url).toBe('https://example.slack.com/archives/C0OPS/p1');
+  });
+
+  it('says so when nothing waits, and when the viewer’s channels could not be read', () => {
+    const empty: HomeContent = { waiting: { items: [], total: 0 }, requests: { items: [], total: 0 }, decisions: [], grants: { items: [], total: 0 }, now: 1 };
+    expect(JSON.stringify(buildHomeView(empty).blocks)).toContain('Nothing waits for your approval');
+    expect(JSON.stringify(buildHomeView({ ...empty, channelsUnknown: true }).blocks)).toContain('Could not read which channels you are in');
+  });
+});

@@ -1,0 +1,45 @@
+import type { WebClient } from '@slack/web-api';
+import type { Logger } from 'pino';
+
+/** `users.conversations` is Tier 3: a person's channels are cached this long. */
+const DEFAULT_TTL_MS = 60 * 1000;
+/** Pages read at most (999 channels each); a person in more is shown what the first pages hold. */
+const MAX_PAGES = 5;
+
+/** The channels a person is in, or undefined when Slack could not say (callers then show and allow nothing). */
+export type ChannelsOf = (userId: string) => Promise<ReadonlySet<string> | undefined>;
+
+/**
+ * A click on a card is delivered only to people who can see it, which is what the `channel`
+ * approver and the cards' privacy rest on. App Home shows and decides calls from every channel, so
+ * it asks Slack which channels the viewer is in: a private channel's requests are never shown to,
+ * or decided by, someone outside it.
+ */
+export function createChannelMembership({ client, logger, ttlMs = DEFAULT_TTL_MS, now = Date.now }: { client: WebClient; logger: Logger; ttlMs?: number; now?: () => number }): ChannelsOf {
+  const cache = new Map<string, { channels: ReadonlySet<string>; expiresAt: number }>();
+  return async (userId) => {
+    const cached = cache.get(userId);
+    if (cached && cached.expiresAt > now()) return cached.channels;
+    try {
+      const channels = new Set<string>();
+      let cursor: string | undefined;
+      for (let page = 0; page < MAX_PAGES; page += 1) {
+        const response = await client.users.conversations({
+          user: userId,
+          types: 'public_channel,private_channel,mpim,im',
+          exclude_archived: true,
+          limit: 999,
+          ...(cursor ? { cursor } : {}),
+        });
+        for (const channel of response.channels ?? []) if (channel.id) channels.add(channel.id);
+        cursor = response.response_metadata?.next_cursor || undefined;
+        if (!cursor) break;
+      }
+      cache.set(userId, { channels, expiresAt: now() + ttlMs });
+      return channels;
+    } catch (error) {
+      logger.warn({ event: 'user-channels-read-failed', userId, err: error }, 'could not read the channels a user is in');
+      return undefined;
+    }
+  };
+}

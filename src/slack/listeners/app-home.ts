@@ -1,0 +1,125 @@
+import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import type { Logger } from 'pino';
+import type { CallDecider, RecordOutcome } from '../../approvals/decide-call.js';
+import type { AuditLog } from '../../audit/audit-log.js';
+import type { StateStore } from '../../store/state-store.js';
+import { decodeApprovalActionValue, HOME_ACTION_IDS } from '../blocks/action-ids.js';
+import { buildHomeView } from '../blocks/home-view.js';
+import type { ChannelsOf } from '../channel-membership.js';
+import { readHomeContent } from '../home-content.js';
+import { permalink } from '../permalink.js';
+import type { ResolveGroups } from '../usergroup-members.js';
+import { actorOf } from './approval-actions.js';
+import { revokeGrantAs } from './revoke-grant.js';
+
+export interface AppHomeOptions {
+  store: StateStore;
+  audit: AuditLog;
+  decider: CallDecider;
+  resolveGroups: ResolveGroups;
+  channelsOf: ChannelsOf;
+  logger: Logger;
+  now: () => number;
+}
+
+const MAX_CACHED_PERMALINKS = 5_000;
+const NOT_A_MEMBER = 'You are not in the channel this request was made in, so nothing changed.';
+const CHANNELS_UNKNOWN = ':warning: Could not check which channels you are in just now, so nothing changed. Please try again.';
+
+/**
+ * The App Home tab ("Waiting for you", your requests, your recent decisions, your grants), and its
+ * buttons. A Home click names no channel, so the listener stands in for what a card click proves
+ * by being delivered: that the person is in the request's channel (`channelsOf`). Everything else
+ * (workspace, expiry, version, policy, quorum) is judged by the same decider as a card click, and
+ * the card in the thread is updated the same way. The answer to a click is the Home view published
+ * again with a notice on top: Home has no ephemeral messages, and the fresh view also shows what
+ * changed (a stale version's new input, a call someone else decided).
+ */
+export function registerAppHome(app: App, options: AppHomeOptions): void {
+  const { logger } = options;
+  // A message's permalink never changes; Home views are published often, so each is asked for once.
+  const permalinks = new Map<string, string>();
+  const linkTo = (client: WebClient) => async (channel: string, ts: string) => {
+    const key = `${channel}:${ts}`;
+    const known = permalinks.get(key);
+    if (known) return known;
+    const link = await permalink(client, channel, ts);
+    if (link) {
+      if (permalinks.size >= MAX_CACHED_PERMALINKS) permalinks.clear();
+      permalinks.set(key, link);
+    }
+    return link;
+  };
+
+  async function publish({ client, teamId, userId, notice }: { client: WebClient; teamId: string; userId: string; notice?: string }): Promise<void> {
+    try {
+      const content = await readHomeContent(options, { linkTo: linkTo(client), teamId, userId, ...(notice ? { notice } : {}) });
+      await client.views.publish({ user_id: userId, view: buildHomeView(content) });
+    } catch (error) {
+      logger.warn({ event: 'home-publish-failed', userId, err: error }, 'could not publish the App Home view');
+    }
+  }
+
+  app.event('app_home_opened', async ({ event, body, context, client }) => {
+    if (event.tab !== 'home') return;
+    const teamId = context.teamId ?? body.team_id;
+    if (!teamId) return;
+    await publish({ client, teamId, userId: event.user });
+  });
+
+  for (const actionId of [HOME_ACTION_IDS.approve, HOME_ACTION_IDS.deny]) {
+    app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: actionId }, async ({ ack, body, action, client }) => {
+      await ack();
+      const teamId = body.team?.id ?? body.user.team_id;
+      const target = decodeApprovalActionValue(action.value);
+      if (!teamId || !target) return;
+      // Unreadable is treated as gone: the decider then reads again and answers "could not record".
+      const step = await options.store.getStep(target.stepId).catch(() => undefined);
+      const memberOf = step ? await options.channelsOf(body.user.id) : undefined;
+      const member = step !== undefined && memberOf?.has(step.channel) === true;
+      // Outside the channel the click is still judged (and refused, and audited) as one from elsewhere.
+      const outcome = await options.decider.record({
+        stepId: target.stepId,
+        approvalId: target.approvalId,
+        ...actorOf(body, member ? step.channel : undefined),
+        action: actionId === HOME_ACTION_IDS.approve ? { kind: 'approve', version: target.version ?? 0 } : { kind: 'deny' },
+      });
+      const notice = outcome.recorded ? recordedNotice(outcome) : member || !step ? outcome.message : memberOf ? NOT_A_MEMBER : CHANNELS_UNKNOWN;
+      // Side by side: in a process that also runs turns, the decider's publish lasts as long as the resumed turn.
+      await Promise.all([outcome.recorded ? options.decider.publish(outcome) : undefined, publish({ client, teamId, userId: body.user.id, notice })]);
+    });
+  }
+
+  app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: HOME_ACTION_IDS.revokeGrant }, async ({ ack, body, action, client }) => {
+    await ack();
+    const teamId = body.team?.id ?? body.user.team_id;
+    if (!teamId || typeof action.value !== 'string') return;
+    const userId = body.user.id;
+    let notice: string;
+    try {
+      const grant = (await options.store.listTeamGrants({ teamId, now: options.now() })).find((candidate) => candidate.grantId === action.value);
+      if (!grant) notice = 'That grant has already expired or been revoked.';
+      // Someone else's grant is revoked as from its channel (`/countersign grants`), so only by someone in it.
+      else if (grant.grantedBy !== userId && !(await options.channelsOf(userId))?.has(grant.channel)) notice = NOT_A_MEMBER;
+      else notice = (await revokeGrantAs(options, { grant, userId })).message;
+    } catch (error) {
+      logger.error({ event: 'revoke-failed', userId, err: error }, 'could not revoke a grant from App Home');
+      notice = ':warning: I could not revoke that grant just now, so nothing changed. Please try again.';
+    }
+    await publish({ client, teamId, userId, notice });
+  });
+
+  // A link button still sends a click; acknowledging it keeps Slack from showing an error.
+  app.action({ type: 'block_actions', action_id: HOME_ACTION_IDS.openCard }, async ({ ack }) => {
+    await ack();
+  });
+}
+
+function recordedNotice(outcome: Extract<RecordOutcome, { recorded: true }>): string {
+  if (outcome.notice) return outcome.notice;
+  const { effect } = outcome;
+  if (effect.kind === 'counted') return `:hourglass_flowing_sand: Your approval counts (${effect.have} of ${effect.need}); it runs once enough people approve.`;
+  if (effect.kind === 'decided' && effect.decision.outcome === 'approved') return ':white_check_mark: Approved. The card in the thread shows it, and the request continues there.';
+  return ':x: Denied. The card in the thread shows it.';
+}

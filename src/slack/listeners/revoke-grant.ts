@@ -1,0 +1,39 @@
+import type { Logger } from 'pino';
+import { grantAuditEvent, type Grant } from '../../approvals/grant.js';
+import { approverGroupIds, type GroupMembers } from '../../approvals/policy/approver-eligibility.js';
+import { authorizeApprover } from '../../approvals/policy/authorize-approver.js';
+import { appendQuietly, type AuditLog } from '../../audit/audit-log.js';
+import type { StateStore } from '../../store/state-store.js';
+
+export interface RevokeGrantOptions {
+  store: StateStore;
+  audit: AuditLog;
+  logger: Logger;
+  resolveGroups: (groupIds: readonly string[]) => Promise<GroupMembers>;
+}
+
+/**
+ * Revokes `grant` for `userId`, wherever the click came from (`/countersign grants`, App Home):
+ * allowed to the person who granted it and to anyone who could approve the tool; a refusal is
+ * audited and changes nothing. Returns what to tell the person.
+ */
+export async function revokeGrantAs({ store, audit, logger, resolveGroups }: RevokeGrantOptions, { grant, userId }: { grant: Grant; userId: string }): Promise<{ revoked: boolean; message: string }> {
+  if (grant.grantedBy !== userId) {
+    const authorization = authorizeApprover({
+      evaluation: grant.evaluation,
+      userId,
+      requesterId: grant.grantedBy,
+      groupMembers: await resolveGroups(approverGroupIds(grant.evaluation)),
+      approvedBy: [],
+    });
+    if (!authorization.allowed) {
+      const reason = `${authorization.reason.replace(/ approve this$/, ' revoke this grant')}`;
+      await appendQuietly(audit, { type: 'action-refused', teamId: grant.teamId, grantId: grant.grantId, toolName: grant.toolName, userId, action: 'revoke', code: authorization.code, reason }, logger);
+      return { revoked: false, message: `${reason}.` };
+    }
+  }
+  // Removed with its audit record in one write, only if it is still the grant that was read.
+  const revoked = await store.revokeGrant({ teamId: grant.teamId, channel: grant.channel, grantId: grant.grantId, audit: (stored) => grantAuditEvent('grant-revoked', stored, userId) });
+  if (!revoked) return { revoked: false, message: 'That grant has already been revoked.' };
+  return { revoked: true, message: `Revoked the grant for \`${revoked.toolName.replace(/[`<>&]/g, '')}\`: it will ask for approval again.` };
+}
