@@ -4,6 +4,7 @@ import type { ThreadWorker } from '../conversation/thread-worker.js';
 import type { StateStore } from '../store/state-store.js';
 import { approvalsOf, currentVersion } from './input-version.js';
 import { isQuestion, undecidedCalls, type PendingStep } from './pending-step.js';
+import { showStep } from './show-step.js';
 import { reminderMentions } from './policy/describe-approvers.js';
 import { expireTransition } from './transitions/close-step.js';
 import { commitTransition } from './transitions/commit-transition.js';
@@ -60,11 +61,9 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
     if (stored?.phase !== 'pending') return store.unschedule(stepId);
     const step = await commitTransition(store, stepId, (current) => expireTransition(current, { now: now() }));
     if (!step) return;
-    if (step.cardTs !== undefined) {
-      await messenger.updateStepCard({ step: { ...step, cardTs: step.cardTs } }).catch((error: unknown) => {
-        logger.warn({ event: 'card-update-failed', stepId, err: error }, 'could not mark the card expired');
-      });
-    }
+    await showStep({ messenger, step, logger }).catch((error: unknown) => {
+      logger.warn({ event: 'card-update-failed', stepId, err: error }, 'could not mark the card expired');
+    });
     logger.info({ event: 'approval-expired', stepId }, 'approval request expired');
     await worker.submit(step.threadKey, { kind: 'resume', stepId, channel: step.channel, threadTs: step.threadTs });
   }

@@ -73,6 +73,20 @@ export interface PendingCall {
   versions?: InputVersion[];
 }
 
+/**
+ * A copy of a step's card outside its thread: in a channel the rule names, or in a DM to an
+ * approver. Clicks on it count as clicks in the thread; every change of the step is shown on it.
+ */
+export interface CardCopy {
+  kind: 'channel' | 'dm';
+  channel: string;
+  ts: string;
+  /** For a DM: the approver it was sent to. */
+  userId?: string;
+  /** A link to the copy, for the thread's card. */
+  permalink?: string;
+}
+
 export type StepPhase =
   /** Waiting for decisions. */
   | 'pending'
@@ -96,6 +110,10 @@ export interface PendingStep {
   createdAt: number;
   /** `ts` of the approval card, once posted. */
   cardTs?: string;
+  /** A link to the card in the thread, for its copies elsewhere (outside the revision, like `cardTs`). */
+  cardLink?: string;
+  /** Copies of the card outside the thread, as they were posted (outside the revision, like `cardTs`). */
+  copies?: CardCopy[];
   calls: PendingCall[];
   /** Keyed by approval id; a call without an entry is still pending. */
   decisions: Record<string, Decision>;

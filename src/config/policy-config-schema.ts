@@ -37,6 +37,19 @@ export type AutoApprovePermission = 'allowed' | 'forbidden';
 /** `identicalArguments`: a grant may only cover calls with exactly the approved input. */
 export type GrantPermission = 'allowed' | 'identicalArguments' | 'forbidden';
 
+/**
+ * Where a rule's card goes, apart from who may approve it. Copies outside the thread are linked
+ * to it and show the same state; a click on any copy is judged as if made in the thread.
+ */
+export interface CardRouting {
+  /** The card in the thread that asked (default). When false the thread shows it without buttons. */
+  thread: boolean;
+  /** Channel ids that get a copy, e.g. an #approvals channel. */
+  channels: string[];
+  /** A copy in a DM to each approver the rule names by user id. */
+  dmApprovers: boolean;
+}
+
 export interface PolicySettings {
   approvers: ApproverSpec[];
   /** Distinct approvers needed. */
@@ -48,6 +61,8 @@ export interface PolicySettings {
   onExpiry: ExpiryOutcome;
   autoApprove: AutoApprovePermission;
   grants: GrantPermission;
+  /** Absent: the card goes to the thread only. */
+  notify?: CardRouting;
 }
 
 export interface PolicyRule extends PolicySettings {
@@ -145,6 +160,12 @@ const approversSchema = uniqueList(approverSchema, approverKey)
     }
   });
 
+const notifySchema = z.strictObject({
+  thread: z.boolean({ error: 'must be true or false' }).optional(),
+  channels: uniqueList(channelIdSchema).min(1, 'must list at least one channel id; leave it out to post no channel copy').optional(),
+  dmApprovers: z.boolean({ error: 'must be true or false' }).optional(),
+});
+
 const settingsShape = {
   approvers: approversSchema.optional(),
   required: z.int().min(1).max(MAX_REQUIRED_APPROVERS).optional(),
@@ -154,6 +175,7 @@ const settingsShape = {
   onExpiry: z.enum(['stop', 'continue']).optional(),
   autoApprove: z.enum(['allowed', 'forbidden']).optional(),
   grants: z.enum(['allowed', 'identicalArguments', 'forbidden']).optional(),
+  notify: notifySchema.optional(),
 };
 const SETTING_KEYS = Object.keys(settingsShape) as (keyof typeof settingsShape)[];
 
@@ -297,6 +319,7 @@ function resolveSettings({ own, inherited }: { own: RawSettings; inherited: Poli
   const allowSelfApproval =
     own.allowSelfApproval ?? (own.approvers !== undefined || inherited === undefined ? selfApprovalImpliedBy(approvers) : inherited.allowSelfApproval);
   const reminderMs = own.reminder === 'none' ? undefined : (own.reminder ?? inherited?.reminderMs);
+  const notify = own.notify === undefined ? inherited?.notify : { thread: own.notify.thread ?? true, channels: own.notify.channels ?? [], dmApprovers: own.notify.dmApprovers ?? false };
   return {
     approvers,
     required: own.required ?? inherited?.required ?? 1,
@@ -306,6 +329,7 @@ function resolveSettings({ own, inherited }: { own: RawSettings; inherited: Poli
     onExpiry: own.onExpiry ?? inherited?.onExpiry ?? 'stop',
     autoApprove: own.autoApprove ?? inherited?.autoApprove ?? 'allowed',
     grants: own.grants ?? inherited?.grants ?? 'allowed',
+    ...(notify === undefined ? {} : { notify: { ...notify, channels: [...notify.channels] } }),
   };
 }
 
@@ -331,11 +355,40 @@ function checkSettings({ own, effective, at, report }: { own: RawSettings; effec
     report([...at, 'allowSelfApproval'], `cannot be false while approvers${inherited('approvers')} lists requester; remove one of them`);
   }
 
+  checkNotify({ own, effective, at, report, inherited });
+
   // Only named users can be counted; a group or the channel may hold any number of people.
   const countable = effective.approvers.every((approver) => approver.kind === 'user' || approver.kind === 'requester');
   if (countable && effective.required > effective.approvers.length) {
     const message = `asks for ${effective.required} distinct approvers${inherited('required')} but approvers${inherited('approvers')} names only ${effective.approvers.length}`;
     if (own.required !== undefined) report([...at, 'required'], message);
+    else if (own.approvers !== undefined) report([...at, 'approvers'], message);
+  }
+}
+
+/** A card must reach someone who may approve it: somewhere with buttons, and DMs only to named people. */
+function checkNotify({
+  own,
+  effective,
+  at,
+  report,
+  inherited,
+}: {
+  own: RawSettings;
+  effective: PolicySettings;
+  at: Path;
+  report: (path: Path, message: string) => void;
+  inherited: (key: keyof RawSettings) => string;
+}): void {
+  const { notify } = effective;
+  if (notify === undefined) return;
+  const named = effective.approvers.some((approver) => approver.kind === 'user');
+  if (own.notify !== undefined && !notify.thread && notify.channels.length === 0 && !notify.dmApprovers) {
+    report([...at, 'notify', 'thread'], 'is false but no channels or dmApprovers are given, so nobody could approve; name a channel or set dmApprovers: true');
+  }
+  if (notify.dmApprovers && !named) {
+    const message = `is true but approvers${inherited('approvers')} names no user (U…) to send a DM to; name users or remove dmApprovers`;
+    if (own.notify?.dmApprovers !== undefined) report([...at, 'notify', 'dmApprovers'], message);
     else if (own.approvers !== undefined) report([...at, 'approvers'], message);
   }
 }

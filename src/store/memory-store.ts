@@ -105,9 +105,17 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       return step && copy(step);
     },
 
-    async setStepCard(stepId, cardTs) {
+    async setStepCard(stepId, cardTs, link) {
       const step = live(steps, stepId);
       if (step) step.cardTs = cardTs;
+      if (step && link !== undefined) step.cardLink = link;
+    },
+
+    async recordCardCopy(stepId, cardCopy) {
+      const step = live(steps, stepId);
+      if (!step) return;
+      // One copy per channel, kept in channel order as the Redis hash fields are read.
+      step.copies = [...(step.copies ?? []).filter((existing) => existing.channel !== cardCopy.channel), copy(cardCopy)].sort((left, right) => (left.channel < right.channel ? -1 : 1));
     },
 
     async commitStep(transition) {
@@ -116,8 +124,16 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       if (!entry || !stored) return 'not-found';
       if (transition.fence && !current(transition.fence)) return 'fenced';
       if (stored.revision !== transition.fromRevision) return 'conflict';
-      const { cardTs: _cardTs, ...next } = copy(transition.step);
-      entry.value = { ...next, revision: transition.fromRevision + 1, ...(stored.cardTs === undefined ? {} : { cardTs: stored.cardTs }) };
+      // The card's ts, link and copies live outside the revision: a transition never overwrites them.
+      const { cardTs: _cardTs, cardLink: _cardLink, copies: _copies, ...next } = copy(transition.step);
+      const { cardTs, cardLink, copies } = stored;
+      entry.value = {
+        ...next,
+        revision: transition.fromRevision + 1,
+        ...(cardTs === undefined ? {} : { cardTs }),
+        ...(cardLink === undefined ? {} : { cardLink }),
+        ...(copies === undefined ? {} : { copies }),
+      };
       const { stepId } = transition.step;
       if (transition.completed) complete.set(stepId, now());
       if (transition.resumed) complete.delete(stepId);

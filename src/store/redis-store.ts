@@ -21,10 +21,11 @@ import {
   SAVE_THREAD_SCRIPT,
   TAKE_WORK_SCRIPT,
   TRY_LOCK_SCRIPT,
+  SET_STEP_FIELD_SCRIPT,
 } from './redis-scripts.js';
 import type { CommitResult, ExecutingMarker, StateStore } from './state-store.js';
 import { createThreadHistories, type ThreadReply } from './redis-thread-history.js';
-import { stepData, stepFromRecord } from './step-record.js';
+import { CARD_LINK_FIELD, copyField, stepData, stepFromRecord } from './step-record.js';
 
 /** Work queued for a thread outlives a crashed holder for this long, then Redis drops it. */
 const QUEUE_TTL_MS = 24 * 60 * 60 * 1000;
@@ -47,6 +48,7 @@ const SCRIPTS = {
   csTakeWork: [3, TAKE_WORK_SCRIPT],
   csFinishWork: [5, FINISH_WORK_SCRIPT],
   csReleaseIfIdle: [5, RELEASE_IF_IDLE_SCRIPT],
+  csSetStepField: [1, SET_STEP_FIELD_SCRIPT],
 } as const;
 
 type ScriptRunner = Record<keyof typeof SCRIPTS, (...args: Array<string | number>) => Promise<unknown>>;
@@ -165,8 +167,13 @@ export function createRedisStore({ redis: given, url, keyPrefix = 'countersign:'
       return stepFromRecord(await redis.hgetall(key.step(stepId)));
     },
 
-    async setStepCard(stepId, cardTs) {
+    async setStepCard(stepId, cardTs, link) {
       await redis.hset(key.step(stepId), 'card', cardTs);
+      if (link !== undefined) await run.csSetStepField(key.step(stepId), CARD_LINK_FIELD, link);
+    },
+
+    async recordCardCopy(stepId, copy) {
+      await run.csSetStepField(key.step(stepId), copyField(copy), JSON.stringify(copy));
     },
 
     async commitStep(transition): Promise<CommitResult> {

@@ -85,6 +85,21 @@ describe.each(createStores())('%s state store', (_name, create) => {
     expect((await audit.read({ sinceMs: 0 })).some((event) => event.type === 'expired' && event.stepId === step.stepId)).toBe(true);
   });
 
+  it('records copies of a card outside the revision: a decision keeps them, a gone step gets none', async () => {
+    const step = await createStep(makeStep(['apv-1']));
+    await store.setStepCard(step.stepId, '1.1', 'https://slack.example/thread-card');
+    const dm = { kind: 'dm' as const, channel: 'D0BOB', ts: '3.3', userId: 'UBOB' };
+    const approvals = { kind: 'channel' as const, channel: 'C0APPROVALS', ts: '2.2', permalink: 'https://slack.example/copy' };
+    await store.recordCardCopy(step.stepId, dm);
+    await store.recordCardCopy(step.stepId, { ...approvals, ts: '2.1' });
+    await store.recordCardCopy(step.stepId, approvals);
+    expect(await act(step.stepId, 'UBOB', { kind: 'approve', version: 0 })).toBeDefined();
+    const stored = await store.getStep(step.stepId);
+    expect(stored).toMatchObject({ cardTs: '1.1', cardLink: 'https://slack.example/thread-card', copies: [approvals, dm], revision: 1 });
+    await store.recordCardCopy('missing', dm);
+    expect(await store.getStep('missing')).toBeUndefined();
+  });
+
   it('writes a transition only over the revision it was computed from, with its audit records', async () => {
     const step = await createStep(makeStep(['apv-1']));
     const first = applyCallAction(step, { stepId: step.stepId, approvalId: 'apv-1', userId: 'UBOB', origin: { teamId: step.teamId, channel: step.channel }, action: { kind: 'approve', version: 0 } }, { now: 2, groupMembers: new Map(), newGrantId: randomUUID });

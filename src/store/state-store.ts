@@ -1,6 +1,6 @@
 import type { AuditEventInput } from '../audit/audit-event.js';
 import type { Grant } from '../approvals/grant.js';
-import type { PendingStep } from '../approvals/pending-step.js';
+import type { CardCopy, PendingStep } from '../approvals/pending-step.js';
 import type { StepTransition } from '../approvals/transitions/step-transition.js';
 import type { ThreadState } from './thread-state.js';
 
@@ -45,7 +45,13 @@ export interface StepStore {
    */
   createStep(options: { step: PendingStep; thread: ThreadState; ttlMs: number; audit: AuditEventInput[]; fence: Fence }): Promise<void>;
   getStep(stepId: string): Promise<PendingStep | undefined>;
-  setStepCard(stepId: string, cardTs: string): Promise<void>;
+  /** Records the thread card's ts (and its permalink, for the copies to link to). */
+  setStepCard(stepId: string, cardTs: string, link?: string): Promise<void>;
+  /**
+   * Records a copy of the card outside the thread (one per channel), outside the step's revision:
+   * from then on clicks on it count, and every change is shown on it. Nothing when the step is gone.
+   */
+  recordCardCopy(stepId: string, copy: CardCopy): Promise<void>;
   /**
    * Writes a transition if the step is still at `transition.fromRevision` (and the fence, if any,
    * is current), with its audit events and grant, atomically.
