@@ -93,6 +93,20 @@ describe('where the card goes', () => {
     expect(decisions).toHaveLength(1);
   });
 
+  it('keeps updating the other copies when Slack refuses to update one', async () => {
+    const h = await harness({ extraYaml: ROUTED });
+    const { threadTs, copyIn, currentThreadCard } = await pausedOnRoutedCard(h);
+    h.slack.failWhen('chat.update', (call) => call.args.channel === APPROVALS, { error: 'channel_not_found' });
+    const inDm = copyIn(directMessageChannel('U0OPS2'))!;
+    await clickIn(h, { channel: directMessageChannel('U0OPS2'), user: 'U0OPS2', messageTs: inDm.ts, ...approveButton(inDm) });
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === 'Restarted.'), { message: 'answer' });
+    await h.settled();
+    for (const card of [currentThreadCard(), copyIn(directMessageChannel('U0OPS1')), copyIn(directMessageChannel('U0OPS2'))]) {
+      expect(text(card)).toContain('Approved by <@U0OPS2>');
+    }
+    expect(cardButtons(copyIn(APPROVALS)!.blocks).length).toBeGreaterThan(0);
+  });
+
   it('does not let a copy widen who may approve: channel approvers are the thread channel, and a foreign channel or message is refused', async () => {
     const h = await harness({ extraYaml: OPEN_TO_CHANNEL });
     const { threadTs, threadCard, copyIn, currentThreadCard } = await pausedOnRoutedCard(h);
