@@ -1,3 +1,4 @@
+import type { EscalationStage } from '../config/policy-config-schema.js';
 import type { PolicyEvaluation } from './policy/evaluate-policy.js';
 
 /**
@@ -87,6 +88,15 @@ export interface CardCopy {
   permalink?: string;
 }
 
+/** A step's escalation ladder (its first call's that has one, as the card showed it) and how far it got. */
+export interface StepEscalation {
+  ladder: EscalationStage[];
+  /** Hops made so far. */
+  done: number;
+  /** Epoch milliseconds of the next hop; absent after the last. */
+  nextAt?: number;
+}
+
 export type StepPhase =
   /** Waiting for decisions. */
   | 'pending'
@@ -123,6 +133,7 @@ export interface PendingStep {
   expiresAt?: number;
   /** Epoch milliseconds: when to remind the approvers, if a policy asks for it. */
   remindAt?: number;
+  escalation?: StepEscalation;
   phase: StepPhase;
   /** The fencing token of the thread holder that claimed the resume (phase `resumed`). */
   resumedBy?: string;

@@ -50,6 +50,17 @@ export interface CardRouting {
   dmApprovers: boolean;
 }
 
+/**
+ * One hop of an escalation ladder, `afterMs` from the request: remind the approvers, and/or let
+ * fallback approvers (users or groups) decide too and tell them so. Expiry stays the last step.
+ */
+export interface EscalationStage {
+  afterMs: number;
+  remind: boolean;
+  /** Users and groups who may approve from this hop on, in addition to the rule's approvers. */
+  addApprovers: Extract<ApproverSpec, { kind: 'user' | 'group' }>[];
+}
+
 export interface PolicySettings {
   approvers: ApproverSpec[];
   /** Distinct approvers needed. */
@@ -63,6 +74,8 @@ export interface PolicySettings {
   grants: GrantPermission;
   /** Absent: the card goes to the thread only. */
   notify?: CardRouting;
+  /** Hops before expiry, in time order; absent or empty: none. */
+  escalation?: EscalationStage[];
 }
 
 export interface PolicyRule extends PolicySettings {
@@ -166,6 +179,28 @@ const notifySchema = z.strictObject({
   dmApprovers: z.boolean({ error: 'must be true or false' }).optional(),
 });
 
+const escalationStageSchema = z
+  .strictObject({
+    after: durationSchema,
+    remind: z.boolean({ error: 'must be true or false' }).optional(),
+    addApprovers: uniqueList(approverSchema, approverKey).min(1, 'must name at least one user or group; leave it out to only remind').optional(),
+  })
+  .superRefine((stage, context) => {
+    if (!stage.remind && stage.addApprovers === undefined) context.addIssue({ code: 'custom', message: 'does nothing: set remind: true and/or addApprovers' });
+    stage.addApprovers?.forEach((approver, index) => {
+      if (approver.kind !== 'user' && approver.kind !== 'group') {
+        context.addIssue({ code: 'custom', path: ['addApprovers', index], message: `must be a user id or group:<usergroup id>, not ${approver.kind}` });
+      }
+    });
+  })
+  .transform(
+    (stage): EscalationStage => ({
+      afterMs: stage.after,
+      remind: stage.remind ?? false,
+      addApprovers: (stage.addApprovers ?? []).filter((approver): approver is EscalationStage['addApprovers'][number] => approver.kind === 'user' || approver.kind === 'group'),
+    }),
+  );
+
 const settingsShape = {
   approvers: approversSchema.optional(),
   required: z.int().min(1).max(MAX_REQUIRED_APPROVERS).optional(),
@@ -176,6 +211,7 @@ const settingsShape = {
   autoApprove: z.enum(['allowed', 'forbidden']).optional(),
   grants: z.enum(['allowed', 'identicalArguments', 'forbidden']).optional(),
   notify: notifySchema.optional(),
+  escalation: z.array(escalationStageSchema).optional(),
 };
 const SETTING_KEYS = Object.keys(settingsShape) as (keyof typeof settingsShape)[];
 
@@ -320,6 +356,7 @@ function resolveSettings({ own, inherited }: { own: RawSettings; inherited: Poli
     own.allowSelfApproval ?? (own.approvers !== undefined || inherited === undefined ? selfApprovalImpliedBy(approvers) : inherited.allowSelfApproval);
   const reminderMs = own.reminder === 'none' ? undefined : (own.reminder ?? inherited?.reminderMs);
   const notify = own.notify === undefined ? inherited?.notify : { thread: own.notify.thread ?? true, channels: own.notify.channels ?? [], dmApprovers: own.notify.dmApprovers ?? false };
+  const escalation = own.escalation ?? inherited?.escalation;
   return {
     approvers,
     required: own.required ?? inherited?.required ?? 1,
@@ -330,6 +367,7 @@ function resolveSettings({ own, inherited }: { own: RawSettings; inherited: Poli
     autoApprove: own.autoApprove ?? inherited?.autoApprove ?? 'allowed',
     grants: own.grants ?? inherited?.grants ?? 'allowed',
     ...(notify === undefined ? {} : { notify: { ...notify, channels: [...notify.channels] } }),
+    ...(escalation === undefined || escalation.length === 0 ? {} : { escalation: escalation.map((stage) => ({ ...stage, addApprovers: stage.addApprovers.map((approver) => ({ ...approver })) })) }),
   };
 }
 
@@ -356,6 +394,7 @@ function checkSettings({ own, effective, at, report }: { own: RawSettings; effec
   }
 
   checkNotify({ own, effective, at, report, inherited });
+  checkEscalation({ own, effective, at, report, inherited });
 
   // Only named users can be counted; a group or the channel may hold any number of people.
   const countable = effective.approvers.every((approver) => approver.kind === 'user' || approver.kind === 'requester');
@@ -366,20 +405,18 @@ function checkSettings({ own, effective, at, report }: { own: RawSettings; effec
   }
 }
 
-/** A card must reach someone who may approve it: somewhere with buttons, and DMs only to named people. */
-function checkNotify({
-  own,
-  effective,
-  at,
-  report,
-  inherited,
-}: {
+/** What a check of one settings object gets: its own keys, the effective settings, where to report. */
+interface SettingsCheck {
   own: RawSettings;
   effective: PolicySettings;
   at: Path;
   report: (path: Path, message: string) => void;
+  /** ` (inherited from defaults)` when a rule did not set `key` itself. */
   inherited: (key: keyof RawSettings) => string;
-}): void {
+}
+
+/** A card must reach someone who may approve it: somewhere with buttons, and DMs only to named people. */
+function checkNotify({ own, effective, at, report, inherited }: SettingsCheck): void {
   const { notify } = effective;
   if (notify === undefined) return;
   const named = effective.approvers.some((approver) => approver.kind === 'user');
@@ -391,6 +428,22 @@ function checkNotify({
     if (own.notify?.dmApprovers !== undefined) report([...at, 'notify', 'dmApprovers'], message);
     else if (own.approvers !== undefined) report([...at, 'approvers'], message);
   }
+}
+
+/** Hops come in time order and before expiry, which stays the last step. */
+function checkEscalation({ own, effective, at, report, inherited }: SettingsCheck): void {
+  const stages = effective.escalation ?? [];
+  stages.forEach((stage, index) => {
+    const path = [...at, 'escalation', index, 'after'];
+    const previous = stages[index - 1];
+    if (previous !== undefined && stage.afterMs <= previous.afterMs) {
+      if (own.escalation !== undefined) report(path, `must be later than the stage before it (${formatDuration(previous.afterMs)}); stages count from the request`);
+    } else if (stage.afterMs >= effective.expiryMs) {
+      const message = `comes at or after the expiry of ${formatDuration(effective.expiryMs)}${inherited('expiry')}; expiry is the last step, so shorten it or lengthen expiry`;
+      if (own.escalation !== undefined) report(path, message);
+      else if (own.expiry !== undefined) report([...at, 'expiry'], message);
+    }
+  });
 }
 
 function checkRuleNames(rules: readonly RawRule[], report: (path: Path, message: string) => void): void {

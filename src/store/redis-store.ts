@@ -23,7 +23,7 @@ import {
   TRY_LOCK_SCRIPT,
   SET_STEP_FIELD_SCRIPT,
 } from './redis-scripts.js';
-import type { CommitResult, ExecutingMarker, StateStore } from './state-store.js';
+import type { CommitResult, ExecutingMarker, ScheduleKind, StateStore } from './state-store.js';
 import { createThreadHistories, type ThreadReply } from './redis-thread-history.js';
 import { CARD_LINK_FIELD, copyField, stepData, stepFromRecord } from './step-record.js';
 
@@ -52,6 +52,9 @@ const SCRIPTS = {
 } as const;
 
 type ScriptRunner = Record<keyof typeof SCRIPTS, (...args: Array<string | number>) => Promise<unknown>>;
+
+/** The sorted sets of due times, one per kind, each scored by epoch milliseconds and holding step ids. */
+const SCHEDULE_KEYS: Record<ScheduleKind, string> = { expiry: 'expiries', reminder: 'reminders', escalation: 'escalations' };
 
 /** Hints beyond this many are dropped (oldest first) when no worker takes them; the recovery sweep still finds the work. */
 const READY_HINTS_KEPT = 10_000;
@@ -89,7 +92,7 @@ export function createRedisStore({ redis: given, url, keyPrefix = 'countersign:'
     ready: () => `${keyPrefix}ready-threads`,
     complete: () => `${keyPrefix}complete-steps`,
     executing: (threadKey: string) => `${keyPrefix}executing:${threadKey}`,
-    schedule: (kind: 'expiry' | 'reminder') => `${keyPrefix}${kind === 'expiry' ? 'expiries' : 'reminders'}`,
+    schedule: (kind: ScheduleKind) => `${keyPrefix}${SCHEDULE_KEYS[kind]}`,
     pending: (teamId: string, channel: string) => `${keyPrefix}pending:${teamId}:${channel}`,
     grants: (teamId: string, channel: string) => `${keyPrefix}grants:${teamId}:${channel}`,
     audit: () => auditStreamKey(keyPrefix),
@@ -161,6 +164,7 @@ export function createRedisStore({ redis: given, url, keyPrefix = 'countersign:'
       );
       if (reply === 'fenced') throw new FencedError(fence.threadKey);
       logStored(prepared);
+      if (step.escalation?.nextAt !== undefined) await redis.zadd(key.schedule('escalation'), step.escalation.nextAt, step.stepId);
     },
 
     async getStep(stepId) {
@@ -210,7 +214,12 @@ export function createRedisStore({ redis: given, url, keyPrefix = 'countersign:'
     },
 
     async unschedule(stepId) {
-      await redis.multi().zrem(key.schedule('expiry'), stepId).zrem(key.schedule('reminder'), stepId).exec();
+      await redis.multi().zrem(key.schedule('expiry'), stepId).zrem(key.schedule('reminder'), stepId).zrem(key.schedule('escalation'), stepId).exec();
+    },
+
+    async scheduleEscalation(stepId, at) {
+      if (at === undefined) await redis.zrem(key.schedule('escalation'), stepId);
+      else await redis.zadd(key.schedule('escalation'), at, stepId);
     },
 
     async claimReminder(stepId) {

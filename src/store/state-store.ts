@@ -37,11 +37,14 @@ export interface DeliveryStore {
   claimOnce(keys: string[], ttlMs: number): Promise<boolean>;
 }
 
+export type ScheduleKind = 'expiry' | 'reminder' | 'escalation';
+
 /** Pending steps: written only through transitions computed from the step as read. */
 export interface StepStore {
   /**
    * Stores a new step, the thread that now points at it, and the step's `approval-requested`
-   * events, in one atomic write under the thread's fence. Throws `FencedError` when fenced.
+   * events, in one atomic write under the thread's fence. Throws `FencedError` when fenced. Its
+   * first escalation hop, if any, is scheduled right after.
    */
   createStep(options: { step: PendingStep; thread: ThreadState; ttlMs: number; audit: AuditEventInput[]; fence: Fence }): Promise<void>;
   getStep(stepId: string): Promise<PendingStep | undefined>;
@@ -57,10 +60,15 @@ export interface StepStore {
    * is current), with its audit events and grant, atomically.
    */
   commitStep(transition: StepTransition): Promise<CommitResult>;
-  /** Steps whose expiry (or reminder) time has come, oldest first. */
-  dueSteps(options: { kind: 'expiry' | 'reminder'; now: number; limit: number }): Promise<string[]>;
-  /** Takes a step that can no longer expire or remind (closed, or gone) off both schedules. */
+  /** Steps whose expiry (or reminder, or next escalation hop) time has come, oldest first. */
+  dueSteps(options: { kind: ScheduleKind; now: number; limit: number }): Promise<string[]>;
+  /** Takes a step that can no longer expire, remind or escalate (closed, or gone) off every schedule. */
   unschedule(stepId: string): Promise<void>;
+  /**
+   * Puts a step's next escalation hop on the schedule at `at`, or takes it off (undefined). Only an
+   * index for the sweep: the hop itself is a transition, so a stale entry costs a no-op sweep.
+   */
+  scheduleEscalation(stepId: string, at: number | undefined): Promise<void>;
   /** Takes a due reminder off the schedule; true for exactly one caller. */
   claimReminder(stepId: string): Promise<boolean>;
   /** Steps every call of which is decided but that no process has resumed, completed before `before`. */

@@ -5,6 +5,7 @@ import { approvalsOf, currentVersion, inputHash } from '../input-version.js';
 import { decisionOf, isQuestion, type Decision, type InputVersion, type PendingCall, type PendingStep } from '../pending-step.js';
 import { approverEligibility, type GroupMembers } from '../policy/approver-eligibility.js';
 import { authorizeApprover } from '../policy/authorize-approver.js';
+import { withEscalationSoFar } from '../policy/escalated-approvers.js';
 import type { PolicyEvaluation } from '../policy/evaluate-policy.js';
 import { fromThisCard } from '../card-routing.js';
 import { refusal, type Refusal } from './refusal.js';
@@ -162,7 +163,8 @@ function edit(
 
   // An input that the policy lets through unasked still waits for the approvers it had: an edit
   // never lowers the bar set for the call.
-  const policy = action.policy.needsApproval ? action.policy : current.policy;
+  // Fallback approvers the escalation ladder added so far stay: an edit does not undo a hop.
+  const policy = withEscalationSoFar(action.policy.needsApproval ? action.policy : current.policy, step.escalation);
   const version: InputVersion = {
     number: current.number + 1,
     input: action.input,

@@ -2,7 +2,7 @@ import type { types } from '@slack/bolt';
 import { threadCardActionable } from '../../approvals/card-routing.js';
 import { describeChanges, diffInputs } from '../../approvals/input-diff.js';
 import { approvalsOf, approvedVersion, currentVersion } from '../../approvals/input-version.js';
-import { describeApprovers } from '../../approvals/policy/describe-approvers.js';
+import { approverMentions, describeApprovers } from '../../approvals/policy/describe-approvers.js';
 import { isQuestion, undecidedCalls, type Decision, type InputVersion, type PendingCall, type PendingStep } from '../../approvals/pending-step.js';
 import { ZERO_WIDTH_SPACE } from '../format/escape-mrkdwn.js';
 import { slackDate, userMention } from '../format/mrkdwn-tokens.js';
@@ -53,7 +53,7 @@ export function buildApprovalCard({ step, placement = 'thread' }: { step: Pendin
   const hiddenCalls = step.calls.slice(MAX_SHOWN_CALLS);
   const waiting = step.phase === 'pending' ? undecidedCalls(step).length : 0;
   const expiry = step.expiresAt !== undefined && waiting > 0 ? ` · expires ${slackDate({ epochMilliseconds: step.expiresAt })}` : '';
-  const summary = `Requested by ${userMention(step.requesterId)} · ${slackDate({ epochMilliseconds: step.createdAt })} · ${statusText(step, waiting)}${expiry}`;
+  const summary = `Requested by ${userMention(step.requesterId)} · ${slackDate({ epochMilliseconds: step.createdAt })} · ${statusText(step, waiting)}${expiry}${waiting > 0 ? escalationText(step) : ''}`;
   const hiddenSummary = hiddenCalls.length > 0 ? hiddenCallsText(step, hiddenCalls) : undefined;
   const drafts = shownCalls.map((call, index) => draftCall(step, call, index, actionable));
   const fixedLength = HEADER_TEXT.length + summary.length + routing.length + (hiddenSummary?.length ?? 0) + sum(drafts.map((draft) => draft.fixedLength));
@@ -272,6 +272,20 @@ function answerText(answer: unknown): string {
   if (typeof answer === 'string') return answer;
   if (typeof answer === 'object' && answer !== null && Object.keys(answer).length === 1 && 'answer' in answer) return String((answer as { answer: unknown }).answer);
   return stringifyArguments(answer);
+}
+
+/**
+ * Where the step is on its escalation ladder: ` · Stage 2 of 3 · next: escalates to @leads at
+ * 14:30`. Stage 1 is the request itself; each hop is the next stage. Config text, so mentions are meant.
+ */
+function escalationText(step: PendingStep): string {
+  const { escalation } = step;
+  if (!escalation || escalation.ladder.length === 0) return '';
+  const stage = ` · Stage ${escalation.done + 1} of ${escalation.ladder.length + 1}`;
+  const next = escalation.ladder[escalation.done];
+  if (!next || escalation.nextAt === undefined) return stage;
+  const what = next.addApprovers.length > 0 ? `escalates to ${approverMentions(next.addApprovers)}` : 'reminder';
+  return `${stage} · next: ${what} ${slackDate({ epochMilliseconds: escalation.nextAt })}`;
 }
 
 function statusText(step: PendingStep, waiting: number): string {
