@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { directMessageChannel } from '../../src/sandbox/emulator/web-api/workspace-methods.js';
 import { blockActionsPayload, postSlackInteraction } from '../helpers/signed-request.js';
+import { fillForm } from './fill-form.js';
 import { CHANNEL, SIGNING_SECRET, TEAM_ID, cardButtons, nextTs, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
 
 const harness = useHarnesses();
@@ -130,6 +131,34 @@ describe('where the card goes', () => {
     await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === 'Restarted.'), { message: 'answer' });
     expect(text(copyIn(APPROVALS))).toContain('Approved by <@U0PASSERBY>');
     expect(h.invocations()).toHaveLength(1);
+  });
+
+  it('judges an edit form opened from a copy as a click on that copy, not as one in the thread', async () => {
+    const h = await harness({ extraYaml: OPEN_TO_CHANNEL });
+    const { copyIn } = await pausedOnRoutedCard(h);
+    const copy = copyIn(APPROVALS)!;
+    const edit = cardButtons(copy.blocks).find((button) => button.actionId === 'countersign_edit')!;
+    await clickIn(h, { channel: APPROVALS, user: 'U0PASSERBY', messageTs: copy.ts, ...edit });
+    const view = (await waitFor(() => h.slack.callsTo('views.open')[0], { message: 'views.open' })).args.view;
+    const response = await h.submitView({ user: 'U0PASSERBY', view, values: fillForm(view, { Namespace: 'staging' }) });
+    const body = (await response.json()) as { response_action: string; errors: Record<string, string> };
+    expect(body.response_action).toBe('errors');
+    expect(Object.values(body.errors).join(' ')).toContain(`from the thread in <#${CHANNEL}>`);
+    await h.settled();
+    expect(h.invocations()).toEqual([]);
+  });
+
+  it('shows an expiry on every copy', async () => {
+    let clock = Date.UTC(2026, 10, 21, 12, 0);
+    const h = await harness({ extraYaml: ROUTED, now: () => clock, sweepIntervalMs: 20 });
+    const { threadTs, copyIn, currentThreadCard } = await pausedOnRoutedCard(h);
+    clock += 25 * 60 * 60 * 1000;
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text.includes('expired without a decision')), { message: 'expiry notice' });
+    await h.settled({ sweep: true });
+    for (const card of [currentThreadCard(), copyIn(APPROVALS), copyIn(directMessageChannel('U0OPS1')), copyIn(directMessageChannel('U0OPS2'))]) {
+      expect(text(card)).toContain('Expired without a decision');
+      expect(cardButtons(card?.blocks)).toEqual([]);
+    }
   });
 
   it('shows the card without buttons in the thread when the rule sends the decision elsewhere', async () => {
