@@ -4,6 +4,7 @@ import type { ThreadWorker } from '../conversation/thread-worker.js';
 import type { StateStore } from '../store/state-store.js';
 import { approvalsOf, currentVersion } from './input-version.js';
 import { decisionOf, isQuestion, undecidedCalls, type PendingStep } from './pending-step.js';
+import { postMissingCopies } from './post-card-copies.js';
 import { showStep } from './show-step.js';
 import { approverMentions, reminderMentions } from './policy/describe-approvers.js';
 import { escalateTransition } from './transitions/escalate.js';
@@ -95,7 +96,13 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
       metrics.escalated({ stage: (step.escalation?.done ?? 0) + 1 });
       logger.info({ event: 'approval-escalated', stepId, hop: step.escalation?.done }, 'approval request escalated');
       await announceHop(step, stage).catch((error: unknown) => logger.warn({ event: 'escalation-notice-failed', stepId, err: error }, 'could not announce an escalation'));
-      await showStep({ messenger, step, logger }).catch((error: unknown) => logger.warn({ event: 'card-update-failed', stepId, err: error }, 'could not show an escalation on the card'));
+      // Fallback approvers named by user id get their DM copy when the rule sends DMs.
+      const posted = await postMissingCopies({ store, messenger, logger, step }).catch((error: unknown) => {
+        logger.warn({ event: 'card-copy-failed', stepId, err: error }, 'could not post copies for added approvers');
+        return 0;
+      });
+      const shown = posted > 0 ? ((await store.getStep(stepId)) ?? step) : step;
+      await showStep({ messenger, step: shown, logger }).catch((error: unknown) => logger.warn({ event: 'card-update-failed', stepId, err: error }, 'could not show an escalation on the card'));
     }
     // Read after the hops: whoever reads last sets what is left (a stale entry only costs a no-op sweep).
     const latest = await store.getStep(stepId);

@@ -3,7 +3,8 @@ import type { ApprovalRequest } from '../agent/run-turn.js';
 import type { AuditEventInput } from '../audit/audit-event.js';
 import type { PendingStep } from '../approvals/pending-step.js';
 import { describeApprovers } from '../approvals/policy/describe-approvers.js';
-import { stepRouting, type StepRouting } from '../approvals/card-routing.js';
+import { stepRouting } from '../approvals/card-routing.js';
+import { postMissingCopies } from '../approvals/post-card-copies.js';
 import { showStep } from '../approvals/show-step.js';
 import { closeStepTransition } from '../approvals/transitions/close-step.js';
 import { commitTransition } from '../approvals/transitions/commit-transition.js';
@@ -11,7 +12,6 @@ import { isFencedError } from '../store/fenced-error.js';
 import type { ThreadState } from '../store/thread-state.js';
 import { buildPendingStep } from './build-pending-step.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
-import type { CardCopyTarget } from './thread-messenger.js';
 import type { TurnScope } from './turn-scope.js';
 
 type StepCardDependencies = Pick<PhaseDependencies, 'store' | 'logger' | 'now' | 'botUserId' | 'policy' | 'tools' | 'newStepId' | 'limits'>;
@@ -46,10 +46,10 @@ export function createStepCards(options: StepCardDependencies) {
   /** Posts a step's card; if Slack refuses it, the step is closed so nothing waits on a card no one sees. */
   async function postCardFor(scope: TurnScope, step: PendingStep): Promise<void> {
     const posted = await postThreadCard(scope, step);
-    if (posted) await postCopies(scope, posted.step, posted.routing);
+    if (posted) await postCopies(scope, posted);
   }
 
-  async function postThreadCard(scope: TurnScope, step: PendingStep): Promise<{ step: PendingStep; routing: StepRouting } | undefined> {
+  async function postThreadCard(scope: TurnScope, step: PendingStep): Promise<PendingStep | undefined> {
     try {
       const cardTs = await scope.messenger.postStepCard({ step });
       const routing = stepRouting(step);
@@ -58,7 +58,7 @@ export function createStepCards(options: StepCardDependencies) {
       const cardLink = copiesWanted ? await scope.messenger.permalinkOf({ channel: step.channel, ts: cardTs }) : undefined;
       await store.setStepCard(step.stepId, cardTs, cardLink);
       logger.info({ event: 'approval-requested', stepId: step.stepId, calls: step.calls.map((call) => call.toolName) }, 'approval card posted');
-      return { step: { ...step, cardTs, ...(cardLink === undefined ? {} : { cardLink }) }, routing };
+      return { ...step, cardTs, ...(cardLink === undefined ? {} : { cardLink }) };
     } catch (error) {
       if (scope.lease.lost()) throw error;
       logger.error({ event: 'card-post-failed', stepId: step.stepId, err: error }, 'could not post approval card');
@@ -83,28 +83,12 @@ export function createStepCards(options: StepCardDependencies) {
   }
 
   /**
-   * Copies of the card where the rule routes it (a channel, DMs to the named approvers). Each is
-   * recorded as soon as it is posted, so clicks on it count; one that fails is logged and the rest
-   * still go out. Then every card is shown from the step as stored: the thread's card learns
-   * where its copies are, and a decision made while they were being posted reaches them too.
+   * Copies of the card where the rule routes it (a channel, DMs to the named approvers), then every
+   * card shown from the step as stored: the thread's card learns where its copies are, and a
+   * decision made while they were being posted reaches them too.
    */
-  async function postCopies(scope: TurnScope, step: PendingStep, routing: StepRouting): Promise<void> {
-    const targets: CardCopyTarget[] = [
-      ...routing.channels.map((channel) => ({ kind: 'channel' as const, channel })),
-      ...routing.dmUserIds.map((userId) => ({ kind: 'dm' as const, userId })),
-    ];
-    if (targets.length === 0) return;
-    let posted = 0;
-    for (const target of targets) {
-      try {
-        const copy = await scope.messenger.postStepCopy({ step, target });
-        await store.recordCardCopy(step.stepId, copy);
-        posted += 1;
-      } catch (error) {
-        if (isFencedError(error) || scope.lease.lost()) throw error;
-        logger.warn({ event: 'card-copy-failed', stepId: step.stepId, target, err: error }, 'could not post a copy of the approval card');
-      }
-    }
+  async function postCopies(scope: TurnScope, step: PendingStep): Promise<void> {
+    const posted = await postMissingCopies({ store, messenger: scope.messenger, logger, step, stop: () => scope.lease.lost() });
     const latest = posted > 0 ? await store.getStep(step.stepId) : undefined;
     if (latest) await refreshCard(scope, latest);
   }

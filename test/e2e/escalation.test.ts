@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CHANNEL, cardButtons, nextTs, startHarness, threadReplies, waitFor, type Harness } from './harness.js';
+import { directMessageChannel } from '../../src/sandbox/emulator/web-api/workspace-methods.js';
+import { blockActionsPayload, postSlackInteraction } from '../helpers/signed-request.js';
+import { CHANNEL, SIGNING_SECRET, TEAM_ID, cardButtons, nextTs, startHarness, threadReplies, waitFor, type Harness } from './harness.js';
 
 const LADDER = `
 policy:
@@ -73,6 +75,34 @@ describe('escalation ladder', () => {
     } finally {
       await second.stop();
       await first.stop();
+    }
+  });
+
+  it('sends a fallback approver named by user id a DM copy when the rule sends DMs, and accepts their decision from it', async () => {
+    let clock = Date.UTC(2026, 10, 21, 12, 0);
+    const yaml = LADDER.replace('- { after: 10m, remind: true }\n        - { after: 20m, addApprovers: ["group:S0LEADS"] }', '- { after: 10m, addApprovers: [U0BOSS] }').replace(
+      'expiry: 1h',
+      'expiry: 1h\n      notify: { dmApprovers: true }',
+    );
+    const h = await startHarness({ extraYaml: yaml, now: () => clock, sweepIntervalMs: 20 });
+    try {
+      h.openai.enqueue({ toolCalls: [restart] }, { text: 'Restarted by the boss.' });
+      const threadTs = nextTs();
+      await h.mention({ user: 'UALICE', text: 'restart the worker in prod', ts: threadTs });
+      await waitFor(() => h.slack.messages(directMessageChannel('U0OPS1')).find((message) => cardButtons(message.blocks).length > 0), { message: 'DM copy to the approver' });
+      expect(h.slack.messages(directMessageChannel('U0BOSS'))).toEqual([]);
+      clock += 11 * 60 * 1000;
+      const bossCopy = await waitFor(() => h.slack.messages(directMessageChannel('U0BOSS')).find((message) => cardButtons(message.blocks).length > 0), { message: 'DM copy to the fallback approver' });
+      const approve = cardButtons(bossCopy.blocks).find((button) => button.actionId === 'countersign_approve')!;
+      await postSlackInteraction({
+        url: h.eventsUrl,
+        signingSecret: SIGNING_SECRET,
+        payload: blockActionsPayload({ user: 'U0BOSS', channel: directMessageChannel('U0BOSS'), messageTs: bossCopy.ts, teamId: TEAM_ID, ...approve }),
+      });
+      await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === 'Restarted by the boss.'), { message: 'answer' });
+      expect(h.invocations()).toHaveLength(1);
+    } finally {
+      await h.stop();
     }
   });
 
