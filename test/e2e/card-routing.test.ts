@@ -161,6 +161,24 @@ describe('where the card goes', () => {
     }
   });
 
+  it('shows a supersede on every copy, and a late click on a copy changes nothing', async () => {
+    const h = await harness({ extraYaml: ROUTED });
+    const { threadTs, copyIn, currentThreadCard } = await pausedOnRoutedCard(h, 'OK, checking prod first.');
+    const inApprovals = copyIn(APPROVALS)!;
+    await h.threadMessage({ user: 'UALICE', text: 'wait, check prod first', threadTs, ts: nextTs() });
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === 'OK, checking prod first.'), { message: 'answer' });
+    await h.settled();
+    for (const card of [currentThreadCard(), copyIn(APPROVALS), copyIn(directMessageChannel('U0OPS1'))]) {
+      expect(text(card)).toMatch(/superseded/i);
+      expect(cardButtons(card?.blocks)).toEqual([]);
+    }
+    await clickIn(h, { channel: APPROVALS, user: 'U0OPS1', messageTs: inApprovals.ts, ...approveButton(inApprovals) });
+    await waitFor(() => ephemerals(h).length === 1, { message: 'late click answered' });
+    expect(ephemerals(h)[0]?.channel).toBe(APPROVALS);
+    await h.settled();
+    expect(h.invocations()).toEqual([]);
+  });
+
   it('shows the card without buttons in the thread when the rule sends the decision elsewhere', async () => {
     const h = await harness({ extraYaml: ROUTED.replace(`notify: { channels`, `notify: { thread: false, channels`) });
     const { threadCard, copyIn } = await pausedOnRoutedCard(h);
