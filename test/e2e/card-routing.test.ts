@@ -119,7 +119,7 @@ describe('where the card goes', () => {
     await clickIn(h, { channel: APPROVALS, user: 'U0PASSERBY', messageTs: '1799999999.000001', ...button });
     await waitFor(() => ephemerals(h).length === 3, { message: 'three refusals' });
     const [fromCopy, fromElsewhere, fromOtherMessage] = ephemerals(h);
-    expect(fromCopy?.text).toContain(`can approve this from the thread in <#${CHANNEL}>`);
+    expect(fromCopy?.text).toBe(`Only people in <#${CHANNEL}> can approve this, from the thread there, so nothing changed.`);
     expect(fromElsewhere?.text).toContain('belongs to another channel');
     expect(fromOtherMessage?.text).toContain('belongs to another channel');
     await h.settled();
@@ -143,7 +143,7 @@ describe('where the card goes', () => {
     const response = await h.submitView({ user: 'U0PASSERBY', view, values: fillForm(view, { Namespace: 'staging' }) });
     const body = (await response.json()) as { response_action: string; errors: Record<string, string> };
     expect(body.response_action).toBe('errors');
-    expect(Object.values(body.errors).join(' ')).toContain(`from the thread in <#${CHANNEL}>`);
+    expect(Object.values(body.errors).join(' ')).toContain(`Only people in <#${CHANNEL}> can approve this, from the thread there`);
     await h.settled();
     expect(h.invocations()).toEqual([]);
   });

@@ -45,8 +45,13 @@ export function authorizeApprover({
     if (unresolvedGroupId !== undefined) {
       return { allowed: false, code: 'groups-unresolved', reason: `Could not check who is in <!subteam^${unresolvedGroupId}> just now; try again in a minute` };
     }
-    const fromThread = !inThreadChannel && thread && evaluation.approvers.some((approver) => approver.kind === 'channel') ? ` from the thread in <#${thread.channel}>` : '';
-    return { allowed: false, code: 'not-eligible', reason: `Only ${whoCanApprove(evaluation)} can ${action} this${fromThread}` };
+    // A copy outside the thread's channel: "anyone in the channel" means the thread's channel.
+    if (!inThreadChannel && thread && evaluation.approvers.some((approver) => approver.kind === 'channel')) {
+      const named = evaluation.approvers.filter((approver) => approver.kind !== 'channel');
+      const others = named.length === 0 ? '' : `, or ${whoCanApprove({ ...evaluation, approvers: named })} from here`;
+      return { allowed: false, code: 'not-eligible', reason: `Only people in <#${thread.channel}> can ${action} this, from the thread there${others}` };
+    }
+    return { allowed: false, code: 'not-eligible', reason: `Only ${whoCanApprove(evaluation)} can ${action} this` };
   }
 
   if (action === 'approve' && approvedBy.includes(userId)) {
