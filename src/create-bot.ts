@@ -171,6 +171,7 @@ async function assemble(
     worker,
     logger,
     now,
+    metrics: prometheus.metrics,
     ...(options.sweepIntervalMs ? { intervalMs: options.sweepIntervalMs } : {}),
     ...(role === 'receiver' ? {} : { alsoRun: () => recoverStalledWork({ store, worker, now, graceMs: lockTtlMs, logger }) }),
   });

@@ -7,6 +7,7 @@ import type { ThreadMessenger } from '../conversation/thread-messenger.js';
 import type { StateStore } from '../store/state-store.js';
 import { faultPoint } from '../runtime/fault-points.js';
 import { currentVersion } from './input-version.js';
+import { showStep } from './show-step.js';
 import type { PendingCall, PendingStep } from './pending-step.js';
 import { approverGroupIds, type GroupMembers } from './policy/approver-eligibility.js';
 import { whoCanApprove } from './policy/describe-approvers.js';
@@ -66,7 +67,7 @@ export function createCallDecider(options: DecideCallOptions) {
     // early would leave buttons on calls that already ran. It ends: every round needs a newer
     // revision, and a pending step has only as many as its calls have decisions and approvals.
     while (rendered.cardTs !== undefined) {
-      await messenger.updateStepCard({ step: { ...rendered, cardTs: rendered.cardTs } });
+      await showStep({ messenger, step: rendered, logger });
       // Decisions on other calls of a pending step can update the card out of order; once the step
       // is complete nothing can change any more, so only then is the rendering known to be final.
       if (rendered.phase !== 'pending') return;

@@ -3,8 +3,14 @@ import type { ThreadMessenger } from '../conversation/thread-messenger.js';
 import type { ThreadWorker } from '../conversation/thread-worker.js';
 import type { StateStore } from '../store/state-store.js';
 import { approvalsOf, currentVersion } from './input-version.js';
-import { isQuestion, undecidedCalls, type PendingStep } from './pending-step.js';
-import { reminderMentions } from './policy/describe-approvers.js';
+import { decisionOf, isQuestion, undecidedCalls, type PendingStep } from './pending-step.js';
+import { postMissingCopies } from './post-card-copies.js';
+import { showStep } from './show-step.js';
+import { approverMentions, reminderMentions } from './policy/describe-approvers.js';
+import { escalateTransition } from './transitions/escalate.js';
+import { ruleLabel } from './policy/rule-label.js';
+import { type Metrics, noMetrics } from '../metrics/metrics.js';
+import type { EscalationStage } from '../config/policy-config-schema.js';
 import { expireTransition } from './transitions/close-step.js';
 import { commitTransition } from './transitions/commit-transition.js';
 
@@ -22,6 +28,8 @@ export interface ExpirySweeperOptions {
   intervalMs?: number;
   /** Further upkeep run on the same schedule (recovery of work a dead process left). */
   alsoRun?: () => Promise<void>;
+  /** Escalation hops and expiries counted for the operator's dashboards. */
+  metrics?: Metrics;
 }
 
 /**
@@ -31,10 +39,11 @@ export interface ExpirySweeperOptions {
  */
 export function createExpirySweeper(options: ExpirySweeperOptions) {
   const { store, messenger, worker, logger, now } = options;
+  const metrics = options.metrics ?? noMetrics;
   let timer: NodeJS.Timeout | undefined;
   let sweeping: Promise<void> | undefined;
 
-  async function remind(step: PendingStep): Promise<void> {
+  async function remind(step: PendingStep, prefix = ':bell: '): Promise<void> {
     const waiting = undecidedCalls(step).filter((call) => !isQuestion(call) && currentVersion(call));
     if (waiting.length === 0 || step.phase !== 'pending') return;
     const mentions = new Set(
@@ -49,7 +58,7 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
     await messenger.postMention({
       channel: step.channel,
       threadTs: step.threadTs,
-      text: `:bell: ${[...mentions].join(' ')}${mentions.size > 0 ? ' ' : ''}Approval still needed for ${names}.${expires}`,
+      text: `${prefix}${[...mentions].join(' ')}${mentions.size > 0 ? ' ' : ''}Approval still needed for ${names}.${expires}`,
     });
   }
 
@@ -60,13 +69,60 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
     if (stored?.phase !== 'pending') return store.unschedule(stepId);
     const step = await commitTransition(store, stepId, (current) => expireTransition(current, { now: now() }));
     if (!step) return;
-    if (step.cardTs !== undefined) {
-      await messenger.updateStepCard({ step: { ...step, cardTs: step.cardTs } }).catch((error: unknown) => {
-        logger.warn({ event: 'card-update-failed', stepId, err: error }, 'could not mark the card expired');
-      });
+    for (const call of step.calls) {
+      if (decisionOf(step, call.approvalId)?.outcome === 'expired') metrics.approvalExpired({ rule: ruleLabel(currentVersion(call)?.policy ?? call.policy) });
     }
+    await showStep({ messenger, step, logger }).catch((error: unknown) => {
+      logger.warn({ event: 'card-update-failed', stepId, err: error }, 'could not mark the card expired');
+    });
     logger.info({ event: 'approval-expired', stepId }, 'approval request expired');
     await worker.submit(step.threadKey, { kind: 'resume', stepId, channel: step.channel, threadTs: step.threadTs });
+  }
+
+  /**
+   * Makes every hop of the step's ladder whose time has come (a sweep that was down may owe
+   * several), each committed over the revision it was computed from, so across processes each hop
+   * happens once and only its maker announces it; then puts the next hop on the schedule.
+   */
+  async function escalate(stepId: string): Promise<void> {
+    for (;;) {
+      let stage: EscalationStage | undefined;
+      const step = await commitTransition(store, stepId, (current) => {
+        const result = escalateTransition(current, { now: now() });
+        stage = result?.stage;
+        return result?.transition;
+      });
+      if (!step || !stage) break;
+      metrics.escalated({ stage: (step.escalation?.done ?? 0) + 1 });
+      logger.info({ event: 'approval-escalated', stepId, hop: step.escalation?.done }, 'approval request escalated');
+      await announceHop(step, stage).catch((error: unknown) => logger.warn({ event: 'escalation-notice-failed', stepId, err: error }, 'could not announce an escalation'));
+      // Fallback approvers named by user id get their DM copy when the rule sends DMs.
+      const posted = await postMissingCopies({ store, messenger, logger, step }).catch((error: unknown) => {
+        logger.warn({ event: 'card-copy-failed', stepId, err: error }, 'could not post copies for added approvers');
+        return 0;
+      });
+      const shown = posted > 0 ? ((await store.getStep(stepId)) ?? step) : step;
+      await showStep({ messenger, step: shown, logger }).catch((error: unknown) => logger.warn({ event: 'card-update-failed', stepId, err: error }, 'could not show an escalation on the card'));
+    }
+    // Read after the hops: whoever reads last sets what is left (a stale entry only costs a no-op sweep).
+    const latest = await store.getStep(stepId);
+    await store.scheduleEscalation(stepId, latest?.phase === 'pending' ? latest.escalation?.nextAt : undefined);
+  }
+
+  /** Tells the people of a hop: a reminder, and/or the fallback approvers that they may now decide (in the thread and under each channel copy). */
+  async function announceHop(step: PendingStep, stage: EscalationStage): Promise<void> {
+    const hop = step.escalation?.done ?? 0;
+    const stageText = `stage ${hop + 1} of ${(step.escalation?.ladder.length ?? 0) + 1}`;
+    if (stage.remind) await remind(step, `:bell: Reminder (${stageText}): `);
+    if (stage.addApprovers.length === 0) return;
+    const waiting = [...new Set(undecidedCalls(step).filter((call) => !isQuestion(call)).map((call) => `\`${call.toolName}\``))].join(', ');
+    if (waiting === '') return;
+    const expires = step.expiresAt === undefined ? '' : ` It expires <!date^${Math.floor(step.expiresAt / 1000)}^{date_short_pretty} at {time}|soon>.`;
+    const text = `:rotating_light: Escalated (${stageText}): ${approverMentions(stage.addApprovers)} can now approve ${waiting}.${expires}`;
+    const places = [{ channel: step.channel, threadTs: step.threadTs }, ...(step.copies ?? []).filter((copy) => copy.kind === 'channel').map((copy) => ({ channel: copy.channel, threadTs: copy.ts }))];
+    for (const place of places) {
+      await messenger.postMention({ ...place, text }).catch((error: unknown) => logger.warn({ event: 'escalation-notice-failed', stepId: step.stepId, channel: place.channel, err: error }, 'could not announce an escalation'));
+    }
   }
 
   async function sweepOnce(): Promise<void> {
@@ -77,6 +133,9 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
       if (step) await remind(step).catch((error: unknown) => logger.warn({ event: 'reminder-failed', stepId, err: error }, 'could not send reminder'));
     }
     for (const stepId of await store.dueSteps({ kind: 'expiry', now: at, limit: BATCH })) await expire(stepId);
+    for (const stepId of await store.dueSteps({ kind: 'escalation', now: at, limit: BATCH })) {
+      await escalate(stepId).catch((error: unknown) => logger.warn({ event: 'escalation-failed', stepId, err: error }, 'could not escalate'));
+    }
     await options.alsoRun?.();
   }
 

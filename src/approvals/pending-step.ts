@@ -1,3 +1,4 @@
+import type { EscalationStage } from '../config/policy-config-schema.js';
 import type { PolicyEvaluation } from './policy/evaluate-policy.js';
 
 /**
@@ -73,6 +74,29 @@ export interface PendingCall {
   versions?: InputVersion[];
 }
 
+/**
+ * A copy of a step's card outside its thread: in a channel the rule names, or in a DM to an
+ * approver. Clicks on it count as clicks in the thread; every change of the step is shown on it.
+ */
+export interface CardCopy {
+  kind: 'channel' | 'dm';
+  channel: string;
+  ts: string;
+  /** For a DM: the approver it was sent to. */
+  userId?: string;
+  /** A link to the copy, for the thread's card. */
+  permalink?: string;
+}
+
+/** A step's escalation ladder (its first call's that has one, as the card showed it) and how far it got. */
+export interface StepEscalation {
+  ladder: EscalationStage[];
+  /** Hops made so far. */
+  done: number;
+  /** Epoch milliseconds of the next hop; absent after the last. */
+  nextAt?: number;
+}
+
 export type StepPhase =
   /** Waiting for decisions. */
   | 'pending'
@@ -96,6 +120,10 @@ export interface PendingStep {
   createdAt: number;
   /** `ts` of the approval card, once posted. */
   cardTs?: string;
+  /** A link to the card in the thread, for its copies elsewhere (outside the revision, like `cardTs`). */
+  cardLink?: string;
+  /** Copies of the card outside the thread, as they were posted (outside the revision, like `cardTs`). */
+  copies?: CardCopy[];
   calls: PendingCall[];
   /** Keyed by approval id; a call without an entry is still pending. */
   decisions: Record<string, Decision>;
@@ -105,6 +133,7 @@ export interface PendingStep {
   expiresAt?: number;
   /** Epoch milliseconds: when to remind the approvers, if a policy asks for it. */
   remindAt?: number;
+  escalation?: StepEscalation;
   phase: StepPhase;
   /** The fencing token of the thread holder that claimed the resume (phase `resumed`). */
   resumedBy?: string;

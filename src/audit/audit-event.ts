@@ -12,6 +12,7 @@ export type AuditEvent =
   | ActionRefusedEvent
   | UnauthorizedAttemptEvent
   | ExpiredEvent
+  | EscalatedEvent
   | GrantEvent
   | AutoApprovedEvent
   | ToolStartedEvent
@@ -133,6 +134,20 @@ export interface ExpiredEvent extends AuditEventCommon {
   stepId: string;
   approvalId: string;
   toolName: string;
+}
+
+/** A hop of a rule's escalation ladder: the approvers were reminded and/or fallback approvers added. */
+export interface EscalatedEvent extends AuditEventCommon {
+  type: 'escalated';
+  stepId: string;
+  approvalId: string;
+  toolName: string;
+  /** The hop, 1-based; the card calls it stage `hop + 1` (stage 1 is the request itself). */
+  hop: number;
+  hops: number;
+  reminded: boolean;
+  /** Approvers added by this hop: user ids and `group:S…`. */
+  addedApprovers: string[];
 }
 
 export interface GrantEvent extends AuditEventCommon {

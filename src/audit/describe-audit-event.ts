@@ -55,6 +55,13 @@ export function describeAuditEvent(event: AuditEvent): AuditEventCells {
       return { tool: event.toolName, who: event.userId, result: 'refused', details: `tried to ${event.action}: ${event.reason}` };
     case 'expired':
       return { tool: event.toolName, who: NOBODY, result: 'expired', details: `step ${event.stepId}` };
+    case 'escalated':
+      return {
+        tool: event.toolName,
+        who: NOBODY,
+        result: 'escalated',
+        details: join([`hop ${event.hop} of ${event.hops}`, event.reminded && 'reminded', event.addedApprovers.length > 0 && `added ${event.addedApprovers.join(', ')}`, `step ${event.stepId}`]),
+      };
     case 'grant-created':
     case 'grant-revoked':
     case 'grant-used':

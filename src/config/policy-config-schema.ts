@@ -37,6 +37,30 @@ export type AutoApprovePermission = 'allowed' | 'forbidden';
 /** `identicalArguments`: a grant may only cover calls with exactly the approved input. */
 export type GrantPermission = 'allowed' | 'identicalArguments' | 'forbidden';
 
+/**
+ * Where a rule's card goes, apart from who may approve it. Copies outside the thread are linked
+ * to it and show the same state; a click on any copy is judged as if made in the thread.
+ */
+export interface CardRouting {
+  /** The card in the thread that asked (default). When false the thread shows it without buttons. */
+  thread: boolean;
+  /** Channel ids that get a copy, e.g. an #approvals channel. */
+  channels: string[];
+  /** A copy in a DM to each approver the rule names by user id. */
+  dmApprovers: boolean;
+}
+
+/**
+ * One hop of an escalation ladder, `afterMs` from the request: remind the approvers, and/or let
+ * fallback approvers (users or groups) decide too and tell them so. Expiry stays the last step.
+ */
+export interface EscalationStage {
+  afterMs: number;
+  remind: boolean;
+  /** Users and groups who may approve from this hop on, in addition to the rule's approvers. */
+  addApprovers: Extract<ApproverSpec, { kind: 'user' | 'group' }>[];
+}
+
 export interface PolicySettings {
   approvers: ApproverSpec[];
   /** Distinct approvers needed. */
@@ -48,6 +72,10 @@ export interface PolicySettings {
   onExpiry: ExpiryOutcome;
   autoApprove: AutoApprovePermission;
   grants: GrantPermission;
+  /** Absent: the card goes to the thread only. */
+  notify?: CardRouting;
+  /** Hops before expiry, in time order; absent or empty: none. */
+  escalation?: EscalationStage[];
 }
 
 export interface PolicyRule extends PolicySettings {
@@ -145,6 +173,34 @@ const approversSchema = uniqueList(approverSchema, approverKey)
     }
   });
 
+const notifySchema = z.strictObject({
+  thread: z.boolean({ error: 'must be true or false' }).optional(),
+  channels: uniqueList(channelIdSchema).min(1, 'must list at least one channel id; leave it out to post no channel copy').optional(),
+  dmApprovers: z.boolean({ error: 'must be true or false' }).optional(),
+});
+
+const escalationStageSchema = z
+  .strictObject({
+    after: durationSchema,
+    remind: z.boolean({ error: 'must be true or false' }).optional(),
+    addApprovers: uniqueList(approverSchema, approverKey).min(1, 'must name at least one user or group; leave it out to only remind').optional(),
+  })
+  .superRefine((stage, context) => {
+    if (!stage.remind && stage.addApprovers === undefined) context.addIssue({ code: 'custom', message: 'does nothing: set remind: true and/or addApprovers' });
+    stage.addApprovers?.forEach((approver, index) => {
+      if (approver.kind !== 'user' && approver.kind !== 'group') {
+        context.addIssue({ code: 'custom', path: ['addApprovers', index], message: `must be a user id or group:<usergroup id>, not ${approver.kind}` });
+      }
+    });
+  })
+  .transform(
+    (stage): EscalationStage => ({
+      afterMs: stage.after,
+      remind: stage.remind ?? false,
+      addApprovers: (stage.addApprovers ?? []).filter((approver): approver is EscalationStage['addApprovers'][number] => approver.kind === 'user' || approver.kind === 'group'),
+    }),
+  );
+
 const settingsShape = {
   approvers: approversSchema.optional(),
   required: z.int().min(1).max(MAX_REQUIRED_APPROVERS).optional(),
@@ -154,6 +210,8 @@ const settingsShape = {
   onExpiry: z.enum(['stop', 'continue']).optional(),
   autoApprove: z.enum(['allowed', 'forbidden']).optional(),
   grants: z.enum(['allowed', 'identicalArguments', 'forbidden']).optional(),
+  notify: notifySchema.optional(),
+  escalation: z.array(escalationStageSchema).optional(),
 };
 const SETTING_KEYS = Object.keys(settingsShape) as (keyof typeof settingsShape)[];
 
@@ -297,6 +355,8 @@ function resolveSettings({ own, inherited }: { own: RawSettings; inherited: Poli
   const allowSelfApproval =
     own.allowSelfApproval ?? (own.approvers !== undefined || inherited === undefined ? selfApprovalImpliedBy(approvers) : inherited.allowSelfApproval);
   const reminderMs = own.reminder === 'none' ? undefined : (own.reminder ?? inherited?.reminderMs);
+  const notify = own.notify === undefined ? inherited?.notify : { thread: own.notify.thread ?? true, channels: own.notify.channels ?? [], dmApprovers: own.notify.dmApprovers ?? false };
+  const escalation = own.escalation ?? inherited?.escalation;
   return {
     approvers,
     required: own.required ?? inherited?.required ?? 1,
@@ -306,6 +366,8 @@ function resolveSettings({ own, inherited }: { own: RawSettings; inherited: Poli
     onExpiry: own.onExpiry ?? inherited?.onExpiry ?? 'stop',
     autoApprove: own.autoApprove ?? inherited?.autoApprove ?? 'allowed',
     grants: own.grants ?? inherited?.grants ?? 'allowed',
+    ...(notify === undefined ? {} : { notify: { ...notify, channels: [...notify.channels] } }),
+    ...(escalation === undefined || escalation.length === 0 ? {} : { escalation: escalation.map((stage) => ({ ...stage, addApprovers: stage.addApprovers.map((approver) => ({ ...approver })) })) }),
   };
 }
 
@@ -331,6 +393,9 @@ function checkSettings({ own, effective, at, report }: { own: RawSettings; effec
     report([...at, 'allowSelfApproval'], `cannot be false while approvers${inherited('approvers')} lists requester; remove one of them`);
   }
 
+  checkNotify({ own, effective, at, report, inherited });
+  checkEscalation({ own, effective, at, report, inherited });
+
   // Only named users can be counted; a group or the channel may hold any number of people.
   const countable = effective.approvers.every((approver) => approver.kind === 'user' || approver.kind === 'requester');
   if (countable && effective.required > effective.approvers.length) {
@@ -338,6 +403,47 @@ function checkSettings({ own, effective, at, report }: { own: RawSettings; effec
     if (own.required !== undefined) report([...at, 'required'], message);
     else if (own.approvers !== undefined) report([...at, 'approvers'], message);
   }
+}
+
+/** What a check of one settings object gets: its own keys, the effective settings, where to report. */
+interface SettingsCheck {
+  own: RawSettings;
+  effective: PolicySettings;
+  at: Path;
+  report: (path: Path, message: string) => void;
+  /** ` (inherited from defaults)` when a rule did not set `key` itself. */
+  inherited: (key: keyof RawSettings) => string;
+}
+
+/** A card must reach someone who may approve it: somewhere with buttons, and DMs only to named people. */
+function checkNotify({ own, effective, at, report, inherited }: SettingsCheck): void {
+  const { notify } = effective;
+  if (notify === undefined) return;
+  const named = effective.approvers.some((approver) => approver.kind === 'user');
+  if (own.notify !== undefined && !notify.thread && notify.channels.length === 0 && !notify.dmApprovers) {
+    report([...at, 'notify', 'thread'], 'is false but no channels or dmApprovers are given, so nobody could approve; name a channel or set dmApprovers: true');
+  }
+  if (notify.dmApprovers && !named) {
+    const message = `is true but approvers${inherited('approvers')} names no user (U…) to send a DM to; name users or remove dmApprovers`;
+    if (own.notify?.dmApprovers !== undefined) report([...at, 'notify', 'dmApprovers'], message);
+    else if (own.approvers !== undefined) report([...at, 'approvers'], message);
+  }
+}
+
+/** Hops come in time order and before expiry, which stays the last step. */
+function checkEscalation({ own, effective, at, report, inherited }: SettingsCheck): void {
+  const stages = effective.escalation ?? [];
+  stages.forEach((stage, index) => {
+    const path = [...at, 'escalation', index, 'after'];
+    const previous = stages[index - 1];
+    if (previous !== undefined && stage.afterMs <= previous.afterMs) {
+      if (own.escalation !== undefined) report(path, `must be later than the stage before it (${formatDuration(previous.afterMs)}); stages count from the request`);
+    } else if (stage.afterMs >= effective.expiryMs) {
+      const message = `comes at or after the expiry of ${formatDuration(effective.expiryMs)}${inherited('expiry')}; expiry is the last step, so shorten it or lengthen expiry`;
+      if (own.escalation !== undefined) report(path, message);
+      else if (own.expiry !== undefined) report([...at, 'expiry'], message);
+    }
+  });
 }
 
 function checkRuleNames(rules: readonly RawRule[], report: (path: Path, message: string) => void): void {

@@ -147,6 +147,32 @@ policy:
 
   const at = (path: string) => `countersign.yml policy.${path}`;
 
+  it('routes a card as its rule says, inheriting notify from defaults', () => {
+    const policy = policyOf(`
+policy:
+  defaults:
+    notify: { channels: [C0APPROVALS] }
+  rules:
+    - { tools: [a], approvers: [U0ALICE], notify: { thread: false, channels: [C0APPROVALS], dmApprovers: true } }
+    - { tools: [b] }
+`);
+    expect(policy.rules[0]?.notify).toEqual({ thread: false, channels: ['C0APPROVALS'], dmApprovers: true });
+    expect(policy.rules[1]?.notify).toEqual({ thread: true, channels: ['C0APPROVALS'], dmApprovers: false });
+  });
+
+  it('reads an escalation ladder', () => {
+    const policy = policyOf(rule('tools: [a], approvers: [U0ALICE], expiry: 1h, escalation: [{ after: 15m, remind: true }, { after: 30m, addApprovers: ["group:S0LEADS", U0BOSS] }]'));
+    expect(policy.rules[0]?.escalation).toEqual([
+      { afterMs: 15 * 60_000, remind: true, addApprovers: [] },
+      { afterMs: 30 * 60_000, remind: false, addApprovers: [{ kind: 'group', groupId: 'S0LEADS' }, { kind: 'user', userId: 'U0BOSS' }] },
+    ]);
+  });
+
+  it('names the notify field and says why in the message', () => {
+    const [problem] = problemsOf(rule('tools: [a], notify: { channels: ["#approvals"] }'));
+    expect(problem?.message).toContain('not a #name');
+  });
+
   it.each([
     ['a policy that is not a mapping', 'policy: []', ['countersign.yml policy']],
     ['an unknown policy key', 'policy: { rule: [] }', [at('rule')]],
@@ -185,6 +211,16 @@ policy:
     ['an unknown autoApprove value', rule('tools: [a], autoApprove: never'), [at('rules[0].autoApprove')]],
     ['an unknown grants value', rule('tools: [a], grants: thread'), [at('rules[0].grants')]],
     ['an unknown approval word', rule('tools: [a], approval: sometimes'), [at('rules[0].approval')]],
+    ['an escalation stage that does nothing', rule('tools: [a], escalation: [{ after: 10m }]'), [at('rules[0].escalation[0]')]],
+    ['an escalation to the whole channel', rule('tools: [a], escalation: [{ after: 10m, addApprovers: [channel] }]'), [at('rules[0].escalation[0].addApprovers[0]')]],
+    ['escalation stages out of order', rule('tools: [a], escalation: [{ after: 30m, remind: true }, { after: 10m, remind: true }]'), [at('rules[0].escalation[1].after')]],
+    ['an escalation after the expiry', rule('tools: [a], expiry: 1h, escalation: [{ after: 2h, remind: true }]'), [at('rules[0].escalation[0].after')]],
+    ['an escalation without after', rule('tools: [a], escalation: [{ remind: true }]'), [at('rules[0].escalation[0].after')]],
+    ['a notify channel given by name', rule('tools: [a], notify: { channels: ["#approvals"] }'), [at('rules[0].notify.channels[0]')]],
+    ['an unknown notify key', rule('tools: [a], notify: { dm: true }'), [at('rules[0].notify.dm')]],
+    ['a notify that reaches nobody', rule('tools: [a], notify: { thread: false }'), [at('rules[0].notify.thread')]],
+    ['DMs without named approvers', rule('tools: [a], notify: { dmApprovers: true }'), [at('rules[0].notify.dmApprovers')]],
+    ['a non-boolean notify thread', rule('tools: [a], notify: { thread: maybe, channels: [C0APPROVALS] }'), [at('rules[0].notify.thread')]],
     ['an approval with no conditions', rule('tools: [a], approval: { when: [] }'), [at('rules[0].approval.when')]],
     ['an approval without when', rule('tools: [a], approval: { match: any }'), [at('rules[0].approval.when')]],
     ['an unknown approval key', rule('tools: [a], approval: { when: [{ field: a, equals: b }], mode: any }'), [at('rules[0].approval.mode')]],

@@ -30,6 +30,7 @@ export async function buildPendingStep(options: {
   const calls: PendingCall[] = [];
   let expiresAt: number | undefined;
   let remindAt: number | undefined;
+  let escalation: PendingStep['escalation'];
   for (const request of options.requests) {
     const definition = options.definitionOf(request.toolName);
     const call: PendingCall = { ...request, description: definition?.description ?? '' };
@@ -39,6 +40,9 @@ export async function buildPendingStep(options: {
       const deadlines = approvalDeadlines({ evaluation: call.policy, requestedAt: now });
       expiresAt = Math.min(expiresAt ?? Infinity, deadlines.expiresAt);
       if (deadlines.remindAt !== undefined) remindAt = Math.min(remindAt ?? Infinity, deadlines.remindAt);
+      // One ladder per step (one card): the first call's that has one.
+      const ladder = call.policy.needsApproval ? call.policy.escalation : undefined;
+      if (escalation === undefined && ladder !== undefined && ladder.length > 0) escalation = { ladder, done: 0, nextAt: now + ladder[0]!.afterMs };
     }
     calls.push(call);
   }
@@ -64,6 +68,7 @@ export async function buildPendingStep(options: {
     decisions,
     ...(expiresAt === undefined ? {} : { expiresAt }),
     ...(remindAt === undefined ? {} : { remindAt }),
+    ...(escalation === undefined ? {} : { escalation }),
     phase: 'pending',
     revision: 0,
   };

@@ -3,6 +3,9 @@ import type { ApprovalRequest } from '../agent/run-turn.js';
 import type { AuditEventInput } from '../audit/audit-event.js';
 import type { PendingStep } from '../approvals/pending-step.js';
 import { describeApprovers } from '../approvals/policy/describe-approvers.js';
+import { stepRouting } from '../approvals/card-routing.js';
+import { postMissingCopies } from '../approvals/post-card-copies.js';
+import { showStep } from '../approvals/show-step.js';
 import { closeStepTransition } from '../approvals/transitions/close-step.js';
 import { commitTransition } from '../approvals/transitions/commit-transition.js';
 import { isFencedError } from '../store/fenced-error.js';
@@ -42,10 +45,20 @@ export function createStepCards(options: StepCardDependencies) {
 
   /** Posts a step's card; if Slack refuses it, the step is closed so nothing waits on a card no one sees. */
   async function postCardFor(scope: TurnScope, step: PendingStep): Promise<void> {
+    const posted = await postThreadCard(scope, step);
+    if (posted) await postCopies(scope, posted);
+  }
+
+  async function postThreadCard(scope: TurnScope, step: PendingStep): Promise<PendingStep | undefined> {
     try {
       const cardTs = await scope.messenger.postStepCard({ step });
-      await store.setStepCard(step.stepId, cardTs);
+      const routing = stepRouting(step);
+      const copiesWanted = routing.channels.length + routing.dmUserIds.length > 0;
+      // The copies link back to the thread's card, so its link is taken before they are posted.
+      const cardLink = copiesWanted ? await scope.messenger.permalinkOf({ channel: step.channel, ts: cardTs }) : undefined;
+      await store.setStepCard(step.stepId, cardTs, cardLink);
       logger.info({ event: 'approval-requested', stepId: step.stepId, calls: step.calls.map((call) => call.toolName) }, 'approval card posted');
+      return { ...step, cardTs, ...(cardLink === undefined ? {} : { cardLink }) };
     } catch (error) {
       if (scope.lease.lost()) throw error;
       logger.error({ event: 'card-post-failed', stepId: step.stepId, err: error }, 'could not post approval card');
@@ -65,14 +78,26 @@ export function createStepCards(options: StepCardDependencies) {
         }
       }
       await scope.messenger.postNotice({ channel: step.channel, threadTs: step.threadTs, text: ':warning: I could not post the approval card, so nothing was run. Please try again.' });
+      return undefined;
     }
   }
 
-  /** Shows a step's new state on its card; a card Slack will not update is logged, not fatal. */
+  /**
+   * Copies of the card where the rule routes it (a channel, DMs to the named approvers), then every
+   * card shown from the step as stored: the thread's card learns where its copies are, and a
+   * decision made while they were being posted reaches them too.
+   */
+  async function postCopies(scope: TurnScope, step: PendingStep): Promise<void> {
+    const posted = await postMissingCopies({ store, messenger: scope.messenger, logger, step, stop: () => scope.lease.lost() });
+    const latest = posted > 0 ? await store.getStep(step.stepId) : undefined;
+    if (latest) await refreshCard(scope, latest);
+  }
+
+  /** Shows a step's new state on its card and its copies; a card Slack will not update is logged, not fatal. */
   async function refreshCard(scope: TurnScope, step: PendingStep): Promise<void> {
     if (step.cardTs === undefined) return;
     try {
-      await scope.messenger.updateStepCard({ step: { ...step, cardTs: step.cardTs } });
+      await showStep({ messenger: scope.messenger, step, logger });
     } catch (error) {
       if (isFencedError(error)) throw error;
       logger.warn({ event: 'card-update-failed', stepId: step.stepId, err: error }, 'could not update approval card');

@@ -1,4 +1,7 @@
-import type { PendingStep } from '../approvals/pending-step.js';
+import type { CardCopy, PendingStep } from '../approvals/pending-step.js';
+
+/** Where a copy of a card goes outside its thread. */
+export type CardCopyTarget = { kind: 'channel'; channel: string } | { kind: 'dm'; userId: string };
 
 /**
  * What the core needs from the chat surface, in its own words, and nothing more. The Slack adapter
@@ -62,6 +65,12 @@ export interface ThreadMessenger {
   postStepCard(options: { step: PendingStep }): Promise<string>;
   /** Shows `step` as it is now on its card (`step.cardTs`): decisions, versions, expiry. */
   updateStepCard(options: { step: PendingStep & { cardTs: string } }): Promise<void>;
+  /** Posts a copy of `step`'s card outside its thread, linked to the thread (`step.cardLink`). */
+  postStepCopy(options: { step: PendingStep; target: CardCopyTarget }): Promise<CardCopy>;
+  /** Shows `step` as it is now on one of its copies. */
+  updateStepCopy(options: { step: PendingStep; copy: CardCopy }): Promise<void>;
+  /** A link to a message; undefined when Slack gives none (best effort). */
+  permalinkOf(options: { channel: string; ts: string }): Promise<string | undefined>;
   postEphemeral(options: { channel: string; userId: string; threadTs?: string; text: string }): Promise<void>;
   /** Removes messages the bot posted (best effort), e.g. an answer a fenced process started but never recorded. */
   deleteMessages(options: { channel: string; ts: readonly string[] }): Promise<void>;

@@ -11,6 +11,10 @@ export interface Metrics {
   toolExecuted(options: { toolName: string; status: 'ok' | 'error'; durationMs: number }): void;
   /** A turn ended: `answered`, `waiting` for people (a card), or `failed`. */
   turnFinished(options: { outcome: 'answered' | 'waiting' | 'failed'; durationMs: number }): void;
+  /** A hop of an escalation ladder was made; `stage` is the card's stage it moved to (2 after the first hop). */
+  escalated(options: { stage: number }): void;
+  /** A call expired without a decision, under `rule` (its name, `rules[<index>]`, or `defaults`). */
+  approvalExpired(options: { rule: string }): void;
 }
 
 export const noMetrics: Metrics = {
@@ -18,6 +22,8 @@ export const noMetrics: Metrics = {
   actionRefused() {},
   toolExecuted() {},
   turnFinished() {},
+  escalated() {},
+  approvalExpired() {},
 };
 
 /**

@@ -24,9 +24,14 @@ export function createPrometheusMetrics({ pendingApprovals, now = Date.now }: { 
   const toolExecutions = new Counter({ name: 'countersign_tool_executions_total', help: 'Tool runs, by tool and status (ok or error).', labelNames: ['tool', 'status'], registers: [registry] });
   const toolDuration = new Histogram({ name: 'countersign_tool_duration_seconds', help: 'How long tools ran.', labelNames: ['tool'], buckets: MACHINE_SECONDS, registers: [registry] });
   const turnDuration = new Histogram({ name: 'countersign_turn_duration_seconds', help: 'Agent turns, by outcome (answered, waiting for people, failed), model time included.', labelNames: ['outcome'], buckets: MACHINE_SECONDS, registers: [registry] });
+  // Escalation and expiry (issue 16), kept apart from the other metrics above.
+  const escalations = new Counter({ name: 'countersign_escalations_total', help: 'Escalation hops made, by the stage the card moved to (2 after the first hop).', labelNames: ['stage'], registers: [registry] });
+  const expiries = new Counter({ name: 'countersign_approvals_expired_total', help: 'Calls that expired without a decision, by policy rule.', labelNames: ['rule'], registers: [registry] });
   return {
     registry,
     metrics: {
+      escalated: ({ stage }) => escalations.inc({ stage: String(stage) }),
+      approvalExpired: ({ rule }) => expiries.inc({ rule }),
       decisionRecorded({ outcome, waitedMs }) {
         decisions.inc({ outcome });
         timeToDecision.observe({ outcome }, Math.max(0, waitedMs) / 1000);

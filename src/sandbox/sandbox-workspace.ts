@@ -19,7 +19,11 @@ export const SANDBOX_USERS: readonly SandboxUser[] = [
 
 export const SANDBOX_USERGROUPS: readonly SandboxUsergroup[] = [{ id: SANDBOX_ONCALL_GROUP, handle: 'oncall' }];
 
-export const SANDBOX_CHANNELS: readonly SandboxChannel[] = [{ id: 'C0OPS', name: 'ops' }];
+export const SANDBOX_CHANNELS: readonly SandboxChannel[] = [
+  { id: 'C0OPS', name: 'ops' },
+  // Where the prod rule of the example config also sends its cards (`notify`).
+  { id: 'C0APPROVALS', name: 'approvals' },
+];
 
 /** The emulator's identity options for the sandbox workspace. */
 export const SANDBOX_IDENTITY = { botUserId: SANDBOX_BOT.userId, botId: SANDBOX_BOT.botId, teamId: SANDBOX_TEAM_ID, appId: SANDBOX_BOT.appId };

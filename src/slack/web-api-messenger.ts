@@ -73,6 +73,28 @@ export function createWebApiMessenger(options: { client: WebClient; logger: Logg
       await client.chat.update({ channel: step.channel, ts: step.cardTs, text: card.text, blocks: card.blocks });
     },
 
+    async postStepCopy({ step, target }) {
+      const channel = target.kind === 'channel' ? target.channel : await openDirectMessage(client, target.userId);
+      const card = buildApprovalCard({ step, placement: 'copy' });
+      const response = await client.chat.postMessage({ channel, text: card.text, blocks: card.blocks });
+      if (!response.ts) throw new SlackResponseError({ method: 'chat.postMessage', missing: 'ts' });
+      const permalink = await permalinkOf(client, logger, { channel, ts: response.ts });
+      return {
+        kind: target.kind,
+        channel,
+        ts: response.ts,
+        ...(target.kind === 'dm' ? { userId: target.userId } : {}),
+        ...(permalink === undefined ? {} : { permalink }),
+      };
+    },
+
+    async updateStepCopy({ step, copy }) {
+      const card = buildApprovalCard({ step, placement: 'copy' });
+      await client.chat.update({ channel: copy.channel, ts: copy.ts, text: card.text, blocks: card.blocks });
+    },
+
+    permalinkOf: (message) => permalinkOf(client, logger, message),
+
     async postEphemeral({ channel, userId, threadTs, text }) {
       await client.chat.postEphemeral({ channel, user: userId, text, ...(threadTs ? { thread_ts: threadTs } : {}) });
     },
@@ -99,6 +121,23 @@ export function createWebApiMessenger(options: { client: WebClient; logger: Logg
       }));
     },
   };
+}
+
+/** The bot's DM channel with a user (`conversations.open` answers the same one every time). */
+async function openDirectMessage(client: WebClient, userId: string): Promise<string> {
+  const response = await client.conversations.open({ users: userId });
+  const channel = response.channel?.id;
+  if (!channel) throw new SlackResponseError({ method: 'conversations.open', missing: 'channel.id' });
+  return channel;
+}
+
+async function permalinkOf(client: WebClient, logger: Logger, { channel, ts }: { channel: string; ts: string }): Promise<string | undefined> {
+  try {
+    return (await client.chat.getPermalink({ channel, message_ts: ts })).permalink;
+  } catch (error) {
+    logger.debug({ event: 'permalink-failed', err: error }, 'could not get a permalink');
+    return undefined;
+  }
 }
 
 /** A client whose `chat.*` calls each await `guard` first. */

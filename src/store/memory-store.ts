@@ -3,7 +3,7 @@ import type { AuditLog } from '../audit/audit-log.js';
 import type { Grant } from '../approvals/grant.js';
 import type { PendingStep } from '../approvals/pending-step.js';
 import { FencedError } from './fenced-error.js';
-import type { ExecutingMarker, Fence, StateStore } from './state-store.js';
+import type { ExecutingMarker, Fence, ScheduleKind, StateStore } from './state-store.js';
 import type { ThreadState } from './thread-state.js';
 
 interface Expiring<T> {
@@ -29,7 +29,7 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
   const queues = new Map<string, string[]>();
   const locks = new Map<string, Expiring<string>>();
   const fences = new Map<string, string>();
-  const schedules = { expiry: new Map<string, number>(), reminder: new Map<string, number>() };
+  const schedules: Record<ScheduleKind, Map<string, number>> = { expiry: new Map(), reminder: new Map(), escalation: new Map() };
   const grants = new Map<string, Grant>();
   const inflight = new Map<string, string>();
   const busy = new Map<string, number>();
@@ -96,6 +96,7 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       steps.set(step.stepId, { value: copy({ ...step, revision: 0 }), expiresAt: now() + ttlMs });
       if (step.expiresAt !== undefined) schedules.expiry.set(step.stepId, step.expiresAt);
       if (step.remindAt !== undefined) schedules.reminder.set(step.stepId, step.remindAt);
+      if (step.escalation?.nextAt !== undefined) schedules.escalation.set(step.stepId, step.escalation.nextAt);
       threads.set(thread.threadKey, { value: JSON.stringify(thread), expiresAt: now() + ttlMs });
       record(events);
     },
@@ -105,9 +106,17 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       return step && copy(step);
     },
 
-    async setStepCard(stepId, cardTs) {
+    async setStepCard(stepId, cardTs, link) {
       const step = live(steps, stepId);
       if (step) step.cardTs = cardTs;
+      if (step && link !== undefined) step.cardLink = link;
+    },
+
+    async recordCardCopy(stepId, cardCopy) {
+      const step = live(steps, stepId);
+      if (!step) return;
+      // One copy per channel, kept in channel order as the Redis hash fields are read.
+      step.copies = [...(step.copies ?? []).filter((existing) => existing.channel !== cardCopy.channel), copy(cardCopy)].sort((left, right) => (left.channel < right.channel ? -1 : 1));
     },
 
     async commitStep(transition) {
@@ -116,8 +125,16 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       if (!entry || !stored) return 'not-found';
       if (transition.fence && !current(transition.fence)) return 'fenced';
       if (stored.revision !== transition.fromRevision) return 'conflict';
-      const { cardTs: _cardTs, ...next } = copy(transition.step);
-      entry.value = { ...next, revision: transition.fromRevision + 1, ...(stored.cardTs === undefined ? {} : { cardTs: stored.cardTs }) };
+      // The card's ts, link and copies live outside the revision: a transition never overwrites them.
+      const { cardTs: _cardTs, cardLink: _cardLink, copies: _copies, ...next } = copy(transition.step);
+      const { cardTs, cardLink, copies } = stored;
+      entry.value = {
+        ...next,
+        revision: transition.fromRevision + 1,
+        ...(cardTs === undefined ? {} : { cardTs }),
+        ...(cardLink === undefined ? {} : { cardLink }),
+        ...(copies === undefined ? {} : { copies }),
+      };
       const { stepId } = transition.step;
       if (transition.completed) complete.set(stepId, now());
       if (transition.resumed) complete.delete(stepId);
@@ -139,8 +156,12 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
     },
 
     async unschedule(stepId) {
-      schedules.expiry.delete(stepId);
-      schedules.reminder.delete(stepId);
+      for (const schedule of Object.values(schedules)) schedule.delete(stepId);
+    },
+
+    async scheduleEscalation(stepId, at) {
+      if (at === undefined) schedules.escalation.delete(stepId);
+      else schedules.escalation.set(stepId, at);
     },
 
     async claimReminder(stepId) {

@@ -95,6 +95,16 @@ return 'committed'
 `;
 
 /**
+ * KEYS[1] step. ARGV[1] field, [2] value. Sets a field of a step that still exists: a copy posted
+ * after the step's key expired must not leave a hash without a step behind.
+ */
+export const SET_STEP_FIELD_SCRIPT = `
+if redis.call('HEXISTS', KEYS[1], 'data') == 0 then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return 1
+`;
+
+/**
  * KEYS[1] step, [2] thread, [3] expiry schedule, [4] reminder schedule, [5] channel's pending
  * index, [6] audit stream, [7] the thread's fence, [8] the thread's messages, [9] the workspace's
  * open steps (taken off when the step closes, in COMMIT_STEP_SCRIPT), [10] workspaces with open steps.

@@ -22,10 +22,11 @@ import {
   SAVE_THREAD_SCRIPT,
   TAKE_WORK_SCRIPT,
   TRY_LOCK_SCRIPT,
+  SET_STEP_FIELD_SCRIPT,
 } from './redis-scripts.js';
-import type { CommitResult, ExecutingMarker, StateStore } from './state-store.js';
+import type { CommitResult, ExecutingMarker, ScheduleKind, StateStore } from './state-store.js';
 import { createThreadHistories, type ThreadReply } from './redis-thread-history.js';
-import { stepData, stepFromRecord } from './step-record.js';
+import { CARD_LINK_FIELD, copyField, stepData, stepFromRecord } from './step-record.js';
 
 /** Work queued for a thread outlives a crashed holder for this long, then Redis drops it. */
 const QUEUE_TTL_MS = 24 * 60 * 60 * 1000;
@@ -48,9 +49,13 @@ const SCRIPTS = {
   csTakeWork: [3, TAKE_WORK_SCRIPT],
   csFinishWork: [5, FINISH_WORK_SCRIPT],
   csReleaseIfIdle: [5, RELEASE_IF_IDLE_SCRIPT],
+  csSetStepField: [1, SET_STEP_FIELD_SCRIPT],
 } as const;
 
 type ScriptRunner = Record<keyof typeof SCRIPTS, (...args: Array<string | number>) => Promise<unknown>>;
+
+/** The sorted sets of due times, one per kind, each scored by epoch milliseconds and holding step ids. */
+const SCHEDULE_KEYS: Record<ScheduleKind, string> = { expiry: 'expiries', reminder: 'reminders', escalation: 'escalations' };
 
 /** Hints beyond this many are dropped (oldest first) when no worker takes them; the recovery sweep still finds the work. */
 const READY_HINTS_KEPT = 10_000;
@@ -88,7 +93,7 @@ export function createRedisStore({ redis: given, url, keyPrefix = 'countersign:'
     ready: () => `${keyPrefix}ready-threads`,
     complete: () => `${keyPrefix}complete-steps`,
     executing: (threadKey: string) => `${keyPrefix}executing:${threadKey}`,
-    schedule: (kind: 'expiry' | 'reminder') => `${keyPrefix}${kind === 'expiry' ? 'expiries' : 'reminders'}`,
+    schedule: (kind: ScheduleKind) => `${keyPrefix}${SCHEDULE_KEYS[kind]}`,
     pending: (teamId: string, channel: string) => `${keyPrefix}pending:${teamId}:${channel}`,
     grants: (teamId: string, channel: string) => `${keyPrefix}grants:${teamId}:${channel}`,
     // Workspace-wide indexes (App Home, the pending gauge): one key per workspace, named only here so
@@ -168,14 +173,20 @@ export function createRedisStore({ redis: given, url, keyPrefix = 'countersign:'
       );
       if (reply === 'fenced') throw new FencedError(fence.threadKey);
       logStored(prepared);
+      if (step.escalation?.nextAt !== undefined) await redis.zadd(key.schedule('escalation'), step.escalation.nextAt, step.stepId);
     },
 
     async getStep(stepId) {
       return stepFromRecord(await redis.hgetall(key.step(stepId)));
     },
 
-    async setStepCard(stepId, cardTs) {
+    async setStepCard(stepId, cardTs, link) {
       await redis.hset(key.step(stepId), 'card', cardTs);
+      if (link !== undefined) await run.csSetStepField(key.step(stepId), CARD_LINK_FIELD, link);
+    },
+
+    async recordCardCopy(stepId, copy) {
+      await run.csSetStepField(key.step(stepId), copyField(copy), JSON.stringify(copy));
     },
 
     async commitStep(transition): Promise<CommitResult> {
@@ -215,7 +226,12 @@ export function createRedisStore({ redis: given, url, keyPrefix = 'countersign:'
     },
 
     async unschedule(stepId) {
-      await redis.multi().zrem(key.schedule('expiry'), stepId).zrem(key.schedule('reminder'), stepId).exec();
+      await redis.multi().zrem(key.schedule('expiry'), stepId).zrem(key.schedule('reminder'), stepId).zrem(key.schedule('escalation'), stepId).exec();
+    },
+
+    async scheduleEscalation(stepId, at) {
+      if (at === undefined) await redis.zrem(key.schedule('escalation'), stepId);
+      else await redis.zadd(key.schedule('escalation'), at, stepId);
     },
 
     async claimReminder(stepId) {

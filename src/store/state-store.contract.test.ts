@@ -10,6 +10,7 @@ import { evaluation, makeStep } from '../approvals/pending-step.test-support.js'
 import { applyCallAction, type CallAction } from '../approvals/transitions/call-action.js';
 import { claimResumeTransition, expireTransition, supersedeTransition } from '../approvals/transitions/close-step.js';
 import { commitTransition } from '../approvals/transitions/commit-transition.js';
+import { escalateTransition } from '../approvals/transitions/escalate.js';
 import { FencedError } from './fenced-error.js';
 import { createMemoryStore } from './memory-store.js';
 import { createRedisStore } from './redis-store.js';
@@ -17,6 +18,8 @@ import type { Fence, StateStore } from './state-store.js';
 import { newThreadState } from './thread-state.js';
 
 const TTL = 60_000;
+/** The first hop's time of a ladder for a step made by `makeStep` (created at its fixed time). */
+const step0 = (ladder: ReadonlyArray<{ afterMs: number }>) => makeStep(['x']).createdAt + ladder[0]!.afterMs;
 const silent = pino({ level: 'silent' });
 
 function createStores(): Array<[string, () => { store: StateStore; audit: AuditLog }]> {
@@ -83,6 +86,21 @@ describe.each(createStores())('%s state store', (_name, create) => {
     expect(await store.getStep(step.stepId)).toEqual({ ...step, cardTs: '123.456' });
     expect(await store.getStep('missing')).toBeUndefined();
     expect((await audit.read({ sinceMs: 0 })).some((event) => event.type === 'expired' && event.stepId === step.stepId)).toBe(true);
+  });
+
+  it('records copies of a card outside the revision: a decision keeps them, a gone step gets none', async () => {
+    const step = await createStep(makeStep(['apv-1']));
+    await store.setStepCard(step.stepId, '1.1', 'https://slack.example/thread-card');
+    const dm = { kind: 'dm' as const, channel: 'D0BOB', ts: '3.3', userId: 'UBOB' };
+    const approvals = { kind: 'channel' as const, channel: 'C0APPROVALS', ts: '2.2', permalink: 'https://slack.example/copy' };
+    await store.recordCardCopy(step.stepId, dm);
+    await store.recordCardCopy(step.stepId, { ...approvals, ts: '2.1' });
+    await store.recordCardCopy(step.stepId, approvals);
+    expect(await act(step.stepId, 'UBOB', { kind: 'approve', version: 0 })).toBeDefined();
+    const stored = await store.getStep(step.stepId);
+    expect(stored).toMatchObject({ cardTs: '1.1', cardLink: 'https://slack.example/thread-card', copies: [approvals, dm], revision: 1 });
+    await store.recordCardCopy('missing', dm);
+    expect(await store.getStep('missing')).toBeUndefined();
   });
 
   it('writes a transition only over the revision it was computed from, with its audit records', async () => {
@@ -260,6 +278,31 @@ describe.each(createStores())('%s state store', (_name, create) => {
     expect(closed.decisions['apv-2']?.outcome).toBe('expired');
     expect(await store.dueSteps({ kind: 'expiry', now: 2_000, limit: 10 })).not.toContain(step.stepId);
     expect((await audit.read({ sinceMs: 0 })).filter((event) => event.type === 'expired' && event.stepId === step.stepId && event.approvalId === 'apv-2')).toHaveLength(1);
+  });
+
+  it('schedules escalation hops and lets exactly one of several processes make each hop', async () => {
+    const ladder = [
+      { afterMs: 100, remind: true, addApprovers: [] },
+      { afterMs: 200, remind: false, addApprovers: [{ kind: 'group' as const, groupId: 'S0LEADS' }] },
+    ];
+    const approvers = [{ kind: 'user' as const, userId: 'U0OPS' }];
+    const step = await createStep(makeStep([{ approvalId: 'apv-1', policy: evaluation({ approvers }) }], { expiresAt: step0(ladder) + 10_000, escalation: { ladder, done: 0, nextAt: step0(ladder) } }));
+    expect(await store.dueSteps({ kind: 'escalation', now: step.createdAt + 99, limit: 1000 })).not.toContain(step.stepId);
+    expect(await store.dueSteps({ kind: 'escalation', now: step.createdAt + 100, limit: 1000 })).toContain(step.stepId);
+    const hop = (now: number) => commitTransition(store, step.stepId, (current) => escalateTransition(current, { now })?.transition);
+    expect((await Promise.all([1, 2, 3].map(() => hop(step.createdAt + 150)))).filter(Boolean)).toHaveLength(1);
+    const hops = (await Promise.all([1, 2, 3].map(() => hop(step.createdAt + 250)))).filter(Boolean);
+    expect(hops).toHaveLength(1);
+    expect(hops[0]?.escalation).toMatchObject({ done: 2 });
+    expect(hops[0]?.escalation?.nextAt).toBeUndefined();
+    expect(hops[0]?.calls[0]?.versions?.at(-1)?.policy.approvers).toEqual([...approvers, { kind: 'group', groupId: 'S0LEADS' }]);
+    const events = (await audit.read({ sinceMs: 0 })).filter((event) => event.type === 'escalated' && event.stepId === step.stepId);
+    expect(events.map((event) => (event.type === 'escalated' ? event.hop : 0))).toEqual([1, 2]);
+    await store.scheduleEscalation(step.stepId, undefined);
+    expect(await store.dueSteps({ kind: 'escalation', now: step.createdAt + 10_000, limit: 1000 })).not.toContain(step.stepId);
+    await store.scheduleEscalation(step.stepId, 5);
+    await store.unschedule(step.stepId);
+    expect(await store.dueSteps({ kind: 'escalation', now: step.createdAt + 10_000, limit: 1000 })).not.toContain(step.stepId);
   });
 
   it('drops a step that can no longer expire from the schedules', async () => {

@@ -1,6 +1,6 @@
 import type { AuditEventInput } from '../audit/audit-event.js';
 import type { Grant } from '../approvals/grant.js';
-import type { PendingStep } from '../approvals/pending-step.js';
+import type { CardCopy, PendingStep } from '../approvals/pending-step.js';
 import type { StepTransition } from '../approvals/transitions/step-transition.js';
 import type { ThreadState } from './thread-state.js';
 
@@ -37,24 +37,38 @@ export interface DeliveryStore {
   claimOnce(keys: string[], ttlMs: number): Promise<boolean>;
 }
 
+export type ScheduleKind = 'expiry' | 'reminder' | 'escalation';
+
 /** Pending steps: written only through transitions computed from the step as read. */
 export interface StepStore {
   /**
    * Stores a new step, the thread that now points at it, and the step's `approval-requested`
-   * events, in one atomic write under the thread's fence. Throws `FencedError` when fenced.
+   * events, in one atomic write under the thread's fence. Throws `FencedError` when fenced. Its
+   * first escalation hop, if any, is scheduled right after.
    */
   createStep(options: { step: PendingStep; thread: ThreadState; ttlMs: number; audit: AuditEventInput[]; fence: Fence }): Promise<void>;
   getStep(stepId: string): Promise<PendingStep | undefined>;
-  setStepCard(stepId: string, cardTs: string): Promise<void>;
+  /** Records the thread card's ts (and its permalink, for the copies to link to). */
+  setStepCard(stepId: string, cardTs: string, link?: string): Promise<void>;
+  /**
+   * Records a copy of the card outside the thread (one per channel), outside the step's revision:
+   * from then on clicks on it count, and every change is shown on it. Nothing when the step is gone.
+   */
+  recordCardCopy(stepId: string, copy: CardCopy): Promise<void>;
   /**
    * Writes a transition if the step is still at `transition.fromRevision` (and the fence, if any,
    * is current), with its audit events and grant, atomically.
    */
   commitStep(transition: StepTransition): Promise<CommitResult>;
-  /** Steps whose expiry (or reminder) time has come, oldest first. */
-  dueSteps(options: { kind: 'expiry' | 'reminder'; now: number; limit: number }): Promise<string[]>;
-  /** Takes a step that can no longer expire or remind (closed, or gone) off both schedules. */
+  /** Steps whose expiry (or reminder, or next escalation hop) time has come, oldest first. */
+  dueSteps(options: { kind: ScheduleKind; now: number; limit: number }): Promise<string[]>;
+  /** Takes a step that can no longer expire, remind or escalate (closed, or gone) off every schedule. */
   unschedule(stepId: string): Promise<void>;
+  /**
+   * Puts a step's next escalation hop on the schedule at `at`, or takes it off (undefined). Only an
+   * index for the sweep: the hop itself is a transition, so a stale entry costs a no-op sweep.
+   */
+  scheduleEscalation(stepId: string, at: number | undefined): Promise<void>;
   /** Takes a due reminder off the schedule; true for exactly one caller. */
   claimReminder(stepId: string): Promise<boolean>;
   /** Steps every call of which is decided but that no process has resumed, completed before `before`. */

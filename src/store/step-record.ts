@@ -1,24 +1,48 @@
-import { PENDING_STEP_SCHEMA_VERSION, type PendingStep } from '../approvals/pending-step.js';
+import { PENDING_STEP_SCHEMA_VERSION, type CardCopy, type PendingStep } from '../approvals/pending-step.js';
 import { legacyStepFromHash } from './legacy-step.js';
 
 /**
  * A pending step is stored as a Redis hash: `data` (the step as JSON), `revision` (which every
  * change compares and bumps, so a change is written only over the state it was computed from),
  * `phase` (a copy of the step's, for people inspecting Redis) and `card` (the card's ts, set once
- * the card is posted, outside the revision).
+ * the card is posted, outside the revision), with `card-link` (its permalink) and one `copy:<channel>`
+ * field per copy of the card outside the thread (JSON), also outside the revision: posting a
+ * copy races no decision.
  */
 export function stepData(step: PendingStep): string {
-  const { cardTs: _cardTs, revision: _revision, ...data } = step;
+  const { cardTs: _cardTs, cardLink: _cardLink, copies: _copies, revision: _revision, ...data } = step;
   return JSON.stringify(data);
+}
+
+export const CARD_LINK_FIELD = 'card-link';
+const COPY_FIELD_PREFIX = 'copy:';
+
+/** The hash field of a copy: one per channel, so posting the same copy twice keeps one. */
+export function copyField(copy: Pick<CardCopy, 'channel'>): string {
+  return `${COPY_FIELD_PREFIX}${copy.channel}`;
+}
+
+function copiesOf(record: Record<string, string>): CardCopy[] {
+  return Object.keys(record)
+    .filter((field) => field.startsWith(COPY_FIELD_PREFIX))
+    .sort()
+    .map((field) => JSON.parse(record[field]!) as CardCopy);
 }
 
 /** Inverse of `stepData` plus the hash's other fields; accepts the flat array HGETALL returns from Lua. */
 export function stepFromRecord(fields: Record<string, string> | string[]): PendingStep | undefined {
   const record = Array.isArray(fields) ? pairsToRecord(fields) : fields;
   if (record.data === undefined) return legacyStepFromHash(record);
-  const data = JSON.parse(record.data) as Omit<PendingStep, 'revision' | 'cardTs'>;
+  const data = JSON.parse(record.data) as Omit<PendingStep, 'revision' | 'cardTs' | 'cardLink' | 'copies'>;
   if (data.schemaVersion !== PENDING_STEP_SCHEMA_VERSION) return undefined;
-  return { ...data, revision: Number(record.revision ?? 0), ...(record.card === undefined ? {} : { cardTs: record.card }) };
+  const copies = copiesOf(record);
+  return {
+    ...data,
+    revision: Number(record.revision ?? 0),
+    ...(record.card === undefined ? {} : { cardTs: record.card }),
+    ...(record[CARD_LINK_FIELD] === undefined ? {} : { cardLink: record[CARD_LINK_FIELD] }),
+    ...(copies.length === 0 ? {} : { copies }),
+  };
 }
 
 function pairsToRecord(pairs: string[]): Record<string, string> {

@@ -64,7 +64,7 @@ policy:
     const { threadTs, card } = await mentionAndWaitForCard('restart the worker');
     const state = await page.state();
     expect(state.messages.find((message) => message.ts === threadTs)).toMatchObject({ user: ALICE, text: '<@U0COUNTERSIGN> restart the worker' });
-    expect(state.workspace).toMatchObject({ botUserId: 'U0COUNTERSIGN', demoModel: false, channels: [{ id: OPS, name: 'ops' }] });
+    expect(state.workspace).toMatchObject({ botUserId: 'U0COUNTERSIGN', demoModel: false, channels: [{ id: OPS, name: 'ops' }, { id: 'C0APPROVALS', name: 'approvals' }] });
     const buttons = JSON.stringify(card.blocks);
     for (const label of ['Approve', 'Deny', 'Edit']) expect(buttons).toContain(`"text":"${label}"`);
 

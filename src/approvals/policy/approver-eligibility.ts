@@ -18,14 +18,20 @@ export function approverEligibility({
   userId,
   requesterId,
   groupMembers,
+  inThreadChannel = true,
 }: {
   evaluation: PolicyEvaluation;
   userId: string;
   requesterId: string;
   groupMembers: GroupMembers;
+  /**
+   * Whether the person acted in the thread's channel. `channel` means the people of the thread's
+   * channel: a click on a copy elsewhere (#approvals, a DM) proves nothing about them.
+   */
+  inThreadChannel?: boolean;
 }): Eligibility {
   if (userId === requesterId && !evaluation.allowSelfApproval) return { eligible: false, why: 'self-approval' };
-  if (evaluation.approvers.some((approver) => isCoveredBy({ approver, userId, requesterId, groupMembers }))) return { eligible: true };
+  if (evaluation.approvers.some((approver) => isCoveredBy({ approver, userId, requesterId, groupMembers, inThreadChannel }))) return { eligible: true };
   const unresolvedGroupIds = approverGroupIds(evaluation).filter((groupId) => !groupMembers.has(groupId));
   return { eligible: false, why: 'not-an-approver', unresolvedGroupIds };
 }
@@ -35,7 +41,19 @@ export function approverGroupIds(evaluation: Pick<PolicyEvaluation, 'approvers'>
   return [...new Set(evaluation.approvers.flatMap((approver) => (approver.kind === 'group' ? [approver.groupId] : [])))];
 }
 
-function isCoveredBy({ approver, userId, requesterId, groupMembers }: { approver: ApproverSpec; userId: string; requesterId: string; groupMembers: GroupMembers }): boolean {
+function isCoveredBy({
+  approver,
+  userId,
+  requesterId,
+  groupMembers,
+  inThreadChannel,
+}: {
+  approver: ApproverSpec;
+  userId: string;
+  requesterId: string;
+  groupMembers: GroupMembers;
+  inThreadChannel: boolean;
+}): boolean {
   switch (approver.kind) {
     case 'user':
       return approver.userId === userId;
@@ -44,7 +62,8 @@ function isCoveredBy({ approver, userId, requesterId, groupMembers }: { approver
     case 'requester':
       return userId === requesterId;
     case 'channel':
-      // Slack only delivers a click from someone who can see the card, i.e. who is in the channel.
-      return true;
+      // Slack only delivers a click from someone who can see the card, i.e. who is in the channel;
+      // a copy elsewhere is seen by other people, so it widens nothing.
+      return inThreadChannel;
   }
 }

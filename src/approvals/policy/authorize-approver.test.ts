@@ -142,3 +142,24 @@ describe('approverGroupIds', () => {
     expect(approverGroupIds(evaluation({}))).toEqual([]);
   });
 });
+
+describe('a click on a copy outside the thread', () => {
+  const onCopy = { channel: 'C0OPS', clickedThere: false };
+  const inThread = { channel: 'C0OPS', clickedThere: true };
+  const judge = (userId: string, approvers: ApproverSpec[], thread: { channel: string; clickedThere: boolean }) =>
+    authorizeApprover({ evaluation: evaluation({ approvers }), userId, requesterId: 'U0REQ', groupMembers: ONCALL_MEMBERS, approvedBy: [], thread });
+
+  it('does not count as a click by someone in the thread channel', () => {
+    expect(judge('U0DAVE', [CHANNEL], inThread)).toEqual({ allowed: true });
+    expect(judge('U0DAVE', [CHANNEL], onCopy)).toMatchObject({ allowed: false, code: 'not-eligible', reason: 'Only people in <#C0OPS> can approve this, from the thread there' });
+  });
+
+  it('still lets named approvers (an escalation may add them beside the channel) decide from the copy', () => {
+    expect(judge('U0CAROL', [CHANNEL, ONCALL], onCopy)).toEqual({ allowed: true });
+    expect(judge('U0DAVE', [CHANNEL, ONCALL], onCopy)).toMatchObject({
+      allowed: false,
+      reason: 'Only people in <#C0OPS> can approve this, from the thread there, or members of <!subteam^S0ONCALL> from here',
+    });
+    expect(judge('U0ALICE', [ALICE], onCopy)).toEqual({ allowed: true });
+  });
+});

@@ -23,6 +23,7 @@ export function authorizeApprover({
   groupMembers,
   approvedBy,
   action = 'approve',
+  thread,
 }: {
   evaluation: PolicyEvaluation;
   userId: string;
@@ -31,15 +32,24 @@ export function authorizeApprover({
   /** Users who already approved this call (quorum). */
   approvedBy: readonly string[];
   action?: ApproverAction;
+  /** The thread's channel, and whether the click was made there rather than on a copy elsewhere. Default: there. */
+  thread?: { channel: string; clickedThere: boolean };
 }): Authorization {
   if (action === 'deny' && (userId === requesterId || approvedBy.includes(userId))) return { allowed: true };
 
-  const eligibility = approverEligibility({ evaluation, userId, requesterId, groupMembers });
+  const inThreadChannel = thread?.clickedThere ?? true;
+  const eligibility = approverEligibility({ evaluation, userId, requesterId, groupMembers, inThreadChannel });
   if (!eligibility.eligible) {
     if (eligibility.why === 'self-approval') return { allowed: false, code: 'self-approval', reason: 'You asked for this, so someone else must approve it' };
     const [unresolvedGroupId] = eligibility.unresolvedGroupIds;
     if (unresolvedGroupId !== undefined) {
       return { allowed: false, code: 'groups-unresolved', reason: `Could not check who is in <!subteam^${unresolvedGroupId}> just now; try again in a minute` };
+    }
+    // A copy outside the thread's channel: "anyone in the channel" means the thread's channel.
+    if (!inThreadChannel && thread && evaluation.approvers.some((approver) => approver.kind === 'channel')) {
+      const named = evaluation.approvers.filter((approver) => approver.kind !== 'channel');
+      const others = named.length === 0 ? '' : `, or ${whoCanApprove({ ...evaluation, approvers: named })} from here`;
+      return { allowed: false, code: 'not-eligible', reason: `Only people in <#${thread.channel}> can ${action} this, from the thread there${others}` };
     }
     return { allowed: false, code: 'not-eligible', reason: `Only ${whoCanApprove(evaluation)} can ${action} this` };
   }

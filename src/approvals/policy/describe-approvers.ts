@@ -40,6 +40,11 @@ export function reminderMentions({
   return [...new Set(mentions)].join(' ');
 }
 
+/** Mentions of named approvers (users and groups), for a notice meant to reach them. */
+export function approverMentions(approvers: ReadonlyArray<Extract<ApproverSpec, { kind: 'user' | 'group' }>>): string {
+  return approvers.map((approver) => (approver.kind === 'user' ? `<@${approver.userId}>` : `<!subteam^${approver.groupId}>`)).join(' ');
+}
+
 function approverPhrase({ approver, evaluation, membersOf }: { approver: ApproverSpec; evaluation: PolicyEvaluation; membersOf: boolean }): string {
   switch (approver.kind) {
     case 'user':

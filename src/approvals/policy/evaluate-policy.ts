@@ -54,7 +54,7 @@ export function evaluatePolicy({
 
 // Copies, so a caller that stores or edits an evaluation cannot reach into the shared config.
 function settingsOf(settings: PolicySettings): Omit<PolicyEvaluation, 'rule' | 'needsApproval'> {
-  const { approvers, required, allowSelfApproval, expiryMs, reminderMs, onExpiry, autoApprove, grants } = settings;
+  const { approvers, required, allowSelfApproval, expiryMs, reminderMs, onExpiry, autoApprove, grants, notify, escalation } = settings;
   return {
     approvers: approvers.map((approver) => ({ ...approver })),
     required,
@@ -64,5 +64,7 @@ function settingsOf(settings: PolicySettings): Omit<PolicyEvaluation, 'rule' | '
     onExpiry,
     autoApprove,
     grants,
+    ...(notify === undefined ? {} : { notify: { ...notify, channels: [...notify.channels] } }),
+    ...(escalation === undefined ? {} : { escalation: structuredClone(escalation) }),
   };
 }

@@ -5,7 +5,9 @@ import { approvalsOf, currentVersion, inputHash } from '../input-version.js';
 import { decisionOf, isQuestion, type Decision, type InputVersion, type PendingCall, type PendingStep } from '../pending-step.js';
 import { approverEligibility, type GroupMembers } from '../policy/approver-eligibility.js';
 import { authorizeApprover } from '../policy/authorize-approver.js';
+import { withEscalationSoFar } from '../policy/escalated-approvers.js';
 import type { PolicyEvaluation } from '../policy/evaluate-policy.js';
+import { fromThisCard } from '../card-routing.js';
 import { refusal, type Refusal } from './refusal.js';
 import { decisionEvent, nextRevision, type StepTransition } from './step-transition.js';
 
@@ -20,8 +22,11 @@ export interface CallActionRequest {
   stepId: string;
   approvalId: string;
   userId: string;
-  /** Where the click or form came from, as Slack's signed payload says. */
-  origin: { teamId: string | undefined; channel: string | undefined };
+  /**
+   * Where the click or form came from, as Slack's signed payload says: the thread's channel or the
+   * channel of a recorded copy of the card. `messageTs` (a click's message) must then be that copy.
+   */
+  origin: { teamId: string | undefined; channel: string | undefined; messageTs?: string | undefined };
   action: CallAction;
 }
 
@@ -53,7 +58,7 @@ export function applyCallAction(step: PendingStep | undefined, request: CallActi
   const call = step?.calls.find((candidate) => candidate.approvalId === request.approvalId);
   if (!step || !call) return refusal('not-found', 'This approval request is no longer open, so nothing changed.');
   if (request.origin.teamId !== step.teamId) return refusal('wrong-workspace', 'This request belongs to another Slack workspace, so nothing changed.');
-  if (request.origin.channel !== step.channel) return refusal('wrong-channel', 'This request belongs to another channel, so nothing changed.');
+  if (!fromThisCard(step, request.origin)) return refusal('wrong-channel', 'This request belongs to another channel, so nothing changed.');
   const decided = decisionOf(step, call.approvalId);
   if (decided) return refusal('already-decided', alreadyDecidedText(decided));
   if (step.phase !== 'pending') return refusal('closed', 'This approval request was already closed, so nothing changed.');
@@ -95,7 +100,15 @@ function authorize(
   context: CallActionContext,
   { action, approvedBy }: { action: 'approve' | 'deny'; approvedBy: readonly string[] },
 ): { ok: false; refusal: Refusal } | undefined {
-  const authorization = authorizeApprover({ evaluation: version.policy, userId: request.userId, requesterId: step.requesterId, groupMembers: context.groupMembers, approvedBy, action });
+  const authorization = authorizeApprover({
+    evaluation: version.policy,
+    userId: request.userId,
+    requesterId: step.requesterId,
+    groupMembers: context.groupMembers,
+    approvedBy,
+    action,
+    thread: { channel: step.channel, clickedThere: request.origin.channel === step.channel },
+  });
   return authorization.allowed ? undefined : refusal(authorization.code, `${authorization.reason}, so nothing changed.`);
 }
 
@@ -150,7 +163,8 @@ function edit(
 
   // An input that the policy lets through unasked still waits for the approvers it had: an edit
   // never lowers the bar set for the call.
-  const policy = action.policy.needsApproval ? action.policy : current.policy;
+  // Fallback approvers the escalation ladder added so far stay: an edit does not undo a hop.
+  const policy = withEscalationSoFar(action.policy.needsApproval ? action.policy : current.policy, step.escalation);
   const version: InputVersion = {
     number: current.number + 1,
     input: action.input,
@@ -175,7 +189,13 @@ function edit(
     input: action.input,
     changes: describeChanges(diffInputs(current.input, action.input)),
   };
-  const eligible = approverEligibility({ evaluation: policy, userId: request.userId, requesterId: step.requesterId, groupMembers: context.groupMembers }).eligible;
+  const eligible = approverEligibility({
+    evaluation: policy,
+    userId: request.userId,
+    requesterId: step.requesterId,
+    groupMembers: context.groupMembers,
+    inThreadChannel: request.origin.channel === step.channel,
+  }).eligible;
   if (!eligible) {
     return {
       ok: true,

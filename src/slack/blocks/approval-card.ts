@@ -1,12 +1,14 @@
 import type { types } from '@slack/bolt';
+import { threadCardActionable } from '../../approvals/card-routing.js';
 import { describeChanges, diffInputs } from '../../approvals/input-diff.js';
 import { approvalsOf, approvedVersion, currentVersion } from '../../approvals/input-version.js';
-import { describeApprovers } from '../../approvals/policy/describe-approvers.js';
+import { approverMentions, describeApprovers } from '../../approvals/policy/describe-approvers.js';
 import { isQuestion, undecidedCalls, type Decision, type InputVersion, type PendingCall, type PendingStep } from '../../approvals/pending-step.js';
 import { ZERO_WIDTH_SPACE } from '../format/escape-mrkdwn.js';
 import { slackDate, userMention } from '../format/mrkdwn-tokens.js';
 import { untrustedTextToMrkdwn } from '../format/untrusted-text.js';
 import { ANSWER_ACTION_PREFIX, APPROVAL_ACTION_IDS, encodeApprovalActionValue } from './action-ids.js';
+import { cardRoutingLine, type CardPlacement } from './card-routing-line.js';
 import { fitRenderedText } from './fit-rendered-text.js';
 import { stringifyArguments } from './format-arguments.js';
 import { SLACK_LIMITS, truncateText } from './limits.js';
@@ -43,21 +45,25 @@ const FENCE = '```';
  * every decision. All model-supplied text is escaped and fitted, so the card stays within Slack's
  * limits for any input.
  */
-export function buildApprovalCard({ step }: { step: PendingStep }): ApprovalCard {
+export function buildApprovalCard({ step, placement = 'thread' }: { step: PendingStep; placement?: CardPlacement }): ApprovalCard {
+  // A thread card whose rule sends the decision elsewhere only shows the state, once a copy exists.
+  const actionable = placement === 'copy' || threadCardActionable(step);
+  const routing = cardRoutingLine({ step, placement, actionable });
   const shownCalls = step.calls.slice(0, MAX_SHOWN_CALLS);
   const hiddenCalls = step.calls.slice(MAX_SHOWN_CALLS);
   const waiting = step.phase === 'pending' ? undecidedCalls(step).length : 0;
   const expiry = step.expiresAt !== undefined && waiting > 0 ? ` · expires ${slackDate({ epochMilliseconds: step.expiresAt })}` : '';
-  const summary = `Requested by ${userMention(step.requesterId)} · ${slackDate({ epochMilliseconds: step.createdAt })} · ${statusText(step, waiting)}${expiry}`;
+  const summary = `Requested by ${userMention(step.requesterId)} · ${slackDate({ epochMilliseconds: step.createdAt })} · ${statusText(step, waiting)}${expiry}${waiting > 0 ? escalationText(step) : ''}`;
   const hiddenSummary = hiddenCalls.length > 0 ? hiddenCallsText(step, hiddenCalls) : undefined;
-  const drafts = shownCalls.map((call, index) => draftCall(step, call, index));
-  const fixedLength = HEADER_TEXT.length + summary.length + (hiddenSummary?.length ?? 0) + sum(drafts.map((draft) => draft.fixedLength));
+  const drafts = shownCalls.map((call, index) => draftCall(step, call, index, actionable));
+  const fixedLength = HEADER_TEXT.length + summary.length + routing.length + (hiddenSummary?.length ?? 0) + sum(drafts.map((draft) => draft.fixedLength));
   const argumentsShare = Math.max(MIN_ARGUMENTS_LENGTH, Math.floor((APPROVAL_CARD_TEXT_BUDGET - fixedLength) / Math.max(1, drafts.length)));
 
   const onlyQuestions = step.calls.length > 0 && step.calls.every(isQuestion);
   const blocks: KnownBlock[] = [
     { type: 'header', text: { type: 'plain_text', text: onlyQuestions ? QUESTION_HEADER_TEXT : HEADER_TEXT, emoji: true } },
     contextBlock(summary),
+    ...(routing === '' ? [] : [contextBlock(routing)]),
     ...drafts.flatMap((draft): KnownBlock[] => {
       const section = draft.section(argumentsShare);
       return [{ type: 'divider' }, { type: 'section', text: { type: 'mrkdwn', text: section.text, verbatim: true } }, draft.footer(section.truncated)];
@@ -75,7 +81,7 @@ interface CallDraft {
   footer: (truncated: boolean) => KnownBlock;
 }
 
-function draftCall(step: PendingStep, call: PendingCall, index: number): CallDraft {
+function draftCall(step: PendingStep, call: PendingCall, index: number, actionable: boolean): CallDraft {
   if (isQuestion(call)) return draftQuestion(step, call, index);
   const title = `*${fitUntrusted(toolNameOf(call), TOOL_NAME_MAX_LENGTH)}*`;
   const description = typeof call.description === 'string' ? fitUntrusted(call.description.trim(), DESCRIPTION_MAX_LENGTH) : '';
@@ -84,7 +90,7 @@ function draftCall(step: PendingStep, call: PendingCall, index: number): CallDra
   const input = shown?.input ?? call.input;
   const source = input === undefined ? undefined : stringifyArguments(input);
   const argumentsOverhead = source === undefined ? NO_ARGUMENTS.length : 2 * FENCE.length + truncationNote(source.length).length;
-  const footer = (truncated: boolean) => footerFor(step, call, index, truncated);
+  const footer = (truncated: boolean) => footerFor(step, call, index, truncated, actionable);
   const sectionRoom = SLACK_LIMITS.sectionTextLength - prefix.length - argumentsOverhead;
 
   return {
@@ -188,10 +194,14 @@ function codeBlock(content: string): string {
   return `${FENCE}${start}${content}${end}${FENCE}`;
 }
 
-function footerFor(step: PendingStep, call: PendingCall, index: number, truncated: boolean): { block: KnownBlock; textLength: number } {
+function footerFor(step: PendingStep, call: PendingCall, index: number, truncated: boolean, actionable = true): { block: KnownBlock; textLength: number } {
   const decision = decisionFor(step, call);
   if (decision !== undefined || step.phase !== 'pending') {
     const text = decision === undefined ? ':heavy_minus_sign: Closed without a decision' : decisionText(decision, call, step);
+    return { block: contextBlock(text), textLength: text.length };
+  }
+  if (!actionable) {
+    const text = ':hourglass_flowing_sand: Waiting for a decision (see above for where)';
     return { block: contextBlock(text), textLength: text.length };
   }
   const version = currentVersion(call);
@@ -262,6 +272,20 @@ function answerText(answer: unknown): string {
   if (typeof answer === 'string') return answer;
   if (typeof answer === 'object' && answer !== null && Object.keys(answer).length === 1 && 'answer' in answer) return String((answer as { answer: unknown }).answer);
   return stringifyArguments(answer);
+}
+
+/**
+ * Where the step is on its escalation ladder: ` · Stage 2 of 3 · next: escalates to @leads at
+ * 14:30`. Stage 1 is the request itself; each hop is the next stage. Config text, so mentions are meant.
+ */
+function escalationText(step: PendingStep): string {
+  const { escalation } = step;
+  if (!escalation || escalation.ladder.length === 0) return '';
+  const stage = ` · Stage ${escalation.done + 1} of ${escalation.ladder.length + 1}`;
+  const next = escalation.ladder[escalation.done];
+  if (!next || escalation.nextAt === undefined) return stage;
+  const what = next.addApprovers.length > 0 ? `escalates to ${approverMentions(next.addApprovers)}` : 'reminder';
+  return `${stage} · next: ${what} ${slackDate({ epochMilliseconds: escalation.nextAt })}`;
 }
 
 function statusText(step: PendingStep, waiting: number): string {

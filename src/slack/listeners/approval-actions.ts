@@ -8,19 +8,20 @@ export interface ApprovalActionOptions {
   messenger: ThreadMessenger;
 }
 
-/** Where a click came from: the channel to answer in privately, and the card's thread. */
-export function clickOrigin(body: BlockAction): { channel?: string; threadTs?: string } {
+/** Where a click came from: the channel to answer in privately, the card's thread, and the card's message. */
+export function clickOrigin(body: BlockAction): { channel?: string; threadTs?: string; messageTs?: string } {
   const channel = body.channel?.id ?? body.container?.channel_id;
   const threadTs = body.message?.thread_ts ?? body.container?.thread_ts;
-  return { ...(channel ? { channel } : {}), ...(typeof threadTs === 'string' ? { threadTs } : {}) };
+  const messageTs: unknown = body.container?.message_ts ?? body.message?.ts;
+  return { ...(channel ? { channel } : {}), ...(typeof threadTs === 'string' ? { threadTs } : {}), ...(typeof messageTs === 'string' ? { messageTs } : {}) };
 }
 
 /**
  * Who acted and from where, as Slack's signed payload says: the server compares this with the
  * step, so a click from another workspace or channel cannot decide a call even if it names one.
  */
-export function actorOf(body: { user: { id: string; team_id?: string }; team?: { id?: string } | null }, channel: string | undefined) {
-  return { userId: body.user.id, origin: { teamId: body.team?.id ?? body.user.team_id, channel } };
+export function actorOf(body: { user: { id: string; team_id?: string }; team?: { id?: string } | null }, channel: string | undefined, messageTs?: string) {
+  return { userId: body.user.id, origin: { teamId: body.team?.id ?? body.user.team_id, channel, ...(messageTs === undefined ? {} : { messageTs }) } };
 }
 
 /** Answers only the person who clicked; a failure to do so must not fail the listener. */
@@ -41,10 +42,11 @@ export function registerApprovalActions(app: App, { decider, messenger }: Approv
       await ack();
       const target = decodeApprovalActionValue(action.value);
       if (!target) return;
+      const { channel, messageTs } = clickOrigin(body);
       const outcome = await decider.record({
         stepId: target.stepId,
         approvalId: target.approvalId,
-        ...actorOf(body, clickOrigin(body).channel),
+        ...actorOf(body, channel, messageTs),
         action: actionId === APPROVAL_ACTION_IDS.approve ? { kind: 'approve', version: target.version ?? 0 } : { kind: 'deny' },
       });
       if (outcome.recorded) await decider.publish(outcome);

@@ -1,5 +1,6 @@
 import type { App, BlockAction, ButtonAction, types } from '@slack/bolt';
 import { findCall } from '../../approvals/find-call.js';
+import { fromThisCard } from '../../approvals/card-routing.js';
 import { currentVersion } from '../../approvals/input-version.js';
 import type { PendingCall, PendingStep } from '../../approvals/pending-step.js';
 import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
@@ -53,10 +54,13 @@ export function registerCallModalButton(
     const lookup = await findCall(store, reference);
     const { step, call } = lookup;
     if (!step || !call || (!lookup.open && !options.allowClosed)) return tellPrivately(messenger, body, lookup.open ? '' : lookup.message);
-    const { origin } = actorOf(body, clickOrigin(body).channel);
-    if (origin.teamId !== step.teamId || origin.channel !== step.channel) return tellPrivately(messenger, body, 'This request belongs to another channel, so nothing changed.');
+    const { channel, messageTs } = clickOrigin(body);
+    const { origin } = actorOf(body, channel, messageTs);
+    if (origin.teamId !== step.teamId || !fromThisCard(step, origin)) return tellPrivately(messenger, body, 'This request belongs to another channel, so nothing changed.');
     const shown = callAsShown(call);
-    const privateMetadata = encodeCallFormMetadata({ stepId: step.stepId, approvalId: call.approvalId, version: currentVersion(call)?.number ?? 0, channel: step.channel });
+    // The form remembers the card it was opened from (the thread or a copy), so its submit is
+    // judged as that click would be: a form opened from #approvals does not count as the thread.
+    const privateMetadata = encodeCallFormMetadata({ stepId: step.stepId, approvalId: call.approvalId, version: currentVersion(call)?.number ?? 0, channel: origin.channel ?? step.channel });
     const view = await options.view({ step, call: shown, userId: body.user.id, privateMetadata });
     if (typeof view === 'string') return tellPrivately(messenger, body, view);
     try {

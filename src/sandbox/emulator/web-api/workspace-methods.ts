@@ -79,11 +79,24 @@ const assistantThreadUpdate: SlackMethodHandler = ({ args }) => {
   return { ok: true };
 };
 
+/** The bot's DM with one user: the same channel id every time, derived from the user id. */
+const conversationsOpen: SlackMethodHandler = ({ args }) => {
+  const users = stringArgument(args.users)?.split(',').filter(Boolean) ?? [];
+  if (users.length !== 1) return slackError(users.length === 0 ? 'users_list_not_supplied' : 'not_supported');
+  return { ok: true, channel: { id: directMessageChannel(users[0]!) } };
+};
+
+/** `D` + the user id without its `U`/`W`: what the emulator calls a user's DM with the bot. */
+export function directMessageChannel(userId: string): string {
+  return `D${userId.slice(1)}`;
+}
+
 export const WORKSPACE_METHODS: Record<string, SlackMethodHandler> = {
   'auth.test': authTest,
   'users.info': usersInfo,
   'usergroups.users.list': usergroupUsers,
   'users.conversations': usersConversations,
+  'conversations.open': conversationsOpen,
   'reactions.add': reactionsAdd,
   'reactions.remove': reactionsRemove,
   'assistant.threads.setStatus': setStatus,

@@ -1,0 +1,58 @@
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import type { ThreadMessenger } from '../conversation/thread-messenger.js';
+import { createMemoryStore } from '../store/memory-store.js';
+import type { StateStore } from '../store/state-store.js';
+import { newThreadState } from '../store/thread-state.js';
+import { createExpirySweeper } from './expiry-sweeper.js';
+import { evaluation, makeStep } from './pending-step.test-support.js';
+
+const logger = pino({ level: 'silent' });
+const worker = { submit: async () => {}, pickUp: async () => false, idle: async () => {} };
+
+/** A store whose first `readers` step reads all return only once every one of them has read: two processes that saw the same due hop. */
+function withSimultaneousReads(store: StateStore, readers: number): StateStore {
+  let arrived = 0;
+  let release: () => void = () => {};
+  const together = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return {
+    ...store,
+    async getStep(stepId) {
+      const step = await store.getStep(stepId);
+      arrived += 1;
+      if (arrived <= readers) {
+        if (arrived === readers) release();
+        await together;
+      }
+      return step;
+    },
+  };
+}
+
+describe('escalation sweep', () => {
+  it('makes and announces a hop once when two processes sweep it at the same moment', async () => {
+    const store = createMemoryStore();
+    const ladder = [{ afterMs: 100, remind: false, addApprovers: [{ kind: 'group' as const, groupId: 'S0LEADS' }] }];
+    const step = makeStep([{ approvalId: 'apv-1', policy: evaluation({ approvers: [{ kind: 'user', userId: 'U0OPS' }] }) }]);
+    step.escalation = { ladder, done: 0, nextAt: step.createdAt + 100 };
+    step.expiresAt = step.createdAt + 60_000;
+    const token = (await store.tryLock(step.threadKey, 60_000))!;
+    await store.createStep({ step, thread: { ...newThreadState(step, 1), pendingStepId: step.stepId }, ttlMs: 60_000, audit: [], fence: { threadKey: step.threadKey, token } });
+
+    const notices: string[] = [];
+    const messenger = {
+      postMention: async ({ text }: { text: string }) => void notices.push(text),
+      updateStepCard: async () => {},
+      updateStepCopy: async () => {},
+    } as unknown as ThreadMessenger;
+    const shared = withSimultaneousReads(store, 2);
+    const sweepers = [1, 2].map(() => createExpirySweeper({ store: shared, messenger, worker, logger, now: () => step.createdAt + 150 }));
+    await Promise.all(sweepers.map((sweeper) => sweeper.sweepOnce()));
+
+    expect(notices.filter((text) => text.includes('Escalated'))).toHaveLength(1);
+    expect((await store.getStep(step.stepId))?.escalation?.done).toBe(1);
+    expect(await store.dueSteps({ kind: 'escalation', now: step.createdAt + 10_000, limit: 10 })).toEqual([]);
+  });
+});

@@ -1,0 +1,43 @@
+import type { AuditEventInput } from '../../audit/audit-event.js';
+import { approverKey, type EscalationStage } from '../../config/policy-config-schema.js';
+import { currentVersion } from '../input-version.js';
+import { isQuestion, undecidedCalls, type PendingStep } from '../pending-step.js';
+import { withAddedApprovers } from '../policy/escalated-approvers.js';
+import { nextRevision, type StepTransition } from './step-transition.js';
+
+/**
+ * The next hop of a step's escalation ladder, once its time has come: the fallback approvers of
+ * the hop may decide every call still waiting (clicks are judged by the call's current policy, so
+ * they are accepted from now on), and the ladder moves on. Undefined when there is nothing to do:
+ * the step is closed, expired (expiry stays the last step), not due yet, or already escalated by
+ * another process, so the store's revision check lets exactly one process make each hop. Pure.
+ */
+export function escalateTransition(step: PendingStep, { now }: { now: number }): { transition: StepTransition; stage: EscalationStage } | undefined {
+  const { escalation } = step;
+  if (step.phase !== 'pending' || escalation?.nextAt === undefined || now < escalation.nextAt) return undefined;
+  if (step.expiresAt !== undefined && now >= step.expiresAt) return undefined;
+  const stage = escalation.ladder[escalation.done];
+  if (!stage) return undefined;
+  const next = nextRevision(step);
+  const done = escalation.done + 1;
+  const following = escalation.ladder[done];
+  next.escalation = { ladder: escalation.ladder, done, ...(following ? { nextAt: step.createdAt + following.afterMs } : {}) };
+  const audit: AuditEventInput[] = [];
+  for (const call of undecidedCalls(next)) {
+    const version = currentVersion(call);
+    if (isQuestion(call) || !version) continue;
+    version.policy = withAddedApprovers(version.policy, stage.addApprovers);
+    audit.push({
+      type: 'escalated',
+      teamId: step.teamId,
+      stepId: step.stepId,
+      approvalId: call.approvalId,
+      toolName: call.toolName,
+      hop: done,
+      hops: escalation.ladder.length,
+      reminded: stage.remind,
+      addedApprovers: stage.addApprovers.map(approverKey),
+    });
+  }
+  return { transition: { step: next, fromRevision: step.revision, audit }, stage };
+}

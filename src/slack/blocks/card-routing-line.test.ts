@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { makeStep } from '../../approvals/pending-step.test-support.js';
+import { buildApprovalCard } from './approval-card.js';
+import { cardRoutingLine } from './card-routing-line.js';
+
+const copies = [
+  { kind: 'channel' as const, channel: 'C0APPROVALS', ts: '2.2', permalink: 'https://example.slack.com/archives/C0APPROVALS/p22' },
+  { kind: 'dm' as const, channel: 'D0OPS1', ts: '3.3', userId: 'U0OPS1' },
+  { kind: 'dm' as const, channel: 'D0OPS2', ts: '4.4', userId: 'U0OPS2' },
+];
+
+describe('card routing line', () => {
+  it('tells the thread where else the card waits, and each copy which thread it belongs to', () => {
+    const step = { ...makeStep(['a']), copies, cardLink: 'https://example.slack.com/archives/C0OPS/p11' };
+    expect(cardRoutingLine({ step, placement: 'thread', actionable: true })).toBe(
+      ':mailbox_with_mail: Also waiting for approval in <#C0APPROVALS> (<https://example.slack.com/archives/C0APPROVALS/p22|open>) and a DM to <@U0OPS1>, <@U0OPS2>',
+    );
+    expect(cardRoutingLine({ step, placement: 'thread', actionable: false })).toMatch(/^:mailbox_with_mail: Waiting for approval in/);
+    expect(cardRoutingLine({ step, placement: 'copy', actionable: true })).toBe(`:link: Requested in <#${step.channel}> · <https://example.slack.com/archives/C0OPS/p11|open the thread>`);
+    expect(cardRoutingLine({ step: makeStep(['a']), placement: 'thread', actionable: true })).toBe('');
+  });
+
+  it('drops a link that could break out of the link syntax', () => {
+    const step = { ...makeStep(['a']), cardLink: 'https://evil.example/|<!channel>' };
+    expect(cardRoutingLine({ step, placement: 'copy', actionable: true })).toBe(`:link: Requested in <#${step.channel}>`);
+  });
+
+  it('shows the escalation stage and the next hop on the card while calls wait', () => {
+    const step = makeStep(['a']);
+    step.escalation = { ladder: [{ afterMs: 60_000, remind: true, addApprovers: [] }, { afterMs: 120_000, remind: false, addApprovers: [{ kind: 'group', groupId: 'S0LEADS' }] }], done: 1, nextAt: step.createdAt + 120_000 };
+    expect(JSON.stringify(buildApprovalCard({ step }).blocks)).toContain('Stage 2 of 3 · next: escalates to <!subteam^S0LEADS> <!date^');
+    const decided = { ...step, decisions: { a: { outcome: 'denied' as const, userId: 'UBOB', at: step.createdAt } }, phase: 'complete' as const };
+    expect(JSON.stringify(buildApprovalCard({ step: decided }).blocks)).not.toContain('Stage 2 of 3');
+  });
+});
