@@ -6,6 +6,7 @@ import type { App } from '@slack/bolt';
 import type { LanguageModel } from 'ai';
 import type { Logger } from 'pino';
 import { createLanguageModel } from './agent/create-language-model.js';
+import { resolveApprovalHook, type ApprovalHookOption } from './approvals/approval-hook.js';
 import { createCallDecider } from './approvals/decide-call.js';
 import { evaluateCallPolicy } from './approvals/evaluate-call-policy.js';
 import { createExpirySweeper } from './approvals/expiry-sweeper.js';
@@ -66,6 +67,14 @@ export interface CreateBotOptions {
   /** No new turn starts while this process's event loop lags more than this: default 500 ms for a worker, 100 ms for a process that also serves Slack. */
   maxEventLoopDelayMs?: number;
   model?: LanguageModel;
+  /**
+   * Decides a call in code before people see its card: return `{ decision: 'approve' }`,
+   * `{ decision: 'deny', reason }`, or `undefined` to leave it to people. Called once per call that
+   * needs approval, with a copy of its input; recorded in the audit trail as `hook:<name>`. A hook
+   * that throws or runs past its time limit (default 5 s) leaves the call to people. An approval
+   * settles the call (quorum included); rules with `autoApprove: forbidden` can only be denied.
+   */
+  onApprovalRequest?: ApprovalHookOption;
 }
 
 export interface Bot {
@@ -122,6 +131,7 @@ async function assemble(
   const app = createSlackApp({ settings: { ...environment.slack, ...identity }, store, logger, renderMetrics: prometheus.render });
   const messenger = createWebApiMessenger({ client: app.client, logger, streaming: environment.slack.streaming });
   const resolveGroups = createUsergroupMembers({ client: app.client, logger });
+  const approvalHook = resolveApprovalHook(options.onApprovalRequest);
   const conversation = createConversation({
     store,
     messenger,
@@ -144,6 +154,7 @@ async function assemble(
     botUserId: identity.botUserId,
     now,
     metrics: prometheus.metrics,
+    ...(approvalHook ? { approvalHook } : {}),
   });
   const lockTtlMs = options.lockTtlMs ?? DEFAULT_LOCK_TTL_MS;
   const role = options.role ?? environment.role;

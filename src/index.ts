@@ -9,3 +9,10 @@ export { createRedisStore } from './store/redis-store.js';
 export { createMemoryStore } from './store/memory-store.js';
 export type { StateStore } from './store/state-store.js';
 export { loadTools, withWireToolNames, type LoadedTools } from './tools/load-tools.js';
+export type {
+  ApprovalHookDecision,
+  ApprovalHookFunction,
+  ApprovalHookOption,
+  ApprovalHookRequest,
+} from './approvals/approval-hook.js';
+export type { PolicyEvaluation } from './approvals/policy/evaluate-policy.js';

@@ -1,5 +1,6 @@
 import type { LanguageModel } from 'ai';
 import type { Logger } from 'pino';
+import type { ApprovalHook } from '../approvals/approval-hook.js';
 import type { GroupMembers } from '../approvals/policy/approver-eligibility.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { PolicyConfig } from '../config/policy-config-schema.js';
@@ -30,4 +31,6 @@ export interface PhaseDependencies {
   newStepId: () => string;
   /** Turns and tool runs counted for the operator's dashboards. */
   metrics: Metrics;
+  /** `createBot({ onApprovalRequest })`: code that may decide a call before people see its card. */
+  approvalHook?: ApprovalHook;
 }

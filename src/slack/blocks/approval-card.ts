@@ -4,7 +4,7 @@ import { approvalsOf, approvedVersion, currentVersion } from '../../approvals/in
 import { describeApprovers } from '../../approvals/policy/describe-approvers.js';
 import { isQuestion, undecidedCalls, type Decision, type InputVersion, type PendingCall, type PendingStep } from '../../approvals/pending-step.js';
 import { ZERO_WIDTH_SPACE } from '../format/escape-mrkdwn.js';
-import { slackDate, userMention } from '../format/mrkdwn-tokens.js';
+import { actorMention, slackDate, userMention } from '../format/mrkdwn-tokens.js';
 import { untrustedTextToMrkdwn } from '../format/untrusted-text.js';
 import { ANSWER_ACTION_PREFIX, APPROVAL_ACTION_IDS, encodeApprovalActionValue } from './action-ids.js';
 import { fitRenderedText } from './fit-rendered-text.js';
@@ -234,11 +234,11 @@ const MAX_SHOWN_CHANGES = 6;
 const CHANGE_MAX_LENGTH = 200;
 
 function decisionText(decision: Decision, call: PendingCall, step?: PendingStep): string {
-  const by = userMention(decision.userId);
+  const by = actorMention(decision.userId);
   const when = slackDate({ epochMilliseconds: decision.at });
   switch (decision.outcome) {
     case 'approved': {
-      const approvers = (decision.approvedBy ?? [decision.userId]).map(userMention).join(' and ');
+      const approvers = (decision.approvedBy ?? [decision.userId]).map(actorMention).join(' and ');
       const runs = step && approvedVersion(step, call);
       if (!runs || runs.number === 0) return `:white_check_mark: Approved by ${approvers} · ${when}`;
       return `:white_check_mark: Approved by ${approvers} · ${when}. Runs version ${runs.number + 1}, edited by ${runs.editedBy ? userMention(runs.editedBy) : 'someone'} (shown above).`;

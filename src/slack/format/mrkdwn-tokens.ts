@@ -1,3 +1,4 @@
+import { hookNameOf } from '../../approvals/approval-hook.js';
 /** Slack user ids: `U…`, or `W…` for Enterprise Grid. */
 const USER_ID_PATTERN = /^[UW][A-Z0-9]{2,40}$/;
 
@@ -7,6 +8,16 @@ const USER_ID_PATTERN = /^[UW][A-Z0-9]{2,40}$/;
  */
 export function userMention(userId: string): string {
   return USER_ID_PATTERN.test(userId) ? `<@${userId}>` : 'an unknown user';
+}
+
+/** Names `onApprovalRequest` hooks may have (checked at start-up); anything else read back is not shown. */
+const HOOK_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/** Whoever decided: a person as a mention, the approval hook (`hook:<name>`) by its name. */
+export function actorMention(userId: string): string {
+  const hook = hookNameOf(userId);
+  if (hook === undefined) return userMention(userId);
+  return HOOK_NAME_PATTERN.test(hook) ? `policy hook \`${hook}\`` : 'a policy hook';
 }
 
 /** JavaScript's `Date` range; anything outside it has no calendar date to show. */
