@@ -18,6 +18,8 @@ import { recoverStalledWork } from './conversation/recover-stalled-work.js';
 import { createLoadGate, createLoadMonitor } from './conversation/load-gate.js';
 import { createThreadWorker, type ThreadWorker } from './conversation/thread-worker.js';
 import { createWorkPuller } from './conversation/work-puller.js';
+import { createScheduledTurns, type ScheduleClock } from './conversation/scheduled-turns.js';
+import { createChannelPoster } from './slack/channel-poster.js';
 import { createHealthServer } from './runtime/health-check.js';
 import { createPrometheusMetrics } from './metrics/prometheus-metrics.js';
 import type { AuditLog } from './audit/audit-log.js';
@@ -75,6 +77,8 @@ export interface CreateBotOptions {
    * settles the call (quorum included); rules with `autoApprove: forbidden` can only be denied.
    */
   onApprovalRequest?: ApprovalHookOption;
+  /** The timers `schedules:` run on; injected in tests, which advance them by hand. */
+  scheduleClock?: ScheduleClock;
 }
 
 export interface Bot {
@@ -155,6 +159,7 @@ async function assemble(
     now,
     metrics: prometheus.metrics,
     ...(approvalHook ? { approvalHook } : {}),
+    schedules: config.schedules,
   });
   const lockTtlMs = options.lockTtlMs ?? DEFAULT_LOCK_TTL_MS;
   const role = options.role ?? environment.role;
@@ -183,6 +188,20 @@ async function assemble(
     ...(options.sweepIntervalMs ? { intervalMs: options.sweepIntervalMs } : {}),
     ...(role === 'receiver' ? {} : { alsoRun: () => recoverStalledWork({ store, worker, now, graceMs: lockTtlMs, logger }) }),
   });
+  // Schedules start turns, so only processes that run turns keep their timers; the claim in Redis
+  // makes each firing one turn however many of them there are.
+  const schedules =
+    role === 'receiver' || config.schedules.length === 0
+      ? undefined
+      : createScheduledTurns({
+          schedules: config.schedules,
+          store,
+          poster: createChannelPoster(app.client),
+          worker,
+          teamId: createTeamIdLookup(app.client),
+          logger,
+          ...(options.scheduleClock ? { clock: options.scheduleClock } : {}),
+        });
   registerListeners(app, {
     store,
     worker,
@@ -224,6 +243,7 @@ async function assemble(
     async start(startOptions = {}) {
       sweeper.start();
       puller?.start();
+      schedules?.start();
       const port = startOptions.port ?? environment.slack.port;
       if (role === 'worker') {
         healthServer = createHealthServer(store, prometheus.render);
@@ -244,6 +264,7 @@ async function assemble(
       return { port: bound };
     },
     async stop() {
+      await schedules?.stop();
       await puller?.stop();
       await sweeper.stop();
       if (healthServer) await new Promise((resolve) => healthServer?.close(resolve));
@@ -274,6 +295,27 @@ function createStore(environment: EnvironmentConfig, logger: Logger, audit: Audi
     'REDIS_URL is not set: using an in-memory store. Pending approvals will not survive a restart and are not shared between bot processes.',
   );
   return createMemoryStore({ audit });
+}
+
+/** The workspace of the bot token, asked once (`auth.test`), for the threads scheduled turns start. */
+function createTeamIdLookup(client: WebClient): () => Promise<string> {
+  let teamId: Promise<string> | undefined;
+  return () => {
+    teamId ??= client.auth.test().then(
+      (identity) => {
+        if (!identity.team_id) throw new SlackResponseError({ method: 'auth.test', missing: 'team id' });
+        return identity.team_id;
+      },
+      (error: unknown) => {
+        throw new SlackCallError({ method: 'auth.test', cause: error });
+      },
+    );
+    // A failure is asked again at the next firing rather than remembered.
+    teamId.catch(() => {
+      teamId = undefined;
+    });
+    return teamId;
+  };
 }
 
 /** Bolt needs the bot's ids; asking Slack once here keeps Bolt from asking on every event. */

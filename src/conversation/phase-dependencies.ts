@@ -4,6 +4,7 @@ import type { ApprovalHook } from '../approvals/approval-hook.js';
 import type { GroupMembers } from '../approvals/policy/approver-eligibility.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { PolicyConfig } from '../config/policy-config-schema.js';
+import type { ScheduleConfig } from '../config/schedule-config-schema.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { StateStore } from '../store/state-store.js';
 import type { ToolDefinition } from '../tools/tool-definition.js';
@@ -33,4 +34,6 @@ export interface PhaseDependencies {
   metrics: Metrics;
   /** `createBot({ onApprovalRequest })`: code that may decide a call before people see its card. */
   approvalHook?: ApprovalHook;
+  /** The config's `schedules:`: a scheduled turn's own auto-approve list is looked up by its requester. */
+  schedules?: readonly ScheduleConfig[];
 }

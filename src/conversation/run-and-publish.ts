@@ -9,13 +9,14 @@ import { mentionable } from './participants.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
 import type { StepCards } from './step-card.js';
 import { createApprovalHookConsultation } from './consult-approval-hook.js';
+import { scheduleAutoApproval } from './schedule-actor.js';
 import { createThreadNotes } from './thread-notes.js';
 import { createTurnFailure } from './turn-failure.js';
 import type { TurnScope } from './turn-scope.js';
 
 type RunAndPublishDependencies = Pick<
   PhaseDependencies,
-  'store' | 'audit' | 'model' | 'instructions' | 'tools' | 'policy' | 'toolProblems' | 'resolveGroups' | 'limits' | 'logger' | 'now' | 'metrics' | 'approvalHook'
+  'store' | 'audit' | 'model' | 'instructions' | 'tools' | 'policy' | 'toolProblems' | 'resolveGroups' | 'limits' | 'logger' | 'now' | 'metrics' | 'approvalHook' | 'schedules'
 > & {
   cards: StepCards;
   /** Resumes a step the approval hook decided entirely (late-bound: resuming runs and publishes again). */
@@ -66,6 +67,7 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
         afterExecute: (report) => records.markFinished(scope, thread, report),
         onAutomaticApproval: (approval) => automatic.push(approval),
         findGrant: grantsFor(thread, requesterId),
+        ...optionalScheduleApproval(scheduleAutoApproval(options.schedules ?? [], requesterId)),
         onToolStart: (toolName) => messenger.setStatus({ ...where, status: `is running ${toolName}…` }),
         onTextDelta: (delta) => answer.append(delta),
       });
@@ -127,4 +129,8 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
       throw error;
     }
   };
+}
+
+function optionalScheduleApproval(scheduleApproval: ReturnType<typeof scheduleAutoApproval>) {
+  return scheduleApproval ? { scheduleApproval } : {};
 }

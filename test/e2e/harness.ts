@@ -106,6 +106,7 @@ export interface HarnessOptions {
   tools?: ToolDefinition[];
   configYaml?: string;
   onApprovalRequest?: CreateBotOptions['onApprovalRequest'];
+  scheduleClock?: CreateBotOptions['scheduleClock'];
   shared?: { slack: FakeSlackApi; openai: FakeOpenAI; keyPrefix: string; logFile: string; watch: BotWatch };
 }
 
@@ -135,6 +136,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     config,
     ...(options.tools ? { tools: options.tools } : {}),
     ...(options.onApprovalRequest ? { onApprovalRequest: options.onApprovalRequest } : {}),
+    ...(options.scheduleClock ? { scheduleClock: options.scheduleClock } : {}),
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     ...(options.now ? { now: options.now } : {}),
     ...(options.sweepIntervalMs ? { sweepIntervalMs: options.sweepIntervalMs } : {}),

@@ -48,7 +48,7 @@ export function buildApprovalCard({ step }: { step: PendingStep }): ApprovalCard
   const hiddenCalls = step.calls.slice(MAX_SHOWN_CALLS);
   const waiting = step.phase === 'pending' ? undecidedCalls(step).length : 0;
   const expiry = step.expiresAt !== undefined && waiting > 0 ? ` · expires ${slackDate({ epochMilliseconds: step.expiresAt })}` : '';
-  const summary = `Requested by ${userMention(step.requesterId)} · ${slackDate({ epochMilliseconds: step.createdAt })} · ${statusText(step, waiting)}${expiry}`;
+  const summary = `Requested by ${actorMention(step.requesterId)} · ${slackDate({ epochMilliseconds: step.createdAt })} · ${statusText(step, waiting)}${expiry}`;
   const hiddenSummary = hiddenCalls.length > 0 ? hiddenCallsText(step, hiddenCalls) : undefined;
   const drafts = shownCalls.map((call, index) => draftCall(step, call, index));
   const fixedLength = HEADER_TEXT.length + summary.length + (hiddenSummary?.length ?? 0) + sum(drafts.map((draft) => draft.fixedLength));
