@@ -4,6 +4,7 @@ import { isQuestion, type PendingCall, type PendingStep } from '../approvals/pen
 import { hookDecisionTransition, hookMayApprove, type HookVerdict } from '../approvals/transitions/hook-decision.js';
 import { commitTransition } from '../approvals/transitions/commit-transition.js';
 import { appendQuietly } from '../audit/audit-log.js';
+import { isFencedError } from '../store/fenced-error.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
 import type { TurnScope } from './turn-scope.js';
 
@@ -84,12 +85,19 @@ export function createApprovalHookConsultation(options: HookDependencies) {
         await refuseApproval(step, call, hook);
         continue;
       }
-      const committed = await scope.lease.guard(() =>
-        commitTransition(store, step.stepId, (current) => {
-          const transition = hookDecisionTransition(current, { approvalId: call.approvalId, hookName: hook.name, verdict, now: now() });
-          return transition && { ...transition, fence: scope.lease.fence };
-        }),
-      );
+      const committed = await scope.lease
+        .guard(() =>
+          commitTransition(store, step.stepId, (current) => {
+            const transition = hookDecisionTransition(current, { approvalId: call.approvalId, hookName: hook.name, verdict, now: now() });
+            return transition && { ...transition, fence: scope.lease.fence };
+          }),
+        )
+        .catch((error: unknown) => {
+          if (isFencedError(error) || scope.lease.lost()) throw error;
+          // Not written: the card is still posted, and people decide this call.
+          logger.error({ event: 'approval-hook-not-recorded', hook: hook.name, stepId: step.stepId, toolName: call.toolName, err: error }, "could not record the approval hook's decision; the call waits for people");
+          return undefined;
+        });
       if (!committed) continue;
       step = committed;
       options.metrics.decisionRecorded({ toolName: call.toolName, outcome: verdict.decision === 'approve' ? 'approved' : 'denied', waitedMs: now() - step.createdAt });
