@@ -58,6 +58,35 @@ describe('onApprovalRequest: a call decided in code', () => {
     expect(JSON.stringify(cardOf(h, threadTs)!.blocks)).toContain('Approved by policy hook `runbook`');
   });
 
+  it('decides the calls it knows and leaves the others on the card: each approved call runs once after the last decision', async () => {
+    const h = await harness({
+      onApprovalRequest: { name: 'staging-only', decide: ({ input }) => ((input as { namespace: string }).namespace === 'staging' ? { decision: 'approve' } : undefined) },
+    });
+    const prod = { name: 'restart_service', arguments: { service: 'api', namespace: 'prod' } };
+    h.openai.enqueue({ toolCalls: [restart, prod] }, { text: 'Restarted both.' });
+    const threadTs = nextTs();
+    await h.mention({ user: 'UALICE', text: 'restart the worker in staging and the api in prod', ts: threadTs });
+    const card = await waitFor(() => threadReplies(h, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'a card with buttons' });
+    expect(JSON.stringify(card.blocks)).toContain('Approved by policy hook `staging-only`');
+    await h.settled();
+    expect(h.invocations()).toEqual([]);
+
+    const approve = cardButtons(card.blocks).find((button) => button.actionId === 'countersign_approve')!;
+    await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...approve });
+    await waitFor(() => repliesText(h, threadTs).some((text) => text.includes('Restarted both.')), { message: 'the answer' });
+    await h.settled();
+    // Both run in the resumed step, concurrently: in either order, each once.
+    expect(h.invocations()).toHaveLength(2);
+    expect(h.invocations()).toEqual(
+      expect.arrayContaining([
+        ['rollout', 'restart', 'deployment/worker', '-n', 'staging'],
+        ['rollout', 'restart', 'deployment/api', '-n', 'prod'],
+      ]),
+    );
+    const decisions = (await h.auditEvents()).filter((event) => event.type === 'decision');
+    expect(decisions.map((event) => event.userId)).toEqual(['hook:staging-only', 'UBOB']);
+  });
+
   it('denies: nothing runs and the model is told the reason', async () => {
     const h = await harness({ onApprovalRequest: async function changeFreeze() { return { decision: 'deny', reason: 'change freeze until Monday' }; } });
     h.openai.enqueue({ toolCalls: [restart] }, { text: 'There is a change freeze, so I did not restart it.' });
@@ -77,7 +106,16 @@ describe('onApprovalRequest: a call decided in code', () => {
   it.each([
     ['throws', { name: 'broken', decide: () => { throw new Error('policy service down'); } }],
     ['never answers in time', { name: 'slow', timeoutMs: 50, decide: () => new Promise<undefined>(() => {}) }],
-    ['has no opinion', { name: 'undecided', decide: () => undefined }],
+    [
+      'has no opinion (and scribbles on its copy of the input)',
+      {
+        name: 'undecided',
+        decide: ({ input }: ApprovalHookRequest) => {
+          (input as { service: string }).service = 'everything';
+          return undefined;
+        },
+      },
+    ],
   ])('leaves the call to people when the hook %s', async (_case, hook) => {
     const h = await harness({ onApprovalRequest: hook });
     h.openai.enqueue({ toolCalls: [restart] }, { text: 'Restarted after Bob approved.' });
@@ -87,11 +125,12 @@ describe('onApprovalRequest: a call decided in code', () => {
     await h.settled();
     expect(h.invocations()).toEqual([]);
     expect((await h.auditEvents()).map((event) => event.type)).toEqual(['approval-requested']);
+    expect(JSON.stringify(card.blocks)).not.toContain('everything');
 
     const approve = cardButtons(card.blocks).find((button) => button.actionId === 'countersign_approve')!;
     await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...approve });
     await waitFor(() => repliesText(h, threadTs).some((text) => text.includes('Restarted after Bob approved.')), { message: 'the answer' });
-    expect(h.invocations()).toHaveLength(1);
+    expect(h.invocations()).toEqual([['rollout', 'restart', 'deployment/worker', '-n', 'staging']]);
   });
 
   it('cannot approve a call whose rule forbids automatic approval; it may still be approved by a person', async () => {
