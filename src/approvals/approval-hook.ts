@@ -1,3 +1,4 @@
+import { ConfigError } from '../config/config-error.js';
 import type { PolicyEvaluation } from './policy/evaluate-policy.js';
 
 /**
@@ -59,20 +60,15 @@ export function deciderText(userId: string): string {
   return hook === undefined ? `<@${userId}>` : `the policy hook ${hook}`;
 }
 
-export class ApprovalHookOptionError extends Error {
-  override readonly name = 'ApprovalHookOptionError';
-}
-
 /** Checks the option once, at start-up: a bad name or time limit is a programming error, said plainly. */
 export function resolveApprovalHook(option: ApprovalHookOption | undefined): ApprovalHook | undefined {
   if (option === undefined) return undefined;
   const given = typeof option === 'function' ? { name: option.name || 'onApprovalRequest', decide: option } : option;
-  if (typeof given.decide !== 'function') throw new ApprovalHookOptionError('onApprovalRequest.decide: must be a function');
-  if (!HOOK_NAME_PATTERN.test(given.name)) {
-    throw new ApprovalHookOptionError(`onApprovalRequest.name: must be 1–64 letters, digits, '.', '_' or '-' (got ${JSON.stringify(given.name)})`);
-  }
+  const problem = (field: string, message: string) => new ConfigError({ problems: [{ field: `onApprovalRequest.${field}`, message }] });
+  if (typeof given.decide !== 'function') throw problem('decide', 'must be a function');
+  if (!HOOK_NAME_PATTERN.test(given.name)) throw problem('name', `must be 1–64 letters, digits, '.', '_' or '-' (got ${JSON.stringify(given.name)})`);
   const timeoutMs = 'timeoutMs' in given && given.timeoutMs !== undefined ? given.timeoutMs : DEFAULT_APPROVAL_HOOK_TIMEOUT_MS;
-  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new ApprovalHookOptionError('onApprovalRequest.timeoutMs: must be a positive number of milliseconds');
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw problem('timeoutMs', 'must be a positive number of milliseconds');
   return { name: given.name, decide: given.decide, timeoutMs };
 }
 
