@@ -6,6 +6,7 @@ import type { App } from '@slack/bolt';
 import type { LanguageModel } from 'ai';
 import type { Logger } from 'pino';
 import { createLanguageModel } from './agent/create-language-model.js';
+import { resolveApprovalHook, type ApprovalHookOption } from './approvals/approval-hook.js';
 import { createCallDecider } from './approvals/decide-call.js';
 import { evaluateCallPolicy } from './approvals/evaluate-call-policy.js';
 import { createExpirySweeper } from './approvals/expiry-sweeper.js';
@@ -17,6 +18,8 @@ import { recoverStalledWork } from './conversation/recover-stalled-work.js';
 import { createLoadGate, createLoadMonitor } from './conversation/load-gate.js';
 import { createThreadWorker, type ThreadWorker } from './conversation/thread-worker.js';
 import { createWorkPuller } from './conversation/work-puller.js';
+import { createScheduledTurns, type ScheduleClock } from './conversation/scheduled-turns.js';
+import { createChannelPoster } from './slack/channel-poster.js';
 import { createHealthServer } from './runtime/health-check.js';
 import { createPrometheusMetrics } from './metrics/prometheus-metrics.js';
 import { readPendingApprovals } from './approvals/pending-approvals.js';
@@ -68,6 +71,16 @@ export interface CreateBotOptions {
   /** No new turn starts while this process's event loop lags more than this: default 500 ms for a worker, 100 ms for a process that also serves Slack. */
   maxEventLoopDelayMs?: number;
   model?: LanguageModel;
+  /**
+   * Decides a call in code before people see its card: return `{ decision: 'approve' }`,
+   * `{ decision: 'deny', reason }`, or `undefined` to leave it to people. Called once per call that
+   * needs approval, with a copy of its input; recorded in the audit trail as `hook:<name>`. A hook
+   * that throws or runs past its time limit (default 5 s) leaves the call to people. An approval
+   * settles the call (quorum included); rules with `autoApprove: forbidden` can only be denied.
+   */
+  onApprovalRequest?: ApprovalHookOption;
+  /** The timers `schedules:` run on; injected in tests, which advance them by hand. */
+  scheduleClock?: ScheduleClock;
 }
 
 export interface Bot {
@@ -124,6 +137,7 @@ async function assemble(
   const app = createSlackApp({ settings: { ...environment.slack, ...identity }, store, logger, renderMetrics: prometheus.render });
   const messenger = createWebApiMessenger({ client: app.client, logger, streaming: environment.slack.streaming });
   const resolveGroups = createUsergroupMembers({ client: app.client, logger });
+  const approvalHook = resolveApprovalHook(options.onApprovalRequest);
   const conversation = createConversation({
     store,
     messenger,
@@ -146,6 +160,8 @@ async function assemble(
     botUserId: identity.botUserId,
     now,
     metrics: prometheus.metrics,
+    ...(approvalHook ? { approvalHook } : {}),
+    schedules: config.schedules,
   });
   const lockTtlMs = options.lockTtlMs ?? DEFAULT_LOCK_TTL_MS;
   const role = options.role ?? environment.role;
@@ -175,6 +191,20 @@ async function assemble(
     ...(options.sweepIntervalMs ? { intervalMs: options.sweepIntervalMs } : {}),
     ...(role === 'receiver' ? {} : { alsoRun: () => recoverStalledWork({ store, worker, now, graceMs: lockTtlMs, logger }) }),
   });
+  // Schedules start turns, so only processes that run turns keep their timers; the claim in Redis
+  // makes each firing one turn however many of them there are.
+  const schedules =
+    role === 'receiver' || config.schedules.length === 0
+      ? undefined
+      : createScheduledTurns({
+          schedules: config.schedules,
+          store,
+          poster: createChannelPoster(app.client),
+          worker,
+          teamId: createTeamIdLookup(app.client),
+          logger,
+          ...(options.scheduleClock ? { clock: options.scheduleClock } : {}),
+        });
   registerListeners(app, {
     store,
     worker,
@@ -217,6 +247,7 @@ async function assemble(
     async start(startOptions = {}) {
       sweeper.start();
       puller?.start();
+      schedules?.start();
       const port = startOptions.port ?? environment.slack.port;
       if (role === 'worker') {
         healthServer = createHealthServer(store, prometheus.render);
@@ -237,6 +268,7 @@ async function assemble(
       return { port: bound };
     },
     async stop() {
+      await schedules?.stop();
       await puller?.stop();
       await sweeper.stop();
       if (healthServer) await new Promise((resolve) => healthServer?.close(resolve));
@@ -267,6 +299,27 @@ function createStore(environment: EnvironmentConfig, logger: Logger, audit: Audi
     'REDIS_URL is not set: using an in-memory store. Pending approvals will not survive a restart and are not shared between bot processes.',
   );
   return createMemoryStore({ audit });
+}
+
+/** The workspace of the bot token, asked once (`auth.test`), for the threads scheduled turns start. */
+function createTeamIdLookup(client: WebClient): () => Promise<string> {
+  let teamId: Promise<string> | undefined;
+  return () => {
+    teamId ??= client.auth.test().then(
+      (identity) => {
+        if (!identity.team_id) throw new SlackResponseError({ method: 'auth.test', missing: 'team id' });
+        return identity.team_id;
+      },
+      (error: unknown) => {
+        throw new SlackCallError({ method: 'auth.test', cause: error });
+      },
+    );
+    // A failure is asked again at the next firing rather than remembered.
+    teamId.catch(() => {
+      teamId = undefined;
+    });
+    return teamId;
+  };
 }
 
 /** Bolt needs the bot's ids; asking Slack once here keeps Bolt from asking on every event. */

@@ -1,13 +1,14 @@
+import { deciderText, hookNameOf } from '../approvals/approval-hook.js';
 import type { ModelMessage, ToolContent, ToolResultPart } from 'ai';
 import { isQuestion, type Decision, type PendingCall, type PendingStep } from '../approvals/pending-step.js';
 import type { ExecutionRecord } from './tool-set.js';
 
 /** The text the model reads for a call a human did not let run. Framed so it does not retry. */
 export function denialReason(decision: Decision): string {
-  const who = `<@${decision.userId}>`;
+  const who = deciderText(decision.userId);
   switch (decision.outcome) {
     case 'denied':
-      return `Declined by ${who}${decision.reason ? `: ${decision.reason}` : ''}. This is a human decision, not an error: do not retry this call unless the user asks again.`;
+      return `Declined by ${who}${decision.reason ? `: ${decision.reason}` : ''}. This is ${hookNameOf(decision.userId) === undefined ? 'a human decision' : "the operator's policy"}, not an error: do not retry this call unless the user asks again.`;
     case 'superseded':
       return `Not run: ${who} sent a newer message before this call was decided. Do not retry it unless the user asks again.`;
     case 'expired':
@@ -34,7 +35,7 @@ export function resumeToolMessage(step: PendingStep): ModelMessage {
           type: 'tool-approval-response',
           approvalId: call.approvalId,
           approved: true,
-          reason: `approved by ${(decision.approvedBy ?? [decision.userId]).map((userId) => `<@${userId}>`).join(' and ')}${decision.version ? ` (version ${decision.version + 1} of the input)` : ''}`,
+          reason: `approved by ${(decision.approvedBy ?? [decision.userId]).map(deciderText).join(' and ')}${decision.version ? ` (version ${decision.version + 1} of the input)` : ''}`,
         }
       : { type: 'tool-approval-response', approvalId: call.approvalId, approved: false, reason: denialReason(decision) };
   });

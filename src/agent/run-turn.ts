@@ -12,6 +12,7 @@ import {
   type AutomaticApproval,
   type ExecutionRecord,
   type ExecutionReport,
+  type ScheduleApproval,
   type StartingCall,
   type TurnContext,
 } from './tool-set.js';
@@ -66,6 +67,8 @@ export interface RunTurnOptions {
   /** Calls that ran without a card because auto-approve mode or a grant covers them. */
   onAutomaticApproval?: (approval: AutomaticApproval) => void;
   findGrant?: Parameters<typeof createToolApproval>[0]['findGrant'];
+  /** For a scheduled turn: the tools its schedule runs without a card. */
+  scheduleApproval?: ScheduleApproval;
   /** Told before each tool runs, for progress status; failures are ignored. */
   onToolStart?: (toolName: string) => Promise<void> | void;
   /**
@@ -109,6 +112,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
         ...(options.approvedRuns ? { approvedRuns: options.approvedRuns } : {}),
         ...(options.onAutomaticApproval ? { onAutomaticApproval: options.onAutomaticApproval } : {}),
         ...(options.findGrant ? { findGrant: options.findGrant } : {}),
+        ...(options.scheduleApproval ? { scheduleApproval: options.scheduleApproval } : {}),
       }),
       stopWhen: stepCountIs(options.maxSteps),
       maxRetries: options.maxRetries ?? 2,

@@ -116,8 +116,16 @@ export interface AutomaticApproval {
   toolCallId: string;
   toolName: string;
   input: unknown;
-  mode: 'channel' | 'global';
+  mode: 'channel' | 'global' | 'schedule';
   grant?: Grant;
+  /** For `schedule`: the schedule whose `autoApprove` list let it run. */
+  schedule?: string;
+}
+
+/** A scheduled turn's own auto-approve list (see `scheduleAutoApproval`). */
+export interface ScheduleApproval {
+  schedule: string;
+  covers(toolName: string): boolean;
 }
 
 /**
@@ -137,6 +145,8 @@ export function createToolApproval(options: {
   /** A live grant covering this call, if any (see `grantCovers`). */
   findGrant?: (call: { toolName: string; input: unknown; evaluation: PolicyEvaluation }) => Promise<Grant | undefined>;
   onAutomaticApproval?: (approval: AutomaticApproval) => void;
+  /** For a scheduled turn: the tools its schedule runs without a card. */
+  scheduleApproval?: ScheduleApproval;
 }): ToolApprovalConfiguration<ToolSet, never> {
   const byName = new Map(options.definitions.map((definition) => [definition.name, definition]));
   return async ({ toolCall }) => {
@@ -155,6 +165,13 @@ export function createToolApproval(options: {
     if (!evaluation.needsApproval) {
       options.bases.set(toolCall.toolCallId, { kind: 'no-approval-needed' });
       return 'not-applicable';
+    }
+    // A schedule's list is the operator's word for that automation, but a rule forbidding automatic approval still asks.
+    const schedule = options.scheduleApproval;
+    if (schedule?.covers(toolCall.toolName) && evaluation.autoApprove !== 'forbidden') {
+      options.bases.set(toolCall.toolCallId, { kind: 'auto-approve', mode: 'schedule', schedule: schedule.schedule });
+      options.onAutomaticApproval?.({ toolCallId: toolCall.toolCallId, toolName: toolCall.toolName, input: toolCall.input, mode: 'schedule', schedule: schedule.schedule });
+      return { type: 'approved', reason: `auto-approved by schedule ${schedule.schedule}` };
     }
     if (isAutoApproveActive({ policy: options.policy, channel: options.context.channel, evaluation })) {
       const mode = options.policy.autoApprove.global ? 'global' : 'channel';

@@ -1,3 +1,4 @@
+import { deciderText } from './approval-hook.js';
 import type { StateStore } from '../store/state-store.js';
 import type { PendingCall, PendingStep } from './pending-step.js';
 
@@ -14,7 +15,7 @@ export async function findCall(store: StateStore, reference: { stepId: string; a
   const call = step?.calls.find((candidate) => candidate.approvalId === reference.approvalId);
   if (!step || !call) return { open: false, message: 'This approval request is no longer open.' };
   const decision = Object.hasOwn(step.decisions, call.approvalId) ? step.decisions[call.approvalId] : undefined;
-  if (decision) return { open: false, step, call, message: `This call was already decided by <@${decision.userId}>.` };
+  if (decision) return { open: false, step, call, message: `This call was already decided by ${deciderText(decision.userId)}.` };
   if (step.phase !== 'pending') return { open: false, step, call, message: 'This approval request was already closed.' };
   return { open: true, step, call };
 }

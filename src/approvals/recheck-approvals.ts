@@ -1,3 +1,4 @@
+import { hookNameOf } from './approval-hook.js';
 import { approvedVersion } from './input-version.js';
 import { decisionOf, type Decision, type PendingStep } from './pending-step.js';
 import { approverGroupIds, type GroupMembers } from './policy/approver-eligibility.js';
@@ -28,6 +29,8 @@ export async function recheckApprovals(options: {
       revoke(call.approvalId, decision.userId, 'the approval does not match any version of the input', 'the approval on record does not match the input, so it was not run');
       continue;
     }
+    // The approval hook's decision settles the call by itself (see `hookDecisionTransition`): no quorum or group to re-check.
+    if (hookNameOf(decision.userId) !== undefined) continue;
     const approvers = [...new Set(decision.approvedBy ?? [])];
     if (approvers.length < version.policy.required) {
       revoke(call.approvalId, decision.userId, 'fewer approvals than the rule requires', 'it has fewer approvals than the rule requires, so it was not run');

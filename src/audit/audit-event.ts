@@ -170,16 +170,18 @@ export interface AutoApprovedEvent extends AuditEventCommon {
   channel: string;
   threadTs: string;
   input: unknown;
-  /** `channel`: a grant or channel policy allowed it; `global`: the tool needs no approval anywhere. */
-  mode: 'channel' | 'global';
+  /** `channel`: a grant or channel policy allowed it; `global`: the tool needs no approval anywhere; `schedule`: the scheduled turn's own `autoApprove` list. */
+  mode: 'channel' | 'global' | 'schedule';
   grantId?: string;
+  /** For `schedule`: which schedule. */
+  schedule?: string;
 }
 
 /** Why a call may run: its countersignature. Written with the marker, just before the call starts. */
 export type ExecutionBasis =
   | { kind: 'approval'; stepId: string; approvalId: string; version: number; inputHash: string; approvedBy: string[] }
   | { kind: 'grant'; grantId: string; grantedBy: string }
-  | { kind: 'auto-approve'; mode: 'channel' | 'global' }
+  | { kind: 'auto-approve'; mode: 'channel' | 'global' | 'schedule'; schedule?: string }
   | { kind: 'no-approval-needed' };
 
 export interface ToolStartedEvent extends AuditEventCommon {

@@ -82,7 +82,7 @@ export function describeAuditEvent(event: AuditEvent): AuditEventCells {
         who: NOBODY,
         result: 'auto',
         details: join([
-          event.mode === 'global' ? 'needs no approval' : 'allowed in this channel',
+          event.mode === 'global' ? 'needs no approval' : event.mode === 'schedule' ? `allowed by schedule ${event.schedule ?? '?'}` : 'allowed in this channel',
           event.grantId !== undefined && `grant ${event.grantId}`,
           `input ${compactJson(event.input)}`,
           `in ${place(event.channel, event.threadTs)}`,
@@ -121,7 +121,7 @@ function basisText(basis: ToolStartedEvent['basis']): string {
     case 'grant':
       return `grant ${basis.grantId} by ${basis.grantedBy}`;
     case 'auto-approve':
-      return `auto-approve (${basis.mode})`;
+      return `auto-approve (${basis.mode}${basis.schedule === undefined ? '' : ` ${basis.schedule}`})`;
     case 'no-approval-needed':
       return 'no approval needed';
   }

@@ -2,19 +2,10 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from './config-error.js';
+import { problemsOf } from './config-problems.test-support.js';
 import { loadConfigFile, parseConfigFile } from './config-file.js';
 import { DEFAULT_INSTRUCTIONS } from './default-instructions.js';
 
-function problemsOf(yamlText: string) {
-  try {
-    parseConfigFile(yamlText, 'countersign.yml');
-  } catch (error) {
-    if (ConfigError.isInstance(error)) return error.problems;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 const fields = (yamlText: string) => problemsOf(yamlText).map((problem) => problem.field);
 
@@ -48,6 +39,7 @@ describe('parseConfigFile', () => {
         },
         rules: [],
       },
+      schedules: [],
     });
   });
 

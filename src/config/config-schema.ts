@@ -10,6 +10,9 @@ import { PARAMETER_CONFIG_KEYS, parameterConfigSchema, parameterNameSchema, type
 import { POLICY_CONFIG_KEYS, policySchema, type PolicyConfig } from './policy-config-schema.js';
 import { HTTP_CONFIG_KEYS, httpSchema, type HttpConfig } from './http-config-schema.js';
 import { MCP_CONFIG_KEYS, mcpServersSchema, type McpServerConfig } from './mcp-config-schema.js';
+import { SCHEDULE_CONFIG_KEYS, schedulesSchema, type ScheduleConfig } from './schedule-config-schema.js';
+
+export type { ScheduleConfig } from './schedule-config-schema.js';
 
 export type { HttpBaseConfig, HttpConfig } from './http-config-schema.js';
 export type { McpHttpServerConfig, McpServerConfig, McpStdioServerConfig } from './mcp-config-schema.js';
@@ -75,6 +78,8 @@ export interface CountersignConfig {
   http?: HttpConfig;
   /** MCP servers by name; their tools are `<name>.<tool>`. Absent means none. */
   mcpServers?: Record<string, McpServerConfig>;
+  /** Prompts the bot runs by itself on a cron schedule; see `schedule-config-schema.ts`. */
+  schedules: ScheduleConfig[];
 }
 
 export const TOOL_NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
@@ -115,6 +120,7 @@ export const countersignConfigSchema = z.strictObject({
   policy: z.preprocess(nullAsAbsent, policySchema.prefault({})),
   http: z.preprocess(nullAsAbsent, httpSchema.optional()),
   mcpServers: z.preprocess(nullAsAbsent, mcpServersSchema.optional()),
+  schedules: z.preprocess(nullAsAbsent, schedulesSchema.default([])),
 });
 
 /** Every key the schema knows, for "did you mean" hints on unknown keys. */
@@ -124,4 +130,5 @@ export const KNOWN_CONFIG_KEYS: readonly string[] = [
   ...POLICY_CONFIG_KEYS,
   ...HTTP_CONFIG_KEYS,
   ...MCP_CONFIG_KEYS,
+  ...SCHEDULE_CONFIG_KEYS,
 ];

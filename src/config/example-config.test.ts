@@ -47,6 +47,20 @@ describe('countersign.example.yml tools', () => {
   });
 });
 
+describe('countersign.example.yml schedules', () => {
+  it('parses once the commented-out example is switched on', async () => {
+    const text = await readFile(EXAMPLE_URL, 'utf8');
+    const start = text.indexOf('\n# schedules:\n');
+    const end = text.indexOf('\n\n', start);
+    expect(start).toBeGreaterThan(0);
+    const uncommented = text.slice(0, start + 1) + text.slice(start + 1, end).replace(/^# ?/gm, '') + text.slice(end);
+    const { schedules, tools } = parseConfigFile(uncommented, 'countersign.example.yml');
+
+    expect(schedules).toEqual([expect.objectContaining({ name: 'pod-heartbeat', cron: '*/15 * * * *', timezone: 'Europe/Paris', autoApprove: ['list_pods'] })]);
+    expect(tools.map((tool) => tool.name)).toContain('list_pods');
+  });
+});
+
 describe('countersign.example.yml policy', () => {
   it('parses once the commented-out example is switched on', async () => {
     const text = await readFile(EXAMPLE_URL, 'utf8');

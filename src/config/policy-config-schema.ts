@@ -123,7 +123,7 @@ const OPERATORS = ['equals', 'oneOf', 'matches', ...NUMERIC_COMPARISONS] as cons
 
 const nullAsAbsent = (value: unknown) => (value === null ? undefined : value);
 
-function uniqueList<ITEM extends z.ZodType>(item: ITEM, keyOf: (value: z.output<ITEM>) => string = String) {
+export function uniqueList<ITEM extends z.ZodType>(item: ITEM, keyOf: (value: z.output<ITEM>) => string = String) {
   return z.array(item).superRefine((values, context) => {
     const seen = new Set<string>();
     values.forEach((value, index) => {
@@ -134,7 +134,7 @@ function uniqueList<ITEM extends z.ZodType>(item: ITEM, keyOf: (value: z.output<
   });
 }
 
-const channelIdSchema = z.string().regex(CHANNEL_ID_PATTERN, { error: 'must be a Slack channel id such as C0123ABCD, not a #name' });
+export const channelIdSchema = z.string().regex(CHANNEL_ID_PATTERN, { error: 'must be a Slack channel id such as C0123ABCD, not a #name' });
 
 const durationSchema = z.string({ error: DURATION_HINT }).transform((text, context) => {
   const milliseconds = parseDuration(text);
@@ -256,7 +256,7 @@ const approvalSchema = z.union([z.enum(['always', 'never']), conditionalApproval
   error: 'must be always, never, or { when: [conditions], match: all | any }',
 });
 
-const toolPatternSchema = z
+export const toolPatternSchema = z
   .string()
   .regex(TOOL_PATTERN_PATTERN, { error: 'must be a tool name or a glob of letters, digits, _, -, ., * and ?' })
   .refine((pattern) => !pattern.includes('***'), 'must not contain ***; use * within one name part or ** across parts');

@@ -1,18 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from './config-error.js';
+import { problemsOf } from './config-problems.test-support.js';
 import { parseConfigFile } from './config-file.js';
 
 const policyOf = (yamlText: string) => parseConfigFile(yamlText, 'countersign.yml').policy;
 
-function problemsOf(yamlText: string) {
-  try {
-    parseConfigFile(yamlText, 'countersign.yml');
-  } catch (error) {
-    if (ConfigError.isInstance(error)) return error.problems;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 const fields = (yamlText: string) => problemsOf(yamlText).map((problem) => problem.field);
 

@@ -1,17 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from './config-error.js';
+import { problemsOf } from './config-problems.test-support.js';
 import { parseConfigFile } from './config-file.js';
 
-function problemsOf(yamlText: string) {
-  try {
-    parseConfigFile(yamlText, 'countersign.yml');
-  } catch (error) {
-    if (ConfigError.isInstance(error)) return error.problems;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('http:', () => {
   it('applies defaults and normalises base URLs to end with a slash', () => {

@@ -55,7 +55,8 @@ export function createConversation(options: ConversationOptions): Conversation {
   const loadThread = createThreadLoader(dependencies);
   const closeInterruptedCalls = createCloseInterruptedCalls(dependencies);
   const cards = createStepCards(dependencies);
-  const runAndPublish = createRunAndPublish({ ...dependencies, cards });
+  // The resumer runs and publishes, and a step the approval hook decided entirely is resumed at once.
+  const runAndPublish = createRunAndPublish({ ...dependencies, cards, resumeDecided: (scope, stepId) => resumer.resume(scope, stepId) });
   const phases = { loadThread, closeInterruptedCalls, runAndPublish };
   const resumer = createStepResumer({ ...dependencies, ...phases });
   const handleMessage = createMessageHandler({ ...dependencies, ...phases, cards, resumer });

@@ -18,7 +18,7 @@ export function createExecutionRecords({ store, logger, limits, now, metrics }: 
     const audit: AuditEventInput[] = [{ type: 'tool-started', ...where, toolName: call.toolName, toolCallId: call.toolCallId, input: call.input, inputHash: inputHash(call.input), basis: call.basis }];
     const approval = automatic.find((candidate) => candidate.toolCallId === call.toolCallId);
     if (approval) {
-      audit.push({ type: 'auto-approved', ...where, toolName: approval.toolName, input: approval.input, mode: approval.mode, ...(approval.grant ? { grantId: approval.grant.grantId } : {}) });
+      audit.push({ type: 'auto-approved', ...where, toolName: approval.toolName, input: approval.input, mode: approval.mode, ...(approval.grant ? { grantId: approval.grant.grantId } : {}), ...(approval.schedule ? { schedule: approval.schedule } : {}) });
       if (approval.grant) audit.push(grantAuditEvent('grant-used', approval.grant, approval.grant.grantedBy));
     }
     faultPoint('before-tool');

@@ -1,8 +1,10 @@
 import type { LanguageModel } from 'ai';
 import type { Logger } from 'pino';
+import type { ApprovalHook } from '../approvals/approval-hook.js';
 import type { GroupMembers } from '../approvals/policy/approver-eligibility.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { PolicyConfig } from '../config/policy-config-schema.js';
+import type { ScheduleConfig } from '../config/schedule-config-schema.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { StateStore } from '../store/state-store.js';
 import type { ToolDefinition } from '../tools/tool-definition.js';
@@ -30,4 +32,8 @@ export interface PhaseDependencies {
   newStepId: () => string;
   /** Turns and tool runs counted for the operator's dashboards. */
   metrics: Metrics;
+  /** `createBot({ onApprovalRequest })`: code that may decide a call before people see its card. */
+  approvalHook?: ApprovalHook;
+  /** The config's `schedules:`: a scheduled turn's own auto-approve list is looked up by its requester. */
+  schedules?: readonly ScheduleConfig[];
 }

@@ -8,14 +8,20 @@ import { createLiveAnswer, type ShownAnswer } from './live-answer.js';
 import { mentionable } from './participants.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
 import type { StepCards } from './step-card.js';
+import { createApprovalHookConsultation } from './consult-approval-hook.js';
+import { scheduleAutoApproval } from './schedule-actor.js';
 import { createThreadNotes } from './thread-notes.js';
 import { createTurnFailure } from './turn-failure.js';
 import type { TurnScope } from './turn-scope.js';
 
 type RunAndPublishDependencies = Pick<
   PhaseDependencies,
-  'store' | 'model' | 'instructions' | 'tools' | 'policy' | 'toolProblems' | 'resolveGroups' | 'limits' | 'logger' | 'now' | 'metrics'
-> & { cards: StepCards };
+  'store' | 'audit' | 'model' | 'instructions' | 'tools' | 'policy' | 'toolProblems' | 'resolveGroups' | 'limits' | 'logger' | 'now' | 'metrics' | 'approvalHook' | 'schedules'
+> & {
+  cards: StepCards;
+  /** Resumes a step the approval hook decided entirely (late-bound: resuming runs and publishes again). */
+  resumeDecided: (scope: TurnScope, stepId: string) => Promise<void>;
+};
 
 export type RunAndPublish = (scope: TurnScope, thread: ThreadState, requesterId: string, approvedRuns?: ReadonlyMap<string, ApprovedRun>) => Promise<void>;
 
@@ -29,6 +35,10 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
   const notes = createThreadNotes(options);
   const recordTurnFailure = createTurnFailure(options);
   const grantsFor = createGrantLookup(options);
+  const consultApprovalHook = createApprovalHookConsultation(options);
+  // Steps the hook decided entirely, resumed in a row by one work item: a model that keeps asking
+  // for calls the hook approves would otherwise never stop; past the limit, people decide.
+  const hookRounds = new WeakMap<TurnScope, number>();
 
   async function runAndShow(scope: TurnScope, thread: ThreadState, requesterId: string, shown: ShownAnswer, approvedRuns?: ReadonlyMap<string, ApprovedRun>): Promise<void> {
     const { messenger } = scope;
@@ -57,6 +67,7 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
         afterExecute: (report) => records.markFinished(scope, thread, report),
         onAutomaticApproval: (approval) => automatic.push(approval),
         findGrant: grantsFor(thread, requesterId),
+        ...optionalScheduleApproval(scheduleAutoApproval(options.schedules ?? [], requesterId)),
         onToolStart: (toolName) => messenger.setStatus({ ...where, status: `is running ${toolName}…` }),
         onTextDelta: (delta) => answer.append(delta),
       });
@@ -87,8 +98,15 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
     if (answer.stream) await answer.stream.finish(outcome.text);
     else if (outcome.text.trim()) await messenger.postAnswer({ ...where, markdown: outcome.text, mentionableUserIds: mentionable(thread), ...(thread.answerTs ? { replacing: thread.answerTs } : {}) });
     delete thread.answerTs;
-    const step = await cards.openStep(scope, thread, requesterId, outcome.approvalRequests);
+    const opened = await cards.openStep(scope, thread, requesterId, outcome.approvalRequests);
+    const rounds = hookRounds.get(scope) ?? 0;
+    // The hook decides before the card exists, so no click races it; the card then shows what it decided.
+    const step = rounds < limits.maxSteps ? await consultApprovalHook(scope, opened) : opened;
     await cards.postCardFor(scope, step);
+    if (step.phase === 'complete') {
+      hookRounds.set(scope, rounds + 1);
+      await options.resumeDecided(scope, step.stepId);
+    }
   }
 
   /**
@@ -111,4 +129,8 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
       throw error;
     }
   };
+}
+
+function optionalScheduleApproval(scheduleApproval: ReturnType<typeof scheduleAutoApproval>) {
+  return scheduleApproval ? { scheduleApproval } : {};
 }

@@ -61,6 +61,11 @@ export function createStepCards(options: StepCardDependencies) {
       return { ...step, cardTs, ...(cardLink === undefined ? {} : { cardLink }) };
     } catch (error) {
       if (scope.lease.lost()) throw error;
+      // Every call was already decided (by the approval hook): the card only reports, and the turn goes on without it.
+      if (step.phase !== 'pending') {
+        logger.warn({ event: 'card-post-failed', stepId: step.stepId, err: error }, 'could not post the card of a decided step');
+        return;
+      }
       logger.error({ event: 'card-post-failed', stepId: step.stepId, err: error }, 'could not post approval card');
       const decision = { outcome: 'denied' as const, userId: options.botUserId, at: now(), reason: 'the approval card could not be posted' };
       const closed = await scope.lease.guard(() =>

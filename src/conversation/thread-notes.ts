@@ -26,8 +26,10 @@ export function createThreadNotes({ toolProblems, logger }: Pick<PhaseDependenci
   /** Auto-approved calls ran without a card (their audit records went with their markers); one line in the thread says so. */
   async function noteAutomaticApprovals(scope: TurnScope, thread: ThreadState, automatic: readonly AutomaticApproval[]): Promise<void> {
     if (automatic.length === 0) return;
-    const lines = automatic.map(({ toolName, grant }) =>
-      grant
+    const lines = automatic.map(({ toolName, grant, schedule }) =>
+      schedule !== undefined
+        ? `:alarm_clock: \`${toolName}\` ran without a card: the schedule ${schedule} lists it in its autoApprove.`
+        : grant
         ? `:ticket: \`${toolName}\` ran without a card: allowed by <@${grant.grantedBy}>'s grant for this ${grant.scope} until <!date^${Math.floor(grant.expiresAt / 1000)}^{date_short_pretty} at {time}|later> (\`/countersign grants\` to revoke).`
         : `:robot_face: \`${toolName}\` ran without a card: auto-approve mode is on here.`,
     );

@@ -1,4 +1,5 @@
 import type { ModelMessage } from 'ai';
+import { scheduleNameOf } from './schedule-actor.js';
 import type { EarlierThreadMessage } from './thread-messenger.js';
 
 /** Earlier thread messages given as context are capped so one long thread cannot crowd out the turn. */
@@ -12,6 +13,8 @@ export function stripBotMention(text: string, botUserId: string): string {
 
 /** The model must know who is speaking: several people talk in one thread. */
 export function userMessage(options: { userId: string; text: string }): ModelMessage {
+  const schedule = scheduleNameOf(options.userId);
+  if (schedule !== undefined) return { role: 'user', content: `The scheduled task "${schedule}" (configured by the operator; no person is waiting on this thread) asks:\n${options.text}` };
   return { role: 'user', content: `<@${options.userId}> says:\n${options.text}` };
 }
 

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { AnswerStreaming } from '../config/environment.js';
 import type { ThreadMessenger } from '../conversation/thread-messenger.js';
 import { neutralisePings } from './format/markdown-to-mrkdwn.js';
+import { isSlackUserId } from './format/mrkdwn-tokens.js';
 import { createNativeAnswerStream } from './answer/native-answer-stream.js';
 import { createUpdatingAnswerStream } from './answer/updating-answer-stream.js';
 import { APPROVAL_ACTION_IDS } from './blocks/action-ids.js';
@@ -25,7 +26,8 @@ export function createWebApiMessenger(options: { client: WebClient; logger: Logg
       // Every write the stream makes, its timed edits included, asks the guard first.
       const client = guard ? guardedClient(options.client, guard) : options.client;
       // A native stream cannot write into messages a dead process left, so those are edited instead.
-      if (!nativeAvailable || (replacing !== undefined && replacing.length > 0)) {
+      // Slack streams natively only to a person: a scheduled turn (`schedule:<name>`) has none.
+      if (!nativeAvailable || (replacing !== undefined && replacing.length > 0) || !isSlackUserId(recipientUserId)) {
         return createUpdatingAnswerStream({ client, logger, channel, threadTs, ...common, ...(replacing ? { replacing } : {}) });
       }
       return createNativeAnswerStream({

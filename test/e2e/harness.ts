@@ -6,7 +6,7 @@ import { afterEach, inject } from 'vitest';
 import { pino } from 'pino';
 import { parseConfigFile } from '../../src/config/config-file.js';
 import { parseEnvironment } from '../../src/config/environment.js';
-import { createBot, type Bot } from '../../src/create-bot.js';
+import { createBot, type Bot, type CreateBotOptions } from '../../src/create-bot.js';
 import type { StoredAuditEvent } from '../../src/audit/audit-event.js';
 import { createRedisAuditLog } from '../../src/store/redis-audit-log.js';
 import { createRedisStore } from '../../src/store/redis-store.js';
@@ -105,6 +105,8 @@ export interface HarnessOptions {
   environment?: Record<string, string>;
   tools?: ToolDefinition[];
   configYaml?: string;
+  onApprovalRequest?: CreateBotOptions['onApprovalRequest'];
+  scheduleClock?: CreateBotOptions['scheduleClock'];
   shared?: { slack: FakeSlackApi; openai: FakeOpenAI; keyPrefix: string; logFile: string; watch: BotWatch };
 }
 
@@ -133,6 +135,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     environment,
     config,
     ...(options.tools ? { tools: options.tools } : {}),
+    ...(options.onApprovalRequest ? { onApprovalRequest: options.onApprovalRequest } : {}),
+    ...(options.scheduleClock ? { scheduleClock: options.scheduleClock } : {}),
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     ...(options.now ? { now: options.now } : {}),
     ...(options.sweepIntervalMs ? { sweepIntervalMs: options.sweepIntervalMs } : {}),

@@ -1,3 +1,4 @@
+import { deciderText } from '../approval-hook.js';
 import type { AuditEventInput, InputVersionSummary } from '../../audit/audit-event.js';
 import { GRANT_HOURS, grantAuditEvent, type Grant, type GrantChoice } from '../grant.js';
 import { describeChanges, diffInputs } from '../input-diff.js';
@@ -9,7 +10,7 @@ import { withEscalationSoFar } from '../policy/escalated-approvers.js';
 import type { PolicyEvaluation } from '../policy/evaluate-policy.js';
 import { fromThisCard } from '../card-routing.js';
 import { refusal, type Refusal } from './refusal.js';
-import { decisionEvent, nextRevision, type StepTransition } from './step-transition.js';
+import { completeIfDone, decisionEvent, nextRevision, type StepTransition } from './step-transition.js';
 
 /** What a person asks to do to one call. Versions come from the card or form they acted on. */
 export type CallAction =
@@ -249,13 +250,6 @@ function decide(step: PendingStep, call: PendingCall, request: CallActionRequest
   return { ok: true, transition: completeIfDone(next, [decisionEvent(step, call, decision)]), effect: { kind: 'decided', decision } };
 }
 
-/** Marks the step complete when this decision was its last. */
-function completeIfDone(next: PendingStep, audit: AuditEventInput[]): StepTransition {
-  const done = next.calls.every((call) => decisionOf(next, call.approvalId) !== undefined);
-  if (done) next.phase = 'complete';
-  return { step: next, fromRevision: next.revision - 1, audit, ...(done ? { completed: true, closed: true } : {}) };
-}
-
 function grantRefusal(policy: PolicyEvaluation, choice: GrantChoice): Refusal | undefined {
   if (policy.grants === 'forbidden') return { code: 'grant-not-allowed', message: 'The policy does not allow grants for this tool, so nothing changed.' };
   if (policy.required > 1) {
@@ -307,13 +301,13 @@ export function versionSummaries(call: PendingCall): InputVersionSummary[] {
 export function alreadyDecidedText(decision: Decision): string {
   switch (decision.outcome) {
     case 'approved':
-      return `Already ${decision.version ? 'edited and approved' : 'approved'} by <@${decision.userId}>, so nothing changed.`;
+      return `Already ${decision.version ? 'edited and approved' : 'approved'} by ${deciderText(decision.userId)}, so nothing changed.`;
     case 'denied':
-      return `Already denied by <@${decision.userId}>, so nothing changed.`;
+      return `Already denied by ${deciderText(decision.userId)}, so nothing changed.`;
     case 'superseded':
-      return `This call was closed because <@${decision.userId}> sent a newer message, so nothing changed.`;
+      return `This call was closed because ${deciderText(decision.userId)} sent a newer message, so nothing changed.`;
     case 'answered':
-      return `Already answered by <@${decision.userId}>, so nothing changed.`;
+      return `Already answered by ${deciderText(decision.userId)}, so nothing changed.`;
     case 'expired':
       return 'This request expired before anyone decided, so nothing changed.';
   }

@@ -1,6 +1,6 @@
 import type { AuditEventInput } from '../../audit/audit-event.js';
 import type { Grant } from '../grant.js';
-import type { Decision, PendingCall, PendingStep } from '../pending-step.js';
+import { decisionOf, type Decision, type PendingCall, type PendingStep } from '../pending-step.js';
 
 /**
  * A change to a pending step, computed by a pure function from the step as read. The store writes
@@ -45,4 +45,11 @@ export function decisionEvent(step: PendingStep, call: PendingCall, decision: De
     originalInput: call.input,
     ...(decision.reason ? { reason: decision.reason } : {}),
   };
+}
+
+/** Marks the step complete when this decision was its last. */
+export function completeIfDone(next: PendingStep, audit: AuditEventInput[]): StepTransition {
+  const done = next.calls.every((call) => decisionOf(next, call.approvalId) !== undefined);
+  if (done) next.phase = 'complete';
+  return { step: next, fromRevision: next.revision - 1, audit, ...(done ? { completed: true, closed: true } : {}) };
 }

@@ -5,7 +5,7 @@ import { approvalsOf, approvedVersion, currentVersion } from '../../approvals/in
 import { approverMentions, describeApprovers } from '../../approvals/policy/describe-approvers.js';
 import { isQuestion, undecidedCalls, type Decision, type InputVersion, type PendingCall, type PendingStep } from '../../approvals/pending-step.js';
 import { ZERO_WIDTH_SPACE } from '../format/escape-mrkdwn.js';
-import { slackDate, userMention } from '../format/mrkdwn-tokens.js';
+import { actorMention, slackDate, userMention } from '../format/mrkdwn-tokens.js';
 import { untrustedTextToMrkdwn } from '../format/untrusted-text.js';
 import { ANSWER_ACTION_PREFIX, APPROVAL_ACTION_IDS, encodeApprovalActionValue } from './action-ids.js';
 import { cardRoutingLine, type CardPlacement } from './card-routing-line.js';
@@ -53,7 +53,7 @@ export function buildApprovalCard({ step, placement = 'thread' }: { step: Pendin
   const hiddenCalls = step.calls.slice(MAX_SHOWN_CALLS);
   const waiting = step.phase === 'pending' ? undecidedCalls(step).length : 0;
   const expiry = step.expiresAt !== undefined && waiting > 0 ? ` · expires ${slackDate({ epochMilliseconds: step.expiresAt })}` : '';
-  const summary = `Requested by ${userMention(step.requesterId)} · ${slackDate({ epochMilliseconds: step.createdAt })} · ${statusText(step, waiting)}${expiry}${waiting > 0 ? escalationText(step) : ''}`;
+  const summary = `Requested by ${actorMention(step.requesterId)} · ${slackDate({ epochMilliseconds: step.createdAt })} · ${statusText(step, waiting)}${expiry}${waiting > 0 ? escalationText(step) : ''}`;
   const hiddenSummary = hiddenCalls.length > 0 ? hiddenCallsText(step, hiddenCalls) : undefined;
   const drafts = shownCalls.map((call, index) => draftCall(step, call, index, actionable));
   const fixedLength = HEADER_TEXT.length + summary.length + routing.length + (hiddenSummary?.length ?? 0) + sum(drafts.map((draft) => draft.fixedLength));
@@ -244,11 +244,11 @@ const MAX_SHOWN_CHANGES = 6;
 const CHANGE_MAX_LENGTH = 200;
 
 function decisionText(decision: Decision, call: PendingCall, step?: PendingStep): string {
-  const by = userMention(decision.userId);
+  const by = actorMention(decision.userId);
   const when = slackDate({ epochMilliseconds: decision.at });
   switch (decision.outcome) {
     case 'approved': {
-      const approvers = (decision.approvedBy ?? [decision.userId]).map(userMention).join(' and ');
+      const approvers = (decision.approvedBy ?? [decision.userId]).map(actorMention).join(' and ');
       const runs = step && approvedVersion(step, call);
       if (!runs || runs.number === 0) return `:white_check_mark: Approved by ${approvers} · ${when}`;
       return `:white_check_mark: Approved by ${approvers} · ${when}. Runs version ${runs.number + 1}, edited by ${runs.editedBy ? userMention(runs.editedBy) : 'someone'} (shown above).`;

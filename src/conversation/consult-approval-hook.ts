@@ -1,0 +1,110 @@
+import { hookActor, readHookDecision, type ApprovalHook, type ApprovalHookRequest } from '../approvals/approval-hook.js';
+import { currentVersion } from '../approvals/input-version.js';
+import { isQuestion, type PendingCall, type PendingStep } from '../approvals/pending-step.js';
+import { hookDecisionTransition, hookMayApprove, type HookVerdict } from '../approvals/transitions/hook-decision.js';
+import { commitTransition } from '../approvals/transitions/commit-transition.js';
+import { appendQuietly } from '../audit/audit-log.js';
+import { isFencedError } from '../store/fenced-error.js';
+import type { PhaseDependencies } from './phase-dependencies.js';
+import type { TurnScope } from './turn-scope.js';
+
+type HookDependencies = Pick<PhaseDependencies, 'store' | 'audit' | 'logger' | 'now' | 'metrics' | 'approvalHook'>;
+
+/**
+ * Asks the `onApprovalRequest` hook about each call of a step that was just opened, before its card
+ * is posted: once per call, all calls at once, each within the hook's time limit. A decision is
+ * committed like a person's (fenced, over the step's revision, with its audit record); a hook that
+ * throws, times out or answers something unreadable leaves the call to people, and the error is
+ * logged. Returns the step as it stands afterwards.
+ */
+export function createApprovalHookConsultation(options: HookDependencies) {
+  const { store, logger, now, approvalHook: hook } = options;
+
+  async function verdictFor(step: PendingStep, call: PendingCall, active: ApprovalHook): Promise<HookVerdict | undefined> {
+    const policy = currentVersion(call)?.policy ?? call.policy;
+    if (!policy) return undefined;
+    const controller = new AbortController();
+    const request: ApprovalHookRequest = structuredClone({
+      toolName: call.toolName,
+      input: call.input,
+      rule: policy.rule,
+      policy,
+      requesterId: step.requesterId,
+      teamId: step.teamId,
+      channel: step.channel,
+      threadTs: step.threadTs,
+      stepId: step.stepId,
+      approvalId: call.approvalId,
+    }) as Omit<ApprovalHookRequest, 'signal'> as ApprovalHookRequest;
+    request.signal = controller.signal;
+    const where = { event: 'approval-hook', hook: active.name, stepId: step.stepId, toolName: call.toolName };
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timed-out'>((resolve) => {
+      timer = setTimeout(() => resolve('timed-out'), active.timeoutMs);
+    });
+    try {
+      const answer = await Promise.race([Promise.resolve().then(() => active.decide(request)), timedOut]);
+      if (answer === 'timed-out') {
+        controller.abort(new Error(`onApprovalRequest hook ${active.name} timed out after ${active.timeoutMs} ms`));
+        logger.error({ ...where, timeoutMs: active.timeoutMs }, 'approval hook timed out; the call waits for people');
+        return undefined;
+      }
+      const verdict = readHookDecision(answer);
+      if (verdict === 'malformed') {
+        logger.error(where, "approval hook returned neither { decision: 'approve' }, { decision: 'deny', reason } nor undefined; the call waits for people");
+        return undefined;
+      }
+      return verdict;
+    } catch (error) {
+      logger.error({ ...where, err: error }, 'approval hook failed; the call waits for people');
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** A hook approval the call's rule does not allow: refused, on the record, and left to people. */
+  async function refuseApproval(step: PendingStep, call: PendingCall, active: ApprovalHook): Promise<void> {
+    const reason = 'the policy rule forbids automatic approval of this tool, so people decide';
+    logger.warn({ event: 'approval-hook-refused', hook: active.name, stepId: step.stepId, toolName: call.toolName }, reason);
+    await appendQuietly(
+      options.audit,
+      { type: 'action-refused', teamId: step.teamId, stepId: step.stepId, approvalId: call.approvalId, toolName: call.toolName, userId: hookActor(active.name), action: 'approve', code: 'auto-approve-forbidden', reason },
+      logger,
+    );
+  }
+
+  return async function consultApprovalHook(scope: TurnScope, opened: PendingStep): Promise<PendingStep> {
+    if (!hook) return opened;
+    const calls = opened.calls.filter((call) => !isQuestion(call) && !Object.hasOwn(opened.decisions, call.approvalId));
+    const verdicts = await Promise.all(calls.map(async (call) => ({ call, verdict: await verdictFor(opened, call, hook) })));
+    let step = opened;
+    for (const { call, verdict } of verdicts) {
+      if (!verdict) continue;
+      if (verdict.decision === 'approve' && !hookMayApprove(step, call.approvalId)) {
+        await refuseApproval(step, call, hook);
+        continue;
+      }
+      const committed = await scope.lease
+        .guard(() =>
+          commitTransition(store, step.stepId, (current) => {
+            const transition = hookDecisionTransition(current, { approvalId: call.approvalId, hookName: hook.name, verdict, now: now() });
+            return transition && { ...transition, fence: scope.lease.fence };
+          }),
+        )
+        .catch((error: unknown) => {
+          if (isFencedError(error) || scope.lease.lost()) throw error;
+          // Not written: the card is still posted, and people decide this call.
+          logger.error({ event: 'approval-hook-not-recorded', hook: hook.name, stepId: step.stepId, toolName: call.toolName, err: error }, "could not record the approval hook's decision; the call waits for people");
+          return undefined;
+        });
+      if (!committed) continue;
+      step = committed;
+      options.metrics.decisionRecorded({ toolName: call.toolName, outcome: verdict.decision === 'approve' ? 'approved' : 'denied', waitedMs: now() - step.createdAt });
+      logger.info({ event: 'approval-hook-decided', hook: hook.name, stepId: step.stepId, toolName: call.toolName, decision: verdict.decision }, 'approval hook decided a call');
+    }
+    return step;
+  };
+}
+
+export type ConsultApprovalHook = ReturnType<typeof createApprovalHookConsultation>;

@@ -1,0 +1,69 @@
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { createManualScheduleClock } from '../../test/helpers/manual-schedule-clock.js';
+import type { ScheduleConfig } from '../config/schedule-config-schema.js';
+import { createMemoryStore } from '../store/memory-store.js';
+import { createScheduledTurns } from './scheduled-turns.js';
+import type { WorkItem } from './work-item.js';
+
+const HEARTBEAT: ScheduleConfig = { name: 'heartbeat', cron: '*/15 * * * *', channel: 'C0OPS', prompt: 'Check the pods.', autoApprove: [] };
+const at = (time: string) => Date.parse(`2026-11-25T${time}:00.000Z`);
+
+function scheduler(options: { start: number; schedules?: ScheduleConfig[]; failPost?: boolean }) {
+  const clock = createManualScheduleClock(options.start);
+  const posts: Array<{ channel: string; text: string }> = [];
+  const submitted: WorkItem[] = [];
+  const turns = createScheduledTurns({
+    schedules: options.schedules ?? [HEARTBEAT],
+    store: createMemoryStore(),
+    poster: {
+      async postChannelMessage(post) {
+        if (options.failPost) throw new Error('slack is down');
+        posts.push(post);
+        return `1800000000.00000${posts.length}`;
+      },
+    },
+    worker: { submit: async (_threadKey, item) => void submitted.push(item) },
+    teamId: async () => 'T0TEAM',
+    clock,
+    logger: pino({ level: 'silent' }),
+  });
+  return { clock, posts, submitted, turns };
+}
+
+describe('createScheduledTurns', () => {
+  it('queues the prompt in the thread of its post, as the schedule', async () => {
+    const { clock, posts, submitted, turns } = scheduler({ start: at('12:07') });
+    turns.start();
+    await clock.advanceTo(at('12:14'));
+    expect(posts).toEqual([]);
+    await clock.advanceTo(at('12:15'));
+    expect(posts).toEqual([{ channel: 'C0OPS', text: ':alarm_clock: Scheduled: *heartbeat*' }]);
+    expect(submitted).toEqual([
+      { kind: 'message', userId: 'schedule:heartbeat', text: 'Check the pods.', ts: '1800000000.000001', teamId: 'T0TEAM', channel: 'C0OPS', threadTs: '1800000000.000001', readEarlierMessages: false },
+    ]);
+    await turns.stop();
+  });
+
+  it('runs a firing its timer woke late for once, then continues from the present without catching up', async () => {
+    const { clock, posts, turns } = scheduler({ start: at('12:07') });
+    turns.start();
+    // The loop stalled for an hour: the 12:15 firing runs once, the ones in between are skipped.
+    await clock.advanceTo(at('13:10'));
+    expect(posts).toHaveLength(1);
+    await clock.advanceTo(at('13:14'));
+    expect(posts).toHaveLength(1);
+    await clock.advanceTo(at('13:15'));
+    expect(posts).toHaveLength(2);
+    await turns.stop();
+  });
+
+  it('keeps its timers going after a firing that could not post, and stops them on stop', async () => {
+    const { clock, turns } = scheduler({ start: at('12:07'), failPost: true });
+    turns.start();
+    await clock.advanceTo(at('12:15'));
+    expect(clock.pending()).toBe(1);
+    await turns.stop();
+    expect(clock.pending()).toBe(0);
+  });
+});
