@@ -27,9 +27,11 @@ import { createSlackApp, SLACK_RETRY_CONFIG } from './slack/create-slack-app.js'
 import { registerListeners } from './slack/listeners/register-listeners.js';
 import { createUsergroupMembers } from './slack/usergroup-members.js';
 import { createWebApiMessenger } from './slack/web-api-messenger.js';
+import { createObservedSlackFetch, type SlackApiFailure } from './slack/observed-slack-fetch.js';
 import { createMemoryStore } from './store/memory-store.js';
 import { createRedisStore } from './store/redis-store.js';
 import type { StateStore } from './store/state-store.js';
+import type { RedisFailureListener } from './store/redis-failures.js';
 import { loadTools, withWireToolNames, type LoadedTools } from './tools/load-tools.js';
 import { createJsonSchemaValidator } from './tools/json-schema-validator.js';
 import { createToolSchemas } from './tools/tool-schemas.js';
@@ -111,15 +113,17 @@ async function assemble(
 ): Promise<Bot> {
   const { environment, config } = options;
 
+  const prometheus = createPrometheusMetrics();
+  const onRedisError: RedisFailureListener = ({ kind }) => prometheus.metrics.redisFailed({ kind });
   const audit =
     options.audit ??
     (environment.redisUrl === undefined
       ? createMemoryAuditLog({ logger })
-      : createRedisAuditLog({ url: environment.redisUrl, keyPrefix: STORE_KEY_PREFIX, logger }));
-  const store = options.store ?? createStore(environment, logger, audit);
-  const identity = await resolveBotIdentity(environment);
-  const prometheus = createPrometheusMetrics();
-  const app = createSlackApp({ settings: { ...environment.slack, ...identity }, store, logger, renderMetrics: prometheus.render });
+      : createRedisAuditLog({ url: environment.redisUrl, keyPrefix: STORE_KEY_PREFIX, logger, onRedisError }));
+  const store = options.store ?? createStore({ environment, logger, audit, onRedisError });
+  const onSlackApiFailure = (failure: SlackApiFailure) => prometheus.metrics.slackApiFailed(failure);
+  const identity = await resolveBotIdentity(environment, onSlackApiFailure);
+  const app = createSlackApp({ settings: { ...environment.slack, ...identity }, store, logger, renderMetrics: prometheus.render, onSlackApiFailure });
   const messenger = createWebApiMessenger({ client: app.client, logger, streaming: environment.slack.streaming });
   const resolveGroups = createUsergroupMembers({ client: app.client, logger });
   const conversation = createConversation({
@@ -256,8 +260,8 @@ const DEFAULT_MAX_EVENT_LOOP_DELAY_MS_WORKER = 500;
 /** Shared by the store and the audit stream; `npm run audit` reads `${prefix}audit`. */
 const STORE_KEY_PREFIX = 'countersign:';
 
-function createStore(environment: EnvironmentConfig, logger: Logger, audit: AuditLog): StateStore {
-  if (environment.redisUrl !== undefined) return createRedisStore({ url: environment.redisUrl, keyPrefix: STORE_KEY_PREFIX, auditLogger: logger });
+function createStore({ environment, logger, audit, onRedisError }: { environment: EnvironmentConfig; logger: Logger; audit: AuditLog; onRedisError: RedisFailureListener }): StateStore {
+  if (environment.redisUrl !== undefined) return createRedisStore({ url: environment.redisUrl, keyPrefix: STORE_KEY_PREFIX, auditLogger: logger, onRedisError });
   logger.warn(
     { event: 'memory-store' },
     'REDIS_URL is not set: using an in-memory store. Pending approvals will not survive a restart and are not shared between bot processes.',
@@ -266,12 +270,13 @@ function createStore(environment: EnvironmentConfig, logger: Logger, audit: Audi
 }
 
 /** Bolt needs the bot's ids; asking Slack once here keeps Bolt from asking on every event. */
-async function resolveBotIdentity(environment: EnvironmentConfig): Promise<{ botUserId: string; botId: string }> {
+async function resolveBotIdentity(environment: EnvironmentConfig, onSlackApiFailure: (failure: SlackApiFailure) => void): Promise<{ botUserId: string; botId: string }> {
   const { botUserId, botId } = environment.slack;
   if (botUserId !== undefined && botId !== undefined) return { botUserId, botId };
   const client = new WebClient(environment.slack.botToken, {
     ...(environment.slack.apiUrl === undefined ? {} : { slackApiUrl: environment.slack.apiUrl }),
     retryConfig: SLACK_RETRY_CONFIG,
+    fetch: createObservedSlackFetch({ onFailure: onSlackApiFailure }),
   });
   const identity = await client.auth.test().catch((error: unknown) => {
     throw new SlackCallError({ method: 'auth.test', cause: error });

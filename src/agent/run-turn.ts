@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { stepCountIs, streamText, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import type { ToolDefinition } from '../tools/tool-definition.js';
 import { startModelWatchdog } from './model-watchdog.js';
+import type { Context } from '@opentelemetry/api';
+import { createTurnTelemetry, type ModelCallReport } from './turn-telemetry.js';
 import type { PolicyConfig } from '../config/policy-config-schema.js';
 import type { ExecutionBasis } from '../audit/audit-event.js';
 import {
@@ -73,6 +75,10 @@ export interface RunTurnOptions {
    * deltas equal `TurnOutcome.text`. Called synchronously: a slow consumer must buffer.
    */
   onTextDelta?: (delta: string) => void;
+  /** Told after each model call (one per step), for the metrics. */
+  onModelCall?: (report: ModelCallReport) => void;
+  /** The turn's span context: model calls become its children. */
+  traceContext?: Context;
 }
 
 /**
@@ -95,6 +101,10 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
   const watchdog = options.modelTimeoutMs === undefined ? undefined : startModelWatchdog({ timeoutMs: options.modelTimeoutMs });
   const signals = [options.abortSignal, watchdog?.signal].filter((signal): signal is AbortSignal => signal !== undefined);
   const abortSignal = signals.length > 0 ? AbortSignal.any(signals) : undefined;
+  const telemetry = createTurnTelemetry({
+    ...(options.traceContext ? { parent: options.traceContext } : {}),
+    ...(options.onModelCall ? { onModelCall: options.onModelCall } : {}),
+  });
   try {
     const result = streamText({
       model: options.model,
@@ -111,6 +121,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
         ...(options.findGrant ? { findGrant: options.findGrant } : {}),
       }),
       stopWhen: stepCountIs(options.maxSteps),
+      telemetry: telemetry.options,
       maxRetries: options.maxRetries ?? 2,
       onToolExecutionStart: async ({ toolCall }) => {
         watchdog?.toolStarted();
@@ -156,5 +167,6 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
     throw new TurnFailedError({ cause: abortSignal?.aborted ? abortSignal.reason : error, executions });
   } finally {
     watchdog?.stop();
+    telemetry.close();
   }
 }

@@ -59,6 +59,7 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
         findGrant: grantsFor(thread, requesterId),
         onToolStart: (toolName) => messenger.setStatus({ ...where, status: `is running ${toolName}…` }),
         onTextDelta: (delta) => answer.append(delta),
+        onModelCall: (report) => options.metrics.modelCallFinished(report),
       });
     } catch (error) {
       // Fenced: another process has the thread; this one must not save, post or say anything.

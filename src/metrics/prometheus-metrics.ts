@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import type { Metrics } from './metrics.js';
+import { createPrometheusOperationMetrics } from './operation-metrics.js';
 
 export interface PrometheusMetrics {
   metrics: Metrics;
@@ -25,6 +26,7 @@ export function createPrometheusMetrics(): PrometheusMetrics {
   return {
     registry,
     metrics: {
+      ...createPrometheusOperationMetrics(registry),
       decisionRecorded({ outcome, waitedMs }) {
         decisions.inc({ outcome });
         timeToDecision.observe({ outcome }, Math.max(0, waitedMs) / 1000);

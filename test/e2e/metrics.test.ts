@@ -42,4 +42,23 @@ describe('GET /metrics', () => {
     expect(seriesValue(after, 'countersign_turn_duration_seconds_count{outcome="answered"}')).toBe(1);
     expect(after).toContain('countersign_process_cpu_user_seconds_total');
   });
+
+  it('times model calls and counts their tokens, and counts failed Slack calls by method and error, 429s included', async () => {
+    const h = await harness();
+    h.openai.enqueue({ toolCalls: [{ name: 'get_pods', arguments: { namespace: 'staging' } }] }, { text: 'Two pods are running.' });
+    // Slack throttles the first post (the client waits and retries it) and refuses the status line.
+    h.slack.failNext('chat.postMessage', { status: 429, retryAfterSeconds: 0 });
+    h.slack.failNext('assistant.threads.setStatus', { error: 'missing_scope' });
+    const threadTs = nextTs();
+    await h.mention({ user: 'UALICE', text: 'which pods run in staging?', ts: threadTs });
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text?.includes('Two pods are running.')), { message: 'the answer' });
+    await h.settled();
+
+    const metrics = await metricsOf(h);
+    expect(seriesValue(metrics, 'countersign_model_call_duration_seconds_count{outcome="ok"}')).toBe(2);
+    expect(seriesValue(metrics, 'countersign_model_tokens_total{kind="input"}')).toBeGreaterThan(0);
+    expect(seriesValue(metrics, 'countersign_model_tokens_total{kind="output"}')).toBeGreaterThan(0);
+    expect(seriesValue(metrics, 'countersign_slack_api_errors_total{method="chat.postMessage",error="rate_limited"}')).toBe(1);
+    expect(seriesValue(metrics, 'countersign_slack_api_errors_total{method="assistant.threads.setStatus",error="missing_scope"}')).toBe(1);
+  });
 });
