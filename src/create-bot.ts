@@ -4,6 +4,8 @@ import type { Server } from 'node:http';
 import { WebClient } from '@slack/web-api';
 import type { App } from '@slack/bolt';
 import type { LanguageModel } from 'ai';
+import type { TracerProvider } from '@opentelemetry/api';
+import { countersignTracer } from './tracing/trace-context.js';
 import type { Logger } from 'pino';
 import { createLanguageModel } from './agent/create-language-model.js';
 import { createCallDecider } from './approvals/decide-call.js';
@@ -68,6 +70,12 @@ export interface CreateBotOptions {
   /** No new turn starts while this process's event loop lags more than this: default 500 ms for a worker, 100 ms for a process that also serves Slack. */
   maxEventLoopDelayMs?: number;
   model?: LanguageModel;
+  /**
+   * Where spans go (one trace per turn, from the Slack event through model calls, the card, the
+   * decision and tool runs). Default: the global provider, a no-op until an OpenTelemetry SDK is
+   * registered (see the README's Tracing section).
+   */
+  tracerProvider?: TracerProvider;
 }
 
 export interface Bot {
@@ -114,6 +122,7 @@ async function assemble(
   const { environment, config } = options;
 
   const prometheus = createPrometheusMetrics();
+  const tracer = countersignTracer(options.tracerProvider);
   const onRedisError: RedisFailureListener = ({ kind }) => prometheus.metrics.redisFailed({ kind });
   const audit =
     options.audit ??
@@ -148,6 +157,7 @@ async function assemble(
     botUserId: identity.botUserId,
     now,
     metrics: prometheus.metrics,
+    tracer,
   });
   const lockTtlMs = options.lockTtlMs ?? DEFAULT_LOCK_TTL_MS;
   const role = options.role ?? environment.role;
@@ -189,6 +199,7 @@ async function assemble(
       now,
       resolveGroups,
       metrics: prometheus.metrics,
+      tracer,
       expireNow: (stepId) => sweeper.expireNow(stepId),
       evaluateInput: ({ step, call, input }) =>
         evaluateCallPolicy({
@@ -207,6 +218,7 @@ async function assemble(
     botUserId: identity.botUserId,
     followTtlMs: config.history.ttlHours * 60 * 60 * 1000,
     logger,
+    tracer,
   });
 
   let healthServer: Server | undefined;

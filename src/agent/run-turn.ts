@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { stepCountIs, streamText, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import type { ToolDefinition } from '../tools/tool-definition.js';
 import { startModelWatchdog } from './model-watchdog.js';
-import type { Context } from '@opentelemetry/api';
+import type { Context, Tracer } from '@opentelemetry/api';
 import { createTurnTelemetry, type ModelCallReport } from './turn-telemetry.js';
 import type { PolicyConfig } from '../config/policy-config-schema.js';
 import type { ExecutionBasis } from '../audit/audit-event.js';
@@ -77,8 +77,9 @@ export interface RunTurnOptions {
   onTextDelta?: (delta: string) => void;
   /** Told after each model call (one per step), for the metrics. */
   onModelCall?: (report: ModelCallReport) => void;
-  /** The turn's span context: model calls become its children. */
+  /** The turn's span context: model calls and tool executions become its children. */
   traceContext?: Context;
+  tracer?: Tracer;
 }
 
 /**
@@ -89,7 +90,13 @@ export interface RunTurnOptions {
 export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
   const executions: ExecutionRecord[] = [];
   const bases = new Map<string, ExecutionBasis>();
+  const telemetry = createTurnTelemetry({
+    ...(options.tracer ? { tracer: options.tracer } : {}),
+    ...(options.traceContext ? { parent: options.traceContext } : {}),
+    ...(options.onModelCall ? { onModelCall: options.onModelCall } : {}),
+  });
   const tools: ToolSet = createTurnTools({
+    traceExecution: telemetry.traceExecution,
     definitions: options.definitions,
     context: options.context,
     executions,
@@ -101,10 +108,6 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
   const watchdog = options.modelTimeoutMs === undefined ? undefined : startModelWatchdog({ timeoutMs: options.modelTimeoutMs });
   const signals = [options.abortSignal, watchdog?.signal].filter((signal): signal is AbortSignal => signal !== undefined);
   const abortSignal = signals.length > 0 ? AbortSignal.any(signals) : undefined;
-  const telemetry = createTurnTelemetry({
-    ...(options.traceContext ? { parent: options.traceContext } : {}),
-    ...(options.onModelCall ? { onModelCall: options.onModelCall } : {}),
-  });
   try {
     const result = streamText({
       model: options.model,

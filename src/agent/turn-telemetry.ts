@@ -1,4 +1,6 @@
-import { type Context, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
+import { type Context, ROOT_CONTEXT, type Span, SpanKind, trace, type Tracer } from '@opentelemetry/api';
+import { countersignTracer, inSpan, markFailed } from '../tracing/trace-context.js';
+import type { TraceExecution } from './tool-set.js';
 import type { Telemetry, TelemetryOptions } from 'ai';
 
 /** One model call (one step of a turn), as the metrics see it. */
@@ -12,6 +14,8 @@ export interface ModelCallReport {
 export interface TurnTelemetry {
   /** The AI SDK's `telemetry` option: our integration first, then any the application registered globally. */
   options: TelemetryOptions<never>;
+  /** Tool executions as spans (`execute_tool <name>`), children of the turn. */
+  traceExecution: TraceExecution;
   /** Ends the spans of model calls the SDK never reported the end of (an abort mid-stream). */
   close(): void;
 }
@@ -22,7 +26,7 @@ export interface TurnTelemetry {
  * threads and tool output can hold secrets, and the spans go to whatever backend the operator runs.
  */
 export function createTurnTelemetry(options: { tracer?: Tracer; parent?: Context; onModelCall?: (report: ModelCallReport) => void }): TurnTelemetry {
-  const tracer = options.tracer ?? trace.getTracer('countersign');
+  const tracer = options.tracer ?? countersignTracer();
   const parent = options.parent ?? ROOT_CONTEXT;
   // Model calls of one turn run one after another, so one call is open at a time per generation.
   const open = new Map<string, { span: Span; startedAt: number }>();
@@ -30,10 +34,7 @@ export function createTurnTelemetry(options: { tracer?: Tracer; parent?: Context
     const call = open.get(callId);
     if (!call) return;
     open.delete(callId);
-    if (error !== undefined) {
-      call.span.recordException(error instanceof Error ? error : String(error));
-      call.span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
-    }
+    if (error !== undefined) markFailed(call.span, error);
     call.span.end();
     options.onModelCall?.({ ...report, durationMs: performance.now() - call.startedAt });
   };
@@ -63,7 +64,22 @@ export function createTurnTelemetry(options: { tracer?: Tracer; parent?: Context
       finish(event.callId, { outcome: 'error' }, event.reason ?? new Error('aborted'));
     },
   };
+  const traceExecution: TraceExecution = (call, run) =>
+    inSpan(
+      {
+        tracer,
+        name: `execute_tool ${call.toolName}`,
+        parent,
+        attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': call.toolName, 'gen_ai.tool.call.id': call.toolCallId },
+      },
+      (active) =>
+        run((message) => {
+          const span = trace.getSpan(active);
+          if (span) markFailed(span, new Error(message));
+        }),
+    );
   return {
+    traceExecution,
     options: { functionId: 'countersign.turn', recordInputs: false, recordOutputs: false, integrations: [integration, ...globalIntegrations()] },
     close() {
       for (const callId of [...open.keys()]) finish(callId, { outcome: 'error' }, new Error('the turn ended during the model call'));

@@ -66,7 +66,7 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
       });
     }
     logger.info({ event: 'approval-expired', stepId }, 'approval request expired');
-    await worker.submit(step.threadKey, { kind: 'resume', stepId, channel: step.channel, threadTs: step.threadTs });
+    await worker.submit(step.threadKey, { kind: 'resume', stepId, channel: step.channel, threadTs: step.threadTs, ...(step.traceparent ? { traceparent: step.traceparent } : {}) });
   }
 
   async function sweepOnce(): Promise<void> {

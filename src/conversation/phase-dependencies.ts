@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api';
 import type { LanguageModel } from 'ai';
 import type { Logger } from 'pino';
 import type { GroupMembers } from '../approvals/policy/approver-eligibility.js';
@@ -30,4 +31,6 @@ export interface PhaseDependencies {
   newStepId: () => string;
   /** Turns and tool runs counted for the operator's dashboards. */
   metrics: Metrics;
+  /** Where the phases' spans go (each item's span is in `TurnScope.traceContext`). */
+  tracer: Tracer;
 }

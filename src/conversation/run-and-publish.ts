@@ -11,10 +11,12 @@ import type { StepCards } from './step-card.js';
 import { createThreadNotes } from './thread-notes.js';
 import { createTurnFailure } from './turn-failure.js';
 import type { TurnScope } from './turn-scope.js';
+import { trace } from '@opentelemetry/api';
+import { inSpan } from '../tracing/trace-context.js';
 
 type RunAndPublishDependencies = Pick<
   PhaseDependencies,
-  'store' | 'model' | 'instructions' | 'tools' | 'policy' | 'toolProblems' | 'resolveGroups' | 'limits' | 'logger' | 'now' | 'metrics'
+  'store' | 'model' | 'instructions' | 'tools' | 'policy' | 'toolProblems' | 'resolveGroups' | 'limits' | 'logger' | 'now' | 'metrics' | 'tracer'
 > & { cards: StepCards };
 
 export type RunAndPublish = (scope: TurnScope, thread: ThreadState, requesterId: string, approvedRuns?: ReadonlyMap<string, ApprovedRun>) => Promise<void>;
@@ -60,6 +62,8 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
         onToolStart: (toolName) => messenger.setStatus({ ...where, status: `is running ${toolName}…` }),
         onTextDelta: (delta) => answer.append(delta),
         onModelCall: (report) => options.metrics.modelCallFinished(report),
+        tracer: options.tracer,
+        traceContext: scope.traceContext,
       });
     } catch (error) {
       // Fenced: another process has the thread; this one must not save, post or say anything.
@@ -81,15 +85,20 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
         if (!scope.lease.lost()) await answer.stream?.finish(`${answer.streamed} …`).catch(() => {});
         throw error;
       }
-      await postOutbox(scope, thread, answer.stream);
+      await inSpan({ tracer: options.tracer, name: 'countersign.answer', parent: scope.traceContext }, () => postOutbox(scope, thread, answer.stream));
       return;
     }
     // The text before the card is shown in full first; a crash before the step is saved re-runs the turn.
     if (answer.stream) await answer.stream.finish(outcome.text);
     else if (outcome.text.trim()) await messenger.postAnswer({ ...where, markdown: outcome.text, mentionableUserIds: mentionable(thread), ...(thread.answerTs ? { replacing: thread.answerTs } : {}) });
     delete thread.answerTs;
-    const step = await cards.openStep(scope, thread, requesterId, outcome.approvalRequests);
-    await cards.postCardFor(scope, step);
+    await inSpan({ tracer: options.tracer, name: 'countersign.card', parent: scope.traceContext, attributes: { 'countersign.calls': outcome.approvalRequests.length } }, async (traceContext) => {
+      // The step remembers this span: the decision and the resumed turn join its trace.
+      const cardScope = { ...scope, traceContext };
+      const step = await cards.openStep(cardScope, thread, requesterId, outcome.approvalRequests);
+      trace.getSpan(traceContext)?.setAttribute('countersign.step_id', step.stepId);
+      await cards.postCardFor(cardScope, step);
+    });
   }
 
   /**

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, inject } from 'vitest';
 import { pino } from 'pino';
+import type { TracerProvider } from '@opentelemetry/api';
 import { parseConfigFile } from '../../src/config/config-file.js';
 import { parseEnvironment } from '../../src/config/environment.js';
 import { createBot, type Bot } from '../../src/create-bot.js';
@@ -105,6 +106,8 @@ export interface HarnessOptions {
   environment?: Record<string, string>;
   tools?: ToolDefinition[];
   configYaml?: string;
+  /** Where the bot's spans go (e.g. an in-memory exporter's provider). */
+  tracerProvider?: TracerProvider;
   shared?: { slack: FakeSlackApi; openai: FakeOpenAI; keyPrefix: string; logFile: string; watch: BotWatch };
 }
 
@@ -133,6 +136,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     environment,
     config,
     ...(options.tools ? { tools: options.tools } : {}),
+    ...(options.tracerProvider ? { tracerProvider: options.tracerProvider } : {}),
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     ...(options.now ? { now: options.now } : {}),
     ...(options.sweepIntervalMs ? { sweepIntervalMs: options.sweepIntervalMs } : {}),
