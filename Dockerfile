@@ -8,6 +8,12 @@ COPY src ./src
 RUN npm run build && npm prune --omit=dev
 
 FROM node:22-bookworm-slim
+# tini as PID 1: it reaps the processes command tools leave behind (a CLI's own children) and passes
+# SIGTERM to node, which then finishes running turns before it exits. Without -g: a tool already
+# approved and running is not killed by `docker stop` before the bot has let it finish.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends tini \
+  && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production PORT=3000
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
@@ -17,4 +23,5 @@ COPY package.json countersign.example.yml ./
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=5s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["node", "dist/main.js"]

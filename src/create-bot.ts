@@ -4,6 +4,8 @@ import type { Server } from 'node:http';
 import { WebClient } from '@slack/web-api';
 import type { App } from '@slack/bolt';
 import type { LanguageModel } from 'ai';
+import type { TracerProvider } from '@opentelemetry/api';
+import { countersignTracer } from './tracing/trace-context.js';
 import type { Logger } from 'pino';
 import { createLanguageModel } from './agent/create-language-model.js';
 import { resolveApprovalHook, type ApprovalHookOption } from './approvals/approval-hook.js';
@@ -32,9 +34,11 @@ import { registerListeners } from './slack/listeners/register-listeners.js';
 import { createUsergroupMembers } from './slack/usergroup-members.js';
 import { createChannelMembership } from './slack/channel-membership.js';
 import { createWebApiMessenger } from './slack/web-api-messenger.js';
+import { createObservedSlackFetch, type SlackApiFailure } from './slack/observed-slack-fetch.js';
 import { createMemoryStore } from './store/memory-store.js';
 import { createRedisStore } from './store/redis-store.js';
 import type { StateStore } from './store/state-store.js';
+import type { RedisFailureListener } from './store/redis-failures.js';
 import { loadTools, withWireToolNames, type LoadedTools } from './tools/load-tools.js';
 import { createJsonSchemaValidator } from './tools/json-schema-validator.js';
 import { createToolSchemas } from './tools/tool-schemas.js';
@@ -81,6 +85,12 @@ export interface CreateBotOptions {
   onApprovalRequest?: ApprovalHookOption;
   /** The timers `schedules:` run on; injected in tests, which advance them by hand. */
   scheduleClock?: ScheduleClock;
+  /**
+   * Where spans go (one trace per turn, from the Slack event through model calls, the card, the
+   * decision and tool runs). Default: the global provider, a no-op until an OpenTelemetry SDK is
+   * registered (see the README's Tracing section).
+   */
+  tracerProvider?: TracerProvider;
 }
 
 export interface Bot {
@@ -126,15 +136,19 @@ async function assemble(
 ): Promise<Bot> {
   const { environment, config } = options;
 
+  // Pending approvals are read from the store when Prometheus scrapes (the store is built below).
+  const prometheus = createPrometheusMetrics({ pendingApprovals: () => readPendingApprovals(store), now });
+  const tracer = countersignTracer(options.tracerProvider);
+  const onRedisError: RedisFailureListener = ({ kind }) => prometheus.metrics.redisFailed({ kind });
   const audit =
     options.audit ??
     (environment.redisUrl === undefined
       ? createMemoryAuditLog({ logger })
-      : createRedisAuditLog({ url: environment.redisUrl, keyPrefix: STORE_KEY_PREFIX, logger }));
-  const store = options.store ?? createStore(environment, logger, audit);
-  const identity = await resolveBotIdentity(environment);
-  const prometheus = createPrometheusMetrics({ pendingApprovals: () => readPendingApprovals(store), now });
-  const app = createSlackApp({ settings: { ...environment.slack, ...identity }, store, logger, renderMetrics: prometheus.render });
+      : createRedisAuditLog({ url: environment.redisUrl, keyPrefix: STORE_KEY_PREFIX, logger, onRedisError }));
+  const store = options.store ?? createStore({ environment, logger, audit, onRedisError });
+  const onSlackApiFailure = (failure: SlackApiFailure) => prometheus.metrics.slackApiFailed(failure);
+  const identity = await resolveBotIdentity(environment, onSlackApiFailure);
+  const app = createSlackApp({ settings: { ...environment.slack, ...identity }, store, logger, renderMetrics: prometheus.render, onSlackApiFailure });
   const messenger = createWebApiMessenger({ client: app.client, logger, streaming: environment.slack.streaming });
   const resolveGroups = createUsergroupMembers({ client: app.client, logger });
   const approvalHook = resolveApprovalHook(options.onApprovalRequest);
@@ -162,6 +176,7 @@ async function assemble(
     metrics: prometheus.metrics,
     ...(approvalHook ? { approvalHook } : {}),
     schedules: config.schedules,
+    tracer,
   });
   const lockTtlMs = options.lockTtlMs ?? DEFAULT_LOCK_TTL_MS;
   const role = options.role ?? environment.role;
@@ -218,6 +233,7 @@ async function assemble(
       now,
       resolveGroups,
       metrics: prometheus.metrics,
+      tracer,
       expireNow: (stepId) => sweeper.expireNow(stepId),
       evaluateInput: ({ step, call, input }) =>
         evaluateCallPolicy({
@@ -237,6 +253,7 @@ async function assemble(
     botUserId: identity.botUserId,
     followTtlMs: config.history.ttlHours * 60 * 60 * 1000,
     logger,
+    tracer,
   });
 
   let healthServer: Server | undefined;
@@ -292,8 +309,8 @@ const DEFAULT_MAX_EVENT_LOOP_DELAY_MS_WORKER = 500;
 /** Shared by the store and the audit stream; `npm run audit` reads `${prefix}audit`. */
 const STORE_KEY_PREFIX = 'countersign:';
 
-function createStore(environment: EnvironmentConfig, logger: Logger, audit: AuditLog): StateStore {
-  if (environment.redisUrl !== undefined) return createRedisStore({ url: environment.redisUrl, keyPrefix: STORE_KEY_PREFIX, auditLogger: logger });
+function createStore({ environment, logger, audit, onRedisError }: { environment: EnvironmentConfig; logger: Logger; audit: AuditLog; onRedisError: RedisFailureListener }): StateStore {
+  if (environment.redisUrl !== undefined) return createRedisStore({ url: environment.redisUrl, keyPrefix: STORE_KEY_PREFIX, auditLogger: logger, onRedisError });
   logger.warn(
     { event: 'memory-store' },
     'REDIS_URL is not set: using an in-memory store. Pending approvals will not survive a restart and are not shared between bot processes.',
@@ -323,12 +340,13 @@ function createTeamIdLookup(client: WebClient): () => Promise<string> {
 }
 
 /** Bolt needs the bot's ids; asking Slack once here keeps Bolt from asking on every event. */
-async function resolveBotIdentity(environment: EnvironmentConfig): Promise<{ botUserId: string; botId: string }> {
+async function resolveBotIdentity(environment: EnvironmentConfig, onSlackApiFailure: (failure: SlackApiFailure) => void): Promise<{ botUserId: string; botId: string }> {
   const { botUserId, botId } = environment.slack;
   if (botUserId !== undefined && botId !== undefined) return { botUserId, botId };
   const client = new WebClient(environment.slack.botToken, {
     ...(environment.slack.apiUrl === undefined ? {} : { slackApiUrl: environment.slack.apiUrl }),
     retryConfig: SLACK_RETRY_CONFIG,
+    fetch: createObservedSlackFetch({ onFailure: onSlackApiFailure }),
   });
   const identity = await client.auth.test().catch((error: unknown) => {
     throw new SlackCallError({ method: 'auth.test', cause: error });

@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { stepCountIs, streamText, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import type { ToolDefinition } from '../tools/tool-definition.js';
 import { startModelWatchdog } from './model-watchdog.js';
+import type { Context, Tracer } from '@opentelemetry/api';
+import { createTurnTelemetry, type ModelCallReport } from './turn-telemetry.js';
 import type { PolicyConfig } from '../config/policy-config-schema.js';
 import type { ExecutionBasis } from '../audit/audit-event.js';
 import {
@@ -76,6 +78,11 @@ export interface RunTurnOptions {
    * deltas equal `TurnOutcome.text`. Called synchronously: a slow consumer must buffer.
    */
   onTextDelta?: (delta: string) => void;
+  /** Told after each model call (one per step), for the metrics. */
+  onModelCall?: (report: ModelCallReport) => void;
+  /** The turn's span context: model calls and tool executions become its children. */
+  traceContext?: Context;
+  tracer?: Tracer;
 }
 
 /**
@@ -86,7 +93,13 @@ export interface RunTurnOptions {
 export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
   const executions: ExecutionRecord[] = [];
   const bases = new Map<string, ExecutionBasis>();
+  const telemetry = createTurnTelemetry({
+    ...(options.tracer ? { tracer: options.tracer } : {}),
+    ...(options.traceContext ? { parent: options.traceContext } : {}),
+    ...(options.onModelCall ? { onModelCall: options.onModelCall } : {}),
+  });
   const tools: ToolSet = createTurnTools({
+    traceExecution: telemetry.traceExecution,
     definitions: options.definitions,
     context: options.context,
     executions,
@@ -115,6 +128,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
         ...(options.scheduleApproval ? { scheduleApproval: options.scheduleApproval } : {}),
       }),
       stopWhen: stepCountIs(options.maxSteps),
+      telemetry: telemetry.options,
       maxRetries: options.maxRetries ?? 2,
       onToolExecutionStart: async ({ toolCall }) => {
         watchdog?.toolStarted();
@@ -160,5 +174,6 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
     throw new TurnFailedError({ cause: abortSignal?.aborted ? abortSignal.reason : error, executions });
   } finally {
     watchdog?.stop();
+    telemetry.close();
   }
 }

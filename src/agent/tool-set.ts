@@ -23,6 +23,9 @@ export interface ExecutionReport {
   error?: string;
 }
 
+/** Runs one tool execution inside a span; `failed` marks it failed (a non-zero exit does not throw). */
+export type TraceExecution = <RESULT>(call: { toolName: string; toolCallId: string }, run: (failed: (message: string) => void) => Promise<RESULT>) => Promise<RESULT>;
+
 /** What ran during one turn, so a turn that fails after executing tools can still record them. */
 export interface ExecutionRecord {
   toolCallId: string;
@@ -66,8 +69,11 @@ export function createTurnTools(options: {
   beforeExecute?: (call: StartingCall) => Promise<void>;
   /** Told when a call returned or threw. */
   afterExecute?: (report: ExecutionReport) => Promise<void> | void;
+  /** Runs each execution inside a trace span (see `TraceExecution`). */
+  traceExecution?: TraceExecution;
 }): ToolSet {
   const tools: ToolSet = {};
+  const traceExecution: TraceExecution = options.traceExecution ?? ((_call, run) => run(() => {}));
   for (const definition of options.definitions) {
     const execute = definition.execute;
     if (!execute) {
@@ -78,34 +84,37 @@ export function createTurnTools(options: {
     tools[definition.name] = tool({
       description: definition.description,
       inputSchema: cachedSchema(definition.inputSchema),
-      execute: async (modelInput: unknown, { toolCallId, abortSignal }) => {
-        const approved = options.approvedRuns?.get(toolCallId);
-        const basis = approved?.basis ?? options.bases.get(toolCallId);
-        if (!basis) throw new Error('Not run: there is no approval on record for this call.');
-        const input = approved ? approved.input : modelInput;
-        await options.beforeExecute?.({ toolCallId, toolName: definition.name, input, basis });
-        const started = performance.now();
-        const report = (outcome: Partial<ExecutionReport>) =>
-          options.afterExecute?.({ toolCallId, toolName: definition.name, status: 'ok', durationMs: Math.round(performance.now() - started), ...outcome });
-        let output: unknown;
-        try {
-          output = await execute(input, {
-            ...options.context,
-            toolCallId,
-            // Stable for this call across retries and replicas: the thread plus the model's call id.
-            idempotencyKey: `${options.context.teamId}:${options.context.channel}:${options.context.threadTs}:${toolCallId}`,
-            ...(abortSignal === undefined ? {} : { abortSignal }),
-          });
-        } catch (error) {
-          await report({ status: 'error', error: error instanceof Error ? error.message : String(error) });
-          throw error;
-        }
-        faultPoint('after-tool');
-        await report(commandOutcome(output));
-        const result = approved?.edit ? { humanEdit: approved.edit, result: output } : output;
-        options.executions.push({ toolCallId, toolName: definition.name, output: result });
-        return result;
-      },
+      execute: (modelInput: unknown, { toolCallId, abortSignal }) =>
+        traceExecution({ toolName: definition.name, toolCallId }, async (failed) => {
+          const approved = options.approvedRuns?.get(toolCallId);
+          const basis = approved?.basis ?? options.bases.get(toolCallId);
+          if (!basis) throw new Error('Not run: there is no approval on record for this call.');
+          const input = approved ? approved.input : modelInput;
+          await options.beforeExecute?.({ toolCallId, toolName: definition.name, input, basis });
+          const started = performance.now();
+          const report = (outcome: Partial<ExecutionReport>) => {
+            if (outcome.status === 'error') failed(outcome.error ?? `exit code ${outcome.exitCode}`);
+            return options.afterExecute?.({ toolCallId, toolName: definition.name, status: 'ok', durationMs: Math.round(performance.now() - started), ...outcome });
+          };
+          let output: unknown;
+          try {
+            output = await execute(input, {
+              ...options.context,
+              toolCallId,
+              // Stable for this call across retries and replicas: the thread plus the model's call id.
+              idempotencyKey: `${options.context.teamId}:${options.context.channel}:${options.context.threadTs}:${toolCallId}`,
+              ...(abortSignal === undefined ? {} : { abortSignal }),
+            });
+          } catch (error) {
+            await report({ status: 'error', error: error instanceof Error ? error.message : String(error) });
+            throw error;
+          }
+          faultPoint('after-tool');
+          await report(commandOutcome(output));
+          const result = approved?.edit ? { humanEdit: approved.edit, result: output } : output;
+          options.executions.push({ toolCallId, toolName: definition.name, output: result });
+          return result;
+        }),
     });
   }
   return tools;

@@ -1,5 +1,7 @@
 import { type Metrics, noMetrics } from '../metrics/metrics.js';
 import { randomUUID } from 'node:crypto';
+import { trace, type Tracer } from '@opentelemetry/api';
+import { contextFromTraceparent, countersignTracer, traceparentOf } from '../tracing/trace-context.js';
 import type { Logger } from 'pino';
 import { appendQuietly, type AuditLog } from '../audit/audit-log.js';
 import type { ThreadWorker } from '../conversation/thread-worker.js';
@@ -32,6 +34,8 @@ export interface DecideCallOptions {
   newGrantId?: () => string;
   /** Decisions and refusals counted for the operator's dashboards. */
   metrics?: Metrics;
+  /** Where decision spans go; default the global tracer provider's. */
+  tracer?: Tracer;
 }
 
 /** What a person did, before the server judged it; an edit carries the input, not its policy. */
@@ -40,7 +44,7 @@ export type CallDecisionRequest = Omit<CallActionRequest, 'action'> & {
 };
 
 export type RecordOutcome =
-  | { recorded: true; step: PendingStep; completedStep: boolean; effect: CallActionEffect; notice?: string }
+  | { recorded: true; step: PendingStep; completedStep: boolean; effect: CallActionEffect; notice?: string; traceparent?: string }
   /** Nothing changed; `message` tells the person why, in their words. */
   | { recorded: false; message: string };
 
@@ -56,6 +60,7 @@ const MAX_ATTEMPTS = 25;
  */
 export function createCallDecider(options: DecideCallOptions) {
   const metrics = options.metrics ?? noMetrics;
+  const tracer = options.tracer ?? countersignTracer();
   const { store, messenger, worker, logger, audit } = options;
   const now = options.now ?? Date.now;
   const newGrantId = options.newGrantId ?? (() => randomUUID().replaceAll('-', '').slice(0, 16));
@@ -116,6 +121,7 @@ export function createCallDecider(options: DecideCallOptions) {
 
   /** The atomic part: fast (a read and a write per attempt), so it fits inside a modal submit's ack window. */
   async function record(request: CallDecisionRequest): Promise<RecordOutcome> {
+    const receivedAt = Date.now();
     try {
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
         const step = await store.getStep(request.stepId);
@@ -130,7 +136,8 @@ export function createCallDecider(options: DecideCallOptions) {
         faultPoint('after-decision');
         const { transition, effect } = result;
         metrics.decisionRecorded({ toolName: call.toolName, outcome: metricOutcome(effect), waitedMs: now() - step.createdAt });
-        return { recorded: true, step: transition.step, completedStep: transition.completed === true, effect, ...noticeFor(effect) };
+        const traceparent = traceDecision({ tracer, step, call, request, outcome: metricOutcome(effect), completed: transition.completed === true, receivedAt, now: now() });
+        return { recorded: true, step: transition.step, completedStep: transition.completed === true, effect, ...noticeFor(effect), ...(traceparent ? { traceparent } : {}) };
       }
       logger.warn({ event: 'decision-contended', stepId: request.stepId }, 'gave up recording a decision after repeated conflicts');
       return { recorded: false, message: ':warning: Many people acted on this card at once and I could not record yours, so nothing changed. Please try again.' };
@@ -149,7 +156,8 @@ export function createCallDecider(options: DecideCallOptions) {
       logger.warn({ event: 'card-update-failed', stepId: step.stepId, err: error }, 'could not update approval card');
     }
     if (outcome.completedStep) {
-      await worker.submit(step.threadKey, { kind: 'resume', stepId: step.stepId, channel: step.channel, threadTs: step.threadTs });
+      const { traceparent } = outcome;
+      await worker.submit(step.threadKey, { kind: 'resume', stepId: step.stepId, channel: step.channel, threadTs: step.threadTs, ...(traceparent ? { traceparent } : {}) });
     }
   }
 
@@ -157,6 +165,30 @@ export function createCallDecider(options: DecideCallOptions) {
 }
 
 export type CallDecider = ReturnType<typeof createCallDecider>;
+
+/**
+ * The decision as a span in the trace of the turn that paused (its `traceparent` is on the step),
+ * and, when it completes the step, the wait for people as a span from the request to now. Returns
+ * the decision span's `traceparent`: the resumed turn continues from it.
+ */
+function traceDecision(options: {
+  tracer: Tracer;
+  step: PendingStep;
+  call: PendingCall;
+  request: CallDecisionRequest;
+  outcome: string;
+  completed: boolean;
+  receivedAt: number;
+  now: number;
+}): string | undefined {
+  const { tracer, step, call, request } = options;
+  const parent = contextFromTraceparent(step.traceparent);
+  const attributes = { 'countersign.step_id': step.stepId, 'countersign.tool': call.toolName };
+  const span = tracer.startSpan('countersign.decision', { startTime: options.receivedAt, attributes: { ...attributes, 'countersign.decision.outcome': options.outcome, 'countersign.decision.user': request.userId } }, parent);
+  if (options.completed) tracer.startSpan('countersign.approval_wait', { startTime: step.createdAt, attributes }, parent).end(Math.max(step.createdAt, options.now));
+  span.end();
+  return traceparentOf(trace.setSpan(parent, span));
+}
 
 /** What the person who edited is told privately when their edit is the new version to approve. */
 function noticeFor(effect: CallActionEffect): { notice?: string } {

@@ -76,7 +76,7 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
       logger.warn({ event: 'card-update-failed', stepId, err: error }, 'could not mark the card expired');
     });
     logger.info({ event: 'approval-expired', stepId }, 'approval request expired');
-    await worker.submit(step.threadKey, { kind: 'resume', stepId, channel: step.channel, threadTs: step.threadTs });
+    await worker.submit(step.threadKey, { kind: 'resume', stepId, channel: step.channel, threadTs: step.threadTs, ...(step.traceparent ? { traceparent: step.traceparent } : {}) });
   }
 
   /**

@@ -135,6 +135,11 @@ export interface PendingStep {
   remindAt?: number;
   escalation?: StepEscalation;
   phase: StepPhase;
+  /**
+   * W3C trace context of the turn that paused on this step: the decision, the wait for it and the
+   * resumed turn (perhaps in another process, hours later) join that turn's trace.
+   */
+  traceparent?: string;
   /** The fencing token of the thread holder that claimed the resume (phase `resumed`). */
   resumedBy?: string;
   /** Bumped on every change; a change is written only over the revision it was computed from. */

@@ -38,6 +38,18 @@ describe('parseEnvironment', () => {
     ]);
   });
 
+  it('lists problems of single variables and rules across variables together, in one pass', () => {
+    const error = problemsOf({ SLACK_BOT_USER_ID: 'U1', OPENAI_API_KEY: 'k', COUNTERSIGN_ROLE: 'worker', COUNTERSIGN_LOCK_TTL_MS: '-5' });
+    expect(error.problems).toEqual([
+      { field: 'SLACK_BOT_TOKEN', message: 'is required (the bot token, xoxb-...)' },
+      { field: 'SLACK_SIGNING_SECRET', message: 'is required in HTTP mode (set SLACK_APP_TOKEN to use Socket Mode instead)' },
+      { field: 'SLACK_BOT_ID', message: 'must be set together with SLACK_BOT_USER_ID' },
+      { field: 'COUNTERSIGN_ROLE', message: 'worker needs REDIS_URL: receivers hand turns to workers through Redis' },
+      { field: 'COUNTERSIGN_LOCK_TTL_MS', message: 'must be a whole number of milliseconds, at least 10' },
+    ]);
+    expect(error.message).not.toContain('-5');
+  });
+
   it('reads the process role; receivers and workers need Redis to meet, and a typo is named', () => {
     expect(parseEnvironment({ ...HTTP, COUNTERSIGN_ROLE: 'Receiver', REDIS_URL: 'redis://localhost:6379' }, noFile).role).toBe('receiver');
     expect(problemsOf({ ...HTTP, COUNTERSIGN_ROLE: 'worker' }).problems).toEqual([

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { z } from 'zod';
 import { ConfigError, type ConfigProblem } from './config-error.js';
 
 export type OpenAiApi = 'responses' | 'chat';
@@ -70,105 +71,136 @@ export const DEFAULT_PORT = 3000;
 export const DEFAULT_OPENAI_MODEL = 'gpt-5-mini';
 export const DEFAULT_CONFIG_PATH = './countersign.yml';
 
-const LOG_LEVELS: readonly LogLevel[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
-const OPENAI_APIS: readonly OpenAiApi[] = ['responses', 'chat'];
-const STREAMING_MODES: readonly AnswerStreaming[] = ['update', 'native'];
-const ROLES: readonly BotRole[] = ['all', 'receiver', 'worker'];
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const satisfies readonly LogLevel[];
+const OPENAI_APIS = ['responses', 'chat'] as const satisfies readonly OpenAiApi[];
+const STREAMING_MODES = ['update', 'native'] as const satisfies readonly AnswerStreaming[];
+const ROLES = ['all', 'receiver', 'worker'] as const satisfies readonly BotRole[];
+
+const required = (what: string) => z.string({ error: `is required (${what})` });
+const choice = <CHOICES extends readonly [string, ...string[]]>(choices: CHOICES) => z.enum(choices, { error: `must be one of ${choices.join(', ')}` });
+/** Choices people type in any case (`LOG_LEVEL=DEBUG`). */
+const lowerCaseChoice = <CHOICES extends readonly [string, ...string[]]>(choices: CHOICES) => z.string().toLowerCase().pipe(choice(choices));
+const url = (protocols: readonly string[]) =>
+  z.string().refine((value) => protocols.includes(URL.parse(value)?.protocol ?? ''), {
+    error: `must be a URL starting with ${protocols.map((protocol) => `${protocol}//`).join(' or ')}`,
+  });
+/** A whole number, at least `minimum`: the tuning knobs. */
+const whole = (minimum: number, unit: string) =>
+  z
+    .string()
+    .refine((value) => Number.isInteger(Number(value)) && Number(value) >= minimum, { error: `must be a whole number of ${unit}, at least ${minimum}` })
+    .transform(Number);
 
 /**
- * Reads and checks the process environment. Every problem is collected before throwing, and
- * messages name variables but never echo their values: a mistyped token must not reach the logs.
+ * Every variable countersign reads, in the order problems are reported. Values are trimmed and
+ * blank ones removed first (`.env` files write `NAME=` for "unset"), so each is a string or absent.
+ * Messages name the variable but never echo its value: a mistyped token must not reach the logs.
  */
-export function parseEnvironment(
-  env: Record<string, string | undefined>,
-  options: ParseEnvironmentOptions = {},
-): EnvironmentConfig {
-  const problems: ConfigProblem[] = [];
-  const read = (name: string): string | undefined => {
-    // `.env` files often carry `NAME=` for "unset"; treat blank as absent rather than invalid.
-    const value = env[name]?.trim();
-    return value === undefined || value === '' ? undefined : value;
-  };
-  const problem = (field: string, message: string) => problems.push({ field, message });
+const environmentSchema = z.object({
+  SLACK_BOT_TOKEN: required('the bot token, xoxb-...').startsWith('xoxb-', { error: 'must start with xoxb- (a bot token, not a user or app token)' }),
+  SLACK_APP_TOKEN: z.string().startsWith('xapp-', { error: 'must start with xapp- (an app-level token with connections:write)' }).optional(),
+  SLACK_SIGNING_SECRET: z.string().optional(),
+  SLACK_API_URL: url(['http:', 'https:']).optional(),
+  PORT: z
+    .string()
+    .refine((value) => /^\d+$/.test(value) && Number(value) >= 1 && Number(value) <= 65_535, { error: 'must be an integer from 1 to 65535' })
+    .transform(Number)
+    .optional(),
+  SLACK_BOT_USER_ID: z.string().regex(/^[UW][A-Z0-9]+$/, { error: 'must be a Slack user id (U... or W...)' }).optional(),
+  SLACK_BOT_ID: z.string().regex(/^B[A-Z0-9]+$/, { error: 'must be a Slack bot id (B...)' }).optional(),
+  OPENAI_API_KEY: required('use any placeholder if your OpenAI-compatible server ignores it'),
+  OPENAI_BASE_URL: url(['http:', 'https:']).optional(),
+  OPENAI_MODEL: z.string().default(DEFAULT_OPENAI_MODEL),
+  OPENAI_API: choice(OPENAI_APIS).default('responses'),
+  SLACK_STREAMING: lowerCaseChoice(STREAMING_MODES).default('update'),
+  REDIS_URL: url(['redis:', 'rediss:']).optional(),
+  COUNTERSIGN_CONFIG: z.string().optional(),
+  LOG_LEVEL: lowerCaseChoice(LOG_LEVELS).default('info'),
+  COUNTERSIGN_ROLE: lowerCaseChoice(ROLES).default('all'),
+  COUNTERSIGN_SWEEP_INTERVAL_MS: whole(10, 'milliseconds').optional(),
+  COUNTERSIGN_LOCK_TTL_MS: whole(10, 'milliseconds').optional(),
+  COUNTERSIGN_MAX_CONCURRENT_TURNS: whole(1, 'turns').optional(),
+  COUNTERSIGN_MAX_EVENT_LOOP_DELAY_MS: whole(10, 'milliseconds').optional(),
+});
 
-  const botToken = read('SLACK_BOT_TOKEN');
-  if (botToken === undefined) problem('SLACK_BOT_TOKEN', 'is required (the bot token, xoxb-...)');
-  else if (!botToken.startsWith('xoxb-')) problem('SLACK_BOT_TOKEN', 'must start with xoxb- (a bot token, not a user or app token)');
+type EnvironmentVariable = keyof typeof environmentSchema.shape;
+const VARIABLES = Object.keys(environmentSchema.shape) as EnvironmentVariable[];
 
-  const appToken = read('SLACK_APP_TOKEN');
-  const socketMode = appToken !== undefined;
-  if (appToken !== undefined && !appToken.startsWith('xapp-')) {
-    problem('SLACK_APP_TOKEN', 'must start with xapp- (an app-level token with connections:write)');
+/**
+ * Reads and checks the process environment. Every problem is collected before throwing, field by
+ * field (zod) and across fields (`crossFieldProblems`), and listed in the schema's order.
+ */
+export function parseEnvironment(env: Record<string, string | undefined>, options: ParseEnvironmentOptions = {}): EnvironmentConfig {
+  const given = readVariables(env);
+  const result = environmentSchema.safeParse(given);
+  const fieldProblems: ConfigProblem[] = result.success ? [] : result.error.issues.map((issue) => ({ field: String(issue.path[0] ?? 'environment'), message: issue.message }));
+  const problems = [...fieldProblems, ...crossFieldProblems(given, fieldProblems)];
+  if (!result.success || problems.length > 0) {
+    // A stable sort: a variable's own problems stay in the order they were found.
+    const order = (problem: ConfigProblem) => VARIABLES.indexOf(problem.field as EnvironmentVariable);
+    throw new ConfigError({ problems: problems.sort((a, b) => order(a) - order(b)) });
   }
-
-  const signingSecret = read('SLACK_SIGNING_SECRET');
-  if (signingSecret === undefined && !socketMode) {
-    problem('SLACK_SIGNING_SECRET', 'is required in HTTP mode (set SLACK_APP_TOKEN to use Socket Mode instead)');
-  }
-
-  const apiUrl = readUrl({ name: 'SLACK_API_URL', value: read('SLACK_API_URL'), protocols: ['http:', 'https:'], problem });
-  const port = readPort(read('PORT'), problem);
-
-  const botUserId = read('SLACK_BOT_USER_ID');
-  const botId = read('SLACK_BOT_ID');
-  if (botUserId !== undefined && !/^[UW][A-Z0-9]+$/.test(botUserId)) problem('SLACK_BOT_USER_ID', 'must be a Slack user id (U... or W...)');
-  if (botId !== undefined && !/^B[A-Z0-9]+$/.test(botId)) problem('SLACK_BOT_ID', 'must be a Slack bot id (B...)');
-  // Bolt only skips auth.test when it knows both; one alone is almost certainly a forgotten line.
-  if (botUserId !== undefined && botId === undefined) problem('SLACK_BOT_ID', 'must be set together with SLACK_BOT_USER_ID');
-  if (botId !== undefined && botUserId === undefined) problem('SLACK_BOT_USER_ID', 'must be set together with SLACK_BOT_ID');
-
-  const apiKey = read('OPENAI_API_KEY');
-  if (apiKey === undefined) problem('OPENAI_API_KEY', 'is required (use any placeholder if your OpenAI-compatible server ignores it)');
-  const baseUrl = readUrl({ name: 'OPENAI_BASE_URL', value: read('OPENAI_BASE_URL'), protocols: ['http:', 'https:'], problem });
-  const model = read('OPENAI_MODEL') ?? DEFAULT_OPENAI_MODEL;
-  const api = readChoice({ name: 'OPENAI_API', value: read('OPENAI_API'), choices: OPENAI_APIS, fallback: 'responses', problem });
-  const streaming = readChoice({ name: 'SLACK_STREAMING', value: read('SLACK_STREAMING')?.toLowerCase(), choices: STREAMING_MODES, fallback: 'update', problem });
-
-  const redisUrl = readUrl({ name: 'REDIS_URL', value: read('REDIS_URL'), protocols: ['redis:', 'rediss:'], problem });
-  const configPath = read('COUNTERSIGN_CONFIG') ?? defaultConfigPath(options.fileExists ?? existsSync);
-  const logLevel = readChoice({ name: 'LOG_LEVEL', value: read('LOG_LEVEL')?.toLowerCase(), choices: LOG_LEVELS, fallback: 'info', problem });
-  const role = readChoice({ name: 'COUNTERSIGN_ROLE', value: read('COUNTERSIGN_ROLE')?.toLowerCase(), choices: ROLES, fallback: 'all', problem });
-  // Receivers and workers meet only in Redis; without it a receiver's work would never run.
-  if (role !== 'all' && redisUrl === undefined && !problems.some((entry) => entry.field === 'REDIS_URL')) problem('COUNTERSIGN_ROLE', `${role} needs REDIS_URL: receivers hand turns to workers through Redis`);
-
-  const whole = (name: string, minimum: number, unit: string): number | undefined => {
-    const value = read(name);
-    if (value === undefined) return undefined;
-    const parsed = Number(value);
-    if (Number.isInteger(parsed) && parsed >= minimum) return parsed;
-    problem(name, `must be a whole number of ${unit}, at least ${minimum}`);
-    return undefined;
+  const variables = result.data;
+  const configPath = variables.COUNTERSIGN_CONFIG ?? defaultConfigPath(options.fileExists ?? existsSync);
+  const apiUrl = variables.SLACK_API_URL;
+  const tuning: EnvironmentTuning = {
+    ...(variables.COUNTERSIGN_SWEEP_INTERVAL_MS === undefined ? {} : { sweepIntervalMs: variables.COUNTERSIGN_SWEEP_INTERVAL_MS }),
+    ...(variables.COUNTERSIGN_LOCK_TTL_MS === undefined ? {} : { lockTtlMs: variables.COUNTERSIGN_LOCK_TTL_MS }),
+    ...(variables.COUNTERSIGN_MAX_CONCURRENT_TURNS === undefined ? {} : { maxConcurrentTurns: variables.COUNTERSIGN_MAX_CONCURRENT_TURNS }),
+    ...(variables.COUNTERSIGN_MAX_EVENT_LOOP_DELAY_MS === undefined ? {} : { maxEventLoopDelayMs: variables.COUNTERSIGN_MAX_EVENT_LOOP_DELAY_MS }),
   };
-  const tuning: EnvironmentTuning = Object.fromEntries(
-    Object.entries({
-      sweepIntervalMs: whole('COUNTERSIGN_SWEEP_INTERVAL_MS', 10, 'milliseconds'),
-      lockTtlMs: whole('COUNTERSIGN_LOCK_TTL_MS', 10, 'milliseconds'),
-      maxConcurrentTurns: whole('COUNTERSIGN_MAX_CONCURRENT_TURNS', 1, 'turns'),
-      maxEventLoopDelayMs: whole('COUNTERSIGN_MAX_EVENT_LOOP_DELAY_MS', 10, 'milliseconds'),
-    }).filter(([, value]) => value !== undefined),
-  );
-
-  if (problems.length > 0 || botToken === undefined || apiKey === undefined) throw new ConfigError({ problems });
-
   return {
     slack: {
-      botToken,
-      ...(signingSecret !== undefined && { signingSecret }),
-      ...(appToken !== undefined && { appToken }),
-      socketMode,
+      botToken: variables.SLACK_BOT_TOKEN,
+      ...(variables.SLACK_SIGNING_SECRET !== undefined && { signingSecret: variables.SLACK_SIGNING_SECRET }),
+      ...(variables.SLACK_APP_TOKEN !== undefined && { appToken: variables.SLACK_APP_TOKEN }),
+      socketMode: variables.SLACK_APP_TOKEN !== undefined,
       ...(apiUrl !== undefined && { apiUrl: apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/` }),
-      ...(botUserId !== undefined && { botUserId }),
-      ...(botId !== undefined && { botId }),
-      port,
-      streaming,
+      ...(variables.SLACK_BOT_USER_ID !== undefined && { botUserId: variables.SLACK_BOT_USER_ID }),
+      ...(variables.SLACK_BOT_ID !== undefined && { botId: variables.SLACK_BOT_ID }),
+      port: variables.PORT ?? DEFAULT_PORT,
+      streaming: variables.SLACK_STREAMING,
     },
-    openai: { apiKey, ...(baseUrl !== undefined && { baseUrl }), model, api },
-    ...(redisUrl !== undefined && { redisUrl }),
+    openai: {
+      apiKey: variables.OPENAI_API_KEY,
+      ...(variables.OPENAI_BASE_URL !== undefined && { baseUrl: variables.OPENAI_BASE_URL }),
+      model: variables.OPENAI_MODEL,
+      api: variables.OPENAI_API,
+    },
+    ...(variables.REDIS_URL !== undefined && { redisUrl: variables.REDIS_URL }),
     ...(configPath !== undefined && { configPath }),
-    logLevel,
-    role,
+    logLevel: variables.LOG_LEVEL,
+    role: variables.COUNTERSIGN_ROLE,
     tuning,
   };
+}
+
+/** The variables countersign knows, trimmed, with blank ones left out. */
+function readVariables(env: Record<string, string | undefined>): Partial<Record<EnvironmentVariable, string>> {
+  const given: Partial<Record<EnvironmentVariable, string>> = {};
+  for (const name of VARIABLES) {
+    const value = env[name]?.trim();
+    if (value !== undefined && value !== '') given[name] = value;
+  }
+  return given;
+}
+
+/** Rules that join variables; checked even when single variables are wrong, so every problem is listed at once. */
+function crossFieldProblems(given: Partial<Record<EnvironmentVariable, string>>, fieldProblems: readonly ConfigProblem[]): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  if (given.SLACK_SIGNING_SECRET === undefined && given.SLACK_APP_TOKEN === undefined) {
+    problems.push({ field: 'SLACK_SIGNING_SECRET', message: 'is required in HTTP mode (set SLACK_APP_TOKEN to use Socket Mode instead)' });
+  }
+  // Bolt only skips auth.test when it knows both; one alone is almost certainly a forgotten line.
+  if (given.SLACK_BOT_USER_ID !== undefined && given.SLACK_BOT_ID === undefined) problems.push({ field: 'SLACK_BOT_ID', message: 'must be set together with SLACK_BOT_USER_ID' });
+  if (given.SLACK_BOT_ID !== undefined && given.SLACK_BOT_USER_ID === undefined) problems.push({ field: 'SLACK_BOT_USER_ID', message: 'must be set together with SLACK_BOT_ID' });
+  // Receivers and workers meet only in Redis; without it a receiver's work would never run.
+  const role = given.COUNTERSIGN_ROLE?.toLowerCase();
+  const wrong = (field: EnvironmentVariable) => fieldProblems.some((problem) => problem.field === field);
+  if (role !== undefined && role !== 'all' && !wrong('COUNTERSIGN_ROLE') && given.REDIS_URL === undefined) {
+    problems.push({ field: 'COUNTERSIGN_ROLE', message: `${role} needs REDIS_URL: receivers hand turns to workers through Redis` });
+  }
+  return problems;
 }
 
 /**
@@ -207,55 +239,6 @@ export function describeEnvironment(config: EnvironmentConfig) {
 
 function defaultConfigPath(fileExists: (path: string) => boolean): string | undefined {
   return fileExists(DEFAULT_CONFIG_PATH) ? DEFAULT_CONFIG_PATH : undefined;
-}
-
-function readUrl({
-  name,
-  value,
-  protocols,
-  problem,
-}: {
-  name: string;
-  value: string | undefined;
-  protocols: string[];
-  problem: (field: string, message: string) => void;
-}): string | undefined {
-  if (value === undefined) return undefined;
-  const url = URL.parse(value);
-  if (url === null || !protocols.includes(url.protocol)) {
-    problem(name, `must be a URL starting with ${protocols.map((protocol) => `${protocol}//`).join(' or ')}`);
-    return undefined;
-  }
-  return value;
-}
-
-function readPort(value: string | undefined, problem: (field: string, message: string) => void): number {
-  if (value === undefined) return DEFAULT_PORT;
-  const port = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isInteger(port) || port < 1 || port > 65_535) {
-    problem('PORT', 'must be an integer from 1 to 65535');
-    return DEFAULT_PORT;
-  }
-  return port;
-}
-
-function readChoice<CHOICE extends string>({
-  name,
-  value,
-  choices,
-  fallback,
-  problem,
-}: {
-  name: string;
-  value: string | undefined;
-  choices: readonly CHOICE[];
-  fallback: CHOICE;
-  problem: (field: string, message: string) => void;
-}): CHOICE {
-  if (value === undefined) return fallback;
-  if ((choices as readonly string[]).includes(value)) return value as CHOICE;
-  problem(name, `must be one of ${choices.join(', ')}`);
-  return fallback;
 }
 
 function maskUrlCredentials(value: string | undefined): string | undefined {

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { SpanKind, trace, type Tracer } from '@opentelemetry/api';
+import { contextFromTraceparent, countersignTracer, inSpan, markFailed } from '../tracing/trace-context.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { type Metrics, noMetrics } from '../metrics/metrics.js';
 import { isFencedError } from '../store/fenced-error.js';
@@ -25,7 +27,7 @@ export interface ConversationLimits {
   maxBytes: number;
 }
 
-export type ConversationOptions = Omit<PhaseDependencies, 'limits' | 'now' | 'newStepId' | 'audit' | 'metrics'> & {
+export type ConversationOptions = Omit<PhaseDependencies, 'limits' | 'now' | 'newStepId' | 'audit' | 'metrics' | 'tracer'> & {
   /** The Slack side; each work item uses it through its lease (see `fencedMessenger`). */
   messenger: ThreadMessenger;
   limits: ConversationLimits;
@@ -33,6 +35,8 @@ export type ConversationOptions = Omit<PhaseDependencies, 'limits' | 'now' | 'ne
   now?: () => number;
   newStepId?: () => string;
   metrics?: Metrics;
+  /** Default: the global tracer provider's (a no-op until an OpenTelemetry SDK registers). */
+  tracer?: Tracer;
 };
 
 export interface Conversation {
@@ -46,8 +50,10 @@ export interface Conversation {
  */
 export function createConversation(options: ConversationOptions): Conversation {
   const { store, logger, limits } = options;
+  const tracer = options.tracer ?? countersignTracer();
   const dependencies: PhaseDependencies = {
     ...options,
+    tracer,
     now: options.now ?? Date.now,
     newStepId: options.newStepId ?? (() => randomUUID().replaceAll('-', '')),
     metrics: options.metrics ?? noMetrics,
@@ -63,25 +69,29 @@ export function createConversation(options: ConversationOptions): Conversation {
   const retry = createRetryFailedTurn({ ...dependencies, ...phases });
 
   return {
-    async handle(item, lease) {
-      const scope = createTurnScope({ store, messenger: options.messenger, lease, limits, now: dependencies.now });
-      try {
-        if (item.kind === 'message') await handleMessage(scope, item);
-        else if (item.kind === 'resume') await resumer.resume(scope, item.stepId);
-        else await retry(scope, item);
-      } catch (error) {
-        // Another process holds the thread now: stop here, with nothing more said or saved.
-        if (isFencedError(error) || lease.lost()) throw error;
-        // Usually the store or Slack failing mid-turn: say so in the thread rather than go quiet.
-        logger.error({ event: 'work-item-failed', kind: item.kind, err: error }, 'could not handle work item');
-        await scope.messenger
-          .postNotice({
-            channel: item.channel,
-            threadTs: item.threadTs,
-            text: `:warning: Something went wrong on my side (${shortError(error)}), so I stopped here and nothing further was run. Please try again in a moment.`,
-          })
-          .catch(() => {});
-      }
-    },
+    handle: (item, lease) =>
+      // The item continues the trace of whatever queued it: the Slack event, or the decision that completed a step.
+      inSpan({ tracer, name: 'countersign.turn', kind: SpanKind.CONSUMER, parent: contextFromTraceparent(item.traceparent), attributes: { 'countersign.work.kind': item.kind, 'countersign.channel': item.channel, 'countersign.thread_ts': item.threadTs } }, async (traceContext) => {
+        const scope = createTurnScope({ store, messenger: options.messenger, lease, limits, now: dependencies.now, traceContext });
+        try {
+          if (item.kind === 'message') await handleMessage(scope, item);
+          else if (item.kind === 'resume') await resumer.resume(scope, item.stepId);
+          else await retry(scope, item);
+        } catch (error) {
+          // Another process holds the thread now: stop here, with nothing more said or saved.
+          if (isFencedError(error) || lease.lost()) throw error;
+          // Usually the store or Slack failing mid-turn: say so in the thread rather than go quiet.
+          logger.error({ event: 'work-item-failed', kind: item.kind, err: error }, 'could not handle work item');
+          const span = trace.getSpan(traceContext);
+          if (span) markFailed(span, error);
+          await scope.messenger
+            .postNotice({
+              channel: item.channel,
+              threadTs: item.threadTs,
+              text: `:warning: Something went wrong on my side (${shortError(error)}), so I stopped here and nothing further was run. Please try again in a moment.`,
+            })
+            .catch(() => {});
+        }
+      }),
   };
 }

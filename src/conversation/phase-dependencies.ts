@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api';
 import type { LanguageModel } from 'ai';
 import type { Logger } from 'pino';
 import type { ApprovalHook } from '../approvals/approval-hook.js';
@@ -36,4 +37,6 @@ export interface PhaseDependencies {
   approvalHook?: ApprovalHook;
   /** The config's `schedules:`: a scheduled turn's own auto-approve list is looked up by its requester. */
   schedules?: readonly ScheduleConfig[];
+  /** Where the phases' spans go (each item's span is in `TurnScope.traceContext`). */
+  tracer: Tracer;
 }

@@ -22,7 +22,7 @@ export async function recoverStalledWork(options: { store: StateStore; worker: T
     if (!step || step.phase !== 'complete') continue;
     logger.warn({ event: 'resume-recovered', stepId }, 'resuming a decided step nobody resumed');
     void worker
-      .submit(step.threadKey, { kind: 'resume', stepId, channel: step.channel, threadTs: step.threadTs })
+      .submit(step.threadKey, { kind: 'resume', stepId, channel: step.channel, threadTs: step.threadTs, ...(step.traceparent ? { traceparent: step.traceparent } : {}) })
       .catch((error: unknown) => logger.warn({ event: 'recovery-failed', stepId, err: error }, 'could not resume step'));
   }
 }

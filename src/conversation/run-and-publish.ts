@@ -13,10 +13,12 @@ import { scheduleAutoApproval } from './schedule-actor.js';
 import { createThreadNotes } from './thread-notes.js';
 import { createTurnFailure } from './turn-failure.js';
 import type { TurnScope } from './turn-scope.js';
+import { trace } from '@opentelemetry/api';
+import { inSpan } from '../tracing/trace-context.js';
 
 type RunAndPublishDependencies = Pick<
   PhaseDependencies,
-  'store' | 'audit' | 'model' | 'instructions' | 'tools' | 'policy' | 'toolProblems' | 'resolveGroups' | 'limits' | 'logger' | 'now' | 'metrics' | 'approvalHook' | 'schedules'
+  'store' | 'audit' | 'model' | 'instructions' | 'tools' | 'policy' | 'toolProblems' | 'resolveGroups' | 'limits' | 'logger' | 'now' | 'metrics' | 'approvalHook' | 'schedules' | 'tracer'
 > & {
   cards: StepCards;
   /** Resumes a step the approval hook decided entirely (late-bound: resuming runs and publishes again). */
@@ -70,6 +72,9 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
         ...optionalScheduleApproval(scheduleAutoApproval(options.schedules ?? [], requesterId)),
         onToolStart: (toolName) => messenger.setStatus({ ...where, status: `is running ${toolName}…` }),
         onTextDelta: (delta) => answer.append(delta),
+        onModelCall: (report) => options.metrics.modelCallFinished(report),
+        tracer: options.tracer,
+        traceContext: scope.traceContext,
       });
     } catch (error) {
       // Fenced: another process has the thread; this one must not save, post or say anything.
@@ -91,18 +96,24 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
         if (!scope.lease.lost()) await answer.stream?.finish(`${answer.streamed} …`).catch(() => {});
         throw error;
       }
-      await postOutbox(scope, thread, answer.stream);
+      await inSpan({ tracer: options.tracer, name: 'countersign.answer', parent: scope.traceContext }, () => postOutbox(scope, thread, answer.stream));
       return;
     }
     // The text before the card is shown in full first; a crash before the step is saved re-runs the turn.
     if (answer.stream) await answer.stream.finish(outcome.text);
     else if (outcome.text.trim()) await messenger.postAnswer({ ...where, markdown: outcome.text, mentionableUserIds: mentionable(thread), ...(thread.answerTs ? { replacing: thread.answerTs } : {}) });
     delete thread.answerTs;
-    const opened = await cards.openStep(scope, thread, requesterId, outcome.approvalRequests);
     const rounds = hookRounds.get(scope) ?? 0;
-    // The hook decides before the card exists, so no click races it; the card then shows what it decided.
-    const step = rounds < limits.maxSteps ? await consultApprovalHook(scope, opened) : opened;
-    await cards.postCardFor(scope, step);
+    const step = await inSpan({ tracer: options.tracer, name: 'countersign.card', parent: scope.traceContext, attributes: { 'countersign.calls': outcome.approvalRequests.length } }, async (traceContext) => {
+      // The step remembers this span: the decision and the resumed turn join its trace.
+      const cardScope = { ...scope, traceContext };
+      const opened = await cards.openStep(cardScope, thread, requesterId, outcome.approvalRequests);
+      trace.getSpan(traceContext)?.setAttribute('countersign.step_id', opened.stepId);
+      // The hook decides before the card exists, so no click races it; the card then shows what it decided.
+      const decided = rounds < limits.maxSteps ? await consultApprovalHook(cardScope, opened) : opened;
+      await cards.postCardFor(cardScope, decided);
+      return decided;
+    });
     if (step.phase === 'complete') {
       hookRounds.set(scope, rounds + 1);
       await options.resumeDecided(scope, step.stepId);

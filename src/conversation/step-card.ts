@@ -13,6 +13,7 @@ import type { ThreadState } from '../store/thread-state.js';
 import { buildPendingStep } from './build-pending-step.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
 import type { TurnScope } from './turn-scope.js';
+import { traceparentOf } from '../tracing/trace-context.js';
 
 type StepCardDependencies = Pick<PhaseDependencies, 'store' | 'logger' | 'now' | 'botUserId' | 'policy' | 'tools' | 'newStepId' | 'limits'>;
 
@@ -27,7 +28,7 @@ export function createStepCards(options: StepCardDependencies) {
    * made before the card exists, so a click that arrives immediately finds its step.
    */
   async function openStep(scope: TurnScope, thread: ThreadState, requesterId: string, requests: ApprovalRequest[]): Promise<PendingStep> {
-    const step = await buildPendingStep({
+    const built = await buildPendingStep({
       thread,
       requesterId,
       requests,
@@ -37,6 +38,8 @@ export function createStepCards(options: StepCardDependencies) {
       botUserId: options.botUserId,
       now: now(),
     });
+    const traceparent = traceparentOf(scope.traceContext);
+    const step: PendingStep = traceparent === undefined ? built : { ...built, traceparent };
     thread.pendingStepId = step.stepId;
     thread.updatedAt = now();
     await scope.lease.guard(() => store.createStep({ step, thread, ttlMs: options.limits.historyTtlMs, audit: approvalRequested(step), fence: scope.lease.fence }));

@@ -1,3 +1,4 @@
+import { type Context, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { StateStore } from '../store/state-store.js';
 import type { ThreadState } from '../store/thread-state.js';
 import { trimHistory } from '../agent/history.js';
@@ -19,6 +20,8 @@ export interface HistoryLimits {
 export interface TurnScope {
   lease: Lease;
   messenger: ThreadMessenger;
+  /** The trace context of the item's span: what the item does is traced as its children. */
+  traceContext: Context;
   /** Trims and saves the thread under the fence; `settled`: every started call's result is in it. */
   save(thread: ThreadState, options?: { settled?: boolean }): Promise<void>;
 }
@@ -29,10 +32,12 @@ export function createTurnScope(options: {
   lease: Lease;
   limits: HistoryLimits;
   now: () => number;
+  traceContext?: Context;
 }): TurnScope {
   const { store, lease, limits, now } = options;
   return {
     lease,
+    traceContext: options.traceContext ?? ROOT_CONTEXT,
     messenger: fencedMessenger(options.messenger, lease),
     async save(thread, saveOptions) {
       thread.messages = trimHistory(thread.messages, limits);

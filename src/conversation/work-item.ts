@@ -2,6 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 
 /**
+ * The W3C trace context of the span that queued the item, so the turn that runs it (maybe in
+ * another process) continues the same trace. A malformed one is dropped, never the item.
+ */
+const traceparent = z.string().max(128).optional().catch(undefined);
+
+/**
  * What a thread's queue holds. Items cross processes through the store, so they are validated on
  * the way out like any other untrusted input.
  */
@@ -15,6 +21,7 @@ const messageItemSchema = z.object({
   threadTs: z.string().min(1),
   /** First contact inside an existing thread: earlier messages are read for context. */
   readEarlierMessages: z.boolean(),
+  traceparent,
 });
 
 const resumeItemSchema = z.object({
@@ -23,6 +30,7 @@ const resumeItemSchema = z.object({
   /** Where to say so if the resume fails before the step could be read. */
   channel: z.string().min(1),
   threadTs: z.string().min(1),
+  traceparent,
 });
 
 /**
@@ -36,6 +44,7 @@ const retryItemSchema = z.object({
   teamId: z.string().min(1),
   channel: z.string().min(1),
   threadTs: z.string().min(1),
+  traceparent,
 });
 
 const workItemSchema = z.discriminatedUnion('kind', [messageItemSchema, resumeItemSchema, retryItemSchema]);

@@ -1,3 +1,4 @@
+import { isSpanContextValid, trace } from '@opentelemetry/api';
 import { pino, type Logger } from 'pino';
 
 /**
@@ -9,6 +10,8 @@ export function createLogger(options: { level: string; destination?: NodeJS.Writ
     {
       level: options.level,
       base: { service: 'countersign' },
+      // Lines written while a span is active name it, so a trace and its log lines find each other.
+      mixin: traceIds,
       redact: {
         paths: ['*.token', '*.botToken', '*.appToken', '*.signingSecret', '*.apiKey', '*.authorization', '*.headers.authorization', 'headers.authorization'],
         censor: '[redacted]',
@@ -16,4 +19,11 @@ export function createLogger(options: { level: string; destination?: NodeJS.Writ
     },
     options.destination ?? process.stdout,
   );
+}
+
+/** `trace_id` and `span_id` of the active span (none without an OpenTelemetry context manager). */
+export function traceIds(): { trace_id?: string; span_id?: string } {
+  const spanContext = trace.getActiveSpan()?.spanContext();
+  if (!spanContext || !isSpanContextValid(spanContext)) return {};
+  return { trace_id: spanContext.traceId, span_id: spanContext.spanId };
 }

@@ -1,8 +1,10 @@
+import { noOperationMetrics, type OperationMetrics } from './operation-metrics.js';
+
 /**
  * What the core reports for an operator's dashboards. The core calls this narrow interface; the
  * edge picks the exporter (`prometheus-metrics.ts`), so nothing in the core knows about one.
  */
-export interface Metrics {
+export interface Metrics extends OperationMetrics {
   /** A person's action on a call was recorded: the call's outcome (or `counted` towards a quorum, `edited`). */
   decisionRecorded(options: { toolName: string; outcome: 'approved' | 'denied' | 'answered' | 'counted' | 'edited'; waitedMs: number }): void;
   /** A click or form was refused; `reason` is the refusal's code (`not-approver`, `expired`, …). */
@@ -18,6 +20,7 @@ export interface Metrics {
 }
 
 export const noMetrics: Metrics = {
+  ...noOperationMetrics,
   decisionRecorded() {},
   actionRefused() {},
   toolExecuted() {},

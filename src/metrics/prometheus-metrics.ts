@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import type { Metrics, PendingApprovalsByRule } from './metrics.js';
 import { registerPendingApprovalGauges } from './pending-approval-gauges.js';
+import { createPrometheusOperationMetrics } from './operation-metrics.js';
 
 export interface PrometheusMetrics {
   metrics: Metrics;
@@ -32,6 +33,7 @@ export function createPrometheusMetrics({ pendingApprovals, now = Date.now }: { 
     metrics: {
       escalated: ({ stage }) => escalations.inc({ stage: String(stage) }),
       approvalExpired: ({ rule }) => expiries.inc({ rule }),
+      ...createPrometheusOperationMetrics(registry),
       decisionRecorded({ outcome, waitedMs }) {
         decisions.inc({ outcome });
         timeToDecision.observe({ outcome }, Math.max(0, waitedMs) / 1000);

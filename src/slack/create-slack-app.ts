@@ -3,6 +3,7 @@ import { App, type CustomRoute } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { createBoltLogger } from '../log/bolt-logger.js';
 import type { StateStore } from '../store/state-store.js';
+import { createObservedSlackFetch, type SlackApiFailure } from './observed-slack-fetch.js';
 
 export interface SlackAppSettings {
   botToken: string;
@@ -22,7 +23,20 @@ export interface SlackAppSettings {
 export const SLACK_RETRY_CONFIG = { retries: 2, factor: 2, minTimeout: 300, maxTimeout: 2_000 };
 
 /** The transport: Bolt's HTTP receiver (or Socket Mode), the Web API client and the health route. */
-export function createSlackApp({ settings, store, logger, renderMetrics }: { settings: SlackAppSettings; store: StateStore; logger: Logger; renderMetrics?: RenderMetrics }): App {
+export function createSlackApp({
+  settings,
+  store,
+  logger,
+  renderMetrics,
+  onSlackApiFailure,
+}: {
+  settings: SlackAppSettings;
+  store: StateStore;
+  logger: Logger;
+  renderMetrics?: RenderMetrics;
+  /** Told of every failed Web API response (429s included), for the operator's metrics. */
+  onSlackApiFailure?: (failure: SlackApiFailure) => void;
+}): App {
   const healthRoute: CustomRoute = {
     path: '/healthz',
     method: ['GET'],
@@ -39,6 +53,7 @@ export function createSlackApp({ settings, store, logger, renderMetrics }: { set
       ...(settings.apiUrl === undefined ? {} : { slackApiUrl: settings.apiUrl }),
       retryConfig: SLACK_RETRY_CONFIG,
       timeout: 15_000,
+      ...(onSlackApiFailure ? { fetch: createObservedSlackFetch({ onFailure: onSlackApiFailure }) } : {}),
     },
     ...(settings.socketMode
       ? { socketMode: true, appToken: settings.appToken as string, port: settings.port }

@@ -10,6 +10,7 @@ import {
   type AuditLog,
   type AuditLogger,
 } from '../audit/audit-log.js';
+import type { RedisFailureListener } from './redis-failures.js';
 import { prepareAuditEvent } from '../audit/prepare-audit-event.js';
 
 /** How often (at most, per process) the age cap is enforced; see `append`. */
@@ -25,6 +26,8 @@ export type RedisAuditLogOptions = RedisConnection & {
   trimIntervalMs?: number;
   logger: AuditLogger;
   now?: () => number;
+  /** Told of connection errors and failed appends (see `RedisFailureListener`). */
+  onRedisError?: RedisFailureListener;
 };
 
 /** A URL gives the log its own connection, closed by `close`; a client stays the caller's to close. */
@@ -41,10 +44,16 @@ export function createRedisAuditLog({
   trimIntervalMs = DEFAULT_AUDIT_TRIM_INTERVAL_MS,
   logger,
   now = Date.now,
+  onRedisError,
   ...connection
 }: RedisAuditLogOptions): AuditLog {
   const ownsClient = connection.redis === undefined;
   const redis = connection.redis ?? connectForAppends(connection.url);
+  let closed = false;
+  const reportFailure = (kind: 'connection' | 'command') => (error: unknown) => {
+    if (!closed) onRedisError?.({ kind, error });
+  };
+  if (onRedisError) redis.on('error', reportFailure('connection'));
   const key = auditStreamKey(keyPrefix);
   let lastAgeTrimAt = Number.NEGATIVE_INFINITY;
 
@@ -79,6 +88,7 @@ export function createRedisAuditLog({
         if (trimError) logger.warn({ err: trimError }, 'Could not trim old audit entries; will try again later');
         id = String(addedId);
       } catch (error) {
+        reportFailure('command')(error);
         logAuditEvent(logger, event, false);
         throw new AuditAppendError({ eventType: event.type, cause: error });
       }
@@ -106,6 +116,7 @@ export function createRedisAuditLog({
     },
 
     async close() {
+      closed = true;
       if (!ownsClient) return;
       // QUIT lets appends already sent finish; when Redis is gone it cannot, so just drop the socket.
       await redis.quit().catch(() => redis.disconnect());

@@ -5,6 +5,7 @@ import { prepareAuditEvent } from '../audit/prepare-audit-event.js';
 import type { Grant } from '../approvals/grant.js';
 import type { PendingStep } from '../approvals/pending-step.js';
 import { FencedError } from './fenced-error.js';
+import { reportingCommandFailures, type RedisFailureListener } from './redis-failures.js';
 import { reconnectDelayMs } from './reconnect-delay.js';
 import {
   COMMIT_STEP_SCRIPT,
@@ -70,10 +71,24 @@ export interface RedisStoreOptions {
   auditLogger?: AuditLogger;
   auditMaxLength?: number;
   now?: () => number;
+  /** Told of connection errors and failed store operations (see `RedisFailureListener`). */
+  onRedisError?: RedisFailureListener;
 }
 
-export function createRedisStore({ redis: given, url, keyPrefix = 'countersign:', auditLogger, auditMaxLength = DEFAULT_AUDIT_MAX_LENGTH, now = Date.now }: RedisStoreOptions): StateStore {
+export function createRedisStore({
+  redis: given,
+  url,
+  keyPrefix = 'countersign:',
+  auditLogger,
+  auditMaxLength = DEFAULT_AUDIT_MAX_LENGTH,
+  now = Date.now,
+  onRedisError,
+}: RedisStoreOptions): StateStore {
   const redis = given ?? connect(url);
+  const reportConnectionError = (error: unknown) => {
+    if (!closed) onRedisError?.({ kind: 'connection', error });
+  };
+  if (onRedisError) redis.on('error', reportConnectionError);
   for (const [name, [numberOfKeys, lua]] of Object.entries(SCRIPTS)) redis.defineCommand(name, { numberOfKeys, lua });
   const run = redis as unknown as ScriptRunner;
   let blocking: Redis | undefined;
@@ -113,7 +128,7 @@ export function createRedisStore({ redis: given, url, keyPrefix = 'countersign:'
     if (auditLogger) for (const event of prepared) logAuditEvent(auditLogger, event, true);
   };
 
-  return {
+  const store: StateStore = {
     kind: 'redis',
 
     async claimOnce(keys, ttlMs) {
@@ -318,7 +333,7 @@ export function createRedisStore({ redis: given, url, keyPrefix = 'countersign:'
     async nextReadyThread(timeoutMs) {
       if (closed) return undefined;
       // A blocking pop holds its connection until it answers, so it gets one of its own.
-      blocking ??= redis.duplicate();
+      blocking ??= redis.duplicate().on('error', reportConnectionError);
       const reply = await blocking.blpop(key.ready(), Math.max(0.01, timeoutMs / 1000));
       return reply?.[1];
     },
@@ -401,6 +416,7 @@ export function createRedisStore({ redis: given, url, keyPrefix = 'countersign:'
       redis.disconnect();
     },
   };
+  return onRedisError ? reportingCommandFailures(store, { onFailure: onRedisError, active: () => !closed }) : store;
 }
 
 function connect(url: string | undefined): Redis {

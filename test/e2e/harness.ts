@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, inject } from 'vitest';
 import { pino } from 'pino';
+import type { TracerProvider } from '@opentelemetry/api';
 import { parseConfigFile } from '../../src/config/config-file.js';
 import { parseEnvironment } from '../../src/config/environment.js';
 import { createBot, type Bot, type CreateBotOptions } from '../../src/create-bot.js';
@@ -107,6 +108,8 @@ export interface HarnessOptions {
   configYaml?: string;
   onApprovalRequest?: CreateBotOptions['onApprovalRequest'];
   scheduleClock?: CreateBotOptions['scheduleClock'];
+  /** Where the bot's spans go (e.g. an in-memory exporter's provider). */
+  tracerProvider?: TracerProvider;
   shared?: { slack: FakeSlackApi; openai: FakeOpenAI; keyPrefix: string; logFile: string; watch: BotWatch };
 }
 
@@ -137,6 +140,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.tools ? { tools: options.tools } : {}),
     ...(options.onApprovalRequest ? { onApprovalRequest: options.onApprovalRequest } : {}),
     ...(options.scheduleClock ? { scheduleClock: options.scheduleClock } : {}),
+    ...(options.tracerProvider ? { tracerProvider: options.tracerProvider } : {}),
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     ...(options.now ? { now: options.now } : {}),
     ...(options.sweepIntervalMs ? { sweepIntervalMs: options.sweepIntervalMs } : {}),

@@ -1,5 +1,9 @@
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { cardButtons, nextTs, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
+import { parseConfigFile } from '../../src/config/config-file.js';
+import { parseEnvironment } from '../../src/config/environment.js';
+import { createBot } from '../../src/create-bot.js';
+import { BOT_USER_ID, cardButtons, nextTs, SIGNING_SECRET, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
 
 /** `GET /metrics`, in Prometheus's format, counts what people and tools did: read through the real HTTP receiver. */
 const harness = useHarnesses();
@@ -41,5 +45,61 @@ describe('GET /metrics', () => {
     expect(seriesValue(after, 'countersign_tool_executions_total{tool="restart_service",status="ok"}')).toBe(1);
     expect(seriesValue(after, 'countersign_turn_duration_seconds_count{outcome="answered"}')).toBe(1);
     expect(after).toContain('countersign_process_cpu_user_seconds_total');
+  });
+
+  it('times model calls and counts their tokens, and counts failed Slack calls by method and error, 429s included', async () => {
+    const h = await harness();
+    h.openai.enqueue({ toolCalls: [{ name: 'get_pods', arguments: { namespace: 'staging' } }] }, { text: 'Two pods are running.' });
+    // Slack throttles the first post (the client waits and retries it) and refuses the status line.
+    h.slack.failNext('chat.postMessage', { status: 429, retryAfterSeconds: 0 });
+    h.slack.failNext('assistant.threads.setStatus', { error: 'missing_scope' });
+    const threadTs = nextTs();
+    await h.mention({ user: 'UALICE', text: 'which pods run in staging?', ts: threadTs });
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text?.includes('Two pods are running.')), { message: 'the answer' });
+    await h.settled();
+
+    const metrics = await metricsOf(h);
+    expect(seriesValue(metrics, 'countersign_model_call_duration_seconds_count{outcome="ok"}')).toBe(2);
+    expect(seriesValue(metrics, 'countersign_model_tokens_total{kind="input"}')).toBeGreaterThan(0);
+    expect(seriesValue(metrics, 'countersign_model_tokens_total{kind="output"}')).toBeGreaterThan(0);
+    expect(seriesValue(metrics, 'countersign_slack_api_errors_total{method="chat.postMessage",error="rate_limited"}')).toBe(1);
+    expect(seriesValue(metrics, 'countersign_slack_api_errors_total{method="assistant.threads.setStatus",error="missing_scope"}')).toBe(1);
+  });
+
+  it('counts a model call that fails, beside the failed turn', async () => {
+    const h = await harness();
+    h.openai.setResponder(() => ({ error: { status: 400, message: 'context too long' } }));
+    const threadTs = nextTs();
+    await h.mention({ user: 'UALICE', text: 'which pods run in staging?', ts: threadTs });
+    await waitFor(() => threadReplies(h, threadTs).length > 0, { message: 'the failure notice' });
+    await h.settled();
+
+    const metrics = await metricsOf(h);
+    expect(seriesValue(metrics, 'countersign_model_call_duration_seconds_count{outcome="error"}')).toBe(1);
+    expect(seriesValue(metrics, 'countersign_model_call_duration_seconds_count{outcome="ok"}')).toBeUndefined();
+    expect(seriesValue(metrics, 'countersign_turn_duration_seconds_count{outcome="failed"}')).toBe(1);
+  });
+
+  it('counts Redis connection errors while Redis cannot be reached, from the store the bot builds itself', async () => {
+    const environment = parseEnvironment({
+      SLACK_BOT_TOKEN: 'xoxb-test-token',
+      SLACK_SIGNING_SECRET: SIGNING_SECRET,
+      SLACK_BOT_USER_ID: BOT_USER_ID,
+      SLACK_BOT_ID: 'BBOT0001',
+      OPENAI_API_KEY: 'sk-test',
+      // Port 1 refuses connections.
+      REDIS_URL: 'redis://127.0.0.1:1',
+    });
+    const bot = await createBot({ environment, config: parseConfigFile('instructions: test', 'test.yml'), logger: pino({ level: 'silent' }) });
+    try {
+      const { port } = await bot.start({ port: 0, host: '127.0.0.1' });
+      const connectionErrors = await waitFor(
+        async () => seriesValue(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text(), 'countersign_redis_errors_total{kind="connection"}'),
+        { message: 'a Redis connection error counted' },
+      );
+      expect(connectionErrors).toBeGreaterThan(0);
+    } finally {
+      await bot.stop();
+    }
   });
 });

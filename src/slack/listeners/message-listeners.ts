@@ -1,4 +1,6 @@
+import { context, SpanKind, type Tracer } from '@opentelemetry/api';
 import type { App } from '@slack/bolt';
+import { countersignTracer, inSpan, traceparentOf } from '../../tracing/trace-context.js';
 import type { Logger } from 'pino';
 import { shortError } from '../../conversation/short-error.js';
 import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
@@ -22,6 +24,7 @@ export interface MessageListenerOptions {
   logger: Logger;
   /** How long a thread is followed after its last message (the history TTL). */
   followTtlMs: number;
+  tracer?: Tracer;
 }
 
 interface IncomingMessage {
@@ -41,10 +44,21 @@ interface IncomingMessage {
  */
 export function registerMessageListeners(app: App, options: MessageListenerOptions): void {
   const { store, worker, messenger, botUserId, logger, followTtlMs } = options;
+  const tracer = options.tracer ?? countersignTracer();
 
   async function accept(message: IncomingMessage, readEarlierMessages: boolean, startsFollowing: boolean): Promise<void> {
     try {
-      await enqueue(message, readEarlierMessages, startsFollowing);
+      // The trace of the turn starts here; the queued item carries it to whichever process runs the turn.
+      await inSpan(
+        {
+          tracer,
+          name: 'countersign.slack_event',
+          kind: SpanKind.SERVER,
+          parent: context.active(),
+          attributes: { 'slack.event_id': message.eventId, 'slack.team_id': message.teamId, 'slack.channel': message.channel },
+        },
+        (traceContext) => enqueue(message, readEarlierMessages, startsFollowing, traceparentOf(traceContext)),
+      );
     } catch (error) {
       logger.error({ event: 'message-accept-failed', eventId: message.eventId, err: error }, 'could not accept message');
       await messenger
@@ -57,7 +71,7 @@ export function registerMessageListeners(app: App, options: MessageListenerOptio
     }
   }
 
-  async function enqueue(message: IncomingMessage, readEarlierMessages: boolean, startsFollowing: boolean): Promise<void> {
+  async function enqueue(message: IncomingMessage, readEarlierMessages: boolean, startsFollowing: boolean, traceparent: string | undefined): Promise<void> {
     const first = await store.claimOnce([`event:${message.eventId}`, `post:${message.channel}:${message.ts}`], DELIVERY_DEDUPE_TTL_MS);
     if (!first) {
       logger.debug({ event: 'delivery-duplicate', eventId: message.eventId }, 'ignored a repeated delivery');
@@ -73,6 +87,7 @@ export function registerMessageListeners(app: App, options: MessageListenerOptio
       channel: message.channel,
       threadTs,
       readEarlierMessages,
+      ...(traceparent ? { traceparent } : {}),
     };
     // Followed from the moment of the mention, so a reply sent while the first turn runs is queued
     // for that thread instead of being ignored as chatter in an unknown thread.

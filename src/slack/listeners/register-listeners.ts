@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api';
 import type { App } from '@slack/bolt';
 import type { Logger } from 'pino';
 import type { CallDecider } from '../../approvals/decide-call.js';
@@ -36,6 +37,8 @@ export interface ListenerDependencies {
   botUserId: string;
   followTtlMs: number;
   logger: Logger;
+  /** Where the Slack event spans go; default the global tracer provider's. */
+  tracer?: Tracer;
 }
 
 /** Every Slack entry point of the bot, in one list: messages, card buttons and modal submits. */

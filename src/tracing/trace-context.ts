@@ -1,0 +1,62 @@
+import { type Context, context as contextApi, type Span, isSpanContextValid, ROOT_CONTEXT, type SpanContext, type SpanKind, SpanStatusCode, trace, type Tracer, type TracerProvider } from '@opentelemetry/api';
+
+/** The name countersign's spans are reported under. */
+export const TRACER_NAME = 'countersign';
+
+/** The tracer for countersign's spans: from `provider` (tests, embedding), else the global one (a no-op until an SDK registers). */
+export function countersignTracer(provider?: TracerProvider): Tracer {
+  return (provider ?? trace.getTracerProvider()).getTracer(TRACER_NAME);
+}
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/**
+ * The W3C `traceparent` of the span active in `context`, to store with work that another process
+ * (or the same one, hours later) continues: a queued item, a step waiting for people. Written by
+ * hand rather than through the global propagator, which is a no-op unless an SDK installs one.
+ */
+export function traceparentOf(context: Context): string | undefined {
+  const spanContext = trace.getSpanContext(context);
+  if (!spanContext || !isSpanContextValid(spanContext)) return undefined;
+  return `00-${spanContext.traceId}-${spanContext.spanId}-${(spanContext.traceFlags & 0xff).toString(16).padStart(2, '0')}`;
+}
+
+/** The remote span a stored `traceparent` names; undefined for a missing or malformed one (stored data is untrusted). */
+export function spanContextOf(traceparent: string | undefined): SpanContext | undefined {
+  const match = traceparent === undefined ? null : TRACEPARENT.exec(traceparent);
+  if (!match) return undefined;
+  const spanContext: SpanContext = { traceId: match[1]!, spanId: match[2]!, traceFlags: Number.parseInt(match[3]!, 16), isRemote: true };
+  return isSpanContextValid(spanContext) ? spanContext : undefined;
+}
+
+/** A context whose parent is the span a stored `traceparent` names, or the root context. */
+export function contextFromTraceparent(traceparent: string | undefined): Context {
+  const spanContext = spanContextOf(traceparent);
+  return spanContext ? trace.setSpanContext(ROOT_CONTEXT, spanContext) : ROOT_CONTEXT;
+}
+
+/** Marks a span as failed with `error` (its message, and the exception as an event). */
+export function markFailed(span: Span, error: unknown): void {
+  span.recordException(error instanceof Error ? error : String(error));
+  span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+}
+
+/**
+ * Runs `work` inside a span that ends with it, marked as failed when it throws. The span is also
+ * made active, so log lines written meanwhile carry its ids when a context manager is installed.
+ */
+export async function inSpan<RESULT>(
+  options: { tracer: Tracer; name: string; parent: Context; kind?: SpanKind; attributes?: Record<string, string | number | boolean> },
+  work: (context: Context) => Promise<RESULT>,
+): Promise<RESULT> {
+  const span = options.tracer.startSpan(options.name, { ...(options.kind === undefined ? {} : { kind: options.kind }), ...(options.attributes ? { attributes: options.attributes } : {}) }, options.parent);
+  const active = trace.setSpan(options.parent, span);
+  try {
+    return await contextApi.with(active, () => work(active));
+  } catch (error) {
+    markFailed(span, error);
+    throw error;
+  } finally {
+    span.end();
+  }
+}
