@@ -66,6 +66,11 @@ export interface CreateBotOptions {
   /** No new turn starts while this process's event loop lags more than this: default 500 ms for a worker, 100 ms for a process that also serves Slack. */
   maxEventLoopDelayMs?: number;
   model?: LanguageModel;
+  /**
+   * Default true (`COUNTERSIGN_COMMAND_SPAWNER`): command tools are started by a small spawner
+   * process, so forking them costs this big process almost nothing; false spawns them from here.
+   */
+  commandSpawner?: boolean;
 }
 
 export interface Bot {
@@ -90,6 +95,7 @@ export async function createBot(given: CreateBotOptions = {}): Promise<Bot> {
     customTools: options.tools ?? [],
     logger,
     ...(options.env ? { env: options.env } : {}),
+    commandRunner: options.commandSpawner === false ? 'direct' : 'spawner',
     onSourceProblem: (problem) => logger.warn({ event: 'tool-source-problem', source: problem.source }, problem.message),
     onSourceRecovered: (notice) => logger.info({ event: 'tool-source-recovered', source: notice.source }, notice.message),
   });

@@ -59,6 +59,8 @@ export interface EnvironmentTuning {
   maxConcurrentTurns?: number;
   /** COUNTERSIGN_MAX_EVENT_LOOP_DELAY_MS. */
   maxEventLoopDelayMs?: number;
+  /** COUNTERSIGN_COMMAND_SPAWNER (`on`, the default, or `off`): whether a small spawner process starts command tools. */
+  commandSpawner?: boolean;
 }
 
 export interface ParseEnvironmentOptions {
@@ -74,6 +76,7 @@ const LOG_LEVELS: readonly LogLevel[] = ['trace', 'debug', 'info', 'warn', 'erro
 const OPENAI_APIS: readonly OpenAiApi[] = ['responses', 'chat'];
 const STREAMING_MODES: readonly AnswerStreaming[] = ['update', 'native'];
 const ROLES: readonly BotRole[] = ['all', 'receiver', 'worker'];
+const SWITCH_SETTINGS = ['on', 'off'] as const;
 
 /**
  * Reads and checks the process environment. Every problem is collected before throwing, and
@@ -139,12 +142,18 @@ export function parseEnvironment(
     problem(name, `must be a whole number of ${unit}, at least ${minimum}`);
     return undefined;
   };
+  const onOff = (name: string): boolean | undefined => {
+    const value = read(name)?.toLowerCase();
+    if (value === undefined) return undefined;
+    return readChoice({ name, value, choices: SWITCH_SETTINGS, fallback: 'on', problem }) === 'on';
+  };
   const tuning: EnvironmentTuning = Object.fromEntries(
     Object.entries({
       sweepIntervalMs: whole('COUNTERSIGN_SWEEP_INTERVAL_MS', 10, 'milliseconds'),
       lockTtlMs: whole('COUNTERSIGN_LOCK_TTL_MS', 10, 'milliseconds'),
       maxConcurrentTurns: whole('COUNTERSIGN_MAX_CONCURRENT_TURNS', 1, 'turns'),
       maxEventLoopDelayMs: whole('COUNTERSIGN_MAX_EVENT_LOOP_DELAY_MS', 10, 'milliseconds'),
+      commandSpawner: onOff('COUNTERSIGN_COMMAND_SPAWNER'),
     }).filter(([, value]) => value !== undefined),
   );
 

@@ -1,18 +1,27 @@
 import { tmpdir } from 'node:os';
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { runCommand } from './run-command.js';
+import { realpathSync } from 'node:fs';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { runCommand as runDirectly, type RunCommand } from './run-command.js';
+import { isAlive } from './processes.test-support.js';
+import { createSpawnerCommandRunner } from './spawner-client.js';
 
 const NODE = process.execPath;
 const PRINT_ARGS = 'console.log(JSON.stringify(process.argv.slice(1)))';
 const defaults = { timeoutMs: 10_000, outputLimit: 4000 };
 const node = (script: string, ...args: string[]) => [NODE, '-e', script, ...args];
 
+const spawner = createSpawnerCommandRunner();
+
 afterEach(() => {
   vi.unstubAllEnvs();
 });
+afterAll(() => spawner.close());
 
-describe('runCommand', () => {
+// One behaviour, two runners: spawning from this process, and asking the spawner process to.
+describe.each<{ runner: string; runCommand: RunCommand }>([
+  { runner: 'direct', runCommand: runDirectly },
+  { runner: 'spawner', runCommand: spawner.run },
+])('runCommand ($runner)', ({ runCommand }) => {
   it('passes hostile-looking values as single literal arguments, with no shell in between', async () => {
     const hostile = ['x; rm -rf /', '$(id)', '`id`', 'a && b | c > /tmp/owned', '$HOME', '*'];
     const result = await runCommand({ argv: node(PRINT_ARGS, ...hostile), ...defaults });
@@ -101,16 +110,3 @@ describe('runCommand', () => {
     expect(result).toMatchObject({ error: 'aborted before start', stdout: '' });
   });
 });
-
-// A killed orphan stays a zombie until PID 1 reaps it, and some container PID 1s never do.
-function isAlive(pid: number): boolean {
-  if (process.platform === 'linux') {
-    return existsSync(`/proc/${pid}`) && !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  }
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
