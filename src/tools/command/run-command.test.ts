@@ -45,7 +45,8 @@ describe.each<{ runner: string; runCommand: RunCommand }>([
 
   it('follows up with SIGKILL when SIGTERM is ignored', async () => {
     const script = 'process.on("SIGTERM", () => {}); console.log("ready"); setTimeout(() => {}, 60000)';
-    const result = await runCommand({ argv: node(script), ...defaults, timeoutMs: 300, killGraceMs: 200 });
+    // Long enough for Node to start and install its handler on a busy machine, or SIGTERM wins the race.
+    const result = await runCommand({ argv: node(script), ...defaults, timeoutMs: 1000, killGraceMs: 200 });
 
     expect(result).toMatchObject({ timedOut: true, signal: 'SIGKILL', stdout: 'ready\n' });
     expect(result.durationMs).toBeLessThan(3000);
@@ -103,6 +104,15 @@ describe.each<{ runner: string; runCommand: RunCommand }>([
 
     expect(result).toMatchObject({ error: 'aborted', timedOut: false, signal: 'SIGTERM' });
     expect(result.durationMs).toBeLessThan(3000);
+  });
+
+  it('does not start a command whose signal aborts while it is being prepared', async () => {
+    const controller = new AbortController();
+    const pending = runCommand({ argv: node('setTimeout(() => console.log("ran"), 2000)'), ...defaults, workingDirectory: tmpdir(), abortSignal: controller.signal });
+    controller.abort();
+    const result = await pending;
+
+    expect(result).toMatchObject({ stdout: '', exitCode: null, error: expect.stringMatching(/^aborted/) });
   });
 
   it('does not start a command whose signal has already aborted', async () => {

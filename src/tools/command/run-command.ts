@@ -84,6 +84,8 @@ export async function spawnCommand(options: SpawnCommandOptions): Promise<Comman
   if (workingDirectory !== undefined && !(await isDirectory(workingDirectory))) {
     return failed(`working directory not found: ${workingDirectory}`);
   }
+  // The check above awaited: an abort meanwhile has no listener to hear it yet.
+  if (abortSignal?.aborted) return failed(ABORTED_BEFORE_START);
 
   return new Promise<CommandResult>((resolve) => {
     const child = spawn(executable, args, {

@@ -83,7 +83,7 @@ export function createSpawnerCommandRunner({ logger, closeTimeoutMs = DEFAULT_CL
       onGone(`failed: ${error.message}`);
       child.kill('SIGKILL');
     });
-    logger?.debug({ event: 'command-spawner-started', pid: child.pid }, 'command spawner started');
+    logger?.info({ event: 'command-spawner-started', pid: child.pid }, 'command spawner started');
     return current;
   };
 
@@ -93,6 +93,8 @@ export function createSpawnerCommandRunner({ logger, closeTimeoutMs = DEFAULT_CL
     if (executable === undefined) throw new TypeError('runCommand: argv must not be empty');
     if (closed) throw new CommandRunnerError({ executable, reason: 'the command runner is closed (the bot is stopping)' });
     if (abortSignal?.aborted) return commandNotRun({ error: ABORTED_BEFORE_START, durationMs: 0 });
+    // A spawner whose channel closed is on its way out (its exit handler fails its own calls).
+    if (spawner !== undefined && !spawner.process.connected) spawner = undefined;
     spawner ??= start();
     const current = spawner;
     const id = nextId++;
