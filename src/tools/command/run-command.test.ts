@@ -71,6 +71,14 @@ describe.each<{ runner: string; runCommand: RunCommand }>([
     expect(result.stdout).toMatch(/^HEADx{46}\n… \[99908 characters dropped\] …\nx{46}TAIL$/);
   });
 
+  it('throws, as spawn does, for an argument holding a NUL byte', async () => {
+    await expect(runCommand({ argv: ['echo', 'a\u0000b'], ...defaults })).rejects.toMatchObject({
+      name: 'TypeError',
+      code: 'ERR_INVALID_ARG_VALUE',
+      message: expect.stringContaining('must be a string without null bytes'),
+    });
+  });
+
   it('reports a missing executable instead of throwing', async () => {
     const result = await runCommand({ argv: ['countersign-no-such-command', '--help'], ...defaults });
     expect(result).toMatchObject({ error: 'command not found: countersign-no-such-command', exitCode: null, timedOut: false });

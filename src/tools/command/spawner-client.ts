@@ -71,6 +71,7 @@ export function createSpawnerCommandRunner({ logger, closeTimeoutMs = DEFAULT_CL
       calls.delete(message.id);
       updateRef(current);
       if (message.type === 'result') call.resolve(message.result);
+      else if (message.type === 'threw') call.reject(Object.assign(new Error(message.error.message), message.error));
       else call.reject(new CommandRunnerError({ executable: call.executable, reason: `the command spawner refused it: ${message.error}` }));
     });
     const onGone = (reason: string) => {

@@ -23,8 +23,10 @@ export type SpawnerReply =
   /** The command started as process (and process group) `pid`. */
   | { type: 'spawned'; id: number; pid: number }
   | { type: 'result'; id: number; result: CommandResult }
-  /** The request was malformed or the spawner failed to run it; never a failure of the command itself. */
-  | { type: 'rejected'; id: number; error: string };
+  /** The request was malformed; never a failure of the command itself. */
+  | { type: 'rejected'; id: number; error: string }
+  /** `spawnCommand` threw (as `spawn` does for an argument with a NUL byte): the bot process throws the same. */
+  | { type: 'threw'; id: number; error: { name: string; message: string; code?: string } };
 
 /** Checks a request field by field; the spawner runs nothing it cannot read. Returns the problem, if any. */
 export function requestProblem(message: unknown): string | undefined {

@@ -43,7 +43,7 @@ export function serveSpawnerRequests(channel: NodeJS.Process = process): void {
     })
       .then(
         (result) => reply({ type: 'result', id, result }),
-        (error: unknown) => reply({ type: 'rejected', id, error: error instanceof Error ? error.message : String(error) }),
+        (error: unknown) => reply({ type: 'threw', id, error: describeError(error) }),
       )
       .finally(() => {
         running.delete(id);
@@ -75,6 +75,12 @@ export function serveSpawnerRequests(channel: NodeJS.Process = process): void {
   // Ctrl-C in a terminal signals the whole foreground group, the spawner too; the bot decides when
   // it stops (it first lets running commands finish), and its IPC channel closing is what stops it.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) channel.on(signal, () => {});
+}
+
+function describeError(error: unknown): { name: string; message: string; code?: string } {
+  if (!(error instanceof Error)) return { name: 'Error', message: String(error) };
+  const { code } = error as NodeJS.ErrnoException;
+  return { name: error.name, message: error.message, ...(typeof code === 'string' && { code }) };
 }
 
 function killGroup(pid: number | undefined): void {
