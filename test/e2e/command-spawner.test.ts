@@ -1,9 +1,9 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { conversationOf } from '../helpers/fake-openai.js';
-import { hangingCommand, isAlive, readPids } from '../../src/tools/command/processes.test-support.js';
+import { hangingCommand, isAlive, literalArgvTemplate, parentOf, readPids } from '../../src/tools/command/processes.test-support.js';
 import { cardButtons, nextTs, startHarness, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
 
 /**
@@ -18,18 +18,16 @@ function stuckToolYaml(pidFile: string): string {
   return `
   - name: stuck_job
     description: A job that hangs
-    command: ${JSON.stringify(hangingCommand(pidFile).map(literalTemplate))}
+    command: ${JSON.stringify(literalArgvTemplate(hangingCommand(pidFile)))}
     timeoutSeconds: 60
     approval: always
 `;
 }
 
-// Argv templates read `{name}` as a placeholder; the script's braces are literal.
-const literalTemplate = (element: string) => element.replaceAll('{', '{{').replaceAll('}', '}}');
 const PARENT_PID_TOOL = `
   - name: parent_pid
     description: Which process started this command
-    command: ${JSON.stringify([process.execPath, '-e', 'console.log(process.ppid)'].map(literalTemplate))}
+    command: ${JSON.stringify(literalArgvTemplate([process.execPath, '-e', 'console.log(process.ppid)']))}
     approval: never
 `;
 
@@ -43,7 +41,6 @@ async function commandParent(h: Harness): Promise<number> {
   return Number(/"stdout":"(\d+)\\n"/.exec(result)?.[1]);
 }
 
-const parentOf = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1]);
 const waitForPids = (pidFile: string) => vi.waitFor(() => readPids(pidFile) ?? Promise.reject(new Error('the command has not started')), { timeout: 10_000, interval: 20 });
 
 function toolResults(h: Harness, requestIndex: number): string {

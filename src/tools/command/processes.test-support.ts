@@ -33,3 +33,13 @@ export function readPids(pidFile: string): number[] | undefined {
     return undefined;
   }
 }
+
+/** The process that started `pid`, from /proc (Linux only). */
+export function parentOf(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1]);
+}
+
+/** `argv` as an argv template that runs it as is: templates read `{name}` as a placeholder, so braces are doubled. */
+export function literalArgvTemplate(argv: string[]): string[] {
+  return argv.map((element) => element.replaceAll('{', '{{').replaceAll('}', '}}'));
+}
