@@ -103,13 +103,7 @@ export async function spawnCommand(options: SpawnCommandOptions): Promise<Comman
     const timers: NodeJS.Timeout[] = [];
 
     const sendSignal = (signal: NodeJS.Signals) => {
-      if (child.pid === undefined) return;
-      try {
-        if (USE_PROCESS_GROUP) process.kill(-child.pid, signal);
-        else child.kill(signal);
-      } catch {
-        // Already gone.
-      }
+      if (child.pid !== undefined) signalProcessGroup(child.pid, signal);
     };
     const stop = (reason: string) => {
       if (stopReason !== undefined || exit !== undefined || settled) return;
@@ -166,6 +160,15 @@ export async function spawnCommand(options: SpawnCommandOptions): Promise<Comman
     );
     abortSignal?.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/** Signals the process group a command leads (the process alone on Windows); quiet if it is gone. */
+export function signalProcessGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(USE_PROCESS_GROUP ? -pid : pid, signal);
+  } catch {
+    // Already gone.
+  }
 }
 
 export const ABORTED_BEFORE_START = 'aborted before start';

@@ -2,7 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { CommandRunnerError, type CommandRunner } from './command-runner.js';
-import { ABORTED_BEFORE_START, commandEnvironment, commandNotRun, type CommandResult, type RunCommandOptions } from './run-command.js';
+import { ABORTED_BEFORE_START, commandEnvironment, commandNotRun, signalProcessGroup, type CommandResult, type RunCommandOptions } from './run-command.js';
 import type { SpawnerReply, SpawnerRunRequest } from './spawner-protocol.js';
 
 export interface CreateSpawnerCommandRunnerOptions {
@@ -76,7 +76,7 @@ export function createSpawnerCommandRunner({ logger, closeTimeoutMs = DEFAULT_CL
     });
     const onGone = (reason: string) => {
       if (spawner === current) spawner = undefined;
-      if (calls.size > 0) logger?.error({ event: 'command-spawner-died', pid: child.pid, inFlight: calls.size }, `the command spawner ${reason}`);
+      if (!closed) logger?.error({ event: 'command-spawner-died', pid: child.pid, inFlight: calls.size }, `the command spawner ${reason}`);
       failCalls(current, `the command spawner ${reason}; the command was stopped`, { kill: true });
     };
     child.once('exit', (code, signal) => onGone(signal === null ? `exited with code ${code}` : `was killed by ${signal}`));
@@ -101,7 +101,7 @@ export function createSpawnerCommandRunner({ logger, closeTimeoutMs = DEFAULT_CL
     const id = nextId++;
     const request: SpawnerRunRequest = { type: 'run', id, argv, environment: commandEnvironment({ environment }), ...rest };
     return new Promise<CommandResult>((resolve, reject) => {
-      const onAbort = () => current.process.connected && current.process.send({ type: 'abort', id });
+      const onAbort = () => current.process.connected && current.process.send({ type: 'abort', id }, undefined, undefined, () => {});
       const done = () => abortSignal?.removeEventListener('abort', onAbort);
       current.calls.set(id, {
         executable,
@@ -139,7 +139,7 @@ export function createSpawnerCommandRunner({ logger, closeTimeoutMs = DEFAULT_CL
       if (current.process.connected) current.process.disconnect();
       const timer = setTimeout(() => {
         current.process.kill('SIGKILL');
-        for (const pid of pids) killGroup(pid);
+        for (const pid of pids) signalProcessGroup(pid, 'SIGKILL');
       }, closeTimeoutMs);
       await current.exited;
       clearTimeout(timer);
@@ -155,7 +155,7 @@ function failCalls(spawner: Spawner, reason: string, { kill }: { kill: boolean }
   const pids: number[] = [];
   for (const call of spawner.calls.values()) {
     if (call.pid !== undefined) pids.push(call.pid);
-    if (call.pid !== undefined && kill) killGroup(call.pid);
+    if (call.pid !== undefined && kill) signalProcessGroup(call.pid, 'SIGKILL');
     call.reject(new CommandRunnerError({ executable: call.executable, reason }));
   }
   spawner.calls.clear();
@@ -168,13 +168,5 @@ function updateRef(spawner: Spawner): void {
   for (const handle of [spawner.process, spawner.process.channel]) {
     if (busy) handle?.ref();
     else handle?.unref();
-  }
-}
-
-function killGroup(pid: number): void {
-  try {
-    process.kill(process.platform === 'win32' ? pid : -pid, 'SIGKILL');
-  } catch {
-    // Already gone.
   }
 }

@@ -1,4 +1,4 @@
-import { spawnCommand } from './run-command.js';
+import { signalProcessGroup, spawnCommand } from './run-command.js';
 import { requestProblem, type SpawnerReply, type SpawnerRequest, type SpawnerRunRequest } from './spawner-protocol.js';
 
 /**
@@ -67,7 +67,7 @@ export function serveSpawnerRequests(channel: NodeJS.Process = process): void {
     if (running.size === 0) process.exit(0);
     for (const command of running.values()) command.controller.abort();
     setTimeout(() => {
-      for (const command of running.values()) killGroup(command.pid);
+      for (const { pid } of running.values()) if (pid !== undefined) signalProcessGroup(pid, 'SIGKILL');
       process.exit(0);
     }, ORPHAN_KILL_GRACE_MS);
   });
@@ -81,13 +81,4 @@ function describeError(error: unknown): { name: string; message: string; code?: 
   if (!(error instanceof Error)) return { name: 'Error', message: String(error) };
   const { code } = error as NodeJS.ErrnoException;
   return { name: error.name, message: error.message, ...(typeof code === 'string' && { code }) };
-}
-
-function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(process.platform === 'win32' ? pid : -pid, 'SIGKILL');
-  } catch {
-    // Already gone.
-  }
 }
