@@ -50,8 +50,9 @@ export function createSpawnerCommandRunner({ logger, closeTimeoutMs = DEFAULT_CL
   const start = (): Spawner => {
     const child = fork(SPAWNER_ENTRY, [], {
       serialization: 'advanced',
-      // No secrets: every command gets the environment the bot process sends with it.
-      env: commandEnvironment(),
+      // No secrets: every command gets the environment the bot process sends with it. A plain Node,
+      // too: none of the bot's flags (NODE_OPTIONS, --inspect, a preload) apply to the spawner.
+      env: commandEnvironment({ environment: { NODE_OPTIONS: undefined } }),
       execArgv: [...SPAWNER_EXEC_ARGV],
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
