@@ -91,6 +91,11 @@ export interface CreateBotOptions {
    * registered (see the README's Tracing section).
    */
   tracerProvider?: TracerProvider;
+  /**
+   * Default true (`COUNTERSIGN_COMMAND_SPAWNER`): command tools are started by a small spawner
+   * process, so forking them costs this big process almost nothing; false spawns them from here.
+   */
+  commandSpawner?: boolean;
 }
 
 export interface Bot {
@@ -115,6 +120,7 @@ export async function createBot(given: CreateBotOptions = {}): Promise<Bot> {
     customTools: options.tools ?? [],
     logger,
     ...(options.env ? { env: options.env } : {}),
+    commandRunner: options.commandSpawner === false ? 'direct' : 'spawner',
     onSourceProblem: (problem) => logger.warn({ event: 'tool-source-problem', source: problem.source }, problem.message),
     onSourceRecovered: (notice) => logger.info({ event: 'tool-source-recovered', source: notice.source }, notice.message),
   });

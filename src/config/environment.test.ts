@@ -30,6 +30,12 @@ describe('parseEnvironment', () => {
     });
   });
 
+  it('reads COUNTERSIGN_COMMAND_SPAWNER as on or off, naming it when it is neither', () => {
+    expect(parseEnvironment({ ...HTTP, COUNTERSIGN_COMMAND_SPAWNER: 'off' }, noFile).tuning).toEqual({ commandSpawner: false });
+    expect(parseEnvironment({ ...HTTP, COUNTERSIGN_COMMAND_SPAWNER: 'ON' }, noFile).tuning).toEqual({ commandSpawner: true });
+    expect(problemsOf({ ...HTTP, COUNTERSIGN_COMMAND_SPAWNER: 'no' }).problems).toEqual([{ field: 'COUNTERSIGN_COMMAND_SPAWNER', message: 'must be one of on, off' }]);
+  });
+
   it('reads the tuning knobs with the rest, naming a bad one', () => {
     expect(parseEnvironment({ ...HTTP, COUNTERSIGN_LOCK_TTL_MS: '5000', COUNTERSIGN_MAX_CONCURRENT_TURNS: '64' }, noFile).tuning).toEqual({ lockTtlMs: 5000, maxConcurrentTurns: 64 });
     expect(problemsOf({ ...HTTP, COUNTERSIGN_MAX_EVENT_LOOP_DELAY_MS: 'fast', COUNTERSIGN_SWEEP_INTERVAL_MS: '5' }).problems).toEqual([

@@ -60,6 +60,8 @@ export interface EnvironmentTuning {
   maxConcurrentTurns?: number;
   /** COUNTERSIGN_MAX_EVENT_LOOP_DELAY_MS. */
   maxEventLoopDelayMs?: number;
+  /** COUNTERSIGN_COMMAND_SPAWNER (`on`, the default, or `off`): whether a small spawner process starts command tools. */
+  commandSpawner?: boolean;
 }
 
 export interface ParseEnvironmentOptions {
@@ -121,6 +123,7 @@ const environmentSchema = z.object({
   COUNTERSIGN_LOCK_TTL_MS: whole(10, 'milliseconds').optional(),
   COUNTERSIGN_MAX_CONCURRENT_TURNS: whole(1, 'turns').optional(),
   COUNTERSIGN_MAX_EVENT_LOOP_DELAY_MS: whole(10, 'milliseconds').optional(),
+  COUNTERSIGN_COMMAND_SPAWNER: lowerCaseChoice(['on', 'off'] as const).optional(),
 });
 
 type EnvironmentVariable = keyof typeof environmentSchema.shape;
@@ -148,6 +151,7 @@ export function parseEnvironment(env: Record<string, string | undefined>, option
     ...(variables.COUNTERSIGN_LOCK_TTL_MS === undefined ? {} : { lockTtlMs: variables.COUNTERSIGN_LOCK_TTL_MS }),
     ...(variables.COUNTERSIGN_MAX_CONCURRENT_TURNS === undefined ? {} : { maxConcurrentTurns: variables.COUNTERSIGN_MAX_CONCURRENT_TURNS }),
     ...(variables.COUNTERSIGN_MAX_EVENT_LOOP_DELAY_MS === undefined ? {} : { maxEventLoopDelayMs: variables.COUNTERSIGN_MAX_EVENT_LOOP_DELAY_MS }),
+    ...(variables.COUNTERSIGN_COMMAND_SPAWNER === undefined ? {} : { commandSpawner: variables.COUNTERSIGN_COMMAND_SPAWNER === 'on' }),
   };
   return {
     slack: {

@@ -9,6 +9,8 @@ export const ErrorCode = {
   ConfigInvalid: 'countersign_config_invalid',
   /** A command tool's argv template is malformed. */
   ArgvTemplateInvalid: 'countersign_argv_template_invalid',
+  /** The command spawner process died or was stopped while a command tool ran; the command was killed. */
+  CommandRunnerFailed: 'countersign_command_runner_failed',
   /** Another process holds the thread now; this one stops without further effects. */
   Fenced: 'countersign_fenced',
   /** A thread's lock lapsed while this process drained it. */

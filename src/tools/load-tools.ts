@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { ConfigError, type ConfigProblem } from '../config/config-error.js';
 import type { CountersignConfig } from '../config/config-schema.js';
+import type { CommandRunnerKind } from './command/command-runner.js';
 import type { McpRetryOptions } from './mcp/mcp-server.js';
 import { wireToolName } from './mcp/wire-tool-names.js';
 import type { ToolDefinition } from './tool-definition.js';
@@ -63,6 +64,8 @@ export interface LoadToolsOptions {
   mcpRetry?: Partial<McpRetryOptions>;
   /** For `http_request`; tests may inject one. */
   fetch?: typeof fetch;
+  /** Who spawns command tools: `spawner` (default), a small child process, or `direct`, the bot process. */
+  commandRunner?: CommandRunnerKind;
   /** Where tools come from; default every built-in source (`tool-sources.ts`). */
   sourceFactories?: readonly ToolSourceFactory[];
 }
@@ -105,6 +108,7 @@ export async function loadTools(options: LoadToolsOptions): Promise<LoadedTools>
     },
     ...(options.mcpRetry ? { mcpRetry: options.mcpRetry } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.commandRunner ? { commandRunner: options.commandRunner } : {}),
   };
   const sources = (options.sourceFactories ?? TOOL_SOURCE_FACTORIES).flatMap((factory) => factory(context));
   problems.push(...nameClashes(sources.filter((source) => !source.dynamic)));

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { ConfigProblem } from '../config/config-error.js';
 import type { CountersignConfig } from '../config/config-schema.js';
+import type { CommandRunnerKind } from './command/command-runner.js';
 import type { McpRetryOptions } from './mcp/mcp-server.js';
 import type { ToolDefinition } from './tool-definition.js';
 
@@ -62,6 +63,8 @@ export interface ToolSourceContext {
   onRecovered(sourceId: string, message: string): void;
   mcpRetry?: Partial<McpRetryOptions>;
   fetch?: typeof fetch;
+  /** Who spawns command tools: a small spawner process (default) or the bot process itself. */
+  commandRunner?: CommandRunnerKind;
 }
 
 /** Builds the sources of one kind from the config (none when that kind is not configured). */

@@ -1,6 +1,18 @@
 import { createStaticToolSource, type ToolSourceFactory } from '../tool-source.js';
+import { createDirectCommandRunner } from './command-runner.js';
 import { createCommandTool } from './command-tool.js';
+import { createSpawnerCommandRunner } from './spawner-client.js';
 
-/** The config file's `tools:` entries, each a command run with an argv template (never a shell). */
-export const commandToolSources: ToolSourceFactory = ({ config }) =>
-  config.tools.length === 0 ? [] : [createStaticToolSource({ kind: 'command', id: 'config' }, config.tools.map((tool) => createCommandTool(tool)))];
+/**
+ * The config file's `tools:` entries, each a command run with an argv template (never a shell), by
+ * the spawner process unless `commandRunner` is `direct`. Closing the source stops the spawner.
+ */
+export const commandToolSources: ToolSourceFactory = ({ config, logger, commandRunner = 'spawner' }) => {
+  if (config.tools.length === 0) return [];
+  const runner = commandRunner === 'spawner' ? createSpawnerCommandRunner({ logger }) : createDirectCommandRunner();
+  const source = createStaticToolSource(
+    { kind: 'command', id: 'config' },
+    config.tools.map((tool) => createCommandTool(tool, { runCommand: runner.run })),
+  );
+  return [{ ...source, close: runner.close }];
+};

@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parseConfigFile } from '../../config/config-file.js';
 import type { ToolContext } from '../tool-definition.js';
 import { createCommandTool } from './command-tool.js';
-import type { RunCommandOptions } from './run-command.js';
+import { runCommand as runDirectly, type RunCommand, type RunCommandOptions } from './run-command.js';
+import { createSpawnerCommandRunner } from './spawner-client.js';
 
 const context: ToolContext = {
   requesterId: 'U1',
@@ -13,14 +14,22 @@ const context: ToolContext = {
   idempotencyKey: 'key-1',
 };
 
-function toolFrom(yamlText: string) {
-  const [toolConfig] = parseConfigFile(yamlText, 'countersign.yml').tools;
-  if (toolConfig === undefined) throw new Error('no tool in config');
-  return createCommandTool(toolConfig);
-}
+const spawner = createSpawnerCommandRunner();
+afterAll(() => spawner.close());
 
-const echoTool = (extra = '') =>
-  toolFrom(`
+// One behaviour, two runners: spawning from this process, and asking the spawner process to.
+describe.each<{ runner: string; runCommand: RunCommand }>([
+  { runner: 'direct', runCommand: runDirectly },
+  { runner: 'spawner', runCommand: spawner.run },
+])('createCommandTool ($runner)', ({ runCommand }) => {
+  function toolFrom(yamlText: string) {
+    const [toolConfig] = parseConfigFile(yamlText, 'countersign.yml').tools;
+    if (toolConfig === undefined) throw new Error('no tool in config');
+    return createCommandTool(toolConfig, { runCommand });
+  }
+
+  const echoTool = (extra = '') =>
+    toolFrom(`
 tools:
   - name: echo_args
     description: Print the arguments
@@ -31,7 +40,6 @@ tools:
       flag: { type: string, optional: true, allowLeadingDash: true }
 ${extra}`);
 
-describe('createCommandTool', () => {
   it('exposes the configured name, description, approval rule and input schema', () => {
     const tool = echoTool('    approval: never');
     expect(tool).toMatchObject({ name: 'echo_args', description: 'Print the arguments', approval: 'never' });

@@ -1,18 +1,27 @@
 import { tmpdir } from 'node:os';
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { runCommand } from './run-command.js';
+import { realpathSync } from 'node:fs';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { runCommand as runDirectly, type RunCommand } from './run-command.js';
+import { isAlive } from './processes.test-support.js';
+import { createSpawnerCommandRunner } from './spawner-client.js';
 
 const NODE = process.execPath;
 const PRINT_ARGS = 'console.log(JSON.stringify(process.argv.slice(1)))';
 const defaults = { timeoutMs: 10_000, outputLimit: 4000 };
 const node = (script: string, ...args: string[]) => [NODE, '-e', script, ...args];
 
+const spawner = createSpawnerCommandRunner();
+
 afterEach(() => {
   vi.unstubAllEnvs();
 });
+afterAll(() => spawner.close());
 
-describe('runCommand', () => {
+// One behaviour, two runners: spawning from this process, and asking the spawner process to.
+describe.each<{ runner: string; runCommand: RunCommand }>([
+  { runner: 'direct', runCommand: runDirectly },
+  { runner: 'spawner', runCommand: spawner.run },
+])('runCommand ($runner)', ({ runCommand }) => {
   it('passes hostile-looking values as single literal arguments, with no shell in between', async () => {
     const hostile = ['x; rm -rf /', '$(id)', '`id`', 'a && b | c > /tmp/owned', '$HOME', '*'];
     const result = await runCommand({ argv: node(PRINT_ARGS, ...hostile), ...defaults });
@@ -36,7 +45,8 @@ describe('runCommand', () => {
 
   it('follows up with SIGKILL when SIGTERM is ignored', async () => {
     const script = 'process.on("SIGTERM", () => {}); console.log("ready"); setTimeout(() => {}, 60000)';
-    const result = await runCommand({ argv: node(script), ...defaults, timeoutMs: 300, killGraceMs: 200 });
+    // Long enough for Node to start and install its handler on a busy machine, or SIGTERM wins the race.
+    const result = await runCommand({ argv: node(script), ...defaults, timeoutMs: 1000, killGraceMs: 200 });
 
     expect(result).toMatchObject({ timedOut: true, signal: 'SIGKILL', stdout: 'ready\n' });
     expect(result.durationMs).toBeLessThan(3000);
@@ -59,6 +69,14 @@ describe('runCommand', () => {
     expect(result.stdoutTruncated).toBe(true);
     expect(result.stderrTruncated).toBe(false);
     expect(result.stdout).toMatch(/^HEADx{46}\n… \[99908 characters dropped\] …\nx{46}TAIL$/);
+  });
+
+  it('throws, as spawn does, for an argument holding a NUL byte', async () => {
+    await expect(runCommand({ argv: ['echo', 'a\u0000b'], ...defaults })).rejects.toMatchObject({
+      name: 'TypeError',
+      code: 'ERR_INVALID_ARG_VALUE',
+      message: expect.stringContaining('must be a string without null bytes'),
+    });
   });
 
   it('reports a missing executable instead of throwing', async () => {
@@ -96,21 +114,17 @@ describe('runCommand', () => {
     expect(result.durationMs).toBeLessThan(3000);
   });
 
+  it('does not start a command whose signal aborts while it is being prepared', async () => {
+    const controller = new AbortController();
+    const pending = runCommand({ argv: node('setTimeout(() => console.log("ran"), 2000)'), ...defaults, workingDirectory: tmpdir(), abortSignal: controller.signal });
+    controller.abort();
+    const result = await pending;
+
+    expect(result).toMatchObject({ stdout: '', exitCode: null, error: expect.stringMatching(/^aborted/) });
+  });
+
   it('does not start a command whose signal has already aborted', async () => {
     const result = await runCommand({ argv: node('console.log("ran")'), ...defaults, abortSignal: AbortSignal.abort() });
     expect(result).toMatchObject({ error: 'aborted before start', stdout: '' });
   });
 });
-
-// A killed orphan stays a zombie until PID 1 reaps it, and some container PID 1s never do.
-function isAlive(pid: number): boolean {
-  if (process.platform === 'linux') {
-    return existsSync(`/proc/${pid}`) && !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  }
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

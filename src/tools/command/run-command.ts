@@ -20,6 +20,16 @@ export interface RunCommandOptions {
   killGraceMs?: number;
 }
 
+/** Runs a command; the direct runner and the spawner both resolve the same `CommandResult`s. */
+export type RunCommand = (options: RunCommandOptions) => Promise<CommandResult>;
+
+/** `RunCommandOptions` with the command's whole environment already worked out (`commandEnvironment`). */
+export interface SpawnCommandOptions extends Omit<RunCommandOptions, 'environment'> {
+  environment: Record<string, string>;
+  /** Told the process id once the command started, e.g. so a supervisor can kill its group. */
+  onSpawn?: (pid: number) => void;
+}
+
 export interface CommandResult {
   exitCode: number | null;
   signal: string | null;
@@ -50,7 +60,16 @@ const USE_PROCESS_GROUP = process.platform !== 'win32';
  * model should see and react to.
  */
 export async function runCommand(options: RunCommandOptions): Promise<CommandResult> {
-  const { argv, workingDirectory, timeoutMs, outputLimit, environment, abortSignal } = options;
+  const { environment, ...rest } = options;
+  return spawnCommand({ ...rest, environment: commandEnvironment({ environment }) });
+}
+
+/**
+ * `runCommand` with the environment given whole: what the spawner process runs, with the
+ * environment the bot process computed (the spawner itself holds no secrets to filter).
+ */
+export async function spawnCommand(options: SpawnCommandOptions): Promise<CommandResult> {
+  const { argv, workingDirectory, timeoutMs, outputLimit, environment, abortSignal, onSpawn } = options;
   const killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   const [executable, ...args] = argv;
   if (executable === undefined) throw new TypeError('runCommand: argv must not be empty');
@@ -58,19 +77,21 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   const startedAt = performance.now();
   const stdout = createBoundedOutput(outputLimit);
   const stderr = createBoundedOutput(outputLimit);
-  const failed = (error: string): CommandResult => ({ ...emptyResult(performance.now() - startedAt), error });
+  const failed = (error: string): CommandResult => commandNotRun({ error, durationMs: performance.now() - startedAt });
 
-  if (abortSignal?.aborted) return failed('aborted before start');
+  if (abortSignal?.aborted) return failed(ABORTED_BEFORE_START);
   // spawn reports a missing cwd as ENOENT, indistinguishable from a missing executable.
   if (workingDirectory !== undefined && !(await isDirectory(workingDirectory))) {
     return failed(`working directory not found: ${workingDirectory}`);
   }
+  // The check above awaited: an abort meanwhile has no listener to hear it yet.
+  if (abortSignal?.aborted) return failed(ABORTED_BEFORE_START);
 
   return new Promise<CommandResult>((resolve) => {
     const child = spawn(executable, args, {
       shell: false,
       cwd: workingDirectory,
-      env: commandEnvironment({ environment }),
+      env: environment,
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: USE_PROCESS_GROUP,
       windowsHide: true,
@@ -82,13 +103,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     const timers: NodeJS.Timeout[] = [];
 
     const sendSignal = (signal: NodeJS.Signals) => {
-      if (child.pid === undefined) return;
-      try {
-        if (USE_PROCESS_GROUP) process.kill(-child.pid, signal);
-        else child.kill(signal);
-      } catch {
-        // Already gone.
-      }
+      if (child.pid !== undefined) signalProcessGroup(child.pid, signal);
     };
     const stop = (reason: string) => {
       if (stopReason !== undefined || exit !== undefined || settled) return;
@@ -119,6 +134,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
       });
     };
     const onAbort = () => stop('aborted');
+    if (child.pid !== undefined) onSpawn?.(child.pid);
 
     child.stdout?.on('data', (chunk: Buffer) => stdout.write(chunk));
     child.stderr?.on('data', (chunk: Buffer) => stderr.write(chunk));
@@ -146,7 +162,19 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   });
 }
 
-function emptyResult(durationMs: number): CommandResult {
+/** Signals the process group a command leads (the process alone on Windows); quiet if it is gone. */
+export function signalProcessGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(USE_PROCESS_GROUP ? -pid : pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+export const ABORTED_BEFORE_START = 'aborted before start';
+
+/** The result of a command that did not run (or was not waited for): no output, only `error`. */
+export function commandNotRun({ error, durationMs }: { error: string; durationMs: number }): CommandResult {
   return {
     exitCode: null,
     signal: null,
@@ -156,6 +184,7 @@ function emptyResult(durationMs: number): CommandResult {
     stderrTruncated: false,
     durationMs: Math.round(durationMs),
     timedOut: false,
+    error,
   };
 }
 
