@@ -113,9 +113,9 @@ async function assemble(
 
   const audit =
     options.audit ??
-    (environment.redisUrl === undefined
+    (environment.redis === undefined
       ? createMemoryAuditLog({ logger })
-      : createRedisAuditLog({ url: environment.redisUrl, keyPrefix: STORE_KEY_PREFIX, logger }));
+      : createRedisAuditLog({ target: environment.redis, keyPrefix: STORE_KEY_PREFIX, ...redisShards(environment), logger }));
   const store = options.store ?? createStore(environment, logger, audit);
   const identity = await resolveBotIdentity(environment);
   const prometheus = createPrometheusMetrics();
@@ -253,11 +253,13 @@ const DEFAULT_MAX_CONCURRENT_TURNS_SERVING = 8;
 const DEFAULT_MAX_EVENT_LOOP_DELAY_MS_SERVING = 100;
 const DEFAULT_MAX_EVENT_LOOP_DELAY_MS_WORKER = 500;
 
-/** Shared by the store and the audit stream; `npm run audit` reads `${prefix}audit`. */
+const redisShards = (environment: EnvironmentConfig) => (environment.redisShards === undefined ? {} : { shards: environment.redisShards });
+
+/** Shared by the store and the audit streams; `npm run audit` reads them. */
 const STORE_KEY_PREFIX = 'countersign:';
 
 function createStore(environment: EnvironmentConfig, logger: Logger, audit: AuditLog): StateStore {
-  if (environment.redisUrl !== undefined) return createRedisStore({ url: environment.redisUrl, keyPrefix: STORE_KEY_PREFIX, auditLogger: logger });
+  if (environment.redis !== undefined) return createRedisStore({ target: environment.redis, keyPrefix: STORE_KEY_PREFIX, ...redisShards(environment), auditLogger: logger });
   logger.warn(
     { event: 'memory-store' },
     'REDIS_URL is not set: using an in-memory store. Pending approvals will not survive a restart and are not shared between bot processes.',

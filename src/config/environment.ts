@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { ConfigError, type ConfigProblem } from './config-error.js';
+import { describeRedisTarget, parseRedisTarget, type RedisTarget } from './redis-target.js';
 
 export type OpenAiApi = 'responses' | 'chat';
 /**
@@ -42,6 +43,10 @@ export interface EnvironmentConfig {
   };
   /** Unset means an in-memory store: state is lost on restart and not shared between replicas. */
   redisUrl?: string;
+  /** `redisUrl` read: one server, a Cluster or a Sentinel-watched primary. Set whenever `redisUrl` is. */
+  redis?: RedisTarget;
+  /** COUNTERSIGN_REDIS_SHARDS: slot groups of the keyspace (see `store/redis-keys.ts`); unset means the default. */
+  redisShards?: number;
   /** Unset means the built-in defaults. */
   configPath?: string;
   logLevel: LogLevel;
@@ -74,6 +79,8 @@ const LOG_LEVELS: readonly LogLevel[] = ['trace', 'debug', 'info', 'warn', 'erro
 const OPENAI_APIS: readonly OpenAiApi[] = ['responses', 'chat'];
 const STREAMING_MODES: readonly AnswerStreaming[] = ['update', 'native'];
 const ROLES: readonly BotRole[] = ['all', 'receiver', 'worker'];
+/** Mirrors `MAX_REDIS_SHARDS` in store/redis-keys.ts (config does not import the store). */
+const MAX_REDIS_SHARDS = 1_024;
 
 /**
  * Reads and checks the process environment. Every problem is collected before throwing, and
@@ -124,7 +131,14 @@ export function parseEnvironment(
   const api = readChoice({ name: 'OPENAI_API', value: read('OPENAI_API'), choices: OPENAI_APIS, fallback: 'responses', problem });
   const streaming = readChoice({ name: 'SLACK_STREAMING', value: read('SLACK_STREAMING')?.toLowerCase(), choices: STREAMING_MODES, fallback: 'update', problem });
 
-  const redisUrl = readUrl({ name: 'REDIS_URL', value: read('REDIS_URL'), protocols: ['redis:', 'rediss:'], problem });
+  const redisUrl = read('REDIS_URL');
+  const redis = redisUrl === undefined ? undefined : parseRedisTarget(redisUrl);
+  if (redis !== undefined && 'problem' in redis) problem('REDIS_URL', redis.problem);
+  const redisShardsText = read('COUNTERSIGN_REDIS_SHARDS');
+  const redisShards = redisShardsText === undefined ? undefined : Number(redisShardsText);
+  if (redisShards !== undefined && !(/^\d+$/.test(redisShardsText ?? '') && redisShards >= 1 && redisShards <= MAX_REDIS_SHARDS)) {
+    problem('COUNTERSIGN_REDIS_SHARDS', `must be a whole number from 1 to ${MAX_REDIS_SHARDS} (and the same in every process sharing the Redis)`);
+  }
   const configPath = read('COUNTERSIGN_CONFIG') ?? defaultConfigPath(options.fileExists ?? existsSync);
   const logLevel = readChoice({ name: 'LOG_LEVEL', value: read('LOG_LEVEL')?.toLowerCase(), choices: LOG_LEVELS, fallback: 'info', problem });
   const role = readChoice({ name: 'COUNTERSIGN_ROLE', value: read('COUNTERSIGN_ROLE')?.toLowerCase(), choices: ROLES, fallback: 'all', problem });
@@ -163,7 +177,8 @@ export function parseEnvironment(
       streaming,
     },
     openai: { apiKey, ...(baseUrl !== undefined && { baseUrl }), model, api },
-    ...(redisUrl !== undefined && { redisUrl }),
+    ...(redisUrl !== undefined && redis !== undefined && !('problem' in redis) && { redisUrl, redis }),
+    ...(redisShards !== undefined && { redisShards }),
     ...(configPath !== undefined && { configPath }),
     logLevel,
     role,
@@ -199,6 +214,8 @@ export function describeEnvironment(config: EnvironmentConfig) {
     },
     // The whole Redis URL is treated as secret: it usually carries the password.
     redisUrl: secret(config.redisUrl),
+    redis: config.redis === undefined ? undefined : describeRedisTarget(config.redis),
+    redisShards: config.redisShards,
     configPath: config.configPath,
     logLevel: config.logLevel,
     role: config.role,

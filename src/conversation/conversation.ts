@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { AuditLog } from '../audit/audit-log.js';
 import { type Metrics, noMetrics } from '../metrics/metrics.js';
 import { isFencedError } from '../store/fenced-error.js';
+import { newStepId } from '../store/redis-keys.js';
 import { createCloseInterruptedCalls } from './close-interrupted-calls.js';
 import { createMessageHandler } from './handle-message.js';
 import type { Lease } from './lease.js';
@@ -49,7 +49,7 @@ export function createConversation(options: ConversationOptions): Conversation {
   const dependencies: PhaseDependencies = {
     ...options,
     now: options.now ?? Date.now,
-    newStepId: options.newStepId ?? (() => randomUUID().replaceAll('-', '')),
+    newStepId: options.newStepId ?? newStepId,
     metrics: options.metrics ?? noMetrics,
   };
   const loadThread = createThreadLoader(dependencies);

@@ -1,10 +1,14 @@
-import { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type { AuditEventInput } from '../audit/audit-event.js';
-import { auditStreamKey, DEFAULT_AUDIT_MAX_LENGTH, logAuditEvent, type AuditLogger } from '../audit/audit-log.js';
+import { DEFAULT_AUDIT_MAX_LENGTH, logAuditEvent, type AuditLogger } from '../audit/audit-log.js';
 import { prepareAuditEvent } from '../audit/prepare-audit-event.js';
 import type { Grant } from '../approvals/grant.js';
 import { FencedError } from './fenced-error.js';
-import { reconnectDelayMs } from './reconnect-delay.js';
+import type { RedisTarget } from '../config/redis-target.js';
+import { connectRedisClient } from './connect-to-redis.js';
+import { migrateLegacyKeys } from './migrate-legacy-keys.js';
+import { createRedisKeys, DEFAULT_REDIS_SHARDS, type ScheduleKind } from './redis-keys.js';
+import { createReadyWaiter } from './redis-ready-waiter.js';
 import {
   COMMIT_STEP_SCRIPT,
   CREATE_STEP_SCRIPT,
@@ -55,43 +59,30 @@ type ScriptRunner = Record<keyof typeof SCRIPTS, (...args: Array<string | number
 const READY_HINTS_KEPT = 10_000;
 
 export interface RedisStoreOptions {
-  /** A client to use (and close with the store); or `url` to connect one. */
-  redis?: Redis;
+  /** A client to use (and close with the store); or `url` / `target` to connect one. */
+  redis?: Redis | Cluster;
   url?: string;
+  /** A standalone, Sentinel or Cluster deployment (see `parseRedisTarget`); `url` is the standalone shorthand. */
+  target?: RedisTarget;
   /** Namespace for every key, so several bots (or tests) can share one Redis. */
   keyPrefix?: string;
+  /** Slot groups the keyspace is cut into (see `redis-keys.ts`); fixed for the life of the data. */
+  shards?: number;
   /** Where audit events written with state changes also go as log lines. */
   auditLogger?: AuditLogger;
   auditMaxLength?: number;
   now?: () => number;
 }
 
-export function createRedisStore({ redis: given, url, keyPrefix = 'countersign:', auditLogger, auditMaxLength = DEFAULT_AUDIT_MAX_LENGTH, now = Date.now }: RedisStoreOptions): StateStore {
-  const redis = given ?? connect(url);
+export function createRedisStore({ redis: given, url, target, keyPrefix = 'countersign:', shards = DEFAULT_REDIS_SHARDS, auditLogger, auditMaxLength = DEFAULT_AUDIT_MAX_LENGTH, now = Date.now }: RedisStoreOptions): StateStore {
+  const redis = given ?? connectRedisClient(target ?? (url === undefined ? undefined : { kind: 'standalone', url }));
   for (const [name, [numberOfKeys, lua]] of Object.entries(SCRIPTS)) redis.defineCommand(name, { numberOfKeys, lua });
   const run = redis as unknown as ScriptRunner;
-  let blocking: Redis | undefined;
-  let closed = false;
+  const keys = createRedisKeys({ keyPrefix, shards });
+  const ready = createReadyWaiter({ redis, keys });
   const histories = createThreadHistories();
+  const migration = migrateLegacyKeys({ redis, keys, keyPrefix });
 
-  const key = {
-    once: (id: string) => `${keyPrefix}once:${id}`,
-    thread: (threadKey: string) => `${keyPrefix}thread:${threadKey}`,
-    messages: (threadKey: string) => `${keyPrefix}thread-messages:${threadKey}`,
-    step: (stepId: string) => `${keyPrefix}step:${stepId}`,
-    queue: (threadKey: string) => `${keyPrefix}queue:${threadKey}`,
-    lock: (threadKey: string) => `${keyPrefix}lock:${threadKey}`,
-    fence: (threadKey: string) => `${keyPrefix}fence:${threadKey}`,
-    inflight: (threadKey: string) => `${keyPrefix}inflight:${threadKey}`,
-    busy: () => `${keyPrefix}busy-threads`,
-    ready: () => `${keyPrefix}ready-threads`,
-    complete: () => `${keyPrefix}complete-steps`,
-    executing: (threadKey: string) => `${keyPrefix}executing:${threadKey}`,
-    schedule: (kind: 'expiry' | 'reminder') => `${keyPrefix}${kind === 'expiry' ? 'expiries' : 'reminders'}`,
-    pending: (teamId: string, channel: string) => `${keyPrefix}pending:${teamId}:${channel}`,
-    grants: (teamId: string, channel: string) => `${keyPrefix}grants:${teamId}:${channel}`,
-    audit: () => auditStreamKey(keyPrefix),
-  };
 
   /** Audit events as the scripts append them: prepared (stamped, redacted) once, here. */
   const prepare = (events: readonly AuditEventInput[]) => {
@@ -102,47 +93,57 @@ export function createRedisStore({ redis: given, url, keyPrefix = 'countersign:'
     if (auditLogger) for (const event of prepared) logAuditEvent(auditLogger, event, true);
   };
 
-  return {
+  /** Reads each shard of a schedule (a sorted set) and keeps the `limit` lowest scores overall. */
+  const lowestAcrossShards = async (keyOf: (shard: ReturnType<typeof keys.shard>) => string, max: number | string, limit: number): Promise<string[]> => {
+    const perShard = await Promise.all(keys.shards().map((shard) => redis.zrangebyscore(keyOf(shard), '-inf', max, 'WITHSCORES', 'LIMIT', 0, limit)));
+    return mergeByScore(perShard, limit);
+  };
+
+  const store: StateStore = {
     kind: 'redis',
 
-    async claimOnce(keys, ttlMs) {
-      const pipeline = redis.pipeline();
-      for (const id of keys) pipeline.set(key.once(id), '1', 'PX', ttlMs, 'NX');
-      const results = (await pipeline.exec()) ?? [];
-      for (const [error] of results) if (error) throw error;
-      return results.every(([, value]) => value === 'OK');
+    async claimOnce(ids, ttlMs) {
+      // One SET NX per key rather than a pipeline: in a cluster the keys live on different nodes.
+      const results = await Promise.all(ids.map((id) => redis.set(keys.once(id), '1', 'PX', ttlMs, 'NX')));
+      return results.every((value) => value === 'OK');
     },
 
     async getThread(threadKey) {
-      return histories.read(threadKey, (await run.csReadThread(key.thread(threadKey), key.messages(threadKey))) as ThreadReply);
+      const at = keys.ofThread(threadKey);
+      return histories.read(threadKey, (await run.csReadThread(at.thread(threadKey), at.messages(threadKey))) as ThreadReply);
     },
 
     async saveThread(thread, ttlMs, fence, { settled = false } = {}) {
+      const at = keys.ofThread(thread.threadKey);
+      const fenceAt = keys.ofThread(fence.threadKey);
       const reply = await histories.write(thread, (write) =>
-        run.csSaveThread(key.thread(thread.threadKey), key.fence(fence.threadKey), key.executing(thread.threadKey), key.messages(thread.threadKey), fence.token, write.metaJson, ttlMs, settled ? '1' : '0', write.historyJson),
+        run.csSaveThread(at.thread(thread.threadKey), fenceAt.fence(fence.threadKey), at.executing(thread.threadKey), at.messages(thread.threadKey), fence.token, write.metaJson, ttlMs, settled ? '1' : '0', write.historyJson),
       );
       if (reply === 'fenced') throw new FencedError(fence.threadKey);
     },
 
     async createThreadIfAbsent(thread, ttlMs) {
+      const at = keys.ofThread(thread.threadKey);
       const reply = await histories.write(thread, (write) =>
-        run.csCreateThreadIfAbsent(key.thread(thread.threadKey), key.messages(thread.threadKey), write.metaJson, ttlMs, write.historyJson), { rewrite: true },
+        run.csCreateThreadIfAbsent(at.thread(thread.threadKey), at.messages(thread.threadKey), write.metaJson, ttlMs, write.historyJson), { rewrite: true },
       );
       return reply !== 0;
     },
 
     async createStep({ step, thread, ttlMs, audit, fence }) {
       const { prepared, args } = prepare(audit);
+      const stepAt = keys.ofStep(step.stepId);
+      const threadAt = keys.ofThread(thread.threadKey);
       const reply = await histories.write(thread, (write) =>
         run.csCreateStep(
-          key.step(step.stepId),
-          key.thread(thread.threadKey),
-          key.schedule('expiry'),
-          key.schedule('reminder'),
-          key.pending(step.teamId, step.channel),
-          key.audit(),
-          key.fence(fence.threadKey),
-          key.messages(thread.threadKey),
+          stepAt.step(step.stepId),
+          threadAt.thread(thread.threadKey),
+          stepAt.schedule('expiry'),
+          stepAt.schedule('reminder'),
+          keys.ofChannel(step.teamId, step.channel).pending(step.teamId, step.channel),
+          stepAt.audit(),
+          keys.ofThread(fence.threadKey).fence(fence.threadKey),
+          threadAt.messages(thread.threadKey),
           fence.token,
           stepData(step),
           ttlMs,
@@ -162,25 +163,27 @@ export function createRedisStore({ redis: given, url, keyPrefix = 'countersign:'
     },
 
     async getStep(stepId) {
-      return stepFromRecord(await redis.hgetall(key.step(stepId)));
+      return stepFromRecord(await redis.hgetall(keys.ofStep(stepId).step(stepId)));
     },
 
     async setStepCard(stepId, cardTs) {
-      await redis.hset(key.step(stepId), 'card', cardTs);
+      await redis.hset(keys.ofStep(stepId).step(stepId), 'card', cardTs);
     },
 
     async commitStep(transition): Promise<CommitResult> {
       const { step, grant, fence } = transition;
       const { prepared, args } = prepare(transition.audit);
       const flags = `${transition.completed ? 'c' : ''}${transition.resumed ? 'r' : ''}${transition.closed ? 'x' : ''}`;
+      const stepAt = keys.ofStep(step.stepId);
+      const fencedThread = fence?.threadKey ?? step.threadKey;
       const reply = (await run.csCommitStep(
-        key.step(step.stepId),
-        key.complete(),
-        key.schedule('expiry'),
-        key.schedule('reminder'),
-        key.audit(),
-        key.grants(step.teamId, step.channel),
-        key.fence(fence?.threadKey ?? step.threadKey),
+        stepAt.step(step.stepId),
+        stepAt.complete(),
+        stepAt.schedule('expiry'),
+        stepAt.schedule('reminder'),
+        stepAt.audit(),
+        keys.ofChannel(step.teamId, step.channel).grants(step.teamId, step.channel),
+        keys.ofThread(fencedThread).fence(fencedThread),
         transition.fromRevision,
         stepData(step),
         step.stepId,
@@ -199,26 +202,27 @@ export function createRedisStore({ redis: given, url, keyPrefix = 'countersign:'
     },
 
     async dueSteps({ kind, now: at, limit }) {
-      return redis.zrangebyscore(key.schedule(kind), '-inf', at, 'LIMIT', 0, limit);
+      return lowestAcrossShards((shard) => shard.schedule(kind), at, limit);
     },
 
     async unschedule(stepId) {
-      await redis.multi().zrem(key.schedule('expiry'), stepId).zrem(key.schedule('reminder'), stepId).exec();
+      const at = keys.ofStep(stepId);
+      await redis.multi().zrem(at.schedule('expiry'), stepId).zrem(at.schedule('reminder'), stepId).exec();
     },
 
     async claimReminder(stepId) {
-      return (await redis.zrem(key.schedule('reminder'), stepId)) === 1;
+      return (await redis.zrem(keys.ofStep(stepId).schedule('reminder' satisfies ScheduleKind), stepId)) === 1;
     },
 
     async completedSteps({ before, limit }) {
-      return redis.zrangebyscore(key.complete(), '-inf', before, 'LIMIT', 0, limit);
+      return lowestAcrossShards((shard) => shard.complete(), before, limit);
     },
 
     async listPendingSteps({ teamId, channel, limit }) {
-      const index = key.pending(teamId, channel);
+      const index = keys.ofChannel(teamId, channel).pending(teamId, channel);
       const open = [];
       for (const stepId of await redis.zrevrange(index, 0, limit * 4)) {
-        const step = stepFromRecord(await redis.hgetall(key.step(stepId)));
+        const step = await store.getStep(stepId);
         if (step?.phase === 'pending') open.push(step);
         else await redis.zrem(index, stepId);
         if (open.length >= limit) break;
@@ -227,7 +231,7 @@ export function createRedisStore({ redis: given, url, keyPrefix = 'countersign:'
     },
 
     async listGrants({ teamId, channel, now: at }) {
-      const grants = key.grants(teamId, channel);
+      const grants = keys.ofChannel(teamId, channel).grants(teamId, channel);
       const live: Grant[] = [];
       for (const [grantId, json] of Object.entries(await redis.hgetall(grants))) {
         const grant = JSON.parse(json) as Grant;
@@ -238,96 +242,95 @@ export function createRedisStore({ redis: given, url, keyPrefix = 'countersign:'
     },
 
     async revokeGrant({ teamId, channel, grantId, audit }) {
-      const grants = key.grants(teamId, channel);
+      const channelAt = keys.ofChannel(teamId, channel);
+      const grants = channelAt.grants(teamId, channel);
       const json = await redis.hget(grants, grantId);
       if (json === null) return undefined;
       const grant = JSON.parse(json) as Grant;
       const { prepared, args } = prepare([audit(grant)]);
-      if ((await run.csRevokeGrant(grants, key.audit(), grantId, json, auditMaxLength, ...args)) !== 1) return undefined;
+      if ((await run.csRevokeGrant(grants, channelAt.audit(), grantId, json, auditMaxLength, ...args)) !== 1) return undefined;
       logStored(prepared);
       return grant;
     },
 
     async enqueueWork(threadKey, item, lockTtlMs) {
-      const token = await run.csEnqueueAndLock(key.queue(threadKey), key.lock(threadKey), key.busy(), key.fence(threadKey), item, lockTtlMs, QUEUE_TTL_MS, threadKey, now(), FENCE_TTL_MS);
+      const at = keys.ofThread(threadKey);
+      const token = await run.csEnqueueAndLock(at.queue(threadKey), at.lock(threadKey), at.busy(), at.fence(threadKey), item, lockTtlMs, QUEUE_TTL_MS, threadKey, now(), FENCE_TTL_MS);
       return typeof token === 'string' ? token : undefined;
     },
 
     async handOffWork(threadKey, item) {
-      await run.csHandOffWork(key.queue(threadKey), key.lock(threadKey), key.busy(), key.ready(), item, QUEUE_TTL_MS, threadKey, now(), READY_HINTS_KEPT);
+      const at = keys.ofThread(threadKey);
+      await run.csHandOffWork(at.queue(threadKey), at.lock(threadKey), at.busy(), at.ready(), item, QUEUE_TTL_MS, threadKey, now(), READY_HINTS_KEPT);
     },
 
     async nextReadyThread(timeoutMs) {
-      if (closed) return undefined;
-      // A blocking pop holds its connection until it answers, so it gets one of its own.
-      blocking ??= redis.duplicate();
-      const reply = await blocking.blpop(key.ready(), Math.max(0.01, timeoutMs / 1000));
-      return reply?.[1];
+      return ready.next(timeoutMs);
     },
 
     async tryLock(threadKey, ttlMs) {
-      const token = await run.csTryLock(key.lock(threadKey), key.fence(threadKey), ttlMs, now(), FENCE_TTL_MS);
+      const at = keys.ofThread(threadKey);
+      const token = await run.csTryLock(at.lock(threadKey), at.fence(threadKey), ttlMs, now(), FENCE_TTL_MS);
       return typeof token === 'string' ? token : undefined;
     },
 
     async takeWork(fence) {
-      const [status, item] = (await run.csTakeWork(key.queue(fence.threadKey), key.inflight(fence.threadKey), key.fence(fence.threadKey), fence.token, QUEUE_TTL_MS)) as [string, string?];
-      if (status === 'fenced') throw new FencedError(fence.threadKey);
+      const { threadKey } = fence;
+      const at = keys.ofThread(threadKey);
+      const [status, item] = (await run.csTakeWork(at.queue(threadKey), at.inflight(threadKey), at.fence(threadKey), fence.token, QUEUE_TTL_MS)) as [string, string?];
+      if (status === 'fenced') throw new FencedError(threadKey);
       return item;
     },
 
     async takeLeftover(threadKey) {
-      return (await redis.lindex(key.inflight(threadKey), 0)) ?? undefined;
+      return (await redis.lindex(keys.ofThread(threadKey).inflight(threadKey), 0)) ?? undefined;
     },
 
     async finishWork(fence, finished, lockTtlMs) {
       const { threadKey } = fence;
-      const [status, item] = (await run.csFinishWork(key.queue(threadKey), key.lock(threadKey), key.inflight(threadKey), key.busy(), key.fence(threadKey), fence.token, finished, lockTtlMs, threadKey, QUEUE_TTL_MS)) as [string, string?];
+      const at = keys.ofThread(threadKey);
+      const [status, item] = (await run.csFinishWork(at.queue(threadKey), at.lock(threadKey), at.inflight(threadKey), at.busy(), at.fence(threadKey), fence.token, finished, lockTtlMs, threadKey, QUEUE_TTL_MS)) as [string, string?];
       if (status === 'fenced') throw new FencedError(threadKey);
       return item;
     },
 
     async busyThreads({ limit }) {
-      return redis.zrange(key.busy(), '0', String(limit - 1));
+      return lowestAcrossShards((shard) => shard.busy(), '+inf', limit);
     },
 
     async extendLock(fence, ttlMs) {
-      return (await run.csExtendLock(key.lock(fence.threadKey), key.fence(fence.threadKey), fence.token, ttlMs)) === 1;
+      const at = keys.ofThread(fence.threadKey);
+      return (await run.csExtendLock(at.lock(fence.threadKey), at.fence(fence.threadKey), fence.token, ttlMs)) === 1;
     },
 
     async isCurrent(fence) {
-      return (await redis.get(key.fence(fence.threadKey))) === fence.token;
+      return (await redis.get(keys.ofThread(fence.threadKey).fence(fence.threadKey))) === fence.token;
     },
 
     async releaseLockIfIdle(fence, lockTtlMs) {
-      return (await run.csReleaseIfIdle(
-        key.queue(fence.threadKey),
-        key.lock(fence.threadKey),
-        key.inflight(fence.threadKey),
-        key.busy(),
-        key.fence(fence.threadKey),
-        fence.token,
-        lockTtlMs,
-        fence.threadKey,
-      )) as 'more' | 'released' | 'fenced';
+      const { threadKey } = fence;
+      const at = keys.ofThread(threadKey);
+      return (await run.csReleaseIfIdle(at.queue(threadKey), at.lock(threadKey), at.inflight(threadKey), at.busy(), at.fence(threadKey), fence.token, lockTtlMs, threadKey)) as 'more' | 'released' | 'fenced';
     },
 
     async markExecuting({ fence, toolCallId, marker, ttlMs, audit }) {
       const { prepared, args } = prepare(audit);
-      const reply = await run.csMarkExecuting(key.executing(fence.threadKey), key.fence(fence.threadKey), key.audit(), fence.token, toolCallId, JSON.stringify(marker), ttlMs, auditMaxLength, ...args);
+      const at = keys.ofThread(fence.threadKey);
+      const reply = await run.csMarkExecuting(at.executing(fence.threadKey), at.fence(fence.threadKey), at.audit(), fence.token, toolCallId, JSON.stringify(marker), ttlMs, auditMaxLength, ...args);
       if (reply === 'fenced') throw new FencedError(fence.threadKey);
       logStored(prepared);
     },
 
     async finishExecuting({ threadKey, toolCallId, marker, audit }) {
       const { prepared, args } = prepare([audit]);
-      await run.csFinishExecuting(key.executing(threadKey), key.audit(), toolCallId, JSON.stringify(marker), auditMaxLength, ...args);
+      const at = keys.ofThread(threadKey);
+      await run.csFinishExecuting(at.executing(threadKey), at.audit(), toolCallId, JSON.stringify(marker), auditMaxLength, ...args);
       logStored(prepared);
     },
 
     async executingCalls(threadKey) {
       const markers = new Map<string, ExecutingMarker>();
-      for (const [toolCallId, json] of Object.entries(await redis.hgetall(key.executing(threadKey)))) {
+      for (const [toolCallId, json] of Object.entries(await redis.hgetall(keys.ofThread(threadKey).executing(threadKey)))) {
         markers.set(toolCallId, parseMarker(json));
       }
       return markers;
@@ -338,25 +341,35 @@ export function createRedisStore({ redis: given, url, keyPrefix = 'countersign:'
     },
 
     async close() {
-      closed = true;
-      blocking?.disconnect();
+      ready.close();
       redis.disconnect();
     },
   };
+  return afterMigration(store, migration);
 }
 
-function connect(url: string | undefined): Redis {
-  if (url === undefined) throw new TypeError('createRedisStore needs a `redis` client or a `url`');
-  const redis = new Redis(url, {
-    // Fail fast instead of queueing commands forever: a click must hear "could not record" promptly.
-    maxRetriesPerRequest: 2,
-    retryStrategy: reconnectDelayMs,
-    connectTimeout: 5_000,
-    lazyConnect: false,
-  });
-  // ioredis emits connection errors as events; without a listener Node would crash the process.
-  redis.on('error', () => {});
-  return redis;
+/**
+ * Every method waits for the legacy keys to be moved first (once per process; see
+ * `migrate-legacy-keys.ts`), so no read misses a pending step that is still under its old name.
+ */
+function afterMigration(store: StateStore, migration: () => Promise<void>): StateStore {
+  const gated = { ...store };
+  for (const name of Object.keys(store) as Array<keyof StateStore>) {
+    const method = store[name];
+    if (typeof method !== 'function' || name === 'close' || name === 'ping') continue;
+    (gated as unknown as Record<string, unknown>)[name] = async (...args: unknown[]) => {
+      await migration();
+      return (method as (...parameters: unknown[]) => Promise<unknown>).apply(store, args);
+    };
+  }
+  return gated;
+}
+
+/** [member, score, member, score…] lists, each sorted by score → the `limit` lowest members overall. */
+function mergeByScore(perShard: readonly string[][], limit: number): string[] {
+  const entries: Array<[string, number]> = [];
+  for (const flat of perShard) for (let index = 0; index + 1 < flat.length; index += 2) entries.push([flat[index] as string, Number(flat[index + 1])]);
+  return entries.sort((left, right) => left[1] - right[1]).slice(0, limit).map(([member]) => member);
 }
 
 /** Markers written before they carried the call (a bare time) still say "it may have run". */

@@ -9,8 +9,8 @@ export interface RedisServerHandle {
   port: number;
   /** Where a `persist: true` server keeps its append-only file; undefined otherwise. */
   dataDirectory: string | undefined;
-  /** Stops the server for good (and deletes its data directory when it persisted). */
-  stop(): Promise<void>;
+  /** Stops the server for good (and deletes its data directory when it persisted); SIGKILL is a crash. */
+  stop(options?: { signal?: 'SIGTERM' | 'SIGKILL' }): Promise<void>;
   /**
    * Stops and starts on the same port. The data is gone, unless the server was started with
    * `persist: true`. `whileDown` runs between the stop and the start (the server is unreachable).
@@ -25,6 +25,10 @@ export interface StartRedisServerOptions {
    * write, in a private temporary directory that `stop()` deletes. Default false: nothing is written.
    */
   persist?: boolean;
+  /** Before the usual arguments: a config file and `--sentinel` for a sentinel. */
+  leadingArguments?: string[];
+  /** After the usual arguments (later ones win): `--cluster-enabled yes`, a replica's `--replicaof`. */
+  extraArguments?: string[];
 }
 
 const DEFAULT_REDIS_SERVER_BINARY = 'redis-server';
@@ -36,6 +40,7 @@ const OUTPUT_TAIL_CHARACTERS = 2_000;
 export async function startRedisServer(options: StartRedisServerOptions = {}): Promise<RedisServerHandle> {
   const binary = options.binary ?? process.env.REDIS_SERVER_BIN ?? DEFAULT_REDIS_SERVER_BINARY;
   const dataDirectory = options.persist ? mkdtempSync(join(tmpdir(), 'countersign-redis-')) : undefined;
+  const commandLine = { leadingArguments: options.leadingArguments ?? [], extraArguments: options.extraArguments ?? [] };
   const removeData = () => {
     if (dataDirectory !== undefined) rmSync(dataDirectory, { recursive: true, force: true });
   };
@@ -44,7 +49,7 @@ export async function startRedisServer(options: StartRedisServerOptions = {}): P
   let running: RunningRedis;
   let port: number;
   try {
-    ({ port, running } = await spawnOnFreePort({ binary, dataDirectory }));
+    ({ port, running } = await spawnOnFreePort({ binary, dataDirectory, ...commandLine }));
   } catch (error) {
     process.off('exit', removeData);
     removeData();
@@ -55,8 +60,8 @@ export async function startRedisServer(options: StartRedisServerOptions = {}): P
     url: `redis://127.0.0.1:${port}`,
     port,
     dataDirectory,
-    async stop() {
-      await stopRedis(running);
+    async stop(stopOptions = {}) {
+      await stopRedis(running, stopOptions.signal);
       process.off('exit', removeData);
       removeData();
     },
@@ -65,7 +70,7 @@ export async function startRedisServer(options: StartRedisServerOptions = {}): P
       try {
         await restartOptions.whileDown?.();
       } finally {
-        running = await spawnRedis({ binary, port, dataDirectory });
+        running = await spawnRedis({ binary, port, dataDirectory, ...commandLine });
       }
     },
   };
@@ -74,7 +79,9 @@ export async function startRedisServer(options: StartRedisServerOptions = {}): P
 const PORT_ATTEMPTS = 3;
 
 /** The probed port can be taken before redis binds it, so a failed bind retries on another one. */
-async function spawnOnFreePort(options: { binary: string; dataDirectory: string | undefined }): Promise<{ port: number; running: RunningRedis }> {
+type SpawnOptions = { binary: string; dataDirectory: string | undefined; leadingArguments: string[]; extraArguments: string[] };
+
+async function spawnOnFreePort(options: SpawnOptions): Promise<{ port: number; running: RunningRedis }> {
   let lastError: unknown;
   for (let attempt = 0; attempt < PORT_ATTEMPTS; attempt += 1) {
     const port = await findFreePort();
@@ -95,7 +102,7 @@ interface RunningRedis {
   exited: Promise<void>;
 }
 
-async function spawnRedis(options: { binary: string; port: number; dataDirectory: string | undefined }): Promise<RunningRedis> {
+async function spawnRedis(options: SpawnOptions & { port: number }): Promise<RunningRedis> {
   // By default no RDB snapshots or AOF: a restart starts empty and nothing is written. Persisting
   // servers write an AOF (fsynced per write) only into their own directory, and load it on restart.
   const persistence =
@@ -104,7 +111,7 @@ async function spawnRedis(options: { binary: string; port: number; dataDirectory
       : ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', options.dataDirectory];
   const child = spawn(
     options.binary,
-    ['--port', String(options.port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--loglevel', 'warning'],
+    [...options.leadingArguments, '--port', String(options.port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--loglevel', 'warning', ...options.extraArguments],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
@@ -147,9 +154,9 @@ async function spawnRedis(options: { binary: string; port: number; dataDirectory
   return { child, exited };
 }
 
-async function stopRedis(running: RunningRedis): Promise<void> {
+async function stopRedis(running: RunningRedis, signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<void> {
   if (running.child.exitCode !== null || running.child.signalCode !== null) return;
-  running.child.kill('SIGTERM');
+  running.child.kill(signal);
   const timer = setTimeout(() => running.child.kill('SIGKILL'), STOP_TIMEOUT_MS);
   await running.exited;
   clearTimeout(timer);

@@ -1,0 +1,69 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { startRedisServer, type RedisServerHandle } from './redis-server.js';
+
+export interface RedisClusterHandle {
+  /** `redis+cluster://127.0.0.1:<port>,…`: every master as a seed. */
+  url: string;
+  nodes: RedisServerHandle[];
+  stop(): Promise<void>;
+}
+
+const CLUSTER_SLOTS = 16_384;
+const READY_TIMEOUT_MS = 15_000;
+
+/**
+ * A throwaway Redis Cluster of `masters` masters on free loopback ports, no replicas. Slots are
+ * assigned the way `redis-cli --cluster create` does (contiguous, equal ranges) with
+ * CLUSTER ADDSLOTSRANGE and the nodes introduced with CLUSTER MEET, which is quicker than the CLI's
+ * waits. Node files live in a private temporary directory that `stop()` deletes.
+ */
+export async function startRedisCluster({ masters = 3 }: { masters?: number } = {}): Promise<RedisClusterHandle> {
+  const directory = mkdtempSync(join(tmpdir(), 'countersign-cluster-'));
+  const removeDirectory = () => rmSync(directory, { recursive: true, force: true });
+  process.once('exit', removeDirectory);
+  const nodes: RedisServerHandle[] = [];
+  const stop = async () => {
+    await Promise.all(nodes.map((node) => node.stop()));
+    process.off('exit', removeDirectory);
+    removeDirectory();
+  };
+  try {
+    for (let index = 0; index < masters; index += 1) {
+      nodes.push(
+        await startRedisServer({
+          extraArguments: ['--cluster-enabled', 'yes', '--cluster-config-file', join(directory, `nodes-${index}.conf`), '--cluster-node-timeout', '2000', '--dir', directory],
+        }),
+      );
+    }
+    const clients = nodes.map((node) => new Redis(node.port, '127.0.0.1', { lazyConnect: false }));
+    try {
+      await Promise.all(
+        clients.map((client, index) =>
+          client.call('CLUSTER', 'ADDSLOTSRANGE', String(Math.floor((index * CLUSTER_SLOTS) / masters)), String(Math.floor(((index + 1) * CLUSTER_SLOTS) / masters) - 1)),
+        ),
+      );
+      for (const node of nodes.slice(1)) await clients[0]!.call('CLUSTER', 'MEET', '127.0.0.1', String(node.port));
+      await waitUntilFormed(clients, masters);
+    } finally {
+      for (const client of clients) client.disconnect();
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { url: `redis+cluster://${nodes.map((node) => `127.0.0.1:${node.port}`).join(',')}`, nodes, stop };
+}
+
+/** Every node must see every other and all slots covered before a client can rely on its slot map. */
+async function waitUntilFormed(clients: Redis[], masters: number): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  for (;;) {
+    const infos = await Promise.all(clients.map((client) => client.call('CLUSTER', 'INFO') as Promise<string>));
+    if (infos.every((info) => info.includes('cluster_state:ok') && info.includes(`cluster_known_nodes:${masters}`))) return;
+    if (Date.now() > deadline) throw new Error(`the Redis Cluster did not form within ${READY_TIMEOUT_MS} ms:\n${infos.join('\n')}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
