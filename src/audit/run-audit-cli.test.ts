@@ -63,7 +63,7 @@ describe('npm run audit, in-process', () => {
     const url = inject('redisClusterUrl');
     const log = createRedisAuditLog({ target: parseRedisTarget(url) as RedisTarget, keyPrefix, logger: pino({ level: 'silent' }) });
     // Events of different channels go to their channels' shards (here on two of the three masters).
-    for (const channel of ['C1', 'C2', 'C3', 'C4']) await log.append({ type: 'expired', stepId: `step-${channel}`, approvalId: 'a', toolName: 'deploy', teamId: 'T1', channel });
+    for (const channel of ['C1', 'C2', 'C3', 'C4']) await log.append({ type: 'approval-requested', stepId: `step-${channel}`, approvalId: 'a', toolName: 'deploy', input: {}, requesterId: 'UALICE', teamId: 'T1', channel, threadTs: '1.1' });
     await log.close();
     const result = await run(['--since', '1h', '--json'], { REDIS_URL: url, COUNTERSIGN_KEY_PREFIX: keyPrefix });
     expect(result.exitCode).toBe(0);

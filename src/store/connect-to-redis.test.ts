@@ -1,4 +1,4 @@
-import { Cluster, Redis } from 'ioredis';
+import { Cluster, type Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { parseRedisTarget, type RedisTarget } from '../config/redis-target.js';
 import { createRedisClient, duplicateClient } from './connect-to-redis.js';
