@@ -7,7 +7,7 @@ import { FencedError } from './fenced-error.js';
 import type { RedisTarget } from '../config/redis-target.js';
 import { connectRedisClient } from './connect-to-redis.js';
 import { migrateLegacyKeys } from './migrate-legacy-keys.js';
-import { createRedisKeys, DEFAULT_REDIS_SHARDS, type ScheduleKind } from './redis-keys.js';
+import { createRedisKeys, DEFAULT_REDIS_SHARDS, type ScheduleKind, type ShardKeys } from './redis-keys.js';
 import { createReadyWaiter } from './redis-ready-waiter.js';
 import {
   COMMIT_STEP_SCRIPT,
@@ -94,7 +94,13 @@ export function createRedisStore({ redis: given, url, target, keyPrefix = 'count
   };
 
   /** Reads each shard of a schedule (a sorted set) and keeps the `limit` lowest scores overall. */
-  const lowestAcrossShards = async (keyOf: (shard: ReturnType<typeof keys.shard>) => string, max: number | string, limit: number): Promise<string[]> => {
+  const lowestAcrossShards = async (keyOf: (shard: ShardKeys) => string, max: number | string, limit: number): Promise<string[]> => {
+    // One pipeline (one round trip) on a single server; a cluster sends each shard's read to its node.
+    if (!redis.isCluster) {
+      const pipeline = redis.pipeline();
+      for (const shard of keys.shards()) pipeline.zrangebyscore(keyOf(shard), '-inf', max, 'WITHSCORES', 'LIMIT', 0, limit);
+      return mergeByScore(repliesOf(await pipeline.exec()) as string[][], limit);
+    }
     const perShard = await Promise.all(keys.shards().map((shard) => redis.zrangebyscore(keyOf(shard), '-inf', max, 'WITHSCORES', 'LIMIT', 0, limit)));
     return mergeByScore(perShard, limit);
   };
@@ -103,7 +109,12 @@ export function createRedisStore({ redis: given, url, target, keyPrefix = 'count
     kind: 'redis',
 
     async claimOnce(ids, ttlMs) {
-      // One SET NX per key rather than a pipeline: in a cluster the keys live on different nodes.
+      // A pipeline (one round trip) on a single server; in a cluster the keys live on different nodes.
+      if (!redis.isCluster) {
+        const pipeline = redis.pipeline();
+        for (const id of ids) pipeline.set(keys.once(id), '1', 'PX', ttlMs, 'NX');
+        return repliesOf(await pipeline.exec()).every((value) => value === 'OK');
+      }
       const results = await Promise.all(ids.map((id) => redis.set(keys.once(id), '1', 'PX', ttlMs, 'NX')));
       return results.every((value) => value === 'OK');
     },
@@ -363,6 +374,14 @@ function afterMigration(store: StateStore, migration: () => Promise<void>): Stat
     };
   }
   return gated;
+}
+
+/** A pipeline's replies, or its first error. */
+function repliesOf(results: Array<[Error | null, unknown]> | null): unknown[] {
+  return (results ?? []).map(([error, reply]) => {
+    if (error) throw error;
+    return reply;
+  });
 }
 
 /** [member, score, member, score…] lists, each sorted by score → the `limit` lowest members overall. */
