@@ -34,12 +34,17 @@ export function createReadyWaiter({ redis, keys }: { redis: Redis | Cluster; key
   const popping = groups.map(() => false);
   const waiters: Array<(threadKey: string | undefined) => void> = [];
   let closed = false;
+  let rotation = 0;
 
   const pop = (group: number, timeoutMs: number) => {
     if (popping[group] || closed) return;
     popping[group] = true;
     const connection = (connections[group] ??= quiet(duplicateClient(redis)));
-    connection.blpop(...(groups[group] as string[]), Math.max(0.01, timeoutMs / 1000)).then(
+    // BLPOP serves the first non-empty list it is given: start each pop at the next list, so under
+    // sustained load no shard's hints wait behind another's.
+    const lists = groups[group] as string[];
+    const start = rotation++ % lists.length;
+    connection.blpop(...lists.slice(start), ...lists.slice(0, start), Math.max(0.01, timeoutMs / 1000)).then(
       (reply) => {
         popping[group] = false;
         // Another caller may have started waiting while this pop ran out: it still needs a pop.

@@ -7,7 +7,7 @@ import { FencedError } from './fenced-error.js';
 import type { RedisTarget } from '../config/redis-target.js';
 import { connectRedisClient } from './connect-to-redis.js';
 import { migrateLegacyKeys } from './migrate-legacy-keys.js';
-import { createRedisKeys, DEFAULT_REDIS_SHARDS, type ScheduleKind, type ShardKeys } from './redis-keys.js';
+import { createRedisKeys, DEFAULT_REDIS_SHARDS, type ShardKeys } from './redis-keys.js';
 import { createReadyWaiter } from './redis-ready-waiter.js';
 import {
   COMMIT_STEP_SCRIPT,
@@ -82,7 +82,6 @@ export function createRedisStore({ redis: given, url, target, keyPrefix = 'count
   const ready = createReadyWaiter({ redis, keys });
   const histories = createThreadHistories();
   const migration = migrateLegacyKeys({ redis, keys, keyPrefix });
-
 
   /** Audit events as the scripts append them: prepared (stamped, redacted) once, here. */
   const prepare = (events: readonly AuditEventInput[]) => {
@@ -222,7 +221,7 @@ export function createRedisStore({ redis: given, url, target, keyPrefix = 'count
     },
 
     async claimReminder(stepId) {
-      return (await redis.zrem(keys.ofStep(stepId).schedule('reminder' satisfies ScheduleKind), stepId)) === 1;
+      return (await redis.zrem(keys.ofStep(stepId).schedule('reminder'), stepId)) === 1;
     },
 
     async completedSteps({ before, limit }) {
