@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,8 +9,12 @@ import { CHANNEL, cardButtons, nextTs, threadReplies, useHarnesses, waitFor } fr
 
 /**
  * One primary, one replica and one sentinel (Debian's redis-server binary in sentinel mode), on
- * loopback. The sentinel declares the primary down after a second and promotes the replica.
+ * loopback. The sentinel declares the primary down after a second and promotes the replica. The
+ * servers admit only an ACL user, so the bot's connections (found through the sentinel) must log in.
  */
+const username = 'countersign';
+const password = randomUUID();
+const acl = ['--user', username, 'on', `>${password}`, '~*', '&*', '+@all', '--user', 'default', 'off'];
 let primary: RedisServerHandle;
 let replica: RedisServerHandle;
 let sentinel: RedisServerHandle;
@@ -17,8 +22,8 @@ let directory: string;
 
 beforeAll(async () => {
   directory = mkdtempSync(join(tmpdir(), 'countersign-sentinel-'));
-  primary = await startRedisServer();
-  replica = await startRedisServer({ extraArguments: ['--replicaof', '127.0.0.1', String(primary.port)] });
+  primary = await startRedisServer({ extraArguments: acl });
+  replica = await startRedisServer({ extraArguments: [...acl, '--replicaof', '127.0.0.1', String(primary.port), '--masteruser', username, '--masterauth', password] });
   const config = join(directory, 'sentinel.conf');
   writeFileSync(
     config,
@@ -26,6 +31,8 @@ beforeAll(async () => {
       `sentinel monitor primary 127.0.0.1 ${primary.port} 1`,
       'sentinel down-after-milliseconds primary 1000',
       'sentinel failover-timeout primary 5000',
+      `sentinel auth-user primary ${username}`,
+      `sentinel auth-pass primary ${password}`,
       '',
     ].join('\n'),
   );
@@ -47,9 +54,9 @@ afterAll(async () => {
 const harness = useHarnesses();
 const restartCall = { name: 'restart_service', arguments: { service: 'worker', namespace: 'staging' } };
 
-describe('behind Redis Sentinel (REDIS_URL=redis+sentinel://…/primary)', () => {
+describe('behind Redis Sentinel (REDIS_URL=redis+sentinel://user:password@…/primary)', () => {
   it('the primary dies while a card waits: the click after the failover is recorded once and the tool runs once', async () => {
-    const h = await harness({ redisUrl: `redis+sentinel://127.0.0.1:${sentinel.port}/primary` });
+    const h = await harness({ redisUrl: `redis+sentinel://${username}:${password}@127.0.0.1:${sentinel.port}/primary` });
     h.openai.enqueue({ toolCalls: [restartCall] }, { text: 'Restarted **worker** in staging.' });
     const threadTs = nextTs();
     await h.mention({ user: 'UALICE', text: 'restart the worker in staging', ts: threadTs });
@@ -58,7 +65,7 @@ describe('behind Redis Sentinel (REDIS_URL=redis+sentinel://…/primary)', () =>
 
     // Replication is asynchronous: make sure the replica has the pending step before the crash
     // (what a primary loses in its last moments is Redis's trade-off, not the bot's).
-    const direct = new Redis(primary.port, '127.0.0.1');
+    const direct = new Redis(primary.port, '127.0.0.1', { username, password });
     try {
       expect(await direct.call('WAIT', '1', '5000')).toBe(1);
     } finally {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,7 +6,7 @@ import { Redis } from 'ioredis';
 import { startRedisServer, type RedisServerHandle } from './redis-server.js';
 
 export interface RedisClusterHandle {
-  /** `redis+cluster://127.0.0.1:<port>,…`: every master as a seed. */
+  /** `redis+cluster://user:password@127.0.0.1:<port>,…`: every master as a seed, with the ACL user. */
   url: string;
   nodes: RedisServerHandle[];
   stop(): Promise<void>;
@@ -18,10 +19,13 @@ const READY_TIMEOUT_MS = 15_000;
  * A throwaway Redis Cluster of `masters` masters on free loopback ports, no replicas. Slots are
  * assigned the way `redis-cli --cluster create` does (contiguous, equal ranges) with
  * CLUSTER ADDSLOTSRANGE and the nodes introduced with CLUSTER MEET, which is quicker than the CLI's
- * waits. Node files live in a private temporary directory that `stop()` deletes.
+ * waits. Node files live in a private temporary directory that `stop()` deletes. The nodes admit
+ * only an ACL user (the default user is off), so every client connection must log in.
  */
 export async function startRedisCluster({ masters = 3 }: { masters?: number } = {}): Promise<RedisClusterHandle> {
   const directory = mkdtempSync(join(tmpdir(), 'countersign-cluster-'));
+  const username = 'countersign';
+  const password = randomUUID();
   const removeDirectory = () => rmSync(directory, { recursive: true, force: true });
   process.once('exit', removeDirectory);
   const nodes: RedisServerHandle[] = [];
@@ -34,11 +38,14 @@ export async function startRedisCluster({ masters = 3 }: { masters?: number } = 
     for (let index = 0; index < masters; index += 1) {
       nodes.push(
         await startRedisServer({
-          extraArguments: ['--cluster-enabled', 'yes', '--cluster-config-file', join(directory, `nodes-${index}.conf`), '--cluster-node-timeout', '2000', '--dir', directory],
+          extraArguments: [
+            ...['--cluster-enabled', 'yes', '--cluster-config-file', join(directory, `nodes-${index}.conf`), '--cluster-node-timeout', '2000', '--dir', directory],
+            ...['--user', username, 'on', `>${password}`, '~*', '&*', '+@all', '--user', 'default', 'off'],
+          ],
         }),
       );
     }
-    const clients = nodes.map((node) => new Redis(node.port, '127.0.0.1', { lazyConnect: false }));
+    const clients = nodes.map((node) => new Redis(node.port, '127.0.0.1', { username, password }));
     try {
       await Promise.all(
         clients.map((client, index) =>
@@ -54,7 +61,7 @@ export async function startRedisCluster({ masters = 3 }: { masters?: number } = 
     await stop();
     throw error;
   }
-  return { url: `redis+cluster://${nodes.map((node) => `127.0.0.1:${node.port}`).join(',')}`, nodes, stop };
+  return { url: `redis+cluster://${username}:${password}@${nodes.map((node) => `127.0.0.1:${node.port}`).join(',')}`, nodes, stop };
 }
 
 /** Every node must see every other and all slots covered before a client can rely on its slot map. */

@@ -186,7 +186,8 @@ function answersPing(options: { port: number }): Promise<boolean> {
     socket.once('connect', () => socket.write('PING\r\n'));
     socket.on('data', (chunk) => {
       reply += chunk.toString('utf8');
-      if (reply.includes('\r\n')) finish(reply.startsWith('+PONG'));
+      // A server that requires a login (ACL) answers too: it is up.
+      if (reply.includes('\r\n')) finish(reply.startsWith('+PONG') || reply.startsWith('-NOAUTH'));
     });
   });
 }
