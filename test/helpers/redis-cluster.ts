@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { startRedisServer, type RedisServerHandle } from './redis-server.js';
+import { startRedisServer, type RedisServerHandle, type RedisTlsFiles } from './redis-server.js';
 
 export interface RedisClusterHandle {
   /** `redis+cluster://user:password@127.0.0.1:<port>,…`: every master as a seed, with the ACL user. */
@@ -22,7 +22,7 @@ const READY_TIMEOUT_MS = 15_000;
  * waits. Node files live in a private temporary directory that `stop()` deletes. The nodes admit
  * only an ACL user (the default user is off), so every client connection must log in.
  */
-export async function startRedisCluster({ masters = 3 }: { masters?: number } = {}): Promise<RedisClusterHandle> {
+export async function startRedisCluster({ masters = 3, tls }: { masters?: number; tls?: RedisTlsFiles } = {}): Promise<RedisClusterHandle> {
   const directory = mkdtempSync(join(tmpdir(), 'countersign-cluster-'));
   const username = 'countersign';
   const password = randomUUID();
@@ -41,11 +41,14 @@ export async function startRedisCluster({ masters = 3 }: { masters?: number } = 
           extraArguments: [
             ...['--cluster-enabled', 'yes', '--cluster-config-file', join(directory, `nodes-${index}.conf`), '--cluster-node-timeout', '2000', '--dir', directory],
             ...['--user', username, 'on', `>${password}`, '~*', '&*', '+@all', '--user', 'default', 'off'],
+            // The cluster bus and the addresses CLUSTER SLOTS hands to clients are TLS too.
+            ...(tls ? ['--tls-cluster', 'yes', '--tls-replication', 'yes'] : []),
           ],
+          ...(tls && { tls }),
         }),
       );
     }
-    const clients = nodes.map((node) => new Redis(node.port, '127.0.0.1', { username, password }));
+    const clients = nodes.map((node) => new Redis(node.port, '127.0.0.1', { username, password, ...(tls && { tls: { ca: readFileSync(tls.caFile) } }) }));
     try {
       await Promise.all(
         clients.map((client, index) =>
@@ -61,7 +64,7 @@ export async function startRedisCluster({ masters = 3 }: { masters?: number } = 
     await stop();
     throw error;
   }
-  return { url: `redis+cluster://${username}:${password}@${nodes.map((node) => `127.0.0.1:${node.port}`).join(',')}`, nodes, stop };
+  return { url: `${tls ? 'rediss' : 'redis'}+cluster://${username}:${password}@${nodes.map((node) => `127.0.0.1:${node.port}`).join(',')}`, nodes, stop };
 }
 
 /** Every node must see every other and all slots covered before a client can rely on its slot map. */

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, createServer, type AddressInfo } from 'node:net';
+import { connect as connectTls } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -29,6 +30,14 @@ export interface StartRedisServerOptions {
   leadingArguments?: string[];
   /** After the usual arguments (later ones win): `--cluster-enabled yes`, a replica's `--replicaof`. */
   extraArguments?: string[];
+  /** Serve TLS only (no plain port) with this certificate; clients are not asked for one. */
+  tls?: RedisTlsFiles;
+}
+
+export interface RedisTlsFiles {
+  certFile: string;
+  keyFile: string;
+  caFile: string;
 }
 
 const DEFAULT_REDIS_SERVER_BINARY = 'redis-server';
@@ -40,7 +49,7 @@ const OUTPUT_TAIL_CHARACTERS = 2_000;
 export async function startRedisServer(options: StartRedisServerOptions = {}): Promise<RedisServerHandle> {
   const binary = options.binary ?? process.env.REDIS_SERVER_BIN ?? DEFAULT_REDIS_SERVER_BINARY;
   const dataDirectory = options.persist ? mkdtempSync(join(tmpdir(), 'countersign-redis-')) : undefined;
-  const commandLine = { leadingArguments: options.leadingArguments ?? [], extraArguments: options.extraArguments ?? [] };
+  const commandLine = { leadingArguments: options.leadingArguments ?? [], extraArguments: options.extraArguments ?? [], tls: options.tls };
   const removeData = () => {
     if (dataDirectory !== undefined) rmSync(dataDirectory, { recursive: true, force: true });
   };
@@ -79,7 +88,7 @@ export async function startRedisServer(options: StartRedisServerOptions = {}): P
 const PORT_ATTEMPTS = 3;
 
 /** The probed port can be taken before redis binds it, so a failed bind retries on another one. */
-type SpawnOptions = { binary: string; dataDirectory: string | undefined; leadingArguments: string[]; extraArguments: string[] };
+type SpawnOptions = { binary: string; dataDirectory: string | undefined; leadingArguments: string[]; extraArguments: string[]; tls: RedisTlsFiles | undefined };
 
 async function spawnOnFreePort(options: SpawnOptions): Promise<{ port: number; running: RunningRedis }> {
   let lastError: unknown;
@@ -111,7 +120,7 @@ async function spawnRedis(options: SpawnOptions & { port: number }): Promise<Run
       : ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', options.dataDirectory];
   const child = spawn(
     options.binary,
-    [...options.leadingArguments, '--port', String(options.port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--loglevel', 'warning', ...options.extraArguments],
+    [...options.leadingArguments, ...listening(options), '--bind', '127.0.0.1', '--save', '', ...persistence, '--loglevel', 'warning', ...options.extraArguments],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
@@ -144,7 +153,7 @@ async function spawnRedis(options: SpawnOptions & { port: number }): Promise<Run
   spawnFailure.catch(() => undefined);
   const isAlive = () => child.exitCode === null && child.signalCode === null && child.pid !== undefined;
   try {
-    const answered = await Promise.race([waitForPing({ port: options.port, isAlive }), spawnFailure]);
+    const answered = await Promise.race([waitForPing({ port: options.port, tls: options.tls !== undefined, isAlive }), spawnFailure]);
     if (!answered && !isAlive()) await spawnFailure;
     if (!answered) throw new Error(`redis-server did not answer PING on 127.0.0.1:${options.port} within ${STARTUP_TIMEOUT_MS} ms:\n${output}`);
   } catch (error) {
@@ -163,7 +172,13 @@ async function stopRedis(running: RunningRedis, signal: 'SIGTERM' | 'SIGKILL' = 
 }
 
 /** Polls until PING answers (true), the deadline passes or the process is gone (false). */
-async function waitForPing(options: { port: number; isAlive: () => boolean }): Promise<boolean> {
+function listening(options: SpawnOptions & { port: number }): string[] {
+  if (options.tls === undefined) return ['--port', String(options.port)];
+  const { certFile, keyFile, caFile } = options.tls;
+  return ['--port', '0', '--tls-port', String(options.port), '--tls-cert-file', certFile, '--tls-key-file', keyFile, '--tls-ca-cert-file', caFile, '--tls-auth-clients', 'no'];
+}
+
+async function waitForPing(options: { port: number; tls: boolean; isAlive: () => boolean }): Promise<boolean> {
   const deadline = Date.now() + STARTUP_TIMEOUT_MS;
   while (Date.now() < deadline && options.isAlive()) {
     if (await answersPing(options)) return true;
@@ -173,9 +188,10 @@ async function waitForPing(options: { port: number; isAlive: () => boolean }): P
 }
 
 /** A raw RESP PING, so startup checks need no client library and log no reconnect noise. */
-function answersPing(options: { port: number }): Promise<boolean> {
+function answersPing(options: { port: number; tls: boolean }): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port: options.port });
+    // Only whether it answers matters here, so the test certificate is not checked.
+    const socket = options.tls ? connectTls({ host: '127.0.0.1', port: options.port, rejectUnauthorized: false }) : createConnection({ host: '127.0.0.1', port: options.port });
     let reply = '';
     const finish = (answered: boolean) => {
       socket.destroy();
@@ -183,7 +199,7 @@ function answersPing(options: { port: number }): Promise<boolean> {
     };
     socket.setTimeout(500, () => finish(false));
     socket.once('error', () => finish(false));
-    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once(options.tls ? 'secureConnect' : 'connect', () => socket.write('PING\r\n'));
     socket.on('data', (chunk) => {
       reply += chunk.toString('utf8');
       // A server that requires a login (ACL) answers too: it is up.
