@@ -35,9 +35,9 @@ export async function startRedisCluster({ masters = 3, tls }: { masters?: number
     removeDirectory();
   };
   try {
-    for (let index = 0; index < masters; index += 1) {
-      nodes.push(
-        await startRedisServer({
+    const started = await Promise.allSettled(
+      Array.from({ length: masters }, (_unused, index) =>
+        startRedisServer({
           extraArguments: [
             ...['--cluster-enabled', 'yes', '--cluster-config-file', join(directory, `nodes-${index}.conf`), '--cluster-node-timeout', '2000', '--dir', directory],
             ...['--user', username, 'on', `>${password}`, '~*', '&*', '+@all', '--user', 'default', 'off'],
@@ -46,8 +46,11 @@ export async function startRedisCluster({ masters = 3, tls }: { masters?: number
           ],
           ...(tls && { tls }),
         }),
-      );
-    }
+      ),
+    );
+    for (const result of started) if (result.status === 'fulfilled') nodes.push(result.value);
+    const failed = started.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
     const clients = nodes.map((node) => new Redis(node.port, '127.0.0.1', { username, password, ...(tls && { tls: { ca: readFileSync(tls.caFile) } }) }));
     try {
       await Promise.all(
