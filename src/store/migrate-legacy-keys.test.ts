@@ -62,6 +62,23 @@ describe('keys written by the version before sharding', () => {
       const types = (await audit.read({ sinceMs: 0 })).map((event) => event.type);
       expect(types).toEqual(['expired', 'decision']);
       expect(await redis.exists(`${keyPrefix}step:${step.stepId}`, `${keyPrefix}expiries`, `${keyPrefix}busy-threads`, `${keyPrefix}thread:${step.threadKey}`)).toBe(0);
+      // Done once: later starts skip the scan.
+      expect(await redis.get(`${keyPrefix}layout`)).toBe('2');
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('leaves a key it cannot move where it is and still starts, trying again at the next start', async () => {
+    const keyPrefix = `legacy-${randomUUID()}:`;
+    const step = makeStep(['apv-1'], { stepId: randomUUID().replaceAll('-', '') });
+    // A schedule that is not a sorted set (written by hand) next to a step that is fine.
+    await redis.multi().set(`${keyPrefix}expiries`, 'not a sorted set').hset(`${keyPrefix}step:${step.stepId}`, 'data', stepData(step), 'revision', '0', 'phase', 'pending').exec();
+    const store = createRedisStore({ url: inject('redisUrl'), keyPrefix });
+    try {
+      expect(await store.getStep(step.stepId)).toEqual(step);
+      expect(await redis.get(`${keyPrefix}expiries`)).toBe('not a sorted set');
+      expect(await redis.exists(`${keyPrefix}layout`)).toBe(0);
     } finally {
       await store.close();
     }

@@ -49,12 +49,21 @@ async function migrate(redis: Redis, keys: RedisKeys, keyPrefix: string): Promis
   if ((await redis.get(keys.layoutMarker())) === LAYOUT_VERSION) return;
   const pattern = `${keyPrefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
   let cursor = '0';
+  let stuck = 0;
   do {
     const [next, found] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', SCAN_BATCH);
     cursor = next;
-    for (const name of found) await migrateKey(redis, keys, name.slice(keyPrefix.length), name);
+    for (const name of found) {
+      try {
+        await migrateKey(redis, keys, name.slice(keyPrefix.length), name);
+      } catch {
+        // One odd key (a type written by hand, say) must not keep the store from starting; the
+        // marker stays unset, so the next start tries it again.
+        stuck += 1;
+      }
+    }
   } while (cursor !== '0');
-  await redis.set(keys.layoutMarker(), LAYOUT_VERSION);
+  if (stuck === 0) await redis.set(keys.layoutMarker(), LAYOUT_VERSION);
 }
 
 async function migrateKey(redis: Redis, keys: RedisKeys, rest: string, name: string): Promise<void> {
