@@ -25,24 +25,18 @@ const INDEXES: Record<string, { type: 'zset' | 'list'; owner: 'thread' | 'step';
 };
 
 /**
- * Moves the keys of the untagged layout (before Cluster support) to their sharded names, once:
+ * Moves the keys of the untagged layout (before Cluster support) to their sharded names, once
+ * (`key-layout.ts` runs it before the store's first command):
  * an upgrade in place keeps its pending cards, queued work, fencing tokens and grants. Keys are
  * renamed (RENAMENX keeps their TTL and never overwrites a newer key); the global schedules are
- * split into their shards. The old audit stream stays where it is and is still read. Runs before
- * the store's first command in each process until the layout marker is set, so every process of
- * the old version must be stopped first: one still running would write keys no one reads.
+ * split into their shards. The old audit stream stays where it is and is still read. Runs in each
+ * process until the layout marker is set, so every process of the old version must be stopped
+ * first: one still running would write keys no one reads.
  * A Cluster never held the old layout (its scripts were refused there), so it is skipped.
  */
-export function migrateLegacyKeys({ redis, keys, keyPrefix }: { redis: Redis | Cluster; keys: RedisKeys; keyPrefix: string }): () => Promise<void> {
-  let running: Promise<void> | undefined;
-  return () => {
-    if (redis.isCluster) return Promise.resolve();
-    running ??= migrate(redis as Redis, keys, keyPrefix).catch((error: unknown) => {
-      running = undefined; // try again with the next command
-      throw error;
-    });
-    return running;
-  };
+export async function migrateLegacyKeys({ redis, keys, keyPrefix }: { redis: Redis | Cluster; keys: RedisKeys; keyPrefix: string }): Promise<void> {
+  if (redis.isCluster) return;
+  await migrate(redis as Redis, keys, keyPrefix);
 }
 
 async function migrate(redis: Redis, keys: RedisKeys, keyPrefix: string): Promise<void> {

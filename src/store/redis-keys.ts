@@ -57,6 +57,8 @@ export interface RedisKeys {
   once(id: string): string;
   /** Set once legacy (untagged) keys were moved to this layout; see `migrate-legacy-keys.ts`. */
   layoutMarker(): string;
+  /** The shard count the data was written with; see `key-layout.ts`. */
+  shardCountMarker(): string;
   /** The audit stream of the untagged layout; still read (and age-trimmed), never written. */
   legacyAudit(): string;
 }
@@ -75,6 +77,7 @@ export function createRedisKeys({ keyPrefix, shards = DEFAULT_REDIS_SHARDS }: { 
     shards: () => all,
     once: (id) => `${keyPrefix}once:${id}`,
     layoutMarker: () => `${keyPrefix}layout`,
+    shardCountMarker: () => `${keyPrefix}shards`,
     legacyAudit: () => `${keyPrefix}audit`,
   };
 }

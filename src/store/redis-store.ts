@@ -6,7 +6,7 @@ import type { Grant } from '../approvals/grant.js';
 import { FencedError } from './fenced-error.js';
 import type { RedisTarget } from '../config/redis-target.js';
 import { connectRedisClient } from './connect-to-redis.js';
-import { migrateLegacyKeys } from './migrate-legacy-keys.js';
+import { prepareKeyLayout } from './key-layout.js';
 import { createRedisKeys, DEFAULT_REDIS_SHARDS, type ShardKeys } from './redis-keys.js';
 import { createReadyWaiter } from './redis-ready-waiter.js';
 import {
@@ -81,7 +81,7 @@ export function createRedisStore({ redis: given, url, target, keyPrefix = 'count
   const keys = createRedisKeys({ keyPrefix, shards });
   const ready = createReadyWaiter({ redis, keys });
   const histories = createThreadHistories();
-  const migration = migrateLegacyKeys({ redis, keys, keyPrefix });
+  const layout = prepareKeyLayout({ redis, keys, keyPrefix });
 
   /** Audit events as the scripts append them: prepared (stamped, redacted) once, here. */
   const prepare = (events: readonly AuditEventInput[]) => {
@@ -355,20 +355,20 @@ export function createRedisStore({ redis: given, url, target, keyPrefix = 'count
       redis.disconnect();
     },
   };
-  return afterMigration(store, migration);
+  return afterLayout(store, layout);
 }
 
 /**
- * Every method waits for the legacy keys to be moved first (once per process; see
- * `migrate-legacy-keys.ts`), so no read misses a pending step that is still under its old name.
+ * Every method waits for the key layout to be checked and legacy keys moved first (once per
+ * process; see `key-layout.ts`), so no read misses a pending step that is still under its old name.
  */
-function afterMigration(store: StateStore, migration: () => Promise<void>): StateStore {
+function afterLayout(store: StateStore, layout: () => Promise<void>): StateStore {
   const gated = { ...store };
   for (const name of Object.keys(store) as Array<keyof StateStore>) {
     const method = store[name];
     if (typeof method !== 'function' || name === 'close' || name === 'ping') continue;
     (gated as unknown as Record<string, unknown>)[name] = async (...args: unknown[]) => {
-      await migration();
+      await layout();
       return (method as (...parameters: unknown[]) => Promise<unknown>).apply(store, args);
     };
   }
