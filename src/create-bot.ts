@@ -148,9 +148,9 @@ async function assemble(
   const onRedisError: RedisFailureListener = ({ kind }) => prometheus.metrics.redisFailed({ kind });
   const audit =
     options.audit ??
-    (environment.redisUrl === undefined
+    (environment.redis === undefined
       ? createMemoryAuditLog({ logger })
-      : createRedisAuditLog({ url: environment.redisUrl, keyPrefix: STORE_KEY_PREFIX, logger, onRedisError }));
+      : createRedisAuditLog({ target: environment.redis, keyPrefix: STORE_KEY_PREFIX, ...redisShards(environment), logger, onRedisError }));
   const store = options.store ?? createStore({ environment, logger, audit, onRedisError });
   const onSlackApiFailure = (failure: SlackApiFailure) => prometheus.metrics.slackApiFailed(failure);
   const identity = await resolveBotIdentity(environment, onSlackApiFailure);
@@ -312,11 +312,13 @@ const DEFAULT_MAX_CONCURRENT_TURNS_SERVING = 8;
 const DEFAULT_MAX_EVENT_LOOP_DELAY_MS_SERVING = 100;
 const DEFAULT_MAX_EVENT_LOOP_DELAY_MS_WORKER = 500;
 
-/** Shared by the store and the audit stream; `npm run audit` reads `${prefix}audit`. */
+const redisShards = (environment: EnvironmentConfig) => (environment.redisShards === undefined ? {} : { shards: environment.redisShards });
+
+/** Shared by the store and the audit streams; `npm run audit` reads them. */
 const STORE_KEY_PREFIX = 'countersign:';
 
 function createStore({ environment, logger, audit, onRedisError }: { environment: EnvironmentConfig; logger: Logger; audit: AuditLog; onRedisError: RedisFailureListener }): StateStore {
-  if (environment.redisUrl !== undefined) return createRedisStore({ url: environment.redisUrl, keyPrefix: STORE_KEY_PREFIX, auditLogger: logger, onRedisError });
+  if (environment.redis !== undefined) return createRedisStore({ target: environment.redis, keyPrefix: STORE_KEY_PREFIX, ...redisShards(environment), auditLogger: logger, onRedisError });
   logger.warn(
     { event: 'memory-store' },
     'REDIS_URL is not set: using an in-memory store. Pending approvals will not survive a restart and are not shared between bot processes.',

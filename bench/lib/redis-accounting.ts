@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { keyFamily } from './redis-memory.js';
 import type { Redis } from 'ioredis';
 import type { LoadResult } from './processes.js';
 import type { CountingProxy, Flight } from './redis-proxy.js';
@@ -91,7 +92,7 @@ function describeFlights(flights: Flight[]): string[] {
   return flights.map((flight) =>
     flight.commands
       .map((command) => {
-        const family = command.key?.startsWith(KEY_PREFIX) ? command.key.slice(KEY_PREFIX.length).split(':')[0] : undefined;
+        const family = command.key?.startsWith(KEY_PREFIX) ? keyFamily(command.key, KEY_PREFIX) : undefined;
         return family ? `${command.name} ${family}` : command.name;
       })
       .join(' + '),

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { createRedisKeys } from '../../src/store/redis-keys.js';
 import { hashField, keyTypes, mean, memoryUsage, scanKeys } from './redis-inspect.js';
 import type { BenchResults } from './results.js';
 import { round } from './stats.js';
@@ -6,9 +7,17 @@ import type { Thread } from './workload.js';
 
 const KEY_PREFIX = 'countersign:';
 
-/** Steps whose phase is `pending` (every countersign:step:* hash, scanned). */
+/** Key families: the part after the prefix and the shard's hash tag (`{s3.0}:`) up to the next ':'. */
+export function keyFamily(key: string, prefix = KEY_PREFIX): string {
+  return key.slice(prefix.length).replace(/^\{[^}]*\}:/, '').split(':')[0] ?? '?';
+}
+
+/** The bot runs with the default shard count, so its key names are computed, not scanned for. */
+const redisKeys = createRedisKeys({ keyPrefix: KEY_PREFIX });
+
+/** Steps whose phase is `pending` (every countersign:{shard}:step:* hash, scanned). */
 export async function countPendingSteps(redis: Redis): Promise<number> {
-  const keys = await scanKeys(redis, `${KEY_PREFIX}step:*`);
+  const keys = await scanKeys(redis, `${KEY_PREFIX}*}:step:*`);
   const phases = await hashField(redis, keys, 'phase');
   return phases.filter((phase) => phase === 'pending').length;
 }
@@ -21,7 +30,7 @@ export async function redisMemory(options: {
   pendingCount: number;
 }): Promise<BenchResults['redis']['memory']> {
   const { redis } = options;
-  const stepKeys = await scanKeys(redis, `${KEY_PREFIX}step:*`);
+  const stepKeys = await scanKeys(redis, `${KEY_PREFIX}*}:step:*`);
   const phases = await hashField(redis, stepKeys, 'phase');
   const stepSizes = await memoryUsage(redis, stepKeys);
   const pendingSizes = stepSizes.filter((_, index) => phases[index] === 'pending');
@@ -31,7 +40,7 @@ export async function redisMemory(options: {
   const allSizes = await memoryUsage(redis, allKeys);
   const families: Record<string, { keys: number; bytes: number }> = {};
   allKeys.forEach((key, index) => {
-    const family = key.slice(KEY_PREFIX.length).split(':')[0] ?? '?';
+    const family = keyFamily(key);
     families[family] ??= { keys: 0, bytes: 0 };
     families[family].keys += 1;
     families[family].bytes += Number.isFinite(allSizes[index]) ? (allSizes[index] as number) : 0;
@@ -43,10 +52,10 @@ export async function redisMemory(options: {
   const zsetFamilies = new Map<string, string[]>();
   allKeys.forEach((key, index) => {
     if (types[index] !== 'zset') return;
-    const family = key.slice(KEY_PREFIX.length).split(':')[0] ?? '?';
+    const family = keyFamily(key);
     zsetFamilies.set(family, [...(zsetFamilies.get(family) ?? []), key]);
   });
-  const pendingIds = stepKeys.filter((_, index) => phases[index] === 'pending').map((key) => key.slice(`${KEY_PREFIX}step:`.length));
+  const pendingIds = stepKeys.filter((_, index) => phases[index] === 'pending').map((key) => key.slice(key.indexOf('}:step:') + '}:step:'.length));
   const sampleIds = pendingIds.slice(0, 20);
   const indexes: Record<string, { bytes: number; entries: number; bytesPerEntry: number; listsPendingSteps: boolean }> = {};
   let scheduleBytesPerPending = 0;
@@ -67,8 +76,10 @@ export async function redisMemory(options: {
 
   // Thread history: per thread a hash of its fields and a list of its messages. Threads with a pending approval are the ones measured.
   const threadIds = options.pendingThreads.map((thread) => `T0BENCH01:${thread.channel}:${thread.threadTs}`);
-  const fieldSizes = await memoryUsage(redis, threadIds.map((id) => `${KEY_PREFIX}thread:${id}`));
-  const messageSizes = await memoryUsage(redis, threadIds.map((id) => `${KEY_PREFIX}thread-messages:${id}`));
+  const threadKeys = threadIds.map((id) => redisKeys.ofThread(id).thread(id));
+  const messageKeys = threadIds.map((id) => redisKeys.ofThread(id).messages(id));
+  const fieldSizes = await memoryUsage(redis, threadKeys);
+  const messageSizes = await memoryUsage(redis, messageKeys);
   const threadSizes = fieldSizes.map((size, index) => size + (messageSizes[index] ?? 0));
   // History is stored once per thread: the mention's unique marker is in the thread key, not in the step.
   const sample = options.pendingThreads.slice(0, 200);
@@ -76,11 +87,11 @@ export async function redisMemory(options: {
   let markerInStep = 0;
   for (const thread of sample) {
     const id = `T0BENCH01:${thread.channel}:${thread.threadTs}`;
-    const fields = await redis.hget(`${KEY_PREFIX}thread:${id}`, 'meta');
-    const messages = await redis.lrange(`${KEY_PREFIX}thread-messages:${id}`, 0, -1);
+    const fields = await redis.hget(redisKeys.ofThread(id).thread(id), 'meta');
+    const messages = await redis.lrange(redisKeys.ofThread(id).messages(id), 0, -1);
     if (messages.some((message) => message.includes(thread.marker))) markerInThread += 1;
     const stepId = fields ? (JSON.parse(fields) as { pendingStepId?: string }).pendingStepId : undefined;
-    if (stepId !== undefined && JSON.stringify(await redis.hgetall(`${KEY_PREFIX}step:${stepId}`)).includes(thread.marker)) markerInStep += 1;
+    if (stepId !== undefined && JSON.stringify(await redis.hgetall(redisKeys.ofStep(stepId).step(stepId))).includes(thread.marker)) markerInStep += 1;
   }
 
   const stepHash = round(mean(pendingSizes), 0);

@@ -29,12 +29,8 @@ export type AuditLogger = Pick<Logger, 'info' | 'warn' | 'error'>;
 
 /** Days an event stays readable unless configured otherwise: long enough for a quarterly review. */
 export const DEFAULT_AUDIT_MAX_AGE_MS = 90 * 24 * 60 * 60 * 1000;
-/** Entries kept at most, whatever their age, so a runaway loop cannot fill Redis. */
+/** Entries kept at most per stream (Redis keeps one per key shard), whatever their age, so a runaway loop cannot fill Redis. */
 export const DEFAULT_AUDIT_MAX_LENGTH = 100_000;
-
-export function auditStreamKey(keyPrefix: string): string {
-  return `${keyPrefix}audit`;
-}
 
 /** Writes the event to the structured log: on success with its stream id, or flagged as not stored. */
 export function logAuditEvent(logger: AuditLogger, audit: object, stored: boolean): void {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { describe, expect, inject, it } from 'vitest';
+import { parseRedisTarget, type RedisTarget } from '../config/redis-target.js';
 import { createRedisAuditLog } from '../store/redis-audit-log.js';
 import { runAuditCli } from './run-audit-cli.js';
 
@@ -55,5 +56,17 @@ describe('npm run audit, in-process', () => {
     expect(limited.stdout).toContain('step s3');
     expect(limited.stdout).not.toContain('step s1');
     expect(limited.stdout).toMatch(/2 events from .* UTC, the most recent 2 \(--limit\)\.\n$/);
+  });
+
+  it('reads the trail of a Redis Cluster, the streams of every shard merged in time order', async () => {
+    const keyPrefix = `test:${randomUUID()}:`;
+    const url = inject('redisClusterUrl');
+    const log = createRedisAuditLog({ target: parseRedisTarget(url) as RedisTarget, keyPrefix, logger: pino({ level: 'silent' }) });
+    // Events of different channels go to their channels' shards (here on two of the three masters).
+    for (const channel of ['C1', 'C2', 'C3', 'C4']) await log.append({ type: 'approval-requested', stepId: `step-${channel}`, approvalId: 'a', toolName: 'deploy', input: {}, requesterId: 'UALICE', teamId: 'T1', channel, threadTs: '1.1' });
+    await log.close();
+    const result = await run(['--since', '1h', '--json'], { REDIS_URL: url, COUNTERSIGN_KEY_PREFIX: keyPrefix });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { stepId: string }).stepId)).toEqual(['step-C1', 'step-C2', 'step-C3', 'step-C4']);
   });
 });

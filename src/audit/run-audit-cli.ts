@@ -1,3 +1,4 @@
+import { parseRedisTarget } from '../config/redis-target.js';
 import { pino } from 'pino';
 import type { StoredAuditEvent } from './audit-event.js';
 import { utcTime } from './describe-audit-event.js';
@@ -48,9 +49,16 @@ export async function runAuditCli({ argv, env, stdout, stderr, now = Date.now() 
     stderr.write(NO_REDIS);
     return 1;
   }
-  if (!/^rediss?:\/\//i.test(url)) {
+  const target = parseRedisTarget(url);
+  if ('problem' in target) {
     // Never echo the value: it usually carries the password.
-    stderr.write('countersign audit: REDIS_URL must be a URL starting with redis:// or rediss://\n');
+    stderr.write(`countersign audit: REDIS_URL ${target.problem}\n`);
+    return 1;
+  }
+  const shardsText = env.COUNTERSIGN_REDIS_SHARDS?.trim();
+  const shards = shardsText ? Number(shardsText) : undefined;
+  if (shards !== undefined && !(Number.isInteger(shards) && shards >= 1)) {
+    stderr.write('countersign audit: COUNTERSIGN_REDIS_SHARDS must be a whole number, the bot\'s\n');
     return 1;
   }
   const keyPrefix = env.COUNTERSIGN_KEY_PREFIX?.trim() || DEFAULT_KEY_PREFIX;
@@ -58,7 +66,7 @@ export async function runAuditCli({ argv, env, stdout, stderr, now = Date.now() 
   let events: StoredAuditEvent[];
   try {
     const logger = pino({ level: 'warn', base: { service: 'countersign-audit' } }, { write: (line: string) => stderr.write(line) });
-    events = await readRedisAudit({ url, keyPrefix, logger, query });
+    events = await readRedisAudit({ target, keyPrefix, ...(shards !== undefined && { shards }), logger, query });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     stderr.write(`countersign audit: could not read the audit trail from Redis: ${reason}\nCheck that Redis is running and that REDIS_URL is the bot's.\n`);

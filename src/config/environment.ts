@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError, type ConfigProblem } from './config-error.js';
+import { describeRedisTarget, parseRedisTarget, type RedisTarget } from './redis-target.js';
 
 export type OpenAiApi = 'responses' | 'chat';
 /**
@@ -43,6 +44,10 @@ export interface EnvironmentConfig {
   };
   /** Unset means an in-memory store: state is lost on restart and not shared between replicas. */
   redisUrl?: string;
+  /** `redisUrl` read: one server, a Cluster or a Sentinel-watched primary. Set whenever `redisUrl` is. */
+  redis?: RedisTarget;
+  /** COUNTERSIGN_REDIS_SHARDS: slot groups of the keyspace (see `store/redis-keys.ts`); unset means the default. */
+  redisShards?: number;
   /** Unset means the built-in defaults. */
   configPath?: string;
   logLevel: LogLevel;
@@ -77,6 +82,9 @@ const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'
 const OPENAI_APIS = ['responses', 'chat'] as const satisfies readonly OpenAiApi[];
 const STREAMING_MODES = ['update', 'native'] as const satisfies readonly AnswerStreaming[];
 const ROLES = ['all', 'receiver', 'worker'] as const satisfies readonly BotRole[];
+
+/** Mirrors `MAX_REDIS_SHARDS` in store/redis-keys.ts (config does not import the store). */
+const MAX_REDIS_SHARDS = 1_024;
 
 const required = (what: string) => z.string({ error: `is required (${what})` });
 const choice = <CHOICES extends readonly [string, ...string[]]>(choices: CHOICES) => z.enum(choices, { error: `must be one of ${choices.join(', ')}` });
@@ -115,7 +123,25 @@ const environmentSchema = z.object({
   OPENAI_MODEL: z.string().default(DEFAULT_OPENAI_MODEL),
   OPENAI_API: choice(OPENAI_APIS).default('responses'),
   SLACK_STREAMING: lowerCaseChoice(STREAMING_MODES).default('update'),
-  REDIS_URL: url(['redis:', 'rediss:']).optional(),
+  // One server, a Cluster or a Sentinel-watched primary (config/redis-target.ts says which forms).
+  REDIS_URL: z
+    .string()
+    .transform((value, context) => {
+      const target = parseRedisTarget(value);
+      if ('problem' in target) {
+        context.addIssue({ code: 'custom', message: target.problem });
+        return z.NEVER;
+      }
+      return { url: value, target };
+    })
+    .optional(),
+  COUNTERSIGN_REDIS_SHARDS: z
+    .string()
+    .refine((value) => /^\d+$/.test(value) && Number(value) >= 1 && Number(value) <= MAX_REDIS_SHARDS, {
+      error: `must be a whole number from 1 to ${MAX_REDIS_SHARDS} (and the same in every process sharing the Redis)`,
+    })
+    .transform(Number)
+    .optional(),
   COUNTERSIGN_CONFIG: z.string().optional(),
   LOG_LEVEL: lowerCaseChoice(LOG_LEVELS).default('info'),
   COUNTERSIGN_ROLE: lowerCaseChoice(ROLES).default('all'),
@@ -171,7 +197,8 @@ export function parseEnvironment(env: Record<string, string | undefined>, option
       model: variables.OPENAI_MODEL,
       api: variables.OPENAI_API,
     },
-    ...(variables.REDIS_URL !== undefined && { redisUrl: variables.REDIS_URL }),
+    ...(variables.REDIS_URL !== undefined && { redisUrl: variables.REDIS_URL.url, redis: variables.REDIS_URL.target }),
+    ...(variables.COUNTERSIGN_REDIS_SHARDS !== undefined && { redisShards: variables.COUNTERSIGN_REDIS_SHARDS }),
     ...(configPath !== undefined && { configPath }),
     logLevel: variables.LOG_LEVEL,
     role: variables.COUNTERSIGN_ROLE,
@@ -235,6 +262,8 @@ export function describeEnvironment(config: EnvironmentConfig) {
     },
     // The whole Redis URL is treated as secret: it usually carries the password.
     redisUrl: secret(config.redisUrl),
+    redis: config.redis === undefined ? undefined : describeRedisTarget(config.redis),
+    redisShards: config.redisShards,
     configPath: config.configPath,
     logLevel: config.logLevel,
     role: config.role,

@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { SpanKind, trace, type Tracer } from '@opentelemetry/api';
 import { contextFromTraceparent, countersignTracer, inSpan, markFailed } from '../tracing/trace-context.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { type Metrics, noMetrics } from '../metrics/metrics.js';
 import { isFencedError } from '../store/fenced-error.js';
+import { newStepId } from '../store/redis-keys.js';
 import { createCloseInterruptedCalls } from './close-interrupted-calls.js';
 import { createMessageHandler } from './handle-message.js';
 import type { Lease } from './lease.js';
@@ -55,7 +55,7 @@ export function createConversation(options: ConversationOptions): Conversation {
     ...options,
     tracer,
     now: options.now ?? Date.now,
-    newStepId: options.newStepId ?? (() => randomUUID().replaceAll('-', '')),
+    newStepId: options.newStepId ?? newStepId,
     metrics: options.metrics ?? noMetrics,
   };
   const loadThread = createThreadLoader(dependencies);

@@ -30,7 +30,8 @@ export interface PhaseDependencies {
   logger: Logger;
   botUserId: string;
   now: () => number;
-  newStepId: () => string;
+  /** A new step's id; the default names the thread's Redis shard (`store/redis-keys.ts`), so the step lives beside its thread. */
+  newStepId: (threadKey: string) => string;
   /** Turns and tool runs counted for the operator's dashboards. */
   metrics: Metrics;
   /** `createBot({ onApprovalRequest })`: code that may decide a call before people see its card. */

@@ -34,7 +34,7 @@ export function createStepCards(options: StepCardDependencies) {
       requests,
       policy: options.policy,
       definitionOf,
-      stepId: options.newStepId(),
+      stepId: options.newStepId(thread.threadKey),
       botUserId: options.botUserId,
       now: now(),
     });

@@ -29,6 +29,8 @@ export const ErrorCode = {
   AuditAppendFailed: 'countersign_audit_append_failed',
   /** `npm run audit` was given arguments it cannot use. */
   AuditUsage: 'countersign_audit_usage',
+  /** COUNTERSIGN_REDIS_SHARDS differs from the shard count the Redis data was written with. */
+  RedisShardsMismatch: 'countersign_redis_shards_mismatch',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

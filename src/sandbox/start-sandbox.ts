@@ -69,7 +69,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
   const environment: EnvironmentConfig = { ...parsed, slack: { ...parsed.slack, apiUrl: emulator.url } };
   let bot: Bot;
   try {
-    bot = await createBot({ environment, config, logger, ...sandboxState({ redisUrl: environment.redisUrl, logger }), ...(model.model ? { model: model.model } : {}) });
+    bot = await createBot({ environment, config, logger, ...sandboxState({ environment, logger }), ...(model.model ? { model: model.model } : {}) });
   } catch (error) {
     await emulator.close();
     throw error;
@@ -147,9 +147,11 @@ export const SANDBOX_KEY_PREFIX = 'countersign-sandbox:';
  * warning about it), or in Redis under keys of its own, which `npm run audit` reads with
  * COUNTERSIGN_KEY_PREFIX set to the prefix.
  */
-function sandboxState({ redisUrl, logger }: { redisUrl: string | undefined; logger: Logger }): { store: StateStore; audit: AuditLog } {
-  if (redisUrl !== undefined) {
-    return { store: createRedisStore({ url: redisUrl, keyPrefix: SANDBOX_KEY_PREFIX, auditLogger: logger }), audit: createRedisAuditLog({ url: redisUrl, keyPrefix: SANDBOX_KEY_PREFIX, logger }) };
+function sandboxState({ environment, logger }: { environment: EnvironmentConfig; logger: Logger }): { store: StateStore; audit: AuditLog } {
+  const { redis: target, redisShards } = environment;
+  if (target !== undefined) {
+    const shards = redisShards === undefined ? {} : { shards: redisShards };
+    return { store: createRedisStore({ target, keyPrefix: SANDBOX_KEY_PREFIX, ...shards, auditLogger: logger }), audit: createRedisAuditLog({ target, keyPrefix: SANDBOX_KEY_PREFIX, ...shards, logger }) };
   }
   const audit = createMemoryAuditLog({ logger });
   return { audit, store: createMemoryStore({ audit }) };

@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createRedisAuditLog } from './redis-audit-log.js';
+import { createRedisKeys } from './redis-keys.js';
 
 function capturingLogger() {
   const lines: Array<Record<string, unknown>> = [];
@@ -16,18 +17,18 @@ describe('the Redis audit log', () => {
   const redis = new Redis(inject('redisUrl'));
   afterAll(() => redis.disconnect());
 
-  it('is one stream per key prefix that an operator can read with redis-cli', async () => {
+  it('is one stream per shard of a key prefix, readable with redis-cli', async () => {
     const keyPrefix = `test:${randomUUID()}:`;
     const log = createRedisAuditLog({ redis, keyPrefix, logger: capturingLogger().logger });
     await log.append(expired);
-    const entries = await redis.xrange(`${keyPrefix}audit`, '-', '+');
+    const entries = await redis.xrange(createRedisKeys({ keyPrefix }).shard(0).audit(), '-', '+');
     expect(entries).toEqual([[expect.any(String), ['type', 'expired', 'event', expect.stringContaining('"stepId":"step-1"')]]]);
     await log.close();
     // The client was the caller's, so it is still usable.
     expect(await redis.ping()).toBe('PONG');
   });
 
-  it('skips an entry that is not an event rather than failing the whole read', async () => {
+  it('skips an entry that is not an event rather than failing the whole read (and still reads the stream of the untagged layout)', async () => {
     const keyPrefix = `test:${randomUUID()}:`;
     const { logger, lines } = capturingLogger();
     const log = createRedisAuditLog({ redis, keyPrefix, logger });

@@ -1,9 +1,10 @@
 import { CountersignError, ErrorCode } from '../errors/countersign-error.js';
-import { Redis } from 'ioredis';
-import { reconnectDelayMs } from './reconnect-delay.js';
+import type { Cluster, Redis } from 'ioredis';
+import type { RedisTarget } from '../config/redis-target.js';
+import { connectRedisClient } from './connect-to-redis.js';
+import { createRedisKeys, DEFAULT_REDIS_SHARDS } from './redis-keys.js';
 import type { AuditEventInput, StoredAuditEvent } from '../audit/audit-event.js';
 import {
-  auditStreamKey,
   DEFAULT_AUDIT_MAX_AGE_MS,
   DEFAULT_AUDIT_MAX_LENGTH,
   logAuditEvent,
@@ -19,8 +20,10 @@ export const DEFAULT_AUDIT_TRIM_INTERVAL_MS = 60_000;
 const READ_PAGE_SIZE = 1_000;
 
 export type RedisAuditLogOptions = RedisConnection & {
-  /** Namespace shared with the state store; the stream is `${keyPrefix}audit`. */
+  /** Namespace shared with the state store: one stream per shard, `${keyPrefix}{tag}:audit` (see `redis-keys.ts`). */
   keyPrefix?: string;
+  /** The store's shard count: the scripts append each change's events to its shard's stream. */
+  shards?: number;
   maxLength?: number;
   maxAgeMs?: number;
   trimIntervalMs?: number;
@@ -30,8 +33,8 @@ export type RedisAuditLogOptions = RedisConnection & {
   onRedisError?: RedisFailureListener;
 };
 
-/** A URL gives the log its own connection, closed by `close`; a client stays the caller's to close. */
-type RedisConnection = { url: string; redis?: never } | { redis: Redis; url?: never };
+/** A URL or target gives the log its own connection, closed by `close`; a client stays the caller's to close. */
+type RedisConnection = { url: string; redis?: never; target?: never } | { target: RedisTarget; redis?: never; url?: never } | { redis: Redis | Cluster; url?: never; target?: never };
 
 /**
  * The audit trail as a Redis Stream: append-only, ordered by server time, and readable by range
@@ -39,6 +42,7 @@ type RedisConnection = { url: string; redis?: never } | { redis: Redis; url?: ne
  */
 export function createRedisAuditLog({
   keyPrefix = 'countersign:',
+  shards = DEFAULT_REDIS_SHARDS,
   maxLength = DEFAULT_AUDIT_MAX_LENGTH,
   maxAgeMs = DEFAULT_AUDIT_MAX_AGE_MS,
   trimIntervalMs = DEFAULT_AUDIT_TRIM_INTERVAL_MS,
@@ -48,13 +52,15 @@ export function createRedisAuditLog({
   ...connection
 }: RedisAuditLogOptions): AuditLog {
   const ownsClient = connection.redis === undefined;
-  const redis = connection.redis ?? connectForAppends(connection.url);
+  const redis = connection.redis ?? connectRedisClient(connection.target ?? { kind: 'standalone', url: connection.url as string }, { commandTimeout: 5_000 });
   let closed = false;
   const reportFailure = (kind: 'connection' | 'command') => (error: unknown) => {
     if (!closed) onRedisError?.({ kind, error });
   };
   if (onRedisError) redis.on('error', reportFailure('connection'));
-  const key = auditStreamKey(keyPrefix);
+  const keys = createRedisKeys({ keyPrefix, shards });
+  // Read newest layout first; the stream of the untagged layout is only read (and trimmed) until it ages out.
+  const streams = [...keys.shards().map((shard) => shard.audit()), keys.legacyAudit()];
   let lastAgeTrimAt = Number.NEGATIVE_INFINITY;
 
   const toStored = ([id, fields]: [string, string[]]): StoredAuditEvent[] => {
@@ -68,6 +74,18 @@ export function createRedisAuditLog({
     }
   };
 
+  const readWhole = async (stream: string, start: string, end: string): Promise<Array<[string, string[]]>> => {
+    const entries: Array<[string, string[]]> = [];
+    let from = start;
+    for (;;) {
+      const page = await redis.xrange(stream, from, end, 'COUNT', READ_PAGE_SIZE);
+      entries.push(...page);
+      const last = page.at(-1);
+      if (page.length < READ_PAGE_SIZE || last === undefined) return entries;
+      from = `(${last[0]}`;
+    }
+  };
+
   return {
     async append(input: AuditEventInput) {
       const event = prepareAuditEvent(input, now);
@@ -77,20 +95,24 @@ export function createRedisAuditLog({
       // auditors ("nothing older than N days"), and per-append it would be wasted work.
       const trimAge = now() - lastAgeTrimAt >= trimIntervalMs;
       if (trimAge) lastAgeTrimAt = now();
+      // Events written outside a state change (refused clicks, say) go to their channel's shard,
+      // next to the channel's decisions; events of no channel to the first shard. The length cap
+      // holds per shard stream.
+      const routed = event as { teamId?: unknown; channel?: unknown };
+      const key = (typeof routed.teamId === 'string' && typeof routed.channel === 'string' ? keys.ofChannel(routed.teamId, routed.channel) : keys.shard(0)).audit();
       let id: string;
       try {
-        const pipeline = redis.pipeline().xadd(key, 'MAXLEN', '~', maxLength, '*', 'type', event.type, 'event', JSON.stringify(event));
-        if (trimAge) pipeline.xtrim(key, 'MINID', '=', Math.max(0, now() - maxAgeMs));
-        const results = (await pipeline.exec()) ?? [];
-        const [addError, addedId] = results[0] ?? [new Error('Redis returned no reply to XADD')];
-        if (addError) throw addError;
-        const trimError = results[1]?.[0];
-        if (trimError) logger.warn({ err: trimError }, 'Could not trim old audit entries; will try again later');
-        id = String(addedId);
+        id = String(await redis.xadd(key, 'MAXLEN', '~', maxLength, '*', 'type', event.type, 'event', JSON.stringify(event)));
       } catch (error) {
         reportFailure('command')(error);
         logAuditEvent(logger, event, false);
         throw new AuditAppendError({ eventType: event.type, cause: error });
+      }
+      if (trimAge) {
+        const minimumId = Math.max(0, now() - maxAgeMs);
+        const trims = await Promise.allSettled(streams.map((stream) => redis.xtrim(stream, 'MINID', '=', minimumId)));
+        const failed = trims.find((trim) => trim.status === 'rejected');
+        if (failed) logger.warn({ err: failed.reason }, 'Could not trim old audit entries; will try again later');
       }
       logAuditEvent(logger, { id, ...event }, true);
     },
@@ -101,18 +123,11 @@ export function createRedisAuditLog({
       const end = untilMs === undefined ? '+' : String(Math.floor(untilMs));
       if (limit !== undefined) {
         if (limit < 1) return [];
-        const newestFirst = await redis.xrevrange(key, end, start, 'COUNT', limit);
-        return newestFirst.reverse().flatMap(toStored);
+        const newestFirst = (await Promise.all(streams.map((stream) => redis.xrevrange(stream, end, start, 'COUNT', limit)))).flat();
+        return newestFirst.sort(byStreamId).slice(-limit).flatMap(toStored);
       }
-      const events: StoredAuditEvent[] = [];
-      let from = start;
-      for (;;) {
-        const page = await redis.xrange(key, from, end, 'COUNT', READ_PAGE_SIZE);
-        events.push(...page.flatMap(toStored));
-        const last = page.at(-1);
-        if (page.length < READ_PAGE_SIZE || last === undefined) return events;
-        from = `(${last[0]}`;
-      }
+      const all = await Promise.all(streams.map((stream) => readWhole(stream, start, end)));
+      return all.flat().sort(byStreamId).flatMap(toStored);
     },
 
     async close() {
@@ -124,18 +139,11 @@ export function createRedisAuditLog({
   };
 }
 
-function connectForAppends(url: string): Redis {
-  const redis = new Redis(url, {
-    // Like the state store: fail an append promptly rather than queue it forever behind a dead link.
-    maxRetriesPerRequest: 2,
-    retryStrategy: reconnectDelayMs,
-    connectTimeout: 5_000,
-    // A Redis that accepts connections but never answers must not hold a caller's await forever.
-    commandTimeout: 5_000,
-  });
-  // ioredis emits connection errors as events; without a listener Node would crash the process.
-  redis.on('error', () => {});
-  return redis;
+/** Stream ids (`ms-seq`) in time order, across the shards' streams. */
+function byStreamId([left]: [string, string[]], [right]: [string, string[]]): number {
+  const [leftMs = 0, leftSeq = 0] = left.split('-').map(Number);
+  const [rightMs = 0, rightSeq = 0] = right.split('-').map(Number);
+  return leftMs - rightMs || leftSeq - rightSeq;
 }
 
 /** The audit event could not be written; callers that must not act unaudited stop here. */

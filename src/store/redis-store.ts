@@ -1,12 +1,16 @@
-import { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type { AuditEventInput } from '../audit/audit-event.js';
-import { auditStreamKey, DEFAULT_AUDIT_MAX_LENGTH, logAuditEvent, type AuditLogger } from '../audit/audit-log.js';
+import { DEFAULT_AUDIT_MAX_LENGTH, logAuditEvent, type AuditLogger } from '../audit/audit-log.js';
 import { prepareAuditEvent } from '../audit/prepare-audit-event.js';
 import type { Grant } from '../approvals/grant.js';
 import type { PendingStep } from '../approvals/pending-step.js';
 import { FencedError } from './fenced-error.js';
 import { reportingCommandFailures, type RedisFailureListener } from './redis-failures.js';
-import { reconnectDelayMs } from './reconnect-delay.js';
+import type { RedisTarget } from '../config/redis-target.js';
+import { connectRedisClient } from './connect-to-redis.js';
+import { prepareKeyLayout } from './key-layout.js';
+import { createRedisKeys, DEFAULT_REDIS_SHARDS, type ShardKeys } from './redis-keys.js';
+import { createReadyWaiter } from './redis-ready-waiter.js';
 import {
   COMMIT_STEP_SCRIPT,
   CREATE_STEP_SCRIPT,
@@ -25,7 +29,7 @@ import {
   TRY_LOCK_SCRIPT,
   SET_STEP_FIELD_SCRIPT,
 } from './redis-scripts.js';
-import type { CommitResult, ExecutingMarker, ScheduleKind, StateStore } from './state-store.js';
+import type { CommitResult, ExecutingMarker, StateStore } from './state-store.js';
 import { createThreadHistories, type ThreadReply } from './redis-thread-history.js';
 import { CARD_LINK_FIELD, copyField, stepData, stepFromRecord } from './step-record.js';
 
@@ -55,18 +59,19 @@ const SCRIPTS = {
 
 type ScriptRunner = Record<keyof typeof SCRIPTS, (...args: Array<string | number>) => Promise<unknown>>;
 
-/** The sorted sets of due times, one per kind, each scored by epoch milliseconds and holding step ids. */
-const SCHEDULE_KEYS: Record<ScheduleKind, string> = { expiry: 'expiries', reminder: 'reminders', escalation: 'escalations' };
-
 /** Hints beyond this many are dropped (oldest first) when no worker takes them; the recovery sweep still finds the work. */
 const READY_HINTS_KEPT = 10_000;
 
 export interface RedisStoreOptions {
-  /** A client to use (and close with the store); or `url` to connect one. */
-  redis?: Redis;
+  /** A client to use (and close with the store); or `url` / `target` to connect one. */
+  redis?: Redis | Cluster;
   url?: string;
+  /** A standalone, Sentinel or Cluster deployment (see `parseRedisTarget`); `url` is the standalone shorthand. */
+  target?: RedisTarget;
   /** Namespace for every key, so several bots (or tests) can share one Redis. */
   keyPrefix?: string;
+  /** Slot groups the keyspace is cut into (see `redis-keys.ts`); fixed for the life of the data. */
+  shards?: number;
   /** Where audit events written with state changes also go as log lines. */
   auditLogger?: AuditLogger;
   auditMaxLength?: number;
@@ -78,46 +83,26 @@ export interface RedisStoreOptions {
 export function createRedisStore({
   redis: given,
   url,
+  target,
   keyPrefix = 'countersign:',
+  shards = DEFAULT_REDIS_SHARDS,
   auditLogger,
   auditMaxLength = DEFAULT_AUDIT_MAX_LENGTH,
   now = Date.now,
   onRedisError,
 }: RedisStoreOptions): StateStore {
-  const redis = given ?? connect(url);
+  const redis = given ?? connectRedisClient(target ?? (url === undefined ? undefined : { kind: 'standalone', url }));
+  let closed = false;
   const reportConnectionError = (error: unknown) => {
     if (!closed) onRedisError?.({ kind: 'connection', error });
   };
   if (onRedisError) redis.on('error', reportConnectionError);
   for (const [name, [numberOfKeys, lua]] of Object.entries(SCRIPTS)) redis.defineCommand(name, { numberOfKeys, lua });
   const run = redis as unknown as ScriptRunner;
-  let blocking: Redis | undefined;
-  let closed = false;
+  const keys = createRedisKeys({ keyPrefix, shards });
+  const ready = createReadyWaiter({ redis, keys, onConnectionError: (error) => reportConnectionError(error) });
   const histories = createThreadHistories();
-
-  const key = {
-    once: (id: string) => `${keyPrefix}once:${id}`,
-    thread: (threadKey: string) => `${keyPrefix}thread:${threadKey}`,
-    messages: (threadKey: string) => `${keyPrefix}thread-messages:${threadKey}`,
-    step: (stepId: string) => `${keyPrefix}step:${stepId}`,
-    queue: (threadKey: string) => `${keyPrefix}queue:${threadKey}`,
-    lock: (threadKey: string) => `${keyPrefix}lock:${threadKey}`,
-    fence: (threadKey: string) => `${keyPrefix}fence:${threadKey}`,
-    inflight: (threadKey: string) => `${keyPrefix}inflight:${threadKey}`,
-    busy: () => `${keyPrefix}busy-threads`,
-    ready: () => `${keyPrefix}ready-threads`,
-    complete: () => `${keyPrefix}complete-steps`,
-    executing: (threadKey: string) => `${keyPrefix}executing:${threadKey}`,
-    schedule: (kind: ScheduleKind) => `${keyPrefix}${SCHEDULE_KEYS[kind]}`,
-    pending: (teamId: string, channel: string) => `${keyPrefix}pending:${teamId}:${channel}`,
-    grants: (teamId: string, channel: string) => `${keyPrefix}grants:${teamId}:${channel}`,
-    // Workspace-wide indexes (App Home, the pending gauge): one key per workspace, named only here so
-    // they can be sharded (or hash-tagged) later without touching the scripts.
-    openSteps: (teamId: string) => `${keyPrefix}open-steps:${teamId}`,
-    openStepTeams: () => `${keyPrefix}open-step-teams`,
-    grantChannels: (teamId: string) => `${keyPrefix}grant-channels:${teamId}`,
-    audit: () => auditStreamKey(keyPrefix),
-  };
+  const layout = prepareKeyLayout({ redis, keys, keyPrefix });
 
   /** Audit events as the scripts append them: prepared (stamped, redacted) once, here. */
   const prepare = (events: readonly AuditEventInput[]) => {
@@ -128,49 +113,70 @@ export function createRedisStore({
     if (auditLogger) for (const event of prepared) logAuditEvent(auditLogger, event, true);
   };
 
+  /** Reads each shard of a schedule (a sorted set) and keeps the `limit` lowest scores overall. */
+  const lowestAcrossShards = async (keyOf: (shard: ShardKeys) => string, max: number | string, limit: number): Promise<string[]> => {
+    // One pipeline (one round trip) on a single server; a cluster sends each shard's read to its node.
+    if (!redis.isCluster) {
+      const pipeline = redis.pipeline();
+      for (const shard of keys.shards()) pipeline.zrangebyscore(keyOf(shard), '-inf', max, 'WITHSCORES', 'LIMIT', 0, limit);
+      return mergeByScore(repliesOf(await pipeline.exec()) as string[][], limit);
+    }
+    const perShard = await Promise.all(keys.shards().map((shard) => redis.zrangebyscore(keyOf(shard), '-inf', max, 'WITHSCORES', 'LIMIT', 0, limit)));
+    return mergeByScore(perShard, limit);
+  };
+
   const store: StateStore = {
     kind: 'redis',
 
-    async claimOnce(keys, ttlMs) {
-      const pipeline = redis.pipeline();
-      for (const id of keys) pipeline.set(key.once(id), '1', 'PX', ttlMs, 'NX');
-      const results = (await pipeline.exec()) ?? [];
-      for (const [error] of results) if (error) throw error;
-      return results.every(([, value]) => value === 'OK');
+    async claimOnce(ids, ttlMs) {
+      // A pipeline (one round trip) on a single server; in a cluster the keys live on different nodes.
+      if (!redis.isCluster) {
+        const pipeline = redis.pipeline();
+        for (const id of ids) pipeline.set(keys.once(id), '1', 'PX', ttlMs, 'NX');
+        return repliesOf(await pipeline.exec()).every((value) => value === 'OK');
+      }
+      const results = await Promise.all(ids.map((id) => redis.set(keys.once(id), '1', 'PX', ttlMs, 'NX')));
+      return results.every((value) => value === 'OK');
     },
 
     async getThread(threadKey) {
-      return histories.read(threadKey, (await run.csReadThread(key.thread(threadKey), key.messages(threadKey))) as ThreadReply);
+      const at = keys.ofThread(threadKey);
+      return histories.read(threadKey, (await run.csReadThread(at.thread(threadKey), at.messages(threadKey))) as ThreadReply);
     },
 
     async saveThread(thread, ttlMs, fence, { settled = false } = {}) {
+      const at = keys.ofThread(thread.threadKey);
+      const fenceAt = keys.ofThread(fence.threadKey);
       const reply = await histories.write(thread, (write) =>
-        run.csSaveThread(key.thread(thread.threadKey), key.fence(fence.threadKey), key.executing(thread.threadKey), key.messages(thread.threadKey), fence.token, write.metaJson, ttlMs, settled ? '1' : '0', write.historyJson),
+        run.csSaveThread(at.thread(thread.threadKey), fenceAt.fence(fence.threadKey), at.executing(thread.threadKey), at.messages(thread.threadKey), fence.token, write.metaJson, ttlMs, settled ? '1' : '0', write.historyJson),
       );
       if (reply === 'fenced') throw new FencedError(fence.threadKey);
     },
 
     async createThreadIfAbsent(thread, ttlMs) {
+      const at = keys.ofThread(thread.threadKey);
       const reply = await histories.write(thread, (write) =>
-        run.csCreateThreadIfAbsent(key.thread(thread.threadKey), key.messages(thread.threadKey), write.metaJson, ttlMs, write.historyJson), { rewrite: true },
+        run.csCreateThreadIfAbsent(at.thread(thread.threadKey), at.messages(thread.threadKey), write.metaJson, ttlMs, write.historyJson), { rewrite: true },
       );
       return reply !== 0;
     },
 
     async createStep({ step, thread, ttlMs, audit, fence }) {
       const { prepared, args } = prepare(audit);
+      const stepAt = keys.ofStep(step.stepId);
+      const threadAt = keys.ofThread(thread.threadKey);
       const reply = await histories.write(thread, (write) =>
         run.csCreateStep(
-          key.step(step.stepId),
-          key.thread(thread.threadKey),
-          key.schedule('expiry'),
-          key.schedule('reminder'),
-          key.pending(step.teamId, step.channel),
-          key.audit(),
-          key.fence(fence.threadKey),
-          key.messages(thread.threadKey),
-          key.openSteps(step.teamId),
-          key.openStepTeams(),
+          stepAt.step(step.stepId),
+          threadAt.thread(thread.threadKey),
+          stepAt.schedule('expiry'),
+          stepAt.schedule('reminder'),
+          keys.ofChannel(step.teamId, step.channel).pending(step.teamId, step.channel),
+          stepAt.audit(),
+          keys.ofThread(fence.threadKey).fence(fence.threadKey),
+          threadAt.messages(thread.threadKey),
+          stepAt.openSteps(step.teamId),
+          stepAt.openStepTeams(),
           fence.token,
           stepData(step),
           ttlMs,
@@ -188,36 +194,39 @@ export function createRedisStore({
       );
       if (reply === 'fenced') throw new FencedError(fence.threadKey);
       logStored(prepared);
-      if (step.escalation?.nextAt !== undefined) await redis.zadd(key.schedule('escalation'), step.escalation.nextAt, step.stepId);
+      if (step.escalation?.nextAt !== undefined) await redis.zadd(stepAt.schedule('escalation'), step.escalation.nextAt, step.stepId);
     },
 
     async getStep(stepId) {
-      return stepFromRecord(await redis.hgetall(key.step(stepId)));
+      return stepFromRecord(await redis.hgetall(keys.ofStep(stepId).step(stepId)));
     },
 
     async setStepCard(stepId, cardTs, link) {
-      await redis.hset(key.step(stepId), 'card', cardTs);
-      if (link !== undefined) await run.csSetStepField(key.step(stepId), CARD_LINK_FIELD, link);
+      const at = keys.ofStep(stepId);
+      await redis.hset(at.step(stepId), 'card', cardTs);
+      if (link !== undefined) await run.csSetStepField(at.step(stepId), CARD_LINK_FIELD, link);
     },
 
     async recordCardCopy(stepId, copy) {
-      await run.csSetStepField(key.step(stepId), copyField(copy), JSON.stringify(copy));
+      await run.csSetStepField(keys.ofStep(stepId).step(stepId), copyField(copy), JSON.stringify(copy));
     },
 
     async commitStep(transition): Promise<CommitResult> {
       const { step, grant, fence } = transition;
       const { prepared, args } = prepare(transition.audit);
       const flags = `${transition.completed ? 'c' : ''}${transition.resumed ? 'r' : ''}${transition.closed ? 'x' : ''}`;
+      const stepAt = keys.ofStep(step.stepId);
+      const fencedThread = fence?.threadKey ?? step.threadKey;
       const reply = (await run.csCommitStep(
-        key.step(step.stepId),
-        key.complete(),
-        key.schedule('expiry'),
-        key.schedule('reminder'),
-        key.audit(),
-        key.grants(step.teamId, step.channel),
-        key.fence(fence?.threadKey ?? step.threadKey),
-        key.openSteps(step.teamId),
-        key.grantChannels(step.teamId),
+        stepAt.step(step.stepId),
+        stepAt.complete(),
+        stepAt.schedule('expiry'),
+        stepAt.schedule('reminder'),
+        stepAt.audit(),
+        keys.ofChannel(step.teamId, step.channel).grants(step.teamId, step.channel),
+        keys.ofThread(fencedThread).fence(fencedThread),
+        stepAt.openSteps(step.teamId),
+        stepAt.grantChannels(step.teamId),
         transition.fromRevision,
         stepData(step),
         step.stepId,
@@ -237,31 +246,33 @@ export function createRedisStore({
     },
 
     async dueSteps({ kind, now: at, limit }) {
-      return redis.zrangebyscore(key.schedule(kind), '-inf', at, 'LIMIT', 0, limit);
+      return lowestAcrossShards((shard) => shard.schedule(kind), at, limit);
     },
 
     async unschedule(stepId) {
-      await redis.multi().zrem(key.schedule('expiry'), stepId).zrem(key.schedule('reminder'), stepId).zrem(key.schedule('escalation'), stepId).exec();
+      const at = keys.ofStep(stepId);
+      await redis.multi().zrem(at.schedule('expiry'), stepId).zrem(at.schedule('reminder'), stepId).zrem(at.schedule('escalation'), stepId).exec();
     },
 
     async scheduleEscalation(stepId, at) {
-      if (at === undefined) await redis.zrem(key.schedule('escalation'), stepId);
-      else await redis.zadd(key.schedule('escalation'), at, stepId);
+      const schedule = keys.ofStep(stepId).schedule('escalation');
+      if (at === undefined) await redis.zrem(schedule, stepId);
+      else await redis.zadd(schedule, at, stepId);
     },
 
     async claimReminder(stepId) {
-      return (await redis.zrem(key.schedule('reminder'), stepId)) === 1;
+      return (await redis.zrem(keys.ofStep(stepId).schedule('reminder'), stepId)) === 1;
     },
 
     async completedSteps({ before, limit }) {
-      return redis.zrangebyscore(key.complete(), '-inf', before, 'LIMIT', 0, limit);
+      return lowestAcrossShards((shard) => shard.complete(), before, limit);
     },
 
     async listPendingSteps({ teamId, channel, limit }) {
-      const index = key.pending(teamId, channel);
+      const index = keys.ofChannel(teamId, channel).pending(teamId, channel);
       const open = [];
       for (const stepId of await redis.zrevrange(index, 0, limit * 4)) {
-        const step = stepFromRecord(await redis.hgetall(key.step(stepId)));
+        const step = await store.getStep(stepId);
         if (step?.phase === 'pending') open.push(step);
         else await redis.zrem(index, stepId);
         if (open.length >= limit) break;
@@ -270,37 +281,39 @@ export function createRedisStore({
     },
 
     async listOpenSteps({ teamId, limit }) {
-      const index = key.openSteps(teamId);
-      // Closing takes a step off in the same script, so the index holds open steps and those whose
-      // record expired (dropped here): one round trip reads them all.
-      const stepIds = await redis.zrevrange(index, 0, limit - 1);
-      const pipeline = redis.pipeline();
-      for (const stepId of stepIds) pipeline.hgetall(key.step(stepId));
-      const replies = (await pipeline.exec()) ?? [];
+      // Each shard keeps its own index of the workspace's open steps (the scripts that open and
+      // close a step write it in the step's slot); closing takes a step off in the same script, so
+      // an index holds open steps and those whose record expired (dropped here).
+      const perShard = await Promise.all(keys.shards().map(async (shard) => ({ index: shard.openSteps(teamId), entries: await redis.zrevrange(shard.openSteps(teamId), 0, limit - 1, 'WITHSCORES') })));
+      const newest = perShard
+        .flatMap(({ index, entries }) => pairs(entries).map(([stepId, score]) => ({ index, stepId, score })))
+        .sort((left, right) => right.score - left.score)
+        .slice(0, limit);
+      const records = await Promise.all(newest.map(({ stepId }) => redis.hgetall(keys.ofStep(stepId).step(stepId))));
       const open: PendingStep[] = [];
-      const gone: string[] = [];
-      for (const [position, [error, fields]] of replies.entries()) {
-        if (error) throw error;
-        const step = stepFromRecord(fields as Record<string, string>);
+      for (const [position, fields] of records.entries()) {
+        const step = stepFromRecord(fields);
+        const entry = newest[position] as { index: string; stepId: string };
         if (step?.phase === 'pending') open.push(step);
-        else if (!step) gone.push(stepIds[position]!);
+        else if (!step) await redis.zrem(entry.index, entry.stepId);
       }
-      if (gone.length > 0) await redis.zrem(index, ...gone);
       return open;
     },
 
     async teamsWithOpenSteps() {
-      return redis.smembers(key.openStepTeams());
+      const perShard = await Promise.all(keys.shards().map((shard) => redis.smembers(shard.openStepTeams())));
+      return [...new Set(perShard.flat())];
     },
 
     async listTeamGrants({ teamId, now: at }) {
+      const perShard = await Promise.all(keys.shards().map((shard) => redis.smembers(shard.grantChannels(teamId))));
       const live: Grant[] = [];
-      for (const channel of await redis.smembers(key.grantChannels(teamId))) live.push(...(await this.listGrants({ teamId, channel, now: at })));
+      for (const channel of new Set(perShard.flat())) live.push(...(await this.listGrants({ teamId, channel, now: at })));
       return live.sort((left, right) => left.createdAt - right.createdAt);
     },
 
     async listGrants({ teamId, channel, now: at }) {
-      const grants = key.grants(teamId, channel);
+      const grants = keys.ofChannel(teamId, channel).grants(teamId, channel);
       const live: Grant[] = [];
       for (const [grantId, json] of Object.entries(await redis.hgetall(grants))) {
         const grant = JSON.parse(json) as Grant;
@@ -311,96 +324,96 @@ export function createRedisStore({
     },
 
     async revokeGrant({ teamId, channel, grantId, audit }) {
-      const grants = key.grants(teamId, channel);
+      const channelAt = keys.ofChannel(teamId, channel);
+      const grants = channelAt.grants(teamId, channel);
       const json = await redis.hget(grants, grantId);
       if (json === null) return undefined;
       const grant = JSON.parse(json) as Grant;
       const { prepared, args } = prepare([audit(grant)]);
-      if ((await run.csRevokeGrant(grants, key.audit(), grantId, json, auditMaxLength, ...args)) !== 1) return undefined;
+      if ((await run.csRevokeGrant(grants, channelAt.audit(), grantId, json, auditMaxLength, ...args)) !== 1) return undefined;
       logStored(prepared);
       return grant;
     },
 
     async enqueueWork(threadKey, item, lockTtlMs) {
-      const token = await run.csEnqueueAndLock(key.queue(threadKey), key.lock(threadKey), key.busy(), key.fence(threadKey), item, lockTtlMs, QUEUE_TTL_MS, threadKey, now(), FENCE_TTL_MS);
+      const at = keys.ofThread(threadKey);
+      const token = await run.csEnqueueAndLock(at.queue(threadKey), at.lock(threadKey), at.busy(), at.fence(threadKey), item, lockTtlMs, QUEUE_TTL_MS, threadKey, now(), FENCE_TTL_MS);
       return typeof token === 'string' ? token : undefined;
     },
 
     async handOffWork(threadKey, item) {
-      await run.csHandOffWork(key.queue(threadKey), key.lock(threadKey), key.busy(), key.ready(), item, QUEUE_TTL_MS, threadKey, now(), READY_HINTS_KEPT);
+      const at = keys.ofThread(threadKey);
+      await run.csHandOffWork(at.queue(threadKey), at.lock(threadKey), at.busy(), at.ready(), item, QUEUE_TTL_MS, threadKey, now(), READY_HINTS_KEPT);
     },
 
     async nextReadyThread(timeoutMs) {
       if (closed) return undefined;
-      // A blocking pop holds its connection until it answers, so it gets one of its own.
-      blocking ??= redis.duplicate().on('error', reportConnectionError);
-      const reply = await blocking.blpop(key.ready(), Math.max(0.01, timeoutMs / 1000));
-      return reply?.[1];
+      return ready.next(timeoutMs);
     },
 
     async tryLock(threadKey, ttlMs) {
-      const token = await run.csTryLock(key.lock(threadKey), key.fence(threadKey), ttlMs, now(), FENCE_TTL_MS);
+      const at = keys.ofThread(threadKey);
+      const token = await run.csTryLock(at.lock(threadKey), at.fence(threadKey), ttlMs, now(), FENCE_TTL_MS);
       return typeof token === 'string' ? token : undefined;
     },
 
     async takeWork(fence) {
-      const [status, item] = (await run.csTakeWork(key.queue(fence.threadKey), key.inflight(fence.threadKey), key.fence(fence.threadKey), fence.token, QUEUE_TTL_MS)) as [string, string?];
-      if (status === 'fenced') throw new FencedError(fence.threadKey);
+      const { threadKey } = fence;
+      const at = keys.ofThread(threadKey);
+      const [status, item] = (await run.csTakeWork(at.queue(threadKey), at.inflight(threadKey), at.fence(threadKey), fence.token, QUEUE_TTL_MS)) as [string, string?];
+      if (status === 'fenced') throw new FencedError(threadKey);
       return item;
     },
 
     async takeLeftover(threadKey) {
-      return (await redis.lindex(key.inflight(threadKey), 0)) ?? undefined;
+      return (await redis.lindex(keys.ofThread(threadKey).inflight(threadKey), 0)) ?? undefined;
     },
 
     async finishWork(fence, finished, lockTtlMs) {
       const { threadKey } = fence;
-      const [status, item] = (await run.csFinishWork(key.queue(threadKey), key.lock(threadKey), key.inflight(threadKey), key.busy(), key.fence(threadKey), fence.token, finished, lockTtlMs, threadKey, QUEUE_TTL_MS)) as [string, string?];
+      const at = keys.ofThread(threadKey);
+      const [status, item] = (await run.csFinishWork(at.queue(threadKey), at.lock(threadKey), at.inflight(threadKey), at.busy(), at.fence(threadKey), fence.token, finished, lockTtlMs, threadKey, QUEUE_TTL_MS)) as [string, string?];
       if (status === 'fenced') throw new FencedError(threadKey);
       return item;
     },
 
     async busyThreads({ limit }) {
-      return redis.zrange(key.busy(), '0', String(limit - 1));
+      return lowestAcrossShards((shard) => shard.busy(), '+inf', limit);
     },
 
     async extendLock(fence, ttlMs) {
-      return (await run.csExtendLock(key.lock(fence.threadKey), key.fence(fence.threadKey), fence.token, ttlMs)) === 1;
+      const at = keys.ofThread(fence.threadKey);
+      return (await run.csExtendLock(at.lock(fence.threadKey), at.fence(fence.threadKey), fence.token, ttlMs)) === 1;
     },
 
     async isCurrent(fence) {
-      return (await redis.get(key.fence(fence.threadKey))) === fence.token;
+      return (await redis.get(keys.ofThread(fence.threadKey).fence(fence.threadKey))) === fence.token;
     },
 
     async releaseLockIfIdle(fence, lockTtlMs) {
-      return (await run.csReleaseIfIdle(
-        key.queue(fence.threadKey),
-        key.lock(fence.threadKey),
-        key.inflight(fence.threadKey),
-        key.busy(),
-        key.fence(fence.threadKey),
-        fence.token,
-        lockTtlMs,
-        fence.threadKey,
-      )) as 'more' | 'released' | 'fenced';
+      const { threadKey } = fence;
+      const at = keys.ofThread(threadKey);
+      return (await run.csReleaseIfIdle(at.queue(threadKey), at.lock(threadKey), at.inflight(threadKey), at.busy(), at.fence(threadKey), fence.token, lockTtlMs, threadKey)) as 'more' | 'released' | 'fenced';
     },
 
     async markExecuting({ fence, toolCallId, marker, ttlMs, audit }) {
       const { prepared, args } = prepare(audit);
-      const reply = await run.csMarkExecuting(key.executing(fence.threadKey), key.fence(fence.threadKey), key.audit(), fence.token, toolCallId, JSON.stringify(marker), ttlMs, auditMaxLength, ...args);
+      const at = keys.ofThread(fence.threadKey);
+      const reply = await run.csMarkExecuting(at.executing(fence.threadKey), at.fence(fence.threadKey), at.audit(), fence.token, toolCallId, JSON.stringify(marker), ttlMs, auditMaxLength, ...args);
       if (reply === 'fenced') throw new FencedError(fence.threadKey);
       logStored(prepared);
     },
 
     async finishExecuting({ threadKey, toolCallId, marker, audit }) {
       const { prepared, args } = prepare([audit]);
-      await run.csFinishExecuting(key.executing(threadKey), key.audit(), toolCallId, JSON.stringify(marker), auditMaxLength, ...args);
+      const at = keys.ofThread(threadKey);
+      await run.csFinishExecuting(at.executing(threadKey), at.audit(), toolCallId, JSON.stringify(marker), auditMaxLength, ...args);
       logStored(prepared);
     },
 
     async executingCalls(threadKey) {
       const markers = new Map<string, ExecutingMarker>();
-      for (const [toolCallId, json] of Object.entries(await redis.hgetall(key.executing(threadKey)))) {
+      for (const [toolCallId, json] of Object.entries(await redis.hgetall(keys.ofThread(threadKey).executing(threadKey)))) {
         markers.set(toolCallId, parseMarker(json));
       }
       return markers;
@@ -412,25 +425,50 @@ export function createRedisStore({
 
     async close() {
       closed = true;
-      blocking?.disconnect();
+      ready.close();
       redis.disconnect();
     },
   };
-  return onRedisError ? reportingCommandFailures(store, { onFailure: onRedisError, active: () => !closed }) : store;
+  return onRedisError ? reportingCommandFailures(afterLayout(store, layout), { onFailure: onRedisError, active: () => !closed }) : afterLayout(store, layout);
 }
 
-function connect(url: string | undefined): Redis {
-  if (url === undefined) throw new TypeError('createRedisStore needs a `redis` client or a `url`');
-  const redis = new Redis(url, {
-    // Fail fast instead of queueing commands forever: a click must hear "could not record" promptly.
-    maxRetriesPerRequest: 2,
-    retryStrategy: reconnectDelayMs,
-    connectTimeout: 5_000,
-    lazyConnect: false,
+/**
+ * Every method waits for the key layout to be checked and legacy keys moved first (once per
+ * process; see `key-layout.ts`), so no read misses a pending step that is still under its old name.
+ */
+function afterLayout(store: StateStore, layout: () => Promise<void>): StateStore {
+  const gated = { ...store };
+  for (const name of Object.keys(store) as Array<keyof StateStore>) {
+    const method = store[name];
+    if (typeof method !== 'function' || name === 'close' || name === 'ping') continue;
+    (gated as unknown as Record<string, unknown>)[name] = async (...args: unknown[]) => {
+      await layout();
+      return (method as (...parameters: unknown[]) => Promise<unknown>).apply(store, args);
+    };
+  }
+  return gated;
+}
+
+/** A pipeline's replies, or its first error. */
+function repliesOf(results: Array<[Error | null, unknown]> | null): unknown[] {
+  return (results ?? []).map(([error, reply]) => {
+    if (error) throw error;
+    return reply;
   });
-  // ioredis emits connection errors as events; without a listener Node would crash the process.
-  redis.on('error', () => {});
-  return redis;
+}
+
+/** [member, score, member, score…] → [member, score] pairs. */
+function pairs(flat: readonly string[]): Array<[string, number]> {
+  const result: Array<[string, number]> = [];
+  for (let index = 0; index + 1 < flat.length; index += 2) result.push([flat[index] as string, Number(flat[index + 1])]);
+  return result;
+}
+
+/** [member, score, member, score…] lists, each sorted by score → the `limit` lowest members overall. */
+function mergeByScore(perShard: readonly string[][], limit: number): string[] {
+  const entries: Array<[string, number]> = [];
+  for (const flat of perShard) for (let index = 0; index + 1 < flat.length; index += 2) entries.push([flat[index] as string, Number(flat[index + 1])]);
+  return entries.sort((left, right) => left[1] - right[1]).slice(0, limit).map(([member]) => member);
 }
 
 /** Markers written before they carried the call (a bare time) still say "it may have run". */

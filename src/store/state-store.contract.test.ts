@@ -13,6 +13,8 @@ import { commitTransition } from '../approvals/transitions/commit-transition.js'
 import { escalateTransition } from '../approvals/transitions/escalate.js';
 import { FencedError } from './fenced-error.js';
 import { createMemoryStore } from './memory-store.js';
+import { parseRedisTarget, type RedisTarget } from '../config/redis-target.js';
+import { newStepId } from './redis-keys.js';
 import { createRedisStore } from './redis-store.js';
 import type { Fence, StateStore } from './state-store.js';
 import { newThreadState } from './thread-state.js';
@@ -38,6 +40,15 @@ function createStores(): Array<[string, () => { store: StateStore; audit: AuditL
         return { store: createRedisStore({ url: inject('redisUrl'), keyPrefix }), audit: createRedisAuditLog({ url: inject('redisUrl'), keyPrefix, logger: silent }) };
       },
     ],
+    [
+      // Every script must touch one slot (CROSSSLOT otherwise) and every sweep cover every shard.
+      'redis cluster',
+      () => {
+        const keyPrefix = `test:${randomUUID()}:`;
+        const target = parseRedisTarget(inject('redisClusterUrl')) as RedisTarget;
+        return { store: createRedisStore({ target, keyPrefix }), audit: createRedisAuditLog({ target, keyPrefix, logger: silent }) };
+      },
+    ],
   ];
 }
 
@@ -50,9 +61,14 @@ describe.each(createStores())('%s state store', (_name, create) => {
 
   const lock = async (threadKey: string, ttlMs = TTL): Promise<Fence> => ({ threadKey, token: (await store.tryLock(threadKey, ttlMs))! });
 
-  /** Stores a new step (and its thread) the way a turn does, under a fresh lock on its thread. */
-  async function createStep(step: PendingStep): Promise<PendingStep> {
-    const fence = await lock(`${step.threadKey}:${randomUUID()}`);
+  /**
+   * Stores a new step (and its thread) the way a turn does, under a fresh lock on its thread (in
+   * the step's channel), with an id from `newStepId` as a turn gives it.
+   */
+  async function createStep(template: PendingStep): Promise<PendingStep> {
+    const threadKey = `${template.teamId}:${template.channel}:${template.threadTs}`;
+    const fence = await lock(`${threadKey}-${randomUUID()}`);
+    const step = { ...template, threadKey, stepId: newStepId(threadKey) };
     const thread = { ...newThreadState(step, 1), threadKey: fence.threadKey, pendingStepId: step.stepId };
     await store.createStep({ step, thread, ttlMs: TTL, audit: [{ type: 'expired', stepId: step.stepId, approvalId: 'x', toolName: 'marker' }], fence });
     return step;
@@ -110,7 +126,7 @@ describe.each(createStores())('%s state store', (_name, create) => {
     if (!first.ok || !second.ok) throw new Error('both actions are allowed on the step as read');
     expect(await store.commitStep(first.transition)).toBe('committed');
     expect(await store.commitStep(second.transition)).toBe('conflict');
-    expect(await store.commitStep({ ...second.transition, step: { ...second.transition.step, stepId: 'missing' } })).toBe('not-found');
+    expect(await store.commitStep({ ...second.transition, step: { ...second.transition.step, stepId: newStepId(step.threadKey) } })).toBe('not-found');
     expect((await store.getStep(step.stepId))?.decisions['apv-1']).toMatchObject({ outcome: 'approved', userId: 'UBOB' });
     const decisions = (await audit.read({ sinceMs: 0 })).filter((event) => event.type === 'decision' && event.stepId === step.stepId);
     expect(decisions.map((event) => (event.type === 'decision' ? event.userId : ''))).toEqual(['UBOB']);

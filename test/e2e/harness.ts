@@ -9,6 +9,7 @@ import { parseConfigFile } from '../../src/config/config-file.js';
 import { parseEnvironment } from '../../src/config/environment.js';
 import { createBot, type Bot, type CreateBotOptions } from '../../src/create-bot.js';
 import type { StoredAuditEvent } from '../../src/audit/audit-event.js';
+import type { RedisTarget } from '../../src/config/redis-target.js';
 import { createRedisAuditLog } from '../../src/store/redis-audit-log.js';
 import { createRedisStore } from '../../src/store/redis-store.js';
 import type { ToolDefinition } from '../../src/tools/tool-definition.js';
@@ -133,6 +134,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     LOG_LEVEL: 'silent',
     ...options.environment,
   });
+  // Any REDIS_URL form (one server, redis+cluster://, redis+sentinel://), as the bot reads it.
+  const redisTarget = environment.redis as RedisTarget;
   const config = parseConfigFile(options.configYaml ?? `${recordingToolsYaml(logFile)}\n${options.extraYaml ?? ''}`, 'test.yml');
   const bot = await createBot({
     environment,
@@ -145,8 +148,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.now ? { now: options.now } : {}),
     ...(options.sweepIntervalMs ? { sweepIntervalMs: options.sweepIntervalMs } : {}),
     ...(options.modelTimeoutMs ? { modelTimeoutMs: options.modelTimeoutMs } : {}),
-    store: createRedisStore({ url: options.redisUrl ?? inject('redisUrl'), keyPrefix }),
-    audit: createRedisAuditLog({ url: options.redisUrl ?? inject('redisUrl'), keyPrefix, logger: pino({ level: 'silent' }) }),
+    store: createRedisStore({ target: redisTarget, keyPrefix }),
+    audit: createRedisAuditLog({ target: redisTarget, keyPrefix, logger: pino({ level: 'silent' }) }),
   });
   watch.add(bot);
   const { port } = await bot.start({ port: 0, host: '127.0.0.1' });
@@ -224,7 +227,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         payload: viewSubmissionPayload({ user, callbackId: view.callback_id, privateMetadata: view.private_metadata, values, teamId: TEAM_ID }),
       }),
     async auditEvents() {
-      const reader = createRedisAuditLog({ url: options.redisUrl ?? inject('redisUrl'), keyPrefix, logger: pino({ level: 'silent' }) });
+      const reader = createRedisAuditLog({ target: redisTarget, keyPrefix, logger: pino({ level: 'silent' }) });
       try {
         return await reader.read({ sinceMs: 0 });
       } finally {

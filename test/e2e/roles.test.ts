@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { mentionBot, PAIR_CHANNEL, PAIR_SECRET, PAIR_TEAM, pairEnvironment, pairReplies, usePairWorld } from './bot-pair.js';
 import { freePort, startChildBot, stopChildBot, type ChildBot } from './child-bot.js';
 import { cardButtons, readInvocations, recordingToolsYaml, waitFor } from './harness.js';
+import { createRedisKeys } from '../../src/store/redis-keys.js';
 import { blockActionsPayload, postSlackInteraction } from '../helpers/signed-request.js';
 
 /**
@@ -41,7 +42,8 @@ describe('a receiver and a worker', () => {
       const response = await mentionBot(url, threadTs, 'restart the worker');
       expect(response.status).toBe(200);
       // Handed off: offered to the workers in Redis, the model not asked by the receiver.
-      await waitFor(async () => (await redis.lrange('countersign:ready-threads', 0, -1)).some((key) => key.endsWith(threadTs)), { timeoutMs: 10_000, message: 'the hand-off' });
+      const readyLists = createRedisKeys({ keyPrefix: 'countersign:' }).shards().map((shard) => shard.ready());
+      await waitFor(async () => (await Promise.all(readyLists.map((list) => redis.lrange(list, 0, -1)))).flat().some((key) => key.endsWith(threadTs)), { timeoutMs: 10_000, message: 'the hand-off' });
       expect(world.openai.requests.length).toBe(asked);
 
       const worker = await start('worker');

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { conversationOf } from '../helpers/fake-openai.js';
 import { mentionAndApprove, mentionBot, pairReplies, startBotPair, usePairWorld, waitUntilStopped, type BotPair } from './bot-pair.js';
 import { waitFor } from './harness.js';
+import { createRedisKeys } from '../../src/store/redis-keys.js';
 
 /**
  * Two bot processes share one Redis. The first stops (SIGSTOP, as in a long GC pause or a frozen
@@ -145,7 +146,8 @@ describe('a bot process that stalls past its lock and wakes up', () => {
       await waitFor(() => world.slack.callsTo('chat.update').length > updates, { timeoutMs: 15_000, message: 'the woken process to update the card' });
       const client = new Redis(world.redis.url);
       try {
-        await waitFor(async () => (await client.zcard('countersign:busy-threads')) === 0, { timeoutMs: 15_000, message: 'no thread with work left' });
+        const busySets = createRedisKeys({ keyPrefix: 'countersign:' }).shards().map((shard) => shard.busy());
+        await waitFor(async () => (await Promise.all(busySets.map((set) => client.zcard(set)))).every((count) => count === 0), { timeoutMs: 15_000, message: 'no thread with work left' });
       } finally {
         client.disconnect();
       }

@@ -1,26 +1,28 @@
 import type { TestProject } from 'vitest/node';
+import { startRedisCluster } from './redis-cluster.js';
 import { startRedisServer } from './redis-server.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     /** A Redis for the whole run; tests isolate themselves with their own key prefixes. */
     redisUrl: string;
+    /** A 3-master Redis Cluster for the whole run (`redis+cluster://…`), for the store's cluster runs. */
+    redisClusterUrl: string;
   }
 }
 
 /**
- * One redis-server per test run (not per file) keeps the suite fast; an externally managed
- * Redis (CI service container) is used instead when REDIS_URL is set.
+ * One redis-server and one 3-master Redis Cluster per test run (not per file) keep the suite fast;
+ * an externally managed Redis (CI service container) is used instead when REDIS_URL is set, and
+ * an external cluster when REDIS_CLUSTER_URL is.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const externalUrl = process.env.REDIS_URL;
-  if (externalUrl) {
-    project.provide('redisUrl', externalUrl);
-    return async () => {};
-  }
-  const redis = await startRedisServer();
-  project.provide('redisUrl', redis.url);
+  const externalClusterUrl = process.env.REDIS_CLUSTER_URL;
+  const [redis, cluster] = await Promise.all([externalUrl ? undefined : startRedisServer(), externalClusterUrl ? undefined : startRedisCluster()]);
+  project.provide('redisUrl', externalUrl || (redis?.url as string));
+  project.provide('redisClusterUrl', externalClusterUrl || (cluster?.url as string));
   return async () => {
-    await redis.stop();
+    await Promise.all([redis?.stop(), cluster?.stop()]);
   };
 }

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, createServer, type AddressInfo } from 'node:net';
+import { connect as connectTls } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -9,8 +10,8 @@ export interface RedisServerHandle {
   port: number;
   /** Where a `persist: true` server keeps its append-only file; undefined otherwise. */
   dataDirectory: string | undefined;
-  /** Stops the server for good (and deletes its data directory when it persisted). */
-  stop(): Promise<void>;
+  /** Stops the server for good (and deletes its data directory when it persisted); SIGKILL is a crash. */
+  stop(options?: { signal?: 'SIGTERM' | 'SIGKILL' }): Promise<void>;
   /**
    * Stops and starts on the same port. The data is gone, unless the server was started with
    * `persist: true`. `whileDown` runs between the stop and the start (the server is unreachable).
@@ -25,6 +26,18 @@ export interface StartRedisServerOptions {
    * write, in a private temporary directory that `stop()` deletes. Default false: nothing is written.
    */
   persist?: boolean;
+  /** Before the usual arguments: a config file and `--sentinel` for a sentinel. */
+  leadingArguments?: string[];
+  /** After the usual arguments (later ones win): `--cluster-enabled yes`, a replica's `--replicaof`. */
+  extraArguments?: string[];
+  /** Serve TLS only (no plain port) with this certificate; clients are not asked for one. */
+  tls?: RedisTlsFiles;
+}
+
+export interface RedisTlsFiles {
+  certFile: string;
+  keyFile: string;
+  caFile: string;
 }
 
 const DEFAULT_REDIS_SERVER_BINARY = 'redis-server';
@@ -36,6 +49,7 @@ const OUTPUT_TAIL_CHARACTERS = 2_000;
 export async function startRedisServer(options: StartRedisServerOptions = {}): Promise<RedisServerHandle> {
   const binary = options.binary ?? process.env.REDIS_SERVER_BIN ?? DEFAULT_REDIS_SERVER_BINARY;
   const dataDirectory = options.persist ? mkdtempSync(join(tmpdir(), 'countersign-redis-')) : undefined;
+  const commandLine = { leadingArguments: options.leadingArguments ?? [], extraArguments: options.extraArguments ?? [], tls: options.tls };
   const removeData = () => {
     if (dataDirectory !== undefined) rmSync(dataDirectory, { recursive: true, force: true });
   };
@@ -44,7 +58,7 @@ export async function startRedisServer(options: StartRedisServerOptions = {}): P
   let running: RunningRedis;
   let port: number;
   try {
-    ({ port, running } = await spawnOnFreePort({ binary, dataDirectory }));
+    ({ port, running } = await spawnOnFreePort({ binary, dataDirectory, ...commandLine }));
   } catch (error) {
     process.off('exit', removeData);
     removeData();
@@ -55,8 +69,8 @@ export async function startRedisServer(options: StartRedisServerOptions = {}): P
     url: `redis://127.0.0.1:${port}`,
     port,
     dataDirectory,
-    async stop() {
-      await stopRedis(running);
+    async stop(stopOptions = {}) {
+      await stopRedis(running, stopOptions.signal);
       process.off('exit', removeData);
       removeData();
     },
@@ -65,7 +79,7 @@ export async function startRedisServer(options: StartRedisServerOptions = {}): P
       try {
         await restartOptions.whileDown?.();
       } finally {
-        running = await spawnRedis({ binary, port, dataDirectory });
+        running = await spawnRedis({ binary, port, dataDirectory, ...commandLine });
       }
     },
   };
@@ -74,7 +88,9 @@ export async function startRedisServer(options: StartRedisServerOptions = {}): P
 const PORT_ATTEMPTS = 3;
 
 /** The probed port can be taken before redis binds it, so a failed bind retries on another one. */
-async function spawnOnFreePort(options: { binary: string; dataDirectory: string | undefined }): Promise<{ port: number; running: RunningRedis }> {
+type SpawnOptions = { binary: string; dataDirectory: string | undefined; leadingArguments: string[]; extraArguments: string[]; tls: RedisTlsFiles | undefined };
+
+async function spawnOnFreePort(options: SpawnOptions): Promise<{ port: number; running: RunningRedis }> {
   let lastError: unknown;
   for (let attempt = 0; attempt < PORT_ATTEMPTS; attempt += 1) {
     const port = await findFreePort();
@@ -95,7 +111,7 @@ interface RunningRedis {
   exited: Promise<void>;
 }
 
-async function spawnRedis(options: { binary: string; port: number; dataDirectory: string | undefined }): Promise<RunningRedis> {
+async function spawnRedis(options: SpawnOptions & { port: number }): Promise<RunningRedis> {
   // By default no RDB snapshots or AOF: a restart starts empty and nothing is written. Persisting
   // servers write an AOF (fsynced per write) only into their own directory, and load it on restart.
   const persistence =
@@ -104,7 +120,7 @@ async function spawnRedis(options: { binary: string; port: number; dataDirectory
       : ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', options.dataDirectory];
   const child = spawn(
     options.binary,
-    ['--port', String(options.port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--loglevel', 'warning'],
+    [...options.leadingArguments, ...listening(options), '--bind', '127.0.0.1', '--save', '', ...persistence, '--loglevel', 'warning', ...options.extraArguments],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
@@ -137,7 +153,7 @@ async function spawnRedis(options: { binary: string; port: number; dataDirectory
   spawnFailure.catch(() => undefined);
   const isAlive = () => child.exitCode === null && child.signalCode === null && child.pid !== undefined;
   try {
-    const answered = await Promise.race([waitForPing({ port: options.port, isAlive }), spawnFailure]);
+    const answered = await Promise.race([waitForPing({ port: options.port, tls: options.tls !== undefined, isAlive }), spawnFailure]);
     if (!answered && !isAlive()) await spawnFailure;
     if (!answered) throw new Error(`redis-server did not answer PING on 127.0.0.1:${options.port} within ${STARTUP_TIMEOUT_MS} ms:\n${output}`);
   } catch (error) {
@@ -147,16 +163,22 @@ async function spawnRedis(options: { binary: string; port: number; dataDirectory
   return { child, exited };
 }
 
-async function stopRedis(running: RunningRedis): Promise<void> {
+async function stopRedis(running: RunningRedis, signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<void> {
   if (running.child.exitCode !== null || running.child.signalCode !== null) return;
-  running.child.kill('SIGTERM');
+  running.child.kill(signal);
   const timer = setTimeout(() => running.child.kill('SIGKILL'), STOP_TIMEOUT_MS);
   await running.exited;
   clearTimeout(timer);
 }
 
 /** Polls until PING answers (true), the deadline passes or the process is gone (false). */
-async function waitForPing(options: { port: number; isAlive: () => boolean }): Promise<boolean> {
+function listening(options: SpawnOptions & { port: number }): string[] {
+  if (options.tls === undefined) return ['--port', String(options.port)];
+  const { certFile, keyFile, caFile } = options.tls;
+  return ['--port', '0', '--tls-port', String(options.port), '--tls-cert-file', certFile, '--tls-key-file', keyFile, '--tls-ca-cert-file', caFile, '--tls-auth-clients', 'no'];
+}
+
+async function waitForPing(options: { port: number; tls: boolean; isAlive: () => boolean }): Promise<boolean> {
   const deadline = Date.now() + STARTUP_TIMEOUT_MS;
   while (Date.now() < deadline && options.isAlive()) {
     if (await answersPing(options)) return true;
@@ -166,9 +188,10 @@ async function waitForPing(options: { port: number; isAlive: () => boolean }): P
 }
 
 /** A raw RESP PING, so startup checks need no client library and log no reconnect noise. */
-function answersPing(options: { port: number }): Promise<boolean> {
+function answersPing(options: { port: number; tls: boolean }): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port: options.port });
+    // Only whether it answers matters here, so the test certificate is not checked.
+    const socket = options.tls ? connectTls({ host: '127.0.0.1', port: options.port, rejectUnauthorized: false }) : createConnection({ host: '127.0.0.1', port: options.port });
     let reply = '';
     const finish = (answered: boolean) => {
       socket.destroy();
@@ -176,10 +199,11 @@ function answersPing(options: { port: number }): Promise<boolean> {
     };
     socket.setTimeout(500, () => finish(false));
     socket.once('error', () => finish(false));
-    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once(options.tls ? 'secureConnect' : 'connect', () => socket.write('PING\r\n'));
     socket.on('data', (chunk) => {
       reply += chunk.toString('utf8');
-      if (reply.includes('\r\n')) finish(reply.startsWith('+PONG'));
+      // A server that requires a login (ACL) answers too: it is up.
+      if (reply.includes('\r\n')) finish(reply.startsWith('+PONG') || reply.startsWith('-NOAUTH'));
     });
   });
 }

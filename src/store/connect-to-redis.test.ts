@@ -1,0 +1,59 @@
+import { Cluster, type Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
+import { parseRedisTarget, type RedisTarget } from '../config/redis-target.js';
+import { createRedisClient, duplicateClient } from './connect-to-redis.js';
+
+const target = (url: string) => parseRedisTarget(url) as RedisTarget;
+const lazy = { lazyConnect: true };
+
+/** ioredis's own options, as its connectors will use them (nothing is connected). */
+describe('Redis clients for each REDIS_URL form', () => {
+  it('gives every cluster node TLS and the ACL user, and keeps them on the blocking duplicate', () => {
+    const client = createRedisClient(target('rediss+cluster://bot:s3cret@10.0.0.1:7000,10.0.0.2:7001'), lazy, lazy) as Cluster;
+    expect(client).toBeInstanceOf(Cluster);
+    expect(client.options.redisOptions).toMatchObject({ username: 'bot', password: 's3cret', tls: {} });
+    // Certificates name the configuration endpoint, not each node's address: the name is kept.
+    let resolved: string | undefined;
+    client.options.dnsLookup?.('clustercfg.example.cache.amazonaws.com', (_error, address) => (resolved = address));
+    expect(resolved).toBe('clustercfg.example.cache.amazonaws.com');
+    const duplicate = duplicateClient(client) as Cluster;
+    expect(duplicate).toBeInstanceOf(Cluster);
+    expect(duplicate.options.redisOptions).toMatchObject({ username: 'bot', password: 's3cret', tls: {} });
+    client.disconnect();
+    duplicate.disconnect();
+  });
+
+  it('gives the sentinels and the primary TLS, and each its own credentials', () => {
+    const client = createRedisClient(target('rediss+sentinel://bot:s3cret@s1:26379,s2:26380/mymaster/2?sentinelUsername=watch&sentinelPassword=w4tch'), lazy) as Redis;
+    expect(client.options).toMatchObject({
+      sentinels: [
+        { host: 's1', port: 26379 },
+        { host: 's2', port: 26380 },
+      ],
+      name: 'mymaster',
+      db: 2,
+      username: 'bot',
+      password: 's3cret',
+      sentinelUsername: 'watch',
+      sentinelPassword: 'w4tch',
+      tls: {},
+      enableTLSForSentinelMode: true,
+      sentinelTLS: {},
+    });
+    expect(duplicateClient(client).options).toMatchObject({ name: 'mymaster', username: 'bot', sentinelPassword: 'w4tch', enableTLSForSentinelMode: true });
+    client.disconnect();
+  });
+
+  it('leaves a plain URL to ioredis: TLS, user, password and database come from it', () => {
+    const client = createRedisClient(target('rediss://bot:s3cret@cache.example:6380/3'), lazy) as Redis;
+    expect(client.options).toMatchObject({ host: 'cache.example', port: 6380, username: 'bot', password: 's3cret', db: 3 });
+    expect(client.options.tls).toBeTruthy();
+    client.disconnect();
+  });
+
+  it('sends no TLS options without the rediss+ scheme', () => {
+    const client = createRedisClient(target('redis+cluster://10.0.0.1:7000'), lazy, lazy) as Cluster;
+    expect(client.options.redisOptions?.tls).toBeUndefined();
+    client.disconnect();
+  });
+});

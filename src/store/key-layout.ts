@@ -1,0 +1,43 @@
+import type { Cluster, Redis } from 'ioredis';
+import { CountersignError, ErrorCode } from '../errors/countersign-error.js';
+import { migrateLegacyKeys } from './migrate-legacy-keys.js';
+import type { RedisKeys } from './redis-keys.js';
+
+/**
+ * Gets the keyspace ready before a store's first command, once per process: the shard count must
+ * be the one the data was written with (a process with another count would read and write other
+ * keys, and work would go missing without an error), and keys of the untagged layout are moved.
+ * A failure is not remembered: the next command tries again (Redis may just have been away).
+ */
+export function prepareKeyLayout(options: { redis: Redis | Cluster; keys: RedisKeys; keyPrefix: string }): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  return () => {
+    running ??= prepare(options).catch((error: unknown) => {
+      running = undefined;
+      throw error;
+    });
+    return running;
+  };
+}
+
+async function prepare({ redis, keys, keyPrefix }: { redis: Redis | Cluster; keys: RedisKeys; keyPrefix: string }): Promise<void> {
+  const written = await redis.set(keys.shardCountMarker(), String(keys.shardCount), 'NX', 'GET');
+  if (written !== null && written !== String(keys.shardCount)) throw new RedisShardsMismatchError({ configured: keys.shardCount, stored: Number(written) });
+  await migrateLegacyKeys({ redis, keys, keyPrefix });
+}
+
+/** COUNTERSIGN_REDIS_SHARDS is not the count this Redis's data was laid out with. */
+export class RedisShardsMismatchError extends CountersignError {
+  override readonly name = 'RedisShardsMismatchError';
+  readonly code = ErrorCode.RedisShardsMismatch;
+  readonly configured: number;
+  readonly stored: number;
+
+  constructor({ configured, stored }: { configured: number; stored: number }) {
+    super(
+      `COUNTERSIGN_REDIS_SHARDS is ${configured}, but this Redis holds data written with ${stored} shards: set it to ${stored} in every process (changing it needs drained queues and no pending approvals)`,
+    );
+    this.configured = configured;
+    this.stored = stored;
+  }
+}

@@ -1,0 +1,170 @@
+import { randomUUID } from 'node:crypto';
+
+/**
+ * Every Redis key the bot writes, in one place. In Redis Cluster a Lua script may only touch keys
+ * of one hash slot, and the scripts commit a thread's state together with the schedules the
+ * sweepers read (expiries, reminders, completed steps, threads with work, ready hints) and the
+ * audit stream. So the keyspace is cut into `shards` slot groups: a channel's threads, steps,
+ * grants and pending index all live in the shard its `team:channel` hashes to, next to that
+ * shard's schedules and audit stream, under the shard's hash tag (`{…}`). Every script stays one
+ * atomic write, no schedule is a single hot key, and the sweepers read each shard in turn.
+ *
+ * A new key goes here: per thread, step or channel → `shard.…` of its owner; global → one key per
+ * shard (and the readers cover `shards()`); a key no script touches with others may stay untagged.
+ *
+ * Changing the number of shards moves every key: it needs an empty (drained) keyspace.
+ */
+export const DEFAULT_REDIS_SHARDS = 16;
+export const MAX_REDIS_SHARDS = 1_024;
+
+/** Redis Cluster's slot count; a hash tag's slot is CRC16(tag) mod this. */
+const CLUSTER_SLOTS = 16_384;
+
+/** The sorted sets of due times (epoch ms → step ids), one per kind and shard. */
+export type ScheduleKind = 'expiry' | 'reminder' | 'escalation';
+const SCHEDULE_NAMES: Record<ScheduleKind, string> = { expiry: 'expiries', reminder: 'reminders', escalation: 'escalations' };
+
+export interface ShardKeys {
+  readonly index: number;
+  thread(threadKey: string): string;
+  messages(threadKey: string): string;
+  queue(threadKey: string): string;
+  lock(threadKey: string): string;
+  fence(threadKey: string): string;
+  inflight(threadKey: string): string;
+  executing(threadKey: string): string;
+  step(stepId: string): string;
+  pending(teamId: string, channel: string): string;
+  grants(teamId: string, channel: string): string;
+  /** Threads with queued or in-flight work (sorted set, score = first enqueue). */
+  busy(): string;
+  /** Thread keys handed off to the workers (list). */
+  ready(): string;
+  /** Steps decided but not resumed (sorted set, score = completion time). */
+  complete(): string;
+  schedule(kind: ScheduleKind): string;
+  audit(): string;
+  /** A workspace's open steps in this shard (sorted set, score = creation time): App Home and the pending gauge. */
+  openSteps(teamId: string): string;
+  /** Workspaces with open steps in this shard (set). */
+  openStepTeams(): string;
+  /** A workspace's channels with grants in this shard (set): the viewer's grants across channels. */
+  grantChannels(teamId: string): string;
+}
+
+export interface RedisKeys {
+  readonly shardCount: number;
+  /** The shard of a thread: its channel's. */
+  ofThread(threadKey: string): ShardKeys;
+  /** The shard of a step: the one its id names (see `newStepId`), else a hash of the id. */
+  ofStep(stepId: string): ShardKeys;
+  ofChannel(teamId: string, channel: string): ShardKeys;
+  shard(index: number): ShardKeys;
+  shards(): readonly ShardKeys[];
+  /** Delivery dedupe: a single-key SET NX each, so left untagged (spread over the whole cluster). */
+  once(id: string): string;
+  /** Set once legacy (untagged) keys were moved to this layout; see `migrate-legacy-keys.ts`. */
+  layoutMarker(): string;
+  /** The shard count the data was written with; see `key-layout.ts`. */
+  shardCountMarker(): string;
+  /** The audit stream of the untagged layout; still read (and age-trimmed), never written. */
+  legacyAudit(): string;
+}
+
+export function createRedisKeys({ keyPrefix, shards = DEFAULT_REDIS_SHARDS }: { keyPrefix: string; shards?: number }): RedisKeys {
+  if (/[{}]/.test(keyPrefix)) throw new RangeError('Redis key prefix must not contain { or }: they would change the hash tag');
+  if (!Number.isInteger(shards) || shards < 1 || shards > MAX_REDIS_SHARDS) throw new RangeError(`Redis shards must be a whole number from 1 to ${MAX_REDIS_SHARDS}, got ${shards}`);
+  const all = Array.from({ length: shards }, (_unused, index) => shardKeys(keyPrefix, index, balancedTag(index, shards)));
+  const byRouting = (routing: number) => all[routing % shards] as ShardKeys;
+  return {
+    shardCount: shards,
+    ofThread: (threadKey) => byRouting(routingHash(channelOfThread(threadKey))),
+    ofStep: (stepId) => byRouting(stepRouting(stepId)),
+    ofChannel: (teamId, channel) => byRouting(routingHash(`${teamId}:${channel}`)),
+    shard: (index) => all[index] as ShardKeys,
+    shards: () => all,
+    once: (id) => `${keyPrefix}once:${id}`,
+    layoutMarker: () => `${keyPrefix}layout`,
+    shardCountMarker: () => `${keyPrefix}shards`,
+    legacyAudit: () => `${keyPrefix}audit`,
+  };
+}
+
+function shardKeys(keyPrefix: string, index: number, tag: string): ShardKeys {
+  const at = `${keyPrefix}{${tag}}:`;
+  return {
+    index,
+    thread: (threadKey) => `${at}thread:${threadKey}`,
+    messages: (threadKey) => `${at}thread-messages:${threadKey}`,
+    queue: (threadKey) => `${at}queue:${threadKey}`,
+    lock: (threadKey) => `${at}lock:${threadKey}`,
+    fence: (threadKey) => `${at}fence:${threadKey}`,
+    inflight: (threadKey) => `${at}inflight:${threadKey}`,
+    executing: (threadKey) => `${at}executing:${threadKey}`,
+    step: (stepId) => `${at}step:${stepId}`,
+    pending: (teamId, channel) => `${at}pending:${teamId}:${channel}`,
+    grants: (teamId, channel) => `${at}grants:${teamId}:${channel}`,
+    busy: () => `${at}busy-threads`,
+    ready: () => `${at}ready-threads`,
+    complete: () => `${at}complete-steps`,
+    schedule: (kind) => `${at}${SCHEDULE_NAMES[kind]}`,
+    audit: () => `${at}audit`,
+    openSteps: (teamId) => `${at}open-steps:${teamId}`,
+    openStepTeams: () => `${at}open-step-teams`,
+    grantChannels: (teamId) => `${at}grant-channels:${teamId}`,
+  };
+}
+
+/** `team:channel:threadTs` → `team:channel`: a channel's threads share the shard of its grants and pending index. */
+export function channelOfThread(threadKey: string): string {
+  const cut = threadKey.lastIndexOf(':');
+  return cut > 0 ? threadKey.slice(0, cut) : threadKey;
+}
+
+/** A step id that names its thread's shard: 8 hex digits of the channel's routing hash, then a random UUID. */
+export function newStepId(threadKey: string): string {
+  return `${routingHash(channelOfThread(threadKey)).toString(16).padStart(8, '0')}${randomUUID().replaceAll('-', '')}`;
+}
+
+const ROUTED_STEP_ID = /^[0-9a-f]{40}$/;
+
+function stepRouting(stepId: string): number {
+  // Ids from before (32-hex UUIDs) or chosen by tests fall back to a hash of the id: still one
+  // slot per step; a script touching such a step and its thread needs a standalone Redis.
+  return ROUTED_STEP_ID.test(stepId) ? Number.parseInt(stepId.slice(0, 8), 16) : routingHash(stepId);
+}
+
+/** FNV-1a, 32 bits: stable across versions and processes (it decides where data lives). */
+function routingHash(text: string): number {
+  let hash = 0x811c9dc5;
+  for (const byte of new TextEncoder().encode(text)) {
+    hash ^= byte;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash >>> 0;
+}
+
+/**
+ * The tag of shard `index`: the first `s<index>.<n>` whose slot falls in the index-th of `shards`
+ * equal slot ranges. `redis-cli --cluster create` gives each master a contiguous range, so shards
+ * spread evenly over the masters instead of wherever CRC16 happens to put `0`, `1`, `2`…
+ */
+function balancedTag(index: number, shards: number): string {
+  const low = Math.floor((index * CLUSTER_SLOTS) / shards);
+  const high = Math.floor(((index + 1) * CLUSTER_SLOTS) / shards);
+  for (let attempt = 0; ; attempt += 1) {
+    const tag = `s${index}.${attempt}`;
+    const slot = clusterSlot(tag);
+    if (slot >= low && slot < high) return tag;
+  }
+}
+
+/** Redis Cluster's key slot of a hash tag: CRC16-XMODEM mod 16384. */
+export function clusterSlot(tag: string): number {
+  let crc = 0;
+  for (const byte of new TextEncoder().encode(tag)) {
+    crc ^= byte << 8;
+    for (let bit = 0; bit < 8; bit += 1) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc % CLUSTER_SLOTS;
+}
