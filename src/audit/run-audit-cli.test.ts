@@ -63,7 +63,12 @@ describe('npm run audit, in-process', () => {
     const url = inject('redisClusterUrl');
     const log = createRedisAuditLog({ target: parseRedisTarget(url) as RedisTarget, keyPrefix, logger: pino({ level: 'silent' }) });
     // Events of different channels go to their channels' shards (here on two of the three masters).
-    for (const channel of ['C1', 'C2', 'C3', 'C4']) await log.append({ type: 'approval-requested', stepId: `step-${channel}`, approvalId: 'a', toolName: 'deploy', input: {}, requesterId: 'UALICE', teamId: 'T1', channel, threadTs: '1.1' });
+    // Shards' streams are merged by entry id (milliseconds, then sequence): two events written in the
+    // same millisecond to different shards have no defined order, so these are a few ms apart.
+    for (const channel of ['C1', 'C2', 'C3', 'C4']) {
+      await log.append({ type: 'approval-requested', stepId: `step-${channel}`, approvalId: 'a', toolName: 'deploy', input: {}, requesterId: 'UALICE', teamId: 'T1', channel, threadTs: '1.1' });
+      await new Promise((resolve) => setTimeout(resolve, 3));
+    }
     await log.close();
     const result = await run(['--since', '1h', '--json'], { REDIS_URL: url, COUNTERSIGN_KEY_PREFIX: keyPrefix });
     expect(result.exitCode).toBe(0);

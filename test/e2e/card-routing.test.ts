@@ -114,10 +114,16 @@ describe('where the card goes', () => {
     const copy = copyIn(APPROVALS)!;
     const button = approveButton(copy);
 
-    await clickIn(h, { channel: APPROVALS, user: 'U0PASSERBY', messageTs: copy.ts, ...button });
-    await clickIn(h, { channel: ELSEWHERE, user: 'U0PASSERBY', messageTs: copy.ts, ...button });
-    await clickIn(h, { channel: APPROVALS, user: 'U0PASSERBY', messageTs: '1799999999.000001', ...button });
-    await waitFor(() => ephemerals(h).length === 3, { message: 'three refusals' });
+    // One at a time: each click's refusal is posted after its ack, so concurrent clicks could answer out of order.
+    const clicks = [
+      { channel: APPROVALS, messageTs: copy.ts },
+      { channel: ELSEWHERE, messageTs: copy.ts },
+      { channel: APPROVALS, messageTs: '1799999999.000001' },
+    ];
+    for (const [index, where] of clicks.entries()) {
+      await clickIn(h, { ...where, user: 'U0PASSERBY', ...button });
+      await waitFor(() => ephemerals(h).length === index + 1, { message: `refusal ${index + 1}` });
+    }
     const [fromCopy, fromElsewhere, fromOtherMessage] = ephemerals(h);
     expect(fromCopy?.text).toBe(`Only people in <#${CHANNEL}> can approve this, from the thread there, so nothing changed.`);
     expect(fromElsewhere?.text).toContain('belongs to another channel');
