@@ -52,8 +52,11 @@ const decided: AuditEventInput = {
   quorum: { have: 1, need: 2 },
 };
 
+// Same team and channel as `requested`: a thread's events share one shard's stream, which is what
+// orders them (events of different shards written in the same millisecond have no defined order).
 const ran = (toolCallId: string): AuditEventInput => ({
   type: 'tool-executed',
+  teamId: 'T1',
   toolName: 'restart_service',
   toolCallId,
   channel: 'C1',

@@ -100,7 +100,13 @@ export async function mentionAndApprove(slack: FakeSlackApi, url: string, thread
 
 /** Resolves once the process is stopped (SIGSTOP), as `/proc/<pid>/stat` says. */
 export async function waitUntilStopped(bot: ChildBot): Promise<void> {
-  await waitFor(() => /^\d+ \(.*\) [Tt] /.test(readFileSync(`/proc/${bot.child.pid}/stat`, 'utf8')), { timeoutMs: 15_000, message: 'the process to stop at its stall point' });
+  try {
+    await waitFor(() => /^\d+ \(.*\) [Tt] /.test(readFileSync(`/proc/${bot.child.pid}/stat`, 'utf8')), { timeoutMs: 15_000, message: 'the process to stop at its stall point' });
+  } catch (error) {
+    // Which events it got through says why it never reached the point (fenced first, say).
+    const events = bot.output().split('\n').flatMap((line) => /"event":"([^"]+)"|"msg":"([^"]+)"/.exec(line)?.slice(1, 3).filter(Boolean) ?? []);
+    throw new Error(`${(error as Error).message}; its log: ${events.slice(-15).join(' | ')}`);
+  }
 }
 
 export interface PairWorld {
