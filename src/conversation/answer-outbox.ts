@@ -7,8 +7,9 @@ import type { TurnScope } from './turn-scope.js';
 /**
  * Shows the saved answer (`thread.outbox`): through the live stream when there is one, else
  * rewriting what a dead process left. The outbox is cleared only once the answer is shown.
+ * `recorded`: the stream's messages the thread already has on record.
  */
-export async function postOutbox(scope: TurnScope, thread: ThreadState, answer?: AnswerStream): Promise<void> {
+export async function postOutbox(scope: TurnScope, thread: ThreadState, answer?: AnswerStream, recorded: ReadonlySet<string> = new Set()): Promise<void> {
   const markdown = thread.outbox;
   if (markdown === undefined) return;
   faultPoint('before-answer');
@@ -16,5 +17,11 @@ export async function postOutbox(scope: TurnScope, thread: ThreadState, answer?:
   else await scope.messenger.postAnswer({ channel: thread.channel, threadTs: thread.threadTs, markdown, mentionableUserIds: mentionable(thread), ...(thread.answerTs ? { replacing: thread.answerTs } : {}) });
   delete thread.outbox;
   delete thread.answerTs;
-  await scope.save(thread);
+  // A stream message the thread has no record of must be saved (or, fenced, removed) now: nobody
+  // else would know to rewrite it, so it would stand beside the successor's answer.
+  if (answer?.messageTs().some((ts) => !recorded.has(ts))) return scope.save(thread);
+  // Otherwise this is the item's last write and rides with the queue's finish. Should the process
+  // die first, the outbox is shown again: over the same messages when they were recorded (a
+  // posted answer was never recorded before either, so that window is as it was).
+  scope.saveAtEnd(thread);
 }

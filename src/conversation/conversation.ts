@@ -3,6 +3,7 @@ import { contextFromTraceparent, countersignTracer, inSpan, markFailed } from '.
 import type { AuditLog } from '../audit/audit-log.js';
 import { type Metrics, noMetrics } from '../metrics/metrics.js';
 import { isFencedError } from '../store/fenced-error.js';
+import type { ClosingSave } from '../store/state-store.js';
 import { newStepId } from '../store/redis-keys.js';
 import { createCloseInterruptedCalls } from './close-interrupted-calls.js';
 import { createMessageHandler } from './handle-message.js';
@@ -40,8 +41,11 @@ export type ConversationOptions = Omit<PhaseDependencies, 'limits' | 'now' | 'ne
 };
 
 export interface Conversation {
-  /** Handles one queued item while the caller holds the thread; every effect goes through `lease`. */
-  handle(item: WorkItem, lease: Lease): Promise<void>;
+  /**
+   * Handles one queued item while the caller holds the thread; every effect goes through `lease`.
+   * Returns the item's last thread save, for the caller to send with the queue's finish.
+   */
+  handle(item: WorkItem, lease: Lease): Promise<ClosingSave | undefined>;
 }
 
 /**
@@ -92,6 +96,7 @@ export function createConversation(options: ConversationOptions): Conversation {
             })
             .catch(() => {});
         }
+        return scope.takeClosingSave();
       }),
   };
 }

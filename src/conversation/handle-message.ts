@@ -92,6 +92,7 @@ export function createMessageHandler(options: MessageDependencies) {
     const claimed = await resumer.claimResume(scope, stepId);
     if (claimed) {
       await resumer.resumeClaimed(scope, thread, claimed);
+      await scope.flush();
       Object.assign(thread, await loadThread(thread));
       return;
     }

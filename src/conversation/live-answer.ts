@@ -12,19 +12,58 @@ export interface ShownAnswer {
 }
 
 export interface LiveAnswer {
-  /** Streams a piece of the model's text, opening the stream on the first one. */
+  /** Streams a piece of the model's text; the stream opens once text has waited `openDelayMs`. */
   append(delta: string): void;
-  /** The stream, once text arrived. */
+  /** The stream, once it opened. */
   readonly stream: AnswerStream | undefined;
   /** What the model wrote so far. */
   readonly streamed: string;
+  /** The turn is over: a stream that has not opened yet never will (the answer is posted whole). */
+  stopOpening(): void;
+  /** Opens the stream now with the text so far, if it has not opened (a partial answer to show). */
+  openNow(): AnswerStream | undefined;
 }
 
+/**
+ * How long the first text waits before the stream opens. An answer that is complete by then (a
+ * quick model, a short reply) is posted in one message: no edits, and no separate save of its
+ * message timestamps. Too short to notice while reading a streamed answer.
+ */
+export const ANSWER_STREAM_OPEN_DELAY_MS = 250;
+
 /** Streams the model's text as it comes; each message Slack creates is recorded in the thread so a successor can replace it. */
-export function createLiveAnswer(options: { scope: TurnScope; thread: ThreadState; requesterId: string; shown: ShownAnswer; logger: Logger }): LiveAnswer {
+export function createLiveAnswer(options: { scope: TurnScope; thread: ThreadState; requesterId: string; shown: ShownAnswer; logger: Logger; openDelayMs?: number }): LiveAnswer {
   const { scope, thread, shown, logger } = options;
   let streamed = '';
   let stream: AnswerStream | undefined;
+  let opening: NodeJS.Timeout | undefined;
+  let stopped = false;
+
+  const open = (): AnswerStream => {
+    clearTimeout(opening);
+    opening = undefined;
+    stream ??= shown.stream = scope.messenger.startAnswer({
+      channel: thread.channel,
+      threadTs: thread.threadTs,
+      recipientUserId: options.requesterId,
+      recipientTeamId: thread.teamId,
+      mentionableUserIds: mentionable(thread),
+      ...(thread.answerTs ? { replacing: thread.answerTs } : {}),
+      onMessages: (ts) => {
+        thread.answerTs = [...ts];
+        scope
+          .save(thread)
+          .then(() => {
+            for (const each of ts) shown.recorded.add(each);
+            faultPoint('mid-answer');
+          })
+          .catch((error: unknown) => logger.warn({ event: 'answer-ts-save-failed', err: error }, 'could not record the answer messages'));
+      },
+    });
+    stream.append(streamed);
+    return stream;
+  };
+
   return {
     get stream() {
       return stream;
@@ -34,25 +73,17 @@ export function createLiveAnswer(options: { scope: TurnScope; thread: ThreadStat
     },
     append(delta) {
       streamed += delta;
-      stream ??= shown.stream = scope.messenger.startAnswer({
-        channel: thread.channel,
-        threadTs: thread.threadTs,
-        recipientUserId: options.requesterId,
-        recipientTeamId: thread.teamId,
-        mentionableUserIds: mentionable(thread),
-        ...(thread.answerTs ? { replacing: thread.answerTs } : {}),
-        onMessages: (ts) => {
-          thread.answerTs = [...ts];
-          scope
-            .save(thread)
-            .then(() => {
-              for (const each of ts) shown.recorded.add(each);
-              faultPoint('mid-answer');
-            })
-            .catch((error: unknown) => logger.warn({ event: 'answer-ts-save-failed', err: error }, 'could not record the answer messages'));
-        },
-      });
-      stream.append(delta);
+      if (stream) return stream.append(delta);
+      if (!stopped) opening ??= setTimeout(open, options.openDelayMs ?? ANSWER_STREAM_OPEN_DELAY_MS);
+    },
+    stopOpening() {
+      stopped = true;
+      clearTimeout(opening);
+      opening = undefined;
+    },
+    openNow() {
+      if (stream || !streamed.trim()) return stream;
+      return open();
     },
   };
 }

@@ -7,13 +7,13 @@ import { claimResumeTransition } from '../approvals/transitions/close-step.js';
 import { commitTransition } from '../approvals/transitions/commit-transition.js';
 import { appendQuietly } from '../audit/audit-log.js';
 import { faultPoint } from '../runtime/fault-points.js';
-import type { ThreadState } from '../store/thread-state.js';
+import { threadKeyOf, type ThreadState } from '../store/thread-state.js';
 import { postOutbox } from './answer-outbox.js';
 import type { CloseInterruptedCalls } from './close-interrupted-calls.js';
 import { addParticipants } from './participants.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
 import type { RunAndPublish } from './run-and-publish.js';
-import type { LoadThread } from './thread-loader.js';
+import { validatedThread, type LoadThread } from './thread-loader.js';
 import type { TurnScope } from './turn-scope.js';
 
 type ResumeDependencies = Pick<PhaseDependencies, 'store' | 'audit' | 'logger' | 'now' | 'resolveGroups'> & {
@@ -27,9 +27,12 @@ export function createStepResumer(options: ResumeDependencies) {
   const { store, logger, now, loadThread, runAndPublish, closeInterruptedCalls } = options;
 
   async function resume(scope: TurnScope, stepId: string): Promise<void> {
-    const step = await store.getStep(stepId);
+    // The step's thread is the lease's: both are read in one round trip.
+    const { threadKey } = scope.lease.fence;
+    const read = await store.getStepAndThread(stepId, threadKey);
+    const { step } = read;
     if (!step) return;
-    const thread = await loadThread(step);
+    const thread = threadKeyOf(step) === threadKey ? validatedThread({ address: step, stored: read.thread, logger, now }) : await loadThread(step);
     if (thread.pendingStepId !== stepId) {
       if (step.phase === 'resumed') await recoverInterruptedResume(scope, thread, step);
       return;

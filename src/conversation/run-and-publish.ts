@@ -77,11 +77,13 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
         traceContext: scope.traceContext,
       });
     } catch (error) {
+      answer.stopOpening();
       // Fenced: another process has the thread; this one must not save, post or say anything.
       if (scope.lease.lost()) throw error;
       finished('failed');
       return recordTurnFailure(scope, thread, { error, requesterId, answer });
     }
+    answer.stopOpening();
     finished(outcome.approvalRequests.length === 0 ? 'answered' : 'waiting');
     thread.messages.push(...outcome.responseMessages);
     delete thread.failedTurn;
@@ -96,7 +98,7 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
         if (!scope.lease.lost()) await answer.stream?.finish(`${answer.streamed} …`).catch(() => {});
         throw error;
       }
-      await inSpan({ tracer: options.tracer, name: 'countersign.answer', parent: scope.traceContext }, () => postOutbox(scope, thread, answer.stream));
+      await inSpan({ tracer: options.tracer, name: 'countersign.answer', parent: scope.traceContext }, () => postOutbox(scope, thread, answer.stream, shown.recorded));
       return;
     }
     // The text before the card is shown in full first; a crash before the step is saved re-runs the turn.

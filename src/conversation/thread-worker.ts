@@ -1,15 +1,18 @@
 import { CountersignError, ErrorCode } from '../errors/countersign-error.js';
 import type { Logger } from 'pino';
 import { isFencedError } from '../store/fenced-error.js';
-import type { Fence, StateStore } from '../store/state-store.js';
+import type { ClosingSave, Fence, StateStore } from '../store/state-store.js';
 import { createLease, type Lease } from './lease.js';
 import type { LoadGate } from './load-gate.js';
 import { decodeWorkItem, encodeWorkItem, type WorkItem } from './work-item.js';
 
 export interface ThreadWorkerOptions {
   store: StateStore;
-  /** Handles one item while this process holds the thread; every effect goes through `lease`. */
-  handle: (item: WorkItem, lease: Lease) => Promise<void>;
+  /**
+   * Handles one item while this process holds the thread; every effect goes through `lease`. What
+   * it returns is written with the item's finish, in the same round trip.
+   */
+  handle: (item: WorkItem, lease: Lease) => Promise<ClosingSave | undefined | void>;
   logger: Logger;
   /** The lock outlives a crashed holder by at most this long; a live holder renews it. */
   lockTtlMs?: number;
@@ -51,7 +54,7 @@ export function createThreadWorker({
 }: ThreadWorkerOptions): ThreadWorker {
   const running = new Set<Promise<void>>();
 
-  async function drain(threadKey: string, token: string): Promise<void> {
+  async function drain(threadKey: string, token: string, first?: string): Promise<void> {
     const fence: Fence = { threadKey, token };
     const hold = createHold({ store, fence, lockTtlMs });
     const lease = createLease({ store, fence, heldUntil: hold.heldUntil });
@@ -73,7 +76,8 @@ export function createThreadWorker({
       });
     try {
       // An item a dead holder was handling comes first (takeWork returns it): it was taken but never finished.
-      let encoded: string | undefined = await whileHeld(() => store.takeWork(fence));
+      // An enqueue that took the lock took its first item too.
+      let encoded: string | undefined = first ?? (await whileHeld(() => store.takeWork(fence)));
       for (;;) {
         if (lease.lost()) throw new LockLostError(`lost the lock on ${threadKey}`);
         if (encoded === undefined) {
@@ -84,11 +88,12 @@ export function createThreadWorker({
           continue;
         }
         const item = decodeWorkItem(encoded);
+        let closing: ClosingSave | undefined;
         if (!item) logger.warn({ event: 'work-item-invalid', threadKey }, 'dropped an unreadable work item');
         else {
           const release = await gate.acquire();
           try {
-            await handle(item, lease);
+            closing = (await handle(item, lease)) ?? undefined;
           } catch (error) {
             if (isFencedError(error)) throw new LockLostError(`lost the lock on ${threadKey}`);
             logger.error({ event: 'work-item-failed', threadKey, kind: item.kind, err: error }, 'work item failed');
@@ -99,7 +104,7 @@ export function createThreadWorker({
         if (lease.lost()) throw new LockLostError(`lost the lock on ${threadKey}`);
         const finished = encoded;
         // One step: finish this item and take the next, or release the lock when there is none.
-        encoded = await whileHeld(() => store.finishWork(fence, finished, lockTtlMs));
+        encoded = await whileHeld(() => store.finishWork(fence, finished, lockTtlMs, closing));
         if (encoded === undefined) return;
       }
     } catch (error) {
@@ -111,10 +116,10 @@ export function createThreadWorker({
     }
   }
 
-  async function run(threadKey: string, token: string): Promise<void> {
+  async function run(threadKey: string, token: string, first?: string): Promise<void> {
     // A drain that fails (the store stayed away until the lock would lapse) leaves its items queued;
     // the lock expires and the next message, click or recovery sweep on the thread drains them.
-    const drained = drain(threadKey, token).catch((error: unknown) => {
+    const drained = drain(threadKey, token, first).catch((error: unknown) => {
       logger.error({ event: 'thread-drain-failed', threadKey, err: error }, 'stopped draining thread queue');
     });
     running.add(drained);
@@ -134,9 +139,9 @@ export function createThreadWorker({
     },
     async submit(threadKey, item) {
       if (handOff) return store.handOffWork(threadKey, encodeWorkItem(item));
-      const token = await store.enqueueWork(threadKey, encodeWorkItem(item), lockTtlMs);
-      if (token === undefined) return;
-      await run(threadKey, token);
+      const claim = await store.enqueueWork(threadKey, encodeWorkItem(item), lockTtlMs);
+      if (claim === undefined) return;
+      await run(threadKey, claim.token, claim.item);
     },
     async idle() {
       while (running.size > 0) await Promise.allSettled([...running]);

@@ -16,7 +16,8 @@ export function createTurnFailure({ logger, now }: Pick<PhaseDependencies, 'logg
   return async function recordTurnFailure(scope: TurnScope, thread: ThreadState, failure: { error: unknown; requesterId: string; answer: LiveAnswer }): Promise<void> {
     const { error, answer } = failure;
     if (error instanceof TurnFailedError && error.executions.length > 0) thread.messages.push(executedResultsMessage(error.executions));
-    await answer.stream?.finish(`${answer.streamed} …`).catch((finishError: unknown) => logger.warn({ event: 'answer-finish-failed', err: finishError }, 'could not finish the partial answer'));
+    // Text that came before the failure is shown, marked as cut off, even if its stream had not opened yet.
+    await answer.openNow()?.finish(`${answer.streamed} …`).catch((finishError: unknown) => logger.warn({ event: 'answer-finish-failed', err: finishError }, 'could not finish the partial answer'));
     delete thread.answerTs;
     thread.failedTurn = { id: randomUUID(), requesterId: failure.requesterId, at: now() };
     await scope.save(thread, { settled: true });

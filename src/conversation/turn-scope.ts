@@ -1,5 +1,5 @@
 import { type Context, ROOT_CONTEXT } from '@opentelemetry/api';
-import type { StateStore } from '../store/state-store.js';
+import type { ClosingSave, StateStore } from '../store/state-store.js';
 import type { ThreadState } from '../store/thread-state.js';
 import { trimHistory } from '../agent/history.js';
 import { fencedMessenger } from './fenced-messenger.js';
@@ -23,7 +23,22 @@ export interface TurnScope {
   /** The trace context of the item's span: what the item does is traced as its children. */
   traceContext: Context;
   /** Trims and saves the thread under the fence; `settled`: every started call's result is in it. */
-  save(thread: ThreadState, options?: { settled?: boolean }): Promise<void>;
+  save(thread: ThreadState, options?: SaveOptions): Promise<void>;
+  /**
+   * `save` for the item's last write: kept, and sent with the queue's finish of the item in one
+   * round trip (`takeClosingSave`). Until then a crash leaves the previous save, which every caller
+   * can recover from (an outbox is posted again over the same messages). A later `save` or `flush`
+   * writes it first.
+   */
+  saveAtEnd(thread: ThreadState, options?: SaveOptions): void;
+  /** Writes a kept `saveAtEnd` now, before reading the thread back. */
+  flush(): Promise<void>;
+  /** The kept last save, for the worker to send with `finishWork`; undefined if none is waiting. */
+  takeClosingSave(): ClosingSave | undefined;
+}
+
+interface SaveOptions {
+  settled?: boolean;
 }
 
 export function createTurnScope(options: {
@@ -35,14 +50,38 @@ export function createTurnScope(options: {
   traceContext?: Context;
 }): TurnScope {
   const { store, lease, limits, now } = options;
+  let kept: ClosingSave | undefined;
+  const prepare = (thread: ThreadState) => {
+    thread.messages = trimHistory(thread.messages, limits);
+    thread.updatedAt = now();
+  };
+  const write = (thread: ThreadState, saveOptions?: SaveOptions) => lease.guard(() => store.saveThread(thread, limits.historyTtlMs, lease.fence, saveOptions));
+  const flush = async () => {
+    const closing = kept;
+    kept = undefined;
+    if (closing) await write(closing.thread, { settled: closing.settled ?? false });
+  };
   return {
     lease,
     traceContext: options.traceContext ?? ROOT_CONTEXT,
     messenger: fencedMessenger(options.messenger, lease),
     async save(thread, saveOptions) {
-      thread.messages = trimHistory(thread.messages, limits);
-      thread.updatedAt = now();
-      await lease.guard(() => store.saveThread(thread, limits.historyTtlMs, lease.fence, saveOptions));
+      // A kept save of this same thread is part of what is saved now; another thread's goes first.
+      if (kept?.thread.threadKey === thread.threadKey) kept = undefined;
+      await flush();
+      prepare(thread);
+      await write(thread, saveOptions);
+    },
+    saveAtEnd(thread, saveOptions) {
+      prepare(thread);
+      // A copy: the save is of the thread as it is now, whatever the caller does with it after.
+      kept = { thread: { ...thread, messages: [...thread.messages] }, ttlMs: limits.historyTtlMs, ...(saveOptions?.settled ? { settled: true } : {}) };
+    },
+    flush,
+    takeClosingSave() {
+      const closing = kept;
+      kept = undefined;
+      return closing;
     },
   };
 }

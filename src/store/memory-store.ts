@@ -64,6 +64,10 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
     locks.set(threadKey, { value: token, expiresAt: now() + ttlMs });
     return token;
   };
+  const writeThread = (thread: ThreadState, ttlMs: number, settled: boolean) => {
+    threads.set(thread.threadKey, { value: JSON.stringify(thread), expiresAt: now() + ttlMs });
+    if (settled) executing.delete(thread.threadKey);
+  };
 
   return {
     kind: 'memory',
@@ -81,8 +85,7 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
 
     async saveThread(thread, ttlMs, fence, { settled = false } = {}) {
       guard(fence);
-      threads.set(thread.threadKey, { value: JSON.stringify(thread), expiresAt: now() + ttlMs });
-      if (settled) executing.delete(thread.threadKey);
+      writeThread(thread, ttlMs, settled);
     },
 
     async createThreadIfAbsent(thread, ttlMs) {
@@ -104,6 +107,12 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
     async getStep(stepId) {
       const step = live(steps, stepId);
       return step && copy(step);
+    },
+
+    async getStepAndThread(stepId, threadKey) {
+      const step = live(steps, stepId);
+      const json = live(threads, threadKey);
+      return { step: step && copy(step), thread: json === undefined ? undefined : (JSON.parse(json) as ThreadState) };
     },
 
     async setStepCard(stepId, cardTs, link) {
@@ -221,7 +230,10 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       queues.set(threadKey, queue);
       busy.set(threadKey, now());
       if (lockHolder(threadKey) !== undefined) return undefined;
-      return issueToken(threadKey, lockTtlMs);
+      const token = issueToken(threadKey, lockTtlMs);
+      const first = inflight.get(threadKey) ?? (queue.shift() as string);
+      inflight.set(threadKey, first);
+      return { token, item: first };
     },
 
     async handOffWork(threadKey, item) {
@@ -270,8 +282,9 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       return inflight.get(threadKey);
     },
 
-    async finishWork(fence, finished, lockTtlMs) {
+    async finishWork(fence, finished, lockTtlMs, closing) {
       guard(fence);
+      if (closing) writeThread(closing.thread, closing.ttlMs, closing.settled ?? false);
       if (inflight.get(fence.threadKey) === finished) inflight.delete(fence.threadKey);
       const next = inflight.get(fence.threadKey) ?? queues.get(fence.threadKey)?.shift();
       if (next !== undefined) inflight.set(fence.threadKey, next);

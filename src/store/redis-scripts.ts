@@ -190,9 +190,9 @@ return 1
 `;
 
 /**
- * KEYS[1] queue, [2] lock, [3] index of threads with work, [4] fence. ARGV[1] item, [2] lock ttl
- * ms, [3] queue ttl ms, [4] thread key, [5] now, [6] fence ttl ms. Returns the new token when the
- * caller took the lock.
+ * KEYS[1] queue, [2] lock, [3] index of threads with work, [4] fence, [5] in-flight item. ARGV[1]
+ * item, [2] lock ttl ms, [3] queue ttl ms, [4] thread key, [5] now, [6] fence ttl ms. When the
+ * caller took the lock: {new token, the item to handle first, in flight (TAKE_WORK_SCRIPT's rule)}.
  */
 export const ENQUEUE_AND_LOCK_SCRIPT = `
 redis.call('RPUSH', KEYS[1], ARGV[1])
@@ -201,7 +201,12 @@ redis.call('ZADD', KEYS[3], ARGV[5], ARGV[4])
 if redis.call('EXISTS', KEYS[2]) == 1 then return false end
 ${issueToken({ fence: 4, now: 5, ttl: 6 })}
 redis.call('SET', KEYS[2], token, 'PX', ARGV[2])
-return token
+local item = redis.call('LINDEX', KEYS[5], 0)
+if not item then
+  item = redis.call('LMOVE', KEYS[1], KEYS[5], 'LEFT', 'RIGHT')
+  redis.call('PEXPIRE', KEYS[5], ARGV[3])
+end
+return {token, item}
 `;
 
 /**

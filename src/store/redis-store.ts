@@ -29,8 +29,9 @@ import {
   TRY_LOCK_SCRIPT,
   SET_STEP_FIELD_SCRIPT,
 } from './redis-scripts.js';
-import type { CommitResult, ExecutingMarker, StateStore } from './state-store.js';
-import { createThreadHistories, type ThreadReply } from './redis-thread-history.js';
+import type { CommitResult, ExecutingMarker, Fence, StateStore } from './state-store.js';
+import { createThreadHistories, type ThreadReply, type ThreadWrite } from './redis-thread-history.js';
+import type { ThreadState } from './thread-state.js';
 import { CARD_LINK_FIELD, copyField, stepData, stepFromRecord } from './step-record.js';
 
 /** Work queued for a thread outlives a crashed holder for this long, then Redis drops it. */
@@ -47,7 +48,7 @@ const SCRIPTS = {
   csMarkExecuting: [3, MARK_EXECUTING_SCRIPT],
   csFinishExecuting: [2, FINISH_EXECUTING_SCRIPT],
   csRevokeGrant: [2, REVOKE_GRANT_SCRIPT],
-  csEnqueueAndLock: [4, ENQUEUE_AND_LOCK_SCRIPT],
+  csEnqueueAndLock: [5, ENQUEUE_AND_LOCK_SCRIPT],
   csHandOffWork: [4, HAND_OFF_WORK_SCRIPT],
   csTryLock: [2, TRY_LOCK_SCRIPT],
   csExtendLock: [2, EXTEND_LOCK_SCRIPT],
@@ -104,6 +105,13 @@ export function createRedisStore({
   const histories = createThreadHistories();
   const layout = prepareKeyLayout({ redis, keys, keyPrefix });
 
+  /** SAVE_THREAD_SCRIPT's keys and arguments. */
+  const saveThreadArguments = (options: { thread: ThreadState; ttlMs: number; fence: Fence; settled: boolean; write: ThreadWrite }) => {
+    const { thread, fence, write } = options;
+    const at = keys.ofThread(thread.threadKey);
+    return [at.thread(thread.threadKey), keys.ofThread(fence.threadKey).fence(fence.threadKey), at.executing(thread.threadKey), at.messages(thread.threadKey), fence.token, write.metaJson, options.ttlMs, options.settled ? '1' : '0', write.historyJson] as const;
+  };
+
   /** Audit events as the scripts append them: prepared (stamped, redacted) once, here. */
   const prepare = (events: readonly AuditEventInput[]) => {
     const prepared = events.map((event) => prepareAuditEvent(event, now));
@@ -145,11 +153,7 @@ export function createRedisStore({
     },
 
     async saveThread(thread, ttlMs, fence, { settled = false } = {}) {
-      const at = keys.ofThread(thread.threadKey);
-      const fenceAt = keys.ofThread(fence.threadKey);
-      const reply = await histories.write(thread, (write) =>
-        run.csSaveThread(at.thread(thread.threadKey), fenceAt.fence(fence.threadKey), at.executing(thread.threadKey), at.messages(thread.threadKey), fence.token, write.metaJson, ttlMs, settled ? '1' : '0', write.historyJson),
-      );
+      const reply = await histories.write(thread, (write) => run.csSaveThread(...saveThreadArguments({ thread, ttlMs, fence, settled, write })));
       if (reply === 'fenced') throw new FencedError(fence.threadKey);
     },
 
@@ -199,6 +203,20 @@ export function createRedisStore({
 
     async getStep(stepId) {
       return stepFromRecord(await redis.hgetall(keys.ofStep(stepId).step(stepId)));
+    },
+
+    async getStepAndThread(stepId, threadKey) {
+      // A cluster may keep them on different nodes (a step id from elsewhere): two reads at once.
+      if (redis.isCluster) {
+        const [step, thread] = await Promise.all([store.getStep(stepId), store.getThread(threadKey)]);
+        return { step, thread };
+      }
+      const at = keys.ofThread(threadKey);
+      const pipeline = redis.pipeline();
+      pipeline.hgetall(keys.ofStep(stepId).step(stepId));
+      (pipeline as unknown as ScriptRunner).csReadThread(at.thread(threadKey), at.messages(threadKey));
+      const [record, threadReply] = repliesOf(await pipeline.exec());
+      return { step: stepFromRecord(record as Record<string, string>), thread: histories.read(threadKey, threadReply as ThreadReply) };
     },
 
     async setStepCard(stepId, cardTs, link) {
@@ -337,8 +355,10 @@ export function createRedisStore({
 
     async enqueueWork(threadKey, item, lockTtlMs) {
       const at = keys.ofThread(threadKey);
-      const token = await run.csEnqueueAndLock(at.queue(threadKey), at.lock(threadKey), at.busy(), at.fence(threadKey), item, lockTtlMs, QUEUE_TTL_MS, threadKey, now(), FENCE_TTL_MS);
-      return typeof token === 'string' ? token : undefined;
+      const claim = await run.csEnqueueAndLock(at.queue(threadKey), at.lock(threadKey), at.busy(), at.fence(threadKey), at.inflight(threadKey), item, lockTtlMs, QUEUE_TTL_MS, threadKey, now(), FENCE_TTL_MS);
+      if (!Array.isArray(claim)) return undefined;
+      const [token, first] = claim as [string, string];
+      return { token, item: first };
     },
 
     async handOffWork(threadKey, item) {
@@ -369,10 +389,30 @@ export function createRedisStore({
       return (await redis.lindex(keys.ofThread(threadKey).inflight(threadKey), 0)) ?? undefined;
     },
 
-    async finishWork(fence, finished, lockTtlMs) {
+    async finishWork(fence, finished, lockTtlMs, closing) {
       const { threadKey } = fence;
       const at = keys.ofThread(threadKey);
-      const [status, item] = (await run.csFinishWork(at.queue(threadKey), at.lock(threadKey), at.inflight(threadKey), at.busy(), at.fence(threadKey), fence.token, finished, lockTtlMs, threadKey, QUEUE_TTL_MS)) as [string, string?];
+      const finishArguments = [at.queue(threadKey), at.lock(threadKey), at.inflight(threadKey), at.busy(), at.fence(threadKey), fence.token, finished, lockTtlMs, threadKey, QUEUE_TTL_MS] as const;
+      let finishReply: unknown;
+      if (closing) {
+        // One MULTI (one round trip, one slot: the thread's keys share its tag). Both scripts check
+        // the same fence inside one transaction, so either both write or neither does.
+        let sends = 0;
+        const saveReply = await histories.write(closing.thread, async (write) => {
+          const save = saveThreadArguments({ ...closing, fence, settled: closing.settled ?? false, write });
+          sends += 1;
+          // A patch refused as stale comes back as a rewrite; the item is finished by then.
+          if (sends > 1) return run.csSaveThread(...save);
+          const transaction = redis.multi() as unknown as ScriptRunner & { exec(): Promise<Array<[Error | null, unknown]> | null> };
+          transaction.csSaveThread(...save);
+          transaction.csFinishWork(...finishArguments);
+          const [saved, finishedReply] = repliesOf(await transaction.exec());
+          finishReply = finishedReply;
+          return saved;
+        });
+        if (saveReply === 'fenced') throw new FencedError(threadKey);
+      } else finishReply = await run.csFinishWork(...finishArguments);
+      const [status, item] = finishReply as [string, string?];
       if (status === 'fenced') throw new FencedError(threadKey);
       return item;
     },

@@ -194,7 +194,7 @@ describe.each(createStores())('%s state store', (_name, create) => {
 
   it('fences out a holder whose lock lapsed once another process took the thread', async () => {
     const threadKey = `T1:C1:${randomUUID()}`;
-    const stalled = { threadKey, token: (await store.enqueueWork(threadKey, 'one', 30))! };
+    const stalled = { threadKey, token: (await store.enqueueWork(threadKey, 'one', 30))!.token };
     expect(await store.takeWork(stalled)).toBe('one');
     await new Promise((resolve) => setTimeout(resolve, 60));
     const fresh = await lock(threadKey);
@@ -214,6 +214,32 @@ describe.each(createStores())('%s state store', (_name, create) => {
     expect(await store.tryLock(threadKey, TTL)).toBeDefined();
   });
 
+  it("writes an item's closing save together with its finish, under the same fence, or neither", async () => {
+    const threadKey = `T1:C1:${randomUUID()}`;
+    const fence = { threadKey, token: (await store.enqueueWork(threadKey, 'one', TTL))!.token };
+    expect(await store.takeWork(fence)).toBe('one');
+    const thread = { ...newThreadState({ teamId: 'T1', channel: 'C1', threadTs: '1.1' }, 1), threadKey };
+    const question = { role: 'user' as const, content: 'is the queue healthy?' };
+    await store.saveThread({ ...thread, messages: [question], outbox: 'It is.' }, TTL, fence);
+    await store.markExecuting({ fence, toolCallId: 'c1', marker: { toolName: 't', input: {}, startedAt: 1 }, ttlMs: TTL, audit: [] });
+    const answered = { ...thread, messages: [question, { role: 'assistant' as const, content: 'It is.' }] };
+    expect(await store.finishWork(fence, 'one', TTL, { thread: answered, ttlMs: TTL, settled: true })).toBeUndefined();
+    const saved = await store.getThread(threadKey);
+    expect(saved?.messages).toEqual(answered.messages);
+    expect(saved?.outbox).toBeUndefined();
+    expect(await store.executingCalls(threadKey)).toEqual(new Map());
+    expect(await store.busyThreads({ limit: 1000 })).not.toContain(threadKey);
+
+    // A holder that stalled past its lock: its closing save is refused with its finish.
+    const stalled = { threadKey, token: (await store.enqueueWork(threadKey, 'two', 30))!.token };
+    expect(await store.takeWork(stalled)).toBe('two');
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    await lock(threadKey);
+    await expect(store.finishWork(stalled, 'two', TTL, { thread: { ...answered, outbox: 'a late answer' }, ttlMs: TTL })).rejects.toBeInstanceOf(FencedError);
+    expect((await store.getThread(threadKey))?.outbox).toBeUndefined();
+    expect(await store.takeLeftover(threadKey)).toBe('two');
+  });
+
   it('lets a holder whose lock lapsed carry on when nobody took the thread meanwhile', async () => {
     const threadKey = `T1:C1:${randomUUID()}`;
     const fence = await lock(threadKey, 30);
@@ -222,11 +248,25 @@ describe.each(createStores())('%s state store', (_name, create) => {
     expect(await store.tryLock(threadKey, TTL)).toBeUndefined();
   });
 
+  it('reads a step and a thread together as each reads alone', async () => {
+    const step = await createStep(makeStep(['apv-1']));
+    const threadKey = `T1:C1:${randomUUID()}`;
+    const fence = await lock(threadKey);
+    await store.saveThread({ ...newThreadState({ teamId: 'T1', channel: 'C1', threadTs: '1.1' }, 1), threadKey, messages: [{ role: 'user', content: 'restart it' }] }, TTL, fence);
+    const both = await store.getStepAndThread(step.stepId, threadKey);
+    expect(both.step).toEqual(await store.getStep(step.stepId));
+    expect(both.step?.stepId).toBe(step.stepId);
+    expect(both.thread).toEqual(await store.getThread(threadKey));
+    expect(both.thread?.messages).toEqual([{ role: 'user', content: 'restart it' }]);
+    expect(await store.getStepAndThread('no-such-step', `T1:C1:${randomUUID()}`)).toEqual({ step: undefined, thread: undefined });
+  });
+
   it('hands the thread lock to one enqueuer and never strands queued work', async () => {
     const threadKey = `T1:C1:${randomUUID()}`;
-    const token = await store.enqueueWork(threadKey, 'one', TTL);
-    expect(token).toBeDefined();
-    const fence = { threadKey, token: token! };
+    const claim = await store.enqueueWork(threadKey, 'one', TTL);
+    // The enqueuer that took the lock took its item too: in flight, as takeWork returns it.
+    expect(claim?.item).toBe('one');
+    const fence = { threadKey, token: claim!.token };
     expect(await store.enqueueWork(threadKey, 'two', TTL)).toBeUndefined();
     expect(await store.takeWork(fence)).toBe('one');
     // Taken again before it is finished (a reply that was lost): the same item, not the next.
@@ -261,9 +301,9 @@ describe.each(createStores())('%s state store', (_name, create) => {
 
   it('keeps an item in flight until it is finished, so work a dead holder took is picked up by the next', async () => {
     const threadKey = `T1:C1:${randomUUID()}`;
-    const token = await store.enqueueWork(threadKey, 'resume-step', 40);
+    const claim = await store.enqueueWork(threadKey, 'resume-step', 40);
     expect(await store.busyThreads({ limit: 1000 })).toContain(threadKey);
-    expect(await store.takeWork({ threadKey, token: token! })).toBe('resume-step');
+    expect(await store.takeWork({ threadKey, token: claim!.token })).toBe('resume-step');
     // The holder dies here: no finishWork, no release. Its lock expires.
     expect(await store.tryLock(threadKey, TTL)).toBeUndefined();
     await new Promise((resolve) => setTimeout(resolve, 80));
@@ -272,6 +312,18 @@ describe.each(createStores())('%s state store', (_name, create) => {
     expect(await store.takeWork(next)).toBe('resume-step');
     expect(await store.finishWork(next, 'resume-step', TTL)).toBeUndefined();
     expect(await store.busyThreads({ limit: 1000 })).not.toContain(threadKey);
+  });
+
+  it("gives an enqueuer that takes a dead holder's lapsed lock that holder's item first, then its own", async () => {
+    const threadKey = `T1:C1:${randomUUID()}`;
+    expect((await store.enqueueWork(threadKey, 'left-behind', 40))?.item).toBe('left-behind');
+    // The holder dies with its item in flight; its lock lapses.
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    const claim = await store.enqueueWork(threadKey, 'new-message', TTL);
+    expect(claim?.item).toBe('left-behind');
+    const fence = { threadKey, token: claim!.token };
+    expect(await store.finishWork(fence, 'left-behind', TTL)).toBe('new-message');
+    expect(await store.finishWork(fence, 'new-message', TTL)).toBeUndefined();
   });
 
   it('expires only pending steps, once, when their time has come', async () => {

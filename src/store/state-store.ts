@@ -31,6 +31,20 @@ export interface ExecutingMarker {
   finishedAt?: number;
 }
 
+/** What the caller that took a thread's lock with its enqueue handles first. */
+export interface WorkClaim {
+  token: string;
+  /** In flight until `finishWork`. */
+  item: string;
+}
+
+/** A work item's last save of its thread, sent with `finishWork` to spare a round trip. */
+export interface ClosingSave {
+  thread: ThreadState;
+  ttlMs: number;
+  settled?: boolean;
+}
+
 /** Deliveries Slack may repeat (retries, the `message` + `app_mention` pair). */
 export interface DeliveryStore {
   /** Marks every key as seen; true only when none of them was seen before (first delivery). */
@@ -48,6 +62,8 @@ export interface StepStore {
    */
   createStep(options: { step: PendingStep; thread: ThreadState; ttlMs: number; audit: AuditEventInput[]; fence: Fence }): Promise<void>;
   getStep(stepId: string): Promise<PendingStep | undefined>;
+  /** A step and a thread read together, in one round trip where the store can (what a resume reads first). */
+  getStepAndThread(stepId: string, threadKey: string): Promise<{ step: PendingStep | undefined; thread: ThreadState | undefined }>;
   /** Records the thread card's ts (and its permalink, for the copies to link to). */
   setStepCard(stepId: string, cardTs: string, link?: string): Promise<void>;
   /**
@@ -118,9 +134,11 @@ export interface ThreadStore {
 export interface WorkQueueStore {
   /**
    * Appends work for a thread and tries to take the thread's lock in the same atomic operation.
-   * Returns the new fencing token when this caller must drain the queue, undefined when another holder will.
+   * When this caller took the lock it must drain the queue: the claim carries the new fencing
+   * token and the first item to handle, already in flight (as `takeWork` would return it, so a
+   * dead holder's item comes first). Undefined when another holder will drain it.
    */
-  enqueueWork(threadKey: string, item: string, lockTtlMs: number): Promise<string | undefined>;
+  enqueueWork(threadKey: string, item: string, lockTtlMs: number): Promise<WorkClaim | undefined>;
   /**
    * Appends work for a thread without taking its lock, for a process that only receives (its event
    * loop acks Slack and runs no turns). When no one holds the thread, its key is offered to the
@@ -143,8 +161,10 @@ export interface WorkQueueStore {
    * Finishes `finished` (the in-flight item) and, in the same step, takes the next item or, when
    * the queue is empty, releases the lock: the next item, or undefined once released. Safe to send
    * again after a lost reply (items are unique: `encodeWorkItem`). Throws `FencedError`.
+   * `closing`: the item's last thread save, written first under the same fence in the same round
+   * trip (fenced: neither is written).
    */
-  finishWork(fence: Fence, finished: string, lockTtlMs: number): Promise<string | undefined>;
+  finishWork(fence: Fence, finished: string, lockTtlMs: number, closing?: ClosingSave): Promise<string | undefined>;
   /** The item in flight for a thread, if any, without taking the lock: what a stopped holder left (inspection). */
   takeLeftover(threadKey: string): Promise<string | undefined>;
   /** Threads with queued or in-flight work, oldest first: where a dead process may have left work. */

@@ -257,7 +257,8 @@ describe("7. a click's workspace and channel must be the step's", () => {
 describe('8. the model notifies only people already in the thread', () => {
   it.each(['update', 'native'])('in %s mode, an answer naming Alice (who asked) notifies her, and names an outsider as plain text', async (mode) => {
     const h = await harness({ environment: { SLACK_STREAMING: mode } });
-    h.openai.enqueue({ text: 'Done, <@UALICE>. I also told <@U0MALLORY|mallory> and <@W0EVE> about it.' });
+    // Slow enough that the answer streams (one complete sooner is posted whole).
+    h.openai.enqueue({ text: 'Done, <@UALICE>. I also told <@U0MALLORY|mallory> and <@W0EVE> about it.', deltaDelayMs: 40 });
     const threadTs = nextTs();
     await h.mention({ user: 'UALICE', text: 'restart it and tell the others', ts: threadTs });
     const answer = await waitFor(() => threadReplies(h, threadTs).find((message) => message.text.includes('about it')), { message: 'answer' });

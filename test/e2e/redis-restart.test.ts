@@ -80,7 +80,8 @@ describe('redis-server stopped and restarted mid-turn', () => {
 
     await redis.restart({
       whileDown: async () => {
-        answer({ text: 'Prod is healthy (never saved).' });
+        // Slow enough to stream (an answer complete sooner is posted whole, after its save).
+        answer({ text: 'Prod is healthy (never saved).', deltaDelayMs: 100 });
         const notice = await waitFor(() => threadReplies(h, threadTs).find((message) => message.text.includes('Something went wrong on my side')), {
           timeoutMs: 10_000,
           message: 'a failure notice in the thread',

@@ -56,6 +56,18 @@ describe('answers shown while the model writes them (chat.update mode)', () => {
     expect(joined.match(/Paragraph \d+:/g)).toEqual(paragraphs.map((_, index) => `Paragraph ${index + 1}:`));
   }, 40_000);
 
+  it('posts an answer that is complete before the stream would open in one message, never edited', async () => {
+    const h = await harness();
+    const answer = 'All twelve pods are ready.';
+    h.openai.enqueue({ text: answer });
+    const threadTs = nextTs();
+    await h.mention({ user: 'UALICE', text: 'are the pods ready?', ts: threadTs });
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === answer), { timeoutMs: 15_000, message: 'answer' });
+    await h.settled();
+    expect(h.slack.callsTo('chat.postMessage').filter((call) => call.args.thread_ts === threadTs).map((call) => call.args.text)).toEqual([answer]);
+    expect(h.slack.callsTo('chat.update').filter((call) => call.args.channel === CHANNEL)).toEqual([]);
+  }, 30_000);
+
   it('never shows a ping or a link whose text names another address, not even half-written', async () => {
     const h = await harness();
     h.openai.enqueue({ text: 'Heads up <!channel> and <!subteam^S0ONCALL> and @here: log in at [bank.example/login](https://evil.example/steal) now.', deltaDelayMs: 60 });
@@ -117,7 +129,8 @@ describe("answers in Slack's native streaming (SLACK_STREAMING=native)", () => {
     const h = await harness(native);
     h.slack.setMethodHandler('chat.startStream', () => ({ ok: false, error: 'feature_not_enabled' }));
     for (const answer of ['First answer, shown without streaming.', 'Second answer, also edited in place.']) {
-      h.openai.enqueue({ text: answer });
+      // Slow enough that the stream opens (an answer complete sooner is posted whole).
+      h.openai.enqueue({ text: answer, deltaDelayMs: 100 });
       const threadTs = nextTs();
       await h.mention({ user: 'UALICE', text: 'hello', ts: threadTs });
       await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === answer), { timeoutMs: 15_000, message: 'answer' });
@@ -129,10 +142,11 @@ describe("answers in Slack's native streaming (SLACK_STREAMING=native)", () => {
   it('rolls a long answer over into a new stream before Slack cuts it', async () => {
     const h = await harness(native);
     const lines = Array.from({ length: 120 }, (_, index) => `Line ${index + 1}: the deployment history shows nothing unusual for this service.`);
-    h.openai.enqueue({ text: lines.join('\n') });
+    h.openai.enqueue({ text: lines.join('\n'), deltaDelayMs: 1 });
     const threadTs = nextTs();
     await h.mention({ user: 'UALICE', text: 'history?', ts: threadTs });
     const everyStreamStopped = () => h.slack.callsTo('chat.stopStream').length === h.slack.callsTo('chat.startStream').length;
+    await h.slack.waitForCall('chat.startStream', undefined, { timeoutMs: 15_000 });
     await waitFor(() => (everyStreamStopped() && threadReplies(h, threadTs).some((message) => message.text.includes('Line 120:'))) || undefined, { timeoutMs: 15_000, message: 'last line, every stream stopped' });
     const replies = threadReplies(h, threadTs);
     expect(replies.length).toBeGreaterThanOrEqual(2);
