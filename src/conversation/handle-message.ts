@@ -89,9 +89,7 @@ export function createMessageHandler(options: MessageDependencies) {
       await cards.refreshCard(scope, superseded);
       return;
     }
-    const claimed = await resumer.claimResume(scope, stepId);
-    if (claimed) {
-      await resumer.resumeClaimed(scope, thread, claimed);
+    if (await resumer.claimAndResume(scope, thread, stepId)) {
       await scope.flush();
       Object.assign(thread, await loadThread(thread));
       return;

@@ -4,7 +4,7 @@ import { currentVersion } from '../approvals/input-version.js';
 import type { PendingStep } from '../approvals/pending-step.js';
 import { recheckApprovals } from '../approvals/recheck-approvals.js';
 import { claimResumeTransition } from '../approvals/transitions/close-step.js';
-import { commitTransition } from '../approvals/transitions/commit-transition.js';
+import { StepContendedError } from '../approvals/transitions/commit-transition.js';
 import { appendQuietly } from '../audit/audit-log.js';
 import { faultPoint } from '../runtime/fault-points.js';
 import { threadKeyOf, type ThreadState } from '../store/thread-state.js';
@@ -15,6 +15,9 @@ import type { PhaseDependencies } from './phase-dependencies.js';
 import type { RunAndPublish } from './run-and-publish.js';
 import { validatedThread, type LoadThread } from './thread-loader.js';
 import type { TurnScope } from './turn-scope.js';
+
+/** A decided step changes rarely (a re-claim after a stall): conflicts resolve within a few rounds. */
+const MAX_CLAIM_ATTEMPTS = 25;
 
 type ResumeDependencies = Pick<PhaseDependencies, 'store' | 'audit' | 'logger' | 'now' | 'resolveGroups'> & {
   loadThread: LoadThread;
@@ -37,18 +40,70 @@ export function createStepResumer(options: ResumeDependencies) {
       if (step.phase === 'resumed') await recoverInterruptedResume(scope, thread, step);
       return;
     }
-    const claimed = await claimResume(scope, stepId, step);
-    if (!claimed) return;
-    await resumeClaimed(scope, thread, claimed);
+    await claimAndResume(scope, thread, stepId, step);
   }
 
-  /** Claims the resume under this lease's fence; `read`: the step as just read, saving a round trip. */
-  async function claimResume(scope: TurnScope, stepId: string, read?: PendingStep): Promise<PendingStep | undefined> {
-    const claimed = await scope.lease.guard(() =>
-      commitTransition(store, stepId, (step) => claimResumeTransition(step, scope.lease.fence), read ? { read } : {}),
+  /**
+   * Claims the resume of a decided step under this lease's fence and records in the thread what
+   * was decided, in one atomic write (re-checking every approval first), then runs the turn. On a
+   * conflict (the step changed since it was read) it starts again from the step as it is now.
+   * `read`: the step as just read. False when there was nothing to claim.
+   */
+  async function claimAndResume(scope: TurnScope, thread: ThreadState, stepId: string, read?: PendingStep): Promise<boolean> {
+    let known = read;
+    for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt += 1) {
+      const step = known ?? (await store.getStep(stepId));
+      known = undefined;
+      const transition = step && claimResumeTransition(step, scope.lease.fence);
+      if (!transition) return false;
+      const { step: claimed, revoked } = await recheckApprovals({ step: transition.step, resolveGroups: options.resolveGroups, now: now() });
+      const before = { messages: thread.messages, participants: thread.participants, pendingStepId: thread.pendingStepId };
+      const stops = recordDecisions(thread, claimed);
+      const result = await scope.saveWithStep(transition, thread, { settled: stops });
+      if (result === 'not-found') return false;
+      if (result !== 'committed') {
+        Object.assign(thread, before);
+        if (before.participants === undefined) delete thread.participants;
+        if (before.pendingStepId === undefined) delete thread.pendingStepId;
+        continue;
+      }
+      faultPoint('after-claim');
+      for (const revocation of revoked) await recordRevocation(claimed, revocation);
+      if (stops) {
+        await scope.messenger.postNotice({
+          channel: thread.channel,
+          threadTs: thread.threadTs,
+          text: ':alarm_clock: The approval request expired without a decision, so nothing was run. Mention me to try again.',
+        });
+        return true;
+      }
+      logger.info({ event: 'turn-resumed', stepId: claimed.stepId, threadKey: thread.threadKey }, 'resuming turn');
+      await runAndPublish(scope, thread, claimed.requesterId, approvedRunsFor(claimed));
+      return true;
+    }
+    throw new StepContendedError({ stepId, attempts: MAX_CLAIM_ATTEMPTS });
+  }
+
+  /** What the model is told of the decisions, in the thread; true when the policy says expiry ends the turn. */
+  function recordDecisions(thread: ThreadState, step: PendingStep): boolean {
+    addParticipants(thread, Object.values(step.decisions).flatMap((decision) => [decision.userId, ...(decision.approvedBy ?? [])]));
+    const stops = stopsOnExpiry(step);
+    // Stopping: nothing runs and the model is not asked. Otherwise the model's calls stay in the
+    // history exactly as it made them; approved calls run with the version their approvers signed
+    // (`approvedRunsFor`), and the result says so.
+    thread.messages = [...thread.messages, stops ? closingToolMessage(step) : resumeToolMessage(step)];
+    delete thread.pendingStepId;
+    return stops;
+  }
+
+  async function recordRevocation(step: PendingStep, revocation: { approvalId: string; userId: string; reason: string }): Promise<void> {
+    logger.warn({ event: 'approval-revoked', stepId: step.stepId, ...revocation }, 'approval no longer authorized at resume');
+    const call = step.calls.find((candidate) => candidate.approvalId === revocation.approvalId);
+    await appendQuietly(
+      options.audit,
+      { type: 'action-refused', teamId: step.teamId, stepId: step.stepId, approvalId: revocation.approvalId, toolName: call?.toolName ?? 'unknown', userId: revocation.userId, action: 'resume', code: 'approval-revoked', reason: revocation.reason },
+      logger,
     );
-    if (claimed) faultPoint('after-claim');
-    return claimed;
   }
 
   /**
@@ -67,41 +122,7 @@ export function createStepResumer(options: ResumeDependencies) {
     await runAndPublish(scope, thread, step.requesterId, approvedRunsFor(step));
   }
 
-  async function resumeClaimed(scope: TurnScope, thread: ThreadState, claimed: PendingStep): Promise<void> {
-    const { step, revoked } = await recheckApprovals({ step: claimed, resolveGroups: options.resolveGroups, now: now() });
-    for (const revocation of revoked) {
-      logger.warn({ event: 'approval-revoked', stepId: step.stepId, ...revocation }, 'approval no longer authorized at resume');
-      const call = step.calls.find((candidate) => candidate.approvalId === revocation.approvalId);
-      await appendQuietly(
-        options.audit,
-        { type: 'action-refused', teamId: step.teamId, stepId: step.stepId, approvalId: revocation.approvalId, toolName: call?.toolName ?? 'unknown', userId: revocation.userId, action: 'resume', code: 'approval-revoked', reason: revocation.reason },
-        logger,
-      );
-    }
-    addParticipants(thread, Object.values(step.decisions).flatMap((decision) => [decision.userId, ...(decision.approvedBy ?? [])]));
-    if (stopsOnExpiry(step)) {
-      // The policy says an unanswered request ends the turn: nothing runs and the model is not asked.
-      thread.messages.push(closingToolMessage(step));
-      delete thread.pendingStepId;
-      await scope.save(thread, { settled: true });
-      await scope.messenger.postNotice({
-        channel: thread.channel,
-        threadTs: thread.threadTs,
-        text: ':alarm_clock: The approval request expired without a decision, so nothing was run. Mention me to try again.',
-      });
-      return;
-    }
-    // The model's calls stay in the history exactly as it made them; approved calls run with the
-    // version their approvers signed (`approvedRunsFor`), and the result says so.
-    thread.messages.push(resumeToolMessage(step));
-    delete thread.pendingStepId;
-    // Saved before anything runs, so the record of what was decided survives a failed turn.
-    await scope.save(thread);
-    logger.info({ event: 'turn-resumed', stepId: step.stepId, threadKey: thread.threadKey }, 'resuming turn');
-    await runAndPublish(scope, thread, step.requesterId, approvedRunsFor(step));
-  }
-
-  return { resume, claimResume, resumeClaimed };
+  return { resume, claimAndResume };
 }
 
 export type StepResumer = ReturnType<typeof createStepResumer>;

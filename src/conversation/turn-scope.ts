@@ -1,5 +1,7 @@
 import { type Context, ROOT_CONTEXT } from '@opentelemetry/api';
-import type { ClosingSave, StateStore } from '../store/state-store.js';
+import type { StepTransition } from '../approvals/transitions/step-transition.js';
+import { FencedError } from '../store/fenced-error.js';
+import type { ClosingSave, CommitResult, StateStore } from '../store/state-store.js';
 import type { ThreadState } from '../store/thread-state.js';
 import { trimHistory } from '../agent/history.js';
 import { fencedMessenger } from './fenced-messenger.js';
@@ -31,6 +33,11 @@ export interface TurnScope {
    * writes it first.
    */
   saveAtEnd(thread: ThreadState, options?: SaveOptions): void;
+  /**
+   * Commits a step transition (a resume claim) and saves the thread in one atomic write under the
+   * fence. Throws `FencedError` when fenced; 'conflict' or 'not-found' leave both unchanged.
+   */
+  saveWithStep(transition: StepTransition, thread: ThreadState, options?: SaveOptions): Promise<Exclude<CommitResult, 'fenced'>>;
   /** Writes a kept `saveAtEnd` now, before reading the thread back. */
   flush(): Promise<void>;
   /** The kept last save, for the worker to send with `finishWork`; undefined if none is waiting. */
@@ -71,6 +78,17 @@ export function createTurnScope(options: {
       await flush();
       prepare(thread);
       await write(thread, saveOptions);
+    },
+    async saveWithStep(transition, thread, saveOptions) {
+      if (kept?.thread.threadKey === thread.threadKey) kept = undefined;
+      await flush();
+      prepare(thread);
+      const result = await lease.guard(async () => {
+        const committed = await store.commitStepWithThread({ transition: { ...transition, fence: lease.fence }, thread, ttlMs: limits.historyTtlMs, settled: saveOptions?.settled ?? false });
+        if (committed === 'fenced') throw new FencedError(lease.fence.threadKey);
+        return committed;
+      });
+      return result;
     },
     saveAtEnd(thread, saveOptions) {
       prepare(thread);

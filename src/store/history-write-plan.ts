@@ -17,6 +17,9 @@ export type HistoryWrite =
   | { mode: 'rewrite'; append: string[] }
   | { mode: 'patch'; baseRevision: number; baseLength: number; dropFront: number; set: Array<[index: number, message: string]>; append: string[] };
 
+/** More messages changed in place than this, and the two histories are taken not to line up. */
+const MAX_IN_PLACE_CHANGES = 4;
+
 export function digestOf(serialized: string): string {
   return createHash('sha1').update(serialized).digest('base64');
 }
@@ -26,18 +29,21 @@ export function planHistoryWrite(known: KnownHistory | undefined, serialized: re
   const rewrite: HistoryWrite = { mode: 'rewrite', append: [...serialized] };
   if (!known) return rewrite;
   const stored = known.digests;
-  // Trimming drops the oldest messages only, so the current first message is a stored one.
-  const dropFront = digests.length === 0 ? stored.length : stored.indexOf(digests[0] as string);
-  if (dropFront === -1) return rewrite;
-  const kept = stored.length - dropFront;
-  // Messages removed from the end are not a shape a turn produces: start again from what is current.
-  if (kept > digests.length) return rewrite;
-  const set: Array<[number, string]> = [];
-  for (let index = 0; index < kept; index += 1) {
-    if (stored[dropFront + index] !== digests[index]) set.push([index, serialized[index] as string]);
+  if (digests.length === 0) return { mode: 'patch', baseRevision: known.revision, baseLength: stored.length, dropFront: stored.length, set: [], append: [] };
+  // Trimming drops the oldest messages only, so the current first message is a stored one. The
+  // same message can be stored more than once (a question asked again, the same answer): the
+  // first place from which the rest lines up wins.
+  for (let dropFront = stored.indexOf(digests[0] as string); dropFront !== -1; dropFront = stored.indexOf(digests[0] as string, dropFront + 1)) {
+    const kept = stored.length - dropFront;
+    // Messages removed from the end are not a shape a turn produces.
+    if (kept > digests.length) continue;
+    const set: Array<[number, string]> = [];
+    for (let index = 0; index < kept && set.length <= MAX_IN_PLACE_CHANGES; index += 1) {
+      if (stored[dropFront + index] !== digests[index]) set.push([index, serialized[index] as string]);
+    }
+    if (set.length <= MAX_IN_PLACE_CHANGES) return { mode: 'patch', baseRevision: known.revision, baseLength: stored.length, dropFront, set, append: serialized.slice(kept) };
   }
-  if (set.length > 4) return rewrite;
-  return { mode: 'patch', baseRevision: known.revision, baseLength: stored.length, dropFront, set, append: serialized.slice(kept) };
+  return rewrite;
 }
 
 /** The last-known history of recently used threads, so a save writes only what changed. Bounded: the oldest thread is forgotten first. */

@@ -69,7 +69,7 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
     if (settled) executing.delete(thread.threadKey);
   };
 
-  return {
+  const store: StateStore = {
     kind: 'memory',
 
     async claimOnce(keys, ttlMs) {
@@ -154,6 +154,20 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       if (transition.grant) grants.set(transition.grant.grantId, copy(transition.grant));
       record(transition.audit);
       return 'committed';
+    },
+
+    async commitStepWithThread({ transition, thread, ttlMs, settled = false }) {
+      if (!transition.fence || transition.audit.length > 0 || transition.grant || transition.completed || transition.closed || !transition.resumed) {
+        throw new Error('commitStepWithThread writes resume claims only');
+      }
+      // Every check before any write, as the Redis script does: both are written or neither.
+      const stored = live(steps, transition.step.stepId);
+      if (!stored) return 'not-found';
+      if (!current(transition.fence)) return 'fenced';
+      if (stored.revision !== transition.fromRevision) return 'conflict';
+      const result = await store.commitStep(transition);
+      writeThread(thread, ttlMs, settled);
+      return result;
     },
 
     async dueSteps({ kind, now: at, limit }) {
@@ -343,4 +357,5 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
 
     async close() {},
   };
+  return store;
 }

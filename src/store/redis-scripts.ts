@@ -95,6 +95,26 @@ return 'committed'
 `;
 
 /**
+ * A resume claim and its thread's save in one: KEYS[1] step, [2] complete-steps index, [3] thread,
+ * [4] the thread's fence, [5] executing markers, [6] the thread's messages. ARGV[1] the step's
+ * revision the claim was computed from, [2] step JSON, [3] step id, [4] token, [5] phase, [6]
+ * thread JSON without its messages, [7] thread ttl ms, [8] '1' to drop the markers, [9] history
+ * write. Every check comes before any write. Returns the thread's new revision.
+ */
+export const CLAIM_STEP_WITH_THREAD_SCRIPT = `
+local stepRevision = redis.call('HGET', KEYS[1], 'revision')
+if not stepRevision then return 'not-found' end
+if redis.call('GET', KEYS[4]) ~= ARGV[4] then return 'fenced' end
+if stepRevision ~= ARGV[1] then return 'conflict' end
+${checkHistoryWrite({ meta: 3, list: 6, history: 9 })}
+redis.call('HSET', KEYS[1], 'data', ARGV[2], 'revision', tostring(tonumber(ARGV[1]) + 1), 'phase', ARGV[5])
+redis.call('ZREM', KEYS[2], ARGV[3])
+${applyHistoryWrite({ meta: 3, list: 6, metaJson: 6, ttl: 7 })}
+if ARGV[8] == '1' then redis.call('DEL', KEYS[5]) end
+return revision
+`;
+
+/**
  * KEYS[1] step. ARGV[1] field, [2] value. Sets a field of a step that still exists: a copy posted
  * after the step's key expired must not leave a hash without a step behind.
  */

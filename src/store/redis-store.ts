@@ -17,6 +17,7 @@ import {
   CREATE_THREAD_IF_ABSENT_SCRIPT,
   READ_THREAD_SCRIPT,
   ENQUEUE_AND_LOCK_SCRIPT,
+  CLAIM_STEP_WITH_THREAD_SCRIPT,
   HAND_OFF_WORK_SCRIPT,
   EXTEND_LOCK_SCRIPT,
   FINISH_EXECUTING_SCRIPT,
@@ -49,6 +50,7 @@ const SCRIPTS = {
   csFinishExecuting: [2, FINISH_EXECUTING_SCRIPT],
   csRevokeGrant: [2, REVOKE_GRANT_SCRIPT],
   csEnqueueAndLock: [5, ENQUEUE_AND_LOCK_SCRIPT],
+  csClaimStepWithThread: [6, CLAIM_STEP_WITH_THREAD_SCRIPT],
   csHandOffWork: [4, HAND_OFF_WORK_SCRIPT],
   csTryLock: [2, TRY_LOCK_SCRIPT],
   csExtendLock: [2, EXTEND_LOCK_SCRIPT],
@@ -261,6 +263,36 @@ export function createRedisStore({
       )) as CommitResult;
       if (reply === 'committed') logStored(prepared);
       return reply;
+    },
+
+    async commitStepWithThread({ transition, thread, ttlMs, settled = false }) {
+      const { step, fence } = transition;
+      // Only what a resume claim changes: the step itself and the complete-steps index.
+      if (!fence || transition.audit.length > 0 || transition.grant || transition.completed || transition.closed || !transition.resumed) {
+        throw new Error('commitStepWithThread writes resume claims only');
+      }
+      const stepAt = keys.ofStep(step.stepId);
+      const threadAt = keys.ofThread(thread.threadKey);
+      const reply = await histories.write(thread, (write) =>
+        run.csClaimStepWithThread(
+          stepAt.step(step.stepId),
+          stepAt.complete(),
+          threadAt.thread(thread.threadKey),
+          keys.ofThread(fence.threadKey).fence(fence.threadKey),
+          threadAt.executing(thread.threadKey),
+          threadAt.messages(thread.threadKey),
+          transition.fromRevision,
+          stepData(step),
+          step.stepId,
+          fence.token,
+          step.phase,
+          write.metaJson,
+          ttlMs,
+          settled ? '1' : '0',
+          write.historyJson,
+        ),
+      );
+      return typeof reply === 'number' ? 'committed' : (reply as CommitResult);
     },
 
     async dueSteps({ kind, now: at, limit }) {

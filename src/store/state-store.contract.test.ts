@@ -182,6 +182,31 @@ describe.each(createStores())('%s state store', (_name, create) => {
     await expect(commitTransition(store, step.stepId, (current) => claimResumeTransition(current, older))).rejects.toBeInstanceOf(FencedError);
   });
 
+  it('claims a resume and saves the thread that records it in one write: both, or neither', async () => {
+    // A thread of its own: other tests hold locks on the default one.
+    const step = await createStep(makeStep(['apv-1'], { threadTs: `1700000${randomUUID().replace(/\D/g, '').slice(0, 3)}.000100` }));
+    await act(step.stepId, 'UBOB', { kind: 'approve', version: 0 });
+    const decided = (await store.getStep(step.stepId))!;
+    const thread = { ...newThreadState(decided, 1), threadKey: step.threadKey };
+    const recorded = (note: string) => ({ ...thread, messages: [{ role: 'user' as const, content: note }] });
+
+    // Fenced: a holder that stalled past its lock writes neither.
+    const stale = await lock(step.threadKey, 30);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const holder = await lock(step.threadKey);
+    expect(await store.commitStepWithThread({ transition: claimResumeTransition(decided, stale)!, thread: recorded('stale'), ttlMs: TTL })).toBe('fenced');
+    // Conflict: computed from a revision the step has moved past.
+    const old = { ...decided, revision: decided.revision - 1 };
+    expect(await store.commitStepWithThread({ transition: claimResumeTransition(old, holder)!, thread: recorded('conflict'), ttlMs: TTL })).toBe('conflict');
+    expect((await store.getStep(step.stepId))?.phase).toBe('complete');
+    expect(await store.getThread(step.threadKey)).toBeUndefined();
+
+    expect(await store.commitStepWithThread({ transition: claimResumeTransition(decided, holder)!, thread: recorded('claimed'), ttlMs: TTL })).toBe('committed');
+    expect(await store.getStep(step.stepId)).toMatchObject({ phase: 'resumed', resumedBy: holder.token, revision: decided.revision + 1 });
+    expect((await store.getThread(step.threadKey))?.messages).toEqual([{ role: 'user', content: 'claimed' }]);
+    expect(await store.completedSteps({ before: Date.now() + 60_000, limit: 1000 })).not.toContain(step.stepId);
+  });
+
   it('supersedes only undecided calls, and only while pending', async () => {
     const step = await createStep(makeStep(['apv-1', 'apv-2']));
     await act(step.stepId, 'UBOB', { kind: 'approve', version: 0 });

@@ -76,6 +76,12 @@ export interface StepStore {
    * is current), with its audit events and grant, atomically.
    */
   commitStep(transition: StepTransition): Promise<CommitResult>;
+  /**
+   * `commitStep` and `saveThread` as one atomic write under the transition's fence (required):
+   * both or neither. For a resume claim (`claimResumeTransition`: no audit, no grant), whose
+   * thread records what was decided: no process can hold a claimed step its thread does not show.
+   */
+  commitStepWithThread(options: { transition: StepTransition; thread: ThreadState; ttlMs: number; settled?: boolean }): Promise<CommitResult>;
   /** Steps whose expiry (or reminder, or next escalation hop) time has come, oldest first. */
   dueSteps(options: { kind: ScheduleKind; now: number; limit: number }): Promise<string[]>;
   /** Takes a step that can no longer expire, remind or escalate (closed, or gone) off every schedule. */
