@@ -37,7 +37,7 @@ describe('thread worker', () => {
 });
 
 describe('thread worker when the store goes away mid-item (a Redis restart)', () => {
-  const QUEUE_METHODS = ['takeWork', 'finishWork', 'takeLeftover', 'releaseLockIfIdle', 'extendLock', 'enqueueWork', 'tryLock'] as const;
+  const QUEUE_METHODS = ['takeWork', 'finishWork', 'takeLeftover', 'releaseLockIfIdle', 'extendLock', 'enqueueWork', 'tryLock', 'lockAndTake'] as const;
 
   const waitUntil = async (condition: () => boolean) => {
     while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));

@@ -132,9 +132,9 @@ export function createThreadWorker({
 
   return {
     async pickUp(threadKey) {
-      const token = await store.tryLock(threadKey, lockTtlMs);
-      if (token === undefined) return false;
-      await run(threadKey, token);
+      const claim = await store.lockAndTake(threadKey, lockTtlMs);
+      if (claim === undefined) return false;
+      await run(threadKey, claim.token, claim.item);
       return true;
     },
     async submit(threadKey, item) {

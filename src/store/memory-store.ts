@@ -283,6 +283,15 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       return issueToken(threadKey, ttlMs);
     },
 
+    async lockAndTake(threadKey, ttlMs) {
+      if (lockHolder(threadKey) !== undefined) return undefined;
+      const token = issueToken(threadKey, ttlMs);
+      const item = inflight.get(threadKey) ?? queues.get(threadKey)?.shift();
+      if (item === undefined) return { token };
+      inflight.set(threadKey, item);
+      return { token, item };
+    },
+
     async takeWork(fence) {
       guard(fence);
       const current = inflight.get(fence.threadKey);

@@ -24,6 +24,19 @@ redis.call('SET', KEYS[${fence}], token, 'PX', ARGV[${ttl}])`;
 }
 
 /**
+ * Sets the Lua local `item` to the thread's in-flight item KEYS[inflight], or else moves the next
+ * queued one (KEYS[queue]) in flight, kept ARGV[ttl] ms; false when there is neither.
+ */
+function takeItem({ queue, inflight, ttl }: { queue: number; inflight: number; ttl: number }): string {
+  return `
+local item = redis.call('LINDEX', KEYS[${inflight}], 0)
+if not item then
+  item = redis.call('LMOVE', KEYS[${queue}], KEYS[${inflight}], 'LEFT', 'RIGHT')
+  if item then redis.call('PEXPIRE', KEYS[${inflight}], ARGV[${ttl}]) end
+end`;
+}
+
+/**
  * Checks a history write (ARGV[history], JSON: see `HistoryWrite`) against the thread KEYS[meta]
  * (a hash: `meta`, `revision`) and its message list KEYS[list]: a patch is refused with 'stale'
  * unless the stored history is the one it was planned from. Sets the Lua local `revision`.
@@ -221,11 +234,7 @@ redis.call('ZADD', KEYS[3], ARGV[5], ARGV[4])
 if redis.call('EXISTS', KEYS[2]) == 1 then return false end
 ${issueToken({ fence: 4, now: 5, ttl: 6 })}
 redis.call('SET', KEYS[2], token, 'PX', ARGV[2])
-local item = redis.call('LINDEX', KEYS[5], 0)
-if not item then
-  item = redis.call('LMOVE', KEYS[1], KEYS[5], 'LEFT', 'RIGHT')
-  redis.call('PEXPIRE', KEYS[5], ARGV[3])
-end
+${takeItem({ queue: 1, inflight: 5, ttl: 3 })}
 return {token, item}
 `;
 
@@ -253,6 +262,19 @@ return token
 `;
 
 /**
+ * KEYS[1] lock, [2] fence, [3] queue, [4] in-flight item. ARGV[1] lock ttl ms, [2] now, [3] fence
+ * ttl ms, [4] in-flight ttl ms. TRY_LOCK_SCRIPT, then TAKE_WORK_SCRIPT's take in the same step:
+ * {token, item or false}.
+ */
+export const LOCK_AND_TAKE_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return false end
+${issueToken({ fence: 2, now: 2, ttl: 3 })}
+redis.call('SET', KEYS[1], token, 'PX', ARGV[1])
+${takeItem({ queue: 3, inflight: 4, ttl: 4 })}
+return {token, item}
+`;
+
+/**
  * KEYS[1] lock, [2] fence. ARGV[1] token, [2] ttl ms. A lock that lapsed while nobody took the
  * thread is taken back: the token is still the newest, so nothing happened in between.
  */
@@ -265,11 +287,8 @@ return 1
 /** KEYS[1] queue, [2] in-flight item, [3] fence. ARGV[1] token, [2] in-flight ttl ms. The item already in flight comes first. */
 export const TAKE_WORK_SCRIPT = `
 if redis.call('GET', KEYS[3]) ~= ARGV[1] then return {'fenced'} end
-local current = redis.call('LINDEX', KEYS[2], 0)
-if current then return {'item', current} end
-local item = redis.call('LMOVE', KEYS[1], KEYS[2], 'LEFT', 'RIGHT')
+${takeItem({ queue: 1, inflight: 2, ttl: 2 })}
 if not item then return {'empty'} end
-redis.call('PEXPIRE', KEYS[2], ARGV[2])
 return {'item', item}
 `;
 

@@ -17,6 +17,7 @@ import {
   CREATE_THREAD_IF_ABSENT_SCRIPT,
   READ_THREAD_SCRIPT,
   ENQUEUE_AND_LOCK_SCRIPT,
+  LOCK_AND_TAKE_SCRIPT,
   CLAIM_STEP_WITH_THREAD_SCRIPT,
   HAND_OFF_WORK_SCRIPT,
   EXTEND_LOCK_SCRIPT,
@@ -53,6 +54,7 @@ const SCRIPTS = {
   csClaimStepWithThread: [6, CLAIM_STEP_WITH_THREAD_SCRIPT],
   csHandOffWork: [4, HAND_OFF_WORK_SCRIPT],
   csTryLock: [2, TRY_LOCK_SCRIPT],
+  csLockAndTake: [4, LOCK_AND_TAKE_SCRIPT],
   csExtendLock: [2, EXTEND_LOCK_SCRIPT],
   csTakeWork: [3, TAKE_WORK_SCRIPT],
   csFinishWork: [5, FINISH_WORK_SCRIPT],
@@ -407,6 +409,14 @@ export function createRedisStore({
       const at = keys.ofThread(threadKey);
       const token = await run.csTryLock(at.lock(threadKey), at.fence(threadKey), ttlMs, now(), FENCE_TTL_MS);
       return typeof token === 'string' ? token : undefined;
+    },
+
+    async lockAndTake(threadKey, ttlMs) {
+      const at = keys.ofThread(threadKey);
+      const claim = await run.csLockAndTake(at.lock(threadKey), at.fence(threadKey), at.queue(threadKey), at.inflight(threadKey), ttlMs, now(), FENCE_TTL_MS, QUEUE_TTL_MS);
+      if (!Array.isArray(claim)) return undefined;
+      const [token, item] = claim as [string, string | null | false | undefined];
+      return typeof item === 'string' ? { token, item } : { token };
     },
 
     async takeWork(fence) {

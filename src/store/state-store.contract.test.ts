@@ -339,6 +339,26 @@ describe.each(createStores())('%s state store', (_name, create) => {
     expect(await store.busyThreads({ limit: 1000 })).not.toContain(threadKey);
   });
 
+  it('lets a worker lock a thread and take its first item in one step', async () => {
+    const free = `T1:C1:${randomUUID()}`;
+    await store.handOffWork(free, 'one');
+    await store.handOffWork(free, 'two');
+    expect((await store.lockAndTake(free, 30))?.item).toBe('one');
+    expect(await store.lockAndTake(free, TTL)).toBeUndefined();
+    // That worker dies with 'one' in flight; the next one, once the lock lapsed, gets 'one' again.
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const claim = await store.lockAndTake(free, TTL);
+    expect(claim?.item).toBe('one');
+    const fence = { threadKey: free, token: claim!.token };
+    expect(await store.takeWork(fence)).toBe('one');
+    expect(await store.finishWork(fence, 'one', TTL)).toBe('two');
+    expect(await store.finishWork(fence, 'two', TTL)).toBeUndefined();
+    // Nothing queued: the lock, and no item (the caller releases it).
+    const empty = await store.lockAndTake(`T1:C1:${randomUUID()}`, TTL);
+    expect(empty?.token).toBeDefined();
+    expect(empty?.item).toBeUndefined();
+  });
+
   it("gives an enqueuer that takes a dead holder's lapsed lock that holder's item first, then its own", async () => {
     const threadKey = `T1:C1:${randomUUID()}`;
     expect((await store.enqueueWork(threadKey, 'left-behind', 40))?.item).toBe('left-behind');

@@ -157,6 +157,11 @@ export interface WorkQueueStore {
   /** Takes a thread's lock if nobody holds it (to pick up work a dead process left). */
   tryLock(threadKey: string, ttlMs: number): Promise<string | undefined>;
   /**
+   * `tryLock` and `takeWork` in one atomic step, for a worker picking up a thread: the token, and
+   * the item to handle first (in flight) unless the queue was empty.
+   */
+  lockAndTake(threadKey: string, ttlMs: number): Promise<{ token: string; item?: string } | undefined>;
+  /**
    * The item to handle: the thread's in-flight item if it has one (left by a holder that stopped,
    * or taken before a reply was lost), else the next queued item, moved in flight. It stays in
    * flight until `finishWork`, so a process that dies while handling it leaves it for the next
