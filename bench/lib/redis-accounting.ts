@@ -83,7 +83,7 @@ export async function redisAccounting(options: {
       resumeRoundTrips: round(average(resumePaths.map((flights) => flights.length))),
     },
     method:
-      'A second bot process connects to its own redis-server through a TCP proxy that parses the RESP commands it forwards. Turns and clicks are sent one at a time; each one\'s traffic is what the proxy sees until the expected Slack effect (card, resumed answer) has happened and Redis has been quiet for 150 ms. A round trip is one read of the client socket that starts a command: ioredis writes a pipeline or MULTI/EXEC in one write, so those count once, as does EVALSHA. The sweepers\' timer polls (flights of only ZRANGE/ZRANGEBYSCORE, every few seconds) and the idle waits for handed-off work (BLPOP, every second) are left out. Server commands come from INFO commandstats deltas over the same batch (calls made inside Lua scripts count there too). A click\'s decision path is its traffic before the resume is queued (the EVALSHA on the thread queue); the rest is the resumed turn.',
+      'A second bot process connects to its own redis-server through a TCP proxy that parses the RESP commands it forwards. Turns and clicks are sent one at a time; each one\'s traffic is what the proxy sees until the expected Slack effect (card, resumed answer) has happened and Redis has been quiet for 150 ms. A round trip is one read of the client socket that starts a command: ioredis writes a pipeline or MULTI/EXEC in one write, so those count once, as does EVALSHA. The sweepers\' timer polls (flights of only ZRANGE/ZRANGEBYSCORE, every few seconds) and the idle waits for handed-off work (BLPOP, every second) are left out. Server commands come from INFO commandstats deltas over the same batch (calls made inside Lua scripts count there too). A click\'s decision path is its traffic up to and including the decision\'s own script on the step (which queues the resume in the same write); the rest is the resumed turn.',
   };
 }
 
@@ -109,10 +109,13 @@ export function foreground(flights: Flight[]): Flight[] {
   return flights.filter((flight) => !flight.commands.every((command) => SWEEP_POLLS.has(command.name)));
 }
 
-/** A click's traffic: its decision path, then (from the EVALSHA on the thread queue) the resumed turn. */
+/**
+ * A click's traffic: its decision path up to the decision's own script (on the step's key; it
+ * queues the resume in the same write), then the resumed turn.
+ */
 export function splitAtResume(flights: Flight[]): { decision: Flight[]; resume: Flight[] } {
-  const index = flights.findIndex((flight) => flight.commands.some((command) => (command.name === 'EVALSHA' || command.name === 'EVAL') && command.key?.includes(':queue:')));
-  return index === -1 ? { decision: flights, resume: [] } : { decision: flights.slice(0, index), resume: flights.slice(index) };
+  const index = flights.findIndex((flight) => flight.commands.some((command) => (command.name === 'EVALSHA' || command.name === 'EVAL') && command.key?.includes(':step:')));
+  return index === -1 ? { decision: flights, resume: [] } : { decision: flights.slice(0, index + 1), resume: flights.slice(index + 1) };
 }
 
 function perRequest(requests: Flight[][], serverDelta: Record<string, number>): RedisAccounting['perTurn'] {

@@ -3,9 +3,9 @@ import { pino } from 'pino';
 import { createMemoryAuditLog } from '../audit/memory-audit-log.js';
 import { parseConfigFile } from '../config/config-file.js';
 import type { ThreadMessenger } from '../conversation/thread-messenger.js';
-import type { WorkItem } from '../conversation/work-item.js';
+import { decodeWorkItem, type WorkItem } from '../conversation/work-item.js';
 import { createMemoryStore } from '../store/memory-store.js';
-import type { StateStore } from '../store/state-store.js';
+import type { StateStore, WorkClaim } from '../store/state-store.js';
 import { newThreadState } from '../store/thread-state.js';
 import { createCallDecider, type CallDecisionRequest } from './decide-call.js';
 import type { PendingStep } from './pending-step.js';
@@ -38,7 +38,14 @@ function setup() {
   const decider = createCallDecider({
     store,
     messenger,
-    worker: { submit: async (_threadKey: string, item: WorkItem) => void submitted.push(item), pickUp: async () => false, idle: async () => {} },
+    // The resume is queued with the decision that completes the step; this process then drains it.
+    worker: {
+      submit: async (_threadKey: string, item: WorkItem) => void submitted.push(item),
+      pickUp: async () => false,
+      idle: async () => {},
+      queueing: { mode: 'drain', lockTtlMs: 60_000 },
+      drainClaimed: async (_threadKey: string, claim: WorkClaim) => void submitted.push(decodeWorkItem(claim.item)!),
+    },
     logger,
     audit,
     resolveGroups: async () => new Map([['S0ONCALL', new Set(['U0BOB'])]]),
@@ -143,7 +150,7 @@ describe('showing decisions that race on one card', () => {
         buttonsShown.push(shown.calls.filter((call) => shown.decisions[call.approvalId] === undefined).length);
       },
     } as unknown as ThreadMessenger;
-    const worker = { submit: async () => {}, pickUp: async () => false, idle: async () => {} };
+    const worker = { submit: async () => {}, pickUp: async () => false, idle: async () => {}, queueing: { mode: 'hand-off' as const, lockTtlMs: 60_000 }, drainClaimed: async () => {} };
     const decider = createCallDecider({ store: states, messenger, worker, logger, audit, resolveGroups: async () => new Map(), evaluateInput: async ({ call }) => call.policy! });
 
     const first = await decider.record({ ...click(step, 'U0FIRST', { kind: 'approve', version: 0 }), approvalId: 'apv1' });

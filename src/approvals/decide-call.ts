@@ -1,12 +1,13 @@
 import { type Metrics, noMetrics } from '../metrics/metrics.js';
 import { randomUUID } from 'node:crypto';
-import { trace, type Tracer } from '@opentelemetry/api';
+import { trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { contextFromTraceparent, countersignTracer, traceparentOf } from '../tracing/trace-context.js';
 import type { Logger } from 'pino';
 import { appendQuietly, type AuditLog } from '../audit/audit-log.js';
 import type { ThreadWorker } from '../conversation/thread-worker.js';
 import type { ThreadMessenger } from '../conversation/thread-messenger.js';
-import type { StateStore } from '../store/state-store.js';
+import type { StateStore, WorkClaim } from '../store/state-store.js';
+import { encodeWorkItem } from '../conversation/work-item.js';
 import { faultPoint } from '../runtime/fault-points.js';
 import { currentVersion } from './input-version.js';
 import { showStep } from './show-step.js';
@@ -44,7 +45,8 @@ export type CallDecisionRequest = Omit<CallActionRequest, 'action'> & {
 };
 
 export type RecordOutcome =
-  | { recorded: true; step: PendingStep; completedStep: boolean; effect: CallActionEffect; notice?: string; traceparent?: string }
+  /** `claim`: the step's resume was queued with the decision and this process took the thread's lock to run it (`publish`). */
+  | { recorded: true; step: PendingStep; completedStep: boolean; effect: CallActionEffect; notice?: string; claim?: WorkClaim }
   /** Nothing changed; `message` tells the person why, in their words. */
   | { recorded: false; message: string };
 
@@ -122,6 +124,8 @@ export function createCallDecider(options: DecideCallOptions) {
   /** The atomic part: fast (a read and a write per attempt), so it fits inside a modal submit's ack window. */
   async function record(request: CallDecisionRequest): Promise<RecordOutcome> {
     const receivedAt = Date.now();
+    // Started before the write that completes a step: the resume it queues continues from it.
+    let completing: DecisionSpan | undefined;
     try {
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
         const step = await store.getStep(request.stepId);
@@ -130,24 +134,43 @@ export function createCallDecider(options: DecideCallOptions) {
         const full = await judged(step, call, request);
         const result = applyCallAction(step, full, { now: now(), groupMembers: await groupsFor(call, full), newGrantId });
         if (!result.ok) return await refuse(step, request, result.refusal.code, result.refusal.message);
-        const committed = await store.commitStep(result.transition);
-        if (committed === 'conflict') continue;
-        if (committed !== 'committed') return await refuse(step, request, 'not-found', NOT_OPEN);
-        faultPoint('after-decision');
         const { transition, effect } = result;
+        let committed: Awaited<ReturnType<StateStore['commitStepAndQueue']>>;
+        if (transition.completed) {
+          completing ??= startDecisionSpan({ tracer, step, call, request, receivedAt });
+          const { traceparent } = completing;
+          // The resume is queued in the same write as the decision, so it can never be lost between them.
+          const item = encodeWorkItem({ kind: 'resume', stepId: step.stepId, channel: step.channel, threadTs: step.threadTs, ...(traceparent ? { traceparent } : {}) });
+          committed = await store.commitStepAndQueue(transition, { item, ...worker.queueing });
+        } else committed = { result: await store.commitStep(transition) };
+        if (committed.result === 'conflict') continue;
+        if (committed.result !== 'committed') return await refuse(step, request, 'not-found', NOT_OPEN);
+        faultPoint('after-decision');
         metrics.decisionRecorded({ toolName: call.toolName, outcome: metricOutcome(effect), waitedMs: now() - step.createdAt });
-        const traceparent = traceDecision({ tracer, step, call, request, outcome: metricOutcome(effect), completed: transition.completed === true, receivedAt, now: now() });
-        return { recorded: true, step: transition.step, completedStep: transition.completed === true, effect, ...noticeFor(effect), ...(traceparent ? { traceparent } : {}) };
+        const span = completing ?? startDecisionSpan({ tracer, step, call, request, receivedAt });
+        completing = undefined;
+        endDecisionSpan(span, { tracer, step, call, outcome: metricOutcome(effect), completed: transition.completed === true, now: now() });
+        return {
+          recorded: true,
+          step: transition.step,
+          completedStep: transition.completed === true,
+          effect,
+          ...noticeFor(effect),
+          ...(committed.claim ? { claim: committed.claim } : {}),
+        };
       }
       logger.warn({ event: 'decision-contended', stepId: request.stepId }, 'gave up recording a decision after repeated conflicts');
       return { recorded: false, message: ':warning: Many people acted on this card at once and I could not record yours, so nothing changed. Please try again.' };
     } catch (error) {
       logger.error({ event: 'decision-store-failed', stepId: request.stepId, err: error }, 'could not record decision');
       return { recorded: false, message: ':warning: I could not record your decision, so nothing changed. Please try again.' };
+    } finally {
+      // A span started for a write that never happened says so.
+      if (completing) completing.span.setAttribute('countersign.decision.outcome', 'not-recorded').end();
     }
   }
 
-  /** The slow part, after Slack has its acknowledgement: update the card, resume if complete. */
+  /** The slow part, after Slack has its acknowledgement: update the card, then run the resume this process took. */
   async function publish(outcome: Extract<RecordOutcome, { recorded: true }>): Promise<void> {
     const { step } = outcome;
     try {
@@ -155,10 +178,8 @@ export function createCallDecider(options: DecideCallOptions) {
     } catch (error) {
       logger.warn({ event: 'card-update-failed', stepId: step.stepId, err: error }, 'could not update approval card');
     }
-    if (outcome.completedStep) {
-      const { traceparent } = outcome;
-      await worker.submit(step.threadKey, { kind: 'resume', stepId: step.stepId, channel: step.channel, threadTs: step.threadTs, ...(traceparent ? { traceparent } : {}) });
-    }
+    // Queued with the decision; when the thread's lock was free this process took it and drains it.
+    if (outcome.claim) await worker.drainClaimed(step.threadKey, outcome.claim);
   }
 
   return { record, publish };
@@ -166,28 +187,31 @@ export function createCallDecider(options: DecideCallOptions) {
 
 export type CallDecider = ReturnType<typeof createCallDecider>;
 
+interface DecisionSpan {
+  span: Span;
+  parent: Context;
+  traceparent: string | undefined;
+}
+
 /**
  * The decision as a span in the trace of the turn that paused (its `traceparent` is on the step),
- * and, when it completes the step, the wait for people as a span from the request to now. Returns
- * the decision span's `traceparent`: the resumed turn continues from it.
+ * from when the click arrived; its `traceparent` is what the resumed turn continues from.
  */
-function traceDecision(options: {
-  tracer: Tracer;
-  step: PendingStep;
-  call: PendingCall;
-  request: CallDecisionRequest;
-  outcome: string;
-  completed: boolean;
-  receivedAt: number;
-  now: number;
-}): string | undefined {
+function startDecisionSpan(options: { tracer: Tracer; step: PendingStep; call: PendingCall; request: CallDecisionRequest; receivedAt: number }): DecisionSpan {
   const { tracer, step, call, request } = options;
   const parent = contextFromTraceparent(step.traceparent);
-  const attributes = { 'countersign.step_id': step.stepId, 'countersign.tool': call.toolName };
-  const span = tracer.startSpan('countersign.decision', { startTime: options.receivedAt, attributes: { ...attributes, 'countersign.decision.outcome': options.outcome, 'countersign.decision.user': request.userId } }, parent);
-  if (options.completed) tracer.startSpan('countersign.approval_wait', { startTime: step.createdAt, attributes }, parent).end(Math.max(step.createdAt, options.now));
+  const span = tracer.startSpan('countersign.decision', { startTime: options.receivedAt, attributes: { 'countersign.step_id': step.stepId, 'countersign.tool': call.toolName, 'countersign.decision.user': request.userId } }, parent);
+  return { span, parent, traceparent: traceparentOf(trace.setSpan(parent, span)) };
+}
+
+/** Ends the decision span with its outcome; a decision that completes the step adds the wait for people, from the request to now. */
+function endDecisionSpan({ span, parent }: DecisionSpan, options: { tracer: Tracer; step: PendingStep; call: PendingCall; outcome: string; completed: boolean; now: number }): void {
+  const { tracer, step, call } = options;
+  span.setAttribute('countersign.decision.outcome', options.outcome);
+  if (options.completed) {
+    tracer.startSpan('countersign.approval_wait', { startTime: step.createdAt, attributes: { 'countersign.step_id': step.stepId, 'countersign.tool': call.toolName } }, parent).end(Math.max(step.createdAt, options.now));
+  }
   span.end();
-  return traceparentOf(trace.setSpan(parent, span));
 }
 
 /** What the person who edited is told privately when their edit is the new version to approve. */

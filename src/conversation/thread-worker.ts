@@ -1,7 +1,7 @@
 import { CountersignError, ErrorCode } from '../errors/countersign-error.js';
 import type { Logger } from 'pino';
 import { isFencedError } from '../store/fenced-error.js';
-import type { ClosingSave, Fence, StateStore } from '../store/state-store.js';
+import type { ClosingSave, Fence, StateStore, WorkClaim } from '../store/state-store.js';
 import { createLease, type Lease } from './lease.js';
 import type { LoadGate } from './load-gate.js';
 import { decodeWorkItem, encodeWorkItem, type WorkItem } from './work-item.js';
@@ -36,6 +36,14 @@ export interface ThreadWorker {
   submit(threadKey: string, item: WorkItem): Promise<void>;
   /** Drains a thread whose lock is free but which still has work, e.g. left by a process that died. */
   pickUp(threadKey: string): Promise<boolean>;
+  /**
+   * How work queued inside another atomic write (`StepStore.commitStepAndQueue`) reaches a drain:
+   * `drain` takes a free lock there (then `drainClaimed` runs it), `hand-off` offers the thread to
+   * the workers, as `submit` does for this process.
+   */
+  readonly queueing: { mode: 'drain' | 'hand-off'; lockTtlMs: number };
+  /** Drains a thread whose lock such a write took for this process (its first item in flight). */
+  drainClaimed(threadKey: string, claim: WorkClaim): Promise<void>;
   /** Resolves when every drain started by this process has finished (graceful shutdown, tests). */
   idle(): Promise<void>;
 }
@@ -143,6 +151,8 @@ export function createThreadWorker({
       if (claim === undefined) return;
       await run(threadKey, claim.token, claim.item);
     },
+    queueing: { mode: handOff ? 'hand-off' : 'drain', lockTtlMs },
+    drainClaimed: (threadKey, claim) => run(threadKey, claim.token, claim.item),
     async idle() {
       while (running.size > 0) await Promise.allSettled([...running]);
     },

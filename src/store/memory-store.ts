@@ -156,6 +156,18 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       return 'committed';
     },
 
+    async commitStepAndQueue(transition, resume) {
+      const result = await store.commitStep(transition);
+      if (result !== 'committed' || !transition.completed) return { result };
+      const { threadKey } = transition.step;
+      if (resume.mode === 'hand-off') {
+        await store.handOffWork(threadKey, resume.item);
+        return { result };
+      }
+      const claim = await store.enqueueWork(threadKey, resume.item, resume.lockTtlMs);
+      return claim ? { result, claim } : { result };
+    },
+
     async commitStepWithThread({ transition, thread, ttlMs, settled = false }) {
       if (!transition.fence || transition.audit.length > 0 || transition.grant || transition.completed || transition.closed || !transition.resumed) {
         throw new Error('commitStepWithThread writes resume claims only');

@@ -81,7 +81,40 @@ redis.call('PEXPIRE', KEYS[${list}], ARGV[${ttl}])`;
  * JSON, [9] grant expiry (epoch ms), [10] audit cap, [11] the step's phase (kept in its own field
  * so an operator with redis-cli can see it), [12] the step's channel, [13…] audit (type, json) pairs.
  */
-export const COMMIT_STEP_SCRIPT = `
+export const COMMIT_STEP_SCRIPT = commitStepLua({ auditFirst: 13, afterWrite: '' });
+
+/**
+ * COMMIT_STEP_SCRIPT and, when the transition completes the step (flag `c`), the resume item queued
+ * for its thread in the same step: no decision that completes a step is recorded without its resume.
+ * KEYS[10] queue, [11] lock, [12] index of threads with work, [13] in-flight item, [14] ready list.
+ * ARGV[13] item, [14] lock ttl ms, [15] queue ttl ms, [16] thread key, [17] fence ttl ms, [18]
+ * 'drain' (a free lock is taken: {'committed', token, first item}) or 'hand-off' (a free thread is
+ * offered to the workers), [19] most hints kept, [20…] audit pairs.
+ */
+export const COMMIT_STEP_AND_QUEUE_SCRIPT = commitStepLua({
+  auditFirst: 20,
+  afterWrite: `
+if string.find(ARGV[5], 'c', 1, true) then
+  redis.call('RPUSH', KEYS[10], ARGV[13])
+  redis.call('PEXPIRE', KEYS[10], ARGV[15])
+  redis.call('ZADD', KEYS[12], ARGV[4], ARGV[16])
+  if redis.call('EXISTS', KEYS[11]) == 0 then
+    if ARGV[18] == 'hand-off' then
+      redis.call('RPUSH', KEYS[14], ARGV[16])
+      redis.call('LTRIM', KEYS[14], -tonumber(ARGV[19]), -1)
+    else
+      ${issueToken({ fence: 7, now: 4, ttl: 17 })}
+      redis.call('SET', KEYS[11], token, 'PX', ARGV[14])
+      ${takeItem({ queue: 10, inflight: 13, ttl: 15 })}
+      return {'committed', token, item}
+    end
+  end
+end`,
+});
+
+/** COMMIT_STEP_SCRIPT's body, its audit pairs from ARGV[auditFirst], then `afterWrite` (which may return). */
+function commitStepLua({ auditFirst, afterWrite }: { auditFirst: number; afterWrite: string }): string {
+  return `
 local revision = redis.call('HGET', KEYS[1], 'revision')
 if not revision then return 'not-found' end
 if ARGV[6] ~= '' and redis.call('GET', KEYS[7]) ~= ARGV[6] then return 'fenced' end
@@ -103,9 +136,11 @@ if ARGV[7] ~= '' then
   redis.call('PEXPIREAT', KEYS[9], ARGV[9], 'GT')
   redis.call('PEXPIREAT', KEYS[9], ARGV[9], 'NX')
 end
-${appendAuditEvents({ key: 5, cap: 10, first: 13 })}
+${appendAuditEvents({ key: 5, cap: 10, first: auditFirst })}${afterWrite}
 return 'committed'
 `;
+}
+
 
 /**
  * A resume claim and its thread's save in one: KEYS[1] step, [2] complete-steps index, [3] thread,

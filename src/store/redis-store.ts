@@ -4,6 +4,7 @@ import { DEFAULT_AUDIT_MAX_LENGTH, logAuditEvent, type AuditLogger } from '../au
 import { prepareAuditEvent } from '../audit/prepare-audit-event.js';
 import type { Grant } from '../approvals/grant.js';
 import type { PendingStep } from '../approvals/pending-step.js';
+import type { StepTransition } from '../approvals/transitions/step-transition.js';
 import { FencedError } from './fenced-error.js';
 import { reportingCommandFailures, type RedisFailureListener } from './redis-failures.js';
 import type { RedisTarget } from '../config/redis-target.js';
@@ -13,6 +14,7 @@ import { createRedisKeys, DEFAULT_REDIS_SHARDS, type ShardKeys } from './redis-k
 import { createReadyWaiter } from './redis-ready-waiter.js';
 import {
   COMMIT_STEP_SCRIPT,
+  COMMIT_STEP_AND_QUEUE_SCRIPT,
   CREATE_STEP_SCRIPT,
   CREATE_THREAD_IF_ABSENT_SCRIPT,
   READ_THREAD_SCRIPT,
@@ -43,6 +45,7 @@ const FENCE_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
 const SCRIPTS = {
   csCommitStep: [9, COMMIT_STEP_SCRIPT],
+  csCommitStepAndQueue: [14, COMMIT_STEP_AND_QUEUE_SCRIPT],
   csCreateStep: [10, CREATE_STEP_SCRIPT],
   csSaveThread: [4, SAVE_THREAD_SCRIPT],
   csCreateThreadIfAbsent: [2, CREATE_THREAD_IF_ABSENT_SCRIPT],
@@ -108,6 +111,28 @@ export function createRedisStore({
   const ready = createReadyWaiter({ redis, keys, onConnectionError: (error) => reportConnectionError(error) });
   const histories = createThreadHistories();
   const layout = prepareKeyLayout({ redis, keys, keyPrefix });
+
+  /** COMMIT_STEP_SCRIPT's keys, then its arguments before the audit pairs. */
+  const commitStepKeys = ({ step, fence }: StepTransition) => {
+    const stepAt = keys.ofStep(step.stepId);
+    const fencedThread = fence?.threadKey ?? step.threadKey;
+    return [
+      stepAt.step(step.stepId),
+      stepAt.complete(),
+      stepAt.schedule('expiry'),
+      stepAt.schedule('reminder'),
+      stepAt.audit(),
+      keys.ofChannel(step.teamId, step.channel).grants(step.teamId, step.channel),
+      keys.ofThread(fencedThread).fence(fencedThread),
+      stepAt.openSteps(step.teamId),
+      stepAt.grantChannels(step.teamId),
+    ] as const;
+  };
+  const commitStepArguments = (transition: StepTransition) => {
+    const { step, grant, fence } = transition;
+    const flags = `${transition.completed ? 'c' : ''}${transition.resumed ? 'r' : ''}${transition.closed ? 'x' : ''}`;
+    return [transition.fromRevision, stepData(step), step.stepId, now(), flags, fence?.token ?? '', grant?.grantId ?? '', grant ? JSON.stringify(grant) : '', grant?.expiresAt ?? 0, auditMaxLength, step.phase, step.channel] as const;
+  };
 
   /** SAVE_THREAD_SCRIPT's keys and arguments. */
   const saveThreadArguments = (options: { thread: ThreadState; ttlMs: number; fence: Fence; settled: boolean; write: ThreadWrite }) => {
@@ -234,37 +259,40 @@ export function createRedisStore({
     },
 
     async commitStep(transition): Promise<CommitResult> {
-      const { step, grant, fence } = transition;
       const { prepared, args } = prepare(transition.audit);
-      const flags = `${transition.completed ? 'c' : ''}${transition.resumed ? 'r' : ''}${transition.closed ? 'x' : ''}`;
-      const stepAt = keys.ofStep(step.stepId);
-      const fencedThread = fence?.threadKey ?? step.threadKey;
-      const reply = (await run.csCommitStep(
-        stepAt.step(step.stepId),
-        stepAt.complete(),
-        stepAt.schedule('expiry'),
-        stepAt.schedule('reminder'),
-        stepAt.audit(),
-        keys.ofChannel(step.teamId, step.channel).grants(step.teamId, step.channel),
-        keys.ofThread(fencedThread).fence(fencedThread),
-        stepAt.openSteps(step.teamId),
-        stepAt.grantChannels(step.teamId),
-        transition.fromRevision,
-        stepData(step),
-        step.stepId,
-        now(),
-        flags,
-        fence?.token ?? '',
-        grant?.grantId ?? '',
-        grant ? JSON.stringify(grant) : '',
-        grant?.expiresAt ?? 0,
-        auditMaxLength,
-        step.phase,
-        step.channel,
-        ...args,
-      )) as CommitResult;
+      const reply = (await run.csCommitStep(...commitStepKeys(transition), ...commitStepArguments(transition), ...args)) as CommitResult;
       if (reply === 'committed') logStored(prepared);
       return reply;
+    },
+
+    async commitStepAndQueue(transition, resume) {
+      const { prepared, args } = prepare(transition.audit);
+      const { threadKey } = transition.step;
+      const at = keys.ofThread(threadKey);
+      const reply = await run.csCommitStepAndQueue(
+        ...commitStepKeys(transition),
+        at.queue(threadKey),
+        at.lock(threadKey),
+        at.busy(),
+        at.inflight(threadKey),
+        at.ready(),
+        ...commitStepArguments(transition),
+        resume.item,
+        resume.lockTtlMs,
+        QUEUE_TTL_MS,
+        threadKey,
+        FENCE_TTL_MS,
+        resume.mode,
+        READY_HINTS_KEPT,
+        ...args,
+      );
+      if (!Array.isArray(reply)) {
+        if (reply === 'committed') logStored(prepared);
+        return { result: reply as CommitResult };
+      }
+      logStored(prepared);
+      const [, token, item] = reply as [string, string, string];
+      return { result: 'committed', claim: { token, item } };
     },
 
     async commitStepWithThread({ transition, thread, ttlMs, settled = false }) {

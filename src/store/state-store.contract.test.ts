@@ -207,6 +207,40 @@ describe.each(createStores())('%s state store', (_name, create) => {
     expect(await store.completedSteps({ before: Date.now() + 60_000, limit: 1000 })).not.toContain(step.stepId);
   });
 
+  it('queues the resume in the write of the decision that completes a step, and only then', async () => {
+    const unique = () => `1700001${randomUUID().replace(/\D/g, '').slice(0, 3)}.000100`;
+    const approve = async (stepId: string, approvalId: string) => {
+      const current = (await store.getStep(stepId))!;
+      const result = applyCallAction(current, { stepId, approvalId, userId: 'UBOB', origin: { teamId: current.teamId, channel: current.channel }, action: { kind: 'approve', version: 0 } }, { now: Date.now(), groupMembers: new Map(), newGrantId: randomUUID });
+      if (!result.ok) throw new Error(result.refusal.message);
+      return result.transition;
+    };
+    const step = await createStep(makeStep(['apv-1', 'apv-2'], { threadTs: unique() }));
+    const drain = { item: 'resume-1', lockTtlMs: TTL, mode: 'drain' as const };
+
+    expect(await store.commitStepAndQueue(await approve(step.stepId, 'apv-1'), drain)).toEqual({ result: 'committed' });
+    expect(await store.busyThreads({ limit: 1000 })).not.toContain(step.threadKey);
+    const completing = await approve(step.stepId, 'apv-2');
+    expect(completing.completed).toBe(true);
+    // Judged on a revision the step has left: nothing written, nothing queued.
+    expect(await store.commitStepAndQueue({ ...completing, fromRevision: completing.fromRevision - 1 }, drain)).toEqual({ result: 'conflict' });
+    expect(await store.busyThreads({ limit: 1000 })).not.toContain(step.threadKey);
+
+    const done = await store.commitStepAndQueue(completing, drain);
+    expect(done).toEqual({ result: 'committed', claim: { token: expect.any(String), item: 'resume-1' } });
+    expect((await store.getStep(step.stepId))?.phase).toBe('complete');
+    const fence = { threadKey: step.threadKey, token: done.claim!.token };
+    expect(await store.isCurrent(fence)).toBe(true);
+    expect(await store.finishWork(fence, 'resume-1', TTL)).toBeUndefined();
+
+    // A process that only receives offers the thread to the workers instead.
+    const other = await createStep(makeStep(['apv-1'], { threadTs: unique() }));
+    const waiting = store.nextReadyThread(5_000);
+    expect(await store.commitStepAndQueue(await approve(other.stepId, 'apv-1'), { item: 'resume-2', lockTtlMs: TTL, mode: 'hand-off' })).toEqual({ result: 'committed' });
+    expect(await waiting).toBe(other.threadKey);
+    expect((await store.lockAndTake(other.threadKey, TTL))?.item).toBe('resume-2');
+  });
+
   it('supersedes only undecided calls, and only while pending', async () => {
     const step = await createStep(makeStep(['apv-1', 'apv-2']));
     await act(step.stepId, 'UBOB', { kind: 'approve', version: 0 });

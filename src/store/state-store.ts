@@ -77,6 +77,13 @@ export interface StepStore {
    */
   commitStep(transition: StepTransition): Promise<CommitResult>;
   /**
+   * `commitStep` and, when the transition completes the step, `resume.item` queued for the step's
+   * thread in the same atomic write, so a decision that completes a step never stands without its
+   * resume. `drain`: a free thread lock is taken, and the claim says the caller must drain (its
+   * first item already in flight); `hand-off`: a free thread is offered to the workers.
+   */
+  commitStepAndQueue(transition: StepTransition, resume: { item: string; lockTtlMs: number; mode: 'drain' | 'hand-off' }): Promise<{ result: CommitResult; claim?: WorkClaim }>;
+  /**
    * `commitStep` and `saveThread` as one atomic write under the transition's fence (required):
    * both or neither. For a resume claim (`claimResumeTransition`: no audit, no grant), whose
    * thread records what was decided: no process can hold a claimed step its thread does not show.
