@@ -32,7 +32,7 @@ export interface LiveAnswer {
 export const ANSWER_STREAM_OPEN_DELAY_MS = 250;
 
 /** Streams the model's text as it comes; each message Slack creates is recorded in the thread so a successor can replace it. */
-export function createLiveAnswer(options: { scope: TurnScope; thread: ThreadState; requesterId: string; shown: ShownAnswer; logger: Logger; openDelayMs?: number }): LiveAnswer {
+export function createLiveAnswer(options: { scope: TurnScope; thread: ThreadState; requesterId: string; shown: ShownAnswer; logger: Logger }): LiveAnswer {
   const { scope, thread, shown, logger } = options;
   let streamed = '';
   let stream: AnswerStream | undefined;
@@ -74,7 +74,7 @@ export function createLiveAnswer(options: { scope: TurnScope; thread: ThreadStat
     append(delta) {
       streamed += delta;
       if (stream) return stream.append(delta);
-      if (!stopped) opening ??= setTimeout(open, options.openDelayMs ?? ANSWER_STREAM_OPEN_DELAY_MS);
+      if (!stopped) opening ??= setTimeout(open, ANSWER_STREAM_OPEN_DELAY_MS);
     },
     stopOpening() {
       stopped = true;

@@ -57,16 +57,13 @@ export function createStepResumer(options: ResumeDependencies) {
       const transition = step && claimResumeTransition(step, scope.lease.fence);
       if (!transition) return false;
       const { step: claimed, revoked } = await recheckApprovals({ step: transition.step, resolveGroups: options.resolveGroups, now: now() });
-      const before = { messages: thread.messages, participants: thread.participants, pendingStepId: thread.pendingStepId };
-      const stops = recordDecisions(thread, claimed);
-      const result = await scope.saveWithStep(transition, thread, { settled: stops });
+      // Written as a copy: a conflict leaves the thread as it was, for the next round.
+      const { next, stops } = withDecisions(thread, claimed);
+      const result = await scope.saveWithStep(transition, next, { settled: stops });
       if (result === 'not-found') return false;
-      if (result !== 'committed') {
-        Object.assign(thread, before);
-        if (before.participants === undefined) delete thread.participants;
-        if (before.pendingStepId === undefined) delete thread.pendingStepId;
-        continue;
-      }
+      if (result !== 'committed') continue;
+      Object.assign(thread, next);
+      delete thread.pendingStepId;
       faultPoint('after-claim');
       for (const revocation of revoked) await recordRevocation(claimed, revocation);
       if (stops) {
@@ -84,16 +81,16 @@ export function createStepResumer(options: ResumeDependencies) {
     throw new StepContendedError({ stepId, attempts: MAX_CLAIM_ATTEMPTS });
   }
 
-  /** What the model is told of the decisions, in the thread; true when the policy says expiry ends the turn. */
-  function recordDecisions(thread: ThreadState, step: PendingStep): boolean {
-    addParticipants(thread, Object.values(step.decisions).flatMap((decision) => [decision.userId, ...(decision.approvedBy ?? [])]));
+  /** The thread with what the model is told of the decisions; `stops` when the policy says expiry ends the turn. */
+  function withDecisions(thread: ThreadState, step: PendingStep): { next: ThreadState; stops: boolean } {
+    const { pendingStepId: _answered, ...rest } = thread;
     const stops = stopsOnExpiry(step);
     // Stopping: nothing runs and the model is not asked. Otherwise the model's calls stay in the
     // history exactly as it made them; approved calls run with the version their approvers signed
     // (`approvedRunsFor`), and the result says so.
-    thread.messages = [...thread.messages, stops ? closingToolMessage(step) : resumeToolMessage(step)];
-    delete thread.pendingStepId;
-    return stops;
+    const next: ThreadState = { ...rest, messages: [...thread.messages, stops ? closingToolMessage(step) : resumeToolMessage(step)] };
+    addParticipants(next, Object.values(step.decisions).flatMap((decision) => [decision.userId, ...(decision.approvedBy ?? [])]));
+    return { next, stops };
   }
 
   async function recordRevocation(step: PendingStep, revocation: { approvalId: string; userId: string; reason: string }): Promise<void> {

@@ -77,13 +77,14 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
         traceContext: scope.traceContext,
       });
     } catch (error) {
-      answer.stopOpening();
       // Fenced: another process has the thread; this one must not save, post or say anything.
       if (scope.lease.lost()) throw error;
       finished('failed');
       return recordTurnFailure(scope, thread, { error, requesterId, answer });
+    } finally {
+      // The turn is over: what it wrote is shown whole from here, or (failed) through `openNow`.
+      answer.stopOpening();
     }
-    answer.stopOpening();
     finished(outcome.approvalRequests.length === 0 ? 'answered' : 'waiting');
     thread.messages.push(...outcome.responseMessages);
     delete thread.failedTurn;

@@ -83,12 +83,11 @@ export function createTurnScope(options: {
       if (kept?.thread.threadKey === thread.threadKey) kept = undefined;
       await flush();
       prepare(thread);
-      const result = await lease.guard(async () => {
-        const committed = await store.commitStepWithThread({ transition: { ...transition, fence: lease.fence }, thread, ttlMs: limits.historyTtlMs, settled: saveOptions?.settled ?? false });
+      return lease.guard(async () => {
+        const committed = await store.commitStepWithThread({ transition, thread, ttlMs: limits.historyTtlMs, settled: saveOptions?.settled ?? false });
         if (committed === 'fenced') throw new FencedError(lease.fence.threadKey);
         return committed;
       });
-      return result;
     },
     saveAtEnd(thread, saveOptions) {
       prepare(thread);

@@ -64,6 +64,12 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
     locks.set(threadKey, { value: token, expiresAt: now() + ttlMs });
     return token;
   };
+  /** The thread's in-flight item, else the next queued one moved in flight. */
+  const takeItem = (threadKey: string): string | undefined => {
+    const item = inflight.get(threadKey) ?? queues.get(threadKey)?.shift();
+    if (item !== undefined) inflight.set(threadKey, item);
+    return item;
+  };
   const writeThread = (thread: ThreadState, ttlMs: number, settled: boolean) => {
     threads.set(thread.threadKey, { value: JSON.stringify(thread), expiresAt: now() + ttlMs });
     if (settled) executing.delete(thread.threadKey);
@@ -257,9 +263,7 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       busy.set(threadKey, now());
       if (lockHolder(threadKey) !== undefined) return undefined;
       const token = issueToken(threadKey, lockTtlMs);
-      const first = inflight.get(threadKey) ?? (queue.shift() as string);
-      inflight.set(threadKey, first);
-      return { token, item: first };
+      return { token, item: takeItem(threadKey) as string };
     },
 
     async handOffWork(threadKey, item) {
@@ -298,19 +302,13 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
     async lockAndTake(threadKey, ttlMs) {
       if (lockHolder(threadKey) !== undefined) return undefined;
       const token = issueToken(threadKey, ttlMs);
-      const item = inflight.get(threadKey) ?? queues.get(threadKey)?.shift();
-      if (item === undefined) return { token };
-      inflight.set(threadKey, item);
-      return { token, item };
+      const item = takeItem(threadKey);
+      return item === undefined ? { token } : { token, item };
     },
 
     async takeWork(fence) {
       guard(fence);
-      const current = inflight.get(fence.threadKey);
-      if (current !== undefined) return current;
-      const item = queues.get(fence.threadKey)?.shift();
-      if (item !== undefined) inflight.set(fence.threadKey, item);
-      return item;
+      return takeItem(fence.threadKey);
     },
 
     async takeLeftover(threadKey) {

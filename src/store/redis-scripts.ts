@@ -141,7 +141,6 @@ return 'committed'
 `;
 }
 
-
 /**
  * A resume claim and its thread's save in one: KEYS[1] step, [2] complete-steps index, [3] thread,
  * [4] the thread's fence, [5] executing markers, [6] the thread's messages. ARGV[1] the step's

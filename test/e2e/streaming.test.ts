@@ -59,7 +59,8 @@ describe('answers shown while the model writes them (chat.update mode)', () => {
   it('posts an answer that is complete before the stream would open in one message, never edited', async () => {
     const h = await harness();
     const answer = 'All twelve pods are ready.';
-    h.openai.enqueue({ text: answer });
+    // In five pieces over about 50 ms: streamed at once, the first words would be posted and then edited.
+    h.openai.enqueue({ text: answer, deltaDelayMs: 10 });
     const threadTs = nextTs();
     await h.mention({ user: 'UALICE', text: 'are the pods ready?', ts: threadTs });
     await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === answer), { timeoutMs: 15_000, message: 'answer' });

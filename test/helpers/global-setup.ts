@@ -1,4 +1,5 @@
 import type { TestProject } from 'vitest/node';
+import { nodeVersionProblem } from '../../src/runtime/node-version-problem.js';
 import { startRedisCluster } from './redis-cluster.js';
 import { startRedisServer } from './redis-server.js';
 
@@ -17,6 +18,13 @@ declare module 'vitest' {
  * an external cluster when REDIS_CLUSTER_URL is.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // On an older Node the suite fails in dozens of unrelated-looking ways (TypeScript child
+  // processes, vitest's own reporter): say the one thing that is wrong, as the bot itself does.
+  const problem = nodeVersionProblem(process.versions.node);
+  if (problem) {
+    process.stderr.write(`${problem}\n(.ci/run installs it when it is missing.)\n`);
+    process.exit(1);
+  }
   const externalUrl = process.env.REDIS_URL;
   const externalClusterUrl = process.env.REDIS_CLUSTER_URL;
   const [redis, cluster] = await Promise.all([externalUrl ? undefined : startRedisServer(), externalClusterUrl ? undefined : startRedisCluster()]);
