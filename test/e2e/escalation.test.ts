@@ -69,7 +69,7 @@ describe('escalation ladder', () => {
       expect(await seriesTotal([first, second], 'countersign_escalations_total{stage="3"}')).toBe(1);
 
       await first.click({ user: 'U0LEAD', cardTs: card.ts, threadTs, ...approve });
-      await waitFor(() => threadReplies(first, threadTs).some((message) => message.text === 'Restarted after the escalation.'), { timeoutMs: 15_000, message: 'answer' });
+      await waitFor(() => threadReplies(first, threadTs).some((message) => message.text === 'Restarted after the escalation.'), { message: 'answer' });
       expect(first.invocations()).toHaveLength(1);
       expect(text(currentCard())).toContain('Approved by <@U0LEAD>');
     } finally {
@@ -93,15 +93,15 @@ describe('escalation ladder', () => {
       expect(h.slack.messages(directMessageChannel('U0BOSS'))).toEqual([]);
       clock += 11 * 60 * 1000;
       const bossCopy = await waitFor(() => h.slack.messages(directMessageChannel('U0BOSS')).find((message) => cardButtons(message.blocks).length > 0), { message: 'DM copy to the fallback approver' });
+      // A copy counts once it is recorded, just after it is posted; the thread's card names it then.
+      await waitFor(() => threadReplies(h, threadTs).some((message) => /waiting for approval in a DM to [^"]*<@U0BOSS>/.test(text(message))), { message: 'the thread card naming the new copy' });
       const approve = cardButtons(bossCopy.blocks).find((button) => button.actionId === 'countersign_approve')!;
       await postSlackInteraction({
         url: h.eventsUrl,
         signingSecret: SIGNING_SECRET,
         payload: blockActionsPayload({ user: 'U0BOSS', channel: directMessageChannel('U0BOSS'), messageTs: bossCopy.ts, teamId: TEAM_ID, ...approve }),
       });
-      // A resumed turn spawns the command: slow on a loaded machine, yet far under the 30 s after
-      // which a lost resume would first be recovered, so lost work still fails here.
-      await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === 'Restarted by the boss.'), { timeoutMs: 15_000, message: 'answer' });
+      await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === 'Restarted by the boss.'), { message: 'answer' });
       expect(h.invocations()).toHaveLength(1);
     } finally {
       await h.stop();
