@@ -194,7 +194,7 @@ async function assemble(
   const limits = { monitor, maxConcurrent: options.maxConcurrentTurns ?? defaultMaxTurns, maxEventLoopDelayMs: options.maxEventLoopDelayMs ?? defaultMaxDelayMs };
   const worker = createThreadWorker({
     store,
-    handle: (item, lease) => conversation.handle(item, lease),
+    handle: (item, lease, prefetched) => conversation.handle(item, lease, prefetched),
     logger,
     lockTtlMs,
     gate: createLoadGate(limits),

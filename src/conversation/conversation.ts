@@ -3,7 +3,7 @@ import { contextFromTraceparent, countersignTracer, inSpan, markFailed } from '.
 import type { AuditLog } from '../audit/audit-log.js';
 import { type Metrics, noMetrics } from '../metrics/metrics.js';
 import { isFencedError } from '../store/fenced-error.js';
-import type { ClosingSave } from '../store/state-store.js';
+import type { ClosingSave, PrefetchedStep } from '../store/state-store.js';
 import { newStepId } from '../store/redis-keys.js';
 import { createCloseInterruptedCalls } from './close-interrupted-calls.js';
 import { createMessageHandler } from './handle-message.js';
@@ -45,7 +45,7 @@ export interface Conversation {
    * Handles one queued item while the caller holds the thread; every effect goes through `lease`.
    * Returns the item's last thread save, for the caller to send with the queue's finish.
    */
-  handle(item: WorkItem, lease: Lease): Promise<ClosingSave | undefined>;
+  handle(item: WorkItem, lease: Lease, prefetched?: PrefetchedStep): Promise<ClosingSave | undefined>;
 }
 
 /**
@@ -73,13 +73,13 @@ export function createConversation(options: ConversationOptions): Conversation {
   const retry = createRetryFailedTurn({ ...dependencies, ...phases });
 
   return {
-    handle: (item, lease) =>
+    handle: (item, lease, prefetched) =>
       // The item continues the trace of whatever queued it: the Slack event, or the decision that completed a step.
       inSpan({ tracer, name: 'countersign.turn', kind: SpanKind.CONSUMER, parent: contextFromTraceparent(item.traceparent), attributes: { 'countersign.work.kind': item.kind, 'countersign.channel': item.channel, 'countersign.thread_ts': item.threadTs } }, async (traceContext) => {
         const scope = createTurnScope({ store, messenger: options.messenger, lease, limits, now: dependencies.now, traceContext });
         try {
           if (item.kind === 'message') await handleMessage(scope, item);
-          else if (item.kind === 'resume') await resumer.resume(scope, item.stepId);
+          else if (item.kind === 'resume') await resumer.resume(scope, item.stepId, prefetched);
           else await retry(scope, item);
         } catch (error) {
           // Another process holds the thread now: stop here, with nothing more said or saved.

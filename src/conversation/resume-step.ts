@@ -7,6 +7,7 @@ import { claimResumeTransition } from '../approvals/transitions/close-step.js';
 import { StepContendedError } from '../approvals/transitions/commit-transition.js';
 import { appendQuietly } from '../audit/audit-log.js';
 import { faultPoint } from '../runtime/fault-points.js';
+import type { PrefetchedStep } from '../store/state-store.js';
 import { threadKeyOf, type ThreadState } from '../store/thread-state.js';
 import { postOutbox } from './answer-outbox.js';
 import type { CloseInterruptedCalls } from './close-interrupted-calls.js';
@@ -29,10 +30,11 @@ type ResumeDependencies = Pick<PhaseDependencies, 'store' | 'audit' | 'logger' |
 export function createStepResumer(options: ResumeDependencies) {
   const { store, logger, now, loadThread, runAndPublish, closeInterruptedCalls } = options;
 
-  async function resume(scope: TurnScope, stepId: string): Promise<void> {
-    // The step's thread is the lease's: both are read in one round trip.
+  /** `prefetched`: the step and thread as the pick-up read them under this lease's lock. */
+  async function resume(scope: TurnScope, stepId: string, prefetched?: PrefetchedStep): Promise<void> {
+    // The step's thread is the lease's: both are read in one round trip, or were read with the lock.
     const { threadKey } = scope.lease.fence;
-    const read = await store.getStepAndThread(stepId, threadKey);
+    const read = prefetched?.stepId === stepId ? prefetched : await store.getStepAndThread(stepId, threadKey);
     const { step } = read;
     if (!step) return;
     const thread = threadKeyOf(step) === threadKey ? validatedThread({ address: step, stored: read.thread, logger, now }) : await loadThread(step);

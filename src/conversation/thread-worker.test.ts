@@ -4,7 +4,7 @@ import { createMemoryStore } from '../store/memory-store.js';
 import type { StateStore } from '../store/state-store.js';
 import { createLoadGate, createLoadMonitor } from './load-gate.js';
 import { createThreadWorker } from './thread-worker.js';
-import type { WorkItem } from './work-item.js';
+import { encodeWorkItem, type WorkItem } from './work-item.js';
 
 const item = (threadTs: string): WorkItem => ({ kind: 'retry', failureId: 'f1', clickedBy: 'U1', teamId: 'T1', channel: 'C1', threadTs });
 
@@ -33,6 +33,20 @@ describe('thread worker', () => {
     expect(handled).toHaveLength(11);
     expect(peak).toBe(3);
     expect(handled.indexOf('0')).toBeLessThan(handled.indexOf('0-second'));
+  });
+});
+
+describe("thread worker picking up a thread", () => {
+  it('hands what the pick-up read with the lock to the first item only', async () => {
+    const store = createMemoryStore();
+    const read = { stepId: 's1', step: undefined, thread: undefined };
+    const picking: StateStore = { ...store, lockAndTake: async (threadKey, ttlMs) => ({ ...(await store.lockAndTake(threadKey, ttlMs))!, read }) };
+    const seen: unknown[] = [];
+    const worker = createThreadWorker({ store: picking, logger: pino({ level: 'silent' }), handle: async (_work, _lease, prefetched) => void seen.push(prefetched) });
+    await store.handOffWork('T1:C1:1', encodeWorkItem(item('first')));
+    await store.handOffWork('T1:C1:1', encodeWorkItem(item('second')));
+    expect(await worker.pickUp('T1:C1:1')).toBe(true);
+    expect(seen).toEqual([read, undefined]);
   });
 });
 

@@ -1,7 +1,7 @@
 import { CountersignError, ErrorCode } from '../errors/countersign-error.js';
 import type { Logger } from 'pino';
 import { isFencedError } from '../store/fenced-error.js';
-import type { ClosingSave, Fence, StateStore, WorkClaim } from '../store/state-store.js';
+import type { ClosingSave, Fence, PrefetchedStep, StateStore, WorkClaim } from '../store/state-store.js';
 import { createLease, type Lease } from './lease.js';
 import type { LoadGate } from './load-gate.js';
 import { decodeWorkItem, encodeWorkItem, type WorkItem } from './work-item.js';
@@ -10,9 +10,10 @@ export interface ThreadWorkerOptions {
   store: StateStore;
   /**
    * Handles one item while this process holds the thread; every effect goes through `lease`. What
-   * it returns is written with the item's finish, in the same round trip.
+   * it returns is written with the item's finish, in the same round trip. `prefetched`: what the
+   * pick-up read for the item (a resume's step and thread), read after the lock was taken.
    */
-  handle: (item: WorkItem, lease: Lease) => Promise<ClosingSave | undefined | void>;
+  handle: (item: WorkItem, lease: Lease, prefetched?: PrefetchedStep) => Promise<ClosingSave | undefined | void>;
   logger: Logger;
   /** The lock outlives a crashed holder by at most this long; a live holder renews it. */
   lockTtlMs?: number;
@@ -48,6 +49,9 @@ export interface ThreadWorker {
   idle(): Promise<void>;
 }
 
+/** A thread's lock as just taken: its token, and the first item (and what was read for it) if taken with it. */
+type Claim = { token: string; item?: string; read?: PrefetchedStep };
+
 const DEFAULT_LOCK_TTL_MS = 30_000;
 /** Tests and tools that build a worker without a gate: no limit. */
 const UNGATED: LoadGate = { acquire: async () => () => {}, whenRoom: async () => {}, active: () => 0 };
@@ -62,7 +66,9 @@ export function createThreadWorker({
 }: ThreadWorkerOptions): ThreadWorker {
   const running = new Set<Promise<void>>();
 
-  async function drain(threadKey: string, token: string, first?: string): Promise<void> {
+  async function drain(threadKey: string, claim: Claim): Promise<void> {
+    const { token, item: first } = claim;
+    let prefetched = claim.read;
     const fence: Fence = { threadKey, token };
     const hold = createHold({ store, fence, lockTtlMs });
     const lease = createLease({ store, fence, heldUntil: hold.heldUntil });
@@ -101,7 +107,10 @@ export function createThreadWorker({
         else {
           const release = await gate.acquire();
           try {
-            closing = (await handle(item, lease)) ?? undefined;
+            // Read with the lock for the first item only; later items read for themselves.
+            const read = prefetched;
+            prefetched = undefined;
+            closing = (await handle(item, lease, read)) ?? undefined;
           } catch (error) {
             if (isFencedError(error)) throw new LockLostError(`lost the lock on ${threadKey}`);
             logger.error({ event: 'work-item-failed', threadKey, kind: item.kind, err: error }, 'work item failed');
@@ -124,10 +133,10 @@ export function createThreadWorker({
     }
   }
 
-  async function run(threadKey: string, token: string, first?: string): Promise<void> {
+  async function run(threadKey: string, claim: Claim): Promise<void> {
     // A drain that fails (the store stayed away until the lock would lapse) leaves its items queued;
     // the lock expires and the next message, click or recovery sweep on the thread drains them.
-    const drained = drain(threadKey, token, first).catch((error: unknown) => {
+    const drained = drain(threadKey, claim).catch((error: unknown) => {
       logger.error({ event: 'thread-drain-failed', threadKey, err: error }, 'stopped draining thread queue');
     });
     running.add(drained);
@@ -142,17 +151,17 @@ export function createThreadWorker({
     async pickUp(threadKey) {
       const claim = await store.lockAndTake(threadKey, lockTtlMs);
       if (claim === undefined) return false;
-      await run(threadKey, claim.token, claim.item);
+      await run(threadKey, claim);
       return true;
     },
     async submit(threadKey, item) {
       if (handOff) return store.handOffWork(threadKey, encodeWorkItem(item));
       const claim = await store.enqueueWork(threadKey, encodeWorkItem(item), lockTtlMs);
       if (claim === undefined) return;
-      await run(threadKey, claim.token, claim.item);
+      await run(threadKey, claim);
     },
     queueing: { mode: handOff ? 'hand-off' : 'drain', lockTtlMs },
-    drainClaimed: (threadKey, claim) => run(threadKey, claim.token, claim.item),
+    drainClaimed: (threadKey, claim) => run(threadKey, claim),
     async idle() {
       while (running.size > 0) await Promise.allSettled([...running]);
     },

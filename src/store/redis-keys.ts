@@ -123,7 +123,12 @@ export function channelOfThread(threadKey: string): string {
 
 /** A step id that names its thread's shard: 8 hex digits of the channel's routing hash, then a random UUID. */
 export function newStepId(threadKey: string): string {
-  return `${routingHash(channelOfThread(threadKey)).toString(16).padStart(8, '0')}${randomUUID().replaceAll('-', '')}`;
+  return `${stepIdPrefix(threadKey)}${randomUUID().replaceAll('-', '')}`;
+}
+
+/** The 8 hex digits every step id `newStepId` gives for this thread starts with. */
+export function stepIdPrefix(threadKey: string): string {
+  return routingHash(channelOfThread(threadKey)).toString(16).padStart(8, '0');
 }
 
 const ROUTED_STEP_ID = /^[0-9a-f]{40}$/;

@@ -223,11 +223,20 @@ return revision
  * (`legacy`); it becomes a hash and a list on its next save.
  */
 export const READ_THREAD_SCRIPT = `
-local kind = redis.call('TYPE', KEYS[1]).ok
-if kind == 'string' then return {'legacy', redis.call('GET', KEYS[1])} end
-if kind ~= 'hash' then return false end
-return {'list', redis.call('HGET', KEYS[1], 'meta'), redis.call('HGET', KEYS[1], 'revision'), redis.call('LRANGE', KEYS[2], 0, -1)}
+${readThreadFunction()}
+return readThread(KEYS[1], KEYS[2])
 `;
+
+/** Defines the Lua function `readThread(threadKey, messagesKey)`: the reply `READ_THREAD_SCRIPT` gives. */
+function readThreadFunction(): string {
+  return `
+local function readThread(threadKey, messagesKey)
+  local kind = redis.call('TYPE', threadKey).ok
+  if kind == 'string' then return {'legacy', redis.call('GET', threadKey)} end
+  if kind ~= 'hash' then return false end
+  return {'list', redis.call('HGET', threadKey, 'meta'), redis.call('HGET', threadKey, 'revision'), redis.call('LRANGE', messagesKey, 0, -1)}
+end`;
+}
 
 /** KEYS[1] executing markers, [2] fence, [3] audit stream. ARGV[1] token, [2] call id, [3] marker JSON, [4] ttl ms, [5] audit cap, [6…] audit pairs. */
 export const MARK_EXECUTING_SCRIPT = `
@@ -296,16 +305,27 @@ return token
 `;
 
 /**
- * KEYS[1] lock, [2] fence, [3] queue, [4] in-flight item. ARGV[1] lock ttl ms, [2] now, [3] fence
- * ttl ms, [4] in-flight ttl ms. TRY_LOCK_SCRIPT, then TAKE_WORK_SCRIPT's take in the same step:
- * {token, item or false}.
+ * KEYS[1] lock, [2] fence, [3] queue, [4] in-flight item, [5] thread, [6] its message list. ARGV[1]
+ * lock ttl ms, [2] now, [3] fence ttl ms, [4] in-flight ttl ms, [5] the shard's step key prefix,
+ * [6] the 8 hex digits the step ids of this thread's shard start with (`newStepId`).
+ * TRY_LOCK_SCRIPT, then TAKE_WORK_SCRIPT's take in the same step: {token, item or false}. When the
+ * item resumes a step of this thread's shard, it also reads what the resume's first round trip
+ * would: {token, item, step id, the thread as READ_THREAD_SCRIPT gives it, the step as HGETALL
+ * gives it}.
+ * The step key is built here, so it is not declared; it carries the thread's hash tag, so a
+ * Cluster keeps it in the same slot.
  */
 export const LOCK_AND_TAKE_SCRIPT = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return false end
 ${issueToken({ fence: 2, now: 2, ttl: 3 })}
 redis.call('SET', KEYS[1], token, 'PX', ARGV[1])
 ${takeItem({ queue: 3, inflight: 4, ttl: 4 })}
-return {token, item}
+if not item then return {token, item} end
+local decoded = select(2, pcall(cjson.decode, item))
+local stepId = type(decoded) == 'table' and decoded.kind == 'resume' and decoded.stepId
+if type(stepId) ~= 'string' or #stepId ~= 40 or not string.match(stepId, '^[0-9a-f]+$') or string.sub(stepId, 1, 8) ~= ARGV[6] then return {token, item} end
+${readThreadFunction()}
+return {token, item, stepId, readThread(KEYS[5], KEYS[6]), redis.call('HGETALL', ARGV[5] .. stepId)}
 `;
 
 /**

@@ -10,7 +10,7 @@ import { reportingCommandFailures, type RedisFailureListener } from './redis-fai
 import type { RedisTarget } from '../config/redis-target.js';
 import { connectRedisClient } from './connect-to-redis.js';
 import { prepareKeyLayout } from './key-layout.js';
-import { createRedisKeys, DEFAULT_REDIS_SHARDS, type ShardKeys } from './redis-keys.js';
+import { createRedisKeys, DEFAULT_REDIS_SHARDS, stepIdPrefix, type ShardKeys } from './redis-keys.js';
 import { createReadyWaiter } from './redis-ready-waiter.js';
 import {
   COMMIT_STEP_SCRIPT,
@@ -57,7 +57,7 @@ const SCRIPTS = {
   csClaimStepWithThread: [6, CLAIM_STEP_WITH_THREAD_SCRIPT],
   csHandOffWork: [4, HAND_OFF_WORK_SCRIPT],
   csTryLock: [2, TRY_LOCK_SCRIPT],
-  csLockAndTake: [4, LOCK_AND_TAKE_SCRIPT],
+  csLockAndTake: [6, LOCK_AND_TAKE_SCRIPT],
   csExtendLock: [2, EXTEND_LOCK_SCRIPT],
   csTakeWork: [3, TAKE_WORK_SCRIPT],
   csFinishWork: [5, FINISH_WORK_SCRIPT],
@@ -441,10 +441,25 @@ export function createRedisStore({
 
     async lockAndTake(threadKey, ttlMs) {
       const at = keys.ofThread(threadKey);
-      const claim = await run.csLockAndTake(at.lock(threadKey), at.fence(threadKey), at.queue(threadKey), at.inflight(threadKey), ttlMs, now(), FENCE_TTL_MS, QUEUE_TTL_MS);
+      const claim = await run.csLockAndTake(
+        at.lock(threadKey),
+        at.fence(threadKey),
+        at.queue(threadKey),
+        at.inflight(threadKey),
+        at.thread(threadKey),
+        at.messages(threadKey),
+        ttlMs,
+        now(),
+        FENCE_TTL_MS,
+        QUEUE_TTL_MS,
+        at.step(''),
+        stepIdPrefix(threadKey),
+      );
       if (!Array.isArray(claim)) return undefined;
-      const [token, item] = claim as [string, string | null | false | undefined];
-      return typeof item === 'string' ? { token, item } : { token };
+      const [token, item, stepId, threadReply, stepFields] = claim as [string, string | null | false | undefined, string?, ThreadReply?, string[]?];
+      if (typeof item !== 'string') return { token };
+      if (stepId === undefined || stepFields === undefined) return { token, item };
+      return { token, item, read: { stepId, step: stepFromRecord(stepFields), thread: histories.read(threadKey, threadReply ?? null) } };
     },
 
     async takeWork(fence) {

@@ -52,7 +52,7 @@ function createStores(): Array<[string, () => { store: StateStore; audit: AuditL
   ];
 }
 
-describe.each(createStores())('%s state store', (_name, create) => {
+describe.each(createStores())('%s state store', (name, create) => {
   const { store, audit } = create();
   afterAll(async () => {
     await store.close();
@@ -207,14 +207,16 @@ describe.each(createStores())('%s state store', (_name, create) => {
     expect(await store.completedSteps({ before: Date.now() + 60_000, limit: 1000 })).not.toContain(step.stepId);
   });
 
+  const uniqueTs = () => `1700001${randomUUID().replace(/\D/g, '').slice(0, 3)}.000100`;
+  const approve = async (stepId: string, approvalId: string) => {
+    const current = (await store.getStep(stepId))!;
+    const result = applyCallAction(current, { stepId, approvalId, userId: 'UBOB', origin: { teamId: current.teamId, channel: current.channel }, action: { kind: 'approve', version: 0 } }, { now: Date.now(), groupMembers: new Map(), newGrantId: randomUUID });
+    if (!result.ok) throw new Error(result.refusal.message);
+    return result.transition;
+  };
+
   it('queues the resume in the write of the decision that completes a step, and only then', async () => {
-    const unique = () => `1700001${randomUUID().replace(/\D/g, '').slice(0, 3)}.000100`;
-    const approve = async (stepId: string, approvalId: string) => {
-      const current = (await store.getStep(stepId))!;
-      const result = applyCallAction(current, { stepId, approvalId, userId: 'UBOB', origin: { teamId: current.teamId, channel: current.channel }, action: { kind: 'approve', version: 0 } }, { now: Date.now(), groupMembers: new Map(), newGrantId: randomUUID });
-      if (!result.ok) throw new Error(result.refusal.message);
-      return result.transition;
-    };
+    const unique = uniqueTs;
     const step = await createStep(makeStep(['apv-1', 'apv-2'], { threadTs: unique() }));
     const drain = { item: 'resume-1', lockTtlMs: TTL, mode: 'drain' as const };
 
@@ -239,6 +241,33 @@ describe.each(createStores())('%s state store', (_name, create) => {
     expect(await store.commitStepAndQueue(await approve(other.stepId, 'apv-1'), { item: 'resume-2', lockTtlMs: TTL, mode: 'hand-off' })).toEqual({ result: 'committed' });
     expect(await waiting).toBe(other.threadKey);
     expect((await store.lockAndTake(other.threadKey, TTL))?.item).toBe('resume-2');
+  });
+
+  it("reads a resume's step and thread with a worker's pick-up lock where the store can (the resume's first round trip)", async () => {
+    const step = await createStep(makeStep(['apv-1'], { threadTs: uniqueTs() }));
+    const holder = await lock(step.threadKey);
+    await store.saveThread({ ...newThreadState(step, 1), threadKey: step.threadKey, pendingStepId: step.stepId, messages: [{ role: 'user', content: 'restart the worker' }] }, TTL, holder);
+    expect(await store.releaseLockIfIdle(holder, TTL)).toBe('released');
+    const resumeItem = JSON.stringify({ kind: 'resume', stepId: step.stepId, channel: step.channel, threadTs: step.threadTs, id: randomUUID() });
+    await store.commitStepAndQueue(await approve(step.stepId, 'apv-1'), { item: resumeItem, lockTtlMs: TTL, mode: 'hand-off' });
+    expect(await store.nextReadyThread(5_000)).toBe(step.threadKey);
+
+    const claim = await store.lockAndTake(step.threadKey, TTL);
+    expect(claim?.item).toBe(resumeItem);
+    // The memory store has no round trips to spare; Redis reads both in the pick-up's script.
+    if (name === 'memory') expect(claim?.read).toBeUndefined();
+    else {
+      expect(claim?.read).toEqual({ stepId: step.stepId, step: await store.getStep(step.stepId), thread: await store.getThread(step.threadKey) });
+      expect(claim?.read?.step?.phase).toBe('complete');
+      expect(claim?.read?.thread?.messages).toEqual([{ role: 'user', content: 'restart the worker' }]);
+    }
+
+    // Any other item is read by whoever handles it.
+    const messageThread = `${step.teamId}:${step.channel}:${uniqueTs()}`;
+    const messageItem = JSON.stringify({ kind: 'message', stepId: step.stepId, text: 'hi' });
+    await store.handOffWork(messageThread, messageItem);
+    expect(await store.nextReadyThread(5_000)).toBe(messageThread);
+    expect(await store.lockAndTake(messageThread, TTL)).toEqual({ token: expect.any(String), item: messageItem });
   });
 
   it('supersedes only undecided calls, and only while pending', async () => {

@@ -31,6 +31,17 @@ export interface ExecutingMarker {
   finishedAt?: number;
 }
 
+/** A step and a thread, read together. */
+export interface StepAndThread {
+  step: PendingStep | undefined;
+  thread: ThreadState | undefined;
+}
+
+/** What a resume reads first, read ahead with the lock that lets it run (`lockAndTake`). */
+export interface PrefetchedStep extends StepAndThread {
+  stepId: string;
+}
+
 /** What the caller that took a thread's lock with its enqueue handles first. */
 export interface WorkClaim {
   token: string;
@@ -63,7 +74,7 @@ export interface StepStore {
   createStep(options: { step: PendingStep; thread: ThreadState; ttlMs: number; audit: AuditEventInput[]; fence: Fence }): Promise<void>;
   getStep(stepId: string): Promise<PendingStep | undefined>;
   /** A step and a thread read together, in one round trip where the store can (what a resume reads first). */
-  getStepAndThread(stepId: string, threadKey: string): Promise<{ step: PendingStep | undefined; thread: ThreadState | undefined }>;
+  getStepAndThread(stepId: string, threadKey: string): Promise<StepAndThread>;
   /** Records the thread card's ts (and its permalink, for the copies to link to). */
   setStepCard(stepId: string, cardTs: string, link?: string): Promise<void>;
   /**
@@ -165,9 +176,10 @@ export interface WorkQueueStore {
   tryLock(threadKey: string, ttlMs: number): Promise<string | undefined>;
   /**
    * `tryLock` and `takeWork` in one atomic step, for a worker picking up a thread: the token, and
-   * the item to handle first (in flight) unless the queue was empty.
+   * the item to handle first (in flight) unless the queue was empty. When that item resumes a step,
+   * a store may read the step and its thread in the same step (`read`), after the lock was taken.
    */
-  lockAndTake(threadKey: string, ttlMs: number): Promise<{ token: string; item?: string } | undefined>;
+  lockAndTake(threadKey: string, ttlMs: number): Promise<{ token: string; item?: string; read?: PrefetchedStep } | undefined>;
   /**
    * The item to handle: the thread's in-flight item if it has one (left by a holder that stopped,
    * or taken before a reply was lost), else the next queued item, moved in flight. It stays in
