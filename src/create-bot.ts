@@ -63,6 +63,8 @@ export interface CreateBotOptions {
   sweepIntervalMs?: number;
   /** Per model call (default 2 minutes); a hung model server then fails the turn with a message. */
   modelTimeoutMs?: number;
+  /** How long a turn runs before its thread shows "is thinking…" (default 250 ms); quicker turns show none. */
+  statusDelayMs?: number;
   /**
    * How long a thread's lock outlives a process that died holding it (default 30 s); other
    * processes pick up its work after that. A live holder renews it.
@@ -171,6 +173,7 @@ async function assemble(
     limits: {
       maxSteps: config.agent.maxSteps,
       modelTimeoutMs: options.modelTimeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS,
+      ...(options.statusDelayMs === undefined ? {} : { statusDelayMs: options.statusDelayMs }),
       historyTtlMs: config.history.ttlHours * 60 * 60 * 1000,
       maxMessages: config.history.maxMessages,
       maxBytes: config.history.maxBytes,

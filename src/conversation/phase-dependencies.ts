@@ -26,7 +26,8 @@ export interface PhaseDependencies {
   policy: PolicyConfig;
   toolProblems?: () => ReadonlyArray<{ source: string; message: string }>;
   resolveGroups: (groupIds: readonly string[]) => Promise<GroupMembers>;
-  limits: HistoryLimits & { maxSteps: number; modelTimeoutMs?: number };
+  /** `statusDelayMs`: how long a turn runs before its status line shows (`TURN_STATUS_DELAY_MS`). */
+  limits: HistoryLimits & { maxSteps: number; modelTimeoutMs?: number; statusDelayMs?: number };
   logger: Logger;
   botUserId: string;
   now: () => number;

@@ -4,6 +4,7 @@ import type { ThreadState } from '../store/thread-state.js';
 import { postOutbox } from './answer-outbox.js';
 import { createExecutionRecords } from './execution-records.js';
 import { createGrantLookup } from './grant-lookup.js';
+import { createTurnStatus } from './turn-status.js';
 import { createLiveAnswer, type ShownAnswer } from './live-answer.js';
 import { mentionable } from './participants.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
@@ -45,7 +46,8 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
   async function runAndShow(scope: TurnScope, thread: ThreadState, requesterId: string, shown: ShownAnswer, approvedRuns?: ReadonlyMap<string, ApprovedRun>): Promise<void> {
     const { messenger } = scope;
     const where = { channel: thread.channel, threadTs: thread.threadTs };
-    await messenger.setStatus({ ...where, status: 'is thinking…' });
+    const status = createTurnStatus({ messenger, where, ...(limits.statusDelayMs === undefined ? {} : { delayMs: limits.statusDelayMs }) });
+    status.show('is thinking…');
     await notes.noteToolProblems(scope, thread);
     const automatic: AutomaticApproval[] = [];
     const answer = createLiveAnswer({ scope, thread, requesterId, shown, logger });
@@ -70,7 +72,7 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
         onAutomaticApproval: (approval) => automatic.push(approval),
         findGrant: grantsFor(thread, requesterId),
         ...optionalScheduleApproval(scheduleAutoApproval(options.schedules ?? [], requesterId)),
-        onToolStart: (toolName) => messenger.setStatus({ ...where, status: `is running ${toolName}…` }),
+        onToolStart: (toolName) => status.show(`is running ${toolName}…`),
         onTextDelta: (delta) => answer.append(delta),
         onModelCall: (report) => options.metrics.modelCallFinished(report),
         tracer: options.tracer,
@@ -82,8 +84,10 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
       finished('failed');
       return recordTurnFailure(scope, thread, { error, requesterId, answer });
     } finally {
-      // The turn is over: what it wrote is shown whole from here, or (failed) through `openNow`.
+      // The turn is over: what it wrote is shown whole from here, or (failed) through `openNow`,
+      // after its status line, never under it.
       answer.stopOpening();
+      await status.end();
     }
     finished(outcome.approvalRequests.length === 0 ? 'answered' : 'waiting');
     thread.messages.push(...outcome.responseMessages);

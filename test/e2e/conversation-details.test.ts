@@ -19,15 +19,37 @@ describe('conversation details a user notices', () => {
     expect(h.invocations()).toEqual([['rollout', 'restart', 'deployment/api', '-n', 'prod']]);
   });
 
-  it('shows a status while thinking and while a tool runs', async () => {
+  it('shows a status once a turn takes a while, then while a tool runs, all before the answer', async () => {
     const h = await harness();
+    const threadTs = nextTs();
+    const statuses = () => h.slack.callsTo('assistant.threads.setStatus').map((call) => [call.args.thread_ts, call.args.status]);
+    let asked = 0;
+    // The model thinks until the thread says so (the status shows 250 ms into the turn).
+    h.openai.setResponder(async () => {
+      asked += 1;
+      if (asked > 1) return { text: 'All pods are running.' };
+      await waitFor(() => statuses().length > 0, { message: 'the thinking status' });
+      return { toolCalls: [{ name: 'get_pods', arguments: { namespace: 'staging' } }] };
+    });
+    await h.mention({ user: 'UALICE', text: 'how are the pods?', ts: threadTs });
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === 'All pods are running.'), { message: 'answer' });
+    expect(statuses()).toEqual([
+      [threadTs, 'is thinking…'],
+      [threadTs, 'is running get_pods…'],
+    ]);
+    // Slack clears the status when the answer is posted: one set after it would stay under the answer.
+    const methods = h.slack.calls.map((call) => call.method);
+    expect(methods.lastIndexOf('assistant.threads.setStatus')).toBeLessThan(methods.lastIndexOf('chat.postMessage'));
+  });
+
+  it('shows no status for a turn answered at once: nothing waits on Slack before the model', async () => {
+    const h = await harness({ statusDelayMs: 60_000 });
     h.openai.enqueue({ toolCalls: [{ name: 'get_pods', arguments: { namespace: 'staging' } }] }, { text: 'All pods are running.' });
     const threadTs = nextTs();
     await h.mention({ user: 'UALICE', text: 'how are the pods?', ts: threadTs });
     await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === 'All pods are running.'), { message: 'answer' });
-    const statuses = h.slack.callsTo('assistant.threads.setStatus').map((call) => [call.args.thread_ts, call.args.status]);
-    expect(statuses).toContainEqual([threadTs, 'is thinking…']);
-    expect(statuses).toContainEqual([threadTs, 'is running get_pods…']);
+    // The turn is over once its answer is posted; its status could only have gone out before.
+    expect(h.slack.callsTo('assistant.threads.setStatus')).toEqual([]);
   });
 
   it('neutralises broadcast pings and converts markdown in answers', async () => {

@@ -103,6 +103,8 @@ export interface HarnessOptions {
   now?: () => number;
   sweepIntervalMs?: number;
   modelTimeoutMs?: number;
+  /** How long a turn runs before its status line shows; default 250 ms. */
+  statusDelayMs?: number;
   /** More environment variables for the bot (e.g. `SLACK_STREAMING`). */
   environment?: Record<string, string>;
   tools?: ToolDefinition[];
@@ -148,6 +150,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.now ? { now: options.now } : {}),
     ...(options.sweepIntervalMs ? { sweepIntervalMs: options.sweepIntervalMs } : {}),
     ...(options.modelTimeoutMs ? { modelTimeoutMs: options.modelTimeoutMs } : {}),
+    ...(options.statusDelayMs === undefined ? {} : { statusDelayMs: options.statusDelayMs }),
     store: createRedisStore({ target: redisTarget, keyPrefix }),
     audit: createRedisAuditLog({ target: redisTarget, keyPrefix, logger: pino({ level: 'silent' }) }),
   });

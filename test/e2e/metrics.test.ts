@@ -48,7 +48,8 @@ describe('GET /metrics', () => {
   });
 
   it('times model calls and counts their tokens, and counts failed Slack calls by method and error, 429s included', async () => {
-    const h = await harness();
+    // The status line goes out at once (not only for turns that take a while), for Slack to refuse it.
+    const h = await harness({ statusDelayMs: 0 });
     h.openai.enqueue({ toolCalls: [{ name: 'get_pods', arguments: { namespace: 'staging' } }] }, { text: 'Two pods are running.' });
     // Slack throttles the first post (the client waits and retries it) and refuses the status line.
     h.slack.failNext('chat.postMessage', { status: 429, retryAfterSeconds: 0 });
