@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { WebClient } from '@slack/web-api';
 import type { App } from '@slack/bolt';
+import { createForwardedReceiver } from './slack/front/forwarded-receiver.js';
+import type { BotToFront, FrontChannel, FrontToBot } from './slack/front/front-messages.js';
 import type { LanguageModel } from 'ai';
 import type { TracerProvider } from '@opentelemetry/api';
 import { countersignTracer } from './tracing/trace-context.js';
@@ -22,7 +24,7 @@ import { createThreadWorker, type ThreadWorker } from './conversation/thread-wor
 import { createWorkPuller } from './conversation/work-puller.js';
 import { createScheduledTurns, type ScheduleClock } from './conversation/scheduled-turns.js';
 import { createChannelPoster } from './slack/channel-poster.js';
-import { createHealthServer } from './runtime/health-check.js';
+import { createHealthServer, healthReply, metricsReply } from './runtime/health-check.js';
 import { createPrometheusMetrics } from './metrics/prometheus-metrics.js';
 import { readPendingApprovals } from './approvals/pending-approvals.js';
 import type { AuditLog } from './audit/audit-log.js';
@@ -98,6 +100,11 @@ export interface CreateBotOptions {
    * process, so forking them costs this big process almost nothing; false spawns them from here.
    */
   commandSpawner?: boolean;
+  /**
+   * Slack's requests come from the Slack front thread over this channel, verified (and events and
+   * clicks acked) there, instead of from an HTTP server of this bot's own (`COUNTERSIGN_SLACK_FRONT=thread`).
+   */
+  slackFront?: FrontChannel<FrontToBot, BotToFront>;
 }
 
 export interface Bot {
@@ -156,7 +163,22 @@ async function assemble(
   const store = options.store ?? createStore({ environment, logger, audit, onRedisError });
   const onSlackApiFailure = (failure: SlackApiFailure) => prometheus.metrics.slackApiFailed(failure);
   const identity = await resolveBotIdentity(environment, onSlackApiFailure);
-  const app = createSlackApp({ settings: { ...environment.slack, ...identity }, store, logger, renderMetrics: prometheus.render, onSlackApiFailure });
+  const app = createSlackApp({
+    settings: { ...environment.slack, ...identity },
+    store,
+    logger,
+    renderMetrics: prometheus.render,
+    onSlackApiFailure,
+    ...(options.slackFront
+      ? {
+          receiver: createForwardedReceiver({
+            front: options.slackFront,
+            logger,
+            route: (path) => (path === '/metrics' ? metricsReply(prometheus.render) : healthReply(store)),
+          }),
+        }
+      : {}),
+  });
   const messenger = createWebApiMessenger({ client: app.client, logger, streaming: environment.slack.streaming });
   const resolveGroups = createUsergroupMembers({ client: app.client, logger });
   const approvalHook = resolveApprovalHook(options.onApprovalRequest);
@@ -282,6 +304,11 @@ async function assemble(
         const bound = (server.address() as AddressInfo).port;
         logger.info({ event: 'started', mode: 'worker', port: bound, tools: tools.map((tool) => tool.name) }, 'countersign worker running turns');
         return { port: bound };
+      }
+      if (options.slackFront) {
+        await app.start();
+        logger.info({ event: 'started', mode: 'front-thread', role, tools: tools.map((tool) => tool.name) }, 'countersign serving Slack through its front thread');
+        return {};
       }
       if (environment.slack.socketMode) {
         await app.start();

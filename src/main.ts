@@ -3,11 +3,11 @@ import './runtime/require-node-version.js';
 import { ConfigError } from './config/config-error.js';
 import { loadConfigFile } from './config/config-file.js';
 import { parseEnvironment } from './config/environment.js';
-import { createBot } from './create-bot.js';
 import { createLogger } from './log/create-logger.js';
 import { runSandbox, wantsSandbox } from './sandbox/run-sandbox.js';
 import { logProcessFailures } from './runtime/log-process-failures.js';
 import { stopOnSignals } from './runtime/stop-on-signals.js';
+import { startSlackFront } from './runtime/start-slack-front.js';
 
 /** The process entry point: configuration from the environment, then serve until told to stop. */
 async function main(): Promise<void> {
@@ -27,6 +27,21 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: environment.logLevel });
   // Before any tool source starts.
   logProcessFailures(logger);
+  if (environment.slackFront === 'thread') {
+    // This thread only serves Slack's HTTP requests; the bot runs on a thread of its own.
+    const front = await startSlackFront({
+      environment,
+      logger,
+      onBotFailure: (error) => {
+        logger.fatal({ event: 'bot-thread-failed', err: error }, 'the bot thread failed; stopping');
+        process.exit(1);
+      },
+    });
+    stopOnSignals({ logger, stop: () => front.stop(), message: 'stopping: finishing running turns' });
+    return;
+  }
+  // Loaded only here: a front thread needs none of it.
+  const { createBot } = await import('./create-bot.js');
   const bot = await createBot({ environment, config, logger });
   await bot.start();
 

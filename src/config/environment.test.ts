@@ -26,6 +26,7 @@ describe('parseEnvironment', () => {
       openai: { apiKey: HTTP.OPENAI_API_KEY, model: 'gpt-5-mini', api: 'responses' },
       logLevel: 'info',
       role: 'all',
+      slackFront: 'inline',
       tuning: {},
     });
   });
@@ -62,6 +63,16 @@ describe('parseEnvironment', () => {
       { field: 'COUNTERSIGN_ROLE', message: 'worker needs REDIS_URL: receivers hand turns to workers through Redis' },
     ]);
     expect(problemsOf({ ...HTTP, COUNTERSIGN_ROLE: 'recevier' }).problems.map((problem) => problem.field)).toEqual(['COUNTERSIGN_ROLE']);
+  });
+
+  it('serves Slack inline unless told to use a front thread, which needs HTTP mode and a role that serves Slack', () => {
+    expect(parseEnvironment(HTTP, noFile).slackFront).toBe('inline');
+    expect(parseEnvironment({ ...HTTP, COUNTERSIGN_SLACK_FRONT: 'Thread' }, noFile).slackFront).toBe('thread');
+    expect(parseEnvironment({ ...HTTP, COUNTERSIGN_SLACK_FRONT: 'thread', COUNTERSIGN_ROLE: 'receiver', REDIS_URL: 'redis://localhost:6379' }, noFile).slackFront).toBe('thread');
+    expect(problemsOf({ ...HTTP, COUNTERSIGN_SLACK_FRONT: 'threads' }).problems.map((problem) => problem.field)).toEqual(['COUNTERSIGN_SLACK_FRONT']);
+    expect(problemsOf({ ...HTTP, COUNTERSIGN_SLACK_FRONT: 'thread', COUNTERSIGN_ROLE: 'worker', REDIS_URL: 'redis://localhost:6379' }).problems).toEqual([
+      { field: 'COUNTERSIGN_SLACK_FRONT', message: 'thread serves Slack requests, which a worker (COUNTERSIGN_ROLE=worker) does not' },
+    ]);
   });
 
   it('reports every problem at once, by variable name, without echoing secret values', () => {

@@ -15,6 +15,8 @@ export type AnswerStreaming = 'native' | 'update';
  * turns handed off by receivers (and any work a stopped process left); it serves only `/healthz`.
  */
 export type BotRole = 'all' | 'receiver' | 'worker';
+/** Where Slack's HTTP requests are served: see `EnvironmentConfig.slackFront`. */
+export type SlackFront = 'inline' | 'thread';
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
 
 export interface EnvironmentConfig {
@@ -52,6 +54,12 @@ export interface EnvironmentConfig {
   configPath?: string;
   logLevel: LogLevel;
   role: BotRole;
+  /**
+   * COUNTERSIGN_SLACK_FRONT: `inline` (default) serves Slack's HTTP requests on the event loop that
+   * runs everything; `thread` serves them from a thread of their own that verifies and acks, and
+   * runs the bot (decisions, cards, turns) on a second thread, so an ack never waits behind them.
+   */
+  slackFront: SlackFront;
   /** Operational knobs, rarely changed; unset ones take `createBot`'s defaults. */
   tuning: EnvironmentTuning;
 }
@@ -82,6 +90,7 @@ const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'
 const OPENAI_APIS = ['responses', 'chat'] as const satisfies readonly OpenAiApi[];
 const STREAMING_MODES = ['update', 'native'] as const satisfies readonly AnswerStreaming[];
 const ROLES = ['all', 'receiver', 'worker'] as const satisfies readonly BotRole[];
+const SLACK_FRONTS = ['inline', 'thread'] as const satisfies readonly SlackFront[];
 
 /** Mirrors `MAX_REDIS_SHARDS` in store/redis-keys.ts (config does not import the store). */
 const MAX_REDIS_SHARDS = 1_024;
@@ -145,6 +154,7 @@ const environmentSchema = z.object({
   COUNTERSIGN_CONFIG: z.string().optional(),
   LOG_LEVEL: lowerCaseChoice(LOG_LEVELS).default('info'),
   COUNTERSIGN_ROLE: lowerCaseChoice(ROLES).default('all'),
+  COUNTERSIGN_SLACK_FRONT: lowerCaseChoice(SLACK_FRONTS).default('inline'),
   COUNTERSIGN_SWEEP_INTERVAL_MS: whole(10, 'milliseconds').optional(),
   COUNTERSIGN_LOCK_TTL_MS: whole(10, 'milliseconds').optional(),
   COUNTERSIGN_MAX_CONCURRENT_TURNS: whole(1, 'turns').optional(),
@@ -202,6 +212,7 @@ export function parseEnvironment(env: Record<string, string | undefined>, option
     ...(configPath !== undefined && { configPath }),
     logLevel: variables.LOG_LEVEL,
     role: variables.COUNTERSIGN_ROLE,
+    slackFront: variables.COUNTERSIGN_SLACK_FRONT,
     tuning,
   };
 }
@@ -230,6 +241,10 @@ function crossFieldProblems(given: Partial<Record<EnvironmentVariable, string>>,
   const wrong = (field: EnvironmentVariable) => fieldProblems.some((problem) => problem.field === field);
   if (role !== undefined && role !== 'all' && !wrong('COUNTERSIGN_ROLE') && given.REDIS_URL === undefined) {
     problems.push({ field: 'COUNTERSIGN_ROLE', message: `${role} needs REDIS_URL: receivers hand turns to workers through Redis` });
+  }
+  if (given.COUNTERSIGN_SLACK_FRONT?.toLowerCase() === 'thread') {
+    if (given.SLACK_APP_TOKEN !== undefined) problems.push({ field: 'COUNTERSIGN_SLACK_FRONT', message: "thread serves Slack's HTTP requests; Socket Mode (SLACK_APP_TOKEN) has none" });
+    if (role === 'worker') problems.push({ field: 'COUNTERSIGN_SLACK_FRONT', message: 'thread serves Slack requests, which a worker (COUNTERSIGN_ROLE=worker) does not' });
   }
   return problems;
 }
@@ -267,6 +282,7 @@ export function describeEnvironment(config: EnvironmentConfig) {
     configPath: config.configPath,
     logLevel: config.logLevel,
     role: config.role,
+    slackFront: config.slackFront,
   };
 }
 

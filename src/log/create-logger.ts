@@ -1,11 +1,11 @@
 import { isSpanContextValid, trace } from '@opentelemetry/api';
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 /**
  * Structured JSON logs. Paths that could carry credentials are redacted even though the code never
  * logs them on purpose: a stray error object can include request headers.
  */
-export function createLogger(options: { level: string; destination?: NodeJS.WritableStream }): Logger {
+export function createLogger(options: { level: string; destination?: DestinationStream }): Logger {
   return pino(
     {
       level: options.level,

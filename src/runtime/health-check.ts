@@ -1,25 +1,37 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { StateStore } from '../store/state-store.js';
 
+/** An answer to a plain HTTP GET, as data: written here, or handed to the thread that serves HTTP. */
+export interface HttpReply {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
 /** `200` while the store answers, `503` when it cannot be reached: what a load balancer or orchestrator probes. */
-export function answerHealthCheck(store: Pick<StateStore, 'ping' | 'kind'>, response: ServerResponse): void {
-  store.ping().then(
-    () => respondJson(response, 200, { status: 'ok', store: store.kind, redis: store.kind === 'redis' ? 'up' : 'not configured' }),
-    () => respondJson(response, 503, { status: 'unavailable', store: store.kind, redis: 'down' }),
+export function healthReply(store: Pick<StateStore, 'ping' | 'kind'>): Promise<HttpReply> {
+  return store.ping().then(
+    () => jsonReply(200, { status: 'ok', store: store.kind, redis: store.kind === 'redis' ? 'up' : 'not configured' }),
+    () => jsonReply(503, { status: 'unavailable', store: store.kind, redis: 'down' }),
   );
 }
 
 /** The body of `GET /metrics` (Prometheus's text format). */
 export type RenderMetrics = () => Promise<{ contentType: string; body: string }>;
 
-export function answerMetrics(render: RenderMetrics, response: ServerResponse): void {
-  render().then(
-    ({ contentType, body }) => {
-      response.writeHead(200, { 'content-type': contentType });
-      response.end(body);
-    },
-    () => respondJson(response, 500, { error: 'could not collect the metrics' }),
+export function metricsReply(render: RenderMetrics): Promise<HttpReply> {
+  return render().then(
+    ({ contentType, body }) => ({ status: 200, contentType, body }),
+    () => jsonReply(500, { error: 'could not collect the metrics' }),
   );
+}
+
+export function answerHealthCheck(store: Pick<StateStore, 'ping' | 'kind'>, response: ServerResponse): void {
+  void healthReply(store).then((reply) => writeReply(response, reply));
+}
+
+export function answerMetrics(render: RenderMetrics, response: ServerResponse): void {
+  void metricsReply(render).then((reply) => writeReply(response, reply));
 }
 
 /** A worker serves no Slack requests; it answers only `GET /healthz` and `GET /metrics`. */
@@ -28,11 +40,15 @@ export function createHealthServer(store: Pick<StateStore, 'ping' | 'kind'>, ren
     const path = request.url?.split('?')[0];
     if (request.method === 'GET' && path === '/healthz') return answerHealthCheck(store, response);
     if (request.method === 'GET' && path === '/metrics') return answerMetrics(renderMetrics, response);
-    respondJson(response, 404, { error: 'this process is a countersign worker: it serves only GET /healthz and GET /metrics' });
+    writeReply(response, jsonReply(404, { error: 'this process is a countersign worker: it serves only GET /healthz and GET /metrics' }));
   });
 }
 
-function respondJson(response: ServerResponse, status: number, body: object): void {
-  response.writeHead(status, { 'content-type': 'application/json' });
-  response.end(JSON.stringify(body));
+function jsonReply(status: number, body: object): HttpReply {
+  return { status, contentType: 'application/json', body: JSON.stringify(body) };
+}
+
+function writeReply(response: ServerResponse, reply: HttpReply): void {
+  response.writeHead(reply.status, { 'content-type': reply.contentType });
+  response.end(reply.body);
 }

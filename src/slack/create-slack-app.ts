@@ -1,5 +1,5 @@
 import { answerHealthCheck, answerMetrics, type RenderMetrics } from '../runtime/health-check.js';
-import { App, type CustomRoute } from '@slack/bolt';
+import { App, type CustomRoute, type Receiver } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { createBoltLogger } from '../log/bolt-logger.js';
 import type { StateStore } from '../store/state-store.js';
@@ -29,6 +29,7 @@ export function createSlackApp({
   logger,
   renderMetrics,
   onSlackApiFailure,
+  receiver,
 }: {
   settings: SlackAppSettings;
   store: StateStore;
@@ -36,6 +37,8 @@ export function createSlackApp({
   renderMetrics?: RenderMetrics;
   /** Told of every failed Web API response (429s included), for the operator's metrics. */
   onSlackApiFailure?: (failure: SlackApiFailure) => void;
+  /** Requests from elsewhere (the Slack front thread, which verified them) instead of Bolt's own HTTP server. */
+  receiver?: Receiver;
 }): App {
   const healthRoute: CustomRoute = {
     path: '/healthz',
@@ -49,14 +52,19 @@ export function createSlackApp({
     botUserId: settings.botUserId,
     logger: createBoltLogger(logger),
     customRoutes: [healthRoute, ...metricsRoutes],
+    // Bolt's in-memory conversation store is unused here (state lives in the store, shared by every
+    // process); left on, it builds and throws away an Error for every request of a new conversation.
+    convoStore: false,
     clientOptions: {
       ...(settings.apiUrl === undefined ? {} : { slackApiUrl: settings.apiUrl }),
       retryConfig: SLACK_RETRY_CONFIG,
       timeout: 15_000,
       ...(onSlackApiFailure ? { fetch: createObservedSlackFetch({ onFailure: onSlackApiFailure }) } : {}),
     },
-    ...(settings.socketMode
-      ? { socketMode: true, appToken: settings.appToken as string, port: settings.port }
-      : { signingSecret: settings.signingSecret as string }),
+    ...(receiver
+      ? { receiver }
+      : settings.socketMode
+        ? { socketMode: true, appToken: settings.appToken as string, port: settings.port }
+        : { signingSecret: settings.signingSecret as string }),
   });
 }

@@ -1,0 +1,30 @@
+// The bot's thread when COUNTERSIGN_SLACK_FRONT=thread: main.js serves Slack's HTTP requests on its
+// own thread and starts this one for everything else.
+import { parentPort } from 'node:worker_threads';
+import { pino } from 'pino';
+import { loadConfigFile } from './config/config-file.js';
+import { parseEnvironment } from './config/environment.js';
+import { createBot } from './create-bot.js';
+import { createLogger } from './log/create-logger.js';
+import type { BotToFront, FrontChannel, FrontToBot } from './slack/front/front-messages.js';
+
+async function main(): Promise<void> {
+  if (!parentPort) throw new Error('bot-thread.js is started by main.js (COUNTERSIGN_SLACK_FRONT=thread), not on its own');
+  const front = parentPort as unknown as FrontChannel<FrontToBot, BotToFront>;
+  const environment = parseEnvironment(process.env);
+  const config = await loadConfigFile(environment.configPath);
+  // Straight to the process's stdout: through `process.stdout` every line would be written by the front's thread.
+  const logger = createLogger({ level: environment.logLevel, destination: pino.destination({ dest: 1, sync: false }) });
+  const bot = await createBot({ environment, config, logger, slackFront: front });
+  await bot.start();
+  const onMessage = (message: FrontToBot) => {
+    if (message.kind !== 'stop') return;
+    front.off('message', onMessage);
+    void bot.stop().then(() => front.postMessage({ kind: 'stopped' }));
+  };
+  front.on('message', onMessage);
+  front.postMessage({ kind: 'ready' });
+}
+
+// An error here ends the thread; the front's thread reports it and stops the process.
+await main();

@@ -1,0 +1,52 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { mentionAndApprove, pairEnvironment, pairReplies, usePairWorld } from './bot-pair.js';
+import { freePort, startChildBot, stopChildBot } from './child-bot.js';
+import { readInvocations, recordingToolsYaml, waitFor } from './harness.js';
+
+/**
+ * COUNTERSIGN_SLACK_FRONT=thread: the process serves Slack's HTTP requests on one thread (verify,
+ * ack, hand over) and runs the bot on another. Seen from Slack it is the same bot.
+ */
+const world = usePairWorld();
+
+describe('a bot whose Slack requests are served by a front thread', () => {
+  it('runs a mention, a card, an approval and the answer, the approved call once, and stops cleanly', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'countersign-front-'));
+    const logFile = join(directory, 'invocations.log');
+    const configPath = join(directory, 'countersign.yml');
+    writeFileSync(configPath, recordingToolsYaml(logFile));
+    const port = await freePort();
+    const bot = startChildBot(pairEnvironment({ ...world, configPath, port, extra: { COUNTERSIGN_SLACK_FRONT: 'thread' } }), { mainJs: world.mainJs });
+    try {
+      await waitFor(() => bot.output().includes('countersign listening'), { timeoutMs: 30_000, message: `start-up; output so far:\n${bot.output()}` });
+      expect(bot.output()).toContain('"front":"thread"');
+      const base = `http://127.0.0.1:${port}`;
+      const health = await fetch(`${base}/healthz`);
+      expect(await health.json()).toMatchObject({ status: 'ok', store: 'redis' });
+      expect((await fetch(`${base}/metrics`)).headers.get('content-type')).toContain('text/plain');
+
+      world.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'worker', namespace: 'prod' } }] }, { text: 'Restarted through the front.' });
+      const threadTs = '1800400001.000100';
+      await mentionAndApprove(world.slack, `${base}/slack/events`, threadTs);
+      await waitFor(() => pairReplies(world.slack, threadTs).some((message) => message.text === 'Restarted through the front.'), { timeoutMs: 15_000, message: 'the answer' });
+      expect(readInvocations(logFile)).toEqual([['rollout', 'restart', 'deployment/worker', '-n', 'prod']]);
+      // The bot thread's log lines reach the process's output too.
+      expect(bot.output()).toContain('resuming turn');
+    } finally {
+      expect(await stopChildBot(bot)).toBe(0);
+    }
+  }, 90_000);
+
+  it('refuses the front thread with Socket Mode, naming the variable', async () => {
+    const bot = startChildBot(
+      { ...pairEnvironment({ ...world, configPath: '', port: await freePort(), extra: { COUNTERSIGN_SLACK_FRONT: 'thread', SLACK_APP_TOKEN: 'xapp-1' } }), COUNTERSIGN_CONFIG: '' },
+      { mainJs: world.mainJs },
+    );
+    expect(await bot.exited).toBe(1);
+    expect(bot.output()).toContain('COUNTERSIGN_SLACK_FRONT');
+    expect(bot.output()).toContain('Socket Mode');
+  }, 60_000);
+});
