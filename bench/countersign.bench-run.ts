@@ -19,7 +19,7 @@ it('benchmarks countersign against a bare Bolt app', async () => {
   const output = process.env.BENCH_OUTPUT ?? join(REPOSITORY_ROOT, 'bench-results', scale.name === 'full' ? 'latest.json' : `latest-${scale.name}.json`);
   writeResults(results, output);
   // The chart beside the JSON: ack p99 against concurrency, bare Bolt and the bot as configured.
-  const front = process.env.BENCH_SLACK_FRONT === 'thread' ? ', front thread' : '';
+  const front = process.env.BENCH_SLACK_FRONT === 'inline' ? ', Slack served inline' : '';
   const role = process.env.BENCH_ROLES === 'split' ? `countersign (receiver + worker${front})` : `countersign (all-in-one${front})`;
   writeFileSync(output.replace(/\.json$/, '.svg'), ackChartSvg({ title: `Ack p99: ${role} vs a bare Bolt app`, series: ackSeries(results, 'countersign') }));
   process.stdout.write(`\n${formatResults(results)}\n\nwritten to ${output}\n`);

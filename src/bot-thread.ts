@@ -13,8 +13,9 @@ async function main(): Promise<void> {
   const front = parentPort as unknown as FrontChannel<FrontToBot, BotToFront>;
   const environment = parseEnvironment(process.env);
   const config = await loadConfigFile(environment.configPath);
-  // Straight to the process's stdout: through `process.stdout` every line would be written by the front's thread.
-  const logger = createLogger({ level: environment.logLevel, destination: pino.destination({ dest: 1, sync: false }) });
+  // Straight to the process's stdout: through `process.stdout` every line would be written by the
+  // front's thread. Written as logged, so no line is lost when the process exits.
+  const logger = createLogger({ level: environment.logLevel, destination: pino.destination({ dest: 1, sync: true }) });
   const bot = await createBot({ environment, config, logger, slackFront: front });
   await bot.start();
   const onMessage = (message: FrontToBot) => {

@@ -185,8 +185,8 @@ function botEnvironment(options: { port: number; redisUrl: string; services: Ben
     PORT: String(options.port),
     LOG_LEVEL: 'warn',
     COUNTERSIGN_ROLE: options.role,
-    // BENCH_SLACK_FRONT=thread: the processes that serve Slack do it from a thread of their own.
-    ...(process.env.BENCH_SLACK_FRONT === 'thread' && options.role !== 'worker' ? { COUNTERSIGN_SLACK_FRONT: 'thread' } : {}),
+    // BENCH_SLACK_FRONT=inline|thread: how the processes that serve Slack do it (default: the bot's default, thread).
+    ...(process.env.BENCH_SLACK_FRONT && options.role !== 'worker' ? { COUNTERSIGN_SLACK_FRONT: process.env.BENCH_SLACK_FRONT } : {}),
     // BENCH_PROFILE=<dir>: each bot process writes a V8 CPU profile there when it stops (open in Chrome DevTools).
     ...(process.env.BENCH_PROFILE ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROFILE}` } : {}),
   };

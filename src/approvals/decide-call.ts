@@ -68,7 +68,9 @@ export function createCallDecider(options: DecideCallOptions) {
   const newGrantId = options.newGrantId ?? (() => randomUUID().replaceAll('-', '').slice(0, 16));
 
   async function showDecisions(step: PendingStep): Promise<void> {
-    let rendered = step;
+    // A click can come before the process that posted the card recorded its ts; by the time this
+    // decision is written, it usually has (otherwise that process sees the newer revision and updates the card).
+    let rendered = step.cardTs === undefined ? ((await store.getStep(step.stepId)) ?? step) : step;
     // No fixed number of rounds: while this update was on its way, the decision that completed the
     // step may have been shown by its own process, and this stale update landed after it. Stopping
     // early would leave buttons on calls that already ran. It ends: every round needs a newer

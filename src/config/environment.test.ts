@@ -26,7 +26,7 @@ describe('parseEnvironment', () => {
       openai: { apiKey: HTTP.OPENAI_API_KEY, model: 'gpt-5-mini', api: 'responses' },
       logLevel: 'info',
       role: 'all',
-      slackFront: 'inline',
+      slackFront: 'thread',
       tuning: {},
     });
   });
@@ -65,9 +65,11 @@ describe('parseEnvironment', () => {
     expect(problemsOf({ ...HTTP, COUNTERSIGN_ROLE: 'recevier' }).problems.map((problem) => problem.field)).toEqual(['COUNTERSIGN_ROLE']);
   });
 
-  it('serves Slack inline unless told to use a front thread, which needs HTTP mode and a role that serves Slack', () => {
-    expect(parseEnvironment(HTTP, noFile).slackFront).toBe('inline');
-    expect(parseEnvironment({ ...HTTP, COUNTERSIGN_SLACK_FRONT: 'Thread' }, noFile).slackFront).toBe('thread');
+  it('serves Slack from a front thread in HTTP mode unless told otherwise; the front needs HTTP mode and a role that serves Slack', () => {
+    expect(parseEnvironment(HTTP, noFile).slackFront).toBe('thread');
+    expect(parseEnvironment({ ...HTTP, COUNTERSIGN_SLACK_FRONT: 'Inline' }, noFile).slackFront).toBe('inline');
+    expect(parseEnvironment({ ...HTTP, COUNTERSIGN_ROLE: 'worker', REDIS_URL: 'redis://localhost:6379' }, noFile).slackFront).toBe('inline');
+    expect(parseEnvironment({ ...HTTP, SLACK_APP_TOKEN: 'xapp-1' }, noFile).slackFront).toBe('inline');
     expect(parseEnvironment({ ...HTTP, COUNTERSIGN_SLACK_FRONT: 'thread', COUNTERSIGN_ROLE: 'receiver', REDIS_URL: 'redis://localhost:6379' }, noFile).slackFront).toBe('thread');
     expect(problemsOf({ ...HTTP, COUNTERSIGN_SLACK_FRONT: 'threads' }).problems.map((problem) => problem.field)).toEqual(['COUNTERSIGN_SLACK_FRONT']);
     expect(problemsOf({ ...HTTP, COUNTERSIGN_SLACK_FRONT: 'thread', COUNTERSIGN_ROLE: 'worker', REDIS_URL: 'redis://localhost:6379' }).problems).toEqual([

@@ -55,9 +55,10 @@ export interface EnvironmentConfig {
   logLevel: LogLevel;
   role: BotRole;
   /**
-   * COUNTERSIGN_SLACK_FRONT: `inline` (default) serves Slack's HTTP requests on the event loop that
-   * runs everything; `thread` serves them from a thread of their own that verifies and acks, and
-   * runs the bot (decisions, cards, turns) on a second thread, so an ack never waits behind them.
+   * COUNTERSIGN_SLACK_FRONT: `thread` serves Slack's HTTP requests from a thread of their own that
+   * verifies and acks, and runs the bot (decisions, cards, turns) on a second thread, so an ack never
+   * waits behind them; `inline` serves them on the event loop that runs everything. Default: `thread`
+   * in HTTP mode for a process that serves Slack, `inline` otherwise (Socket Mode, workers).
    */
   slackFront: SlackFront;
   /** Operational knobs, rarely changed; unset ones take `createBot`'s defaults. */
@@ -154,7 +155,7 @@ const environmentSchema = z.object({
   COUNTERSIGN_CONFIG: z.string().optional(),
   LOG_LEVEL: lowerCaseChoice(LOG_LEVELS).default('info'),
   COUNTERSIGN_ROLE: lowerCaseChoice(ROLES).default('all'),
-  COUNTERSIGN_SLACK_FRONT: lowerCaseChoice(SLACK_FRONTS).default('inline'),
+  COUNTERSIGN_SLACK_FRONT: lowerCaseChoice(SLACK_FRONTS).optional(),
   COUNTERSIGN_SWEEP_INTERVAL_MS: whole(10, 'milliseconds').optional(),
   COUNTERSIGN_LOCK_TTL_MS: whole(10, 'milliseconds').optional(),
   COUNTERSIGN_MAX_CONCURRENT_TURNS: whole(1, 'turns').optional(),
@@ -212,7 +213,7 @@ export function parseEnvironment(env: Record<string, string | undefined>, option
     ...(configPath !== undefined && { configPath }),
     logLevel: variables.LOG_LEVEL,
     role: variables.COUNTERSIGN_ROLE,
-    slackFront: variables.COUNTERSIGN_SLACK_FRONT,
+    slackFront: variables.COUNTERSIGN_SLACK_FRONT ?? (variables.SLACK_APP_TOKEN === undefined && variables.COUNTERSIGN_ROLE !== 'worker' ? 'thread' : 'inline'),
     tuning,
   };
 }

@@ -59,9 +59,15 @@ export function createStepCards(options: StepCardDependencies) {
       const copiesWanted = routing.channels.length + routing.dmUserIds.length > 0;
       // The copies link back to the thread's card, so its link is taken before they are posted.
       const cardLink = copiesWanted ? await scope.messenger.permalinkOf({ channel: step.channel, ts: cardTs }) : undefined;
-      await store.setStepCard(step.stepId, cardTs, cardLink);
+      const revision = await store.setStepCard(step.stepId, cardTs, cardLink);
       logger.info({ event: 'approval-requested', stepId: step.stepId, calls: step.calls.map((call) => call.toolName) }, 'approval card posted');
-      return { ...step, cardTs, ...(cardLink === undefined ? {} : { cardLink }) };
+      const posted = { ...step, cardTs, ...(cardLink === undefined ? {} : { cardLink }) };
+      // Decided before the card's ts was recorded: the decision found no card to update, so this does.
+      if (revision !== undefined && revision > step.revision) {
+        const latest = await store.getStep(step.stepId);
+        if (latest) await refreshCard(scope, latest);
+      }
+      return posted;
     } catch (error) {
       if (scope.lease.lost()) throw error;
       // Every call was already decided (by the approval hook): the card only reports, and the turn goes on without it.

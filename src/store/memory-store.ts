@@ -123,8 +123,10 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
 
     async setStepCard(stepId, cardTs, link) {
       const step = live(steps, stepId);
-      if (step) step.cardTs = cardTs;
-      if (step && link !== undefined) step.cardLink = link;
+      if (!step) return undefined;
+      step.cardTs = cardTs;
+      if (link !== undefined) step.cardLink = link;
+      return step.revision;
     },
 
     async recordCardCopy(stepId, cardCopy) {

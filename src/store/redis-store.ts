@@ -249,9 +249,13 @@ export function createRedisStore({
     },
 
     async setStepCard(stepId, cardTs, link) {
-      const at = keys.ofStep(stepId);
-      await redis.hset(at.step(stepId), 'card', cardTs);
-      if (link !== undefined) await run.csSetStepField(at.step(stepId), CARD_LINK_FIELD, link);
+      const key = keys.ofStep(stepId).step(stepId);
+      const pipeline = redis.pipeline();
+      pipeline.hset(key, 'card', cardTs);
+      if (link !== undefined) (pipeline as unknown as ScriptRunner).csSetStepField(key, CARD_LINK_FIELD, link);
+      pipeline.hget(key, 'revision');
+      const revision = repliesOf(await pipeline.exec()).at(-1);
+      return typeof revision === 'string' ? Number(revision) : undefined;
     },
 
     async recordCardCopy(stepId, copy) {

@@ -104,6 +104,14 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect((await audit.read({ sinceMs: 0 })).some((event) => event.type === 'expired' && event.stepId === step.stepId)).toBe(true);
   });
 
+  it("tells whoever records a card's ts the step's revision, so a decision that came first is shown", async () => {
+    const step = await createStep(makeStep(['apv-1', 'apv-2']));
+    expect(await act(step.stepId, 'UBOB', { kind: 'approve', version: 0 })).toBeDefined();
+    // The card showed revision 0; a decision made meanwhile could not update a card it did not know.
+    expect(await store.setStepCard(step.stepId, '4.4', 'https://slack.example/late-card')).toBe(step.revision + 1);
+    expect(await store.getStep(step.stepId)).toMatchObject({ cardTs: '4.4', cardLink: 'https://slack.example/late-card' });
+  });
+
   it('records copies of a card outside the revision: a decision keeps them, a gone step gets none', async () => {
     const step = await createStep(makeStep(['apv-1']));
     await store.setStepCard(step.stepId, '1.1', 'https://slack.example/thread-card');

@@ -75,8 +75,12 @@ export interface StepStore {
   getStep(stepId: string): Promise<PendingStep | undefined>;
   /** A step and a thread read together, in one round trip where the store can (what a resume reads first). */
   getStepAndThread(stepId: string, threadKey: string): Promise<StepAndThread>;
-  /** Records the thread card's ts (and its permalink, for the copies to link to). */
-  setStepCard(stepId: string, cardTs: string, link?: string): Promise<void>;
+  /**
+   * Records the thread card's ts (and its permalink, for the copies to link to). Returns the step's
+   * revision as it is now (undefined when the step is gone): a newer one than the card showed means
+   * a decision came before the card's ts was known, and could not update the card.
+   */
+  setStepCard(stepId: string, cardTs: string, link?: string): Promise<number | undefined>;
   /**
    * Records a copy of the card outside the thread (one per channel), outside the step's revision:
    * from then on clicks on it count, and every change is shown on it. Nothing when the step is gone.

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { decodeApprovalActionValue } from '../../src/slack/blocks/action-ids.js';
 import { conversationOf } from '../helpers/fake-openai.js';
 import { CHANNEL, cardButtons, nextTs, startHarness, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
 
@@ -245,5 +246,43 @@ describe('delivery and security', () => {
     const health = await fetch(`${h.baseUrl}/healthz`);
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ status: 'ok', redis: 'up' });
+  });
+});
+
+describe('a decision that comes before the card is on record', () => {
+  it('still shows on the card: the process that posted it sees the step moved on and updates it', async () => {
+    // The card's ts is written to the store only when the test lets it.
+    let recordCard!: () => void;
+    const cardRecordable = new Promise<void>((resolve) => {
+      recordCard = resolve;
+    });
+    const h = await harness({
+      wrapStore: (store) => ({
+        ...store,
+        setStepCard: async (...args) => {
+          await cardRecordable;
+          return store.setStepCard(...args);
+        },
+      }),
+    });
+    h.openai.enqueue({ toolCalls: [restartCall] }, { text: 'Restarted.' });
+    const threadTs = nextTs();
+    await h.mention({ user: 'UALICE', text: 'restart the worker in staging', ts: threadTs });
+    const card = await waitFor(() => threadReplies(h, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'card' });
+    const approve = cardButtons(card.blocks).find((button) => button.actionId === 'countersign_approve')!;
+    await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...approve });
+    // Recorded while the card's ts is not: the click had no card to update.
+    const { stepId } = decodeApprovalActionValue(approve.value)!;
+    await waitFor(async () => (await h.bot.store.getStep(stepId))?.phase === 'complete', { message: 'the decision' });
+    expect((await h.bot.store.getStep(stepId))?.cardTs).toBeUndefined();
+    recordCard();
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === 'Restarted.'), { message: 'the answer' });
+    await waitFor(
+      () => {
+        const current = h.slack.messages(CHANNEL, threadTs).find((message) => message.ts === card.ts);
+        return current !== undefined && cardButtons(current.blocks).length === 0;
+      },
+      { message: 'the card showing the decision, without buttons' },
+    );
   });
 });

@@ -12,6 +12,7 @@ import type { StoredAuditEvent } from '../../src/audit/audit-event.js';
 import type { RedisTarget } from '../../src/config/redis-target.js';
 import { createRedisAuditLog } from '../../src/store/redis-audit-log.js';
 import { createRedisStore } from '../../src/store/redis-store.js';
+import type { StateStore } from '../../src/store/state-store.js';
 import type { ToolDefinition } from '../../src/tools/tool-definition.js';
 import { watchBots, type BotWatch, type SettleOptions } from '../helpers/bot-activity.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
@@ -105,6 +106,8 @@ export interface HarnessOptions {
   modelTimeoutMs?: number;
   /** How long a turn runs before its status line shows; default 250 ms. */
   statusDelayMs?: number;
+  /** Wraps the bot's (real Redis) store, e.g. to hold one of its writes at a chosen moment. */
+  wrapStore?: (store: StateStore) => StateStore;
   /** More environment variables for the bot (e.g. `SLACK_STREAMING`). */
   environment?: Record<string, string>;
   tools?: ToolDefinition[];
@@ -151,7 +154,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.sweepIntervalMs ? { sweepIntervalMs: options.sweepIntervalMs } : {}),
     ...(options.modelTimeoutMs ? { modelTimeoutMs: options.modelTimeoutMs } : {}),
     ...(options.statusDelayMs === undefined ? {} : { statusDelayMs: options.statusDelayMs }),
-    store: createRedisStore({ target: redisTarget, keyPrefix }),
+    store: (options.wrapStore ?? ((store: StateStore) => store))(createRedisStore({ target: redisTarget, keyPrefix })),
     audit: createRedisAuditLog({ target: redisTarget, keyPrefix, logger: pino({ level: 'silent' }) }),
   });
   watch.add(bot);

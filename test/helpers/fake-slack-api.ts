@@ -44,6 +44,8 @@ export interface FakeSlackApi {
   /** Members users.conversations answers for a channel (otherwise everyone is in every channel). */
   setChannelMembers(channel: string, users: string[]): void;
   setMethodHandler(method: string, handler: SlackMethodOverride | undefined): void;
+  /** The next call to `method` waits, unanswered and unrecorded, until `release()`; `received` resolves when it arrives. */
+  holdNext(method: string): { received: Promise<void>; release: () => void };
   reset(): void;
   close(): Promise<void>;
 }
@@ -68,7 +70,15 @@ export async function startFakeSlackApi(options: { botUserId?: string; botId?: s
   const conditionalFailures = new Map<string, { predicate: (call: RecordedSlackCall) => boolean; failure: SlackFailure }>();
   const waiters = createConditionWaiters();
 
+  const holds = new Map<string, { arrived: () => void; released: Promise<void> }>();
+
   async function intercept(call: SlackCall): Promise<InterceptedAnswer | undefined> {
+    const hold = holds.get(call.method);
+    if (hold) {
+      holds.delete(call.method);
+      hold.arrived();
+      await hold.released;
+    }
     const recorded = call as RecordedSlackCall;
     const conditional = conditionalFailures.get(call.method);
     const failure =
@@ -125,6 +135,18 @@ export async function startFakeSlackApi(options: { botUserId?: string; botId?: s
       const queued = failures.get(method) ?? [];
       queued.push(...Array.from({ length: times }, () => failure));
       failures.set(method, queued);
+    },
+    holdNext(method) {
+      let arrived!: () => void;
+      let release!: () => void;
+      const received = new Promise<void>((resolve) => {
+        arrived = resolve;
+      });
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      holds.set(method, { arrived, released });
+      return { received, release };
     },
     failWhen(method, predicate, failure = { status: 500 }) {
       if (predicate) conditionalFailures.set(method, { predicate, failure });
