@@ -3,6 +3,7 @@
 // runs in every thread: in the bot's thread (`bot-thread.js`, beside `main.js`) the fault points fire.
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { isMainThread } from 'node:worker_threads';
 
 const main = process.argv[1];
 const { installFaultHook } = await import(pathToFileURL(join(dirname(main), 'runtime/fault-points.js')).href);
@@ -16,7 +17,7 @@ let stalled = false;
  */
 function signalAndWait(signal) {
   process.kill(process.pid, signal);
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2_000);
+  if (!isMainThread) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2_000);
 }
 
 installFaultHook((name) => {

@@ -24,7 +24,6 @@ export type BotToFront =
   | { kind: 'ready' }
   | { kind: 'stopped' };
 
-
 /** The two ends of a `MessagePort`, `Worker` or `parentPort`, as each side uses them. */
 export interface FrontChannel<Incoming, Outgoing> {
   postMessage(message: Outgoing): void;

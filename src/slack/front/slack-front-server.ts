@@ -11,6 +11,8 @@ import type { BotToFront, FrontChannel, FrontToBot } from './front-messages.js';
 const ACKED_BY_FRONT = new Set(['event_callback', 'block_actions']);
 /** Slack stops waiting after 3 s; a reply the bot's thread has not given by then is not coming in time. */
 const REPLY_TIMEOUT_MS = 3_000;
+/** Where Slack posts events and interactions, as with Bolt's own receiver. */
+const EVENTS_PATH = '/slack/events';
 
 /**
  * The thread that serves Slack's HTTP requests and nothing else: it verifies each request's
@@ -20,9 +22,8 @@ const REPLY_TIMEOUT_MS = 3_000;
  * Bolt's HTTP receiver does (413 over the body limit, 401 on a bad signature, `ssl_check`, URL
  * verification), with Bolt's own functions.
  */
-export function createSlackFrontServer(options: { signingSecret: string; bot: FrontChannel<BotToFront, FrontToBot>; logger: Logger; path?: string }): Server {
+export function createSlackFrontServer(options: { signingSecret: string; bot: FrontChannel<BotToFront, FrontToBot>; logger: Logger }): Server {
   const { signingSecret, bot, logger } = options;
-  const eventsPath = options.path ?? '/slack/events';
   let nextId = 0;
   const waiting = new Map<number, (reply: BotToFront) => void>();
   bot.on('message', (reply) => {
@@ -49,19 +50,20 @@ export function createSlackFrontServer(options: { signingSecret: string; bot: Fr
   };
 
   async function handleSlackRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    let body: Record<string, unknown>;
+    let buffered: Awaited<ReturnType<typeof HTTPModuleFunctions.parseAndVerifyHTTPRequest>>;
     try {
-      const buffered = await HTTPModuleFunctions.parseAndVerifyHTTPRequest({ signingSecret, bodyLimit: HTTPModuleFunctions.defaultBodyLimit }, request, response);
-      try {
-        body = HTTPModuleFunctions.parseHTTPRequestBody(buffered);
-      } catch (error) {
-        logger.warn({ event: 'slack-request-malformed', err: error }, 'malformed Slack request body');
-        return HTTPModuleFunctions.buildNoBodyResponse(response, 400);
-      }
+      buffered = await HTTPModuleFunctions.parseAndVerifyHTTPRequest({ signingSecret, bodyLimit: HTTPModuleFunctions.defaultBodyLimit }, request, response);
     } catch (error) {
       if (HTTPModuleFunctions.isRawBodyError(error) && (error.type === 'entity.too.large' || error.statusCode === 413)) return HTTPModuleFunctions.buildNoBodyResponse(response, 413);
       logger.warn({ event: 'slack-request-unverified', err: error }, 'refused a Slack request that failed verification');
       return HTTPModuleFunctions.buildNoBodyResponse(response, 401);
+    }
+    let body: Record<string, unknown>;
+    try {
+      body = HTTPModuleFunctions.parseHTTPRequestBody(buffered);
+    } catch (error) {
+      logger.warn({ event: 'slack-request-malformed', err: error }, 'malformed Slack request body');
+      return HTTPModuleFunctions.buildNoBodyResponse(response, 400);
     }
     if (body.ssl_check === '1') return HTTPModuleFunctions.buildSSLCheckResponse(response);
     if (body.type === 'url_verification') return HTTPModuleFunctions.buildUrlVerificationResponse(response, body);
@@ -91,7 +93,7 @@ export function createSlackFrontServer(options: { signingSecret: string; bot: Fr
         logger.error({ event: 'slack-front-failed', err: error }, 'could not serve a request');
         if (!response.headersSent) HTTPModuleFunctions.buildNoBodyResponse(response, 500);
       });
-    if (request.method === 'POST' && path === eventsPath) return void done(handleSlackRequest(request, response));
+    if (request.method === 'POST' && path === EVENTS_PATH) return void done(handleSlackRequest(request, response));
     if (request.method === 'GET' && (path === '/healthz' || path === '/metrics')) return void done(handleRoute(path, response));
     HTTPModuleFunctions.buildNoBodyResponse(response, 404);
   });
