@@ -98,14 +98,19 @@ export async function mentionAndApprove(slack: FakeSlackApi, url: string, thread
   }).catch(() => undefined);
 }
 
+/** The last events a bot logged, in order, for a failure message. */
+export function logEvents(bot: ChildBot): string {
+  const events = bot.output().split('\n').flatMap((line) => /"event":"([^"]+)"|"msg":"([^"]+)"/.exec(line)?.slice(1, 3).filter(Boolean) ?? []);
+  return events.slice(-15).join(' | ');
+}
+
 /** Resolves once the process is stopped (SIGSTOP), as `/proc/<pid>/stat` says. */
 export async function waitUntilStopped(bot: ChildBot): Promise<void> {
   try {
     await waitFor(() => /^\d+ \(.*\) [Tt] /.test(readFileSync(`/proc/${bot.child.pid}/stat`, 'utf8')), { timeoutMs: 15_000, message: 'the process to stop at its stall point' });
   } catch (error) {
     // Which events it got through says why it never reached the point (fenced first, say).
-    const events = bot.output().split('\n').flatMap((line) => /"event":"([^"]+)"|"msg":"([^"]+)"/.exec(line)?.slice(1, 3).filter(Boolean) ?? []);
-    throw new Error(`${(error as Error).message}; its log: ${events.slice(-15).join(' | ')}`);
+    throw new Error(`${(error as Error).message}; its log: ${logEvents(bot)}`);
   }
 }
 

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { conversationOf } from '../helpers/fake-openai.js';
-import { mentionAndApprove, mentionBot, pairReplies, startBotPair, usePairWorld, waitUntilStopped, type BotPair } from './bot-pair.js';
+import { logEvents, mentionAndApprove, mentionBot, pairReplies, startBotPair, usePairWorld, waitUntilStopped, type BotPair } from './bot-pair.js';
 import { waitFor } from './harness.js';
 import { createRedisKeys } from '../../src/store/redis-keys.js';
 
@@ -31,6 +31,10 @@ async function stalledAt(point: string, scenario: (pair: BotPair) => Promise<voi
   const pair = await startBotPair({ ...world, fault: { COUNTERSIGN_STALL_AT: point } });
   try {
     await scenario(pair);
+  } catch (error) {
+    // What the other process did says whether it took the work the stalled one never got to.
+    if (error instanceof Error) error.message += `; the other process's log: ${logEvents(pair.survivor)}`;
+    throw error;
   } finally {
     await pair.stop();
   }
