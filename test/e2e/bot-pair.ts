@@ -38,7 +38,11 @@ export async function startBotPair(options: { mainJs: string; redis: RedisServer
   writeFileSync(configPath, recordingToolsYaml(logFile));
   const environment = (port: number, extra: Record<string, string> = {}) => pairEnvironment({ slack, openai, redis, configPath, port, extra });
   const ports = [await freePort(), await freePort()] as const;
-  const doomed = startChildBot(environment(ports[0], options.fault), { mainJs: options.mainJs });
+  // The doomed process serves Slack inline: its fault hook then stops or kills it from the thread
+  // that signals, at the exact point. From the bot thread behind a front, the signal reaches the
+  // process through the main thread, a moment later on a loaded machine. The survivor has the
+  // default front thread, so every pair has one of each.
+  const doomed = startChildBot(environment(ports[0], { COUNTERSIGN_SLACK_FRONT: 'inline', ...options.fault }), { mainJs: options.mainJs });
   const survivor = startChildBot(environment(ports[1]), { mainJs: options.mainJs });
   for (const bot of [doomed, survivor]) await waitFor(() => bot.output().includes('countersign listening'), { timeoutMs: 30_000, message: 'start-up' });
   return {
