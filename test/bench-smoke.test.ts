@@ -20,6 +20,7 @@ it('runs the benchmark end to end at smoke scale and reports every metric', asyn
   for (const level of [...results.ackLatency.mention, ...results.ackLatency.click, ...results.ackLatency.repeatClick]) {
     expect(level.bot.requests).toBe((SCALES.smoke.requestsPerLevel[level.concurrency] ?? 0) * SCALES.smoke.rounds);
     expect(level.roundRatiosP99).toHaveLength(SCALES.smoke.rounds);
+    expect(level.noiseFloor.roundRatiosP99).toHaveLength(SCALES.smoke.rounds);
     expect(level.bot.errors + level.bare.errors).toBe(0);
   }
   expect(results.rss.points.map((point) => point.pending)).toEqual(SCALES.smoke.pendingTargets);

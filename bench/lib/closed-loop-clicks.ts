@@ -4,20 +4,21 @@ import { approver } from './click-requests.js';
 import type { BenchResults } from './results.js';
 import type { BenchScale } from './scale.js';
 import { percentile, round } from './stats.js';
-import { clickRequest, SIGNING_SECRET, waitUntil } from './workload.js';
+import { clickRequest, SIGNING_SECRET } from './workload.js';
 
 /**
  * Approve → answer with the instant model, closed loop: `lanes` threads in flight, each clicking
  * Approve on a fresh card, waiting for the resumed answer in the thread, then taking the next card.
  * Unlike the bursts, nothing queues behind the clicks, so this is the latency a person sees.
  */
-export async function measureClosedLoopClicks(options: { context: BenchContext; scale: BenchScale }): Promise<BenchResults['closedLoopClicks']> {
+export async function measureClosedLoopClicks(options: { context: BenchContext; scale: BenchScale; onCardsReady?: () => void }): Promise<BenchResults['closedLoopClicks']> {
   const { context, scale } = options;
   const { lanes, clicksPerLane } = scale.closedLoop;
   const threads = context.newThreads(lanes * clicksPerLane);
   await context.mentionBurst({ threads, mode: 'card', concurrency: lanes });
   const queue = await context.cardsFor(threads);
   const answeredMs: number[] = [];
+  options.onCardsReady?.();
   const startedAt = Date.now();
   await Promise.all(
     Array.from({ length: lanes }, async () => {
@@ -32,13 +33,7 @@ export async function measureClosedLoopClicks(options: { context: BenchContext; 
         });
         await response.arrayBuffer();
         const thread = card.thread;
-        await waitUntil(
-          () => {
-            context.observer.poll();
-            return context.observer.hasAnswer(thread);
-          },
-          { timeoutMs: 120_000, message: 'the resumed answer', intervalMs: 2 },
-        );
+        await context.observer.waitForAnswer(thread, 120_000);
         answeredMs.push((context.observer.answeredAt(thread) ?? Number.NaN) - sentAt);
       }
     }),

@@ -32,8 +32,8 @@ export interface ChatSide {
 }
 
 /**
- * One round at one level: the bare app's burst, the Chat SDK bot's (when running) and the bot's,
- * back to back in an order that rotates from round to round, so every side sees the same
+ * One round at one level: the bare app's burst, the Chat SDK bot's (when running), the bot's and
+ * the bare app's again, back to back in an order that rotates from round to round, so every side sees the same
  * background noise and drift cancels. Each side's CPU and event-loop delay are taken around its
  * own burst; the bots' CPU includes draining the work the burst caused.
  */
@@ -70,9 +70,12 @@ export async function measureRound(options: {
           },
         })
     : undefined;
-  const sides: Array<{ name: 'bare' | 'bot' | 'chat'; run: () => Promise<BurstObservation & { cpuMs: number }> }> = [
+  // The bare app a second time in the same round: how far two bursts of the same server differ
+  // (the noise floor a bot ÷ bare ratio is read against).
+  const sides: Array<{ name: 'bare' | 'bareAgain' | 'bot' | 'chat'; run: () => Promise<BurstObservation & { cpuMs: number }> }> = [
     { name: 'bare', run: runBare },
     { name: 'bot', run: runBot },
+    { name: 'bareAgain', run: runBare },
     ...(runChat ? [{ name: 'chat' as const, run: runChat }] : []),
   ];
   const observed = new Map<string, BurstObservation & { cpuMs: number }>();
@@ -90,6 +93,7 @@ export async function measureRound(options: {
   return {
     bot: botSide.result,
     bare: bareSide.result,
+    bareAgain: observed.get('bareAgain')!.result,
     botCpuMs: botSide.cpuMs,
     bareCpuMs: bareSide.cpuMs,
     botLoopDelay: botSide.delay,

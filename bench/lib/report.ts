@@ -47,6 +47,7 @@ function latencyRows(kind: string, levels: LevelResult[]): Array<Array<string | 
     level.bare.p99,
     level.ratioP50,
     ratioSpread(level.roundRatiosP99),
+    ratioSpread(level.noiseFloor.roundRatiosP99),
     level.pooledRatioP99,
     level.chatSdk ? level.chatSdk.latency.p99 : '–',
     level.chatSdk ? ratioSpread(level.chatSdk.roundRatiosP99) : '–',
@@ -66,7 +67,7 @@ export function formatResults(results: BenchResults): string {
     '',
     `Ack latency (ms, request sent → response received; bare = Bolt app whose listeners only ack; Chat SDK = a Chat SDK bot with Redis state whose mention posts a card and whose click posts the decision; ${results.ackLatency.click[0]?.rounds ?? 0} interleaved rounds per level, latencies pooled; ratios are per round, shown as median (min–max) over rounds)`,
     table(
-      ['kind', 'concurrency', 'requests', 'bot p50', 'bot p99', 'bare p50', 'bare p99', 'p50 ratio', 'p99 ratio', 'pooled p99 ratio', 'Chat SDK p99', 'Chat SDK ÷ bare p99', 'bot ÷ Chat SDK p99', 'bot >1s / >3s', 'bare >1s / >3s', 'errors'],
+      ['kind', 'concurrency', 'requests', 'bot p50', 'bot p99', 'bare p50', 'bare p99', 'p50 ratio', 'p99 ratio', 'bare ÷ bare p99 (noise)', 'pooled p99 ratio', 'Chat SDK p99', 'Chat SDK ÷ bare p99', 'bot ÷ Chat SDK p99', 'bot >1s / >3s', 'bare >1s / >3s', 'errors'],
       [...latencyRows('mention', results.ackLatency.mention), ...latencyRows('click', results.ackLatency.click), ...latencyRows('repeat click', results.ackLatency.repeatClick)],
     ),
     '',

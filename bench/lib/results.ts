@@ -12,6 +12,11 @@ export interface LevelResult {
   /** Median over rounds of (bot p99 ÷ bare p99) in the same round: the number the target is judged on. */
   ratioP99: number;
   roundRatiosP99: number[];
+  /**
+   * A/A: the bare app's second burst of each round ÷ its first (p99), median and per round. A bot ÷
+   * bare ratio inside this spread cannot be told apart from the machine's noise.
+   */
+  noiseFloor: { ratioP99: number; roundRatiosP99: number[] };
   /** Pooled bot p99 ÷ pooled bare p99. */
   pooledRatioP99: number;
   /** CPU the process spent per request during the burst and the work it caused (turns included for the bot). */

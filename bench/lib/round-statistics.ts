@@ -7,6 +7,8 @@ import { median, percentile, ratio, round, summarize, type LatencySummary } from
 export interface RoundSample {
   bot: LoadResult;
   bare: LoadResult;
+  /** The bare app's second burst of the round (A/A: the noise floor). */
+  bareAgain: LoadResult;
   botCpuMs: number;
   bareCpuMs: number;
   botLoopDelay: EventLoopDelay | undefined;
@@ -88,6 +90,7 @@ export function levelResult(options: { concurrency: number; rounds: RoundSample[
     bare: summarize(round.bare.latenciesMs, round.bare.statuses),
   }));
   const roundRatiosP99 = perRound.map((round) => ratio(round.bot.p99, round.bare.p99));
+  const noiseRatiosP99 = rounds.map((sample) => ratio(summarize(sample.bareAgain.latenciesMs, sample.bareAgain.statuses).p99, summarize(sample.bare.latenciesMs, sample.bare.statuses).p99));
   return {
     concurrency,
     rounds: rounds.length,
@@ -96,6 +99,7 @@ export function levelResult(options: { concurrency: number; rounds: RoundSample[
     ratioP50: ratio(median(perRound.map((round) => round.bot.p50)), median(perRound.map((round) => round.bare.p50))),
     ratioP99: round(median(roundRatiosP99)),
     roundRatiosP99,
+    noiseFloor: { ratioP99: round(median(noiseRatiosP99)), roundRatiosP99: noiseRatiosP99 },
     pooledRatioP99: ratio(bot.p99, bare.p99),
     botCpuMsPerRequest: round(rounds.reduce((sum, sample) => sum + sample.botCpuMs, 0) / Math.max(1, bot.requests)),
     bareCpuMsPerRequest: round(rounds.reduce((sum, sample) => sum + sample.bareCpuMs, 0) / Math.max(1, bare.requests)),
@@ -156,5 +160,5 @@ function insideViews(rounds: RoundSample[]): Pick<LevelResult, 'ackBreakdown' | 
 /** One log line per level, with the per-round ratios so a noisy round shows. */
 export function describeLevel(level: LevelResult): string {
   const chat = level.chatSdk ? ` | Chat SDK p99 ${level.chatSdk.latency.p99} ms, ÷ bare per round ${level.chatSdk.roundRatiosP99.join(', ')} (median ${level.chatSdk.ratioP99})` : '';
-  return `bot p50 ${level.bot.p50} ms p99 ${level.bot.p99} ms | bare p50 ${level.bare.p50} ms p99 ${level.bare.p99} ms | p99 ratio per round ${level.roundRatiosP99.join(', ')} (median ${level.ratioP99})${chat}`;
+  return `bot p50 ${level.bot.p50} ms p99 ${level.bot.p99} ms | bare p50 ${level.bare.p50} ms p99 ${level.bare.p99} ms | p99 ratio per round ${level.roundRatiosP99.join(', ')} (median ${level.ratioP99}) | bare ÷ bare per round ${level.noiseFloor.roundRatiosP99.join(', ')} (median ${level.noiseFloor.ratioP99})${chat}`;
 }

@@ -162,6 +162,9 @@ export function createSlackObserver(slack: FakeSlackApi) {
   let ephemerals = 0;
   let chatSdkPosts = 0;
   const threadKey = (channel: string, threadTs: string) => `${channel}|${threadTs}`;
+  // Woken by the fake's own call hook: a lane waiting for its answer costs nothing until it lands
+  // (polling on a timer took CPU from the processes being measured).
+  const answerWaiters = new Map<string, () => void>();
 
   function poll(): void {
     const calls = slack.calls;
@@ -174,7 +177,10 @@ export function createSlackObserver(slack: FakeSlackApi) {
       } else if (call.method === 'chat.postMessage' && typeof args.thread_ts === 'string') {
         const key = threadKey(String(args.channel), args.thread_ts);
         if (args.blocks !== undefined) cardThreads.add(key);
-        else if (args.text === RESUMED_ANSWER) answered.set(key, call.at);
+        else if (args.text === RESUMED_ANSWER) {
+          answered.set(key, call.at);
+          answerWaiters.get(key)?.();
+        }
         else if (args.text === TEXT_ANSWER) textAnswered.set(key, (textAnswered.get(key) ?? 0) + 1);
       } else if (call.method === 'chat.postEphemeral') {
         ephemerals += 1;
@@ -192,8 +198,27 @@ export function createSlackObserver(slack: FakeSlackApi) {
     }
   }
 
+  slack.onCall(poll);
+
   return {
     poll,
+    /** Resolves once the resumed answer is posted in the thread (rejects after `timeoutMs`). */
+    waitForAnswer(thread: Thread, timeoutMs: number): Promise<void> {
+      const key = threadKey(thread.channel, thread.threadTs);
+      poll();
+      if (answered.has(key)) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          answerWaiters.delete(key);
+          reject(new Error(`timed out after ${timeoutMs} ms waiting for the resumed answer in ${key}`));
+        }, timeoutMs);
+        answerWaiters.set(key, () => {
+          clearTimeout(timer);
+          answerWaiters.delete(key);
+          resolve();
+        });
+      });
+    },
     /** Messages the Chat SDK baseline posted so far (its cards and its decisions). */
     chatSdkPostCount: () => chatSdkPosts,
     /** chat.postEphemeral calls seen so far. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { conversationOf } from '../helpers/fake-openai.js';
-import { mentionAndApprove, mentionBot, pairReplies, startBotPair, usePairWorld } from './bot-pair.js';
+import { logEvents, mentionAndApprove, mentionBot, pairReplies, startBotPair, usePairWorld } from './bot-pair.js';
 import { waitFor } from './harness.js';
 
 /**
@@ -66,14 +66,21 @@ describe('a bot process killed mid-turn', () => {
     const pair = await startPair('before-answer');
     try {
       const before = world.openai.requests.length;
-      world.openai.enqueue({ text: 'The answer that was almost lost.' });
       const threadTs = '1800100003.000100';
-      await mention(pair.doomedUrl, threadTs, 'status?');
+      const question = 'status of the almost lost answer?';
+      // Requests are told apart by the question they carry: work an earlier test left is not this thread's.
+      const lastQuestion = (request: (typeof world.openai.requests)[number]) => conversationOf(request).findLast((message) => message.role === 'user')?.text ?? '';
+      world.openai.setResponder((request) => (lastQuestion(request).includes(question) ? { text: 'The answer that was almost lost.' } : { error: { status: 400, message: 'not this test' } }));
+      await mention(pair.doomedUrl, threadTs, question);
       expect(await pair.doomed.exited).toBeNull();
       await waitFor(() => replies(threadTs).some((message) => message.text === 'The answer that was almost lost.'), { timeoutMs: 15_000, message: 'answer' });
-      expect(world.openai.requests.length - before).toBe(1);
+      const sinceStart = () => world.openai.requests.slice(before);
+      const aboutThisThread = sinceStart().filter((request) => lastQuestion(request).includes(question));
+      const details = `asked since the pair started: ${sinceStart().map(lastQuestion).join(' / ')}; doomed: ${logEvents(pair.doomed)}; survivor: ${logEvents(pair.survivor)}`;
+      expect(aboutThisThread, details).toHaveLength(1);
       expect(replies(threadTs).filter((message) => message.text === 'The answer that was almost lost.')).toHaveLength(1);
     } finally {
+      world.openai.setResponder(undefined);
       await pair.stop();
     }
   }, 60_000);

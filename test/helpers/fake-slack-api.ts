@@ -46,6 +46,8 @@ export interface FakeSlackApi {
   setMethodHandler(method: string, handler: SlackMethodOverride | undefined): void;
   /** The next call to `method` waits, unanswered and unrecorded, until `release()`; `received` resolves when it arrives. */
   holdNext(method: string): { received: Promise<void>; release: () => void };
+  /** Calls `listener` after each call is recorded (a benchmark's barrier, instead of polling `calls`); returns the unsubscribe. */
+  onCall(listener: (call: RecordedSlackCall) => void): () => void;
   reset(): void;
   close(): Promise<void>;
 }
@@ -97,14 +99,20 @@ export async function startFakeSlackApi(options: { botUserId?: string; botId?: s
     intercept,
   });
   const { state } = emulator;
+  const listeners = new Set<(call: RecordedSlackCall) => void>();
   emulator.onCall((call) => {
     calls.push(call as RecordedSlackCall);
     waiters.recheck();
+    for (const listener of listeners) listener(call as RecordedSlackCall);
   });
 
   return {
     url: emulator.url,
     calls,
+    onCall(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     callsTo: (method) => calls.filter((call) => call.method === method),
     waitForCall(method, predicate, waitOptions) {
       const matches = (call: RecordedSlackCall) => call.method === method && predicateHolds({ predicate, call });
