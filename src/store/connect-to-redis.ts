@@ -67,8 +67,8 @@ export function connectRedisClient(target: RedisTarget | undefined, extra: Redis
   if (target === undefined) throw new TypeError('a Redis store needs a `redis` client, a `url` or a `target`');
   const redis = createRedisClient(
     target,
-    { maxRetriesPerRequest: 2, retryStrategy: reconnectDelayMs, connectTimeout: SERVICE_CONNECT_TIMEOUT_MS, lazyConnect: false, enableAutoPipelining: true, ...extra },
-    { clusterRetryStrategy: reconnectDelayMs, retryDelayOnFailover: 100, retryDelayOnClusterDown: 100, retryDelayOnTryAgain: 100, enableAutoPipelining: true },
+    { maxRetriesPerRequest: 2, retryStrategy: reconnectDelayMs, connectTimeout: SERVICE_CONNECT_TIMEOUT_MS, lazyConnect: false, ...extra },
+    { clusterRetryStrategy: reconnectDelayMs, retryDelayOnFailover: 100, retryDelayOnClusterDown: 100, retryDelayOnTryAgain: 100 },
   );
   // ioredis emits connection errors as events; without a listener Node would crash the process.
   redis.on('error', () => {});

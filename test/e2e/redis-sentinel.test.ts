@@ -82,7 +82,11 @@ describe('behind Redis Sentinel (REDIS_URL=redis+sentinel://user:password@…/pr
     const approve = cardButtons(card.blocks).find((button) => button.actionId === 'countersign_approve')!;
     // Clicked twice (an impatient approver): recorded once either way.
     for (let click = 0; click < 2; click += 1) expect((await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...approve })).status).toBe(200);
-    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text.includes('Restarted *worker* in staging.')), { timeoutMs: 15_000, message: 'the answer' });
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text.includes('Restarted *worker* in staging.')), { timeoutMs: 15_000, message: 'the answer' }).catch((error: Error) => {
+      // Whether the clicks were refused ("could not record": the bot had not reached the new primary yet) or recorded and never resumed.
+      const told = h.slack.callsTo('chat.postEphemeral').map((call) => String(call.args.text));
+      throw new Error(`${error.message}; the approver was told: ${told.join(' | ') || 'nothing'}; the thread shows: ${threadReplies(h, threadTs).map((message) => message.text.slice(0, 80)).join(' | ')}`);
+    });
     await h.settled();
     expect(h.invocations()).toEqual([['rollout', 'restart', 'deployment/worker', '-n', 'staging']]);
     const events = await h.auditEvents();

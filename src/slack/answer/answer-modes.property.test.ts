@@ -138,8 +138,11 @@ function checkNativeMode(markdown: string, input: CodeView): string {
   const danger = dangerIn(safe, output);
   expect(danger.outside).toEqual([]);
   expect(danger.inCode).toBe(dangerIn(markdown, input).inCode);
-  // The same code, verbatim: what update mode shows as code.
-  expect(output.values).toEqual(input.values);
+  // The same code, verbatim: what update mode shows as code. Compared line by line: where one
+  // indented block follows a fence that a nested quote closed lazily, the parser splits it in two
+  // (CommonMark reads one), and the rewritten text parses as the one block; the lines are the same.
+  const codeLines = (view: CodeView) => view.values.join('\n').split('\n');
+  expect(codeLines(output)).toEqual(codeLines(input));
   return safe;
 }
 
@@ -251,7 +254,8 @@ describe('what is code is the CommonMark parser’s call, in both answer modes',
       fc.property(markdownDocument, (markdown) => {
         checkBothModes(markdown);
       }),
-      { numRuns: 400 },
+      // Seed 540381172's find: a fence in a nested quote closed lazily, then an indented block.
+      { numRuns: 400, examples: [['> > ` <!channel> `\n> </span>\n> > ```\n>     <!channel>\n>     <!channel>\n> <!channel>\n> <!channel>\n- - ']] },
     );
     // Hundreds of parses take seconds alone and far longer beside a second suite on two cores.
   }, 120_000);
