@@ -61,7 +61,7 @@ export function assembleResults(options: {
       ratioMaxToZero: ratio(rss.rssAtMax, rss.rssAtZero),
       ...(rss.judgedAfterGc ? { ratioMaxToZeroAfterFullGc: ratio(rss.judgedMax, rss.judgedZero) } : {}),
       method:
-        `Each point follows the same burst (a batch of mentions at the creation concurrency; text answers before the 0 point). Settled: VmRSS of the bot process from /proc/<pid>/status, median of 5 samples 200 ms apart, after its CPU has been idle for 300 ms and a further ${scale.rssSettleMs} ms. Then, over the inspector, two forced full GCs and process.memoryUsage() (RSS and JS heap used); the target is judged on that RSS.`,
+        `Each point follows the same burst (a batch of mentions at the creation concurrency; text answers before the 0 point). Settled: VmRSS of the bot process from /proc/<pid>/status, median of 5 samples 200 ms apart, after its CPU has been idle for 300 ms and a further ${scale.rssSettleMs} ms. Then, over the inspector, two forced full GCs in every isolate (the main thread and each worker thread, the bot thread behind the Slack front among them) and process.memoryUsage() (RSS, and the JS heaps summed over the isolates); the target is judged on that RSS.`,
     },
     cpu: cpuResult({ scale, ackLatency, pending }),
     phasesMs: options.phaseMs,

@@ -16,7 +16,11 @@ export function inspectorUrl(output: string): string | undefined {
 }
 
 /** Connects, runs `work` with a CDP `call` function, disconnects. */
-async function withSession<T>(url: string, work: (call: (method: string, params?: object) => Promise<any>) => Promise<T>): Promise<T> {
+type Call = (method: string, params?: object) => Promise<any>;
+/** Subscribes to a CDP event (a message with `method` and no `id`); returns the unsubscribe. */
+type OnEvent = (method: string, listener: (params: any) => void) => () => void;
+
+async function withSession<T>(url: string, work: (call: Call, on: OnEvent) => Promise<T>): Promise<T> {
   const socket = new WebSocket(url);
   await new Promise<void>((resolve, reject) => {
     socket.addEventListener('open', () => resolve(), { once: true });
@@ -37,33 +41,83 @@ async function withSession<T>(url: string, work: (call: (method: string, params?
       socket.addEventListener('message', onMessage);
       socket.send(JSON.stringify({ id, method, params }));
     });
+  const on: OnEvent = (method, listener) => {
+    const onMessage = (event: MessageEvent) => {
+      const message = JSON.parse(String(event.data)) as { id?: number; method?: string; params?: unknown };
+      if (message.id === undefined && message.method === method) listener(message.params);
+    };
+    socket.addEventListener('message', onMessage);
+    return () => socket.removeEventListener('message', onMessage);
+  };
   try {
-    return await work(call);
+    return await work(call, on);
   } finally {
     socket.close();
   }
 }
 
-async function evaluate(call: (method: string, params?: object) => Promise<any>, expression: string): Promise<unknown> {
+async function evaluate(call: Call, expression: string): Promise<unknown> {
   const result = await call('Runtime.evaluate', { expression, returnByValue: true });
   if (result.exceptionDetails) throw new Error(`inspector evaluation failed: ${JSON.stringify(result.exceptionDetails).slice(0, 300)}`);
   return result.result.value;
 }
 
+interface MemoryUsage {
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+  arrayBuffers: number;
+  rss: number;
+}
+
+const MEMORY_USAGE = 'JSON.stringify(process.memoryUsage())';
+
+/**
+ * Full GC in every isolate of the process (its worker threads too: with the Slack front the bot runs
+ * on one), then RSS and the JS heaps, summed over the isolates.
+ */
 export function heapAfterGc(url: string): Promise<HeapAfterGc> {
-  return withSession(url, async (call) => {
+  return withSession(url, async (call, on) => {
+    const workers = await workerSessions(call, on);
     // Twice: the first pass can leave objects that only become garbage after finalizers run.
-    await call('HeapProfiler.collectGarbage');
-    await call('HeapProfiler.collectGarbage');
-    const usage = JSON.parse((await evaluate(call, 'JSON.stringify(process.memoryUsage())')) as string) as {
-      heapUsed: number;
-      heapTotal: number;
-      external: number;
-      arrayBuffers: number;
-      rss: number;
-    };
-    return { heapUsedBytes: usage.heapUsed, heapTotalBytes: usage.heapTotal, externalBytes: usage.external, arrayBuffersBytes: usage.arrayBuffers, rssBytes: usage.rss };
+    for (let pass = 0; pass < 2; pass += 1) {
+      await call('HeapProfiler.collectGarbage');
+      for (const worker of workers) await worker.call('HeapProfiler.collectGarbage');
+    }
+    const main = JSON.parse((await evaluate(call, MEMORY_USAGE)) as string) as MemoryUsage;
+    const heaps = [main];
+    for (const worker of workers) heaps.push(JSON.parse((await evaluate(worker.call, MEMORY_USAGE)) as string) as MemoryUsage);
+    const sum = (pick: (usage: MemoryUsage) => number) => heaps.reduce((total, usage) => total + pick(usage), 0);
+    // RSS is the process's, the same read from any isolate; it is read last, after every collection.
+    const rss = JSON.parse((await evaluate(call, MEMORY_USAGE)) as string) as MemoryUsage;
+    return { heapUsedBytes: sum((usage) => usage.heapUsed), heapTotalBytes: sum((usage) => usage.heapTotal), externalBytes: sum((usage) => usage.external), arrayBuffersBytes: sum((usage) => usage.arrayBuffers), rssBytes: rss.rss };
   });
+}
+
+/** A CDP `call` into each worker thread of the process, through the NodeWorker domain. */
+async function workerSessions(call: Call, on: OnEvent): Promise<Array<{ call: Call }>> {
+  const sessionIds: string[] = [];
+  const stopAttached = on('NodeWorker.attachedToWorker', (params: { sessionId: string }) => sessionIds.push(params.sessionId));
+  // Already running workers are reported (attachedToWorker) before enable answers.
+  await call('NodeWorker.enable', { waitForDebuggerOnStart: false });
+  stopAttached();
+  let sequence = 0;
+  return sessionIds.map((sessionId) => ({
+    call: (method: string, params: object = {}) =>
+      new Promise<any>((resolve, reject) => {
+        sequence += 1;
+        const id = sequence;
+        const stop = on('NodeWorker.receivedMessageFromWorker', (event: { sessionId: string; message: string }) => {
+          if (event.sessionId !== sessionId) return;
+          const message = JSON.parse(event.message) as { id?: number; result?: unknown; error?: { message: string } };
+          if (message.id !== id) return;
+          stop();
+          if (message.error) reject(new Error(message.error.message));
+          else resolve(message.result);
+        });
+        call('NodeWorker.sendMessageToWorker', { sessionId, message: JSON.stringify({ id, method, params }) }).catch(reject);
+      }),
+  }));
 }
 
 export interface EventLoopDelay {
