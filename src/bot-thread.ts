@@ -6,6 +6,7 @@ import { loadConfigFile } from './config/config-file.js';
 import { parseEnvironment } from './config/environment.js';
 import { createBot } from './create-bot.js';
 import { createLogger } from './log/create-logger.js';
+import { DEFAULT_TURN_THREAD_NICE, lowerThreadPriority } from './runtime/thread-priority.js';
 import type { BotToFront, FrontChannel, FrontToBot } from './slack/front/front-messages.js';
 
 async function main(): Promise<void> {
@@ -16,6 +17,11 @@ async function main(): Promise<void> {
   // Straight to the process's stdout: through `process.stdout` every line would be written by the
   // front's thread. Written as logged, so no line is lost when the process exits.
   const logger = createLogger({ level: environment.logLevel, destination: pino.destination({ dest: 1, sync: true }) });
+  // Before anything starts, so what this thread starts (the command spawner, stdio MCP servers) runs
+  // at the same priority: below the front's, whose acks must not wait for a core.
+  const priority = lowerThreadPriority({ nice: environment.tuning.turnThreadNice ?? DEFAULT_TURN_THREAD_NICE });
+  if (priority.lowered) logger.info({ event: 'turn-thread-priority', nice: priority.nice, threadId: priority.threadId }, 'turns run below the Slack front in CPU priority');
+  else logger.info({ event: 'turn-thread-priority', reason: priority.reason }, 'turns run at the Slack front\'s CPU priority');
   const bot = await createBot({ environment, config, logger, slackFront: front });
   await bot.start();
   const onMessage = (message: FrontToBot) => {

@@ -31,6 +31,16 @@ describe('parseEnvironment', () => {
     });
   });
 
+  it('reads COUNTERSIGN_TURN_THREAD_NICE as a nice value from 0 to 19, naming it otherwise', () => {
+    expect(parseEnvironment({ ...HTTP, COUNTERSIGN_TURN_THREAD_NICE: '0' }, noFile).tuning).toEqual({ turnThreadNice: 0 });
+    expect(parseEnvironment({ ...HTTP, COUNTERSIGN_TURN_THREAD_NICE: '19' }, noFile).tuning).toEqual({ turnThreadNice: 19 });
+    for (const value of ['20', '-1', '2.5', 'low']) {
+      expect(problemsOf({ ...HTTP, COUNTERSIGN_TURN_THREAD_NICE: value }).problems).toEqual([
+        { field: 'COUNTERSIGN_TURN_THREAD_NICE', message: "must be a whole number from 0 (the front's priority) to 19 (the lowest)" },
+      ]);
+    }
+  });
+
   it('reads COUNTERSIGN_COMMAND_SPAWNER as on or off, naming it when it is neither', () => {
     expect(parseEnvironment({ ...HTTP, COUNTERSIGN_COMMAND_SPAWNER: 'off' }, noFile).tuning).toEqual({ commandSpawner: false });
     expect(parseEnvironment({ ...HTTP, COUNTERSIGN_COMMAND_SPAWNER: 'ON' }, noFile).tuning).toEqual({ commandSpawner: true });

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +11,12 @@ import { readInvocations, recordingToolsYaml, waitFor } from './harness.js';
  * ack, hand over) and runs the bot on another. Seen from Slack it is the same bot.
  */
 const world = usePairWorld();
+
+/** A process's or thread's nice value: field 19 of its /proc stat line. */
+const niceOf = (statPath: string) => {
+  const stat = readFileSync(statPath, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+};
 
 describe('a bot whose Slack requests are served by a front thread', () => {
   it('runs a mention, a card, an approval and the answer, the approved call once, and stops cleanly', async () => {
@@ -35,6 +41,14 @@ describe('a bot whose Slack requests are served by a front thread', () => {
       expect(readInvocations(logFile)).toEqual([['rollout', 'restart', 'deployment/worker', '-n', 'prod']]);
       // The bot thread's log lines reach the process's output too.
       expect(bot.output()).toContain('resuming turn');
+      // Turns run below the front in CPU priority (nice 10 by default), and so does the command
+      // spawner the bot thread started; the front's thread keeps the process's priority.
+      const pid = bot.child.pid as number;
+      const botThreadId = Number(/"event":"turn-thread-priority","nice":10,"threadId":(\d+)/.exec(bot.output())?.[1]);
+      expect(niceOf(`/proc/${pid}/task/${botThreadId}/stat`)).toBe(10);
+      expect(niceOf(`/proc/${pid}/task/${pid}/stat`)).toBe(0);
+      const children = readdirSync(`/proc/${pid}/task`).flatMap((tid) => readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean));
+      expect(children.map((child) => niceOf(`/proc/${child}/stat`))).toEqual([10]);
     } finally {
       expect(await stopChildBot(bot)).toBe(0);
     }

@@ -1,0 +1,42 @@
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
+
+/** Nice of the bot thread behind the Slack front unless COUNTERSIGN_TURN_THREAD_NICE says otherwise. */
+export const DEFAULT_TURN_THREAD_NICE = 10;
+
+export type ThreadPriorityOutcome = { lowered: true; threadId: number; nice: number } | { lowered: false; reason: string };
+
+/**
+ * Lowers the CPU priority of the calling thread only (Linux `setpriority` on its thread id), so that
+ * on a busy machine the thread serving Slack is scheduled ahead of this one: an ack does not wait for
+ * a core that turns are using. Processes this thread starts afterwards (the command spawner, stdio
+ * MCP servers) inherit the priority. Raising a nice value needs no privilege; a failure is reported,
+ * never thrown: the bot runs the same, only without the preference.
+ */
+export function lowerThreadPriority(options: {
+  nice: number;
+  /** The calling thread's kernel id; undefined where there is none to read (not Linux). */
+  threadId?: () => number | undefined;
+  setThreadPriority?: (threadId: number, nice: number) => void;
+}): ThreadPriorityOutcome {
+  const { nice, threadId = currentThreadId, setThreadPriority = setPriority } = options;
+  if (nice === 0) return { lowered: false, reason: 'COUNTERSIGN_TURN_THREAD_NICE is 0' };
+  const id = threadId();
+  if (id === undefined) return { lowered: false, reason: 'thread priorities are set on Linux only' };
+  try {
+    setThreadPriority(id, nice);
+    return { lowered: true, threadId: id, nice };
+  } catch (error) {
+    return { lowered: false, reason: `setpriority failed: ${(error as Error).message}` };
+  }
+}
+
+/** `/proc/thread-self` links to `<pid>/task/<tid>`: the id `setpriority` takes for one thread. */
+function currentThreadId(): number | undefined {
+  try {
+    const id = Number(readlinkSync('/proc/thread-self').split('/').at(-1));
+    return Number.isSafeInteger(id) && id > 0 ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
