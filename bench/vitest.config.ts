@@ -8,7 +8,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   root: join(import.meta.dirname, '..'),
   test: {
-    include: ['bench/**/*.bench-run.ts'],
+    // `npm run bench:probe` (BENCH_PROBES=1): the diagnostic probes instead, run the same way.
+    include: [process.env.BENCH_PROBES === '1' ? 'bench/probes/*.probe.ts' : 'bench/**/*.bench-run.ts'],
     fileParallelism: false,
     maxWorkers: 1,
     testTimeout: 60 * 60 * 1000,

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
@@ -91,14 +91,37 @@ export function rssBytes(pid: number): number {
 }
 
 /** User + system CPU time of a process in milliseconds, from /proc/<pid>/stat (utime, stime). */
-export function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+export function cpuMs(pid: number, options: { children?: boolean } = {}): number {
+  return statCpuMs(`/proc/${pid}/stat`, options.children ?? false);
+}
+
+/** CPU each thread of a process has used, in ms, by thread id (a thread that ends meanwhile is left out). */
+export function threadCpuMs(pid: number): Map<number, number> {
+  const byThread = new Map<number, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      byThread.set(Number(tid), statCpuMs(`/proc/${pid}/task/${tid}/stat`, false));
+    } catch {
+      // Ended between the listing and the read.
+    }
+  }
+  return byThread;
+}
+
+/** The processes a process has started and not yet reaped. */
+export function childPids(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).flatMap((tid) => readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
+}
+
+/** utime + stime of a /proc stat line, and with `children` the cutime + cstime of its reaped children. */
+function statCpuMs(path: string, children: boolean): number {
+  const stat = readFileSync(path, 'utf8');
   // The command name (field 2) is parenthesised and may hold spaces: count fields after the last ')'.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // After the name, fields start at 3 (state); utime and stime are fields 14 and 15.
-  const utime = Number(fields[14 - 3]);
-  const stime = Number(fields[15 - 3]);
-  return ((utime + stime) * 1000) / CLOCK_TICKS_PER_SECOND;
+  // After the name, fields start at 3 (state); utime, stime, cutime, cstime are fields 14 to 17.
+  const ticks = (field: number) => Number(fields[field - 3]);
+  const total = ticks(14) + ticks(15) + (children ? ticks(16) + ticks(17) : 0);
+  return (total * 1000) / CLOCK_TICKS_PER_SECOND;
 }
 
 /** Waits until the process has used (almost) no CPU for `windowMs`: its queued work is done. */

@@ -1,0 +1,58 @@
+import { it } from 'vitest';
+import { startBenchContext } from '../lib/bench-context.js';
+import { createCleanupStack } from '../lib/cleanup-stack.js';
+import { measureClosedLoopClicks } from '../lib/closed-loop-clicks.js';
+import { createPhaseTimer } from '../lib/phase-timer.js';
+import { childPids, cpuMs, threadCpuMs } from '../lib/processes.js';
+import { scaleFromEnvironment } from '../lib/scale.js';
+import { warmUp } from '../lib/warm-up.js';
+
+/**
+ * `npm run bench:probe`: where a click's CPU goes. The closed loop of the benchmark (50 threads in
+ * flight, instant model), a few rounds (PROBE_ROUNDS, default 5) after a short warm-up, and per click:
+ * the bot process by thread (`front` is the main thread; the busiest other one is the bot thread, the
+ * rest are V8's and libuv's helpers), its command spawner with the commands it
+ * reaped, Redis, and this process (the fake Slack and model, the clients). For A/B work run two builds
+ * alternately: on a shared machine single runs differ more than small changes do. With BENCH_PROFILE
+ * set, each round prints `WINDOW <start µs> <end µs>` (CLOCK_MONOTONIC, as the profile's timestamps) to
+ * keep the profile's samples to the clicks.
+ */
+it('shows where the CPU of a click goes', async () => {
+  const scale = scaleFromEnvironment();
+  scale.warmup = { textTurns: 300, cardCycles: 200, bareRequests: 100, concurrency: 50 };
+  const log = (line: string) => process.stdout.write(`${line}\n`);
+  const cleanup = createCleanupStack();
+  try {
+    const context = await startBenchContext({ inspect: false, cleanup, phase: createPhaseTimer(() => {}).phase, log });
+    await warmUp({ context, scale });
+    const botPid = context.bot.handle.pid;
+    const redisPid = Number(/process_id:(\d+)/.exec(await context.redisInspector.info('server'))?.[1]);
+    const spawners = childPids(botPid);
+    const sample = () => ({
+      threads: threadCpuMs(botPid),
+      spawners: spawners.reduce((sum, pid) => sum + cpuMs(pid, { children: true }), 0),
+      redis: cpuMs(redisPid),
+      self: process.cpuUsage(),
+      at: process.hrtime.bigint() / 1000n,
+    });
+    for (let round = 0; round < Number(process.env.PROBE_ROUNDS ?? 5); round += 1) {
+      let before = sample();
+      const result = await measureClosedLoopClicks({ context, scale, onCardsReady: () => (before = sample()) });
+      const after = sample();
+      const perClick = (ms: number) => (ms / result.clicks).toFixed(2);
+      const threads = [...after.threads]
+        .map(([tid, ms]) => ({ name: tid === botPid ? 'front' : String(tid), ms: ms - (before.threads.get(tid) ?? 0) }))
+        .filter((thread) => thread.ms > 0)
+        .sort((left, right) => right.ms - left.ms);
+      const self = process.cpuUsage(before.self);
+      log(
+        `round ${round}: answer p50 ${result.answeredMs.p50} ms, p99 ${result.answeredMs.p99} ms, ${result.answersPerSecond}/s | CPU ms per click: ` +
+          `bot threads ${threads.map((thread) => `${thread.name} ${perClick(thread.ms)}`).join(', ')}; spawner ${perClick(after.spawners - before.spawners)}; ` +
+          `Redis ${perClick(after.redis - before.redis)}; benchmark ${perClick((self.user + self.system) / 1000)}`,
+      );
+      if (process.env.BENCH_PROFILE) log(`WINDOW ${before.at} ${after.at}`);
+    }
+  } finally {
+    await cleanup.runAll();
+  }
+});
