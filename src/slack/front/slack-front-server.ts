@@ -70,7 +70,9 @@ export function createSlackFrontServer(options: { signingSecret: string; bot: Fr
     const retry = retryOf(request);
     if (typeof body.type === 'string' && ACKED_BY_FRONT.has(body.type)) {
       HTTPModuleFunctions.buildNoBodyResponse(response, 200);
-      bot.postMessage({ kind: 'acked', body, ...retry });
+      // The response is written to the socket on the next tick; copying the payload to the bot's
+      // thread waits until then, so the ack never waits for the copy.
+      setImmediate(() => bot.postMessage({ kind: 'acked', body, ...retry }));
       return;
     }
     const reply = await ask((id) => ({ kind: 'request', id, body, ...retry }));
