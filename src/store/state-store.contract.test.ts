@@ -397,12 +397,13 @@ describe.each(createStores())('%s state store', (name, create) => {
 
   it('keeps an item in flight until it is finished, so work a dead holder took is picked up by the next', async () => {
     const threadKey = `T1:C1:${randomUUID()}`;
-    const claim = await store.enqueueWork(threadKey, 'resume-step', 40);
+    // Held long enough to be found held three calls later on a loaded machine.
+    const claim = await store.enqueueWork(threadKey, 'resume-step', 500);
     expect(await store.busyThreads({ limit: 1000 })).toContain(threadKey);
     expect(await store.takeWork({ threadKey, token: claim!.token })).toBe('resume-step');
     // The holder dies here: no finishWork, no release. Its lock expires.
     expect(await store.tryLock(threadKey, TTL)).toBeUndefined();
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    await new Promise((resolve) => setTimeout(resolve, 600));
     const next = await lock(threadKey);
     expect(await store.takeLeftover(threadKey)).toBe('resume-step');
     expect(await store.takeWork(next)).toBe('resume-step');
@@ -414,10 +415,12 @@ describe.each(createStores())('%s state store', (name, create) => {
     const free = `T1:C1:${randomUUID()}`;
     await store.handOffWork(free, 'one');
     await store.handOffWork(free, 'two');
-    expect((await store.lockAndTake(free, 30))?.item).toBe('one');
+    // Long enough that the next call still finds the lock held on a loaded machine (30 ms was not,
+    // once, beside a second suite), short enough to wait out.
+    expect((await store.lockAndTake(free, 500))?.item).toBe('one');
     expect(await store.lockAndTake(free, TTL)).toBeUndefined();
     // That worker dies with 'one' in flight; the next one, once the lock lapsed, gets 'one' again.
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await new Promise((resolve) => setTimeout(resolve, 600));
     const claim = await store.lockAndTake(free, TTL);
     expect(claim?.item).toBe('one');
     const fence = { threadKey: free, token: claim!.token };

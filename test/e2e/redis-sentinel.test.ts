@@ -79,6 +79,10 @@ describe('behind Redis Sentinel (REDIS_URL=redis+sentinel://user:password@…/pr
       watching.disconnect();
     }
 
+    // The sentinel has switched; the bot reaches the new primary at its next reconnect attempt. A click
+    // before that is told "could not record" and changes nothing (redis-restart.test.ts); this test is
+    // about the click after the failover, so it waits as an approver would for the bot to be healthy.
+    await waitFor(async () => (await fetch(`${h.baseUrl}/healthz`)).status === 200, { timeoutMs: 20_000, message: 'the bot to reach the new primary' });
     const approve = cardButtons(card.blocks).find((button) => button.actionId === 'countersign_approve')!;
     // Clicked twice (an impatient approver): recorded once either way.
     for (let click = 0; click < 2; click += 1) expect((await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...approve })).status).toBe(200);
