@@ -4,9 +4,9 @@ import { trace, type Context, type Span, type Tracer } from '@opentelemetry/api'
 import { contextFromTraceparent, countersignTracer, traceparentOf } from '../tracing/trace-context.js';
 import type { Logger } from 'pino';
 import { appendQuietly, type AuditLog } from '../audit/audit-log.js';
-import type { ThreadWorker } from '../conversation/thread-worker.js';
+import type { TakenClaim, ThreadWorker } from '../conversation/thread-worker.js';
 import type { ThreadMessenger } from '../conversation/thread-messenger.js';
-import type { StateStore, WorkClaim } from '../store/state-store.js';
+import type { StateStore } from '../store/state-store.js';
 import { encodeWorkItem } from '../conversation/work-item.js';
 import { faultPoint } from '../runtime/fault-points.js';
 import { currentVersion } from './input-version.js';
@@ -46,7 +46,7 @@ export type CallDecisionRequest = Omit<CallActionRequest, 'action'> & {
 
 export type RecordOutcome =
   /** `claim`: the step's resume was queued with the decision and this process took the thread's lock to run it (`publish`). */
-  | { recorded: true; step: PendingStep; completedStep: boolean; effect: CallActionEffect; notice?: string; claim?: WorkClaim }
+  | { recorded: true; step: PendingStep; completedStep: boolean; effect: CallActionEffect; notice?: string; claim?: TakenClaim }
   /** Nothing changed; `message` tells the person why, in their words. */
   | { recorded: false; message: string };
 
@@ -138,11 +138,14 @@ export function createCallDecider(options: DecideCallOptions) {
         if (!result.ok) return await refuse(step, request, result.refusal.code, result.refusal.message);
         const { transition, effect } = result;
         let committed: Awaited<ReturnType<StateStore['commitStepAndQueue']>>;
+        // When the write that may take the thread's lock was sent: the lock is ours from then at most.
+        let askedAt = 0;
         if (transition.completed) {
           completing ??= startDecisionSpan({ tracer, step, call, request, receivedAt });
           const { traceparent } = completing;
           // The resume is queued in the same write as the decision, so it can never be lost between them.
           const item = encodeWorkItem({ kind: 'resume', stepId: step.stepId, channel: step.channel, threadTs: step.threadTs, ...(traceparent ? { traceparent } : {}) });
+          askedAt = Date.now();
           committed = await store.commitStepAndQueue(transition, { item, ...worker.queueing });
         } else committed = { result: await store.commitStep(transition) };
         if (committed.result === 'conflict') continue;
@@ -158,7 +161,7 @@ export function createCallDecider(options: DecideCallOptions) {
           completedStep: transition.completed === true,
           effect,
           ...noticeFor(effect),
-          ...(committed.claim ? { claim: committed.claim } : {}),
+          ...(committed.claim ? { claim: { ...committed.claim, askedAt } } : {}),
         };
       }
       logger.warn({ event: 'decision-contended', stepId: request.stepId }, 'gave up recording a decision after repeated conflicts');

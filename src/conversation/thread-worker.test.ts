@@ -120,3 +120,30 @@ describe('thread worker when the store goes away mid-item (a Redis restart)', ()
     expect(await store.takeLeftover('T1:C1:3')).toBeDefined();
   });
 });
+
+describe('thread worker running a claim taken earlier', () => {
+  it('does not take a lock it asked for longer ago than the TTL for held: a successor may have it', async () => {
+    const store = createMemoryStore();
+    const threadKey = 'T1:C1:stalled';
+    const lockTtlMs = 1_000;
+    // The decision's write took the lock; then the process stalled past the TTL, and another process
+    // took the thread over (a newer token) before this one got to run its claim.
+    const askedAt = Date.now() - 3 * lockTtlMs;
+    const stale = (await store.enqueueWork(threadKey, encodeWorkItem(item('resume')), 10))!;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await store.tryLock(threadKey, 60_000)).toBeDefined();
+    const effects: string[] = [];
+    const worker = createThreadWorker({
+      store,
+      logger: pino({ level: 'silent' }),
+      lockTtlMs,
+      handle: async (_work, lease) => {
+        // What guards a Slack post: without a round trip only while the lock cannot have lapsed.
+        await lease.assertHeld();
+        effects.push('posted');
+      },
+    });
+    await worker.drainClaimed(threadKey, { ...stale, askedAt });
+    expect(effects).toEqual([]);
+  });
+});

@@ -44,13 +44,20 @@ export interface ThreadWorker {
    */
   readonly queueing: { mode: 'drain' | 'hand-off'; lockTtlMs: number };
   /** Drains a thread whose lock such a write took for this process (its first item in flight). */
-  drainClaimed(threadKey: string, claim: WorkClaim): Promise<void>;
+  drainClaimed(threadKey: string, claim: TakenClaim): Promise<void>;
   /** Resolves when every drain started by this process has finished (graceful shutdown, tests). */
   idle(): Promise<void>;
 }
 
 /** A thread's lock as just taken: its token, and the first item (and what was read for it) if taken with it. */
 type Claim = { token: string; item?: string; read?: PrefetchedStep };
+
+/**
+ * A claim and when it was asked for: `askedAt` is `Date.now()` just before the request that took the
+ * lock was sent. The lock is this process's until `askedAt` + the TTL at most, however long the
+ * process took (or stalled) before it got to run the claim.
+ */
+export type TakenClaim = WorkClaim & { askedAt: number };
 
 const DEFAULT_LOCK_TTL_MS = 30_000;
 /** Tests and tools that build a worker without a gate: no limit. */
@@ -66,11 +73,11 @@ export function createThreadWorker({
 }: ThreadWorkerOptions): ThreadWorker {
   const running = new Set<Promise<void>>();
 
-  async function drain(threadKey: string, claim: Claim): Promise<void> {
+  async function drain(threadKey: string, claim: Claim, askedAt: number): Promise<void> {
     const { token, item: first } = claim;
     let prefetched = claim.read;
     const fence: Fence = { threadKey, token };
-    const hold = createHold({ store, fence, lockTtlMs });
+    const hold = createHold({ store, fence, lockTtlMs, askedAt });
     const lease = createLease({ store, fence, heldUntil: hold.heldUntil });
     // Renew at a third of the TTL so one slow Redis reply cannot let the lock lapse mid-turn.
     const heartbeat = setInterval(() => {
@@ -133,10 +140,10 @@ export function createThreadWorker({
     }
   }
 
-  async function run(threadKey: string, claim: Claim): Promise<void> {
+  async function run(threadKey: string, claim: Claim, askedAt: number): Promise<void> {
     // A drain that fails (the store stayed away until the lock would lapse) leaves its items queued;
     // the lock expires and the next message, click or recovery sweep on the thread drains them.
-    const drained = drain(threadKey, claim).catch((error: unknown) => {
+    const drained = drain(threadKey, claim, askedAt).catch((error: unknown) => {
       logger.error({ event: 'thread-drain-failed', threadKey, err: error }, 'stopped draining thread queue');
     });
     running.add(drained);
@@ -149,19 +156,21 @@ export function createThreadWorker({
 
   return {
     async pickUp(threadKey) {
+      const askedAt = Date.now();
       const claim = await store.lockAndTake(threadKey, lockTtlMs);
       if (claim === undefined) return false;
-      await run(threadKey, claim);
+      await run(threadKey, claim, askedAt);
       return true;
     },
     async submit(threadKey, item) {
       if (handOff) return store.handOffWork(threadKey, encodeWorkItem(item));
+      const askedAt = Date.now();
       const claim = await store.enqueueWork(threadKey, encodeWorkItem(item), lockTtlMs);
       if (claim === undefined) return;
-      await run(threadKey, claim);
+      await run(threadKey, claim, askedAt);
     },
     queueing: { mode: handOff ? 'hand-off' : 'drain', lockTtlMs },
-    drainClaimed: (threadKey, claim) => run(threadKey, claim),
+    drainClaimed: (threadKey, claim) => run(threadKey, claim, claim.askedAt),
     async idle() {
       while (running.size > 0) await Promise.allSettled([...running]);
     },
@@ -185,11 +194,12 @@ class LockLostError extends CountersignError {
  * (or Redis came back without the lock): that ends the drain with a LockLostError. Past the lock's
  * TTL the original error is thrown; the recovery sweep then treats the work like a dead process's.
  */
-function createHold(options: { store: StateStore; fence: Fence; lockTtlMs: number }) {
+function createHold(options: { store: StateStore; fence: Fence; lockTtlMs: number; askedAt: number }) {
   const { store, fence, lockTtlMs } = options;
   const { threadKey } = fence;
-  // The lock was just taken (or renewed) with this TTL.
-  let heldUntil = Date.now() + lockTtlMs;
+  // Counted from before the lock was asked for, not from now: a process that stalled between
+  // taking the lock and running its work must not take the lock for held (a successor may have it).
+  let heldUntil = options.askedAt + lockTtlMs;
 
   async function renew(): Promise<boolean> {
     const askedAt = Date.now();
