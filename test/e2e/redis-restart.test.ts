@@ -47,7 +47,11 @@ function healthTurns(h: Harness, status: 200 | 503): Promise<true> {
 const texts = (h: Harness, threadTs: string) => threadReplies(h, threadTs).map((message) => message.text);
 const countOf = (h: Harness, threadTs: string, text: string) => texts(h, threadTs).filter((posted) => posted === text).length;
 const waitForReply = (h: Harness, threadTs: string, text: string) =>
-  waitFor(() => texts(h, threadTs).includes(text), { timeoutMs: 10_000, message: `"${text}" in the thread` });
+  waitFor(() => texts(h, threadTs).includes(text), { timeoutMs: 10_000, message: `"${text}" in the thread` }).catch((error: Error) => {
+    // What the thread and the clicker were shown says where the turn stopped (seen once beside a second suite).
+    const told = h.slack.callsTo('chat.postEphemeral').map((call) => String(call.args.text));
+    throw new Error(`${error.message}; the thread shows: ${texts(h, threadTs).map((posted) => posted.slice(0, 80)).join(' | ')}; told privately: ${told.join(' | ') || 'nothing'}; model requests: ${h.openai.requests.length}`);
+  });
 const userTexts = (h: Harness, request: number) =>
   conversationOf(h.openai.requests[request]!)
     .filter((message) => message.role === 'user')
