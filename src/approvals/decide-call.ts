@@ -138,14 +138,13 @@ export function createCallDecider(options: DecideCallOptions) {
         if (!result.ok) return await refuse(step, request, result.refusal.code, result.refusal.message);
         const { transition, effect } = result;
         let committed: Awaited<ReturnType<StateStore['commitStepAndQueue']>>;
-        // When the write that may take the thread's lock was sent: the lock is ours from then at most.
-        let askedAt = 0;
+        // Before the write that may take the thread's lock: the lock is ours from then at most.
+        const askedAt = Date.now();
         if (transition.completed) {
           completing ??= startDecisionSpan({ tracer, step, call, request, receivedAt });
           const { traceparent } = completing;
           // The resume is queued in the same write as the decision, so it can never be lost between them.
           const item = encodeWorkItem({ kind: 'resume', stepId: step.stepId, channel: step.channel, threadTs: step.threadTs, ...(traceparent ? { traceparent } : {}) });
-          askedAt = Date.now();
           committed = await store.commitStepAndQueue(transition, { item, ...worker.queueing });
         } else committed = { result: await store.commitStep(transition) };
         if (committed.result === 'conflict') continue;

@@ -106,10 +106,10 @@ const url = (protocols: readonly string[]) =>
   z.string().refine((value) => protocols.includes(URL.parse(value)?.protocol ?? ''), {
     error: `must be a URL starting with ${protocols.map((protocol) => `${protocol}//`).join(' or ')}`,
   });
-/** A whole number, at least `minimum`: the tuning knobs. */
 /** The lowest CPU priority Linux has (nice 19). */
 const MAX_NICE = 19;
 
+/** A whole number, at least `minimum`: the tuning knobs. */
 const whole = (minimum: number, unit: string) =>
   z
     .string()

@@ -49,8 +49,11 @@ export interface ThreadWorker {
   idle(): Promise<void>;
 }
 
-/** A thread's lock as just taken: its token, and the first item (and what was read for it) if taken with it. */
-type Claim = { token: string; item?: string; read?: PrefetchedStep };
+/**
+ * A thread's lock as taken: its token, the first item (and what was read for it) if taken with it,
+ * and when it was asked for (see `TakenClaim`).
+ */
+type Claim = { token: string; item?: string; read?: PrefetchedStep; askedAt: number };
 
 /**
  * A claim and when it was asked for: `askedAt` is `Date.now()` just before the request that took the
@@ -73,8 +76,8 @@ export function createThreadWorker({
 }: ThreadWorkerOptions): ThreadWorker {
   const running = new Set<Promise<void>>();
 
-  async function drain(threadKey: string, claim: Claim, askedAt: number): Promise<void> {
-    const { token, item: first } = claim;
+  async function drain(threadKey: string, claim: Claim): Promise<void> {
+    const { token, item: first, askedAt } = claim;
     let prefetched = claim.read;
     const fence: Fence = { threadKey, token };
     const hold = createHold({ store, fence, lockTtlMs, askedAt });
@@ -140,10 +143,10 @@ export function createThreadWorker({
     }
   }
 
-  async function run(threadKey: string, claim: Claim, askedAt: number): Promise<void> {
+  async function run(threadKey: string, claim: Claim): Promise<void> {
     // A drain that fails (the store stayed away until the lock would lapse) leaves its items queued;
     // the lock expires and the next message, click or recovery sweep on the thread drains them.
-    const drained = drain(threadKey, claim, askedAt).catch((error: unknown) => {
+    const drained = drain(threadKey, claim).catch((error: unknown) => {
       logger.error({ event: 'thread-drain-failed', threadKey, err: error }, 'stopped draining thread queue');
     });
     running.add(drained);
@@ -159,7 +162,7 @@ export function createThreadWorker({
       const askedAt = Date.now();
       const claim = await store.lockAndTake(threadKey, lockTtlMs);
       if (claim === undefined) return false;
-      await run(threadKey, claim, askedAt);
+      await run(threadKey, { ...claim, askedAt });
       return true;
     },
     async submit(threadKey, item) {
@@ -167,10 +170,10 @@ export function createThreadWorker({
       const askedAt = Date.now();
       const claim = await store.enqueueWork(threadKey, encodeWorkItem(item), lockTtlMs);
       if (claim === undefined) return;
-      await run(threadKey, claim, askedAt);
+      await run(threadKey, { ...claim, askedAt });
     },
     queueing: { mode: handOff ? 'hand-off' : 'drain', lockTtlMs },
-    drainClaimed: (threadKey, claim) => run(threadKey, claim, claim.askedAt),
+    drainClaimed: (threadKey, claim) => run(threadKey, claim),
     async idle() {
       while (running.size > 0) await Promise.allSettled([...running]);
     },
