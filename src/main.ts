@@ -6,8 +6,9 @@ import { parseEnvironment } from './config/environment.js';
 import { createLogger } from './log/create-logger.js';
 import { runSandbox, wantsSandbox } from './sandbox/run-sandbox.js';
 import { logProcessFailures } from './runtime/log-process-failures.js';
-import { stopOnSignals } from './runtime/stop-on-signals.js';
+import { stopOnSignals, type Shutdown } from './runtime/stop-on-signals.js';
 import { startSlackFront } from './runtime/start-slack-front.js';
+import { whenOutputBreaks } from './runtime/when-output-breaks.js';
 
 /** The process entry point: configuration from the environment, then serve until told to stop. */
 async function main(): Promise<void> {
@@ -27,6 +28,9 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: environment.logLevel });
   // Before any tool source starts.
   logProcessFailures(logger);
+  // Before the first log line: a stdout nobody reads any more would otherwise loop (see there).
+  const outputBroken = whenOutputBreaks({ output: process.stdout, report: (line) => process.stderr.write(line) });
+  const stopWhenOutputBreaks = (shutdown: Shutdown) => void outputBroken.then((failure) => shutdown({ cause: `log output ${failure}`, exitCode: 1 }));
   if (environment.slackFront === 'thread') {
     // This thread only serves Slack's HTTP requests; the bot runs on a thread of its own.
     const front = await startSlackFront({
@@ -37,7 +41,7 @@ async function main(): Promise<void> {
         process.exit(1);
       },
     });
-    stopOnSignals({ logger, stop: () => front.stop(), message: 'stopping: finishing running turns' });
+    stopWhenOutputBreaks(stopOnSignals({ logger, stop: () => front.stop(), message: 'stopping: finishing running turns' }));
     return;
   }
   // Loaded only here: a front thread needs none of it.
@@ -45,7 +49,7 @@ async function main(): Promise<void> {
   const bot = await createBot({ environment, config, logger });
   await bot.start();
 
-  stopOnSignals({ logger, stop: () => bot.stop(), message: 'stopping: finishing running turns' });
+  stopWhenOutputBreaks(stopOnSignals({ logger, stop: () => bot.stop(), message: 'stopping: finishing running turns' }));
 }
 
 main().catch((error: unknown) => {

@@ -1,3 +1,6 @@
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
 import { it } from 'vitest';
 import { startBenchContext } from '../lib/bench-context.js';
 import { createCleanupStack } from '../lib/cleanup-stack.js';
@@ -35,6 +38,14 @@ it('shows where the CPU of a click goes', async () => {
       self: process.cpuUsage(),
       at: process.hrtime.bigint() / 1000n,
     });
+    // This process is profiled too (the fake Slack and model, the clients): they share the cores.
+    const profileDirectory = process.env.BENCH_PROFILE;
+    const session = profileDirectory ? new Session() : undefined;
+    if (session) {
+      session.connect();
+      await session.post('Profiler.enable');
+      await session.post('Profiler.start');
+    }
     for (let round = 0; round < Number(process.env.PROBE_ROUNDS ?? 5); round += 1) {
       let before = sample();
       const result = await measureClosedLoopClicks({ context, scale, onCardsReady: () => (before = sample()) });
@@ -51,6 +62,11 @@ it('shows where the CPU of a click goes', async () => {
           `Redis ${perClick(after.redis - before.redis)}; benchmark ${perClick((self.user + self.system) / 1000)}`,
       );
       if (process.env.BENCH_PROFILE) log(`WINDOW ${before.at} ${after.at}`);
+    }
+    if (session && profileDirectory) {
+      const { profile } = await session.post('Profiler.stop');
+      writeFileSync(join(profileDirectory, `benchmark-${process.pid}.cpuprofile`), JSON.stringify(profile));
+      session.disconnect();
     }
   } finally {
     await cleanup.runAll();

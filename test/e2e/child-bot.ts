@@ -70,14 +70,29 @@ export function startChildBot(environment: Record<string, string>, options: { ma
   return { child, output: () => output, exited };
 }
 
-export function stopChildBot(bot: ChildBot): Promise<unknown> {
-  if (bot.child.pid !== undefined && bot.child.exitCode === null && bot.child.signalCode === null) {
+/** How long a bot gets to stop on SIGTERM before its process group is killed. */
+const STOP_GRACE_MS = 20_000;
+
+/**
+ * SIGTERM to the bot's process group, then SIGKILL to whatever of the group is left once the bot
+ * has exited or the grace has run out: a bot that cannot stop (the bug a test is about, a busy loop
+ * that never reaches its signal handler) must not outlive the test, spinning on a shared machine.
+ */
+export async function stopChildBot(bot: ChildBot): Promise<unknown> {
+  const group = bot.child.pid;
+  if (group === undefined) return bot.exited;
+  const signalGroup = (signal: NodeJS.Signals) => {
     try {
-      process.kill(-bot.child.pid, 'SIGTERM');
+      process.kill(-group, signal);
     } catch {
       // Already gone.
     }
-  }
+  };
+  if (bot.child.exitCode === null && bot.child.signalCode === null) signalGroup('SIGTERM');
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([bot.exited, new Promise((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS)))]);
+  clearTimeout(timer);
+  signalGroup('SIGKILL');
   return bot.exited;
 }
 

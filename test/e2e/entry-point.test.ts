@@ -30,23 +30,24 @@ describe('the entry point, started as the README says', () => {
     await slack.close();
     await openai.close();
   });
+  /** What the README has a newcomer set for HTTP mode, pointed at the fakes and the test Redis. */
+  const servingEnvironment = ({ port, configPath }: { port: number; configPath: string }) => ({
+    SLACK_BOT_TOKEN: 'xoxb-entry-token',
+    SLACK_SIGNING_SECRET: SECRET,
+    SLACK_API_URL: slack.url,
+    OPENAI_API_KEY: 'sk-entry',
+    OPENAI_BASE_URL: openai.baseURL,
+    REDIS_URL: inject('redisUrl'),
+    COUNTERSIGN_CONFIG: configPath,
+    PORT: String(port),
+  });
 
   it('serves Slack over HTTP: health, a mention, a card, an approval and the answer', async () => {
     const port = await freePort();
     const logFile = join(directory, 'invocations.log');
     const configPath = join(directory, 'countersign.yml');
     writeFileSync(configPath, recordingToolsYaml(logFile));
-    const bot = startBot({
-      SLACK_BOT_TOKEN: 'xoxb-entry-token',
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_API_URL: slack.url,
-      OPENAI_API_KEY: 'sk-entry',
-      OPENAI_BASE_URL: openai.baseURL,
-      OPENAI_API: 'chat',
-      REDIS_URL: inject('redisUrl'),
-      COUNTERSIGN_CONFIG: configPath,
-      PORT: String(port),
-    });
+    const bot = startBot({ ...servingEnvironment({ port, configPath }), OPENAI_API: 'chat' });
     try {
       const base = `http://127.0.0.1:${port}`;
       await waitFor(() => bot.output().includes('countersign listening'), { timeoutMs: 60_000, message: `start-up; output so far:\n${bot.output()}` });
@@ -80,6 +81,26 @@ describe('the entry point, started as the README says', () => {
       await stopBot(bot);
     }
   }, 90_000);
+
+  it('stops with exit code 1 when its log output breaks, instead of looping on the write error', async () => {
+    const port = await freePort();
+    const configPath = join(directory, 'output-breaks.yml');
+    writeFileSync(configPath, recordingToolsYaml(join(directory, 'unused.log')));
+    const bot = startBot(servingEnvironment({ port, configPath }));
+    try {
+      await waitFor(() => bot.output().includes('countersign listening'), { timeoutMs: 60_000, message: `start-up; output so far:\n${bot.output()}` });
+      // Whatever read the logs is gone (a log shipper that died): the next line written gets EPIPE.
+      bot.child.stdout?.destroy();
+      const unsigned = await fetch(`http://127.0.0.1:${port}/slack/events`, { method: 'POST', body: '{}' });
+      expect(unsigned.status).toBe(401);
+      // Before the fix the process logged the write error to the same stdout, forever, at full CPU.
+      const code = await Promise.race([bot.exited, new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 30_000))]);
+      expect(code, `output (stderr after stdout closed):\n${bot.output()}`).toBe(1);
+      expect(bot.output()).toContain('writing its log output failed (EPIPE); stopping');
+    } finally {
+      await stopBot(bot);
+    }
+  }, 120_000);
 
   it('refuses to start on invalid configuration, naming every field and no secret', async () => {
     const bot = startBot({ SLACK_SIGNING_SECRET: SECRET, OPENAI_API_KEY: 'sk-entry', OPENAI_API: 'soap', PORT: '70000' });

@@ -1,0 +1,38 @@
+import { EventEmitter } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { whenOutputBreaks } from './when-output-breaks.js';
+
+const epipe = () => Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
+
+describe('whenOutputBreaks', () => {
+  it('resolves with the error code on the first failure, reports it once and swallows the rest', async () => {
+    const output = new EventEmitter();
+    const reports: string[] = [];
+    const broken = whenOutputBreaks({ output, report: (line) => reports.push(line) });
+    output.emit('error', epipe());
+    output.emit('error', epipe());
+    output.emit('error', new Error('write after end'));
+    await expect(broken).resolves.toBe('EPIPE');
+    expect(reports).toEqual(['countersign: writing its log output failed (EPIPE); stopping\n']);
+  });
+
+  it('names an error without a code by its message', async () => {
+    const output = new EventEmitter();
+    const broken = whenOutputBreaks({ output, report: () => {} });
+    output.emit('error', new Error('stream destroyed'));
+    await expect(broken).resolves.toBe('stream destroyed');
+  });
+
+  it('still resolves when the report cannot be written either', async () => {
+    const output = new EventEmitter();
+    const broken = whenOutputBreaks({
+      output,
+      report: () => {
+        throw epipe();
+      },
+    });
+    // Without a listener this emit would throw; the watcher is that listener.
+    expect(() => output.emit('error', epipe())).not.toThrow();
+    await expect(broken).resolves.toBe('EPIPE');
+  });
+});

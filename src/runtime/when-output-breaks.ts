@@ -1,0 +1,34 @@
+/** What a broken output stream is known by: a Node error code such as `EPIPE`, else its message. */
+export type OutputFailure = string;
+
+/**
+ * Resolves once `output` (the logs' stdout) fails, and from then on swallows its errors. Without
+ * this, a write to a stdout whose reader has gone (EPIPE: a log shipper that died, a parent that
+ * exited) emits an error nobody listens to; the last-resort `uncaughtException` handler logs that
+ * error to the same stdout, which fails again: a loop at full CPU that never ends, seen in an
+ * orphaned worker. `report` says so once on another stream; the caller then stops the process, so a
+ * supervisor starts one whose logs are read.
+ */
+export function whenOutputBreaks(options: { output: NodeJS.EventEmitter; report: (line: string) => void }): Promise<OutputFailure> {
+  return new Promise((resolve) => {
+    let broken = false;
+    options.output.on('error', (error: unknown) => {
+      // Every later write fails the same way; one report is enough.
+      if (broken) return;
+      broken = true;
+      const failure = describeFailure(error);
+      try {
+        options.report(`countersign: writing its log output failed (${failure}); stopping\n`);
+      } catch {
+        // The other stream may be gone too; stopping does not depend on being heard.
+      }
+      resolve(failure);
+    });
+  });
+}
+
+function describeFailure(error: unknown): OutputFailure {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof code === 'string') return code;
+  return error instanceof Error ? error.message : String(error);
+}
