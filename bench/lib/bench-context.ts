@@ -189,6 +189,9 @@ function botEnvironment(options: { port: number; redisUrl: string; services: Ben
     ...(process.env.BENCH_SLACK_FRONT && options.role !== 'worker' ? { COUNTERSIGN_SLACK_FRONT: process.env.BENCH_SLACK_FRONT } : {}),
     // BENCH_PROFILE=<dir>: each bot process writes a V8 CPU profile there when it stops (open in Chrome DevTools).
     ...(process.env.BENCH_PROFILE ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROFILE}` } : {}),
+    // BENCH_PERF=1: JIT symbols for Linux perf (`perf record -e cpu-clock -g -p <bot pid>`), which samples
+    // on-CPU time only; a V8 profile also counts time the thread waited, runnable, for a core.
+    ...(process.env.BENCH_PERF === '1' ? { NODE_OPTIONS: '--perf-basic-prof-only-functions --interpreted-frames-native-stack' } : {}),
   };
 }
 

@@ -30,13 +30,13 @@ policy:
 
 const logger = pino({ level: 'silent' });
 
-function setup() {
+function setup(options: { wrapStore?: (store: StateStore) => StateStore } = {}) {
   const audit = createMemoryAuditLog({ logger });
   const store = createMemoryStore({ audit });
   const submitted: WorkItem[] = [];
   const messenger = { updateStepCard: async () => {} } as unknown as ThreadMessenger;
   const decider = createCallDecider({
-    store,
+    store: options.wrapStore ? options.wrapStore(store) : store,
     messenger,
     // The resume is queued with the decision that completes the step; this process then drains it.
     worker: {
@@ -157,5 +157,82 @@ describe('showing decisions that race on one card', () => {
     if (!first.recorded) throw new Error('the first decision was not recorded');
     await decider.publish(first);
     expect(buttonsShown.at(-1)).toBe(0);
+  });
+});
+
+describe('a click while the store is unavailable', () => {
+  const unavailable = () => new Error('Connection is closed.');
+  /** The store, with `getStep` and `commitStepAndQueue` failing as `plan` says, call by call. */
+  function flakyStore(store: StateStore, plan: { reads?: Array<'fail' | 'ok'>; writes?: Array<'fail' | 'write then fail' | 'ok'> }) {
+    const calls = { reads: 0, writes: 0 };
+    const wrapped: StateStore = {
+      ...store,
+      getStep: async (stepId) => {
+        const next = plan.reads?.[calls.reads++] ?? 'ok';
+        if (next === 'fail') throw unavailable();
+        return store.getStep(stepId);
+      },
+      commitStepAndQueue: async (transition, queueing) => {
+        const next = plan.writes?.[calls.writes++] ?? 'ok';
+        if (next === 'fail') throw unavailable();
+        const committed = await store.commitStepAndQueue(transition, queueing);
+        // The write landed; its reply was lost with the connection.
+        if (next === 'write then fail') throw unavailable();
+        return committed;
+      },
+    };
+    return { wrapped, calls };
+  }
+
+  it('waits it out and records the decision once the store answers again', async () => {
+    let calls = { reads: 0, writes: 0 };
+    const { store: states, decider, submitted } = setup({
+      wrapStore: (store) => {
+        const flaky = flakyStore(store, { reads: ['fail', 'fail'], writes: ['fail'] });
+        calls = flaky.calls;
+        return flaky.wrapped;
+      },
+    });
+    const step = await store(states, stepFor('scale'));
+    const outcome = await decider.record(click(step, 'U0ALICE', { kind: 'approve', version: 0 }), { storeWaitMs: 5_000 });
+    expect(outcome).toMatchObject({ recorded: true, completedStep: true });
+    if (outcome.recorded) await decider.publish(outcome);
+    expect(submitted).toEqual([{ kind: 'resume', stepId: step.stepId, channel: step.channel, threadTs: step.threadTs }]);
+    // The write that failed and the one that landed.
+    expect(calls.writes).toBe(2);
+  });
+
+  it('without a wait (a form, due within 3 s) answers "could not record" at once', async () => {
+    const { store: states, decider } = setup({ wrapStore: (store) => flakyStore(store, { reads: ['fail'] }).wrapped });
+    const step = await store(states, stepFor('scale'));
+    const outcome = await decider.record(click(step, 'U0ALICE', { kind: 'approve', version: 0 }));
+    expect(outcome).toEqual({ recorded: false, message: expect.stringContaining('could not record your decision') });
+    expect((await states.getStep(step.stepId))?.decisions).toEqual({});
+  });
+
+  it('finds a write whose reply was lost instead of making it twice', async () => {
+    const { store: states, decider, audit } = setup({ wrapStore: (store) => flakyStore(store, { writes: ['write then fail'] }).wrapped });
+    const step = await store(states, stepFor('scale'));
+    const outcome = await decider.record(click(step, 'U0ALICE', { kind: 'approve', version: 0 }), { storeWaitMs: 5_000 });
+    // The clicker hears what is true: their approval is in (not "could not record, nothing changed").
+    expect(outcome).toEqual({ recorded: false, message: 'Already approved by <@U0ALICE>, so nothing changed.' });
+    expect((await audit.read({ sinceMs: 0 })).filter((event) => event.type === 'decision')).toHaveLength(1);
+  });
+
+  it('does not retry what is not an outage', async () => {
+    let reads = 0;
+    const { store: states, decider } = setup({
+      wrapStore: (store) => ({
+        ...store,
+        getStep: async () => {
+          reads += 1;
+          throw new Error('WRONGTYPE Operation against a key holding the wrong kind of value');
+        },
+      }),
+    });
+    const step = await store(states, stepFor('scale'));
+    const outcome = await decider.record(click(step, 'U0ALICE', { kind: 'approve', version: 0 }), { storeWaitMs: 5_000 });
+    expect(outcome).toEqual({ recorded: false, message: expect.stringContaining('could not record your decision') });
+    expect(reads).toBe(1);
   });
 });

@@ -9,6 +9,8 @@ import type { ThreadMessenger } from '../conversation/thread-messenger.js';
 import type { StateStore } from '../store/state-store.js';
 import { encodeWorkItem } from '../conversation/work-item.js';
 import { faultPoint } from '../runtime/fault-points.js';
+import { isStoreUnavailable } from '../store/store-unavailable.js';
+import { setTimeout as delay } from 'node:timers/promises';
 import { currentVersion } from './input-version.js';
 import { showStep } from './show-step.js';
 import type { PendingCall, PendingStep } from './pending-step.js';
@@ -53,6 +55,14 @@ export type RecordOutcome =
 const NOT_OPEN = 'This approval request is no longer open, so nothing changed.';
 /** Concurrent clicks on one step each retry on a conflict; a step has few calls, so few rounds. */
 const MAX_ATTEMPTS = 25;
+/**
+ * How long a click's decision keeps trying while Redis is unavailable. A click is acked before it is
+ * recorded, so it can wait out a restart or a failover (seconds); a form's submit cannot: its
+ * answer, with any field error, is due within Slack's 3 s.
+ */
+export const CLICK_STORE_WAIT_MS = 5_000;
+/** Between tries while the store is unavailable: the bot's own reconnects come at least this often. */
+const STORE_RETRY_MS = 250;
 
 /**
  * Records human actions on calls and shows them. Each action is judged by `applyCallAction`
@@ -123,21 +133,56 @@ export function createCallDecider(options: DecideCallOptions) {
     return { recorded: false, message };
   }
 
-  /** The atomic part: fast (a read and a write per attempt), so it fits inside a modal submit's ack window. */
-  async function record(request: CallDecisionRequest): Promise<RecordOutcome> {
+  /** Runs `read`; while the store is unavailable and there is time left, waits and runs it again. */
+  async function whileStoreReturns<T>(read: () => Promise<T>, context: { request: CallDecisionRequest; waitUntil: number }): Promise<T> {
+    for (;;) {
+      try {
+        return await read();
+      } catch (error) {
+        await waitOutUnavailable(error, context);
+      }
+    }
+  }
+
+  /** A write that failed because the store was unavailable, once waited out: the step is read, judged and written again. */
+  function unavailableAsRetry(context: { request: CallDecisionRequest; waitUntil: number }) {
+    return async (error: unknown): Promise<{ result: 'unavailable' }> => {
+      await waitOutUnavailable(error, context);
+      return { result: 'unavailable' };
+    };
+  }
+
+  /** Rethrows unless the store is unavailable and waiting `STORE_RETRY_MS` still ends before `waitUntil`. */
+  async function waitOutUnavailable(error: unknown, { request, waitUntil }: { request: CallDecisionRequest; waitUntil: number }): Promise<void> {
+    if (!isStoreUnavailable(error) || Date.now() + STORE_RETRY_MS > waitUntil) throw error;
+    logger.warn({ event: 'decision-store-unavailable', stepId: request.stepId, err: error }, 'the store is unavailable; trying the decision again shortly');
+    metrics.decisionWaitedForStore();
+    await delay(STORE_RETRY_MS);
+  }
+
+  /**
+   * The atomic part: fast (a read and a write per attempt), so it fits inside a modal submit's ack
+   * window. `storeWaitMs` (clicks, whose ack Slack already has) is how long to keep trying while
+   * Redis is unavailable: a restart or a failover takes seconds, and a decision recorded a moment
+   * late beats "try again". Each try reads the step afresh, so a write that landed before its reply
+   * was lost is found, not made twice.
+   */
+  async function record(request: CallDecisionRequest, recordOptions: { storeWaitMs?: number } = {}): Promise<RecordOutcome> {
     const receivedAt = Date.now();
+    const waitUntil = receivedAt + (recordOptions.storeWaitMs ?? 0);
     // Started before the write that completes a step: the resume it queues continues from it.
     let completing: DecisionSpan | undefined;
     try {
-      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
-        const step = await store.getStep(request.stepId);
+      // Counts conflicts with other writers only: tries after an outage are bounded by `waitUntil`.
+      for (let conflicts = 0; conflicts < MAX_ATTEMPTS; ) {
+        const step = await whileStoreReturns(() => store.getStep(request.stepId), { request, waitUntil });
         const call = step?.calls.find((candidate) => candidate.approvalId === request.approvalId);
         if (!step || !call) return await refuse(step, request, 'not-found', NOT_OPEN);
         const full = await judged(step, call, request);
         const result = applyCallAction(step, full, { now: now(), groupMembers: await groupsFor(call, full), newGrantId });
         if (!result.ok) return await refuse(step, request, result.refusal.code, result.refusal.message);
         const { transition, effect } = result;
-        let committed: Awaited<ReturnType<StateStore['commitStepAndQueue']>>;
+        let committed: Awaited<ReturnType<StateStore['commitStepAndQueue']>> | { result: 'unavailable' };
         // Before the write that may take the thread's lock: the lock is ours from then at most.
         const askedAt = Date.now();
         if (transition.completed) {
@@ -145,9 +190,13 @@ export function createCallDecider(options: DecideCallOptions) {
           const { traceparent } = completing;
           // The resume is queued in the same write as the decision, so it can never be lost between them.
           const item = encodeWorkItem({ kind: 'resume', stepId: step.stepId, channel: step.channel, threadTs: step.threadTs, ...(traceparent ? { traceparent } : {}) });
-          committed = await store.commitStepAndQueue(transition, { item, ...worker.queueing });
-        } else committed = { result: await store.commitStep(transition) };
-        if (committed.result === 'conflict') continue;
+          committed = await store.commitStepAndQueue(transition, { item, ...worker.queueing }).catch(unavailableAsRetry({ request, waitUntil }));
+        } else committed = await store.commitStep(transition).then((result) => ({ result }), unavailableAsRetry({ request, waitUntil }));
+        if (committed.result === 'unavailable') continue;
+        if (committed.result === 'conflict') {
+          conflicts += 1;
+          continue;
+        }
         if (committed.result !== 'committed') return await refuse(step, request, 'not-found', NOT_OPEN);
         faultPoint('after-decision');
         metrics.decisionRecorded({ toolName: call.toolName, outcome: metricOutcome(effect), waitedMs: now() - step.createdAt });

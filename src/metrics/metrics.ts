@@ -9,6 +9,8 @@ export interface Metrics extends OperationMetrics {
   decisionRecorded(options: { toolName: string; outcome: 'approved' | 'denied' | 'answered' | 'counted' | 'edited'; waitedMs: number }): void;
   /** A click or form was refused; `reason` is the refusal's code (`not-approver`, `expired`, …). */
   actionRefused(options: { reason: string }): void;
+  /** A click's decision found the store unavailable and will be tried again shortly (once per wait). */
+  decisionWaitedForStore(): void;
   /** A tool ran (or threw). */
   toolExecuted(options: { toolName: string; status: 'ok' | 'error'; durationMs: number }): void;
   /** A turn ended: `answered`, `waiting` for people (a card), or `failed`. */
@@ -23,6 +25,7 @@ export const noMetrics: Metrics = {
   ...noOperationMetrics,
   decisionRecorded() {},
   actionRefused() {},
+  decisionWaitedForStore() {},
   toolExecuted() {},
   turnFinished() {},
   escalated() {},

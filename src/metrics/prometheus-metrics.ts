@@ -22,6 +22,7 @@ export function createPrometheusMetrics({ pendingApprovals, now = Date.now }: { 
   const decisions = new Counter({ name: 'countersign_decisions_total', help: 'Actions on calls recorded, by outcome (approved, denied, answered, counted towards a quorum, edited).', labelNames: ['outcome'], registers: [registry] });
   const timeToDecision = new Histogram({ name: 'countersign_time_to_decision_seconds', help: 'From the approval request to a recorded action on it.', labelNames: ['outcome'], buckets: HUMAN_SECONDS, registers: [registry] });
   const refusals = new Counter({ name: 'countersign_refusals_total', help: 'Clicks and forms refused, by reason.', labelNames: ['reason'], registers: [registry] });
+  const storeWaits = new Counter({ name: 'countersign_decision_store_waits_total', help: 'Times a click waited for an unavailable Redis before trying its decision again.', registers: [registry] });
   const toolExecutions = new Counter({ name: 'countersign_tool_executions_total', help: 'Tool runs, by tool and status (ok or error).', labelNames: ['tool', 'status'], registers: [registry] });
   const toolDuration = new Histogram({ name: 'countersign_tool_duration_seconds', help: 'How long tools ran.', labelNames: ['tool'], buckets: MACHINE_SECONDS, registers: [registry] });
   const turnDuration = new Histogram({ name: 'countersign_turn_duration_seconds', help: 'Agent turns, by outcome (answered, waiting for people, failed), model time included.', labelNames: ['outcome'], buckets: MACHINE_SECONDS, registers: [registry] });
@@ -39,6 +40,7 @@ export function createPrometheusMetrics({ pendingApprovals, now = Date.now }: { 
         timeToDecision.observe({ outcome }, Math.max(0, waitedMs) / 1000);
       },
       actionRefused: ({ reason }) => refusals.inc({ reason }),
+      decisionWaitedForStore: () => storeWaits.inc(),
       toolExecuted({ toolName, status, durationMs }) {
         toolExecutions.inc({ tool: toolName, status });
         toolDuration.observe({ tool: toolName }, durationMs / 1000);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { conversationOf } from '../helpers/fake-openai.js';
 import { messageEnvelope, postSlackEvent } from '../helpers/signed-request.js';
 import { CHANNEL, SIGNING_SECRET, TEAM_ID, cardButtons, nextTs, threadReplies, useHarnesses, waitFor } from './harness.js';
+import { CLICK_STORE_WAIT_MS } from '../../src/approvals/decide-call.js';
 
 const harness = useHarnesses();
 
@@ -165,7 +166,8 @@ describe('when Redis is unreachable', () => {
 
       const approve = cardButtons(card.blocks).find((button) => button.actionId === 'countersign_approve')!;
       await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...approve });
-      const ephemeral = await waitFor(() => h.slack.callsTo('chat.postEphemeral')[0], { message: 'ephemeral' });
+      // After the click has waited CLICK_STORE_WAIT_MS for Redis to come back.
+      const ephemeral = await waitFor(() => h.slack.callsTo('chat.postEphemeral')[0], { message: 'ephemeral', timeoutMs: CLICK_STORE_WAIT_MS + 10_000 });
       expect(ephemeral.args.text).toContain('could not record your decision');
 
       await h.threadMessage({ user: 'UALICE', text: 'hello?', threadTs, ts: nextTs() });

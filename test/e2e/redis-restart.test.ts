@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conversationOf, type ScriptedReply } from '../helpers/fake-openai.js';
+import { decodeApprovalActionValue } from '../../src/slack/blocks/action-ids.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
 import { CHANNEL, cardButtons, nextTs, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
 
@@ -135,7 +136,7 @@ describe('redis-server stopped and restarted mid-turn', () => {
     await waitForReply(h, threadTs, 'Prod is healthy.');
   });
 
-  it('Approve clicked while down: told privately it was not recorded, nothing runs, /healthz 503; after the restart Approve runs the call once', async () => {
+  it('Approve clicked while down for longer than a click waits: told privately it was not recorded, nothing runs, /healthz 503; after the restart Approve runs the call once', async () => {
     const h = await harness({ redisUrl: redis.url });
     h.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'worker', namespace: 'staging' } }] }, { text: 'Restarted worker in staging.' });
     const threadTs = nextTs();
@@ -173,5 +174,44 @@ describe('redis-server stopped and restarted mid-turn', () => {
       return events.some((event) => event.type === 'tool-executed') ? events : undefined;
     });
     expect(audit.map((event) => event.type)).toEqual(['approval-requested', 'decision', 'tool-started', 'tool-executed']);
+  });
+
+  it('Approve clicked during a restart that ends within seconds: recorded once Redis is back, the call runs once, no "try again"', async () => {
+    let stepId: string | undefined;
+    let readFailed: () => void = () => {};
+    const h = await harness({
+      redisUrl: redis.url,
+      // The barrier: the click's decision has read its step and found Redis down.
+      wrapStore: (store) => ({
+        ...store,
+        getStep: (id) =>
+          store.getStep(id).catch((error: unknown) => {
+            if (id === stepId) readFailed();
+            throw error;
+          }),
+      }),
+    });
+    h.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'worker', namespace: 'staging' } }] }, { text: 'Restarted worker in staging.' });
+    const threadTs = nextTs();
+    await h.mention({ user: 'UALICE', text: 'restart the worker in staging', ts: threadTs });
+    const card = await waitFor(() => threadReplies(h, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'the approval card' });
+    const approve = cardButtons(card.blocks).find((button) => button.actionId === 'countersign_approve')!;
+    stepId = decodeApprovalActionValue(approve.value)?.stepId;
+    expect(stepId).toBeDefined();
+
+    await redis.restart({
+      whileDown: async () => {
+        const failed = new Promise<void>((resolve) => (readFailed = resolve));
+        const click = await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...approve });
+        expect(click.status).toBe(200);
+        await failed;
+      },
+    });
+    await waitForReply(h, threadTs, 'Restarted worker in staging.');
+    expect(h.invocations()).toEqual([['rollout', 'restart', 'deployment/worker', '-n', 'staging']]);
+    const approved = h.slack.messages(CHANNEL, threadTs).find((message) => message.ts === card.ts)!;
+    expect(JSON.stringify(approved.blocks)).toContain('Approved by <@UBOB>');
+    expect(h.slack.callsTo('chat.postEphemeral')).toEqual([]);
+    expect(h.openai.requests).toHaveLength(2);
   });
 });

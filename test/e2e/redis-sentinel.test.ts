@@ -80,7 +80,7 @@ describe('behind Redis Sentinel (REDIS_URL=redis+sentinel://user:password@…/pr
     }
 
     // The sentinel has switched; the bot reaches the new primary at its next reconnect attempt. A click
-    // before that is told "could not record" and changes nothing (redis-restart.test.ts); this test is
+    // before that waits for it (up to CLICK_STORE_WAIT_MS, see redis-restart.test.ts); this test is
     // about the click after the failover, so it waits as an approver would for the bot to be healthy.
     await waitFor(async () => (await fetch(`${h.baseUrl}/healthz`)).status === 200, { timeoutMs: 20_000, message: 'the bot to reach the new primary' });
     const approve = cardButtons(card.blocks).find((button) => button.actionId === 'countersign_approve')!;

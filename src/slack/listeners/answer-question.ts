@@ -1,5 +1,5 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
-import type { CallDecider } from '../../approvals/decide-call.js';
+import { CLICK_STORE_WAIT_MS, type CallDecider } from '../../approvals/decide-call.js';
 import { findCall } from '../../approvals/find-call.js';
 import { isQuestion } from '../../approvals/pending-step.js';
 import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
@@ -32,7 +32,7 @@ export function registerAnswerQuestion(app: App, { store, decider, messenger }: 
     const options = (lookup.call.input as { options?: unknown }).options;
     const answer = Array.isArray(options) ? options[optionIndex] : undefined;
     if (typeof answer !== 'string') return;
-    const outcome = await decider.record({ ...reference, ...actorOf(body, clickOrigin(body).channel), action: { kind: 'answer', answer } });
+    const outcome = await decider.record({ ...reference, ...actorOf(body, clickOrigin(body).channel), action: { kind: 'answer', answer } }, { storeWaitMs: CLICK_STORE_WAIT_MS });
     if (outcome.recorded) await decider.publish(outcome);
     else await tellPrivately(messenger, body, outcome.message);
   });

@@ -1,5 +1,5 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
-import type { CallDecider } from '../../approvals/decide-call.js';
+import { CLICK_STORE_WAIT_MS, type CallDecider } from '../../approvals/decide-call.js';
 import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import { APPROVAL_ACTION_IDS, decodeApprovalActionValue } from '../blocks/action-ids.js';
 
@@ -43,12 +43,15 @@ export function registerApprovalActions(app: App, { decider, messenger }: Approv
       const target = decodeApprovalActionValue(action.value);
       if (!target) return;
       const { channel, messageTs } = clickOrigin(body);
-      const outcome = await decider.record({
-        stepId: target.stepId,
-        approvalId: target.approvalId,
-        ...actorOf(body, channel, messageTs),
-        action: actionId === APPROVAL_ACTION_IDS.approve ? { kind: 'approve', version: target.version ?? 0 } : { kind: 'deny' },
-      });
+      const outcome = await decider.record(
+        {
+          stepId: target.stepId,
+          approvalId: target.approvalId,
+          ...actorOf(body, channel, messageTs),
+          action: actionId === APPROVAL_ACTION_IDS.approve ? { kind: 'approve', version: target.version ?? 0 } : { kind: 'deny' },
+        },
+        { storeWaitMs: CLICK_STORE_WAIT_MS },
+      );
       if (outcome.recorded) await decider.publish(outcome);
       else await tellPrivately(messenger, body, outcome.message);
     });
