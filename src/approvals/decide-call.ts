@@ -9,8 +9,7 @@ import type { ThreadMessenger } from '../conversation/thread-messenger.js';
 import type { StateStore } from '../store/state-store.js';
 import { encodeWorkItem } from '../conversation/work-item.js';
 import { faultPoint } from '../runtime/fault-points.js';
-import { isStoreUnavailable } from '../store/store-unavailable.js';
-import { setTimeout as delay } from 'node:timers/promises';
+import { createStoreWait } from './store-wait.js';
 import { currentVersion } from './input-version.js';
 import { showStep } from './show-step.js';
 import type { PendingCall, PendingStep } from './pending-step.js';
@@ -61,8 +60,6 @@ const MAX_ATTEMPTS = 25;
  * answer, with any field error, is due within Slack's 3 s.
  */
 export const CLICK_STORE_WAIT_MS = 5_000;
-/** Between tries while the store is unavailable: the bot's own reconnects come at least this often. */
-const STORE_RETRY_MS = 250;
 
 /**
  * Records human actions on calls and shows them. Each action is judged by `applyCallAction`
@@ -76,6 +73,7 @@ export function createCallDecider(options: DecideCallOptions) {
   const { store, messenger, worker, logger, audit } = options;
   const now = options.now ?? Date.now;
   const newGrantId = options.newGrantId ?? (() => randomUUID().replaceAll('-', '').slice(0, 16));
+  const { whileStoreReturns, unavailableAsRetry } = createStoreWait({ logger, metrics });
 
   async function showDecisions(step: PendingStep): Promise<void> {
     // A click can come before the process that posted the card recorded its ts; by the time this
@@ -133,33 +131,6 @@ export function createCallDecider(options: DecideCallOptions) {
     return { recorded: false, message };
   }
 
-  /** Runs `read`; while the store is unavailable and there is time left, waits and runs it again. */
-  async function whileStoreReturns<T>(read: () => Promise<T>, context: { request: CallDecisionRequest; waitUntil: number }): Promise<T> {
-    for (;;) {
-      try {
-        return await read();
-      } catch (error) {
-        await waitOutUnavailable(error, context);
-      }
-    }
-  }
-
-  /** A write that failed because the store was unavailable, once waited out: the step is read, judged and written again. */
-  function unavailableAsRetry(context: { request: CallDecisionRequest; waitUntil: number }) {
-    return async (error: unknown): Promise<{ result: 'unavailable' }> => {
-      await waitOutUnavailable(error, context);
-      return { result: 'unavailable' };
-    };
-  }
-
-  /** Rethrows unless the store is unavailable and waiting `STORE_RETRY_MS` still ends before `waitUntil`. */
-  async function waitOutUnavailable(error: unknown, { request, waitUntil }: { request: CallDecisionRequest; waitUntil: number }): Promise<void> {
-    if (!isStoreUnavailable(error) || Date.now() + STORE_RETRY_MS > waitUntil) throw error;
-    logger.warn({ event: 'decision-store-unavailable', stepId: request.stepId, err: error }, 'the store is unavailable; trying the decision again shortly');
-    metrics.decisionWaitedForStore();
-    await delay(STORE_RETRY_MS);
-  }
-
   /**
    * The atomic part: fast (a read and a write per attempt), so it fits inside a modal submit's ack
    * window. `storeWaitMs` (clicks, whose ack Slack already has) is how long to keep trying while
@@ -175,7 +146,7 @@ export function createCallDecider(options: DecideCallOptions) {
     try {
       // Counts conflicts with other writers only: tries after an outage are bounded by `waitUntil`.
       for (let conflicts = 0; conflicts < MAX_ATTEMPTS; ) {
-        const step = await whileStoreReturns(() => store.getStep(request.stepId), { request, waitUntil });
+        const step = await whileStoreReturns(() => store.getStep(request.stepId), { stepId: request.stepId, waitUntil });
         const call = step?.calls.find((candidate) => candidate.approvalId === request.approvalId);
         if (!step || !call) return await refuse(step, request, 'not-found', NOT_OPEN);
         const full = await judged(step, call, request);
@@ -190,8 +161,8 @@ export function createCallDecider(options: DecideCallOptions) {
           const { traceparent } = completing;
           // The resume is queued in the same write as the decision, so it can never be lost between them.
           const item = encodeWorkItem({ kind: 'resume', stepId: step.stepId, channel: step.channel, threadTs: step.threadTs, ...(traceparent ? { traceparent } : {}) });
-          committed = await store.commitStepAndQueue(transition, { item, ...worker.queueing }).catch(unavailableAsRetry({ request, waitUntil }));
-        } else committed = await store.commitStep(transition).then((result) => ({ result }), unavailableAsRetry({ request, waitUntil }));
+          committed = await store.commitStepAndQueue(transition, { item, ...worker.queueing }).catch(unavailableAsRetry({ stepId: request.stepId, waitUntil }));
+        } else committed = await store.commitStep(transition).then((result) => ({ result }), unavailableAsRetry({ stepId: request.stepId, waitUntil }));
         if (committed.result === 'unavailable') continue;
         if (committed.result === 'conflict') {
           conflicts += 1;
