@@ -140,13 +140,14 @@ export function createCallDecider(options: DecideCallOptions) {
    */
   async function record(request: CallDecisionRequest, recordOptions: { storeWaitMs?: number } = {}): Promise<RecordOutcome> {
     const receivedAt = Date.now();
-    const waitUntil = receivedAt + (recordOptions.storeWaitMs ?? 0);
+    // One for the whole decision: its reads and writes share the deadline.
+    const storeWait = { stepId: request.stepId, waitUntil: receivedAt + (recordOptions.storeWaitMs ?? 0) };
     // Started before the write that completes a step: the resume it queues continues from it.
     let completing: DecisionSpan | undefined;
     try {
       // Counts conflicts with other writers only: tries after an outage are bounded by `waitUntil`.
       for (let conflicts = 0; conflicts < MAX_ATTEMPTS; ) {
-        const step = await whileStoreReturns(() => store.getStep(request.stepId), { stepId: request.stepId, waitUntil });
+        const step = await whileStoreReturns(() => store.getStep(request.stepId), storeWait);
         const call = step?.calls.find((candidate) => candidate.approvalId === request.approvalId);
         if (!step || !call) return await refuse(step, request, 'not-found', NOT_OPEN);
         const full = await judged(step, call, request);
@@ -161,8 +162,8 @@ export function createCallDecider(options: DecideCallOptions) {
           const { traceparent } = completing;
           // The resume is queued in the same write as the decision, so it can never be lost between them.
           const item = encodeWorkItem({ kind: 'resume', stepId: step.stepId, channel: step.channel, threadTs: step.threadTs, ...(traceparent ? { traceparent } : {}) });
-          committed = await store.commitStepAndQueue(transition, { item, ...worker.queueing }).catch(unavailableAsRetry({ stepId: request.stepId, waitUntil }));
-        } else committed = await store.commitStep(transition).then((result) => ({ result }), unavailableAsRetry({ stepId: request.stepId, waitUntil }));
+          committed = await store.commitStepAndQueue(transition, { item, ...worker.queueing }).catch(unavailableAsRetry(storeWait));
+        } else committed = await store.commitStep(transition).then((result) => ({ result }), unavailableAsRetry(storeWait));
         if (committed.result === 'unavailable') continue;
         if (committed.result === 'conflict') {
           conflicts += 1;

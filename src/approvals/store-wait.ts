@@ -6,10 +6,11 @@ import { isStoreUnavailable } from '../store/store-unavailable.js';
 /** Between tries while the store is unavailable: the bot's own reconnects come at least this often. */
 const STORE_RETRY_MS = 250;
 
-/** Which decision is waiting, and until when (epoch ms) it may. */
+/** Which decision is waiting, and until when (epoch ms) it may; `waited` is set by the first wait. */
 interface WaitContext {
   stepId: string;
   waitUntil: number;
+  waited?: boolean;
 }
 
 /**
@@ -17,9 +18,12 @@ interface WaitContext {
  * decision's reads and writes. Anything else, or a wait past the deadline, rethrows the error.
  */
 export function createStoreWait({ logger, metrics }: { logger: Logger; metrics: Metrics }) {
-  async function waitOutUnavailable(error: unknown, { stepId, waitUntil }: WaitContext): Promise<void> {
+  async function waitOutUnavailable(error: unknown, context: WaitContext): Promise<void> {
+    const { stepId, waitUntil } = context;
     if (!isStoreUnavailable(error) || Date.now() + STORE_RETRY_MS > waitUntil) throw error;
-    logger.warn({ event: 'decision-store-unavailable', stepId, err: error }, 'the store is unavailable; trying the decision again shortly');
+    // Once per decision: an outage of a few seconds is a score of tries per click.
+    if (!context.waited) logger.warn({ event: 'decision-store-unavailable', stepId, err: error }, 'the store is unavailable; trying the decision again shortly');
+    context.waited = true;
     metrics.decisionWaitedForStore();
     await delay(STORE_RETRY_MS);
   }
