@@ -56,7 +56,7 @@ const NOT_OPEN = 'This approval request is no longer open, so nothing changed.';
 const MAX_ATTEMPTS = 25;
 /**
  * How long a click's decision keeps trying while Redis is unavailable. A click is acked before it is
- * recorded, so it can wait out a restart or a failover (seconds); a form's submit cannot: its
+ * recorded, so it can wait out a restart or a reconnect (seconds); a form's submit cannot: its
  * answer, with any field error, is due within Slack's 3 s.
  */
 export const CLICK_STORE_WAIT_MS = 5_000;
@@ -134,9 +134,9 @@ export function createCallDecider(options: DecideCallOptions) {
   /**
    * The atomic part: fast (a read and a write per attempt), so it fits inside a modal submit's ack
    * window. `storeWaitMs` (clicks, whose ack Slack already has) is how long to keep trying while
-   * Redis is unavailable: a restart or a failover takes seconds, and a decision recorded a moment
-   * late beats "try again". Each try reads the step afresh, so a write that landed before its reply
-   * was lost is found, not made twice.
+   * Redis is unavailable: a restart, or the bot's reconnect after a failover, takes seconds, and a
+   * decision recorded a moment late beats "try again". Each try reads the step afresh, so a write
+   * that landed before its reply was lost is found, not made twice.
    */
   async function record(request: CallDecisionRequest, recordOptions: { storeWaitMs?: number } = {}): Promise<RecordOutcome> {
     const receivedAt = Date.now();

@@ -14,7 +14,7 @@ interface WaitContext {
 }
 
 /**
- * Waiting out a store that is unavailable (a restart, a failover) within a deadline, for a
+ * Waiting out a store that is unavailable (a restart, a reconnect after a failover) within a deadline, for a
  * decision's reads and writes. Anything else, or a wait past the deadline, rethrows the error.
  */
 export function createStoreWait({ logger, metrics }: { logger: Logger; metrics: Metrics }) {
