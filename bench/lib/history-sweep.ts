@@ -4,6 +4,7 @@ import type { BenchContext } from './bench-context.js';
 import { approver } from './click-requests.js';
 import { cpuMs, waitForCpuIdle } from './processes.js';
 import { foreground, splitAtResume } from './redis-accounting.js';
+import { startRedisServer } from '../../test/helpers/redis-server.js';
 import { startCountingProxy } from './redis-proxy.js';
 import type { HistorySweepPoint } from './results.js';
 import type { BenchScale } from './scale.js';
@@ -23,10 +24,14 @@ const PADDING_CHARACTERS = 400;
  */
 export async function measureHistorySweep(options: { context: BenchContext; scale: BenchScale }): Promise<HistorySweepPoint[]> {
   const { context, scale } = options;
-  const proxy = await startCountingProxy({ host: '127.0.0.1', port: context.accountingRedis.port });
+  // A Redis of its own: the round-trips phase's bot still runs on the accounting Redis, and in a split
+  // deployment its worker would take some of these resumes off the shared queue, out of the count.
+  const redis = await startRedisServer();
+  context.cleanup.push(() => redis.stop());
+  const proxy = await startCountingProxy({ host: '127.0.0.1', port: redis.port });
   context.cleanup.push(() => proxy.close());
   const bot = await context.startBot({ name: 'countersign-history', redisUrl: proxy.url });
-  const inspector = new Redis(context.accountingRedis.url);
+  const inspector = new Redis(redis.url);
   context.cleanup.push(() => inspector.quit());
   const newThreads = createThreadFactory('H');
   const sendOne = (body: ReturnType<typeof threadMentionRequest>) => context.send({ url: bot.eventsUrl, concurrency: 1, requests: [body] });
@@ -85,6 +90,8 @@ async function measureClick(options: {
   await options.settle(() => context.observer.hasAnswer(thread));
   const cpu = cpuMs(options.botPid) - cpuBefore;
   const { resume: flights } = splitAtResume(foreground(proxy.flights().slice(from)));
+  // An answer with no resume traffic behind the proxy means some other process ran it: the count would be a silent 0.
+  if (flights.length === 0) throw new Error(`history sweep: the resumed turn of thread ${thread.threadTs} sent nothing through the counting proxy`);
   const ackedAt = sent.startedAt + (sent.latenciesMs[0] ?? 0);
   return {
     roundTrips: flights.length,
