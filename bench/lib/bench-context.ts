@@ -187,6 +187,8 @@ function botEnvironment(options: { port: number; redisUrl: string; services: Ben
     COUNTERSIGN_ROLE: options.role,
     // BENCH_SLACK_FRONT=inline|thread: how the processes that serve Slack do it (default: the bot's default, thread).
     ...(process.env.BENCH_SLACK_FRONT && options.role !== 'worker' ? { COUNTERSIGN_SLACK_FRONT: process.env.BENCH_SLACK_FRONT } : {}),
+    // BENCH_TURN_THREAD_NICE=0…19: the bot thread's nice (COUNTERSIGN_TURN_THREAD_NICE) in the processes that serve Slack.
+    ...(process.env.BENCH_TURN_THREAD_NICE && options.role !== 'worker' ? { COUNTERSIGN_TURN_THREAD_NICE: process.env.BENCH_TURN_THREAD_NICE } : {}),
     // BENCH_PROFILE=<dir>: each bot process writes a V8 CPU profile there when it stops (open in Chrome DevTools).
     ...(process.env.BENCH_PROFILE ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROFILE}` } : {}),
     // BENCH_PERF=1: JIT symbols for Linux perf (`perf record -e cpu-clock -g -p <bot pid>`), which samples
