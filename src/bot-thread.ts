@@ -7,6 +7,7 @@ import { parseEnvironment } from './config/environment.js';
 import { createBot } from './create-bot.js';
 import { createLogger } from './log/create-logger.js';
 import { DEFAULT_TURN_THREAD_NICE, lowerThreadPriority } from './runtime/thread-priority.js';
+import { whenOutputBreaks } from './runtime/when-output-breaks.js';
 import type { BotToFront, FrontChannel, FrontToBot } from './slack/front/front-messages.js';
 
 async function main(): Promise<void> {
@@ -16,7 +17,11 @@ async function main(): Promise<void> {
   const config = await loadConfigFile(environment.configPath);
   // Straight to the process's stdout: through `process.stdout` every line would be written by the
   // front's thread. Written as logged, so no line is lost when the process exits.
-  const logger = createLogger({ level: environment.logLevel, destination: pino.destination({ dest: 1, sync: true }) });
+  const destination = pino.destination({ dest: 1, sync: true });
+  const logger = createLogger({ level: environment.logLevel, destination });
+  // pino stops writing to a destination that got EPIPE, silently: without this the process would run on
+  // with its logs gone whenever only this thread writes. The front says so and stops the process.
+  void whenOutputBreaks({ output: destination, report: () => {} }).then((failure) => front.postMessage({ kind: 'output-broken', failure }));
   // Before anything starts, so what this thread starts (the command spawner, stdio MCP servers) runs
   // at the same priority: below the front's, whose acks must not wait for a core.
   const priority = lowerThreadPriority({ nice: environment.tuning.turnThreadNice ?? DEFAULT_TURN_THREAD_NICE });

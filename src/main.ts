@@ -8,7 +8,7 @@ import { runSandbox, wantsSandbox } from './sandbox/run-sandbox.js';
 import { logProcessFailures } from './runtime/log-process-failures.js';
 import { stopOnSignals, type Shutdown } from './runtime/stop-on-signals.js';
 import { startSlackFront } from './runtime/start-slack-front.js';
-import { whenOutputBreaks } from './runtime/when-output-breaks.js';
+import { watchLogOutput } from './runtime/when-output-breaks.js';
 
 /** The process entry point: configuration from the environment, then serve until told to stop. */
 async function main(): Promise<void> {
@@ -28,9 +28,10 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: environment.logLevel });
   // Before any tool source starts.
   logProcessFailures(logger);
-  // Before the first log line: a stdout nobody reads any more would otherwise loop (see there).
-  const outputBroken = whenOutputBreaks({ output: process.stdout, report: (line) => process.stderr.write(line) });
-  const stopWhenOutputBreaks = (shutdown: Shutdown) => void outputBroken.then((failure) => shutdown({ cause: `log output ${failure}`, exitCode: 1 }));
+  // Before the first log line: a stdout nobody reads any more would otherwise loop (see there). The
+  // bot's thread, when there is one, writes its logs itself and says when it could not.
+  const logOutput = watchLogOutput({ stdout: process.stdout, stderr: process.stderr });
+  const stopWhenOutputBreaks = (shutdown: Shutdown) => void logOutput.broken.then((failure) => shutdown({ cause: `log output ${failure}`, exitCode: 1 }));
   if (environment.slackFront === 'thread') {
     // This thread only serves Slack's HTTP requests; the bot runs on a thread of its own.
     const front = await startSlackFront({
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
         logger.fatal({ event: 'bot-thread-failed', err: error }, 'the bot thread failed; stopping');
         process.exit(1);
       },
+      onOutputBroken: logOutput.otherWriterFailed,
     });
     stopWhenOutputBreaks(stopOnSignals({ logger, stop: () => front.stop(), message: 'stopping: finishing running turns' }));
     return;

@@ -16,7 +16,13 @@ export interface SlackFront {
  * it is running, serves Slack's HTTP requests from this thread (`createSlackFrontServer`). If the
  * bot's thread fails, this process stops: a front without a bot would ack work no one handles.
  */
-export async function startSlackFront(options: { environment: EnvironmentConfig; logger: Logger; onBotFailure: (error: Error) => void }): Promise<SlackFront> {
+export async function startSlackFront(options: {
+  environment: EnvironmentConfig;
+  logger: Logger;
+  onBotFailure: (error: Error) => void;
+  /** The bot's thread could not write its logs (see `whenOutputBreaks`). */
+  onOutputBroken?: (failure: string) => void;
+}): Promise<SlackFront> {
   const { environment, logger } = options;
   const signingSecret = environment.slack.signingSecret;
   if (signingSecret === undefined) throw new Error('COUNTERSIGN_SLACK_FRONT=thread needs SLACK_SIGNING_SECRET');
@@ -31,6 +37,9 @@ export async function startSlackFront(options: { environment: EnvironmentConfig;
     bot.on('message', onMessage);
     bot.once('error', reject);
     bot.once('exit', (code) => reject(new Error(`the bot thread exited with code ${code} while starting`)));
+  });
+  bot.on('message', (message: BotToFront) => {
+    if (message.kind === 'output-broken') options.onOutputBroken?.(message.failure);
   });
   await started;
   bot.on('error', (error) => options.onBotFailure(error));

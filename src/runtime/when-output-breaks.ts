@@ -18,7 +18,7 @@ export function whenOutputBreaks(options: { output: NodeJS.EventEmitter; report:
       broken = true;
       const failure = describeFailure(error);
       try {
-        options.report(`countersign: writing its log output failed (${failure}); stopping\n`);
+        options.report(brokenOutputLine(failure));
       } catch {
         // The other stream may be gone too; stopping does not depend on being heard.
       }
@@ -27,8 +27,36 @@ export function whenOutputBreaks(options: { output: NodeJS.EventEmitter; report:
   });
 }
 
+/** What the process says, on another stream, when its log output failed. */
+export function brokenOutputLine(failure: OutputFailure): string {
+  return `countersign: writing its log output failed (${failure}); stopping\n`;
+}
+
 function describeFailure(error: unknown): OutputFailure {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (typeof code === 'string') return code;
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The process's log output, watched: its stdout, and any other writer of the same output (the bot's
+ * thread writes its logs to fd 1 itself) that reports a failure with `otherWriterFailed`. `broken`
+ * resolves with the first failure; the line on `stderr` is written once, whoever saw it first.
+ */
+export function watchLogOutput(options: { stdout: NodeJS.EventEmitter; stderr: { write(line: string): unknown } }): {
+  broken: Promise<OutputFailure>;
+  otherWriterFailed: (failure: OutputFailure) => void;
+} {
+  let reported = false;
+  const reportOnce = (line: string) => {
+    if (reported) return;
+    reported = true;
+    options.stderr.write(line);
+  };
+  let otherWriterFailed: (failure: OutputFailure) => void = () => {};
+  const fromOtherWriter = new Promise<OutputFailure>((resolve) => (otherWriterFailed = resolve)).then((failure) => {
+    reportOnce(brokenOutputLine(failure));
+    return failure;
+  });
+  return { broken: Promise.race([whenOutputBreaks({ output: options.stdout, report: reportOnce }), fromOtherWriter]), otherWriterFailed };
 }

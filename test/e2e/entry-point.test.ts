@@ -82,25 +82,48 @@ describe('the entry point, started as the README says', () => {
     }
   }, 90_000);
 
-  it('stops with exit code 1 when its log output breaks, instead of looping on the write error', async () => {
-    const port = await freePort();
-    const configPath = join(directory, 'output-breaks.yml');
-    writeFileSync(configPath, recordingToolsYaml(join(directory, 'unused.log')));
-    const bot = startBot(servingEnvironment({ port, configPath }));
-    try {
-      await waitFor(() => bot.output().includes('countersign listening'), { timeoutMs: 60_000, message: `start-up; output so far:\n${bot.output()}` });
-      // Whatever read the logs is gone (a log shipper that died): the next line written gets EPIPE.
-      bot.child.stdout?.destroy();
-      const unsigned = await fetch(`http://127.0.0.1:${port}/slack/events`, { method: 'POST', body: '{}' });
-      expect(unsigned.status).toBe(401);
-      // Before the fix the process logged the write error to the same stdout, forever, at full CPU.
-      const code = await Promise.race([bot.exited, new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 30_000))]);
-      expect(code, `output (stderr after stdout closed):\n${bot.output()}`).toBe(1);
-      expect(bot.output()).toContain('writing its log output failed (EPIPE); stopping');
-    } finally {
-      await stopBot(bot);
+  describe('when whatever reads its logs is gone (a log shipper that died), the next line written gets EPIPE', () => {
+    /** A serving bot whose stdout the test closes once it listens; `provoke` makes some thread write a line. */
+    async function exitAfterOutputBreaks(provoke: (port: number) => Promise<void>): Promise<void> {
+      const port = await freePort();
+      const configPath = join(directory, `output-breaks-${port}.yml`);
+      writeFileSync(configPath, recordingToolsYaml(join(directory, 'unused.log')));
+      const bot = startBot(servingEnvironment({ port, configPath }));
+      try {
+        await waitFor(() => bot.output().includes('countersign listening'), { timeoutMs: 60_000, message: `start-up; output so far:\n${bot.output()}` });
+        bot.child.stdout?.destroy();
+        await provoke(port);
+        const code = await Promise.race([bot.exited, new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 60_000))]);
+        expect(code, `output (stderr after stdout closed):\n${bot.output()}`).toBe(1);
+        // Said once, on stderr, however many threads saw it.
+        expect(bot.output().split('writing its log output failed (EPIPE); stopping')).toHaveLength(2);
+      } finally {
+        await stopBot(bot);
+      }
     }
-  }, 120_000);
+
+    it('the front writes first: the process stops (exit 1) instead of looping on the write error', async () => {
+      // Before, the front logged the write error to the same stdout, forever, at full CPU.
+      await exitAfterOutputBreaks(async (port) => {
+        const unsigned = await fetch(`http://127.0.0.1:${port}/slack/events`, { method: 'POST', body: '{}' });
+        expect(unsigned.status).toBe(401);
+      });
+    }, 120_000);
+
+    it('only the bot thread writes: the process stops the same way instead of running on without logs', async () => {
+      // A signed mention: the front logs nothing; the model has no reply scripted, so the turn fails
+      // (after the AI SDK's retries) and the bot's thread logs it, to its own handle on fd 1. pino
+      // drops such a destination without a word; before, the process ran on with its logs gone.
+      await exitAfterOutputBreaks(async (port) => {
+        const mention = await postSlackEvent({
+          url: `http://127.0.0.1:${port}/slack/events`,
+          signingSecret: SECRET,
+          envelope: appMentionEnvelope({ user: 'UALICE', text: '<@UBOTENTRY> hello', channel: 'C0ENTRY02', ts: '1800009998.000100', teamId: 'T0TEAM001' }),
+        });
+        expect(mention.status).toBe(200);
+      });
+    }, 120_000);
+  });
 
   it('refuses to start on invalid configuration, naming every field and no secret', async () => {
     const bot = startBot({ SLACK_SIGNING_SECRET: SECRET, OPENAI_API_KEY: 'sk-entry', OPENAI_API: 'soap', PORT: '70000' });

@@ -22,7 +22,9 @@ export type BotToFront =
   | { kind: 'route-reply'; id: number; reply: HttpReply }
   /** The bot started (the front starts listening only then), or stopped after a `stop`. */
   | { kind: 'ready' }
-  | { kind: 'stopped' };
+  | { kind: 'stopped' }
+  /** The bot's thread could not write its logs (`failure`: e.g. `EPIPE`): the process should stop. */
+  | { kind: 'output-broken'; failure: string };
 
 /** The two ends of a `MessagePort`, `Worker` or `parentPort`, as each side uses them. */
 export interface FrontChannel<Incoming, Outgoing> {
