@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: environment.logLevel, destination });
   // pino stops writing to a destination that got EPIPE, silently: without this the process would run on
   // with its logs gone whenever only this thread writes. The front says so and stops the process.
-  void whenOutputBreaks({ output: destination, report: () => {} }).then((failure) => front.postMessage({ kind: 'output-broken', failure }));
+  void whenOutputBreaks({ output: destination }).then((failure) => front.postMessage({ kind: 'output-broken', failure }));
   // Before anything starts, so what this thread starts (the command spawner, stdio MCP servers) runs
   // at the same priority: below the front's, whose acks must not wait for a core.
   const priority = lowerThreadPriority({ nice: environment.tuning.turnThreadNice ?? DEFAULT_TURN_THREAD_NICE });

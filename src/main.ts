@@ -6,9 +6,9 @@ import { parseEnvironment } from './config/environment.js';
 import { createLogger } from './log/create-logger.js';
 import { runSandbox, wantsSandbox } from './sandbox/run-sandbox.js';
 import { logProcessFailures } from './runtime/log-process-failures.js';
-import { stopOnSignals, type Shutdown } from './runtime/stop-on-signals.js';
+import { stopOnSignals } from './runtime/stop-on-signals.js';
 import { startSlackFront } from './runtime/start-slack-front.js';
-import { watchLogOutput } from './runtime/when-output-breaks.js';
+import { stopWhenBroken, watchLogOutput } from './runtime/when-output-breaks.js';
 
 /** The process entry point: configuration from the environment, then serve until told to stop. */
 async function main(): Promise<void> {
@@ -31,7 +31,6 @@ async function main(): Promise<void> {
   // Before the first log line: a stdout nobody reads any more would otherwise loop (see there). The
   // bot's thread, when there is one, writes its logs itself and says when it could not.
   const logOutput = watchLogOutput({ stdout: process.stdout, stderr: process.stderr });
-  const stopWhenOutputBreaks = (shutdown: Shutdown) => void logOutput.broken.then((failure) => shutdown({ cause: `log output ${failure}`, exitCode: 1 }));
   if (environment.slackFront === 'thread') {
     // This thread only serves Slack's HTTP requests; the bot runs on a thread of its own.
     const front = await startSlackFront({
@@ -43,7 +42,7 @@ async function main(): Promise<void> {
       },
       onOutputBroken: logOutput.otherWriterFailed,
     });
-    stopWhenOutputBreaks(stopOnSignals({ logger, stop: () => front.stop(), message: 'stopping: finishing running turns' }));
+    stopWhenBroken(logOutput.broken, stopOnSignals({ logger, stop: () => front.stop(), message: 'stopping: finishing running turns' }));
     return;
   }
   // Loaded only here: a front thread needs none of it.
@@ -51,7 +50,7 @@ async function main(): Promise<void> {
   const bot = await createBot({ environment, config, logger });
   await bot.start();
 
-  stopWhenOutputBreaks(stopOnSignals({ logger, stop: () => bot.stop(), message: 'stopping: finishing running turns' }));
+  stopWhenBroken(logOutput.broken, stopOnSignals({ logger, stop: () => bot.stop(), message: 'stopping: finishing running turns' }));
 }
 
 main().catch((error: unknown) => {

@@ -1,3 +1,5 @@
+import type { Shutdown } from './stop-on-signals.js';
+
 /** What a broken output stream is known by: a Node error code such as `EPIPE`, else its message. */
 export type OutputFailure = string;
 
@@ -6,10 +8,10 @@ export type OutputFailure = string;
  * this, a write to a stdout whose reader has gone (EPIPE: a log shipper that died, a parent that
  * exited) emits an error nobody listens to; the last-resort `uncaughtException` handler logs that
  * error to the same stdout, which fails again: a loop at full CPU that never ends, seen in an
- * orphaned worker. `report` says so once on another stream; the caller then stops the process, so a
- * supervisor starts one whose logs are read.
+ * orphaned worker. `report`, if given, says so once on another stream; the caller then stops the
+ * process (`stopWhenBroken`), so a supervisor starts one whose logs are read.
  */
-export function whenOutputBreaks(options: { output: NodeJS.EventEmitter; report: (line: string) => void }): Promise<OutputFailure> {
+export function whenOutputBreaks(options: { output: NodeJS.EventEmitter; report?: (line: string) => void }): Promise<OutputFailure> {
   return new Promise((resolve) => {
     let broken = false;
     options.output.on('error', (error: unknown) => {
@@ -18,7 +20,7 @@ export function whenOutputBreaks(options: { output: NodeJS.EventEmitter; report:
       broken = true;
       const failure = describeFailure(error);
       try {
-        options.report(brokenOutputLine(failure));
+        options.report?.(brokenOutputLine(failure));
       } catch {
         // The other stream may be gone too; stopping does not depend on being heard.
       }
@@ -59,4 +61,9 @@ export function watchLogOutput(options: { stdout: NodeJS.EventEmitter; stderr: {
     return failure;
   });
   return { broken: Promise.race([whenOutputBreaks({ output: options.stdout, report: reportOnce }), fromOtherWriter]), otherWriterFailed };
+}
+
+/** Once the log output is broken, stops the process as on SIGTERM, with exit code 1. */
+export function stopWhenBroken(broken: Promise<OutputFailure>, shutdown: Shutdown): void {
+  void broken.then((failure) => shutdown({ cause: `log output ${failure}`, exitCode: 1 }));
 }

@@ -1,7 +1,7 @@
 import { ConfigError } from '../config/config-error.js';
 import { logProcessFailures } from '../runtime/log-process-failures.js';
 import { stopOnSignals } from '../runtime/stop-on-signals.js';
-import { whenOutputBreaks } from '../runtime/when-output-breaks.js';
+import { stopWhenBroken, watchLogOutput } from '../runtime/when-output-breaks.js';
 import { startSandbox } from './start-sandbox.js';
 
 /**
@@ -34,6 +34,6 @@ export async function runSandbox({ env }: { env: Record<string, string | undefin
       `  A local Slack workspace with the real bot and ${model}. No Slack credentials needed; set SLACK_BOT_TOKEN to run against Slack.\n`,
   );
   logProcessFailures(sandbox.logger);
-  const shutdown = stopOnSignals({ logger: sandbox.logger, stop: () => sandbox.stop(), message: 'stopping the sandbox' });
-  void whenOutputBreaks({ output: process.stdout, report: (line) => process.stderr.write(line) }).then((failure) => shutdown({ cause: `log output ${failure}`, exitCode: 1 }));
+  const logOutput = watchLogOutput({ stdout: process.stdout, stderr: process.stderr });
+  stopWhenBroken(logOutput.broken, stopOnSignals({ logger: sandbox.logger, stop: () => sandbox.stop(), message: 'stopping the sandbox' }));
 }
