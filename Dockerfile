@@ -1,5 +1,5 @@
 # Build stage: compile TypeScript with the dev dependencies, then keep only what runs.
-FROM node:22-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -7,7 +7,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
 
-FROM node:22-bookworm-slim
+FROM node:24-bookworm-slim
 # tini as PID 1: it reaps the processes command tools leave behind (a CLI's own children) and passes
 # SIGTERM to node, which then finishes running turns before it exits. Without -g: a tool already
 # approved and running is not killed by `docker stop` before the bot has let it finish.

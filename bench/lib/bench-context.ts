@@ -153,7 +153,7 @@ async function startServerUnderTest(options: {
   const handle = await startNodeServer({
     name: options.name,
     // Port 0: the inspector takes a free port and prints its URL, which findInspectorUrls reads.
-    args: [...(options.withInspector ? ['--inspect=127.0.0.1:0'] : []), options.script],
+    args: [...(options.withInspector ? ['--inspect=127.0.0.1:0'] : []), ...botNodeFlags(options.script), options.script],
     port,
     env: options.environment(port),
   });
@@ -194,7 +194,15 @@ function botEnvironment(options: { port: number; redisUrl: string; services: Ben
     // BENCH_PERF=1: JIT symbols for Linux perf (`perf record -e cpu-clock -g -p <bot pid>`), which samples
     // on-CPU time only; a V8 profile also counts time the thread waited, runnable, for a core.
     ...(process.env.BENCH_PERF === '1' ? { NODE_OPTIONS: '--perf-basic-prof-only-functions --interpreted-frames-native-stack' } : {}),
+    // BENCH_BOT_ENV="NAME=value …": more settings for every bot process (A/B runs of a setting).
+    ...Object.fromEntries((process.env.BENCH_BOT_ENV?.trim().split(/\s+/) ?? []).filter(Boolean).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)])),
   };
+}
+
+/** BENCH_NODE_FLAGS: Node flags for the bot's processes only (A/B runs of V8 settings, `--trace-gc`). */
+function botNodeFlags(script: string): string[] {
+  const flags = process.env.BENCH_NODE_FLAGS?.trim();
+  return script === 'dist/main.js' && flags ? flags.split(/\s+/) : [];
 }
 
 /** The Chat SDK bot, with a Redis of its own so its state traffic does not mix with the bot's. */

@@ -211,3 +211,22 @@ export function takeRequestTimings(url: string): Promise<Map<number, ServerReque
     return new Map(entries.map(([id, timing]) => [Number(id), timing]));
   });
 }
+
+/**
+ * Samples allocations in every worker thread of the process (the bot thread) while `during` runs,
+ * garbage included (V8's sampling heap profiler otherwise keeps only what is still alive): where the
+ * young generation fills from. Returns one `.heapprofile` (DevTools' format) per worker.
+ */
+export function sampleAllocations(url: string, during: () => Promise<void>): Promise<unknown[]> {
+  return withSession(url, async (call, on) => {
+    const workers = await workerSessions(call, on);
+    for (const worker of workers) {
+      await worker.call('HeapProfiler.enable');
+      await worker.call('HeapProfiler.startSampling', { samplingInterval: 8192, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    }
+    await during();
+    const profiles: unknown[] = [];
+    for (const worker of workers) profiles.push((await worker.call('HeapProfiler.stopSampling')).profile);
+    return profiles;
+  });
+}

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { createWriteStream, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
@@ -46,6 +46,13 @@ export async function startNodeServer(options: { name: string; args: string[]; e
   };
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
+  // BENCH_OUTPUT_DIRECTORY=<dir>: each server's whole output also goes to <dir>/<name>.log (e.g. with --trace-gc).
+  const outputDirectory = process.env.BENCH_OUTPUT_DIRECTORY;
+  if (outputDirectory) {
+    const file = createWriteStream(join(outputDirectory, `${options.name}.log`));
+    child.stdout?.pipe(file, { end: false });
+    child.stderr?.pipe(file, { end: false });
+  }
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

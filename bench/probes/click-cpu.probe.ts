@@ -5,6 +5,7 @@ import { it } from 'vitest';
 import { startBenchContext } from '../lib/bench-context.js';
 import { createCleanupStack } from '../lib/cleanup-stack.js';
 import { measureClosedLoopClicks } from '../lib/closed-loop-clicks.js';
+import { sampleAllocations } from '../lib/inspector.js';
 import { createPhaseTimer } from '../lib/phase-timer.js';
 import { childPids, cpuMs, threadCpuMs } from '../lib/processes.js';
 import { scaleFromEnvironment } from '../lib/scale.js';
@@ -26,7 +27,9 @@ it('shows where the CPU of a click goes', async () => {
   const log = (line: string) => process.stdout.write(`${line}\n`);
   const cleanup = createCleanupStack();
   try {
-    const context = await startBenchContext({ inspect: false, cleanup, phase: createPhaseTimer(() => {}).phase, log });
+    // BENCH_ALLOCATIONS=<dir>: the bot thread's allocations during the rounds, garbage included, as .heapprofile files.
+    const allocationsDirectory = process.env.BENCH_ALLOCATIONS;
+    const context = await startBenchContext({ inspect: allocationsDirectory !== undefined, cleanup, phase: createPhaseTimer(() => {}).phase, log });
     await warmUp({ context, scale });
     const botPid = context.bot.handle.pid;
     const redisPid = Number(/process_id:(\d+)/.exec(await context.redisInspector.info('server'))?.[1]);
@@ -46,22 +49,47 @@ it('shows where the CPU of a click goes', async () => {
       await session.post('Profiler.enable');
       await session.post('Profiler.start');
     }
-    for (let round = 0; round < Number(process.env.PROBE_ROUNDS ?? 5); round += 1) {
-      let before = sample();
-      const result = await measureClosedLoopClicks({ context, scale, onCardsReady: () => (before = sample()) });
-      const after = sample();
-      const perClick = (ms: number) => (ms / result.clicks).toFixed(2);
-      const threads = [...after.threads]
-        .map(([tid, ms]) => ({ name: tid === botPid ? 'front' : String(tid), ms: ms - (before.threads.get(tid) ?? 0) }))
-        .filter((thread) => thread.ms > 0)
-        .sort((left, right) => right.ms - left.ms);
-      const self = process.cpuUsage(before.self);
-      log(
-        `round ${round}: answer p50 ${result.answeredMs.p50} ms, p99 ${result.answeredMs.p99} ms, ${result.answersPerSecond}/s | CPU ms per click: ` +
-          `bot threads ${threads.map((thread) => `${thread.name} ${perClick(thread.ms)}`).join(', ')}; spawner ${perClick(after.spawners - before.spawners)}; ` +
-          `Redis ${perClick(after.redis - before.redis)}; benchmark ${perClick((self.user + self.system) / 1000)}`,
-      );
-      if (process.env.BENCH_PROFILE) log(`WINDOW ${before.at} ${after.at}`);
+    // What a click asks of Slack and the model: calls per method during the clicks.
+    const slackCalls = new Map<string, number>();
+    let counting = false;
+    context.slack.onCall((call) => {
+      if (counting) slackCalls.set(call.method, (slackCalls.get(call.method) ?? 0) + 1);
+    });
+    const rounds = async () => {
+      for (let round = 0; round < Number(process.env.PROBE_ROUNDS ?? 5); round += 1) {
+        let before = sample();
+        slackCalls.clear();
+        const result = await measureClosedLoopClicks({
+          context,
+          scale,
+          onCardsReady: () => {
+            before = sample();
+            slackCalls.clear();
+            counting = true;
+          },
+        });
+        counting = false;
+        const after = sample();
+        const perClick = (ms: number) => (ms / result.clicks).toFixed(2);
+        const threads = [...after.threads]
+          .map(([tid, ms]) => ({ name: tid === botPid ? 'front' : String(tid), ms: ms - (before.threads.get(tid) ?? 0) }))
+          .filter((thread) => thread.ms > 0)
+          .sort((left, right) => right.ms - left.ms);
+        const self = process.cpuUsage(before.self);
+        log(
+          `round ${round}: answer p50 ${result.answeredMs.p50} ms, p99 ${result.answeredMs.p99} ms, ${result.answersPerSecond}/s | CPU ms per click: ` +
+            `bot threads ${threads.map((thread) => `${thread.name} ${perClick(thread.ms)}`).join(', ')}; spawner ${perClick(after.spawners - before.spawners)}; ` +
+            `Redis ${perClick(after.redis - before.redis)}; benchmark ${perClick((self.user + self.system) / 1000)}`,
+        );
+        log(`  Slack calls per click: ${[...slackCalls].map(([method, count]) => `${method} ${(count / result.clicks).toFixed(2)}`).join(', ')}`);
+        if (process.env.BENCH_PROFILE) log(`WINDOW ${before.at} ${after.at}`);
+      }
+    };
+    if (allocationsDirectory && context.botInspectorUrl) {
+      const profiles = await sampleAllocations(context.botInspectorUrl, rounds);
+      for (const [index, profile] of profiles.entries()) writeFileSync(join(allocationsDirectory, `bot-worker-${index}.heapprofile`), JSON.stringify(profile));
+    } else {
+      await rounds();
     }
     if (session && profileDirectory) {
       const { profile } = await session.post('Profiler.stop');

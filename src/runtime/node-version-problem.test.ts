@@ -1,12 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { nodeVersionProblem } from './node-version-problem.js';
+import { readFileSync } from 'node:fs';
+import { nodeVersionProblem, RECOMMENDED_NODE_MAJOR } from './node-version-problem.js';
 
 describe('nodeVersionProblem', () => {
   it.each(['20.11.1', 'v20.11.1', '18.0.0', '21.7.3'])('asks for Node 22 and names the version it found in %s', (version) => {
     const problem = nodeVersionProblem(version);
     expect(problem).toMatch(/^countersign needs Node\.js 22 or newer \(found v\d+\.\d+\.\d+\)\./);
     expect(problem).toContain(`(found v${version.replace(/^v/, '')})`);
-    expect(problem).toContain('.nvmrc');
+    expect(problem).toContain('Install Node.js 24 (with nvm: `nvm install` in this folder reads .nvmrc)');
+  });
+
+  it('recommends the Node.js that .nvmrc pins', () => {
+    const pinned = readFileSync(new URL('../../.nvmrc', import.meta.url), 'utf8').trim();
+    expect(String(RECOMMENDED_NODE_MAJOR)).toBe(pinned);
   });
 
   it('asks an early Node 22 for the minor version the HTTP client needs', () => {

@@ -4,6 +4,9 @@
  */
 export const MINIMUM_NODE_VERSION = { major: 22, minor: 19 } as const;
 
+/** What `.nvmrc` and the Dockerfile pin: the current LTS, on which a click costs the bot less CPU. */
+export const RECOMMENDED_NODE_MAJOR = 24;
+
 /**
  * What to tell someone running countersign on a Node.js that is too old, or undefined when
  * `version` (as in `process.versions.node`, e.g. `20.11.1`) is new enough. An unreadable version
@@ -20,6 +23,6 @@ export function nodeVersionProblem(version: string): string | undefined {
   const needed = major < neededMajor ? `${neededMajor}` : `${neededMajor}.${neededMinor}`;
   return [
     `countersign needs Node.js ${needed} or newer (found v${version.replace(/^v/, '')}).`,
-    `Install the latest Node.js ${neededMajor} (with nvm: \`nvm install\` in this folder reads .nvmrc) and run it again.`,
+    `Install Node.js ${RECOMMENDED_NODE_MAJOR} (with nvm: \`nvm install\` in this folder reads .nvmrc) and run it again.`,
   ].join('\n');
 }

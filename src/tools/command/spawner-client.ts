@@ -29,7 +29,15 @@ const DEFAULT_CLOSE_TIMEOUT_MS = 3_000;
 // Built: dist/tools/command/spawner-process.js. From the sources (tests): the .ts file, which Node
 // runs with its types stripped.
 export const SPAWNER_ENTRY = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './spawner-process.ts' : './spawner-process.js', import.meta.url));
-export const SPAWNER_EXEC_ARGV: readonly string[] = SPAWNER_ENTRY.endsWith('.ts') ? ['--disable-warning=ExperimentalWarning'] : [];
+/**
+ * Each fork copies the spawner's page tables and each exec tears the copy down, so the spawner's
+ * CPU per command grows with the memory it has touched: a 1 MB young generation and no V8 helper
+ * threads (it does too little to need them) take its anonymous memory from 33 to 21 MB and a `true`
+ * from 1.57 to 1.31 ms of CPU, spawner and command together (1,500 spawns, 8 at once, Node 24, two
+ * runs each). Nothing runs in the spawner that a helper thread would speed up.
+ */
+const LEAN_HEAP_ARGV = ['--max-semi-space-size=1', '--single-threaded'];
+export const SPAWNER_EXEC_ARGV: readonly string[] = [...LEAN_HEAP_ARGV, ...(SPAWNER_ENTRY.endsWith('.ts') ? ['--disable-warning=ExperimentalWarning'] : [])];
 
 /**
  * A `CommandRunner` whose commands are spawned by a long-lived child process, forked on the first
