@@ -61,4 +61,25 @@ describe('load gate', () => {
     expect(gate.active()).toBe(2);
     only();
   });
+
+  it('says how many it would admit at once: what is left under the cap, none while the loop lags or others wait, one when idle', async () => {
+    const { monitor, setDelay } = fakeMonitor();
+    const gate = createLoadGate({ monitor, maxConcurrent: 3, maxEventLoopDelayMs: 100 });
+    expect(gate.room()).toBe(3);
+    const first = await gate.acquire();
+    expect(gate.room()).toBe(2);
+    setDelay(500);
+    expect(gate.room()).toBe(0);
+    first();
+    expect(gate.room()).toBe(1);
+    setDelay(10);
+    expect(gate.room()).toBe(3);
+    const held = [await gate.acquire(), await gate.acquire(), await gate.acquire()];
+    expect(gate.room()).toBe(0);
+    const waiting = gate.acquire();
+    held[0]?.();
+    expect(gate.room()).toBe(0);
+    (await waiting)();
+    expect(gate.room()).toBe(1);
+  });
 });

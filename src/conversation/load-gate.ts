@@ -42,6 +42,8 @@ export interface LoadGate {
   acquire(): Promise<() => void>;
   /** Resolves when `acquire` would admit at once. */
   whenRoom(): Promise<void>;
+  /** How many holders `acquire` would admit at once now (1 when idle, whatever the load). */
+  room(): number;
   active(): number;
 }
 
@@ -70,6 +72,11 @@ export function createLoadGate(options: { monitor: LoadMonitor; maxConcurrent: n
   monitor.onSample(wake);
   return {
     active: () => active,
+    room() {
+      if (waiting.length > 0) return 0;
+      if (monitor.delayMs() >= maxEventLoopDelayMs) return active === 0 ? 1 : 0;
+      return Math.max(active === 0 ? 1 : 0, maxConcurrent - active);
+    },
     whenRoom: () => (waiting.length === 0 && hasRoom() ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({ admit: resolve, takes: false }))),
     acquire() {
       if (waiting.length === 0 && hasRoom()) {

@@ -12,13 +12,15 @@ export interface WorkPuller {
 /** How long one wait for a handed-off thread blocks before the loop looks at its own state again. */
 const WAIT_MS = 1_000;
 const PAUSE_AFTER_FAILURE_MS = 500;
+/** Taken while the gate has room; more would hold hints here that another worker could start sooner. */
+const MAX_THREADS_PER_WAKE_UP = 32;
 
 /**
  * A worker's side of the hand-off: takes threads receivers offered (`handOffWork`) while the gate
  * says this process has room, and drains each here. Work that waits, waits in Redis, where any
  * worker with room can take it.
  */
-export function createWorkPuller(options: { store: Pick<WorkQueueStore, 'nextReadyThread'>; worker: ThreadWorker; gate: LoadGate; logger: Logger }): WorkPuller {
+export function createWorkPuller(options: { store: Pick<WorkQueueStore, 'nextReadyThreads'>; worker: ThreadWorker; gate: LoadGate; logger: Logger }): WorkPuller {
   const { store, worker, gate, logger } = options;
   let running = false;
   let loop: Promise<void> | undefined;
@@ -27,21 +29,24 @@ export function createWorkPuller(options: { store: Pick<WorkQueueStore, 'nextRea
     while (running) {
       await gate.whenRoom();
       if (!running) return;
-      let threadKey: string | undefined;
+      let threadKeys: string[];
       try {
-        threadKey = await store.nextReadyThread(WAIT_MS);
+        // As many as the gate has room for: a burst of hand-offs is taken in one wake-up, not one
+        // round trip (behind a whole turn of this busy event loop) per thread.
+        threadKeys = await store.nextReadyThreads({ timeoutMs: WAIT_MS, max: Math.min(MAX_THREADS_PER_WAKE_UP, Math.max(1, gate.room())) });
       } catch (error) {
         if (!running) return;
         logger.warn({ event: 'work-pull-failed', err: error }, 'could not wait for handed-off work; trying again');
         await new Promise((resolve) => setTimeout(resolve, PAUSE_AFTER_FAILURE_MS));
         continue;
       }
-      if (threadKey === undefined) continue;
-      const release = await gate.acquire();
-      worker
-        .pickUp(threadKey)
-        .catch((error: unknown) => logger.warn({ event: 'work-pickup-failed', threadKey, err: error }, 'could not pick up a handed-off thread'))
-        .finally(release);
+      for (const threadKey of threadKeys) {
+        const release = await gate.acquire();
+        worker
+          .pickUp(threadKey)
+          .catch((error: unknown) => logger.warn({ event: 'work-pickup-failed', threadKey, err: error }, 'could not pick up a handed-off thread'))
+          .finally(release);
+      }
     }
   }
 

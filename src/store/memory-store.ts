@@ -279,18 +279,17 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       else ready.push(threadKey);
     },
 
-    async nextReadyThread(timeoutMs) {
-      const next = ready.shift();
-      if (next !== undefined) return next;
-      return new Promise<string | undefined>((resolve) => {
+    async nextReadyThreads({ timeoutMs, max }) {
+      if (ready.length > 0) return ready.splice(0, Math.max(1, max));
+      return new Promise<string[]>((resolve) => {
         const timer = setTimeout(() => {
           readyWaiters.splice(readyWaiters.indexOf(waiter), 1);
-          resolve(undefined);
+          resolve([]);
         }, timeoutMs);
         timer.unref();
         const waiter = (threadKey: string) => {
           clearTimeout(timer);
-          resolve(threadKey);
+          resolve([threadKey]);
         };
         readyWaiters.push(waiter);
       });

@@ -432,9 +432,9 @@ export function createRedisStore({
       await run.csHandOffWork(at.queue(threadKey), at.lock(threadKey), at.busy(), at.ready(), item, QUEUE_TTL_MS, threadKey, now(), READY_HINTS_KEPT);
     },
 
-    async nextReadyThread(timeoutMs) {
-      if (closed) return undefined;
-      return ready.next(timeoutMs);
+    async nextReadyThreads(options) {
+      if (closed) return [];
+      return ready.next(options);
     },
 
     async tryLock(threadKey, ttlMs) {

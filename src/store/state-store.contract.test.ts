@@ -245,9 +245,9 @@ describe.each(createStores())('%s state store', (name, create) => {
 
     // A process that only receives offers the thread to the workers instead.
     const other = await createStep(makeStep(['apv-1'], { threadTs: unique() }));
-    const waiting = store.nextReadyThread(5_000);
+    const waiting = store.nextReadyThreads({ timeoutMs: 5_000, max: 1 });
     expect(await store.commitStepAndQueue(await approve(other.stepId, 'apv-1'), { item: 'resume-2', lockTtlMs: TTL, mode: 'hand-off' })).toEqual({ result: 'committed' });
-    expect(await waiting).toBe(other.threadKey);
+    expect(await waiting).toEqual([other.threadKey]);
     expect((await store.lockAndTake(other.threadKey, TTL))?.item).toBe('resume-2');
   });
 
@@ -258,7 +258,7 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect(await store.releaseLockIfIdle(holder, TTL)).toBe('released');
     const resumeItem = JSON.stringify({ kind: 'resume', stepId: step.stepId, channel: step.channel, threadTs: step.threadTs, id: randomUUID() });
     await store.commitStepAndQueue(await approve(step.stepId, 'apv-1'), { item: resumeItem, lockTtlMs: TTL, mode: 'hand-off' });
-    expect(await store.nextReadyThread(5_000)).toBe(step.threadKey);
+    expect(await store.nextReadyThreads({ timeoutMs: 5_000, max: 1 })).toEqual([step.threadKey]);
 
     const claim = await store.lockAndTake(step.threadKey, TTL);
     expect(claim?.item).toBe(resumeItem);
@@ -274,7 +274,7 @@ describe.each(createStores())('%s state store', (name, create) => {
     const messageThread = `${step.teamId}:${step.channel}:${uniqueTs()}`;
     const messageItem = JSON.stringify({ kind: 'message', stepId: step.stepId, text: 'hi' });
     await store.handOffWork(messageThread, messageItem);
-    expect(await store.nextReadyThread(5_000)).toBe(messageThread);
+    expect(await store.nextReadyThreads({ timeoutMs: 5_000, max: 1 })).toEqual([messageThread]);
     expect(await store.lockAndTake(messageThread, TTL)).toEqual({ token: expect.any(String), item: messageItem });
   });
 
@@ -383,16 +383,47 @@ describe.each(createStores())('%s state store', (name, create) => {
     const free = `T1:C1:${randomUUID()}`;
     const held = `T1:C1:${randomUUID()}`;
     const holder = { threadKey: held, token: (await store.tryLock(held, TTL))! };
-    const waiting = store.nextReadyThread(5_000);
+    const waiting = store.nextReadyThreads({ timeoutMs: 5_000, max: 1 });
     await store.handOffWork(free, 'one');
     await store.handOffWork(held, 'two');
-    expect(await waiting).toBe(free);
+    expect(await waiting).toEqual([free]);
     // Offered once: a second worker waits in vain, and the holder of the other thread drains its item.
-    expect(await store.nextReadyThread(50)).toBeUndefined();
+    expect(await store.nextReadyThreads({ timeoutMs: 50, max: 5 })).toEqual([]);
     expect(await store.busyThreads({ limit: 1000 })).toEqual(expect.arrayContaining([free, held]));
     expect(await store.takeWork(holder)).toBe('two');
     const worker = { threadKey: free, token: (await store.tryLock(free, TTL))! };
     expect(await store.takeWork(worker)).toBe('one');
+  });
+
+  it('hands a burst of hand-offs to one wait, as many as the worker has room for, each once', async () => {
+    // A store of its own: hints other tests leave unclaimed must not count here.
+    const { store: own, audit: ownAudit } = create();
+    try {
+      // One channel's threads share a shard, so one ready list on Redis.
+      const burst = [`T1:C1:${randomUUID()}`, `T1:C1:${randomUUID()}`, `T1:C1:${randomUUID()}`, `T1:C1:${randomUUID()}`];
+      for (const threadKey of burst) await own.handOffWork(threadKey, 'item');
+      const first = await own.nextReadyThreads({ timeoutMs: 5_000, max: 3 });
+      expect(first).toHaveLength(3);
+      expect([...first, ...(await own.nextReadyThreads({ timeoutMs: 5_000, max: 3 }))].sort()).toEqual([...burst].sort());
+      expect(await own.nextReadyThreads({ timeoutMs: 50, max: 3 })).toEqual([]);
+
+      // Two channels (two shards): one server's lists are emptied in one wait; a Cluster's shards
+      // each have their own wait, so there it takes one shard's hints at a time.
+      const spread = [`T1:C3:${randomUUID()}`, `T1:C4:${randomUUID()}`, `T1:C4:${randomUUID()}`];
+      for (const threadKey of spread) await own.handOffWork(threadKey, 'item');
+      const taken = await own.nextReadyThreads({ timeoutMs: 5_000, max: 5 });
+      if (name !== 'redis cluster') expect(taken).toHaveLength(3);
+      while (taken.length < spread.length) {
+        const more = await own.nextReadyThreads({ timeoutMs: 5_000, max: 5 });
+        expect(more.length).toBeGreaterThan(0);
+        taken.push(...more);
+      }
+      expect(taken.sort()).toEqual([...spread].sort());
+      expect(await own.nextReadyThreads({ timeoutMs: 50, max: 5 })).toEqual([]);
+    } finally {
+      await own.close();
+      await ownAudit.close();
+    }
   });
 
   it('keeps an item in flight until it is finished, so work a dead holder took is picked up by the next', async () => {

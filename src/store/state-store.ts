@@ -170,12 +170,15 @@ export interface WorkQueueStore {
   /**
    * Appends work for a thread without taking its lock, for a process that only receives (its event
    * loop acks Slack and runs no turns). When no one holds the thread, its key is offered to the
-   * workers (`nextReadyThread`); a hint that is lost costs only latency: the recovery sweep finds
+   * workers (`nextReadyThreads`); a hint that is lost costs only latency: the recovery sweep finds
    * every thread with work and a free lock.
    */
   handOffWork(threadKey: string, item: string): Promise<void>;
-  /** Waits up to `timeoutMs` for a thread handed off to the workers; each hint goes to one caller. */
-  nextReadyThread(timeoutMs: number): Promise<string | undefined>;
+  /**
+   * Waits up to `timeoutMs` for threads handed off to the workers and takes up to `max` of them
+   * (none when the wait ran out); each hint goes to one caller.
+   */
+  nextReadyThreads(options: { timeoutMs: number; max: number }): Promise<string[]>;
   /** Takes a thread's lock if nobody holds it (to pick up work a dead process left). */
   tryLock(threadKey: string, ttlMs: number): Promise<string | undefined>;
   /**
