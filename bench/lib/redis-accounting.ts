@@ -83,7 +83,7 @@ export async function redisAccounting(options: {
       resumeRoundTrips: round(average(resumePaths.map((flights) => flights.length))),
     },
     method:
-      'A second bot process connects to its own redis-server through a TCP proxy that parses the RESP commands it forwards. Turns and clicks are sent one at a time; each one\'s traffic is what the proxy sees until the expected Slack effect (card, resumed answer) has happened and Redis has been quiet for 150 ms. A round trip is one read of the client socket that starts a command: ioredis writes a pipeline or MULTI/EXEC in one write, so those count once, as does EVALSHA. The sweepers\' timer polls (flights of only ZRANGE/ZRANGEBYSCORE, every few seconds) and the idle waits for handed-off work (BLPOP, every second) are left out. Server commands come from INFO commandstats deltas over the same batch (calls made inside Lua scripts count there too). A click\'s decision path is its traffic up to and including the decision\'s own script on the step (which queues the resume in the same write); the rest is the resumed turn.',
+      'A second bot process connects to its own redis-server through a TCP proxy that parses the RESP commands it forwards. Turns and clicks are sent one at a time; each one\'s traffic is what the proxy sees until the expected Slack effect (card, resumed answer) has happened and Redis has been quiet for 150 ms. A round trip is one read of the client socket that starts a command: ioredis writes a pipeline or MULTI/EXEC in one write, so those count once, as does EVALSHA. The sweepers\' timer polls (flights of only ZRANGE/ZRANGEBYSCORE, every few seconds) and the idle waits for handed-off work (BLMPOP, every second) are left out. Server commands come from INFO commandstats deltas over the same batch (calls made inside Lua scripts count there too). A click\'s decision path is its traffic up to and including the decision\'s own script on the step (which queues the resume in the same write); the rest is the resumed turn.',
   };
 }
 
@@ -101,10 +101,11 @@ function describeFlights(flights: Flight[]): string[] {
 
 /**
  * Drops the sweepers' timer polls (read-only range scans of the schedules) and the idle waits for
- * handed-off work (BLPOP, once a second), which belong to no request. With COUNTERSIGN_ROLE split,
- * one BLPOP per handed-off turn does carry it: add one round trip per turn there.
+ * handed-off work (BLMPOP, or BLPOP on Redis 6, once a second), which belong to no request. With
+ * COUNTERSIGN_ROLE split, the wait that picks a handed-off turn up does carry it: add one round trip
+ * per turn there (or per burst: one wait takes what is queued).
  */
-const SWEEP_POLLS = new Set(['ZRANGE', 'ZRANGEBYSCORE', 'BLPOP']);
+const SWEEP_POLLS = new Set(['ZRANGE', 'ZRANGEBYSCORE', 'BLPOP', 'BLMPOP']);
 export function foreground(flights: Flight[]): Flight[] {
   return flights.filter((flight) => !flight.commands.every((command) => SWEEP_POLLS.has(command.name)));
 }

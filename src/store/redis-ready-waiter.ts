@@ -1,7 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import { duplicateClient } from './connect-to-redis.js';
 import type { RedisKeys } from './redis-keys.js';
-import { TAKE_READY_SCRIPT } from './redis-scripts.js';
 
 export interface ReadyWaiter {
   /**
@@ -14,7 +13,6 @@ export interface ReadyWaiter {
 
 interface Waiter {
   max: number;
-  claim(): void;
   resolve(threadKeys: string[]): void;
 }
 
@@ -29,9 +27,10 @@ const REPEAT_POP_MS = 1_000;
  * is pushed, whichever shard it lands in (polling the shards in turn would add up to a whole round
  * of timeouts to every hand-off). The price is one cluster client per shard per worker process,
  * opened on the first wait. A hint popped after its caller gave up goes back to the head of its
- * list for another worker. A caller with room for more than one takes the hints queued behind the
- * first in the same wake-up (one script of plain LPOPs over the group's lists): a burst of hand-offs is picked up in a round
- * trip or two instead of one round trip, and one turn of a busy event loop, per hint.
+ * list for another worker. A caller with room for more than one takes the hints queued in the
+ * list that answers, up to its room, in the same blocking pop (BLMPOP … COUNT, Redis 7; BLPOP, one
+ * hint, on an older server): a burst of hand-offs is picked up in one wake-up instead of one round
+ * trip, and one turn of a busy event loop, per hint.
  */
 export function createReadyWaiter({ redis, keys, onConnectionError }: { redis: Redis | Cluster; keys: RedisKeys; onConnectionError?: (error: unknown) => void }): ReadyWaiter {
   const quiet = <CLIENT extends Redis | Cluster>(client: CLIENT): CLIENT => {
@@ -44,47 +43,50 @@ export function createReadyWaiter({ redis, keys, onConnectionError }: { redis: R
   const connections: Array<Redis | Cluster | undefined> = groups.map(() => undefined);
   const popping = groups.map(() => false);
   const waiters: Waiter[] = [];
-  // The number of keys is the group's size (every shard's list, or one on a Cluster): given per call.
-  redis.defineCommand('csTakeReady', { lua: TAKE_READY_SCRIPT });
-  const takeReady = (redis as unknown as { csTakeReady: (...args: Array<string | number>) => Promise<string[]> }).csTakeReady.bind(redis);
+  // BLMPOP (Redis 7) takes a burst in the one blocking call; an older server gets BLPOP, one a wake-up.
+  let multiPop = true;
   let closed = false;
   let rotation = 0;
+
+  /** Hands popped hints to the waiters in order, each up to its room; what nobody takes goes back to the list's head. */
+  const deliver = (list: string, threadKeys: string[]) => {
+    let rest = threadKeys;
+    while (rest.length > 0 && waiters.length > 0) {
+      const waiter = waiters.shift() as Waiter;
+      waiter.resolve(rest.slice(0, Math.max(1, waiter.max)));
+      rest = rest.slice(Math.max(1, waiter.max));
+    }
+    if (rest.length > 0 && !closed) void redis.lpush(list, ...rest.reverse()).catch(() => {});
+  };
 
   const pop = (group: number, timeoutMs: number) => {
     if (popping[group] || closed) return;
     popping[group] = true;
     const connection = (connections[group] ??= quiet(duplicateClient(redis)));
-    // BLPOP serves the first non-empty list it is given: start each pop at the next list, so under
-    // sustained load no shard's hints wait behind another's.
+    // A blocking pop serves the first non-empty list it is given: start each pop at the next list,
+    // so under sustained load no shard's hints wait behind another's.
     const lists = groups[group] as string[];
     const start = rotation++ % lists.length;
-    connection.blpop(...lists.slice(start), ...lists.slice(0, start), Math.max(0.01, timeoutMs / 1000)).then(
+    const ordered = [...lists.slice(start), ...lists.slice(0, start)];
+    const seconds = Math.max(0.01, timeoutMs / 1000);
+    const room = Math.max(1, waiters[0]?.max ?? 1);
+    const popped: Promise<[string, string[]] | null> = multiPop
+      ? connection.blmpop(seconds, ordered.length, ...ordered, 'LEFT', 'COUNT', room)
+      : connection.blpop(...ordered, seconds).then((reply) => (reply === null ? null : [reply[0], [reply[1]]]));
+    popped.then(
       (reply) => {
         popping[group] = false;
+        if (reply !== null) return deliver(reply[0], reply[1]);
         // Another caller may have started waiting while this pop ran out: it still needs a pop.
-        if (reply === null) {
-          if (waiters.length > 0) pop(group, REPEAT_POP_MS);
-          return;
-        }
-        const [list, threadKey] = reply;
-        const waiter = waiters.shift();
-        if (waiter === undefined) {
-          if (!closed) void redis.lpush(list, threadKey).catch(() => {});
-          return;
-        }
-        waiter.claim();
-        if (waiter.max <= 1 || closed) return waiter.resolve([threadKey]);
-        // The list that answered first (a burst is likely queued behind it), then the group's others.
-        const others = lists.filter((each) => each !== list);
-        takeReady(1 + others.length, list, ...others, waiter.max - 1).then(
-          (more) => waiter.resolve([threadKey, ...more]),
-          // The hints it could not take stay listed for the next wait, or another worker's.
-          () => waiter.resolve([threadKey]),
-        );
+        if (waiters.length > 0) pop(group, REPEAT_POP_MS);
       },
-      () => {
-        // The connection failed: the caller's wait times out and the next wait pops again.
+      (error: unknown) => {
         popping[group] = false;
+        if (multiPop && error instanceof Error && /unknown command/i.test(error.message)) {
+          multiPop = false;
+          if (waiters.length > 0) pop(group, timeoutMs);
+        }
+        // Otherwise the connection failed: the caller's wait times out and the next wait pops again.
       },
     );
   };
@@ -98,8 +100,13 @@ export function createReadyWaiter({ redis, keys, onConnectionError }: { redis: R
           if (index !== -1) waiters.splice(index, 1);
           resolve([]);
         }, timeoutMs);
-        // Claimed when a hint arrives: from then on only the hints end the wait, not the timer.
-        const waiter: Waiter = { max, claim: () => clearTimeout(timer), resolve };
+        const waiter: Waiter = {
+          max,
+          resolve: (threadKeys) => {
+            clearTimeout(timer);
+            resolve(threadKeys);
+          },
+        };
         waiters.push(waiter);
         for (let group = 0; group < groups.length; group += 1) pop(group, timeoutMs);
       });
@@ -107,10 +114,7 @@ export function createReadyWaiter({ redis, keys, onConnectionError }: { redis: R
     close() {
       closed = true;
       for (const connection of connections) connection?.disconnect();
-      for (const waiter of waiters.splice(0)) {
-        waiter.claim();
-        waiter.resolve([]);
-      }
+      for (const waiter of waiters.splice(0)) waiter.resolve([]);
     },
   };
 }

@@ -296,24 +296,6 @@ redis.call('LTRIM', KEYS[4], -tonumber(ARGV[5]), -1)
 return 1
 `;
 
-/**
- * KEYS: ready lists, in the order to take from (all in one slot group: one server, or one list of
- * a Cluster). ARGV[1] most hints to take. Plain LPOPs, so any Redis 6 runs it (a count came in 6.2).
- */
-export const TAKE_READY_SCRIPT = `
-local max = tonumber(ARGV[1])
-local taken = {}
-for _, key in ipairs(KEYS) do
-  while #taken < max do
-    local hint = redis.call('LPOP', key)
-    if not hint then break end
-    taken[#taken + 1] = hint
-  end
-  if #taken >= max then break end
-end
-return taken
-`;
-
 /** KEYS[1] lock, [2] fence. ARGV[1] lock ttl ms, [2] now, [3] fence ttl ms. */
 export const TRY_LOCK_SCRIPT = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return false end
