@@ -65,6 +65,8 @@ export function readInvocations(logFile: string): string[][] {
     .map((line) => JSON.parse(line) as string[]);
 }
 
+const WARNINGS_KEPT = 50;
+
 export interface Harness {
   bot: Bot;
   eventsUrl: string;
@@ -75,6 +77,8 @@ export interface Harness {
   logFile: string;
   /** Every argv the recording tools were run with, in order. */
   invocations(): string[][];
+  /** The bot's last warnings and errors (JSON lines; with TEST_LOG_LEVEL set they go to stdout instead), for failure messages. */
+  warnings(): string[];
   mention(options: { user: string; text: string; ts?: string; threadTs?: string; eventId?: string }): Promise<Response>;
   threadMessage(options: { user: string; text: string; threadTs: string; ts?: string }): Promise<Response>;
   click(options: { user: string; cardTs: string; threadTs: string; actionId: string; value: string }): Promise<Response>;
@@ -142,6 +146,19 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   // Any REDIS_URL form (one server, redis+cluster://, redis+sentinel://), as the bot reads it.
   const redisTarget = environment.redis as RedisTarget;
   const config = parseConfigFile(options.configYaml ?? `${recordingToolsYaml(logFile)}\n${options.extraYaml ?? ''}`, 'test.yml');
+  // Kept, not printed: a flaky test can say what the bot saw (the last WARNINGS_KEPT lines).
+  const warnings: string[] = [];
+  const logger = process.env.TEST_LOG_LEVEL
+    ? pino({ level: process.env.TEST_LOG_LEVEL })
+    : pino(
+        { level: 'warn' },
+        {
+          write(line: string) {
+            warnings.push(line);
+            if (warnings.length > WARNINGS_KEPT) warnings.shift();
+          },
+        },
+      );
   const bot = await createBot({
     environment,
     config,
@@ -149,7 +166,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.onApprovalRequest ? { onApprovalRequest: options.onApprovalRequest } : {}),
     ...(options.scheduleClock ? { scheduleClock: options.scheduleClock } : {}),
     ...(options.tracerProvider ? { tracerProvider: options.tracerProvider } : {}),
-    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    logger,
     ...(options.now ? { now: options.now } : {}),
     ...(options.sweepIntervalMs ? { sweepIntervalMs: options.sweepIntervalMs } : {}),
     ...(options.modelTimeoutMs ? { modelTimeoutMs: options.modelTimeoutMs } : {}),
@@ -173,6 +190,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     keyPrefix,
     logFile,
     invocations: () => readInvocations(logFile),
+    warnings: () => [...warnings],
     mention: ({ user, text, ts, threadTs, eventId }) =>
       postSlackEvent({
         url: eventsUrl,

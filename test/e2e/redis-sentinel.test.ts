@@ -90,7 +90,10 @@ describe('behind Redis Sentinel (REDIS_URL=redis+sentinel://user:password@…/pr
     await waitFor(() => threadReplies(h, threadTs).some((message) => message.text.includes('Restarted *worker* in staging.')), { timeoutMs: 15_000, message: 'the answer' }).catch((error: Error) => {
       // Whether the clicks were refused ("could not record": the bot had not reached the new primary yet) or recorded and never resumed.
       const told = h.slack.callsTo('chat.postEphemeral').map((call) => String(call.args.text));
-      throw new Error(`${error.message}; the approver was told: ${told.join(' | ') || 'nothing'}; the thread shows: ${threadReplies(h, threadTs).map((message) => message.text.slice(0, 80)).join(' | ')}`);
+      throw new Error(
+        `${error.message}; the approver was told: ${told.join(' | ') || 'nothing'}; the thread shows: ${threadReplies(h, threadTs).map((message) => message.text.slice(0, 80)).join(' | ')}; ` +
+          `the bot logged: ${h.warnings().slice(-8).join('') || 'nothing'}`,
+      );
     });
     await h.settled();
     expect(h.slack.callsTo('chat.postEphemeral').map((call) => String(call.args.text))).not.toContainEqual(expect.stringContaining('could not record'));
