@@ -8,6 +8,7 @@ import { runSandbox, wantsSandbox } from './sandbox/run-sandbox.js';
 import { logProcessFailures } from './runtime/log-process-failures.js';
 import { stopOnSignals } from './runtime/stop-on-signals.js';
 import { startSlackFront } from './runtime/start-slack-front.js';
+import { DEFAULT_TURN_THREAD_NICE, lowerThreadPriority } from './runtime/thread-priority.js';
 import { stopWhenBroken, watchLogOutput } from './runtime/when-output-breaks.js';
 
 /** The process entry point: configuration from the environment, then serve until told to stop. */
@@ -44,6 +45,13 @@ async function main(): Promise<void> {
     });
     stopWhenBroken(logOutput.broken, stopOnSignals({ logger, stop: () => front.stop(), message: 'stopping: finishing running turns' }));
     return;
+  }
+  if (environment.role === 'worker') {
+    // Turns only: on a host it shares with receivers, their acks come first. Before the bot starts,
+    // so the command spawner and stdio MCP servers inherit it.
+    const priority = lowerThreadPriority({ nice: environment.tuning.turnThreadNice ?? DEFAULT_TURN_THREAD_NICE });
+    if (priority.lowered) logger.info({ event: 'turn-thread-priority', nice: priority.nice, threadId: priority.threadId }, 'turns run below Slack-serving processes in CPU priority');
+    else logger.info({ event: 'turn-thread-priority', reason: priority.reason }, 'turns run at normal CPU priority');
   }
   // Loaded only here: a front thread needs none of it.
   const { createBot } = await import('./create-bot.js');

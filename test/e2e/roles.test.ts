@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -16,6 +16,14 @@ import { blockActionsPayload, postSlackInteraction } from '../helpers/signed-req
  */
 const world = usePairWorld();
 const NO_SWEEP = { COUNTERSIGN_SWEEP_INTERVAL_MS: '600000' };
+
+/** A process's or thread's nice value: field 19 of its /proc stat line. */
+const niceOf = (statPath: string) => {
+  const stat = readFileSync(statPath, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+};
+/** The processes a process started, whichever of its threads started them. */
+const childrenOf = (pid: number) => readdirSync(`/proc/${pid}/task`).flatMap((tid) => readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean));
 
 describe('a receiver and a worker', () => {
   it('the receiver acks and hands the turn off; a worker started later runs it, and runs the approved call once', async () => {
@@ -64,6 +72,15 @@ describe('a receiver and a worker', () => {
       expect(worker.bot.output()).toContain('resuming turn');
       expect(receiver.bot.output()).not.toContain('approval card posted');
       expect(receiver.bot.output()).not.toContain('resuming turn');
+
+      // Turns run below acks in CPU priority: the whole worker (its spawner too) at nice 10; the
+      // receiver, which runs none, keeps every thread, its bot thread included, at 0.
+      const workerPid = worker.bot.child.pid as number;
+      expect(niceOf(`/proc/${workerPid}/stat`)).toBe(10);
+      expect(childrenOf(workerPid).map((child) => niceOf(`/proc/${child}/stat`))).toEqual([10]);
+      const receiverPid = receiver.bot.child.pid as number;
+      expect(readdirSync(`/proc/${receiverPid}/task`).map((tid) => niceOf(`/proc/${receiverPid}/task/${tid}/stat`))).not.toContain(10);
+      expect(receiver.bot.output()).toContain('a receiver runs no turns');
 
       // A worker serves no Slack requests, only its health check.
       const workerBase = `http://127.0.0.1:${worker.port}`;
