@@ -13,14 +13,14 @@ describe('ready waiter', () => {
     }
   });
 
-  function start(options: { withoutMultiPop?: boolean } = {}) {
-    const redis = new Redis(inject('redisUrl'));
-    if (options.withoutMultiPop) {
-      // A Redis 6 server: BLMPOP is unknown there.
+  function start(options: { multiPopRefusal?: string; username?: string } = {}) {
+    const redis = new Redis(inject('redisUrl'), options.username ? { username: options.username, password: 'secret' } : {});
+    const { multiPopRefusal } = options;
+    if (multiPopRefusal) {
       const duplicate = redis.duplicate.bind(redis);
       redis.duplicate = (...args) => {
         const connection = duplicate(...args);
-        connection.blmpop = (() => Promise.reject(new Error("ERR unknown command 'blmpop', with args beginning with: "))) as typeof connection.blmpop;
+        connection.blmpop = (() => Promise.reject(new Error(multiPopRefusal))) as typeof connection.blmpop;
         return connection;
       };
     }
@@ -38,11 +38,26 @@ describe('ready waiter', () => {
     expect(await waiter.next({ timeoutMs: 5_000, max: 3 })).toEqual(['d']);
   });
 
-  it('on a server without BLMPOP, takes one hint a wake-up and loses none', async () => {
-    const { waiter, offer } = start({ withoutMultiPop: true });
+  it('on a Redis 6 server (no BLMPOP), takes one hint a wake-up with BLPOP and loses none', async () => {
+    const { waiter, offer } = start({ multiPopRefusal: "ERR unknown command 'blmpop', with args beginning with: " });
     await offer('a', 'b');
     expect(await waiter.next({ timeoutMs: 5_000, max: 3 })).toEqual(['a']);
     expect(await waiter.next({ timeoutMs: 5_000, max: 3 })).toEqual(['b']);
     expect(await waiter.next({ timeoutMs: 50, max: 3 })).toEqual([]);
+  });
+
+  it('for an ACL user refused BLMPOP, takes one hint a wake-up with BLPOP and loses none', async () => {
+    const admin = new Redis(inject('redisUrl'));
+    const username = `worker-${randomUUID()}`;
+    await admin.call('ACL', 'SETUSER', username, 'on', '>secret', '~*', '&*', '+@all', '-blmpop');
+    try {
+      const { waiter, offer } = start({ username });
+      await offer('a', 'b');
+      expect(await waiter.next({ timeoutMs: 5_000, max: 3 })).toEqual(['a']);
+      expect(await waiter.next({ timeoutMs: 5_000, max: 3 })).toEqual(['b']);
+    } finally {
+      await admin.call('ACL', 'DELUSER', username);
+      await admin.quit();
+    }
   });
 });

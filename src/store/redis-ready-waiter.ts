@@ -43,7 +43,7 @@ export function createReadyWaiter({ redis, keys, onConnectionError }: { redis: R
   const connections: Array<Redis | Cluster | undefined> = groups.map(() => undefined);
   const popping = groups.map(() => false);
   const waiters: Waiter[] = [];
-  // BLMPOP (Redis 7) takes a burst in the one blocking call; an older server gets BLPOP, one a wake-up.
+  // BLMPOP (Redis 7) takes a burst in the one blocking call; where it is refused, BLPOP takes one a wake-up.
   let multiPop = true;
   let closed = false;
   let rotation = 0;
@@ -82,7 +82,8 @@ export function createReadyWaiter({ redis, keys, onConnectionError }: { redis: R
       },
       (error: unknown) => {
         popping[group] = false;
-        if (multiPop && error instanceof Error && /unknown command/i.test(error.message)) {
+        // Redis 6 does not know BLMPOP; an ACL user may be refused it (NOPERM). Either way BLPOP still serves.
+        if (multiPop && error instanceof Error && /unknown command|NOPERM/i.test(error.message)) {
           multiPop = false;
           if (waiters.length > 0) pop(group, timeoutMs);
         }
