@@ -195,7 +195,7 @@ function botEnvironment(options: { port: number; redisUrl: string; services: Ben
     // on-CPU time only; a V8 profile also counts time the thread waited, runnable, for a core.
     ...(process.env.BENCH_PERF === '1' ? { NODE_OPTIONS: '--perf-basic-prof-only-functions --interpreted-frames-native-stack' } : {}),
     // BENCH_BOT_ENV="NAME=value …": more settings for every bot process (A/B runs of a setting).
-    ...Object.fromEntries((process.env.BENCH_BOT_ENV?.trim().split(/\s+/) ?? []).filter(Boolean).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)])),
+    ...Object.fromEntries((process.env.BENCH_BOT_ENV?.trim().split(/\s+/) ?? []).filter((pair) => pair.indexOf('=') > 0).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)])),
   };
 }
 
