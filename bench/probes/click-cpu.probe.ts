@@ -31,6 +31,10 @@ it('shows where the CPU of a click goes', async () => {
     const allocationsDirectory = process.env.BENCH_ALLOCATIONS;
     const context = await startBenchContext({ inspect: allocationsDirectory !== undefined, cleanup, phase: createPhaseTimer(() => {}).phase, log });
     await warmUp({ context, scale });
+    // PROBE_PENDING=<n>: that many cards left pending first (as the full run's RSS phase leaves them), to
+    // see whether a click costs more when many approvals wait.
+    const pending = Number(process.env.PROBE_PENDING ?? 0);
+    if (pending > 0) await context.mentionBurst({ threads: context.newThreads(pending), mode: 'card', concurrency: 50 });
     const botPid = context.bot.handle.pid;
     const redisPid = Number(/process_id:(\d+)/.exec(await context.redisInspector.info('server'))?.[1]);
     const spawners = childPids(botPid);
