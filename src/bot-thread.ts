@@ -23,12 +23,8 @@ async function main(): Promise<void> {
   // with its logs gone whenever only this thread writes. The front says so and stops the process.
   void whenOutputBreaks({ output: destination }).then((failure) => front.postMessage({ kind: 'output-broken', failure }));
   // Before anything starts, so what this thread starts (the command spawner, stdio MCP servers) runs
-  // at the same priority: below the front's, whose acks must not wait for a core. A receiver's
-  // thread runs no turns: it records decisions and answers Slack, on the ack's path itself.
-  const priority =
-    environment.role === 'receiver'
-      ? ({ lowered: false, reason: 'a receiver runs no turns; this thread answers Slack' } as const)
-      : lowerThreadPriority({ nice: environment.tuning.turnThreadNice ?? DEFAULT_TURN_THREAD_NICE });
+  // at the same priority: below the front's, whose acks must not wait for a core.
+  const priority = lowerThreadPriority({ nice: environment.tuning.turnThreadNice ?? DEFAULT_TURN_THREAD_NICE });
   if (priority.lowered) logger.info({ event: 'turn-thread-priority', nice: priority.nice, threadId: priority.threadId }, 'turns run below the Slack front in CPU priority');
   else logger.info({ event: 'turn-thread-priority', reason: priority.reason }, 'turns run at the Slack front\'s CPU priority');
   const bot = await createBot({ environment, config, logger, slackFront: front });

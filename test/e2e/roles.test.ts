@@ -73,14 +73,15 @@ describe('a receiver and a worker', () => {
       expect(receiver.bot.output()).not.toContain('approval card posted');
       expect(receiver.bot.output()).not.toContain('resuming turn');
 
-      // Turns run below acks in CPU priority: the whole worker (its spawner too) at nice 10; the
-      // receiver, which runs none, keeps every thread, its bot thread included, at 0.
+      // Acks come first in CPU priority: the whole worker (its spawner too) runs at nice 10, and so does
+      // the receiver's bot thread (decisions, card updates); the receiver's front thread, which acks, at 0.
       const workerPid = worker.bot.child.pid as number;
       expect(niceOf(`/proc/${workerPid}/stat`)).toBe(10);
       expect(childrenOf(workerPid).map((child) => niceOf(`/proc/${child}/stat`))).toEqual([10]);
       const receiverPid = receiver.bot.child.pid as number;
-      expect(readdirSync(`/proc/${receiverPid}/task`).map((tid) => niceOf(`/proc/${receiverPid}/task/${tid}/stat`))).not.toContain(10);
-      expect(receiver.bot.output()).toContain('a receiver runs no turns');
+      const receiverBotThread = Number(/"event":"turn-thread-priority","nice":10,"threadId":(\d+)/.exec(receiver.bot.output())?.[1]);
+      expect(niceOf(`/proc/${receiverPid}/task/${receiverBotThread}/stat`)).toBe(10);
+      expect(niceOf(`/proc/${receiverPid}/task/${receiverPid}/stat`)).toBe(0);
 
       // A worker serves no Slack requests, only its health check.
       const workerBase = `http://127.0.0.1:${worker.port}`;
