@@ -6,7 +6,7 @@ import { loadConfigFile } from './config/config-file.js';
 import { parseEnvironment } from './config/environment.js';
 import { createBot } from './create-bot.js';
 import { createLogger } from './log/create-logger.js';
-import { DEFAULT_TURN_THREAD_NICE, lowerThreadPriority } from './runtime/thread-priority.js';
+import { runTurnsBelowAcks } from './runtime/thread-priority.js';
 import { whenOutputBreaks } from './runtime/when-output-breaks.js';
 import type { BotToFront, FrontChannel, FrontToBot } from './slack/front/front-messages.js';
 
@@ -24,9 +24,7 @@ async function main(): Promise<void> {
   void whenOutputBreaks({ output: destination }).then((failure) => front.postMessage({ kind: 'output-broken', failure }));
   // Before anything starts, so what this thread starts (the command spawner, stdio MCP servers) runs
   // at the same priority: below the front's, whose acks must not wait for a core.
-  const priority = lowerThreadPriority({ nice: environment.tuning.turnThreadNice ?? DEFAULT_TURN_THREAD_NICE });
-  if (priority.lowered) logger.info({ event: 'turn-thread-priority', nice: priority.nice, threadId: priority.threadId }, 'turns run below the Slack front in CPU priority');
-  else logger.info({ event: 'turn-thread-priority', reason: priority.reason }, 'turns run at the Slack front\'s CPU priority');
+  runTurnsBelowAcks({ nice: environment.tuning.turnThreadNice, logger });
   const bot = await createBot({ environment, config, logger, slackFront: front });
   await bot.start();
   const onMessage = (message: FrontToBot) => {

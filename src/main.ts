@@ -8,7 +8,7 @@ import { runSandbox, wantsSandbox } from './sandbox/run-sandbox.js';
 import { logProcessFailures } from './runtime/log-process-failures.js';
 import { stopOnSignals } from './runtime/stop-on-signals.js';
 import { startSlackFront } from './runtime/start-slack-front.js';
-import { DEFAULT_TURN_THREAD_NICE, lowerThreadPriority } from './runtime/thread-priority.js';
+import { runTurnsBelowAcks } from './runtime/thread-priority.js';
 import { stopWhenBroken, watchLogOutput } from './runtime/when-output-breaks.js';
 
 /** The process entry point: configuration from the environment, then serve until told to stop. */
@@ -49,9 +49,7 @@ async function main(): Promise<void> {
   if (environment.role === 'worker') {
     // Turns only: on a host it shares with receivers, their acks come first. Before the bot starts,
     // so the command spawner and stdio MCP servers inherit it.
-    const priority = lowerThreadPriority({ nice: environment.tuning.turnThreadNice ?? DEFAULT_TURN_THREAD_NICE });
-    if (priority.lowered) logger.info({ event: 'turn-thread-priority', nice: priority.nice, threadId: priority.threadId }, 'turns run below Slack-serving processes in CPU priority');
-    else logger.info({ event: 'turn-thread-priority', reason: priority.reason }, 'turns run at normal CPU priority');
+    runTurnsBelowAcks({ nice: environment.tuning.turnThreadNice, logger });
   }
   // Loaded only here: a front thread needs none of it.
   const { createBot } = await import('./create-bot.js');

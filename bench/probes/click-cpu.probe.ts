@@ -62,7 +62,6 @@ it('shows where the CPU of a click goes', async () => {
     const rounds = async () => {
       for (let round = 0; round < Number(process.env.PROBE_ROUNDS ?? 5); round += 1) {
         let before = sample();
-        slackCalls.clear();
         const result = await measureClosedLoopClicks({
           context,
           scale,

@@ -1,5 +1,6 @@
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
+import type { Logger } from 'pino';
 
 /** Nice of the bot thread behind the Slack front unless COUNTERSIGN_TURN_THREAD_NICE says otherwise. */
 export const DEFAULT_TURN_THREAD_NICE = 10;
@@ -39,4 +40,14 @@ function currentThreadId(): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Lowers the calling thread to the turn priority (`nice`, COUNTERSIGN_TURN_THREAD_NICE or 10) and
+ * says which it runs at, for the thread that runs turns behind a Slack front and for a worker process.
+ */
+export function runTurnsBelowAcks(options: { nice: number | undefined; logger: Logger }): void {
+  const priority = lowerThreadPriority({ nice: options.nice ?? DEFAULT_TURN_THREAD_NICE });
+  if (priority.lowered) options.logger.info({ event: 'turn-thread-priority', nice: priority.nice, threadId: priority.threadId }, 'turns run below the acks in CPU priority');
+  else options.logger.info({ event: 'turn-thread-priority', reason: priority.reason }, 'turns run at the acks\' CPU priority');
 }

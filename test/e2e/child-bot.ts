@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +12,17 @@ export interface ChildBot {
   child: ChildProcess;
   output: () => string;
   exited: Promise<number | null>;
+}
+
+/** A process's or thread's nice value (`/proc/<pid>/stat` or `/proc/<pid>/task/<tid>/stat`): field 19. */
+export function niceOf(statPath: string): number {
+  const stat = readFileSync(statPath, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+}
+
+/** The processes a process started, whichever of its threads started them. */
+export function childrenOf(pid: number): string[] {
+  return readdirSync(`/proc/${pid}/task`).flatMap((tid) => readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean));
 }
 
 export async function freePort(): Promise<number> {

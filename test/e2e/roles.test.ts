@@ -1,10 +1,10 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { mentionBot, PAIR_CHANNEL, PAIR_SECRET, PAIR_TEAM, pairEnvironment, pairReplies, usePairWorld } from './bot-pair.js';
-import { freePort, startChildBot, stopChildBot, type ChildBot } from './child-bot.js';
+import { childrenOf, freePort, niceOf, startChildBot, stopChildBot, type ChildBot } from './child-bot.js';
 import { cardButtons, readInvocations, recordingToolsYaml, waitFor } from './harness.js';
 import { createRedisKeys } from '../../src/store/redis-keys.js';
 import { blockActionsPayload, postSlackInteraction } from '../helpers/signed-request.js';
@@ -17,13 +17,6 @@ import { blockActionsPayload, postSlackInteraction } from '../helpers/signed-req
 const world = usePairWorld();
 const NO_SWEEP = { COUNTERSIGN_SWEEP_INTERVAL_MS: '600000' };
 
-/** A process's or thread's nice value: field 19 of its /proc stat line. */
-const niceOf = (statPath: string) => {
-  const stat = readFileSync(statPath, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-};
-/** The processes a process started, whichever of its threads started them. */
-const childrenOf = (pid: number) => readdirSync(`/proc/${pid}/task`).flatMap((tid) => readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean));
 
 describe('a receiver and a worker', () => {
   it('the receiver acks and hands the turn off; a worker started later runs it, and runs the approved call once', async () => {

@@ -1,9 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mentionAndApprove, pairEnvironment, pairReplies, usePairWorld } from './bot-pair.js';
-import { freePort, startChildBot, stopChildBot } from './child-bot.js';
+import { childrenOf, freePort, niceOf, startChildBot, stopChildBot } from './child-bot.js';
 import { readInvocations, recordingToolsYaml, waitFor } from './harness.js';
 
 /**
@@ -11,12 +11,6 @@ import { readInvocations, recordingToolsYaml, waitFor } from './harness.js';
  * ack, hand over) and runs the bot on another. Seen from Slack it is the same bot.
  */
 const world = usePairWorld();
-
-/** A process's or thread's nice value: field 19 of its /proc stat line. */
-const niceOf = (statPath: string) => {
-  const stat = readFileSync(statPath, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-};
 
 describe('a bot whose Slack requests are served by a front thread', () => {
   it('runs a mention, a card, an approval and the answer, the approved call once, and stops cleanly', async () => {
@@ -47,8 +41,7 @@ describe('a bot whose Slack requests are served by a front thread', () => {
       const botThreadId = Number(/"event":"turn-thread-priority","nice":10,"threadId":(\d+)/.exec(bot.output())?.[1]);
       expect(niceOf(`/proc/${pid}/task/${botThreadId}/stat`)).toBe(10);
       expect(niceOf(`/proc/${pid}/task/${pid}/stat`)).toBe(0);
-      const children = readdirSync(`/proc/${pid}/task`).flatMap((tid) => readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean));
-      expect(children.map((child) => niceOf(`/proc/${child}/stat`))).toEqual([10]);
+      expect(childrenOf(pid).map((child) => niceOf(`/proc/${child}/stat`))).toEqual([10]);
     } finally {
       expect(await stopChildBot(bot)).toBe(0);
     }
