@@ -1,5 +1,6 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import type { LanguageModel } from 'ai';
+import { sharedLeanFetch } from '../http/lean-fetch.js';
 
 export interface LanguageModelSettings {
   apiKey: string;
@@ -12,6 +13,7 @@ export interface LanguageModelSettings {
 export function createLanguageModel(settings: LanguageModelSettings): LanguageModel {
   const provider = createOpenAI({
     apiKey: settings.apiKey,
+    fetch: sharedLeanFetch(),
     ...(settings.baseUrl === undefined ? {} : { baseURL: settings.baseUrl }),
   });
   return settings.api === 'chat' ? provider.chat(settings.model) : provider.responses(settings.model);

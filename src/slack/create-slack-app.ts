@@ -3,6 +3,7 @@ import { App, type CustomRoute, type Receiver } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { createBoltLogger } from '../log/bolt-logger.js';
 import type { StateStore } from '../store/state-store.js';
+import { sharedLeanFetch } from '../http/lean-fetch.js';
 import { createObservedSlackFetch, type SlackApiFailure } from './observed-slack-fetch.js';
 
 export interface SlackAppSettings {
@@ -59,7 +60,7 @@ export function createSlackApp({
       ...(settings.apiUrl === undefined ? {} : { slackApiUrl: settings.apiUrl }),
       retryConfig: SLACK_RETRY_CONFIG,
       timeout: 15_000,
-      ...(onSlackApiFailure ? { fetch: createObservedSlackFetch({ onFailure: onSlackApiFailure }) } : {}),
+      fetch: onSlackApiFailure ? createObservedSlackFetch({ onFailure: onSlackApiFailure }) : sharedLeanFetch(),
     },
     ...(receiver
       ? { receiver }

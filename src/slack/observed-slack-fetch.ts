@@ -1,3 +1,5 @@
+import { sharedLeanFetch } from '../http/lean-fetch.js';
+
 /** What a failed Slack Web API response is counted as; see `OperationMetrics.slackApiFailed`. */
 export type SlackApiFailure = { method: string; error: string };
 
@@ -7,7 +9,7 @@ export type SlackApiFailure = { method: string; error: string };
  * neither reaches the caller as a count. Each 429 is reported, so retries are visible too.
  */
 export function createObservedSlackFetch(options: { onFailure: (failure: SlackApiFailure) => void; fetch?: typeof globalThis.fetch }): typeof globalThis.fetch {
-  const inner = options.fetch ?? globalThis.fetch;
+  const inner = options.fetch ?? sharedLeanFetch();
   const report = (failure: SlackApiFailure) => {
     try {
       options.onFailure(failure);

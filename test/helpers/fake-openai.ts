@@ -63,6 +63,10 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     }
     // Left open on purpose; close() (or the client's abort) ends the connection.
     if ('hang' in reply) return;
+    if ('drop' in reply) {
+      request.socket.destroy();
+      return;
+    }
     if ('error' in reply) {
       sendOpenAIError({ response, status: reply.error.status, message: reply.error.message ?? `fake-openai: scripted ${reply.error.status} error` });
       return;
@@ -102,7 +106,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
 }
 
 function buildAnswer(options: {
-  reply: Exclude<ScriptedReply, { hang: true } | { error: unknown }>;
+  reply: Exclude<ScriptedReply, { hang: true } | { drop: true } | { error: unknown }>;
   recorded: RecordedModelRequest;
   responseSequence: number;
   nextToolCallId: () => string;

@@ -4,7 +4,9 @@ export type ScriptedReply =
   | { text: string; deltaDelayMs?: number }
   | { toolCalls: Array<{ name: string; arguments: Record<string, unknown> | string; id?: string }>; text?: string; deltaDelayMs?: number }
   | { error: { status: number; message?: string } }
-  | { hang: true };
+  | { hang: true }
+  /** The connection is closed without an answer, as by a reset or a crashed proxy. */
+  | { drop: true };
 
 export interface ResolvedToolCall {
   id: string;
