@@ -117,7 +117,7 @@ describe('lean fetch', () => {
     expect([response.status, response.body]).toEqual([204, null]);
   });
 
-  it('leaves to fetch what it does not take: form bodies, manual redirects, redirect answers, proxied environments', async () => {
+  it('leaves to fetch what it does not take: form bodies, manual redirects, compression, redirect answers, proxied environments', async () => {
     let hits = 0;
     const url = await serve((_request, response) => {
       hits += 1;
@@ -130,12 +130,13 @@ describe('lean fetch', () => {
     form.append('file', new Blob(['x']), 'x.txt');
     expect((await fetch(`${url}/upload`, { method: 'POST', body: form })).status).toBe(299);
     expect((await fetch(`${url}/manual`, { redirect: 'manual' })).status).toBe(299);
+    expect((await fetch(`${url}/compressed`, { headers: { 'Accept-Encoding': 'gzip' } })).status).toBe(299);
     expect(hits).toBe(0);
     // A redirect answer is asked again through fetch, which knows redirect rules.
     expect((await fetch(`${url}/moved`, { method: 'POST', body: 'a=1' })).status).toBe(299);
     expect(hits).toBe(1);
-    expect(fallback.calls.map((call) => String(call.input))).toEqual([`${url}/upload`, `${url}/manual`, `${url}/moved`]);
-    expect(fallback.calls[2]?.init?.body).toBe('a=1');
+    expect(fallback.calls.map((call) => String(call.input))).toEqual([`${url}/upload`, `${url}/manual`, `${url}/compressed`, `${url}/moved`]);
+    expect(fallback.calls[3]?.init?.body).toBe('a=1');
 
     expect(createLeanFetch({ fallback: fallback.fetch, environment: { NODE_USE_ENV_PROXY: '1' } })).toBe(fallback.fetch);
   });

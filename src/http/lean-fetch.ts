@@ -19,11 +19,13 @@ const NULL_BODY_STATUSES = new Set([204, 205, 304]);
 /**
  * A `fetch` for the two clients on every click's path, the Slack Web API and the model provider:
  * the same requests over undici's `request`, which costs a fraction of the CPU of Node's `fetch`
- * (the spec's request and response machinery runs on web streams even for a small JSON reply;
- * a Slack call about 250 µs against 80 µs, a streamed model call 130 µs less, bench/probes).
+ * (the spec's request and response machinery runs on web streams even for a small JSON reply): a
+ * Slack call through the Slack client about 0.6× the CPU, a streamed model call about 0.95×
+ * (bench/probes/http-client.probe.ts).
  *
  * It takes the common case only, a request with a string body or none, and hands everything else
- * to `fallback` unchanged: form data and stream bodies (file uploads), `redirect: 'manual'`, and
+ * to `fallback` unchanged: form data and stream bodies (file uploads), `redirect: 'manual'`, a request
+ * that sets Accept-Encoding (the lean path asks for none, so it never has to decode), and
  * any request when `NODE_USE_ENV_PROXY` asks Node's fetch to use the environment's proxy. A redirect
  * response is asked again through `fallback`, which applies fetch's rules to it. Failures look as
  * fetch's do, since callers branch on them: a network error rejects with `TypeError('fetch failed')`
@@ -37,14 +39,20 @@ export function createLeanFetch(options: LeanFetchOptions = {}): typeof globalTh
   return async (input, init) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : undefined;
     const body = init?.body;
-    const simple = url !== undefined && /^https?:/i.test(url) && (body === undefined || body === null || typeof body === 'string') && init?.redirect !== 'manual';
+    const headers = headerRecord(init?.headers);
+    const simple =
+      url !== undefined &&
+      /^https?:/i.test(url) &&
+      (body === undefined || body === null || typeof body === 'string') &&
+      init?.redirect !== 'manual' &&
+      !asksForCompression(headers);
     if (!simple) return fallback(input, init);
     const signal = init?.signal ?? undefined;
     let reply: Dispatcher.ResponseData;
     try {
       reply = await request(url, {
         method: (init?.method ?? 'GET') as Dispatcher.HttpMethod,
-        headers: headerRecord(init?.headers),
+        ...(headers === undefined ? {} : { headers }),
         ...(typeof body === 'string' ? { body } : {}),
         ...(signal ? { signal } : {}),
         dispatcher,
@@ -58,13 +66,12 @@ export function createLeanFetch(options: LeanFetchOptions = {}): typeof globalTh
       await reply.body.dump();
       return fallback(input, init);
     }
-    const headers = responseHeaders(reply.headers);
-    const responseInit = { status, statusText: STATUS_CODES[status] ?? '', headers };
+    const responseInit = { status, statusText: STATUS_CODES[status] ?? '', headers: responseHeaders(reply.headers) };
     if (NULL_BODY_STATUSES.has(status)) {
       await reply.body.dump();
       return new Response(null, responseInit);
     }
-    const contentType = headers.get('content-type') ?? '';
+    const contentType = responseInit.headers.get('content-type') ?? '';
     if (STREAMED_CONTENT_TYPES.some((type) => contentType.startsWith(type))) {
       return new Response(Readable.toWeb(reply.body) as ReadableStream<Uint8Array>, responseInit);
     }
@@ -81,6 +88,14 @@ function headerRecord(headers: RequestInit['headers']): Record<string, string> |
   if (headers === undefined) return undefined;
   if (headers instanceof Headers || Array.isArray(headers)) return Object.fromEntries(headers);
   return headers as Record<string, string>;
+}
+
+/**
+ * The lean path sends no Accept-Encoding, so servers answer uncompressed and nothing needs
+ * decoding; a caller that asks for compression gets fetch, which decodes it.
+ */
+function asksForCompression(headers: Record<string, string> | undefined): boolean {
+  return headers !== undefined && Object.keys(headers).some((name) => name.toLowerCase() === 'accept-encoding');
 }
 
 function responseHeaders(raw: Dispatcher.ResponseData['headers']): Headers {
