@@ -4,25 +4,49 @@ import type { BenchContext } from './bench-context.js';
 import { approver } from './click-requests.js';
 import type { BenchResults } from './results.js';
 import type { BenchScale } from './scale.js';
-import { percentile, round } from './stats.js';
+import { median, percentile, round } from './stats.js';
 import { clickRequest, SIGNING_SECRET } from './workload.js';
+
+type Spread = { p50: number; p99: number; max: number };
+
+/** One round of the closed loop. */
+export interface ClosedLoopRound {
+  lanes: number;
+  /** Clicks counted in `answeredMs`: every lane's clicks after its first. */
+  clicks: number;
+  answersPerSecond: number;
+  /** Approve → answer posted, with `lanes` in flight. */
+  answeredMs: Spread;
+  /** Each lane's first click: all lanes click at the same instant, a burst of `lanes` rather than `lanes` in flight. */
+  firstWaveMs: Spread;
+}
 
 /**
  * Approve → answer with the instant model, closed loop: `lanes` threads in flight, each clicking
  * Approve on a fresh card, waiting for the resumed answer in the thread, then taking the next card.
- * Unlike the bursts, nothing queues behind the clicks, so this is the latency a person sees.
+ * Unlike the bursts, nothing queues behind the clicks, so this is the latency a person sees. The
+ * lanes' first clicks all leave at one instant, a burst of `lanes` clicks that the later ones are
+ * not: they are reported apart (`firstWaveMs`), and `answeredMs` is the loop at `lanes` in flight.
  */
-export async function measureClosedLoopClicks(options: { context: BenchContext; scale: BenchScale; onCardsReady?: () => void }): Promise<BenchResults['closedLoopClicks']> {
+export async function measureClosedLoopClicks(options: {
+  context: BenchContext;
+  scale: BenchScale;
+  onCardsReady?: () => void;
+  /** Receives every counted latency, for a p99 pooled over rounds. */
+  collect?: number[];
+}): Promise<ClosedLoopRound> {
   const { context, scale } = options;
   const { lanes, clicksPerLane } = scale.closedLoop;
   const threads = context.newThreads(lanes * clicksPerLane);
   await context.mentionBurst({ threads, mode: 'card', concurrency: lanes });
   const queue = await context.cardsFor(threads);
+  const firstWaveMs: number[] = [];
   const answeredMs: number[] = [];
   options.onCardsReady?.();
   const startedAt = Date.now();
   await Promise.all(
     Array.from({ length: lanes }, async () => {
+      let first = true;
       for (let card = queue.shift(); card !== undefined; card = queue.shift()) {
         const { body } = clickRequest({ channel: card.thread.channel, threadTs: card.thread.threadTs, cardTs: card.cardTs, value: card.approveValue, user: approver(card.thread.index) });
         const timestamp = Math.floor(Date.now() / 1000);
@@ -37,15 +61,39 @@ export async function measureClosedLoopClicks(options: { context: BenchContext; 
         await response.body.dump();
         const thread = card.thread;
         await context.observer.waitForAnswer(thread, 120_000);
-        answeredMs.push((context.observer.answeredAt(thread) ?? Number.NaN) - sentAt);
+        (first ? firstWaveMs : answeredMs).push((context.observer.answeredAt(thread) ?? Number.NaN) - sentAt);
+        first = false;
       }
     }),
   );
-  const sorted = [...answeredMs].sort((left, right) => left - right);
+  options.collect?.push(...answeredMs);
   return {
     lanes,
     clicks: answeredMs.length,
-    answersPerSecond: round((answeredMs.length * 1000) / Math.max(1, Date.now() - startedAt), 1),
-    answeredMs: { p50: round(percentile(sorted, 0.5), 1), p99: round(percentile(sorted, 0.99), 1), max: round(sorted.at(-1) ?? Number.NaN, 1) },
+    answersPerSecond: round(((answeredMs.length + firstWaveMs.length) * 1000) / Math.max(1, Date.now() - startedAt), 1),
+    answeredMs: spreadOf(answeredMs),
+    firstWaveMs: spreadOf(firstWaveMs),
   };
+}
+
+/** `scale.closedLoop.rounds` rounds, each on fresh cards; the p99 over all of them and each round's. */
+export async function measureClosedLoopRounds(options: { context: BenchContext; scale: BenchScale }): Promise<BenchResults['closedLoopClicks']> {
+  const rounds: ClosedLoopRound[] = [];
+  const pooled: number[] = [];
+  for (let index = 0; index < options.scale.closedLoop.rounds; index += 1) {
+    rounds.push(await measureClosedLoopClicks({ ...options, collect: pooled }));
+  }
+  return {
+    lanes: options.scale.closedLoop.lanes,
+    clicks: pooled.length,
+    answersPerSecond: round(median(rounds.map((result) => result.answersPerSecond)), 1),
+    answeredMs: spreadOf(pooled),
+    p99PerRound: rounds.map((result) => result.answeredMs.p99),
+    firstWaveMaxMs: Math.max(...rounds.map((result) => result.firstWaveMs.max)),
+  };
+}
+
+function spreadOf(values: readonly number[]): Spread {
+  const sorted = [...values].sort((left, right) => left - right);
+  return { p50: round(percentile(sorted, 0.5), 1), p99: round(percentile(sorted, 0.99), 1), max: round(sorted.at(-1) ?? Number.NaN, 1) };
 }

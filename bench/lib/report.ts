@@ -77,7 +77,7 @@ export function formatResults(results: BenchResults): string {
       [...loopDelayRows('mention', results.ackLatency.mention), ...loopDelayRows('click', results.ackLatency.click), ...loopDelayRows('repeat click', results.ackLatency.repeatClick)],
     ),
     '',
-    `Approve → answer posted, closed loop: ${results.closedLoopClicks.lanes} threads in flight, each clicking its next card once its answer is posted (instant model): p50 ${results.closedLoopClicks.answeredMs.p50} ms, p99 ${results.closedLoopClicks.answeredMs.p99} ms, max ${results.closedLoopClicks.answeredMs.max} ms over ${results.closedLoopClicks.clicks} clicks; ${results.closedLoopClicks.answersPerSecond} answers/s`,
+    `Approve → answer posted, closed loop: ${results.closedLoopClicks.lanes} threads in flight, each clicking its next card once its answer is posted (instant model): p50 ${results.closedLoopClicks.answeredMs.p50} ms, p99 ${results.closedLoopClicks.answeredMs.p99} ms (per round ${results.closedLoopClicks.p99PerRound.join(', ')}), max ${results.closedLoopClicks.answeredMs.max} ms over ${results.closedLoopClicks.clicks} clicks; ${results.closedLoopClicks.answersPerSecond} answers/s (median over rounds); the lanes' first clicks, sent at one instant, left out (worst ${results.closedLoopClicks.firstWaveMaxMs} ms)`,
     '',
     'First clicks of the bursts end to end (ms, from when each click was sent to its card showing the decision and to the resumed answer posted; the clicks come as fast as they are acked, so the answer column includes the queue of resumed turns behind them)',
     table(

@@ -9,7 +9,7 @@ import { redisMemory } from './redis-memory.js';
 import { measureRedisRoundTrips } from './redis-round-trips.js';
 import type { BenchResults } from './results.js';
 import type { BenchScale } from './scale.js';
-import { measureClosedLoopClicks } from './closed-loop-clicks.js';
+import { measureClosedLoopRounds } from './closed-loop-clicks.js';
 import { measureTurnThroughput } from './turn-throughput.js';
 import { measureHistorySweep } from './history-sweep.js';
 import { measureOpenLoop } from './open-loop.js';
@@ -56,7 +56,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<BenchR
       }),
     );
     const accounting = await phase('redis round trips', () => measureRedisRoundTrips({ context, scale }));
-    const closedLoopClicks = await phase('closed-loop clicks', () => measureClosedLoopClicks({ context, scale }));
+    const closedLoopClicks = await phase('closed-loop clicks', () => measureClosedLoopRounds({ context, scale }));
     const openLoop = await phase('open-loop arrivals', () => measureOpenLoop({ context, scale }));
     const historySweep = await phase('history-length sweep', () => measureHistorySweep({ context, scale }));
     const turnThroughput = await phase('turn throughput, 500 ms model', () => measureTurnThroughput({ context, scale }));
