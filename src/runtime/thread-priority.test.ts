@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { lowerThreadPriority } from './thread-priority.js';
+import { lowerHelperThreads, lowerThreadPriority } from './thread-priority.js';
 
 /** Nice of each thread of this process, by thread id (field 19 of /proc/<pid>/task/<tid>/stat). */
 function threadNices(): Map<number, number> {
@@ -55,5 +55,32 @@ describe('lowerThreadPriority', () => {
       },
     });
     expect(outcome).toEqual({ lowered: false, reason: 'setpriority failed: EACCES' });
+  });
+});
+
+describe('lowerHelperThreads', () => {
+  it("lowers V8's and libuv's helper threads, not the JavaScript threads, and skips one it cannot lower", () => {
+    const set: Array<[number, number]> = [];
+    const lowered = lowerHelperThreads({
+      nice: 10,
+      tasks: () => [
+        { id: 1, name: 'MainThread' },
+        { id: 2, name: 'V8Worker' },
+        { id: 3, name: 'V8Worker' },
+        { id: 4, name: 'libuv-worker' },
+        { id: 5, name: 'WorkerThread' },
+        { id: 6, name: 'DelayedTaskSche' },
+      ],
+      setThreadPriority: (threadId, nice) => {
+        if (threadId === 3) throw new Error('ESRCH: the thread ended');
+        set.push([threadId, nice]);
+      },
+    });
+    expect(set).toEqual([
+      [2, 10],
+      [4, 10],
+      [6, 10],
+    ]);
+    expect(lowered).toEqual([2, 4, 6]);
   });
 });

@@ -1,4 +1,4 @@
-import { readlinkSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import type { Logger } from 'pino';
 
@@ -43,11 +43,49 @@ function currentThreadId(): number | undefined {
 }
 
 /**
+ * Threads the runtime starts for every isolate of the process: V8's (garbage collection, compiling)
+ * and libuv's pool. They start at the process's priority, before any thread is lowered, and most of
+ * their work is the turns' garbage; left at the front's priority they compete with its acks.
+ */
+const HELPER_THREAD_NAMES = new Set(['V8Worker', 'DelayedTaskSche', 'libuv-worker']);
+
+/** Lowers the process's helper threads to `nice`; the ids it lowered (none off Linux). */
+export function lowerHelperThreads(options: {
+  nice: number;
+  tasks?: () => Array<{ id: number; name: string }>;
+  setThreadPriority?: (threadId: number, nice: number) => void;
+}): number[] {
+  const { nice, tasks = processTasks, setThreadPriority = setPriority } = options;
+  const lowered: number[] = [];
+  for (const task of tasks()) {
+    if (!HELPER_THREAD_NAMES.has(task.name)) continue;
+    try {
+      setThreadPriority(task.id, nice);
+      lowered.push(task.id);
+    } catch {
+      // A thread that ended meanwhile, or a refusal: it stays as it was.
+    }
+  }
+  return lowered;
+}
+
+function processTasks(): Array<{ id: number; name: string }> {
+  try {
+    return readdirSync('/proc/self/task').map((id) => ({ id: Number(id), name: readFileSync(`/proc/self/task/${id}/comm`, 'utf8').trim() }));
+  } catch {
+    return [];
+  }
+}
+
+/**
  * Lowers the calling thread to the turn priority (`nice`, COUNTERSIGN_TURN_THREAD_NICE or 10) and
  * says which it runs at, for the thread that runs turns behind a Slack front and for a worker process.
  */
 export function runTurnsBelowAcks(options: { nice: number | undefined; logger: Logger }): void {
   const priority = lowerThreadPriority({ nice: options.nice ?? DEFAULT_TURN_THREAD_NICE });
-  if (priority.lowered) options.logger.info({ event: 'turn-thread-priority', nice: priority.nice, threadId: priority.threadId }, 'turns run below the acks in CPU priority');
+  if (priority.lowered) {
+    const helpers = lowerHelperThreads({ nice: priority.nice });
+    options.logger.info({ event: 'turn-thread-priority', nice: priority.nice, threadId: priority.threadId, helperThreads: helpers.length }, 'turns run below the acks in CPU priority');
+  }
   else options.logger.info({ event: 'turn-thread-priority', reason: priority.reason }, 'turns run at the acks\' CPU priority');
 }

@@ -20,6 +20,13 @@ export function niceOf(statPath: string): number {
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
 }
 
+/** The nice of each of a process's threads that has one of `names` (the kernel's `comm`), in any order. */
+export function nicesOfThreadsNamed(pid: number, names: readonly string[]): number[] {
+  return readdirSync(`/proc/${pid}/task`)
+    .filter((tid) => names.includes(readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()))
+    .map((tid) => niceOf(`/proc/${pid}/task/${tid}/stat`));
+}
+
 /** The processes a process started, whichever of its threads started them. */
 export function childrenOf(pid: number): string[] {
   return readdirSync(`/proc/${pid}/task`).flatMap((tid) => readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean));
