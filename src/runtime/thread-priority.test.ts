@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { lowerHelperThreads, lowerThreadPriority } from './thread-priority.js';
+import { lowerThreadPriority, lowerThreadsBesideFront } from './thread-priority.js';
 
 /** Nice of each thread of this process, by thread id (field 19 of /proc/<pid>/task/<tid>/stat). */
 function threadNices(): Map<number, number> {
@@ -58,29 +58,23 @@ describe('lowerThreadPriority', () => {
   });
 });
 
-describe('lowerHelperThreads', () => {
-  it("lowers V8's and libuv's helper threads, not the JavaScript threads, and skips one it cannot lower", () => {
+describe('lowerThreadsBesideFront', () => {
+  it("lowers every thread but the front's (the runtime's helpers have no name to tell them by on Node 22), and skips one it cannot lower", () => {
     const set: Array<[number, number]> = [];
-    const lowered = lowerHelperThreads({
+    const lowered = lowerThreadsBesideFront({
       nice: 10,
-      tasks: () => [
-        { id: 1, name: 'MainThread' },
-        { id: 2, name: 'V8Worker' },
-        { id: 3, name: 'V8Worker' },
-        { id: 4, name: 'libuv-worker' },
-        { id: 5, name: 'WorkerThread' },
-        { id: 6, name: 'DelayedTaskSche' },
-      ],
+      frontThreadId: 100,
+      threadIds: () => [100, 101, 102, 103, 104],
       setThreadPriority: (threadId, nice) => {
-        if (threadId === 3) throw new Error('ESRCH: the thread ended');
+        if (threadId === 102) throw new Error('ESRCH: the thread ended');
         set.push([threadId, nice]);
       },
     });
     expect(set).toEqual([
-      [2, 10],
-      [4, 10],
-      [6, 10],
+      [101, 10],
+      [103, 10],
+      [104, 10],
     ]);
-    expect(lowered).toEqual([2, 4, 6]);
+    expect(lowered).toEqual([101, 103, 104]);
   });
 });

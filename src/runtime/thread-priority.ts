@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import type { Logger } from 'pino';
 
@@ -43,25 +43,27 @@ function currentThreadId(): number | undefined {
 }
 
 /**
- * Threads the runtime starts for every isolate of the process: V8's (garbage collection, compiling)
- * and libuv's pool. They start at the process's priority, before any thread is lowered, and most of
- * their work is the turns' garbage; left at the front's priority they compete with its acks.
+ * Lowers every thread of the process but the one serving Slack (the main thread, whose id is the
+ * process id) to `nice`; the ids it lowered (none off Linux). Besides the bot thread, those are the
+ * runtime's helpers, V8's (garbage collection, compiling) and libuv's pool: they start at the
+ * process's priority before any thread is lowered, and most of their work is the turns' garbage.
+ * They are told apart by id, not by name: Node 22 names them all `node`. A thread started later
+ * takes the priority of the thread that starts it. In a worker process the main thread, which runs
+ * the turns, was lowered by the caller.
  */
-const HELPER_THREAD_NAMES = new Set(['V8Worker', 'DelayedTaskSche', 'libuv-worker']);
-
-/** Lowers the process's helper threads to `nice`; the ids it lowered (none off Linux). */
-export function lowerHelperThreads(options: {
+export function lowerThreadsBesideFront(options: {
   nice: number;
-  tasks?: () => Array<{ id: number; name: string }>;
+  frontThreadId?: number;
+  threadIds?: () => number[];
   setThreadPriority?: (threadId: number, nice: number) => void;
 }): number[] {
-  const { nice, tasks = processTasks, setThreadPriority = setPriority } = options;
+  const { nice, frontThreadId = process.pid, threadIds = processThreadIds, setThreadPriority = setPriority } = options;
   const lowered: number[] = [];
-  for (const task of tasks()) {
-    if (!HELPER_THREAD_NAMES.has(task.name)) continue;
+  for (const id of threadIds()) {
+    if (id === frontThreadId) continue;
     try {
-      setThreadPriority(task.id, nice);
-      lowered.push(task.id);
+      setThreadPriority(id, nice);
+      lowered.push(id);
     } catch {
       // A thread that ended meanwhile, or a refusal: it stays as it was.
     }
@@ -69,9 +71,9 @@ export function lowerHelperThreads(options: {
   return lowered;
 }
 
-function processTasks(): Array<{ id: number; name: string }> {
+function processThreadIds(): number[] {
   try {
-    return readdirSync('/proc/self/task').map((id) => ({ id: Number(id), name: readFileSync(`/proc/self/task/${id}/comm`, 'utf8').trim() }));
+    return readdirSync('/proc/self/task').map(Number);
   } catch {
     return [];
   }
@@ -84,8 +86,8 @@ function processTasks(): Array<{ id: number; name: string }> {
 export function runTurnsBelowAcks(options: { nice: number | undefined; logger: Logger }): void {
   const priority = lowerThreadPriority({ nice: options.nice ?? DEFAULT_TURN_THREAD_NICE });
   if (priority.lowered) {
-    const helpers = lowerHelperThreads({ nice: priority.nice });
-    options.logger.info({ event: 'turn-thread-priority', nice: priority.nice, threadId: priority.threadId, helperThreads: helpers.length }, 'turns run below the acks in CPU priority');
+    const others = lowerThreadsBesideFront({ nice: priority.nice });
+    options.logger.info({ event: 'turn-thread-priority', nice: priority.nice, threadId: priority.threadId, threadsLowered: others.length }, 'turns run below the acks in CPU priority');
   }
   else options.logger.info({ event: 'turn-thread-priority', reason: priority.reason }, 'turns run at the acks\' CPU priority');
 }

@@ -20,10 +20,10 @@ export function niceOf(statPath: string): number {
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
 }
 
-/** The nice of each of a process's threads that has one of `names` (the kernel's `comm`), in any order. */
-export function nicesOfThreadsNamed(pid: number, names: readonly string[]): number[] {
+/** The nice of each of a process's threads but its main one (whose id is the process id). */
+export function nicesOfThreadsBesideMain(pid: number): number[] {
   return readdirSync(`/proc/${pid}/task`)
-    .filter((tid) => names.includes(readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()))
+    .filter((tid) => Number(tid) !== pid)
     .map((tid) => niceOf(`/proc/${pid}/task/${tid}/stat`));
 }
 
