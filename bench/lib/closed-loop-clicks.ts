@@ -51,8 +51,8 @@ export async function measureClosedLoopClicks(options: {
         const { body } = clickRequest({ channel: card.thread.channel, threadTs: card.thread.threadTs, cardTs: card.cardTs, value: card.approveValue, user: approver(card.thread.index) });
         const timestamp = Math.floor(Date.now() / 1000);
         const sentAt = Date.now();
-        // undici's request rather than fetch: the sender shares the cores with the bot, and fetch
-        // costs it about three times the CPU per click.
+        // undici's request rather than fetch: the sender shares the cores with the bot (the click-cpu
+        // probe's benchmark process: 1.0-1.2 ms per click with fetch, 0.65-1.1 with request).
         const response = await request(context.bot.eventsUrl, {
           method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': String(timestamp), 'x-slack-signature': slackSignature({ signingSecret: SIGNING_SECRET, timestamp, body }) },
