@@ -52,6 +52,8 @@ export interface BenchContext extends BenchServices, BurstHelpers {
   log: (line: string) => void;
   cleanup: CleanupStack;
   bot: ServerUnderTest;
+  /** With BENCH_ROLES=split, the worker process beside `bot` (a receiver) that runs its turns. */
+  botWorker: ServerUnderTest | undefined;
   bare: ServerUnderTest;
   /** The second baseline (bench/chat-sdk-bot.ts) on a Redis of its own; undefined with BENCH_CHAT_SDK=0. */
   chat: ServerUnderTest | undefined;
@@ -79,9 +81,13 @@ export async function startBenchContext(options: { inspect: boolean; cleanup: Cl
   // BENCH_ROLES=split: the measured process only receives (COUNTERSIGN_ROLE=receiver); a worker
   // process beside it, on the same Redis, runs the turns.
   const split = process.env.BENCH_ROLES === 'split';
+  const workers = new Map<string, ServerUnderTest>();
   const startBot: BenchContext['startBot'] = async ({ name, redisUrl, withInspector = false }) => {
     if (split) {
-      await startServerUnderTest({ name: `${name}-worker`, script: 'dist/main.js', withInspector: false, environment: (port) => botEnvironment({ port, redisUrl, services, role: 'worker' }), cleanup });
+      workers.set(
+        name,
+        await startServerUnderTest({ name: `${name}-worker`, script: 'dist/main.js', withInspector: false, environment: (port) => botEnvironment({ port, redisUrl, services, role: 'worker' }), cleanup }),
+      );
     }
     return startServerUnderTest({
       name,
@@ -110,6 +116,7 @@ export async function startBenchContext(options: { inspect: boolean; cleanup: Cl
     log: options.log,
     cleanup,
     bot,
+    botWorker: workers.get('countersign'),
     bare,
     chat,
     newThreads: createThreadFactory('B'),

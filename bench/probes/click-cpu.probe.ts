@@ -37,9 +37,12 @@ it('shows where the CPU of a click goes', async () => {
     if (pending > 0) await context.mentionBurst({ threads: context.newThreads(pending), mode: 'card', concurrency: 50 });
     const botPid = context.bot.handle.pid;
     const redisPid = Number(/process_id:(\d+)/.exec(await context.redisInspector.info('server'))?.[1]);
-    const spawners = childPids(botPid);
+    // BENCH_ROLES=split: the bot is a receiver; its turns, spawner and commands are in the worker process.
+    const workerPid = context.botWorker?.handle.pid;
+    const spawners = [...childPids(botPid), ...(workerPid === undefined ? [] : childPids(workerPid))];
     const sample = () => ({
       threads: threadCpuMs(botPid),
+      worker: workerPid === undefined ? 0 : cpuMs(workerPid),
       spawners: spawners.reduce((sum, pid) => sum + cpuMs(pid, { children: true }), 0),
       redis: cpuMs(redisPid),
       self: process.cpuUsage(),
@@ -83,7 +86,9 @@ it('shows where the CPU of a click goes', async () => {
         const self = process.cpuUsage(before.self);
         log(
           `round ${round}: answer p50 ${result.answeredMs.p50} ms, p99 ${result.answeredMs.p99} ms, ${result.answersPerSecond}/s | CPU ms per click: ` +
-            `bot threads ${threads.map((thread) => `${thread.name} ${perClick(thread.ms)}`).join(', ')}; spawner ${perClick(after.spawners - before.spawners)}; ` +
+            `bot threads ${threads.map((thread) => `${thread.name} ${perClick(thread.ms)}`).join(', ')}; ` +
+            (workerPid === undefined ? '' : `worker process ${perClick(after.worker - before.worker)}; `) +
+            `spawner ${perClick(after.spawners - before.spawners)}; ` +
             `Redis ${perClick(after.redis - before.redis)}; benchmark ${perClick((self.user + self.system) / 1000)}; first wave max ${result.firstWaveMs.max} ms`,
         );
         log(`  Slack calls per click: ${[...slackCalls].map(([method, count]) => `${method} ${(count / clicks).toFixed(2)}`).join(', ')}`);
