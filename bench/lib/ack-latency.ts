@@ -6,7 +6,7 @@ import type { LoadResult } from './processes.js';
 import type { BenchResults, LevelResult } from './results.js';
 import { describeLevel, levelResult, type RoundSample } from './round-statistics.js';
 import type { BenchScale } from './scale.js';
-import { median, percentile, round } from './stats.js';
+import { median, round, spreadOf } from './stats.js';
 import { mentionRequest, type Card, type RequestSpec } from './workload.js';
 
 export interface AckLatencyMeasurement {
@@ -216,9 +216,5 @@ function clickRates(options: { context: BenchContext; cards: Card[]; measured: L
 }
 
 function endToEndSummary(concurrency: number, cardUpdated: number[], answered: number[]): BenchResults['clickEndToEnd'][number] {
-  const summary = (values: number[]) => {
-    const sorted = [...values].sort((left, right) => left - right);
-    return { p50: round(percentile(sorted, 0.5), 1), p99: round(percentile(sorted, 0.99), 1), max: round(sorted.at(-1) ?? Number.NaN, 1) };
-  };
-  return { concurrency, clicks: answered.length, cardUpdatedMs: summary(cardUpdated), answeredMs: summary(answered) };
+  return { concurrency, clicks: answered.length, cardUpdatedMs: spreadOf(cardUpdated), answeredMs: spreadOf(answered) };
 }

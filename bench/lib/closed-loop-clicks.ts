@@ -4,10 +4,10 @@ import type { BenchContext } from './bench-context.js';
 import { approver } from './click-requests.js';
 import type { BenchResults } from './results.js';
 import type { BenchScale } from './scale.js';
-import { median, percentile, round } from './stats.js';
+import { median, round, spreadOf } from './stats.js';
 import { clickRequest, SIGNING_SECRET } from './workload.js';
 
-type Spread = { p50: number; p99: number; max: number };
+type Spread = ReturnType<typeof spreadOf>;
 
 /** One round of the closed loop. */
 export interface ClosedLoopRound {
@@ -91,9 +91,4 @@ export async function measureClosedLoopRounds(options: { context: BenchContext; 
     p99PerRound: rounds.map((result) => result.answeredMs.p99),
     firstWaveMaxMs: Math.max(...rounds.map((result) => result.firstWaveMs.max)),
   };
-}
-
-function spreadOf(values: readonly number[]): Spread {
-  const sorted = [...values].sort((left, right) => left - right);
-  return { p50: round(percentile(sorted, 0.5), 1), p99: round(percentile(sorted, 0.99), 1), max: round(sorted.at(-1) ?? Number.NaN, 1) };
 }

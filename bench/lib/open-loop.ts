@@ -3,7 +3,7 @@ import { bareClicks, botClicks, chatSdkClicks } from './click-requests.js';
 import { waitForCpuIdle, type LoadResult } from './processes.js';
 import type { OpenLoopLevel } from './results.js';
 import type { BenchScale } from './scale.js';
-import { percentile, ratio, round, summarize } from './stats.js';
+import { ratio, round, spreadOf, summarize } from './stats.js';
 import { mentionRequest, type RequestSpec } from './workload.js';
 
 /** Requests in flight the load generator allows in open loop: far above what a healthy server needs. */
@@ -80,7 +80,7 @@ function openLoopLevel(options: { kind: 'mention' | 'click'; ratePerSecond: numb
   const chat = summary('chat');
   if (!bot || !bare) throw new Error('open loop: the bot and the bare app must both run');
   const botResult = options.results.get('bot') as LoadResult;
-  const sortedAnswers = [...(options.answered ?? [])].sort((left, right) => left - right);
+  const answers = options.answered ?? [];
   return {
     kind: options.kind,
     ratePerSecond: options.ratePerSecond,
@@ -90,8 +90,8 @@ function openLoopLevel(options: { kind: 'mention' | 'click'; ratePerSecond: numb
     bare,
     ratioP99: ratio(bot.p99, bare.p99),
     ...(chat ? { chatSdk: chat, chatSdkRatioP99: ratio(chat.p99, bare.p99), botOverChatSdkP99: ratio(bot.p99, chat.p99) } : {}),
-    ...(sortedAnswers.length > 0
-      ? { answeredMs: { p50: round(percentile(sortedAnswers, 0.5), 1), p99: round(percentile(sortedAnswers, 0.99), 1), max: round(sortedAnswers.at(-1) ?? Number.NaN, 1) } }
+    ...(answers.length > 0
+      ? { answeredMs: spreadOf(answers) }
       : {}),
   };
 }

@@ -37,6 +37,12 @@ export function summarize(latenciesMs: readonly number[], statuses: readonly num
   };
 }
 
+/** Median, p99 and worst of some latencies (ms, to 0.1 ms): the end-to-end figures' shape. */
+export function spreadOf(values: readonly number[]): { p50: number; p99: number; max: number } {
+  const sorted = [...values].sort((left, right) => left - right);
+  return { p50: round(percentile(sorted, 0.5), 1), p99: round(percentile(sorted, 0.99), 1), max: round(sorted.at(-1) ?? Number.NaN, 1) };
+}
+
 export function round(value: number, digits = 2): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;

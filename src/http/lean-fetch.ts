@@ -58,8 +58,7 @@ export function createLeanFetch(options: LeanFetchOptions = {}): typeof globalTh
         dispatcher,
       });
     } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      throw new TypeError('fetch failed', { cause: error });
+      throw asFetchFailure(error, signal);
     }
     const status = reply.statusCode;
     if (status >= 300 && status < 400 && reply.headers.location !== undefined) {
@@ -78,10 +77,14 @@ export function createLeanFetch(options: LeanFetchOptions = {}): typeof globalTh
     try {
       return new Response(await reply.body.bytes(), responseInit);
     } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      throw new TypeError('fetch failed', { cause: error });
+      throw asFetchFailure(error, signal);
     }
   };
+}
+
+/** What fetch rejects with: the abort's reason, else a TypeError with the network error as its cause. */
+function asFetchFailure(error: unknown, signal: AbortSignal | undefined): unknown {
+  return signal?.aborted ? signal.reason : new TypeError('fetch failed', { cause: error });
 }
 
 function headerRecord(headers: RequestInit['headers']): Record<string, string> | undefined {

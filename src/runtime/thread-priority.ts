@@ -88,6 +88,7 @@ export function runTurnsBelowAcks(options: { nice: number | undefined; logger: L
   if (priority.lowered) {
     const others = lowerThreadsBesideFront({ nice: priority.nice });
     options.logger.info({ event: 'turn-thread-priority', nice: priority.nice, threadId: priority.threadId, threadsLowered: others.length }, 'turns run below the acks in CPU priority');
+  } else {
+    options.logger.info({ event: 'turn-thread-priority', reason: priority.reason }, 'turns run at the acks\' CPU priority');
   }
-  else options.logger.info({ event: 'turn-thread-priority', reason: priority.reason }, 'turns run at the acks\' CPU priority');
 }
