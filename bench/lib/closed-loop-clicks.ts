@@ -17,6 +17,8 @@ export interface ClosedLoopRound {
   answersPerSecond: number;
   /** Approve → answer posted, with `lanes` in flight. */
   answeredMs: Spread;
+  /** Approve → the card shows the decision, for the same clicks: the part of `answeredMs` before the resumed turn. */
+  cardUpdatedMs: Spread;
   /** Each lane's first click: all lanes click at the same instant, a burst of `lanes` rather than `lanes` in flight. */
   firstWaveMs: Spread;
 }
@@ -32,8 +34,8 @@ export async function measureClosedLoopClicks(options: {
   context: BenchContext;
   scale: BenchScale;
   onCardsReady?: () => void;
-  /** Receives every counted latency, for a p99 pooled over rounds. */
-  collect?: number[];
+  /** Receives every counted click's latencies, for percentiles pooled over rounds. */
+  collect?: { answeredMs: number[]; cardUpdatedMs: number[] };
 }): Promise<ClosedLoopRound> {
   const { context, scale } = options;
   const { lanes, clicksPerLane } = scale.closedLoop;
@@ -42,6 +44,7 @@ export async function measureClosedLoopClicks(options: {
   const queue = await context.cardsFor(threads);
   const firstWaveMs: number[] = [];
   const answeredMs: number[] = [];
+  const cardUpdatedMs: number[] = [];
   options.onCardsReady?.();
   const startedAt = Date.now();
   await Promise.all(
@@ -61,17 +64,24 @@ export async function measureClosedLoopClicks(options: {
         await response.body.dump();
         const thread = card.thread;
         await context.observer.waitForAnswer(thread, 120_000);
-        (first ? firstWaveMs : answeredMs).push((context.observer.answeredAt(thread) ?? Number.NaN) - sentAt);
+        const answered = (context.observer.answeredAt(thread) ?? Number.NaN) - sentAt;
+        if (first) firstWaveMs.push(answered);
+        else {
+          answeredMs.push(answered);
+          cardUpdatedMs.push((context.observer.firstUpdateAfter(card, sentAt) ?? Number.NaN) - sentAt);
+        }
         first = false;
       }
     }),
   );
-  options.collect?.push(...answeredMs);
+  options.collect?.answeredMs.push(...answeredMs);
+  options.collect?.cardUpdatedMs.push(...cardUpdatedMs);
   return {
     lanes,
     clicks: answeredMs.length,
     answersPerSecond: round(((answeredMs.length + firstWaveMs.length) * 1000) / Math.max(1, Date.now() - startedAt), 1),
     answeredMs: spreadOf(answeredMs),
+    cardUpdatedMs: spreadOf(cardUpdatedMs),
     firstWaveMs: spreadOf(firstWaveMs),
   };
 }
@@ -79,15 +89,16 @@ export async function measureClosedLoopClicks(options: {
 /** `scale.closedLoop.rounds` rounds, each on fresh cards; the p99 over all of them and each round's. */
 export async function measureClosedLoopRounds(options: { context: BenchContext; scale: BenchScale }): Promise<BenchResults['closedLoopClicks']> {
   const rounds: ClosedLoopRound[] = [];
-  const pooled: number[] = [];
+  const pooled = { answeredMs: [] as number[], cardUpdatedMs: [] as number[] };
   for (let index = 0; index < options.scale.closedLoop.rounds; index += 1) {
     rounds.push(await measureClosedLoopClicks({ ...options, collect: pooled }));
   }
   return {
     lanes: options.scale.closedLoop.lanes,
-    clicks: pooled.length,
+    clicks: pooled.answeredMs.length,
     answersPerSecond: round(median(rounds.map((result) => result.answersPerSecond)), 1),
-    answeredMs: spreadOf(pooled),
+    answeredMs: spreadOf(pooled.answeredMs),
+    cardUpdatedMs: spreadOf(pooled.cardUpdatedMs),
     p99PerRound: rounds.map((result) => result.answeredMs.p99),
     firstWaveMaxMs: Math.max(...rounds.map((result) => result.firstWaveMs.max)),
   };

@@ -25,7 +25,7 @@ export interface ChildHandle {
   child: ChildProcess;
   /** The last few KB the process wrote (stdout and stderr). */
   output(): string;
-  /** Everything it wrote before it answered /healthz (the inspector URL, start-up warnings). */
+  /** What it wrote before it answered /healthz (the inspector URL, start-up warnings): the first and last few KB. */
   startupOutput: string;
   stop(): Promise<void>;
 }
@@ -41,8 +41,14 @@ export async function startNodeServer(options: { name: string; args: string[]; e
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  // The first lines too (the inspector's URL): with --trace-gc they soon leave the tail.
+  let head = '';
+  let written = 0;
   const collect = (chunk: Buffer) => {
-    output = (output + chunk.toString('utf8')).slice(-OUTPUT_TAIL);
+    const text = chunk.toString('utf8');
+    if (head.length < OUTPUT_TAIL) head += text.slice(0, OUTPUT_TAIL - head.length);
+    written += text.length;
+    output = (output + text).slice(-OUTPUT_TAIL);
   };
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
@@ -79,7 +85,7 @@ export async function startNodeServer(options: { name: string; args: string[]; e
     url,
     child,
     output: () => output,
-    startupOutput: output,
+    startupOutput: written <= OUTPUT_TAIL ? output : `${head}\n…\n${output}`,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');

@@ -1,5 +1,6 @@
 import { it } from 'vitest';
 import { measureAckLatency } from '../lib/ack-latency.js';
+import type { AckBreakdown } from '../lib/results.js';
 import { startBenchContext } from '../lib/bench-context.js';
 import { createCleanupStack } from '../lib/cleanup-stack.js';
 import { createPhaseTimer } from '../lib/phase-timer.js';
@@ -10,7 +11,7 @@ import { warmUp } from '../lib/warm-up.js';
  * `npm run bench:probe`: the ack bursts of the benchmark at one request in flight only (mentions, first
  * clicks, repeat clicks; bot, bare app and Chat SDK bot alternating in each round), the level where the
  * ratio to the bare app is smallest in absolute terms and most at the mercy of the machine. PROBE_ROUNDS
- * (default 8) rounds of the full scale's 100 requests. For A/B runs of a setting (`BENCH_BOT_ENV`,
+ * (default 8) rounds of the full scale's requests at that level (400). For A/B runs of a setting (`BENCH_BOT_ENV`,
  * `BENCH_NODE_FLAGS`) or of two builds.
  */
 it('measures the acks at one request in flight', async () => {
@@ -24,7 +25,16 @@ it('measures the acks at one request in flight', async () => {
     const { phase } = createPhaseTimer(() => {});
     const context = await startBenchContext({ inspect: true, cleanup, phase, log });
     await warmUp({ context, scale });
-    await measureAckLatency({ context, scale, phase });
+    const measured = await measureAckLatency({ context, scale, phase });
+    // Where the time goes, from the servers' side: sent → read (the request waiting for the thread
+    // that serves it) and read → ack (that thread's own work, and whatever pauses it).
+    for (const [kind, levels] of [['mentions', measured.mention], ['clicks', measured.click], ['repeat clicks', measured.repeatClick]] as const) {
+      for (const { concurrency, ackBreakdown } of levels) {
+        if (ackBreakdown === undefined) continue;
+        const describe = (side: AckBreakdown) => `sent → read p99 ${side.beforeReadMs.p99} ms, read → ack p99 ${side.readToAckMs.p99} ms (max ${side.readToAckMs.max})`;
+        log(`[bench]   ${kind} c=${concurrency} breakdown: bot ${describe(ackBreakdown.bot)} | bare ${describe(ackBreakdown.bare)}`);
+      }
+    }
   } finally {
     await cleanup.runAll();
   }

@@ -85,7 +85,7 @@ it('shows where the CPU of a click goes', async () => {
           .sort((left, right) => right.ms - left.ms);
         const self = process.cpuUsage(before.self);
         log(
-          `round ${round}: answer p50 ${result.answeredMs.p50} ms, p99 ${result.answeredMs.p99} ms, ${result.answersPerSecond}/s | CPU ms per click: ` +
+          `round ${round}: answer p50 ${result.answeredMs.p50} ms, p99 ${result.answeredMs.p99} ms, ${result.answersPerSecond}/s (card updated p50 ${result.cardUpdatedMs.p50} ms, p99 ${result.cardUpdatedMs.p99} ms) | CPU ms per click: ` +
             `bot threads ${threads.map((thread) => `${thread.name} ${perClick(thread.ms)}`).join(', ')}; ` +
             (workerPid === undefined ? '' : `worker process ${perClick(after.worker - before.worker)}; `) +
             `spawner ${perClick(after.spawners - before.spawners)}; ` +

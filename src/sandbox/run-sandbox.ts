@@ -4,14 +4,6 @@ import { stopOnSignals } from '../runtime/stop-on-signals.js';
 import { stopWhenBroken, watchLogOutput } from '../runtime/when-output-breaks.js';
 import { startSandbox } from './start-sandbox.js';
 
-/**
- * Without Slack credentials, `npm start` runs the sandbox. Any Slack variable set means the person
- * is setting up Slack, and a missing one should be reported, not replaced by the sandbox.
- */
-export function wantsSandbox(env: Record<string, string | undefined>): boolean {
-  return ['SLACK_BOT_TOKEN', 'SLACK_APP_TOKEN', 'SLACK_SIGNING_SECRET'].every((name) => !env[name]?.trim());
-}
-
 /** `npm start` without Slack: start the sandbox, say where it is, and stop cleanly on SIGINT/SIGTERM. */
 export async function runSandbox({ env }: { env: Record<string, string | undefined> }): Promise<void> {
   let sandbox;

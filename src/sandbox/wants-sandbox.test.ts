@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { wantsSandbox } from './run-sandbox.js';
+import { wantsSandbox } from './wants-sandbox.js';
 
 describe('which mode `npm start` runs in', () => {
   it('runs the sandbox when no Slack variable is set (blank counts as unset, as in .env files)', () => {
