@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listenOnLoopback, readRequestBody, type LoopbackServer } from '../sandbox/emulator/loopback-http.js';
 import { createLeanFetch } from './lean-fetch.js';
@@ -77,6 +78,39 @@ describe('lean fetch', () => {
     expect(failure).toBeInstanceOf(TypeError);
     expect((failure as TypeError).message).toBe('fetch failed');
     expect(((failure as TypeError).cause as { code?: string }).code).toBe('ECONNREFUSED');
+  });
+
+  it('fails a connection cut while a JSON answer is read as fetch does (TypeError "fetch failed" with the cause)', async () => {
+    // The cut must come after the answer's head reached the client, or it is the request that
+    // fails: a dispatcher that tells the server when the client has the head makes the order sure.
+    let clientHasHead!: () => void;
+    const headReceived = new Promise<void>((resolve) => (clientHasHead = resolve));
+    const dispatcher = new Agent().compose((dispatch) => (options, handler) =>
+      dispatch(
+        options,
+        new Proxy(handler, {
+          get(target, property) {
+            const value = Reflect.get(target, property);
+            if (typeof value !== 'function') return value;
+            if (property !== 'onHeaders' && property !== 'onResponseStart') return value.bind(target);
+            return (...parameters: unknown[]) => {
+              clientHasHead();
+              return value.apply(target, parameters);
+            };
+          },
+        }),
+      ),
+    );
+    const url = await serve(async (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+      response.write('{"ok":tr');
+      await headReceived;
+      response.socket?.destroy();
+    });
+    const failure = await createLeanFetch({ environment: {}, dispatcher })(`${url}/api/chat.postMessage`, { method: 'POST', body: '{}' }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(TypeError);
+    expect((failure as TypeError).message).toBe('fetch failed');
+    expect((failure as TypeError).cause).toBeInstanceOf(Error);
   });
 
   it('rejects with the abort reason, before the answer and while a streamed body is read', async () => {
