@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importSpecifiers } from './import-specifiers.js';
+import { evaluatedSpecifiers, importSpecifiers } from './import-specifiers.js';
 
 /**
  * The arrows of ARCHITECTURE.md, checked: the core never reaches into Slack, and only the store
@@ -65,5 +65,7 @@ describe('importSpecifiers', () => {
       "const url = 'https://example.com'; // a comment after a URL",
     ].join('\n');
     expect(importSpecifiers(source).sort()).toEqual(['../b.js', './a.js', './f.js', './g.js', './h.js', './i.js', './side-effect.js', '@slack/bolt', 'e'].sort());
+    // What evaluating the module loads: no type-only import or re-export, no dynamic import.
+    expect(evaluatedSpecifiers(source).sort()).toEqual(['./a.js', './f.js', './g.js', './side-effect.js', '@slack/bolt', 'e'].sort());
   });
 });

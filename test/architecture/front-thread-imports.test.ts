@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { evaluatedSpecifiers } from './import-specifiers.js';
 
 /**
  * The thread that serves Slack (`src/main.ts` and what it imports before it branches) acks every
@@ -10,17 +11,6 @@ import { describe, expect, it } from 'vitest';
  */
 const ROOT = resolve(import.meta.dirname, '../..');
 
-/** Specifiers a module loads when it is evaluated: static imports and re-exports, not `import type`, not `import()`. */
-function loadedSpecifiers(source: string): string[] {
-  const code = source.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/(^|[^:\\'"`])\/\/.*$/gm, '$1');
-  const found = new Set<string>();
-  for (const match of code.matchAll(/\b(import|export)\s+(type\s+)?[\w*{}\s,$]*?\s*from\s*['"]([^'"]+)['"]/g)) {
-    if (match[2] === undefined) found.add(match[3]!);
-  }
-  for (const match of code.matchAll(/\bimport\s*['"]([^'"]+)['"]/g)) found.add(match[1]!);
-  return [...found];
-}
-
 /** Every source file and package a process evaluates from `entry` before any dynamic import. */
 function staticGraph(entry: string): { files: Set<string>; packages: Set<string> } {
   const files = new Set<string>();
@@ -28,7 +18,7 @@ function staticGraph(entry: string): { files: Set<string>; packages: Set<string>
   const visit = (file: string) => {
     if (files.has(file)) return;
     files.add(file);
-    for (const specifier of loadedSpecifiers(readFileSync(join(ROOT, file), 'utf8'))) {
+    for (const specifier of evaluatedSpecifiers(readFileSync(join(ROOT, file), 'utf8'))) {
       if (!specifier.startsWith('.')) {
         packages.add(specifier);
         continue;
