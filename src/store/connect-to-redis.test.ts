@@ -1,7 +1,7 @@
 import { Cluster, type Redis } from 'ioredis';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it, vi } from 'vitest';
 import { parseRedisTarget, type RedisTarget } from '../config/redis-target.js';
-import { createRedisClient, duplicateClient } from './connect-to-redis.js';
+import { connectRedisClient, createRedisClient, duplicateClient } from './connect-to-redis.js';
 
 const target = (url: string) => parseRedisTarget(url) as RedisTarget;
 const lazy = { lazyConnect: true };
@@ -55,5 +55,69 @@ describe('Redis clients for each REDIS_URL form', () => {
     const client = createRedisClient(target('redis+cluster://10.0.0.1:7000'), lazy, lazy) as Cluster;
     expect(client.options.redisOptions?.tls).toBeUndefined();
     client.disconnect();
+  });
+});
+
+describe('a client whose connector cut a connect short', () => {
+  /**
+   * What Sentinel's failover detector does when a failover is announced while the client reconnects:
+   * it disconnects the connector under the connect attempt (`connector.disconnect()`), and ioredis
+   * ends the client instead of retrying. Deterministic here on a plain server: the same call, made
+   * while the client is connecting.
+   */
+  async function cutWhileConnecting(redis: Redis): Promise<void> {
+    const ended = new Promise<void>((resolve) => redis.once('end', () => resolve()));
+    void redis.connect().catch(() => {});
+    (redis as unknown as { connector: { disconnect(): void } }).connector.disconnect();
+    await ended;
+  }
+
+  async function pingWithin(redis: Redis, timeoutMs: number): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      try {
+        return await redis.ping();
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+  }
+
+  it('connects again by itself, so commands work once more (the bot and its blocking duplicate)', async () => {
+    const redis = connectRedisClient({ kind: 'standalone', url: inject('redisUrl') }, { lazyConnect: true }) as Redis;
+    const blocking = duplicateClient(redis) as Redis;
+    // The store's duplicates get a listener where they are made (the ready waiter's `quiet`).
+    blocking.on('error', () => {});
+    try {
+      for (const client of [redis, blocking]) {
+        await cutWhileConnecting(client);
+        expect(await pingWithin(client, 5_000)).toBe('PONG');
+      }
+    } finally {
+      redis.disconnect();
+      blocking.disconnect();
+    }
+  });
+
+  it('stays closed when the bot closed it, also in the middle of connecting', async () => {
+    const redis = connectRedisClient({ kind: 'standalone', url: inject('redisUrl') }, { lazyConnect: true }) as Redis;
+    await redis.connect();
+    expect(await redis.ping()).toBe('PONG');
+    const closedWhileConnecting = connectRedisClient({ kind: 'standalone', url: inject('redisUrl') }, { lazyConnect: true }) as Redis;
+    // Timers faked from here: whatever reconnect the ends schedule runs below, at once, not after a sleep.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const ended = Promise.all([redis, closedWhileConnecting].map((client) => new Promise<void>((resolve) => client.once('end', () => resolve()))));
+      redis.disconnect();
+      void closedWhileConnecting.connect().catch(() => {});
+      closedWhileConnecting.disconnect();
+      await ended;
+      vi.runOnlyPendingTimers();
+      // connect() would have set `connecting` at once.
+      expect([redis.status, closedWhileConnecting.status]).toEqual(['end', 'end']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -56,7 +56,31 @@ export function createRedisClient(target: RedisTarget, base: RedisOptions, clust
 
 /** Another client of the same kind and settings: a Cluster's copy finds the same nodes, a Sentinel's the same primary. */
 export function duplicateClient(redis: Redis | Cluster): Redis | Cluster {
-  return redis instanceof Cluster ? redis.duplicate() : redis.duplicate();
+  return redis instanceof Cluster ? redis.duplicate() : reconnectWhenEndedUnasked(redis.duplicate());
+}
+
+/**
+ * ioredis ends a client for good when its own connector cuts a connect attempt short: Sentinel's
+ * failover detector disconnects the connector when a failover is announced, and if that lands while
+ * the client is reconnecting (asking a sentinel for the primary), the attempt fails with "Connection
+ * is closed" and the client goes from `connecting` straight to `end` instead of retrying
+ * (redis/ioredis#1683). Every later command would fail until the process restarts: seen here as a
+ * click after a failover answered "could not record" on a busy machine. A client that ends that way,
+ * without `disconnect()` or `quit()` having asked for it, connects again.
+ */
+export function reconnectWhenEndedUnasked(redis: Redis): Redis {
+  let previous = redis.status;
+  for (const status of ['connecting', 'connect', 'ready', 'close', 'reconnecting'] as const) redis.on(status, () => (previous = status));
+  redis.on('end', () => {
+    // `manuallyClosing` is what ioredis sets on a disconnect() it was asked for (and keeps when that
+    // cut a connect short); an end after `close` is its retry strategy or a quit, never this race.
+    const askedFor = () => (redis as unknown as { manuallyClosing?: boolean }).manuallyClosing === true;
+    if (previous !== 'connecting' || askedFor()) return;
+    setTimeout(() => {
+      if (redis.status === 'end' && !askedFor()) redis.connect().catch(() => {});
+    }, reconnectDelayMs(1)).unref();
+  });
+  return redis;
 }
 
 /**
@@ -72,7 +96,7 @@ export function connectRedisClient(target: RedisTarget | undefined, extra: Redis
   );
   // ioredis emits connection errors as events; without a listener Node would crash the process.
   redis.on('error', () => {});
-  return redis;
+  return redis instanceof Cluster ? redis : reconnectWhenEndedUnasked(redis);
 }
 
 /**
