@@ -70,7 +70,10 @@ export function duplicateClient(redis: Redis | Cluster): Redis | Cluster {
  */
 export function reconnectWhenEndedUnasked(redis: Redis): Redis {
   let previous = redis.status;
+  // Backs off like ioredis's own reconnects if the connect keeps failing this way.
+  let attempts = 0;
   for (const status of ['connecting', 'connect', 'ready', 'close', 'reconnecting'] as const) redis.on(status, () => (previous = status));
+  redis.on('ready', () => (attempts = 0));
   redis.on('end', () => {
     // `manuallyClosing` is what ioredis sets on a disconnect() it was asked for (and keeps when that
     // cut a connect short); an end after `close` is its retry strategy or a quit, never this race.
@@ -78,7 +81,7 @@ export function reconnectWhenEndedUnasked(redis: Redis): Redis {
     if (previous !== 'connecting' || askedFor()) return;
     setTimeout(() => {
       if (redis.status === 'end' && !askedFor()) redis.connect().catch(() => {});
-    }, reconnectDelayMs(1)).unref();
+    }, reconnectDelayMs((attempts += 1))).unref();
   });
   return redis;
 }
