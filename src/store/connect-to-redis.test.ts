@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Cluster, type Redis } from 'ioredis';
 import { describe, expect, inject, it, vi } from 'vitest';
 import { parseRedisTarget, type RedisTarget } from '../config/redis-target.js';
+import { startRedisServer } from '../../test/helpers/redis-server.js';
 import { connectRedisClient, createRedisClient, duplicateClient } from './connect-to-redis.js';
 
 const target = (url: string) => parseRedisTarget(url) as RedisTarget;
@@ -97,6 +101,25 @@ describe('a client whose connector cut a connect short', () => {
     } finally {
       redis.disconnect();
       blocking.disconnect();
+    }
+  });
+
+  it('through Sentinel: the cut lands while the connector asks the sentinel for the primary, and the client connects again', async () => {
+    // A sentinel watching the tests' server, so the connect goes through ioredis's SentinelConnector,
+    // where the failover detector's disconnect lands in the real case.
+    const directory = mkdtempSync(join(tmpdir(), 'countersign-sentinel-unit-'));
+    const primary = new URL(inject('redisUrl'));
+    const config = join(directory, 'sentinel.conf');
+    writeFileSync(config, `sentinel monitor primary ${primary.hostname} ${primary.port} 1\n`);
+    const sentinel = await startRedisServer({ leadingArguments: [config, '--sentinel'], extraArguments: ['--dir', directory] });
+    const redis = connectRedisClient(target(`redis+sentinel://127.0.0.1:${sentinel.port}/primary`), { lazyConnect: true }) as Redis;
+    try {
+      await cutWhileConnecting(redis);
+      expect(await pingWithin(redis, 5_000)).toBe('PONG');
+    } finally {
+      redis.disconnect();
+      await sentinel.stop();
+      rmSync(directory, { recursive: true, force: true });
     }
   });
 
