@@ -68,7 +68,7 @@ export function duplicateClient(redis: Redis | Cluster): Redis | Cluster {
  * click after a failover answered "could not record" on a busy machine. A client that ends that way,
  * without `disconnect()` or `quit()` having asked for it, connects again.
  */
-export function reconnectWhenEndedUnasked(redis: Redis): Redis {
+function reconnectWhenEndedUnasked(redis: Redis): Redis {
   let previous = redis.status;
   // Backs off like ioredis's own reconnects if the connect keeps failing this way.
   let attempts = 0;
