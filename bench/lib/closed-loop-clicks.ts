@@ -2,12 +2,10 @@ import { request } from 'undici';
 import { slackSignature } from '../../test/helpers/signed-request.js';
 import type { BenchContext } from './bench-context.js';
 import { approver } from './click-requests.js';
-import type { BenchResults } from './results.js';
+import type { BenchResults, PercentileSummary } from './results.js';
 import type { BenchScale } from './scale.js';
 import { median, round, spreadOf } from './stats.js';
 import { clickRequest, SIGNING_SECRET } from './workload.js';
-
-type Spread = ReturnType<typeof spreadOf>;
 
 /** One round of the closed loop. */
 export interface ClosedLoopRound {
@@ -16,11 +14,11 @@ export interface ClosedLoopRound {
   clicks: number;
   answersPerSecond: number;
   /** Approve → answer posted, with `lanes` in flight. */
-  answeredMs: Spread;
+  answeredMs: PercentileSummary;
   /** Approve → the card shows the decision, for the same clicks: the part of `answeredMs` before the resumed turn. */
-  cardUpdatedMs: Spread;
+  cardUpdatedMs: PercentileSummary;
   /** Each lane's first click: all lanes click at the same instant, a burst of `lanes` rather than `lanes` in flight. */
-  firstWaveMs: Spread;
+  firstWaveMs: PercentileSummary;
 }
 
 /**

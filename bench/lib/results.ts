@@ -156,7 +156,7 @@ export interface BenchResults {
    * rounds: `answeredMs` pooled, `p99PerRound` each round's; each lane's first click (all lanes at one
    * instant, a burst rather than `lanes` in flight) is left out of both and its worst is `firstWaveMaxMs`.
    */
-  closedLoopClicks: { lanes: number; clicks: number; answersPerSecond: number; answeredMs: { p50: number; p99: number; max: number }; cardUpdatedMs: { p50: number; p99: number; max: number }; p99PerRound: number[]; firstWaveMaxMs: number };
+  closedLoopClicks: { lanes: number; clicks: number; answersPerSecond: number; answeredMs: PercentileSummary; cardUpdatedMs: PercentileSummary; p99PerRound: number[]; firstWaveMaxMs: number };
   /** Turns per second with a 500 ms model, through a receiver, for one and two worker processes. */
   turnThroughput: {
     modelMs: number;
@@ -168,8 +168,8 @@ export interface BenchResults {
   clickEndToEnd: Array<{
     concurrency: number;
     clicks: number;
-    cardUpdatedMs: { p50: number; p99: number; max: number };
-    answeredMs: { p50: number; p99: number; max: number };
+    cardUpdatedMs: PercentileSummary;
+    answeredMs: PercentileSummary;
   }>;
   throughput: {
     concurrency: number;

@@ -1,3 +1,5 @@
+import type { PercentileSummary } from './results.js';
+
 export interface LatencySummary {
   requests: number;
   errors: number;
@@ -38,7 +40,7 @@ export function summarize(latenciesMs: readonly number[], statuses: readonly num
 }
 
 /** Median, p99 and worst of some latencies (ms, to 0.1 ms): the end-to-end figures' shape. */
-export function spreadOf(values: readonly number[]): { p50: number; p99: number; max: number } {
+export function spreadOf(values: readonly number[]): PercentileSummary {
   const sorted = [...values].sort((left, right) => left - right);
   return { p50: round(percentile(sorted, 0.5), 1), p99: round(percentile(sorted, 0.99), 1), max: round(sorted.at(-1) ?? Number.NaN, 1) };
 }

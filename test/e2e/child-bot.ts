@@ -20,11 +20,18 @@ export function niceOf(statPath: string): number {
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
 }
 
-/** The nice of each of a process's threads but its main one (whose id is the process id). */
+/** The nice of each of a process's threads but its main one (whose id is the process id); one that ended meanwhile is left out. */
 export function nicesOfThreadsBesideMain(pid: number): number[] {
   return readdirSync(`/proc/${pid}/task`)
     .filter((tid) => Number(tid) !== pid)
-    .map((tid) => niceOf(`/proc/${pid}/task/${tid}/stat`));
+    .flatMap((tid) => {
+      try {
+        return [niceOf(`/proc/${pid}/task/${tid}/stat`)];
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+        throw error;
+      }
+    });
 }
 
 /** The processes a process started, whichever of its threads started them. */
