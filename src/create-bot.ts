@@ -74,7 +74,11 @@ export interface CreateBotOptions {
   lockTtlMs?: number;
   /** Default: `COUNTERSIGN_ROLE` (`all`). See `BotRole`. */
   role?: BotRole;
-  /** Turns (work items) this process runs at once, at most: default 1000 for a worker (its event loop's delay limits it first), 8 for a process that also serves Slack. */
+  /**
+   * Turns (work items) this process runs at once, at most: default 1000 (the event loop's delay limits
+   * it first) unless this process's own event loop serves Slack (`COUNTERSIGN_SLACK_FRONT=inline`, Socket
+   * Mode): 8 there.
+   */
   maxConcurrentTurns?: number;
   /** No new turn starts while this process's event loop lags more than this: default 500 ms for a worker, 100 ms for a process that also serves Slack. */
   maxEventLoopDelayMs?: number;
@@ -212,9 +216,15 @@ async function assemble(
   const lockTtlMs = options.lockTtlMs ?? DEFAULT_LOCK_TTL_MS;
   const role = options.role ?? environment.role;
   const monitor = createLoadMonitor();
-  // A process that also serves Slack keeps few turns at once, so its loop stays free to ack; a worker is limited by its CPU.
-  const defaultMaxTurns = role === 'worker' ? DEFAULT_MAX_CONCURRENT_TURNS_WORKER : DEFAULT_MAX_CONCURRENT_TURNS_SERVING;
+  // A process whose own loop acks Slack keeps few turns at once, so that loop stays free to ack. Behind
+  // a front thread the acks are another thread's, and a worker serves no one: what bounds the turns
+  // there is the CPU (through the loop's delay below), not a constant that a slow model would hit
+  // with the CPU idle (8 turns of a 500 ms model: 16 turns per second).
+  const loopAcksSlack = role !== 'worker' && options.slackFront === undefined;
+  const defaultMaxTurns = loopAcksSlack ? DEFAULT_MAX_CONCURRENT_TURNS_ACKING_LOOP : DEFAULT_MAX_CONCURRENT_TURNS;
   // A worker's loop serves no one but its own turns: it may run later before it stops taking more.
+  // Behind a front this loop still records every click's decision and updates its card, which
+  // must not wait long behind turns.
   const defaultMaxDelayMs = role === 'worker' ? DEFAULT_MAX_EVENT_LOOP_DELAY_MS_WORKER : DEFAULT_MAX_EVENT_LOOP_DELAY_MS_SERVING;
   const limits = { monitor, maxConcurrent: options.maxConcurrentTurns ?? defaultMaxTurns, maxEventLoopDelayMs: options.maxEventLoopDelayMs ?? defaultMaxDelayMs };
   const worker = createThreadWorker({
@@ -337,8 +347,8 @@ async function assemble(
 
 const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
 const DEFAULT_LOCK_TTL_MS = 30_000;
-const DEFAULT_MAX_CONCURRENT_TURNS_WORKER = 1_000;
-const DEFAULT_MAX_CONCURRENT_TURNS_SERVING = 8;
+const DEFAULT_MAX_CONCURRENT_TURNS = 1_000;
+const DEFAULT_MAX_CONCURRENT_TURNS_ACKING_LOOP = 8;
 const DEFAULT_MAX_EVENT_LOOP_DELAY_MS_SERVING = 100;
 const DEFAULT_MAX_EVENT_LOOP_DELAY_MS_WORKER = 500;
 

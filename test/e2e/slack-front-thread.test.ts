@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { mentionAndApprove, pairEnvironment, pairReplies, usePairWorld } from './bot-pair.js';
+import { mentionAndApprove, mentionBot, pairEnvironment, pairReplies, usePairWorld } from './bot-pair.js';
 import { childrenOf, freePort, niceOf, nicesOfThreadsBesideMain, startChildBot, stopChildBot } from './child-bot.js';
 import { readInvocations, recordingToolsYaml, waitFor } from './harness.js';
 
@@ -51,6 +51,41 @@ describe('a bot whose Slack requests are served by a front thread', () => {
       expect(await stopChildBot(bot)).toBe(0);
     }
   }, 90_000);
+
+  it('runs more turns at once than the cap of a process that serves Slack on its own loop: behind the front, CPU is the limit', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'countersign-front-'));
+    const configPath = join(directory, 'countersign.yml');
+    writeFileSync(configPath, recordingToolsYaml(join(directory, 'invocations.log')));
+    const port = await freePort();
+    // The model holds every call until as many as the test sent are in flight at once: with a
+    // small constant cap (8, the inline default) the rest would wait for those to finish, forever here.
+    const turns = 12;
+    let inFlight = 0;
+    const releases: Array<() => void> = [];
+    world.openai.setResponder(async () => {
+      inFlight += 1;
+      await new Promise<void>((resolve) => releases.push(resolve));
+      return { text: 'Answered while the others waited.' };
+    });
+    const bot = startChildBot(pairEnvironment({ ...world, configPath, port }), { mainJs: world.mainJs });
+    try {
+      await waitFor(() => bot.output().includes('countersign listening'), { timeoutMs: 30_000, message: `start-up; output so far:\n${bot.output()}` });
+      const threads = Array.from({ length: turns }, (_, index) => `18004002${String(index).padStart(2, '0')}.000100`);
+      await Promise.all(threads.map((threadTs) => mentionBot(`http://127.0.0.1:${port}/slack/events`, threadTs, 'how are the pods?')));
+      await waitFor(() => inFlight >= turns, { timeoutMs: 30_000, message: `${turns} model calls at once` }).catch((error: Error) => {
+        throw new Error(`${error.message}: ${inFlight} came while the first ones were held`);
+      });
+      for (const release of releases.splice(0)) release();
+      await waitFor(() => threads.every((threadTs) => pairReplies(world.slack, threadTs).some((message) => message.text === 'Answered while the others waited.')), {
+        timeoutMs: 30_000,
+        message: 'every answer',
+      });
+    } finally {
+      world.openai.setResponder(undefined);
+      for (const release of releases.splice(0)) release();
+      expect(await stopChildBot(bot)).toBe(0);
+    }
+  }, 120_000);
 
   it('refuses the front thread with Socket Mode, naming the variable', async () => {
     const bot = startChildBot(
