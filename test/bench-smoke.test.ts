@@ -38,7 +38,17 @@ it('runs the benchmark end to end at smoke scale and reports every metric', asyn
   const { lanes, clicksPerLane, rounds } = SCALES.smoke.closedLoop;
   expect(results.closedLoopClicks.clicks).toBe(lanes * (clicksPerLane - 1) * rounds);
   expect(results.closedLoopClicks.p99PerRound).toHaveLength(rounds);
-  expect(results.turnThroughput.runs.map((run) => [run.workers, run.turns])).toEqual(SCALES.smoke.turnThroughput.workerCounts.map((workers) => [workers, SCALES.smoke.turnThroughput.turns]));
+  expect(results.closedLoopClicksSlowModel.clicks).toBe(lanes * (clicksPerLane - 1) * SCALES.smoke.closedLoop.slowModelRounds);
+  // Every counted click in one bucket of each stage's histogram.
+  for (const loop of [results.closedLoopClicks, results.closedLoopClicksSlowModel]) {
+    for (const buckets of [loop.histograms.ackedMs, loop.histograms.cardUpdatedMs, loop.histograms.toolStartedMs, loop.histograms.answeredMs]) {
+      expect(buckets.reduce((sum, bucket) => sum + bucket.count, 0)).toBe(loop.clicks);
+    }
+  }
+  expect(results.turnThroughput.runs.map((run) => [run.deployment, run.workers, run.turns])).toEqual([
+    ['all-in-one', 1, SCALES.smoke.turnThroughput.turns],
+    ...SCALES.smoke.turnThroughput.workerCounts.map((workers) => ['receiver + workers', workers, SCALES.smoke.turnThroughput.turns]),
+  ]);
 
   const leaves = numericLeaves(results);
   const notFinite = leaves.filter((leaf) => !Number.isFinite(leaf.value)).map((leaf) => leaf.path);
@@ -54,6 +64,8 @@ it('runs the benchmark end to end at smoke scale and reports every metric', asyn
     'cpu.msPerTurn',
     'turnThroughput.runs[0].turnsPerSecond',
     'closedLoopClicks.answeredMs.p50',
+    'closedLoopClicks.toolStartedMs.p50',
+    'closedLoopClicksSlowModel.answeredMs.p50',
     'closedLoopClicks.firstWaveMaxMs',
     'openLoop[1].answeredMs.p99',
     'historySweep[1].resumeBytesWritten',

@@ -37,7 +37,7 @@ export function createBurstHelpers(options: { loadGenerator: LoadGenerator; obse
       ),
     waitForTurns: ({ threads, mode }) =>
       helpers.waitForSlack({
-        done: () => threads.every((thread) => (mode === 'card' ? observer.hasCard(thread) : observer.hasTextAnswer(thread))),
+        done: () => threads.every((thread) => (mode === 'card' || mode === 'slow-card' ? observer.hasCard(thread) : observer.hasTextAnswer(thread))),
         message: `${threads.length} ${mode} turns`,
       }),
     waitForResumes: (cards) =>

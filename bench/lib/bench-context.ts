@@ -66,6 +66,8 @@ export interface BenchContext extends BenchServices, BurstHelpers {
   newThreads: (count: number) => Thread[];
   /** Starts another bot on the shared fake Slack and model; stopped at cleanup. */
   startBot(options: { name: string; redisUrl: string; withInspector?: boolean }): Promise<ServerUnderTest>;
+  /** One all-in-one process (COUNTERSIGN_ROLE=all, whatever BENCH_ROLES says) on `redisUrl`. */
+  startAllInOneBot(options: { name: string; redisUrl: string }): Promise<ServerUnderTest>;
   /** A receiver and `workers` worker processes on `redisUrl` (COUNTERSIGN_ROLE); returns the receiver and the workers' handles. */
   startSplitBot(options: { name: string; redisUrl: string; workers: number }): Promise<{ receiver: ServerUnderTest; workers: ServerUnderTest[] }>;
 }
@@ -97,6 +99,8 @@ export async function startBenchContext(options: { inspect: boolean; cleanup: Cl
       cleanup,
     });
   };
+  const startAllInOneBot: BenchContext['startAllInOneBot'] = ({ name, redisUrl }) =>
+    startServerUnderTest({ name, script: 'dist/main.js', withInspector: false, environment: (port) => botEnvironment({ port, redisUrl, services, role: 'all' }), cleanup });
   const startSplitBot: BenchContext['startSplitBot'] = async ({ name, redisUrl, workers }) => {
     const started: ServerUnderTest[] = [];
     for (let index = 0; index < workers; index += 1) {
@@ -122,6 +126,7 @@ export async function startBenchContext(options: { inspect: boolean; cleanup: Cl
     newThreads: createThreadFactory('B'),
     newChatThreads: createThreadFactory(CHAT_SDK_THREAD_PREFIX),
     startBot,
+    startAllInOneBot,
     startSplitBot,
     ...createBurstHelpers({ loadGenerator: services.loadGenerator, observer: services.observer, botEventsUrl: bot.eventsUrl, botPid: bot.handle.pid }),
   };

@@ -31,6 +31,7 @@ export function assembleResults(options: {
   accounting: RedisAccounting;
   turnThroughput: BenchResults['turnThroughput'];
   closedLoopClicks: BenchResults['closedLoopClicks'];
+  closedLoopClicksSlowModel: BenchResults['closedLoopClicksSlowModel'];
   openLoop: BenchResults['openLoop'];
   historySweep: BenchResults['historySweep'];
   phaseMs: Record<string, number>;
@@ -52,6 +53,7 @@ export function assembleResults(options: {
     clickEndToEnd: ackLatency.clickEndToEnd,
     turnThroughput: options.turnThroughput,
     closedLoopClicks: options.closedLoopClicks,
+    closedLoopClicksSlowModel: options.closedLoopClicksSlowModel,
     openLoop: options.openLoop,
     historySweep: options.historySweep,
     throughput: ackLatency.throughput ?? { concurrency: 0, clicks: 0, rounds: 0, decisionsPerSecond: Number.NaN, resumedTurnsPerSecond: Number.NaN, botCpuMsPerClick: Number.NaN },
@@ -157,6 +159,7 @@ function issueTargets(options: {
   const lastHistory = options.historySweep.at(-1);
   const historyGrowth = firstHistory && lastHistory ? ratio(lastHistory.resumeBytesWritten, firstHistory.resumeBytesWritten) : Number.NaN;
   const twoOverOne = options.turnThroughput.twoWorkersOverOne;
+  const oneProcess = options.turnThroughput.runs.find((run) => run.deployment === 'all-in-one');
   return [
     { name: 'mention and click ack p99 within 1.2x of bare Bolt at every concurrency (worst level)', limit: 1.2, measured: worstRatio, unit: 'x bare', met: worstRatio <= 1.2 },
     { name: 'no ack over 3 s', limit: 0, measured: overThreeSeconds, unit: 'acks', met: overThreeSeconds === 0 },
@@ -180,6 +183,17 @@ function issueTargets(options: {
       unit: 'ms',
       met: options.closedLoopClicks.answeredMs.p99 <= 300,
     },
+    ...(oneProcess === undefined
+      ? []
+      : [
+          {
+            name: `one all-in-one process runs at least 100 turns at once (${options.turnThroughput.modelMs} ms model; most model calls at once)`,
+            limit: 100,
+            measured: oneProcess.peakConcurrentModelCalls,
+            unit: 'turns',
+            met: oneProcess.peakConcurrentModelCalls >= 100,
+          },
+        ]),
     ...(twoOverOne === undefined ? [] : [{ name: 'two worker processes at least 1.8x one (500 ms model)', limit: 1.8, measured: twoOverOne, unit: 'x one', met: twoOverOne >= 1.8 }]),
   ];
 }

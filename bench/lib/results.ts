@@ -1,4 +1,5 @@
 import type { BenchScale } from './scale.js';
+import type { ClickStages } from './closed-loop-clicks.js';
 import type { LatencySummary } from './stats.js';
 
 export interface LevelResult {
@@ -67,6 +68,25 @@ export interface HistorySweepPoint {
   /** The bot's CPU from the click to the answer (decision included). */
   botCpuMsPerResume: number;
   ackToAnswerMs: number;
+}
+
+/** Approve → each stage a person sees, closed loop (see `bench/lib/closed-loop-clicks.ts`). */
+export interface ClosedLoopResult extends ClickStages<PercentileSummary> {
+  lanes: number;
+  /** How long each model call took: 0 for the instant model. */
+  modelMs: number;
+  clicks: number;
+  answersPerSecond: number;
+  /** Each stage's latencies counted into buckets (ms). */
+  histograms: ClickStages<HistogramBucket[]>;
+  p99PerRound: number[];
+  firstWaveMaxMs: number;
+}
+
+/** Values up to `upToMs` (and above the previous bucket's); `upToMs: null` is everything above the last bound. */
+export interface HistogramBucket {
+  upToMs: number | null;
+  count: number;
 }
 
 export interface PercentileSummary {
@@ -156,11 +176,17 @@ export interface BenchResults {
    * rounds: `answeredMs` pooled, `p99PerRound` each round's; each lane's first click (all lanes at one
    * instant, a burst rather than `lanes` in flight) is left out of both and its worst is `firstWaveMaxMs`.
    */
-  closedLoopClicks: { lanes: number; clicks: number; answersPerSecond: number; answeredMs: PercentileSummary; cardUpdatedMs: PercentileSummary; p99PerRound: number[]; firstWaveMaxMs: number };
-  /** Turns per second with a 500 ms model, through a receiver, for one and two worker processes. */
+  closedLoopClicks: ClosedLoopResult;
+  /** The same loop with a model that takes `modelMs` per call (one round): what a person waits for with a real model. */
+  closedLoopClicksSlowModel: ClosedLoopResult;
+  /** Turns per second with a 500 ms model: one all-in-one process, then through a receiver, for one and two worker processes. */
   turnThroughput: {
     modelMs: number;
-    runs: Array<{ workers: number; turns: number; wallMs: number; turnsPerSecond: number; peakConcurrentModelCalls: number; workerCpuMsPerTurn: number }>;
+    /**
+     * First one all-in-one process (`workers` 1: it runs the turns itself, behind its front thread),
+     * then a receiver with one and with two worker processes.
+     */
+    runs: Array<{ deployment: 'all-in-one' | 'receiver + workers'; workers: number; turns: number; wallMs: number; turnsPerSecond: number; peakConcurrentModelCalls: number; workerCpuMsPerTurn: number }>;
     /** With both a one- and a two-worker run (full scale). */
     twoWorkersOverOne?: number;
   };

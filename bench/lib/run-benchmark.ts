@@ -57,11 +57,14 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<BenchR
     );
     const accounting = await phase('redis round trips', () => measureRedisRoundTrips({ context, scale }));
     const closedLoopClicks = await phase('closed-loop clicks', () => measureClosedLoopRounds({ context, scale }));
+    const closedLoopClicksSlowModel = await phase('closed-loop clicks, 500 ms model', () =>
+      measureClosedLoopRounds({ context, scale, mode: 'slow-card', rounds: scale.closedLoop.slowModelRounds }),
+    );
     const openLoop = await phase('open-loop arrivals', () => measureOpenLoop({ context, scale }));
     const historySweep = await phase('history-length sweep', () => measureHistorySweep({ context, scale }));
     const turnThroughput = await phase('turn throughput, 500 ms model', () => measureTurnThroughput({ context, scale }));
     logBotOutput(context);
-    return assembleResults({ scale, startedAt, loadAverageAtStart, ackLatency, pending, memory, accounting, turnThroughput, closedLoopClicks, openLoop, historySweep, phaseMs });
+    return assembleResults({ scale, startedAt, loadAverageAtStart, ackLatency, pending, memory, accounting, turnThroughput, closedLoopClicks, closedLoopClicksSlowModel, openLoop, historySweep, phaseMs });
   } finally {
     await cleanup.runAll();
   }

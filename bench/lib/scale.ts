@@ -22,10 +22,13 @@ export interface BenchScale {
   creation: { concurrency: number; batch: number };
   /** Sequential turns and clicks on a separate bot behind the counting Redis proxy (after `warmupCycles`). */
   accounting: { turns: number; clicks: number; warmupCycles: number };
-  /** Mentions answered by a 500 ms model, sent to a receiver with one and then two workers. */
+  /** Mentions answered by a 500 ms model, sent to one all-in-one process, then to a receiver with one and then two workers. */
   turnThroughput: { turns: number; concurrency: number; workerCounts: number[] };
-  /** Approve → answer, `lanes` threads in flight, each clicking its next card once its answer is posted; `rounds` times. */
-  closedLoop: { lanes: number; clicksPerLane: number; rounds: number };
+  /**
+   * Approve → answer, `lanes` threads in flight, each clicking its next card once its answer is
+   * posted; `rounds` times with the instant model, `slowModelRounds` times with the 500 ms one.
+   */
+  closedLoop: { lanes: number; clicksPerLane: number; rounds: number; slowModelRounds: number };
   /** Open-loop arrivals: each rate (requests per second) runs for `seconds`, mentions then clicks. */
   openLoop: { rates: number[]; seconds: number };
   /** Threads built up to each number of earlier exchanges, then one approved call each, measured alone. */
@@ -45,7 +48,7 @@ export const SCALES: Record<'smoke' | 'full', BenchScale> = {
     creation: { concurrency: 5, batch: 20 },
     accounting: { turns: 3, clicks: 3, warmupCycles: 1 },
     turnThroughput: { turns: 10, concurrency: 10, workerCounts: [1] },
-    closedLoop: { lanes: 3, clicksPerLane: 2, rounds: 1 },
+    closedLoop: { lanes: 3, clicksPerLane: 2, rounds: 1, slowModelRounds: 1 },
     openLoop: { rates: [20], seconds: 0.5 },
     historySweep: { exchanges: [1, 3], threads: 1 },
     rssSettleMs: 200,
@@ -61,7 +64,7 @@ export const SCALES: Record<'smoke' | 'full', BenchScale> = {
     creation: { concurrency: 50, batch: 1_000 },
     accounting: { turns: 50, clicks: 50, warmupCycles: 3 },
     turnThroughput: { turns: 2_000, concurrency: 200, workerCounts: [1, 2] },
-    closedLoop: { lanes: 50, clicksPerLane: 12, rounds: 3 },
+    closedLoop: { lanes: 50, clicksPerLane: 12, rounds: 3, slowModelRounds: 1 },
     openLoop: { rates: [25, 50, 100, 200], seconds: 10 },
     historySweep: { exchanges: [1, 10, 100], threads: 5 },
     rssSettleMs: 1_000,

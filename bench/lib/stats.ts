@@ -1,4 +1,4 @@
-import type { PercentileSummary } from './results.js';
+import type { HistogramBucket, PercentileSummary } from './results.js';
 
 export interface LatencySummary {
   requests: number;
@@ -43,6 +43,22 @@ export function summarize(latenciesMs: readonly number[], statuses: readonly num
 export function spreadOf(values: readonly number[]): PercentileSummary {
   const sorted = [...values].sort((left, right) => left - right);
   return { p50: round(percentile(sorted, 0.5), 1), p99: round(percentile(sorted, 0.99), 1), max: round(sorted.at(-1) ?? Number.NaN, 1) };
+}
+
+/** Upper bounds (ms) of the latency histograms' buckets; the last bucket takes everything above. */
+export const HISTOGRAM_BOUNDS_MS = [10, 25, 50, 100, 200, 300, 500, 750, 1_000, 2_000, 5_000] as const;
+
+/**
+ * How many of the values fall in each bucket (`upToMs` inclusive; `null` for the bucket above the
+ * last bound). A value that is not a number (a stage never seen) is in no bucket.
+ */
+export function histogramOf(values: readonly number[]): HistogramBucket[] {
+  const buckets: HistogramBucket[] = [...HISTOGRAM_BOUNDS_MS.map((upToMs) => ({ upToMs, count: 0 })), { upToMs: null, count: 0 }];
+  for (const value of values.filter(Number.isFinite)) {
+    const bucket = buckets.find((each) => each.upToMs === null || value <= each.upToMs);
+    if (bucket) bucket.count += 1;
+  }
+  return buckets;
 }
 
 export function round(value: number, digits = 2): number {

@@ -14,11 +14,17 @@ export const RESUMED_ANSWER = 'Done.';
 /** Threads per channel: keeps the fake Slack's per-channel message lists short. */
 const THREADS_PER_CHANNEL = 100;
 
-/** `slow-text`: answered with text after the model takes `SLOW_MODEL_MS` (the turn-throughput phase). */
-export type MentionMode = 'card' | 'text' | 'slow-text';
+/**
+ * `slow-text`: answered with text after the model takes `SLOW_MODEL_MS` (the turn-throughput phase);
+ * `slow-card`: a card, with every model call of the thread (the card's, the resumed turn's) taking as long.
+ */
+export type MentionMode = 'card' | 'text' | 'slow-text' | 'slow-card';
 
-/** How long the model takes to answer a `slow-text` mention: a realistic model, for turn throughput. */
+/** How long the model takes to answer in the slow modes: a realistic model. */
 export const SLOW_MODEL_MS = 500;
+
+/** In a thread's first message, marks every model call of that thread as slow. */
+const SLOW_MARK = 'slowly';
 
 /** One gated command tool whose command does nothing, so an approved call costs one cheap spawn. */
 export const BENCH_CONFIG_YAML = `
@@ -65,10 +71,17 @@ export function createThreadFactory(prefix: string): (count: number) => Thread[]
     });
 }
 
+const MENTION_TEXT: Record<MentionMode, string> = {
+  card: 'please restart the worker',
+  text: 'say hello',
+  'slow-text': `think ${SLOW_MARK}`,
+  'slow-card': `please restart the worker ${SLOW_MARK}`,
+};
+
 export function mentionRequest(thread: Thread, mode: MentionMode): RequestSpec {
   const envelope = appMentionEnvelope({
     user: `UREQ${String(thread.index % 1000).padStart(4, '0')}`,
-    text: `<@${BOT_USER_ID}> ${mode === 'card' ? 'please restart the worker' : mode === 'slow-text' ? 'think slowly' : 'say hello'} ${thread.marker}`,
+    text: `<@${BOT_USER_ID}> ${MENTION_TEXT[mode]} ${thread.marker}`,
     channel: thread.channel,
     ts: thread.threadTs,
     teamId: TEAM_ID,
@@ -118,16 +131,16 @@ export function installModelScript(openai: FakeOpenAI): ModelActivity {
   const activity = { inFlight: 0, peakInFlight: 0 };
   openai.setResponder(async (request: RecordedModelRequest): Promise<ScriptedReply> => {
     const messages: Array<{ role?: string; content?: unknown }> = Array.isArray(request.body?.messages) ? request.body.messages : [];
-    const last = messages.at(-1);
-    if (last?.role === 'tool') return { text: RESUMED_ANSWER };
-    const text = typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content ?? '');
-    if (text.includes('please restart')) return { toolCalls: [{ name: GATED_TOOL, arguments: { service: 'worker' } }] };
-    if (text.includes('think slowly')) {
+    const textOf = (message: { content?: unknown } | undefined) => (typeof message?.content === 'string' ? message.content : JSON.stringify(message?.content ?? ''));
+    if (textOf(messages.find((message) => message.role === 'user')).includes(SLOW_MARK)) {
       activity.inFlight += 1;
       activity.peakInFlight = Math.max(activity.peakInFlight, activity.inFlight);
       await new Promise((resolve) => setTimeout(resolve, SLOW_MODEL_MS));
       activity.inFlight -= 1;
     }
+    const last = messages.at(-1);
+    if (last?.role === 'tool') return { text: RESUMED_ANSWER };
+    if (textOf(last).includes('please restart')) return { toolCalls: [{ name: GATED_TOOL, arguments: { service: 'worker' } }] };
     return { text: TEXT_ANSWER };
   });
   // The fake keeps every request for tests; a benchmark of thousands of turns does not need them.
@@ -137,7 +150,7 @@ export function installModelScript(openai: FakeOpenAI): ModelActivity {
   return activity;
 }
 
-/** Model calls of slow mentions in flight now, and the most at once since `peakInFlight` was last reset. */
+/** Model calls of slow threads in flight now, and the most at once since `peakInFlight` was last reset. */
 export interface ModelActivity {
   inFlight: number;
   peakInFlight: number;
