@@ -12,11 +12,12 @@ import { warmUp } from '../lib/warm-up.js';
  * clicks, repeat clicks; bot, bare app and Chat SDK bot alternating in each round), the level where the
  * ratio to the bare app is smallest in absolute terms and most at the mercy of the machine. PROBE_ROUNDS
  * (default 8) rounds of the full scale's requests at that level (400). For A/B runs of a setting (`BENCH_BOT_ENV`,
- * `BENCH_NODE_FLAGS`) or of two builds.
+ * `BENCH_NODE_FLAGS`) or of two builds. `PROBE_LEVELS` (e.g. `50,200`) runs other levels instead.
  */
 it('measures the acks at one request in flight', async () => {
   const scale = scaleFromEnvironment();
-  scale.levels = [1];
+  // PROBE_LEVELS="50,200": the same probe at other levels (their full-scale request counts).
+  scale.levels = (process.env.PROBE_LEVELS ?? '1').split(',').map(Number);
   scale.rounds = Number(process.env.PROBE_ROUNDS ?? 8);
   scale.warmup = { textTurns: 300, cardCycles: 200, bareRequests: 300, concurrency: 50 };
   const log = (line: string) => process.stdout.write(`${line}\n`);
