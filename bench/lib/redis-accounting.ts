@@ -81,10 +81,19 @@ export async function redisAccounting(options: {
       decisionRoundTrips: round(average(decisionPaths.map((flights) => flights.length))),
       decisionCommands: commandNames(decisionPaths),
       resumeRoundTrips: round(average(resumePaths.map((flights) => flights.length))),
+      longerResumeTraces: longerThanMost(resumePaths).map(describeFlights),
     },
     method:
       'A second bot process connects to its own redis-server through a TCP proxy that parses the RESP commands it forwards. Turns and clicks are sent one at a time; each one\'s traffic is what the proxy sees until the expected Slack effect (card, resumed answer) has happened and Redis has been quiet for 150 ms. A round trip is one read of the client socket that starts a command: ioredis writes a pipeline or MULTI/EXEC in one write, so those count once, as does EVALSHA. The sweepers\' timer polls (flights of only ZRANGE/ZRANGEBYSCORE, every few seconds) and the idle waits for handed-off work (BLMPOP, every second) are left out. Server commands come from INFO commandstats deltas over the same batch (calls made inside Lua scripts count there too). A click\'s decision path is its traffic up to and including the decision\'s own script on the step (which queues the resume in the same write); the rest is the resumed turn.',
   };
+}
+
+/** The paths with more round trips than the most common count. */
+function longerThanMost(paths: Flight[][]): Flight[][] {
+  const counts = new Map<number, number>();
+  for (const path of paths) counts.set(path.length, (counts.get(path.length) ?? 0) + 1);
+  const usual = [...counts.entries()].sort((left, right) => right[1] - left[1])[0]?.[0] ?? 0;
+  return paths.filter((path) => path.length > usual);
 }
 
 /** One line per round trip: its commands with the key family they touch (`EVALSHA queue`). */

@@ -127,6 +127,8 @@ export interface RedisAccounting {
     decisionCommands: Record<string, number>;
     /** The turn the decision resumes (queue, history, tool run, answer). */
     resumeRoundTrips: number;
+    /** Each resumed turn that took more round trips than most did, as its trace: what the extra was. */
+    longerResumeTraces: string[][];
   };
   method: string;
 }
