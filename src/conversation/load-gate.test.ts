@@ -82,4 +82,30 @@ describe('load gate', () => {
     (await waiting)();
     expect(gate.room()).toBe(1);
   });
+
+  it('counts the acquirers it holds back, and tells each admission how long it waited', async () => {
+    const { monitor, setDelay } = fakeMonitor();
+    const waits: number[] = [];
+    const gate = createLoadGate({ monitor, maxConcurrent: 1, maxEventLoopDelayMs: 100, onAdmit: (waitedMs) => waits.push(waitedMs) });
+    const first = await gate.acquire();
+    expect(waits).toEqual([0]);
+    const second = gate.acquire();
+    // A caller waiting for room is not a turn held back.
+    const room = gate.whenRoom();
+    expect(gate.waiting()).toBe(1);
+    const blockedUntil = performance.now() + 5;
+    while (performance.now() < blockedUntil) {
+      // The second acquirer waits at least this long.
+    }
+    first();
+    (await second)();
+    await room;
+    expect(gate.waiting()).toBe(0);
+    expect(waits).toHaveLength(2);
+    expect(waits[1]).toBeGreaterThanOrEqual(5);
+    setDelay(500);
+    // An idle process admits one at once, however late its loop.
+    (await gate.acquire())();
+    expect(waits[2]).toBe(0);
+  });
 });

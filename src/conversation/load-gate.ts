@@ -45,11 +45,20 @@ export interface LoadGate {
   /** How many holders `acquire` would admit at once now (1 when idle, whatever the load). */
   room(): number;
   active(): number;
+  /** Acquirers waiting to be admitted (not `whenRoom` callers). */
+  waiting(): number;
 }
 
-export function createLoadGate(options: { monitor: LoadMonitor; maxConcurrent: number; maxEventLoopDelayMs: number }): LoadGate {
-  const { monitor, maxConcurrent, maxEventLoopDelayMs } = options;
+export function createLoadGate(options: {
+  monitor: LoadMonitor;
+  maxConcurrent: number;
+  maxEventLoopDelayMs: number;
+  /** Told of every admission and how long it waited for room (0 when admitted at once), for the metrics. */
+  onAdmit?: (waitedMs: number) => void;
+}): LoadGate {
+  const { monitor, maxConcurrent, maxEventLoopDelayMs, onAdmit } = options;
   let active = 0;
+  let waitingAcquirers = 0;
   // In arrival order; an acquirer is counted the moment it is let in, so a wake never admits too many.
   const waiting: Array<{ admit: () => void; takes: boolean }> = [];
   const hasRoom = () => active === 0 || (active < maxConcurrent && monitor.delayMs() < maxEventLoopDelayMs);
@@ -65,13 +74,17 @@ export function createLoadGate(options: { monitor: LoadMonitor; maxConcurrent: n
   function wake(): void {
     while (waiting.length > 0 && hasRoom()) {
       const next = waiting.shift();
-      if (next?.takes) active += 1;
+      if (next?.takes) {
+        active += 1;
+        waitingAcquirers -= 1;
+      }
       next?.admit();
     }
   }
   monitor.onSample(wake);
   return {
     active: () => active,
+    waiting: () => waitingAcquirers,
     room() {
       if (waiting.length > 0) return 0;
       if (monitor.delayMs() >= maxEventLoopDelayMs) return active === 0 ? 1 : 0;
@@ -81,9 +94,20 @@ export function createLoadGate(options: { monitor: LoadMonitor; maxConcurrent: n
     acquire() {
       if (waiting.length === 0 && hasRoom()) {
         active += 1;
+        onAdmit?.(0);
         return Promise.resolve(release());
       }
-      return new Promise((resolve) => waiting.push({ admit: () => resolve(release()), takes: true }));
+      const askedAt = performance.now();
+      waitingAcquirers += 1;
+      return new Promise((resolve) =>
+        waiting.push({
+          admit: () => {
+            onAdmit?.(performance.now() - askedAt);
+            resolve(release());
+          },
+          takes: true,
+        }),
+      );
     },
   };
 }

@@ -64,7 +64,7 @@ export type TakenClaim = WorkClaim & { askedAt: number };
 
 const DEFAULT_LOCK_TTL_MS = 30_000;
 /** Tests and tools that build a worker without a gate: no limit. */
-const UNGATED: LoadGate = { acquire: async () => () => {}, whenRoom: async () => {}, active: () => 0, room: () => Number.POSITIVE_INFINITY };
+const UNGATED: LoadGate = { acquire: async () => () => {}, whenRoom: async () => {}, active: () => 0, waiting: () => 0, room: () => Number.POSITIVE_INFINITY };
 
 export function createThreadWorker({
   store,

@@ -15,6 +15,8 @@ export interface Metrics extends OperationMetrics {
   toolExecuted(options: { toolName: string; status: 'ok' | 'error'; durationMs: number }): void;
   /** A turn ended: `answered`, `waiting` for people (a card), or `failed`. */
   turnFinished(options: { outcome: 'answered' | 'waiting' | 'failed'; durationMs: number }): void;
+  /** A turn (work item) was let start, after waiting `waitedMs` for room (0 when there was room at once). */
+  turnAdmitted(options: { waitedMs: number }): void;
   /** A hop of an escalation ladder was made; `stage` is the card's stage it moved to (2 after the first hop). */
   escalated(options: { stage: number }): void;
   /** A call expired without a decision, under `rule` (its name, `rules[<index>]`, or `defaults`). */
@@ -28,6 +30,7 @@ export const noMetrics: Metrics = {
   decisionWaitedForStore() {},
   toolExecuted() {},
   turnFinished() {},
+  turnAdmitted() {},
   escalated() {},
   approvalExpired() {},
 };

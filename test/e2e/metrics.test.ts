@@ -81,6 +81,50 @@ describe('GET /metrics', () => {
     expect(seriesValue(metrics, 'countersign_turn_duration_seconds_count{outcome="failed"}')).toBe(1);
   });
 
+  it('shows the turns running and those waiting for room, and how long turns waited to start', async () => {
+    // Room for one turn at a time; the model holds its calls until the test lets them go.
+    const h = await harness({ environment: { COUNTERSIGN_MAX_CONCURRENT_TURNS: '1' } });
+    const held: Array<() => void> = [];
+    let holding = true;
+    h.openai.setResponder(async () => {
+      if (holding) await new Promise<void>((resolve) => held.push(resolve));
+      return { text: 'The pods are fine.' };
+    });
+    try {
+      const threads = [nextTs(), nextTs()];
+      for (const threadTs of threads) await h.mention({ user: 'UALICE', text: 'how are the pods?', ts: threadTs });
+      await waitFor(() => held.length === 1, { message: 'the first turn at the model' });
+      const busy = await waitFor(
+        async () => {
+          const metrics = await metricsOf(h);
+          return seriesValue(metrics, 'countersign_turns_waiting') === 1 ? metrics : undefined;
+        },
+        { message: 'the second turn counted as waiting' },
+      );
+      expect(seriesValue(busy, 'countersign_turns_running')).toBe(1);
+      // Kept waiting this long at least, since the first turn holds the only room.
+      const waitedFrom = Date.now();
+      await waitFor(() => Date.now() - waitedFrom >= 20, { message: 'a moment' });
+      held.shift()?.();
+      await waitFor(() => held.length === 1, { message: 'the second turn at the model' });
+      held.shift()?.();
+      await waitFor(() => threads.every((threadTs) => threadReplies(h, threadTs).some((message) => message.text?.includes('The pods are fine.'))), { message: 'both answers' });
+      await h.settled();
+
+      const after = await metricsOf(h);
+      expect(seriesValue(after, 'countersign_turns_running')).toBe(0);
+      expect(seriesValue(after, 'countersign_turns_waiting')).toBe(0);
+      expect(seriesValue(after, 'countersign_turn_admission_wait_seconds_count')).toBe(2);
+      // The first started at once; the second waited more than 10 ms for the first to finish.
+      expect(seriesValue(after, 'countersign_turn_admission_wait_seconds_bucket{le="0.001"}')).toBe(1);
+      expect(seriesValue(after, 'countersign_turn_admission_wait_seconds_bucket{le="0.01"}')).toBe(1);
+    } finally {
+      // A failed expectation must not leave turns stuck at the model for the teardown to wait on.
+      holding = false;
+      for (const release of held.splice(0)) release();
+    }
+  });
+
   it('counts Redis connection errors while Redis cannot be reached, from the store the bot builds itself', async () => {
     const environment = parseEnvironment({
       SLACK_BOT_TOKEN: 'xoxb-test-token',
