@@ -1,6 +1,7 @@
-import type { ModelMessage } from 'ai';
-import { describe, expect, it } from 'vitest';
+import { modelMessageSchema, type ModelMessage } from 'ai';
+import { describe, expect, it, vi } from 'vitest';
 import { closeDanglingToolCalls, parseHistory, trimHistory } from './history.js';
+import { createValidatedMessages } from './validated-messages.js';
 
 const exchange = (index: number): ModelMessage[] => [
   { role: 'user', content: `question ${index} ${'x'.repeat(100)}` },
@@ -27,6 +28,41 @@ describe('history', () => {
     expect(parseHistory([{ role: 'user', content: 'hi' }]).valid).toBe(true);
     expect(parseHistory([{ role: 'user', content: 'hi' }, { role: 'tool', content: [{ type: 'bogus' }] }])).toEqual({ messages: [], valid: false });
     expect(parseHistory('not an array').valid).toBe(false);
+  });
+
+  it('validates a message once: a history loaded again costs only its new messages, and a changed message is validated anew', () => {
+    const validated = createValidatedMessages({ maxCharacters: 1_000_000 });
+    const validate = vi.spyOn(modelMessageSchema, 'safeParse');
+    try {
+      const stored = () => JSON.parse(JSON.stringify([1, 2].flatMap(exchange))) as unknown[];
+      expect(parseHistory(stored(), validated).valid).toBe(true);
+      expect(validate).toHaveBeenCalledTimes(8);
+      validate.mockClear();
+      // Read again from the store (new objects, the same JSON), with one new message appended.
+      expect(parseHistory([...stored(), { role: 'user', content: 'and now?' }], validated).valid).toBe(true);
+      expect(validate).toHaveBeenCalledTimes(1);
+      // The same message with a field changed is not the message that was found valid.
+      const tampered = stored();
+      tampered[2] = { role: 'tool', content: [{ type: 'bogus', toolCallId: 'c1' }] };
+      expect(parseHistory(tampered, validated)).toEqual({ messages: [], valid: false });
+    } finally {
+      validate.mockRestore();
+    }
+  });
+
+  it('forgets the oldest validated messages past its budget', () => {
+    const validated = createValidatedMessages({ maxCharacters: 10 });
+    validated.add('aaaa');
+    validated.add('bbbb');
+    // Seen again: young again.
+    expect(validated.has('aaaa')).toBe(true);
+    validated.add('cccc');
+    expect(validated.has('bbbb')).toBe(false);
+    expect(validated.has('aaaa')).toBe(true);
+    expect(validated.has('cccc')).toBe(true);
+    // Larger than the whole budget: never kept.
+    validated.add('x'.repeat(11));
+    expect(validated.has('x'.repeat(11))).toBe(false);
   });
 
   it('closes tool calls a dead process left without results', () => {

@@ -1,4 +1,5 @@
 import { modelMessageSchema, type ModelMessage, type ToolContent } from 'ai';
+import { createValidatedMessages, type ValidatedMessages } from './validated-messages.js';
 
 export interface HistoryLimits {
   maxMessages: number;
@@ -10,11 +11,24 @@ export interface HistoryLimits {
  * does not validate is dropped whole rather than half-kept, since a partial history can pair tool
  * calls with the wrong results.
  */
-export function parseHistory(messages: unknown): { messages: ModelMessage[]; valid: boolean } {
+export function parseHistory(messages: unknown, validated: ValidatedMessages = processValidatedMessages): { messages: ModelMessage[]; valid: boolean } {
   if (!Array.isArray(messages)) return { messages: [], valid: false };
-  const valid = messages.every((message) => modelMessageSchema.safeParse(message).success);
+  const valid = messages.every((message) => {
+    const json = JSON.stringify(message);
+    if (json !== undefined && validated.has(json)) return true;
+    if (!modelMessageSchema.safeParse(message).success) return false;
+    if (json !== undefined) validated.add(json);
+    return true;
+  });
   return valid ? { messages: messages as ModelMessage[], valid } : { messages: [], valid };
 }
+
+/**
+ * 4 M characters (4 MB for ASCII): sixteen histories at the default 256 KB cap, or the last turns of
+ * thousands of short threads; small beside the process's RSS, so pending approvals by the
+ * thousand do not grow it past what the RSS target allows.
+ */
+const processValidatedMessages = createValidatedMessages({ maxCharacters: 4 * 1024 * 1024 });
 
 /**
  * Drops the oldest exchanges until the history fits. Cuts only before a user message so a tool call
