@@ -226,26 +226,23 @@ async function assemble(
   // Behind a front this loop still records every click's decision and updates its card, which
   // must not wait long behind turns.
   const defaultMaxDelayMs = role === 'worker' ? DEFAULT_MAX_EVENT_LOOP_DELAY_MS_WORKER : DEFAULT_MAX_EVENT_LOOP_DELAY_MS_SERVING;
-  const limits = {
-    monitor,
-    maxConcurrent: options.maxConcurrentTurns ?? defaultMaxTurns,
-    maxEventLoopDelayMs: options.maxEventLoopDelayMs ?? defaultMaxDelayMs,
-    onAdmit: (waitedMs: number) => prometheus.metrics.turnAdmitted({ waitedMs }),
-  };
-  // Each gate admits up to the cap: the process's own turns, and those it takes from receivers.
-  const ownGate = createLoadGate(limits);
-  const handedOffGate = createLoadGate(limits);
-  prometheus.observeTurnLoad(() => ({ running: ownGate.active() + handedOffGate.active(), waiting: ownGate.waiting() + handedOffGate.waiting() }));
+  const limits = { monitor, maxConcurrent: options.maxConcurrentTurns ?? defaultMaxTurns, maxEventLoopDelayMs: options.maxEventLoopDelayMs ?? defaultMaxDelayMs };
+  // Every work item runs through the thread worker's gate, a thread taken from receivers too (after
+  // the puller's gate let it be taken): that gate alone counts and times the turns, the puller's
+  // adds what it holds before its drain starts.
+  const itemGate = createLoadGate({ ...limits, onAdmit: (waitedMs) => prometheus.metrics.turnAdmitted({ waitedMs }) });
+  const pullGate = createLoadGate(limits);
+  prometheus.observeTurnLoad(() => ({ running: itemGate.active(), waiting: itemGate.waiting() + pullGate.waiting() }));
   const worker = createThreadWorker({
     store,
     handle: (item, lease, prefetched) => conversation.handle(item, lease, prefetched),
     logger,
     lockTtlMs,
-    gate: ownGate,
+    gate: itemGate,
     handOff: role === 'receiver',
   });
   // Receivers run no turns; everyone else takes the threads receivers hand off.
-  const puller = role === 'receiver' ? undefined : createWorkPuller({ store, worker, gate: handedOffGate, logger });
+  const puller = role === 'receiver' ? undefined : createWorkPuller({ store, worker, gate: pullGate, logger });
   const sweeper = createExpirySweeper({
     store,
     messenger,

@@ -60,6 +60,15 @@ describe('a receiver and a worker', () => {
       expect(click.status).toBe(200);
       await waitFor(() => pairReplies(world.slack, threadTs).some((message) => message.text === 'Restarted by the worker.'), { timeoutMs: 15_000, message: 'the answer' });
       expect(readInvocations(logFile)).toEqual([['rollout', 'restart', 'deployment/worker', '-n', 'prod']]);
+      // The worker's metrics count each of its two turns once, though each was a handed-off thread first.
+      const workerMetrics = await waitFor(
+        async () => {
+          const text = await (await fetch(`http://127.0.0.1:${worker.port}/metrics`)).text();
+          return /^countersign_turns_running 0$/m.test(text) ? text : undefined;
+        },
+        { timeoutMs: 10_000, message: "the worker's turns over" },
+      );
+      expect(/^countersign_turn_admission_wait_seconds_count (\d+)$/m.exec(workerMetrics)?.[1]).toBe('2');
       // Every turn ran in the worker: the card, the resumed turn.
       expect(worker.bot.output()).toContain('approval card posted');
       expect(worker.bot.output()).toContain('resuming turn');
