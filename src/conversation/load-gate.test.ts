@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { createLoadGate, type LoadMonitor } from './load-gate.js';
+import { createLoadGate, createLoadMonitor, type LoadMonitor } from './load-gate.js';
 
 function fakeMonitor() {
   let delay = 0;
+  let heap = 0;
   const listeners = new Set<() => void>();
   const monitor: LoadMonitor = {
     delayMs: () => delay,
+    heapFraction: () => heap,
     onSample(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -16,6 +18,10 @@ function fakeMonitor() {
     monitor,
     setDelay(ms: number) {
       delay = ms;
+      for (const listener of listeners) listener();
+    },
+    setHeapFraction(fraction: number) {
+      heap = fraction;
       for (const listener of listeners) listener();
     },
   };
@@ -107,5 +113,41 @@ describe('load gate', () => {
     // An idle process admits one at once, however late its loop.
     (await gate.acquire())();
     expect(waits[2]).toBe(0);
+  });
+
+  it('stops admitting while the heap is nearly full, so a burst of turns cannot run the process out of memory', async () => {
+    const { monitor, setHeapFraction } = fakeMonitor();
+    const gate = createLoadGate({ monitor, maxConcurrent: 100, maxEventLoopDelayMs: 100, maxHeapFraction: 0.7 });
+    const first = await gate.acquire();
+    setHeapFraction(0.75);
+    expect(gate.room()).toBe(0);
+    let admitted = false;
+    const second = gate.acquire().then((release) => {
+      admitted = true;
+      return release;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(admitted).toBe(false);
+    // A collection freed the heap: the next sample lets the turn in.
+    setHeapFraction(0.3);
+    (await second)();
+    first();
+    setHeapFraction(0.9);
+    // An idle process still admits one.
+    expect(gate.room()).toBe(1);
+    (await gate.acquire())();
+  });
+
+  it('reads the heap at each sample, as a fraction of its limit', () => {
+    let used = 100;
+    const monitor = createLoadMonitor({ intervalMs: 60_000, heapStatistics: () => ({ used_heap_size: used, heap_size_limit: 1_000 }) });
+    try {
+      expect(monitor.heapFraction?.()).toBe(0.1);
+      used = 900;
+      // Read at the monitor's tick, not at every admission.
+      expect(monitor.heapFraction?.()).toBe(0.1);
+    } finally {
+      monitor.close();
+    }
   });
 });

@@ -1,29 +1,42 @@
+import { getHeapStatistics } from 'node:v8';
+
 /**
  * How busy this process's event loop is: a timer that should fire every `intervalMs` measures how
- * late it fires. One monitor serves every gate of a process.
+ * late it fires; and how full its JavaScript heap is, read at the same tick. One monitor serves every
+ * gate of a process.
  */
 export interface LoadMonitor {
   /** Recent event-loop delay in milliseconds (smoothed). */
   delayMs(): number;
+  /** The heap in use as a fraction of the heap's limit, at the last sample (0 when not read). */
+  heapFraction?(): number;
   onSample(listener: () => void): () => void;
   close(): void;
 }
 
-export function createLoadMonitor({ intervalMs = 50 }: { intervalMs?: number } = {}): LoadMonitor {
+export function createLoadMonitor({ intervalMs = 50, heapStatistics = getHeapStatistics }: { intervalMs?: number; heapStatistics?: () => { used_heap_size: number; heap_size_limit: number } } = {}): LoadMonitor {
   let smoothed = 0;
+  let heapFraction = 0;
   let last = performance.now();
   const listeners = new Set<() => void>();
+  const readHeap = () => {
+    const { used_heap_size: used, heap_size_limit: limit } = heapStatistics();
+    heapFraction = limit > 0 ? used / limit : 0;
+  };
+  readHeap();
   const timer = setInterval(() => {
     const at = performance.now();
     const late = Math.max(0, at - last - intervalMs);
     last = at;
     // Quick to rise, slower to fall, so one calm tick does not reopen the gate under load.
     smoothed = late > smoothed ? late : smoothed * 0.7 + late * 0.3;
+    readHeap();
     for (const listener of listeners) listener();
   }, intervalMs);
   timer.unref();
   return {
     delayMs: () => smoothed,
+    heapFraction: () => heapFraction,
     onSample(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -33,10 +46,12 @@ export function createLoadMonitor({ intervalMs = 50 }: { intervalMs?: number } =
 }
 
 /**
- * Admits work while the process has room for it: under `maxConcurrent` holders and while the event
- * loop keeps up (delay under `maxEventLoopDelayMs`). What limits a process is then its CPU and
- * memory, not a small constant; and work that waits, waits before it starts, not half-done. One
- * holder is always admitted, so an idle process makes progress on any machine.
+ * Admits work while the process has room for it: under `maxConcurrent` holders, while the event
+ * loop keeps up (delay under `maxEventLoopDelayMs`) and while the heap is under `maxHeapFraction` of
+ * its limit (default 0.7: a burst of turns must not take the process to an out-of-memory crash, which
+ * would cost every turn in it a restart). What limits a process is then its CPU and memory, not a
+ * small constant; and work that waits, waits before it starts, not half-done. One holder is always
+ * admitted, so an idle process makes progress on any machine.
  */
 export interface LoadGate {
   acquire(): Promise<() => void>;
@@ -49,19 +64,24 @@ export interface LoadGate {
   waiting(): number;
 }
 
+/** Above this fraction of the heap's limit in use, no new turn starts (but one, when none runs). */
+export const DEFAULT_MAX_HEAP_FRACTION = 0.7;
+
 export function createLoadGate(options: {
   monitor: LoadMonitor;
   maxConcurrent: number;
   maxEventLoopDelayMs: number;
+  maxHeapFraction?: number;
   /** Told of every admission and how long it waited for room (0 when admitted at once), for the metrics. */
   onAdmit?: (waitedMs: number) => void;
 }): LoadGate {
-  const { monitor, maxConcurrent, maxEventLoopDelayMs, onAdmit } = options;
+  const { monitor, maxConcurrent, maxEventLoopDelayMs, maxHeapFraction = DEFAULT_MAX_HEAP_FRACTION, onAdmit } = options;
+  const loaded = () => monitor.delayMs() >= maxEventLoopDelayMs || (monitor.heapFraction?.() ?? 0) >= maxHeapFraction;
   let active = 0;
   let waitingAcquirers = 0;
   // In arrival order; an acquirer is counted the moment it is let in, so a wake never admits too many.
   const waiting: Array<{ admit: () => void; takes: boolean }> = [];
-  const hasRoom = () => active === 0 || (active < maxConcurrent && monitor.delayMs() < maxEventLoopDelayMs);
+  const hasRoom = () => active === 0 || (active < maxConcurrent && !loaded());
   const release = () => {
     let released = false;
     return () => {
@@ -87,7 +107,7 @@ export function createLoadGate(options: {
     waiting: () => waitingAcquirers,
     room() {
       if (waiting.length > 0) return 0;
-      if (monitor.delayMs() >= maxEventLoopDelayMs) return active === 0 ? 1 : 0;
+      if (loaded()) return active === 0 ? 1 : 0;
       return Math.max(active === 0 ? 1 : 0, maxConcurrent - active);
     },
     whenRoom: () => (waiting.length === 0 && hasRoom() ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({ admit: resolve, takes: false }))),
