@@ -78,7 +78,6 @@ export function createLoadGate(options: {
   const { monitor, maxConcurrent, maxEventLoopDelayMs, maxHeapFraction = DEFAULT_MAX_HEAP_FRACTION, onAdmit } = options;
   const loaded = () => monitor.delayMs() >= maxEventLoopDelayMs || (monitor.heapFraction?.() ?? 0) >= maxHeapFraction;
   let active = 0;
-  let waitingAcquirers = 0;
   // In arrival order; an acquirer is counted the moment it is let in, so a wake never admits too many.
   const waiting: Array<{ admit: () => void; takes: boolean }> = [];
   const hasRoom = () => active === 0 || (active < maxConcurrent && !loaded());
@@ -94,17 +93,14 @@ export function createLoadGate(options: {
   function wake(): void {
     while (waiting.length > 0 && hasRoom()) {
       const next = waiting.shift();
-      if (next?.takes) {
-        active += 1;
-        waitingAcquirers -= 1;
-      }
+      if (next?.takes) active += 1;
       next?.admit();
     }
   }
   monitor.onSample(wake);
   return {
     active: () => active,
-    waiting: () => waitingAcquirers,
+    waiting: () => waiting.filter((entry) => entry.takes).length,
     room() {
       if (waiting.length > 0) return 0;
       if (loaded()) return active === 0 ? 1 : 0;
@@ -118,7 +114,6 @@ export function createLoadGate(options: {
         return Promise.resolve(release());
       }
       const askedAt = performance.now();
-      waitingAcquirers += 1;
       return new Promise((resolve) =>
         waiting.push({
           admit: () => {

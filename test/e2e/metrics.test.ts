@@ -103,8 +103,7 @@ describe('GET /metrics', () => {
       );
       expect(seriesValue(busy, 'countersign_turns_running')).toBe(1);
       // Kept waiting this long at least, since the first turn holds the only room.
-      const waitedFrom = Date.now();
-      await waitFor(() => Date.now() - waitedFrom >= 20, { message: 'a moment' });
+      await new Promise((resolve) => setTimeout(resolve, 20));
       held.shift()?.();
       await waitFor(() => held.length === 1, { message: 'the second turn at the model' });
       held.shift()?.();
