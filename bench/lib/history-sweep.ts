@@ -1,15 +1,15 @@
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import type { BenchContext } from './bench-context.js';
-import { approver } from './click-requests.js';
-import { cpuMs, waitForCpuIdle } from './processes.js';
+import { approver, botClicks } from './click-requests.js';
+import { preciseCpuMs, waitForCpuIdle } from './processes.js';
 import { foreground, splitAtResume } from './redis-accounting.js';
 import { startRedisServer } from '../../test/helpers/redis-server.js';
 import { startCountingProxy } from './redis-proxy.js';
 import type { HistorySweepPoint } from './results.js';
 import type { BenchScale } from './scale.js';
 import { median, round } from './stats.js';
-import { clickRequest, createThreadFactory, threadMentionRequest, waitUntil, type Thread } from './workload.js';
+import { clickRequest, createThreadFactory, mentionRequest, threadMentionRequest, waitUntil, type Thread } from './workload.js';
 
 /** Filler per earlier message, so a long history weighs what a real thread's would (~0.5 KB a message). */
 const PADDING_CHARACTERS = 400;
@@ -19,8 +19,9 @@ const PADDING_CHARACTERS = 400;
  * exchanges (text mentions, one at a time), then each gets one more mention that posts a card, and
  * the card is approved. For that click, measured one at a time on a bot behind the counting Redis
  * proxy: Redis round trips and bytes written from the click until the answer, the bot's CPU, and
- * the time from the click's ack to the answer. Flat columns mean the cost does not grow with the
- * history (append-only writes); bytes growing with the history mean something rewrites it.
+ * the time from the click's ack to the answer, once the bot has walked the click path often enough for
+ * V8 to compile it. Flat columns mean the cost does not grow with the history (append-only writes);
+ * bytes growing with the history mean something rewrites it.
  */
 export async function measureHistorySweep(options: { context: BenchContext; scale: BenchScale }): Promise<HistorySweepPoint[]> {
   const { context, scale } = options;
@@ -39,6 +40,15 @@ export async function measureHistorySweep(options: { context: BenchContext; scal
     await context.waitForSlack({ done, message: 'the history sweep turn' });
     await waitUntil(() => performance.now() - proxy.lastActivityAt() > 150, { timeoutMs: 30_000, message: 'Redis traffic to stop' });
   };
+  // The resume path warm first: measured cold, a handful of clicks ran in V8's interpreter and cost
+  // 15-30 ms of CPU each, against 3-4 ms once compiled, and hid anything the history adds.
+  const warmThreads = newThreads(scale.warmup.cardCycles);
+  await context.send({ url: bot.eventsUrl, concurrency: scale.warmup.concurrency, requests: warmThreads.map((thread) => mentionRequest(thread, 'card')) });
+  await context.waitForTurns({ threads: warmThreads, mode: 'card' });
+  await waitForCpuIdle(bot.handle.pid);
+  const warmCards = context.observer.cards(warmThreads);
+  await context.send({ url: bot.eventsUrl, concurrency: scale.warmup.concurrency, requests: botClicks(warmCards) });
+  await context.waitForResumes(warmCards);
   const points: HistorySweepPoint[] = [];
   for (const exchanges of scale.historySweep.exchanges) {
     const threads = newThreads(scale.historySweep.threads);
@@ -51,8 +61,9 @@ export async function measureHistorySweep(options: { context: BenchContext; scal
       await settle(() => context.observer.hasCard(thread));
     }
     await waitForCpuIdle(bot.handle.pid);
+    const idleCpuPerMs = await idleCpuRate(bot.handle.pid);
     const samples = [];
-    for (const [index, thread] of threads.entries()) samples.push(await measureClick({ context, proxy, botPid: bot.handle.pid, thread, index, settle, sendClick: (request) => context.send({ url: bot.eventsUrl, concurrency: 1, requests: [request] }) }));
+    for (const [index, thread] of threads.entries()) samples.push(await measureClick({ context, proxy, botPid: bot.handle.pid, idleCpuPerMs, thread, index, settle, sendClick: (request) => context.send({ url: bot.eventsUrl, concurrency: 1, requests: [request] }) }));
     const historyBytes = await storedHistoryBytes(inspector, threads);
     points.push({
       exchanges,
@@ -76,6 +87,7 @@ async function measureClick(options: {
   context: BenchContext;
   proxy: Awaited<ReturnType<typeof startCountingProxy>>;
   botPid: number;
+  idleCpuPerMs: number;
   thread: Thread;
   index: number;
   settle: (done: () => boolean) => Promise<void>;
@@ -85,10 +97,12 @@ async function measureClick(options: {
   const [card] = context.observer.cards([thread]);
   if (!card) throw new Error(`no card in history-sweep thread ${thread.threadTs}`);
   const from = proxy.flights().length;
-  const cpuBefore = cpuMs(options.botPid);
+  const cpuBefore = preciseCpuMs(options.botPid);
+  const startedAt = performance.now();
   const sent = await options.sendClick(clickRequest({ channel: thread.channel, threadTs: thread.threadTs, cardTs: card.cardTs, value: card.approveValue, user: approver(options.index) }));
   await options.settle(() => context.observer.hasAnswer(thread));
-  const cpu = cpuMs(options.botPid) - cpuBefore;
+  // The click's share: the bot's timers and health checks keep running while the sweep waits for quiet.
+  const cpu = preciseCpuMs(options.botPid) - cpuBefore - options.idleCpuPerMs * (performance.now() - startedAt);
   const { resume: flights } = splitAtResume(foreground(proxy.flights().slice(from)));
   // An answer with no resume traffic behind the proxy means some other process ran it: the count would be a silent 0.
   if (flights.length === 0) throw new Error(`history sweep: the resumed turn of thread ${thread.threadTs} sent nothing through the counting proxy`);
@@ -111,4 +125,19 @@ async function storedHistoryBytes(inspector: Redis, threads: Thread[]): Promise<
     sizes.push(bytes);
   }
   return sizes;
+}
+
+/**
+ * The CPU an idle bot uses per ms of wall time (its timers, the load monitor): the least of a few
+ * 300 ms windows, so a late collection of the work before does not count as idling.
+ */
+async function idleCpuRate(pid: number): Promise<number> {
+  const rates: number[] = [];
+  for (let window = 0; window < 4; window += 1) {
+    const before = preciseCpuMs(pid);
+    const startedAt = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    rates.push((preciseCpuMs(pid) - before) / (performance.now() - startedAt));
+  }
+  return Math.min(...rates);
 }

@@ -108,6 +108,25 @@ export function cpuMs(pid: number, options: { children?: boolean } = {}): number
   return statCpuMs(`/proc/${pid}/stat`, options.children ?? false);
 }
 
+/**
+ * CPU a process's live threads have used, in ms to the microsecond: the scheduler's own total per
+ * thread (`se.sum_exec_runtime` in /proc/<pid>/task/<tid>/sched). /proc's stat counts 10 ms ticks,
+ * too coarse for one resumed turn; where `sched` is missing this falls back to them.
+ */
+export function preciseCpuMs(pid: number): number {
+  let total = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const match = /^se\.sum_exec_runtime\s*:\s*([\d.]+)/m.exec(readFileSync(`/proc/${pid}/task/${tid}/sched`, 'utf8'));
+      if (!match) return cpuMs(pid);
+      total += Number(match[1]);
+    } catch {
+      // Ended between the listing and the read.
+    }
+  }
+  return total;
+}
+
 /** CPU each thread of a process has used, in ms, by thread id (a thread that ends meanwhile is left out). */
 export function threadCpuMs(pid: number): Map<number, number> {
   const byThread = new Map<number, number>();

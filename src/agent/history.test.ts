@@ -20,8 +20,30 @@ describe('history', () => {
     expect(Buffer.byteLength(JSON.stringify(bySize))).toBeLessThanOrEqual(700);
   });
 
+  it('trims to exactly what measuring the whole history after each cut gives, multi-byte text included', () => {
+    // The rule, stated directly: of the places a cut may start (the first message, any later user
+    // message), the earliest whose rest fits both caps, measured whole; the last one if none fits.
+    const reference = (messages: ModelMessage[], limits: { maxMessages: number; maxBytes: number }) => {
+      const starts = messages.flatMap((message, index) => (index === 0 || message.role === 'user' ? [index] : []));
+      const fits = (start: number) => messages.length - start <= limits.maxMessages && Buffer.byteLength(JSON.stringify(messages.slice(start))) <= limits.maxBytes;
+      return messages.slice(starts.find(fits) ?? starts.at(-1) ?? 0);
+    };
+    const messages = [1, 2, 3, 4, 5, 6].flatMap((index) => [
+      ...exchange(index),
+      { role: 'user', content: `ünïcødé ${'€'.repeat(index * 7)}` },
+      { role: 'assistant', content: '🙂'.repeat(index) },
+    ] satisfies ModelMessage[]);
+    const whole = Buffer.byteLength(JSON.stringify(messages));
+    for (let maxBytes = 0; maxBytes <= whole + 1; maxBytes += 1) {
+      for (const maxMessages of [1, 5, 13, 1000]) {
+        expect(trimHistory(messages, { maxMessages, maxBytes })).toEqual(reference(messages, { maxMessages, maxBytes }));
+      }
+    }
+  });
+
   it('keeps the latest exchange even when it alone is over the cap', () => {
     expect(trimHistory(exchange(1), { maxMessages: 1, maxBytes: 10 })).toEqual(exchange(1));
+    expect(trimHistory([], { maxMessages: 0, maxBytes: 0 })).toEqual([]);
   });
 
   it('rejects a tampered or malformed history as a whole', () => {

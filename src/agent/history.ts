@@ -35,13 +35,18 @@ const processValidatedMessages = createValidatedMessages({ maxCharacters: 4 * 10
  * is never separated from its result; the latest exchange is always kept.
  */
 export function trimHistory(messages: ModelMessage[], limits: HistoryLimits): ModelMessage[] {
-  let trimmed = messages;
-  while (trimmed.length > limits.maxMessages || byteSize(trimmed) > limits.maxBytes) {
-    const nextUser = trimmed.findIndex((message, index) => index > 0 && message.role === 'user');
-    if (nextUser <= 0) break;
-    trimmed = trimmed.slice(nextUser);
+  let bytes = Buffer.byteLength(JSON.stringify(messages));
+  let start = 0;
+  while (messages.length - start > limits.maxMessages || bytes > limits.maxBytes) {
+    let nextUser = start + 1;
+    while (nextUser < messages.length && messages[nextUser]?.role !== 'user') nextUser += 1;
+    if (nextUser >= messages.length) break;
+    // A history's JSON is its messages' joined by commas: a cut subtracts what it drops, so each
+    // message is serialized at most once more, and only if it is dropped.
+    for (let index = start; index < nextUser; index += 1) bytes -= Buffer.byteLength(JSON.stringify(messages[index])) + 1;
+    start = nextUser;
   }
-  return trimmed;
+  return start === 0 ? messages : messages.slice(start);
 }
 
 /**
@@ -63,8 +68,4 @@ export function closeDanglingToolCalls(messages: ModelMessage[], reason: string)
     }
   }
   return content.length === 0 ? messages : [...messages, { role: 'tool', content }];
-}
-
-function byteSize(messages: ModelMessage[]): number {
-  return Buffer.byteLength(JSON.stringify(messages));
 }

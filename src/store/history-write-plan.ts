@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** What this process knows to be stored for a thread's history: the revision it read or wrote, and a digest per message. */
 export interface KnownHistory {
@@ -20,8 +20,9 @@ export type HistoryWrite =
 /** More messages changed in place than this, and the two histories are taken not to line up. */
 const MAX_IN_PLACE_CHANGES = 4;
 
+/** One-shot `hash` rather than `createHash`: a save digests every message, and the Hash object cost more than the hashing (1.4 against 0.5 µs for a 0.5 KB message). */
 export function digestOf(serialized: string): string {
-  return createHash('sha1').update(serialized).digest('base64');
+  return hash('sha1', serialized, 'base64');
 }
 
 /** The cheapest write from `known` to `serialized` (each message as JSON), or a rewrite when the two do not line up. */
