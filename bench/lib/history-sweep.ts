@@ -40,8 +40,9 @@ export async function measureHistorySweep(options: { context: BenchContext; scal
     await context.waitForSlack({ done, message: 'the history sweep turn' });
     await waitUntil(() => performance.now() - proxy.lastActivityAt() > 150, { timeoutMs: 30_000, message: 'Redis traffic to stop' });
   };
-  // The resume path warm first: measured cold, a handful of clicks ran in V8's interpreter and cost
-  // 15-30 ms of CPU each, against 3-4 ms once compiled, and hid anything the history adds.
+  // The resume path warm first: measured cold, each of a handful of clicks ran largely in V8's
+  // interpreter and cost the bot thread 15-30 ms of CPU (about 10 ms for the whole process once
+  // compiled), which hid anything the history adds.
   const warmThreads = newThreads(scale.warmup.cardCycles);
   await context.send({ url: bot.eventsUrl, concurrency: scale.warmup.concurrency, requests: warmThreads.map((thread) => mentionRequest(thread, 'card')) });
   await context.waitForTurns({ threads: warmThreads, mode: 'card' });
