@@ -41,6 +41,7 @@ import { createMemoryStore } from './store/memory-store.js';
 import { createRedisStore } from './store/redis-store.js';
 import type { StateStore } from './store/state-store.js';
 import type { RedisFailureListener } from './store/redis-failures.js';
+import { createCommandSlots, DEFAULT_MAX_RUNNING_COMMANDS, type CommandSlots } from './tools/command/command-slots.js';
 import { loadTools, withWireToolNames, type LoadedTools } from './tools/load-tools.js';
 import { createJsonSchemaValidator } from './tools/json-schema-validator.js';
 import { createToolSchemas } from './tools/tool-schemas.js';
@@ -105,6 +106,11 @@ export interface CreateBotOptions {
    */
   commandSpawner?: boolean;
   /**
+   * Command tools running at once in this process, at most (`COUNTERSIGN_MAX_RUNNING_COMMANDS`,
+   * default 32); fewer start while less than 256 MiB of memory is available. The rest wait in order.
+   */
+  maxRunningCommands?: number;
+  /**
    * Slack's requests come from the Slack front thread over this channel, verified (and events and
    * clicks acked) there, instead of from an HTTP server of this bot's own (`COUNTERSIGN_SLACK_FRONT=thread`).
    */
@@ -128,19 +134,21 @@ export async function createBot(given: CreateBotOptions = {}): Promise<Bot> {
   const options: ResolvedOptions = { ...environment.tuning, ...given, environment, config };
   const logger = options.logger ?? createLogger({ level: environment.logLevel });
   const now = options.now ?? Date.now;
+  const commandSlots = createCommandSlots({ maxRunning: options.maxRunningCommands ?? DEFAULT_MAX_RUNNING_COMMANDS });
   const loaded = await loadTools({
     config,
     customTools: options.tools ?? [],
     logger,
     ...(options.env ? { env: options.env } : {}),
     commandRunner: options.commandSpawner === false ? 'direct' : 'spawner',
+    commandSlots,
     onSourceProblem: (problem) => logger.warn({ event: 'tool-source-problem', source: problem.source }, problem.message),
     onSourceRecovered: (notice) => logger.info({ event: 'tool-source-recovered', source: notice.source }, notice.message),
   });
   // Live: MCP tools appear, change and disappear as their servers (re)connect.
   const tools = loaded.tools;
   try {
-    return await assemble(options, { logger, now, tools, loaded });
+    return await assemble(options, { logger, now, tools, loaded, commandSlots });
   } catch (error) {
     await loaded.close();
     throw error;
@@ -151,7 +159,7 @@ type ResolvedOptions = CreateBotOptions & { environment: EnvironmentConfig; conf
 
 async function assemble(
   options: ResolvedOptions,
-  { logger, now, tools, loaded }: { logger: Logger; now: () => number; tools: ToolDefinition[]; loaded: LoadedTools },
+  { logger, now, tools, loaded, commandSlots }: { logger: Logger; now: () => number; tools: ToolDefinition[]; loaded: LoadedTools; commandSlots: CommandSlots },
 ): Promise<Bot> {
   const { environment, config } = options;
 
@@ -232,6 +240,7 @@ async function assemble(
   // adds what it holds before its drain starts.
   const itemGate = createLoadGate({ ...limits, onAdmit: (waitedMs) => prometheus.metrics.turnAdmitted({ waitedMs }) });
   const pullGate = createLoadGate(limits);
+  prometheus.observeCommandLoad(() => ({ running: commandSlots.active(), waiting: commandSlots.waiting() }));
   prometheus.observeTurnLoad(() => ({ running: itemGate.active(), waiting: itemGate.waiting() + pullGate.waiting() }));
   const worker = createThreadWorker({
     store,

@@ -48,10 +48,15 @@ describe('parseEnvironment', () => {
   });
 
   it('reads the tuning knobs with the rest, naming a bad one', () => {
-    expect(parseEnvironment({ ...HTTP, COUNTERSIGN_LOCK_TTL_MS: '5000', COUNTERSIGN_MAX_CONCURRENT_TURNS: '64' }, noFile).tuning).toEqual({ lockTtlMs: 5000, maxConcurrentTurns: 64 });
-    expect(problemsOf({ ...HTTP, COUNTERSIGN_MAX_EVENT_LOOP_DELAY_MS: 'fast', COUNTERSIGN_SWEEP_INTERVAL_MS: '5' }).problems).toEqual([
+    expect(parseEnvironment({ ...HTTP, COUNTERSIGN_LOCK_TTL_MS: '5000', COUNTERSIGN_MAX_CONCURRENT_TURNS: '64', COUNTERSIGN_MAX_RUNNING_COMMANDS: '4' }, noFile).tuning).toEqual({
+      lockTtlMs: 5000,
+      maxConcurrentTurns: 64,
+      maxRunningCommands: 4,
+    });
+    expect(problemsOf({ ...HTTP, COUNTERSIGN_MAX_EVENT_LOOP_DELAY_MS: 'fast', COUNTERSIGN_SWEEP_INTERVAL_MS: '5', COUNTERSIGN_MAX_RUNNING_COMMANDS: '0' }).problems).toEqual([
       { field: 'COUNTERSIGN_SWEEP_INTERVAL_MS', message: 'must be a whole number of milliseconds, at least 10' },
       { field: 'COUNTERSIGN_MAX_EVENT_LOOP_DELAY_MS', message: 'must be a whole number of milliseconds, at least 10' },
+      { field: 'COUNTERSIGN_MAX_RUNNING_COMMANDS', message: 'must be a whole number of commands, at least 1' },
     ]);
   });
 

@@ -76,6 +76,8 @@ export interface EnvironmentTuning {
   maxEventLoopDelayMs?: number;
   /** COUNTERSIGN_COMMAND_SPAWNER (`on`, the default, or `off`): whether a small spawner process starts command tools. */
   commandSpawner?: boolean;
+  /** COUNTERSIGN_MAX_RUNNING_COMMANDS: command tools running at once in one process, at most. */
+  maxRunningCommands?: number;
   /** COUNTERSIGN_TURN_THREAD_NICE: the CPU priority (Linux nice, 0–19) of the bot thread behind the Slack front. */
   turnThreadNice?: number;
 }
@@ -166,6 +168,7 @@ const environmentSchema = z.object({
   COUNTERSIGN_MAX_CONCURRENT_TURNS: whole(1, 'turns').optional(),
   COUNTERSIGN_MAX_EVENT_LOOP_DELAY_MS: whole(10, 'milliseconds').optional(),
   COUNTERSIGN_COMMAND_SPAWNER: lowerCaseChoice(['on', 'off'] as const).optional(),
+  COUNTERSIGN_MAX_RUNNING_COMMANDS: whole(1, 'commands').optional(),
   COUNTERSIGN_TURN_THREAD_NICE: z
     .string()
     .refine((value) => /^\d+$/.test(value) && Number(value) <= MAX_NICE, { error: `must be a whole number from 0 (the front's priority) to ${MAX_NICE} (the lowest)` })
@@ -199,6 +202,7 @@ export function parseEnvironment(env: Record<string, string | undefined>, option
     ...(variables.COUNTERSIGN_MAX_CONCURRENT_TURNS === undefined ? {} : { maxConcurrentTurns: variables.COUNTERSIGN_MAX_CONCURRENT_TURNS }),
     ...(variables.COUNTERSIGN_MAX_EVENT_LOOP_DELAY_MS === undefined ? {} : { maxEventLoopDelayMs: variables.COUNTERSIGN_MAX_EVENT_LOOP_DELAY_MS }),
     ...(variables.COUNTERSIGN_COMMAND_SPAWNER === undefined ? {} : { commandSpawner: variables.COUNTERSIGN_COMMAND_SPAWNER === 'on' }),
+    ...(variables.COUNTERSIGN_MAX_RUNNING_COMMANDS === undefined ? {} : { maxRunningCommands: variables.COUNTERSIGN_MAX_RUNNING_COMMANDS }),
     ...(variables.COUNTERSIGN_TURN_THREAD_NICE === undefined ? {} : { turnThreadNice: variables.COUNTERSIGN_TURN_THREAD_NICE }),
   };
   return {

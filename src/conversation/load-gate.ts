@@ -1,4 +1,5 @@
 import { getHeapStatistics } from 'node:v8';
+import { createAdmissionGate, type AdmissionGate } from '../runtime/admission-gate.js';
 
 /**
  * How busy this process's event loop is: a timer that should fire every `intervalMs` measures how
@@ -53,16 +54,7 @@ export function createLoadMonitor({ intervalMs = 50, heapStatistics = getHeapSta
  * small constant; and work that waits, waits before it starts, not half-done. One holder is always
  * admitted, so an idle process makes progress on any machine.
  */
-export interface LoadGate {
-  acquire(): Promise<() => void>;
-  /** Resolves when `acquire` would admit at once. */
-  whenRoom(): Promise<void>;
-  /** How many holders `acquire` would admit at once now (1 when idle, whatever the load). */
-  room(): number;
-  active(): number;
-  /** Acquirers waiting to be admitted (not `whenRoom` callers). */
-  waiting(): number;
-}
+export type LoadGate = Omit<AdmissionGate, 'wake'>;
 
 /** Above this fraction of the heap's limit in use, no new turn starts (but one, when none runs). */
 export const DEFAULT_MAX_HEAP_FRACTION = 0.7;
@@ -76,53 +68,12 @@ export function createLoadGate(options: {
   onAdmit?: (waitedMs: number) => void;
 }): LoadGate {
   const { monitor, maxConcurrent, maxEventLoopDelayMs, maxHeapFraction = DEFAULT_MAX_HEAP_FRACTION, onAdmit } = options;
-  const loaded = () => monitor.delayMs() >= maxEventLoopDelayMs || (monitor.heapFraction?.() ?? 0) >= maxHeapFraction;
-  let active = 0;
-  // In arrival order; an acquirer is counted the moment it is let in, so a wake never admits too many.
-  const waiting: Array<{ admit: () => void; takes: boolean }> = [];
-  const hasRoom = () => active === 0 || (active < maxConcurrent && !loaded());
-  const release = () => {
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      active -= 1;
-      wake();
-    };
-  };
-  function wake(): void {
-    while (waiting.length > 0 && hasRoom()) {
-      const next = waiting.shift();
-      if (next?.takes) active += 1;
-      next?.admit();
-    }
-  }
-  monitor.onSample(wake);
-  return {
-    active: () => active,
-    waiting: () => waiting.filter((entry) => entry.takes).length,
-    room() {
-      if (waiting.length > 0) return 0;
-      if (loaded()) return active === 0 ? 1 : 0;
-      return Math.max(active === 0 ? 1 : 0, maxConcurrent - active);
-    },
-    whenRoom: () => (waiting.length === 0 && hasRoom() ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({ admit: resolve, takes: false }))),
-    acquire() {
-      if (waiting.length === 0 && hasRoom()) {
-        active += 1;
-        onAdmit?.(0);
-        return Promise.resolve(release());
-      }
-      const askedAt = performance.now();
-      return new Promise((resolve) =>
-        waiting.push({
-          admit: () => {
-            onAdmit?.(performance.now() - askedAt);
-            resolve(release());
-          },
-          takes: true,
-        }),
-      );
-    },
-  };
+  const gate = createAdmissionGate({
+    maxConcurrent,
+    loaded: () => monitor.delayMs() >= maxEventLoopDelayMs || (monitor.heapFraction?.() ?? 0) >= maxHeapFraction,
+    ...(onAdmit ? { onAdmit } : {}),
+  });
+  // The loop's delay and the heap change between releases: every sample may let waiters in.
+  monitor.onSample(gate.wake);
+  return gate;
 }

@@ -2,13 +2,15 @@ import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client
 import type { Metrics, PendingApprovalsByRule } from './metrics.js';
 import { registerPendingApprovalGauges } from './pending-approval-gauges.js';
 import { createPrometheusOperationMetrics } from './operation-metrics.js';
-import { registerTurnLoadGauges, type TurnLoad } from './turn-load-gauges.js';
+import { registerCommandLoadGauges, registerTurnLoadGauges, type Load } from './load-gauges.js';
 
 export interface PrometheusMetrics {
   metrics: Metrics;
   registry: Registry;
   /** Where `countersign_turns_running` and `countersign_turns_waiting` are read from (once the load gates exist). */
-  observeTurnLoad(read: () => TurnLoad): void;
+  observeTurnLoad(read: () => Load): void;
+  /** Where `countersign_commands_running` and `countersign_commands_waiting` are read from. */
+  observeCommandLoad(read: () => Load): void;
   /** The body and content type of `GET /metrics`. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -55,6 +57,7 @@ export function createPrometheusMetrics({ pendingApprovals, now = Date.now }: { 
       turnAdmitted: ({ waitedMs }) => admissionWait.observe(Math.max(0, waitedMs) / 1000),
     },
     observeTurnLoad: (read) => registerTurnLoadGauges({ registry, read }),
+    observeCommandLoad: (read) => registerCommandLoadGauges({ registry, read }),
     render: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
   };
 }

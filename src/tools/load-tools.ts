@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { ConfigError, type ConfigProblem } from '../config/config-error.js';
 import type { CountersignConfig } from '../config/config-schema.js';
 import type { CommandRunnerKind } from './command/command-runner.js';
+import type { CommandSlots } from './command/command-slots.js';
 import type { McpRetryOptions } from './mcp/mcp-server.js';
 import { wireToolName } from './mcp/wire-tool-names.js';
 import type { ToolDefinition } from './tool-definition.js';
@@ -66,6 +67,8 @@ export interface LoadToolsOptions {
   fetch?: typeof fetch;
   /** Who spawns command tools: `spawner` (default), a small child process, or `direct`, the bot process. */
   commandRunner?: CommandRunnerKind;
+  /** What bounds the command tools running at once (`command-slots.ts`); default at most 32, fewer while memory is short. */
+  commandSlots?: CommandSlots;
   /** Where tools come from; default every built-in source (`tool-sources.ts`). */
   sourceFactories?: readonly ToolSourceFactory[];
 }
@@ -109,6 +112,7 @@ export async function loadTools(options: LoadToolsOptions): Promise<LoadedTools>
     ...(options.mcpRetry ? { mcpRetry: options.mcpRetry } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.commandRunner ? { commandRunner: options.commandRunner } : {}),
+    ...(options.commandSlots ? { commandSlots: options.commandSlots } : {}),
   };
   const sources = (options.sourceFactories ?? TOOL_SOURCE_FACTORIES).flatMap((factory) => factory(context));
   problems.push(...nameClashes(sources.filter((source) => !source.dynamic)));

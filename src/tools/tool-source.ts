@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { ConfigProblem } from '../config/config-error.js';
 import type { CountersignConfig } from '../config/config-schema.js';
 import type { CommandRunnerKind } from './command/command-runner.js';
+import type { CommandSlots } from './command/command-slots.js';
 import type { McpRetryOptions } from './mcp/mcp-server.js';
 import type { ToolDefinition } from './tool-definition.js';
 
@@ -65,6 +66,8 @@ export interface ToolSourceContext {
   fetch?: typeof fetch;
   /** Who spawns command tools: a small spawner process (default) or the bot process itself. */
   commandRunner?: CommandRunnerKind;
+  /** What bounds the command tools running at once in this process (`command-slots.ts`); a default one unless given. */
+  commandSlots?: CommandSlots;
 }
 
 /** Builds the sources of one kind from the config (none when that kind is not configured). */

@@ -1,9 +1,15 @@
+import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { parseConfigFile } from '../../src/config/config-file.js';
 import { parseEnvironment } from '../../src/config/environment.js';
 import { createBot } from '../../src/create-bot.js';
 import { BOT_USER_ID, cardButtons, nextTs, SIGNING_SECRET, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
+
+/** A command that writes when it starts and holds until a file appears (then writes that it ended). */
+const HOLD_UNTIL_RELEASED = join(import.meta.dirname, '../fixtures/hold-until-released.mjs');
 
 /** `GET /metrics`, in Prometheus's format, counts what people and tools did: read through the real HTTP receiver. */
 const harness = useHarnesses();
@@ -145,5 +151,47 @@ describe('GET /metrics', () => {
     } finally {
       await bot.stop();
     }
+  });
+
+  it('starts no more commands at once than COUNTERSIGN_MAX_RUNNING_COMMANDS, and shows the rest waiting', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'countersign-commands-'));
+    const log = join(directory, 'log');
+    const release = join(directory, 'release');
+    writeFileSync(log, '');
+    const configYaml = `
+instructions: You are a test ops bot.
+tools:
+  - name: hold
+    description: Holds until released
+    command: ${JSON.stringify([process.execPath, HOLD_UNTIL_RELEASED, log, release, '{name}'])}
+    parameters:
+      name: { type: string, enum: [first, second] }
+    approval: never
+`;
+    const h = await harness({ configYaml, environment: { COUNTERSIGN_MAX_RUNNING_COMMANDS: '1' } });
+    h.openai.enqueue({ toolCalls: [{ name: 'hold', arguments: { name: 'first' } }] }, { toolCalls: [{ name: 'hold', arguments: { name: 'second' } }] }, { text: 'Done.' }, { text: 'Done.' });
+    const threads = [nextTs(), nextTs()];
+    for (const threadTs of threads) await h.mention({ user: 'UALICE', text: 'hold on', ts: threadTs });
+    try {
+      // Both turns called the tool: one command runs, the other waits for it.
+      await waitFor(
+        async () => {
+          const metrics = await metricsOf(h);
+          return seriesValue(metrics, 'countersign_commands_running') === 1 && seriesValue(metrics, 'countersign_commands_waiting') === 1;
+        },
+        { message: 'one command running and one waiting' },
+      );
+    } finally {
+      // Let the commands go even when the wait failed, so none is left holding.
+      appendFileSync(release, 'go');
+    }
+    for (const threadTs of threads) await waitFor(() => threadReplies(h, threadTs).some((message) => message.text?.includes('Done.')), { message: 'the answer' });
+    const lines = readFileSync(log, 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(4);
+    // The second started only after the first had ended.
+    expect(lines[1]).toMatch(/ ended$/);
+    expect(lines[2]).toMatch(/ started$/);
+    const after = await metricsOf(h);
+    expect([seriesValue(after, 'countersign_commands_running'), seriesValue(after, 'countersign_commands_waiting')]).toEqual([0, 0]);
   });
 });

@@ -1,18 +1,21 @@
 import { createStaticToolSource, type ToolSourceFactory } from '../tool-source.js';
 import { createDirectCommandRunner } from './command-runner.js';
+import { createCommandSlots, DEFAULT_MAX_RUNNING_COMMANDS, withCommandSlots } from './command-slots.js';
 import { createCommandTool } from './command-tool.js';
 import { createSpawnerCommandRunner } from './spawner-client.js';
 
 /**
  * The config file's `tools:` entries, each a command run with an argv template (never a shell), by
- * the spawner process unless `commandRunner` is `direct`. Closing the source stops the spawner.
+ * the spawner process unless `commandRunner` is `direct`, as many at once as `commandSlots` let
+ * start. Closing the source stops the spawner.
  */
-export const commandToolSources: ToolSourceFactory = ({ config, logger, commandRunner = 'spawner' }) => {
+export const commandToolSources: ToolSourceFactory = ({ config, logger, commandRunner = 'spawner', commandSlots }) => {
   if (config.tools.length === 0) return [];
   const runner = commandRunner === 'spawner' ? createSpawnerCommandRunner({ logger }) : createDirectCommandRunner();
+  const runCommand = withCommandSlots(runner.run, commandSlots ?? createCommandSlots({ maxRunning: DEFAULT_MAX_RUNNING_COMMANDS }));
   const source = createStaticToolSource(
     { kind: 'command', id: 'config' },
-    config.tools.map((tool) => createCommandTool(tool, { runCommand: runner.run })),
+    config.tools.map((tool) => createCommandTool(tool, { runCommand })),
   );
   return [{ ...source, close: runner.close }];
 };

@@ -1,0 +1,84 @@
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createCommandSlots, withCommandSlots } from './command-slots.js';
+import { ABORTED_BEFORE_START, runCommand, type CommandResult } from './run-command.js';
+
+const waitFor = async (condition: () => boolean) => {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
+};
+
+describe('command slots', () => {
+  it('starts at most maxRunning at once, the rest in the order they came', async () => {
+    const slots = createCommandSlots({ maxRunning: 2, availableMemory: () => Number.MAX_SAFE_INTEGER });
+    const order: string[] = [];
+    const first = await slots.acquire();
+    const second = await slots.acquire();
+    const admitted = (name: string) => (release: () => void) => {
+      order.push(name);
+      return release;
+    };
+    const third = slots.acquire().then(admitted('third'));
+    const fourth = slots.acquire().then(admitted('fourth'));
+    expect([slots.active(), slots.waiting()]).toEqual([2, 2]);
+    second();
+    second(); // Twice is once: a slot is freed one time.
+    (await third)();
+    expect(order).toEqual(['third']);
+    first();
+    (await fourth)();
+    expect(order).toEqual(['third', 'fourth']);
+    expect([slots.active(), slots.waiting()]).toEqual([0, 0]);
+  });
+
+  it('starts no second command while memory is short, and always lets one run', async () => {
+    let available = 100;
+    const slots = createCommandSlots({ maxRunning: 10, minAvailableMemoryBytes: 1_000, availableMemory: () => available });
+    const only = await slots.acquire();
+    let started = false;
+    const next = slots.acquire().then((release) => {
+      started = true;
+      return release;
+    });
+    expect(slots.waiting()).toBe(1);
+    only();
+    // The only one ended: the next may run although memory is still short.
+    (await next)();
+    expect(started).toBe(true);
+    available = 5_000;
+    const releases = await Promise.all([slots.acquire(), slots.acquire(), slots.acquire()]);
+    expect(slots.active()).toBe(3);
+    for (const release of releases) release();
+  });
+});
+
+describe('command tools behind the slots', () => {
+  let directory: string;
+  afterEach(() => rmSync(directory, { recursive: true, force: true }));
+
+  it('starts a second real command only after the first has ended, and reports one aborted while waiting as not run', async () => {
+    directory = mkdtempSync(join(tmpdir(), 'countersign-slots-'));
+    const log = join(directory, 'log');
+    const release = join(directory, 'release');
+    writeFileSync(log, '');
+    // Each command writes when it starts; the first then waits for the test's go-ahead.
+    const script = (name: string, wait: boolean) =>
+      `const fs = require('node:fs'); fs.appendFileSync(${JSON.stringify(log)}, '${name} started\\n');` +
+      (wait ? `const t = setInterval(() => { if (fs.existsSync(${JSON.stringify(release)})) { fs.appendFileSync(${JSON.stringify(log)}, '${name} ended\\n'); clearInterval(t); } }, 5);` : '');
+    const slots = createCommandSlots({ maxRunning: 1, availableMemory: () => Number.MAX_SAFE_INTEGER });
+    const run = withCommandSlots(runCommand, slots);
+    const options = (name: string, wait: boolean) => ({ argv: [process.execPath, '-e', script(name, wait)], timeoutMs: 30_000, outputLimit: 1_000 });
+    const first = run(options('first', true));
+    const second = run(options('second', false));
+    const controller = new AbortController();
+    const third: Promise<CommandResult> = run({ ...options('third', false), abortSignal: controller.signal });
+    await waitFor(() => readFileSync(log, 'utf8').includes('first started') && slots.waiting() === 2);
+    controller.abort();
+    expect(await third).toMatchObject({ exitCode: null, error: ABORTED_BEFORE_START });
+    appendFileSync(release, 'go');
+    expect((await first).exitCode).toBe(0);
+    expect((await second).exitCode).toBe(0);
+    expect(readFileSync(log, 'utf8')).toBe('first started\nfirst ended\nsecond started\n');
+  });
+});
