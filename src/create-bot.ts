@@ -107,7 +107,7 @@ export interface CreateBotOptions {
   commandSpawner?: boolean;
   /**
    * Command tools running at once in this process, at most (`COUNTERSIGN_MAX_RUNNING_COMMANDS`,
-   * default 32); fewer start while less than 256 MiB of memory is available. The rest wait in order.
+   * default 32); fewer start while memory is short (`command-slots.ts`). The rest wait in order.
    */
   maxRunningCommands?: number;
   /**

@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createCommandSlots, withCommandSlots } from './command-slots.js';
+import { createCommandSlots, defaultMinAvailableMemory, withCommandSlots } from './command-slots.js';
 import { ABORTED_BEFORE_START, runCommand, type CommandResult } from './run-command.js';
 
 const waitFor = async (condition: () => boolean) => {
@@ -80,5 +80,17 @@ describe('command tools behind the slots', () => {
     expect((await first).exitCode).toBe(0);
     expect((await second).exitCode).toBe(0);
     expect(readFileSync(log, 'utf8')).toBe('first started\nfirst ended\nsecond started\n');
+  });
+});
+
+describe('the default memory floor', () => {
+  it('is a tenth of the container limit, or of the machine without one, and at least 64 MiB', () => {
+    const mib = 1024 * 1024;
+    const machine = 16 * 1024 * mib;
+    expect(defaultMinAvailableMemory({ machine, constrained: 2 * 1024 * mib })).toBe(Math.round((2 * 1024 * mib) / 10));
+    expect(defaultMinAvailableMemory({ machine, constrained: 512 * mib })).toBe(64 * mib);
+    // No limit: Node says 0, or the cgroup's "max" (far beyond the machine).
+    expect(defaultMinAvailableMemory({ machine, constrained: 0 })).toBe(Math.round(machine / 10));
+    expect(defaultMinAvailableMemory({ machine, constrained: 2 ** 64 })).toBe(Math.round(machine / 10));
   });
 });

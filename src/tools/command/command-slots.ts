@@ -1,3 +1,4 @@
+import { totalmem } from 'node:os';
 import { createAdmissionGate, type AdmissionGate } from '../../runtime/admission-gate.js';
 import { ABORTED_BEFORE_START, commandNotRun, type RunCommand } from './run-command.js';
 
@@ -13,17 +14,26 @@ export type CommandSlots = AdmissionGate;
 
 export interface CommandSlotsOptions {
   maxRunning: number;
-  /** Below this much available memory (cgroup-aware), no further command starts while one runs. */
+  /** Below this much available memory (cgroup-aware), no further command starts while one runs; default `defaultMinAvailableMemory()`. */
   minAvailableMemoryBytes?: number;
   /** `process.availableMemory`, read at most every 100 ms, unless given. */
   availableMemory?: () => number;
 }
 
 export const DEFAULT_MAX_RUNNING_COMMANDS = 32;
-export const DEFAULT_MIN_AVAILABLE_MEMORY_BYTES = 256 * 1024 * 1024;
+
+/**
+ * A tenth of the memory the process may use (the container's limit, else the machine's), at least
+ * 64 MiB: what a few CLIs need, so the last commands started can still finish.
+ */
+export function defaultMinAvailableMemory({ machine = totalmem(), constrained = process.constrainedMemory() } = {}): number {
+  // Node reports no limit as 0 or as a number past the machine's memory (the cgroup's "max").
+  const limit = constrained > 0 && constrained < machine ? constrained : machine;
+  return Math.max(64 * 1024 * 1024, Math.round(limit / 10));
+}
 
 export function createCommandSlots(options: CommandSlotsOptions): CommandSlots {
-  const minAvailable = options.minAvailableMemoryBytes ?? DEFAULT_MIN_AVAILABLE_MEMORY_BYTES;
+  const minAvailable = options.minAvailableMemoryBytes ?? defaultMinAvailableMemory();
   const availableMemory = options.availableMemory ?? recentAvailableMemory(100);
   // Memory freed elsewhere is seen at the next release: every end re-checks, and one always may run.
   return createAdmissionGate({ maxConcurrent: options.maxRunning, loaded: () => availableMemory() < minAvailable });
