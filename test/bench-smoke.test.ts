@@ -29,6 +29,9 @@ it('runs the benchmark end to end at smoke scale and reports every metric', asyn
   expect(results.redis.perTurn.requests).toBe(SCALES.smoke.accounting.turns);
   expect(results.redis.perClick.requests).toBe(SCALES.smoke.accounting.clicks);
   expect(results.targets.length).toBeGreaterThanOrEqual(9);
+  // Every approved click of every phase answered once: none twice (and none never, or the run had failed).
+  expect(results.resumedAnswers.threads).toBeGreaterThan(0);
+  expect(results.resumedAnswers.answeredMoreThanOnce).toBe(0);
   // The second baseline ran in every round of mentions and first clicks.
   for (const level of [...results.ackLatency.mention, ...results.ackLatency.click]) expect(level.chatSdk?.roundRatiosP99).toHaveLength(SCALES.smoke.rounds);
   expect(results.openLoop.map((level) => [level.kind, level.ratePerSecond])).toEqual(SCALES.smoke.openLoop.rates.flatMap((rate) => [['mention', rate], ['click', rate]]));

@@ -34,13 +34,14 @@ export function assembleResults(options: {
   closedLoopClicksSlowModel: BenchResults['closedLoopClicksSlowModel'];
   openLoop: BenchResults['openLoop'];
   historySweep: BenchResults['historySweep'];
+  resumedAnswers: BenchResults['resumedAnswers'];
   phaseMs: Record<string, number>;
 }): BenchResults {
   const { scale, ackLatency, pending, memory, accounting } = options;
   const rss = judgeRss(pending.rssPoints);
   const targets = [
     ...targetChecks({ scale, ackLatency, memory, accounting, rss }),
-    ...issueTargets({ ackLatency, accounting, turnThroughput: options.turnThroughput, closedLoopClicks: options.closedLoopClicks, historySweep: options.historySweep }),
+    ...issueTargets({ ackLatency, accounting, turnThroughput: options.turnThroughput, closedLoopClicks: options.closedLoopClicks, historySweep: options.historySweep, resumedAnswers: options.resumedAnswers }),
   ];
   return {
     schemaVersion: 1,
@@ -56,6 +57,7 @@ export function assembleResults(options: {
     closedLoopClicksSlowModel: options.closedLoopClicksSlowModel,
     openLoop: options.openLoop,
     historySweep: options.historySweep,
+    resumedAnswers: options.resumedAnswers,
     throughput: ackLatency.throughput ?? { concurrency: 0, clicks: 0, rounds: 0, decisionsPerSecond: Number.NaN, resumedTurnsPerSecond: Number.NaN, botCpuMsPerClick: Number.NaN },
     redis: { ...accounting, memory },
     rss: {
@@ -137,7 +139,8 @@ function targetChecks(options: { scale: BenchScale; ackLatency: AckLatencyMeasur
 }
 
 /**
- * The targets of the acks-and-throughput work: every level within 1.2× of bare Bolt and ahead of the
+ * The targets of the acks-and-throughput work: every approved click answered exactly once (the issue
+ * saw clicks left unanswered once), every level within 1.2× of bare Bolt and ahead of the
  * Chat SDK bot, no ack over 3 s, resumed turns in at most 6 round trips with writes that do not grow
  * with the history, Approve → answer p99 within 300 ms, two workers at least 1.8× one. A target
  * whose measurement did not run at this scale is left out rather than reported as missed.
@@ -148,6 +151,7 @@ function issueTargets(options: {
   turnThroughput: BenchResults['turnThroughput'];
   closedLoopClicks: BenchResults['closedLoopClicks'];
   historySweep: BenchResults['historySweep'];
+  resumedAnswers: BenchResults['resumedAnswers'];
 }): TargetCheck[] {
   const { ackLatency } = options;
   const levels = [...ackLatency.mention, ...ackLatency.click];
@@ -160,7 +164,16 @@ function issueTargets(options: {
   const historyGrowth = firstHistory && lastHistory ? ratio(lastHistory.resumeBytesWritten, firstHistory.resumeBytesWritten) : Number.NaN;
   const twoOverOne = options.turnThroughput.twoWorkersOverOne;
   const oneProcess = options.turnThroughput.runs.find((run) => run.deployment === 'all-in-one');
+  const { resumedAnswers } = options;
   return [
+    {
+      // A click never answered fails the run (each phase waits for all its answers).
+      name: `every approved click answered exactly once (threads answered twice, of ${resumedAnswers.threads})`,
+      limit: 0,
+      measured: resumedAnswers.answeredMoreThanOnce,
+      unit: 'threads',
+      met: resumedAnswers.threads > 0 && resumedAnswers.answeredMoreThanOnce === 0,
+    },
     { name: 'mention and click ack p99 within 1.2x of bare Bolt at every concurrency (worst level)', limit: 1.2, measured: worstRatio, unit: 'x bare', met: worstRatio <= 1.2 },
     { name: 'no ack over 3 s', limit: 0, measured: overThreeSeconds, unit: 'acks', met: overThreeSeconds === 0 },
     ...(chatLevels.length > 0

@@ -171,6 +171,11 @@ export interface BenchResults {
   ackLatency: { mention: LevelResult[]; click: LevelResult[]; repeatClick: LevelResult[] };
   /** A resumed turn's cost as the thread's history grows. */
   historySweep: HistorySweepPoint[];
+  /**
+   * Every approved click of the run, every phase and process: threads given the resumed answer, and
+   * those given it more than once. Each phase waits for all its answers, so one never given fails the run.
+   */
+  resumedAnswers: { threads: number; answeredMoreThanOnce: number };
   /** Fixed-rate arrivals (mentions, then clicks on the cards they posted), swept over rates. */
   openLoop: OpenLoopLevel[];
   /**

@@ -64,7 +64,9 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<BenchR
     const historySweep = await phase('history-length sweep', () => measureHistorySweep({ context, scale }));
     const turnThroughput = await phase('turn throughput, 500 ms model', () => measureTurnThroughput({ context, scale }));
     logBotOutput(context);
-    return assembleResults({ scale, startedAt, loadAverageAtStart, ackLatency, pending, memory, accounting, turnThroughput, closedLoopClicks, closedLoopClicksSlowModel, openLoop, historySweep, phaseMs });
+    context.observer.poll();
+    const resumedAnswers = context.observer.resumedAnswerTally();
+    return assembleResults({ scale, startedAt, loadAverageAtStart, ackLatency, pending, memory, accounting, turnThroughput, closedLoopClicks, closedLoopClicksSlowModel, openLoop, historySweep, resumedAnswers, phaseMs });
   } finally {
     await cleanup.runAll();
   }

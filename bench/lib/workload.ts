@@ -170,6 +170,9 @@ export function createSlackObserver(slack: FakeSlackApi) {
   let scanned = 0;
   const cardThreads = new Set<string>();
   const answered = new Map<string, number>();
+  // Every thread gets one card and one Approve: a second resumed answer in a thread means a call ran
+  // (or its answer was posted) twice.
+  const resumedAnswers = new Map<string, number>();
   const textAnswered = new Map<string, number>();
   const updates = new Map<string, number[]>();
   let ephemerals = 0;
@@ -192,6 +195,7 @@ export function createSlackObserver(slack: FakeSlackApi) {
         if (args.blocks !== undefined) cardThreads.add(key);
         else if (args.text === RESUMED_ANSWER) {
           answered.set(key, call.at);
+          resumedAnswers.set(key, (resumedAnswers.get(key) ?? 0) + 1);
           answerWaiters.get(key)?.();
         }
         else if (args.text === TEXT_ANSWER) textAnswered.set(key, (textAnswered.get(key) ?? 0) + 1);
@@ -232,6 +236,8 @@ export function createSlackObserver(slack: FakeSlackApi) {
         });
       });
     },
+    /** Threads given a resumed answer so far, and those given more than one (a call run or answered twice). */
+    resumedAnswerTally: () => ({ threads: resumedAnswers.size, answeredMoreThanOnce: [...resumedAnswers.values()].filter((count) => count > 1).length }),
     /** Messages the Chat SDK baseline posted so far (its cards and its decisions). */
     chatSdkPostCount: () => chatSdkPosts,
     /** chat.postEphemeral calls seen so far. */
