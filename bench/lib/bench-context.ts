@@ -54,6 +54,8 @@ export interface BenchContext extends BenchServices, BurstHelpers {
   bot: ServerUnderTest;
   /** With BENCH_ROLES=split, the worker process beside `bot` (a receiver) that runs its turns. */
   botWorker: ServerUnderTest | undefined;
+  /** With BENCH_ROLES=split, the worker beside the bot `startBot` started under `name`. */
+  workerOf(name: string): ServerUnderTest | undefined;
   bare: ServerUnderTest;
   /** The second baseline (bench/chat-sdk-bot.ts) on a Redis of its own; undefined with BENCH_CHAT_SDK=0. */
   chat: ServerUnderTest | undefined;
@@ -121,6 +123,7 @@ export async function startBenchContext(options: { inspect: boolean; cleanup: Cl
     cleanup,
     bot,
     botWorker: workers.get('countersign'),
+    workerOf: (name) => workers.get(name),
     bare,
     chat,
     newThreads: createThreadFactory('B'),

@@ -32,6 +32,9 @@ export async function measureHistorySweep(options: { context: BenchContext; scal
   const proxy = await startCountingProxy({ host: '127.0.0.1', port: redis.port });
   context.cleanup.push(() => proxy.close());
   const bot = await context.startBot({ name: 'countersign-history', redisUrl: proxy.url });
+  // The turns' CPU: with BENCH_ROLES=split the worker beside the receiver runs them.
+  const pids = [bot.handle.pid, context.workerOf('countersign-history')?.handle.pid].filter((pid) => pid !== undefined);
+  const cpuMs = () => pids.reduce((sum, pid) => sum + preciseCpuMs(pid), 0);
   const inspector = new Redis(redis.url);
   context.cleanup.push(() => inspector.quit());
   const newThreads = createThreadFactory('H');
@@ -46,7 +49,7 @@ export async function measureHistorySweep(options: { context: BenchContext; scal
   const warmThreads = newThreads(scale.warmup.cardCycles);
   await context.send({ url: bot.eventsUrl, concurrency: scale.warmup.concurrency, requests: warmThreads.map((thread) => mentionRequest(thread, 'card')) });
   await context.waitForTurns({ threads: warmThreads, mode: 'card' });
-  await waitForCpuIdle(bot.handle.pid);
+  for (const pid of pids) await waitForCpuIdle(pid);
   const warmCards = context.observer.cards(warmThreads);
   await context.send({ url: bot.eventsUrl, concurrency: scale.warmup.concurrency, requests: botClicks(warmCards) });
   await context.waitForResumes(warmCards);
@@ -61,10 +64,10 @@ export async function measureHistorySweep(options: { context: BenchContext; scal
       await sendOne(threadMentionRequest({ thread, mode: 'card', sequence: exchanges }));
       await settle(() => context.observer.hasCard(thread));
     }
-    await waitForCpuIdle(bot.handle.pid);
-    const idleCpuPerMs = await idleCpuRate(bot.handle.pid);
+    for (const pid of pids) await waitForCpuIdle(pid);
+    const idleCpuPerMs = await idleCpuRate(cpuMs);
     const samples = [];
-    for (const [index, thread] of threads.entries()) samples.push(await measureClick({ context, proxy, botPid: bot.handle.pid, idleCpuPerMs, thread, index, settle, sendClick: (request) => context.send({ url: bot.eventsUrl, concurrency: 1, requests: [request] }) }));
+    for (const [index, thread] of threads.entries()) samples.push(await measureClick({ context, proxy, cpuMs, idleCpuPerMs, thread, index, settle, sendClick: (request) => context.send({ url: bot.eventsUrl, concurrency: 1, requests: [request] }) }));
     const historyBytes = await storedHistoryBytes(inspector, threads);
     points.push({
       exchanges,
@@ -87,7 +90,8 @@ export async function measureHistorySweep(options: { context: BenchContext; scal
 async function measureClick(options: {
   context: BenchContext;
   proxy: Awaited<ReturnType<typeof startCountingProxy>>;
-  botPid: number;
+  /** The CPU the processes running the turns have used, ms. */
+  cpuMs: () => number;
   idleCpuPerMs: number;
   thread: Thread;
   index: number;
@@ -98,12 +102,12 @@ async function measureClick(options: {
   const [card] = context.observer.cards([thread]);
   if (!card) throw new Error(`no card in history-sweep thread ${thread.threadTs}`);
   const from = proxy.flights().length;
-  const cpuBefore = preciseCpuMs(options.botPid);
+  const cpuBefore = options.cpuMs();
   const startedAt = performance.now();
   const sent = await options.sendClick(clickRequest({ channel: thread.channel, threadTs: thread.threadTs, cardTs: card.cardTs, value: card.approveValue, user: approver(options.index) }));
   await options.settle(() => context.observer.hasAnswer(thread));
   // The click's share: the bot's timers and health checks keep running while the sweep waits for quiet.
-  const cpu = preciseCpuMs(options.botPid) - cpuBefore - options.idleCpuPerMs * (performance.now() - startedAt);
+  const cpu = options.cpuMs() - cpuBefore - options.idleCpuPerMs * (performance.now() - startedAt);
   const { resume: flights } = splitAtResume(foreground(proxy.flights().slice(from)));
   // An answer with no resume traffic behind the proxy means some other process ran it: the count would be a silent 0.
   if (flights.length === 0) throw new Error(`history sweep: the resumed turn of thread ${thread.threadTs} sent nothing through the counting proxy`);
@@ -132,13 +136,13 @@ async function storedHistoryBytes(inspector: Redis, threads: Thread[]): Promise<
  * The CPU an idle bot uses per ms of wall time (its timers, the load monitor): the least of a few
  * 300 ms windows, so a late collection of the work before does not count as idling.
  */
-async function idleCpuRate(pid: number): Promise<number> {
+async function idleCpuRate(cpuMs: () => number): Promise<number> {
   const rates: number[] = [];
   for (let window = 0; window < 4; window += 1) {
-    const before = preciseCpuMs(pid);
+    const before = cpuMs();
     const startedAt = performance.now();
     await new Promise((resolve) => setTimeout(resolve, 300));
-    rates.push((preciseCpuMs(pid) - before) / (performance.now() - startedAt));
+    rates.push((cpuMs() - before) / (performance.now() - startedAt));
   }
   return Math.min(...rates);
 }
