@@ -23,12 +23,15 @@ describe('command slots', () => {
     const fourth = slots.acquire().then(admitted('fourth'));
     expect([slots.active(), slots.waiting()]).toEqual([2, 2]);
     second();
-    second(); // Twice is once: a slot is freed one time.
-    (await third)();
+    second(); // Twice is once: a slot is freed one time, so the fourth still waits.
+    const releaseThird = await third;
     expect(order).toEqual(['third']);
+    expect([slots.active(), slots.waiting()]).toEqual([2, 1]);
     first();
-    (await fourth)();
+    const releaseFourth = await fourth;
     expect(order).toEqual(['third', 'fourth']);
+    releaseThird();
+    releaseFourth();
     expect([slots.active(), slots.waiting()]).toEqual([0, 0]);
   });
 
