@@ -26,6 +26,17 @@ function seriesValue(metrics: string, series: string): number | undefined {
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
+/** Scrapes `/metrics` until every series named has its value (a state the test waits for); returns that scrape. */
+function scrapeWhen(h: Harness, values: Record<string, number>, message: string): Promise<string> {
+  return waitFor(
+    async () => {
+      const metrics = await metricsOf(h);
+      return Object.entries(values).every(([series, value]) => seriesValue(metrics, series) === value) ? metrics : undefined;
+    },
+    { message },
+  );
+}
+
 describe('GET /metrics', () => {
   it('counts a decision, a refused click, a tool run and the turns, with Node process metrics beside them', async () => {
     const h = await harness();
@@ -100,14 +111,7 @@ describe('GET /metrics', () => {
       const threads = [nextTs(), nextTs()];
       for (const threadTs of threads) await h.mention({ user: 'UALICE', text: 'how are the pods?', ts: threadTs });
       await waitFor(() => held.length === 1, { message: 'the first turn at the model' });
-      const busy = await waitFor(
-        async () => {
-          const metrics = await metricsOf(h);
-          return seriesValue(metrics, 'countersign_turns_waiting') === 1 ? metrics : undefined;
-        },
-        { message: 'the second turn counted as waiting' },
-      );
-      expect(seriesValue(busy, 'countersign_turns_running')).toBe(1);
+      await scrapeWhen(h, { countersign_turns_running: 1, countersign_turns_waiting: 1 }, 'the second turn counted as waiting');
       // Kept waiting this long at least, since the first turn holds the only room.
       await new Promise((resolve) => setTimeout(resolve, 20));
       held.shift()?.();
@@ -174,13 +178,7 @@ tools:
     for (const threadTs of threads) await h.mention({ user: 'UALICE', text: 'hold on', ts: threadTs });
     try {
       // Both turns called the tool: one command runs, the other waits for it.
-      await waitFor(
-        async () => {
-          const metrics = await metricsOf(h);
-          return seriesValue(metrics, 'countersign_commands_running') === 1 && seriesValue(metrics, 'countersign_commands_waiting') === 1;
-        },
-        { message: 'one command running and one waiting' },
-      );
+      await scrapeWhen(h, { countersign_commands_running: 1, countersign_commands_waiting: 1 }, 'one command running and one waiting');
     } finally {
       // Let the commands go even when the wait failed, so none is left holding.
       appendFileSync(release, 'go');
