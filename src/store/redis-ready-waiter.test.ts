@@ -13,23 +13,41 @@ describe('ready waiter', () => {
     }
   });
 
-  function start(options: { multiPopRefusal?: string; username?: string } = {}) {
+  function start(options: { multiPopRefusal?: string; failingPops?: number; username?: string } = {}) {
     const redis = new Redis(inject('redisUrl'), options.username ? { username: options.username, password: 'secret' } : {});
     const { multiPopRefusal } = options;
-    if (multiPopRefusal) {
+    let failingPops = options.failingPops ?? 0;
+    const connectionErrors: unknown[] = [];
+    if (multiPopRefusal || failingPops > 0) {
       const duplicate = redis.duplicate.bind(redis);
       redis.duplicate = (...args) => {
         const connection = duplicate(...args);
-        connection.blmpop = (() => Promise.reject(new Error(multiPopRefusal))) as typeof connection.blmpop;
+        const blmpop = connection.blmpop.bind(connection) as (...popArgs: unknown[]) => unknown;
+        connection.blmpop = ((...popArgs: unknown[]) => {
+          if (multiPopRefusal) return Promise.reject(new Error(multiPopRefusal));
+          if (failingPops > 0) {
+            failingPops -= 1;
+            return Promise.reject(new Error('Connection is closed.'));
+          }
+          return blmpop(...popArgs);
+        }) as typeof connection.blmpop;
         return connection;
       };
     }
     const keys = createRedisKeys({ keyPrefix: `test:${randomUUID()}:` });
-    const waiter = createReadyWaiter({ redis, keys });
+    const waiter = createReadyWaiter({ redis, keys, onConnectionError: (error) => connectionErrors.push(error) });
     opened.push({ redis, waiter });
     const list = keys.shards()[0]?.ready() as string;
-    return { redis, waiter, offer: (...threadKeys: string[]) => redis.rpush(list, ...threadKeys) };
+    return { redis, waiter, connectionErrors, offer: (...threadKeys: string[]) => redis.rpush(list, ...threadKeys) };
   }
+
+  it('pops again while a caller waits when a pop fails on its connection, instead of leaving the caller to time out', async () => {
+    const { waiter, offer, connectionErrors } = start({ failingPops: 2 });
+    const waiting = waiter.next({ timeoutMs: 4_000, max: 1 });
+    await offer('a');
+    expect(await waiting).toEqual(['a']);
+    expect(connectionErrors).toHaveLength(2);
+  });
 
   it('takes the hints queued in a list in one wake-up, up to the room asked for, in order', async () => {
     const { waiter, offer } = start();

@@ -18,6 +18,8 @@ interface Waiter {
 
 /** The pop started for callers still waiting when an earlier pop ran out; each caller's own timer ends its wait. */
 const REPEAT_POP_MS = 1_000;
+/** Pause before popping again after a pop failed, so a refusing server is not asked in a tight loop. */
+const RETRY_POP_MS = 250;
 
 /**
  * Waits on every shard's ready list at once. A blocking pop holds its connection until it
@@ -86,8 +88,16 @@ export function createReadyWaiter({ redis, keys, onConnectionError }: { redis: R
         if (multiPop && error instanceof Error && /unknown command|NOPERM/i.test(error.message)) {
           multiPop = false;
           if (waiters.length > 0) pop(group, timeoutMs);
+          return;
         }
-        // Otherwise the connection failed: the caller's wait times out and the next wait pops again.
+        // The connection failed (a cluster client still learning its slots on a busy machine, a
+        // reconnect): a caller waiting for a hand-off must not sit out its whole wait because one pop
+        // did, so pop again shortly while anyone still waits.
+        if (closed) return;
+        onConnectionError?.(error);
+        setTimeout(() => {
+          if (waiters.length > 0) pop(group, REPEAT_POP_MS);
+        }, RETRY_POP_MS).unref();
       },
     );
   };
