@@ -20,6 +20,8 @@ import type { Fence, StateStore } from './state-store.js';
 import { newThreadState } from './thread-state.js';
 
 const TTL = 60_000;
+/** Numbers the Slack-shaped thread timestamps the tests draw, so that no two tests share a thread. */
+let threadCounter = 0;
 /** The first hop's time of a ladder for a step made by `makeStep` (created at its fixed time). */
 const step0 = (ladder: ReadonlyArray<{ afterMs: number }>) => makeStep(['x']).createdAt + ladder[0]!.afterMs;
 const silent = pino({ level: 'silent' });
@@ -192,7 +194,7 @@ describe.each(createStores())('%s state store', (name, create) => {
 
   it('claims a resume and saves the thread that records it in one write: both, or neither', async () => {
     // A thread of its own: other tests hold locks on the default one.
-    const step = await createStep(makeStep(['apv-1'], { threadTs: `1700000${randomUUID().replace(/\D/g, '').slice(0, 3)}.000100` }));
+    const step = await createStep(makeStep(['apv-1'], { threadTs: `1700000${String((threadCounter += 1) % 1000).padStart(3, '0')}.000100` }));
     await act(step.stepId, 'UBOB', { kind: 'approve', version: 0 });
     const decided = (await store.getStep(step.stepId))!;
     const thread = { ...newThreadState(decided, 1), threadKey: step.threadKey };
@@ -215,7 +217,9 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect(await store.completedSteps({ before: Date.now() + 60_000, limit: 1000 })).not.toContain(step.stepId);
   });
 
-  const uniqueTs = () => `1700001${randomUUID().replace(/\D/g, '').slice(0, 3)}.000100`;
+  // A Slack-shaped ts no other test in the file shares: two tests drawing the same thread would see
+  // each other's locks (a thousand random values collided about once in a hundred runs).
+  const uniqueTs = () => `1700001${String((threadCounter += 1) % 1000).padStart(3, '0')}.${randomUUID().replace(/\D/g, '').padEnd(6, '0').slice(0, 6)}`;
   const approve = async (stepId: string, approvalId: string) => {
     const current = (await store.getStep(stepId))!;
     const result = applyCallAction(current, { stepId, approvalId, userId: 'UBOB', origin: { teamId: current.teamId, channel: current.channel }, action: { kind: 'approve', version: 0 } }, { now: Date.now(), groupMembers: new Map(), newGrantId: randomUUID });
