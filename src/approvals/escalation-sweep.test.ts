@@ -35,8 +35,8 @@ describe('escalation sweep', () => {
   it('makes and announces a hop once when two processes sweep it at the same moment', async () => {
     const store = createMemoryStore();
     const ladder = [{ afterMs: 100, remind: false, addApprovers: [{ kind: 'group' as const, groupId: 'S0LEADS' }] }];
-    const step = makeStep([{ approvalId: 'apv-1', policy: evaluation({ approvers: [{ kind: 'user', userId: 'U0OPS' }] }) }]);
-    step.escalation = { ladder, done: 0, nextAt: step.createdAt + 100 };
+    const step = makeStep([{ approvalId: 'apv-1', policy: evaluation({ approvers: [{ kind: 'user', userId: 'U0OPS' }], escalation: ladder }) }]);
+    step.escalation = { ladder, rule: { index: 0 }, done: 0, nextAt: step.createdAt + 100 };
     step.expiresAt = step.createdAt + 60_000;
     const token = (await store.tryLock(step.threadKey, 60_000))!;
     await store.createStep({ step, thread: { ...newThreadState(step, 1), pendingStepId: step.stepId }, ttlMs: 60_000, audit: [], fence: { threadKey: step.threadKey, token } });
@@ -54,5 +54,34 @@ describe('escalation sweep', () => {
     expect(notices.filter((text) => text.includes('Escalated'))).toHaveLength(1);
     expect((await store.getStep(step.stepId))?.escalation?.done).toBe(1);
     expect(await store.dueSteps({ kind: 'escalation', now: step.createdAt + 10_000, limit: 10 })).toEqual([]);
+  });
+
+  it('tells the fallback approvers only of the calls under the rule whose ladder named them', async () => {
+    const store = createMemoryStore();
+    const ladder = [{ afterMs: 100, remind: false, addApprovers: [{ kind: 'group' as const, groupId: 'S0LEADS' }] }];
+    const step = makeStep([
+      { approvalId: 'apv-1', policy: evaluation({ rule: { index: 1 }, approvers: [{ kind: 'user', userId: 'U0OPS' }], escalation: ladder }) },
+      { approvalId: 'apv-2', input: { service: 'db', namespace: 'prod' }, policy: evaluation({ rule: { index: 0 }, approvers: [{ kind: 'user', userId: 'U0SRELEAD' }] }) },
+    ]);
+    step.calls[1]!.toolName = 'scale_service';
+    step.escalation = { ladder, rule: { index: 1 }, done: 0, nextAt: step.createdAt + 100 };
+    step.expiresAt = step.createdAt + 60_000;
+    const token = (await store.tryLock(step.threadKey, 60_000))!;
+    await store.createStep({ step, thread: { ...newThreadState(step, 1), pendingStepId: step.stepId }, ttlMs: 60_000, audit: [], fence: { threadKey: step.threadKey, token } });
+
+    const notices: string[] = [];
+    const messenger = {
+      postMention: async ({ text }: { text: string }) => void notices.push(text),
+      updateStepCard: async () => {},
+      updateStepCopy: async () => {},
+    } as unknown as ThreadMessenger;
+    await createExpirySweeper({ store, messenger, worker, logger, now: () => step.createdAt + 150 }).sweepOnce();
+
+    const escalated = notices.filter((text) => text.includes('Escalated'));
+    expect(escalated).toHaveLength(1);
+    expect(escalated[0]).toContain('`restart_service`');
+    expect(escalated[0]).not.toContain('scale_service');
+    const stored = await store.getStep(step.stepId);
+    expect(stored?.calls[1]?.versions?.at(-1)?.policy.approvers).toEqual([{ kind: 'user', userId: 'U0SRELEAD' }]);
   });
 });

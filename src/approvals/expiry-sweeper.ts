@@ -7,6 +7,7 @@ import { decisionOf, isQuestion, undecidedCalls, type PendingStep } from './pend
 import { postMissingCopies } from './post-card-copies.js';
 import { showStep } from './show-step.js';
 import { approverMentions, reminderMentions } from './policy/describe-approvers.js';
+import { callsOnStepLadder } from './policy/escalation-scope.js';
 import { escalateTransition } from './transitions/escalate.js';
 import { ruleLabel } from './policy/rule-label.js';
 import { type Metrics, noMetrics } from '../metrics/metrics.js';
@@ -115,7 +116,7 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
     const stageText = `stage ${hop + 1} of ${(step.escalation?.ladder.length ?? 0) + 1}`;
     if (stage.remind) await remind(step, `:bell: Reminder (${stageText}): `);
     if (stage.addApprovers.length === 0) return;
-    const waiting = [...new Set(undecidedCalls(step).filter((call) => !isQuestion(call)).map((call) => `\`${call.toolName}\``))].join(', ');
+    const waiting = [...new Set(callsOnStepLadder(step).map((call) => `\`${call.toolName}\``))].join(', ');
     if (waiting === '') return;
     const expires = step.expiresAt === undefined ? '' : ` It expires <!date^${Math.floor(step.expiresAt / 1000)}^{date_short_pretty} at {time}|soon>.`;
     const text = `:rotating_light: Escalated (${stageText}): ${approverMentions(stage.addApprovers)} can now approve ${waiting}.${expires}`;

@@ -88,9 +88,17 @@ export interface CardCopy {
   permalink?: string;
 }
 
+/** A policy rule by its place and name in `policy.rules`, or `defaults` when no rule covered the call. */
+export type LadderRule = { index: number; name?: string } | 'defaults';
+
 /** A step's escalation ladder (its first call's that has one, as the card showed it) and how far it got. */
 export interface StepEscalation {
   ladder: EscalationStage[];
+  /**
+   * The rule the ladder came from: its hops add approvers only to calls whose current version is
+   * under this rule. Absent in steps stored before it was recorded (see `stepLadderRule`).
+   */
+  rule?: LadderRule;
   /** Hops made so far. */
   done: number;
   /** Epoch milliseconds of the next hop; absent after the last. */

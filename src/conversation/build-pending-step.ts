@@ -3,6 +3,7 @@ import { evaluateCallPolicy } from '../approvals/evaluate-call-policy.js';
 import { modelVersion } from '../approvals/input-version.js';
 import { PENDING_STEP_SCHEMA_VERSION, type Decision, type PendingCall, type PendingStep } from '../approvals/pending-step.js';
 import { approvalDeadlines } from '../approvals/policy/approval-deadlines.js';
+import { ladderRuleOf } from '../approvals/policy/escalation-scope.js';
 import type { PolicyConfig } from '../config/policy-config-schema.js';
 import type { ThreadState } from '../store/thread-state.js';
 import type { ToolDefinition } from '../tools/tool-definition.js';
@@ -40,9 +41,9 @@ export async function buildPendingStep(options: {
       const deadlines = approvalDeadlines({ evaluation: call.policy, requestedAt: now });
       expiresAt = Math.min(expiresAt ?? Infinity, deadlines.expiresAt);
       if (deadlines.remindAt !== undefined) remindAt = Math.min(remindAt ?? Infinity, deadlines.remindAt);
-      // One ladder per step (one card): the first call's that has one.
+      // One ladder per step (one card): the first call's that has one. Its hops speak for that call's rule only.
       const ladder = call.policy.needsApproval ? call.policy.escalation : undefined;
-      if (escalation === undefined && ladder !== undefined && ladder.length > 0) escalation = { ladder, done: 0, nextAt: now + ladder[0]!.afterMs };
+      if (escalation === undefined && ladder !== undefined && ladder.length > 0) escalation = { ladder, rule: ladderRuleOf(call.policy), done: 0, nextAt: now + ladder[0]!.afterMs };
     }
     calls.push(call);
   }

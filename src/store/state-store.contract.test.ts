@@ -506,7 +506,7 @@ describe.each(createStores())('%s state store', (name, create) => {
       { afterMs: 200, remind: false, addApprovers: [{ kind: 'group' as const, groupId: 'S0LEADS' }] },
     ];
     const approvers = [{ kind: 'user' as const, userId: 'U0OPS' }];
-    const step = await createStep(makeStep([{ approvalId: 'apv-1', policy: evaluation({ approvers }) }], { expiresAt: step0(ladder) + 10_000, escalation: { ladder, done: 0, nextAt: step0(ladder) } }));
+    const step = await createStep(makeStep([{ approvalId: 'apv-1', policy: evaluation({ approvers, escalation: ladder }) }], { expiresAt: step0(ladder) + 10_000, escalation: { ladder, done: 0, nextAt: step0(ladder) } }));
     expect(await store.dueSteps({ kind: 'escalation', now: step.createdAt + 99, limit: 1000 })).not.toContain(step.stepId);
     expect(await store.dueSteps({ kind: 'escalation', now: step.createdAt + 100, limit: 1000 })).toContain(step.stepId);
     const hop = (now: number) => commitTransition(store, step.stepId, (current) => escalateTransition(current, { now })?.transition);

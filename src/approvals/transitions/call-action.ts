@@ -164,8 +164,9 @@ function edit(
 
   // An input that the policy lets through unasked still waits for the approvers it had: an edit
   // never lowers the bar set for the call.
-  // Fallback approvers the escalation ladder added so far stay: an edit does not undo a hop.
-  const policy = withEscalationSoFar(action.policy.needsApproval ? action.policy : current.policy, step.escalation);
+  // Fallback approvers the escalation ladder added so far stay while the input is under the rule
+  // the ladder came from (an edit does not undo a hop); an edit to another rule gets that rule's own.
+  const policy = withEscalationSoFar({ evaluation: action.policy.needsApproval ? action.policy : current.policy, step });
   const version: InputVersion = {
     number: current.number + 1,
     input: action.input,

@@ -8,10 +8,12 @@ const ladder = [
   { afterMs: 200, remind: false, addApprovers: [leads] },
 ];
 
+const underLadderRule = () => evaluation({ escalation: ladder });
+
 function ladderStep(overrides: { done?: number } = {}) {
-  const step = makeStep(['a', { approvalId: 'q', kind: 'question' }, 'decided'], {});
+  const step = makeStep([{ approvalId: 'a', policy: underLadderRule() }, { approvalId: 'q', kind: 'question' }, { approvalId: 'decided', policy: underLadderRule() }], {});
   const done = overrides.done ?? 0;
-  step.escalation = { ladder, done, nextAt: step.createdAt + ladder[done]!.afterMs };
+  step.escalation = { ladder, rule: { index: 0 }, done, nextAt: step.createdAt + ladder[done]!.afterMs };
   step.expiresAt = step.createdAt + 1_000;
   step.decisions.decided = { outcome: 'approved', userId: 'UBOB', at: step.createdAt };
   return step;
@@ -23,7 +25,7 @@ describe('escalate transition', () => {
     expect(escalateTransition(step, { now: step.createdAt + 99 })).toBeUndefined();
     const result = escalateTransition(step, { now: step.createdAt + 100 })!;
     expect(result.stage).toBe(ladder[0]);
-    expect(result.transition.step.escalation).toEqual({ ladder, done: 1, nextAt: step.createdAt + 200 });
+    expect(result.transition.step.escalation).toEqual({ ladder, rule: { index: 0 }, done: 1, nextAt: step.createdAt + 200 });
     expect(result.transition.audit.map((event) => event.type === 'escalated' && [event.approvalId, event.hop, event.reminded])).toEqual([['a', 1, true]]);
   });
 

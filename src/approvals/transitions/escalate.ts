@@ -1,14 +1,16 @@
 import type { AuditEventInput } from '../../audit/audit-event.js';
 import { approverKey, type EscalationStage } from '../../config/policy-config-schema.js';
 import { currentVersion } from '../input-version.js';
-import { isQuestion, undecidedCalls, type PendingStep } from '../pending-step.js';
+import type { PendingStep } from '../pending-step.js';
 import { withAddedApprovers } from '../policy/escalated-approvers.js';
+import { callsOnStepLadder, stepLadderRule } from '../policy/escalation-scope.js';
 import { nextRevision, type StepTransition } from './step-transition.js';
 
 /**
  * The next hop of a step's escalation ladder, once its time has come: the fallback approvers of
- * the hop may decide every call still waiting (clicks are judged by the call's current policy, so
- * they are accepted from now on), and the ladder moves on. Undefined when there is nothing to do:
+ * the hop may decide every call still waiting under the rule the ladder came from (clicks are
+ * judged by the call's current policy, so they are accepted from now on), and the ladder moves on.
+ * Calls under other rules keep their own approvers. Undefined when there is nothing to do:
  * the step is closed, expired (expiry stays the last step), not due yet, or already escalated by
  * another process, so the store's revision check lets exactly one process make each hop. Pure.
  */
@@ -21,11 +23,11 @@ export function escalateTransition(step: PendingStep, { now }: { now: number }):
   const next = nextRevision(step);
   const done = escalation.done + 1;
   const following = escalation.ladder[done];
-  next.escalation = { ladder: escalation.ladder, done, ...(following ? { nextAt: step.createdAt + following.afterMs } : {}) };
+  const rule = stepLadderRule(step);
+  next.escalation = { ladder: escalation.ladder, ...(rule === undefined ? {} : { rule }), done, ...(following ? { nextAt: step.createdAt + following.afterMs } : {}) };
   const audit: AuditEventInput[] = [];
-  for (const call of undecidedCalls(next)) {
-    const version = currentVersion(call);
-    if (isQuestion(call) || !version) continue;
+  for (const call of callsOnStepLadder(next)) {
+    const version = currentVersion(call)!;
     version.policy = withAddedApprovers(version.policy, stage.addApprovers);
     audit.push({
       type: 'escalated',

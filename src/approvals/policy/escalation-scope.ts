@@ -1,0 +1,47 @@
+import { currentVersion } from '../input-version.js';
+import { isQuestion, undecidedCalls, type LadderRule, type PendingCall, type PendingStep } from '../pending-step.js';
+import type { PolicyEvaluation } from './evaluate-policy.js';
+
+/** The rule an evaluation is under, as a step's ladder records it: `defaults` when no rule covered the call. */
+export function ladderRuleOf(evaluation: Pick<PolicyEvaluation, 'rule'>): LadderRule {
+  const { rule } = evaluation;
+  if (rule === undefined) return 'defaults';
+  return rule.name === undefined ? { index: rule.index } : { index: rule.index, name: rule.name };
+}
+
+/**
+ * The rule whose ladder the step follows. Steps stored before the ladder recorded its rule get the
+ * one `buildPendingStep` took it from: the first call whose model version needs approval under a
+ * rule with a ladder (a call's `policy` never changes, so this is the same call it was then).
+ * Undefined when no call has one: the ladder then applies to no call.
+ */
+export function stepLadderRule(step: Pick<PendingStep, 'escalation' | 'calls'>): LadderRule | undefined {
+  if (!step.escalation) return undefined;
+  if (step.escalation.rule !== undefined) return step.escalation.rule;
+  const first = step.calls.find((call) => call.policy?.needsApproval && (call.policy.escalation?.length ?? 0) > 0);
+  return first?.policy ? ladderRuleOf(first.policy) : undefined;
+}
+
+/**
+ * Whether the step's ladder speaks for an input under `evaluation`: only when it is under the rule
+ * the ladder came from. Fallback approvers are that rule's answer to a slow request; under any other
+ * rule (an edit to prod, another call of the step) they are nobody, and that rule's own approvers decide.
+ */
+export function onStepLadder({ step, evaluation }: { step: Pick<PendingStep, 'escalation' | 'calls'>; evaluation: Pick<PolicyEvaluation, 'rule'> }): boolean {
+  const ladderRule = stepLadderRule(step);
+  return ladderRule !== undefined && sameRule(ladderRule, ladderRuleOf(evaluation));
+}
+
+// Index and name both: a config reloaded with its rules reordered must not hand one rule's ladder to another.
+function sameRule(left: LadderRule, right: LadderRule): boolean {
+  if (left === 'defaults' || right === 'defaults') return left === right;
+  return left.index === right.index && left.name === right.name;
+}
+
+/** The calls still waiting that a hop of the step's ladder reaches: approvals whose current version is under its rule. */
+export function callsOnStepLadder(step: PendingStep): PendingCall[] {
+  return undecidedCalls(step).filter((call) => {
+    const version = currentVersion(call);
+    return !isQuestion(call) && version !== undefined && onStepLadder({ step, evaluation: version.policy });
+  });
+}
