@@ -1,10 +1,15 @@
 import { isStoreUnavailable } from '../store/store-unavailable.js';
+import { untrustedNoticeText } from './untrusted-notice-text.js';
 
-/** One line, bounded, with anything shaped like a credential removed: errors can echo them back. */
+/**
+ * One line, bounded, with anything shaped like a credential removed: errors can echo them back.
+ * Ready to splice into a notice (mrkdwn): an error can quote what a provider, a model or a tool
+ * sent, so its links and mentions are escaped rather than left to work.
+ */
 export function shortError(error: unknown): string {
   // The reader needs the cause, not the client's advice.
   if (isStoreUnavailable(error)) return 'the state store (Redis) is unreachable';
   const message = error instanceof Error ? error.message : String(error);
   const firstLine = (message.split('\n')[0] ?? 'unknown error').replace(/\b(sk-|xox[a-z]-|xapp-)[\w-]+/g, '[redacted]');
-  return firstLine.length > 200 ? `${firstLine.slice(0, 200)}…` : firstLine;
+  return untrustedNoticeText(firstLine, { maxLength: 200 });
 }

@@ -2,6 +2,13 @@ import type { AutomaticApproval } from '../agent/tool-set.js';
 import type { ThreadState } from '../store/thread-state.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
 import type { TurnScope } from './turn-scope.js';
+import { untrustedNoticeText } from './untrusted-notice-text.js';
+
+/**
+ * A problem's message carries what the source itself said (an MCP server's stderr or error body):
+ * untrusted text, so no link, mention or ping of it may work, and it may not fill the thread.
+ */
+const MAX_PROBLEM_LENGTH = 600;
 
 /** One-line notes in the thread beside the answer; failing to post one is logged, not fatal (unless fenced). */
 export function createThreadNotes({ toolProblems, logger }: Pick<PhaseDependencies, 'toolProblems' | 'logger'>) {
@@ -15,7 +22,9 @@ export function createThreadNotes({ toolProblems, logger }: Pick<PhaseDependenci
       .postNotice({
         channel: thread.channel,
         threadTs: thread.threadTs,
-        text: fresh.map((problem) => `:electric_plug: ${problem.message} Its tools will fail until it is back; I keep retrying.`).join('\n'),
+        text: fresh
+          .map((problem) => `:electric_plug: ${untrustedNoticeText(problem.message, { maxLength: MAX_PROBLEM_LENGTH })} Its tools will fail until it is back; I keep retrying.`)
+          .join('\n'),
       })
       .catch((error: unknown) => {
         if (scope.lease.lost()) throw error;

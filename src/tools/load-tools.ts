@@ -3,6 +3,7 @@ import { ConfigError, type ConfigProblem } from '../config/config-error.js';
 import type { CountersignConfig } from '../config/config-schema.js';
 import type { CommandRunnerKind } from './command/command-runner.js';
 import type { CommandSlots } from './command/command-slots.js';
+import { configSecrets } from './config-secrets.js';
 import type { McpRetryOptions } from './mcp/mcp-server.js';
 import { wireToolName } from './mcp/wire-tool-names.js';
 import type { ToolDefinition } from './tool-definition.js';
@@ -55,7 +56,11 @@ export interface LoadToolsOptions {
   /** Tools written in TypeScript (`defineTool`). */
   customTools?: ToolDefinition[];
   logger: Logger;
-  /** Where `${VAR}` placeholders are read, and the base environment of stdio MCP servers; default `process.env`. */
+  /**
+   * Where `${VAR}` placeholders are read, and the base environment of stdio MCP servers; default
+   * `process.env`. A variable a placeholder names is withheld from every command tool and stdio MCP
+   * server unless its own `env` passes it.
+   */
   env?: Record<string, string | undefined>;
   /** An MCP server failed to start or died (said once until it recovers). Post it in Slack. */
   onSourceProblem?: (problem: ToolSourceProblem) => void;
@@ -91,11 +96,13 @@ export async function loadTools(options: LoadToolsOptions): Promise<LoadedTools>
   const activeProblems = new Map<string, ToolSourceProblem>();
   let started = false;
 
+  const env = options.env ?? process.env;
   const context: ToolSourceContext = {
     config: options.config,
     customTools: options.customTools ?? [],
     logger,
-    env: options.env ?? process.env,
+    env,
+    configSecrets: configSecrets({ config: options.config, env }),
     problems,
     onToolsChanged: () => {
       if (started) rebuild();

@@ -3,6 +3,7 @@ import type { ConfigProblem } from '../config/config-error.js';
 import type { CountersignConfig } from '../config/config-schema.js';
 import type { CommandRunnerKind } from './command/command-runner.js';
 import type { CommandSlots } from './command/command-slots.js';
+import type { ConfigSecrets } from './config-secrets.js';
 import type { McpRetryOptions } from './mcp/mcp-server.js';
 import type { ToolDefinition } from './tool-definition.js';
 
@@ -55,6 +56,8 @@ export interface ToolSourceContext {
   logger: Logger;
   /** Where `${VAR}` placeholders are read, and the base environment of stdio MCP servers. */
   env: Record<string, string | undefined>;
+  /** Every variable the config reads with `${VAR}`, and its value: no spawned tool inherits one, and no source shows one. */
+  configSecrets: ConfigSecrets;
   /** Configuration problems; `loadTools` throws them as one `ConfigError`. */
   problems: ConfigProblem[];
   /** A dynamic source's tool list changed. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { commandEnvironment } from './command-environment.js';
+import { commandEnvironment, withholding } from './command-environment.js';
 
 describe('commandEnvironment', () => {
   const parentEnvironment = {
@@ -26,6 +26,15 @@ describe('commandEnvironment', () => {
       PATH: '/usr/bin',
       KUBECONFIG: '/etc/kube/config',
       GITHUB_TOKEN: 'scoped',
+    });
+  });
+
+  it('withholds the variables the config reads as secrets, unless the environment passes one on purpose', () => {
+    const parent = { PATH: '/usr/bin', PAGERDUTY_API: 'pd', DB_DSN: 'postgres://u:p@db' };
+    expect(commandEnvironment({ parentEnvironment: parent, environment: withholding(['PAGERDUTY_API', 'DB_DSN']) })).toEqual({ PATH: '/usr/bin' });
+    expect(commandEnvironment({ parentEnvironment: parent, environment: withholding(['PAGERDUTY_API', 'DB_DSN'], { DB_DSN: 'postgres://scoped' }) })).toEqual({
+      PATH: '/usr/bin',
+      DB_DSN: 'postgres://scoped',
     });
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The environment a command runs with: the bot's own, minus the secrets the bot holds. A command
  * tool exists to run one fixed program, and anything it prints goes to the model and the Slack
- * thread, so it must not be able to read (or leak via `env`) the bot's Slack or OpenAI tokens.
+ * thread, so it must not be able to read (or leak via `env`) the bot's Slack or OpenAI tokens, nor
+ * a variable the config reads with `${VAR}` for another tool source (`withholding`).
  */
 
 const BOT_SECRETS = new Set(['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'OPENAI_API_KEY', 'REDIS_URL']);
@@ -32,4 +33,13 @@ export function commandEnvironment({
     else result[name] = value;
   }
   return result;
+}
+
+/**
+ * `environment` that also removes `names` from what is inherited: the variables the config reads as
+ * secrets (`config-secrets.ts`) are not secret-looking by name, so `commandEnvironment` alone would
+ * pass them on. A value `environment` sets for one of them is kept: that source asked for it.
+ */
+export function withholding(names: Iterable<string>, environment: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  return { ...Object.fromEntries([...names].map((name) => [name, undefined])), ...environment };
 }

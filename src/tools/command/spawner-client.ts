@@ -3,12 +3,15 @@ import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { CommandRunnerError, type CommandRunner } from './command-runner.js';
 import { ABORTED_BEFORE_START, commandEnvironment, commandNotRun, signalProcessGroup, type CommandResult, type RunCommandOptions } from './run-command.js';
+import { withholding } from './command-environment.js';
 import type { SpawnerReply, SpawnerRunRequest } from './spawner-protocol.js';
 
 export interface CreateSpawnerCommandRunnerOptions {
   logger?: Logger;
   /** How long `close` waits for the spawner to stop its commands and exit before killing it. */
   closeTimeoutMs?: number;
+  /** Variables the config reads as secrets (`config-secrets.ts`): the spawner is not started with them either. */
+  withheldVariables?: readonly string[];
 }
 
 interface PendingCall {
@@ -47,7 +50,7 @@ export const SPAWNER_EXEC_ARGV: readonly string[] = [...LEAN_HEAP_ARGV, ...(SPAW
  * next call forks a new one. If the bot process dies, the spawner sees its IPC channel close, stops
  * its commands and exits.
  */
-export function createSpawnerCommandRunner({ logger, closeTimeoutMs = DEFAULT_CLOSE_TIMEOUT_MS }: CreateSpawnerCommandRunnerOptions = {}): CommandRunner & {
+export function createSpawnerCommandRunner({ logger, closeTimeoutMs = DEFAULT_CLOSE_TIMEOUT_MS, withheldVariables = [] }: CreateSpawnerCommandRunnerOptions = {}): CommandRunner & {
   /** The spawner's process id, when one is running (tests kill it). */
   spawnerPid(): number | undefined;
 } {
@@ -60,7 +63,7 @@ export function createSpawnerCommandRunner({ logger, closeTimeoutMs = DEFAULT_CL
       serialization: 'advanced',
       // No secrets: every command gets the environment the bot process sends with it. A plain Node,
       // too: none of the bot's flags (NODE_OPTIONS, --inspect, a preload) apply to the spawner.
-      env: commandEnvironment({ environment: { NODE_OPTIONS: undefined } }),
+      env: commandEnvironment({ environment: withholding(withheldVariables, { NODE_OPTIONS: undefined }) }),
       execArgv: [...SPAWNER_EXEC_ARGV],
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });

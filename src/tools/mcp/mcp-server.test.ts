@@ -1,4 +1,6 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { asSchema } from 'ai';
@@ -144,6 +146,21 @@ describe('an MCP server over stdio (@modelcontextprotocol/server-filesystem)', (
     expect(events.problems).toHaveLength(1);
   });
 
+  it("redacts every secret the config reads, not only its own, from its problem, its status and the logs", async () => {
+    // Another tool source's header secret, which this server learned some other way and prints.
+    const secret = 'pd-live-credential-0123456789';
+    const logLines: string[] = [];
+    const { handle, events } = startServer('chatty', `command: ${JSON.stringify(process.execPath)}\nargs: ["-e", ${JSON.stringify(`console.error('token ${secret} rejected'); process.exit(3)`)}]`, {
+      configSecrets: { variables: ['PAGERDUTY_API'], values: [secret] },
+      logger: pino({ level: 'debug' }, { write: (line: string) => logLines.push(line) }),
+    });
+    await handle.start();
+    expect(events.problems).toEqual(['MCP server chatty could not be started: the process exited with code 3: token [redacted] rejected. Retrying in the background; its tools are unavailable until then.']);
+    expect(handle.status().error).toBe('the process exited with code 3: token [redacted] rejected');
+    expect(logLines.some((line) => line.includes('mcp-server-problem'))).toBe(true);
+    expect(logLines.filter((line) => line.includes(secret))).toEqual([]);
+  });
+
   it('reports a command that does not exist', async () => {
     const { handle, events } = startServer('missing', 'command: /nonexistent/mcp-server');
     await handle.start();
@@ -183,6 +200,19 @@ describe('an MCP server over Streamable HTTP', () => {
     expect(fake.requestHeaders.every((headers) => headers.authorization === 'Bearer ops-secret-1234')).toBe(true);
     await expect(handle.tools()[1]!.execute({ id: 7 }, context)).resolves.toEqual({ text: '{"id":7}', truncated: false });
     expect(fake.calls).toEqual([{ name: 'delete_item', arguments: { id: 7 } }]);
+  });
+
+  it('cuts a long error from the server (an HTTP error body) to a bounded length', async () => {
+    const body = `maintenance ${'x'.repeat(5000)}`;
+    const server = createServer((_request, response) => response.writeHead(500, { 'content-type': 'text/plain' }).end(body));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    running.push({ close: () => new Promise<void>((resolve) => server.close(() => resolve())) });
+    const { handle, events } = startServer('failing', `url: http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`);
+    await handle.start();
+    expect(events.problems).toHaveLength(1);
+    expect(events.problems[0]).toContain('maintenance xxx');
+    expect(events.problems[0]).toContain('x…. Retrying in the background');
+    expect(events.problems[0]!.length).toBeLessThan(600);
   });
 
   it('collects an unset header variable as a configuration problem', () => {

@@ -4,7 +4,8 @@ import type { Logger } from 'pino';
 import type { ConfigProblem } from '../../config/config-error.js';
 import type { McpServerConfig } from '../../config/mcp-config-schema.js';
 import { compileToolPattern } from '../../approvals/policy/tool-pattern.js';
-import { commandEnvironment } from '../command/command-environment.js';
+import { commandEnvironment, withholding } from '../command/command-environment.js';
+import { NO_CONFIG_SECRETS, type ConfigSecrets } from '../config-secrets.js';
 import { resolveTemplates } from '../http/header-templates.js';
 import { createRedactor, type Redactor } from '../http/redact.js';
 import { createJsonSchemaValidator } from '../json-schema-validator.js';
@@ -64,6 +65,12 @@ export interface CreateMcpServerOptions {
   config: McpServerConfig;
   /** Read for `${VAR}` placeholders and as the base environment of stdio servers. */
   env: Record<string, string | undefined>;
+  /**
+   * Every `${VAR}` the config reads, for any source: withheld from a stdio server's inherited
+   * environment (its own `env` may still pass one), and redacted from all it says, since a server
+   * can learn another source's secret some other way and print it.
+   */
+  configSecrets?: ConfigSecrets;
   logger: Logger;
   /** Collects configuration problems (unset variables); the caller throws them together. */
   problems: ConfigProblem[];
@@ -78,6 +85,11 @@ export interface CreateMcpServerOptions {
 
 /** Tool names a policy rule can refer to: `server.tool`, with dots allowed inside the tool name. */
 const MCP_TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+/**
+ * Characters kept of why a server failed: it is the server's own text (stderr, an HTTP error body),
+ * posted in every active thread and logged, so a chatty or hostile server cannot flood either.
+ */
+const MAX_ERROR_LENGTH = 400;
 
 /**
  * One configured MCP server: connects with `@ai-sdk/mcp`, turns its tools into ordinary tool
@@ -91,7 +103,8 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
   const log = logger.child({ mcpServer: name });
   const now = options.now ?? Date.now;
   const retry = { ...DEFAULT_MCP_RETRY, ...options.retry };
-  const secrets: string[] = [];
+  const configSecrets = options.configSecrets ?? NO_CONFIG_SECRETS;
+  const secrets: string[] = [...configSecrets.values];
   const headers = config.transport === 'http' ? resolveTemplates(config.headers, options.env, `mcpServers.${name}.headers`, options.problems) : undefined;
   const env = config.transport === 'stdio' ? resolveTemplates(config.env, options.env, `mcpServers.${name}.env`, options.problems) : undefined;
   secrets.push(...(headers?.secrets ?? []), ...(env?.secrets ?? []));
@@ -142,12 +155,12 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
     const transport = new StdioTransport({
       command: config.command,
       args: config.args,
-      // Like command tools: the bot's environment minus its secrets, plus what the config adds.
-      env: commandEnvironment({ parentEnvironment: options.env, environment: env?.values ?? {} }),
+      // Like command tools: the bot's environment minus its secrets and the config's, plus what the config adds.
+      env: commandEnvironment({ parentEnvironment: options.env, environment: withholding(configSecrets.variables, env?.values) }),
       ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
       onStderr: (line) => log.debug({ event: 'mcp-server-stderr' }, redact(line)),
       onExit: (exit) => {
-        if (myGeneration === generation && !exit.expected) lost(describeExit(exit));
+        if (myGeneration === generation && !exit.expected) lost(describeExit(exit, redact));
       },
       onNotification: (method) => {
         if (method === 'notifications/tools/list_changed' && myGeneration === generation) void refresh();
@@ -207,7 +220,7 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
       await new Promise((resolve) => setImmediate(resolve));
       failures += 1;
       state = 'unavailable';
-      lastError = redact(describeFailure(error, transport));
+      lastError = shortReason(describeFailure(error, transport));
       report(`MCP server ${name} could not be started: ${lastError}. Retrying in the background; its tools are unavailable until then.`);
       scheduleRetry();
     }
@@ -219,7 +232,7 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
     const lasted = connectedAt === undefined ? 0 : now() - connectedAt;
     failures = lasted >= retry.stableAfterMs ? 1 : failures + 1;
     state = 'unavailable';
-    lastError = redact(reason);
+    lastError = shortReason(reason);
     const dead = client;
     client = undefined;
     generation += 1;
@@ -244,7 +257,7 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
     const next: McpToolDefinition[] = [];
     for (const tool of listed) {
       if (!MCP_TOOL_NAME.test(tool.name)) {
-        log.warn({ event: 'mcp-tool-skipped', tool: tool.name }, `MCP server ${name} offers a tool whose name cannot be used in policy rules; skipped`);
+        log.warn({ event: 'mcp-tool-skipped', tool: redact(tool.name).slice(0, 200) }, `MCP server ${name} offers a tool whose name cannot be used in policy rules; skipped`);
         continue;
       }
       if (include && !include.some((pattern) => pattern.matches(tool.name))) continue;
@@ -341,8 +354,14 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
     },
   };
 
+  /** Redacted before it is cut, so a cut cannot leave half a secret. */
+  function shortReason(reason: string): string {
+    const kept = redact.head(reason, MAX_ERROR_LENGTH);
+    return reason.length > MAX_ERROR_LENGTH ? `${kept}…` : kept;
+  }
+
   function describeFailure(error: unknown, transport: unknown): string {
-    if (transport instanceof StdioTransport && transport.exit && !transport.exit.expected) return describeExit(transport.exit);
+    if (transport instanceof StdioTransport && transport.exit && !transport.exit.expected) return describeExit(transport.exit, redact);
     return errorMessage(error);
   }
 }
@@ -361,9 +380,10 @@ function toolSignature(tool: ListToolsResult['tools'][number]): string {
   return JSON.stringify({ description: tool.description, title: tool.title, inputSchema: tool.inputSchema, annotations: tool.annotations });
 }
 
-function describeExit(exit: ProcessExit): string {
+/** The exit and the end of stderr, redacted before the cut so the cut cannot leave part of a secret. */
+function describeExit(exit: ProcessExit, redact: Redactor): string {
   const how = exit.signal ? `was killed by ${exit.signal}` : exit.code === null ? 'could not be started' : `exited with code ${exit.code}`;
-  const tail = exit.stderrTail.split('\n').slice(-3).join(' | ').slice(-300);
+  const tail = redact(exit.stderrTail.split('\n').slice(-3).join(' | ')).slice(-300);
   return tail ? `the process ${how}: ${tail}` : `the process ${how}`;
 }
 

@@ -9,6 +9,7 @@ export const mcpToolSources: ToolSourceFactory = (context) =>
       name,
       config: serverConfig,
       env: context.env,
+      configSecrets: context.configSecrets,
       logger: context.logger,
       problems: context.problems,
       ...(context.mcpRetry ? { retry: context.mcpRetry } : {}),
