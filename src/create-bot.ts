@@ -368,12 +368,17 @@ const DEFAULT_MAX_EVENT_LOOP_DELAY_MS_SERVING = 100;
 const DEFAULT_MAX_EVENT_LOOP_DELAY_MS_WORKER = 500;
 
 const redisShards = (environment: EnvironmentConfig) => (environment.redisShards === undefined ? {} : { shards: environment.redisShards });
+/** COUNTERSIGN_REDIS_WAIT_*: only the store runs tools' markers, so only it gets them. */
+const replicaWait = (environment: EnvironmentConfig) => ({
+  ...(environment.redisWaitReplicas !== undefined && { waitReplicas: environment.redisWaitReplicas }),
+  ...(environment.redisWaitTimeoutMs !== undefined && { waitTimeoutMs: environment.redisWaitTimeoutMs }),
+});
 
 /** Shared by the store and the audit streams; `npm run audit` reads them. */
 const STORE_KEY_PREFIX = 'countersign:';
 
 function createStore({ environment, logger, audit, onRedisError }: { environment: EnvironmentConfig; logger: Logger; audit: AuditLog; onRedisError: RedisFailureListener }): StateStore {
-  if (environment.redis !== undefined) return createRedisStore({ target: environment.redis, keyPrefix: STORE_KEY_PREFIX, ...redisShards(environment), auditLogger: logger, onRedisError });
+  if (environment.redis !== undefined) return createRedisStore({ target: environment.redis, keyPrefix: STORE_KEY_PREFIX, ...redisShards(environment), ...replicaWait(environment), auditLogger: logger, onRedisError });
   logger.warn(
     { event: 'memory-store' },
     'REDIS_URL is not set: using an in-memory store. Pending approvals will not survive a restart and are not shared between bot processes.',

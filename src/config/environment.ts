@@ -50,6 +50,14 @@ export interface EnvironmentConfig {
   redis?: RedisTarget;
   /** COUNTERSIGN_REDIS_SHARDS: slot groups of the keyspace (see `store/redis-keys.ts`); unset means the default. */
   redisShards?: number;
+  /**
+   * COUNTERSIGN_REDIS_WAIT_REPLICAS: replicas that must have a call's executing marker before the
+   * call starts (of those connected to the primary); unset means the store's default (1 behind
+   * Sentinel or in a Cluster, else 0).
+   */
+  redisWaitReplicas?: number;
+  /** COUNTERSIGN_REDIS_WAIT_TIMEOUT_MS: how long the marker waits for them; unset means the store's default. */
+  redisWaitTimeoutMs?: number;
   /** Unset means the built-in defaults. */
   configPath?: string;
   logLevel: LogLevel;
@@ -159,6 +167,12 @@ const environmentSchema = z.object({
     })
     .transform(Number)
     .optional(),
+  COUNTERSIGN_REDIS_WAIT_REPLICAS: z
+    .string()
+    .refine((value) => /^\d+$/.test(value), { error: 'must be a whole number of replicas, at least 0 (0: a call starts once the primary has its marker)' })
+    .transform(Number)
+    .optional(),
+  COUNTERSIGN_REDIS_WAIT_TIMEOUT_MS: whole(1, 'milliseconds').optional(),
   COUNTERSIGN_CONFIG: z.string().optional(),
   LOG_LEVEL: lowerCaseChoice(LOG_LEVELS).default('info'),
   COUNTERSIGN_ROLE: lowerCaseChoice(ROLES).default('all'),
@@ -225,6 +239,8 @@ export function parseEnvironment(env: Record<string, string | undefined>, option
     },
     ...(variables.REDIS_URL !== undefined && { redisUrl: variables.REDIS_URL.url, redis: variables.REDIS_URL.target }),
     ...(variables.COUNTERSIGN_REDIS_SHARDS !== undefined && { redisShards: variables.COUNTERSIGN_REDIS_SHARDS }),
+    ...(variables.COUNTERSIGN_REDIS_WAIT_REPLICAS !== undefined && { redisWaitReplicas: variables.COUNTERSIGN_REDIS_WAIT_REPLICAS }),
+    ...(variables.COUNTERSIGN_REDIS_WAIT_TIMEOUT_MS !== undefined && { redisWaitTimeoutMs: variables.COUNTERSIGN_REDIS_WAIT_TIMEOUT_MS }),
     ...(configPath !== undefined && { configPath }),
     logLevel: variables.LOG_LEVEL,
     role: variables.COUNTERSIGN_ROLE,
@@ -295,6 +311,8 @@ export function describeEnvironment(config: EnvironmentConfig) {
     redisUrl: secret(config.redisUrl),
     redis: config.redis === undefined ? undefined : describeRedisTarget(config.redis),
     redisShards: config.redisShards,
+    redisWaitReplicas: config.redisWaitReplicas,
+    redisWaitTimeoutMs: config.redisWaitTimeoutMs,
     configPath: config.configPath,
     logLevel: config.logLevel,
     role: config.role,

@@ -68,6 +68,21 @@ describe('REDIS_URL forms', () => {
     expect(problemsOf({ COUNTERSIGN_REDIS_SHARDS: '1.5' }).map((problem) => problem.field)).toEqual(['COUNTERSIGN_REDIS_SHARDS']);
   });
 
+  it('reads COUNTERSIGN_REDIS_WAIT_REPLICAS and COUNTERSIGN_REDIS_WAIT_TIMEOUT_MS, leaving the default to the store when unset, naming a bad one', () => {
+    const read = (env: Record<string, string>) => {
+      const { redisWaitReplicas, redisWaitTimeoutMs } = parseEnvironment({ ...HTTP, REDIS_URL: 'redis+sentinel://h/mymaster', ...env }, noFile);
+      return { redisWaitReplicas, redisWaitTimeoutMs };
+    };
+    expect(read({})).toEqual({ redisWaitReplicas: undefined, redisWaitTimeoutMs: undefined });
+    expect(read({ COUNTERSIGN_REDIS_WAIT_REPLICAS: '0' })).toEqual({ redisWaitReplicas: 0, redisWaitTimeoutMs: undefined });
+    expect(read({ COUNTERSIGN_REDIS_WAIT_REPLICAS: '2', COUNTERSIGN_REDIS_WAIT_TIMEOUT_MS: '250' })).toEqual({ redisWaitReplicas: 2, redisWaitTimeoutMs: 250 });
+    expect(problemsOf({ COUNTERSIGN_REDIS_WAIT_REPLICAS: '-1', COUNTERSIGN_REDIS_WAIT_TIMEOUT_MS: '0' })).toEqual([
+      { field: 'COUNTERSIGN_REDIS_WAIT_REPLICAS', message: expect.stringContaining('whole number of replicas') },
+      { field: 'COUNTERSIGN_REDIS_WAIT_TIMEOUT_MS', message: 'must be a whole number of milliseconds, at least 1' },
+    ]);
+    expect(problemsOf({ COUNTERSIGN_REDIS_WAIT_REPLICAS: 'one' }).map((problem) => problem.field)).toEqual(['COUNTERSIGN_REDIS_WAIT_REPLICAS']);
+  });
+
   it('describes every form without its passwords', () => {
     for (const url of ['rediss://bot:topsecret@h:6380', 'rediss+cluster://bot:topsecret@h:7000', 'redis+sentinel://bot:topsecret@h/mymaster?sentinelPassword=topsecret']) {
       const summary = JSON.stringify(describeEnvironment(parseEnvironment({ ...HTTP, REDIS_URL: url }, noFile)));

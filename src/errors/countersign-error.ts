@@ -31,6 +31,8 @@ export const ErrorCode = {
   AuditUsage: 'countersign_audit_usage',
   /** COUNTERSIGN_REDIS_SHARDS differs from the shard count the Redis data was written with. */
   RedisShardsMismatch: 'countersign_redis_shards_mismatch',
+  /** Fewer Redis replicas than required confirmed a call's executing marker in time; the call was not started. */
+  ReplicationNotConfirmed: 'countersign_replication_not_confirmed',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

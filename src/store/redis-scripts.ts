@@ -247,6 +247,19 @@ ${appendAuditEvents({ key: 3, cap: 5, first: 6 })}
 return 'ok'
 `;
 
+/**
+ * Takes back a marker whose call was not started (its replicas did not confirm it). KEYS[1]
+ * executing markers, [2] fence, [3] audit stream. ARGV[1] token, [2] call id, [3] the marker JSON
+ * as written, [4] audit cap, [5…] audit pairs. 'fenced' or 'changed' leave the marker as it is.
+ */
+export const UNMARK_EXECUTING_SCRIPT = `
+if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 'fenced' end
+if redis.call('HGET', KEYS[1], ARGV[2]) ~= ARGV[3] then return 'changed' end
+redis.call('HDEL', KEYS[1], ARGV[2])
+${appendAuditEvents({ key: 3, cap: 4, first: 5 })}
+return 'ok'
+`;
+
 /** KEYS[1] executing markers, [2] audit stream. ARGV[1] call id, [2] marker JSON, [3] audit cap, [4…] audit pair. */
 export const FINISH_EXECUTING_SCRIPT = `
 if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end

@@ -27,6 +27,7 @@ import {
   FINISH_WORK_SCRIPT,
   MARK_EXECUTING_SCRIPT,
   RELEASE_IF_IDLE_SCRIPT,
+  UNMARK_EXECUTING_SCRIPT,
   REVOKE_GRANT_SCRIPT,
   SAVE_THREAD_SCRIPT,
   TAKE_WORK_SCRIPT,
@@ -34,6 +35,8 @@ import {
   SET_STEP_FIELD_SCRIPT,
 } from './redis-scripts.js';
 import type { CommitResult, ExecutingMarker, Fence, StateStore } from './state-store.js';
+import { createReplicaConfirmedWrites, defaultReplicasToWaitFor, DEFAULT_REPLICA_WAIT_TIMEOUT_MS } from './replica-confirmed-write.js';
+import { ReplicationNotConfirmedError } from './replication-not-confirmed-error.js';
 import { createThreadHistories, type ThreadReply, type ThreadWrite } from './redis-thread-history.js';
 import type { ThreadState } from './thread-state.js';
 import { CARD_LINK_FIELD, copyField, stepData, stepFromRecord } from './step-record.js';
@@ -52,6 +55,7 @@ const SCRIPTS = {
   csReadThread: [2, READ_THREAD_SCRIPT],
   csMarkExecuting: [3, MARK_EXECUTING_SCRIPT],
   csFinishExecuting: [2, FINISH_EXECUTING_SCRIPT],
+  csUnmarkExecuting: [3, UNMARK_EXECUTING_SCRIPT],
   csRevokeGrant: [2, REVOKE_GRANT_SCRIPT],
   csEnqueueAndLock: [5, ENQUEUE_AND_LOCK_SCRIPT],
   csClaimStepWithThread: [6, CLAIM_STEP_WITH_THREAD_SCRIPT],
@@ -86,6 +90,14 @@ export interface RedisStoreOptions {
   now?: () => number;
   /** Told of connection errors and failed store operations (see `RedisFailureListener`). */
   onRedisError?: RedisFailureListener;
+  /**
+   * Replicas that must have a call's executing marker before the call starts (never more than the
+   * primary has connected): 0 starts it once the primary has it. Default: 1 behind Sentinel or in
+   * a Cluster, else 0 (see `defaultReplicasToWaitFor`).
+   */
+  waitReplicas?: number;
+  /** How long the marker waits for them; fewer in time and the call is not started. */
+  waitTimeoutMs?: number;
 }
 
 export function createRedisStore({
@@ -98,6 +110,8 @@ export function createRedisStore({
   auditMaxLength = DEFAULT_AUDIT_MAX_LENGTH,
   now = Date.now,
   onRedisError,
+  waitReplicas,
+  waitTimeoutMs = DEFAULT_REPLICA_WAIT_TIMEOUT_MS,
 }: RedisStoreOptions): StateStore {
   const redis = given ?? connectRedisClient(target ?? (url === undefined ? undefined : { kind: 'standalone', url }));
   let closed = false;
@@ -111,6 +125,8 @@ export function createRedisStore({
   const ready = createReadyWaiter({ redis, keys, onConnectionError: (error) => reportConnectionError(error) });
   const histories = createThreadHistories();
   const layout = prepareKeyLayout({ redis, keys, keyPrefix });
+  const replicas = waitReplicas ?? defaultReplicasToWaitFor(redis);
+  const confirmedWrites = replicas > 0 ? createReplicaConfirmedWrites({ redis, replicas, timeoutMs: waitTimeoutMs, onConnectionError: reportConnectionError }) : undefined;
 
   /** COMMIT_STEP_SCRIPT's keys, then its arguments before the audit pairs. */
   const commitStepKeys = ({ step, fence }: StepTransition) => {
@@ -160,6 +176,25 @@ export function createRedisStore({
     }
     const perShard = await Promise.all(keys.shards().map((shard) => redis.zrangebyscore(keyOf(shard), '-inf', max, 'WITHSCORES', 'LIMIT', 0, limit)));
     return mergeByScore(perShard, limit);
+  };
+
+  /**
+   * A marker whose call will not start comes off again, under the fence, with a `tool-executed`
+   * error after its `tool-started`. If that fails too the marker stays: a successor reports the
+   * call as interrupted ("may or may not have completed") and never runs it, which is safe.
+   */
+  const unmarkExecuting = async ({ fence, toolCallId, markerJson, audit, reason }: { fence: Fence; toolCallId: string; markerJson: string; audit: readonly AuditEventInput[]; reason: string }) => {
+    const started = audit.find((event) => event.type === 'tool-started');
+    const notRun: AuditEventInput[] = started
+      ? [{ type: 'tool-executed', teamId: started.teamId, channel: started.channel, threadTs: started.threadTs, toolName: started.toolName, toolCallId, status: 'error', durationMs: 0, error: reason }]
+      : [];
+    const { prepared, args } = prepare(notRun);
+    const at = keys.ofThread(fence.threadKey);
+    try {
+      if ((await run.csUnmarkExecuting(at.executing(fence.threadKey), at.fence(fence.threadKey), at.audit(), fence.token, toolCallId, markerJson, auditMaxLength, ...args)) === 'ok') logStored(prepared);
+    } catch (error) {
+      if (!closed) onRedisError?.({ kind: 'command', error });
+    }
   };
 
   const store: StateStore = {
@@ -528,9 +563,31 @@ export function createRedisStore({
     async markExecuting({ fence, toolCallId, marker, ttlMs, audit }) {
       const { prepared, args } = prepare(audit);
       const at = keys.ofThread(fence.threadKey);
-      const reply = await run.csMarkExecuting(at.executing(fence.threadKey), at.fence(fence.threadKey), at.audit(), fence.token, toolCallId, JSON.stringify(marker), ttlMs, auditMaxLength, ...args);
-      if (reply === 'fenced') throw new FencedError(fence.threadKey);
+      const markerJson = JSON.stringify(marker);
+      const scriptKeys = [at.executing(fence.threadKey), at.fence(fence.threadKey), at.audit()];
+      const scriptArguments = [fence.token, toolCallId, markerJson, ttlMs, auditMaxLength, ...args];
+      if (!confirmedWrites) {
+        if ((await run.csMarkExecuting(...scriptKeys, ...scriptArguments)) === 'fenced') throw new FencedError(fence.threadKey);
+        logStored(prepared);
+        return;
+      }
+      // The call starts once the replicas have the marker too: a failover before that would lose
+      // it (and the lock and claim written before it), and a successor would run the call again.
+      const takeBack = (reason: string) => unmarkExecuting({ fence, toolCallId, markerJson, audit, reason });
+      let written;
+      try {
+        written = await confirmedWrites.run({ shard: at.index, script: MARK_EXECUTING_SCRIPT, keys: scriptKeys, args: scriptArguments });
+      } catch (error) {
+        // The marker may have been written before the wait failed (a refused WAIT, a lost connection).
+        await takeBack(`Not run: Redis failed while recording it (${error instanceof Error ? error.message : String(error)})`);
+        throw error;
+      }
+      if (written.reply === 'fenced') throw new FencedError(fence.threadKey);
       logStored(prepared);
+      if (written.confirmed >= written.required) return;
+      const shortfall = new ReplicationNotConfirmedError({ wanted: written.required, confirmed: written.confirmed, timeoutMs: waitTimeoutMs });
+      await takeBack(shortfall.message);
+      throw shortfall;
     },
 
     async finishExecuting({ threadKey, toolCallId, marker, audit }) {
@@ -555,6 +612,7 @@ export function createRedisStore({
     async close() {
       closed = true;
       ready.close();
+      confirmedWrites?.close();
       redis.disconnect();
     },
   };

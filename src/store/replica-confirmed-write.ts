@@ -1,0 +1,119 @@
+import type { Cluster, Redis } from 'ioredis';
+import { duplicateClient } from './connect-to-redis.js';
+
+/** How long a call's start waits for its replicas by default (COUNTERSIGN_REDIS_WAIT_TIMEOUT_MS). */
+export const DEFAULT_REPLICA_WAIT_TIMEOUT_MS = 1_000;
+
+/**
+ * How many replicas must confirm a call's executing marker unless told (COUNTERSIGN_REDIS_WAIT_REPLICAS):
+ * one behind Sentinel or in a Cluster, whose failovers promote a replica on their own; none for one
+ * server, which may have no replica at all (a managed primary with automatic failover: set it).
+ */
+export function defaultReplicasToWaitFor(redis: Redis | Cluster): number {
+  if (redis.isCluster) return 1;
+  const { sentinels } = (redis as Redis).options;
+  return Array.isArray(sentinels) && sentinels.length > 0 ? 1 : 0;
+}
+
+/** ROLE's reply from a primary → how many replicas it streams to now; undefined for anything else (a replica, a refusal). */
+export function onlineReplicas(roleReply: unknown): number | undefined {
+  if (!Array.isArray(roleReply) || roleReply[0] !== 'master' || !Array.isArray(roleReply[2])) return undefined;
+  return roleReply[2].length;
+}
+
+/**
+ * Of `wanted` replicas, how many must have confirmed: never more than the primary had streaming to it
+ * when the wait ended. A replica that is not connected cannot confirm anything, and a failover to it
+ * would lose more than this write; waiting for it would only refuse every call until it is back.
+ */
+export function replicasRequired({ wanted, online }: { wanted: number; online: number | undefined }): number {
+  return Math.min(wanted, online ?? wanted);
+}
+
+export interface ConfirmedWriteResult {
+  /** The script's own reply. */
+  reply: unknown;
+  /** Replicas that had to confirm it, and those that did within the wait. */
+  required: number;
+  confirmed: number;
+}
+
+export interface ReplicaConfirmedWrites {
+  /**
+   * Runs `script` on the primary of `shard` and waits until `required` replicas have it. `keys[0]`
+   * routes the pipeline in a Cluster. Rejects when the pipeline fails (the script may or may not have run).
+   */
+  run(options: { shard: number; script: string; keys: readonly string[]; args: ReadonlyArray<string | number> }): Promise<ConfirmedWriteResult>;
+  close(): void;
+}
+
+type PipelineReplies = Array<[Error | null, unknown]> | null;
+
+/**
+ * Writes that a replica must confirm before the caller acts on them. WAIT counts the replicas that
+ * acknowledged the replication offset of the connection it is sent on: so the script and its WAIT
+ * go out together, in one pipeline (one round trip), on one connection; everything written before
+ * on other connections (a lock, a resume claim) is earlier in the one replication stream and
+ * covered too. A Cluster pipeline goes whole to the node that owns its keyed command's slot, the
+ * keyless WAIT and ROLE with it. WAIT blocks its connection, so the connection is a duplicate of
+ * the store's, opened on the first write: clicks' commands never queue behind a wait. The script
+ * goes as EVAL, not EVALSHA: an EVALSHA refused with NOSCRIPT is sent again by ioredis after the
+ * WAIT, which would then not cover it.
+ */
+export function createReplicaConfirmedWrites({
+  redis,
+  replicas,
+  timeoutMs,
+  onConnectionError,
+}: {
+  redis: Redis | Cluster;
+  /** Replicas that must confirm, at most (see `replicasRequired`); at least 1. */
+  replicas: number;
+  timeoutMs: number;
+  onConnectionError?: (error: unknown) => void;
+}): ReplicaConfirmedWrites {
+  let connection: Redis | Cluster | undefined;
+  /** Replicas each shard's primary streamed to at its last ROLE (undefined: ROLE was refused, so wait for all `replicas`). */
+  const online = new Map<number, number | undefined>();
+  const open = (): Redis | Cluster => {
+    if (connection) return connection;
+    const opened = duplicateClient(redis);
+    // ioredis reports connection errors as events; unheard, Node would end the process.
+    opened.on('error', (error: unknown) => onConnectionError?.(error));
+    // A new connection may reach a new primary (a failover), with other replicas.
+    opened.on('ready', () => online.clear());
+    connection = opened;
+    return opened;
+  };
+
+  return {
+    async run({ shard, script, keys, args }) {
+      const client = open();
+      if (!online.has(shard)) {
+        // Once per shard and connection: a primary without replicas (the one left after a failover)
+        // should not cost the first call a whole wait. The key routes ROLE to the shard's node.
+        const [, role] = ((await client.pipeline().exists(keys[0] as string).role().exec()) as PipelineReplies) ?? [];
+        online.set(shard, role && !role[0] ? onlineReplicas(role[1]) : undefined);
+      }
+      const wanted = replicasRequired({ wanted: replicas, online: online.get(shard) });
+      const pipeline = client.pipeline();
+      pipeline.eval(script, keys.length, ...keys, ...args);
+      if (wanted > 0) pipeline.wait(wanted, timeoutMs);
+      // After the WAIT: who the primary streams to now, for this shard's next write and to judge this one.
+      pipeline.role();
+      const replies = (await pipeline.exec()) as PipelineReplies;
+      const [scripted, ...rest] = replies ?? [];
+      if (!scripted) throw new Error('Redis gave no reply to a confirmed write');
+      if (scripted[0]) throw scripted[0];
+      const [waited, role] = wanted > 0 ? rest : [undefined, ...rest];
+      const now = role && !role[0] ? onlineReplicas(role[1]) : undefined;
+      online.set(shard, now);
+      if (waited?.[0]) throw waited[0];
+      const confirmed = waited === undefined ? 0 : Number(waited[1]);
+      return { reply: scripted[1], required: replicasRequired({ wanted, online: now }), confirmed };
+    },
+    close() {
+      connection?.disconnect();
+    },
+  };
+}
