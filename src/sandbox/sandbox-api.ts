@@ -23,7 +23,9 @@
  * - `POST /api/commands`         `CommandRequest`; delivers the signed slash command; the bot's
  *                                replies (ack text, `respond()` through `response_url`) arrive as
  *                                ephemerals. `{ ok: true }`.
- * Errors: HTTP 400 with `{ ok: false, error: string }` naming the bad field.
+ * Errors: HTTP 400 with `{ ok: false, error: string }` naming the bad field; 415 for a POST body
+ * not sent as `application/json`. Only the page itself is answered: a Host other than the sandbox's
+ * own address gets 421, an Origin other than the page's 403 (plain text; own-page-requests.ts).
  */
 
 export interface SandboxUser {

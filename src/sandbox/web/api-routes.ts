@@ -50,7 +50,7 @@ export const API_POST_ROUTES: Record<string, Route<unknown>> = {
 export async function serveApiPost(options: { route: Route<unknown>; request: IncomingMessage; response: ServerResponse; context: ApiRouteContext }): Promise<void> {
   const { response } = options;
   const body = await readJsonBody(options.request);
-  if (!body.ok) return sendJson({ response, status: 400, body: { ok: false, error: body.error } });
+  if (!body.ok) return sendJson({ response, status: body.status, body: { ok: false, error: body.error } });
   const checked = checkRequest({ schema: options.route.schema, body: body.value, known: options.context.known });
   if (!checked.ok) return sendJson({ response, status: 400, body: { ok: false, error: checked.error } });
   try {
@@ -62,18 +62,27 @@ export async function serveApiPost(options: { route: Route<unknown>; request: In
   }
 }
 
-async function readJsonBody(request: IncomingMessage): Promise<{ ok: true; value: unknown } | { ok: false; error: string }> {
+/**
+ * Only `application/json`: a web page can send any other site a text/plain or form POST without asking,
+ * but a JSON one needs a CORS preflight, which the sandbox never approves (own-page-requests.ts).
+ */
+async function readJsonBody(request: IncomingMessage): Promise<{ ok: true; value: unknown } | { ok: false; status: number; error: string }> {
+  if (!isJsonContentType(request.headers['content-type'])) return { ok: false, status: 415, error: 'body: send it as content-type: application/json' };
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request) {
     const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
     size += buffer.length;
-    if (size > MAX_BODY_BYTES) return { ok: false, error: 'body: larger than 1 MiB' };
+    if (size > MAX_BODY_BYTES) return { ok: false, status: 400, error: 'body: larger than 1 MiB' };
     chunks.push(buffer);
   }
   try {
     return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown };
   } catch {
-    return { ok: false, error: 'body: not a JSON document' };
+    return { ok: false, status: 400, error: 'body: not a JSON document' };
   }
+}
+
+function isJsonContentType(header: string | undefined): boolean {
+  return header?.split(';')[0]?.trim().toLowerCase() === 'application/json';
 }

@@ -5,6 +5,7 @@ import type { SlackEmulator } from '../emulator/slack-emulator.js';
 import { sandboxSourcePath } from '../package-root.js';
 import { API_POST_ROUTES, serveApiPost, type ApiRouteContext } from './api-routes.js';
 import { linkMentions } from './mention-links.js';
+import { ownHosts, refuseForeignRequest } from './own-page-requests.js';
 import { sandboxSnapshot, type SandboxDirectory } from './sandbox-snapshot.js';
 import { serveSnapshotEvents } from './snapshot-events.js';
 import { serveStaticFile } from './static-files.js';
@@ -44,6 +45,12 @@ export async function startSandboxServer(options: SandboxServerOptions): Promise
   const snapshot = () => sandboxSnapshot({ state: emulator.state, directory, demoModel });
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    // The port the request came in on: the one the page was loaded from (also when port 0 picked it).
+    const refusal = refuseForeignRequest({ headers: request.headers, ownHosts: ownHosts({ port: request.socket.localPort ?? 0, ...(options.host ? { configuredHost: options.host } : {}) }) });
+    if (refusal) {
+      response.writeHead(refusal.status, { 'content-type': 'text/plain; charset=utf-8' });
+      return void response.end(`${refusal.message}\n`);
+    }
     const path = new URL(request.url ?? '/', 'http://sandbox.invalid').pathname;
     const method = request.method ?? 'GET';
     const postRoute = API_POST_ROUTES[path];
