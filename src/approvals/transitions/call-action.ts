@@ -278,8 +278,13 @@ function buildGrant(step: PendingStep, call: PendingCall, version: InputVersion,
 }
 
 function staleVersion(current: InputVersion): { ok: false; refusal: Refusal } {
+  return refusal('stale', staleVersionText(current));
+}
+
+/** Why an action on a card older than `current` changed nothing; a form such a card would open is refused with it too. */
+export function staleVersionText(current: InputVersion): string {
   const by = current.editedBy ? ` by <@${current.editedBy}>` : '';
-  return refusal('stale', `The input changed since you looked: it was edited${by} and is now version ${current.number + 1}. Check the card again; nothing changed.`);
+  return `The input changed since you looked: it was edited${by} and is now version ${current.number + 1}. Check the card again; nothing changed.`;
 }
 
 function withReason(outcome: Omit<Decision, 'userId' | 'at'>, reason: string | undefined): Omit<Decision, 'userId' | 'at'> {

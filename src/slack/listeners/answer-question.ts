@@ -1,16 +1,18 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import type { Logger } from 'pino';
 import { CLICK_STORE_WAIT_MS, type CallDecider } from '../../approvals/decide-call.js';
-import { findCall } from '../../approvals/find-call.js';
 import { isQuestion } from '../../approvals/pending-step.js';
 import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { StateStore } from '../../store/state-store.js';
 import { ANSWER_ACTION_PATTERN, decodeApprovalActionValue } from '../blocks/action-ids.js';
 import { actorOf, clickOrigin, tellPrivately } from './approval-actions.js';
+import { readCall } from './read-call.js';
 
 export interface AnswerQuestionOptions {
   store: StateStore;
   decider: CallDecider;
   messenger: ThreadMessenger;
+  logger: Logger;
 }
 
 /** The person an `ask_user` question is for: whoever made the request. The server checks it again. */
@@ -19,13 +21,14 @@ export function mayAnswer(step: { requesterId: string }, userId: string): boolea
 }
 
 /** Option buttons of an `ask_user` question: the chosen option's text is the answer. */
-export function registerAnswerQuestion(app: App, { store, decider, messenger }: AnswerQuestionOptions): void {
+export function registerAnswerQuestion(app: App, { store, decider, messenger, logger }: AnswerQuestionOptions): void {
   app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: ANSWER_ACTION_PATTERN }, async ({ ack, body, action }) => {
     await ack();
     const reference = decodeApprovalActionValue(action.value);
     const optionIndex = Number(ANSWER_ACTION_PATTERN.exec(action.action_id)?.[1]);
     if (!reference || !Number.isInteger(optionIndex)) return;
-    const lookup = await findCall(store, reference);
+    // Waits out a reconnect as the decision that follows does: Slack already has the ack.
+    const lookup = await readCall({ store, logger, reference, storeWaitMs: CLICK_STORE_WAIT_MS });
     if (!lookup.open) return tellPrivately(messenger, body, lookup.message);
     if (!isQuestion(lookup.call)) return;
     // The option text comes from the stored call, never from the click payload.

@@ -1,4 +1,5 @@
 import type { App, ViewSubmitAction } from '@slack/bolt';
+import type { Logger } from 'pino';
 import type { CallDecider } from '../../approvals/decide-call.js';
 import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { StateStore } from '../../store/state-store.js';
@@ -11,15 +12,17 @@ export interface DenyWithReasonOptions {
   store: StateStore;
   decider: CallDecider;
   messenger: ThreadMessenger;
+  logger: Logger;
 }
 
 /** "Deny with reason": a small modal whose optional reason reaches the card and the model. */
-export function registerDenyWithReason(app: App, { store, decider, messenger }: DenyWithReasonOptions): void {
+export function registerDenyWithReason(app: App, { store, decider, messenger, logger }: DenyWithReasonOptions): void {
   registerCallModalButton(app, {
     actionId: APPROVAL_ACTION_IDS.denyWithReason,
     buttonLabel: 'Deny with reason',
     store,
     messenger,
+    logger,
     view: ({ call, privateMetadata }) => denyReasonView({ call, privateMetadata }),
   });
 

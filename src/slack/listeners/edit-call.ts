@@ -1,6 +1,6 @@
 import type { App, ViewSubmitAction } from '@slack/bolt';
+import type { Logger } from 'pino';
 import type { CallDecider } from '../../approvals/decide-call.js';
-import { findCall } from '../../approvals/find-call.js';
 import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { StateStore } from '../../store/state-store.js';
 import type { ToolSchemas } from '../../tools/tool-schemas.js';
@@ -10,26 +10,32 @@ import { EDIT_CALL_CALLBACK_ID, editCallView, formErrors } from '../views/edit-c
 import { inputFieldsOf, issuesToFieldErrors } from '../views/field-errors.js';
 import { actorOf } from './approval-actions.js';
 import { callAsShown, registerCallModalButton } from './call-modal-button.js';
+import { isUnreadable, readCall } from './read-call.js';
+import { submittedInputFields } from './submitted-input-fields.js';
 
 export interface EditCallOptions {
   store: StateStore;
   decider: CallDecider;
   messenger: ThreadMessenger;
   toolSchemas: ToolSchemas;
+  logger: Logger;
 }
 
 /**
  * Edit: a modal generated from the tool's JSON Schema (the one the model saw), prefilled with the
  * input as the card shows it. A valid submit is a new version of the input, approved by the editor
  * when they may approve it; everything the form produces is validated again on the server against
- * the tool's own schema, and the version it started from must still be the current one.
+ * the tool's own schema, and the version it started from must still be the current one. A card
+ * older than the current input opens no form (its text would not be what the form shows).
  */
-export function registerEditCall(app: App, { store, decider, messenger, toolSchemas }: EditCallOptions): void {
+export function registerEditCall(app: App, { store, decider, messenger, toolSchemas, logger }: EditCallOptions): void {
   registerCallModalButton(app, {
     actionId: APPROVAL_ACTION_IDS.edit,
     buttonLabel: 'Edit',
     store,
     messenger,
+    logger,
+    onlyForCurrentInput: true,
     async view({ step, call, privateMetadata }) {
       const schema = await toolSchemas.jsonSchema(call.toolName);
       if (!schema) return `The tool ${call.toolName} is not available any more, so it cannot be edited.`;
@@ -39,9 +45,11 @@ export function registerEditCall(app: App, { store, decider, messenger, toolSche
 
   app.view<ViewSubmitAction>(EDIT_CALL_CALLBACK_ID, async ({ ack, body, view }) => {
     const reference = decodeCallFormMetadata(view.private_metadata);
-    const lookup = reference ? await findCall(store, reference) : undefined;
+    const lookup = reference ? await readCall({ store, logger, reference }) : undefined;
+    // The form stays as filled in, so the person can submit it again.
+    if (isUnreadable(lookup)) return ack(formErrors({ fields: submittedInputFields(view), message: lookup.message }));
     const schema = lookup?.call ? await toolSchemas.jsonSchema(lookup.call.toolName) : undefined;
-    if (!reference || !lookup || !lookup.call || !schema) {
+    if (!reference || !lookup?.call || !schema) {
       return ack(formErrors({ fields: [], message: lookup && !lookup.open ? lookup.message : 'This request is no longer open.' }));
     }
     // Rebuilt server-side from the stored call: nothing in the submitted view is trusted but its values.

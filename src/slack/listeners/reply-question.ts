@@ -1,6 +1,6 @@
 import type { App, ViewSubmitAction } from '@slack/bolt';
+import type { Logger } from 'pino';
 import type { CallDecider } from '../../approvals/decide-call.js';
-import { findCall } from '../../approvals/find-call.js';
 import { isQuestion, type PendingCall } from '../../approvals/pending-step.js';
 import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { StateStore } from '../../store/state-store.js';
@@ -14,19 +14,22 @@ import { REPLY_CALLBACK_ID, replyView } from '../views/reply-view.js';
 import { registerCallModalButton } from './call-modal-button.js';
 import { mayAnswer } from './answer-question.js';
 import { actorOf } from './approval-actions.js';
+import { isUnreadable, readCall } from './read-call.js';
+import { submittedInputFields } from './submitted-input-fields.js';
 
 export interface ReplyQuestionOptions {
   store: StateStore;
   decider: CallDecider;
   messenger: ThreadMessenger;
   validator: JsonSchemaValidator;
+  logger: Logger;
 }
 
 /**
  * "Reply" on an `ask_user` question without options: a form generated from the model's answer
  * schema; the answer is validated against that schema (ajv) before it becomes the tool result.
  */
-export function registerReplyQuestion(app: App, { store, decider, messenger, validator }: ReplyQuestionOptions): void {
+export function registerReplyQuestion(app: App, { store, decider, messenger, validator, logger }: ReplyQuestionOptions): void {
   const formFor = (call: PendingCall) => {
     const schema = answerSchemaOf(call.input as AskUserInput, (candidate) => validator.isUsable(candidate));
     return { schema, form: buildSchemaForm({ schema }) };
@@ -37,6 +40,7 @@ export function registerReplyQuestion(app: App, { store, decider, messenger, val
     buttonLabel: 'Reply',
     store,
     messenger,
+    logger,
     view({ step, call, userId, privateMetadata }) {
       if (!isQuestion(call)) return 'This is not a question.';
       if (!mayAnswer(step, userId)) return `Only <@${step.requesterId}> can answer this question, so nothing changed.`;
@@ -46,7 +50,9 @@ export function registerReplyQuestion(app: App, { store, decider, messenger, val
 
   app.view<ViewSubmitAction>(REPLY_CALLBACK_ID, async ({ ack, body, view }) => {
     const reference = decodeCallFormMetadata(view.private_metadata);
-    const lookup = reference ? await findCall(store, reference) : undefined;
+    const lookup = reference ? await readCall({ store, logger, reference }) : undefined;
+    // The form stays as filled in, so the person can submit it again.
+    if (isUnreadable(lookup)) return ack(formErrors({ fields: submittedInputFields(view), message: lookup.message }));
     if (!reference || !lookup?.call || !isQuestion(lookup.call)) return ack(formErrors({ fields: [], message: 'This question is no longer open.' }));
     const { schema, form } = formFor(lookup.call);
     if (!lookup.open) return ack(formErrors({ fields: inputFieldsOf(form), message: lookup.message }));

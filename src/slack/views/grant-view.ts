@@ -1,7 +1,10 @@
 import type { types } from '@slack/bolt';
 import { GRANT_HOURS, type GrantChoice } from '../../approvals/grant.js';
 import type { PendingCall } from '../../approvals/pending-step.js';
+import { fitRenderedText } from '../blocks/fit-rendered-text.js';
+import { stringifyArguments } from '../blocks/format-arguments.js';
 import { truncateText } from '../blocks/limits.js';
+import { ZERO_WIDTH_SPACE } from '../format/escape-mrkdwn.js';
 import { untrustedTextToMrkdwn } from '../format/untrusted-text.js';
 
 export const GRANT_CALLBACK_ID = 'countersign_grant';
@@ -9,8 +12,11 @@ const SCOPE_BLOCK = 'scope';
 const DURATION_BLOCK = 'duration';
 const IDENTICAL_BLOCK = 'identical';
 const VALUE = 'value';
+/** Room for the input in one section (3,000 characters) with its heading, fence and note. */
+const INPUT_MAX_LENGTH = 2_500;
 export type { GrantChoice };
 
+/** `call` as the card showed it: the form shows the input the approval is for. */
 export function grantView({ call, privateMetadata }: { call: PendingCall; privateMetadata: string }): types.ModalView {
   const identicalOnly = call.policy?.grants === 'identicalArguments';
   const option = (text: string, value: string) => ({ text: { type: 'plain_text' as const, text }, value });
@@ -29,6 +35,7 @@ export function grantView({ call, privateMetadata }: { call: PendingCall; privat
         type: 'section',
         text: { type: 'mrkdwn', text: `Approve *${tool}* now, and let later *${tool}* calls run without a card where and for as long as you choose. The grant is listed and can be revoked with \`/countersign grants\`.` },
       },
+      inputSection(call.input),
       { type: 'input', block_id: SCOPE_BLOCK, label: { type: 'plain_text', text: 'Where' }, element: { type: 'radio_buttons', action_id: VALUE, options: scopes, initial_option: scopes[0]! } },
       { type: 'input', block_id: DURATION_BLOCK, label: { type: 'plain_text', text: 'For how long' }, element: { type: 'static_select', action_id: VALUE, options: durations, initial_option: durations[0]! } },
       identicalOnly
@@ -42,6 +49,15 @@ export function grantView({ call, privateMetadata }: { call: PendingCall; privat
           },
     ],
   };
+}
+
+/** The input approved now, so the approver sees what they allow without going back to the card. */
+function inputSection(input: unknown): types.SectionBlock {
+  const fitted = fitRenderedText({ text: stringifyArguments(input), maxLength: INPUT_MAX_LENGTH, render: untrustedTextToMrkdwn });
+  const content = fitted.text;
+  const fenced = `\`\`\`${content.startsWith('`') ? ZERO_WIDTH_SPACE : ''}${content}${content.endsWith('`') ? ZERO_WIDTH_SPACE : ''}\`\`\``;
+  const note = fitted.omittedCharacters > 0 ? `\n_(truncated, ${fitted.omittedCharacters.toLocaleString('en-US')} more characters)_` : '';
+  return { type: 'section', text: { type: 'mrkdwn', text: `Input approved now:\n${fenced}${note}`, verbatim: true } };
 }
 
 /** The choice from a submitted grant form; values come from Slack, so anything unexpected is refused. */

@@ -1,0 +1,79 @@
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { inputHash } from '../../approvals/input-version.js';
+import { evaluation, makeStep } from '../../approvals/pending-step.test-support.js';
+import type { PendingStep } from '../../approvals/pending-step.js';
+import { APPROVAL_ACTION_IDS, decodeCallFormMetadata } from '../blocks/action-ids.js';
+import { cardClick, failingStore, fakeBoltApp, recordingMessenger, storeWith } from './bolt-listener.test-support.js';
+import { registerCallModalButton } from './call-modal-button.js';
+import { UNREADABLE_CALL_TEXT } from './read-call.js';
+
+const logger = pino({ level: 'silent' });
+
+function register(options: { store: Parameters<typeof registerCallModalButton>[1]['store']; onlyForCurrentInput?: boolean }) {
+  const { app, action } = fakeBoltApp();
+  const { messenger, ephemerals } = recordingMessenger();
+  const opened: Array<{ privateMetadata: string; input: unknown }> = [];
+  registerCallModalButton(app, {
+    actionId: APPROVAL_ACTION_IDS.grant,
+    buttonLabel: 'Approve & allow…',
+    store: options.store,
+    messenger,
+    logger,
+    ...(options.onlyForCurrentInput ? { onlyForCurrentInput: true } : {}),
+    view: ({ call, privateMetadata }) => {
+      opened.push({ privateMetadata, input: call.input });
+      return { type: 'modal', title: { type: 'plain_text', text: 'Form' }, blocks: [] };
+    },
+  });
+  return { click: action(APPROVAL_ACTION_IDS.grant), ephemerals, opened };
+}
+
+/** A staging restart that U0BOB edited to prod: version 1 is current, a card from before shows version 0. */
+function editedToProd(): PendingStep {
+  const step = makeStep([{ approvalId: 'apv1', input: { service: 'worker', namespace: 'staging' } }]);
+  const prod = { service: 'worker', namespace: 'prod' };
+  step.calls[0]!.versions!.push({ number: 1, input: prod, inputHash: inputHash(prod), at: step.createdAt + 1, policy: evaluation({ approvers: [{ kind: 'user', userId: 'U0SRELEAD' }] }), editedBy: 'U0BOB' });
+  return step;
+}
+
+describe('a card button that opens a modal', () => {
+  it('tells the clicker privately when Redis cannot be read, instead of doing nothing', async () => {
+    const { click, ephemerals, opened } = register({ store: failingStore() });
+    const { args, views } = cardClick({ actionId: APPROVAL_ACTION_IDS.grant, reference: { stepId: 'step01', approvalId: 'apv1', version: 0 } });
+    await click(args);
+    expect(ephemerals).toEqual([{ userId: 'U0BOB', text: UNREADABLE_CALL_TEXT }]);
+    expect(opened).toEqual([]);
+    expect(views.open).not.toHaveBeenCalled();
+  });
+
+  it('opens no approving form from a card older than the current input, and says the input changed', async () => {
+    const step = editedToProd();
+    const { click, ephemerals, opened } = register({ store: storeWith(step), onlyForCurrentInput: true });
+    const { args, views } = cardClick({ actionId: APPROVAL_ACTION_IDS.grant, reference: { stepId: step.stepId, approvalId: 'apv1', version: 0 }, userId: 'U0SRELEAD' });
+    await click(args);
+    expect(ephemerals).toEqual([{ userId: 'U0SRELEAD', text: expect.stringContaining('The input changed since you looked: it was edited by <@U0BOB> and is now version 2') }]);
+    expect(opened).toEqual([]);
+    expect(views.open).not.toHaveBeenCalled();
+  });
+
+  it('opens an approving form from a card showing the current input, remembering that version', async () => {
+    const step = editedToProd();
+    const { click, ephemerals, opened } = register({ store: storeWith(step), onlyForCurrentInput: true });
+    const { args, views } = cardClick({ actionId: APPROVAL_ACTION_IDS.grant, reference: { stepId: step.stepId, approvalId: 'apv1', version: 1 }, userId: 'U0SRELEAD' });
+    await click(args);
+    expect(ephemerals).toEqual([]);
+    expect(views.open).toHaveBeenCalledOnce();
+    expect(opened.map(({ input }) => input)).toEqual([{ service: 'worker', namespace: 'prod' }]);
+    expect(decodeCallFormMetadata(opened[0]!.privateMetadata)?.version).toBe(1);
+  });
+
+  it('remembers the version the card showed, not the current one, in a form that does not approve', async () => {
+    const step = editedToProd();
+    const { click, opened } = register({ store: storeWith(step) });
+    const { args } = cardClick({ actionId: APPROVAL_ACTION_IDS.grant, reference: { stepId: step.stepId, approvalId: 'apv1', version: 0 } });
+    await click(args);
+    // A submit naming version 1 would be judged as if its clicker had seen the prod input.
+    expect(decodeCallFormMetadata(opened[0]!.privateMetadata)?.version).toBe(0);
+  });
+});
