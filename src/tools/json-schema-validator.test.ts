@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { interruptIfStuck } from '../../test/helpers/interrupt-if-stuck.js';
 import { createJsonSchemaValidator } from './json-schema-validator.js';
 
 describe('JSON Schema validation of human input', () => {
@@ -24,5 +25,30 @@ describe('JSON Schema validation of human input', () => {
     const broken = { type: 'object' as const, properties: { a: { type: 'nonsense' as never } } };
     expect(validator.isUsable(broken)).toBe(false);
     expect(validator.validate(broken, {}).success).toBe(false);
+  });
+
+  describe("patterns (an MCP server's schema, checked against the model's input)", () => {
+    it('are checked against 3,000 characters without catastrophic backtracking, in values and in property names', () => {
+      const hostile = {
+        type: 'object' as const,
+        properties: { name: { type: 'string' as const, pattern: '^(a+)+$' } },
+        patternProperties: { '^(a+)+$': { type: 'string' as const } },
+        additionalProperties: false,
+      };
+      const attack = `${'a'.repeat(2999)}!`;
+      const result = interruptIfStuck(() => validator.validate(hostile, { name: attack, [attack]: 'x' }));
+      expect(!result.success && result.issues).toEqual([
+        { path: [], message: 'must NOT have additional properties' },
+        { path: ['name'], message: 'must match pattern "^(a+)+$"' },
+      ]);
+      expect(validator.validate(hostile, { name: 'aaa', aaaa: 'x' }).success).toBe(true);
+    });
+
+    it('that the linear engine cannot run are not checked, the rest of the schema is; a pattern that is not one breaks the schema', () => {
+      const lookahead = { type: 'object' as const, properties: { user: { type: 'string' as const, pattern: '^(?!admin$)', maxLength: 5 } } };
+      expect(validator.validate(lookahead, { user: 'admin' }).success).toBe(true);
+      expect(validator.validate(lookahead, { user: 'administrator' })).toEqual({ success: false, issues: [{ path: ['user'], message: 'must NOT have more than 5 characters' }] });
+      expect(validator.isUsable({ type: 'string', pattern: '(unclosed' })).toBe(false);
+    });
   });
 });

@@ -1,6 +1,7 @@
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { JSONSchema7 } from 'ai';
+import { compileSchemaPattern, type SchemaPattern } from './schema-pattern.js';
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives wrapped in `default`.
 type AddFormats = (ajv: Ajv) => Ajv;
@@ -21,7 +22,7 @@ export type JsonSchemaValidation = { success: true; value: unknown } | { success
  * Schemas come from the model or a server, so a schema that does not compile is reported, not thrown.
  */
 export function createJsonSchemaValidator() {
-  const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false });
+  const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false, code: { regExp: linearRegExp } });
   addFormats(ajv);
   const compiled = new WeakMap<object, ReturnType<typeof ajv.compile>>();
 
@@ -59,6 +60,23 @@ export function createJsonSchemaValidator() {
 }
 
 export type JsonSchemaValidator = ReturnType<typeof createJsonSchemaValidator>;
+
+/**
+ * `pattern` and `patternProperties` in linear time: ajv's default `new RegExp` backtracks, and the
+ * schema (an MCP server's, the model's) and the value (the model's input) both come from outside.
+ * A pattern the linear engine cannot run (lookahead, backreferences) is not checked rather than
+ * making the tool unusable: the server still checks its own input, and the approver sees the value.
+ * A pattern that is not valid at all still makes the schema not valid, as before.
+ */
+const linearRegExp: NonNullable<NonNullable<Options['code']>['regExp']> = Object.assign(
+  (source: string): SchemaPattern => {
+    const compiled = compileSchemaPattern(source);
+    if (compiled.kind === 'invalid') throw new Error(`pattern ${JSON.stringify(source)} is not valid: ${compiled.reason}`);
+    return compiled.kind === 'linear' ? compiled.pattern : { test: () => true, toString: () => source };
+  },
+  // Only standalone code (which this bot does not generate) would print this.
+  { code: 'compileSchemaPattern' },
+);
 
 function toIssue(error: ErrorObject): JsonSchemaIssue {
   const path = error.instancePath

@@ -1,3 +1,4 @@
+import { compileSchemaPattern, type SchemaPattern } from '../../tools/schema-pattern.js';
 import { truncateText } from '../blocks/limits.js';
 import type { TextFormat } from './form-field.js';
 import type { NumberRules, TextRules } from './schema-shape.js';
@@ -66,16 +67,14 @@ export function decimalString(value: number): string | undefined {
   return /e/i.test(text) ? undefined : text;
 }
 
-/** An invalid pattern is skipped, not reported: the approver cannot fix the schema. */
-export function compilePattern(source: string): RegExp | undefined {
-  for (const flags of ['u', '']) {
-    try {
-      return new RegExp(source, flags);
-    } catch {
-      // Try the next dialect; JSON Schema patterns are ECMA-262 but authors write PCRE too.
-    }
-  }
-  return undefined;
+/**
+ * The schema's pattern, run in linear time (see compileSchemaPattern): the schema and the value
+ * both come from outside. Undefined, so the check is skipped, when the pattern is not valid or the
+ * linear engine cannot run it (lookahead, backreferences): the approver cannot fix the schema.
+ */
+export function compilePattern(source: string): SchemaPattern | undefined {
+  const compiled = compileSchemaPattern(source);
+  return compiled.kind === 'linear' ? compiled.pattern : undefined;
 }
 
 export function isCalendarDate(value: string): boolean {
