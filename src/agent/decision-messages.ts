@@ -1,7 +1,6 @@
 import { deciderText, hookNameOf } from '../approvals/approval-hook.js';
 import type { ModelMessage, ToolContent, ToolResultPart } from 'ai';
 import { isQuestion, type Decision, type PendingCall, type PendingStep } from '../approvals/pending-step.js';
-import type { ExecutionRecord } from './tool-set.js';
 
 /** The text the model reads for a call a human did not let run. Framed so it does not retry. */
 export function denialReason(decision: Decision): string {
@@ -54,19 +53,6 @@ export function closingToolMessage(step: PendingStep): ModelMessage {
     content.push(deniedResult(call, reason));
   }
   return { role: 'tool', content };
-}
-
-/** Records results of tools that ran in a turn whose model call then failed, so they never run twice. */
-export function executedResultsMessage(executions: readonly ExecutionRecord[]): ModelMessage {
-  return {
-    role: 'tool',
-    content: executions.map((execution) => ({
-      type: 'tool-result',
-      toolCallId: execution.toolCallId,
-      toolName: execution.toolName,
-      output: { type: 'json', value: toJsonValue(execution.output) },
-    })),
-  };
 }
 
 function answerResult(call: PendingCall, decision: Decision): ToolResultPart {

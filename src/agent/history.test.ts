@@ -1,6 +1,6 @@
 import { modelMessageSchema, type ModelMessage } from 'ai';
 import { describe, expect, it, vi } from 'vitest';
-import { closeDanglingToolCalls, parseHistory, trimHistory } from './history.js';
+import { parseHistory, trimHistory } from './history.js';
 import { createValidatedMessages } from './validated-messages.js';
 
 const exchange = (index: number): ModelMessage[] => [
@@ -85,18 +85,5 @@ describe('history', () => {
     // Larger than the whole budget: never kept.
     validated.add('x'.repeat(11));
     expect(validated.has('x'.repeat(11))).toBe(false);
-  });
-
-  it('closes tool calls a dead process left without results', () => {
-    const dangling: ModelMessage[] = [
-      { role: 'user', content: 'go' },
-      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'restart', input: {} }] },
-    ];
-    const closed = closeDanglingToolCalls(dangling, 'interrupted');
-    expect(closed.at(-1)).toEqual({
-      role: 'tool',
-      content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'restart', output: { type: 'execution-denied', reason: 'interrupted' } }],
-    });
-    expect(closeDanglingToolCalls(exchange(1), 'interrupted')).toEqual(exchange(1));
   });
 });

@@ -1,4 +1,4 @@
-import { modelMessageSchema, type ModelMessage, type ToolContent } from 'ai';
+import { modelMessageSchema, type ModelMessage } from 'ai';
 import { createValidatedMessages, type ValidatedMessages } from './validated-messages.js';
 
 export interface HistoryLimits {
@@ -47,25 +47,4 @@ export function trimHistory(messages: ModelMessage[], limits: HistoryLimits): Mo
     start = nextUser;
   }
   return start === 0 ? messages : messages.slice(start);
-}
-
-/**
- * Gives every tool call that never got a result an explicit "not run" result. That happens when a
- * process died mid-turn; without it the next model call fails on the unmatched call.
- */
-export function closeDanglingToolCalls(messages: ModelMessage[], reason: string): ModelMessage[] {
-  const answered = new Set<string>();
-  for (const message of messages) {
-    if (message.role !== 'tool') continue;
-    for (const part of message.content) if (part.type === 'tool-result') answered.add(part.toolCallId);
-  }
-  const content: ToolContent = [];
-  for (const message of messages) {
-    if (message.role !== 'assistant' || typeof message.content === 'string') continue;
-    for (const part of message.content) {
-      if (part.type !== 'tool-call' || part.providerExecuted || answered.has(part.toolCallId)) continue;
-      content.push({ type: 'tool-result', toolCallId: part.toolCallId, toolName: part.toolName, output: { type: 'execution-denied', reason } });
-    }
-  }
-  return content.length === 0 ? messages : [...messages, { role: 'tool', content }];
 }

@@ -1,6 +1,6 @@
 import type { ModelMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { interruptedResults } from './interrupted-calls.js';
+import { closeUnansweredCalls, interruptedResults, recordUnrecordedCalls, startedWithoutResult } from './interrupted-calls.js';
 
 const history: ModelMessage[] = [
   { role: 'user', content: 'restart both' },
@@ -30,5 +30,35 @@ describe('interruptedResults', () => {
 
   it('leaves a history that does not end with approvals alone', () => {
     expect(interruptedResults([...history, { role: 'assistant', content: 'done' }], new Set(['c1']))).toEqual([]);
+  });
+});
+
+describe('closeUnansweredCalls', () => {
+  const notRun = 'Not run: interrupted';
+
+  it('tells a call that started it was interrupted, and only one that never started that it did not run', () => {
+    const closed = closeUnansweredCalls(history, new Set(['c1']), notRun);
+    expect(closed.at(-1)).toEqual({
+      role: 'tool',
+      content: [
+        { type: 'tool-result', toolCallId: 'c1', toolName: 'restart', output: { type: 'error-text', value: expect.stringContaining('may or may not have completed') } },
+        { type: 'tool-result', toolCallId: 'c2', toolName: 'restart', output: { type: 'execution-denied', reason: notRun } },
+      ],
+    });
+  });
+
+  it('leaves a history whose calls all have results alone', () => {
+    const answered: ModelMessage[] = [...history, { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'restart', output: { type: 'text', value: 'ok' } }, { type: 'tool-result', toolCallId: 'c2', toolName: 'restart', output: { type: 'text', value: 'ok' } }] }];
+    expect(closeUnansweredCalls(answered, new Set(['c1']), notRun)).toBe(answered);
+    expect(startedWithoutResult(answered, ['c1', 'c2'])).toEqual([]);
+    expect(startedWithoutResult(history, ['c1', 'c3'])).toEqual(['c1', 'c3']);
+  });
+
+  it('does not call a started call of the history "not run" when it writes in a call the history never saw', () => {
+    const recorded = recordUnrecordedCalls(history, new Map([['c1', { toolName: 'restart', input: {} }], ['c9', { toolName: 'restart', input: { namespace: 'prod' } }]]));
+    const results = recorded.flatMap((message) => (message.role === 'tool' ? message.content.filter((part) => part.type === 'tool-result') : []));
+    expect(results.find((part) => part.toolCallId === 'c1')?.output).toEqual({ type: 'error-text', value: expect.stringContaining('may or may not have completed') });
+    expect(results.find((part) => part.toolCallId === 'c2')?.output).toMatchObject({ type: 'execution-denied' });
+    expect(recorded.at(-2)).toEqual({ role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c9', toolName: 'restart', input: { namespace: 'prod' } }] });
   });
 });

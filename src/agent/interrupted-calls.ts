@@ -1,5 +1,4 @@
-import type { ModelMessage, ToolResultPart } from 'ai';
-import { closeDanglingToolCalls } from './history.js';
+import type { ModelMessage, ToolContent, ToolResultPart } from 'ai';
 
 export const INTERRUPTED_CALL =
   'Interrupted: the bot process stopped while this call was running, so it may or may not have completed. It was not run again. Check its effect before retrying.';
@@ -50,7 +49,7 @@ export function recordUnrecordedCalls(messages: ModelMessage[], started: Readonl
   );
   const unrecorded = [...started].filter(([toolCallId]) => !known.has(toolCallId)).map(([toolCallId, marker]): UnrecordedCall => ({ toolCallId, ...marker }));
   if (unrecorded.length === 0) return messages;
-  const closed = closeDanglingToolCalls(messages, 'Not run: the turn was interrupted before this call started.');
+  const closed = closeUnansweredCalls(messages, started, 'Not run: the turn was interrupted before this call started.');
   return [
     ...closed,
     { role: 'assistant', content: unrecorded.map((call) => ({ type: 'tool-call' as const, toolCallId: call.toolCallId, toolName: call.toolName, input: call.input ?? {} })) },
@@ -59,4 +58,38 @@ export function recordUnrecordedCalls(messages: ModelMessage[], started: Readonl
       content: unrecorded.map((call) => ({ type: 'tool-result' as const, toolCallId: call.toolCallId, toolName: call.toolName, output: { type: 'error-text' as const, value: INTERRUPTED_CALL } })),
     },
   ];
+}
+
+/**
+ * Gives every call of the history without a result one, before a new message continues it: a
+ * call that had started (its marker says so) is told as interrupted, since it may have run;
+ * only a call that never started is told `notRunReason`. Saying "not run" of a call that ran
+ * would have the model ask for it again.
+ */
+export function closeUnansweredCalls(messages: ModelMessage[], started: ReadonlyMap<string, unknown> | ReadonlySet<string>, notRunReason: string): ModelMessage[] {
+  const answered = answeredCalls(messages);
+  const content: ToolContent = [];
+  for (const message of messages) {
+    if (message.role !== 'assistant' || typeof message.content === 'string') continue;
+    for (const part of message.content) {
+      if (part.type !== 'tool-call' || part.providerExecuted || answered.has(part.toolCallId)) continue;
+      const { toolCallId, toolName } = part;
+      content.push(
+        started.has(toolCallId)
+          ? { type: 'tool-result', toolCallId, toolName, output: { type: 'error-text', value: INTERRUPTED_CALL } }
+          : { type: 'tool-result', toolCallId, toolName, output: { type: 'execution-denied', reason: notRunReason } },
+      );
+    }
+  }
+  return content.length === 0 ? messages : [...messages, { role: 'tool', content }];
+}
+
+/** The started calls (by tool call id) whose result the history does not hold yet. */
+export function startedWithoutResult(messages: readonly ModelMessage[], started: Iterable<string>): string[] {
+  const answered = answeredCalls(messages);
+  return [...started].filter((toolCallId) => !answered.has(toolCallId));
+}
+
+function answeredCalls(messages: readonly ModelMessage[]): Set<string> {
+  return new Set(messages.flatMap((message) => (message.role === 'tool' ? message.content.flatMap((part) => (part.type === 'tool-result' ? [part.toolCallId] : [])) : [])));
 }

@@ -152,7 +152,47 @@ describe('runTurn', () => {
       maxRetries: 0,
     }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(TurnFailedError);
-    expect((failure as TurnFailedError).executions).toEqual([{ toolCallId: 'c1', toolName: 'restart', output: { restarted: true } }]);
+    expect((failure as TurnFailedError).executions).toEqual([{ toolCallId: 'c1', toolName: 'restart', input: { namespace: 'staging' }, output: { restarted: true } }]);
+  });
+
+  it("hands tools the turn's lease check, so a tool that waited can check again before it acts", async () => {
+    const seen: unknown[] = [];
+    const assertHeld = async () => {};
+    const probe: ToolDefinition = {
+      name: 'probe',
+      description: 'Probe',
+      inputSchema: z.object({}),
+      approval: 'never',
+      execute: async (_input, toolContext) => {
+        seen.push(toolContext.assertHeld);
+        return 'ok';
+      },
+    };
+    const model = mockStreamingModel([callReply({ id: 'c1', name: 'probe', input: {} }), textReply('done')]);
+    await runTurn({ model, instructions: 'test', definitions: [probe], policy, messages: [{ role: 'user', content: 'go' }], context, maxSteps: 5, assertHeld });
+    expect(seen).toEqual([assertHeld]);
+  });
+
+  it('reports a call that started and threw too: it may have had its effect', async () => {
+    let calls = 0;
+    const model = mockStreamingModel(async () => {
+      calls += 1;
+      if (calls === 1) return callReply({ id: 'c1', name: 'deploy', input: { service: 'api' } });
+      throw new Error('model went away');
+    });
+    const deploy: ToolDefinition = {
+      name: 'deploy',
+      description: 'Deploy a service',
+      inputSchema: z.object({ service: z.string() }),
+      approval: 'never',
+      execute: async () => {
+        throw new Error('socket hang up after the request was sent');
+      },
+    };
+    const failure = await runTurn({ model, instructions: 'test', definitions: [deploy], policy, messages: [{ role: 'user', content: 'go' }], context, maxSteps: 5, maxRetries: 0 }).catch(
+      (error: unknown) => error,
+    );
+    expect((failure as TurnFailedError).executions).toEqual([{ toolCallId: 'c1', toolName: 'deploy', input: { service: 'api' }, error: 'socket hang up after the request was sent' }]);
   });
 
   it('runs the human-edited input, not the original, and tells the model what changed', async () => {

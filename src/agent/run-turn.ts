@@ -63,6 +63,8 @@ export interface RunTurnOptions {
   modelTimeoutMs?: number;
   /** Calls humans approved in the step this turn resumes (see `approvedRunsFor`), by tool call id. */
   approvedRuns?: ReadonlyMap<string, ApprovedRun>;
+  /** Handed to tools (`ToolContext.assertHeld`): throws once this process no longer holds the thread. */
+  assertHeld?: () => Promise<void>;
   /** Awaited just before a tool runs, to record that it started; a throw stops the call. */
   beforeExecute?: (call: StartingCall) => Promise<void>;
   afterExecute?: (report: ExecutionReport) => Promise<void> | void;
@@ -107,6 +109,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
     ...(options.approvedRuns ? { approvedRuns: options.approvedRuns } : {}),
     ...(options.beforeExecute ? { beforeExecute: options.beforeExecute } : {}),
     ...(options.afterExecute ? { afterExecute: options.afterExecute } : {}),
+    ...(options.assertHeld ? { assertHeld: options.assertHeld } : {}),
   });
   const watchdog = options.modelTimeoutMs === undefined ? undefined : startModelWatchdog({ timeoutMs: options.modelTimeoutMs });
   const signals = [options.abortSignal, watchdog?.signal].filter((signal): signal is AbortSignal => signal !== undefined);

@@ -10,7 +10,7 @@ import { faultPoint } from '../runtime/fault-points.js';
 import type { ExecutionBasis } from '../audit/audit-event.js';
 import type { EditNote } from './edit-note.js';
 
-export type TurnContext = Omit<ToolContext, 'toolCallId' | 'idempotencyKey' | 'abortSignal'>;
+export type TurnContext = Omit<ToolContext, 'toolCallId' | 'idempotencyKey' | 'abortSignal' | 'assertHeld'>;
 
 /** How one execution went, for the audit trail. */
 export interface ExecutionReport {
@@ -26,12 +26,12 @@ export interface ExecutionReport {
 /** Runs one tool execution inside a span; `failed` marks it failed (a non-zero exit does not throw). */
 export type TraceExecution = <RESULT>(call: { toolName: string; toolCallId: string }, run: (failed: (message: string) => void) => Promise<RESULT>) => Promise<RESULT>;
 
-/** What ran during one turn, so a turn that fails after executing tools can still record them. */
-export interface ExecutionRecord {
-  toolCallId: string;
-  toolName: string;
-  output: unknown;
-}
+/**
+ * What ran during one turn, so a turn that fails after executing tools can still record them:
+ * `output` for a call that returned, `error` for one that started and threw (it may have had
+ * effects, so it must not run again either).
+ */
+export type ExecutionRecord = { toolCallId: string; toolName: string; input: unknown } & ({ output: unknown } | { error: string });
 
 /** A call a human approved: it runs with the approved version of the input, whatever the model asked. */
 export interface ApprovedRun {
@@ -71,6 +71,8 @@ export function createTurnTools(options: {
   afterExecute?: (report: ExecutionReport) => Promise<void> | void;
   /** Runs each execution inside a trace span (see `TraceExecution`). */
   traceExecution?: TraceExecution;
+  /** Handed to tools as `ToolContext.assertHeld`. */
+  assertHeld?: () => Promise<void>;
 }): ToolSet {
   const tools: ToolSet = {};
   const traceExecution: TraceExecution = options.traceExecution ?? ((_call, run) => run(() => {}));
@@ -104,15 +106,18 @@ export function createTurnTools(options: {
               // Stable for this call across retries and replicas: the thread plus the model's call id.
               idempotencyKey: `${options.context.teamId}:${options.context.channel}:${options.context.threadTs}:${toolCallId}`,
               ...(abortSignal === undefined ? {} : { abortSignal }),
+              ...(options.assertHeld === undefined ? {} : { assertHeld: options.assertHeld }),
             });
           } catch (error) {
-            await report({ status: 'error', error: error instanceof Error ? error.message : String(error) });
+            const message = error instanceof Error ? error.message : String(error);
+            options.executions.push({ toolCallId, toolName: definition.name, input, error: message });
+            await report({ status: 'error', error: message });
             throw error;
           }
           faultPoint('after-tool');
           await report(commandOutcome(output));
           const result = approved?.edit ? { humanEdit: approved.edit, result: output } : output;
-          options.executions.push({ toolCallId, toolName: definition.name, output: result });
+          options.executions.push({ toolCallId, toolName: definition.name, input, output: result });
           return result;
         }),
     });

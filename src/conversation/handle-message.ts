@@ -1,5 +1,5 @@
 import { closingToolMessage } from '../agent/decision-messages.js';
-import { closeDanglingToolCalls } from '../agent/history.js';
+import { closeUnansweredCalls, recordUnrecordedCalls } from '../agent/interrupted-calls.js';
 import { supersedeTransition } from '../approvals/transitions/close-step.js';
 import { commitTransition } from '../approvals/transitions/commit-transition.js';
 import type { ThreadState } from '../store/thread-state.js';
@@ -48,7 +48,7 @@ export function createMessageHandler(options: MessageDependencies) {
     // A half-written answer to an earlier message stays as it is; this message gets its own.
     delete thread.answerTs;
     delete thread.failedTurn;
-    thread.messages = closeDanglingToolCalls(thread.messages, 'Not run: the turn was interrupted before this call finished.');
+    await closeEarlierCalls(thread);
     thread.messages.push(userMessage({ userId: item.userId, text: item.text }));
     thread.handledTs = [...(thread.handledTs ?? []), item.ts].slice(-HANDLED_TS_KEPT);
     // Saved before the model is asked, so the message (and any decision above) survives a crash.
@@ -72,6 +72,21 @@ export function createMessageHandler(options: MessageDependencies) {
     if (!last || (last.role !== 'user' && last.role !== 'tool')) return;
     await options.closeInterruptedCalls(scope, thread);
     await runAndPublish(scope, thread, requesterId);
+  }
+
+  /**
+   * Every call of the history gets a result before the new message: one whose executing marker
+   * says it started (a turn whose last save failed, a process that stopped mid-turn) is told as
+   * interrupted, and one a stopped turn started without saving is written in; only a call that
+   * never started is told it did not run. Told "not run" of a call that ran, the model would ask
+   * for it again, and a grant or auto-approve would run it twice.
+   */
+  async function closeEarlierCalls(thread: ThreadState): Promise<void> {
+    // A new thread has no calls, and saves its store round trip.
+    if (thread.messages.length === 0) return;
+    const markers = await store.executingCalls(thread.threadKey);
+    const closed = closeUnansweredCalls(thread.messages, markers, 'Not run: the turn was interrupted before this call finished.');
+    thread.messages = recordUnrecordedCalls(closed, markers);
   }
 
   /** A newer message closes the open card, unless every call was already decided: then it resumes first. */

@@ -67,6 +67,8 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
         ...(approvedRuns ? { approvedRuns } : {}),
         // Ends the turn (its model calls, its tools) the moment this process learns it was fenced.
         abortSignal: scope.lease.signal,
+        // A tool that waited (for a command slot) checks again before it acts: the wait may have hidden a stall.
+        assertHeld: () => scope.lease.assertHeld(),
         beforeExecute: (call) => records.markStarted(scope, thread, call, automatic),
         afterExecute: (report) => records.markFinished(scope, thread, report),
         onAutomaticApproval: (approval) => automatic.push(approval),

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { executedResultsMessage } from '../agent/decision-messages.js';
+import { recordExecutions } from '../agent/executed-calls.js';
+import { startedWithoutResult } from '../agent/interrupted-calls.js';
 import { TurnFailedError } from '../agent/run-turn.js';
 import type { ThreadState } from '../store/thread-state.js';
 import type { LiveAnswer } from './live-answer.js';
@@ -8,19 +9,34 @@ import { shortError } from './short-error.js';
 import type { TurnScope } from './turn-scope.js';
 
 /**
- * A model turn failed (not fenced): the results of calls that already ran are kept so they never
- * run again, what was streamed stays visible marked as cut off, and the thread gets a Try again
- * button that runs the turn again for the same requester, whoever clicks it.
+ * A model turn failed (not fenced): the results of calls that already ran, or started and threw,
+ * are kept so they never run again, what was streamed stays visible marked as cut off, and the
+ * thread gets a Try again button that runs the turn again for the same requester, whoever clicks it.
  */
-export function createTurnFailure({ logger, now }: Pick<PhaseDependencies, 'logger' | 'now'>) {
+export function createTurnFailure({ store, logger, now }: Pick<PhaseDependencies, 'store' | 'logger' | 'now'>) {
+  /**
+   * Whether every call with an executing marker has its result in the history: only then may the
+   * save drop the markers. A marker left in place is what tells Try again (or the next message)
+   * that its call started, so it is reported as interrupted instead of being run again.
+   */
+  async function everyStartedCallAnswered(thread: ThreadState): Promise<boolean> {
+    try {
+      const markers = await store.executingCalls(thread.threadKey);
+      return startedWithoutResult(thread.messages, markers.keys()).length === 0;
+    } catch (error) {
+      logger.warn({ event: 'executing-calls-read-failed', err: error }, 'could not read which calls started; keeping their markers');
+      return false;
+    }
+  }
+
   return async function recordTurnFailure(scope: TurnScope, thread: ThreadState, failure: { error: unknown; requesterId: string; answer: LiveAnswer }): Promise<void> {
     const { error, answer } = failure;
-    if (error instanceof TurnFailedError && error.executions.length > 0) thread.messages.push(executedResultsMessage(error.executions));
+    if (error instanceof TurnFailedError) thread.messages = recordExecutions(thread.messages, error.executions);
     // Text that came before the failure is shown, marked as cut off, even if its stream had not opened yet.
     await answer.openNow()?.finish(`${answer.streamed} …`).catch((finishError: unknown) => logger.warn({ event: 'answer-finish-failed', err: finishError }, 'could not finish the partial answer'));
     delete thread.answerTs;
     thread.failedTurn = { id: randomUUID(), requesterId: failure.requesterId, at: now() };
-    await scope.save(thread, { settled: true });
+    await scope.save(thread, { settled: await everyStartedCallAnswered(thread) });
     logger.error({ event: 'turn-failed', threadKey: thread.threadKey, err: error }, 'agent turn failed');
     await scope.messenger.postNotice({
       channel: thread.channel,

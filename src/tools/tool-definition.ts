@@ -12,6 +12,12 @@ export interface ToolContext {
   toolCallId: string;
   idempotencyKey: string;
   abortSignal?: AbortSignal;
+  /**
+   * Throws once this process no longer holds the thread (it stalled and another process took the
+   * turn over). A tool that waits before its effect (for a command slot) calls it when the wait
+   * ends, so a call the new holder already counts as interrupted does not start after all.
+   */
+  assertHeld?: () => Promise<void>;
 }
 
 /**
@@ -21,7 +27,7 @@ export interface ToolContext {
 export type ApprovalRule<INPUT> =
   | 'always'
   | 'never'
-  | ((input: INPUT, context: Omit<ToolContext, 'toolCallId' | 'idempotencyKey' | 'abortSignal'>) => boolean | Promise<boolean>);
+  | ((input: INPUT, context: Omit<ToolContext, 'toolCallId' | 'idempotencyKey' | 'abortSignal' | 'assertHeld'>) => boolean | Promise<boolean>);
 
 // biome-ignore lint/suspicious/noExplicitAny: a list of tools of different inputs must be assignable here (as the AI SDK's Tool<any>)
 export interface ToolDefinition<INPUT = any, OUTPUT = unknown> {

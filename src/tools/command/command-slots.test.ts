@@ -2,8 +2,12 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parseConfigFile } from '../../config/config-file.js';
+import { createLease } from '../../conversation/lease.js';
+import { FencedError } from '../../store/fenced-error.js';
 import { createCommandSlots, defaultMinAvailableMemory, withCommandSlots } from './command-slots.js';
-import { ABORTED_BEFORE_START, runCommand, type CommandResult } from './run-command.js';
+import { createCommandTool } from './command-tool.js';
+import { ABORTED_BEFORE_START, commandNotRun, runCommand, type CommandResult, type RunCommandOptions } from './run-command.js';
 
 const waitFor = async (condition: () => boolean) => {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -83,6 +87,41 @@ describe('command tools behind the slots', () => {
     expect((await first).exitCode).toBe(0);
     expect((await second).exitCode).toBe(0);
     expect(readFileSync(log, 'utf8')).toBe('first started\nfirst ended\nsecond started\n');
+  });
+});
+
+describe('a command that waited for a slot', () => {
+  it('does not start once its process lost the thread while it waited (a stall the heartbeat had not seen yet)', async () => {
+    const clock = { now: 1_000, heldUntil: 2_000, current: true };
+    const lease = createLease({ store: { isCurrent: async () => clock.current }, fence: { threadKey: 'T1:C1:1.1', token: '7' }, heldUntil: () => clock.heldUntil, now: () => clock.now });
+    const started: string[][] = [];
+    let finishFirst = () => {};
+    const firstRunning = new Promise<void>((resolve) => {
+      finishFirst = resolve;
+    });
+    const runner = async (options: RunCommandOptions): Promise<CommandResult> => {
+      started.push(options.argv);
+      if (started.length === 1) await firstRunning;
+      return { ...commandNotRun({ error: 'unused', durationMs: 0 }), exitCode: 0 };
+    };
+    const slots = createCommandSlots({ maxRunning: 1, availableMemory: () => Number.MAX_SAFE_INTEGER });
+    const [toolConfig] = parseConfigFile('tools: [{ name: deploy, description: d, command: [deploy, "{service}"], parameters: { service: { type: string } } }]', 'countersign.yml').tools;
+    const tool = createCommandTool(toolConfig!, { runCommand: withCommandSlots(runner, slots) });
+    const context = { requesterId: 'U1', teamId: 'T1', channel: 'C1', threadTs: '1.1', toolCallId: 'c', idempotencyKey: 'k', assertHeld: () => lease.assertHeld() };
+
+    const first = tool.execute({ service: 'api' }, context);
+    const second = tool.execute({ service: 'web' }, context);
+    await waitFor(() => started.length === 1 && slots.waiting() === 1);
+    // The process stalls past its lock while the second call waits; another process takes the thread.
+    clock.now = 3_000;
+    clock.current = false;
+    finishFirst();
+
+    await expect(second).rejects.toBeInstanceOf(FencedError);
+    expect((await first).exitCode).toBe(0);
+    expect(started).toEqual([['deploy', 'api']]);
+    expect(lease.lost()).toBe(true);
+    expect(slots.active()).toBe(0);
   });
 });
 

@@ -39,9 +39,13 @@ export function createCommandSlots(options: CommandSlotsOptions): CommandSlots {
   return createAdmissionGate({ maxConcurrent: options.maxRunning, loaded: () => availableMemory() < minAvailable });
 }
 
-/** `run` that waits for a slot first; a call aborted while it waits did not run, and says so like `run` does. */
+/**
+ * `run` that waits for a slot first; a call aborted while it waits did not run, and says so like
+ * `run` does. Once it has a slot, `beforeStart` decides whether it may still start: the wait can
+ * be long, and a process stalled through it may have lost its thread before anything noticed.
+ */
 export function withCommandSlots(run: RunCommand, slots: CommandSlots): RunCommand {
-  return async (options) => {
+  return async ({ beforeStart, ...options }) => {
     const waitingSince = performance.now();
     let release: () => void;
     try {
@@ -50,6 +54,7 @@ export function withCommandSlots(run: RunCommand, slots: CommandSlots): RunComma
       return commandNotRun({ error: ABORTED_BEFORE_START, durationMs: performance.now() - waitingSince });
     }
     try {
+      await beforeStart?.();
       return await run(options);
     } finally {
       release();

@@ -60,6 +60,14 @@ ${extra}`);
     expect(output).not.toHaveProperty('error');
   });
 
+  it("runs with the turn's lease check in its context, which does not travel to the runner", async () => {
+    let checked = 0;
+    const output = await echoTool().execute({ message: 'hi' }, { ...context, assertHeld: async () => void (checked += 1) });
+    expect(JSON.parse(output.stdout)).toEqual(['hi', 'count=1']);
+    // Only the slots in front of a runner wait, so only they check again.
+    expect(checked).toBe(0);
+  });
+
   it('does not expand $(id) or backticks', async () => {
     const output = await echoTool().execute({ message: '$(id) `id`', flag: '--verbose' }, context);
     expect(JSON.parse(output.stdout)).toEqual(['$(id) `id`', 'count=1', '--verbose']);

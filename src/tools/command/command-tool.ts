@@ -47,6 +47,7 @@ export function createCommandTool(
         timeoutMs: toolConfig.timeoutSeconds * 1000,
         outputLimit: toolConfig.outputLimit,
         ...(context.abortSignal !== undefined && { abortSignal: context.abortSignal }),
+        ...(context.assertHeld !== undefined && { beforeStart: context.assertHeld }),
       });
       return {
         command: argv,

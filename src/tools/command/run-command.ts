@@ -18,6 +18,12 @@ export interface RunCommandOptions {
   abortSignal?: AbortSignal;
   /** Time between SIGTERM and SIGKILL. */
   killGraceMs?: number;
+  /**
+   * Awaited once a command that waited for a slot may start (`withCommandSlots`); a throw means it
+   * does not start. The tool passes `ToolContext.assertHeld`: a process that stalled while it
+   * waited must not spawn a command the thread's new holder already counts as interrupted.
+   */
+  beforeStart?: () => Promise<void>;
 }
 
 /** Runs a command; the direct runner and the spawner both resolve the same `CommandResult`s. */

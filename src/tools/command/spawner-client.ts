@@ -101,7 +101,8 @@ export function createSpawnerCommandRunner({ logger, closeTimeoutMs = DEFAULT_CL
   };
 
   const run = async (options: RunCommandOptions): Promise<CommandResult> => {
-    const { argv, environment, abortSignal, ...rest } = options;
+    // `beforeStart` is for the slots in front of this runner; a function cannot cross to the spawner.
+    const { argv, environment, abortSignal, beforeStart: _beforeStart, ...rest } = options;
     const [executable] = argv;
     if (executable === undefined) throw new TypeError('runCommand: argv must not be empty');
     if (closed) throw new CommandRunnerError({ executable, reason: 'the command runner is closed (the bot is stopping)' });

@@ -1,0 +1,53 @@
+import type { ModelMessage } from 'ai';
+import { describe, expect, it } from 'vitest';
+import { recordExecutions } from './executed-calls.js';
+
+const resumed: ModelMessage[] = [
+  { role: 'user', content: 'deploy api and restart web' },
+  {
+    role: 'assistant',
+    content: [
+      { type: 'tool-call', toolCallId: 'c1', toolName: 'deploy', input: { service: 'api' } },
+      { type: 'tool-call', toolCallId: 'c2', toolName: 'restart', input: { service: 'web' } },
+      { type: 'tool-approval-request', approvalId: 'a1', toolCallId: 'c1' },
+      { type: 'tool-approval-request', approvalId: 'a2', toolCallId: 'c2' },
+    ],
+  },
+  {
+    role: 'tool',
+    content: [
+      { type: 'tool-approval-response', approvalId: 'a1', approved: true },
+      { type: 'tool-approval-response', approvalId: 'a2', approved: true },
+    ],
+  },
+];
+
+describe('recordExecutions', () => {
+  it('answers approved calls that returned or threw next to their approvals, so Try again replays neither', () => {
+    const recorded = recordExecutions(resumed, [
+      { toolCallId: 'c1', toolName: 'deploy', input: { service: 'api' }, error: 'socket hang up\nat stack' },
+      { toolCallId: 'c2', toolName: 'restart', input: { service: 'web' }, output: { restarted: true } },
+    ]);
+    expect(recorded).toHaveLength(resumed.length);
+    expect(recorded.at(-1)).toEqual({
+      role: 'tool',
+      content: [
+        ...(resumed.at(-1)!.content as unknown[]),
+        { type: 'tool-result', toolCallId: 'c1', toolName: 'deploy', output: { type: 'error-text', value: expect.stringMatching(/^Failed after it started \(socket hang up\), so it may or may not have completed/) } },
+        { type: 'tool-result', toolCallId: 'c2', toolName: 'restart', output: { type: 'json', value: { restarted: true } } },
+      ],
+    });
+    // The stored history is not changed in place.
+    expect(resumed.at(-1)!.content).toHaveLength(2);
+  });
+
+  it("writes calls the failed turn made itself as the model's calls, with their results", () => {
+    const fresh: ModelMessage[] = [{ role: 'user', content: 'restart web' }];
+    const recorded = recordExecutions(fresh, [{ toolCallId: 'c7', toolName: 'restart', input: { service: 'web' }, output: 'ok' }]);
+    expect(recorded.slice(1)).toEqual([
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c7', toolName: 'restart', input: { service: 'web' } }] },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c7', toolName: 'restart', output: { type: 'json', value: 'ok' } }] },
+    ]);
+    expect(recordExecutions(fresh, [])).toEqual(fresh);
+  });
+});

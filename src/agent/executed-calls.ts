@@ -1,0 +1,46 @@
+import type { ModelMessage, ToolResultPart } from 'ai';
+import type { ExecutionRecord } from './tool-set.js';
+
+/** What the model reads for a call that started and threw: it may have had its effect. */
+export function failedCallResult(error: string): string {
+  const firstLine = error.split('\n')[0] ?? '';
+  const bounded = firstLine.length > 300 ? `${firstLine.slice(0, 300)}…` : firstLine;
+  return `Failed after it started (${bounded}), so it may or may not have completed. It was not run again. Check its effect before retrying.`;
+}
+
+/**
+ * Writes what ran in a turn whose model call then failed into the history, so nothing runs twice.
+ * Results of calls the history already holds (approved calls the turn resumed with) join its last
+ * tool message, next to their approvals: there the AI SDK sees them answered and does not replay
+ * them on Try again, while an approved call that never started is still replayed. Calls the failed
+ * turn made itself were never saved: they are written as the model's calls, with their results.
+ */
+export function recordExecutions(messages: readonly ModelMessage[], executions: readonly ExecutionRecord[]): ModelMessage[] {
+  if (executions.length === 0) return [...messages];
+  const known = new Set(
+    messages.flatMap((message) =>
+      message.role === 'assistant' && typeof message.content !== 'string' ? message.content.flatMap((part) => (part.type === 'tool-call' ? [part.toolCallId] : [])) : [],
+    ),
+  );
+  const ofKnownCalls = executions.filter((execution) => known.has(execution.toolCallId));
+  const ofNewCalls = executions.filter((execution) => !known.has(execution.toolCallId));
+  const recorded = [...messages];
+  const last = recorded.at(-1);
+  if (ofKnownCalls.length > 0) {
+    if (last?.role === 'tool') recorded[recorded.length - 1] = { ...last, content: [...last.content, ...ofKnownCalls.map(resultPart)] };
+    else recorded.push({ role: 'tool', content: ofKnownCalls.map(resultPart) });
+  }
+  if (ofNewCalls.length > 0) {
+    recorded.push(
+      { role: 'assistant', content: ofNewCalls.map((execution) => ({ type: 'tool-call' as const, toolCallId: execution.toolCallId, toolName: execution.toolName, input: execution.input ?? {} })) },
+      { role: 'tool', content: ofNewCalls.map(resultPart) },
+    );
+  }
+  return recorded;
+}
+
+function resultPart(execution: ExecutionRecord): ToolResultPart {
+  const { toolCallId, toolName } = execution;
+  if ('error' in execution) return { type: 'tool-result', toolCallId, toolName, output: { type: 'error-text', value: failedCallResult(execution.error) } };
+  return { type: 'tool-result', toolCallId, toolName, output: { type: 'json', value: JSON.parse(JSON.stringify(execution.output ?? null)) } };
+}

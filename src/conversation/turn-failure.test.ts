@@ -1,0 +1,63 @@
+import type { ModelMessage } from 'ai';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { TurnFailedError } from '../agent/run-turn.js';
+import type { ExecutionRecord } from '../agent/tool-set.js';
+import type { ExecutingMarker, StateStore } from '../store/state-store.js';
+import { newThreadState } from '../store/thread-state.js';
+import type { LiveAnswer } from './live-answer.js';
+import { createTurnFailure } from './turn-failure.js';
+import type { TurnScope } from './turn-scope.js';
+
+const approved: ModelMessage[] = [
+  { role: 'user', content: 'deploy api and web' },
+  {
+    role: 'assistant',
+    content: [
+      { type: 'tool-call', toolCallId: 'c1', toolName: 'deploy', input: { service: 'api' } },
+      { type: 'tool-call', toolCallId: 'c2', toolName: 'deploy', input: { service: 'web' } },
+      { type: 'tool-approval-request', approvalId: 'a1', toolCallId: 'c1' },
+      { type: 'tool-approval-request', approvalId: 'a2', toolCallId: 'c2' },
+    ],
+  },
+  {
+    role: 'tool',
+    content: [
+      { type: 'tool-approval-response', approvalId: 'a1', approved: true },
+      { type: 'tool-approval-response', approvalId: 'a2', approved: true },
+    ],
+  },
+];
+
+/** Records a failed turn whose store holds `markers`, and says how the thread was saved. */
+async function recordFailure(options: { markers: string[]; executions: ExecutionRecord[] }) {
+  const markers = new Map<string, ExecutingMarker>(options.markers.map((toolCallId) => [toolCallId, { toolName: 'deploy', input: {}, startedAt: 1 }]));
+  const store = { executingCalls: async () => markers } as unknown as StateStore;
+  const saves: Array<{ settled: boolean | undefined; messages: ModelMessage[] }> = [];
+  const scope = {
+    save: async (thread: { messages: ModelMessage[] }, saveOptions?: { settled?: boolean }) => void saves.push({ settled: saveOptions?.settled, messages: thread.messages }),
+    messenger: { postNotice: async () => {} },
+  } as unknown as TurnScope;
+  const answer = { streamed: '', openNow: () => undefined } as unknown as LiveAnswer;
+  const thread = { ...newThreadState({ teamId: 'T1', channel: 'C1', threadTs: '1.1' }, 1), messages: [...approved] };
+  const recordTurnFailure = createTurnFailure({ store, logger: pino({ level: 'silent' }), now: () => 2 });
+  await recordTurnFailure(scope, thread, { error: new TurnFailedError({ cause: new Error('model exploded'), executions: options.executions }), requesterId: 'UALICE', answer });
+  return saves;
+}
+
+describe('recording a failed turn', () => {
+  it('drops the executing markers only when every call that started has its result in the history', async () => {
+    const executions: ExecutionRecord[] = [
+      { toolCallId: 'c1', toolName: 'deploy', input: { service: 'api' }, output: { deployed: 'api' } },
+      { toolCallId: 'c2', toolName: 'deploy', input: { service: 'web' }, error: 'socket hang up' },
+    ];
+    const [saved] = await recordFailure({ markers: ['c1', 'c2'], executions });
+    expect(saved?.settled).toBe(true);
+    expect(JSON.stringify(saved?.messages.at(-1))).toContain('may or may not have completed');
+  });
+
+  it('keeps them while a call that started has no result, so Try again reports it interrupted instead of running it', async () => {
+    const [saved] = await recordFailure({ markers: ['c1', 'c2'], executions: [{ toolCallId: 'c1', toolName: 'deploy', input: { service: 'api' }, output: { deployed: 'api' } }] });
+    expect(saved?.settled).toBe(false);
+  });
+});
