@@ -190,6 +190,28 @@ describe('buildApprovalCard', () => {
     }
   });
 
+  it('fits ten questions of the 2,000 characters ask_user allows into one message, each cut visibly with View full input', () => {
+    const calls = Array.from({ length: 10 }, (_, index) =>
+      call({ approvalId: `q${index}`, kind: 'question', toolName: 'ask_user', input: { question: `Question ${index}: ${'q'.repeat(2000)}` } }),
+    );
+    const card = buildApprovalCard({ step: step({ calls }) });
+    expect(findBlockKitViolations(card.blocks, { surface: 'message' })).toEqual([]);
+    expect(measureBlockText(card.blocks)).toBeLessThanOrEqual(APPROVAL_CARD_TEXT_BUDGET);
+    const sections = sectionTexts(card);
+    expect(sections).toHaveLength(10);
+    for (const [index, section] of sections.entries()) {
+      expect(section).toMatch(new RegExp(`^\\*Question for <@U04ALICE01>:\\*\nQuestion ${index}: q+…\n_\\(truncated, [\\d,]+ more characters\\)_$`));
+    }
+    const viewButtons = allButtons(card).filter((button) => button.actionId === 'countersign_view_input');
+    expect(viewButtons.map((button) => decodeApprovalActionValue(button.value)?.approvalId)).toEqual(calls.map((each) => each.approvalId));
+  });
+
+  it('shows a short question whole, without View full input', () => {
+    const card = buildApprovalCard({ step: step({ calls: [call({ kind: 'question', toolName: 'ask_user', input: { question: 'Which <region>?', options: ['eu', 'us'] } })] }) });
+    expect(sectionTexts(card)).toEqual(['*Question for <@U04ALICE01>:*\nWhich &lt;region&gt;?']);
+    expect(allButtons(card).map((button) => button.actionId)).toEqual(['countersign_answer_0', 'countersign_answer_1']);
+  });
+
   it('respects every Block Kit limit and the text budget for any step', () => {
     const idPart = fc.string({ unit: fc.constantFrom(...'abcXYZ0189_-'), minLength: 1, maxLength: 60 });
     const text = fc.oneof(
@@ -212,8 +234,22 @@ describe('buildApprovalCard', () => {
       at: epochMilliseconds,
       reason: fc.option(text, { nil: undefined }),
     });
-    const calls = fc.uniqueArray(idPart, { minLength: 1, maxLength: 12 }).chain((ids) =>
-      fc.tuple(...ids.map((approvalId) => fc.record({ approvalId: fc.constant(approvalId), toolCallId: idPart, toolName: text, description: text, input }))),
+    // ask_user questions as its schema allows them (up to 2,000 characters, up to ten options), and hostile ones.
+    const askUserInput = fc.record(
+      {
+        question: fc.oneof(text, fc.constantFrom('q', '<&>`', '漢', '🚀').map((unit) => unit.repeat(2000))),
+        options: fc.array(fc.oneof(text, fc.string({ minLength: 1, maxLength: 75 })), { minLength: 2, maxLength: 10 }),
+      },
+      { requiredKeys: ['question'] },
+    );
+    const questionInput = fc.oneof({ weight: 3, arbitrary: askUserInput }, { weight: 1, arbitrary: input });
+    const toolCall = (approvalId: string): fc.Arbitrary<PendingCall> => fc.record({ approvalId: fc.constant(approvalId), toolCallId: idPart, toolName: text, description: text, input });
+    const question = (approvalId: string): fc.Arbitrary<PendingCall> =>
+      fc.record({ kind: fc.constant('question' as const), approvalId: fc.constant(approvalId), toolCallId: idPart, toolName: fc.constant('ask_user'), description: text, input: questionInput });
+    const calls = fc.oneof(
+      fc.uniqueArray(idPart, { minLength: 1, maxLength: 12 }).chain((ids) => fc.tuple(...ids.map((approvalId) => fc.oneof(toolCall(approvalId), question(approvalId))))),
+      // Many questions at once: they share the card's budget like arguments do.
+      fc.uniqueArray(idPart, { minLength: 6, maxLength: 12 }).chain((ids) => fc.tuple(...ids.map(question))),
     );
     const arbitraryStep = fc
       .record({
@@ -241,13 +277,16 @@ describe('buildApprovalCard', () => {
         expect(findBlockKitViolations(card.blocks, { surface: 'message' })).toEqual([]);
         expect(measureBlockText(card.blocks)).toBeLessThanOrEqual(APPROVAL_CARD_TEXT_BUDGET);
         expect(card.text.length).toBeLessThanOrEqual(3000);
-        for (const section of sectionTexts(card)) expect(section).not.toMatch(/<!|<@(?!U04ALICE01>|U04BOB0002>)/);
-        const waiting = generated.phase === 'pending' ? generated.calls.slice(0, 10).filter((each) => !Object.hasOwn(generated.decisions, each.approvalId)) : [];
+        // A question names the requester on purpose; nothing else in a section may ping.
+        const requesterMention = `*Question for <@${generated.requesterId}>:*`;
+        for (const section of sectionTexts(card)) expect(section.replace(requesterMention, '')).not.toMatch(/<!|<@(?!U04ALICE01>|U04BOB0002>)/);
+        const waiting =
+          generated.phase === 'pending' ? generated.calls.slice(0, 10).filter((each) => each.kind !== 'question' && !Object.hasOwn(generated.decisions, each.approvalId)) : [];
         expect(buttons(card).map((button) => decodeApprovalActionValue(button.value)?.approvalId)).toEqual(
           waiting.flatMap((each) => [each.approvalId, each.approvalId]),
         );
       }),
-      { numRuns: 150 },
+      { numRuns: 200 },
     );
   });
 

@@ -4,7 +4,7 @@ import { describeChanges, diffInputs } from '../../approvals/input-diff.js';
 import { approvalsOf, approvedVersion, currentVersion } from '../../approvals/input-version.js';
 import { approverMentions, describeApprovers } from '../../approvals/policy/describe-approvers.js';
 import { isQuestion, undecidedCalls, type Decision, type InputVersion, type PendingCall, type PendingStep } from '../../approvals/pending-step.js';
-import { ZERO_WIDTH_SPACE } from '../format/escape-mrkdwn.js';
+import { CODE_BLOCK_OVERHEAD, codeBlock } from '../format/code-block.js';
 import { actorMention, slackDate, userMention } from '../format/mrkdwn-tokens.js';
 import { untrustedTextToMrkdwn } from '../format/untrusted-text.js';
 import { ANSWER_ACTION_PREFIX, APPROVAL_ACTION_IDS, encodeApprovalActionValue } from './action-ids.js';
@@ -27,7 +27,7 @@ export interface ApprovalCard {
 export const APPROVAL_CARD_TEXT_BUDGET = 11_000;
 /** Calls shown in full; any further calls are summarised in one line (they cannot fit 50 blocks). */
 const MAX_SHOWN_CALLS = 10;
-/** Each call's arguments get at least this much, however many calls share the budget. */
+/** Each call's arguments (or question) get at least this much, however many calls share the budget. */
 const MIN_ARGUMENTS_LENGTH = 200;
 const TOOL_NAME_MAX_LENGTH = 100;
 const DESCRIPTION_MAX_LENGTH = 240;
@@ -37,7 +37,6 @@ const HEADER_TEXT = ':lock: Approval needed';
 const QUESTION_HEADER_TEXT = ':speech_balloon: Your input is needed';
 const QUESTION_MAX_LENGTH = 2000;
 const ANSWER_MAX_LENGTH = 500;
-const FENCE = '```';
 
 /**
  * The approval card for one paused step: what each call would do, with Approve and Deny for every
@@ -56,16 +55,16 @@ export function buildApprovalCard({ step, placement = 'thread' }: { step: Pendin
   const summary = `Requested by ${actorMention(step.requesterId)} · ${slackDate({ epochMilliseconds: step.createdAt })} · ${statusText(step, waiting)}${expiry}${waiting > 0 ? escalationText(step) : ''}`;
   const hiddenSummary = hiddenCalls.length > 0 ? hiddenCallsText(step, hiddenCalls) : undefined;
   const drafts = shownCalls.map((call, index) => draftCall(step, call, index, actionable));
-  const fixedLength = HEADER_TEXT.length + summary.length + routing.length + (hiddenSummary?.length ?? 0) + sum(drafts.map((draft) => draft.fixedLength));
-  const argumentsShare = Math.max(MIN_ARGUMENTS_LENGTH, Math.floor((APPROVAL_CARD_TEXT_BUDGET - fixedLength) / Math.max(1, drafts.length)));
+  const header = step.calls.length > 0 && step.calls.every(isQuestion) ? QUESTION_HEADER_TEXT : HEADER_TEXT;
+  const fixedLength = header.length + summary.length + routing.length + (hiddenSummary?.length ?? 0) + sum(drafts.map((draft) => draft.fixedLength));
+  const share = Math.max(MIN_ARGUMENTS_LENGTH, Math.floor((APPROVAL_CARD_TEXT_BUDGET - fixedLength) / Math.max(1, drafts.length)));
 
-  const onlyQuestions = step.calls.length > 0 && step.calls.every(isQuestion);
   const blocks: KnownBlock[] = [
-    { type: 'header', text: { type: 'plain_text', text: onlyQuestions ? QUESTION_HEADER_TEXT : HEADER_TEXT, emoji: true } },
+    { type: 'header', text: { type: 'plain_text', text: header, emoji: true } },
     contextBlock(summary),
     ...(routing === '' ? [] : [contextBlock(routing)]),
     ...drafts.flatMap((draft): KnownBlock[] => {
-      const section = draft.section(argumentsShare);
+      const section = draft.section(share);
       return [{ type: 'divider' }, { type: 'section', text: { type: 'mrkdwn', text: section.text, verbatim: true } }, draft.footer(section.truncated)];
     }),
   ];
@@ -74,10 +73,10 @@ export function buildApprovalCard({ step, placement = 'thread' }: { step: Pendin
 }
 
 interface CallDraft {
-  /** Text length of everything but the arguments, with room for the truncation note. */
+  /** Text length of everything but the arguments (or the question), with room for the truncation note. */
   fixedLength: number;
-  section: (argumentsShare: number) => { text: string; truncated: boolean };
-  /** Buttons while undecided (with "View full input" when the arguments were cut), the outcome once decided. */
+  section: (share: number) => { text: string; truncated: boolean };
+  /** Buttons while undecided (with "View full input" when the arguments or question were cut), the outcome once decided. */
   footer: (truncated: boolean) => KnownBlock;
 }
 
@@ -89,16 +88,16 @@ function draftCall(step: PendingStep, call: PendingCall, index: number, actionab
   const prefix = [title, description, approversLine(step, call), versionLine(step, call, shown)].filter((line) => line !== '').join('\n') + '\n';
   const input = shown?.input ?? call.input;
   const source = input === undefined ? undefined : stringifyArguments(input);
-  const argumentsOverhead = source === undefined ? NO_ARGUMENTS.length : 2 * FENCE.length + truncationNote(source.length).length;
+  const argumentsOverhead = source === undefined ? NO_ARGUMENTS.length : CODE_BLOCK_OVERHEAD + truncationNote(source.length).length;
   const footer = (truncated: boolean) => footerFor(step, call, index, truncated, actionable);
   const sectionRoom = SLACK_LIMITS.sectionTextLength - prefix.length - argumentsOverhead;
 
   return {
     fixedLength: prefix.length + argumentsOverhead + footer(true).textLength,
     footer: (truncated) => footer(truncated).block,
-    section(argumentsShare) {
+    section(share) {
       if (source === undefined) return { text: prefix + NO_ARGUMENTS, truncated: false };
-      const fitted = fitRenderedText({ text: source, maxLength: Math.min(argumentsShare, sectionRoom), render: untrustedTextToMrkdwn });
+      const fitted = fitRenderedText({ text: source, maxLength: Math.min(share, sectionRoom), render: untrustedTextToMrkdwn });
       const truncated = fitted.omittedCharacters > 0;
       const note = truncated ? truncationNote(fitted.omittedCharacters) : '';
       return { text: `${prefix}${codeBlock(fitted.text)}${note}`, truncated };
@@ -148,28 +147,39 @@ function versionLine(step: PendingStep, call: PendingCall, shown: InputVersion |
   return lines.join('\n');
 }
 
-/** An `ask_user` call: the question, then option buttons or a Reply button, or the answer. */
+/**
+ * An `ask_user` call: the question, then option buttons or a Reply button, or the answer. The
+ * question shares the card's budget like arguments do (ten questions of 2,000 characters would not
+ * fit one message); a cut question says so and offers "View full input" while it waits.
+ */
 function draftQuestion(step: PendingStep, call: PendingCall, index: number): CallDraft {
   const input = (typeof call.input === 'object' && call.input !== null ? call.input : {}) as { question?: unknown; options?: unknown };
   const question = typeof input.question === 'string' ? input.question : '';
   const options = Array.isArray(input.options) ? input.options.filter((option): option is string => typeof option === 'string') : [];
-  const text = `*Question for ${userMention(step.requesterId)}:*\n${fitUntrusted(question, QUESTION_MAX_LENGTH)}`;
-  const footer = (): { block: KnownBlock; textLength: number } => {
+  const prefix = `*Question for ${userMention(step.requesterId)}:*\n`;
+  const questionOverhead = truncationNote(question.length).length;
+  const sectionRoom = SLACK_LIMITS.sectionTextLength - prefix.length - questionOverhead;
+  const footer = (truncated: boolean): { block: KnownBlock; textLength: number } => {
     const decision = decisionFor(step, call);
     if (decision !== undefined || step.phase !== 'pending') {
       const outcome = decision === undefined ? ':heavy_minus_sign: Closed without an answer' : decisionText(decision, call);
       return { block: contextBlock(outcome), textLength: outcome.length };
     }
     const value = encodeApprovalActionValue({ stepId: step.stepId, approvalId: call.approvalId });
-    const elements =
+    const answerButtons =
       options.length > 0
         ? options.map((option, optionIndex) => ({
             type: 'button' as const,
             action_id: `${ANSWER_ACTION_PREFIX}${optionIndex}`,
-            text: { type: 'plain_text' as const, text: truncateText(option, SLACK_LIMITS.buttonTextLength), emoji: true },
+            // Slack refuses a button without text; the answer is the stored option, whatever the label.
+            text: { type: 'plain_text' as const, text: truncateText(option.trim() === '' ? '(blank)' : option, SLACK_LIMITS.buttonTextLength), emoji: true },
             value,
           }))
         : [{ type: 'button' as const, action_id: APPROVAL_ACTION_IDS.reply, style: 'primary' as const, text: { type: 'plain_text' as const, text: 'Reply', emoji: true }, value }];
+    const elements = [
+      ...answerButtons,
+      ...(truncated ? [{ type: 'button' as const, action_id: APPROVAL_ACTION_IDS.viewInput, text: { type: 'plain_text' as const, text: 'View full input', emoji: true }, value }] : []),
+    ];
     const revision = Number.isSafeInteger(step.revision) ? step.revision : 0;
     return {
       block: { type: 'actions', block_id: `countersign_call_${index}_r${revision}`, elements },
@@ -177,21 +187,18 @@ function draftQuestion(step: PendingStep, call: PendingCall, index: number): Cal
     };
   };
   return {
-    fixedLength: text.length + footer().textLength,
-    footer: () => footer().block,
-    section: () => ({ text, truncated: false }),
+    fixedLength: prefix.length + questionOverhead + footer(true).textLength,
+    footer: (truncated) => footer(truncated).block,
+    section(questionShare) {
+      const fitted = fitRenderedText({ text: question, maxLength: Math.min(questionShare, QUESTION_MAX_LENGTH, sectionRoom), render: untrustedTextToMrkdwn });
+      const truncated = fitted.omittedCharacters > 0;
+      return { text: `${prefix}${fitted.text}${truncated ? truncationNote(fitted.omittedCharacters) : ''}`, truncated };
+    },
   };
 }
 
 function truncationNote(omittedCharacters: number): string {
   return `\n_(truncated, ${omittedCharacters.toLocaleString('en-US')} more characters)_`;
-}
-
-/** Backticks at the edges would merge with the fence into a longer one. */
-function codeBlock(content: string): string {
-  const start = content.startsWith('`') ? ZERO_WIDTH_SPACE : '';
-  const end = content.endsWith('`') ? ZERO_WIDTH_SPACE : '';
-  return `${FENCE}${start}${content}${end}${FENCE}`;
 }
 
 function footerFor(step: PendingStep, call: PendingCall, index: number, truncated: boolean, actionable = true): { block: KnownBlock; textLength: number } {
