@@ -16,6 +16,12 @@ describe('modalView', () => {
     });
   });
 
+  it('leaves the submit button out of a read-only modal', () => {
+    const view = modalView({ callbackId: 'countersign_full_input', title: 'Full input', submitLabel: null, closeLabel: 'Close', privateMetadata: '', blocks: [] });
+    expect(view).not.toHaveProperty('submit');
+    expect(view.close).toEqual({ type: 'plain_text', text: 'Close' });
+  });
+
   it('cuts the title and button labels to Slack’s 24 characters', () => {
     const view = modalView({ callbackId: 'c', title: 'Answer the question from the assistant', submitLabel: 'Send this answer to the model', closeLabel: '   ', privateMetadata: '', blocks: [] });
     expect([view.title.text, view.submit?.text, view.close?.text]).toEqual(['Answer the question fro…', 'Send this answer to the…', 'Cancel']);

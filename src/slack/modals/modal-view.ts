@@ -19,7 +19,8 @@ export function modalView({
 }: {
   callbackId: string;
   title: string;
-  submitLabel?: string;
+  /** `null`: a read-only modal, with only the close button (nothing is submitted). */
+  submitLabel?: string | null;
   closeLabel?: string;
   privateMetadata: string;
   blocks: types.KnownBlock[];
@@ -38,7 +39,7 @@ export function modalView({
     callback_id: callbackId,
     private_metadata: privateMetadata,
     title: buttonText(title, SLACK_LIMITS.modalTitleLength, 'Form'),
-    submit: buttonText(submitLabel, SLACK_LIMITS.modalSubmitLength, 'Submit'),
+    ...(submitLabel === null ? {} : { submit: buttonText(submitLabel, SLACK_LIMITS.modalSubmitLength, 'Submit') }),
     close: buttonText(closeLabel, SLACK_LIMITS.modalCloseLength, 'Cancel'),
     blocks,
   };
