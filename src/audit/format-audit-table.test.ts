@@ -64,6 +64,15 @@ describe('formatAuditTable', () => {
     expect(row!.length).toBeLessThan(40 + 100);
   });
 
+  it('shows bidirectional controls in a reason as escapes, so the reviewer reads the characters in their order', () => {
+    // "Trojan Source": U+202E makes the tail of the reason display reversed, as "approved".
+    const reordered: StoredAuditEvent = { ...decision, outcome: 'denied', editedInput: undefined, reason: 'ok \u202edevorppa\u202c', userId: 'UEVE\u2066' };
+    const [, row] = formatAuditTable([reordered], { now }).split('\n');
+    expect(row).not.toMatch(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/);
+    expect(row).toContain('reason "ok \\u202edevorppa\\u202c"');
+    expect(row).toContain('UEVE\\u2066');
+  });
+
   it('says so when there is nothing to show', () => {
     expect(formatAuditTable([], { now })).toBe('No audit events.\n');
   });

@@ -52,10 +52,14 @@ export function formatAuditJsonLines(events: readonly AuditEvent[]): string {
 
 /**
  * Inputs, reasons and error messages come from models, users and tools. Control characters would
- * break the table or, as terminal escapes, rewrite what the reviewer sees.
+ * break the table or, as terminal escapes, rewrite what the reviewer sees. Bidirectional controls
+ * would reorder the text on screen (a reason that reads "approved" while its characters say
+ * otherwise), so they are shown as escapes, and so are the line and paragraph separators.
  */
 function clean(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ');
+  return text
+    .replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ')
+    .replace(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** Counted in code points, so an emoji is not cut in half. */

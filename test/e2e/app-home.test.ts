@@ -146,7 +146,7 @@ describe('App Home', () => {
     expect(h.invocations()).toEqual([['rollout', 'restart', 'deployment/worker-2', '-n', 'staging']]);
   });
 
-  it("lists the viewer's grants across channels and revokes one", async () => {
+  it("lists the viewer's grants across channels and revokes one; a Revoke from outside its channel is refused and audited", async () => {
     const h = await harness();
     const { card, threadTs, channel } = await requestRestart(h, { answer: 'granted' });
     const grant = cardButtons(card.blocks).find((button) => button.actionId === 'countersign_grant')!;
@@ -176,6 +176,13 @@ describe('App Home', () => {
     // Someone outside the grant's channel cannot revoke it with a forged click.
     h.slack.setChannelMembers(OTHER_CHANNEL, ['UALICE', 'UBOB']);
     expect(homeText(await clickHome(h, 'UDAVE', bobs, revoke))).toContain('You are not in the channel');
+    // Like every refused Revoke, it leaves an action-refused record.
+    const refusals = (await h.auditEvents()).filter((event) => event.type === 'action-refused' && event.userId === 'UDAVE');
+    expect(refusals).toMatchObject([{ action: 'revoke', code: 'wrong-channel', grantId: revoke.value, toolName: 'restart_service', teamId: TEAM_ID }]);
+    // Channels Slack could not list are not taken for membership, and that refusal says so.
+    h.slack.failWhen('users.conversations', (call) => call.args.user === 'UERIN', { error: 'missing_scope' });
+    expect(homeText(await clickHome(h, 'UERIN', bobs, revoke))).toContain('Could not check which channels you are in');
+    expect((await h.auditEvents()).filter((event) => event.type === 'action-refused' && event.userId === 'UERIN')).toMatchObject([{ action: 'revoke', code: 'channels-unknown' }]);
     const after = await clickHome(h, 'UBOB', bobs, revoke);
     expect(homeText(after)).toContain('Revoked the grant');
     expect(homeText(after)).toContain('You have no active grants');

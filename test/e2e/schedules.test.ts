@@ -75,6 +75,10 @@ describe('scheduled turns', () => {
     expect(threadReplies(h, threadTs).some((message) => message.text.includes('`get_pods` ran without a card: the schedule heartbeat'))).toBe(true);
     const autoApproved = (await h.auditEvents()).find((event) => event.type === 'auto-approved');
     expect(autoApproved).toMatchObject({ toolName: 'get_pods', mode: 'schedule', schedule: 'heartbeat' });
+    // `/countersign pending` names the schedule too, not "an unknown user".
+    await h.slashCommand({ user: 'UCAROL', text: 'pending' });
+    const pending = await waitFor(() => h.slack.callsTo('chat.postEphemeral').find((call) => String(call.args.text).includes('waiting')), { message: 'the pending list' });
+    expect(JSON.stringify(pending.args.blocks)).toContain('requested by schedule `heartbeat`');
 
     const approve = cardButtons(card.blocks).find((button) => button.actionId === 'countersign_approve')!;
     await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...approve });

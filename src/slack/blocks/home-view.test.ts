@@ -50,6 +50,14 @@ describe('buildHomeView', () => {
     expect(buttons[2]!.url).toBe('https://example.slack.com/archives/C0OPS/p1');
   });
 
+  it('names a scheduled request by its schedule, as the card does', () => {
+    const content = fullContent(1);
+    content.waiting.items[0]!.step.requesterId = 'schedule:heartbeat';
+    const text = JSON.stringify(buildHomeView(content).blocks);
+    expect(text).toContain('requested by schedule `heartbeat`');
+    expect(text).not.toContain('requested by an unknown user');
+  });
+
   it('says so when nothing waits, and when the viewer’s channels could not be read', () => {
     const empty: HomeContent = { waiting: { items: [], total: 0 }, requests: { items: [], total: 0 }, decisions: [], grants: { items: [], total: 0 }, now: 1 };
     expect(JSON.stringify(buildHomeView(empty).blocks)).toContain('Nothing waits for your approval');

@@ -5,7 +5,7 @@ import { undecidedCalls, type PendingStep } from '../../approvals/pending-step.j
 import { describeApprovers } from '../../approvals/policy/describe-approvers.js';
 import type { DecisionEvent } from '../../audit/audit-event.js';
 import { ZERO_WIDTH_SPACE } from '../format/escape-mrkdwn.js';
-import { channelMention, slackDate, userMention } from '../format/mrkdwn-tokens.js';
+import { actorMention, channelMention, slackDate, userMention } from '../format/mrkdwn-tokens.js';
 import { untrustedTextToMrkdwn } from '../format/untrusted-text.js';
 import { encodeApprovalActionValue, HOME_ACTION_IDS } from './action-ids.js';
 import { fitRenderedText } from './fit-rendered-text.js';
@@ -84,7 +84,7 @@ function waitingBlocks({ step, call, version, link }: AwaitingCall & { link?: st
   const tool = fitUntrusted(oneLine(call.toolName) || 'unnamed tool', TOOL_NAME_MAX_LENGTH);
   const edited = version.number > 0 ? ` · version ${version.number + 1}, edited by ${version.editedBy ? userMention(version.editedBy) : 'someone'}` : '';
   const lines = [
-    `*${tool}* in ${channelMention(step.channel)} · requested by ${userMention(step.requesterId)} ${slackDate({ epochMilliseconds: step.createdAt })}${edited}`,
+    `*${tool}* in ${channelMention(step.channel)} · requested by ${actorMention(step.requesterId)} ${slackDate({ epochMilliseconds: step.createdAt })}${edited}`,
     `_Approvers: ${describeApprovers(version.policy)}_${step.expiresAt === undefined ? '' : ` · expires ${slackDate({ epochMilliseconds: step.expiresAt })}`}`,
     codeBlock(fitUntrusted(stringifyArguments(version.input), ARGUMENTS_MAX_LENGTH)),
   ];

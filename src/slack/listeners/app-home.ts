@@ -2,7 +2,8 @@ import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { CallDecider, RecordOutcome } from '../../approvals/decide-call.js';
-import type { AuditLog } from '../../audit/audit-log.js';
+import type { Grant } from '../../approvals/grant.js';
+import { appendQuietly, type AuditLog } from '../../audit/audit-log.js';
 import type { StateStore } from '../../store/state-store.js';
 import { decodeApprovalActionValue, HOME_ACTION_IDS } from '../blocks/action-ids.js';
 import { buildHomeView } from '../blocks/home-view.js';
@@ -100,15 +101,26 @@ export function registerAppHome(app: App, options: AppHomeOptions): void {
     try {
       const grant = (await options.store.listTeamGrants({ teamId, now: options.now() })).find((candidate) => candidate.grantId === action.value);
       if (!grant) notice = 'That grant has already expired or been revoked.';
-      // Someone else's grant is revoked as from its channel (`/countersign grants`), so only by someone in it.
-      else if (grant.grantedBy !== userId && !(await options.channelsOf(userId))?.has(grant.channel)) notice = NOT_A_MEMBER;
-      else notice = (await revokeGrantAs(options, { grant, userId })).message;
+      else notice = (await outsideGrantChannel(grant, userId)) ?? (await revokeGrantAs(options, { grant, userId })).message;
     } catch (error) {
       logger.error({ event: 'revoke-failed', userId, err: error }, 'could not revoke a grant from App Home');
       notice = ':warning: I could not revoke that grant just now, so nothing changed. Please try again.';
     }
     await publish({ client, teamId, userId, notice });
   });
+
+  /**
+   * Someone else's grant is revoked as from its channel (`/countersign grants`), so only by someone
+   * in it. A refusal is audited like those `revokeGrantAs` makes; returns what to tell the person.
+   */
+  async function outsideGrantChannel(grant: Grant, userId: string): Promise<string | undefined> {
+    if (grant.grantedBy === userId) return undefined;
+    const memberOf = await options.channelsOf(userId);
+    if (memberOf?.has(grant.channel)) return undefined;
+    const [code, reason] = memberOf ? ['wrong-channel', NOT_A_MEMBER] : ['channels-unknown', CHANNELS_UNKNOWN];
+    await appendQuietly(options.audit, { type: 'action-refused', teamId: grant.teamId, grantId: grant.grantId, toolName: grant.toolName, userId, action: 'revoke', code, reason }, logger);
+    return reason;
+  }
 
   // A link button still sends a click; acknowledging it keeps Slack from showing an error.
   app.action({ type: 'block_actions', action_id: HOME_ACTION_IDS.openCard }, async ({ ack }) => {

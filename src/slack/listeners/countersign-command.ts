@@ -5,7 +5,7 @@ import type { AuditLog } from '../../audit/audit-log.js';
 import type { StateStore } from '../../store/state-store.js';
 import { APPROVAL_ACTION_IDS } from '../blocks/action-ids.js';
 import { grantBlock } from '../blocks/grant-block.js';
-import { slackDate, userMention } from '../format/mrkdwn-tokens.js';
+import { actorMention, slackDate } from '../format/mrkdwn-tokens.js';
 import { permalink } from '../permalink.js';
 import { revokeGrantAs } from './revoke-grant.js';
 
@@ -46,7 +46,7 @@ export function registerCountersignCommand(app: App, { store, audit, logger, res
         steps.map(async (step) => {
           const tools = [...new Set(step.calls.map((call) => `\`${call.toolName.replace(/[`<>&]/g, '')}\``))].join(', ');
           const link = step.cardTs ? await permalink(client, step.channel, step.cardTs) : undefined;
-          return `• ${tools} requested by ${userMention(step.requesterId)} ${slackDate({ epochMilliseconds: step.createdAt })}${link ? ` · <${link}|open the card>` : ''}`;
+          return `• ${tools} requested by ${actorMention(step.requesterId)} ${slackDate({ epochMilliseconds: step.createdAt })}${link ? ` · <${link}|open the card>` : ''}`;
         }),
       );
       return void (await reply(`${steps.length} approval request(s) waiting`, [{ type: 'section', text: { type: 'mrkdwn', text: lines.join('\n') } }]));
