@@ -18,6 +18,12 @@ export function denialReason(decision: Decision): string {
   }
 }
 
+/** What the model reads for a question that got no answer. Only a scheduled turn's questions expire: nobody came to answer. */
+function questionClosedReason(decision: Decision): string {
+  if (decision.outcome !== 'expired') return denialReason(decision);
+  return 'Expired: nobody answered this question before it timed out. This is not an answer, so do not assume one: go on with what does not depend on it, and say what you would have needed to know.';
+}
+
 /**
  * The tool message that resumes a complete step: all of its decisions in ONE message, because the
  * AI SDK only reads approvals from the last message and fails when a step is answered piecemeal.
@@ -27,7 +33,7 @@ export function resumeToolMessage(step: PendingStep): ModelMessage {
   const content: ToolContent = step.calls.map((call) => {
     const decision = decisionFor(step, call);
     if (isQuestion(call)) {
-      return decision.outcome === 'answered' ? answerResult(call, decision) : deniedResult(call, denialReason(decision));
+      return decision.outcome === 'answered' ? answerResult(call, decision) : deniedResult(call, questionClosedReason(decision));
     }
     return decision.outcome === 'approved'
       ? {
@@ -48,9 +54,9 @@ export function resumeToolMessage(step: PendingStep): ModelMessage {
 export function closingToolMessage(step: PendingStep): ModelMessage {
   const content: ToolContent = [];
   for (const call of step.calls) {
-    const reason = denialReason(decisionFor(step, call));
-    if (!isQuestion(call)) content.push({ type: 'tool-approval-response', approvalId: call.approvalId, approved: false, reason });
-    content.push(deniedResult(call, reason));
+    const decision = decisionFor(step, call);
+    if (!isQuestion(call)) content.push({ type: 'tool-approval-response', approvalId: call.approvalId, approved: false, reason: denialReason(decision) });
+    content.push(deniedResult(call, isQuestion(call) ? questionClosedReason(decision) : denialReason(decision)));
   }
   return { role: 'tool', content };
 }

@@ -7,6 +7,7 @@ import { ladderRuleOf } from '../approvals/policy/escalation-scope.js';
 import type { PolicyConfig } from '../config/policy-config-schema.js';
 import type { ThreadState } from '../store/thread-state.js';
 import type { ToolDefinition } from '../tools/tool-definition.js';
+import { scheduleNameOf } from './schedule-actor.js';
 
 /** A card with more calls than this would break Slack's block limits; the rest are declined. */
 export const MAX_CALLS_PER_CARD = 10;
@@ -14,7 +15,8 @@ export const MAX_CALLS_PER_CARD = 10;
 /**
  * The pending step for the calls a turn paused on. Each approval call keeps the policy evaluated
  * now (later clicks are judged by the rule the card showed); the step expires and reminds at the
- * earliest of its calls' deadlines.
+ * earliest of its calls' deadlines. A question has a deadline only in a scheduled turn (the
+ * policy's default expiry).
  */
 export async function buildPendingStep(options: {
   thread: ThreadState;
@@ -44,6 +46,10 @@ export async function buildPendingStep(options: {
       // One ladder per step (one card): the first call's that has one. Its hops speak for that call's rule only.
       const ladder = call.policy.needsApproval ? call.policy.escalation : undefined;
       if (escalation === undefined && ladder !== undefined && ladder.length > 0) escalation = { ladder, rule: ladderRuleOf(call.policy), done: 0, nextAt: now + ladder[0]!.afterMs };
+    } else if (scheduleNameOf(requesterId) !== undefined) {
+      // A person's question waits for them (their next message supersedes it); a schedule's has
+      // nobody bound to come back, so it expires like an approval would and the model is told.
+      expiresAt = Math.min(expiresAt ?? Infinity, now + options.policy.defaults.expiryMs);
     }
     calls.push(call);
   }

@@ -1,7 +1,7 @@
 import { approvedRunsFor } from '../agent/approved-runs.js';
 import { closingToolMessage, resumeToolMessage } from '../agent/decision-messages.js';
 import { currentVersion } from '../approvals/input-version.js';
-import type { PendingStep } from '../approvals/pending-step.js';
+import { isQuestion, type PendingStep } from '../approvals/pending-step.js';
 import { recheckApprovals } from '../approvals/recheck-approvals.js';
 import { claimResumeTransition } from '../approvals/transitions/close-step.js';
 import { StepContendedError } from '../approvals/transitions/commit-transition.js';
@@ -126,11 +126,17 @@ export function createStepResumer(options: ResumeDependencies) {
 
 export type StepResumer = ReturnType<typeof createStepResumer>;
 
-/** Every call expired unanswered and their rules say expiry ends the turn (`onExpiry: stop`). */
+/**
+ * Every call expired unanswered and their rules say expiry ends the turn (`onExpiry: stop`). A
+ * question that expired (only a scheduled turn's do) has no rule: it neither ends the turn nor keeps
+ * it going, and alone it lets the model go on, told that nobody answered.
+ */
 function stopsOnExpiry(step: PendingStep): boolean {
   const outcomes = step.calls.map((call) => ({ call, decision: step.decisions[call.approvalId] }));
-  if (!outcomes.some(({ decision }) => decision?.outcome === 'expired')) return false;
+  if (!outcomes.some(({ call, decision }) => decision?.outcome === 'expired' && !isQuestion(call))) return false;
   return outcomes.every(({ call, decision }) =>
-    decision?.outcome === 'expired' ? ((currentVersion(call)?.policy ?? call.policy)?.onExpiry ?? 'stop') === 'stop' : decision?.outcome !== 'approved' && decision?.outcome !== 'answered',
+    decision?.outcome === 'expired'
+      ? isQuestion(call) || ((currentVersion(call)?.policy ?? call.policy)?.onExpiry ?? 'stop') === 'stop'
+      : decision?.outcome !== 'approved' && decision?.outcome !== 'answered',
   );
 }

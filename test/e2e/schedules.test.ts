@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { conversationOf } from '../helpers/fake-openai.js';
 import { createManualScheduleClock } from '../helpers/manual-schedule-clock.js';
-import { CHANNEL, cardButtons, startHarness, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
+import { fillForm } from './fill-form.js';
+import { CHANNEL, cardButtons, startHarness, TEAM_ID, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
 
 const harness = useHarnesses();
 
@@ -89,6 +90,25 @@ describe('scheduled turns', () => {
     ]);
   });
 
+  it('lets anyone in the channel use Try again on a failed scheduled turn, which still runs as the schedule', async () => {
+    const clock = createManualScheduleClock(START);
+    const h = await harness({ extraYaml: SCHEDULE, scheduleClock: clock });
+    h.openai.enqueue({ error: { status: 400, message: 'bad request' } });
+    await clock.advanceTo(FIRST_FIRING);
+    const [post] = await waitFor(() => (scheduledPosts(h).length > 0 ? scheduledPosts(h) : undefined), { message: 'the scheduled post' });
+    const threadTs = post!.ts;
+    const notice = await waitFor(() => threadReplies(h, threadTs).find((message) => message.text.includes('could not finish')), { message: 'the failure notice' });
+    const retry = cardButtons(notice.blocks).find((button) => button.actionId === 'countersign_retry')!;
+
+    // The retried turn is the schedule's: get_pods is in its autoApprove and runs without a card.
+    h.openai.enqueue({ toolCalls: [{ name: 'get_pods', arguments: { namespace: 'prod' } }] }, { text: 'Healthy after all.' });
+    await h.click({ user: 'UBOB', cardTs: notice.ts, threadTs, ...retry });
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === 'Healthy after all.'), { message: 'the retried answer' });
+    expect(h.slack.callsTo('chat.postEphemeral')).toEqual([]);
+    expect(h.invocations()).toEqual([['get', 'pods', '-n', 'prod']]);
+    expect((await h.auditEvents()).find((event) => event.type === 'auto-approved')).toMatchObject({ toolName: 'get_pods', mode: 'schedule', schedule: 'heartbeat' });
+  });
+
   it('does not run schedules in a receiver, and does not replay a firing missed while no process was up', async () => {
     const clock = createManualScheduleClock(START);
     await harness({ extraYaml: SCHEDULE, scheduleClock: clock, environment: { COUNTERSIGN_ROLE: 'receiver' } });
@@ -104,3 +124,75 @@ describe('scheduled turns', () => {
     await waitFor(() => scheduledPosts(h).length === 1, { message: 'the 12:30 post' });
   });
 });
+
+/** The schedule's model asks which namespace: nobody asked for the turn, so who answers? */
+const ASKING = `
+policy:
+  defaults:
+    expiry: 1h
+schedules:
+  - name: heartbeat
+    cron: '*/15 * * * *'
+    channel: ${CHANNEL}
+    prompt: Check the pods.
+`;
+const askNamespace = { toolCalls: [{ name: 'ask_user', arguments: { question: 'Which namespace?', options: ['staging', 'prod'] } }] };
+
+describe("a scheduled turn's question", () => {
+  it('is for anyone in the channel: their answer resumes the turn, which stays the schedule’s', async () => {
+    const clock = createManualScheduleClock(START);
+    const h = await harness({ extraYaml: ASKING, scheduleClock: clock });
+    h.openai.enqueue(askNamespace, { text: 'Checked prod.' });
+    await clock.advanceTo(FIRST_FIRING);
+    const [post] = await waitFor(() => (scheduledPosts(h).length > 0 ? scheduledPosts(h) : undefined), { message: 'the scheduled post' });
+    const threadTs = post!.ts;
+    const card = await waitFor(() => threadReplies(h, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'the question card' });
+    expect(JSON.stringify(card.blocks)).toContain(`Question for anyone in <#${CHANNEL}>`);
+    expect(JSON.stringify(card.blocks)).toContain('Requested by schedule `heartbeat`');
+
+    const prod = cardButtons(card.blocks)[1]!;
+    await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...prod });
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === 'Checked prod.'), { message: 'the answer' });
+    expect(h.slack.callsTo('chat.postEphemeral')).toEqual([]);
+    expect(conversationOf(h.openai.requests[1]!).find((message) => message.role === 'tool')?.text).toContain('"answer":"prod"');
+    expect(await h.bot.store.listOpenSteps({ teamId: TEAM_ID, limit: 10 })).toEqual([]);
+  });
+
+  it('opens its Reply form to anyone in the channel, and takes their answer', async () => {
+    const clock = createManualScheduleClock(START);
+    const h = await harness({ extraYaml: ASKING, scheduleClock: clock });
+    const answerSchema = { type: 'object', properties: { namespace: { type: 'string' } }, required: ['namespace'] };
+    h.openai.enqueue({ toolCalls: [{ name: 'ask_user', arguments: { question: 'Which namespace?', answerSchema } }] }, { text: 'Checked batch.' });
+    await clock.advanceTo(FIRST_FIRING);
+    const [post] = await waitFor(() => (scheduledPosts(h).length > 0 ? scheduledPosts(h) : undefined), { message: 'the scheduled post' });
+    const threadTs = post!.ts;
+    const card = await waitFor(() => threadReplies(h, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'the question card' });
+    const reply = cardButtons(card.blocks).find((button) => button.actionId === 'countersign_reply')!;
+    await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...reply });
+    const view = (await waitFor(() => h.slack.callsTo('views.open')[0], { message: 'the Reply form' })).args.view;
+    await h.submitView({ user: 'UBOB', view, values: fillForm(view, { Namespace: 'batch' }) });
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === 'Checked batch.'), { message: 'the answer' });
+    expect(JSON.parse(conversationOf(h.openai.requests[1]!).find((message) => message.role === 'tool')?.text ?? '')).toEqual({ answeredBy: '<@UBOB>', answer: { namespace: 'batch' } });
+  });
+
+  it('expires when nobody answers it, and the model is told nobody answered', async () => {
+    const clock = createManualScheduleClock(START);
+    let now = FIRST_FIRING;
+    const h = await harness({ extraYaml: ASKING, scheduleClock: clock, now: () => now, sweepIntervalMs: 20 });
+    h.openai.enqueue(askNamespace, { text: 'Nobody said which namespace; checked nothing.' });
+    await clock.advanceTo(FIRST_FIRING);
+    const [post] = await waitFor(() => (scheduledPosts(h).length > 0 ? scheduledPosts(h) : undefined), { message: 'the scheduled post' });
+    const threadTs = post!.ts;
+    const card = await waitFor(() => threadReplies(h, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'the question card' });
+    expect(JSON.stringify(card.blocks)).toContain('expires');
+
+    now += 61 * 60_000;
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === 'Nobody said which namespace; checked nothing.'), { message: 'the answer after expiry' });
+    expect(conversationOf(h.openai.requests[1]!).find((message) => message.role === 'tool')?.text).toContain('nobody answered this question before it timed out');
+    const closed = h.slack.messages(CHANNEL, threadTs).find((message) => message.ts === card.ts)!;
+    expect(JSON.stringify(closed.blocks)).toContain('Expired without an answer');
+    expect(cardButtons(closed.blocks)).toEqual([]);
+    expect((await h.auditEvents()).filter((event) => event.type === 'expired')).toMatchObject([{ toolName: 'ask_user' }]);
+  });
+});
+

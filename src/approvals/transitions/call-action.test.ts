@@ -95,6 +95,18 @@ describe('applyCallAction: every action is authorised from the stored step', () 
     expect(apply(question, REQUESTER, { kind: 'deny' }).decisions.q1).toMatchObject({ outcome: 'denied', userId: REQUESTER });
   });
 
+  it("lets anyone in a scheduled turn's channel answer or decline its question, from the thread; the requester stays the schedule", () => {
+    const copies = [{ kind: 'channel' as const, channel: 'C0ELSEWHERE', ts: '1.2' }];
+    const question = makeStep([{ approvalId: 'q1', kind: 'question', input: { question: 'Which namespace?' } }], { requesterId: 'schedule:heartbeat', copies });
+    const answered = act(question, BOB, { kind: 'answer', answer: 'prod' });
+    expect(answered).toMatchObject({ ok: true, effect: { kind: 'decided', decision: { outcome: 'answered', userId: BOB, answer: 'prod' } } });
+    expect((answered as Extract<CallActionResult, { ok: true }>).transition.step.requesterId).toBe('schedule:heartbeat');
+    expect(apply(question, CAROL, { kind: 'deny' }).decisions.q1).toMatchObject({ outcome: 'denied', userId: CAROL });
+    // A copy elsewhere is not the channel: its members are not the schedule's channel's.
+    const elsewhere = act(question, BOB, { kind: 'answer', answer: 'prod' }, { origin: { teamId: TEAM, channel: 'C0ELSEWHERE' } });
+    expect(elsewhere).toMatchObject({ ok: false, refusal: { code: 'not-requester', message: `Only people in <#${CHANNEL}> can answer this question, from the thread there, so nothing changed.` } });
+  });
+
   it('refuses any action once the step has expired, even before a sweep closed it', () => {
     const step = makeStep(['a1'], { expiresAt: CREATED_AT + 60_000 });
     expect(refusalOf(act(step, BOB, { kind: 'approve', version: 0 }, { now: CREATED_AT + 60_000 }))).toBe('expired');

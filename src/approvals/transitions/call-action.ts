@@ -9,6 +9,7 @@ import { authorizeApprover } from '../policy/authorize-approver.js';
 import { withEscalationSoFar } from '../policy/escalated-approvers.js';
 import type { PolicyEvaluation } from '../policy/evaluate-policy.js';
 import { fromThisCard } from '../card-routing.js';
+import { mayAnswerQuestion, questionRefusalText } from '../question-answerers.js';
 import { refusal, type Refusal } from './refusal.js';
 import { completeIfDone, decisionEvent, nextRevision, type StepTransition } from './step-transition.js';
 
@@ -69,8 +70,8 @@ export function applyCallAction(step: PendingStep | undefined, request: CallActi
   const { action } = request;
   if (isQuestion(call)) {
     if (action.kind !== 'answer' && action.kind !== 'deny') return refusal('wrong-kind', 'This is a question; answer it instead.');
-    if (request.userId !== step.requesterId) {
-      return refusal('not-requester', `Only <@${step.requesterId}> can ${action.kind === 'answer' ? 'answer' : 'decline'} this question, so nothing changed.`);
+    if (!mayAnswerQuestion({ requesterId: step.requesterId, userId: request.userId, inThreadChannel: request.origin.channel === step.channel })) {
+      return refusal('not-requester', questionRefusalText({ requesterId: step.requesterId, channel: step.channel, verb: action.kind === 'answer' ? 'answer' : 'decline' }));
     }
     return decide(step, call, request, context, action.kind === 'answer' ? { outcome: 'answered', answer: action.answer ?? null } : withReason({ outcome: 'denied' }, action.reason));
   }

@@ -4,8 +4,9 @@ import { describeChanges, diffInputs } from '../../approvals/input-diff.js';
 import { approvalsOf, approvedVersion, currentVersion } from '../../approvals/input-version.js';
 import { approverMentions, describeApprovers } from '../../approvals/policy/describe-approvers.js';
 import { isQuestion, undecidedCalls, type Decision, type InputVersion, type PendingCall, type PendingStep } from '../../approvals/pending-step.js';
+import { scheduleNameOf } from '../../conversation/schedule-actor.js';
 import { CODE_BLOCK_OVERHEAD, codeBlock } from '../format/code-block.js';
-import { actorMention, slackDate, userMention } from '../format/mrkdwn-tokens.js';
+import { actorMention, channelMention, slackDate, userMention } from '../format/mrkdwn-tokens.js';
 import { untrustedTextToMrkdwn } from '../format/untrusted-text.js';
 import { ANSWER_ACTION_PREFIX, APPROVAL_ACTION_IDS, encodeApprovalActionValue } from './action-ids.js';
 import { cardRoutingLine, type CardPlacement } from './card-routing-line.js';
@@ -156,13 +157,20 @@ function draftQuestion(step: PendingStep, call: PendingCall, index: number): Cal
   const input = (typeof call.input === 'object' && call.input !== null ? call.input : {}) as { question?: unknown; options?: unknown };
   const question = typeof input.question === 'string' ? input.question : '';
   const options = Array.isArray(input.options) ? input.options.filter((option): option is string => typeof option === 'string') : [];
-  const prefix = `*Question for ${userMention(step.requesterId)}:*\n`;
+  // A scheduled turn's question is for anyone in its channel (named, as a copy elsewhere may show it): no person asked.
+  const askedOf = scheduleNameOf(step.requesterId) === undefined ? userMention(step.requesterId) : `anyone in ${channelMention(step.channel)}`;
+  const prefix = `*Question for ${askedOf}:*\n`;
   const questionOverhead = truncationNote(question.length).length;
   const sectionRoom = SLACK_LIMITS.sectionTextLength - prefix.length - questionOverhead;
   const footer = (truncated: boolean): { block: KnownBlock; textLength: number } => {
     const decision = decisionFor(step, call);
     if (decision !== undefined || step.phase !== 'pending') {
-      const outcome = decision === undefined ? ':heavy_minus_sign: Closed without an answer' : decisionText(decision, call);
+      const outcome =
+        decision === undefined
+          ? ':heavy_minus_sign: Closed without an answer'
+          : decision.outcome === 'expired'
+            ? `:alarm_clock: Expired without an answer · ${slackDate({ epochMilliseconds: decision.at })}`
+            : decisionText(decision, call);
       return { block: contextBlock(outcome), textLength: outcome.length };
     }
     const value = encodeApprovalActionValue({ stepId: step.stepId, approvalId: call.approvalId });

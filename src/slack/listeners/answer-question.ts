@@ -2,6 +2,7 @@ import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { CLICK_STORE_WAIT_MS, type CallDecider } from '../../approvals/decide-call.js';
 import { isQuestion } from '../../approvals/pending-step.js';
+import { mayAnswerQuestion } from '../../approvals/question-answerers.js';
 import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { StateStore } from '../../store/state-store.js';
 import { ANSWER_ACTION_PATTERN, decodeApprovalActionValue } from '../blocks/action-ids.js';
@@ -17,7 +18,8 @@ export interface AnswerQuestionOptions {
 
 /** The person an `ask_user` question is for: whoever made the request. The server checks it again. */
 export function mayAnswer(step: { requesterId: string }, userId: string): boolean {
-  return step.requesterId === userId;
+  // Only opens the form: where the click came from is judged with the answer, on the server.
+  return mayAnswerQuestion({ requesterId: step.requesterId, userId, inThreadChannel: true });
 }
 
 /** Option buttons of an `ask_user` question: the chosen option's text is the answer. */

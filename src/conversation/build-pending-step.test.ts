@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { parseConfigFile } from '../config/config-file.js';
+import { newThreadState } from '../store/thread-state.js';
+import { buildPendingStep } from './build-pending-step.js';
+import { scheduleActor } from './schedule-actor.js';
+
+const NOW = Date.UTC(2026, 10, 25, 12, 15);
+const HOUR = 3_600_000;
+const policy = parseConfigFile('policy:\n  defaults:\n    expiry: 2h\n  rules:\n    - tools: [restart_service]\n      expiry: 30m\n', 'countersign.yml').policy;
+const question = { kind: 'question' as const, approvalId: 'q1', toolCallId: 'call_0', toolName: 'ask_user', input: { question: 'Which namespace?', options: ['staging', 'prod'] } };
+const restart = { kind: 'approval' as const, approvalId: 'a1', toolCallId: 'call_1', toolName: 'restart_service', input: { service: 'worker' } };
+
+function stepFor(requesterId: string, requests: Array<typeof question | typeof restart>) {
+  return buildPendingStep({
+    thread: newThreadState({ teamId: 'T0TEAM', channel: 'C0OPS', threadTs: '1700000000.000100' }, NOW),
+    requesterId,
+    requests,
+    policy,
+    definitionOf: () => undefined,
+    stepId: 'step1',
+    botUserId: 'U0BOT',
+    now: NOW,
+  });
+}
+
+describe('buildPendingStep: when a question stops waiting', () => {
+  it("leaves a person's question open until they answer it (or send another message)", async () => {
+    expect((await stepFor('U0ALICE', [question])).expiresAt).toBeUndefined();
+  });
+
+  it("gives a scheduled turn's question the policy's default expiry, since no person is bound to come back to it", async () => {
+    expect((await stepFor(scheduleActor('heartbeat'), [question])).expiresAt).toBe(NOW + 2 * HOUR);
+    // With an approval call, the step closes at the earlier deadline.
+    expect((await stepFor(scheduleActor('heartbeat'), [question, restart])).expiresAt).toBe(NOW + HOUR / 2);
+  });
+});
