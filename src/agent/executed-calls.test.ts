@@ -1,26 +1,9 @@
 import type { ModelMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
+import { approvedCallsHistory } from './approved-history.test-support.js';
 import { recordExecutions } from './executed-calls.js';
 
-const resumed: ModelMessage[] = [
-  { role: 'user', content: 'deploy api and restart web' },
-  {
-    role: 'assistant',
-    content: [
-      { type: 'tool-call', toolCallId: 'c1', toolName: 'deploy', input: { service: 'api' } },
-      { type: 'tool-call', toolCallId: 'c2', toolName: 'restart', input: { service: 'web' } },
-      { type: 'tool-approval-request', approvalId: 'a1', toolCallId: 'c1' },
-      { type: 'tool-approval-request', approvalId: 'a2', toolCallId: 'c2' },
-    ],
-  },
-  {
-    role: 'tool',
-    content: [
-      { type: 'tool-approval-response', approvalId: 'a1', approved: true },
-      { type: 'tool-approval-response', approvalId: 'a2', approved: true },
-    ],
-  },
-];
+const resumed = approvedCallsHistory({ request: 'deploy api and restart web', calls: [{ toolName: 'deploy', input: { service: 'api' } }, { toolName: 'restart', input: { service: 'web' } }] });
 
 describe('recordExecutions', () => {
   it('answers approved calls that returned or threw next to their approvals, so Try again replays neither', () => {

@@ -1,26 +1,9 @@
 import type { ModelMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
+import { approvedCallsHistory } from './approved-history.test-support.js';
 import { closeUnansweredCalls, interruptedResults, recordUnrecordedCalls, startedWithoutResult } from './interrupted-calls.js';
 
-const history: ModelMessage[] = [
-  { role: 'user', content: 'restart both' },
-  {
-    role: 'assistant',
-    content: [
-      { type: 'tool-call', toolCallId: 'c1', toolName: 'restart', input: {} },
-      { type: 'tool-call', toolCallId: 'c2', toolName: 'restart', input: {} },
-      { type: 'tool-approval-request', approvalId: 'a1', toolCallId: 'c1' },
-      { type: 'tool-approval-request', approvalId: 'a2', toolCallId: 'c2' },
-    ],
-  },
-  {
-    role: 'tool',
-    content: [
-      { type: 'tool-approval-response', approvalId: 'a1', approved: true },
-      { type: 'tool-approval-response', approvalId: 'a2', approved: true },
-    ],
-  },
-];
+const history = approvedCallsHistory({ request: 'restart both', calls: [{ toolName: 'restart', input: {} }, { toolName: 'restart', input: {} }] });
 
 describe('interruptedResults', () => {
   it('closes only approved calls that had started, so the others still run and none runs twice', () => {

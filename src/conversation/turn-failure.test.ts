@@ -1,6 +1,7 @@
 import type { ModelMessage } from 'ai';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import { approvedCallsHistory } from '../agent/approved-history.test-support.js';
 import { TurnFailedError } from '../agent/run-turn.js';
 import type { ExecutionRecord } from '../agent/tool-set.js';
 import type { ExecutingMarker, StateStore } from '../store/state-store.js';
@@ -9,25 +10,7 @@ import type { LiveAnswer } from './live-answer.js';
 import { createTurnFailure } from './turn-failure.js';
 import type { TurnScope } from './turn-scope.js';
 
-const approved: ModelMessage[] = [
-  { role: 'user', content: 'deploy api and web' },
-  {
-    role: 'assistant',
-    content: [
-      { type: 'tool-call', toolCallId: 'c1', toolName: 'deploy', input: { service: 'api' } },
-      { type: 'tool-call', toolCallId: 'c2', toolName: 'deploy', input: { service: 'web' } },
-      { type: 'tool-approval-request', approvalId: 'a1', toolCallId: 'c1' },
-      { type: 'tool-approval-request', approvalId: 'a2', toolCallId: 'c2' },
-    ],
-  },
-  {
-    role: 'tool',
-    content: [
-      { type: 'tool-approval-response', approvalId: 'a1', approved: true },
-      { type: 'tool-approval-response', approvalId: 'a2', approved: true },
-    ],
-  },
-];
+const approved = approvedCallsHistory({ request: 'deploy api and web', calls: [{ toolName: 'deploy', input: { service: 'api' } }, { toolName: 'deploy', input: { service: 'web' } }] });
 
 /** Records a failed turn whose store holds `markers`, and says how the thread was saved. */
 async function recordFailure(options: { markers: string[]; executions: ExecutionRecord[] }) {

@@ -4,7 +4,7 @@ import type { PendingCall } from '../../approvals/pending-step.js';
 import { fitRenderedText } from '../blocks/fit-rendered-text.js';
 import { stringifyArguments } from '../blocks/format-arguments.js';
 import { truncateText } from '../blocks/limits.js';
-import { ZERO_WIDTH_SPACE } from '../format/escape-mrkdwn.js';
+import { codeBlock } from '../format/code-block.js';
 import { untrustedTextToMrkdwn } from '../format/untrusted-text.js';
 
 export const GRANT_CALLBACK_ID = 'countersign_grant';
@@ -54,8 +54,7 @@ export function grantView({ call, privateMetadata }: { call: PendingCall; privat
 /** The input approved now, so the approver sees what they allow without going back to the card. */
 function inputSection(input: unknown): types.SectionBlock {
   const fitted = fitRenderedText({ text: stringifyArguments(input), maxLength: INPUT_MAX_LENGTH, render: untrustedTextToMrkdwn });
-  const content = fitted.text;
-  const fenced = `\`\`\`${content.startsWith('`') ? ZERO_WIDTH_SPACE : ''}${content}${content.endsWith('`') ? ZERO_WIDTH_SPACE : ''}\`\`\``;
+  const fenced = codeBlock(fitted.text);
   const note = fitted.omittedCharacters > 0 ? `\n_(truncated, ${fitted.omittedCharacters.toLocaleString('en-US')} more characters)_` : '';
   return { type: 'section', text: { type: 'mrkdwn', text: `Input approved now:\n${fenced}${note}`, verbatim: true } };
 }
