@@ -131,7 +131,8 @@ describe('http_request', () => {
     for (const url of [`${origin}/admin`, `${origin}/api/../admin`, `${origin}/api/%2e%2e/admin`, `${origin}/api/..%2Fadmin`, 'http://evil.example/api/echo', `http://user:pw@${origin.slice(7)}/api/echo`]) {
       const parsed = http.inputSchema.safeParse({ method: 'GET', url });
       expect(parsed.success, url).toBe(false);
-      await expect(http.execute({ method: 'GET', url }, context)).rejects.toThrow(/allowed base/);
+      // `..` is refused for its spelling before the base is looked at (see http-request-url-rules.test.ts).
+      await expect(http.execute({ method: 'GET', url }, context)).rejects.toThrow(/allowed base|"\.\." path segments/);
     }
     expect(received).toEqual([]);
   });

@@ -3,6 +3,7 @@ import { ConfigError, type ConfigProblem } from '../../config/config-error.js';
 import { RESERVED_HTTP_HEADERS, type HttpBaseConfig, type HttpConfig } from '../../config/http-config-schema.js';
 import type { ExecutableToolDefinition, ToolContext } from '../tool-definition.js';
 import { describeBases, findAllowedBase } from './allowed-base.js';
+import { canonicalUrl, urlSpellingProblem } from './canonical-url.js';
 import { resolveTemplates } from './header-templates.js';
 import { createRedactor, type Redactor } from './redact.js';
 
@@ -110,7 +111,13 @@ function httpRequestInputSchema(bases: readonly ResolvedBase[]) {
         .min(1)
         .max(4000)
         .describe(`Absolute URL under one of: ${describeBases(bases)}`)
-        .refine((url) => findAllowedBase(bases, url) !== undefined, { message: `is not under an allowed base URL (${describeBases(bases)})` }),
+        .superRefine((url, context) => {
+          const problem = urlSpellingProblem(url);
+          if (problem) context.addIssue({ code: 'custom', message: problem });
+          else if (!findAllowedBase(bases, canonicalUrl(url))) context.addIssue({ code: 'custom', message: `is not under an allowed base URL (${describeBases(bases)})` });
+        })
+        // Policy rules, the card, the approval and the request all see this one spelling (see canonical-url.ts).
+        .overwrite(canonicalUrl),
       // An object with string values rather than a record: records become `propertyNames`, which OpenAI rejects.
       headers: z.object({}).catchall(z.string().max(4000)).optional().describe('Extra request headers, e.g. {"Accept": "application/json"}'),
       body: z.string().max(1_000_000).optional().describe('Request body as text (e.g. a JSON document); not for GET or HEAD'),
