@@ -1,5 +1,7 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { context, SpanKind, type Tracer } from '@opentelemetry/api';
 import type { App } from '@slack/bolt';
+import { CLICK_STORE_WAIT_MS } from '../../approvals/decide-call.js';
 import { countersignTracer, inSpan, traceparentOf } from '../../tracing/trace-context.js';
 import type { Logger } from 'pino';
 import { shortError } from '../../conversation/short-error.js';
@@ -8,10 +10,14 @@ import type { ThreadWorker } from '../../conversation/thread-worker.js';
 import { stripBotMention } from '../../conversation/user-messages.js';
 import type { MessageWorkItem } from '../../conversation/work-item.js';
 import type { StateStore } from '../../store/state-store.js';
+import { isStoreUnavailable } from '../../store/store-unavailable.js';
 import { newThreadState, threadKeyOf } from '../../store/thread-state.js';
 
 /** Slack retries a delivery for about five minutes; remembering it for an hour covers every retry. */
 const DELIVERY_DEDUPE_TTL_MS = 60 * 60 * 1000;
+
+/** Between reads of a followed thread while the store is unavailable. */
+const STORE_RETRY_MS = 250;
 
 /** Message subtypes that are still a person talking; every other subtype is an edit, join, bot post… */
 const HUMAN_SUBTYPES = new Set([undefined, 'file_share', 'thread_broadcast']);
@@ -24,6 +30,8 @@ export interface MessageListenerOptions {
   logger: Logger;
   /** How long a thread is followed after its last message (the history TTL). */
   followTtlMs: number;
+  /** How long a reply waits for an unavailable store to say whether its thread is followed; a click's wait unless given. */
+  storeWaitMs?: number;
   tracer?: Tracer;
 }
 
@@ -45,6 +53,13 @@ interface IncomingMessage {
 export function registerMessageListeners(app: App, options: MessageListenerOptions): void {
   const { store, worker, messenger, botUserId, logger, followTtlMs } = options;
   const tracer = options.tracer ?? countersignTracer();
+  const storeWaitMs = options.storeWaitMs ?? CLICK_STORE_WAIT_MS;
+
+  async function tellNotTaken(place: { channel: string; threadTs: string }, error: unknown): Promise<void> {
+    await messenger
+      .postNotice({ ...place, text: `:warning: I could not take this message (${shortError(error)}). Nothing was run; please send it again in a moment.` })
+      .catch(() => {});
+  }
 
   async function accept(message: IncomingMessage, readEarlierMessages: boolean, startsFollowing: boolean): Promise<void> {
     try {
@@ -61,13 +76,41 @@ export function registerMessageListeners(app: App, options: MessageListenerOptio
       );
     } catch (error) {
       logger.error({ event: 'message-accept-failed', eventId: message.eventId, err: error }, 'could not accept message');
-      await messenger
-        .postNotice({
-          channel: message.channel,
-          threadTs: message.threadTs ?? message.ts,
-          text: `:warning: I could not take this message (${shortError(error)}). Nothing was run; please send it again in a moment.`,
-        })
-        .catch(() => {});
+      await tellNotTaken({ channel: message.channel, threadTs: message.threadTs ?? message.ts }, error);
+    }
+  }
+
+  /**
+   * Whether a reply without a mention belongs to a followed thread. Slack has its ack, so it will not
+   * send the reply again: while the store is unavailable the read is tried again for a few seconds, as a
+   * click's decision is. Past that the reply is lost, and the thread is told only if the bot wrote or
+   * was mentioned in it: during an outage every reply in every thread of the channel comes here, and a
+   * notice in threads the bot never joined would be noise.
+   */
+  async function isFollowed(thread: { teamId: string; channel: string; threadTs: string }): Promise<boolean> {
+    const waitUntil = Date.now() + storeWaitMs;
+    for (;;) {
+      try {
+        return (await store.getThread(threadKeyOf(thread))) !== undefined;
+      } catch (error) {
+        if (isStoreUnavailable(error) && Date.now() + STORE_RETRY_MS <= waitUntil) {
+          await delay(STORE_RETRY_MS);
+          continue;
+        }
+        logger.warn({ event: 'thread-reply-unread', channel: thread.channel, threadTs: thread.threadTs, err: error }, 'could not tell whether a thread is followed; its reply is dropped');
+        if (await botTookPart(thread)) await tellNotTaken(thread, error);
+        return false;
+      }
+    }
+  }
+
+  async function botTookPart({ channel, threadTs }: { channel: string; threadTs: string }): Promise<boolean> {
+    try {
+      const messages = await messenger.readThread({ channel, threadTs });
+      return messages.some((each) => each.userId === botUserId || each.text.includes(`<@${botUserId}>`));
+    } catch (error) {
+      logger.debug({ event: 'thread-read-failed', err: error }, 'could not read the thread');
+      return false;
     }
   }
 
@@ -97,6 +140,9 @@ export function registerMessageListeners(app: App, options: MessageListenerOptio
 
   app.event('app_mention', async ({ event, body, context }) => {
     if (event.bot_id || !event.user) return;
+    // An edit of a mention comes as a new app_mention for the same post. It is not a new request (the
+    // delivery dedupe forgets the post after an hour, so a typo fixed tomorrow would run it again).
+    if (event.edited) return;
     await accept(
       {
         eventId: body.event_id,
@@ -124,7 +170,7 @@ export function registerMessageListeners(app: App, options: MessageListenerOptio
     if (!isDirect) {
       // A channel post that mentions the bot is handled by app_mention; here only followed threads.
       if (threadTs === undefined || text.includes(`<@${botUserId}>`)) return;
-      const followed = await store.getThread(threadKeyOf({ teamId, channel: message.channel, threadTs }));
+      const followed = await isFollowed({ teamId, channel: message.channel, threadTs });
       if (!followed) return;
     }
     await accept(
