@@ -5,6 +5,7 @@ import { createBoltLogger } from '../log/bolt-logger.js';
 import type { StateStore } from '../store/state-store.js';
 import { sharedLeanFetch } from '../http/lean-fetch.js';
 import { createObservedSlackFetch, type SlackApiFailure } from './observed-slack-fetch.js';
+import { createUnrepeatedSlackWrites } from './unrepeated-slack-writes.js';
 
 export interface SlackAppSettings {
   botToken: string;
@@ -20,6 +21,7 @@ export interface SlackAppSettings {
 /**
  * Outbound Slack calls retry a little, then give up: the default policy retries for about thirty
  * minutes, which would leave a thread silently waiting instead of saying something went wrong.
+ * Posts are retried only when Slack cannot have applied them (`createUnrepeatedSlackWrites`).
  */
 export const SLACK_RETRY_CONFIG = { retries: 2, factor: 2, minTimeout: 300, maxTimeout: 2_000 };
 
@@ -46,6 +48,10 @@ export function createSlackApp({
     method: ['GET'],
     handler: (_request, response) => answerHealthCheck(store, response),
   };
+  const writes = createUnrepeatedSlackWrites({
+    retryConfig: SLACK_RETRY_CONFIG,
+    fetch: onSlackApiFailure ? createObservedSlackFetch({ onFailure: onSlackApiFailure }) : sharedLeanFetch(),
+  });
   const metricsRoutes: CustomRoute[] = renderMetrics ? [{ path: '/metrics', method: ['GET'], handler: (_request, response) => answerMetrics(renderMetrics, response) }] : [];
   return new App({
     token: settings.botToken,
@@ -58,9 +64,9 @@ export function createSlackApp({
     convoStore: false,
     clientOptions: {
       ...(settings.apiUrl === undefined ? {} : { slackApiUrl: settings.apiUrl }),
-      retryConfig: SLACK_RETRY_CONFIG,
+      retryConfig: writes.retryConfig,
       timeout: 15_000,
-      fetch: onSlackApiFailure ? createObservedSlackFetch({ onFailure: onSlackApiFailure }) : sharedLeanFetch(),
+      fetch: writes.fetch,
     },
     ...(receiver
       ? { receiver }

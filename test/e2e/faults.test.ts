@@ -1,5 +1,13 @@
-import { describe, expect, it } from 'vitest';
-import { CHANNEL, cardButtons, nextTs, threadReplies, useHarnesses, waitFor } from './harness.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startFakeSlackApi } from '../helpers/fake-slack-api.js';
+import { startFlakySlackEdge } from '../helpers/flaky-slack-edge.js';
+import { BOT_USER_ID, CHANNEL, TEAM_ID, cardButtons, nextTs, threadReplies, useHarnesses, waitFor } from './harness.js';
+
+// Registered before the harnesses' own, so it runs after them: the fakes outlive the bots that call them.
+const closeAfter: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const close of closeAfter.splice(0).reverse()) await close();
+});
 
 const harness = useHarnesses();
 
@@ -35,7 +43,7 @@ describe('the Slack API failing', () => {
     expect(h.slack.callsTo('chat.postMessage').length).toBeGreaterThanOrEqual(2);
   });
 
-  it('retries a 5xx a bounded number of times, then leaves a short message instead of silence', async () => {
+  it('does not post again after a 5xx (Slack may have posted it), and leaves a short message instead of silence', async () => {
     const h = await harness();
     h.openai.enqueue({ text: 'This answer cannot be posted.' });
     // Every attempt to show the answer fails (the first post, then the final one); notices get through.
@@ -45,5 +53,23 @@ describe('the Slack API failing', () => {
     const notice = await waitFor(() => threadReplies(h, threadTs).find((message) => message.text.includes('Something went wrong on my side')), { timeoutMs: 8_000, message: 'notice' });
     expect(notice.text).not.toContain('xoxb');
     expect(h.slack.messages(CHANNEL, threadTs).some((message) => message.text === 'This answer cannot be posted.')).toBe(false);
+  });
+
+  it('shows the answer once when Slack posted it but its edge answered 502', async () => {
+    const slack = await startFakeSlackApi({ botUserId: BOT_USER_ID, teamId: TEAM_ID });
+    closeAfter.push(() => slack.close());
+    const edge = await startFlakySlackEdge(slack, { method: 'chat.postMessage', lost: 'bad-gateway', matches: (form) => form.get('text') === 'Only one answer.' });
+    closeAfter.push(() => edge.close());
+    const h = await harness({ environment: { SLACK_API_URL: edge.url } });
+    h.openai.enqueue({ text: 'Only one answer.' });
+    const threadTs = nextTs();
+
+    await h.mention({ user: 'UALICE', text: 'hello', ts: threadTs });
+    await h.settled();
+
+    const replies = slack.messages(CHANNEL, threadTs).filter((message) => message.ts !== threadTs);
+    expect(replies.filter((message) => message.text === 'Only one answer.')).toHaveLength(1);
+    // The bot never learned the post worked, so the thread is told, as for any failed post.
+    expect(replies.at(-1)?.text).toContain('Something went wrong on my side');
   });
 });
