@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parameterToZodSchema } from '../tools/command/parameters-schema.js';
+import { exactPatternSchema } from './exact-pattern-schema.js';
 
 /**
  * The `parameters:` entries of a command tool in `countersign.yml`. What the model may pass is
@@ -18,7 +19,7 @@ const stringParameter = z
     type: z.literal('string'),
     description,
     enum: z.array(z.string()).min(1, 'must list at least one value').optional(),
-    pattern: z.string().refine(isValidRegularExpression, 'is not a valid regular expression').optional(),
+    pattern: exactPatternSchema.optional(),
     minLength: z.int().min(0).optional(),
     maxLength: z.int().min(0).optional(),
     default: z.string().optional(),
@@ -83,12 +84,3 @@ export const parameterNameSchema = z.string().regex(PARAMETER_NAME_PATTERN, {
 export const PARAMETER_CONFIG_KEYS = [
   ...new Set([stringParameter, numberParameter, booleanParameter].flatMap((schema) => Object.keys(schema.shape))),
 ];
-
-function isValidRegularExpression(pattern: string): boolean {
-  try {
-    new RegExp(pattern, 'u');
-    return true;
-  } catch {
-    return false;
-  }
-}

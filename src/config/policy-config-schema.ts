@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DURATION_HINT, formatDuration, parseDuration } from './duration.js';
+import { exactPatternSchema } from './exact-pattern-schema.js';
 
 /**
  * The `policy:` section of `countersign.yml`: who may approve which tool calls, when a call needs
@@ -110,8 +111,6 @@ export const DEFAULT_EXPIRY_MS = 24 * 3_600_000;
 export const MIN_EXPIRY_MS = 60_000;
 export const MAX_EXPIRY_MS = 30 * 86_400_000;
 export const MAX_REQUIRED_APPROVERS = 10;
-/** Shared with the evaluator so a pattern that loads is compiled the same way when it runs. */
-export const CONDITION_REGEX_FLAGS = 'u';
 
 const USER_ID_PATTERN = /^[UW][A-Z0-9]{2,}$/;
 const GROUP_PATTERN = /^group:(S[A-Z0-9]{2,})$/;
@@ -222,7 +221,7 @@ const conditionSchema = z
     field: z.string().regex(FIELD_PATH_PATTERN, { error: 'must be a dotted path into the tool input, e.g. spec.namespace' }),
     equals: conditionValueSchema.optional(),
     oneOf: uniqueList(conditionValueSchema).min(1, 'must list at least one value').optional(),
-    matches: z.string().refine(isValidRegularExpression, 'is not a valid regular expression').optional(),
+    matches: exactPatternSchema.optional(),
     greaterThan: z.number().optional(),
     greaterThanOrEqual: z.number().optional(),
     lessThan: z.number().optional(),
@@ -457,12 +456,15 @@ function checkRuleNames(rules: readonly RawRule[], report: (path: Path, message:
 }
 
 /**
- * A rule whose every pattern already appears in an earlier rule with the same (or a wider set of)
- * channels can never be chosen: it is as specific and later in the file. Left silent, the operator
+ * A rule without input conditions whose every pattern already appears in an earlier such rule with
+ * the same (or a wider set of) channels can never be chosen: it is as specific and later in the file. Left silent, the operator
  * believes a setting applies that never does.
  */
 function checkShadowedRules(rules: readonly RawRule[], report: (path: Path, message: string) => void): void {
   rules.forEach((rule, index) => {
+    // A rule with input conditions outranks one without for the inputs it covers (see select-rule.ts),
+    // so nothing earlier shadows it.
+    if (rule.input !== undefined) return;
     const coveredBy = rule.tools.map((pattern) =>
       rules
         .slice(0, index)
@@ -479,13 +481,4 @@ function checkShadowedRules(rules: readonly RawRule[], report: (path: Path, mess
 function channelsCover(earlier: readonly string[] | undefined, later: readonly string[] | undefined): boolean {
   if (earlier === undefined || later === undefined) return earlier === later;
   return later.every((channel) => earlier.includes(channel));
-}
-
-function isValidRegularExpression(pattern: string): boolean {
-  try {
-    new RegExp(pattern, CONDITION_REGEX_FLAGS);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { problemsOf } from './config-problems.test-support.js';
 import { parseConfigFile } from './config-file.js';
+import { evaluatePolicy } from '../approvals/policy/evaluate-policy.js';
 
 const policyOf = (yamlText: string) => parseConfigFile(yamlText, 'countersign.yml').policy;
 
@@ -222,6 +223,8 @@ policy:
     ['a malformed field path', rule('tools: [a], approval: { when: [{ field: "spec..ns", equals: prod }] }'), [at('rules[0].approval.when[0].field')]],
     ['an unknown comparison', rule('tools: [a], approval: { when: [{ field: a, contains: b }] }'), [at('rules[0].approval.when[0].contains'), at('rules[0].approval.when[0]')]],
     ['an invalid regular expression', rule('tools: [a], approval: { when: [{ field: image, matches: "([" }] }'), [at('rules[0].approval.when[0].matches')]],
+    ['a lookahead in an input condition', rule('tools: [a], input: [{ field: service, matches: "^(?!canary-)" }]'), [at('rules[0].input[0].matches')]],
+    ['a backreference in an approval condition', rule('tools: [a], approval: { when: [{ field: tag, matches: "^(\\\\d)\\\\1" }] }'), [at('rules[0].approval.when[0].matches')]],
     ['a numeric comparison with text', rule('tools: [a], approval: { when: [{ field: replicas, greaterThan: ten }] }'), [at('rules[0].approval.when[0].greaterThan')]],
     ['an equals without a value', rule('tools: [a], approval: { when: [{ field: a, equals: null }] }'), [at('rules[0].approval.when[0].equals')]],
     ['an empty oneOf', rule('tools: [a], approval: { when: [{ field: a, oneOf: [] }] }'), [at('rules[0].approval.when[0].oneOf')]],
@@ -255,6 +258,14 @@ policy:
     [rule('tools: [a], approval: sometimes'), 'must be always, never, or { when: [conditions], match: all | any }'],
     [rule('tools: [a], approval: { when: [{ field: image, matches: "([" }] }'), 'is not a valid regular expression'],
     [
+      rule('tools: [a], input: [{ field: service, matches: "^(?!canary-)" }]'),
+      'cannot run on the linear-time engine (error parsing regexp: invalid or unsupported Perl syntax: `(?!`); lookahead, lookbehind, backreferences and repeats over 1000 are not supported',
+    ],
+    [
+      rule('tools: [a], input: [{ field: host, matches: "[\\\\S.]+" }]'),
+      'uses \\S inside a character class, which the linear-time engine cannot express; write (?:\\S|[…]) instead',
+    ],
+    [
       'policy:\n  defaults: { reminder: 1h }\n  rules: [{ tools: [a], expiry: 30m }]',
       'the reminder, 1h (inherited from defaults) before expiry, must be shorter than the expiry of 30m; shorten it or write reminder: none',
     ],
@@ -272,5 +283,20 @@ policy:
 
   it('keeps a later rule that is more specific somewhere', () => {
     expect(() => policyOf('policy:\n  rules: [{ tools: [a] }, { tools: [a], channels: [C0OPS] }, { tools: [a, b] }]\n')).not.toThrow();
+  });
+
+  it('keeps a later rule with input conditions, which governs the inputs it covers', () => {
+    const policy = policyOf(`
+policy:
+  rules:
+    - { name: restarts, tools: [restart_service], approvers: [U0ALICE] }
+    - name: prod restarts need SRE leads
+      tools: [restart_service]
+      input: [{ field: namespace, equals: prod }]
+      approvers: ["group:S0SRELEADS"]
+`);
+    const ruleFor = (namespace: string) => evaluatePolicy({ policy, toolName: 'restart_service', channel: 'C1', input: { namespace } }).rule?.name;
+    expect(ruleFor('prod')).toBe('prod restarts need SRE leads');
+    expect(ruleFor('staging')).toBe('restarts');
   });
 });

@@ -1,5 +1,5 @@
 import type { PolicyConfig, PolicyRule } from '../../config/policy-config-schema.js';
-import { compileCondition, type InputTest } from './input-condition.js';
+import { compileCondition, compileConditionOutcome, type InputCondition, type InputTest } from './input-condition.js';
 import { compileToolPattern, type ToolPattern } from './tool-pattern.js';
 
 export interface CompiledRule {
@@ -8,8 +8,8 @@ export interface CompiledRule {
   patterns: ToolPattern[];
   /** Whether this input needs approval under the rule's `approval`. */
   needsApproval: InputTest;
-  /** Whether the rule applies to this input at all (its `input` conditions). */
-  appliesTo: InputTest;
+  /** Whether the rule applies to this input at all (its `input` conditions; met when it has none). */
+  appliesTo: InputCondition;
 }
 
 export interface CompiledPolicy {
@@ -29,13 +29,18 @@ export function compilePolicy(policy: PolicyConfig): CompiledPolicy {
 }
 
 function compileRule(rule: PolicyRule, index: number): CompiledRule {
-  const inputTests = (rule.input ?? []).map(compileCondition);
+  const inputConditions = (rule.input ?? []).map(compileConditionOutcome);
   return {
     index,
     rule,
     patterns: rule.tools.map(compileToolPattern),
     needsApproval: compileApproval(rule),
-    appliesTo: (input) => inputTests.every((test) => test(input)),
+    appliesTo: (input) => {
+      const outcomes = inputConditions.map((condition) => condition(input));
+      // Every condition must hold: one unmet settles it, even when another is unclear.
+      if (outcomes.includes('unmet')) return 'unmet';
+      return outcomes.includes('unclear') ? 'unclear' : 'met';
+    },
   };
 }
 

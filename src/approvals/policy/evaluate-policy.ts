@@ -1,5 +1,7 @@
 import type { PolicyConfig, PolicySettings } from '../../config/policy-config-schema.js';
-import { selectRule } from './select-rule.js';
+import type { CompiledRule } from './compiled-policy.js';
+import { selectRules } from './select-rule.js';
+import { strictestEvaluation } from './strictest-evaluation.js';
 
 export type { ApproverSpec } from '../../config/policy-config-schema.js';
 
@@ -19,12 +21,13 @@ export type ToolApproval = 'always' | 'never';
 
 /**
  * Precedence, strictest owner first:
- * 1. The most specific matching policy rule (see `selectRule`) decides, overriding the tool's own
+ * 1. The most specific matching policy rule (see `selectRules`) decides, overriding the tool's own
  *    `approval`: the operator's config outranks what a tool author assumed, in both directions.
  * 2. No rule covers the tool: its own rule decides (`never` runs it unasked, `always` asks).
  * 3. Neither: approval is needed. Unknown and MCP tools fail closed.
  * Approvers, quorum, expiry and the rest come from the rule, or from `policy.defaults` when no
- * rule covers the tool.
+ * rule covers the tool. An input that may fall under several of these (a list with prod and dev
+ * against a rule for dev) gets the strictest of them, never a laxer one because it comes first.
  */
 export function evaluatePolicy({
   policy,
@@ -40,14 +43,18 @@ export function evaluatePolicy({
   input: unknown;
   toolApproval?: ToolApproval | undefined;
 }): PolicyEvaluation {
-  const selected = selectRule({ policy, toolName, channel, input });
-  if (selected === undefined) {
-    return { rule: undefined, needsApproval: toolApproval !== 'never', ...settingsOf(policy.defaults) };
-  }
-  const { rule, index } = selected;
+  const { rules, settled } = selectRules({ policy, toolName, channel, input });
+  const evaluations = rules.map((rule) => evaluateRule(rule, input));
+  if (!settled) evaluations.push({ rule: undefined, needsApproval: toolApproval !== 'never', ...settingsOf(policy.defaults) });
+  const [first, ...rest] = evaluations;
+  if (first === undefined) throw new Error('unreachable: an unsettled selection ends with the no-rule evaluation');
+  return strictestEvaluation([first, ...rest]);
+}
+
+function evaluateRule({ rule, index, needsApproval }: CompiledRule, input: unknown): PolicyEvaluation {
   return {
     rule: rule.name === undefined ? { index } : { index, name: rule.name },
-    needsApproval: selected.needsApproval(input),
+    needsApproval: needsApproval(input),
     ...settingsOf(rule),
   };
 }

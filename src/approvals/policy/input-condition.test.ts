@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PolicyCondition } from '../../config/policy-config-schema.js';
-import { compileCondition, readField } from './input-condition.js';
+import { compileCondition, compileConditionOutcome, type ConditionOutcome, readField } from './input-condition.js';
 
 const met = (condition: PolicyCondition, input: unknown) => compileCondition(condition)(input);
 
@@ -55,6 +55,30 @@ describe('compileCondition', () => {
     ['an input that is not an object', prod, 'prod', false],
   ])('%s', (_case, condition, input, expected) => {
     expect(met(condition, input)).toBe(expected);
+  });
+});
+
+describe('compileConditionOutcome', () => {
+  const devOrStaging: PolicyCondition = { field: 'namespaces', operator: 'oneOf', values: ['dev', 'staging'] };
+  const fewReplicas: PolicyCondition = { field: 'replicas', operator: 'lessThanOrEqual', value: 3 };
+  const internalImage: PolicyCondition = { field: 'containers.image', operator: 'matches', pattern: '^registry\\.internal/' };
+
+  it.each<[string, PolicyCondition, unknown, ConditionOutcome]>([
+    ['a clear value that meets it', fewReplicas, { replicas: 2 }, 'met'],
+    ['a clear value that does not', fewReplicas, { replicas: 9 }, 'unmet'],
+    ['numeric text', fewReplicas, { replicas: '2' }, 'met'],
+    ['text that is not a number', fewReplicas, { replicas: '1e9x' }, 'unclear'],
+    ['null', fewReplicas, { replicas: null }, 'unclear'],
+    ['an object', fewReplicas, { replicas: { count: 2 } }, 'unclear'],
+    ['an absent field', fewReplicas, {}, 'unmet'],
+    ['a list whose every element meets it', devOrStaging, { namespaces: ['dev', 'staging'] }, 'met'],
+    ['a list with one element that does not', devOrStaging, { namespaces: ['dev', 'prod'] }, 'unclear'],
+    ['a list with no element that does', devOrStaging, { namespaces: ['prod'] }, 'unmet'],
+    ['an empty list', devOrStaging, { namespaces: [] }, 'unmet'],
+    ['a path through a list, every branch meeting it', internalImage, { containers: [{ image: 'registry.internal/a' }, { image: 'registry.internal/b' }] }, 'met'],
+    ['a path through a list with a branch absent', internalImage, { containers: [{ image: 'registry.internal/a' }, { name: 'sidecar' }] }, 'unclear'],
+  ])('%s', (_case, condition, input, expected) => {
+    expect(compileConditionOutcome(condition)(input)).toBe(expected);
   });
 });
 

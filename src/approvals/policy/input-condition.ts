@@ -1,4 +1,5 @@
-import { CONDITION_REGEX_FLAGS, type ConditionValue, type PolicyCondition } from '../../config/policy-config-schema.js';
+import type { ConditionValue, PolicyCondition } from '../../config/policy-config-schema.js';
+import { compileExactPattern } from '../../tools/exact-pattern.js';
 
 /**
  * Conditions say when a call needs approval, so a condition that wrongly comes out false lets a
@@ -13,42 +14,87 @@ import { CONDITION_REGEX_FLAGS, type ConditionValue, type PolicyCondition } from
  */
 export type InputTest = (input: unknown) => boolean;
 
+/**
+ * The same test, telling a sure answer from a lean: `unclear` when only some elements of a list
+ * meet it, some branches of a path through a list are absent, or a value cannot be read. Leaning to
+ * "met" is the safe side for `approval.when` and for a stricter `input:` rule, but not for whether
+ * a laxer `input:` rule applies; rule selection needs to know which answers were leans.
+ */
+export type ConditionOutcome = 'met' | 'unmet' | 'unclear';
+export type InputCondition = (input: unknown) => ConditionOutcome;
+
 export function compileCondition(condition: PolicyCondition): InputTest {
+  const outcomeOf = compileConditionOutcome(condition);
+  return (input) => outcomeOf(input) !== 'unmet';
+}
+
+export function compileConditionOutcome(condition: PolicyCondition): InputCondition {
   const path = condition.field.split('.');
   const test = compileValueTest(condition);
   return (input) => {
-    const values = readField(input, path);
-    return values.some((value) => valueMeets(value, test));
+    const { values, someAbsent } = readFieldBranches(input, path);
+    const outcome = combineOutcomes(values.map((value) => valueOutcome(value, test)));
+    // A list element without the field may still be what the tool acts on: not a sure match.
+    return outcome === 'met' && someAbsent ? 'unclear' : outcome;
   };
+}
+
+/** Every outcome met: met; every one unmet (or none at all): unmet; else unclear. */
+export function combineOutcomes(outcomes: readonly ConditionOutcome[]): ConditionOutcome {
+  if (outcomes.length > 0 && outcomes.every((outcome) => outcome === 'met')) return 'met';
+  if (outcomes.every((outcome) => outcome === 'unmet')) return 'unmet';
+  return 'unclear';
 }
 
 /** Every value at `path`, fanning out through lists; empty when the field is absent. */
 export function readField(input: unknown, path: readonly string[]): unknown[] {
-  let values: unknown[] = [input];
-  for (const segment of path) values = values.flatMap((value) => step(value, segment));
-  return values.filter((value) => value !== undefined);
+  return readFieldBranches(input, path).values;
 }
 
-function step(value: unknown, segment: string): unknown[] {
+interface Branches {
+  values: unknown[];
+  /** Whether the path ended early on some branch (a list element without the field). */
+  someAbsent: boolean;
+}
+
+function readFieldBranches(input: unknown, path: readonly string[]): Branches {
+  let branches: Branches = { values: [input], someAbsent: false };
+  for (const segment of path) {
+    const next = branches.values.map((value) => step(value, segment));
+    branches = { values: next.flatMap((branch) => branch.values), someAbsent: branches.someAbsent || next.some((branch) => branch.someAbsent) };
+  }
+  return branches;
+}
+
+const ABSENT: Branches = { values: [], someAbsent: true };
+
+function step(value: unknown, segment: string): Branches {
   if (Array.isArray(value)) {
-    if (/^\d+$/.test(segment)) return Number(segment) < value.length ? [value[Number(segment)]] : [];
-    return value.flatMap((element) => step(element, segment));
+    if (/^\d+$/.test(segment)) return Number(segment) < value.length ? present(value[Number(segment)]) : ABSENT;
+    const elements = value.map((element) => step(element, segment));
+    return { values: elements.flatMap((element) => element.values), someAbsent: elements.some((element) => element.someAbsent) };
   }
   // Own keys only: `constructor` or `__proto__` in a path must not reach Object.prototype.
-  if (typeof value === 'object' && value !== null && Object.hasOwn(value, segment)) return [(value as Record<string, unknown>)[segment]];
-  return [];
+  if (typeof value === 'object' && value !== null && Object.hasOwn(value, segment)) return present((value as Record<string, unknown>)[segment]);
+  return ABSENT;
+}
+
+function present(value: unknown): Branches {
+  return value === undefined ? ABSENT : { values: [value], someAbsent: false };
 }
 
 type ReadableValue = string | number | boolean;
-/** undefined: this value cannot be compared, which counts as met. */
+/** undefined: this value cannot be compared, which is unclear. */
 type ValueTest = (value: ReadableValue) => boolean | undefined;
 
-function valueMeets(value: unknown, test: ValueTest): boolean {
-  if (Array.isArray(value)) return value.some((element) => valueMeets(element, test));
+function valueOutcome(value: unknown, test: ValueTest): ConditionOutcome {
+  if (Array.isArray(value)) return combineOutcomes(value.map((element) => valueOutcome(element, test)));
   if (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) {
-    return test(value) ?? true;
+    const result = test(value);
+    if (result === undefined) return 'unclear';
+    return result ? 'met' : 'unmet';
   }
-  return true;
+  return 'unclear';
 }
 
 function compileValueTest(condition: PolicyCondition): ValueTest {
@@ -58,8 +104,11 @@ function compileValueTest(condition: PolicyCondition): ValueTest {
     case 'oneOf':
       return (value) => condition.values.some((expected) => sameValue(value, expected));
     case 'matches': {
-      const expression = new RegExp(condition.pattern, CONDITION_REGEX_FLAGS);
-      return (value) => expression.test(String(value));
+      // Linear time on the model's text; the loader refuses a pattern that cannot run so, and one
+      // that reaches here anyway is unclear for every value.
+      const compiled = compileExactPattern(condition.pattern);
+      if (compiled.kind === 'refused') return () => undefined;
+      return (value) => compiled.pattern.test(String(value));
     }
     case 'greaterThan':
       return numeric((number) => number > condition.value);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ParameterConfig } from './parameter-config.js';
 import type { ArgvValue } from './argv-template.js';
+import { compileExactPattern } from '../exact-pattern.js';
 
 export type ParameterValues = Record<string, ArgvValue>;
 
@@ -51,7 +52,13 @@ function stringSchema(parameter: Extract<ParameterConfig, { type: 'string' }>): 
   if (parameter.maxLength !== undefined) schema = schema.max(parameter.maxLength);
   if (parameter.pattern !== undefined) {
     // Anchored so `[a-z-]+` means "only these characters", which is what config authors expect.
-    schema = schema.regex(new RegExp(`^(?:${parameter.pattern})$`, 'u'), `must match ${parameter.pattern}`);
+    const anchored = `^(?:${parameter.pattern})$`;
+    const compiled = compileExactPattern(anchored);
+    // Linear time: the value is the model's, and zod still runs this after `max` has failed. The
+    // loader refuses a pattern that cannot run so; one that reaches here anyway refuses every value.
+    const matches = compiled.kind === 'linear' ? (value: string) => compiled.pattern.test(value) : () => false;
+    // `meta` keeps the pattern in the JSON schema the model and the Edit form see.
+    schema = schema.refine(matches, `must match ${parameter.pattern}`).meta({ pattern: anchored });
   }
   return schema;
 }

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { interruptIfStuck } from '../../test/helpers/interrupt-if-stuck.js';
+import { compileExactPattern } from './exact-pattern.js';
+
+const linear = (source: string) => {
+  const compiled = compileExactPattern(source);
+  if (compiled.kind !== 'linear') throw new Error(`${source} was refused: ${compiled.reason}`);
+  return compiled.pattern;
+};
+
+const SAMPLES = [
+  '',
+  'api',
+  'api-1',
+  'API',
+  'prod',
+  'prod-eu',
+  'a b',
+  'a\u00a0b',
+  'a\u2003b',
+  'a\u2028b',
+  'a\rb',
+  'a\nb',
+  'a\tb',
+  '\ufeff',
+  'registry.internal/api:1.2',
+  'docker.io/api:latest',
+  'héllo',
+  '😀',
+  '[x]',
+  '[',
+  'd',
+  '7',
+  'ſ',
+  'k',
+  '\u212a',
+  '\b',
+  'x--y',
+  'a'.repeat(40),
+];
+
+const PATTERNS = [
+  '[a-z0-9-]+',
+  '^[a-z0-9-]+$',
+  '^(?:[a-z0-9]+-?)*$',
+  '^registry\\.internal/',
+  ':latest$',
+  '^prod(-[a-z]+)?$',
+  '\\s',
+  '\\S+',
+  '^\\S+$',
+  '[\\s,]',
+  '[^\\s]',
+  '^.$',
+  'a.b',
+  '[.]',
+  '\\d',
+  '\\w+',
+  '\\bapi\\b',
+  '[\\b]',
+  '\\p{L}',
+  '^\\p{Lu}',
+  '\\u{1F600}',
+  '\\u00e9',
+  '(?<name>[a-z]+)-\\d',
+  '[[:digit:][\\]]',
+  '[^]',
+  '[]',
+  '(?i:k)',
+  '\\v|\\f',
+  'a{2,3}',
+  '\\/',
+  '^$',
+];
+
+describe('compileExactPattern', () => {
+  it.each(PATTERNS)('matches %j exactly as JavaScript does with the u flag', (source) => {
+    const expression = new RegExp(source, 'u');
+    const pattern = linear(source);
+    for (const sample of SAMPLES) expect([sample, pattern.test(sample)]).toEqual([sample, expression.test(sample)]);
+  });
+
+  it('runs a catastrophic pattern on hostile text to the end', () => {
+    const pattern = linear('^([a-z0-9]+-?)*$');
+    expect(interruptIfStuck(() => pattern.test(`${'a'.repeat(5_000)}!`))).toBe(false);
+  });
+
+  it.each([
+    ['a(?=b)', /lookahead/],
+    ['a(?!b)', /lookahead/],
+    ['(?<=a)b', /lookbehind/],
+    ['(a)\\1', /backreference/],
+    ['(?<x>a)\\k<x>', /backreference/],
+    ['[\\Sx]', /\\S inside a character class/],
+    ['a{1001}', /repeats over 1000/],
+    ['(unclosed', /not a valid regular expression/],
+  ])('refuses %j', (source, reason) => {
+    const compiled = compileExactPattern(source);
+    expect(compiled.kind).toBe('refused');
+    expect(compiled.kind === 'refused' && compiled.reason).toMatch(reason);
+  });
+});
