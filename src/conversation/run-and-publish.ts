@@ -13,6 +13,7 @@ import { createApprovalHookConsultation } from './consult-approval-hook.js';
 import { scheduleAutoApproval } from './schedule-actor.js';
 import { createThreadNotes } from './thread-notes.js';
 import { createTurnFailure } from './turn-failure.js';
+import { createUnansweredTurn, unansweredReason, withoutEmptyAnswer } from './unanswered-turn.js';
 import type { TurnScope } from './turn-scope.js';
 import { trace } from '@opentelemetry/api';
 import { inSpan } from '../tracing/trace-context.js';
@@ -37,6 +38,7 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
   const records = createExecutionRecords(options);
   const notes = createThreadNotes(options);
   const recordTurnFailure = createTurnFailure(options);
+  const recordUnansweredTurn = createUnansweredTurn(options);
   const grantsFor = createGrantLookup(options);
   const consultApprovalHook = createApprovalHookConsultation(options);
   // Steps the hook decided entirely, resumed in a row by one work item: a model that keeps asking
@@ -91,12 +93,19 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
       answer.stopOpening();
       await status.end();
     }
-    finished(outcome.approvalRequests.length === 0 ? 'answered' : 'waiting');
-    thread.messages.push(...outcome.responseMessages);
+    const waiting = outcome.approvalRequests.length > 0;
+    // Nothing to show and nobody to ask: without a notice the thread would just go quiet.
+    const unanswered = !waiting && !outcome.text.trim();
+    finished(waiting ? 'waiting' : unanswered ? 'failed' : 'answered');
+    thread.messages.push(...(unanswered ? withoutEmptyAnswer(outcome.responseMessages) : outcome.responseMessages));
     delete thread.failedTurn;
     await notes.noteAutomaticApprovals(scope, thread, automatic);
-    if (outcome.approvalRequests.length === 0) {
-      if (outcome.text.trim()) thread.outbox = outcome.text;
+    if (unanswered) {
+      const reason = unansweredReason({ responseMessages: outcome.responseMessages, maxSteps: limits.maxSteps });
+      return recordUnansweredTurn(scope, thread, { reason, requesterId, answer });
+    }
+    if (!waiting) {
+      thread.outbox = outcome.text;
       try {
         await scope.save(thread, { settled: true });
         for (const each of thread.answerTs ?? []) shown.recorded.add(each);

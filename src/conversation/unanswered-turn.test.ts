@@ -1,0 +1,61 @@
+import type { LanguageModelV4Content } from '@ai-sdk/provider';
+import type { ModelMessage } from 'ai';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { mockStreamingModel, type GeneratedReply } from '../../test/helpers/mock-streaming-model.js';
+import { runTurn } from '../agent/run-turn.js';
+import { defaultConfig } from '../config/config-file.js';
+import type { ToolDefinition } from '../tools/tool-definition.js';
+import { unansweredNotice, unansweredReason, withoutEmptyAnswer } from './unanswered-turn.js';
+
+const usage = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 5, text: 5, reasoning: undefined },
+};
+const reply = (content: LanguageModelV4Content[], finish: 'stop' | 'tool-calls' | 'length' | 'content-filter'): GeneratedReply => ({ content, finishReason: { unified: finish, raw: finish }, usage, warnings: [] });
+const getPods = (id: string) => reply([{ type: 'tool-call', toolCallId: id, toolName: 'get_pods', input: '{"namespace":"staging"}' }], 'tool-calls');
+const tools: ToolDefinition[] = [{ name: 'get_pods', description: 'List pods', inputSchema: z.object({ namespace: z.string() }), approval: 'never', execute: async () => ['pod-a'] }];
+
+/** What a real turn adds to the history for these model replies. */
+async function responseMessagesOf(replies: GeneratedReply[], maxSteps: number): Promise<ModelMessage[]> {
+  const context = { requesterId: 'UALICE', teamId: 'T1', channel: 'C1', threadTs: '1.1' };
+  const outcome = await runTurn({ model: mockStreamingModel(replies), instructions: 'test', definitions: tools, policy: defaultConfig().policy, messages: [{ role: 'user', content: 'pods?' }], context, maxSteps });
+  expect(outcome.text.trim()).toBe('');
+  return outcome.responseMessages;
+}
+
+describe('why a turn ended without an answer', () => {
+  it('is the step limit when the last allowed step still called tools', async () => {
+    const responseMessages = await responseMessagesOf([getPods('c1'), getPods('c2'), getPods('c3')], 3);
+    expect(unansweredReason({ responseMessages, maxSteps: 3 })).toEqual({ kind: 'step-limit', steps: 3 });
+    expect(unansweredNotice({ kind: 'step-limit', steps: 3 })).toContain('I stopped after 3 steps without finishing');
+  });
+
+  it('is no answer when the model said nothing, first or after tools, even on the last allowed step', async () => {
+    const cases: Array<[GeneratedReply[], number]> = [
+      [[reply([], 'content-filter')], 3],
+      [[reply([{ type: 'text', text: '' }], 'stop')], 3],
+      [[getPods('c1'), reply([], 'length')], 3],
+      [[getPods('c1'), getPods('c2'), reply([], 'content-filter')], 3],
+    ];
+    for (const [replies, maxSteps] of cases) {
+      const responseMessages = await responseMessagesOf(replies, maxSteps);
+      expect(unansweredReason({ responseMessages: withoutEmptyAnswer(responseMessages), maxSteps })).toEqual({ kind: 'no-answer' });
+    }
+    expect(unansweredNotice({ kind: 'no-answer' })).toContain('The model returned no answer');
+  });
+
+  it('keeps what ran and drops only a last message with neither text nor a call, so Try again asks the model again', async () => {
+    // The mock streams content other than text as it is given: these are the reasoning stream parts.
+    const reasoningParts = [{ type: 'reasoning-start', id: 'r1' }, { type: 'reasoning-delta', id: 'r1', delta: 'thinking…' }, { type: 'reasoning-end', id: 'r1' }];
+    const reasoningOnly = reply(reasoningParts as unknown as LanguageModelV4Content[], 'length');
+    const blank = reply([{ type: 'text', text: '  \n' }], 'stop');
+    for (const last of [reasoningOnly, blank]) {
+      const responseMessages = await responseMessagesOf([getPods('c1'), last], 3);
+      expect(responseMessages.at(-1)?.role).toBe('assistant');
+      const kept = withoutEmptyAnswer(responseMessages);
+      expect(kept.map((message) => message.role)).toEqual(['assistant', 'tool']);
+      expect(unansweredReason({ responseMessages: kept, maxSteps: 3 })).toEqual({ kind: 'no-answer' });
+    }
+  });
+});

@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import type { ModelMessage } from 'ai';
+import type { ThreadState } from '../store/thread-state.js';
+import type { LiveAnswer } from './live-answer.js';
+import type { PhaseDependencies } from './phase-dependencies.js';
+import type { TurnScope } from './turn-scope.js';
+
+/**
+ * Why a turn that waits for nobody ended without an answer: it reached `agent.maxSteps` while the
+ * model was still calling tools, or the model's last step said nothing (a content filter, a
+ * reasoning model that spent its output budget, an empty reply).
+ */
+export type UnansweredReason = { kind: 'step-limit'; steps: number } | { kind: 'no-answer' };
+
+/**
+ * Read from what the turn added to the history. Every step but the last one asked for tools, and
+ * a step with content is one assistant message; so the turn stopped at the limit exactly when
+ * there are `maxSteps` of them and the last step's tool results close the history. A silent last
+ * step leaves no assistant message of its own (the AI SDK drops an empty one; see `withoutEmptyAnswer`).
+ */
+export function unansweredReason(options: { responseMessages: readonly ModelMessage[]; maxSteps: number }): UnansweredReason {
+  const steps = options.responseMessages.filter((message) => message.role === 'assistant').length;
+  const stoppedBetweenSteps = options.responseMessages.at(-1)?.role === 'tool';
+  return stoppedBetweenSteps && steps >= options.maxSteps ? { kind: 'step-limit', steps } : { kind: 'no-answer' };
+}
+
+/** What the thread is told; its Try again asks the model again from the saved history. */
+export function unansweredNotice(reason: UnansweredReason): string {
+  return reason.kind === 'step-limit'
+    ? `:warning: I stopped after ${reason.steps} steps without finishing. Click *Try again* or ask me to continue.`
+    : ':warning: The model returned no answer. Click *Try again* or send another message.';
+}
+
+/**
+ * The history without a last assistant message that holds neither text nor a tool call (only
+ * reasoning, or blank text): it is no answer, providers refuse some of them when sent back, and
+ * Try again only runs a turn whose history ends where the model is asked again.
+ */
+export function withoutEmptyAnswer(messages: readonly ModelMessage[]): ModelMessage[] {
+  const kept = [...messages];
+  while (kept.length > 0 && isEmptyAnswer(kept.at(-1)!)) kept.pop();
+  return kept;
+}
+
+function isEmptyAnswer(message: ModelMessage): boolean {
+  if (message.role !== 'assistant') return false;
+  if (typeof message.content === 'string') return message.content.trim() === '';
+  return message.content.every((part) => (part.type === 'text' ? part.text.trim() === '' : part.type !== 'tool-call'));
+}
+
+/**
+ * A turn ended with no answer and nothing waiting: the thread gets a notice with Try again instead
+ * of silence (posting it also clears the status line), and the turn is saved as a failed one, so
+ * Try again runs it again for the same requester. The calls that ran are in the history with their
+ * results, so the retry continues from them and runs none of them again.
+ */
+export function createUnansweredTurn({ logger, now }: Pick<PhaseDependencies, 'logger' | 'now'>) {
+  return async function recordUnansweredTurn(scope: TurnScope, thread: ThreadState, unanswered: { reason: UnansweredReason; requesterId: string; answer: LiveAnswer }): Promise<void> {
+    // Blank text the model streamed is closed as it is: there is nothing to mark as cut off.
+    await unanswered.answer.stream?.finish(unanswered.answer.streamed).catch((error: unknown) => logger.warn({ event: 'answer-finish-failed', err: error }, 'could not finish the blank answer'));
+    delete thread.answerTs;
+    thread.failedTurn = { id: randomUUID(), requesterId: unanswered.requesterId, at: now() };
+    await scope.save(thread, { settled: true });
+    logger.warn({ event: 'turn-unanswered', threadKey: thread.threadKey, reason: unanswered.reason.kind }, 'agent turn ended without an answer');
+    await scope.messenger.postNotice({ channel: thread.channel, threadTs: thread.threadTs, text: unansweredNotice(unanswered.reason), retryButton: true });
+  };
+}
