@@ -2,11 +2,18 @@ import { deciderText, hookNameOf } from '../approvals/approval-hook.js';
 import type { ModelMessage, ToolContent, ToolResultPart } from 'ai';
 import { isQuestion, type Decision, type PendingCall, type PendingStep } from '../approvals/pending-step.js';
 
+/**
+ * The decider of calls countersign closed itself because nobody could decide them (their card could
+ * not be posted). Not a Slack user id: no one reads it as a person, and no click can pass for it.
+ */
+export const COUNTERSIGN_ACTOR = 'countersign';
+
 /** The text the model reads for a call a human did not let run. Framed so it does not retry. */
 export function denialReason(decision: Decision): string {
   const who = deciderText(decision.userId);
   switch (decision.outcome) {
     case 'denied':
+      if (decision.userId === COUNTERSIGN_ACTOR) return notDecidedReason(decision);
       return `Declined by ${who}${decision.reason ? `: ${decision.reason}` : ''}. This is ${hookNameOf(decision.userId) === undefined ? 'a human decision' : "the operator's policy"}, not an error: do not retry this call unless the user asks again.`;
     case 'superseded':
       return `Not run: ${who} sent a newer message before this call was decided. Do not retry it unless the user asks again.`;
@@ -16,6 +23,11 @@ export function denialReason(decision: Decision): string {
     case 'answered':
       return `Not run: a newer message arrived before every call in this step was decided (this one was ${decision.outcome} by ${who}). Do not retry it unless the user asks again.`;
   }
+}
+
+/** Told as an error, not a refusal: nobody declined, so asking again is right when the user asks for it again. */
+function notDecidedReason(decision: Decision): string {
+  return `Not run: ${decision.reason ?? 'countersign closed this call'}. This was an error, not a decision: no person saw or declined this call, and nothing ran. Tell the user; if they ask for it again, request it again.`;
 }
 
 /** What the model reads for a question that got no answer. Only a scheduled turn's questions expire: nobody came to answer. */

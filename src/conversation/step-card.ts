@@ -1,7 +1,7 @@
-import { closingToolMessage } from '../agent/decision-messages.js';
+import { closingToolMessage, COUNTERSIGN_ACTOR } from '../agent/decision-messages.js';
 import type { ApprovalRequest } from '../agent/run-turn.js';
 import type { AuditEventInput } from '../audit/audit-event.js';
-import type { PendingStep } from '../approvals/pending-step.js';
+import type { Decision, PendingStep } from '../approvals/pending-step.js';
 import { describeApprovers } from '../approvals/policy/describe-approvers.js';
 import { stepRouting } from '../approvals/card-routing.js';
 import { postMissingCopies } from '../approvals/post-card-copies.js';
@@ -11,6 +11,7 @@ import { commitTransition } from '../approvals/transitions/commit-transition.js'
 import { isFencedError } from '../store/fenced-error.js';
 import type { ThreadState } from '../store/thread-state.js';
 import { buildPendingStep } from './build-pending-step.js';
+import { shortError } from './short-error.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
 import type { TurnScope } from './turn-scope.js';
 import { traceparentOf } from '../tracing/trace-context.js';
@@ -76,7 +77,7 @@ export function createStepCards(options: StepCardDependencies) {
         return;
       }
       logger.error({ event: 'card-post-failed', stepId: step.stepId, err: error }, 'could not post approval card');
-      const decision = { outcome: 'denied' as const, userId: options.botUserId, at: now(), reason: 'the approval card could not be posted' };
+      const decision = cardNotPostedDecision({ error, at: now() });
       const closed = await scope.lease.guard(() =>
         commitTransition(store, step.stepId, (current) => {
           const transition = closeStepTransition(current, decision);
@@ -91,7 +92,11 @@ export function createStepCards(options: StepCardDependencies) {
           await scope.save(thread, { settled: true });
         }
       }
-      await scope.messenger.postNotice({ channel: step.channel, threadTs: step.threadTs, text: ':warning: I could not post the approval card, so nothing was run. Please try again.' });
+      await scope.messenger.postNotice({
+        channel: step.channel,
+        threadTs: step.threadTs,
+        text: `:warning: I could not post the approval card (${shortError(error)}), so nobody could decide on it and nothing was run. This was an error, not a denial: please ask again.`,
+      });
       return undefined;
     }
   }
@@ -122,6 +127,14 @@ export function createStepCards(options: StepCardDependencies) {
 }
 
 export type StepCards = ReturnType<typeof createStepCards>;
+
+/**
+ * How the calls of a card that could not be posted are closed: by countersign itself, with the
+ * error as the reason, so neither the model nor the audit trail reads it as a person's denial.
+ */
+export function cardNotPostedDecision({ error, at }: { error: unknown; at: number }): Decision {
+  return { outcome: 'denied', userId: COUNTERSIGN_ACTOR, at, reason: `the approval card could not be posted (${shortError(error)})` };
+}
 
 /** The `approval-requested` records of a new step, one per call, written with the step. */
 function approvalRequested(step: PendingStep): AuditEventInput[] {
