@@ -18,3 +18,15 @@ export function approvedCallsHistory({ request, calls }: { request: string; call
     { role: 'tool', content: ids.map(({ approvalId }) => ({ type: 'tool-approval-response' as const, approvalId, approved: true })) },
   ];
 }
+
+/**
+ * A thread whose first turn ran `call_1` and was answered, then a new message: the next turn of a
+ * server that numbers calls per response uses `call_1` again, for another call.
+ */
+export const answeredCallThenMessage: ModelMessage[] = [
+  { role: 'user', content: 'list pods' },
+  { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call_1', toolName: 'get_pods', input: { namespace: 'staging' } }] },
+  { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_1', toolName: 'get_pods', output: { type: 'json', value: 'pod-a' } }] },
+  { role: 'assistant', content: [{ type: 'text', text: 'pod-a' }] },
+  { role: 'user', content: 'restart it in prod' },
+];

@@ -1,5 +1,5 @@
 import { describeChanges, diffInputs } from '../approvals/input-diff.js';
-import { approvedVersion } from '../approvals/input-version.js';
+import { approvedVersion, inputHash } from '../approvals/input-version.js';
 import type { PendingStep } from '../approvals/pending-step.js';
 import type { ApprovedRun } from './tool-set.js';
 
@@ -17,6 +17,8 @@ export function approvedRunsFor(step: PendingStep): Map<string, ApprovedRun> {
     const editors = [...new Set((call.versions ?? []).slice(1, version.number + 1).flatMap((each) => (each.editedBy ? [`<@${each.editedBy}>`] : [])))];
     const changes = describeChanges(diffInputs(call.input, version.input));
     runs.set(call.toolCallId, {
+      toolName: call.toolName,
+      modelInputHash: inputHash(call.input),
       input: version.input,
       inputHash: version.inputHash,
       basis: { kind: 'approval', stepId: step.stepId, approvalId: call.approvalId, version: version.number, inputHash: version.inputHash, approvedBy: decision.approvedBy ?? [] },

@@ -11,3 +11,8 @@ export interface EditNote {
   ranWithInput: unknown;
   note: string;
 }
+
+/** The note as text, for a result that is an error message rather than JSON (an edited call that threw). */
+export function editNoteText(edit: EditNote): string {
+  return `${edit.note} Changes: ${edit.changes.join('; ')}. ranWithInput: ${JSON.stringify(edit.ranWithInput)}`;
+}

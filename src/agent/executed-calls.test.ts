@@ -1,6 +1,6 @@
 import type { ModelMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { approvedCallsHistory } from './approved-history.test-support.js';
+import { answeredCallThenMessage, approvedCallsHistory } from './approved-history.test-support.js';
 import { recordExecutions } from './executed-calls.js';
 
 const resumed = approvedCallsHistory({ request: 'deploy api and restart web', calls: [{ toolName: 'deploy', input: { service: 'api' } }, { toolName: 'restart', input: { service: 'web' } }] });
@@ -33,4 +33,14 @@ describe('recordExecutions', () => {
     ]);
     expect(recordExecutions(fresh, [])).toEqual(fresh);
   });
+
+  it('writes in a call of this turn whose id an earlier turn used, so the history stays valid for the provider', () => {
+    const recorded = recordExecutions(answeredCallThenMessage, [{ toolCallId: 'call_1', toolName: 'restart', input: { namespace: 'prod' }, output: { restarted: true } }]);
+    // Joined to the earlier turn's call_1, it would be a tool message right after the user's, answering no call: Chat Completions refuses that history.
+    expect(recorded.slice(answeredCallThenMessage.length)).toEqual([
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call_1', toolName: 'restart', input: { namespace: 'prod' } }] },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_1', toolName: 'restart', output: { type: 'json', value: { restarted: true } } }] },
+    ]);
+  });
 });
+

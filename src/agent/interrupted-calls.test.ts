@@ -1,7 +1,7 @@
 import type { ModelMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { approvedCallsHistory } from './approved-history.test-support.js';
-import { closeUnansweredCalls, interruptedResults, recordUnrecordedCalls, startedWithoutResult } from './interrupted-calls.js';
+import { answeredCallThenMessage, approvedCallsHistory } from './approved-history.test-support.js';
+import { closeUnansweredCalls, INTERRUPTED_CALL, interruptedResults, recordUnrecordedCalls, startedWithoutResult } from './interrupted-calls.js';
 
 const history = approvedCallsHistory({ request: 'restart both', calls: [{ toolName: 'restart', input: {} }, { toolName: 'restart', input: {} }] });
 
@@ -43,5 +43,27 @@ describe('closeUnansweredCalls', () => {
     expect(results.find((part) => part.toolCallId === 'c1')?.output).toEqual({ type: 'error-text', value: expect.stringContaining('may or may not have completed') });
     expect(results.find((part) => part.toolCallId === 'c2')?.output).toMatchObject({ type: 'execution-denied' });
     expect(recorded.at(-2)).toEqual({ role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c9', toolName: 'restart', input: { namespace: 'prod' } }] });
+  });
+
+  it('writes in a started call of the stopped turn whose id an earlier turn used, so it is not run again', () => {
+    const started = new Map([['call_1', { toolName: 'restart', input: { namespace: 'prod' } }]]);
+    const closed = closeUnansweredCalls(answeredCallThenMessage, started, notRun);
+    const recorded = recordUnrecordedCalls(closed, started);
+    // Taken for the earlier turn's call_1, nothing is written: the turn runs again and the model asks for (and a grant runs) the restart twice.
+    expect(recorded.slice(answeredCallThenMessage.length)).toEqual([
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call_1', toolName: 'restart', input: { namespace: 'prod' } }] },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_1', toolName: 'restart', output: { type: 'error-text', value: INTERRUPTED_CALL } }] },
+    ]);
+    // Its marker stays until that result is saved.
+    expect(startedWithoutResult(answeredCallThenMessage, ['call_1'])).toEqual(['call_1']);
+    expect(startedWithoutResult(recorded, ['call_1'])).toEqual([]);
+  });
+
+  it('closes an unanswered call whose id an earlier exchange answered', () => {
+    const reused: ModelMessage[] = [...answeredCallThenMessage, { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call_1', toolName: 'restart', input: { namespace: 'prod' } }] }];
+    expect(closeUnansweredCalls(reused, new Set(['call_1']), notRun).at(-1)).toEqual({
+      role: 'tool',
+      content: [{ type: 'tool-result', toolCallId: 'call_1', toolName: 'restart', output: { type: 'error-text', value: INTERRUPTED_CALL } }],
+    });
   });
 });

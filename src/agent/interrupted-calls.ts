@@ -1,4 +1,5 @@
 import type { ModelMessage, ToolContent, ToolResultPart } from 'ai';
+import { answeredCallIdsOf, currentExchange, exchangesOf, toolCallIdsOf } from './current-exchange.js';
 
 export const INTERRUPTED_CALL =
   'Interrupted: the bot process stopped while this call was running, so it may or may not have completed. It was not run again. Check its effect before retrying.';
@@ -39,14 +40,11 @@ export interface UnrecordedCall {
  * Calls a stopped process started in a turn it never saved: the history does not know them, so
  * without this the turn would run again and the model would make (and run) them anew. They are
  * written into the history as calls the model made, each with the "interrupted" result, after
- * every earlier call is closed, so the model knows what may already have happened.
+ * every earlier call is closed, so the model knows what may already have happened. The markers
+ * are the latest turn's: a call of an earlier exchange with the same id is another call.
  */
 export function recordUnrecordedCalls(messages: ModelMessage[], started: ReadonlyMap<string, { toolName: string; input: unknown }>): ModelMessage[] {
-  const known = new Set(
-    messages.flatMap((message) =>
-      message.role === 'assistant' && typeof message.content !== 'string' ? message.content.flatMap((part) => (part.type === 'tool-call' ? [part.toolCallId] : [])) : [],
-    ),
-  );
+  const known = toolCallIdsOf(currentExchange(messages));
   const unrecorded = [...started].filter(([toolCallId]) => !known.has(toolCallId)).map(([toolCallId, marker]): UnrecordedCall => ({ toolCallId, ...marker }));
   if (unrecorded.length === 0) return messages;
   const closed = closeUnansweredCalls(messages, started, 'Not run: the turn was interrupted before this call started.');
@@ -64,32 +62,30 @@ export function recordUnrecordedCalls(messages: ModelMessage[], started: Readonl
  * Gives every call of the history without a result one, before a new message continues it: a
  * call that had started (its marker says so) is told as interrupted, since it may have run;
  * only a call that never started is told `notRunReason`. Saying "not run" of a call that ran
- * would have the model ask for it again.
+ * would have the model ask for it again. A call is answered only by a result in its own exchange.
  */
 export function closeUnansweredCalls(messages: ModelMessage[], started: ReadonlyMap<string, unknown> | ReadonlySet<string>, notRunReason: string): ModelMessage[] {
-  const answered = answeredCalls(messages);
   const content: ToolContent = [];
-  for (const message of messages) {
-    if (message.role !== 'assistant' || typeof message.content === 'string') continue;
-    for (const part of message.content) {
-      if (part.type !== 'tool-call' || part.providerExecuted || answered.has(part.toolCallId)) continue;
-      const { toolCallId, toolName } = part;
-      content.push(
-        started.has(toolCallId)
-          ? { type: 'tool-result', toolCallId, toolName, output: { type: 'error-text', value: INTERRUPTED_CALL } }
-          : { type: 'tool-result', toolCallId, toolName, output: { type: 'execution-denied', reason: notRunReason } },
-      );
+  for (const exchange of exchangesOf(messages)) {
+    const answered = answeredCallIdsOf(exchange);
+    for (const message of exchange) {
+      if (message.role !== 'assistant' || typeof message.content === 'string') continue;
+      for (const part of message.content) {
+        if (part.type !== 'tool-call' || part.providerExecuted || answered.has(part.toolCallId)) continue;
+        const { toolCallId, toolName } = part;
+        content.push(
+          started.has(toolCallId)
+            ? { type: 'tool-result', toolCallId, toolName, output: { type: 'error-text', value: INTERRUPTED_CALL } }
+            : { type: 'tool-result', toolCallId, toolName, output: { type: 'execution-denied', reason: notRunReason } },
+        );
+      }
     }
   }
   return content.length === 0 ? messages : [...messages, { role: 'tool', content }];
 }
 
-/** The started calls (by tool call id) whose result the history does not hold yet. */
+/** The started calls (by tool call id, the latest turn's) whose result this exchange does not hold yet. */
 export function startedWithoutResult(messages: readonly ModelMessage[], started: Iterable<string>): string[] {
-  const answered = answeredCalls(messages);
+  const answered = answeredCallIdsOf(currentExchange(messages));
   return [...started].filter((toolCallId) => !answered.has(toolCallId));
-}
-
-function answeredCalls(messages: readonly ModelMessage[]): Set<string> {
-  return new Set(messages.flatMap((message) => (message.role === 'tool' ? message.content.flatMap((part) => (part.type === 'tool-result' ? [part.toolCallId] : [])) : [])));
 }

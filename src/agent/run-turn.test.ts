@@ -4,10 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { PendingStep } from '../approvals/pending-step.js';
 import { decidedStep } from '../approvals/pending-step.test-support.js';
+import { answeredCallThenMessage } from './approved-history.test-support.js';
 import type { ToolDefinition } from '../tools/tool-definition.js';
 import { defaultConfig } from '../config/config-file.js';
 import { approvedRunsFor } from './approved-runs.js';
 import { closingToolMessage, resumeToolMessage } from './decision-messages.js';
+import { recordExecutions } from './executed-calls.js';
 import { runTurn, TurnFailedError } from './run-turn.js';
 
 const usage = {
@@ -228,4 +230,106 @@ describe('runTurn', () => {
     const call = parts.find((part) => part.type === 'tool-call');
     expect(call).toMatchObject({ toolCallId: 'c1', input: { namespace: 'prod', replicas: 10 } });
   });
+
+  it('tells the model the human-edited input is what failed when an edited call throws', async () => {
+    const tools: ToolDefinition[] = [
+      {
+        name: 'scale',
+        description: 'Scale a deployment',
+        inputSchema: z.object({ namespace: z.string(), replicas: z.number().int() }),
+        approval: 'always',
+        execute: async () => {
+          throw new Error('connection reset while scaling');
+        },
+      },
+    ];
+    const first = mockStreamingModel([callReply({ id: 'c1', name: 'scale', input: { namespace: 'prod', replicas: 10 } })]);
+    const messages: ModelMessage[] = [{ role: 'user', content: 'scale prod to 10' }];
+    const paused = await runTurn({ model: first, instructions: 'test', definitions: tools, policy, messages, context, maxSteps: 5 });
+    const request = paused.approvalRequests[0]!;
+    const step = decidedStep(paused.approvalRequests, { [request.approvalId]: { outcome: 'approved', userId: 'UBOB' } }, { [request.approvalId]: { namespace: 'staging', replicas: 3 } });
+    const history = [...messages, ...paused.responseMessages, resumeToolMessage(step)];
+
+    const second = mockStreamingModel([textReply('Scaling staging to 3 failed.')]);
+    await runTurn({ model: second, instructions: 'test', definitions: tools, policy, messages: history, context, maxSteps: 5, approvedRuns: approvedRunsFor(step) });
+    // The model's call says prod/10; what failed was staging/3. Told only the error, it reports (and retries) prod.
+    const result = second.doStreamCalls[0]!.prompt.flatMap((message) => (message.role === 'tool' ? message.content : [])).find((part) => part.type === 'tool-result');
+    expect(result?.output).toMatchObject({ type: 'error-text', value: expect.stringContaining('connection reset while scaling') });
+    expect(result?.output).toMatchObject({ value: expect.stringContaining('ranWithInput: {"namespace":"staging","replicas":3}') });
+    expect(result?.output).toMatchObject({ value: expect.stringContaining('namespace: "prod" → "staging"') });
+
+    // The same when the model then fails and the turn's executions are recorded instead.
+    const failing = mockStreamingModel(() => {
+      throw new Error('model down');
+    });
+    const failure = await runTurn({ model: failing, instructions: 'test', definitions: tools, policy, messages: history, context, maxSteps: 5, maxRetries: 0, approvedRuns: approvedRunsFor(step) }).catch((error: unknown) => error);
+    const recorded = recordExecutions(history, (failure as TurnFailedError).executions).at(-1);
+    const recordedResult = recorded?.role === 'tool' ? recorded.content.find((part) => part.type === 'tool-result') : undefined;
+    expect(recordedResult?.output).toMatchObject({ type: 'error-text', value: expect.stringContaining('ranWithInput: {"namespace":"staging","replicas":3}') });
+  });
 });
+
+describe('runTurn with tool call ids the model server repeats', () => {
+  const schema = z.object({ service: z.string(), namespace: z.enum(['staging', 'prod']) });
+  function clusterTools(ran: unknown[]): ToolDefinition[] {
+    return [
+      { name: 'scale_down', description: 'Scale to zero', inputSchema: schema, approval: 'always', execute: async (input) => ran.push(['scale_down', input]) },
+      { name: 'delete_deployment', description: 'Delete', inputSchema: schema, approval: 'always', execute: async (input) => ran.push(['delete_deployment', input]) },
+      { name: 'get_pods', description: 'List pods', inputSchema: z.object({ namespace: z.string() }), approval: 'never', execute: async (input) => ran.push(['get_pods', input]) },
+    ];
+  }
+  const scaleDown = { name: 'scale_down', input: { service: 'worker', namespace: 'staging' } };
+  const deleteDeployment = { name: 'delete_deployment', input: { service: 'payments', namespace: 'prod' } };
+
+  it('gives calls of one response that share an id their own ids, so each approval counts for its own call', async () => {
+    const ran: unknown[] = [];
+    const first = mockStreamingModel([callReply({ id: 'call_1', ...scaleDown }, { id: 'call_1', ...deleteDeployment })]);
+    const messages: ModelMessage[] = [{ role: 'user', content: 'scale down worker and delete payments' }];
+    const paused = await runTurn({ model: first, instructions: 'test', definitions: clusterTools(ran), policy, messages, context, maxSteps: 5 });
+    expect(paused.approvalRequests.map((request) => request.toolName)).toEqual(['scale_down', 'delete_deployment']);
+    expect(new Set(paused.approvalRequests.map((request) => request.toolCallId)).size).toBe(2);
+
+    const [approve, deny] = paused.approvalRequests;
+    const step = decidedStep(paused.approvalRequests, { [approve!.approvalId]: { outcome: 'approved', userId: 'UBOB' }, [deny!.approvalId]: { outcome: 'denied', userId: 'UBOB' } });
+    const second = mockStreamingModel([textReply('Scaled down worker.')]);
+    await runTurn({ model: second, instructions: 'test', definitions: clusterTools(ran), policy, messages: [...messages, ...paused.responseMessages, resumeToolMessage(step)], context, maxSteps: 5, approvedRuns: approvedRunsFor(step) });
+    expect(ran).toEqual([['scale_down', scaleDown.input]]);
+  });
+
+  it('gives a call whose id an earlier turn used a new one', async () => {
+    const ran: unknown[] = [];
+    const model = mockStreamingModel([callReply({ id: 'call_1', name: 'get_pods', input: { namespace: 'prod' } }), textReply('prod has pod-b.')]);
+    const outcome = await runTurn({ model, instructions: 'test', definitions: clusterTools(ran), policy, messages: answeredCallThenMessage, context, maxSteps: 5 });
+    const calls = outcome.responseMessages.flatMap((message) => (message.role === 'assistant' && Array.isArray(message.content) ? message.content : [])).filter((part) => part.type === 'tool-call');
+    expect(calls).toEqual([expect.objectContaining({ toolName: 'get_pods', input: { namespace: 'prod' } })]);
+    expect(calls[0]!.toolCallId).not.toBe('call_1');
+    expect(ran).toEqual([['get_pods', { namespace: 'prod' }]]);
+  });
+
+  it("never runs a denied call under another call's approval in a history where two calls share an id", async () => {
+    // A history stored before ids were made unique: the AI SDK pairs both approvals with the last call_1.
+    const ran: unknown[] = [];
+    const requests = [
+      { approvalId: 'a1', toolCallId: 'call_1', toolName: scaleDown.name, input: scaleDown.input },
+      { approvalId: 'a2', toolCallId: 'call_1', toolName: deleteDeployment.name, input: deleteDeployment.input },
+    ];
+    const step = decidedStep(requests, { a1: { outcome: 'approved', userId: 'UBOB' }, a2: { outcome: 'denied', userId: 'UBOB' } });
+    const history: ModelMessage[] = [
+      { role: 'user', content: 'scale down worker and delete payments' },
+      {
+        role: 'assistant',
+        content: [
+          ...requests.map((request) => ({ type: 'tool-call' as const, toolCallId: request.toolCallId, toolName: request.toolName, input: request.input })),
+          ...requests.map((request) => ({ type: 'tool-approval-request' as const, approvalId: request.approvalId, toolCallId: request.toolCallId })),
+        ],
+      },
+      resumeToolMessage(step),
+    ];
+    const model = mockStreamingModel([textReply('Done.')]);
+    await runTurn({ model, instructions: 'test', definitions: clusterTools(ran), policy, messages: history, context, maxSteps: 5, approvedRuns: approvedRunsFor(step) });
+    expect(ran).toEqual([]);
+    const told = JSON.stringify(model.doStreamCalls[0]!.prompt);
+    expect(told).toContain('Not run: the approval on record for this call id is for a different call.');
+  });
+});
+

@@ -3,10 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { stepCountIs, streamText, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import type { ToolDefinition } from '../tools/tool-definition.js';
 import { startModelWatchdog } from './model-watchdog.js';
+import { withUniqueToolCallIds } from './unique-tool-call-ids.js';
 import type { Context, Tracer } from '@opentelemetry/api';
 import { createTurnTelemetry, type ModelCallReport } from './turn-telemetry.js';
 import type { PolicyConfig } from '../config/policy-config-schema.js';
-import type { ExecutionBasis } from '../audit/audit-event.js';
 import {
   createToolApproval,
   createTurnTools,
@@ -14,6 +14,7 @@ import {
   type AutomaticApproval,
   type ExecutionRecord,
   type ExecutionReport,
+  type GateBasis,
   type ScheduleApproval,
   type StartingCall,
   type TurnContext,
@@ -90,11 +91,12 @@ export interface RunTurnOptions {
 /**
  * Runs the model until it answers or pauses on calls that need approval. The same function serves a
  * fresh message and a resume: on resume the last message is the tool message holding the decisions,
- * and the AI SDK executes the approved calls before asking the model again.
+ * and the AI SDK executes the approved calls before asking the model again. A call id the model
+ * repeats (in one response, or from earlier in the thread) is replaced before anything sees it.
  */
 export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
   const executions: ExecutionRecord[] = [];
-  const bases = new Map<string, ExecutionBasis>();
+  const bases = new Map<string, GateBasis>();
   const telemetry = createTurnTelemetry({
     ...(options.tracer ? { tracer: options.tracer } : {}),
     ...(options.traceContext ? { parent: options.traceContext } : {}),
@@ -116,7 +118,8 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
   const abortSignal = signals.length > 0 ? AbortSignal.any(signals) : undefined;
   try {
     const result = streamText({
-      model: options.model,
+      // Before the AI SDK sees a call: approvals, gate decisions, markers and the history all go by call id.
+      model: withUniqueToolCallIds(options.model),
       instructions: options.instructions,
       messages: options.messages,
       tools,

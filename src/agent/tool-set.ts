@@ -8,7 +8,8 @@ import type { PolicyEvaluation } from '../approvals/policy/evaluate-policy.js';
 import type { PolicyConfig } from '../config/policy-config-schema.js';
 import { faultPoint } from '../runtime/fault-points.js';
 import type { ExecutionBasis } from '../audit/audit-event.js';
-import type { EditNote } from './edit-note.js';
+import { inputHash } from '../approvals/input-version.js';
+import { editNoteText, type EditNote } from './edit-note.js';
 
 export type TurnContext = Omit<ToolContext, 'toolCallId' | 'idempotencyKey' | 'abortSignal' | 'assertHeld'>;
 
@@ -31,10 +32,14 @@ export type TraceExecution = <RESULT>(call: { toolName: string; toolCallId: stri
  * `output` for a call that returned, `error` for one that started and threw (it may have had
  * effects, so it must not run again either).
  */
-export type ExecutionRecord = { toolCallId: string; toolName: string; input: unknown } & ({ output: unknown } | { error: string });
+export type ExecutionRecord = { toolCallId: string; toolName: string; input: unknown } & ({ output: unknown } | { error: string; edit?: EditNote });
 
 /** A call a human approved: it runs with the approved version of the input, whatever the model asked. */
 export interface ApprovedRun {
+  /** The call the approval is for: it counts only for a call of this tool with this model input. */
+  toolName: string;
+  /** `inputHash` of the model's own input (version 0), as the call appears in the history. */
+  modelInputHash: string;
   input: unknown;
   inputHash: string;
   basis: Extract<ExecutionBasis, { kind: 'approval' }>;
@@ -64,7 +69,7 @@ export function createTurnTools(options: {
   /** Calls humans approved in the step this turn resumes, by tool call id. */
   approvedRuns?: ReadonlyMap<string, ApprovedRun>;
   /** Filled by the gate (`createToolApproval`) for calls it let through itself. */
-  bases: ReadonlyMap<string, ExecutionBasis>;
+  bases: ReadonlyMap<string, GateBasis>;
   /** Awaited just before a tool runs: records that it started (and may refuse, e.g. when fenced). */
   beforeExecute?: (call: StartingCall) => Promise<void>;
   /** Told when a call returned or threw. */
@@ -88,8 +93,11 @@ export function createTurnTools(options: {
       inputSchema: cachedSchema(definition.inputSchema),
       execute: (modelInput: unknown, { toolCallId, abortSignal }) =>
         traceExecution({ toolName: definition.name, toolCallId }, async (failed) => {
-          const approved = options.approvedRuns?.get(toolCallId);
-          const basis = approved?.basis ?? options.bases.get(toolCallId);
+          const call = { toolCallId, toolName: definition.name, input: modelInput };
+          const approved = approvalOf(options.approvedRuns, call);
+          // An approval on record under this id but for another call (a repeated id) is not this call's.
+          if (!approved && options.approvedRuns?.has(toolCallId)) throw new Error('Not run: the approval on record for this call id is for a different call.');
+          const basis = approved?.basis ?? gateBasisOf(options.bases, call);
           if (!basis) throw new Error('Not run: there is no approval on record for this call.');
           const input = approved ? approved.input : modelInput;
           await options.beforeExecute?.({ toolCallId, toolName: definition.name, input, basis });
@@ -110,8 +118,10 @@ export function createTurnTools(options: {
             });
           } catch (error) {
             const message = error instanceof Error ? error.message : String(error);
-            options.executions.push({ toolCallId, toolName: definition.name, input, error: message });
+            options.executions.push({ toolCallId, toolName: definition.name, input, error: message, ...(approved?.edit ? { edit: approved.edit } : {}) });
             await report({ status: 'error', error: message });
+            // The model's call in the history is not what failed: without the note it would report (and retry) its own arguments.
+            if (approved?.edit) throw new Error(`${message}\n\n${editNoteText(approved.edit)}`, { cause: error });
             throw error;
           }
           faultPoint('after-tool');
@@ -155,7 +165,7 @@ export function createToolApproval(options: {
   /** Calls humans approved in the step being resumed: already decided, so not judged again here. */
   approvedRuns?: ReadonlyMap<string, ApprovedRun>;
   /** Receives the basis of every call the gate lets through itself. */
-  bases: Map<string, ExecutionBasis>;
+  bases: Map<string, GateBasis>;
   /** A live grant covering this call, if any (see `grantCovers`). */
   findGrant?: (call: { toolName: string; input: unknown; evaluation: PolicyEvaluation }) => Promise<Grant | undefined>;
   onAutomaticApproval?: (approval: AutomaticApproval) => void;
@@ -164,8 +174,10 @@ export function createToolApproval(options: {
 }): ToolApprovalConfiguration<ToolSet, never> {
   const byName = new Map(options.definitions.map((definition) => [definition.name, definition]));
   return async ({ toolCall }) => {
-    // The AI SDK asks again when it replays an approved call; the humans' decision stands.
-    if (options.approvedRuns?.has(toolCall.toolCallId)) return 'user-approval';
+    // The AI SDK asks again when it replays an approved call; the humans' decision stands, but only
+    // for the very call they decided (same id, tool and model input): another call is judged afresh.
+    if (approvalOf(options.approvedRuns, toolCall)) return 'user-approval';
+    const letThrough = (basis: ExecutionBasis) => options.bases.set(toolCall.toolCallId, { toolName: toolCall.toolName, modelInputHash: inputHash(toolCall.input), basis });
     const definition = byName.get(toolCall.toolName);
     // Nothing runs for a human-answered tool, so there is nothing to approve.
     if (definition && !definition.execute) return 'not-applicable';
@@ -177,30 +189,54 @@ export function createToolApproval(options: {
       context: options.context,
     });
     if (!evaluation.needsApproval) {
-      options.bases.set(toolCall.toolCallId, { kind: 'no-approval-needed' });
+      letThrough({ kind: 'no-approval-needed' });
       return 'not-applicable';
     }
     // A schedule's list is the operator's word for that automation, but a rule forbidding automatic approval still asks.
     const schedule = options.scheduleApproval;
     if (schedule?.covers(toolCall.toolName) && evaluation.autoApprove !== 'forbidden') {
-      options.bases.set(toolCall.toolCallId, { kind: 'auto-approve', mode: 'schedule', schedule: schedule.schedule });
+      letThrough({ kind: 'auto-approve', mode: 'schedule', schedule: schedule.schedule });
       options.onAutomaticApproval?.({ toolCallId: toolCall.toolCallId, toolName: toolCall.toolName, input: toolCall.input, mode: 'schedule', schedule: schedule.schedule });
       return { type: 'approved', reason: `auto-approved by schedule ${schedule.schedule}` };
     }
     if (isAutoApproveActive({ policy: options.policy, channel: options.context.channel, evaluation })) {
       const mode = options.policy.autoApprove.global ? 'global' : 'channel';
-      options.bases.set(toolCall.toolCallId, { kind: 'auto-approve', mode });
+      letThrough({ kind: 'auto-approve', mode });
       options.onAutomaticApproval?.({ toolCallId: toolCall.toolCallId, toolName: toolCall.toolName, input: toolCall.input, mode });
       return { type: 'approved', reason: `auto-approve mode (${mode})` };
     }
     const grant = await options.findGrant?.({ toolName: toolCall.toolName, input: toolCall.input, evaluation });
     if (grant) {
-      options.bases.set(toolCall.toolCallId, { kind: 'grant', grantId: grant.grantId, grantedBy: grant.grantedBy });
+      letThrough({ kind: 'grant', grantId: grant.grantId, grantedBy: grant.grantedBy });
       options.onAutomaticApproval?.({ toolCallId: toolCall.toolCallId, toolName: toolCall.toolName, input: toolCall.input, mode: 'channel', grant });
       return { type: 'approved', reason: `allowed by grant ${grant.grantId} from <@${grant.grantedBy}>` };
     }
     return 'user-approval';
   };
+}
+
+/** What the gate let a call through on, with the call it judged, so it counts for no other call under the same id. */
+export interface GateBasis {
+  toolName: string;
+  modelInputHash: string;
+  basis: ExecutionBasis;
+}
+
+interface ModelCall {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+}
+
+/** The humans' approval of this exact call: the same id, tool and model input as the call they decided. */
+function approvalOf(approvedRuns: ReadonlyMap<string, ApprovedRun> | undefined, call: ModelCall): ApprovedRun | undefined {
+  const approved = approvedRuns?.get(call.toolCallId);
+  return approved && approved.toolName === call.toolName && approved.modelInputHash === inputHash(call.input) ? approved : undefined;
+}
+
+function gateBasisOf(bases: ReadonlyMap<string, GateBasis>, call: ModelCall): ExecutionBasis | undefined {
+  const decided = bases.get(call.toolCallId);
+  return decided && decided.toolName === call.toolName && decided.modelInputHash === inputHash(call.input) ? decided.basis : undefined;
 }
 
 /** Command tools report an exit code; a non-zero one (or a timeout) is an error for the audit trail. */
