@@ -77,7 +77,12 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
       logger.warn({ event: 'card-update-failed', stepId, err: error }, 'could not mark the card expired');
     });
     logger.info({ event: 'approval-expired', stepId }, 'approval request expired');
-    await worker.submit(step.threadKey, { kind: 'resume', stepId, channel: step.channel, threadTs: step.threadTs, ...(step.traceparent ? { traceparent: step.traceparent } : {}) });
+    // Not awaited: outside a receiver the submit drains the thread, the resumed turn with it (minutes),
+    // and the sweep must go on to the other due steps. A resume that fails to queue is found again
+    // through the index of decided steps (`recoverStalledWork`).
+    void worker
+      .submit(step.threadKey, { kind: 'resume', stepId, channel: step.channel, threadTs: step.threadTs, ...(step.traceparent ? { traceparent: step.traceparent } : {}) })
+      .catch((error: unknown) => logger.warn({ event: 'expiry-resume-failed', stepId, err: error }, 'could not resume an expired step'));
   }
 
   /**

@@ -4,6 +4,11 @@ import type { ThreadWorker } from './thread-worker.js';
 
 /** Work looked at per sweep, so one sweep stays short. */
 const BATCH = 20;
+/**
+ * Threads with work read to tell a decided step nobody resumed from one whose resume still waits
+ * its turn. With more than this many busy, the sweep cannot tell them apart and resumes none.
+ */
+const BUSY_THREADS_READ = 1_000;
 
 /**
  * Work a dead process left behind, found from the store rather than from memory, so any replica
@@ -17,9 +22,22 @@ export async function recoverStalledWork(options: { store: StateStore; worker: T
     // Not awaited: a recovered turn may take minutes and must not hold up the sweep.
     void worker.pickUp(threadKey).catch((error: unknown) => logger.warn({ event: 'recovery-failed', threadKey, err: error }, 'could not pick up thread'));
   }
-  for (const stepId of await store.completedSteps({ before: options.now() - options.graceMs, limit: BATCH })) {
+  const decided = await store.completedSteps({ before: options.now() - options.graceMs, limit: BATCH });
+  if (decided.length === 0) return;
+  // Read after the decided steps: a step still decided below was decided before this read, and the
+  // write that decided it queued its resume (or it is one that was lost).
+  const busy = await store.busyThreads({ limit: BUSY_THREADS_READ });
+  if (busy.length >= BUSY_THREADS_READ) {
+    logger.warn({ event: 'resume-recovery-deferred', busyThreads: busy.length }, 'too many threads with queued work to tell which decided steps were not resumed; trying again next sweep');
+    return;
+  }
+  const busyThreads = new Set(busy);
+  for (const stepId of decided) {
     const step = await store.getStep(stepId);
     if (!step || step.phase !== 'complete') continue;
+    // Its thread has queued or in-flight work: the resume waits its turn there (a backlog, a full
+    // gate), or is being claimed now. A second one would resume the turn again once it ended.
+    if (busyThreads.has(step.threadKey)) continue;
     logger.warn({ event: 'resume-recovered', stepId }, 'resuming a decided step nobody resumed');
     void worker
       .submit(step.threadKey, { kind: 'resume', stepId, channel: step.channel, threadTs: step.threadTs, ...(step.traceparent ? { traceparent: step.traceparent } : {}) })

@@ -1,8 +1,11 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import { resumeToolMessage } from '../agent/decision-messages.js';
+import { makeStep } from '../approvals/pending-step.test-support.js';
 import { createMemoryAuditLog } from '../audit/memory-audit-log.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import type { StateStore } from '../store/state-store.js';
+import { newThreadState, type ThreadState } from '../store/thread-state.js';
 import { createStepResumer } from './resume-step.js';
 import type { TurnScope } from './turn-scope.js';
 
@@ -47,5 +50,44 @@ describe('resuming a step', () => {
     await resumer.resume(scope, 's1', { stepId: 's0', step: undefined, thread: undefined });
     await resumer.resume(scope, 's2');
     expect(reads).toEqual(['s1', 's2']);
+  });
+});
+
+describe('a resume item for a step whose resume was already claimed', () => {
+  /** A step resumed with its decisions recorded, and a resumer that records the turns it runs. */
+  function claimedResume(thread: Partial<ThreadState>) {
+    const logger = pino({ level: 'silent' });
+    const step = makeStep(['apv-1'], { phase: 'resumed', decisions: { 'apv-1': { outcome: 'approved', userId: 'U0BOB', at: 1_700_000_000_000, version: 0, approvedBy: ['U0BOB'] } } });
+    const stored: ThreadState = { ...newThreadState(step, 1_700_000_000_000), messages: [{ role: 'user', content: 'restart the api' }, resumeToolMessage(step)], ...thread };
+    const ran: string[] = [];
+    const resumer = createStepResumer({
+      store: createMemoryStore(),
+      audit: createMemoryAuditLog({ logger }),
+      logger,
+      now: Date.now,
+      resolveGroups: async () => new Map(),
+      loadThread: async () => {
+        throw new Error('not reached: the step is of the lease thread');
+      },
+      runAndPublish: async (_scope, _thread, requesterId) => {
+        ran.push(requesterId);
+      },
+      closeInterruptedCalls: async () => {},
+    });
+    const scope = { lease: { fence: { threadKey: step.threadKey, token: '1' } } } as unknown as TurnScope;
+    const resume = () => resumer.resume(scope, step.stepId, { stepId: step.stepId, step, thread: stored });
+    return { resume, ran, requesterId: step.requesterId };
+  }
+
+  it('runs the turn when the process that claimed it stopped before the turn ended', async () => {
+    const { resume, ran, requesterId } = claimedResume({});
+    await resume();
+    expect(ran).toEqual([requesterId]);
+  });
+
+  it('does not run a resumed turn that failed again: the thread shows the failure, and only Try again runs it', async () => {
+    const { resume, ran } = claimedResume({ failedTurn: { id: 'failure-1', requesterId: 'U0ALICE', at: 1_700_000_000_000 } });
+    await resume();
+    expect(ran).toEqual([]);
   });
 });

@@ -108,10 +108,12 @@ export function createStepResumer(options: ResumeDependencies) {
   /**
    * A process claimed this resume and stopped before finishing it. If the history still ends with
    * the step's decisions, the turn never completed: calls that had started executing are closed as
-   * "interrupted" (they may have run; they must not run twice), the others run now.
+   * "interrupted" (they may have run; they must not run twice), the others run now. A resumed turn
+   * that failed was not interrupted: the thread shows its failure, and only Try again runs it again.
    */
   async function recoverInterruptedResume(scope: TurnScope, thread: ThreadState, step: PendingStep): Promise<void> {
     if (thread.outbox !== undefined) return postOutbox(scope, thread);
+    if (thread.failedTurn !== undefined) return;
     const last = thread.messages.at(-1);
     const approvalIds = new Set(step.calls.map((call) => call.approvalId));
     const isResumeMessage =

@@ -82,8 +82,21 @@ export function createThreadWorker({
     const fence: Fence = { threadKey, token };
     const hold = createHold({ store, fence, lockTtlMs, askedAt });
     const lease = createLease({ store, fence, heldUntil: hold.heldUntil });
+    // Finishing an item and releasing the lock set the lock's expiry themselves (or delete the
+    // lock). A renewal sent while one is on its way could land after the release and lock the
+    // thread again for a whole TTL with nobody draining it, so the heartbeat sits those out.
+    let settling = 0;
+    const settlingQueue = async <T>(operation: () => Promise<T>): Promise<T> => {
+      settling += 1;
+      try {
+        return await operation();
+      } finally {
+        settling -= 1;
+      }
+    };
     // Renew at a third of the TTL so one slow Redis reply cannot let the lock lapse mid-turn.
     const heartbeat = setInterval(() => {
+      if (settling > 0) return;
       hold.renew().then(
         (held) => {
           if (held) return;
@@ -105,7 +118,7 @@ export function createThreadWorker({
       for (;;) {
         if (lease.lost()) throw new LockLostError(`lost the lock on ${threadKey}`);
         if (encoded === undefined) {
-          const released = await whileHeld(() => store.releaseLockIfIdle(fence, lockTtlMs));
+          const released = await settlingQueue(() => whileHeld(() => store.releaseLockIfIdle(fence, lockTtlMs)));
           if (released === 'released') return;
           if (released === 'fenced') throw new LockLostError(`lost the lock on ${threadKey}`);
           encoded = await whileHeld(() => store.takeWork(fence));
@@ -131,7 +144,7 @@ export function createThreadWorker({
         if (lease.lost()) throw new LockLostError(`lost the lock on ${threadKey}`);
         const finished = encoded;
         // One step: finish this item and take the next, or release the lock when there is none.
-        encoded = await whileHeld(() => store.finishWork(fence, finished, lockTtlMs, closing));
+        encoded = await settlingQueue(() => whileHeld(() => store.finishWork(fence, finished, lockTtlMs, closing)));
         if (encoded === undefined) return;
       }
     } catch (error) {

@@ -25,6 +25,15 @@ export function createWorkPuller(options: { store: Pick<WorkQueueStore, 'nextRea
   let running = false;
   let loop: Promise<void> | undefined;
 
+  /**
+   * Threads taken while this worker was told to stop are left to the other workers: their work stays
+   * queued in Redis (in the busy-threads index) and, their hints being spent, a worker's recovery
+   * sweep takes them (`recoverStalledWork`).
+   */
+  function leave(threadKeys: string[]): void {
+    logger.info({ event: 'work-pull-left', threads: threadKeys.length }, 'stopping: left handed-off threads to the other workers');
+  }
+
   async function pull(): Promise<void> {
     while (running) {
       await gate.whenRoom();
@@ -40,8 +49,12 @@ export function createWorkPuller(options: { store: Pick<WorkQueueStore, 'nextRea
         await new Promise((resolve) => setTimeout(resolve, PAUSE_AFTER_FAILURE_MS));
         continue;
       }
-      for (const threadKey of threadKeys) {
+      for (const [index, threadKey] of threadKeys.entries()) {
         const release = await gate.acquire();
+        if (!running) {
+          release();
+          return leave(threadKeys.slice(index));
+        }
         worker
           .pickUp(threadKey)
           .catch((error: unknown) => logger.warn({ event: 'work-pickup-failed', threadKey, err: error }, 'could not pick up a handed-off thread'))
