@@ -33,6 +33,7 @@ import { createRedisAuditLog } from './store/redis-audit-log.js';
 import { createLogger } from './log/create-logger.js';
 import { createSlackApp, SLACK_RETRY_CONFIG } from './slack/create-slack-app.js';
 import { registerListeners } from './slack/listeners/register-listeners.js';
+import { createRequestsInFlight } from './slack/requests-in-flight.js';
 import { createUsergroupMembers } from './slack/usergroup-members.js';
 import { createChannelMembership } from './slack/channel-membership.js';
 import { createWebApiMessenger } from './slack/web-api-messenger.js';
@@ -191,6 +192,9 @@ async function assemble(
         }
       : {}),
   });
+  // Counted whichever receiver brings them, so stopping can wait for those still being taken in.
+  const requests = createRequestsInFlight();
+  app.use(requests.middleware);
   const messenger = createWebApiMessenger({ client: app.client, logger, streaming: environment.slack.streaming });
   const resolveGroups = createUsergroupMembers({ client: app.client, logger });
   const approvalHook = resolveApprovalHook(options.onApprovalRequest);
@@ -351,6 +355,11 @@ async function assemble(
       await sweeper.stop();
       if (healthServer) await new Promise((resolve) => healthServer?.close(resolve));
       else await app.stop();
+      // A message Slack has its 200 for may still be in its listener's store round trips, its work
+      // not yet queued: the store must not close under it. Bounded, in case the store is away.
+      if ((await requests.settled({ timeoutMs: STOP_REQUESTS_WAIT_MS })) === 'timed-out') {
+        logger.warn({ event: 'stop-requests-unfinished', requests: requests.count() }, 'Slack requests still being handled; stopping once the running turns end');
+      }
       await worker.idle();
       await store.close();
       await audit.close();
@@ -361,6 +370,8 @@ async function assemble(
 }
 
 const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
+/** How long a stop waits for Slack requests still being handled before it closes the store. */
+const STOP_REQUESTS_WAIT_MS = 10_000;
 const DEFAULT_LOCK_TTL_MS = 30_000;
 const DEFAULT_MAX_CONCURRENT_TURNS = 1_000;
 const DEFAULT_MAX_CONCURRENT_TURNS_ACKING_LOOP = 8;

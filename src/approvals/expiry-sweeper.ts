@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import type { ThreadMessenger } from '../conversation/thread-messenger.js';
-import type { ThreadWorker } from '../conversation/thread-worker.js';
+import type { TakenClaim, ThreadWorker } from '../conversation/thread-worker.js';
+import { encodeWorkItem } from '../conversation/work-item.js';
+import { FencedError } from '../store/fenced-error.js';
 import type { StateStore } from '../store/state-store.js';
 import { approvalsOf, currentVersion } from './input-version.js';
 import { decisionOf, isQuestion, undecidedCalls, type PendingStep } from './pending-step.js';
@@ -13,12 +15,14 @@ import { ruleLabel } from './policy/rule-label.js';
 import { type Metrics, noMetrics } from '../metrics/metrics.js';
 import type { EscalationStage } from '../config/policy-config-schema.js';
 import { expireTransition } from './transitions/close-step.js';
-import { commitTransition } from './transitions/commit-transition.js';
+import { commitTransition, StepContendedError } from './transitions/commit-transition.js';
 
 export { EXPIRY_USER } from './transitions/close-step.js';
 
 /** Due work handled per sweep; the rest waits for the next one, so one sweep stays short. */
 const BATCH = 20;
+/** An expiry races only the step's last clicks: conflicts resolve within a few rounds. */
+const MAX_COMMIT_ATTEMPTS = 25;
 
 export interface ExpirySweeperOptions {
   store: StateStore;
@@ -63,13 +67,36 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
     });
   }
 
+  /**
+   * Writes the expiry and queues the step's resume in one atomic write, as a completing click does,
+   * so the resume can never be lost between them; on a conflict it starts again from the step as it
+   * is now. The thread's lock comes with it when it was free (then this process drains the thread).
+   */
+  async function commitExpiry(stepId: string): Promise<{ step: PendingStep; claim?: TakenClaim } | undefined> {
+    for (let attempt = 0; attempt < MAX_COMMIT_ATTEMPTS; attempt += 1) {
+      const current = await store.getStep(stepId);
+      const transition = current && expireTransition(current, { now: now() });
+      if (!transition) return undefined;
+      const { step } = transition;
+      const item = encodeWorkItem({ kind: 'resume', stepId, channel: step.channel, threadTs: step.threadTs, ...(step.traceparent ? { traceparent: step.traceparent } : {}) });
+      // Before the write that may take the thread's lock: the lock is ours from then at most.
+      const askedAt = Date.now();
+      const { result, claim } = await store.commitStepAndQueue(transition, { item, ...worker.queueing });
+      if (result === 'committed') return { step, ...(claim ? { claim: { ...claim, askedAt } } : {}) };
+      if (result === 'not-found') return undefined;
+      if (result === 'fenced') throw new FencedError(step.threadKey);
+    }
+    throw new StepContendedError({ stepId, attempts: MAX_COMMIT_ATTEMPTS });
+  }
+
   /** Closes the step if its expiry has passed; exactly one process (or click) wins it. */
   async function expire(stepId: string): Promise<void> {
     const stored = await store.getStep(stepId);
     // Gone (its key expired) or closed some other way: nothing left to expire, ever.
     if (stored?.phase !== 'pending') return store.unschedule(stepId);
-    const step = await commitTransition(store, stepId, (current) => expireTransition(current, { now: now() }));
-    if (!step) return;
+    const expired = await commitExpiry(stepId);
+    if (!expired) return;
+    const { step, claim } = expired;
     for (const call of step.calls) {
       if (decisionOf(step, call.approvalId)?.outcome === 'expired') metrics.approvalExpired({ rule: ruleLabel(currentVersion(call)?.policy ?? call.policy) });
     }
@@ -77,12 +104,11 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
       logger.warn({ event: 'card-update-failed', stepId, err: error }, 'could not mark the card expired');
     });
     logger.info({ event: 'approval-expired', stepId }, 'approval request expired');
-    // Not awaited: outside a receiver the submit drains the thread, the resumed turn with it (minutes),
-    // and the sweep must go on to the other due steps. A resume that fails to queue is found again
-    // through the index of decided steps (`recoverStalledWork`).
-    void worker
-      .submit(step.threadKey, { kind: 'resume', stepId, channel: step.channel, threadTs: step.threadTs, ...(step.traceparent ? { traceparent: step.traceparent } : {}) })
-      .catch((error: unknown) => logger.warn({ event: 'expiry-resume-failed', stepId, err: error }, 'could not resume an expired step'));
+    // Queued with the expiry. Not awaited: the drain runs the resumed turn (minutes), and the sweep
+    // must go on to the other due steps.
+    if (claim) {
+      void worker.drainClaimed(step.threadKey, claim).catch((error: unknown) => logger.warn({ event: 'expiry-resume-failed', stepId, err: error }, 'could not resume an expired step'));
+    }
   }
 
   /**

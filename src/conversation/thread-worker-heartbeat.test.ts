@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { describe, expect, inject, it } from 'vitest';
 import { createRedisStore } from '../store/redis-store.js';
-import { createRedisKeys } from '../store/redis-keys.js';
 import type { StateStore } from '../store/state-store.js';
 import { createThreadWorker } from './thread-worker.js';
 import type { WorkItem } from './work-item.js';
@@ -14,10 +12,7 @@ const item = (text: string): WorkItem => ({ kind: 'message', userId: 'U1', text,
 
 describe('thread worker heartbeat while the last finish of a drain is on its way', () => {
   it('does not lock the thread again after the drain released it: the next message is handled at once', async () => {
-    const keyPrefix = `test:${randomUUID()}:`;
-    const inner = createRedisStore({ url: inject('redisUrl'), keyPrefix });
-    const probe = new Redis(inject('redisUrl'));
-    const lockKey = createRedisKeys({ keyPrefix }).ofThread(THREAD).lock(THREAD);
+    const inner = createRedisStore({ url: inject('redisUrl'), keyPrefix: `test:${randomUUID()}:` });
     const lockTtlMs = 300;
     let lagNext = false;
     const store: StateStore = {
@@ -47,13 +42,11 @@ describe('thread worker heartbeat while the last finish of a drain is on its way
       await worker.submit(THREAD, item('first'));
       await worker.idle();
       lagNext = false;
-      const lockAfterDrain = (await probe.pttl(lockKey)) > 0 ? 'held' : 'none';
-      // A held lock means another drain has the thread: this submit would only queue the message.
+      // Were the thread still locked, this submit would only queue the message for a drain that is over.
       await worker.submit(THREAD, item('second'));
       await worker.idle();
-      expect({ lockAfterDrain, handled }).toEqual({ lockAfterDrain: 'none', handled: ['first', 'second'] });
+      expect(handled).toEqual(['first', 'second']);
     } finally {
-      probe.disconnect();
       await inner.close();
     }
   });
