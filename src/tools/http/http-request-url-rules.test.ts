@@ -2,9 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createToolApproval } from '../../agent/tool-set.js';
+import { createToolApproval, type GateBasis } from '../../agent/tool-set.js';
 import { evaluateCallPolicy } from '../../approvals/evaluate-call-policy.js';
-import type { ExecutionBasis } from '../../audit/audit-event.js';
 import { parseConfigFile } from '../../config/config-file.js';
 import { createToolSchemas } from '../tool-schemas.js';
 import { canonicalUrl } from './canonical-url.js';
@@ -51,7 +50,7 @@ policy:
   );
   const http = createHttpRequestTool(config.http!, { env: {} });
   // createToolApproval returns the function form; the AI SDK's type also allows a per-tool map.
-  const gate = createToolApproval({ definitions: [http], context, policy: config.policy, bases: new Map<string, ExecutionBasis>() }) as ApprovalGate;
+  const gate = createToolApproval({ definitions: [http], context, policy: config.policy, bases: new Map<string, GateBasis>() }) as ApprovalGate;
   return { http, gate, policy: config.policy };
 }
 
