@@ -73,7 +73,7 @@ const click = (step: PendingStep, userId: string, action: CallDecisionRequest['a
   stepId: step.stepId,
   approvalId: 'apv1',
   userId,
-  origin: { teamId: step.teamId, channel: step.channel },
+  origin: { teamId: step.teamId, channel: step.channel, membership: 'member' },
   action,
 });
 

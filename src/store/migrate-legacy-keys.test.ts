@@ -55,7 +55,7 @@ describe('keys written by the version before sharding', () => {
       expect(await store.isCurrent(fence)).toBe(true);
       expect(await store.takeWork(fence)).toBe('queued-item');
 
-      const click = applyCallAction(step, { stepId: step.stepId, approvalId: 'apv-1', userId: 'UBOB', origin: { teamId: step.teamId, channel: step.channel }, action: { kind: 'approve', version: 0 } }, { now: Date.now(), groupMembers: new Map(), newGrantId: randomUUID });
+      const click = applyCallAction(step, { stepId: step.stepId, approvalId: 'apv-1', userId: 'UBOB', origin: { teamId: step.teamId, channel: step.channel, membership: 'member' }, action: { kind: 'approve', version: 0 } }, { now: Date.now(), groupMembers: new Map(), newGrantId: randomUUID });
       if (!click.ok) throw new Error('the click is allowed');
       expect(await store.commitStep(click.transition)).toBe('committed');
       expect(await store.commitStep(click.transition)).toBe('conflict');

@@ -78,7 +78,7 @@ describe.each(createStores())('%s state store', (name, create) => {
 
   const act = (stepId: string, userId: string, action: CallAction) =>
     commitTransition(store, stepId, (step) => {
-      const result = applyCallAction(step, { stepId, approvalId: step.calls[0]!.approvalId, userId, origin: { teamId: step.teamId, channel: step.channel }, action }, { now: Date.now(), groupMembers: new Map(), newGrantId: randomUUID });
+      const result = applyCallAction(step, { stepId, approvalId: step.calls[0]!.approvalId, userId, origin: { teamId: step.teamId, channel: step.channel, membership: 'member' }, action }, { now: Date.now(), groupMembers: new Map(), newGrantId: randomUUID });
       return result.ok ? result.transition : undefined;
     });
 
@@ -131,8 +131,8 @@ describe.each(createStores())('%s state store', (name, create) => {
 
   it('writes a transition only over the revision it was computed from, with its audit records', async () => {
     const step = await createStep(makeStep(['apv-1']));
-    const first = applyCallAction(step, { stepId: step.stepId, approvalId: 'apv-1', userId: 'UBOB', origin: { teamId: step.teamId, channel: step.channel }, action: { kind: 'approve', version: 0 } }, { now: 2, groupMembers: new Map(), newGrantId: randomUUID });
-    const second = applyCallAction(step, { stepId: step.stepId, approvalId: 'apv-1', userId: 'UCAROL', origin: { teamId: step.teamId, channel: step.channel }, action: { kind: 'deny' } }, { now: 2, groupMembers: new Map(), newGrantId: randomUUID });
+    const first = applyCallAction(step, { stepId: step.stepId, approvalId: 'apv-1', userId: 'UBOB', origin: { teamId: step.teamId, channel: step.channel, membership: 'member' }, action: { kind: 'approve', version: 0 } }, { now: 2, groupMembers: new Map(), newGrantId: randomUUID });
+    const second = applyCallAction(step, { stepId: step.stepId, approvalId: 'apv-1', userId: 'UCAROL', origin: { teamId: step.teamId, channel: step.channel, membership: 'member' }, action: { kind: 'deny' } }, { now: 2, groupMembers: new Map(), newGrantId: randomUUID });
     if (!first.ok || !second.ok) throw new Error('both actions are allowed on the step as read');
     expect(await store.commitStep(first.transition)).toBe('committed');
     expect(await store.commitStep(second.transition)).toBe('conflict');
@@ -166,7 +166,7 @@ describe.each(createStores())('%s state store', (name, create) => {
     await Promise.all(
       ids.map((approvalId) =>
         commitTransition(store, step.stepId, (current) => {
-          const result = applyCallAction(current, { stepId: step.stepId, approvalId, userId: 'UBOB', origin: { teamId: current.teamId, channel: current.channel }, action: { kind: 'approve', version: 0 } }, { now: 2, groupMembers: new Map(), newGrantId: randomUUID });
+          const result = applyCallAction(current, { stepId: step.stepId, approvalId, userId: 'UBOB', origin: { teamId: current.teamId, channel: current.channel, membership: 'member' }, action: { kind: 'approve', version: 0 } }, { now: 2, groupMembers: new Map(), newGrantId: randomUUID });
           return result.ok ? result.transition : undefined;
         }),
       ),
@@ -222,7 +222,7 @@ describe.each(createStores())('%s state store', (name, create) => {
   const uniqueTs = () => `1700001${String((threadCounter += 1) % 1000).padStart(3, '0')}.${randomUUID().replace(/\D/g, '').padEnd(6, '0').slice(0, 6)}`;
   const approve = async (stepId: string, approvalId: string) => {
     const current = (await store.getStep(stepId))!;
-    const result = applyCallAction(current, { stepId, approvalId, userId: 'UBOB', origin: { teamId: current.teamId, channel: current.channel }, action: { kind: 'approve', version: 0 } }, { now: Date.now(), groupMembers: new Map(), newGrantId: randomUUID });
+    const result = applyCallAction(current, { stepId, approvalId, userId: 'UBOB', origin: { teamId: current.teamId, channel: current.channel, membership: 'member' }, action: { kind: 'approve', version: 0 } }, { now: Date.now(), groupMembers: new Map(), newGrantId: randomUUID });
     if (!result.ok) throw new Error(result.refusal.message);
     return result.transition;
   };
@@ -481,7 +481,7 @@ describe.each(createStores())('%s state store', (name, create) => {
   it('expires only pending steps, once, when their time has come', async () => {
     const step = await createStep(makeStep(['apv-1', 'apv-2'], { expiresAt: 1_000, remindAt: 500 }));
     await commitTransition(store, step.stepId, (current) => {
-      const result = applyCallAction(current, { stepId: step.stepId, approvalId: 'apv-1', userId: 'UBOB', origin: { teamId: current.teamId, channel: current.channel }, action: { kind: 'approve', version: 0 } }, { now: 2, groupMembers: new Map(), newGrantId: randomUUID });
+      const result = applyCallAction(current, { stepId: step.stepId, approvalId: 'apv-1', userId: 'UBOB', origin: { teamId: current.teamId, channel: current.channel, membership: 'member' }, action: { kind: 'approve', version: 0 } }, { now: 2, groupMembers: new Map(), newGrantId: randomUUID });
       return result.ok ? result.transition : undefined;
     });
     expect(await store.dueSteps({ kind: 'expiry', now: 999, limit: 10 })).not.toContain(step.stepId);

@@ -60,7 +60,8 @@ export interface Click {
   user: string;
   /** `previous`: the card before the latest edit. */
   version: 'current' | 'previous';
-  origin: 'same' | 'other-team' | 'other-channel';
+  /** `other-organisation`: a partner organisation's member clicking in a Slack Connect channel. */
+  origin: 'same' | 'other-team' | 'other-channel' | 'other-organisation';
   input: Input;
   grant: { scope: 'thread' | 'channel'; hours: 1 | 4; identical: boolean };
 }

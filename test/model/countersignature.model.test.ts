@@ -37,7 +37,7 @@ const click: fc.Arbitrary<Click> = fc.record({
   kind: fc.constantFrom('approve', 'approve', 'deny', 'edit', 'edit', 'grant', 'grant', 'answer'),
   user,
   version: fc.constantFrom('current', 'current', 'current', 'previous'),
-  origin: fc.constantFrom('same', 'same', 'same', 'same', 'same', 'same', 'other-team', 'other-channel'),
+  origin: fc.constantFrom('same', 'same', 'same', 'same', 'same', 'same', 'other-team', 'other-channel', 'other-organisation'),
   input,
   grant: fc.record({ scope: fc.constantFrom('thread', 'channel'), hours: fc.constantFrom(1, 4), identical: fc.boolean() }),
 });
@@ -111,6 +111,7 @@ async function perform(action: Action, model: Model, world: World): Promise<void
       const origin = {
         teamId: click.origin === 'other-team' ? 'T0OTHER' : TEAM,
         channel: click.origin === 'other-channel' ? 'C0OTHER' : CHANNEL,
+        membership: click.origin === 'other-organisation' ? ('external' as const) : ('member' as const),
       };
       const request = { stepId: step.stepId, approvalId: call.approvalId, userId: click.user, origin };
       const outcome = await world.decider.record({

@@ -2,16 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { approvedVersion, inputHash } from '../input-version.js';
 import type { PendingStep } from '../pending-step.js';
 import { CHANNEL, CREATED_AT, evaluation, makeStep, REQUESTER, TEAM } from '../pending-step.test-support.js';
-import { applyCallAction, type CallAction, type CallActionResult } from './call-action.js';
+import { applyCallAction, type CallAction, type CallActionRequest, type CallActionResult } from './call-action.js';
 
 const BOB = 'U0BOB';
 const CAROL = 'U0CAROL';
 const DAVE = 'U0DAVE';
 const ONCALL = 'S0ONCALL';
-const here = { teamId: TEAM, channel: CHANNEL };
+const here = { teamId: TEAM, channel: CHANNEL, membership: 'member' as const };
 const groupMembers = new Map([[ONCALL, new Set([BOB, CAROL])]]);
 
-function act(step: PendingStep, userId: string, action: CallAction, options: { origin?: { teamId: string; channel: string }; now?: number } = {}): CallActionResult {
+function act(step: PendingStep, userId: string, action: CallAction, options: { origin?: CallActionRequest['origin']; now?: number } = {}): CallActionResult {
   return applyCallAction(
     step,
     { stepId: step.stepId, approvalId: step.calls[0]!.approvalId, userId, origin: options.origin ?? here, action },
@@ -103,7 +103,7 @@ describe('applyCallAction: every action is authorised from the stored step', () 
     expect((answered as Extract<CallActionResult, { ok: true }>).transition.step.requesterId).toBe('schedule:heartbeat');
     expect(apply(question, CAROL, { kind: 'deny' }).decisions.q1).toMatchObject({ outcome: 'denied', userId: CAROL });
     // A copy elsewhere is not the channel: its members are not the schedule's channel's.
-    const elsewhere = act(question, BOB, { kind: 'answer', answer: 'prod' }, { origin: { teamId: TEAM, channel: 'C0ELSEWHERE' } });
+    const elsewhere = act(question, BOB, { kind: 'answer', answer: 'prod' }, { origin: { ...here, channel: 'C0ELSEWHERE' } });
     expect(elsewhere).toMatchObject({ ok: false, refusal: { code: 'not-requester', message: `Only people in <#${CHANNEL}> can answer this question, from the thread there, so nothing changed.` } });
   });
 
@@ -115,8 +115,18 @@ describe('applyCallAction: every action is authorised from the stored step', () 
 
   it('refuses clicks from another workspace or another channel', () => {
     const step = makeStep(['a1']);
-    expect(refusalOf(act(step, BOB, { kind: 'approve', version: 0 }, { origin: { teamId: 'T0OTHER', channel: CHANNEL } }))).toBe('wrong-workspace');
-    expect(refusalOf(act(step, BOB, { kind: 'approve', version: 0 }, { origin: { teamId: TEAM, channel: 'C0ELSEWHERE' } }))).toBe('wrong-channel');
+    expect(refusalOf(act(step, BOB, { kind: 'approve', version: 0 }, { origin: { ...here, teamId: 'T0OTHER' } }))).toBe('wrong-workspace');
+    expect(refusalOf(act(step, BOB, { kind: 'approve', version: 0 }, { origin: { ...here, channel: 'C0ELSEWHERE' } }))).toBe('wrong-channel');
+  });
+
+  it('refuses every action by someone outside the organisation, or whose membership could not be checked', () => {
+    const step = makeStep(['a1']);
+    for (const action of [{ kind: 'approve', version: 0 }, { kind: 'deny' }] satisfies CallAction[]) {
+      expect(refusalOf(act(step, BOB, action, { origin: { ...here, membership: 'external' } }))).toBe('external-user');
+      expect(refusalOf(act(step, BOB, action, { origin: { ...here, membership: 'unverified' } }))).toBe('membership-unverified');
+    }
+    const question = makeStep([{ approvalId: 'q1', kind: 'question', input: { question: 'Which region?' } }]);
+    expect(refusalOf(act(question, REQUESTER, { kind: 'answer', answer: 'prod' }, { origin: { ...here, membership: 'external' } }))).toBe('external-user');
   });
 
   it('refuses self-approval, but lets the requester withdraw their own request', () => {

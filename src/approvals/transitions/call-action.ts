@@ -20,6 +20,13 @@ export type CallAction =
   | { kind: 'edit'; fromVersion: number; input: unknown; submittedInput: unknown; policy: PolicyEvaluation }
   | { kind: 'answer'; answer: unknown };
 
+/**
+ * Whether the person who acted belongs to the organisation of the workspace the request is in, as
+ * the listener established it from the signed payload (and `users.info` on Enterprise Grid):
+ * `unverified` when that could not be checked just now.
+ */
+export type Membership = 'member' | 'external' | 'unverified';
+
 export interface CallActionRequest {
   stepId: string;
   approvalId: string;
@@ -28,7 +35,7 @@ export interface CallActionRequest {
    * Where the click or form came from, as Slack's signed payload says: the thread's channel or the
    * channel of a recorded copy of the card. `messageTs` (a click's message) must then be that copy.
    */
-  origin: { teamId: string | undefined; channel: string | undefined; messageTs?: string | undefined };
+  origin: { teamId: string | undefined; channel: string | undefined; messageTs?: string | undefined; membership: Membership };
   action: CallAction;
 }
 
@@ -49,17 +56,24 @@ export type CallActionEffect =
 
 export type CallActionResult = { ok: false; refusal: Refusal } | { ok: true; transition: StepTransition; effect: CallActionEffect };
 
+export const EXTERNAL_USER_TEXT = "You are not a member of this workspace's organisation, so you cannot approve, deny or answer its requests; nothing changed.";
+export const MEMBERSHIP_UNVERIFIED_TEXT = ":warning: I could not check that you are a member of this workspace's organisation just now, so nothing changed. Please try again in a minute.";
+
 /**
  * The one place a person's action on a call is judged and turned into a change. It is judged
  * against the step as stored (never against what a card showed): the workspace and channel it
- * came from, expiry, the version the person saw, and the policy of that version. The store then
- * writes the change only if the step has not moved on since it was read, so the judgement and the
- * write are one atomic step. Pure: no I/O, no clock but `context.now`.
+ * came from, whether the person belongs to that workspace's organisation, expiry, the version
+ * the person saw, and the policy of that version. The store then writes the change only if the
+ * step has not moved on since it was read, so the judgement and the write are one atomic step. Pure: no I/O, no clock but `context.now`.
  */
 export function applyCallAction(step: PendingStep | undefined, request: CallActionRequest, context: CallActionContext): CallActionResult {
   const call = step?.calls.find((candidate) => candidate.approvalId === request.approvalId);
   if (!step || !call) return refusal('not-found', 'This approval request is no longer open, so nothing changed.');
   if (request.origin.teamId !== step.teamId) return refusal('wrong-workspace', 'This request belongs to another Slack workspace, so nothing changed.');
+  // In a Slack Connect channel people of a partner organisation see the card and can click it;
+  // "anyone in the channel" means anyone of this organisation, for every decision on its requests.
+  if (request.origin.membership === 'external') return refusal('external-user', EXTERNAL_USER_TEXT);
+  if (request.origin.membership !== 'member') return refusal('membership-unverified', MEMBERSHIP_UNVERIFIED_TEXT);
   if (!fromThisCard(step, request.origin)) return refusal('wrong-channel', 'This request belongs to another channel, so nothing changed.');
   const decided = decisionOf(step, call.approvalId);
   if (decided) return refusal('already-decided', alreadyDecidedText(decided));

@@ -20,7 +20,7 @@ const SRE_LEAD = 'U0SRELEAD';
 const STAGE_OWNER = 'U0STAGEOWNER';
 const HOP_MS = 30 * 60_000;
 const groupMembers = new Map([[LEADS, new Set([LARRY])]]);
-const here = { teamId: TEAM, channel: CHANNEL };
+const here = { teamId: TEAM, channel: CHANNEL, membership: 'member' as const };
 const ladder = [{ afterMs: HOP_MS, remind: false, addApprovers: [{ kind: 'group' as const, groupId: LEADS }] }];
 
 const staging = evaluation({ rule: { index: 1, name: 'staging restarts' }, approvers: [{ kind: 'user', userId: STAGE_OWNER }], escalation: ladder });

@@ -29,7 +29,7 @@ describe('hookDecisionTransition', () => {
 
   it('changes nothing on a decided call, a closed step or a question', () => {
     const step = makeStep(['a1', { approvalId: 'q1', kind: 'question' }]);
-    const clicked = applyCallAction(step, { stepId: step.stepId, approvalId: 'a1', userId: 'U0BOB', origin: { teamId: step.teamId, channel: step.channel }, action: { kind: 'deny' } }, { now: NOW, groupMembers: new Map(), newGrantId: () => 'g' });
+    const clicked = applyCallAction(step, { stepId: step.stepId, approvalId: 'a1', userId: 'U0BOB', origin: { teamId: step.teamId, channel: step.channel, membership: 'member' }, action: { kind: 'deny' } }, { now: NOW, groupMembers: new Map(), newGrantId: () => 'g' });
     if (!clicked.ok) throw new Error(clicked.refusal.message);
     expect(hookDecisionTransition(clicked.transition.step, { approvalId: 'a1', hookName: 'h', verdict: approve, now: NOW })).toBeUndefined();
     expect(hookDecisionTransition(step, { approvalId: 'q1', hookName: 'h', verdict: approve, now: NOW })).toBeUndefined();

@@ -4,6 +4,8 @@ export type RefusalCode =
   | AuthorizationRefusalCode
   | 'not-found'
   | 'wrong-workspace'
+  | 'external-user'
+  | 'membership-unverified'
   | 'wrong-channel'
   | 'closed'
   | 'already-decided'

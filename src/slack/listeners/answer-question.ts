@@ -6,6 +6,7 @@ import { mayAnswerQuestion } from '../../approvals/question-answerers.js';
 import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { StateStore } from '../../store/state-store.js';
 import { ANSWER_ACTION_PATTERN, decodeApprovalActionValue } from '../blocks/action-ids.js';
+import { createOrganisationMembership, type OrganisationMembership } from '../organisation-membership.js';
 import { actorOf, clickOrigin, tellPrivately } from './approval-actions.js';
 import { readCall } from './read-call.js';
 
@@ -14,6 +15,7 @@ export interface AnswerQuestionOptions {
   decider: CallDecider;
   messenger: ThreadMessenger;
   logger: Logger;
+  organisationMembership?: OrganisationMembership;
 }
 
 /** The person an `ask_user` question is for: whoever made the request. The server checks it again. */
@@ -23,8 +25,8 @@ export function mayAnswer(step: { requesterId: string }, userId: string): boolea
 }
 
 /** Option buttons of an `ask_user` question: the chosen option's text is the answer. */
-export function registerAnswerQuestion(app: App, { store, decider, messenger, logger }: AnswerQuestionOptions): void {
-  app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: ANSWER_ACTION_PATTERN }, async ({ ack, body, action }) => {
+export function registerAnswerQuestion(app: App, { store, decider, messenger, logger, organisationMembership = createOrganisationMembership({ logger }) }: AnswerQuestionOptions): void {
+  app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: ANSWER_ACTION_PATTERN }, async ({ ack, body, action, client }) => {
     await ack();
     const reference = decodeApprovalActionValue(action.value);
     const optionIndex = Number(ANSWER_ACTION_PATTERN.exec(action.action_id)?.[1]);
@@ -37,7 +39,7 @@ export function registerAnswerQuestion(app: App, { store, decider, messenger, lo
     const options = (lookup.call.input as { options?: unknown }).options;
     const answer = Array.isArray(options) ? options[optionIndex] : undefined;
     if (typeof answer !== 'string') return;
-    const outcome = await decider.record({ ...reference, ...actorOf(body, clickOrigin(body).channel), action: { kind: 'answer', answer } }, { storeWaitMs: CLICK_STORE_WAIT_MS });
+    const outcome = await decider.record({ ...reference, ...(await actorOf({ body, channel: clickOrigin(body).channel, membership: organisationMembership, client })), action: { kind: 'answer', answer } }, { storeWaitMs: CLICK_STORE_WAIT_MS });
     if (outcome.recorded) await decider.publish(outcome);
     else await tellPrivately(messenger, body, outcome.message);
   });

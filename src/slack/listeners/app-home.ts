@@ -10,6 +10,7 @@ import { buildHomeView } from '../blocks/home-view.js';
 import type { ChannelsOf } from '../channel-membership.js';
 import { readHomeContent } from '../home-content.js';
 import { permalink } from '../permalink.js';
+import { createOrganisationMembership, type OrganisationMembership } from '../organisation-membership.js';
 import type { ResolveGroups } from '../usergroup-members.js';
 import { actorOf } from './approval-actions.js';
 import { revokeGrantAs } from './revoke-grant.js';
@@ -22,6 +23,7 @@ export interface AppHomeOptions {
   channelsOf: ChannelsOf;
   logger: Logger;
   now: () => number;
+  organisationMembership?: OrganisationMembership;
 }
 
 const MAX_CACHED_PERMALINKS = 5_000;
@@ -39,6 +41,7 @@ const CHANNELS_UNKNOWN = ':warning: Could not check which channels you are in ju
  */
 export function registerAppHome(app: App, options: AppHomeOptions): void {
   const { logger } = options;
+  const membership = options.organisationMembership ?? createOrganisationMembership({ logger });
   // A message's permalink never changes; Home views are published often, so each is asked for once.
   const permalinks = new Map<string, string>();
   const linkTo = (client: WebClient) => async (channel: string, ts: string) => {
@@ -83,7 +86,7 @@ export function registerAppHome(app: App, options: AppHomeOptions): void {
       const outcome = await options.decider.record({
         stepId: target.stepId,
         approvalId: target.approvalId,
-        ...actorOf(body, member ? step.channel : undefined),
+        ...(await actorOf({ body, channel: member ? step.channel : undefined, membership, client })),
         action: actionId === HOME_ACTION_IDS.approve ? { kind: 'approve', version: target.version ?? 0 } : { kind: 'deny' },
       });
       const notice = outcome.recorded ? recordedNotice(outcome) : member || !step ? outcome.message : memberOf ? NOT_A_MEMBER : CHANNELS_UNKNOWN;

@@ -3,10 +3,11 @@ import type { Logger } from 'pino';
 import { fromThisCard } from '../../approvals/card-routing.js';
 import { currentVersion } from '../../approvals/input-version.js';
 import type { PendingCall, PendingStep } from '../../approvals/pending-step.js';
-import { staleVersionText } from '../../approvals/transitions/call-action.js';
+import { EXTERNAL_USER_TEXT, MEMBERSHIP_UNVERIFIED_TEXT, staleVersionText } from '../../approvals/transitions/call-action.js';
 import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { StateStore } from '../../store/state-store.js';
 import { decodeApprovalActionValue, encodeCallFormMetadata } from '../blocks/action-ids.js';
+import { createOrganisationMembership, type OrganisationMembership } from '../organisation-membership.js';
 import { actorOf, clickOrigin, tellPrivately } from './approval-actions.js';
 import { readCall } from './read-call.js';
 
@@ -34,8 +35,8 @@ export function callAsShown(call: PendingCall): PendingCall {
  * one store read (not waited on while Redis is down: the trigger would be gone) and the view build
  * happen before `views.open`. `view` returns the modal, or a sentence telling the clicker privately
  * why there is none. The modal's submit is judged again on the server against the version the card
- * showed; opening it only checks the click belongs to this step's workspace and channel, and, for a
- * form that approves, that the card shows the current input.
+ * showed; opening it only checks the click belongs to this step's workspace and channel, by someone
+ * of its organisation, and, for a form that approves, that the card shows the current input.
  */
 export function registerCallModalButton(
   app: App,
@@ -46,6 +47,7 @@ export function registerCallModalButton(
     store: StateStore;
     messenger: ThreadMessenger;
     logger: Logger;
+    organisationMembership?: OrganisationMembership;
     /** Read-only modals may open for decided calls too. */
     allowClosed?: boolean;
     /**
@@ -59,6 +61,7 @@ export function registerCallModalButton(
   },
 ): void {
   const { store, messenger, logger } = options;
+  const membership = options.organisationMembership ?? createOrganisationMembership({ logger });
   app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: options.actionId }, async ({ ack, body, action, client }) => {
     await ack();
     const reference = decodeApprovalActionValue(action.value);
@@ -67,8 +70,10 @@ export function registerCallModalButton(
     const { step, call } = lookup;
     if (!step || !call || (!lookup.open && !options.allowClosed)) return tellPrivately(messenger, body, lookup.open ? '' : lookup.message);
     const { channel, messageTs } = clickOrigin(body);
-    const { origin } = actorOf(body, channel, messageTs);
+    const { origin } = await actorOf({ body, channel, ...(messageTs === undefined ? {} : { messageTs }), membership, client });
     if (origin.teamId !== step.teamId || !fromThisCard(step, origin)) return tellPrivately(messenger, body, 'This request belongs to another channel, so nothing changed.');
+    // A form opened by someone who may not act would only be refused when submitted.
+    if (origin.membership !== 'member') return tellPrivately(messenger, body, origin.membership === 'external' ? EXTERNAL_USER_TEXT : MEMBERSHIP_UNVERIFIED_TEXT);
     // Buttons without a version (questions, older cards) showed the model's input, as for Approve.
     const cardVersion = reference.version ?? 0;
     const current = currentVersion(call);

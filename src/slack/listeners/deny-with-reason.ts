@@ -5,6 +5,7 @@ import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { StateStore } from '../../store/state-store.js';
 import { APPROVAL_ACTION_IDS, decodeCallFormMetadata } from '../blocks/action-ids.js';
 import { DENY_REASON_BLOCK_ID, DENY_REASON_CALLBACK_ID, denyReasonView, submittedDenyReason } from '../views/deny-reason-view.js';
+import { createOrganisationMembership, type OrganisationMembership } from '../organisation-membership.js';
 import { actorOf } from './approval-actions.js';
 import { registerCallModalButton } from './call-modal-button.js';
 
@@ -13,20 +14,22 @@ export interface DenyWithReasonOptions {
   decider: CallDecider;
   messenger: ThreadMessenger;
   logger: Logger;
+  organisationMembership?: OrganisationMembership;
 }
 
 /** "Deny with reason": a small modal whose optional reason reaches the card and the model. */
-export function registerDenyWithReason(app: App, { store, decider, messenger, logger }: DenyWithReasonOptions): void {
+export function registerDenyWithReason(app: App, { store, decider, messenger, logger, organisationMembership = createOrganisationMembership({ logger }) }: DenyWithReasonOptions): void {
   registerCallModalButton(app, {
     actionId: APPROVAL_ACTION_IDS.denyWithReason,
     buttonLabel: 'Deny with reason',
     store,
     messenger,
     logger,
+    organisationMembership,
     view: ({ call, privateMetadata }) => denyReasonView({ call, privateMetadata }),
   });
 
-  app.view<ViewSubmitAction>(DENY_REASON_CALLBACK_ID, async ({ ack, body, view }) => {
+  app.view<ViewSubmitAction>(DENY_REASON_CALLBACK_ID, async ({ ack, body, view, client }) => {
     const reference = decodeCallFormMetadata(view.private_metadata);
     if (!reference) return ack({ response_action: 'errors', errors: { [DENY_REASON_BLOCK_ID]: 'This form is not valid any more.' } });
     const reason = submittedDenyReason(view.state.values as never);
@@ -34,7 +37,7 @@ export function registerDenyWithReason(app: App, { store, decider, messenger, lo
     const outcome = await decider.record({
       stepId: reference.stepId,
       approvalId: reference.approvalId,
-      ...actorOf(body, reference.channel),
+      ...(await actorOf({ body, channel: reference.channel, membership: organisationMembership, client })),
       action: { kind: 'deny', ...(reason ? { reason } : {}) },
     });
     if (!outcome.recorded) return ack({ response_action: 'errors', errors: { [DENY_REASON_BLOCK_ID]: outcome.message } });

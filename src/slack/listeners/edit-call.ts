@@ -8,6 +8,7 @@ import { APPROVAL_ACTION_IDS, decodeCallFormMetadata } from '../blocks/action-id
 import { buildSchemaForm, parseSchemaForm } from '../modals/schema-form.js';
 import { EDIT_CALL_CALLBACK_ID, editCallView, formErrors } from '../views/edit-call-view.js';
 import { inputFieldsOf, issuesToFieldErrors } from '../views/field-errors.js';
+import { createOrganisationMembership, type OrganisationMembership } from '../organisation-membership.js';
 import { actorOf } from './approval-actions.js';
 import { callAsShown, registerCallModalButton } from './call-modal-button.js';
 import { isUnreadable, readCall } from './read-call.js';
@@ -19,6 +20,7 @@ export interface EditCallOptions {
   messenger: ThreadMessenger;
   toolSchemas: ToolSchemas;
   logger: Logger;
+  organisationMembership?: OrganisationMembership;
 }
 
 /**
@@ -28,13 +30,14 @@ export interface EditCallOptions {
  * the tool's own schema, and the version it started from must still be the current one. A card
  * older than the current input opens no form (its text would not be what the form shows).
  */
-export function registerEditCall(app: App, { store, decider, messenger, toolSchemas, logger }: EditCallOptions): void {
+export function registerEditCall(app: App, { store, decider, messenger, toolSchemas, logger, organisationMembership = createOrganisationMembership({ logger }) }: EditCallOptions): void {
   registerCallModalButton(app, {
     actionId: APPROVAL_ACTION_IDS.edit,
     buttonLabel: 'Edit',
     store,
     messenger,
     logger,
+    organisationMembership,
     onlyForCurrentInput: true,
     async view({ step, call, privateMetadata }) {
       const schema = await toolSchemas.jsonSchema(call.toolName);
@@ -43,7 +46,7 @@ export function registerEditCall(app: App, { store, decider, messenger, toolSche
     },
   });
 
-  app.view<ViewSubmitAction>(EDIT_CALL_CALLBACK_ID, async ({ ack, body, view }) => {
+  app.view<ViewSubmitAction>(EDIT_CALL_CALLBACK_ID, async ({ ack, body, view, client }) => {
     const reference = decodeCallFormMetadata(view.private_metadata);
     const lookup = reference ? await readCall({ store, logger, reference }) : undefined;
     // The form stays as filled in, so the person can submit it again.
@@ -63,7 +66,7 @@ export function registerEditCall(app: App, { store, decider, messenger, toolSche
     const outcome = await decider.record({
       stepId: reference.stepId,
       approvalId: reference.approvalId,
-      ...actorOf(body, reference.channel),
+      ...(await actorOf({ body, channel: reference.channel, membership: organisationMembership, client })),
       action: { kind: 'edit', fromVersion: reference.version ?? 0, input: validated.value, submittedInput: parsed.value },
     });
     if (!outcome.recorded) return ack(formErrors({ fields: inputFieldsOf(form), message: outcome.message }));

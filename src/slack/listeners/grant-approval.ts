@@ -5,6 +5,7 @@ import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { StateStore } from '../../store/state-store.js';
 import { APPROVAL_ACTION_IDS, decodeCallFormMetadata } from '../blocks/action-ids.js';
 import { GRANT_CALLBACK_ID, grantView, submittedGrantChoice } from '../views/grant-view.js';
+import { createOrganisationMembership, type OrganisationMembership } from '../organisation-membership.js';
 import { actorOf } from './approval-actions.js';
 import { callAsShown, registerCallModalButton } from './call-modal-button.js';
 import { isUnreadable, readCall } from './read-call.js';
@@ -14,6 +15,7 @@ export interface GrantApprovalOptions {
   decider: CallDecider;
   messenger: ThreadMessenger;
   logger: Logger;
+  organisationMembership?: OrganisationMembership;
 }
 
 /**
@@ -24,13 +26,14 @@ export interface GrantApprovalOptions {
  * shows the input it approves and opens only from a card showing the current input; its submit
  * approves the version that card showed, or nothing.
  */
-export function registerGrantApproval(app: App, { store, decider, messenger, logger }: GrantApprovalOptions): void {
+export function registerGrantApproval(app: App, { store, decider, messenger, logger, organisationMembership = createOrganisationMembership({ logger }) }: GrantApprovalOptions): void {
   registerCallModalButton(app, {
     actionId: APPROVAL_ACTION_IDS.grant,
     buttonLabel: 'Approve & allow…',
     store,
     messenger,
     logger,
+    organisationMembership,
     onlyForCurrentInput: true,
     view: ({ call, privateMetadata }) => {
       if (call.policy?.grants === 'forbidden') return 'The policy does not allow grants for this tool.';
@@ -39,7 +42,7 @@ export function registerGrantApproval(app: App, { store, decider, messenger, log
     },
   });
 
-  app.view<ViewSubmitAction>(GRANT_CALLBACK_ID, async ({ ack, body, view }) => {
+  app.view<ViewSubmitAction>(GRANT_CALLBACK_ID, async ({ ack, body, view, client }) => {
     const reference = decodeCallFormMetadata(view.private_metadata);
     const lookup = reference ? await readCall({ store, logger, reference }) : undefined;
     const refuse = (message: string) => ack({ response_action: 'errors', errors: { scope: message } });
@@ -50,7 +53,7 @@ export function registerGrantApproval(app: App, { store, decider, messenger, log
     const outcome = await decider.record({
       stepId: reference.stepId,
       approvalId: reference.approvalId,
-      ...actorOf(body, reference.channel),
+      ...(await actorOf({ body, channel: reference.channel, membership: organisationMembership, client })),
       action: { kind: 'approve', version: reference.version ?? 0, grant: choice },
     });
     if (!outcome.recorded) return refuse(outcome.message);

@@ -1,7 +1,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { context, SpanKind, type Tracer } from '@opentelemetry/api';
 import type { App } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
 import { CLICK_STORE_WAIT_MS } from '../../approvals/decide-call.js';
+import { appendQuietly, type AuditLog } from '../../audit/audit-log.js';
 import { countersignTracer, inSpan, traceparentOf } from '../../tracing/trace-context.js';
 import type { Logger } from 'pino';
 import { shortError } from '../../conversation/short-error.js';
@@ -12,12 +14,16 @@ import type { MessageWorkItem } from '../../conversation/work-item.js';
 import type { StateStore } from '../../store/state-store.js';
 import { isStoreUnavailable } from '../../store/store-unavailable.js';
 import { newThreadState, threadKeyOf } from '../../store/thread-state.js';
+import { createOrganisationMembership, type OrganisationMembership } from '../organisation-membership.js';
 
 /** Slack retries a delivery for about five minutes; remembering it for an hour covers every retry. */
 const DELIVERY_DEDUPE_TTL_MS = 60 * 60 * 1000;
 
 /** Between reads of a followed thread while the store is unavailable. */
 const STORE_RETRY_MS = 250;
+
+const EXTERNAL_REQUESTER_TEXT = "I only take requests from members of this workspace's organisation, so I did not act on your message.";
+const REQUESTER_UNVERIFIED_TEXT = ":warning: I could not check that you are a member of this workspace's organisation just now, so I did not act on your message. Please send it again in a minute.";
 
 /** Message subtypes that are still a person talking; every other subtype is an edit, join, bot post… */
 const HUMAN_SUBTYPES = new Set([undefined, 'file_share', 'thread_broadcast']);
@@ -33,6 +39,27 @@ export interface MessageListenerOptions {
   /** How long a reply waits for an unavailable store to say whether its thread is followed; a click's wait unless given. */
   storeWaitMs?: number;
   tracer?: Tracer;
+  /** Whether the person who wrote belongs to the workspace's organisation (shared with the other listeners). */
+  organisationMembership?: OrganisationMembership;
+  /** Where refused requests are recorded. */
+  audit?: AuditLog;
+}
+
+/** The poster's own workspace and the install's enterprise, as the event says. */
+interface Poster {
+  userTeamId: string | undefined;
+  enterpriseId: string | undefined;
+}
+
+/**
+ * In a Slack Connect channel the event's `team_id` is the install's workspace whoever wrote; the
+ * poster's own is `user_team` (and the message's `team`). An event naming neither is taken as the
+ * install's own only outside an externally shared channel.
+ */
+function posterOf(event: { user_team?: unknown; team?: unknown }, body: { is_ext_shared_channel?: unknown; enterprise_id?: unknown }, context: { enterpriseId?: string | undefined }, teamId: string): Poster {
+  const named = [event.user_team, event.team].find((candidate): candidate is string => typeof candidate === 'string');
+  const enterpriseId = context.enterpriseId ?? (typeof body.enterprise_id === 'string' ? body.enterprise_id : undefined);
+  return { userTeamId: named ?? (body.is_ext_shared_channel === true ? undefined : teamId), enterpriseId };
 }
 
 interface IncomingMessage {
@@ -51,9 +78,27 @@ interface IncomingMessage {
  * claim the post's channel+ts, so it is answered once, and retries are dropped by event id.
  */
 export function registerMessageListeners(app: App, options: MessageListenerOptions): void {
-  const { store, worker, messenger, botUserId, logger, followTtlMs } = options;
+  const { store, worker, messenger, botUserId, logger, followTtlMs, audit } = options;
   const tracer = options.tracer ?? countersignTracer();
   const storeWaitMs = options.storeWaitMs ?? CLICK_STORE_WAIT_MS;
+  const organisationMembership = options.organisationMembership ?? createOrganisationMembership({ logger });
+
+  /**
+   * Whether the person who wrote may make requests: only members of the workspace's organisation.
+   * In a Slack Connect channel a partner's people can mention the bot; their turn would run tools
+   * (those needing no approval at once, others under grants) and make them the requester. Someone
+   * refused is told privately, except for chatter in a followed thread, which is only left out.
+   */
+  async function mayRequest({ client, message, poster, tellIfExternal }: { client: WebClient; message: IncomingMessage; poster: Poster; tellIfExternal: boolean }): Promise<boolean> {
+    const membership = await organisationMembership.of({ client, user: { userId: message.userId, teamId: message.teamId, ...poster } });
+    if (membership === 'member') return true;
+    const [code, reason] = membership === 'external' ? ['external-user', EXTERNAL_REQUESTER_TEXT] : ['membership-unverified', REQUESTER_UNVERIFIED_TEXT];
+    logger.info({ event: 'request-refused', code, userId: message.userId, channel: message.channel }, 'did not act on a message from outside the organisation');
+    if (audit) await appendQuietly(audit, { type: 'action-refused', teamId: message.teamId, userId: message.userId, action: 'request', code, reason }, logger);
+    if (membership === 'external' && !tellIfExternal) return false;
+    await messenger.postEphemeral({ channel: message.channel, userId: message.userId, threadTs: message.threadTs ?? message.ts, text: reason }).catch(() => {});
+    return false;
+  }
 
   async function tellNotTaken(place: { channel: string; threadTs: string }, error: unknown): Promise<void> {
     await messenger
@@ -138,27 +183,26 @@ export function registerMessageListeners(app: App, options: MessageListenerOptio
     await worker.submit(threadKeyOf(item), item);
   }
 
-  app.event('app_mention', async ({ event, body, context }) => {
+  app.event('app_mention', async ({ event, body, context, client }) => {
     if (event.bot_id || !event.user) return;
     // An edit of a mention comes as a new app_mention for the same post. It is not a new request (the
     // delivery dedupe forgets the post after an hour, so a typo fixed tomorrow would run it again).
     if (event.edited) return;
-    await accept(
-      {
-        eventId: body.event_id,
-        teamId: context.teamId ?? body.team_id,
-        channel: event.channel,
-        userId: event.user,
-        text: event.text,
-        ts: event.ts,
-        ...(event.thread_ts ? { threadTs: event.thread_ts } : {}),
-      },
-      event.thread_ts !== undefined && event.thread_ts !== event.ts,
-      true,
-    );
+    const teamId = context.teamId ?? body.team_id;
+    const message: IncomingMessage = {
+      eventId: body.event_id,
+      teamId,
+      channel: event.channel,
+      userId: event.user,
+      text: event.text,
+      ts: event.ts,
+      ...(event.thread_ts ? { threadTs: event.thread_ts } : {}),
+    };
+    if (!(await mayRequest({ client, message, poster: posterOf(event, body, context, teamId), tellIfExternal: true }))) return;
+    await accept(message, event.thread_ts !== undefined && event.thread_ts !== event.ts, true);
   });
 
-  app.message(async ({ message, body, context }) => {
+  app.message(async ({ message, body, context, client }) => {
     const subtype = 'subtype' in message ? message.subtype : undefined;
     if (!HUMAN_SUBTYPES.has(subtype)) return;
     if ('bot_id' in message && message.bot_id) return;
@@ -173,18 +217,17 @@ export function registerMessageListeners(app: App, options: MessageListenerOptio
       const followed = await isFollowed({ teamId, channel: message.channel, threadTs });
       if (!followed) return;
     }
-    await accept(
-      {
-        eventId: (body as { event_id: string }).event_id,
-        teamId,
-        channel: message.channel,
-        userId: message.user,
-        text,
-        ts: message.ts,
-        ...(threadTs ? { threadTs } : {}),
-      },
-      false,
-      isDirect,
-    );
+    const incoming: IncomingMessage = {
+      eventId: (body as { event_id: string }).event_id,
+      teamId,
+      channel: message.channel,
+      userId: message.user,
+      text,
+      ts: message.ts,
+      ...(threadTs ? { threadTs } : {}),
+    };
+    // A partner's chatter in a followed thread is left out quietly; a direct message is answered.
+    if (!(await mayRequest({ client, message: incoming, poster: posterOf(message as { user_team?: unknown; team?: unknown }, body, context, teamId), tellIfExternal: isDirect }))) return;
+    await accept(incoming, false, isDirect);
   });
 }

@@ -9,6 +9,7 @@ import type { JsonSchemaValidator } from '../../tools/json-schema-validator.js';
 import type { ToolSchemas } from '../../tools/tool-schemas.js';
 import type { AuditLog } from '../../audit/audit-log.js';
 import type { ChannelsOf } from '../channel-membership.js';
+import { createOrganisationMembership } from '../organisation-membership.js';
 import type { ResolveGroups } from '../usergroup-members.js';
 import { registerAppHome } from './app-home.js';
 import { registerAnswerQuestion } from './answer-question.js';
@@ -42,7 +43,9 @@ export interface ListenerDependencies {
 }
 
 /** Every Slack entry point of the bot, in one list: messages, card buttons and modal submits. */
-export function registerListeners(app: App, dependencies: ListenerDependencies): void {
+export function registerListeners(app: App, listenerDependencies: ListenerDependencies): void {
+  // One cache of who belongs to the organisation, for every entry point.
+  const dependencies = { ...listenerDependencies, organisationMembership: createOrganisationMembership({ logger: listenerDependencies.logger }) };
   registerMessageListeners(app, dependencies);
   registerApprovalActions(app, dependencies);
   registerDenyWithReason(app, dependencies);

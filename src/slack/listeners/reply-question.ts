@@ -13,6 +13,7 @@ import { inputFieldsOf, issuesToFieldErrors } from '../views/field-errors.js';
 import { REPLY_CALLBACK_ID, replyView } from '../views/reply-view.js';
 import { registerCallModalButton } from './call-modal-button.js';
 import { mayAnswer } from './answer-question.js';
+import { createOrganisationMembership, type OrganisationMembership } from '../organisation-membership.js';
 import { actorOf } from './approval-actions.js';
 import { isUnreadable, readCall } from './read-call.js';
 import { submittedInputFields } from './submitted-input-fields.js';
@@ -23,13 +24,14 @@ export interface ReplyQuestionOptions {
   messenger: ThreadMessenger;
   validator: JsonSchemaValidator;
   logger: Logger;
+  organisationMembership?: OrganisationMembership;
 }
 
 /**
  * "Reply" on an `ask_user` question without options: a form generated from the model's answer
  * schema; the answer is validated against that schema (ajv) before it becomes the tool result.
  */
-export function registerReplyQuestion(app: App, { store, decider, messenger, validator, logger }: ReplyQuestionOptions): void {
+export function registerReplyQuestion(app: App, { store, decider, messenger, validator, logger, organisationMembership = createOrganisationMembership({ logger }) }: ReplyQuestionOptions): void {
   const formFor = (call: PendingCall) => {
     const schema = answerSchemaOf(call.input as AskUserInput, (candidate) => validator.isUsable(candidate));
     return { schema, form: buildSchemaForm({ schema }) };
@@ -41,6 +43,7 @@ export function registerReplyQuestion(app: App, { store, decider, messenger, val
     store,
     messenger,
     logger,
+    organisationMembership,
     view({ step, call, userId, privateMetadata }) {
       if (!isQuestion(call)) return 'This is not a question.';
       if (!mayAnswer(step, userId)) return `Only <@${step.requesterId}> can answer this question, so nothing changed.`;
@@ -48,7 +51,7 @@ export function registerReplyQuestion(app: App, { store, decider, messenger, val
     },
   });
 
-  app.view<ViewSubmitAction>(REPLY_CALLBACK_ID, async ({ ack, body, view }) => {
+  app.view<ViewSubmitAction>(REPLY_CALLBACK_ID, async ({ ack, body, view, client }) => {
     const reference = decodeCallFormMetadata(view.private_metadata);
     const lookup = reference ? await readCall({ store, logger, reference }) : undefined;
     // The form stays as filled in, so the person can submit it again.
@@ -61,7 +64,7 @@ export function registerReplyQuestion(app: App, { store, decider, messenger, val
     const validated = validator.validate(schema, parsed.value);
     if (!validated.success) return ack({ response_action: 'errors', errors: issuesToFieldErrors(validated.issues, inputFieldsOf(form)) });
     // Who may answer is judged by the server with the answer (only the requester).
-    const outcome = await decider.record({ stepId: reference.stepId, approvalId: reference.approvalId, ...actorOf(body, reference.channel), action: { kind: 'answer', answer: validated.value } });
+    const outcome = await decider.record({ stepId: reference.stepId, approvalId: reference.approvalId, ...(await actorOf({ body, channel: reference.channel, membership: organisationMembership, client })), action: { kind: 'answer', answer: validated.value } });
     if (!outcome.recorded) return ack(formErrors({ fields: inputFieldsOf(form), message: outcome.message }));
     await ack();
     await decider.publish(outcome);

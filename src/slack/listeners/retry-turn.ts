@@ -6,7 +6,9 @@ import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { ThreadWorker } from '../../conversation/thread-worker.js';
 import type { StateStore } from '../../store/state-store.js';
 import { threadKeyOf } from '../../store/thread-state.js';
+import { EXTERNAL_USER_TEXT, MEMBERSHIP_UNVERIFIED_TEXT } from '../../approvals/transitions/call-action.js';
 import { APPROVAL_ACTION_IDS } from '../blocks/action-ids.js';
+import { createOrganisationMembership, type OrganisationMembership } from '../organisation-membership.js';
 import { actorOf, clickOrigin, tellPrivately } from './approval-actions.js';
 
 /**
@@ -16,13 +18,25 @@ import { actorOf, clickOrigin, tellPrivately } from './approval-actions.js';
  */
 export function registerRetryTurn(
   app: App,
-  { worker, messenger, store, audit, logger }: { worker: ThreadWorker; messenger: ThreadMessenger; store: StateStore; audit: AuditLog; logger: Logger },
+  {
+    worker,
+    messenger,
+    store,
+    audit,
+    logger,
+    organisationMembership = createOrganisationMembership({ logger }),
+  }: { worker: ThreadWorker; messenger: ThreadMessenger; store: StateStore; audit: AuditLog; logger: Logger; organisationMembership?: OrganisationMembership },
 ): void {
-  app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: APPROVAL_ACTION_IDS.retry }, async ({ ack, body }) => {
+  app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: APPROVAL_ACTION_IDS.retry }, async ({ ack, body, client }) => {
     await ack();
     const { channel, threadTs } = clickOrigin(body);
-    const { userId, origin } = actorOf(body, channel);
+    const { userId, origin } = await actorOf({ body, channel, membership: organisationMembership, client });
     if (!channel || !threadTs || !origin.teamId) return;
+    if (origin.membership !== 'member') {
+      const [code, reason] = origin.membership === 'external' ? ['external-user', EXTERNAL_USER_TEXT] : ['membership-unverified', MEMBERSHIP_UNVERIFIED_TEXT];
+      await appendQuietly(audit, { type: 'action-refused', teamId: origin.teamId, userId, action: 'retry', code, reason }, logger);
+      return await tellPrivately(messenger, body, reason);
+    }
     const address = { teamId: origin.teamId, channel, threadTs };
     try {
       // The thread is found by the click's own workspace and channel: a click from elsewhere finds nothing.

@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+import { appMentionEnvelope, blockActionsPayload, messageEnvelope, postSlackEvent, postSlackInteraction } from '../helpers/signed-request.js';
+import { BOT_USER_ID, CHANNEL, SIGNING_SECRET, TEAM_ID, cardButtons, nextTs, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
+
+const harness = useHarnesses();
+
+/** The README's "anyone in the channel" rule, one approver. */
+const CHANNEL_RULE = `
+policy:
+  rules:
+    - name: anyone here
+      tools: [restart_service]
+      approvers: [channel]
+`;
+
+/** The Slack Connect partner organisation's workspace. */
+const PARTNER_TEAM = 'T0PARTNER1';
+/** Our Enterprise Grid organisation, and another workspace of it. */
+const ENTERPRISE = 'E0ACME0001';
+const SISTER_TEAM = 'T0SISTER01';
+
+async function cardFor(h: Harness) {
+  h.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'payments-api', namespace: 'prod' } }] }, { text: 'Restarted.' });
+  const threadTs = nextTs();
+  await h.mention({ user: 'UALICE', text: 'restart payments-api in prod', ts: threadTs });
+  const card = await waitFor(() => threadReplies(h, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'card' });
+  const button = (actionId: string) => cardButtons(card.blocks).find((candidate) => candidate.actionId === actionId)!;
+  return { threadTs, card, approve: button('countersign_approve'), deny: button('countersign_deny') };
+}
+
+/**
+ * A block_actions payload as Slack sends it from a shared channel: `team` is the workspace the app
+ * is installed in (the one that posted the card), `user.team_id` is the clicker's own workspace
+ * (slackapi/java-slack-sdk#1041 shows such a payload); on Enterprise Grid `enterprise` is the install's.
+ */
+function sharedChannelClick(options: { user: string; userTeam: string; enterprise?: string; card: { ts: string }; threadTs: string; button: { actionId: string; value: string } }) {
+  const payload = blockActionsPayload({ user: options.user, channel: CHANNEL, messageTs: options.card.ts, threadTs: options.threadTs, ...options.button, teamId: TEAM_ID }) as {
+    user: { team_id: string };
+    enterprise: { id: string; name: string } | null;
+  };
+  payload.user.team_id = options.userTeam;
+  if (options.enterprise) payload.enterprise = { id: options.enterprise, name: 'Acme' };
+  return payload;
+}
+
+const ephemeralTexts = (h: Harness) => h.slack.callsTo('chat.postEphemeral').map((call) => String(call.args.text));
+const refusals = async (h: Harness) => (await h.auditEvents()).flatMap((event) => (event.type === 'action-refused' ? [event] : []));
+
+describe('Slack Connect: only members of the organisation act on its requests', () => {
+  it('refuses an Approve and a Deny from a user of another organisation in a shared channel (README: "the clicker\'s workspace ... must be the request\'s")', async () => {
+    const h = await harness({ extraYaml: CHANNEL_RULE });
+    const { threadTs, card, approve, deny } = await cardFor(h);
+
+    for (const button of [approve, deny]) {
+      const payload = sharedChannelClick({ user: 'UPARTNER1', userTeam: PARTNER_TEAM, card, threadTs, button });
+      expect((await postSlackInteraction({ url: h.eventsUrl, signingSecret: SIGNING_SECRET, payload })).status).toBe(200);
+    }
+    await h.settled();
+
+    // Nobody of the partner organisation countersigned (or turned down) a prod restart in our workspace.
+    expect(h.invocations()).toEqual([]);
+    expect((await h.auditEvents()).filter((event) => event.type === 'decision')).toEqual([]);
+    expect(ephemeralTexts(h)).toEqual([expect.stringContaining("not a member of this workspace's organisation"), expect.stringContaining("not a member of this workspace's organisation")]);
+    expect((await refusals(h)).map((event) => [event.userId, event.action, event.code])).toEqual([
+      ['UPARTNER1', 'approve', 'external-user'],
+      ['UPARTNER1', 'deny', 'external-user'],
+    ]);
+
+    // The card is still open to our own people.
+    await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...approve });
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === 'Restarted.'), { message: 'the answer after Bob approved' });
+    expect(h.invocations()).toHaveLength(1);
+  });
+
+  it('on Enterprise Grid counts a member of another workspace of the same enterprise, as users.info says, and refuses one of another enterprise', async () => {
+    const h = await harness({ extraYaml: CHANNEL_RULE });
+    const enterpriseOf: Record<string, string> = { USISTER1: ENTERPRISE, UOTHERCO: 'E0OTHER001' };
+    h.slack.setMethodHandler('users.info', (call) => ({
+      ok: true,
+      user: { id: call.args.user, team_id: SISTER_TEAM, enterprise_user: { id: call.args.user, enterprise_id: enterpriseOf[String(call.args.user)], teams: [SISTER_TEAM] } },
+    }));
+    const { threadTs, card, approve } = await cardFor(h);
+
+    // The enterprise id in the payload is the install's: it proves nothing about the clicker.
+    await postSlackInteraction({ url: h.eventsUrl, signingSecret: SIGNING_SECRET, payload: sharedChannelClick({ user: 'UOTHERCO', userTeam: 'T0OTHERCO1', enterprise: ENTERPRISE, card, threadTs, button: approve }) });
+    await h.settled();
+    expect(h.invocations()).toEqual([]);
+    expect((await refusals(h)).map((event) => [event.userId, event.code])).toEqual([['UOTHERCO', 'external-user']]);
+
+    await postSlackInteraction({ url: h.eventsUrl, signingSecret: SIGNING_SECRET, payload: sharedChannelClick({ user: 'USISTER1', userTeam: SISTER_TEAM, enterprise: ENTERPRISE, card, threadTs, button: approve }) });
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === 'Restarted.'), { message: 'the answer after the sister workspace approved' });
+    expect(h.invocations()).toHaveLength(1);
+    const decision = (await h.auditEvents()).find((event) => event.type === 'decision');
+    expect(decision).toMatchObject({ outcome: 'approved', userId: 'USISTER1' });
+  });
+
+  it('on Enterprise Grid refuses, and says it could not check, when users.info fails', async () => {
+    const h = await harness({ extraYaml: CHANNEL_RULE });
+    h.slack.failWhen('users.info', () => true, { error: 'fatal_error' });
+    const { threadTs, card, approve } = await cardFor(h);
+
+    await postSlackInteraction({ url: h.eventsUrl, signingSecret: SIGNING_SECRET, payload: sharedChannelClick({ user: 'USISTER1', userTeam: SISTER_TEAM, enterprise: ENTERPRISE, card, threadTs, button: approve }) });
+    const answer = await waitFor(() => ephemeralTexts(h)[0], { message: 'the answer to the click' });
+    await h.settled();
+
+    expect(answer).toContain('could not check');
+    expect(h.invocations()).toEqual([]);
+    expect((await refusals(h)).map((event) => [event.userId, event.code])).toEqual([['USISTER1', 'membership-unverified']]);
+  });
+
+  it('does not take a request from a user of another organisation, and tells them privately', async () => {
+    const h = await harness({ extraYaml: CHANNEL_RULE });
+    const ts = nextTs();
+    // An app_mention from an externally shared channel: `team_id` is ours, `user_team` the poster's.
+    const envelope = appMentionEnvelope({ user: 'UPARTNER1', text: `<@${BOT_USER_ID}> restart payments-api in prod`, channel: CHANNEL, teamId: TEAM_ID, botUserId: BOT_USER_ID, ts }) as {
+      is_ext_shared_channel: boolean;
+      event: Record<string, unknown>;
+    };
+    envelope.is_ext_shared_channel = true;
+    envelope.event.user_team = PARTNER_TEAM;
+    envelope.event.source_team = PARTNER_TEAM;
+    envelope.event.team = PARTNER_TEAM;
+    await postSlackEvent({ url: h.eventsUrl, signingSecret: SIGNING_SECRET, envelope });
+    const answer = await h.slack.waitForCall('chat.postEphemeral');
+    await h.settled();
+
+    expect(answer.args).toMatchObject({ user: 'UPARTNER1', thread_ts: ts, text: expect.stringContaining("only take requests from members of this workspace's organisation") });
+    expect(h.openai.requests).toEqual([]);
+    expect(threadReplies(h, ts)).toEqual([]);
+    expect((await refusals(h)).map((event) => [event.userId, event.action, event.code])).toEqual([['UPARTNER1', 'request', 'external-user']]);
+  });
+
+  it('leaves out, without a word, a reply from a user of another organisation in a thread it follows', async () => {
+    const h = await harness({ extraYaml: CHANNEL_RULE });
+    h.openai.enqueue({ text: 'Hello Alice.' });
+    const threadTs = nextTs();
+    await h.mention({ user: 'UALICE', text: 'hello', ts: threadTs });
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === 'Hello Alice.'), { message: 'the first answer' });
+
+    const envelope = messageEnvelope({ user: 'UPARTNER1', text: 'also restart payments-api in prod', channel: CHANNEL, channelType: 'channel', threadTs, teamId: TEAM_ID }) as {
+      is_ext_shared_channel: boolean;
+      event: Record<string, unknown>;
+    };
+    envelope.is_ext_shared_channel = true;
+    envelope.event.user_team = PARTNER_TEAM;
+    envelope.event.team = PARTNER_TEAM;
+    await postSlackEvent({ url: h.eventsUrl, signingSecret: SIGNING_SECRET, envelope });
+    await h.settled();
+
+    expect(h.openai.requests).toHaveLength(1);
+    expect(h.slack.callsTo('chat.postEphemeral')).toEqual([]);
+    expect((await refusals(h)).map((event) => [event.userId, event.action, event.code])).toEqual([['UPARTNER1', 'request', 'external-user']]);
+  });
+});
