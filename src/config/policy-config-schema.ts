@@ -421,6 +421,12 @@ function checkNotify({ own, effective, at, report, inherited }: SettingsCheck): 
   const named = effective.approvers.some((approver) => approver.kind === 'user');
   if (own.notify !== undefined && !notify.thread && notify.channels.length === 0 && !notify.dmApprovers) {
     report([...at, 'notify', 'thread'], 'is false but no channels or dmApprovers are given, so nobody could approve; name a channel or set dmApprovers: true');
+  } else if (!notify.thread && effective.approvers.some((approver) => approver.kind === 'channel')) {
+    // `channel` means the people of the thread's channel, who can act only on the thread's card: with
+    // `thread: false` that card has no buttons, and the copies refuse them ("from the thread there").
+    const why = "channel (anyone in the thread's channel) can approve only on the thread's card, which has no buttons with thread: false; keep the thread's card or name users or groups as approvers";
+    if (own.notify?.thread !== undefined) report([...at, 'notify', 'thread'], `is false but approvers${inherited('approvers')} includes channel: ${why}`);
+    else if (own.approvers !== undefined) report([...at, 'approvers'], `includes channel but notify.thread${inherited('notify')} is false: ${why}`);
   }
   if (notify.dmApprovers && !named) {
     const message = `is true but approvers${inherited('approvers')} names no user (U…) to send a DM to; name users or remove dmApprovers`;

@@ -212,6 +212,12 @@ policy:
     ['an unknown notify key', rule('tools: [a], notify: { dm: true }'), [at('rules[0].notify.dm')]],
     ['a notify that reaches nobody', rule('tools: [a], notify: { thread: false }'), [at('rules[0].notify.thread')]],
     ['DMs without named approvers', rule('tools: [a], notify: { dmApprovers: true }'), [at('rules[0].notify.dmApprovers')]],
+    ['channel approvers with the thread card stripped of its buttons', rule('tools: [a], notify: { thread: false, channels: [C0APPROVALS] }'), [at('rules[0].notify.thread')]],
+    [
+      'channel approvers under an inherited thread: false',
+      'policy:\n  defaults: { approvers: [U0ALICE], notify: { thread: false, channels: [C0APPROVALS] } }\n  rules: [{ tools: [a], approvers: [channel] }]',
+      [at('rules[0].approvers')],
+    ],
     ['a non-boolean notify thread', rule('tools: [a], notify: { thread: maybe, channels: [C0APPROVALS] }'), [at('rules[0].notify.thread')]],
     ['an approval with no conditions', rule('tools: [a], approval: { when: [] }'), [at('rules[0].approval.when')]],
     ['an approval without when', rule('tools: [a], approval: { match: any }'), [at('rules[0].approval.when')]],
@@ -276,6 +282,10 @@ policy:
     [
       'policy:\n  rules: [{ tools: ["restart_*", b] }, { tools: ["restart_*"], approval: never }]',
       'is never used: rules[0] already covers the same tools and comes first',
+    ],
+    [
+      rule('tools: [a], notify: { thread: false, channels: [C0APPROVALS] }'),
+      "is false but approvers (inherited from defaults) includes channel: channel (anyone in the thread's channel) can approve only on the thread's card, which has no buttons with thread: false; keep the thread's card or name users or groups as approvers",
     ],
   ])('explains the problem in %j', (yamlText, message) => {
     expect(problemsOf(yamlText).map((problem) => problem.message)).toEqual([message]);
