@@ -27,7 +27,7 @@ export function denialReason(decision: Decision): string {
 
 /** Told as an error, not a refusal: nobody declined, so asking again is right when the user asks for it again. */
 function notDecidedReason(decision: Decision): string {
-  return `Not run: ${decision.reason ?? 'countersign closed this call'}. This was an error, not a decision: no person saw or declined this call, and nothing ran. Tell the user; if they ask for it again, request it again.`;
+  return `Not run: ${decision.reason ?? 'countersign closed this call'}. This was an error, not a decision: nobody declined this call, and nothing ran. Tell the user; if they ask for it again, request it again.`;
 }
 
 /** What the model reads for a question that got no answer. Only a scheduled turn's questions expire: nobody came to answer. */

@@ -61,4 +61,24 @@ describe('recheckApprovals at resume', () => {
     expect(result.step.decisions.a1).toMatchObject({ outcome: 'denied', userId: 'U0BOB' });
     expect(result.step.decisions.a1?.reason).toContain('no longer holds');
   });
+
+  it('reads the groups fresh, past any cache: this check decides whether the call runs', async () => {
+    const reads: Array<{ groupIds: readonly string[]; fresh: boolean }> = [];
+    await recheckApprovals({
+      step,
+      resolveGroups: async (groupIds, options) => {
+        reads.push({ groupIds, fresh: options.fresh });
+        return new Map([['S0ONCALL', new Set(['U0BOB'])]]);
+      },
+      now: 3,
+    });
+    expect(reads).toEqual([{ groupIds: ['S0ONCALL'], fresh: true }]);
+  });
+
+  it('leaves an approval whose group could not be read approved and unchecked, blaming nobody', async () => {
+    const result = await recheckApprovals({ step, resolveGroups: async () => new Map(), now: 3 });
+    expect(result.revoked).toEqual([]);
+    expect(result.unchecked).toEqual([{ approvalId: 'a1', groupIds: ['S0ONCALL'] }]);
+    expect(result.step.decisions.a1?.outcome).toBe('approved');
+  });
 });

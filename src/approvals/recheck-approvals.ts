@@ -4,45 +4,71 @@ import { decisionOf, type Decision, type PendingStep } from './pending-step.js';
 import { approverGroupIds, type GroupMembers } from './policy/approver-eligibility.js';
 import { authorizeApprover } from './policy/authorize-approver.js';
 
+export interface Revocation {
+  approvalId: string;
+  userId: string;
+  reason: string;
+}
+
+/** An approval that could be neither confirmed nor refused: a group it depends on could not be read. */
+export interface UncheckedApproval {
+  approvalId: string;
+  groupIds: string[];
+}
+
 /**
  * Authorization again, at resume: an approver removed from the approving group (or a record that
  * does not hold together) between the click and the resume must not let the call run. Approvals
- * that no longer hold become denials that say why; everything else is returned unchanged.
+ * that no longer hold become denials that say why. Groups are read fresh, past any cache: this
+ * check, not the click's, decides whether the call runs. An approval whose group Slack did not
+ * answer for is `unchecked` and left approved in `step`: nobody was found not to be an approver,
+ * so the caller waits and asks again, or closes the call as an error (never as someone's denial).
  */
 export async function recheckApprovals(options: {
   step: PendingStep;
-  resolveGroups: (groupIds: readonly string[]) => Promise<GroupMembers>;
+  resolveGroups: (groupIds: readonly string[], options: { fresh: true }) => Promise<GroupMembers>;
   now: number;
-}): Promise<{ step: PendingStep; revoked: Array<{ approvalId: string; userId: string; reason: string }> }> {
+}): Promise<{ step: PendingStep; revoked: Revocation[]; unchecked: UncheckedApproval[] }> {
   const { step } = options;
   const decisions: Record<string, Decision> = { ...step.decisions };
-  const revoked: Array<{ approvalId: string; userId: string; reason: string }> = [];
+  const revoked: Revocation[] = [];
+  const unchecked: UncheckedApproval[] = [];
   const revoke = (approvalId: string, userId: string, reason: string, text: string) => {
     revoked.push({ approvalId, userId, reason });
     decisions[approvalId] = { outcome: 'denied', userId, at: options.now, reason: text };
   };
-  for (const call of step.calls) {
+  const toCheck = step.calls.flatMap((call) => {
     const decision = decisionOf(step, call.approvalId);
-    if (decision?.outcome !== 'approved') continue;
+    if (decision?.outcome !== 'approved') return [];
     const version = approvedVersion(step, call);
     if (!version) {
       revoke(call.approvalId, decision.userId, 'the approval does not match any version of the input', 'the approval on record does not match the input, so it was not run');
-      continue;
+      return [];
     }
     // The approval hook's decision settles the call by itself (see `hookDecisionTransition`): no quorum or group to re-check.
-    if (hookNameOf(decision.userId) !== undefined) continue;
+    if (hookNameOf(decision.userId) !== undefined) return [];
     const approvers = [...new Set(decision.approvedBy ?? [])];
     if (approvers.length < version.policy.required) {
       revoke(call.approvalId, decision.userId, 'fewer approvals than the rule requires', 'it has fewer approvals than the rule requires, so it was not run');
-      continue;
+      return [];
     }
-    const groupMembers = await options.resolveGroups(approverGroupIds(version.policy));
-    for (const userId of approvers) {
-      const authorization = authorizeApprover({ evaluation: version.policy, userId, requesterId: step.requesterId, groupMembers, approvedBy: [] });
-      if (authorization.allowed) continue;
-      revoke(call.approvalId, userId, authorization.reason, `the approval by <@${userId}> no longer holds (${authorization.reason.replace(/^You /, 'they ')})`);
-      break;
+    return [{ approvalId: call.approvalId, policy: version.policy, approvers }];
+  });
+  // One read per group for the whole step, whatever number of calls name it.
+  const groupIds = [...new Set(toCheck.flatMap(({ policy }) => approverGroupIds(policy)))];
+  const groupMembers = groupIds.length === 0 ? new Map() : await options.resolveGroups(groupIds, { fresh: true });
+  for (const { approvalId, policy, approvers } of toCheck) {
+    const refusals = approvers.flatMap((userId) => {
+      const authorization = authorizeApprover({ evaluation: policy, userId, requesterId: step.requesterId, groupMembers, approvedBy: [] });
+      return authorization.allowed ? [] : [{ userId, ...authorization }];
+    });
+    // A definite refusal settles it; only when every doubt is an unread group does the call wait.
+    const refused = refusals.find((refusal) => refusal.code !== 'groups-unresolved');
+    if (refused) {
+      revoke(approvalId, refused.userId, refused.reason, `the approval by <@${refused.userId}> no longer holds (${refused.reason.replace(/^You /, 'they ')})`);
+    } else if (refusals.length > 0) {
+      unchecked.push({ approvalId, groupIds: approverGroupIds(policy).filter((groupId) => !groupMembers.has(groupId)) });
     }
   }
-  return { step: revoked.length === 0 ? step : { ...step, decisions }, revoked };
+  return { step: revoked.length === 0 ? step : { ...step, decisions }, revoked, unchecked };
 }

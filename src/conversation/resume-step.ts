@@ -1,12 +1,15 @@
 import { approvedRunsFor } from '../agent/approved-runs.js';
-import { closingToolMessage, resumeToolMessage } from '../agent/decision-messages.js';
+import { closingToolMessage, COUNTERSIGN_ACTOR, resumeToolMessage } from '../agent/decision-messages.js';
 import { currentVersion } from '../approvals/input-version.js';
 import { isQuestion, type PendingStep } from '../approvals/pending-step.js';
-import { recheckApprovals } from '../approvals/recheck-approvals.js';
+import type { GroupMembers } from '../approvals/policy/approver-eligibility.js';
+import { recheckApprovals, type UncheckedApproval } from '../approvals/recheck-approvals.js';
+import { showStep } from '../approvals/show-step.js';
 import { claimResumeTransition } from '../approvals/transitions/close-step.js';
 import { StepContendedError } from '../approvals/transitions/commit-transition.js';
 import { appendQuietly } from '../audit/audit-log.js';
 import { faultPoint } from '../runtime/fault-points.js';
+import { isFencedError } from '../store/fenced-error.js';
 import type { PrefetchedStep } from '../store/state-store.js';
 import { threadKeyOf, type ThreadState } from '../store/thread-state.js';
 import { postOutbox } from './answer-outbox.js';
@@ -16,11 +19,14 @@ import type { PhaseDependencies } from './phase-dependencies.js';
 import type { RunAndPublish } from './run-and-publish.js';
 import { validatedThread, type LoadThread } from './thread-loader.js';
 import type { TurnScope } from './turn-scope.js';
+import { closeUncheckedApprovals, decidedAt, GROUP_RECHECK_SPACING_MS, patienceRanOut, recheckSlot, UNCHECKED_APPROVAL_PATIENCE_MS, WAIT_NOTICE_AFTER_MS, waitNoticeText } from './unchecked-approvals.js';
 
 /** A decided step changes rarely (a re-claim after a stall): conflicts resolve within a few rounds. */
 const MAX_CLAIM_ATTEMPTS = 25;
 
-type ResumeDependencies = Pick<PhaseDependencies, 'store' | 'audit' | 'logger' | 'now' | 'resolveGroups'> & {
+type ResumeDependencies = Pick<PhaseDependencies, 'store' | 'audit' | 'logger' | 'now'> & {
+  /** `fresh`: past any cache (the bot's reader has one); a reader without a cache may ignore it. */
+  resolveGroups: (groupIds: readonly string[], options?: { fresh?: boolean }) => Promise<GroupMembers>;
   loadThread: LoadThread;
   runAndPublish: RunAndPublish;
   closeInterruptedCalls: CloseInterruptedCalls;
@@ -42,32 +48,59 @@ export function createStepResumer(options: ResumeDependencies) {
       if (step.phase === 'resumed') await recoverInterruptedResume(scope, thread, step);
       return;
     }
-    await claimAndResume(scope, thread, stepId, step);
+    await claimAndResume(scope, thread, stepId, step, { waitForGroups: true });
   }
 
   /**
    * Claims the resume of a decided step under this lease's fence and records in the thread what
    * was decided, in one atomic write (re-checking every approval first), then runs the turn. On a
    * conflict (the step changed since it was read) it starts again from the step as it is now.
-   * `read`: the step as just read. False when there was nothing to claim.
+   * `read`: the step as just read. False when there was nothing to claim, or when it waits.
+   *
+   * An approval whose approving group Slack did not answer for is neither run nor denied. With
+   * `waitForGroups` (the step's own resume) the step is left decided and unclaimed, and the
+   * recovery sweep offers it again until the groups are read or `UNCHECKED_APPROVAL_PATIENCE_MS`
+   * has passed; then, or at once without it (a newer message moves the thread on), the call is
+   * closed by countersign as an error.
    */
-  async function claimAndResume(scope: TurnScope, thread: ThreadState, stepId: string, read?: PendingStep): Promise<boolean> {
+  async function claimAndResume(scope: TurnScope, thread: ThreadState, stepId: string, read?: PendingStep, { waitForGroups = false } = {}): Promise<boolean> {
     let known = read;
     for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt += 1) {
       const step = known ?? (await store.getStep(stepId));
       known = undefined;
       const transition = step && claimResumeTransition(step, scope.lease.fence);
       if (!transition) return false;
-      const { step: claimed, revoked } = await recheckApprovals({ step: transition.step, resolveGroups: options.resolveGroups, now: now() });
+      let readSkipped = false;
+      const recheck = await recheckApprovals({
+        step: transition.step,
+        resolveGroups: waitForGroups
+          ? async (groupIds, readOptions) => {
+              if (await mayReadGroups(transition.step)) return options.resolveGroups(groupIds, readOptions);
+              readSkipped = true;
+              return new Map();
+            }
+          : options.resolveGroups,
+        now: now(),
+      });
+      const { revoked, unchecked } = recheck;
+      if (unchecked.length > 0 && waitForGroups && (readSkipped || !patienceRanOut({ step: transition.step, now: now() }))) {
+        await waitForGroupsToBeRead(scope, thread, transition.step, { unchecked, readSkipped });
+        return false;
+      }
+      const claimed = unchecked.length === 0 ? recheck.step : closeUncheckedApprovals({ step: recheck.step, unchecked, at: now() });
+      const changed = claimed !== transition.step;
       // Written as a copy: a conflict leaves the thread as it was, for the next round.
       const { next, stops } = withDecisions(thread, claimed);
-      const result = await scope.saveWithStep(transition, next, { settled: stops });
+      const result = await scope.saveWithStep({ ...transition, step: claimed }, next, { settled: stops });
       if (result === 'not-found') return false;
       if (result !== 'committed') continue;
       Object.assign(thread, next);
       delete thread.pendingStepId;
       faultPoint('after-claim');
       for (const revocation of revoked) await recordRevocation(claimed, revocation);
+      for (const approval of unchecked) await recordUnchecked(claimed, approval);
+      // The card said "Approved by …": it now says what became of the call.
+      if (changed) await refreshCard(scope, claimed);
       if (stops) {
         await scope.messenger.postNotice({
           channel: thread.channel,
@@ -93,6 +126,50 @@ export function createStepResumer(options: ResumeDependencies) {
     const next: ThreadState = { ...rest, messages: [...thread.messages, stops ? closingToolMessage(step) : resumeToolMessage(step)] };
     addParticipants(next, Object.values(step.decisions).flatMap((decision) => [decision.userId, ...(decision.approvedBy ?? [])]));
     return { next, stops };
+  }
+
+  /**
+   * Whether this attempt may read the groups: one read per step per `GROUP_RECHECK_SPACING_MS`
+   * across every replica, whoever's sweep offered the resume. The claim costs a round trip only
+   * for steps whose approvals name a group and only in the wait, since recheck asks for none otherwise.
+   */
+  async function mayReadGroups(step: PendingStep): Promise<boolean> {
+    const slot = recheckSlot({ step, now: now() });
+    return store.claimOnce([`group-recheck:${step.stepId}:${slot}`], UNCHECKED_APPROVAL_PATIENCE_MS + 2 * GROUP_RECHECK_SPACING_MS);
+  }
+
+  /** Leaves the step decided and unresumed, for the recovery sweep to offer again; the thread hears once if it takes long. */
+  async function waitForGroupsToBeRead(scope: TurnScope, thread: ThreadState, step: PendingStep, { unchecked, readSkipped }: { unchecked: UncheckedApproval[]; readSkipped: boolean }): Promise<void> {
+    // Logged for the attempts that asked Slack, not for each sweep that found the read already done.
+    if (!readSkipped) {
+      logger.warn({ event: 'resume-waits-for-groups', stepId: step.stepId, groupIds: unchecked.flatMap((approval) => approval.groupIds) }, 'could not read the approving groups; the resume is tried again');
+    }
+    if (now() - decidedAt(step) < WAIT_NOTICE_AFTER_MS) return;
+    if (!(await store.claimOnce([`group-recheck-notice:${step.stepId}`], UNCHECKED_APPROVAL_PATIENCE_MS * 2))) return;
+    await scope.messenger.postNotice({ channel: thread.channel, threadTs: thread.threadTs, text: waitNoticeText(unchecked) });
+  }
+
+  /** Closed by countersign, not by an approver: the audit trail names no person for it. */
+  async function recordUnchecked(step: PendingStep, approval: UncheckedApproval): Promise<void> {
+    const reason = step.decisions[approval.approvalId]?.reason ?? 'could not check the approving groups';
+    logger.warn({ event: 'approval-unchecked', stepId: step.stepId, ...approval }, 'approving groups could not be read; the call was closed without running');
+    const call = step.calls.find((candidate) => candidate.approvalId === approval.approvalId);
+    await appendQuietly(
+      options.audit,
+      { type: 'action-refused', teamId: step.teamId, stepId: step.stepId, approvalId: approval.approvalId, toolName: call?.toolName ?? 'unknown', userId: COUNTERSIGN_ACTOR, action: 'resume', code: 'groups-unresolved', reason },
+      logger,
+    );
+  }
+
+  /** A card Slack will not update is logged, not fatal: the model and the audit trail already know. */
+  async function refreshCard(scope: TurnScope, step: PendingStep): Promise<void> {
+    if (step.cardTs === undefined) return;
+    try {
+      await showStep({ messenger: scope.messenger, step, logger });
+    } catch (error) {
+      if (isFencedError(error)) throw error;
+      logger.warn({ event: 'card-update-failed', stepId: step.stepId, err: error }, 'could not update approval card');
+    }
   }
 
   async function recordRevocation(step: PendingStep, revocation: { approvalId: string; userId: string; reason: string }): Promise<void> {

@@ -1,4 +1,5 @@
 import type { types } from '@slack/bolt';
+import { COUNTERSIGN_ACTOR } from '../../agent/decision-messages.js';
 import { threadCardActionable } from '../../approvals/card-routing.js';
 import { describeChanges, diffInputs } from '../../approvals/input-diff.js';
 import { approvalsOf, approvedVersion, currentVersion } from '../../approvals/input-version.js';
@@ -270,6 +271,8 @@ function decisionText(decision: Decision, call: PendingCall, step?: PendingStep)
     }
     case 'denied': {
       const reason = typeof decision.reason === 'string' ? oneLine(decision.reason).trim() : '';
+      // Closed by countersign on an error: nobody denied it, so no person is named.
+      if (decision.userId === COUNTERSIGN_ACTOR) return `:warning: Not run: ${fitUntrusted(reason || 'countersign closed this call', REASON_MAX_LENGTH)} · ${when}`;
       return `:x: Denied by ${by} · ${when}${reason === '' ? '' : ` · Reason: ${fitUntrusted(reason, REASON_MAX_LENGTH)}`}`;
     }
     case 'superseded':

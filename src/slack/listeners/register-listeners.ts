@@ -10,7 +10,7 @@ import type { ToolSchemas } from '../../tools/tool-schemas.js';
 import type { AuditLog } from '../../audit/audit-log.js';
 import type { ChannelsOf } from '../channel-membership.js';
 import { createOrganisationMembership } from '../organisation-membership.js';
-import type { ResolveGroups } from '../usergroup-members.js';
+import type { UsergroupMembers } from '../usergroup-members.js';
 import { registerAppHome } from './app-home.js';
 import { registerAnswerQuestion } from './answer-question.js';
 import { registerCountersignCommand } from './countersign-command.js';
@@ -21,6 +21,7 @@ import { registerEditCall } from './edit-call.js';
 import { registerMessageListeners } from './message-listeners.js';
 import { registerReplyQuestion } from './reply-question.js';
 import { registerRetryTurn } from './retry-turn.js';
+import { registerUsergroupChanges } from './usergroup-changes.js';
 import { registerViewFullInput } from './view-full-input.js';
 
 export interface ListenerDependencies {
@@ -31,7 +32,7 @@ export interface ListenerDependencies {
   toolSchemas: ToolSchemas;
   validator: JsonSchemaValidator;
   audit: AuditLog;
-  resolveGroups: ResolveGroups;
+  resolveGroups: UsergroupMembers;
   /** The channels a person is in (App Home shows and decides only their channels' requests). */
   channelsOf: ChannelsOf;
   now: () => number;
@@ -57,6 +58,7 @@ export function registerListeners(app: App, listenerDependencies: ListenerDepend
   registerCountersignCommand(app, dependencies);
   registerRetryTurn(app, dependencies);
   registerAppHome(app, dependencies);
+  registerUsergroupChanges(app, dependencies);
   app.error(async (error) => {
     dependencies.logger.error({ event: 'bolt-error', err: error }, 'unhandled error in a Slack listener');
   });
