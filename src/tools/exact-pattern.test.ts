@@ -74,7 +74,17 @@ const PATTERNS = [
 ];
 
 describe('compileExactPattern', () => {
-  it.each(PATTERNS)('matches %j exactly as JavaScript does with the u flag', (source) => {
+  // Modifiers like `(?i:k)` are JavaScript from Node 23 (V8 12.5) on; on Node 22 they are not a
+  // valid pattern, so there is nothing to compare with (the config refuses them there).
+  const understood = PATTERNS.filter((source) => {
+    try {
+      return new RegExp(source, 'u') instanceof RegExp;
+    } catch {
+      return false;
+    }
+  });
+
+  it.each(understood)('matches %j exactly as JavaScript does with the u flag', (source) => {
     const expression = new RegExp(source, 'u');
     const pattern = linear(source);
     for (const sample of SAMPLES) expect([sample, pattern.test(sample)]).toEqual([sample, expression.test(sample)]);
