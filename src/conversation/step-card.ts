@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { closingToolMessage, COUNTERSIGN_ACTOR } from '../agent/decision-messages.js';
 import type { ApprovalRequest } from '../agent/run-turn.js';
 import type { AuditEventInput } from '../audit/audit-event.js';
@@ -9,12 +10,33 @@ import { showStep } from '../approvals/show-step.js';
 import { closeStepTransition } from '../approvals/transitions/close-step.js';
 import { commitTransition } from '../approvals/transitions/commit-transition.js';
 import { isFencedError } from '../store/fenced-error.js';
+import { isStoreUnavailable } from '../store/store-unavailable.js';
 import type { ThreadState } from '../store/thread-state.js';
 import { buildPendingStep } from './build-pending-step.js';
 import { shortError } from './short-error.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
 import type { TurnScope } from './turn-scope.js';
 import { traceparentOf } from '../tracing/trace-context.js';
+
+/**
+ * How long a posted card's ts may wait for the store (a Redis restart, a failover): a click on it
+ * meanwhile is decided all the same, but the card is refreshed only once its ts is recorded.
+ */
+const CARD_RECORD_WAIT_MS = 10_000;
+/** Between tries while the store is unavailable. */
+const STORE_RETRY_MS = 250;
+
+/** Runs `operation` again while the store is unavailable, until `until` (epoch ms); anything else rethrows. */
+async function whileStoreReturns<T>(operation: () => Promise<T>, { until }: { until: number }): Promise<T> {
+  for (;;) {
+    try {
+      return await operation();
+    } catch (error) {
+      if (!isStoreUnavailable(error) || Date.now() + STORE_RETRY_MS > until) throw error;
+      await delay(STORE_RETRY_MS);
+    }
+  }
+}
 
 type StepCardDependencies = Pick<PhaseDependencies, 'store' | 'logger' | 'now' | 'botUserId' | 'policy' | 'tools' | 'newStepId' | 'limits'>;
 
@@ -54,51 +76,73 @@ export function createStepCards(options: StepCardDependencies) {
   }
 
   async function postThreadCard(scope: TurnScope, step: PendingStep): Promise<PendingStep | undefined> {
+    let cardTs: string;
     try {
-      const cardTs = await scope.messenger.postStepCard({ step });
-      const routing = stepRouting(step);
-      const copiesWanted = routing.channels.length + routing.dmUserIds.length > 0;
-      // The copies link back to the thread's card, so its link is taken before they are posted.
-      const cardLink = copiesWanted ? await scope.messenger.permalinkOf({ channel: step.channel, ts: cardTs }) : undefined;
-      const revision = await store.setStepCard(step.stepId, cardTs, cardLink);
-      logger.info({ event: 'approval-requested', stepId: step.stepId, calls: step.calls.map((call) => call.toolName) }, 'approval card posted');
-      const posted = { ...step, cardTs, ...(cardLink === undefined ? {} : { cardLink }) };
-      // Decided before the card's ts was recorded: the decision found no card to update, so this does.
-      if (revision !== undefined && revision > step.revision) {
-        const latest = await store.getStep(step.stepId);
-        if (latest) await refreshCard(scope, latest);
-      }
-      return posted;
+      cardTs = await scope.messenger.postStepCard({ step });
     } catch (error) {
       if (scope.lease.lost()) throw error;
-      // Every call was already decided (by the approval hook): the card only reports, and the turn goes on without it.
-      if (step.phase !== 'pending') {
-        logger.warn({ event: 'card-post-failed', stepId: step.stepId, err: error }, 'could not post the card of a decided step');
-        return;
-      }
-      logger.error({ event: 'card-post-failed', stepId: step.stepId, err: error }, 'could not post approval card');
-      const decision = cardNotPostedDecision({ error, at: now() });
-      const closed = await scope.lease.guard(() =>
-        commitTransition(store, step.stepId, (current) => {
-          const transition = closeStepTransition(current, decision);
-          return transition && { ...transition, fence: scope.lease.fence };
-        }),
-      );
-      if (closed) {
-        const thread = await store.getThread(step.threadKey);
-        if (thread) {
-          thread.messages.push(closingToolMessage(closed));
-          delete thread.pendingStepId;
-          await scope.save(thread, { settled: true });
-        }
-      }
-      await scope.messenger.postNotice({
-        channel: step.channel,
-        threadTs: step.threadTs,
-        text: `:warning: I could not post the approval card (${shortError(error)}), so nobody could decide on it and nothing was run. This was an error, not a denial: please ask again.`,
-      });
+      await closeUnpostedStep(scope, step, error);
       return undefined;
     }
+    // The card is in the thread from here on, and its buttons work (a click names its step): a
+    // failure in the bookkeeping below must not close a step people can see and approve.
+    const routing = stepRouting(step);
+    const copiesWanted = routing.channels.length + routing.dmUserIds.length > 0;
+    // The copies link back to the thread's card, so its link is taken before they are posted.
+    const cardLink = copiesWanted
+      ? await scope.messenger.permalinkOf({ channel: step.channel, ts: cardTs }).catch((error: unknown) => {
+          if (scope.lease.lost()) throw error;
+          logger.warn({ event: 'card-link-failed', stepId: step.stepId, err: error }, 'could not read the card link; copies go without it');
+          return undefined;
+        })
+      : undefined;
+    logger.info({ event: 'approval-requested', stepId: step.stepId, calls: step.calls.map((call) => call.toolName) }, 'approval card posted');
+    const posted = { ...step, cardTs, ...(cardLink === undefined ? {} : { cardLink }) };
+    let revision: number | undefined;
+    try {
+      revision = await whileStoreReturns(() => store.setStepCard(step.stepId, cardTs, cardLink), { until: Date.now() + CARD_RECORD_WAIT_MS });
+    } catch (error) {
+      // Unrecorded, the card is not refreshed when the step changes (its clicks still decide):
+      // stale buttons on a step that stays decidable are better than a card closed behind its back.
+      logger.error({ event: 'card-ts-unrecorded', stepId: step.stepId, cardTs, err: error }, 'the approval card was posted but its ts could not be recorded');
+      return posted;
+    }
+    // Decided before the card's ts was recorded: the decision found no card to update, so this does.
+    if (revision !== undefined && revision > step.revision) {
+      const latest = await store.getStep(step.stepId);
+      if (latest) await refreshCard(scope, latest);
+    }
+    return posted;
+  }
+
+  /** A card Slack refused: its calls are closed by countersign, so nothing waits on a card no one sees. */
+  async function closeUnpostedStep(scope: TurnScope, step: PendingStep, error: unknown): Promise<void> {
+    // Every call was already decided (by the approval hook): the card only reports, and the turn goes on without it.
+    if (step.phase !== 'pending') {
+      logger.warn({ event: 'card-post-failed', stepId: step.stepId, err: error }, 'could not post the card of a decided step');
+      return;
+    }
+    logger.error({ event: 'card-post-failed', stepId: step.stepId, err: error }, 'could not post approval card');
+    const decision = cardNotPostedDecision({ error, at: now() });
+    const closed = await scope.lease.guard(() =>
+      commitTransition(store, step.stepId, (current) => {
+        const transition = closeStepTransition(current, decision);
+        return transition && { ...transition, fence: scope.lease.fence };
+      }),
+    );
+    if (closed) {
+      const thread = await store.getThread(step.threadKey);
+      if (thread) {
+        thread.messages.push(closingToolMessage(closed));
+        delete thread.pendingStepId;
+        await scope.save(thread, { settled: true });
+      }
+    }
+    await scope.messenger.postNotice({
+      channel: step.channel,
+      threadTs: step.threadTs,
+      text: `:warning: I could not post the approval card (${shortError(error)}), so nobody could decide on it and nothing was run. This was an error, not a denial: please ask again.`,
+    });
   }
 
   /**

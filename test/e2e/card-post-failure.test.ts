@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BOT_USER_ID, nextTs, threadReplies, useHarnesses, waitFor } from './harness.js';
+import type { StateStore } from '../../src/store/state-store.js';
+import { BOT_USER_ID, CHANNEL, cardButtons, nextTs, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
 
 const harness = useHarnesses();
 
@@ -33,5 +34,58 @@ describe('a card that cannot be posted', () => {
     expect(prompt).toContain('the approval card could not be posted');
     expect(prompt).toContain('This was an error, not a decision');
     expect(prompt).not.toContain('human decision');
+  });
+});
+
+describe('a card that was posted but whose ts could not be recorded', () => {
+  /** A store whose `setStepCard` fails `times` times as a Redis outage would (and then works); `recorded` settles on the first that works. */
+  function failingCardRecord(times: number) {
+    let left = times;
+    let markRecorded: () => void = () => {};
+    const recorded = new Promise<void>((resolve) => (markRecorded = resolve));
+    const wrapStore = (store: StateStore): StateStore => ({
+      ...store,
+      setStepCard: async (...args) => {
+        if (left > 0) {
+          left -= 1;
+          throw new Error('Connection is closed.');
+        }
+        const revision = await store.setStepCard(...args);
+        markRecorded();
+        return revision;
+      },
+    });
+    return { wrapStore, recorded };
+  }
+
+  async function cardAfterMention(h: Harness) {
+    h.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'api', namespace: 'staging' } }] });
+    h.openai.enqueue({ text: 'Restarted api.' });
+    const threadTs = nextTs();
+    await h.mention({ user: 'UALICE', text: 'restart api in staging', ts: threadTs });
+    const card = await waitFor(() => threadReplies(h, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'the approval card' });
+    return { threadTs, card, approve: cardButtons(card.blocks).find((button) => button.actionId === 'countersign_approve')! };
+  }
+
+  it('stays open when Redis is back within seconds: the ts is recorded, the approval runs the call and the card shows it', async () => {
+    const { wrapStore, recorded } = failingCardRecord(2);
+    const h = await harness({ wrapStore });
+    const { threadTs, card, approve } = await cardAfterMention(h);
+    await recorded;
+    await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...approve });
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === 'Restarted api.'), { message: 'the answer' });
+    expect(h.invocations()).toHaveLength(1);
+    expect(threadReplies(h, threadTs).some((message) => message.text.includes('could not post the approval card'))).toBe(false);
+    expect(JSON.stringify(h.slack.messages(CHANNEL, threadTs).find((message) => message.ts === card.ts)?.blocks)).toContain('Approved by <@UBOB>');
+  });
+
+  it('stays decidable when the ts can never be recorded: no "could not post" notice, and the approval runs the call', async () => {
+    const h = await harness({ wrapStore: failingCardRecord(Number.POSITIVE_INFINITY).wrapStore });
+    const { threadTs, card, approve } = await cardAfterMention(h);
+    await waitFor(() => h.warnings().some((line) => line.includes('card-ts-unrecorded')), { timeoutMs: 20_000, message: 'the ts given up on' });
+    await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...approve });
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === 'Restarted api.'), { message: 'the answer' });
+    expect(h.invocations()).toHaveLength(1);
+    expect(threadReplies(h, threadTs).some((message) => message.text.includes('could not post the approval card'))).toBe(false);
   });
 });
