@@ -16,6 +16,8 @@
 /** RFC 3986 unreserved characters: escaping them changes nothing for a server, so they are decoded. */
 const ESCAPED_UNRESERVED = /%(2[dDeE]|3[0-9]|[46][1-9a-fA-F]|[57][0-9aA]|5[fF]|7[eE])/g;
 const ESCAPE = /%[0-9a-fA-F]{2}/g;
+/** A `%` that starts no escape: left alone, decoding a later escape could complete one (`%%37%33` is `%73`). */
+const STRAY_PERCENT = /%(?![0-9a-fA-F]{2})/g;
 // The URL parser deletes tab and newlines anywhere and trims other controls, so what is sent is not what was written.
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 /** `scheme:` and, when present, `//authority`: what comes after them up to `?` or `#` is the path. */
@@ -25,6 +27,8 @@ const SCHEME_AND_AUTHORITY = /^[a-zA-Z][a-zA-Z0-9+.-]*:(\/\/[^/?#]*)?/;
 export function urlSpellingProblem(text: string): string | undefined {
   if (CONTROL_CHARACTER.test(text)) return 'contains a control character (tab, newline…), which the URL parser drops; write the URL without it';
   if (text.includes('\\')) return 'contains a backslash, which is read as "/"; write "/" instead';
+  // Servers differ on a lone `%` (kept, dropped, or decoded with what follows once escapes are decoded).
+  if (text.search(STRAY_PERCENT) !== -1) return 'has a "%" that is not followed by two hex digits; write "%" itself as %25';
   // The parser trims leading and trailing spaces too; they change nothing, so they are not refused.
   const decoded = decodeUnreserved(text.replace(/^ +| +$/g, ''));
   const path = decoded.replace(SCHEME_AND_AUTHORITY, '').split(/[?#]/, 1)[0] ?? '';
@@ -41,13 +45,14 @@ export function urlSpellingProblem(text: string): string | undefined {
 }
 
 /**
- * The one spelling of `text` that is requested, shown and matched by policy: unreserved escapes
- * decoded, the rest of the escapes in uppercase, parsed as browsers and `fetch` parse it (WHATWG),
- * without the fragment. Idempotent; text that does not parse is returned as it is (the schema
- * refuses it anyway).
+ * The one spelling of `text` that is requested, shown and matched by policy: a `%` that starts no
+ * escape written as `%25`, unreserved escapes decoded, the rest of the escapes in uppercase, parsed
+ * as browsers and `fetch` parse it (WHATWG), without the fragment. Idempotent, so a URL checked
+ * once is the URL sent; text that does not parse is returned as it is (the schema refuses it anyway).
  */
 export function canonicalUrl(text: string): string {
-  const url = URL.parse(decodeUnreserved(text));
+  // With every `%` starting an escape, one decoding pass cannot make a new escape.
+  const url = URL.parse(decodeUnreserved(text.replace(STRAY_PERCENT, '%25')));
   if (!url) return text;
   return withoutFragment(url).replace(ESCAPE, (sequence) => sequence.toUpperCase());
 }

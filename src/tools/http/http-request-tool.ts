@@ -86,6 +86,9 @@ export function createHttpRequestTool(
       const parsed = inputSchema.safeParse(input);
       if (!parsed.success) throw new Error(`Invalid input for ${HTTP_REQUEST_TOOL_NAME}:\n${z.prettifyError(parsed.error)}`);
       const request = parsed.data;
+      // What was gated, shown and approved is the canonical spelling: a stored URL in another one
+      // was never checked as the request that would be sent, so it is refused, not rewritten.
+      if (request.url !== input.url) throw new Error(`Refused: ${input.url} is not written as the URL that would be sent (${request.url}), so it is not the request that was checked. Nothing was sent.`);
       const allowed = findAllowedBase(bases, request.url);
       if (!allowed) throw new Error(`Refused: ${request.url} is not under an allowed base (${describeBases(bases)}). Nothing was sent.`);
       return send({ request, base: allowed.base, url: allowed.url, context, config, fetchImpl, redact });

@@ -86,6 +86,8 @@ const spellings = (o: string): Array<[string, RegExp | 'user-approval']> => [
   // Left as written by the URL parser, but every common server decodes %73 to `s` before routing.
   [`${o}/api/%73ecrets/prod`, 'user-approval'],
   [`${o}/api/secrets/prod#readme`, 'user-approval'],
+  // Decoding %37%33 to `73` completes `%73` out of the lone `%`: a second parse would send /api/secrets/prod.
+  [`${o}/api/%%37%33ecrets/prod`, /"%" that is not followed by two hex digits; write "%" itself as %25/],
 ];
 
 describe('http_request url rules', () => {
@@ -127,6 +129,16 @@ describe('http_request url rules', () => {
     const { http } = setup();
     received.length = 0;
     await expect(http.execute({ method: 'GET', url: `${origin}/api/public/../secrets/prod` }, { ...context, toolCallId: 'c-stored', idempotencyKey: 'k' })).rejects.toThrow(DOT_SEGMENTS);
+    expect(received).toEqual([]);
+  });
+
+  it('execute refuses a stored input not in its canonical spelling, rather than send a request nobody checked', async () => {
+    const { http } = setup();
+    received.length = 0;
+    // What the gate and the approval saw for "%%37%33ecrets" before a lone "%" was refused: parsed again, it is /api/secrets/prod.
+    await expect(http.execute({ method: 'GET', url: `${origin}/api/%73ecrets/prod` }, { ...context, toolCallId: 'c-stored-escape', idempotencyKey: 'k' })).rejects.toThrow(
+      `Refused: ${origin}/api/%73ecrets/prod is not written as the URL that would be sent (${origin}/api/secrets/prod), so it is not the request that was checked. Nothing was sent.`,
+    );
     expect(received).toEqual([]);
   });
 
