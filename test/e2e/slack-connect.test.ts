@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { appMentionEnvelope, blockActionsPayload, messageEnvelope, postSlackEvent, postSlackInteraction } from '../helpers/signed-request.js';
+import { appHomeOpenedEnvelope, appMentionEnvelope, blockActionsPayload, homeActionsPayload, messageEnvelope, postSlackEvent, postSlackInteraction } from '../helpers/signed-request.js';
 import { BOT_USER_ID, CHANNEL, SIGNING_SECRET, TEAM_ID, cardButtons, nextTs, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
 
 const harness = useHarnesses();
@@ -150,5 +150,109 @@ describe('Slack Connect: only members of the organisation act on its requests', 
     expect(h.openai.requests).toHaveLength(1);
     expect(h.slack.callsTo('chat.postEphemeral')).toEqual([]);
     expect((await refusals(h)).map((event) => [event.userId, event.action, event.code])).toEqual([['UPARTNER1', 'request', 'external-user']]);
+  });
+});
+
+/** Bob grants restart_service to the channel for 4 hours from Alice's card; returns the thread. */
+async function grantedCall(h: Harness) {
+  h.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'worker', namespace: 'staging' } }] }, { text: 'granted' });
+  const threadTs = nextTs();
+  await h.mention({ user: 'UALICE', text: 'restart the worker', ts: threadTs });
+  const card = await waitFor(() => threadReplies(h, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'card' });
+  const button = cardButtons(card.blocks).find((candidate) => candidate.actionId === 'countersign_grant')!;
+  await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...button });
+  const view = (await waitFor(() => h.slack.callsTo('views.open')[0], { message: 'grant form' })).args.view;
+  const option = (value: string) => ({ text: { type: 'plain_text', text: value }, value });
+  await h.submitView({
+    user: 'UBOB',
+    view,
+    values: {
+      scope: { value: { type: 'radio_buttons', selected_option: option('channel') } },
+      duration: { value: { type: 'static_select', selected_option: option('4') } },
+      identical: { value: { type: 'checkboxes', selected_options: [] } },
+    },
+  });
+  await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === 'granted'), { message: 'answer' });
+  return threadTs;
+}
+
+/** What `users.info` says of our people and of the partner's (a slash command's payload names only the workspace it was typed in). */
+function usersOfTwoOrganisations(h: Harness) {
+  h.slack.setMethodHandler('users.info', (call) => ({ ok: true, user: { id: call.args.user, team_id: String(call.args.user).startsWith('UPARTNER') ? PARTNER_TEAM : TEAM_ID } }));
+}
+
+/** The private answers to `/countersign …` typed by `user`, in order. */
+const commandAnswers = (h: Harness, user: string) => h.slack.callsTo('chat.postEphemeral').filter((call) => call.args.user === user);
+
+describe('Slack Connect: grants and the /countersign lists are for members of the organisation only', () => {
+  it('refuses a Revoke from /countersign grants by a user of another organisation (README: "Every approve, deny, … and Revoke … the clicker must belong to the workspace\'s organisation")', async () => {
+    const h = await harness();
+    usersOfTwoOrganisations(h);
+    const threadTs = await grantedCall(h);
+
+    // Our own member lists the grants; the partner's person reuses the Revoke button's value (the grant id).
+    await h.slashCommand({ user: 'UCAROL', text: 'grants' });
+    const list = await waitFor(() => commandAnswers(h, 'UCAROL').find((call) => String(call.args.text).includes('active grant')), { message: 'grant list' });
+    const revoke = (list.args.blocks as any[])[0].accessory;
+
+    const payload = blockActionsPayload({ user: 'UPARTNER1', channel: CHANNEL, messageTs: '1.1', threadTs, actionId: revoke.action_id, value: revoke.value, teamId: TEAM_ID }) as { user: { team_id: string } };
+    payload.user.team_id = PARTNER_TEAM;
+    expect((await postSlackInteraction({ url: h.eventsUrl, signingSecret: SIGNING_SECRET, payload })).status).toBe(200);
+    const answer = await waitFor(() => commandAnswers(h, 'UPARTNER1')[0], { message: 'the answer to the partner' });
+    await h.settled();
+
+    expect(answer.args.text).toContain("not a member of this workspace's organisation");
+    expect((await h.auditEvents()).map((event) => event.type)).not.toContain('grant-revoked');
+    expect(await refusals(h)).toMatchObject([{ userId: 'UPARTNER1', action: 'revoke', code: 'external-user', grantId: revoke.value, toolName: 'restart_service' }]);
+    // The grant still stands for our people.
+    await h.slashCommand({ user: 'UCAROL', text: 'grants' });
+    await waitFor(() => commandAnswers(h, 'UCAROL').filter((call) => String(call.args.text).includes('1 active grant')).length === 2, { message: 'the grant listed again' });
+  });
+
+  it('refuses a Revoke on App Home by a user of another organisation, before looking at their channels', async () => {
+    const h = await harness();
+    await grantedCall(h);
+    // Not in the grant's channel either: the refusal names what matters most.
+    h.slack.setChannelMembers(CHANNEL, ['UALICE', 'UBOB', 'UCAROL']);
+    await postSlackEvent({ url: h.eventsUrl, signingSecret: SIGNING_SECRET, envelope: appHomeOpenedEnvelope({ user: 'UBOB', teamId: TEAM_ID, botUserId: BOT_USER_ID }) });
+    const bobs = await waitFor(() => h.slack.callsTo('views.publish').find((call) => call.args.user_id === 'UBOB'), { message: "Bob's Home" });
+    const revoke = (bobs.args.view.blocks as any[]).find((block) => block.accessory?.action_id === 'countersign_home_revoke_grant').accessory;
+
+    const payload = homeActionsPayload({ user: 'UPARTNER1', view: { id: 'VHOME0001', ...bobs.args.view }, teamId: TEAM_ID, actionId: revoke.action_id, value: revoke.value }) as { user: { team_id: string } };
+    payload.user.team_id = PARTNER_TEAM;
+    await postSlackInteraction({ url: h.eventsUrl, signingSecret: SIGNING_SECRET, payload });
+    const notice = await waitFor(() => h.slack.callsTo('views.publish').find((call) => call.args.user_id === 'UPARTNER1'), { message: "the partner's Home" });
+    await h.settled();
+
+    expect(JSON.stringify(notice.args.view.blocks)).toContain("not a member of this workspace's organisation");
+    expect((await h.auditEvents()).map((event) => event.type)).not.toContain('grant-revoked');
+    expect(await refusals(h)).toMatchObject([{ userId: 'UPARTNER1', action: 'revoke', code: 'external-user', grantId: revoke.value }]);
+  });
+
+  it('does not list grants or waiting requests to a user of another organisation, and says it could not check when users.info fails', async () => {
+    const h = await harness();
+    usersOfTwoOrganisations(h);
+    await grantedCall(h);
+
+    await h.slashCommand({ user: 'UPARTNER1', text: 'grants' });
+    await waitFor(() => commandAnswers(h, 'UPARTNER1').length === 1, { message: 'the answer to grants' });
+    await h.slashCommand({ user: 'UPARTNER1', text: 'pending' });
+    await waitFor(() => commandAnswers(h, 'UPARTNER1').length === 2, { message: 'the answer to pending' });
+    h.slack.failWhen('users.info', () => true, { error: 'fatal_error' });
+    await h.slashCommand({ user: 'UCAROL', text: 'grants' });
+    const unverified = await waitFor(() => commandAnswers(h, 'UCAROL')[0], { message: "Carol's answer" });
+    await h.settled();
+
+    expect(commandAnswers(h, 'UPARTNER1').map((call) => [call.args.text, call.args.blocks])).toEqual([
+      [expect.stringContaining("not a member of this workspace's organisation"), undefined],
+      [expect.stringContaining("not a member of this workspace's organisation"), undefined],
+    ]);
+    expect(unverified.args).toMatchObject({ text: expect.stringContaining('could not check') });
+    expect(unverified.args.blocks).toBeUndefined();
+    expect((await refusals(h)).map((event) => [event.userId, event.action, event.code])).toEqual([
+      ['UPARTNER1', 'list-grants', 'external-user'],
+      ['UPARTNER1', 'list-pending', 'external-user'],
+      ['UCAROL', 'list-grants', 'membership-unverified'],
+    ]);
   });
 });

@@ -12,7 +12,7 @@ import { readHomeContent } from '../home-content.js';
 import { permalink } from '../permalink.js';
 import { createOrganisationMembership, type OrganisationMembership } from '../organisation-membership.js';
 import type { ResolveGroups } from '../usergroup-members.js';
-import { actorOf } from './approval-actions.js';
+import { actingUserOf, actorOf } from './approval-actions.js';
 import { revokeGrantAs } from './revoke-grant.js';
 
 export interface AppHomeOptions {
@@ -104,7 +104,11 @@ export function registerAppHome(app: App, options: AppHomeOptions): void {
     try {
       const grant = (await options.store.listTeamGrants({ teamId, now: options.now() })).find((candidate) => candidate.grantId === action.value);
       if (!grant) notice = 'That grant has already expired or been revoked.';
-      else notice = (await outsideGrantChannel(grant, userId)) ?? (await revokeGrantAs(options, { grant, userId })).message;
+      else {
+        const clicker = await membership.of({ client, user: actingUserOf(body) });
+        // Someone outside the organisation is refused as that (by revokeGrantAs), whatever channels they are in.
+        notice = (clicker === 'member' ? await outsideGrantChannel(grant, userId) : undefined) ?? (await revokeGrantAs(options, { grant, userId, membership: clicker })).message;
+      }
     } catch (error) {
       logger.error({ event: 'revoke-failed', userId, err: error }, 'could not revoke a grant from App Home');
       notice = ':warning: I could not revoke that grant just now, so nothing changed. Please try again.';

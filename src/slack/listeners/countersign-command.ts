@@ -1,12 +1,17 @@
-import type { App, BlockAction, ButtonAction, types } from '@slack/bolt';
+import type { App, BlockAction, ButtonAction, SlashCommand, types } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { GroupMembers } from '../../approvals/policy/approver-eligibility.js';
-import type { AuditLog } from '../../audit/audit-log.js';
+import type { Membership } from '../../approvals/transitions/call-action.js';
+import { appendQuietly, type AuditLog } from '../../audit/audit-log.js';
 import type { StateStore } from '../../store/state-store.js';
 import { APPROVAL_ACTION_IDS } from '../blocks/action-ids.js';
 import { grantBlock } from '../blocks/grant-block.js';
 import { actorMention, slackDate } from '../format/mrkdwn-tokens.js';
+import { createOrganisationMembership, type OrganisationMembership } from '../organisation-membership.js';
 import { permalink } from '../permalink.js';
+import { actingUserOf } from './approval-actions.js';
+import { membershipRefusal } from './membership-refusal.js';
 import { revokeGrantAs } from './revoke-grant.js';
 
 export interface CountersignCommandOptions {
@@ -15,6 +20,8 @@ export interface CountersignCommandOptions {
   logger: Logger;
   resolveGroups: (groupIds: readonly string[]) => Promise<GroupMembers>;
   now: () => number;
+  /** Whether the person belongs to the workspace's organisation (shared with the other listeners). */
+  organisationMembership?: OrganisationMembership;
 }
 
 /** Entries per list: an ephemeral message holds 50 blocks. */
@@ -22,10 +29,14 @@ const MAX_LISTED = 20;
 const HELP = '`/countersign grants` lists the grants in this channel (with Revoke buttons); `/countersign pending` lists approval requests waiting here.';
 
 /**
- * `/countersign grants` and `/countersign pending`, answered privately to whoever asked. Revoking
- * is allowed to the person who granted it and to anyone who could approve the tool.
+ * `/countersign grants` and `/countersign pending`, answered privately to whoever asked, if they
+ * belong to the workspace's organisation: in a Slack Connect channel the lists would show a
+ * partner's people grant ids and the requests waiting. Revoking is allowed to the person who
+ * granted it and to anyone who could approve the tool, members only too.
  */
-export function registerCountersignCommand(app: App, { store, audit, logger, resolveGroups, now }: CountersignCommandOptions): void {
+export function registerCountersignCommand(app: App, options: CountersignCommandOptions): void {
+  const { store, audit, logger, resolveGroups, now } = options;
+  const membership = options.organisationMembership ?? createOrganisationMembership({ logger });
   app.command('/countersign', async ({ ack, command, client }) => {
     await ack();
     const where = { teamId: command.team_id, channel: command.channel_id };
@@ -34,6 +45,13 @@ export function registerCountersignCommand(app: App, { store, audit, logger, res
       client.chat.postEphemeral({ channel: command.channel_id, user: command.user_id, text, ...(blocks ? { blocks } : {}) }).catch((error: unknown) => {
         logger.warn({ event: 'command-reply-failed', err: error }, 'could not answer /countersign');
       });
+    if (subcommand === 'grants' || subcommand === 'pending') {
+      const outsider = membershipRefusal(await commanderMembership({ client, command, membership, logger }));
+      if (outsider) {
+        await appendQuietly(audit, { type: 'action-refused', teamId: command.team_id, userId: command.user_id, action: `list-${subcommand}`, code: outsider.code, reason: outsider.reason }, logger);
+        return void (await reply(outsider.reason));
+      }
+    }
     if (subcommand === 'grants') {
       const grants = await store.listGrants({ ...where, now: now() });
       if (grants.length === 0) return void (await reply('No grants are active in this channel.'));
@@ -63,6 +81,24 @@ export function registerCountersignCommand(app: App, { store, audit, logger, res
     const grant = (await store.listGrants({ teamId, channel, now: now() })).find((candidate) => candidate.grantId === action.value);
     if (!grant) return void (await answer('That grant has already expired or been revoked.'));
     // The grant is found by the click's own workspace and channel.
-    await answer((await revokeGrantAs({ store, audit, logger, resolveGroups }, { grant, userId: body.user.id })).message);
+    const clicker = await membership.of({ client, user: actingUserOf(body) });
+    await answer((await revokeGrantAs({ store, audit, logger, resolveGroups }, { grant, userId: body.user.id, membership: clicker })).message);
   });
+}
+
+/**
+ * Whether whoever typed the command belongs to the workspace's organisation. A command's payload
+ * names the workspace it was typed in but not the person's own (a click's `user.team_id`), so
+ * `users.info` says which workspace they belong to; when it cannot be read, `unverified`.
+ */
+async function commanderMembership(options: { client: WebClient; command: SlashCommand; membership: OrganisationMembership; logger: Logger }): Promise<Membership> {
+  const { client, command, logger } = options;
+  let userTeamId: string | undefined;
+  try {
+    userTeamId = (await client.users.info({ user: command.user_id })).user?.team_id;
+  } catch (error) {
+    logger.warn({ event: 'membership-read-failed', userId: command.user_id, err: error }, 'could not read which workspace a user belongs to');
+    return 'unverified';
+  }
+  return options.membership.of({ client, user: { userId: command.user_id, userTeamId, teamId: command.team_id, enterpriseId: command.enterprise_id || undefined } });
 }

@@ -2,8 +2,10 @@ import type { Logger } from 'pino';
 import { grantAuditEvent, type Grant } from '../../approvals/grant.js';
 import { approverGroupIds, type GroupMembers } from '../../approvals/policy/approver-eligibility.js';
 import { authorizeApprover } from '../../approvals/policy/authorize-approver.js';
+import type { Membership } from '../../approvals/transitions/call-action.js';
 import { appendQuietly, type AuditLog } from '../../audit/audit-log.js';
 import type { StateStore } from '../../store/state-store.js';
+import { membershipRefusal } from './membership-refusal.js';
 
 export interface RevokeGrantOptions {
   store: StateStore;
@@ -14,10 +16,20 @@ export interface RevokeGrantOptions {
 
 /**
  * Revokes `grant` for `userId`, wherever the click came from (`/countersign grants`, App Home):
- * allowed to the person who granted it and to anyone who could approve the tool; a refusal is
+ * allowed to the person who granted it and to anyone who could approve the tool, and only to
+ * members of the workspace's organisation (`membership`, from the click's payload); a refusal is
  * audited and changes nothing. Returns what to tell the person.
  */
-export async function revokeGrantAs({ store, audit, logger, resolveGroups }: RevokeGrantOptions, { grant, userId }: { grant: Grant; userId: string }): Promise<{ revoked: boolean; message: string }> {
+export async function revokeGrantAs(
+  { store, audit, logger, resolveGroups }: RevokeGrantOptions,
+  { grant, userId, membership }: { grant: Grant; userId: string; membership: Membership },
+): Promise<{ revoked: boolean; message: string }> {
+  // A partner organisation's people in a shared channel see grant ids (in listings, in button values).
+  const outsider = membershipRefusal(membership);
+  if (outsider) {
+    await appendQuietly(audit, { type: 'action-refused', teamId: grant.teamId, grantId: grant.grantId, toolName: grant.toolName, userId, action: 'revoke', code: outsider.code, reason: outsider.reason }, logger);
+    return { revoked: false, message: outsider.reason };
+  }
   if (grant.grantedBy !== userId) {
     const authorization = authorizeApprover({
       evaluation: grant.evaluation,
