@@ -27,6 +27,9 @@ const SAMPLES = [
   'docker.io/api:latest',
   'héllo',
   '😀',
+  '😀😀',
+  '😃',
+  '\\ud83d',
   '[x]',
   '[',
   'd',
@@ -62,6 +65,12 @@ const PATTERNS = [
   '^\\p{Lu}',
   '\\u{1F600}',
   '\\u00e9',
+  // Under the u flag a surrogate pair written as two escapes is one code point, in a class and under a quantifier too.
+  '^\\ud83d\\ude00$',
+  '^\\uD83D\\uDE00+$',
+  '^[\\uD83D\\uDE00-\\uD83D\\uDE4F]$',
+  '^[^\\uD83D\\uDE00]$',
+  '\\\\ud83d',
   '(?<name>[a-z]+)-\\d',
   '[[:digit:][\\]]',
   '[^]',
@@ -104,9 +113,27 @@ describe('compileExactPattern', () => {
     ['[\\Sx]', /\\S inside a character class/],
     ['a{1001}', /repeats over 1000/],
     ['(unclosed', /not a valid regular expression/],
+    // A lone surrogate matches half a character in JavaScript; RE2 works on whole code points.
+    ['^\\ud83d$', /\\ud83d, half of a surrogate pair/],
+    ['\\ude00\\ud83d', /\\ude00, half of a surrogate pair/],
+    ['\\u0041\\ude00', /\\ude00, half of a surrogate pair/],
+    ['\\u{D83D}', /\\u\{D83D\}, half of a surrogate pair/],
+    ['[\\ud83d]', /half of a surrogate pair/],
+    ['\ud83d', /half of a surrogate pair/],
+    ['\\p{Script=Greek}', /the Unicode property \\p\{Script=Greek\}, which the linear-time engine does not know/],
+    ['[\\p{Letter}\\d]', /the Unicode property \\p\{Letter\}/],
+    ['\\P{ASCII}', /the Unicode property \\P\{ASCII\}/],
   ])('refuses %j', (source, reason) => {
     const compiled = compileExactPattern(source);
     expect(compiled.kind).toBe('refused');
     expect(compiled.kind === 'refused' && compiled.reason).toMatch(reason);
+  });
+
+  it('says why a Unicode property is refused without blaming lookahead or backreferences', () => {
+    const compiled = compileExactPattern('^\\p{Letter}+$');
+    expect(compiled).toEqual({
+      kind: 'refused',
+      reason: 'uses the Unicode property \\p{Letter}, which the linear-time engine does not know; general categories by their short names work (\\p{L}, \\p{Lu}, \\p{Nd}), scripts (\\p{Script=…}), long names such as \\p{Letter} and \\p{ASCII} do not',
+    });
   });
 });
