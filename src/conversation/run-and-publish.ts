@@ -94,16 +94,14 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
       await status.end();
     }
     const waiting = outcome.approvalRequests.length > 0;
-    // Nothing to show and nobody to ask: without a notice the thread would just go quiet.
-    const unanswered = !waiting && !outcome.text.trim();
+    // Stopped at the step limit, or nothing to show, and nobody to ask: without a notice the thread
+    // would go quiet, or take the model's commentary on its way for its answer.
+    const unanswered = waiting ? undefined : unansweredReason({ responseMessages: outcome.responseMessages, text: outcome.text, maxSteps: limits.maxSteps });
     finished(waiting ? 'waiting' : unanswered ? 'failed' : 'answered');
     thread.messages.push(...(unanswered ? withoutEmptyAnswer(outcome.responseMessages) : outcome.responseMessages));
     delete thread.failedTurn;
     await notes.noteAutomaticApprovals(scope, thread, automatic);
-    if (unanswered) {
-      const reason = unansweredReason({ responseMessages: outcome.responseMessages, maxSteps: limits.maxSteps });
-      return recordUnansweredTurn(scope, thread, { reason, requesterId, answer });
-    }
+    if (unanswered) return recordUnansweredTurn(scope, thread, { reason: unanswered, text: outcome.text, requesterId, answer });
     if (!waiting) {
       thread.outbox = outcome.text;
       try {

@@ -17,9 +17,13 @@ const getPods = (id: string) => reply([{ type: 'tool-call', toolCallId: id, tool
 const tools: ToolDefinition[] = [{ name: 'get_pods', description: 'List pods', inputSchema: z.object({ namespace: z.string() }), approval: 'never', execute: async () => ['pod-a'] }];
 
 /** What a real turn adds to the history for these model replies. */
-async function responseMessagesOf(replies: GeneratedReply[], maxSteps: number): Promise<ModelMessage[]> {
+async function outcomeOf(replies: GeneratedReply[], maxSteps: number) {
   const context = { requesterId: 'UALICE', teamId: 'T1', channel: 'C1', threadTs: '1.1' };
-  const outcome = await runTurn({ model: mockStreamingModel(replies), instructions: 'test', definitions: tools, policy: defaultConfig().policy, messages: [{ role: 'user', content: 'pods?' }], context, maxSteps });
+  return runTurn({ model: mockStreamingModel(replies), instructions: 'test', definitions: tools, policy: defaultConfig().policy, messages: [{ role: 'user', content: 'pods?' }], context, maxSteps });
+}
+
+async function responseMessagesOf(replies: GeneratedReply[], maxSteps: number): Promise<ModelMessage[]> {
+  const outcome = await outcomeOf(replies, maxSteps);
   expect(outcome.text.trim()).toBe('');
   return outcome.responseMessages;
 }
@@ -27,8 +31,18 @@ async function responseMessagesOf(replies: GeneratedReply[], maxSteps: number): 
 describe('why a turn ended without an answer', () => {
   it('is the step limit when the last allowed step still called tools', async () => {
     const responseMessages = await responseMessagesOf([getPods('c1'), getPods('c2'), getPods('c3')], 3);
-    expect(unansweredReason({ responseMessages, maxSteps: 3 })).toEqual({ kind: 'step-limit', steps: 3 });
+    expect(unansweredReason({ responseMessages, text: '', maxSteps: 3 })).toEqual({ kind: 'step-limit', steps: 3 });
     expect(unansweredNotice({ kind: 'step-limit', steps: 3 })).toContain('I stopped after 3 steps without finishing');
+  });
+
+  it('is the step limit when the model commented on its way there, and an answer when it finished', async () => {
+    const commenting = (id: string, text: string) => reply([{ type: 'text', text }, { type: 'tool-call', toolCallId: id, toolName: 'get_pods', input: '{"namespace":"staging"}' }], 'tool-calls');
+    const stopped = await outcomeOf([commenting('c1', 'Checking staging first.'), commenting('c2', 'Now prod.')], 2);
+    expect(stopped.text).toContain('Now prod.');
+    expect(unansweredReason({ responseMessages: stopped.responseMessages, text: stopped.text, maxSteps: 2 })).toEqual({ kind: 'step-limit', steps: 2 });
+
+    const answered = await outcomeOf([commenting('c1', 'Checking staging first.'), reply([{ type: 'text', text: 'pod-a runs.' }], 'stop')], 2);
+    expect(unansweredReason({ responseMessages: answered.responseMessages, text: answered.text, maxSteps: 2 })).toBeUndefined();
   });
 
   it('is no answer when the model said nothing, first or after tools, even on the last allowed step', async () => {
@@ -40,7 +54,7 @@ describe('why a turn ended without an answer', () => {
     ];
     for (const [replies, maxSteps] of cases) {
       const responseMessages = await responseMessagesOf(replies, maxSteps);
-      expect(unansweredReason({ responseMessages: withoutEmptyAnswer(responseMessages), maxSteps })).toEqual({ kind: 'no-answer' });
+      expect(unansweredReason({ responseMessages: withoutEmptyAnswer(responseMessages), text: '', maxSteps })).toEqual({ kind: 'no-answer' });
     }
     expect(unansweredNotice({ kind: 'no-answer' })).toContain('The model returned no answer');
   });
@@ -55,7 +69,7 @@ describe('why a turn ended without an answer', () => {
       expect(responseMessages.at(-1)?.role).toBe('assistant');
       const kept = withoutEmptyAnswer(responseMessages);
       expect(kept.map((message) => message.role)).toEqual(['assistant', 'tool']);
-      expect(unansweredReason({ responseMessages: kept, maxSteps: 3 })).toEqual({ kind: 'no-answer' });
+      expect(unansweredReason({ responseMessages: kept, text: '', maxSteps: 3 })).toEqual({ kind: 'no-answer' });
     }
   });
 });

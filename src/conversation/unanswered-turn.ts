@@ -2,26 +2,31 @@ import { randomUUID } from 'node:crypto';
 import type { ModelMessage } from 'ai';
 import type { ThreadState } from '../store/thread-state.js';
 import type { LiveAnswer } from './live-answer.js';
+import { mentionable } from './participants.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
 import type { TurnScope } from './turn-scope.js';
 
 /**
  * Why a turn that waits for nobody ended without an answer: it reached `agent.maxSteps` while the
- * model was still calling tools, or the model's last step said nothing (a content filter, a
- * reasoning model that spent its output budget, an empty reply).
+ * model was still calling tools (whatever it said along the way), or the model's last step said
+ * nothing (a content filter, a reasoning model that spent its output budget, an empty reply).
  */
 export type UnansweredReason = { kind: 'step-limit'; steps: number } | { kind: 'no-answer' };
 
 /**
- * Read from what the turn added to the history. Every step but the last one asked for tools, and
- * a step with content is one assistant message; so the turn stopped at the limit exactly when
- * there are `maxSteps` of them and the last step's tool results close the history. A silent last
- * step leaves no assistant message of its own (the AI SDK drops an empty one; see `withoutEmptyAnswer`).
+ * Read from what the turn added to the history, for a turn that waits for nobody; undefined when
+ * it answered. Every step but the last one asked for tools, and a step with content is one
+ * assistant message; so the turn stopped at the limit exactly when there are `maxSteps` of them and
+ * the last step's tool results close the history. Text does not make that an answer: a model that
+ * comments as it works ("Checking staging first.") reaches the limit with text from earlier steps.
+ * A silent last step leaves no assistant message of its own (the AI SDK drops an empty one; see
+ * `withoutEmptyAnswer`).
  */
-export function unansweredReason(options: { responseMessages: readonly ModelMessage[]; maxSteps: number }): UnansweredReason {
+export function unansweredReason(options: { responseMessages: readonly ModelMessage[]; text: string; maxSteps: number }): UnansweredReason | undefined {
   const steps = options.responseMessages.filter((message) => message.role === 'assistant').length;
   const stoppedBetweenSteps = options.responseMessages.at(-1)?.role === 'tool';
-  return stoppedBetweenSteps && steps >= options.maxSteps ? { kind: 'step-limit', steps } : { kind: 'no-answer' };
+  if (stoppedBetweenSteps && steps >= options.maxSteps) return { kind: 'step-limit', steps };
+  return options.text.trim() === '' ? { kind: 'no-answer' } : undefined;
 }
 
 /** What the thread is told; its Try again asks the model again from the saved history. */
@@ -51,17 +56,29 @@ function isEmptyAnswer(message: ModelMessage): boolean {
 /**
  * A turn ended with no answer and nothing waiting: the thread gets a notice with Try again instead
  * of silence (posting it also clears the status line), and the turn is saved as a failed one, so
- * Try again runs it again for the same requester. The calls that ran are in the history with their
- * results, so the retry continues from them and runs none of them again.
+ * Try again runs it again for the same requester. What the model wrote on the way is shown as it
+ * is, above the notice. The calls that ran are in the history with their results, so the retry
+ * continues from them and runs none of them again.
  */
 export function createUnansweredTurn({ logger, now }: Pick<PhaseDependencies, 'logger' | 'now'>) {
-  return async function recordUnansweredTurn(scope: TurnScope, thread: ThreadState, unanswered: { reason: UnansweredReason; requesterId: string; answer: LiveAnswer }): Promise<void> {
-    // Blank text the model streamed is closed as it is: there is nothing to mark as cut off.
-    await unanswered.answer.stream?.finish(unanswered.answer.streamed).catch((error: unknown) => logger.warn({ event: 'answer-finish-failed', err: error }, 'could not finish the blank answer'));
+  return async function recordUnansweredTurn(
+    scope: TurnScope,
+    thread: ThreadState,
+    unanswered: { reason: UnansweredReason; text: string; requesterId: string; answer: LiveAnswer },
+  ): Promise<void> {
+    const where = { channel: thread.channel, threadTs: thread.threadTs };
+    // The text is shown in full (blank text is closed as it is: there is nothing to mark as cut
+    // off); the notice after it says the turn did not finish, so a failed post only loses commentary.
+    const shown = unanswered.answer.stream
+      ? unanswered.answer.stream.finish(unanswered.text)
+      : unanswered.text.trim()
+        ? scope.messenger.postAnswer({ ...where, markdown: unanswered.text, mentionableUserIds: mentionable(thread), ...(thread.answerTs ? { replacing: thread.answerTs } : {}) })
+        : undefined;
+    await shown?.catch((error: unknown) => logger.warn({ event: 'answer-finish-failed', err: error }, 'could not show the text of an unfinished turn'));
     delete thread.answerTs;
     thread.failedTurn = { id: randomUUID(), requesterId: unanswered.requesterId, at: now() };
     await scope.save(thread, { settled: true });
     logger.warn({ event: 'turn-unanswered', threadKey: thread.threadKey, reason: unanswered.reason.kind }, 'agent turn ended without an answer');
-    await scope.messenger.postNotice({ channel: thread.channel, threadTs: thread.threadTs, text: unansweredNotice(unanswered.reason), retryButton: true });
+    await scope.messenger.postNotice({ ...where, text: unansweredNotice(unanswered.reason), retryButton: true });
   };
 }
