@@ -1,9 +1,11 @@
 import type { ModelMessage } from 'ai';
 
 /**
- * The messages after the last user message: the exchange a turn runs in. Tool call ids are only
- * unique within it (a server may number calls per response, and an old history may hold such
- * ids), so whether a call is already in the history, or already answered, is asked of it alone.
+ * The messages after the last user message: the exchange a turn runs in. Whether a call the turn
+ * itself made is already in the history is asked of it alone, so a result is written where its
+ * call is (an old history may repeat an id across exchanges). Whether a started call was answered
+ * at all is asked of the whole history: new ids are unique in a thread, and an executing marker
+ * can outlive the exchange of its call.
  */
 export function currentExchange(messages: readonly ModelMessage[]): readonly ModelMessage[] {
   return messages.slice(messages.findLastIndex((message) => message.role === 'user') + 1);

@@ -45,18 +45,27 @@ describe('closeUnansweredCalls', () => {
     expect(recorded.at(-2)).toEqual({ role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c9', toolName: 'restart', input: { namespace: 'prod' } }] });
   });
 
-  it('writes in a started call of the stopped turn whose id an earlier turn used, so it is not run again', () => {
-    const started = new Map([['call_1', { toolName: 'restart', input: { namespace: 'prod' } }]]);
-    const closed = closeUnansweredCalls(answeredCallThenMessage, started, notRun);
-    const recorded = recordUnrecordedCalls(closed, started);
-    // Taken for the earlier turn's call_1, nothing is written: the turn runs again and the model asks for (and a grant runs) the restart twice.
-    expect(recorded.slice(answeredCallThenMessage.length)).toEqual([
-      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call_1', toolName: 'restart', input: { namespace: 'prod' } }] },
-      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_1', toolName: 'restart', output: { type: 'error-text', value: INTERRUPTED_CALL } }] },
+  it('does not write a call an earlier exchange answered into the latest one, whatever its marker says', () => {
+    // The marker of exchange 1's get_pods, which a save that did not settle (a turn ending with a
+    // card) left behind: its call is answered where it ran, so it is neither interrupted nor unanswered.
+    const started = new Map<string, { toolName: string; input: unknown }>([['call_1', { toolName: 'get_pods', input: null }]]);
+    const later: ModelMessage[] = [
+      ...answeredCallThenMessage,
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call_2', toolName: 'restart', input: { namespace: 'prod' } }] },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_2', toolName: 'restart', output: { type: 'execution-denied', reason: 'superseded' } }] },
+      { role: 'user', content: 'never mind, hello' },
+    ];
+    for (const history of [answeredCallThenMessage, later]) {
+      expect(recordUnrecordedCalls(closeUnansweredCalls(history, started, notRun), started)).toBe(history);
+      expect(startedWithoutResult(history, ['call_1'])).toEqual([]);
+    }
+    // A call the stopped turn made (a fresh id, the renaming sees to that) is still written in.
+    const stopped = new Map([...started, ['call_3', { toolName: 'restart', input: { namespace: 'prod' } }]]);
+    expect(recordUnrecordedCalls(later, stopped).slice(later.length)).toEqual([
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call_3', toolName: 'restart', input: { namespace: 'prod' } }] },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_3', toolName: 'restart', output: { type: 'error-text', value: INTERRUPTED_CALL } }] },
     ]);
-    // Its marker stays until that result is saved.
-    expect(startedWithoutResult(answeredCallThenMessage, ['call_1'])).toEqual(['call_1']);
-    expect(startedWithoutResult(recorded, ['call_1'])).toEqual([]);
+    expect(startedWithoutResult(later, stopped.keys())).toEqual(['call_3']);
   });
 
   it('closes an unanswered call whose id an earlier exchange answered', () => {

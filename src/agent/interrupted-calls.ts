@@ -1,5 +1,5 @@
 import type { ModelMessage, ToolContent, ToolResultPart } from 'ai';
-import { answeredCallIdsOf, currentExchange, exchangesOf, toolCallIdsOf } from './current-exchange.js';
+import { answeredCallIdsOf, exchangesOf } from './current-exchange.js';
 
 export const INTERRUPTED_CALL =
   'Interrupted: the bot process stopped while this call was running, so it may or may not have completed. It was not run again. Check its effect before retrying.';
@@ -40,14 +40,15 @@ export interface UnrecordedCall {
  * Calls a stopped process started in a turn it never saved: the history does not know them, so
  * without this the turn would run again and the model would make (and run) them anew. They are
  * written into the history as calls the model made, each with the "interrupted" result, after
- * every earlier call is closed, so the model knows what may already have happened. The markers
- * are the latest turn's: a call of an earlier exchange with the same id is another call.
+ * every earlier call is closed, so the model knows what may already have happened. A marker whose
+ * call already has a result anywhere in the history is that call's (call ids are unique in a
+ * thread, and a marker can outlive its exchange), so it is not written in again.
  */
 export function recordUnrecordedCalls(messages: ModelMessage[], started: ReadonlyMap<string, { toolName: string; input: unknown }>): ModelMessage[] {
-  const known = toolCallIdsOf(currentExchange(messages));
-  const unrecorded = [...started].filter(([toolCallId]) => !known.has(toolCallId)).map(([toolCallId, marker]): UnrecordedCall => ({ toolCallId, ...marker }));
-  if (unrecorded.length === 0) return messages;
   const closed = closeUnansweredCalls(messages, started, 'Not run: the turn was interrupted before this call started.');
+  const answered = answeredCallIdsOf(closed);
+  const unrecorded = [...started].filter(([toolCallId]) => !answered.has(toolCallId)).map(([toolCallId, marker]): UnrecordedCall => ({ toolCallId, ...marker }));
+  if (unrecorded.length === 0) return messages;
   return [
     ...closed,
     { role: 'assistant', content: unrecorded.map((call) => ({ type: 'tool-call' as const, toolCallId: call.toolCallId, toolName: call.toolName, input: call.input ?? {} })) },
@@ -84,8 +85,12 @@ export function closeUnansweredCalls(messages: ModelMessage[], started: Readonly
   return content.length === 0 ? messages : [...messages, { role: 'tool', content }];
 }
 
-/** The started calls (by tool call id, the latest turn's) whose result this exchange does not hold yet. */
+/**
+ * The started calls (by tool call id) whose result the history does not hold yet. A result in any
+ * exchange counts: ids are unique in a thread, and the marker of a call answered in an earlier
+ * exchange is only one no save has cleared yet.
+ */
 export function startedWithoutResult(messages: readonly ModelMessage[], started: Iterable<string>): string[] {
-  const answered = answeredCallIdsOf(currentExchange(messages));
+  const answered = answeredCallIdsOf(messages);
   return [...started].filter((toolCallId) => !answered.has(toolCallId));
 }

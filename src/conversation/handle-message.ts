@@ -52,7 +52,9 @@ export function createMessageHandler(options: MessageDependencies) {
     thread.messages.push(userMessage({ userId: item.userId, text: item.text }));
     thread.handledTs = [...(thread.handledTs ?? []), item.ts].slice(-HANDLED_TS_KEPT);
     // Saved before the model is asked, so the message (and any decision above) survives a crash.
-    await scope.save(thread);
+    // Settled: closeEarlierCalls gave every call a result, and no call can be running elsewhere
+    // while this item holds the thread, so no marker is left to pass for a later exchange's call.
+    await scope.save(thread, { settled: true });
     await runAndPublish(scope, thread, item.userId);
   }
 
