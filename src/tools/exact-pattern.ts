@@ -133,8 +133,8 @@ function isSurrogate(codePoint: number): boolean {
   return codePoint >= SURROGATE.first && codePoint <= SURROGATE.last;
 }
 
-function loneSurrogate(escape: string): { kind: 'refused'; reason: string } {
-  return { kind: 'refused', reason: `uses ${escape}, half of a surrogate pair, which the linear-time engine cannot match on its own; write the whole character or its code point (\\u{1F600})` };
+function loneSurrogate(written: string): { kind: 'refused'; reason: string } {
+  return { kind: 'refused', reason: `uses ${written}, half of a surrogate pair, which the linear-time engine cannot match on its own; write the whole character or its code point (\\u{1F600})` };
 }
 
 function rewriteEscape({ escaped, inClass }: { escaped: string; inClass: boolean }): Rewritten {
