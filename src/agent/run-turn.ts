@@ -41,10 +41,12 @@ export interface TurnOutcome {
 export class TurnFailedError extends CountersignError {
   override readonly name = 'TurnFailedError';
   readonly code = ErrorCode.TurnFailed;
-  readonly executions: ExecutionRecord[];
+  declare readonly executions: ExecutionRecord[];
   constructor(options: { cause: unknown; executions: ExecutionRecord[] }) {
     super(`agent turn failed: ${options.cause instanceof Error ? options.cause.message : String(options.cause)}`, { cause: options.cause });
-    this.executions = options.executions;
+    // Not enumerable: loggers (pino's err serializer, util.inspect) copy an error's enumerable fields,
+    // and these hold every call's raw input and whole output (see the turn-failed log line).
+    Object.defineProperty(this, 'executions', { value: options.executions, enumerable: false, writable: false, configurable: false });
   }
 }
 

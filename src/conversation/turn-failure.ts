@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { recordExecutions } from '../agent/executed-calls.js';
 import { startedWithoutResult } from '../agent/interrupted-calls.js';
 import { TurnFailedError } from '../agent/run-turn.js';
+import type { ExecutionRecord } from '../agent/tool-set.js';
 import type { ThreadState } from '../store/thread-state.js';
 import type { LiveAnswer } from './live-answer.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
@@ -37,7 +38,7 @@ export function createTurnFailure({ store, logger, now }: Pick<PhaseDependencies
     delete thread.answerTs;
     thread.failedTurn = { id: randomUUID(), requesterId: failure.requesterId, at: now() };
     await scope.save(thread, { settled: await everyStartedCallAnswered(thread) });
-    logger.error({ event: 'turn-failed', threadKey: thread.threadKey, err: error }, 'agent turn failed');
+    logger.error({ event: 'turn-failed', threadKey: thread.threadKey, err: error, ...(error instanceof TurnFailedError ? { calls: callSummary(error.executions) } : {}) }, 'agent turn failed');
     await scope.messenger.postNotice({
       channel: thread.channel,
       threadTs: thread.threadTs,
@@ -45,6 +46,14 @@ export function createTurnFailure({ store, logger, now }: Pick<PhaseDependencies
       retryButton: true,
     });
   };
+}
+
+/**
+ * Which calls ran before the failure, for the log: ids, names and whether each threw. Never their
+ * inputs or outputs, which the audit trail keeps (inputs redacted) for the people allowed to read it.
+ */
+function callSummary(executions: readonly ExecutionRecord[]): Array<{ toolCallId: string; toolName: string; failed: boolean }> {
+  return executions.map((execution) => ({ toolCallId: execution.toolCallId, toolName: execution.toolName, failed: 'error' in execution }));
 }
 
 function shortReason(error: unknown): string {
