@@ -10,6 +10,7 @@ import { faultPoint } from '../runtime/fault-points.js';
 import type { ExecutionBasis } from '../audit/audit-event.js';
 import { inputHash } from '../approvals/input-version.js';
 import { editNoteText, type EditNote } from './edit-note.js';
+import type { ContentFreeFailure } from '../tracing/trace-context.js';
 
 export type TurnContext = Omit<ToolContext, 'toolCallId' | 'idempotencyKey' | 'abortSignal' | 'assertHeld'>;
 
@@ -25,7 +26,7 @@ export interface ExecutionReport {
 }
 
 /** Runs one tool execution inside a span; `failed` marks it failed (a non-zero exit does not throw). */
-export type TraceExecution = <RESULT>(call: { toolName: string; toolCallId: string }, run: (failed: (message: string) => void) => Promise<RESULT>) => Promise<RESULT>;
+export type TraceExecution = <RESULT>(call: { toolName: string; toolCallId: string }, run: (failed: (failure: ContentFreeFailure) => void) => Promise<RESULT>) => Promise<RESULT>;
 
 /**
  * What ran during one turn, so a turn that fails after executing tools can still record them:
@@ -102,10 +103,8 @@ export function createTurnTools(options: {
           const input = approved ? approved.input : modelInput;
           await options.beforeExecute?.({ toolCallId, toolName: definition.name, input, basis });
           const started = performance.now();
-          const report = (outcome: Partial<ExecutionReport>) => {
-            if (outcome.status === 'error') failed(outcome.error ?? `exit code ${outcome.exitCode}`);
-            return options.afterExecute?.({ toolCallId, toolName: definition.name, status: 'ok', durationMs: Math.round(performance.now() - started), ...outcome });
-          };
+          const report = (outcome: Partial<ExecutionReport>) =>
+            options.afterExecute?.({ toolCallId, toolName: definition.name, status: 'ok', durationMs: Math.round(performance.now() - started), ...outcome });
           let output: unknown;
           try {
             output = await execute(input, {
@@ -125,7 +124,10 @@ export function createTurnTools(options: {
             throw error;
           }
           faultPoint('after-tool');
-          await report(commandOutcome(output));
+          const outcome = commandOutcome(output);
+          // A throw marks the span on its way out (traceExecution); a failed command returns instead.
+          if (outcome.status === 'error') failed(commandFailure(outcome));
+          await report(outcome);
           const result = approved?.edit ? { humanEdit: approved.edit, result: output } : output;
           options.executions.push({ toolCallId, toolName: definition.name, input, output: result });
           return result;
@@ -237,6 +239,12 @@ function approvalOf(approvedRuns: ReadonlyMap<string, ApprovedRun> | undefined, 
 function gateBasisOf(bases: ReadonlyMap<string, GateBasis>, call: ModelCall): ExecutionBasis | undefined {
   const decided = bases.get(call.toolCallId);
   return decided && decided.toolName === call.toolName && decided.modelInputHash === inputHash(call.input) ? decided.basis : undefined;
+}
+
+/** A failed command as its span shows it: the exit code, never its output or error text. */
+function commandFailure(outcome: Partial<ExecutionReport>): ContentFreeFailure {
+  if (typeof outcome.exitCode === 'number' && outcome.exitCode !== 0) return { type: 'exit_code', description: `exit code ${outcome.exitCode}` };
+  return { type: 'tool_error', description: 'tool reported an error' };
 }
 
 /** Command tools report an exit code; a non-zero one (or a timeout) is an error for the audit trail. */

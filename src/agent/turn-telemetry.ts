@@ -1,5 +1,5 @@
 import { type Context, ROOT_CONTEXT, type Span, SpanKind, trace, type Tracer } from '@opentelemetry/api';
-import { countersignTracer, inSpan, markFailed } from '../tracing/trace-context.js';
+import { type ContentFreeFailure, countersignTracer, errorType, inSpan, markFailedWithoutContent } from '../tracing/trace-context.js';
 import type { TraceExecution } from './tool-set.js';
 import type { Telemetry, TelemetryOptions } from 'ai';
 
@@ -24,17 +24,19 @@ export interface TurnTelemetry {
  * Reports each of the turn's model calls: a span (`chat <model>`, a child of `parent`, with the
  * token usage) and the `onModelCall` report the metrics take. Prompts and outputs are not recorded:
  * threads and tool output can hold secrets, and the spans go to whatever backend the operator runs.
+ * Nor are error messages on these spans (the error's class only): a tool's error is its output, and
+ * the model's errors quote what it wrote.
  */
 export function createTurnTelemetry(options: { tracer?: Tracer; parent?: Context; onModelCall?: (report: ModelCallReport) => void }): TurnTelemetry {
   const tracer = options.tracer ?? countersignTracer();
   const parent = options.parent ?? ROOT_CONTEXT;
   // Model calls of one turn run one after another, so one call is open at a time per generation.
   const open = new Map<string, { span: Span; startedAt: number }>();
-  const finish = (callId: string, report: Omit<ModelCallReport, 'durationMs'>, error?: unknown) => {
+  const finish = (callId: string, report: Omit<ModelCallReport, 'durationMs'>, failure?: ContentFreeFailure) => {
     const call = open.get(callId);
     if (!call) return;
     open.delete(callId);
-    if (error !== undefined) markFailed(call.span, error);
+    if (failure !== undefined) markFailedWithoutContent(call.span, failure);
     call.span.end();
     options.onModelCall?.({ ...report, durationMs: performance.now() - call.startedAt });
   };
@@ -58,10 +60,10 @@ export function createTurnTelemetry(options: { tracer?: Tracer; parent?: Context
       finish(event.callId, { outcome: 'ok', ...(inputTokens === undefined ? {} : { inputTokens }), ...(outputTokens === undefined ? {} : { outputTokens }) });
     },
     onStepError(event) {
-      finish(event.callId, { outcome: 'error' }, event.error);
+      finish(event.callId, { outcome: 'error' }, { type: errorType(event.error), description: 'model call failed' });
     },
     onAbort(event) {
-      finish(event.callId, { outcome: 'error' }, event.reason ?? new Error('aborted'));
+      finish(event.callId, { outcome: 'error' }, { type: event.reason instanceof Error ? errorType(event.reason) : 'aborted', description: 'model call aborted' });
     },
   };
   const traceExecution: TraceExecution = (call, run) =>
@@ -71,18 +73,19 @@ export function createTurnTelemetry(options: { tracer?: Tracer; parent?: Context
         name: `execute_tool ${call.toolName}`,
         parent,
         attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': call.toolName, 'gen_ai.tool.call.id': call.toolCallId },
+        describeFailure: (error) => ({ type: errorType(error), description: 'tool failed' }),
       },
       (active) =>
-        run((message) => {
+        run((failure) => {
           const span = trace.getSpan(active);
-          if (span) markFailed(span, new Error(message));
+          if (span) markFailedWithoutContent(span, failure);
         }),
     );
   return {
     traceExecution,
     options: { functionId: 'countersign.turn', recordInputs: false, recordOutputs: false, integrations: [integration, ...globalIntegrations()] },
     close() {
-      for (const callId of [...open.keys()]) finish(callId, { outcome: 'error' }, new Error('the turn ended during the model call'));
+      for (const callId of [...open.keys()]) finish(callId, { outcome: 'error' }, { type: 'turn_ended', description: 'the turn ended during the model call' });
     },
   };
 }

@@ -2,7 +2,7 @@ import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import { decodeWorkItem, encodeWorkItem } from '../conversation/work-item.js';
-import { contextFromTraceparent, traceparentOf } from './trace-context.js';
+import { contextFromTraceparent, errorType, traceparentOf } from './trace-context.js';
 
 describe('trace context stored with work', () => {
   it('round-trips a span through its traceparent, as a queued item or a step carries it', () => {
@@ -24,5 +24,15 @@ describe('trace context stored with work', () => {
     const encoded = encodeWorkItem({ kind: 'resume', stepId: 's1', channel: 'C1', threadTs: '1.0' });
     const tampered = JSON.stringify({ ...JSON.parse(encoded), traceparent: { not: 'a string' } });
     expect(decodeWorkItem(tampered)).toEqual({ kind: 'resume', stepId: 's1', channel: 'C1', threadTs: '1.0' });
+  });
+});
+
+describe('errorType', () => {
+  it("names an error's class, and nothing else a thrower could have put in its name", () => {
+    expect(errorType(new TypeError('alice 078-05-1120'))).toBe('TypeError');
+    const named = new Error('x');
+    named.name = 'rows: alice 078-05-1120';
+    expect(errorType(named)).toBe('_OTHER');
+    expect(errorType('a thrown string')).toBe('_OTHER');
   });
 });

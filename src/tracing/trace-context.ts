@@ -35,10 +35,37 @@ export function contextFromTraceparent(traceparent: string | undefined): Context
   return spanContext ? trace.setSpanContext(ROOT_CONTEXT, spanContext) : ROOT_CONTEXT;
 }
 
-/** Marks a span as failed with `error` (its message, and the exception as an event). */
+/**
+ * Marks a span as failed with `error` (its message, and the exception as an event). Only for
+ * countersign's own work (Redis, Slack, our code): the text of a tool's or the model's error can
+ * quote what they returned, so those spans use `markFailedWithoutContent`.
+ */
 export function markFailed(span: Span, error: unknown): void {
   span.recordException(error instanceof Error ? error : String(error));
   span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+}
+
+/** A failure as a span may show it: its kind in fixed words, nothing a tool or the model wrote. */
+export interface ContentFreeFailure {
+  /** The `error.type` attribute: an error's class (`errorType`) or a fixed word such as `exit_code`. */
+  type: string;
+  /** The status description, e.g. "exit code 3". */
+  description: string;
+}
+
+/**
+ * Marks a span as failed without the error's message, stack or exception event: an MCP tool's
+ * error is its output, a command's is its stderr, and spans go to whatever backend the operator runs.
+ */
+export function markFailedWithoutContent(span: Span, failure: ContentFreeFailure): void {
+  span.setAttribute('error.type', failure.type);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: failure.description });
+}
+
+/** The class of `error` for `error.type`: its name when that is a plain identifier (any code can set a name), else `_OTHER`. */
+export function errorType(error: unknown): string {
+  const name = error instanceof Error ? error.name : undefined;
+  return name !== undefined && /^[A-Za-z_$][\w$.]{0,63}$/.test(name) ? name : '_OTHER';
 }
 
 /**
@@ -46,7 +73,15 @@ export function markFailed(span: Span, error: unknown): void {
  * made active, so log lines written meanwhile carry its ids when a context manager is installed.
  */
 export async function inSpan<RESULT>(
-  options: { tracer: Tracer; name: string; parent: Context; kind?: SpanKind; attributes?: Record<string, string | number | boolean> },
+  options: {
+    tracer: Tracer;
+    name: string;
+    parent: Context;
+    kind?: SpanKind;
+    attributes?: Record<string, string | number | boolean>;
+    /** How a throw is shown when its text may come from a tool or the model; else by its message (`markFailed`). */
+    describeFailure?: (error: unknown) => ContentFreeFailure;
+  },
   work: (context: Context) => Promise<RESULT>,
 ): Promise<RESULT> {
   const span = options.tracer.startSpan(options.name, { ...(options.kind === undefined ? {} : { kind: options.kind }), ...(options.attributes ? { attributes: options.attributes } : {}) }, options.parent);
@@ -54,7 +89,8 @@ export async function inSpan<RESULT>(
   try {
     return await contextApi.with(active, () => work(active));
   } catch (error) {
-    markFailed(span, error);
+    if (options.describeFailure) markFailedWithoutContent(span, options.describeFailure(error));
+    else markFailed(span, error);
     throw error;
   } finally {
     span.end();
