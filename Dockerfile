@@ -14,14 +14,15 @@ FROM node:24-bookworm-slim
 RUN apt-get update \
   && apt-get install -y --no-install-recommends tini \
   && rm -rf /var/lib/apt/lists/*
-ENV NODE_ENV=production PORT=3000
+# /metrics on a port of its own: publish 3000 to Slack, scrape 9464 inside the network (README: Metrics).
+ENV NODE_ENV=production PORT=3000 METRICS_PORT=9464
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json countersign.example.yml ./
 # Command tools run as this user: give it only the credentials (kubeconfig, ...) the tools need.
 USER node
-EXPOSE 3000
+EXPOSE 3000 9464
 HEALTHCHECK --interval=30s --timeout=5s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["node", "dist/main.js"]

@@ -24,7 +24,9 @@ import { createThreadWorker, type ThreadWorker } from './conversation/thread-wor
 import { createWorkPuller } from './conversation/work-puller.js';
 import { createScheduledTurns, type ScheduleClock } from './conversation/scheduled-turns.js';
 import { createChannelPoster } from './slack/channel-poster.js';
-import { createHealthServer, healthReply, metricsReply } from './runtime/health-check.js';
+import { createHealthServer, healthReply, metricsReply, type HttpReply } from './runtime/health-check.js';
+import { describeMetricsPlacement, metricsPlacement, metricsPlacementNotice } from './http/metrics-placement.js';
+import { startMetricsServer } from './http/metrics-server.js';
 import { createPrometheusMetrics } from './metrics/prometheus-metrics.js';
 import { readPendingApprovals } from './approvals/pending-approvals.js';
 import type { AuditLog } from './audit/audit-log.js';
@@ -122,8 +124,11 @@ export interface Bot {
   app: App;
   store: StateStore;
   worker: ThreadWorker;
-  /** Starts serving Slack; in HTTP mode resolves with the bound port. */
-  start(options?: { port?: number; host?: string }): Promise<{ port?: number }>;
+  /**
+   * Starts serving Slack; in HTTP mode resolves with the bound port, and with the metrics' own port
+   * when METRICS_PORT gives them one (`metricsPort`, `metricsHost` override it, e.g. 0 in tests).
+   */
+  start(options?: { port?: number; host?: string; metricsPort?: number; metricsHost?: string }): Promise<{ port?: number; metricsPort?: number }>;
   stop(): Promise<void>;
 }
 
@@ -176,18 +181,21 @@ async function assemble(
   const store = options.store ?? createStore({ environment, logger, audit, onRedisError });
   const onSlackApiFailure = (failure: SlackApiFailure) => prometheus.metrics.slackApiFailed(failure);
   const identity = await resolveBotIdentity(environment, onSlackApiFailure);
+  const role = options.role ?? environment.role;
+  const metricsWhere = metricsPlacement({ ...environment, role });
+  const metricsOnMainPort = metricsWhere.kind === 'main-port';
   const app = createSlackApp({
     settings: { ...environment.slack, ...identity },
     store,
     logger,
-    renderMetrics: prometheus.render,
+    ...(metricsOnMainPort ? { renderMetrics: prometheus.render } : {}),
     onSlackApiFailure,
     ...(options.slackFront
       ? {
           receiver: createForwardedReceiver({
             front: options.slackFront,
             logger,
-            route: (path) => (path === '/metrics' ? metricsReply(prometheus.render) : healthReply(store)),
+            route: (path) => (path !== '/metrics' ? healthReply(store) : metricsOnMainPort ? metricsReply(prometheus.render) : Promise.resolve(NOT_SERVED_HERE)),
           }),
         }
       : {}),
@@ -226,7 +234,6 @@ async function assemble(
     tracer,
   });
   const lockTtlMs = options.lockTtlMs ?? DEFAULT_LOCK_TTL_MS;
-  const role = options.role ?? environment.role;
   const monitor = createLoadMonitor();
   // A process whose own loop acks Slack keeps few turns at once, so that loop stays free to ack. Behind
   // a front thread the acks are another thread's, and a worker serves no one: what bounds the turns
@@ -317,6 +324,7 @@ async function assemble(
   });
 
   let healthServer: Server | undefined;
+  let metricsServer: Server | undefined;
   return {
     app,
     store,
@@ -326,33 +334,46 @@ async function assemble(
       puller?.start();
       schedules?.start();
       const port = startOptions.port ?? environment.slack.port;
+      // Before Slack's port, so a METRICS_PORT that cannot be taken fails the start before any request is acked.
+      let metricsPort: number | undefined;
+      if (metricsWhere.kind === 'own-port') {
+        const host = startOptions.metricsHost ?? metricsWhere.host;
+        const listening = await startMetricsServer({ store, renderMetrics: prometheus.render, port: startOptions.metricsPort ?? metricsWhere.port, ...(host === undefined ? {} : { host }) });
+        metricsServer = listening.server;
+        metricsPort = listening.port;
+      }
+      const notice = metricsPlacementNotice(metricsWhere, { ...environment, role });
+      if (notice) logger[notice.level]({ event: 'metrics-placement', metrics: describeMetricsPlacement(metricsWhere, metricsPort) }, notice.message);
+      const started = { tools: tools.map((tool) => tool.name), metrics: describeMetricsPlacement(metricsWhere, metricsPort) };
+      const withMetricsPort = <T extends object>(result: T) => (metricsPort === undefined ? result : { ...result, metricsPort });
       if (role === 'worker') {
-        healthServer = createHealthServer(store, prometheus.render);
+        healthServer = createHealthServer({ store, ...(metricsOnMainPort ? { renderMetrics: prometheus.render } : {}), servedBy: 'a countersign worker' });
         const server = healthServer;
         await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, startOptions.host, resolve));
         const bound = (server.address() as AddressInfo).port;
-        logger.info({ event: 'started', mode: 'worker', port: bound, tools: tools.map((tool) => tool.name) }, 'countersign worker running turns');
-        return { port: bound };
+        logger.info({ event: 'started', mode: 'worker', port: bound, ...started }, 'countersign worker running turns');
+        return withMetricsPort({ port: bound });
       }
       if (options.slackFront) {
         await app.start();
-        logger.info({ event: 'started', mode: 'front-thread', role, tools: tools.map((tool) => tool.name) }, 'countersign serving Slack through its front thread');
-        return {};
+        logger.info({ event: 'started', mode: 'front-thread', role, ...started }, 'countersign serving Slack through its front thread');
+        return withMetricsPort({});
       }
       if (environment.slack.socketMode) {
         await app.start();
-        logger.info({ event: 'started', mode: 'socket', tools: tools.map((tool) => tool.name) }, 'countersign connected over Socket Mode');
-        return {};
+        logger.info({ event: 'started', mode: 'socket', ...started }, 'countersign connected over Socket Mode');
+        return withMetricsPort({});
       }
       const server = (await app.start({ port, ...(startOptions.host ? { host: startOptions.host } : {}) })) as Server;
       const bound = (server.address() as AddressInfo).port;
-      logger.info({ event: 'started', mode: 'http', role, port: bound, tools: tools.map((tool) => tool.name) }, 'countersign listening');
-      return { port: bound };
+      logger.info({ event: 'started', mode: 'http', role, port: bound, ...started }, 'countersign listening');
+      return withMetricsPort({ port: bound });
     },
     async stop() {
       await schedules?.stop();
       await puller?.stop();
       await sweeper.stop();
+      if (metricsServer) await new Promise((resolve) => metricsServer?.close(resolve));
       if (healthServer) await new Promise((resolve) => healthServer?.close(resolve));
       else await app.stop();
       // A message Slack has its 200 for may still be in its listener's store round trips, its work
@@ -370,6 +391,8 @@ async function assemble(
 }
 
 const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
+/** The front thread's answer to `/metrics` when it is not served on Slack's port (the front 404s it first). */
+const NOT_SERVED_HERE: HttpReply = { status: 404, contentType: 'application/json', body: JSON.stringify({ error: 'GET /metrics is served on METRICS_PORT' }) };
 /** How long a stop waits for Slack requests still being handled before it closes the store. */
 const STOP_REQUESTS_WAIT_MS = 10_000;
 const DEFAULT_LOCK_TTL_MS = 30_000;

@@ -23,6 +23,7 @@ describe('parseEnvironment', () => {
   it('applies defaults for a minimal HTTP-mode environment', () => {
     expect(parseEnvironment(HTTP, noFile)).toEqual({
       slack: { botToken: HTTP.SLACK_BOT_TOKEN, signingSecret: HTTP.SLACK_SIGNING_SECRET, socketMode: false, port: 3000, streaming: 'update' },
+      metrics: {},
       openai: { apiKey: HTTP.OPENAI_API_KEY, model: 'gpt-5-mini', api: 'responses' },
       logLevel: 'info',
       role: 'all',
@@ -170,6 +171,18 @@ describe('parseEnvironment', () => {
 
   it.each(['0', '-1', '3000.5', 'abc'])('rejects PORT=%s', (port) => {
     expect(problemsOf({ ...HTTP, PORT: port }).problems.map((problem) => problem.field)).toEqual(['PORT']);
+  });
+
+  it('reads METRICS_PORT and METRICS_HOST, naming a bad one', () => {
+    expect(parseEnvironment({ ...HTTP, METRICS_PORT: '9464' }, noFile).metrics).toEqual({ port: 9464 });
+    expect(parseEnvironment({ ...HTTP, METRICS_PORT: '9464', METRICS_HOST: '127.0.0.1' }, noFile).metrics).toEqual({ port: 9464, host: '127.0.0.1' });
+    expect(parseEnvironment({ ...HTTP, METRICS_PORT: '9464', METRICS_HOST: '[::1]' }, noFile).metrics).toEqual({ port: 9464, host: '::1' });
+    for (const port of ['0', '65536', 'metrics', '9464.5']) {
+      expect(problemsOf({ ...HTTP, METRICS_PORT: port }).problems).toEqual([{ field: 'METRICS_PORT', message: 'must be an integer from 1 to 65535' }]);
+    }
+    expect(problemsOf({ ...HTTP, METRICS_PORT: '9464', METRICS_HOST: 'http://0.0.0.0:9464' }).problems.map((problem) => problem.field)).toEqual(['METRICS_HOST']);
+    expect(problemsOf({ ...HTTP, METRICS_HOST: '0.0.0.0' }).problems).toEqual([{ field: 'METRICS_HOST', message: 'is where the METRICS_PORT listener binds: set METRICS_PORT too' }]);
+    expect(problemsOf({ ...HTTP, PORT: '8080', METRICS_PORT: '8080', METRICS_HOST: '0.0.0.0' }).problems.map((problem) => problem.field)).toEqual(['METRICS_HOST']);
   });
 
   it('uses ./countersign.yml only when it exists', () => {

@@ -12,7 +12,8 @@ export type AnswerStreaming = 'native' | 'update';
 /**
  * What this process does. `all`: receives Slack requests and runs turns. `receiver`: verifies,
  * records and acks Slack requests, and hands turns to the workers through Redis. `worker`: runs
- * turns handed off by receivers (and any work a stopped process left); it serves only `/healthz`.
+ * turns handed off by receivers (and any work a stopped process left); it serves only `/healthz`
+ * and `/metrics`.
  */
 export type BotRole = 'all' | 'receiver' | 'worker';
 /** Where Slack's HTTP requests are served: see `EnvironmentConfig.slackFront`. */
@@ -36,6 +37,12 @@ export interface EnvironmentConfig {
     /** How answers are shown while the model writes them. */
     streaming: AnswerStreaming;
   };
+  /**
+   * METRICS_PORT, METRICS_HOST: where `GET /metrics` (and a copy of `/healthz`) is served on a
+   * listener of its own; see `metricsPlacement` for what happens when the port is unset. Optional
+   * for environments built by hand (`createBot({ environment })`): absent is both unset.
+   */
+  metrics?: { port?: number; host?: string };
   openai: {
     apiKey: string;
     /** Any OpenAI-compatible server (vLLM, Ollama, LiteLLM). */
@@ -119,6 +126,12 @@ const url = (protocols: readonly string[]) =>
 /** The lowest CPU priority Linux has (nice 19). */
 const MAX_NICE = 19;
 
+const port = () =>
+  z
+    .string()
+    .refine((value) => /^\d+$/.test(value) && Number(value) >= 1 && Number(value) <= 65_535, { error: 'must be an integer from 1 to 65535' })
+    .transform(Number);
+
 /** A whole number, at least `minimum`: the tuning knobs. */
 const whole = (minimum: number, unit: string) =>
   z
@@ -136,10 +149,12 @@ const environmentSchema = z.object({
   SLACK_APP_TOKEN: z.string().startsWith('xapp-', { error: 'must start with xapp- (an app-level token with connections:write)' }).optional(),
   SLACK_SIGNING_SECRET: z.string().optional(),
   SLACK_API_URL: url(['http:', 'https:']).optional(),
-  PORT: z
+  PORT: port().optional(),
+  METRICS_PORT: port().optional(),
+  METRICS_HOST: z
     .string()
-    .refine((value) => /^\d+$/.test(value) && Number(value) >= 1 && Number(value) <= 65_535, { error: 'must be an integer from 1 to 65535' })
-    .transform(Number)
+    .regex(/^(?:[A-Za-z0-9.-]+|\[?[0-9A-Fa-f:.]+\]?)$/, { error: 'must be a host name or an IP address to listen on (no scheme, no port), e.g. 0.0.0.0 or 127.0.0.1' })
+    .transform((value) => value.replace(/^\[(.*)\]$/, '$1'))
     .optional(),
   SLACK_BOT_USER_ID: z.string().regex(/^[UW][A-Z0-9]+$/, { error: 'must be a Slack user id (U... or W...)' }).optional(),
   SLACK_BOT_ID: z.string().regex(/^B[A-Z0-9]+$/, { error: 'must be a Slack bot id (B...)' }).optional(),
@@ -231,6 +246,10 @@ export function parseEnvironment(env: Record<string, string | undefined>, option
       port: variables.PORT ?? DEFAULT_PORT,
       streaming: variables.SLACK_STREAMING,
     },
+    metrics: {
+      ...(variables.METRICS_PORT !== undefined && { port: variables.METRICS_PORT }),
+      ...(variables.METRICS_HOST !== undefined && { host: variables.METRICS_HOST }),
+    },
     openai: {
       apiKey: variables.OPENAI_API_KEY,
       ...(variables.OPENAI_BASE_URL !== undefined && { baseUrl: variables.OPENAI_BASE_URL }),
@@ -262,15 +281,21 @@ function readVariables(env: Record<string, string | undefined>): Partial<Record<
 /** Rules that join variables; checked even when single variables are wrong, so every problem is listed at once. */
 function crossFieldProblems(given: Partial<Record<EnvironmentVariable, string>>, fieldProblems: readonly ConfigProblem[]): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
+  const wrong = (field: EnvironmentVariable) => fieldProblems.some((problem) => problem.field === field);
   if (given.SLACK_SIGNING_SECRET === undefined && given.SLACK_APP_TOKEN === undefined) {
     problems.push({ field: 'SLACK_SIGNING_SECRET', message: 'is required in HTTP mode (set SLACK_APP_TOKEN to use Socket Mode instead)' });
   }
   // Bolt only skips auth.test when it knows both; one alone is almost certainly a forgotten line.
   if (given.SLACK_BOT_USER_ID !== undefined && given.SLACK_BOT_ID === undefined) problems.push({ field: 'SLACK_BOT_ID', message: 'must be set together with SLACK_BOT_USER_ID' });
   if (given.SLACK_BOT_ID !== undefined && given.SLACK_BOT_USER_ID === undefined) problems.push({ field: 'SLACK_BOT_USER_ID', message: 'must be set together with SLACK_BOT_ID' });
+  if (given.METRICS_HOST !== undefined && !wrong('METRICS_PORT')) {
+    if (given.METRICS_PORT === undefined) problems.push({ field: 'METRICS_HOST', message: 'is where the METRICS_PORT listener binds: set METRICS_PORT too' });
+    else if (Number(given.METRICS_PORT) === Number(given.PORT ?? DEFAULT_PORT)) {
+      problems.push({ field: 'METRICS_HOST', message: 'applies to a port of its own, but METRICS_PORT is PORT: unset METRICS_HOST or give METRICS_PORT another port' });
+    }
+  }
   // Receivers and workers meet only in Redis; without it a receiver's work would never run.
   const role = given.COUNTERSIGN_ROLE?.toLowerCase();
-  const wrong = (field: EnvironmentVariable) => fieldProblems.some((problem) => problem.field === field);
   if (role !== undefined && role !== 'all' && !wrong('COUNTERSIGN_ROLE') && given.REDIS_URL === undefined) {
     problems.push({ field: 'COUNTERSIGN_ROLE', message: `${role} needs REDIS_URL: receivers hand turns to workers through Redis` });
   }
@@ -301,6 +326,7 @@ export function describeEnvironment(config: EnvironmentConfig) {
       port: config.slack.port,
       streaming: config.slack.streaming,
     },
+    metrics: config.metrics,
     openai: {
       apiKey: secret(config.openai.apiKey),
       baseUrl: maskUrlCredentials(config.openai.baseUrl),

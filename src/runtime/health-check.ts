@@ -34,13 +34,19 @@ export function answerMetrics(render: RenderMetrics, response: ServerResponse): 
   void metricsReply(render).then((reply) => writeReply(response, reply));
 }
 
-/** A worker serves no Slack requests; it answers only `GET /healthz` and `GET /metrics`. */
-export function createHealthServer(store: Pick<StateStore, 'ping' | 'kind'>, renderMetrics: RenderMetrics): Server {
+/**
+ * An HTTP server of `GET /healthz` and, given `renderMetrics`, `GET /metrics`: a worker's `PORT` (it
+ * serves no Slack requests), and the `METRICS_PORT` listener of every role. Anything else is a 404
+ * that says what is served here.
+ */
+export function createHealthServer(options: { store: Pick<StateStore, 'ping' | 'kind'>; renderMetrics?: RenderMetrics; servedBy: string }): Server {
+  const { store, renderMetrics, servedBy } = options;
+  const served = renderMetrics ? 'GET /healthz and GET /metrics' : 'GET /healthz';
   return createServer((request, response) => {
     const path = request.url?.split('?')[0];
     if (request.method === 'GET' && path === '/healthz') return answerHealthCheck(store, response);
-    if (request.method === 'GET' && path === '/metrics') return answerMetrics(renderMetrics, response);
-    writeReply(response, jsonReply(404, { error: 'this process is a countersign worker: it serves only GET /healthz and GET /metrics' }));
+    if (renderMetrics && request.method === 'GET' && path === '/metrics') return answerMetrics(renderMetrics, response);
+    writeReply(response, jsonReply(404, { error: `this is ${servedBy}: it serves only ${served}` }));
   });
 }
 

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { EnvironmentConfig } from '../config/environment.js';
 import type { BotToFront } from '../slack/front/front-messages.js';
 import { createSlackFrontServer } from '../slack/front/slack-front-server.js';
+import { metricsPlacement } from '../http/metrics-placement.js';
 
 export interface SlackFront {
   port: number;
@@ -47,7 +48,8 @@ export async function startSlackFront(options: {
     if (!stopping) options.onBotFailure(new Error(`the bot thread exited with code ${code}`));
   });
 
-  const server = createSlackFrontServer({ signingSecret, bot, logger });
+  // The bot's thread serves METRICS_PORT itself, and logs where the metrics are.
+  const server = createSlackFrontServer({ signingSecret, bot, logger, servesMetrics: metricsPlacement(environment).kind === 'main-port' });
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(environment.slack.port, resolve));
   const port = (server.address() as AddressInfo).port;
   logger.info({ event: 'started', mode: 'http', role: environment.role, front: 'thread', port }, 'countersign listening');

@@ -19,7 +19,7 @@ const restart = { name: 'restart_service', arguments: { service: 'worker', names
 const text = (message: { blocks?: unknown[] } | undefined) => JSON.stringify(message?.blocks ?? []);
 
 async function metricsOf(h: Harness): Promise<string> {
-  return (await fetch(`${h.baseUrl}/metrics`)).text();
+  return (await fetch(h.metricsUrl)).text();
 }
 
 /** A series' value summed over the processes (each counts what it did itself). */

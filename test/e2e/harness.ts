@@ -66,11 +66,15 @@ export function readInvocations(logFile: string): string[][] {
 }
 
 const WARNINGS_KEPT = 50;
+/** What the harness's environment says METRICS_PORT is; the listener itself takes a free port. */
+export const HARNESS_METRICS_PORT = '9464';
 
 export interface Harness {
   bot: Bot;
   eventsUrl: string;
   baseUrl: string;
+  /** `GET /metrics`: on the bot's METRICS_PORT listener (a free port of its own), or on its Slack port when the test's METRICS_PORT says so. */
+  metricsUrl: string;
   slack: FakeSlackApi;
   openai: FakeOpenAI;
   keyPrefix: string;
@@ -141,6 +145,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     OPENAI_API: options.api ?? 'chat',
     REDIS_URL: options.redisUrl ?? inject('redisUrl'),
     LOG_LEVEL: 'silent',
+    // Any port but PORT's: start() below puts the metrics listener on a free one.
+    METRICS_PORT: HARNESS_METRICS_PORT,
     ...options.environment,
   });
   // Any REDIS_URL form (one server, redis+cluster://, redis+sentinel://), as the bot reads it.
@@ -175,8 +181,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     audit: createRedisAuditLog({ target: redisTarget, keyPrefix, logger: pino({ level: 'silent' }) }),
   });
   watch.add(bot);
-  const { port } = await bot.start({ port: 0, host: '127.0.0.1' });
+  const { port, metricsPort } = await bot.start({ port: 0, host: '127.0.0.1', metricsPort: 0, metricsHost: '127.0.0.1' });
   const baseUrl = `http://127.0.0.1:${port}`;
+  const metricsUrl = `${metricsPort === undefined ? baseUrl : `http://127.0.0.1:${metricsPort}`}/metrics`;
   const eventsUrl = `${baseUrl}/slack/events`;
   const shared = { slack, openai, keyPrefix, logFile, watch };
   const ownsFakes = options.shared === undefined;
@@ -185,6 +192,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     bot,
     eventsUrl,
     baseUrl,
+    metricsUrl,
     slack,
     openai,
     keyPrefix,

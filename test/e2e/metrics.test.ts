@@ -15,7 +15,7 @@ const HOLD_UNTIL_RELEASED = join(import.meta.dirname, '../fixtures/hold-until-re
 const harness = useHarnesses();
 
 async function metricsOf(h: Harness): Promise<string> {
-  const response = await fetch(`${h.baseUrl}/metrics`);
+  const response = await fetch(h.metricsUrl);
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toContain('text/plain');
   return response.text();
@@ -143,12 +143,13 @@ describe('GET /metrics', () => {
       OPENAI_API_KEY: 'sk-test',
       // Port 1 refuses connections.
       REDIS_URL: 'redis://127.0.0.1:1',
+      METRICS_PORT: '9464',
     });
     const bot = await createBot({ environment, config: parseConfigFile('instructions: test', 'test.yml'), logger: pino({ level: 'silent' }) });
     try {
-      const { port } = await bot.start({ port: 0, host: '127.0.0.1' });
+      const { metricsPort } = await bot.start({ port: 0, host: '127.0.0.1', metricsPort: 0, metricsHost: '127.0.0.1' });
       const connectionErrors = await waitFor(
-        async () => seriesValue(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text(), 'countersign_redis_errors_total{kind="connection"}'),
+        async () => seriesValue(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text(), 'countersign_redis_errors_total{kind="connection"}'),
         { message: 'a Redis connection error counted' },
       );
       expect(connectionErrors).toBeGreaterThan(0);

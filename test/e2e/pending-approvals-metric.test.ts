@@ -5,7 +5,7 @@ import { cardButtons, nextTs, threadReplies, useHarnesses, waitFor, type Harness
 const harness = useHarnesses();
 
 async function metricsOf(h: Harness): Promise<string> {
-  const response = await fetch(`${h.baseUrl}/metrics`);
+  const response = await fetch(h.metricsUrl);
   expect(response.status).toBe(200);
   return response.text();
 }

@@ -19,14 +19,20 @@ describe('a bot whose Slack requests are served by a front thread', () => {
     const configPath = join(directory, 'countersign.yml');
     writeFileSync(configPath, recordingToolsYaml(logFile));
     const port = await freePort();
-    const bot = startChildBot(pairEnvironment({ ...world, configPath, port, extra: { COUNTERSIGN_SLACK_FRONT: 'thread' } }), { mainJs: world.mainJs });
+    const metricsPort = await freePort();
+    const bot = startChildBot(pairEnvironment({ ...world, configPath, port, extra: { COUNTERSIGN_SLACK_FRONT: 'thread', METRICS_PORT: String(metricsPort), METRICS_HOST: '127.0.0.1' } }), {
+      mainJs: world.mainJs,
+    });
     try {
       await waitFor(() => bot.output().includes('countersign listening'), { timeoutMs: 30_000, message: `start-up; output so far:\n${bot.output()}` });
       expect(bot.output()).toContain('"front":"thread"');
+      expect(bot.output()).toContain(`"metrics":"METRICS_PORT ${metricsPort}"`);
       const base = `http://127.0.0.1:${port}`;
-      const health = await fetch(`${base}/healthz`);
-      expect(await health.json()).toMatchObject({ status: 'ok', store: 'redis' });
-      expect((await fetch(`${base}/metrics`)).headers.get('content-type')).toContain('text/plain');
+      const metricsBase = `http://127.0.0.1:${metricsPort}`;
+      for (const url of [base, metricsBase]) expect(await (await fetch(`${url}/healthz`)).json()).toMatchObject({ status: 'ok', store: 'redis' });
+      // The metrics are on their own port, not on the one Slack (and so the internet) reaches.
+      expect((await fetch(`${metricsBase}/metrics`)).headers.get('content-type')).toContain('text/plain');
+      expect((await fetch(`${base}/metrics`)).status).toBe(404);
 
       world.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'worker', namespace: 'prod' } }] }, { text: 'Restarted through the front.' });
       const threadTs = '1800400001.000100';

@@ -24,8 +24,19 @@ const EVENTS_PATH = '/slack/events';
  * Bolt's HTTP receiver does (413 over the body limit, 401 on a bad signature, `ssl_check`, URL
  * verification), with Bolt's own functions.
  */
-export function createSlackFrontServer(options: { signingSecret: string; bot: FrontChannel<BotToFront, FrontToBot>; logger: Logger }): Server {
-  const { signingSecret, bot, logger } = options;
+export function createSlackFrontServer(options: {
+  signingSecret: string;
+  bot: FrontChannel<BotToFront, FrontToBot>;
+  logger: Logger;
+  /**
+   * Whether `GET /metrics` is served here too (`metricsPlacement`: only when METRICS_PORT equals
+   * PORT). Otherwise it is a 404 from this thread: the internet reaches this port, and each scrape
+   * would cost the bot's thread a read of the open steps.
+   */
+  servesMetrics?: boolean;
+}): Server {
+  const { signingSecret, bot, logger, servesMetrics = false } = options;
+  const routes = new Set(servesMetrics ? ['/healthz', '/metrics'] : ['/healthz']);
   let nextId = 0;
   const waiting = new Map<number, (reply: BotToFront) => void>();
   bot.on('message', (reply) => {
@@ -98,7 +109,7 @@ export function createSlackFrontServer(options: { signingSecret: string; bot: Fr
         if (!response.headersSent) HTTPModuleFunctions.buildNoBodyResponse(response, 500);
       });
     if (request.method === 'POST' && path === EVENTS_PATH) return void done(handleSlackRequest(request, response));
-    if (request.method === 'GET' && (path === '/healthz' || path === '/metrics')) return void done(handleRoute(path, response));
+    if (request.method === 'GET' && routes.has(path)) return void done(handleRoute(path, response));
     HTTPModuleFunctions.buildNoBodyResponse(response, 404);
   });
 }

@@ -16,7 +16,7 @@ const logger = pino({ level: 'silent' });
  * The front and the bot's Bolt app joined by a MessageChannel, as `main.js` joins them across
  * threads: real signed HTTP requests in, Bolt's own listeners and acks on the other side.
  */
-async function startFront(register: (app: App) => void, options: { botBusy?: boolean } = {}) {
+async function startFront(register: (app: App) => void, options: { botBusy?: boolean; servesMetrics?: boolean } = {}) {
   const { port1, port2 } = new MessageChannel();
   const toBot: FrontToBot[] = [];
   const bot = port1 as unknown as FrontChannel<BotToFront, FrontToBot>;
@@ -44,7 +44,7 @@ async function startFront(register: (app: App) => void, options: { botBusy?: boo
   const app = new App({ token: 'xoxb-front', botId: 'BFRONT', botUserId: 'UFRONT', receiver, logger: { debug() {}, info() {}, warn() {}, error() {}, setLevel() {}, getLevel: () => 'error' as never, setName() {} } as never });
   register(app);
   await app.start();
-  const server = createSlackFrontServer({ signingSecret: SECRET, bot: counted, logger });
+  const server = createSlackFrontServer({ signingSecret: SECRET, bot: counted, logger, ...(options.servesMetrics === undefined ? {} : { servesMetrics: options.servesMetrics }) });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   opened.push({ server, close: () => (port1.close(), app.stop()) });
@@ -143,5 +143,16 @@ describe('the Slack front', () => {
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({ path: '/healthz' });
     expect((await fetch(`${url}/elsewhere`)).status).toBe(404);
+  });
+
+  it("refuses /metrics on Slack's port without asking the bot's thread, unless told to serve it there", async () => {
+    const closed = await startFront(() => {});
+    expect((await fetch(`${closed.url}/metrics`)).status).toBe(404);
+    expect(closed.toBot).toEqual([]);
+
+    const open = await startFront(() => {}, { servesMetrics: true });
+    const metrics = await fetch(`${open.url}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(await metrics.json()).toEqual({ path: '/metrics' });
   });
 });
