@@ -333,3 +333,55 @@ describe('runTurn with tool call ids the model server repeats', () => {
   });
 });
 
+
+describe('runTurn resuming an approved call whose tool this process does not have', () => {
+  // Approved while `restart` existed; resumed where it is gone (an MCP server down at start-up, a tool removed by a deploy).
+  async function approvedThenGone() {
+    const executed: unknown[] = [];
+    const first = mockStreamingModel([callReply({ id: 'c2', name: 'restart', input: { namespace: 'prod' } })]);
+    const messages: ModelMessage[] = [{ role: 'user', content: 'restart prod' }];
+    const paused = await runTurn({ model: first, instructions: 'test', definitions: recordingTools(executed), policy, messages, context, maxSteps: 5 });
+    const step = decidedStep(paused.approvalRequests, { [paused.approvalRequests[0]!.approvalId]: { outcome: 'approved', userId: 'UBOB' } });
+    const remaining = recordingTools(executed).filter((definition) => definition.name !== 'restart');
+    return { executed, step, remaining, history: [...messages, ...paused.responseMessages, resumeToolMessage(step)] };
+  }
+
+  it('tells the model and the audit trail it was not run, writes no start, and does not offer the tool again', async () => {
+    const { executed, step, remaining, history } = await approvedThenGone();
+    const second = mockStreamingModel([textReply('restart is unavailable right now')]);
+    const started: unknown[] = [];
+    const finished: unknown[] = [];
+    const outcome = await runTurn({
+      model: second,
+      instructions: 'test',
+      definitions: remaining,
+      policy,
+      messages: history,
+      context,
+      maxSteps: 5,
+      approvedRuns: approvedRunsFor(step),
+      beforeExecute: async (call) => void started.push(call),
+      afterExecute: (report) => void finished.push(report),
+    });
+    expect(outcome.text).toBe('restart is unavailable right now');
+    expect(executed).toEqual([]);
+    expect(started).toEqual([]);
+    expect(finished).toEqual([expect.objectContaining({ toolCallId: 'c2', toolName: 'restart', status: 'error', error: expect.stringMatching(/^Not run: restart is not available now .*nothing was run/) })]);
+    const result = second.doStreamCalls[0]!.prompt.flatMap((message) => (message.role === 'tool' ? message.content : [])).find((part) => part.type === 'tool-result');
+    expect(result?.output).toMatchObject({ type: 'error-text', value: expect.stringContaining('Not run: restart is not available now') });
+    expect((second.doStreamCalls[0]!.tools ?? []).map((offered) => offered.name)).toEqual(['unruled']);
+  });
+
+  it('answers it "not run" even without a countersignature on record, and keeps that if the model then fails', async () => {
+    const { remaining, history } = await approvedThenGone();
+    const failing = mockStreamingModel(() => {
+      throw new Error('model down');
+    });
+    const failure = await runTurn({ model: failing, instructions: 'test', definitions: remaining, policy, messages: history, context, maxSteps: 5, maxRetries: 0 }).catch((error: unknown) => error);
+    const recorded = recordExecutions(history, (failure as TurnFailedError).executions).at(-1);
+    const recordedResult = recorded?.role === 'tool' ? recorded.content.find((part) => part.type === 'tool-result') : undefined;
+    // Not "Failed after it started": Try again must neither call it interrupted nor leave it without a result.
+    expect(JSON.stringify(recordedResult?.output)).toContain('Not run: restart is not available now');
+    expect(JSON.stringify(recordedResult?.output)).not.toContain('Failed after it started');
+  });
+});

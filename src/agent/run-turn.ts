@@ -109,6 +109,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
     definitions: options.definitions,
     context: options.context,
     executions,
+    messages: options.messages,
     bases,
     ...(options.approvedRuns ? { approvedRuns: options.approvedRuns } : {}),
     ...(options.beforeExecute ? { beforeExecute: options.beforeExecute } : {}),
@@ -125,6 +126,8 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
       instructions: options.instructions,
       messages: options.messages,
       tools,
+      // Stand-ins for tools this process does not have only answer the calls being resumed: the model is not offered them.
+      activeTools: options.definitions.map((definition) => definition.name),
       toolApproval: createToolApproval({
         definitions: options.definitions,
         context: options.context,

@@ -1,5 +1,5 @@
 import { cachedSchema } from './cached-schema.js';
-import { tool, type ToolApprovalConfiguration, type ToolSet } from 'ai';
+import { jsonSchema, tool, type ModelMessage, type Tool, type ToolApprovalConfiguration, type ToolSet } from 'ai';
 import type { ToolContext, ToolDefinition } from '../tools/tool-definition.js';
 import { evaluateCallPolicy } from '../approvals/evaluate-call-policy.js';
 import type { Grant } from '../approvals/grant.js';
@@ -11,6 +11,7 @@ import type { ExecutionBasis } from '../audit/audit-event.js';
 import { inputHash } from '../approvals/input-version.js';
 import { editNoteText, type EditNote } from './edit-note.js';
 import type { ContentFreeFailure } from '../tracing/trace-context.js';
+import { approvedCallsAwaitingRun, unavailableToolText } from './unavailable-tools.js';
 
 export type TurnContext = Omit<ToolContext, 'toolCallId' | 'idempotencyKey' | 'abortSignal' | 'assertHeld'>;
 
@@ -62,11 +63,15 @@ export interface StartingCall {
  * A call runs only with a basis: a human approval of the exact input (`approvedRuns`) or what the
  * gate decided for it (`bases`: no approval needed, auto-approve, a grant). Without one it does not
  * run, so nothing the history says can run a call the gate did not let through.
+ * An approved call whose tool this process does not have gets a stand-in that answers "not run"
+ * (see `unavailableTool`).
  */
 export function createTurnTools(options: {
   definitions: readonly ToolDefinition[];
   context: TurnContext;
   executions: ExecutionRecord[];
+  /** The history the turn resumes: its approved calls are answered even when their tool is gone. */
+  messages?: readonly ModelMessage[];
   /** Calls humans approved in the step this turn resumes, by tool call id. */
   approvedRuns?: ReadonlyMap<string, ApprovedRun>;
   /** Filled by the gate (`createToolApproval`) for calls it let through itself. */
@@ -134,7 +139,36 @@ export function createTurnTools(options: {
         }),
     });
   }
+  const awaiting = [...(options.approvedRuns?.values() ?? []), ...approvedCallsAwaitingRun(options.messages ?? [])];
+  for (const { toolName } of awaiting) {
+    if (!Object.hasOwn(tools, toolName)) tools[toolName] = unavailableTool({ toolName, traceExecution, executions: options.executions, ...(options.afterExecute ? { afterExecute: options.afterExecute } : {}) });
+  }
   return tools;
+}
+
+/**
+ * Stands in for the tool of an approved call that this process does not have (see
+ * `approvedCallsAwaitingRun`): without it the AI SDK skips the call, which then has no result, and
+ * the turn fails with "the model request failed" while nothing says whether it ran. It never runs
+ * anything and writes no executing marker (nothing started): it reports the call as not run to the
+ * audit trail and answers the model with that, so the model can tell the user.
+ */
+function unavailableTool(options: { toolName: string; traceExecution: TraceExecution; executions: ExecutionRecord[]; afterExecute?: (report: ExecutionReport) => Promise<void> | void }): Tool {
+  const { toolName } = options;
+  return tool({
+    description: `${toolName} is not available now.`,
+    // Any input: the call is answered as it stands in the history, never run.
+    inputSchema: jsonSchema<unknown>({}),
+    execute: (input: unknown, { toolCallId }): Promise<unknown> =>
+      options.traceExecution({ toolName, toolCallId }, async (failed): Promise<unknown> => {
+        const text = unavailableToolText(toolName);
+        failed({ type: 'tool_unavailable', description: 'tool not available' });
+        // Kept as this call's result if the turn fails later: the text says it did not run, so Try again will not call it interrupted.
+        options.executions.push({ toolCallId, toolName, input, output: text });
+        await options.afterExecute?.({ toolCallId, toolName, status: 'error', durationMs: 0, error: text });
+        throw new Error(text);
+      }),
+  });
 }
 
 /** A call that ran without a card: auto-approve mode, or a grant a human gave earlier. */

@@ -96,7 +96,8 @@ const MAX_ERROR_LENGTH = 400;
  * definitions (so they pass the same approval gate as every other tool: they are never handed to
  * the AI SDK as MCP tools), and keeps trying when the server fails to start or dies, with
  * exponential backoff. While it is down its last known tools stay registered and fail fast with an
- * explanation, so a call waiting for approval is not orphaned; a reconnect refreshes the list.
+ * explanation; a reconnect refreshes the list. A process that starts while it is down has no tools
+ * of it at all: an approved call of one is answered "not run" by the turn (`createTurnTools`).
  */
 export function createMcpServer(options: CreateMcpServerOptions): McpServerHandle {
   const { name, config, logger } = options;
