@@ -202,6 +202,17 @@ describe('an MCP server over Streamable HTTP', () => {
     expect(fake.calls).toEqual([{ name: 'delete_item', arguments: { id: 7 } }]);
   });
 
+  it('does not read an answer past its byte cap: the call fails with why, the server stays connected', async () => {
+    fake = await startFakeMcpHttpServer([{ ...tools[0]!, handle: ({ service }) => (service === 'big' ? 'x'.repeat(1_000_000) : `${String(service)} is up`) }]);
+    const { handle } = startServer('ops', `url: ${fake.url}`, { maxResponseBytes: 64 * 1024 });
+    await handle.start();
+    const status = handle.tools()[0]!;
+    // Before: @ai-sdk/mcp read the whole megabyte (any size) with response.json(), and the result was cut afterwards.
+    await expect(status.execute({ service: 'big' }, context)).rejects.toThrow("ops.get_status failed: the MCP server's answer is larger than 65536 bytes; it was not read");
+    expect(handle.status().state).toBe('connected');
+    await expect(status.execute({ service: 'api' }, context)).resolves.toEqual({ text: 'api is up', truncated: false });
+  });
+
   it('cuts a long error from the server (an HTTP error body) to a bounded length', async () => {
     const body = `maintenance ${'x'.repeat(5000)}`;
     const server = createServer((_request, response) => response.writeHead(500, { 'content-type': 'text/plain' }).end(body));

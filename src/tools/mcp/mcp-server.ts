@@ -10,6 +10,7 @@ import { resolveTemplates } from '../http/header-templates.js';
 import { createRedactor, type Redactor } from '../http/redact.js';
 import { createJsonSchemaValidator } from '../json-schema-validator.js';
 import type { ExecutableToolDefinition } from '../tool-definition.js';
+import { cappedFetch, DEFAULT_MCP_RESPONSE_BYTES } from './capped-fetch.js';
 import { formatMcpResult, type McpToolOutput } from './mcp-result.js';
 import { DEFAULT_DISCOVERY_TIMEOUT_MS, StdioTransport, type ProcessExit } from './stdio-transport.js';
 
@@ -81,6 +82,8 @@ export interface CreateMcpServerOptions {
   onRecovered: (message: string) => void;
   retry?: Partial<McpRetryOptions>;
   now?: () => number;
+  /** Over HTTP, the most bytes one answer may have (see `DEFAULT_MCP_RESPONSE_BYTES`); tests lower it. */
+  maxResponseBytes?: number;
 }
 
 /** Tool names a policy rule can refer to: `server.tool`, with dots allowed inside the tool name. */
@@ -151,8 +154,12 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
     retryTimer.unref();
   }
 
-  function createTransport(myGeneration: number): MCPTransport | { type: 'http'; url: string; headers: Record<string, string>; redirect: 'error' } {
-    if (config.transport === 'http') return { type: 'http', url: config.url, headers: headers?.values ?? {}, redirect: 'error' };
+  function createTransport(myGeneration: number): MCPTransport | { type: 'http'; url: string; headers: Record<string, string>; redirect: 'error'; fetch: typeof fetch } {
+    if (config.transport === 'http') {
+      // The transport reads each answer whole: the capped fetch ends a body past the cap with an error instead.
+      const fetch = cappedFetch({ maxBytes: options.maxResponseBytes ?? DEFAULT_MCP_RESPONSE_BYTES });
+      return { type: 'http', url: config.url, headers: headers?.values ?? {}, redirect: 'error', fetch };
+    }
     const transport = new StdioTransport({
       command: config.command,
       args: config.args,

@@ -39,6 +39,8 @@ export interface StdioTransportOptions {
 }
 
 const STDERR_TAIL_CHARACTERS = 2000;
+/** Of a longer stderr line, only this much is kept (and logged, marked with "…"). */
+const STDERR_LINE_CHARACTERS = 4096;
 const KILL_GRACE_MS = 2000;
 export const DEFAULT_DISCOVERY_TIMEOUT_MS = 5000;
 const DEFAULT_MAX_LINE_LENGTH = 64 * 1024 * 1024;
@@ -65,6 +67,8 @@ export class StdioTransport implements MCPTransport {
   private stdoutBuffer = '';
   private stderrTail = '';
   private stderrLine = '';
+  /** The unfinished stderr line was longer than `STDERR_LINE_CHARACTERS`: the rest is dropped. */
+  private stderrLineCut = false;
   private closing = false;
   private exited = false;
   private exitInfo: ProcessExit | undefined;
@@ -266,13 +270,33 @@ export class StdioTransport implements MCPTransport {
     }
   }
 
+  /**
+   * Each chunk is searched once, on its own: what was kept of the unfinished line holds no line end.
+   * `\r` ends a line too, since progress bars redraw with it and never write `\n`; and an unfinished
+   * line keeps only its first `STDERR_LINE_CHARACTERS`, so a server that never ends one costs a few
+   * KB, not all it wrote (re-split on every chunk, that was also quadratic time).
+   */
   private receiveStderr(chunk: string): void {
-    this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_TAIL_CHARACTERS);
+    this.stderrTail = (this.stderrTail + chunk.slice(-STDERR_TAIL_CHARACTERS)).slice(-STDERR_TAIL_CHARACTERS);
     if (!this.options.onStderr) return;
-    this.stderrLine += chunk;
-    const lines = this.stderrLine.split('\n');
-    this.stderrLine = lines.pop() ?? '';
-    for (const line of lines) if (line.trim() !== '') this.guarded('handling stderr', () => this.options.onStderr?.(line));
+    const lineEnds = /[\r\n]/g;
+    let start = 0;
+    for (let found = lineEnds.exec(chunk); found; found = lineEnds.exec(chunk)) {
+      this.keepStderr(chunk, start, found.index);
+      const line = this.stderrLineCut ? `${this.stderrLine}…` : this.stderrLine;
+      this.stderrLine = '';
+      this.stderrLineCut = false;
+      start = found.index + 1;
+      if (line.trim() !== '') this.guarded('handling stderr', () => this.options.onStderr?.(line));
+    }
+    this.keepStderr(chunk, start, chunk.length);
+  }
+
+  /** Adds `chunk[start, end)` to the unfinished stderr line, up to its cap. */
+  private keepStderr(chunk: string, start: number, end: number): void {
+    const room = STDERR_LINE_CHARACTERS - this.stderrLine.length;
+    if (end - start > room) this.stderrLineCut = true;
+    if (room > 0) this.stderrLine += chunk.slice(start, Math.min(end, start + room));
   }
 
   private handleExit(code: number | null, signal: NodeJS.Signals | null): void {
@@ -285,3 +309,4 @@ export class StdioTransport implements MCPTransport {
     this.guarded('reporting the process exit', () => this.options.onExit?.(exit));
   }
 }
+

@@ -1,0 +1,60 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { StdioTransport } from './stdio-transport.js';
+
+const closing: StdioTransport[] = [];
+afterEach(async () => {
+  while (closing.length > 0) await closing.pop()?.close();
+});
+
+/** A server process running `script`, its stderr lines collected; stdout lines that are not JSON-RPC are counted. */
+async function serverWith(script: string) {
+  const lines: string[] = [];
+  let notJsonRpc = 0;
+  const transport = new StdioTransport({
+    command: process.execPath,
+    args: ['-e', script],
+    env: { PATH: process.env.PATH ?? '' },
+    onStderr: (line) => lines.push(line),
+    onTransportError: () => {
+      notJsonRpc += 1;
+    },
+  });
+  closing.push(transport);
+  await transport.start();
+  return { transport, lines, wroteToStdout: () => notJsonRpc > 0 };
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** What the transport holds of an unfinished stderr line. */
+const heldOf = (transport: StdioTransport) => (transport as unknown as { stderrLine: string }).stderrLine.length;
+
+describe('stderr of a stdio MCP server', () => {
+  it('takes each \\r of a progress bar as a line end, so its updates are lines and nothing piles up', { timeout: 90_000 }, async () => {
+    // 16 MiB of progress updates, "\r"-separated as progress bars are, never a "\n"; then "done" on stdout, and it stays up.
+    const script = `const chunk = ('downloading… 42%\\r').repeat(4096); let left = 256; const next = () => { if (left-- > 0) process.stderr.write(chunk, next); else process.stdout.write('done\\n'); }; next(); process.stdin.resume();`;
+    const server = await serverWith(script);
+    await until(server.wroteToStdout, '"done" on stdout');
+    // Before: the whole 16 MiB (17825792 characters) was held as one unfinished line, and every chunk re-split all of it.
+    expect(heldOf(server.transport)).toBeLessThan(5000);
+    await until(() => server.lines.length === 4096 * 256, 'every update as a line');
+    expect(new Set(server.lines)).toEqual(new Set(['downloading… 42%']));
+  });
+
+  it('keeps only the start of a line that does not end, and goes on with the next line', { timeout: 90_000 }, async () => {
+    // 16 MiB without a line end; "done" on stdout; on any input from the bot, the line's end and one more line.
+    const script = `const chunk = 'x'.repeat(65536); let left = 256; const next = () => { if (left-- > 0) process.stderr.write(chunk, next); else process.stdout.write('done\\n'); }; next(); process.stdin.once('data', () => process.stderr.write('\\nafter\\n'));`;
+    const server = await serverWith(script);
+    await until(server.wroteToStdout, '"done" on stdout');
+    expect(heldOf(server.transport)).toBeLessThan(5000);
+    await server.transport.send({ jsonrpc: '2.0', method: 'notifications/continue' });
+    await until(() => server.lines.includes('after'), 'the next line');
+    expect(server.lines).toEqual([`${'x'.repeat(4096)}…`, 'after']);
+  });
+});
