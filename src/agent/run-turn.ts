@@ -115,6 +115,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
     ...(options.beforeExecute ? { beforeExecute: options.beforeExecute } : {}),
     ...(options.afterExecute ? { afterExecute: options.afterExecute } : {}),
     ...(options.assertHeld ? { assertHeld: options.assertHeld } : {}),
+    ...(options.findGrant ? { findGrant: options.findGrant } : {}),
   });
   const watchdog = options.modelTimeoutMs === undefined ? undefined : startModelWatchdog({ timeoutMs: options.modelTimeoutMs });
   const signals = [options.abortSignal, watchdog?.signal].filter((signal): signal is AbortSignal => signal !== undefined);

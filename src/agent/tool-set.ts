@@ -12,6 +12,7 @@ import { inputHash } from '../approvals/input-version.js';
 import { editNoteText, type EditNote } from './edit-note.js';
 import type { ContentFreeFailure } from '../tracing/trace-context.js';
 import { approvedCallsAwaitingRun, unavailableToolText } from './unavailable-tools.js';
+import { GrantNoLongerHoldsError } from './revoked-grant.js';
 
 export type TurnContext = Omit<ToolContext, 'toolCallId' | 'idempotencyKey' | 'abortSignal' | 'assertHeld'>;
 
@@ -84,6 +85,8 @@ export function createTurnTools(options: {
   traceExecution?: TraceExecution;
   /** Handed to tools as `ToolContext.assertHeld`. */
   assertHeld?: () => Promise<void>;
+  /** The gate's grant lookup: a call let through on a grant checks that grant again before it starts. */
+  findGrant?: FindGrant;
 }): ToolSet {
   const tools: ToolSet = {};
   const traceExecution: TraceExecution = options.traceExecution ?? ((_call, run) => run(() => {}));
@@ -103,24 +106,47 @@ export function createTurnTools(options: {
           const approved = approvalOf(options.approvedRuns, call);
           // An approval on record under this id but for another call (a repeated id) is not this call's.
           if (!approved && options.approvedRuns?.has(toolCallId)) throw new Error('Not run: the approval on record for this call id is for a different call.');
-          const basis = approved?.basis ?? gateBasisOf(options.bases, call);
+          const gate = approved ? undefined : gateDecisionOf(options.bases, call);
+          const basis = approved?.basis ?? gate?.basis;
           if (!basis) throw new Error('Not run: there is no approval on record for this call.');
           const input = approved ? approved.input : modelInput;
-          await options.beforeExecute?.({ toolCallId, toolName: definition.name, input, basis });
+          // A grant can be revoked or expire between the gate and the start (the marker, a command slot).
+          const assertGrant = gate ? grantCheck({ decision: gate, call, ...(options.findGrant ? { findGrant: options.findGrant } : {}) }) : undefined;
           const started = performance.now();
           const report = (outcome: Partial<ExecutionReport>) =>
             options.afterExecute?.({ toolCallId, toolName: definition.name, status: 'ok', durationMs: Math.round(performance.now() - started), ...outcome });
+          // Like `unavailableTool`: the tool never started, so the audit trail and the model hear "not run", never "failed".
+          const notRun = async (error: GrantNoLongerHoldsError) => {
+            failed({ type: 'grant_no_longer_holds', description: 'grant revoked or expired' });
+            // Kept as this call's result if the turn fails later: the text says it did not run.
+            options.executions.push({ toolCallId, toolName: definition.name, input, output: error.message });
+            await report({ status: 'error', error: error.message, durationMs: 0 });
+            throw error;
+          };
+          // Checked before the marker, so a grant already gone leaves no tool-started behind.
+          try {
+            await assertGrant?.();
+          } catch (error) {
+            if (error instanceof GrantNoLongerHoldsError) return notRun(error);
+            throw error;
+          }
+          await options.beforeExecute?.({ toolCallId, toolName: definition.name, input, basis });
+          const assertHeld = assertGrant ? async () => { await options.assertHeld?.(); await assertGrant(); } : options.assertHeld;
           let output: unknown;
           try {
+            // And again after it: a revoke that landed while the marker was written. What remains is the
+            // short stretch between this check (or the one a command makes after its slot) and the start.
+            await assertGrant?.();
             output = await execute(input, {
               ...options.context,
               toolCallId,
               // Stable for this call across retries and replicas: the thread plus the model's call id.
               idempotencyKey: `${options.context.teamId}:${options.context.channel}:${options.context.threadTs}:${toolCallId}`,
               ...(abortSignal === undefined ? {} : { abortSignal }),
-              ...(options.assertHeld === undefined ? {} : { assertHeld: options.assertHeld }),
+              ...(assertHeld === undefined ? {} : { assertHeld }),
             });
           } catch (error) {
+            if (error instanceof GrantNoLongerHoldsError) return notRun(error);
             const message = error instanceof Error ? error.message : String(error);
             options.executions.push({ toolCallId, toolName: definition.name, input, error: message, ...(approved?.edit ? { edit: approved.edit } : {}) });
             await report({ status: 'error', error: message });
@@ -203,7 +229,7 @@ export function createToolApproval(options: {
   /** Receives the basis of every call the gate lets through itself. */
   bases: Map<string, GateBasis>;
   /** A live grant covering this call, if any (see `grantCovers`). */
-  findGrant?: (call: { toolName: string; input: unknown; evaluation: PolicyEvaluation }) => Promise<Grant | undefined>;
+  findGrant?: FindGrant;
   onAutomaticApproval?: (approval: AutomaticApproval) => void;
   /** For a scheduled turn: the tools its schedule runs without a card. */
   scheduleApproval?: ScheduleApproval;
@@ -213,7 +239,8 @@ export function createToolApproval(options: {
     // The AI SDK asks again when it replays an approved call; the humans' decision stands, but only
     // for the very call they decided (same id, tool and model input): another call is judged afresh.
     if (approvalOf(options.approvedRuns, toolCall)) return 'user-approval';
-    const letThrough = (basis: ExecutionBasis) => options.bases.set(toolCall.toolCallId, { toolName: toolCall.toolName, modelInputHash: inputHash(toolCall.input), basis });
+    const letThrough = (basis: ExecutionBasis, evaluation?: PolicyEvaluation) =>
+      options.bases.set(toolCall.toolCallId, { toolName: toolCall.toolName, modelInputHash: inputHash(toolCall.input), basis, ...(evaluation ? { evaluation } : {}) });
     const definition = byName.get(toolCall.toolName);
     // Nothing runs for a human-answered tool, so there is nothing to approve.
     if (definition && !definition.execute) return 'not-applicable';
@@ -243,7 +270,7 @@ export function createToolApproval(options: {
     }
     const grant = await options.findGrant?.({ toolName: toolCall.toolName, input: toolCall.input, evaluation });
     if (grant) {
-      letThrough({ kind: 'grant', grantId: grant.grantId, grantedBy: grant.grantedBy });
+      letThrough({ kind: 'grant', grantId: grant.grantId, grantedBy: grant.grantedBy }, evaluation);
       options.onAutomaticApproval?.({ toolCallId: toolCall.toolCallId, toolName: toolCall.toolName, input: toolCall.input, mode: 'channel', grant });
       return { type: 'approved', reason: `allowed by grant ${grant.grantId} from <@${grant.grantedBy}>` };
     }
@@ -251,11 +278,34 @@ export function createToolApproval(options: {
   };
 }
 
+/**
+ * A live grant covering this call, if any (see `grantCovers`); with `grantId`, only that grant, so
+ * a call let through on it can check it is still there (not revoked, not expired) before it starts.
+ */
+export type FindGrant = (call: { toolName: string; input: unknown; evaluation: PolicyEvaluation; grantId?: string }) => Promise<Grant | undefined>;
+
 /** What the gate let a call through on, with the call it judged, so it counts for no other call under the same id. */
 export interface GateBasis {
   toolName: string;
   modelInputHash: string;
   basis: ExecutionBasis;
+  /** For a grant: the policy the gate judged the call under, to check the grant again with. */
+  evaluation?: PolicyEvaluation;
+}
+
+/**
+ * For a call the gate let through on a grant: throws `GrantNoLongerHoldsError` unless that grant
+ * is still listed and still covers the call. Fails closed without a lookup or the gate's evaluation.
+ */
+function grantCheck(options: { decision: GateBasis; call: ModelCall; findGrant?: FindGrant }): (() => Promise<void>) | undefined {
+  const { decision, call, findGrant } = options;
+  const { basis, evaluation } = decision;
+  if (basis.kind !== 'grant') return undefined;
+  const refused = { grantId: basis.grantId, toolName: call.toolName };
+  return async () => {
+    const grant = findGrant && evaluation ? await findGrant({ toolName: call.toolName, input: call.input, evaluation, grantId: basis.grantId }) : undefined;
+    if (grant?.grantId !== basis.grantId) throw new GrantNoLongerHoldsError(refused);
+  };
 }
 
 interface ModelCall {
@@ -270,9 +320,9 @@ function approvalOf(approvedRuns: ReadonlyMap<string, ApprovedRun> | undefined, 
   return approved && approved.toolName === call.toolName && approved.modelInputHash === inputHash(call.input) ? approved : undefined;
 }
 
-function gateBasisOf(bases: ReadonlyMap<string, GateBasis>, call: ModelCall): ExecutionBasis | undefined {
+function gateDecisionOf(bases: ReadonlyMap<string, GateBasis>, call: ModelCall): GateBasis | undefined {
   const decided = bases.get(call.toolCallId);
-  return decided && decided.toolName === call.toolName && decided.modelInputHash === inputHash(call.input) ? decided.basis : undefined;
+  return decided && decided.toolName === call.toolName && decided.modelInputHash === inputHash(call.input) ? decided : undefined;
 }
 
 /** A failed command as its span shows it: the exit code, never its output or error text. */
