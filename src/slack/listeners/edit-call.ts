@@ -5,6 +5,7 @@ import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { StateStore } from '../../store/state-store.js';
 import type { ToolSchemas } from '../../tools/tool-schemas.js';
 import { APPROVAL_ACTION_IDS, decodeCallFormMetadata } from '../blocks/action-ids.js';
+import { formLayoutKey, readFormLayout, withFormLayout } from '../modals/form-layout.js';
 import { buildSchemaForm, parseSchemaForm } from '../modals/schema-form.js';
 import { EDIT_CALL_CALLBACK_ID, editCallView, formErrors } from '../views/edit-call-view.js';
 import { inputFieldsOf, issuesToFieldErrors } from '../views/field-errors.js';
@@ -13,6 +14,8 @@ import { actorOf } from './approval-actions.js';
 import { callAsShown, registerCallModalButton } from './call-modal-button.js';
 import { isUnreadable, readCall } from './read-call.js';
 import { submittedInputFields } from './submitted-input-fields.js';
+
+export const SCHEMA_CHANGED_TEXT = "The tool's parameters changed since this form opened, so nothing changed. Close this form and open Edit again.";
 
 export interface EditCallOptions {
   store: StateStore;
@@ -42,12 +45,14 @@ export function registerEditCall(app: App, { store, decider, messenger, toolSche
     async view({ step, call, privateMetadata }) {
       const schema = await toolSchemas.jsonSchema(call.toolName);
       if (!schema) return `The tool ${call.toolName} is not available any more, so it cannot be edited.`;
-      return editCallView({ step, call, form: buildSchemaForm({ schema, initialValue: call.input }), privateMetadata });
+      const form = buildSchemaForm({ schema, initialValue: call.input });
+      return editCallView({ step, call, form, privateMetadata: withFormLayout({ privateMetadata, layoutKey: formLayoutKey(form.fields) }) });
     },
   });
 
   app.view<ViewSubmitAction>(EDIT_CALL_CALLBACK_ID, async ({ ack, body, view, client }) => {
-    const reference = decodeCallFormMetadata(view.private_metadata);
+    const opened = readFormLayout(view.private_metadata);
+    const reference = decodeCallFormMetadata(opened.privateMetadata);
     const lookup = reference ? await readCall({ store, logger, reference }) : undefined;
     // The form stays as filled in, so the person can submit it again.
     if (isUnreadable(lookup)) return ack(formErrors({ fields: submittedInputFields(view), message: lookup.message }));
@@ -58,6 +63,10 @@ export function registerEditCall(app: App, { store, decider, messenger, toolSche
     // Rebuilt server-side from the stored call: nothing in the submitted view is trusted but its values.
     const form = buildSchemaForm({ schema, initialValue: callAsShown(lookup.call).input });
     if (!lookup.open) return ack(formErrors({ fields: inputFieldsOf(form), message: lookup.message }));
+    // Inputs are read by position, so a schema that changed while the form was open (an MCP server
+    // restarted or upgraded) would put each value into another property, approved in the editor's
+    // name. A form without a key predates it and cannot be checked either.
+    if (opened.layoutKey !== formLayoutKey(form.fields)) return ack(formErrors({ fields: submittedInputFields(view), message: SCHEMA_CHANGED_TEXT }));
     const parsed = parseSchemaForm({ form, stateValues: view.state.values as never });
     if (!parsed.ok) return ack({ response_action: 'errors', errors: parsed.errors });
     const validated = await toolSchemas.validate(lookup.call.toolName, parsed.value);
