@@ -4,12 +4,10 @@ import { currentVersion } from '../approvals/input-version.js';
 import { isQuestion, type PendingStep } from '../approvals/pending-step.js';
 import type { GroupMembers } from '../approvals/policy/approver-eligibility.js';
 import { recheckApprovals, type UncheckedApproval } from '../approvals/recheck-approvals.js';
-import { showStep } from '../approvals/show-step.js';
 import { claimResumeTransition } from '../approvals/transitions/close-step.js';
 import { StepContendedError } from '../approvals/transitions/commit-transition.js';
 import { appendQuietly } from '../audit/audit-log.js';
 import { faultPoint } from '../runtime/fault-points.js';
-import { isFencedError } from '../store/fenced-error.js';
 import type { PrefetchedStep } from '../store/state-store.js';
 import { threadKeyOf, type ThreadState } from '../store/thread-state.js';
 import { postOutbox } from './answer-outbox.js';
@@ -18,6 +16,7 @@ import { addParticipants } from './participants.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
 import type { RunAndPublish } from './run-and-publish.js';
 import { validatedThread, type LoadThread } from './thread-loader.js';
+import { refreshCard as refreshStepCard } from './refresh-card.js';
 import type { TurnScope } from './turn-scope.js';
 import { closeUncheckedApprovals, decidedAt, GROUP_RECHECK_SPACING_MS, patienceRanOut, recheckSlot, UNCHECKED_APPROVAL_PATIENCE_MS, WAIT_NOTICE_AFTER_MS, waitNoticeText } from './unchecked-approvals.js';
 
@@ -161,16 +160,7 @@ export function createStepResumer(options: ResumeDependencies) {
     );
   }
 
-  /** A card Slack will not update is logged, not fatal: the model and the audit trail already know. */
-  async function refreshCard(scope: TurnScope, step: PendingStep): Promise<void> {
-    if (step.cardTs === undefined) return;
-    try {
-      await showStep({ messenger: scope.messenger, step, logger });
-    } catch (error) {
-      if (isFencedError(error)) throw error;
-      logger.warn({ event: 'card-update-failed', stepId: step.stepId, err: error }, 'could not update approval card');
-    }
-  }
+  const refreshCard = (scope: TurnScope, step: PendingStep) => refreshStepCard({ scope, step, logger });
 
   async function recordRevocation(step: PendingStep, revocation: { approvalId: string; userId: string; reason: string }): Promise<void> {
     logger.warn({ event: 'approval-revoked', stepId: step.stepId, ...revocation }, 'approval no longer authorized at resume');

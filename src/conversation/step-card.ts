@@ -6,15 +6,14 @@ import type { Decision, PendingStep } from '../approvals/pending-step.js';
 import { describeApprovers } from '../approvals/policy/describe-approvers.js';
 import { stepRouting } from '../approvals/card-routing.js';
 import { postMissingCopies } from '../approvals/post-card-copies.js';
-import { showStep } from '../approvals/show-step.js';
 import { closeStepTransition } from '../approvals/transitions/close-step.js';
 import { commitTransition } from '../approvals/transitions/commit-transition.js';
-import { isFencedError } from '../store/fenced-error.js';
 import { isStoreUnavailable } from '../store/store-unavailable.js';
 import type { ThreadState } from '../store/thread-state.js';
 import { buildPendingStep } from './build-pending-step.js';
 import { shortError } from './short-error.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
+import { refreshCard as refreshStepCard } from './refresh-card.js';
 import type { TurnScope } from './turn-scope.js';
 import { traceparentOf } from '../tracing/trace-context.js';
 
@@ -156,16 +155,7 @@ export function createStepCards(options: StepCardDependencies) {
     if (latest) await refreshCard(scope, latest);
   }
 
-  /** Shows a step's new state on its card and its copies; a card Slack will not update is logged, not fatal. */
-  async function refreshCard(scope: TurnScope, step: PendingStep): Promise<void> {
-    if (step.cardTs === undefined) return;
-    try {
-      await showStep({ messenger: scope.messenger, step, logger });
-    } catch (error) {
-      if (isFencedError(error)) throw error;
-      logger.warn({ event: 'card-update-failed', stepId: step.stepId, err: error }, 'could not update approval card');
-    }
-  }
+  const refreshCard = (scope: TurnScope, step: PendingStep) => refreshStepCard({ scope, step, logger });
 
   return { openStep, postCardFor, refreshCard };
 }
