@@ -43,8 +43,19 @@ const FREE_TEXT_SCHEMA: JSONSchema7 = {
   additionalProperties: false,
 };
 
-/** The schema the reply form is generated from. A model-written schema that is unusable gets free text. */
+/**
+ * The schema the reply form is generated from. A model-written schema that is unusable gets free
+ * text, and so does one the form cannot satisfy: the form offers only the listed `properties`, so
+ * a `required` name missing from them (`properties: { reason }, required: ["answer"]`, a slip models
+ * make) would refuse every submit and leave the question unanswerable.
+ */
 export function answerSchemaOf(input: AskUserInput, isUsable: (schema: JSONSchema7) => boolean): JSONSchema7 {
   const schema = input.answerSchema as JSONSchema7 | undefined;
-  return schema && schema.type === 'object' && isUsable(schema) ? schema : FREE_TEXT_SCHEMA;
+  return schema && schema.type === 'object' && isUsable(schema) && requiresOnlyListed(schema) ? schema : FREE_TEXT_SCHEMA;
+}
+
+function requiresOnlyListed(schema: JSONSchema7): boolean {
+  const listed = schema.properties ?? {};
+  const required: readonly string[] = schema.required ?? [];
+  return required.every((name) => Object.hasOwn(listed, name));
 }
