@@ -15,6 +15,8 @@ export const APPROVAL_ACTION_IDS = {
   retry: 'countersign_retry',
   /** Opens the answer form of an `ask_user` question. */
   reply: 'countersign_reply',
+  /** Declines an `ask_user` question: the model is told the person would not answer. */
+  declineQuestion: 'countersign_decline_question',
 } as const;
 
 /**

@@ -209,7 +209,7 @@ describe('buildApprovalCard', () => {
   it('shows a short question whole, without View full input', () => {
     const card = buildApprovalCard({ step: step({ calls: [call({ kind: 'question', toolName: 'ask_user', input: { question: 'Which <region>?', options: ['eu', 'us'] } })] }) });
     expect(sectionTexts(card)).toEqual(['*Question for <@U04ALICE01>:*\nWhich &lt;region&gt;?']);
-    expect(allButtons(card).map((button) => button.actionId)).toEqual(['countersign_answer_0', 'countersign_answer_1']);
+    expect(allButtons(card).map((button) => button.actionId)).toEqual(['countersign_answer_0', 'countersign_answer_1', 'countersign_decline_question']);
   });
 
   it('respects every Block Kit limit and the text budget for any step', () => {

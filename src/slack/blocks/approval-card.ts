@@ -150,7 +150,7 @@ function versionLine(step: PendingStep, call: PendingCall, shown: InputVersion |
 }
 
 /**
- * An `ask_user` call: the question, then option buttons or a Reply button, or the answer. The
+ * An `ask_user` call: the question, then option buttons or a Reply button and Decline, or the answer. The
  * question shares the card's budget like arguments do (ten questions of 2,000 characters would not
  * fit one message); a cut question says so and offers "View full input" while it waits.
  */
@@ -171,7 +171,9 @@ function draftQuestion(step: PendingStep, call: PendingCall, index: number): Cal
           ? ':heavy_minus_sign: Closed without an answer'
           : decision.outcome === 'expired'
             ? `:alarm_clock: Expired without an answer · ${slackDate({ epochMilliseconds: decision.at })}`
-            : decisionText(decision, call);
+            : decision.outcome === 'denied' && decision.userId !== COUNTERSIGN_ACTOR
+              ? `:no_entry_sign: Declined by ${actorMention(decision.userId)} · ${slackDate({ epochMilliseconds: decision.at })}`
+              : decisionText(decision, call);
       return { block: contextBlock(outcome), textLength: outcome.length };
     }
     const value = encodeApprovalActionValue({ stepId: step.stepId, approvalId: call.approvalId });
@@ -185,8 +187,11 @@ function draftQuestion(step: PendingStep, call: PendingCall, index: number): Cal
             value,
           }))
         : [{ type: 'button' as const, action_id: APPROVAL_ACTION_IDS.reply, style: 'primary' as const, text: { type: 'plain_text' as const, text: 'Reply', emoji: true }, value }];
+    // A way out when the person cannot or will not answer (or the Reply form cannot take their answer).
+    const declineButton = { type: 'button' as const, action_id: APPROVAL_ACTION_IDS.declineQuestion, text: { type: 'plain_text' as const, text: 'Decline', emoji: true }, value };
     const elements = [
       ...answerButtons,
+      declineButton,
       ...(truncated ? [{ type: 'button' as const, action_id: APPROVAL_ACTION_IDS.viewInput, text: { type: 'plain_text' as const, text: 'View full input', emoji: true }, value }] : []),
     ];
     const revision = Number.isSafeInteger(step.revision) ? step.revision : 0;

@@ -5,7 +5,7 @@ import { isQuestion } from '../../approvals/pending-step.js';
 import { mayAnswerQuestion } from '../../approvals/question-answerers.js';
 import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { StateStore } from '../../store/state-store.js';
-import { ANSWER_ACTION_PATTERN, decodeApprovalActionValue } from '../blocks/action-ids.js';
+import { ANSWER_ACTION_PATTERN, APPROVAL_ACTION_IDS, decodeApprovalActionValue } from '../blocks/action-ids.js';
 import { createOrganisationMembership, type OrganisationMembership } from '../organisation-membership.js';
 import { actorOf, clickOrigin, tellPrivately } from './approval-actions.js';
 import { readCall } from './read-call.js';
@@ -24,7 +24,10 @@ export function mayAnswer(step: { requesterId: string }, userId: string): boolea
   return mayAnswerQuestion({ requesterId: step.requesterId, userId, inThreadChannel: true });
 }
 
-/** Option buttons of an `ask_user` question: the chosen option's text is the answer. */
+/**
+ * Option buttons of an `ask_user` question (the chosen option's text is the answer) and its Decline
+ * button (the model is told the person declined to answer).
+ */
 export function registerAnswerQuestion(app: App, { store, decider, messenger, logger, organisationMembership = createOrganisationMembership({ logger }) }: AnswerQuestionOptions): void {
   app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: ANSWER_ACTION_PATTERN }, async ({ ack, body, action, client }) => {
     await ack();
@@ -40,6 +43,17 @@ export function registerAnswerQuestion(app: App, { store, decider, messenger, lo
     const answer = Array.isArray(options) ? options[optionIndex] : undefined;
     if (typeof answer !== 'string') return;
     const outcome = await decider.record({ ...reference, ...(await actorOf({ body, channel: clickOrigin(body).channel, membership: organisationMembership, client })), action: { kind: 'answer', answer } }, { storeWaitMs: CLICK_STORE_WAIT_MS });
+    if (outcome.recorded) await decider.publish(outcome);
+    else await tellPrivately(messenger, body, outcome.message);
+  });
+  // A deny on a question: the server judges who may decline exactly as who may answer.
+  app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: APPROVAL_ACTION_IDS.declineQuestion }, async ({ ack, body, action, client }) => {
+    await ack();
+    const reference = decodeApprovalActionValue(action.value);
+    if (!reference) return;
+    const { channel, messageTs } = clickOrigin(body);
+    const actor = await actorOf({ body, channel, ...(messageTs === undefined ? {} : { messageTs }), membership: organisationMembership, client });
+    const outcome = await decider.record({ stepId: reference.stepId, approvalId: reference.approvalId, ...actor, action: { kind: 'deny' } }, { storeWaitMs: CLICK_STORE_WAIT_MS });
     if (outcome.recorded) await decider.publish(outcome);
     else await tellPrivately(messenger, body, outcome.message);
   });
