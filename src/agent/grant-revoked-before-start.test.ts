@@ -7,6 +7,7 @@ import type { Grant } from '../approvals/grant.js';
 import { defaultConfig } from '../config/config-file.js';
 import { createGrantLookup } from '../conversation/grant-lookup.js';
 import type { ToolContext, ToolDefinition } from '../tools/tool-definition.js';
+import { GrantNoLongerHoldsError } from './revoked-grant.js';
 import { runTurn } from './run-turn.js';
 import type { ExecutionReport, StartingCall } from './tool-set.js';
 
@@ -90,6 +91,22 @@ describe('a call let through on a grant that is revoked or expires before it sta
     });
     const outcome = await turn.turn;
     expect(turn.used).toEqual(['g1']);
+    expect(turn.executed).toEqual([]);
+    expect(turn.modelToldAfterCall()).toContain(notRunText);
+    expect(turn.reports).toEqual([expect.objectContaining({ toolCallId: 'c1', status: 'error', error: notRunText })]);
+    expect(outcome.text).toBe('done');
+  });
+
+  it('is not run when the write of its executing marker finds the grant gone (Revoke after the last lookup)', async () => {
+    const clock = { now: Date.now() };
+    const turn = grantedTurn({
+      clock,
+      // The store's marker write checks the grant in the same script and refuses: markStarted throws this.
+      beforeExecute: async (call) => {
+        throw new GrantNoLongerHoldsError({ grantId: 'g1', toolName: call.toolName });
+      },
+    });
+    const outcome = await turn.turn;
     expect(turn.executed).toEqual([]);
     expect(turn.modelToldAfterCall()).toContain(notRunText);
     expect(turn.reports).toEqual([expect.objectContaining({ toolCallId: 'c1', status: 'error', error: notRunText })]);

@@ -123,14 +123,15 @@ export function createTurnTools(options: {
             await report({ status: 'error', error: error.message, durationMs: 0 });
             throw error;
           };
-          // Checked before the marker, so a grant already gone leaves no tool-started behind.
+          // Checked before the marker, so a grant already gone leaves no tool-started behind; and by
+          // the marker's write itself (beforeExecute), which refuses atomically once it is revoked.
           try {
             await assertGrant?.();
+            await options.beforeExecute?.({ toolCallId, toolName: definition.name, input, basis });
           } catch (error) {
             if (error instanceof GrantNoLongerHoldsError) return notRun(error);
             throw error;
           }
-          await options.beforeExecute?.({ toolCallId, toolName: definition.name, input, basis });
           const assertHeld = assertGrant ? async () => { await options.assertHeld?.(); await assertGrant(); } : options.assertHeld;
           let output: unknown;
           try {

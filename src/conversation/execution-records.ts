@@ -1,6 +1,7 @@
 import type { ExecutionReport, AutomaticApproval, StartingCall } from '../agent/tool-set.js';
 import type { AuditEventInput } from '../audit/audit-event.js';
 import { grantAuditEvent } from '../approvals/grant.js';
+import { GrantNoLongerHoldsError } from '../agent/revoked-grant.js';
 import { inputHash } from '../approvals/input-version.js';
 import { faultPoint } from '../runtime/fault-points.js';
 import type { ThreadState } from '../store/thread-state.js';
@@ -22,9 +23,13 @@ export function createExecutionRecords({ store, logger, limits, now, metrics }: 
       if (approval.grant) audit.push(grantAuditEvent('grant-used', approval.grant, approval.grant.grantedBy));
     }
     faultPoint('before-tool');
-    await scope.lease.guard(() =>
-      store.markExecuting({ fence: scope.lease.fence, toolCallId: call.toolCallId, marker: { toolName: call.toolName, input: call.input, startedAt: now() }, ttlMs: limits.historyTtlMs, audit }),
+    // A grant-cleared call's grant is checked in the write of its marker: a revoke is then ordered
+    // strictly before the start (nothing written, the call is not run) or after it.
+    const grant = call.basis.kind === 'grant' ? { teamId: thread.teamId, channel: thread.channel, grantId: call.basis.grantId, now: now() } : undefined;
+    const marked = await scope.lease.guard(() =>
+      store.markExecuting({ fence: scope.lease.fence, toolCallId: call.toolCallId, marker: { toolName: call.toolName, input: call.input, startedAt: now() }, ttlMs: limits.historyTtlMs, audit, ...(grant ? { grant } : {}) }),
     );
+    if (marked === 'grant-gone' && grant) throw new GrantNoLongerHoldsError({ grantId: grant.grantId, toolName: call.toolName });
     faultPoint('after-marker');
     // The marker was written while this process held the thread; it may have stalled since.
     await scope.lease.assertHeld();

@@ -356,12 +356,17 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       return 'released';
     },
 
-    async markExecuting({ fence, toolCallId, marker, audit: event }) {
+    async markExecuting({ fence, toolCallId, marker, audit: event, grant: location }) {
       guard(fence);
+      if (location) {
+        const grant = grants.get(location.grantId);
+        if (!grant || grant.teamId !== location.teamId || grant.channel !== location.channel || grant.expiresAt <= location.now) return 'grant-gone';
+      }
       const markers = executing.get(fence.threadKey) ?? new Map<string, ExecutingMarker>();
       markers.set(toolCallId, copy(marker));
       executing.set(fence.threadKey, markers);
       record(event);
+      return 'marked';
     },
 
     async finishExecuting({ threadKey, toolCallId, marker, audit: event }) {

@@ -238,12 +238,24 @@ local function readThread(threadKey, messagesKey)
 end`;
 }
 
-/** KEYS[1] executing markers, [2] fence, [3] audit stream. ARGV[1] token, [2] call id, [3] marker JSON, [4] ttl ms, [5] audit cap, [6…] audit pairs. */
+/**
+ * KEYS[1] executing markers, [2] fence, [3] audit stream, [4] the grants hash of the call's grant
+ * (any key of the shard without one). ARGV[1] token, [2] call id, [3] marker JSON, [4] ttl ms,
+ * [5] grant id ('' when the call is not cleared by a grant), [6] now (epoch ms), [7] audit cap,
+ * [8…] audit pairs. A grant is checked in the same script that writes the marker, so a revoke is
+ * ordered strictly before the start (refused: 'grant-gone', nothing written) or after it.
+ */
 export const MARK_EXECUTING_SCRIPT = `
 if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 'fenced' end
+if ARGV[5] ~= '' then
+  local json = redis.call('HGET', KEYS[4], ARGV[5])
+  if not json then return 'grant-gone' end
+  local decoded, grant = pcall(cjson.decode, json)
+  if not decoded or type(grant) ~= 'table' or type(grant.expiresAt) ~= 'number' or grant.expiresAt <= tonumber(ARGV[6]) then return 'grant-gone' end
+end
 redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
-${appendAuditEvents({ key: 3, cap: 5, first: 6 })}
+${appendAuditEvents({ key: 3, cap: 7, first: 8 })}
 return 'ok'
 `;
 

@@ -53,7 +53,7 @@ const SCRIPTS = {
   csSaveThread: [4, SAVE_THREAD_SCRIPT],
   csCreateThreadIfAbsent: [2, CREATE_THREAD_IF_ABSENT_SCRIPT],
   csReadThread: [2, READ_THREAD_SCRIPT],
-  csMarkExecuting: [3, MARK_EXECUTING_SCRIPT],
+  csMarkExecuting: [4, MARK_EXECUTING_SCRIPT],
   csFinishExecuting: [2, FINISH_EXECUTING_SCRIPT],
   csUnmarkExecuting: [3, UNMARK_EXECUTING_SCRIPT],
   csRevokeGrant: [2, REVOKE_GRANT_SCRIPT],
@@ -560,16 +560,21 @@ export function createRedisStore({
       return (await run.csReleaseIfIdle(at.queue(threadKey), at.lock(threadKey), at.inflight(threadKey), at.busy(), at.fence(threadKey), fence.token, lockTtlMs, threadKey)) as 'more' | 'released' | 'fenced';
     },
 
-    async markExecuting({ fence, toolCallId, marker, ttlMs, audit }) {
+    async markExecuting({ fence, toolCallId, marker, ttlMs, audit, grant }) {
       const { prepared, args } = prepare(audit);
       const at = keys.ofThread(fence.threadKey);
       const markerJson = JSON.stringify(marker);
-      const scriptKeys = [at.executing(fence.threadKey), at.fence(fence.threadKey), at.audit()];
-      const scriptArguments = [fence.token, toolCallId, markerJson, ttlMs, auditMaxLength, ...args];
+      // Looked up under the thread's shard: a channel's grants share its threads' slot, and a grant
+      // of another channel (never one that clears this thread's calls) is simply not found there.
+      const grantsKey = grant ? at.grants(grant.teamId, grant.channel) : at.executing(fence.threadKey);
+      const scriptKeys = [at.executing(fence.threadKey), at.fence(fence.threadKey), at.audit(), grantsKey];
+      const scriptArguments = [fence.token, toolCallId, markerJson, ttlMs, grant?.grantId ?? '', grant?.now ?? 0, auditMaxLength, ...args];
       if (!confirmedWrites) {
-        if ((await run.csMarkExecuting(...scriptKeys, ...scriptArguments)) === 'fenced') throw new FencedError(fence.threadKey);
+        const reply = await run.csMarkExecuting(...scriptKeys, ...scriptArguments);
+        if (reply === 'fenced') throw new FencedError(fence.threadKey);
+        if (reply === 'grant-gone') return 'grant-gone';
         logStored(prepared);
-        return;
+        return 'marked';
       }
       // The call starts once the replicas have the marker too: a failover before that would lose
       // it (and the lock and claim written before it), and a successor would run the call again.
@@ -583,8 +588,9 @@ export function createRedisStore({
         throw error;
       }
       if (written.reply === 'fenced') throw new FencedError(fence.threadKey);
+      if (written.reply === 'grant-gone') return 'grant-gone';
       logStored(prepared);
-      if (written.confirmed >= written.required) return;
+      if (written.confirmed >= written.required) return 'marked';
       const shortfall = new ReplicationNotConfirmedError({ wanted: written.required, confirmed: written.confirmed, timeoutMs: waitTimeoutMs });
       await takeBack(shortfall.message);
       throw shortfall;

@@ -557,6 +557,34 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect((await audit.read({ sinceMs: 0 })).filter((event) => event.type === 'grant-revoked' && event.grantId === grant!.grantId)).toHaveLength(1);
   });
 
+  it('writes the marker of a call cleared by a grant only while that grant is stored and unexpired, in the same write', async () => {
+    const channel = `C${randomUUID().slice(0, 8).toUpperCase()}`;
+    const step = await createStep(makeStep(['apv-1'], { channel }));
+    await act(step.stepId, 'UBOB', { kind: 'approve', version: 0, grant: { scope: 'channel', hours: 1, identicalArgumentsOnly: false } });
+    const [grant] = await store.listGrants({ teamId: step.teamId, channel, now: Date.now() });
+    const fence = await lock(`${step.teamId}:${channel}:${randomUUID()}`);
+    const start = (toolCallId: string, location: { channel?: string; now?: number } = {}) =>
+      store.markExecuting({
+        fence,
+        toolCallId,
+        marker: { toolName: 'restart_service', input: {}, startedAt: 1 },
+        ttlMs: TTL,
+        audit: [{ type: 'tool-started', teamId: step.teamId, channel, threadTs: '1.1', toolName: 'restart_service', toolCallId, input: {}, inputHash: 'h', basis: { kind: 'grant', grantId: grant!.grantId, grantedBy: 'UBOB' } }],
+        grant: { teamId: step.teamId, channel: location.channel ?? channel, grantId: grant!.grantId, now: location.now ?? Date.now() },
+      });
+    const startedCalls = async () => (await audit.read({ sinceMs: 0 })).flatMap((event) => (event.type === 'tool-started' && event.channel === channel ? [event.toolCallId] : []));
+
+    expect(await start('live')).toBe('marked');
+    expect(await start('expired', { now: grant!.expiresAt })).toBe('grant-gone');
+    expect(await start('other-channel', { channel: 'COTHER' })).toBe('grant-gone');
+    await store.revokeGrant({ teamId: step.teamId, channel, grantId: grant!.grantId, audit: (stored) => ({ type: 'grant-revoked', grantId: stored.grantId, toolName: stored.toolName, scope: stored.scope, channel, userId: 'UCAROL', expiresAt: stored.expiresAt, identicalArgumentsOnly: false }) });
+    expect(await start('revoked')).toBe('grant-gone');
+
+    // Refused calls leave no marker (a successor would think they may have run) and no tool-started.
+    expect([...(await store.executingCalls(fence.threadKey)).keys()]).toEqual(['live']);
+    expect(await startedCalls()).toEqual(['live']);
+  });
+
   it("lists a channel's open steps and forgets closed ones", async () => {
     const open = await createStep(makeStep(['apv-1'], { channel: 'CPENDING' }));
     const closed = await createStep(makeStep(['apv-1'], { channel: 'CPENDING', createdAt: open.createdAt + 1 }));

@@ -152,11 +152,26 @@ export interface ThreadStore {
    * (throws `FencedError` otherwise): after a crash or a stall, a call with a marker and no result
    * may have run, so it is never run again.
    */
-  markExecuting(options: { fence: Fence; toolCallId: string; marker: ExecutingMarker; ttlMs: number; audit: AuditEventInput[] }): Promise<void>;
+  markExecuting(options: { fence: Fence; toolCallId: string; marker: ExecutingMarker; ttlMs: number; audit: AuditEventInput[]; grant?: GrantLocation }): Promise<MarkExecutingResult>;
   /** The call returned: the marker says so and the `tool-executed` event is written, together. Not fenced: it happened. */
   finishExecuting(options: { threadKey: string; toolCallId: string; marker: ExecutingMarker; audit: AuditEventInput }): Promise<void>;
   executingCalls(threadKey: string): Promise<Map<string, ExecutingMarker>>;
 }
+
+/**
+ * The grant a call was cleared by, for `markExecuting` to check in the same write as the marker:
+ * unless it is still stored in the thread's team and channel and `expiresAt > now`, nothing is
+ * written and the call must not start, so a revoke lands strictly before the start or after it.
+ */
+export interface GrantLocation {
+  teamId: string;
+  channel: string;
+  grantId: string;
+  now: number;
+}
+
+/** 'grant-gone': the call's grant was revoked or expired; no marker or audit was written. */
+export type MarkExecutingResult = 'marked' | 'grant-gone';
 
 /** Per-thread work queues and the thread lock with its fencing token. */
 export interface WorkQueueStore {
