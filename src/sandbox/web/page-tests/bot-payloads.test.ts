@@ -83,11 +83,11 @@ describe('approval cards built by the bot', () => {
     expect(node.querySelectorAll('.bk-block-context')[2]!.querySelector('strong')!.textContent).toBe('then');
   });
 
-  it('questions: option buttons, or a Reply button', () => {
-    expect(buttonLabels(shownCard(makeStep([{ approvalId: 'q1', kind: 'question', input: { question: 'Which region?', options: ['eu-west-1', 'us-east-1'] } }])))).toEqual(['eu-west-1', 'us-east-1']);
+  it('questions: option buttons, or a Reply button, and Decline', () => {
+    expect(buttonLabels(shownCard(makeStep([{ approvalId: 'q1', kind: 'question', input: { question: 'Which region?', options: ['eu-west-1', 'us-east-1'] } }])))).toEqual(['eu-west-1', 'us-east-1', 'Decline']);
     const reply = shownCard(makeStep([{ approvalId: 'q1', kind: 'question', input: { question: 'Why *now*?' } }]));
     expect(reply.querySelector('.bk-header-text')!.textContent).toBe('💬 Your input is needed');
-    expect(buttonLabels(reply)).toEqual(['Reply']);
+    expect(buttonLabels(reply)).toEqual(['Reply', 'Decline']);
   });
 
   it('a huge input is cut with a note and a View full input button; more than ten calls are summarised', () => {
