@@ -27,10 +27,18 @@ export interface BotPair {
   doomedUrl: string;
   /** Argv of every run of the recording tools, in order. */
   invocations: () => string[][];
+  /** Lets a survivor started with `holdSurvivor` run. */
+  releaseSurvivor: () => void;
   stop: () => Promise<void>;
 }
 
-export async function startBotPair(options: { mainJs: string; redis: RedisServerHandle; slack: FakeSlackApi; openai: FakeOpenAI; fault: Record<string, string> }): Promise<BotPair> {
+/**
+ * `holdSurvivor`: the second process is stopped (SIGSTOP) once it has started, until
+ * `releaseSurvivor`, so the work under test is the first process's, whatever the machine's load:
+ * with both running, a first process starved past its short lock has its thread taken over before
+ * it reaches the fault point, and the scenario is not the one under test.
+ */
+export async function startBotPair(options: { mainJs: string; redis: RedisServerHandle; slack: FakeSlackApi; openai: FakeOpenAI; fault: Record<string, string>; holdSurvivor?: boolean }): Promise<BotPair> {
   const { slack, openai, redis } = options;
   const directory = mkdtempSync(join(tmpdir(), 'countersign-pair-'));
   const logFile = join(directory, 'invocations.log');
@@ -45,11 +53,15 @@ export async function startBotPair(options: { mainJs: string; redis: RedisServer
   const doomed = startChildBot(environment(ports[0], { COUNTERSIGN_SLACK_FRONT: 'inline', ...options.fault }), { mainJs: options.mainJs });
   const survivor = startChildBot(environment(ports[1]), { mainJs: options.mainJs });
   for (const bot of [doomed, survivor]) await waitFor(() => bot.output().includes('countersign listening'), { timeoutMs: 30_000, message: 'start-up' });
+  if (options.holdSurvivor) process.kill(survivor.child.pid!, 'SIGSTOP');
   return {
     doomed,
     survivor,
     doomedUrl: `http://127.0.0.1:${ports[0]}/slack/events`,
     invocations: () => readInvocations(logFile),
+    releaseSurvivor() {
+      process.kill(survivor.child.pid!, 'SIGCONT');
+    },
     async stop() {
       for (const bot of [doomed, survivor]) {
         // A stopped process cannot act on SIGTERM until it runs again.

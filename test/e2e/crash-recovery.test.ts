@@ -10,7 +10,7 @@ import { waitFor } from './harness.js';
  */
 const world = usePairWorld();
 
-const startPair = (crashAt: string) => startBotPair({ ...world, fault: { COUNTERSIGN_CRASH_AT: crashAt } });
+const startPair = (crashAt: string) => startBotPair({ ...world, fault: { COUNTERSIGN_CRASH_AT: crashAt }, holdSurvivor: true });
 const replies = (threadTs: string) => pairReplies(world.slack, threadTs);
 const mention = mentionBot;
 
@@ -22,6 +22,7 @@ describe('a bot process killed mid-turn', () => {
       const threadTs = '1800100001.000100';
       await mentionAndApprove(world.slack, pair.doomedUrl, threadTs);
       expect(await pair.doomed.exited).toBeNull();
+      pair.releaseSurvivor();
       await waitFor(() => replies(threadTs).some((message) => message.text === 'Checked: the restart went through.'), { timeoutMs: 15_000, message: 'answer from the survivor' });
       expect(pair.invocations()).toHaveLength(1);
       const told = conversationOf(world.openai.requests.at(-1)!).find((message) => message.role === 'tool')?.text ?? '';
@@ -38,6 +39,7 @@ describe('a bot process killed mid-turn', () => {
       const threadTs = '1800100002.000100';
       await mentionAndApprove(world.slack, pair.doomedUrl, threadTs);
       expect(await pair.doomed.exited).toBeNull();
+      pair.releaseSurvivor();
       await waitFor(() => replies(threadTs).some((message) => message.text === 'Restarted api.'), { timeoutMs: 15_000, message: 'answer from the survivor' });
       expect(pair.invocations()).toEqual([['rollout', 'restart', 'deployment/api', '-n', 'prod']]);
     } finally {
@@ -53,6 +55,7 @@ describe('a bot process killed mid-turn', () => {
       const threadTs = '1800100004.000100';
       await mention(pair.doomedUrl, threadTs, 'how is the queue?');
       expect(await pair.doomed.exited).toBeNull();
+      pair.releaseSurvivor();
       await waitFor(() => replies(threadTs).some((message) => message.text === answer), { timeoutMs: 15_000, message: 'answer from the survivor' });
       // The half answer the dead process left was rewritten, not left above the whole one.
       expect(replies(threadTs)).toHaveLength(1);
@@ -73,6 +76,7 @@ describe('a bot process killed mid-turn', () => {
       world.openai.setResponder((request) => (lastQuestion(request).includes(question) ? { text: 'The answer that was almost lost.' } : { error: { status: 400, message: 'not this test' } }));
       await mention(pair.doomedUrl, threadTs, question);
       expect(await pair.doomed.exited).toBeNull();
+      pair.releaseSurvivor();
       await waitFor(() => replies(threadTs).some((message) => message.text === 'The answer that was almost lost.'), { timeoutMs: 15_000, message: 'answer' });
       const sinceStart = () => world.openai.requests.slice(before);
       const aboutThisThread = sinceStart().filter((request) => lastQuestion(request).includes(question));

@@ -27,8 +27,14 @@ async function wake(pair: BotPair): Promise<void> {
   await waitFor(() => pair.doomed.output().includes('"event":"thread-fenced"'), { timeoutMs: 15_000, message: 'the woken process to find itself fenced' });
 }
 
+/** Once the first process has stopped at its stall point, the other one (held until now) runs and takes over. */
+async function stalled(pair: BotPair): Promise<void> {
+  await waitUntilStopped(pair.doomed);
+  pair.releaseSurvivor();
+}
+
 async function stalledAt(point: string, scenario: (pair: BotPair) => Promise<void>) {
-  const pair = await startBotPair({ ...world, fault: { COUNTERSIGN_STALL_AT: point } });
+  const pair = await startBotPair({ ...world, fault: { COUNTERSIGN_STALL_AT: point }, holdSurvivor: true });
   try {
     await scenario(pair);
   } catch (error) {
@@ -52,7 +58,7 @@ describe('a bot process that stalls past its lock and wakes up', () => {
         world.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'worker', namespace: 'prod' } }] }, { text: answer });
         const threadTs = nextThread();
         await mentionAndApprove(world.slack, pair.doomedUrl, threadTs);
-        await waitUntilStopped(pair.doomed);
+        await stalled(pair);
         await waitFor(() => replies(threadTs).some((message) => message.text === answer), { timeoutMs: 15_000, message: 'the answer from the other process' });
         const requests = world.openai.requests.length;
         await wake(pair);
@@ -74,7 +80,7 @@ describe('a bot process that stalls past its lock and wakes up', () => {
       world.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'worker', namespace: 'staging' } }] }, { text: answer });
       const threadTs = nextThread();
       await mentionAndApprove(world.slack, pair.doomedUrl, threadTs);
-      await waitUntilStopped(pair.doomed);
+      await stalled(pair);
       await waitFor(() => replies(threadTs).some((message) => message.text === answer), { timeoutMs: 15_000, message: 'the answer from the other process' });
       await wake(pair);
       // At most once: the other process saw the marker and did not run it; the woken one, fenced, does not either.
@@ -88,7 +94,7 @@ describe('a bot process that stalls past its lock and wakes up', () => {
       world.openai.enqueue({ toolCalls: [{ name: 'get_pods', arguments: { namespace: 'prod' } }] }, { text: 'Pods listed, once.' });
       const threadTs = nextThread();
       await mentionBot(pair.doomedUrl, threadTs, 'list the pods');
-      await waitUntilStopped(pair.doomed);
+      await stalled(pair);
       await waitFor(() => replies(threadTs).some((message) => message.text === 'Pods listed, once.'), { timeoutMs: 15_000, message: 'the answer from the other process' });
       const requests = world.openai.requests.length;
       await wake(pair);
@@ -109,7 +115,7 @@ describe('a bot process that stalls past its lock and wakes up', () => {
       try {
         const threadTs = nextThread();
         await mentionBot(pair.doomedUrl, threadTs, 'how is the queue?');
-        await waitUntilStopped(pair.doomed);
+        await stalled(pair);
         await waitFor(() => replies(threadTs).some((message) => message.text === answer), { timeoutMs: 15_000, message: 'the answer from the other process' });
         const edits = world.slack.callsTo('chat.update').length;
         await wake(pair);
@@ -127,7 +133,7 @@ describe('a bot process that stalls past its lock and wakes up', () => {
       world.openai.enqueue({ text: 'Answered exactly once.' });
       const threadTs = nextThread();
       await mentionBot(pair.doomedUrl, threadTs, 'status?');
-      await waitUntilStopped(pair.doomed);
+      await stalled(pair);
       await waitFor(() => replies(threadTs).some((message) => message.text === 'Answered exactly once.'), { timeoutMs: 15_000, message: 'the answer from the other process' });
       await wake(pair);
       expect(replies(threadTs).filter((message) => message.text === 'Answered exactly once.')).toHaveLength(1);
@@ -140,7 +146,7 @@ describe('a bot process that stalls past its lock and wakes up', () => {
       world.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'api', namespace: 'prod' } }] }, { text: 'Restarted api once.' });
       const threadTs = nextThread();
       await mentionAndApprove(world.slack, pair.doomedUrl, threadTs);
-      await waitUntilStopped(pair.doomed);
+      await stalled(pair);
       await waitFor(() => replies(threadTs).some((message) => message.text === 'Restarted api once.'), { timeoutMs: 15_000, message: 'the answer from the other process' });
       const requests = world.openai.requests.length;
       const updates = world.slack.callsTo('chat.update').length;
