@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { inputHash, modelVersion } from '../../approvals/input-version.js';
 import type { Decision, PendingCall, PendingStep } from '../../approvals/pending-step.js';
 import { evaluation } from '../../approvals/pending-step.test-support.js';
+import { scheduleActor } from '../../conversation/schedule-actor.js';
 import { decodeApprovalActionValue } from './action-ids.js';
 import { APPROVAL_CARD_TEXT_BUDGET, buildApprovalCard, type ApprovalCard } from './approval-card.js';
 import { findBlockKitViolations, measureBlockText } from './limits.js';
@@ -162,6 +163,11 @@ describe('buildApprovalCard', () => {
   it('never spells out a malformed stored user id', () => {
     const card = buildApprovalCard({ step: step({ requesterId: '@here' }) });
     expect(card.text).toBe('Approval needed: restart_service requested by an unknown user');
+  });
+
+  it("names a scheduled turn's schedule in the notification text, not an unknown user", () => {
+    const card = buildApprovalCard({ step: step({ requesterId: scheduleActor('nightly-cleanup') }) });
+    expect(card.text).toBe('Approval needed: restart_service requested by schedule `nightly-cleanup`');
   });
 
   it('summarises calls beyond the ten it can show', () => {

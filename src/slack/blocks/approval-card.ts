@@ -329,7 +329,7 @@ function hiddenCallsText(step: PendingStep, hiddenCalls: PendingCall[]): string 
 function fallbackText(step: PendingStep, waiting: number): string {
   const names = [...new Set(step.calls.map(toolNameOf))].join(', ');
   const heading = waiting > 0 ? 'Approval needed' : 'Approval decided';
-  return `${heading}: ${fitUntrusted(names, FALLBACK_NAMES_MAX_LENGTH)} requested by ${userMention(step.requesterId)}`;
+  return `${heading}: ${fitUntrusted(names, FALLBACK_NAMES_MAX_LENGTH)} requested by ${actorMention(step.requesterId)}`;
 }
 
 function contextBlock(text: string): KnownBlock {
