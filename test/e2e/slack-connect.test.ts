@@ -130,6 +130,35 @@ describe('Slack Connect: only members of the organisation act on its requests', 
     expect((await refusals(h)).map((event) => [event.userId, event.action, event.code])).toEqual([['UPARTNER1', 'request', 'external-user']]);
   });
 
+  it('in a shared channel, asks Slack whose a message is when the event does not say, and takes a request from our own member', async () => {
+    const h = await harness({ extraYaml: CHANNEL_RULE });
+    usersOfTwoOrganisations(h);
+    h.openai.enqueue({ text: 'Hello Alice.' });
+    /** An app_mention from an externally shared channel that names neither `user_team` nor `team`. */
+    const unattributedMention = async (user: string) => {
+      const ts = nextTs();
+      const envelope = appMentionEnvelope({ user, text: `<@${BOT_USER_ID}> hello`, channel: CHANNEL, teamId: TEAM_ID, botUserId: BOT_USER_ID, ts }) as {
+        is_ext_shared_channel: boolean;
+        event: Record<string, unknown>;
+      };
+      envelope.is_ext_shared_channel = true;
+      delete envelope.event.team;
+      await postSlackEvent({ url: h.eventsUrl, signingSecret: SIGNING_SECRET, envelope });
+      return ts;
+    };
+
+    const alices = await unattributedMention('UALICE');
+    await waitFor(() => threadReplies(h, alices).some((message) => message.text === 'Hello Alice.'), { message: "the answer to Alice's mention" });
+    const partners = await unattributedMention('UPARTNER1');
+    const refusal = await h.slack.waitForCall('chat.postEphemeral', (call) => call.args.user === 'UPARTNER1');
+    await h.settled();
+
+    expect(refusal.args.text).toContain("only take requests from members of this workspace's organisation");
+    expect(h.openai.requests).toHaveLength(1);
+    expect(threadReplies(h, partners)).toEqual([]);
+    expect((await refusals(h)).map((event) => [event.userId, event.action, event.code])).toEqual([['UPARTNER1', 'request', 'external-user']]);
+  });
+
   it('leaves out, without a word, a reply from a user of another organisation in a thread it follows', async () => {
     const h = await harness({ extraYaml: CHANNEL_RULE });
     h.openai.enqueue({ text: 'Hello Alice.' });
@@ -227,6 +256,30 @@ describe('Slack Connect: grants and the /countersign lists are for members of th
     expect(JSON.stringify(notice.args.view.blocks)).toContain("not a member of this workspace's organisation");
     expect((await h.auditEvents()).map((event) => event.type)).not.toContain('grant-revoked');
     expect(await refusals(h)).toMatchObject([{ userId: 'UPARTNER1', action: 'revoke', code: 'external-user', grantId: revoke.value }]);
+  });
+
+  it("asks Slack once a minute which workspace a member typing /countersign belongs to, so a failing users.info does not refuse them meanwhile", async () => {
+    const h = await harness();
+    usersOfTwoOrganisations(h);
+
+    await h.slashCommand({ user: 'UCAROL', text: 'pending' });
+    await waitFor(() => commandAnswers(h, 'UCAROL').length === 1, { message: 'the answer to the first pending' });
+    await h.slashCommand({ user: 'UCAROL', text: 'pending' });
+    await waitFor(() => commandAnswers(h, 'UCAROL').length === 2, { message: 'the answer to the second pending' });
+    expect(h.slack.callsTo('users.info').map((call) => call.args.user)).toEqual(['UCAROL']);
+
+    // Slack failing (or rate-limiting) users.info now does not turn away a member it has just named.
+    h.slack.failWhen('users.info', () => true, { error: 'ratelimited' });
+    await h.slashCommand({ user: 'UCAROL', text: 'grants' });
+    await waitFor(() => commandAnswers(h, 'UCAROL').length === 3, { message: 'the answer to grants' });
+    await h.settled();
+
+    expect(commandAnswers(h, 'UCAROL').map((call) => call.args.text)).toEqual([
+      'No approval requests are waiting in this channel.',
+      'No approval requests are waiting in this channel.',
+      'No grants are active in this channel.',
+    ]);
+    expect(await refusals(h)).toEqual([]);
   });
 
   it('does not list grants or waiting requests to a user of another organisation, and says it could not check when users.info fails', async () => {

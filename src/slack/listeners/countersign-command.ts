@@ -1,14 +1,12 @@
 import type { App, BlockAction, ButtonAction, SlashCommand, types } from '@slack/bolt';
-import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { GroupMembers } from '../../approvals/policy/approver-eligibility.js';
-import type { Membership } from '../../approvals/transitions/call-action.js';
 import { appendQuietly, type AuditLog } from '../../audit/audit-log.js';
 import type { StateStore } from '../../store/state-store.js';
 import { APPROVAL_ACTION_IDS } from '../blocks/action-ids.js';
 import { grantBlock } from '../blocks/grant-block.js';
 import { actorMention, slackDate } from '../format/mrkdwn-tokens.js';
-import { createOrganisationMembership, type OrganisationMembership } from '../organisation-membership.js';
+import { createOrganisationMembership, type ActingUser, type OrganisationMembership } from '../organisation-membership.js';
 import { permalink } from '../permalink.js';
 import { actingUserOf } from './approval-actions.js';
 import { membershipRefusal } from './membership-refusal.js';
@@ -46,7 +44,7 @@ export function registerCountersignCommand(app: App, options: CountersignCommand
         logger.warn({ event: 'command-reply-failed', err: error }, 'could not answer /countersign');
       });
     if (subcommand === 'grants' || subcommand === 'pending') {
-      const outsider = membershipRefusal(await commanderMembership({ client, command, membership, logger }));
+      const outsider = membershipRefusal(await membership.of({ client, user: commanderOf(command) }));
       if (outsider) {
         await appendQuietly(audit, { type: 'action-refused', teamId: command.team_id, userId: command.user_id, action: `list-${subcommand}`, code: outsider.code, reason: outsider.reason }, logger);
         return void (await reply(outsider.reason));
@@ -87,18 +85,9 @@ export function registerCountersignCommand(app: App, options: CountersignCommand
 }
 
 /**
- * Whether whoever typed the command belongs to the workspace's organisation. A command's payload
- * names the workspace it was typed in but not the person's own (a click's `user.team_id`), so
- * `users.info` says which workspace they belong to; when it cannot be read, `unverified`.
+ * Whoever typed the command, as its payload says. It names the workspace the command was typed in
+ * but not the person's own (a click's `user.team_id`), so the membership asks `users.info`, cached.
  */
-async function commanderMembership(options: { client: WebClient; command: SlashCommand; membership: OrganisationMembership; logger: Logger }): Promise<Membership> {
-  const { client, command, logger } = options;
-  let userTeamId: string | undefined;
-  try {
-    userTeamId = (await client.users.info({ user: command.user_id })).user?.team_id;
-  } catch (error) {
-    logger.warn({ event: 'membership-read-failed', userId: command.user_id, err: error }, 'could not read which workspace a user belongs to');
-    return 'unverified';
-  }
-  return options.membership.of({ client, user: { userId: command.user_id, userTeamId, teamId: command.team_id, enterpriseId: command.enterprise_id || undefined } });
+function commanderOf(command: SlashCommand): ActingUser {
+  return { userId: command.user_id, userTeamId: undefined, teamId: command.team_id, enterpriseId: command.enterprise_id || undefined };
 }

@@ -54,7 +54,8 @@ interface Poster {
 /**
  * In a Slack Connect channel the event's `team_id` is the install's workspace whoever wrote; the
  * poster's own is `user_team` (and the message's `team`). An event naming neither is taken as the
- * install's own only outside an externally shared channel.
+ * install's own only outside an externally shared channel; inside one the poster's workspace is left
+ * unknown, for the membership to ask Slack.
  */
 function posterOf(event: { user_team?: unknown; team?: unknown }, body: { is_ext_shared_channel?: unknown; enterprise_id?: unknown }, context: { enterpriseId?: string | undefined }, teamId: string): Poster {
   const named = [event.user_team, event.team].find((candidate): candidate is string => typeof candidate === 'string');
