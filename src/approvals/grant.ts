@@ -22,7 +22,11 @@ export interface Grant {
   /** Only calls whose input is exactly `input` (compared as canonical JSON). */
   identicalArgumentsOnly: boolean;
   input?: unknown;
-  /** The policy for the approved call: a later call under another rule, or a stricter one, is not covered. */
+  /**
+   * The policy for the approved call: a later call under another rule, or a stricter one, is not
+   * covered. Its rule is matched by `rule.fingerprint` (content), so a deploy that edits, inserts or
+   * reorders rules cannot hand the grant to a rule its grantor never approved under.
+   */
   evaluation: PolicyEvaluation;
   grantedBy: string;
   /** Epoch milliseconds. */
@@ -70,8 +74,14 @@ export function grantCovers(grant: Grant, call: GrantCandidate): boolean {
   return approverEligibility({ evaluation, userId: grant.grantedBy, requesterId: call.requesterId, groupMembers: call.groupMembers }).eligible;
 }
 
-function sameRule(left: PolicyEvaluation, right: PolicyEvaluation): boolean {
-  return left.rule?.index === right.rule?.index && left.rule?.name === right.rule?.name;
+/**
+ * The same rule by content, wherever it now stands in the file: an index or a name can point at
+ * another rule after a deploy. A grant stored before grants recorded the fingerprint has none and
+ * covers nothing, since which rule it was given under can no longer be told.
+ */
+function sameRule(grant: PolicyEvaluation, call: PolicyEvaluation): boolean {
+  if (grant.rule === undefined || call.rule === undefined) return grant.rule === call.rule;
+  return grant.rule.fingerprint !== undefined && grant.rule.fingerprint === call.rule.fingerprint;
 }
 
 /** The audit entry for something that happened to a grant; `userId` is who did it. */

@@ -1,10 +1,13 @@
 import type { PolicyConfig, PolicyRule } from '../../config/policy-config-schema.js';
 import { compileCondition, compileConditionOutcome, type InputCondition, type InputTest } from './input-condition.js';
+import { ruleFingerprint } from './rule-fingerprint.js';
 import { compileToolPattern, type ToolPattern } from './tool-pattern.js';
 
 export interface CompiledRule {
   index: number;
   rule: PolicyRule;
+  /** The rule's identity by content (see `ruleFingerprint`), which a grant is bound to. */
+  fingerprint: string;
   patterns: ToolPattern[];
   /** Whether this input needs approval under the rule's `approval`. */
   needsApproval: InputTest;
@@ -33,6 +36,7 @@ function compileRule(rule: PolicyRule, index: number): CompiledRule {
   return {
     index,
     rule,
+    fingerprint: ruleFingerprint(rule),
     patterns: rule.tools.map(compileToolPattern),
     needsApproval: compileApproval(rule),
     appliesTo: (input) => {

@@ -40,7 +40,7 @@ describe('evaluatePolicy rule selection', () => {
 
   it('reports the rule by position when it has no name', () => {
     const policy = policyOf('policy:\n  rules: [{ tools: [a] }, { tools: [b] }]');
-    expect(evaluatePolicy({ policy, toolName: 'b', channel: 'C1', input: {} }).rule).toEqual({ index: 1 });
+    expect(evaluatePolicy({ policy, toolName: 'b', channel: 'C1', input: {} }).rule).toEqual({ index: 1, fingerprint: expect.any(String) });
   });
 
   it('ignores a channel rule elsewhere and falls back to no rule', () => {
@@ -124,7 +124,7 @@ policy:
 
   it("uses a rule's own settings", () => {
     expect(evaluatePolicy({ policy, toolName: 'drop_table', channel: 'C1', input: {} })).toEqual({
-      rule: { index: 0, name: 'quorum' },
+      rule: { index: 0, name: 'quorum', fingerprint: expect.any(String) },
       needsApproval: true,
       approvers: [{ kind: 'user', userId: 'U0ALICE' }, { kind: 'user', userId: 'U0BOB' }, { kind: 'requester' }],
       required: 2,

@@ -11,8 +11,12 @@ export type { ApproverSpec } from '../../config/policy-config-schema.js';
  * that changed in between.
  */
 export interface PolicyEvaluation extends PolicySettings {
-  /** The governing rule (its position in `policy.rules`), or undefined when no rule covers the tool. */
-  rule: { index: number; name?: string } | undefined;
+  /**
+   * The governing rule (its position in `policy.rules`), or undefined when no rule covers the tool.
+   * `fingerprint` names it by content (see `ruleFingerprint`); evaluations stored before it was
+   * recorded lack it.
+   */
+  rule: { index: number; name?: string; fingerprint?: string } | undefined;
   needsApproval: boolean;
 }
 
@@ -51,9 +55,9 @@ export function evaluatePolicy({
   return strictestEvaluation([first, ...rest]);
 }
 
-function evaluateRule({ rule, index, needsApproval }: CompiledRule, input: unknown): PolicyEvaluation {
+function evaluateRule({ rule, index, fingerprint, needsApproval }: CompiledRule, input: unknown): PolicyEvaluation {
   return {
-    rule: rule.name === undefined ? { index } : { index, name: rule.name },
+    rule: rule.name === undefined ? { index, fingerprint } : { index, name: rule.name, fingerprint },
     needsApproval: needsApproval(input),
     ...settingsOf(rule),
   };

@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { mockStreamingModel } from '../../test/helpers/mock-streaming-model.js';
+import { runTurn } from '../agent/run-turn.js';
+import type { Grant } from '../approvals/grant.js';
+import { evaluatePolicy } from '../approvals/policy/evaluate-policy.js';
+import { parseConfigFile } from '../config/config-file.js';
+import type { PolicyConfig } from '../config/policy-config-schema.js';
+import type { ToolDefinition } from '../tools/tool-definition.js';
+import { createGrantLookup } from './grant-lookup.js';
+
+const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 5, text: 5, reasoning: undefined } };
+const textReply = { content: [{ type: 'text' as const, text: 'done' }], finishReason: { unified: 'stop' as const, raw: 'stop' }, usage, warnings: [] };
+const callReply = (namespace: string) => ({
+  content: [{ type: 'tool-call' as const, toolCallId: 'c1', toolName: 'restart', input: JSON.stringify({ namespace }) }],
+  finishReason: { unified: 'tool-calls' as const, raw: 'tool_calls' },
+  usage,
+  warnings: [],
+});
+
+/** Each call parses anew, as a deploy's fresh process does: no config object is shared between "before" and "after". */
+const policyOf = (rules: string): PolicyConfig => parseConfigFile(`policy:\n  rules:\n${rules}`, 'countersign.yml').policy;
+
+const STAGING = '    - { tools: [restart], input: [{ field: namespace, equals: staging }] }\n';
+const PROD = '    - { tools: [restart], input: [{ field: namespace, equals: prod }] }\n';
+const EVERY_RESTART = '    - { tools: [restart] }\n';
+const EVERY_RESTART_SRE = '    - { tools: [restart], approvers: [UCAROL] }\n';
+const named = (rule: string) => rule.replace('{ tools', '{ name: restarts, tools');
+
+/**
+ * A channel grant as "Approve & allow…" stores it: Bob approved Alice's restart in `namespace`,
+ * and the grant keeps the policy evaluation that approval was given under (config `before`).
+ */
+function grantUnder({ before, namespace }: { before: PolicyConfig; namespace: string }): Grant {
+  const evaluation = evaluatePolicy({ policy: before, toolName: 'restart', channel: 'C1', input: { namespace } });
+  const now = Date.now();
+  return { grantId: 'g1', teamId: 'T1', channel: 'C1', scope: 'channel', toolName: 'restart', identicalArgumentsOnly: false, input: { namespace }, evaluation, grantedBy: 'UBOB', createdAt: now, expiresAt: now + 3_600_000 };
+}
+
+/** Alice's later call in the channel, after a deploy brought config `after`: the real gate, the real grant lookup. */
+async function callAfterDeploy({ grant, after, namespace }: { grant: Grant; after: PolicyConfig; namespace: string }) {
+  const store = { listGrants: async ({ now }: { now: number }) => [grant].filter((stored) => stored.expiresAt > now) };
+  const lookup = createGrantLookup({ store: store as never, resolveGroups: async () => new Map(), now: () => Date.now() });
+  const executed: unknown[] = [];
+  const definitions: ToolDefinition[] = [
+    {
+      name: 'restart',
+      description: 'r',
+      inputSchema: z.object({ namespace: z.string() }),
+      approval: 'always',
+      execute: async (input) => {
+        executed.push(input);
+        return 'ok';
+      },
+    },
+  ];
+  const outcome = await runTurn({
+    model: mockStreamingModel([callReply(namespace), textReply]),
+    instructions: 'test',
+    definitions,
+    policy: after,
+    messages: [{ role: 'user', content: `restart ${namespace}` }],
+    context: { requesterId: 'UALICE', teamId: 'T1', channel: 'C1', threadTs: '1.1' },
+    maxSteps: 5,
+    findGrant: lookup({ teamId: 'T1', channel: 'C1', threadTs: '1.1' } as never, 'UALICE'),
+    assertHeld: async () => {},
+  });
+  return { cardFor: outcome.approvalRequests.map((request) => request.toolName), executed };
+}
+
+describe('a grant after a deploy changed countersign.yml', () => {
+  it.each([
+    ['the unnamed rule at its position now covers prod instead of staging', { before: STAGING, after: PROD, grantedFor: 'staging' }],
+    ['a prod rule was inserted above the staging rule it was given under', { before: STAGING, after: PROD + STAGING, grantedFor: 'staging' }],
+    ['the rules were reordered, so prod is now rules[0]', { before: STAGING + PROD, after: PROD + STAGING, grantedFor: 'staging' }],
+    ['the rule at its position now names stricter approvers', { before: EVERY_RESTART, after: EVERY_RESTART_SRE, grantedFor: 'prod' }],
+    ['a named rule kept its name but now covers prod', { before: named(STAGING), after: named(PROD), grantedFor: 'staging' }],
+  ])('does not let a prod restart through when %s: a card asks for it', async (_case, { before, after, grantedFor }) => {
+    const grant = grantUnder({ before: policyOf(before), namespace: grantedFor });
+    const call = await callAfterDeploy({ grant, after: policyOf(after), namespace: 'prod' });
+    expect(call.cardFor).toEqual(['restart']);
+    expect(call.executed).toEqual([]);
+  });
+
+  it('still lets calls through when the rule is unchanged, even if it moved', async () => {
+    const unchanged = await callAfterDeploy({ grant: grantUnder({ before: policyOf(STAGING), namespace: 'staging' }), after: policyOf(STAGING), namespace: 'staging' });
+    expect(unchanged).toEqual({ cardFor: [], executed: [{ namespace: 'staging' }] });
+    const moved = await callAfterDeploy({ grant: grantUnder({ before: policyOf(STAGING + PROD), namespace: 'staging' }), after: policyOf(PROD + STAGING), namespace: 'staging' });
+    expect(moved).toEqual({ cardFor: [], executed: [{ namespace: 'staging' }] });
+  });
+
+  it('still lets calls through under the defaults (no rule covers the tool) while they need the same approvers', async () => {
+    const call = await callAfterDeploy({ grant: grantUnder({ before: policyOf('    []\n'), namespace: 'staging' }), after: policyOf('    []\n'), namespace: 'prod' });
+    expect(call).toEqual({ cardFor: [], executed: [{ namespace: 'prod' }] });
+  });
+
+  it('does not apply a grant stored before grants recorded which rule definition they were given under', async () => {
+    const grant = grantUnder({ before: policyOf(STAGING), namespace: 'staging' });
+    grant.evaluation = { ...grant.evaluation, rule: { index: 0 } };
+    const call = await callAfterDeploy({ grant, after: policyOf(STAGING), namespace: 'staging' });
+    expect(call.cardFor).toEqual(['restart']);
+    expect(call.executed).toEqual([]);
+  });
+});
