@@ -89,7 +89,7 @@ export interface CardCopy {
 }
 
 /** A policy rule by its place and name in `policy.rules`, or `defaults` when no rule covered the call. */
-export type LadderRule = { index: number; name?: string } | 'defaults';
+export type LadderRule = { index: number; name?: string; fingerprint?: string } | 'defaults';
 
 /** A step's escalation ladder (its first call's that has one, as the card showed it) and how far it got. */
 export interface StepEscalation {

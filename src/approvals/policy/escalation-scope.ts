@@ -6,7 +6,7 @@ import type { PolicyEvaluation } from './evaluate-policy.js';
 export function ladderRuleOf(evaluation: Pick<PolicyEvaluation, 'rule'>): LadderRule {
   const { rule } = evaluation;
   if (rule === undefined) return 'defaults';
-  return rule.name === undefined ? { index: rule.index } : { index: rule.index, name: rule.name };
+  return { index: rule.index, ...(rule.name === undefined ? {} : { name: rule.name }), ...(rule.fingerprint === undefined ? {} : { fingerprint: rule.fingerprint }) };
 }
 
 /**
@@ -32,9 +32,14 @@ export function onStepLadder({ step, evaluation }: { step: Pick<PendingStep, 'es
   return ladderRule !== undefined && sameRule(ladderRule, ladderRuleOf(evaluation));
 }
 
-// Index and name both: a config reloaded with its rules reordered must not hand one rule's ladder to another.
+/**
+ * By content (`ruleFingerprint`): after a deploy that inserts, reorders or edits rules, the rule now
+ * at the ladder's place is not the one whose ladder it is. A ladder or evaluation stored before rules
+ * had fingerprints is matched by index and name, as then.
+ */
 function sameRule(left: LadderRule, right: LadderRule): boolean {
   if (left === 'defaults' || right === 'defaults') return left === right;
+  if (left.fingerprint !== undefined || right.fingerprint !== undefined) return left.fingerprint === right.fingerprint;
   return left.index === right.index && left.name === right.name;
 }
 

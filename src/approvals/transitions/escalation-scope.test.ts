@@ -81,6 +81,11 @@ async function builtStep(inputs: Record<string, unknown>): Promise<PendingStep> 
   });
 }
 
+/** Unnamed rules, known by their place: a deploy that swaps them puts prod where staging was. */
+const unnamedPolicy = (rules: string[]) => parseConfigFile(`policy:\n  rules:\n${rules.join('')}`, 'countersign.yml').policy;
+const UNNAMED_STAGING = `    - tools: [restart_service]\n      input: [{ field: namespace, equals: staging }]\n      approvers: [${STAGE_OWNER}]\n      escalation: [{ after: 30m, addApprovers: ["group:${LEADS}"] }]\n`;
+const UNNAMED_PROD = `    - tools: [restart_service]\n      input: [{ field: namespace, equals: prod }]\n      approvers: [${SRE_LEAD}]\n`;
+
 /** A step with the staging call's ladder stored as the previous version wrote it: without its rule. */
 function storedWithoutRule(calls: Parameters<typeof makeStep>[0]): PendingStep {
   const step = makeStep(calls);
@@ -92,7 +97,7 @@ function storedWithoutRule(calls: Parameters<typeof makeStep>[0]): PendingStep {
 describe('escalation ladder: fallback approvers stay under the rule whose ladder named them', () => {
   it('a lead may not approve a prod version by editing a staging call after the staging hop', async () => {
     const step = escalated(await builtStep({ a1: stagingInput }));
-    expect(step.escalation?.rule).toEqual({ index: 1, name: 'staging restarts' });
+    expect(step.escalation?.rule).toMatchObject({ index: 1, name: 'staging restarts' });
 
     // Larry edits the staging call to prod; the policy for the prod input names only the SRE lead.
     const result = act(step, 'a1', LARRY, editTo(prodInput));
@@ -121,6 +126,29 @@ describe('escalation ladder: fallback approvers stay under the rule whose ladder
     expect(effectOf(moved)).toMatchObject({ kind: 'new-version', counted: false });
     const movedStep = (moved as Extract<CallActionResult, { ok: true }>).transition.step;
     expect(effectOf(act(movedStep, 'a2', LARRY, { kind: 'approve', version: 1 }))).toMatchObject({ kind: 'decided' });
+  });
+
+  it('after a deploy that swapped unnamed rules, an edit to prod (now at the staging rule\'s place) does not get the staging ladder', async () => {
+    const before = unnamedPolicy([UNNAMED_STAGING, UNNAMED_PROD]);
+    const after = unnamedPolicy([UNNAMED_PROD, UNNAMED_STAGING]);
+    const built = await buildPendingStep({
+      thread: newThreadState({ teamId: TEAM, channel: CHANNEL, threadTs: '1700000000.000100' }, CREATED_AT),
+      requesterId: 'U0ALICE',
+      requests: [{ kind: 'approval' as const, approvalId: 'a1', toolCallId: 'call_0', toolName: 'restart_service', input: stagingInput }],
+      policy: before,
+      definitionOf: () => undefined,
+      stepId: 'step1',
+      botUserId: 'U0BOT',
+      now: CREATED_AT,
+    });
+    const step = escalated(built);
+    expect(step.escalation?.rule).toMatchObject({ index: 0 });
+    // The replica with the new config judges Larry's edit: prod is rules[0] there.
+    const toProd: CallAction = { kind: 'edit', fromVersion: 0, input: prodInput, submittedInput: prodInput, policy: evaluatePolicy({ policy: after, toolName: 'restart_service', channel: CHANNEL, input: prodInput }) };
+    const result = act(step, 'a1', LARRY, toProd);
+    expect(effectOf(result)).toMatchObject({ kind: 'new-version', counted: false });
+    const edited = (result as Extract<CallActionResult, { ok: true }>).transition.step;
+    expect(act(edited, 'a1', LARRY, { kind: 'approve', version: 1 })).toMatchObject({ ok: false, refusal: { code: 'not-eligible' } });
   });
 
   it('reads a step stored without the ladder rule as the ladder of its first call that has one', () => {
