@@ -1,7 +1,9 @@
 import { describeChanges, diffInputs } from '../approvals/input-diff.js';
 import { approvedVersion, inputHash } from '../approvals/input-version.js';
 import type { PendingStep } from '../approvals/pending-step.js';
+import type { ModelMessage } from 'ai';
 import type { ApprovedRun } from './tool-set.js';
+import { approvedCallsAwaitingRun } from './unavailable-tools.js';
 
 /**
  * The calls of a resumed step that humans approved, with the version each quorum approved: the
@@ -36,4 +38,15 @@ export function approvedRunsFor(step: PendingStep): Map<string, ApprovedRun> {
     });
   }
   return runs;
+}
+
+/**
+ * The approved runs a history would still replay: their calls are approved in its last message and
+ * have no result there. A turn that fails keeps them for Try again. One whose executing marker was
+ * written is among them until Try again closes it as interrupted, which it does before anything
+ * replays the history, so it never runs twice.
+ */
+export function approvedRunsAwaiting(options: { runs: ReadonlyMap<string, ApprovedRun>; messages: readonly ModelMessage[] }): Map<string, ApprovedRun> {
+  const awaiting = new Set(approvedCallsAwaitingRun(options.messages).map((call) => call.toolCallId));
+  return new Map([...options.runs].filter(([toolCallId]) => awaiting.has(toolCallId)));
 }

@@ -86,7 +86,7 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
       // Fenced: another process has the thread; this one must not save, post or say anything.
       if (scope.lease.lost()) throw error;
       finished('failed');
-      return recordTurnFailure(scope, thread, { error, requesterId, answer });
+      return recordTurnFailure(scope, thread, { error, requesterId, answer, ...(approvedRuns ? { approvedRuns } : {}) });
     } finally {
       // The turn is over: what it wrote is shown whole from here, or (failed) through `openNow`,
       // after its status line, never under it.

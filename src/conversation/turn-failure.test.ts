@@ -3,9 +3,10 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { approvedCallsHistory } from '../agent/approved-history.test-support.js';
 import { TurnFailedError } from '../agent/run-turn.js';
-import type { ExecutionRecord } from '../agent/tool-set.js';
+import type { ApprovedRun, ExecutionRecord } from '../agent/tool-set.js';
+import { inputHash } from '../approvals/input-version.js';
 import type { ExecutingMarker, StateStore } from '../store/state-store.js';
-import { newThreadState } from '../store/thread-state.js';
+import { newThreadState, type ThreadState } from '../store/thread-state.js';
 import type { LiveAnswer } from './live-answer.js';
 import { createTurnFailure } from './turn-failure.js';
 import type { TurnScope } from './turn-scope.js';
@@ -13,18 +14,18 @@ import type { TurnScope } from './turn-scope.js';
 const approved = approvedCallsHistory({ request: 'deploy api and web', calls: [{ toolName: 'deploy', input: { service: 'api' } }, { toolName: 'deploy', input: { service: 'web' } }] });
 
 /** Records a failed turn whose store holds `markers`, and says how the thread was saved. */
-async function recordFailure(options: { markers: string[]; executions: ExecutionRecord[] }) {
+async function recordFailure(options: { markers: string[]; executions: ExecutionRecord[]; approvedRuns?: ReadonlyMap<string, ApprovedRun> }) {
   const markers = new Map<string, ExecutingMarker>(options.markers.map((toolCallId) => [toolCallId, { toolName: 'deploy', input: {}, startedAt: 1 }]));
   const store = { executingCalls: async () => markers } as unknown as StateStore;
-  const saves: Array<{ settled: boolean | undefined; messages: ModelMessage[] }> = [];
+  const saves: Array<{ settled: boolean | undefined; messages: ModelMessage[]; failedTurn: ThreadState['failedTurn'] }> = [];
   const scope = {
-    save: async (thread: { messages: ModelMessage[] }, saveOptions?: { settled?: boolean }) => void saves.push({ settled: saveOptions?.settled, messages: thread.messages }),
+    save: async (thread: ThreadState, saveOptions?: { settled?: boolean }) => void saves.push({ settled: saveOptions?.settled, messages: thread.messages, failedTurn: thread.failedTurn }),
     messenger: { postNotice: async () => {} },
   } as unknown as TurnScope;
   const answer = { streamed: '', openNow: () => undefined } as unknown as LiveAnswer;
   const thread = { ...newThreadState({ teamId: 'T1', channel: 'C1', threadTs: '1.1' }, 1), messages: [...approved] };
   const recordTurnFailure = createTurnFailure({ store, logger: pino({ level: 'silent' }), now: () => 2 });
-  await recordTurnFailure(scope, thread, { error: new TurnFailedError({ cause: new Error('model exploded'), executions: options.executions }), requesterId: 'UALICE', answer });
+  await recordTurnFailure(scope, thread, { error: new TurnFailedError({ cause: new Error('model exploded'), executions: options.executions }), requesterId: 'UALICE', answer, ...(options.approvedRuns ? { approvedRuns: options.approvedRuns } : {}) });
   return saves;
 }
 
@@ -42,5 +43,16 @@ describe('recording a failed turn', () => {
   it('keeps them while a call that started has no result, so Try again reports it interrupted instead of running it', async () => {
     const [saved] = await recordFailure({ markers: ['c1', 'c2'], executions: [{ toolCallId: 'c1', toolName: 'deploy', input: { service: 'api' }, output: { deployed: 'api' } }] });
     expect(saved?.settled).toBe(false);
+  });
+
+  it('keeps the approvals of the calls that never started for Try again, and none of a call that ran', async () => {
+    const approvedRun = (toolCallId: string, service: string): [string, ApprovedRun] => {
+      const hash = inputHash({ service });
+      const basis = { kind: 'approval' as const, stepId: 's1', approvalId: `a${toolCallId.slice(1)}`, version: 0, inputHash: hash, approvedBy: ['UBOB'] };
+      return [toolCallId, { toolName: 'deploy', modelInputHash: hash, input: { service }, inputHash: hash, basis }];
+    };
+    const approvedRuns = new Map([approvedRun('c1', 'api'), approvedRun('c2', 'web')]);
+    const [saved] = await recordFailure({ markers: ['c1'], executions: [{ toolCallId: 'c1', toolName: 'deploy', input: { service: 'api' }, output: { deployed: 'api' } }], approvedRuns });
+    expect(saved?.failedTurn?.approvedCalls).toEqual([{ toolCallId: 'c2', toolName: 'deploy', stepId: 's1', approvalId: 'a2', version: 0, inputHash: inputHash({ service: 'web' }), approvedBy: ['UBOB'] }]);
   });
 });

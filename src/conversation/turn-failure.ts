@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { approvedRunsAwaiting } from '../agent/approved-runs.js';
 import { recordExecutions } from '../agent/executed-calls.js';
 import { startedWithoutResult } from '../agent/interrupted-calls.js';
 import { TurnFailedError } from '../agent/run-turn.js';
-import type { ExecutionRecord } from '../agent/tool-set.js';
-import type { ThreadState } from '../store/thread-state.js';
+import type { ApprovedRun, ExecutionRecord } from '../agent/tool-set.js';
+import type { CarriedApproval, ThreadState } from '../store/thread-state.js';
 import type { LiveAnswer } from './live-answer.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
 import { shortError } from './short-error.js';
@@ -13,6 +14,8 @@ import type { TurnScope } from './turn-scope.js';
  * A model turn failed (not fenced): the results of calls that already ran, or started and threw,
  * are kept so they never run again, what was streamed stays visible marked as cut off, and the
  * thread gets a Try again button that runs the turn again for the same requester, whoever clicks it.
+ * Approvals humans gave for calls that never started are kept with the failure: without them Try
+ * again would find those calls approved in the history and nothing to run them on.
  */
 export function createTurnFailure({ store, logger, now }: Pick<PhaseDependencies, 'store' | 'logger' | 'now'>) {
   /**
@@ -30,13 +33,19 @@ export function createTurnFailure({ store, logger, now }: Pick<PhaseDependencies
     }
   }
 
-  return async function recordTurnFailure(scope: TurnScope, thread: ThreadState, failure: { error: unknown; requesterId: string; answer: LiveAnswer }): Promise<void> {
+  /** `approvedRuns`: what the failed turn resumed with (see `approvedRunsFor`). */
+  return async function recordTurnFailure(
+    scope: TurnScope,
+    thread: ThreadState,
+    failure: { error: unknown; requesterId: string; answer: LiveAnswer; approvedRuns?: ReadonlyMap<string, ApprovedRun> },
+  ): Promise<void> {
     const { error, answer } = failure;
     if (error instanceof TurnFailedError) thread.messages = recordExecutions(thread.messages, error.executions);
+    const approvedCalls = carriedApprovals(approvedRunsAwaiting({ runs: failure.approvedRuns ?? new Map(), messages: thread.messages }));
     // Text that came before the failure is shown, marked as cut off, even if its stream had not opened yet.
     await answer.openNow()?.finish(`${answer.streamed} …`).catch((finishError: unknown) => logger.warn({ event: 'answer-finish-failed', err: finishError }, 'could not finish the partial answer'));
     delete thread.answerTs;
-    thread.failedTurn = { id: randomUUID(), requesterId: failure.requesterId, at: now() };
+    thread.failedTurn = { id: randomUUID(), requesterId: failure.requesterId, at: now(), ...(approvedCalls.length > 0 ? { approvedCalls } : {}) };
     await scope.save(thread, { settled: await everyStartedCallAnswered(thread) });
     logger.error({ event: 'turn-failed', threadKey: thread.threadKey, err: error, ...(error instanceof TurnFailedError ? { calls: callSummary(error.executions) } : {}) }, 'agent turn failed');
     await scope.messenger.postNotice({
@@ -46,6 +55,19 @@ export function createTurnFailure({ store, logger, now }: Pick<PhaseDependencies
       retryButton: true,
     });
   };
+}
+
+/** What Try again needs to find each approval again in its step: the call, the version signed, and who signed it. */
+function carriedApprovals(runs: ReadonlyMap<string, ApprovedRun>): CarriedApproval[] {
+  return [...runs].map(([toolCallId, { toolName, basis }]) => ({
+    toolCallId,
+    toolName,
+    stepId: basis.stepId,
+    approvalId: basis.approvalId,
+    version: basis.version,
+    inputHash: basis.inputHash,
+    approvedBy: [...basis.approvedBy],
+  }));
 }
 
 /**

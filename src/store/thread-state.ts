@@ -42,6 +42,22 @@ export interface FailedTurn {
   requesterId: string;
   /** Epoch milliseconds. */
   at: number;
+  /**
+   * Approved calls the failed turn had not started: Try again runs them with the version their
+   * approvers signed, once their approvals are checked again against the step they were given in.
+   */
+  approvedCalls?: CarriedApproval[];
+}
+
+/** An approval a failed turn held for a call it had not started: which call, which input version, who signed. */
+export interface CarriedApproval {
+  toolCallId: string;
+  toolName: string;
+  stepId: string;
+  approvalId: string;
+  version: number;
+  inputHash: string;
+  approvedBy: string[];
 }
 
 export interface ThreadAddress {
