@@ -63,8 +63,9 @@ async function store(store: StateStore, step: PendingStep): Promise<PendingStep>
   return step;
 }
 
+/** Requested just now: the decider's clock is the real one, and an edit's rule counts its expiry from the request. */
 function stepFor(toolName: string): PendingStep {
-  const step = makeStep([{ approvalId: 'apv1', input: { namespace: 'staging' }, policy: evaluatePolicy({ policy: config.policy, toolName, channel: 'C0OPS', input: {} }) }], { requesterId: 'U0REQUESTER' });
+  const step = makeStep([{ approvalId: 'apv1', input: { namespace: 'staging' }, policy: evaluatePolicy({ policy: config.policy, toolName, channel: 'C0OPS', input: {} }) }], { requesterId: 'U0REQUESTER', createdAt: Date.now() });
   step.calls[0]!.toolName = toolName;
   return step;
 }

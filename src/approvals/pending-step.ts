@@ -137,9 +137,12 @@ export interface PendingStep {
   decisions: Record<string, Decision>;
   /** Every approval given so far, of any version, keyed by approval id. */
   approvals?: Record<string, Approval[]>;
-  /** Epoch milliseconds: undecided calls expire then (the earliest of the calls' policies). */
+  /**
+   * Epoch milliseconds: undecided calls expire then (the earliest of the calls' policies, counted
+   * from `createdAt`). An edit under a rule with a shorter expiry brings it forward, never back.
+   */
   expiresAt?: number;
-  /** Epoch milliseconds: when to remind the approvers, if a policy asks for it. */
+  /** Epoch milliseconds: when to remind the approvers, if a policy asks for it (an edit may bring it forward too). */
   remindAt?: number;
   escalation?: StepEscalation;
   phase: StepPhase;

@@ -155,6 +155,9 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       const { stepId } = transition.step;
       if (transition.completed) complete.set(stepId, now());
       if (transition.resumed) complete.delete(stepId);
+      const { expiresAt, remindAt } = transition.step;
+      if (transition.rescheduled?.expiry && expiresAt !== undefined) schedules.expiry.set(stepId, expiresAt);
+      if (transition.rescheduled?.reminder && remindAt !== undefined) schedules.reminder.set(stepId, remindAt);
       if (transition.closed) {
         schedules.expiry.delete(stepId);
         schedules.reminder.delete(stepId);

@@ -79,33 +79,34 @@ redis.call('PEXPIRE', KEYS[${list}], ARGV[${ttl}])`;
  * ARGV[1] revision the change was computed from, [2] step JSON, [3] step id, [4] now, [5] flags
  * (`c` completed, `r` resumed, `x` closed), [6] fencing token or '', [7] grant id or '', [8] grant
  * JSON, [9] grant expiry (epoch ms), [10] audit cap, [11] the step's phase (kept in its own field
- * so an operator with redis-cli can see it), [12] the step's channel, [13…] audit (type, json) pairs.
+ * so an operator with redis-cli can see it), [12] the step's channel, [13] the step's new expiry
+ * or '' and [14] its new reminder or '' (an edit moved them earlier), [15…] audit (type, json) pairs.
  */
-export const COMMIT_STEP_SCRIPT = commitStepLua({ auditFirst: 13, afterWrite: '' });
+export const COMMIT_STEP_SCRIPT = commitStepLua({ auditFirst: 15, afterWrite: '' });
 
 /**
  * COMMIT_STEP_SCRIPT and, when the transition completes the step (flag `c`), the resume item queued
  * for its thread in the same step: no decision that completes a step is recorded without its resume.
  * KEYS[10] queue, [11] lock, [12] index of threads with work, [13] in-flight item, [14] ready list.
- * ARGV[13] item, [14] lock ttl ms, [15] queue ttl ms, [16] thread key, [17] fence ttl ms, [18]
+ * ARGV[15] item, [16] lock ttl ms, [17] queue ttl ms, [18] thread key, [19] fence ttl ms, [20]
  * 'drain' (a free lock is taken: {'committed', token, first item}) or 'hand-off' (a free thread is
- * offered to the workers), [19] most hints kept, [20…] audit pairs.
+ * offered to the workers), [21] most hints kept, [22…] audit pairs.
  */
 export const COMMIT_STEP_AND_QUEUE_SCRIPT = commitStepLua({
-  auditFirst: 20,
+  auditFirst: 22,
   afterWrite: `
 if string.find(ARGV[5], 'c', 1, true) then
-  redis.call('RPUSH', KEYS[10], ARGV[13])
-  redis.call('PEXPIRE', KEYS[10], ARGV[15])
-  redis.call('ZADD', KEYS[12], ARGV[4], ARGV[16])
+  redis.call('RPUSH', KEYS[10], ARGV[15])
+  redis.call('PEXPIRE', KEYS[10], ARGV[17])
+  redis.call('ZADD', KEYS[12], ARGV[4], ARGV[18])
   if redis.call('EXISTS', KEYS[11]) == 0 then
-    if ARGV[18] == 'hand-off' then
-      redis.call('RPUSH', KEYS[14], ARGV[16])
-      redis.call('LTRIM', KEYS[14], -tonumber(ARGV[19]), -1)
+    if ARGV[20] == 'hand-off' then
+      redis.call('RPUSH', KEYS[14], ARGV[18])
+      redis.call('LTRIM', KEYS[14], -tonumber(ARGV[21]), -1)
     else
-      ${issueToken({ fence: 7, now: 4, ttl: 17 })}
-      redis.call('SET', KEYS[11], token, 'PX', ARGV[14])
-      ${takeItem({ queue: 10, inflight: 13, ttl: 15 })}
+      ${issueToken({ fence: 7, now: 4, ttl: 19 })}
+      redis.call('SET', KEYS[11], token, 'PX', ARGV[16])
+      ${takeItem({ queue: 10, inflight: 13, ttl: 17 })}
       return {'committed', token, item}
     end
   end
@@ -122,6 +123,8 @@ if revision ~= ARGV[1] then return 'conflict' end
 redis.call('HSET', KEYS[1], 'data', ARGV[2], 'revision', tostring(tonumber(ARGV[1]) + 1), 'phase', ARGV[11])
 if string.find(ARGV[5], 'c', 1, true) then redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3]) end
 if string.find(ARGV[5], 'r', 1, true) then redis.call('ZREM', KEYS[2], ARGV[3]) end
+if ARGV[13] ~= '' then redis.call('ZADD', KEYS[3], ARGV[13], ARGV[3]) end
+if ARGV[14] ~= '' then redis.call('ZADD', KEYS[4], ARGV[14], ARGV[3]) end
 if string.find(ARGV[5], 'x', 1, true) then
   redis.call('ZREM', KEYS[3], ARGV[3])
   redis.call('ZREM', KEYS[4], ARGV[3])

@@ -147,7 +147,9 @@ export function createRedisStore({
   const commitStepArguments = (transition: StepTransition) => {
     const { step, grant, fence } = transition;
     const flags = `${transition.completed ? 'c' : ''}${transition.resumed ? 'r' : ''}${transition.closed ? 'x' : ''}`;
-    return [transition.fromRevision, stepData(step), step.stepId, now(), flags, fence?.token ?? '', grant?.grantId ?? '', grant ? JSON.stringify(grant) : '', grant?.expiresAt ?? 0, auditMaxLength, step.phase, step.channel] as const;
+    const expiry = transition.rescheduled?.expiry ? (step.expiresAt ?? '') : '';
+    const reminder = transition.rescheduled?.reminder ? (step.remindAt ?? '') : '';
+    return [transition.fromRevision, stepData(step), step.stepId, now(), flags, fence?.token ?? '', grant?.grantId ?? '', grant ? JSON.stringify(grant) : '', grant?.expiresAt ?? 0, auditMaxLength, step.phase, step.channel, expiry, reminder] as const;
   };
 
   /** SAVE_THREAD_SCRIPT's keys and arguments. */

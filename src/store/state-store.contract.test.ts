@@ -525,6 +525,23 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect(await store.dueSteps({ kind: 'escalation', now: step.createdAt + 10_000, limit: 1000 })).not.toContain(step.stepId);
   });
 
+  it("moves the expiry and reminder schedules when an edit brings the step's deadlines forward", async () => {
+    const template = makeStep([{ approvalId: 'apv-1', input: { namespace: 'staging' } }]);
+    const { createdAt } = template;
+    const step = await createStep({ ...template, expiresAt: createdAt + 60_000, remindAt: createdAt + 30_000 });
+    const prod = evaluation({ approvers: [{ kind: 'user', userId: 'U0CAROL' }], expiryMs: 10_000, reminderMs: 5_000 });
+    const action: CallAction = { kind: 'edit', fromVersion: 0, input: { namespace: 'prod' }, submittedInput: { namespace: 'prod' }, policy: prod };
+    await commitTransition(store, step.stepId, (current) => {
+      const result = applyCallAction(current, { stepId: step.stepId, approvalId: 'apv-1', userId: 'UBOB', origin: { teamId: current.teamId, channel: current.channel, membership: 'member' }, action }, { now: createdAt + 2_000, groupMembers: new Map(), newGrantId: randomUUID });
+      return result.ok ? result.transition : undefined;
+    });
+    expect(await store.dueSteps({ kind: 'expiry', now: createdAt + 9_999, limit: 1000 })).not.toContain(step.stepId);
+    expect(await store.dueSteps({ kind: 'expiry', now: createdAt + 10_000, limit: 1000 })).toContain(step.stepId);
+    expect(await store.dueSteps({ kind: 'reminder', now: createdAt + 4_999, limit: 1000 })).not.toContain(step.stepId);
+    expect(await store.dueSteps({ kind: 'reminder', now: createdAt + 5_000, limit: 1000 })).toContain(step.stepId);
+    await store.unschedule(step.stepId);
+  });
+
   it('drops a step that can no longer expire from the schedules', async () => {
     const step = await createStep(makeStep(['apv-1'], { expiresAt: 1_000, remindAt: 500 }));
     await store.unschedule(step.stepId);

@@ -9,6 +9,8 @@ export interface ModelStep {
   requester: string;
   threadTs: string;
   question: boolean;
+  /** When the call was proposed: every rule's expiry counts from here, an edit's too. */
+  requestedAt: number;
   expiresAt: number;
   state: 'pending' | 'complete' | 'superseded' | 'resumed';
   outcome?: 'approved' | 'denied' | 'answered' | 'expired' | 'superseded';
@@ -89,7 +91,8 @@ export function allows(model: Model, step: ModelStep, click: Click): { allowed: 
       if (clicked !== current || !eligible(rule, click.user, step.requester)) return { allowed: false };
       // An edit to the same input is an approval of it.
       if (sameInput(click.input, step.versions[current]!)) return { allowed: !step.approvals[current]!.has(click.user) };
-      return { allowed: true };
+      // The new input's rule counts from the request: past its expiry, the edit is refused.
+      return { allowed: model.now < editedExpiry(model, step, click.input) };
     }
   }
 }
@@ -111,6 +114,7 @@ export function applyClick(model: Model, step: ModelStep, click: Click): void {
   }
   const current = step.versions.length - 1;
   if (click.kind === 'edit' && !sameInput(click.input, step.versions[current]!)) {
+    step.expiresAt = editedExpiry(model, step, click.input);
     step.versions.push(click.input);
     step.approvals.push(new Set());
     if (eligible(ruleOf(model, click.input), click.user, step.requester)) approve(current + 1);
@@ -130,6 +134,11 @@ export function applyClick(model: Model, step: ModelStep, click: Click): void {
       expiresAt: model.now + click.grant.hours * 3_600_000,
     });
   }
+}
+
+/** A step's expiry once edited to `input`: never later than before, nor than `input`'s rule allows from the request. */
+function editedExpiry(model: Model, step: ModelStep, input: Input): number {
+  return Math.min(step.expiresAt, step.requestedAt + ruleOf(model, input).expiryMinutes * 60_000);
 }
 
 /** Whether a live grant stands in for a person on a new call: one person's approval, carried forward, never wider. */

@@ -80,6 +80,7 @@ async function propose(model: Model, world: World, call: { requester: string; th
     requester: call.requester,
     threadTs: call.threadTs,
     question: false,
+    requestedAt: model.now,
     expiresAt: model.now + rule.expiryMinutes * 60_000,
     state: 'pending',
     versions: [call.input],
@@ -95,7 +96,7 @@ async function perform(action: Action, model: Model, world: World): Promise<void
     case 'question': {
       const result = await world.propose({ requesterId: action.requester, threadTs: THREADS[action.thread]!, input: { service: 'ask', namespace: 'staging' } });
       if (result.ran) throw new Error('a question never runs');
-      model.steps.push({ stepId: result.stepId, requester: action.requester, threadTs: THREADS[action.thread]!, question: true, expiresAt: Infinity, state: 'pending', versions: [], approvals: [], executed: 0 });
+      model.steps.push({ stepId: result.stepId, requester: action.requester, threadTs: THREADS[action.thread]!, question: true, requestedAt: model.now, expiresAt: Infinity, state: 'pending', versions: [], approvals: [], executed: 0 });
       return;
     }
     case 'click': {

@@ -1,3 +1,4 @@
+import type { PendingStep } from '../pending-step.js';
 import type { PolicyEvaluation } from './evaluate-policy.js';
 
 export interface ApprovalDeadlines {
@@ -11,4 +12,36 @@ export function approvalDeadlines({ evaluation, requestedAt }: { evaluation: Pol
   const expiresAt = requestedAt + evaluation.expiryMs;
   if (evaluation.reminderMs === undefined) return { expiresAt };
   return { expiresAt, remindAt: expiresAt - evaluation.reminderMs };
+}
+
+export interface EditedDeadlines extends ApprovalDeadlines {
+  /** The step's expiry came earlier: its schedule must move with it. */
+  expiryMoved: boolean;
+  /** The step's reminder came earlier (or it had none): its schedule must move with it. */
+  reminderMoved: boolean;
+}
+
+/**
+ * A step's deadlines once one of its calls is edited to an input under `evaluation`. The rule of
+ * the new input is counted from the request, as when the step was made, so an edit neither
+ * restarts the clock nor buys time: the step keeps the earlier of its expiry and the new rule's,
+ * and a request older than the new rule allows is past its expiry (`expiresAt <= now`). The
+ * reminder moves earlier only while the step's own has not come due, so nobody is reminded twice.
+ */
+export function editedDeadlines({
+  step,
+  evaluation,
+  now,
+}: {
+  step: Pick<PendingStep, 'createdAt' | 'expiresAt' | 'remindAt'>;
+  evaluation: PolicyEvaluation;
+  now: number;
+}): EditedDeadlines {
+  const rule = approvalDeadlines({ evaluation, requestedAt: step.createdAt });
+  const expiresAt = Math.min(step.expiresAt ?? Infinity, rule.expiresAt);
+  const expiryMoved = expiresAt !== step.expiresAt;
+  const reminderPending = step.remindAt === undefined || step.remindAt > now;
+  const reminderMoved = rule.remindAt !== undefined && rule.remindAt < expiresAt && reminderPending && rule.remindAt < (step.remindAt ?? Infinity);
+  const remindAt = reminderMoved ? rule.remindAt : step.remindAt;
+  return { expiresAt, ...(remindAt === undefined ? {} : { remindAt }), expiryMoved, reminderMoved };
 }

@@ -148,3 +148,44 @@ describe('applyCallAction: every action is authorised from the stored step', () 
     expect(step).toEqual(before);
   });
 });
+
+describe('applyCallAction: an edit under a rule with a shorter expiry', () => {
+  const MINUTE = 60_000;
+  const staging = evaluation({ expiryMs: 60 * MINUTE, reminderMs: 30 * MINUTE });
+  const prod = evaluation({ approvers: [{ kind: 'user', userId: CAROL }], expiryMs: 10 * MINUTE, reminderMs: 5 * MINUTE });
+  const stagingStep = (overrides: Partial<PendingStep> = {}) =>
+    makeStep([{ approvalId: 'a1', input: { namespace: 'staging' }, policy: staging }], { expiresAt: CREATED_AT + 60 * MINUTE, remindAt: CREATED_AT + 30 * MINUTE, ...overrides });
+  const toProd = (policy = prod): CallAction => ({ kind: 'edit', fromVersion: 0, input: { namespace: 'prod' }, submittedInput: { namespace: 'prod' }, policy });
+
+  it("takes the stricter rule's deadlines, counted from the request, and has the schedules moved with them", () => {
+    const result = act(stagingStep(), BOB, toProd(), { now: CREATED_AT + 2 * MINUTE });
+    expect(result).toMatchObject({ ok: true, transition: { rescheduled: { expiry: true, reminder: true }, step: { expiresAt: CREATED_AT + 10 * MINUTE, remindAt: CREATED_AT + 5 * MINUTE } } });
+    const edited = (result as Extract<CallActionResult, { ok: true }>).transition.step;
+    expect(refusalOf(act(edited, CAROL, { kind: 'approve', version: 1 }, { now: CREATED_AT + 10 * MINUTE }))).toBe('expired');
+    expect(refusalOf(act(edited, CAROL, { kind: 'approve', version: 1 }, { now: CREATED_AT + 10 * MINUTE - 1 }))).toBeUndefined();
+  });
+
+  it('never lengthens the deadline: an edit back under the laxer rule keeps the stricter one', () => {
+    const edited = act(stagingStep(), BOB, toProd(), { now: CREATED_AT + 2 * MINUTE });
+    const back = act((edited as Extract<CallActionResult, { ok: true }>).transition.step, CAROL, { kind: 'edit', fromVersion: 1, input: { namespace: 'staging' }, submittedInput: { namespace: 'staging' }, policy: staging }, { now: CREATED_AT + 3 * MINUTE });
+    expect(back).toMatchObject({ ok: true, transition: { step: { expiresAt: CREATED_AT + 10 * MINUTE, remindAt: CREATED_AT + 5 * MINUTE } } });
+    expect((back as Extract<CallActionResult, { ok: true }>).transition.rescheduled).toBeUndefined();
+  });
+
+  it("refuses an edit once the stricter rule's expiry has passed, and changes nothing", () => {
+    const result = act(stagingStep(), BOB, toProd(), { now: CREATED_AT + 10 * MINUTE });
+    expect(result).toMatchObject({ ok: false, refusal: { code: 'edit-past-expiry', message: expect.stringContaining('requests expire 10m after they are made, and this one was made 10m ago') } });
+  });
+
+  it('leaves a reminder that has come due where it was, so nobody is reminded twice', () => {
+    const result = act(stagingStep({ remindAt: CREATED_AT + MINUTE }), BOB, toProd(), { now: CREATED_AT + 2 * MINUTE });
+    expect(result).toMatchObject({ ok: true, transition: { rescheduled: { expiry: true, reminder: false }, step: { remindAt: CREATED_AT + MINUTE } } });
+  });
+
+  it('stops promising an escalation hop that would come at or after the new expiry', () => {
+    const ladder = [{ afterMs: 20 * MINUTE, remind: true, addApprovers: [] }];
+    const step = stagingStep({ escalation: { ladder, done: 0, nextAt: CREATED_AT + 20 * MINUTE } });
+    const result = act(step, BOB, toProd(), { now: CREATED_AT + 2 * MINUTE });
+    expect((result as Extract<CallActionResult, { ok: true }>).transition.step.escalation).toEqual({ ladder, done: 0 });
+  });
+});

@@ -1,10 +1,12 @@
 import { deciderText } from '../approval-hook.js';
 import type { AuditEventInput, InputVersionSummary } from '../../audit/audit-event.js';
+import { formatDuration } from '../../config/duration.js';
 import { GRANT_HOURS, grantAuditEvent, type Grant, type GrantChoice } from '../grant.js';
 import { describeChanges, diffInputs } from '../input-diff.js';
 import { approvalsOf, currentVersion, inputHash } from '../input-version.js';
 import { decisionOf, isQuestion, type Decision, type InputVersion, type PendingCall, type PendingStep } from '../pending-step.js';
 import { approverEligibility, type GroupMembers } from '../policy/approver-eligibility.js';
+import { editedDeadlines, type EditedDeadlines } from '../policy/approval-deadlines.js';
 import { authorizeApprover } from '../policy/authorize-approver.js';
 import { withEscalationSoFar } from '../policy/escalated-approvers.js';
 import type { PolicyEvaluation } from '../policy/evaluate-policy.js';
@@ -182,6 +184,10 @@ function edit(
   // Fallback approvers the escalation ladder added so far stay while the input is under the rule
   // the ladder came from (an edit does not undo a hop); an edit to another rule gets that rule's own.
   const policy = withEscalationSoFar({ evaluation: action.policy.needsApproval ? action.policy : current.policy, step });
+  // The new input's rule counts from the request, like the rule it was requested under: so an edit
+  // to a stricter rule (staging to prod) cannot be approved after that rule's expiry.
+  const deadlines = editedDeadlines({ step, evaluation: policy, now: context.now });
+  if (deadlines.expiresAt <= context.now) return refusal('edit-past-expiry', editPastExpiryText({ policy, requestedAt: step.createdAt, now: context.now }));
   const version: InputVersion = {
     number: current.number + 1,
     input: action.input,
@@ -194,6 +200,7 @@ function edit(
   const next = nextRevision(step);
   const nextCall = next.calls.find((candidate) => candidate.approvalId === call.approvalId)!;
   nextCall.versions = [...(nextCall.versions ?? []), version];
+  const rescheduled = withDeadlines(next, deadlines);
   const edited: AuditEventInput = {
     type: 'input-edited',
     teamId: step.teamId,
@@ -216,14 +223,33 @@ function edit(
   if (!eligible) {
     return {
       ok: true,
-      transition: { step: next, fromRevision: step.revision, audit: [edited] },
+      transition: { step: next, fromRevision: step.revision, audit: [edited], ...(rescheduled ? { rescheduled } : {}) },
       effect: { kind: 'new-version', version, counted: false, have: 0, need: policy.required },
     };
   }
   const result = quorumOutcome(next, nextCall, version, request.userId, context.now, countApproval(next, nextCall, version, request.userId, context.now));
   result.transition.audit.unshift(edited);
+  // An edit whose approval decides the step closes it, which takes it off every schedule.
+  if (rescheduled && !result.transition.closed) result.transition.rescheduled = rescheduled;
   if (result.effect.kind === 'counted') result.effect = { kind: 'new-version', version, counted: true, have: result.effect.have, need: result.effect.need };
   return result;
+}
+
+/** Puts the edited deadlines on `next`; returns the schedules that must move with them. */
+function withDeadlines(next: PendingStep, deadlines: EditedDeadlines): StepTransition['rescheduled'] {
+  next.expiresAt = deadlines.expiresAt;
+  if (deadlines.remindAt !== undefined) next.remindAt = deadlines.remindAt;
+  // Expiry stays the last step: a hop due at or after it will never come, so the card stops promising it.
+  if (next.escalation?.nextAt !== undefined && next.escalation.nextAt >= deadlines.expiresAt) delete next.escalation.nextAt;
+  if (!deadlines.expiryMoved && !deadlines.reminderMoved) return undefined;
+  return { expiry: deadlines.expiryMoved, reminder: deadlines.reminderMoved };
+}
+
+function editPastExpiryText({ policy, requestedAt, now }: { policy: PolicyEvaluation; requestedAt: number; now: number }): string {
+  return (
+    `Under the policy for the edited input, requests expire ${formatDuration(policy.expiryMs)} after they are made, and this one was made ` +
+    `${formatDuration(now - requestedAt)} ago, so it cannot be approved as edited; nothing changed. The input as it is can still be approved or denied.`
+  );
 }
 
 /** Adds the person's approval of `version` to `next`; returns the approvals of that version now. */

@@ -10,6 +10,7 @@ export type RefusalCode =
   | 'closed'
   | 'already-decided'
   | 'expired'
+  | 'edit-past-expiry'
   | 'stale'
   | 'not-requester'
   | 'grant-not-allowed'

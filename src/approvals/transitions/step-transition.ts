@@ -21,6 +21,12 @@ export interface StepTransition {
   resumed?: boolean;
   /** No longer pending: off the expiry and reminder schedules. */
   closed?: boolean;
+  /**
+   * Still pending, but its deadlines came earlier (an edit put a call under a rule with a shorter
+   * expiry or an earlier reminder): the expiry and/or reminder schedules move to the step's
+   * `expiresAt` and `remindAt`, in the same write, so the sweep finds it when the clicks do.
+   */
+  rescheduled?: { expiry: boolean; reminder: boolean };
   /** Only while this thread holder's fencing token is current (claiming a resume, closing from a turn). */
   fence?: { threadKey: string; token: string };
 }
