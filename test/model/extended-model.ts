@@ -94,9 +94,15 @@ export function allowsX(model: XModel, step: XStep, click: Click): { allowed: bo
     case 'edit': {
       if (clicked !== current || !eligibleNow(model, rule, click.user, step.requester)) return { allowed: false };
       if (sameInput(click.input, step.versions[current]!)) return { allowed: !step.approvals[current]!.has(click.user) };
-      return { allowed: true };
+      // The new input's rule counts from the request: past its expiry, the edit is refused.
+      return { allowed: model.now < editedExpiry(model, step, click.input) };
     }
   }
+}
+
+/** A step's expiry once edited to `input`: never later than before, nor than `input`'s rule allows from the request. */
+function editedExpiry(model: XModel, step: XStep, input: Input): number {
+  return Math.min(step.expiresAt, step.createdAt + ruleOf(model, input).expiryMinutes * 60_000);
 }
 
 export function applyClickX(model: XModel, step: XStep, click: Click): XGrant | undefined {
@@ -117,6 +123,7 @@ export function applyClickX(model: XModel, step: XStep, click: Click): XGrant | 
   }
   const current = step.versions.length - 1;
   if (click.kind === 'edit' && !sameInput(click.input, step.versions[current]!)) {
+    step.expiresAt = editedExpiry(model, step, click.input);
     step.versions.push(click.input);
     step.approvals.push(new Set());
     if (eligibleNow(model, ruleOf(model, click.input), click.user, step.requester)) approve(current + 1);
