@@ -20,14 +20,15 @@ async function ask(h: Harness, options: { threadTs?: string; namespace?: string;
   return { threadTs, card: cardButtons(outcome.blocks).length > 0 ? outcome : undefined };
 }
 
-async function grantFrom(h: Harness, card: { ts: string; blocks?: any[] }, threadTs: string, choice: { scope: 'thread' | 'channel'; hours?: number; identical?: boolean }) {
+async function grantFrom(h: Harness, card: { ts: string; blocks?: any[] }, threadTs: string, choice: { scope: 'thread' | 'channel'; hours?: number; identical?: boolean; user?: string }) {
+  const user = choice.user ?? 'UBOB';
   const button = cardButtons(card.blocks).find((candidate) => candidate.actionId === 'countersign_grant')!;
   const opened = h.slack.callsTo('views.open').length;
-  await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...button });
+  await h.click({ user, cardTs: card.ts, threadTs, ...button });
   const view = (await waitFor(() => h.slack.callsTo('views.open')[opened], { message: 'grant form' })).args.view;
   const option = (value: string) => ({ text: { type: 'plain_text', text: value }, value });
   return h.submitView({
-    user: 'UBOB',
+    user,
     view,
     values: {
       scope: { value: { type: 'radio_buttons', selected_option: option(choice.scope) } },
@@ -101,6 +102,45 @@ describe('always-allow grants', () => {
     const h = await harness({ extraYaml: 'policy:\n  rules:\n    - tools: [restart_service]\n      grants: forbidden\n' });
     const first = await ask(h, { answer: 'n/a' });
     expect(cardButtons(first.card!.blocks).map((button) => button.actionId)).not.toContain('countersign_grant');
+  });
+});
+
+describe('grants given on an escalated request', () => {
+  const LADDER = `
+policy:
+  rules:
+    - name: staging restarts
+      tools: [restart_service]
+      approvers: [U0STG]
+      expiry: 1h
+      escalation:
+        - { after: 10m, addApprovers: [U0LEAD] }
+`;
+
+  // The grant is the rule's own approver's word carried forward, so it covers later calls under the
+  // rule whether or not the request had climbed the ladder; the fallback approver's does not, since
+  // the rule alone (without this request's hops) judges those calls.
+  it.each([
+    { who: "the rule's own approver after a hop", user: 'U0STG', hop: true, covers: true },
+    { who: "the rule's own approver before any hop", user: 'U0STG', hop: false, covers: true },
+    { who: 'the fallback approver the hop added', user: 'U0LEAD', hop: true, covers: false },
+  ])('a grant by $who: a later call under the rule runs without a card: $covers', async ({ user, hop, covers }) => {
+    let clock = Date.now();
+    const h = await harness({ extraYaml: LADDER, now: () => clock, sweepIntervalMs: 20 });
+    const first = await ask(h, { answer: 'first done' });
+    if (hop) {
+      clock += 11 * 60 * 1000;
+      await waitFor(() => threadReplies(h, first.threadTs).find((message) => message.text.includes('Escalated')), { message: 'the hop' });
+      await h.settled({ sweep: true });
+    }
+    const card = h.slack.messages(CHANNEL, first.threadTs).find((message) => message.ts === first.card!.ts)!;
+    expect((await grantFrom(h, card, first.threadTs, { scope: 'channel', hours: 4, user })).status).toBe(200);
+    await waitFor(() => threadReplies(h, first.threadTs).some((message) => message.text === 'first done'), { message: 'first answer' });
+    expect((await h.auditEvents()).filter((event) => event.type === 'grant-created')).toHaveLength(1);
+
+    const later = await ask(h, { answer: 'second done' });
+    expect(later.card === undefined, 'the later call ran without a card').toBe(covers);
+    expect(h.invocations()).toHaveLength(covers ? 2 : 1);
   });
 });
 

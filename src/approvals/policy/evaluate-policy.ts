@@ -18,6 +18,11 @@ export interface PolicyEvaluation extends PolicySettings {
    */
   rule: { index: number; name?: string; fingerprint?: string } | undefined;
   needsApproval: boolean;
+  /**
+   * Approvers (as `approverKey`s) that hops of an escalation ladder added to `approvers`, beyond
+   * the rule's own: a grant carries the rule's own approvers only (see `withoutEscalation`).
+   */
+  escalatedApprovers?: string[];
 }
 
 /** A tool's own static rule; evaluate a function rule first and pass its answer as one of these. */

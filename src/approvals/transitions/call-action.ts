@@ -8,7 +8,7 @@ import { decisionOf, isQuestion, type Decision, type InputVersion, type PendingC
 import { approverEligibility, type GroupMembers } from '../policy/approver-eligibility.js';
 import { editedDeadlines, type EditedDeadlines } from '../policy/approval-deadlines.js';
 import { authorizeApprover } from '../policy/authorize-approver.js';
-import { withEscalationSoFar } from '../policy/escalated-approvers.js';
+import { withEscalationSoFar, withoutEscalation } from '../policy/escalated-approvers.js';
 import type { PolicyEvaluation } from '../policy/evaluate-policy.js';
 import { fromThisCard } from '../card-routing.js';
 import { mayAnswerQuestion, questionRefusalText } from '../question-answerers.js';
@@ -302,6 +302,8 @@ function grantRefusal(policy: PolicyEvaluation, choice: GrantChoice): Refusal | 
 }
 
 function buildGrant(step: PendingStep, call: PendingCall, version: InputVersion, userId: string, choice: GrantChoice, context: CallActionContext): Grant {
+  // Later calls are judged by the rule alone: a grant that kept the ladder's fallback approvers
+  // would differ from every one of them (see `escalates`) and cover nothing.
   return {
     grantId: context.newGrantId(),
     teamId: step.teamId,
@@ -311,7 +313,7 @@ function buildGrant(step: PendingStep, call: PendingCall, version: InputVersion,
     toolName: call.toolName,
     identicalArgumentsOnly: choice.identicalArgumentsOnly || version.policy.grants === 'identicalArguments',
     input: version.input,
-    evaluation: version.policy,
+    evaluation: withoutEscalation(version.policy),
     grantedBy: userId,
     createdAt: context.now,
     expiresAt: context.now + choice.hours * 60 * 60 * 1000,
