@@ -84,4 +84,29 @@ describe('escalation sweep', () => {
     const stored = await store.getStep(step.stepId);
     expect(stored?.calls[1]?.versions?.at(-1)?.policy.approvers).toEqual([{ kind: 'user', userId: 'U0SRELEAD' }]);
   });
+
+  it('names the call it reaches by its place on the card when another rule\'s call has the same tool', async () => {
+    const store = createMemoryStore();
+    const ladder = [{ afterMs: 100, remind: false, addApprovers: [{ kind: 'user' as const, userId: 'U0LEAD' }] }];
+    const step = makeStep([
+      { approvalId: 'apv-1', input: { service: 'db', namespace: 'prod' }, policy: evaluation({ rule: { index: 0 }, approvers: [{ kind: 'user', userId: 'U0OPS' }] }) },
+      { approvalId: 'apv-2', policy: evaluation({ rule: { index: 1 }, approvers: [{ kind: 'user', userId: 'U0STG' }], escalation: ladder }) },
+    ]);
+    step.escalation = { ladder, rule: { index: 1 }, done: 0, nextAt: step.createdAt + 100 };
+    step.expiresAt = step.createdAt + 60_000;
+    const token = (await store.tryLock(step.threadKey, 60_000))!;
+    await store.createStep({ step, thread: { ...newThreadState(step, 1), pendingStepId: step.stepId }, ttlMs: 60_000, audit: [], fence: { threadKey: step.threadKey, token } });
+
+    const notices: string[] = [];
+    const messenger = {
+      postMention: async ({ text }: { text: string }) => void notices.push(text),
+      updateStepCard: async () => {},
+      updateStepCopy: async () => {},
+    } as unknown as ThreadMessenger;
+    await createExpirySweeper({ store, messenger, worker, logger, now: () => step.createdAt + 150 }).sweepOnce();
+
+    const escalated = notices.filter((text) => text.includes('Escalated'));
+    expect(escalated).toHaveLength(1);
+    expect(escalated[0]).toContain('<@U0LEAD> can now approve `restart_service` (call 2 of 2 on the card).');
+  });
 });

@@ -24,6 +24,23 @@ const BATCH = 20;
 /** An expiry races only the step's last clicks: conflicts resolve within a few rounds. */
 const MAX_COMMIT_ATTEMPTS = 25;
 
+/**
+ * The calls a hop reaches, by tool. A call that shares its tool with a waiting call the hop does not
+ * reach (another rule's) is named by its place on the card too, so nobody reads the hop as theirs.
+ */
+function reachedCallsText(step: PendingStep): string {
+  const reached = callsOnStepLadder(step);
+  const reachedIds = new Set(reached.map((call) => call.approvalId));
+  const othersTools = new Set(undecidedCalls(step).flatMap((call) => (isQuestion(call) || reachedIds.has(call.approvalId) ? [] : [call.toolName])));
+  const names = reached.map((call) => {
+    const tool = `\`${call.toolName}\``;
+    if (!othersTools.has(call.toolName)) return tool;
+    const place = step.calls.findIndex((candidate) => candidate.approvalId === call.approvalId) + 1;
+    return `${tool} (call ${place} of ${step.calls.length} on the card)`;
+  });
+  return [...new Set(names)].join(', ');
+}
+
 export interface ExpirySweeperOptions {
   store: StateStore;
   messenger: ThreadMessenger;
@@ -147,7 +164,7 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
     const stageText = `stage ${hop + 1} of ${(step.escalation?.ladder.length ?? 0) + 1}`;
     if (stage.remind) await remind(step, `:bell: Reminder (${stageText}): `);
     if (stage.addApprovers.length === 0) return;
-    const waiting = [...new Set(callsOnStepLadder(step).map((call) => `\`${call.toolName}\``))].join(', ');
+    const waiting = reachedCallsText(step);
     if (waiting === '') return;
     const expires = step.expiresAt === undefined ? '' : ` It expires <!date^${Math.floor(step.expiresAt / 1000)}^{date_short_pretty} at {time}|soon>.`;
     const text = `:rotating_light: Escalated (${stageText}): ${approverMentions(stage.addApprovers)} can now approve ${waiting}.${expires}`;

@@ -104,7 +104,7 @@ export function createStepResumer(options: ResumeDependencies) {
         await scope.messenger.postNotice({
           channel: thread.channel,
           threadTs: thread.threadTs,
-          text: ':alarm_clock: The approval request expired without a decision, so nothing was run. Mention me to try again.',
+          text: stoppedOnExpiryText(claimed),
         });
         return true;
       }
@@ -200,6 +200,16 @@ export type StepResumer = ReturnType<typeof createStepResumer>;
  * question that expired (only a scheduled turn's do) has no rule: it neither ends the turn nor keeps
  * it going, and alone it lets the model go on, told that nobody answered.
  */
+/** What the thread hears when expiry ends the turn: a call someone denied is told apart from one nobody decided. */
+function stoppedOnExpiryText(step: PendingStep): string {
+  const outcomes = step.calls.map((call) => step.decisions[call.approvalId]?.outcome);
+  const denied = outcomes.filter((outcome) => outcome === 'denied').length;
+  if (denied === 0) return ':alarm_clock: The approval request expired without a decision, so nothing was run. Mention me to try again.';
+  const expired = outcomes.filter((outcome) => outcome === 'expired').length;
+  const deniedText = denied === 1 ? '1 call was denied' : `${denied} calls were denied`;
+  return `:alarm_clock: The approval request expired: ${deniedText} and ${expired} expired without a decision, so nothing was run. Mention me to try again.`;
+}
+
 function stopsOnExpiry(step: PendingStep): boolean {
   const outcomes = step.calls.map((call) => ({ call, decision: step.decisions[call.approvalId] }));
   if (!outcomes.some(({ call, decision }) => decision?.outcome === 'expired' && !isQuestion(call))) return false;

@@ -135,6 +135,24 @@ describe('expiry', () => {
     expect(h.openai.requests).toHaveLength(1);
     expect(h.invocations()).toEqual([]);
   });
+
+  it('says which calls were denied when expiry stops a step whose other call nobody decided', async () => {
+    let clock = Date.UTC(2026, 10, 21, 12, 0);
+    const h = await harness({ extraYaml: POLICY.replace('onExpiry: continue', 'onExpiry: stop'), now: () => clock, sweepIntervalMs: 20 });
+    h.openai.enqueue({ toolCalls: [restart, { name: 'restart_service', arguments: { service: 'api', namespace: 'prod' } }] });
+    const threadTs = nextTs();
+    await h.mention({ user: 'UALICE', text: 'restart the worker and the api in prod', ts: threadTs });
+    const card = await waitFor(() => threadReplies(h, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'card' });
+    const firstCallDeny = cardButtons((card.blocks as any[]).filter((block) => String(block.block_id).startsWith('countersign_call_0_'))).find((button) => button.actionId === 'countersign_deny')!;
+    await h.click({ user: 'U0OPS1', cardTs: card.ts, threadTs, ...firstCallDeny });
+    await waitFor(() => JSON.stringify(h.slack.messages(CHANNEL, threadTs).find((message) => message.ts === card.ts)?.blocks).includes('Denied by <@U0OPS1>'), { message: 'the denial on the card' });
+    clock += 2 * 60 * 60 * 1000;
+    const notice = await waitFor(() => threadReplies(h, threadTs).find((message) => message.text.startsWith(':alarm_clock:')), { message: 'notice' });
+    expect(notice.text).toBe(':alarm_clock: The approval request expired: 1 call was denied and 1 expired without a decision, so nothing was run. Mention me to try again.');
+    await h.settled();
+    expect(h.openai.requests).toHaveLength(1);
+    expect(h.invocations()).toEqual([]);
+  });
 });
 
 describe('edits that raise the stakes', () => {

@@ -4,6 +4,7 @@ import { threadCardActionable } from '../../approvals/card-routing.js';
 import { describeChanges, diffInputs } from '../../approvals/input-diff.js';
 import { approvalsOf, approvedVersion, currentVersion } from '../../approvals/input-version.js';
 import { approverMentions, describeApprovers } from '../../approvals/policy/describe-approvers.js';
+import { callsOnStepLadder } from '../../approvals/policy/escalation-scope.js';
 import { isQuestion, undecidedCalls, type Decision, type InputVersion, type PendingCall, type PendingStep } from '../../approvals/pending-step.js';
 import { scheduleNameOf } from '../../conversation/schedule-actor.js';
 import { CODE_BLOCK_OVERHEAD, codeBlock } from '../format/code-block.js';
@@ -303,7 +304,8 @@ function answerText(answer: unknown): string {
  */
 function escalationText(step: PendingStep): string {
   const { escalation } = step;
-  if (!escalation || escalation.ladder.length === 0) return '';
+  // Once every call under the ladder's rule is decided, its hops reach nobody: the calls still waiting keep their own approvers.
+  if (!escalation || escalation.ladder.length === 0 || callsOnStepLadder(step).length === 0) return '';
   const stage = ` · Stage ${escalation.done + 1} of ${escalation.ladder.length + 1}`;
   const next = escalation.ladder[escalation.done];
   if (!next || escalation.nextAt === undefined) return stage;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { makeStep } from '../../approvals/pending-step.test-support.js';
+import { evaluation, makeStep } from '../../approvals/pending-step.test-support.js';
 import { buildApprovalCard } from './approval-card.js';
 import { cardRoutingLine } from './card-routing-line.js';
 
@@ -25,11 +25,26 @@ describe('card routing line', () => {
     expect(cardRoutingLine({ step, placement: 'copy', actionable: true })).toBe(`:link: Requested in <#${step.channel}>`);
   });
 
+  const ladder = [{ afterMs: 60_000, remind: true, addApprovers: [] }, { afterMs: 120_000, remind: false, addApprovers: [{ kind: 'group' as const, groupId: 'S0LEADS' }] }];
+
   it('shows the escalation stage and the next hop on the card while calls wait', () => {
-    const step = makeStep(['a']);
-    step.escalation = { ladder: [{ afterMs: 60_000, remind: true, addApprovers: [] }, { afterMs: 120_000, remind: false, addApprovers: [{ kind: 'group', groupId: 'S0LEADS' }] }], done: 1, nextAt: step.createdAt + 120_000 };
+    const step = makeStep([{ approvalId: 'a', policy: evaluation({ escalation: ladder }) }]);
+    step.escalation = { ladder, rule: { index: 0 }, done: 1, nextAt: step.createdAt + 120_000 };
     expect(JSON.stringify(buildApprovalCard({ step }).blocks)).toContain('Stage 2 of 3 · next: escalates to <!subteam^S0LEADS> <!date^');
     const decided = { ...step, decisions: { a: { outcome: 'denied' as const, userId: 'UBOB', at: step.createdAt } }, phase: 'complete' as const };
     expect(JSON.stringify(buildApprovalCard({ step: decided }).blocks)).not.toContain('Stage 2 of 3');
+  });
+
+  it('drops the stage once every call under the ladder\'s rule is decided, while a call under another rule waits', () => {
+    const step = makeStep([
+      { approvalId: 'staging', policy: evaluation({ escalation: ladder }) },
+      { approvalId: 'prod', input: { service: 'api', namespace: 'prod' }, policy: evaluation({ rule: { index: 1 } }) },
+    ]);
+    step.escalation = { ladder, rule: { index: 0 }, done: 1, nextAt: step.createdAt + 120_000 };
+    step.decisions.staging = { outcome: 'denied', userId: 'UBOB', at: step.createdAt };
+    const summary = JSON.stringify(buildApprovalCard({ step }).blocks);
+    expect(summary).toContain('1 call waiting');
+    expect(summary).not.toContain('Stage 2 of 3');
+    expect(summary).not.toContain('escalates to');
   });
 });
