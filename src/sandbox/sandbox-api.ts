@@ -54,8 +54,10 @@ export interface SandboxMessage {
   /** The author; the bot's user id for the bot's messages. */
   user?: string;
   botId?: string;
-  /** mrkdwn (or markdown for `markdown_text`/native streams): the page renders it. */
+  /** mrkdwn, or Markdown where `format` says so: the page renders it. */
   text: string;
+  /** `markdown` for a native stream's `markdown_text`, which Slack renders as Markdown; absent: mrkdwn. */
+  format?: 'markdown';
   /** The Block Kit blocks exactly as the bot sent them. */
   blocks?: unknown[];
   /** True while a native stream is open (chat.startStream … chat.stopStream). */

@@ -19,6 +19,7 @@ import { loadSandboxExampleConfig } from './example/sandbox-example-config.js';
 import { sandboxSourcePath } from './package-root.js';
 import { SANDBOX_BOT, SANDBOX_CHANNELS, SANDBOX_IDENTITY, SANDBOX_TEAM_ID, SANDBOX_USERGROUPS, SANDBOX_USERS, populateSandboxWorkspace } from './sandbox-workspace.js';
 import { sandboxModel } from './sandbox-model.js';
+import { pageUrl } from './web/page-url.js';
 import { startSandboxServer } from './web/sandbox-server.js';
 
 export interface StartSandboxOptions {
@@ -47,6 +48,8 @@ export interface RunningSandbox {
 
 /** A secret generated per start: only this process signs requests to its own bot. */
 const SIGNING_SECRET_BYTES = 32;
+/** Generated per start too: only the bot may call the emulator's Web API. */
+const BOT_TOKEN_BYTES = 32;
 
 /**
  * The whole sandbox in one process: the Slack emulator, the real bot (createBot, its Bolt HTTP
@@ -56,7 +59,8 @@ const SIGNING_SECRET_BYTES = 32;
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<RunningSandbox> {
   const env = options.env ?? process.env;
   const signingSecret = randomBytes(SIGNING_SECRET_BYTES).toString('hex');
-  const parsed = parseEnvironment(sandboxEnvironment({ env, signingSecret }));
+  const botToken = `xoxb-sandbox-${randomBytes(BOT_TOKEN_BYTES).toString('hex')}`;
+  const parsed = parseEnvironment(sandboxEnvironment({ env, signingSecret, botToken }));
   const logger = options.logger ?? createLogger({ level: parsed.logLevel });
   const publicDirectory = sandboxSourcePath('web', 'public');
   if (!existsSync(publicDirectory)) throw new Error(`the sandbox page is missing from this installation (${publicDirectory}); run countersign from a checkout of its repository`);
@@ -64,7 +68,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
   const config = options.config ?? (configPath ? await loadConfigFile(configPath) : await loadSandboxExampleConfig());
   const model = sandboxModel({ env, ...(options.model ? { model: options.model } : {}) });
 
-  const emulator = await startSlackEmulator({ identity: SANDBOX_IDENTITY, profile: { teamName: 'countersign sandbox', teamDomain: 'sandbox', botName: SANDBOX_BOT.name } });
+  const emulator = await startSlackEmulator({ identity: SANDBOX_IDENTITY, botToken, profile: { teamName: 'countersign sandbox', teamDomain: 'sandbox', botName: SANDBOX_BOT.name } });
   populateSandboxWorkspace({ emulator });
   const environment: EnvironmentConfig = { ...parsed, slack: { ...parsed.slack, apiUrl: emulator.url } };
   let bot: Bot;
@@ -81,6 +85,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
   try {
     const { port: botPort } = await bot.start({ port: 0, host: '127.0.0.1' });
     const delivery = createSlackDelivery({ emulator, receiverUrl: `http://127.0.0.1:${botPort}/slack/events`, signingSecret });
+    const host = env.SANDBOX_HOST?.trim() || '127.0.0.1';
     const server = await startSandboxServer({
       emulator,
       delivery,
@@ -88,9 +93,9 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
       demoModel: model.demo,
       publicDirectory,
       port: options.port ?? environment.slack.port,
-      host: env.SANDBOX_HOST?.trim() || '127.0.0.1',
+      host,
     });
-    const url = `http://localhost:${server.port}`;
+    const url = pageUrl({ host, port: server.port });
     // Permalinks the bot posts then lead back to the page.
     emulator.state.profile.url = `${url}/`;
     logger.info({ event: 'sandbox-started', url, team: SANDBOX_TEAM_ID, demoModel: model.demo }, `countersign sandbox: ${url}`);
@@ -118,10 +123,10 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
  * a ./countersign.yml meant for Slack). The sandbox's defaults: native streaming (the page shows it)
  * and warnings only in the terminal.
  */
-function sandboxEnvironment({ env, signingSecret }: { env: Record<string, string | undefined>; signingSecret: string }): Record<string, string | undefined> {
+function sandboxEnvironment({ env, signingSecret, botToken }: { env: Record<string, string | undefined>; signingSecret: string; botToken: string }): Record<string, string | undefined> {
   const given = (name: string) => (env[name]?.trim() ? env[name] : undefined);
   return {
-    SLACK_BOT_TOKEN: 'xoxb-sandbox',
+    SLACK_BOT_TOKEN: botToken,
     SLACK_SIGNING_SECRET: signingSecret,
     // Replaced by the emulator's address once it listens; parsing first reports bad settings before anything starts.
     SLACK_API_URL: 'http://127.0.0.1/api/',

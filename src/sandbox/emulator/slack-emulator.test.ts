@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { ErrorCode, WebClient, type WebAPIPlatformError } from '@slack/web-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { quietSlackLogger } from '../../../test/helpers/quiet-slack-logger.js';
@@ -73,8 +74,11 @@ describe('the Slack emulator driven by the real WebClient', () => {
     await streamer.append({ markdown_text: ', world' });
     await streamer.stop({ blocks: [{ type: 'context', elements: [{ type: 'mrkdwn', text: 'done' }] }] });
     const [message] = messages('C1');
-    expect(message).toMatchObject({ text: 'Hello, world', thread_ts: '1.000001', blocks: [{ type: 'context' }] });
+    expect(message).toMatchObject({ text: 'Hello, world', thread_ts: '1.000001', blocks: [{ type: 'context' }], format: 'markdown' });
     expect(emulator.state.messages.isStreaming(message!)).toBe(false);
+    // Slack's own message objects have no such field: only the page reads it.
+    const replies = await client.conversations.replies({ channel: 'C1', ts: '1.000001' });
+    expect(replies.messages?.find((reply) => reply.ts === message?.ts)).not.toHaveProperty('format');
     await expect(client.chat.appendStream({ channel: 'C1', ts: message?.ts ?? '', markdown_text: 'late' })).rejects.toMatchObject({
       data: { error: 'message_not_in_streaming_state' },
     });
@@ -167,5 +171,62 @@ describe('the Slack emulator driven by the real WebClient', () => {
     });
     expect(await response.json()).toMatchObject({ ok: true, channel: 'C2' });
     expect(calls[0]).toMatchObject({ token: 'xoxb-json', args: { blocks: [{ type: 'divider' }] } });
+  });
+});
+
+describe('the Slack emulator and callers other than the bot', () => {
+  const BOT_TOKEN = 'xoxb-the-bots-own';
+  let emulator: SlackEmulator;
+  let port: number;
+
+  beforeAll(async () => {
+    emulator = await startSlackEmulator({ botToken: BOT_TOKEN });
+    port = Number(new URL(emulator.url).port);
+  });
+  afterAll(async () => {
+    await emulator.close();
+  });
+
+  /** A raw request, so the Host header is the test's to choose (fetch sets its own). */
+  function post(options: { path: string; headers: Record<string, string>; body: string }): Promise<{ status: number; body: any }> {
+    return new Promise((resolve, reject) => {
+      const outgoing = request({ host: '127.0.0.1', port, method: 'POST', path: options.path, headers: options.headers }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+      });
+      outgoing.on('error', reject);
+      outgoing.end(options.body);
+    });
+  }
+  const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+
+  it('answers the bot: its token, under 127.0.0.1 or localhost, with no Origin', async () => {
+    const client = new WebClient(BOT_TOKEN, { slackApiUrl: emulator.url, retryConfig: { retries: 0 }, logger: quietSlackLogger });
+    await expect(client.auth.test()).resolves.toMatchObject({ ok: true });
+    const viaLocalhost = await post({ path: '/api/auth.test', headers: { host: `localhost:${port}`, authorization: `Bearer ${BOT_TOKEN}` }, body: '' });
+    expect(viaLocalhost.body).toMatchObject({ ok: true });
+  });
+
+  it('refuses calls without the bot token as Slack does: not_authed, invalid_auth', async () => {
+    const missing = await post({ path: '/api/chat.postMessage', headers: { host: `127.0.0.1:${port}`, 'content-type': 'text/plain' }, body: form({ channel: 'C1', text: 'forged' }) });
+    const wrong = await post({ path: '/api/chat.postMessage', headers: { host: `127.0.0.1:${port}` }, body: form({ token: 'xoxb-sandbox', channel: 'C1', text: 'forged' }) });
+    expect([missing.body.error, wrong.body.error]).toEqual(['not_authed', 'invalid_auth']);
+    expect(emulator.state.messages.inChannel('C1')).toEqual([]);
+  });
+
+  it('refuses web pages (any Origin) and other host names (DNS rebinding), even with the token', async () => {
+    const headers = { authorization: `Bearer ${BOT_TOKEN}` };
+    const crossSite = await post({ path: '/api/chat.postMessage', headers: { ...headers, host: `127.0.0.1:${port}`, origin: 'https://evil.example' }, body: form({ channel: 'C1', text: 'forged' }) });
+    const rebound = await post({ path: '/api/chat.postMessage', headers: { ...headers, host: `rebind.evil.example:${port}` }, body: form({ channel: 'C1', text: 'forged' }) });
+    expect([crossSite.status, rebound.status]).toEqual([403, 421]);
+    expect(emulator.state.messages.inChannel('C1')).toEqual([]);
+  });
+
+  it('hands out response_urls no one can guess from the last one', () => {
+    const first = emulator.state.handles.addResponseTarget({ channel: 'C1', user: 'U_ALICE' });
+    const second = emulator.state.handles.addResponseTarget({ channel: 'C1', user: 'U_ALICE' });
+    expect([first, second]).toEqual([expect.stringMatching(/^R[0-9a-f]{32}$/), expect.stringMatching(/^R[0-9a-f]{32}$/)]);
+    expect(first).not.toBe(second);
   });
 });

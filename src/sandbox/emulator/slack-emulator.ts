@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { refuseForeignCaller, tokenError } from './caller-checks.js';
 import { listenOnLoopback, readRequestBody, sendJson } from './loopback-http.js';
 import { API_APP_ID, DEFAULT_BOT_ID, DEFAULT_BOT_USER_ID, DEFAULT_TEAM_ID } from './slack-ids.js';
 import { createWorkspaceState, type SlackIdentity, type WorkspaceProfile, type WorkspaceState } from './state/workspace-state.js';
@@ -27,6 +28,11 @@ export interface InterceptedAnswer {
 export interface SlackEmulatorOptions {
   identity?: Partial<SlackIdentity>;
   profile?: Partial<WorkspaceProfile>;
+  /**
+   * The bot's token: Web API calls without it are refused (`not_authed`, `invalid_auth`), as Slack
+   * does. Unset, any token is taken (tests' WebClients use made-up ones).
+   */
+  botToken?: string;
   /** Answers a call instead of the emulator when it returns an answer; the emulator's state is then untouched. */
   intercept?: (call: SlackCall) => InterceptedAnswer | undefined | Promise<InterceptedAnswer | undefined>;
 }
@@ -34,7 +40,8 @@ export interface SlackEmulatorOptions {
 /**
  * An in-process Slack: the Web API methods the bot uses (point `SLACK_API_URL` at `url`) over a
  * workspace state that remembers what Slack would, plus the `response_url`s it hands out with
- * interactions. It binds 127.0.0.1 on an ephemeral port.
+ * interactions. It binds 127.0.0.1 on an ephemeral port and answers only requests addressed to
+ * that port by a loopback name and carrying no Origin: the bot's, not a web page's.
  */
 export interface SlackEmulator {
   /** Base of the Web API, ending in `/api/`. */
@@ -64,6 +71,12 @@ export async function startSlackEmulator(options: SlackEmulatorOptions = {}): Pr
   const callListeners = new Set<(call: SlackCall) => void>();
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const refusal = refuseForeignCaller({ headers: request.headers, port: request.socket.localPort ?? 0 });
+    if (refusal) {
+      request.resume();
+      sendJson({ response, status: refusal.status, body: { ok: false, error: refusal.error } });
+      return;
+    }
     const path = (request.url ?? '').split('?')[0] ?? '';
     const body = await readRequestBody(request);
     const responseTargetId = /^\/response\/([^/]+)$/.exec(path)?.[1];
@@ -74,6 +87,11 @@ export async function startSlackEmulator(options: SlackEmulatorOptions = {}): Pr
       return;
     }
     const { args, token } = parseSlackRequestArguments({ headers: request.headers, body });
+    const refusedToken = tokenError({ token, botToken: options.botToken });
+    if (refusedToken !== undefined) {
+      sendJson({ response, body: slackError(refusedToken) });
+      return;
+    }
     const call: SlackCall = { method, args, token, at: Date.now() };
     const intercepted = await options.intercept?.(call);
     // The answer is computed (and state changed) before listeners run, so a listener that resolves

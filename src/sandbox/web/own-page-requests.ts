@@ -6,7 +6,7 @@ export interface Refusal {
 }
 
 /** Binding every interface names no host a browser would use; only the loopback names apply then. */
-const WILDCARD_HOSTS = new Set(['', '0.0.0.0', '::', '[::]']);
+export const WILDCARD_HOSTS = new Set(['', '0.0.0.0', '::', '[::]']);
 const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
 const DEFAULT_HTTP_PORT = 80;
 
@@ -37,6 +37,6 @@ export function refuseForeignRequest(options: { headers: IncomingHttpHeaders; ow
   return undefined;
 }
 
-function bracketIpv6(host: string): string {
+export function bracketIpv6(host: string): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
 }

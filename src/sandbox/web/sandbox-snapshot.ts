@@ -27,6 +27,7 @@ export function sandboxSnapshot({ state, directory, demoModel }: { state: Worksp
       ...(message.user === undefined ? {} : { user: message.user }),
       ...(message.bot_id === undefined ? {} : { botId: message.bot_id }),
       text: message.text,
+      ...(message.format === undefined ? {} : { format: message.format }),
       ...(message.blocks === undefined ? {} : { blocks: message.blocks }),
       ...(state.messages.isStreaming(message) ? { streaming: true } : {}),
       ...(message.edited === undefined ? {} : { edited: true }),

@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+
 /** Where an answer posted to a `response_url` goes: the surface the interaction came from. */
 export interface ResponseTarget {
   channel: string;
@@ -23,6 +25,7 @@ export interface InteractionHandles {
 
 /** Slack's response URLs work for 30 minutes; after that they answer 404, here too. */
 const RESPONSE_URL_LIFETIME_MS = 30 * 60 * 1000;
+const RESPONSE_ID_BYTES = 16;
 /**
  * Slack's triggers expire after 3 s; they are remembered far longer so a reuse is still reported as
  * `exchanged_trigger_id`, but not forever: a sandbox runs for days.
@@ -49,7 +52,8 @@ export function createInteractionHandles(options: { nextId: (prefix: string) => 
     },
     addResponseTarget(target) {
       forgetOlderThan({ entries: responseTargets, ageMs: RESPONSE_URL_LIFETIME_MS, now: now() });
-      const id = options.nextId('R');
+      // Unguessable, like Slack's: a response_url needs no token, so knowing it is permission to post.
+      const id = `R${randomBytes(RESPONSE_ID_BYTES).toString('hex')}`;
       responseTargets.set(id, { ...target, at: now() });
       return id;
     },

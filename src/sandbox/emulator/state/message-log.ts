@@ -12,9 +12,14 @@ export interface StoredMessage {
   metadata?: unknown;
   /** Set by chat.update, like the `edited` Slack puts on changed messages. */
   edited?: { user: string; ts: string };
+  /**
+   * `markdown`: `text` is the `markdown_text` of a native stream, which Slack renders as Markdown
+   * rather than mrkdwn. Only the page reads it: Web API answers leave it out.
+   */
+  format?: 'markdown';
 }
 
-export type MessageChanges = Partial<Pick<StoredMessage, 'text' | 'blocks' | 'metadata' | 'edited'>>;
+export type MessageChanges = Partial<Pick<StoredMessage, 'text' | 'blocks' | 'metadata' | 'edited' | 'format'>>;
 
 /**
  * Every channel's messages in ts order, so chat.update, conversations.replies and the sandbox page

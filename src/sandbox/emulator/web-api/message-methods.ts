@@ -41,7 +41,8 @@ const update: SlackMethodHandler = ({ args, state }) => {
   const message = state.messages.update({
     message: found.message,
     changes: {
-      ...(typeof args.text === 'string' ? { text: args.text } : {}),
+      // New `text` is mrkdwn, even where a stream's markdown was.
+      ...(typeof args.text === 'string' ? { text: args.text, format: undefined } : {}),
       ...blocksAndMetadata(args),
       edited: { user: state.identity.botUserId, ts: state.nextTs() },
     },

@@ -27,7 +27,7 @@ export function invalidBlocksAnswer(options: { blocks: unknown; maxBlocks: numbe
 /** The message object Slack embeds in answers and in conversations.replies. */
 export function toSlackMessage(options: { message: StoredMessage; state: WorkspaceState }): SlackAnswer {
   const { message, state } = options;
-  const { channel: _channel, ...fields } = message;
+  const { channel: _channel, format: _format, ...fields } = message;
   const isOwnBotMessage = message.bot_id === state.identity.botId;
   return {
     type: 'message',

@@ -57,6 +57,6 @@ function replaceOriginal(options: {
   if (source.kind === 'ephemeral') return state.ephemerals.replace({ id: source.id, content });
   const message = state.messages.find({ channel: target.channel, ts: source.ts });
   if (!message) return false;
-  state.messages.update({ message, changes: { text: content.text, blocks: content.blocks ?? [], edited: { user: state.identity.botUserId, ts: state.nextTs() } } });
+  state.messages.update({ message, changes: { text: content.text, format: undefined, blocks: content.blocks ?? [], edited: { user: state.identity.botUserId, ts: state.nextTs() } } });
   return true;
 }

@@ -31,6 +31,7 @@ const startStream: SlackMethodHandler = ({ args, state }) => {
     user: state.identity.botUserId,
     bot_id: state.identity.botId,
     text: appendedText(args),
+    format: 'markdown',
   });
   state.messages.startStream(message);
   clearThreadStatus({ state, channel, threadTs });

@@ -91,6 +91,15 @@ describe('mrkdwn', () => {
     expect(Array.from(node.querySelectorAll('.mk-li')).map((item) => item.textContent)).toEqual(['•one', '•two']);
     expect(shown('[x](javascript:alert(1))', { markdown: true }).querySelector('a')).toBeNull();
   });
+
+  it('shows markdown\'s backslash-escaped punctuation as the character, never as markup (mrkdwn keeps the backslash)', () => {
+    // What safeMarkdown writes for `a < b & c`, and a literal `*` kept out of emphasis.
+    const node = shown('If a \\< b \\& c, \\*not emphasis\\* *but \\* this*\n\\# not a heading\n\\- not an item \\\\ \\q', { markdown: true });
+    expect(node.textContent).toBe('If a < b & c, *not emphasis* but * this# not a heading- not an item \\ \\q');
+    expect(Array.from(node.querySelectorAll('em')).map((element) => element.textContent)).toEqual(['but * this']);
+    expect(node.querySelector('.mk-heading, .mk-li')).toBeNull();
+    expect(shown('a \\< b').textContent).toBe('a \\< b');
+  });
 });
 
 describe('mrkdwn from an attacker', () => {

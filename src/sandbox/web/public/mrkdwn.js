@@ -9,6 +9,8 @@ import { emojiFor } from './emoji.js';
 import { decodeSlackEntities, escapeHtml, linkHtml } from './escape.js';
 
 const FENCE = '```';
+/** CommonMark's backslash escapes: a backslash before ASCII punctuation shows the character, never markup. */
+const ESCAPABLE = /[!-/:-@[-`{-~]/;
 /** What may stand next to a formatting marker: Slack needs a word boundary on the outside. */
 const BOUNDARY = /[\s.,;:!?'"()[\]{}\/\\<>*_~`—–-]/;
 const MARKERS = [
@@ -89,6 +91,11 @@ function inline(text, options) {
   let out = '';
   for (let index = 0; index < text.length; ) {
     const character = text[index];
+    if (character === '\\' && options.markdown && ESCAPABLE.test(text[index + 1] ?? '')) {
+      out += escapeHtml(text[index + 1]);
+      index += 2;
+      continue;
+    }
     if (character === '`') {
       const end = text.indexOf('`', index + 1);
       if (end > index + 1) {
@@ -139,17 +146,22 @@ function styledRun(text, index, options) {
     if (!(options.markdown ? marker.markdown : marker.mrkdwn) || !text.startsWith(marker.token, index)) continue;
     const contentStart = index + marker.token.length;
     if (contentStart >= text.length || /\s/.test(text[contentStart]) || text.startsWith(marker.token, contentStart)) continue;
-    const end = closingMarker(text, contentStart + 1, marker.token);
+    const end = closingMarker(text, contentStart + 1, marker.token, options.markdown);
     if (end === -1) continue;
     return { html: `<${marker.tag}>${inline(text.slice(contentStart, end), options)}</${marker.tag}>`, next: end + marker.token.length };
   }
   return undefined;
 }
 
-function closingMarker(text, from, token) {
+function closingMarker(text, from, token, markdown) {
   for (let index = from; index < text.length; index++) {
     const character = text[index];
     if (character === '\n') return -1;
+    // An escaped marker is a character of the run, not its end.
+    if (markdown && character === '\\' && ESCAPABLE.test(text[index + 1] ?? '')) {
+      index++;
+      continue;
+    }
     if (character === '`' || character === '<') {
       const end = text.indexOf(character === '`' ? '`' : '>', index + 1);
       if (end > index) {
