@@ -11,7 +11,8 @@ import type { ExecutionBasis } from '../audit/audit-event.js';
 import { inputHash } from '../approvals/input-version.js';
 import { editNoteText, type EditNote } from './edit-note.js';
 import type { ContentFreeFailure } from '../tracing/trace-context.js';
-import { approvedCallsAwaitingRun, unavailableToolText } from './unavailable-tools.js';
+import { approvedCallsAwaitingRun, unavailableToolText, type AwaitingCall } from './unavailable-tools.js';
+import { changedParametersText, fitsCurrentSchema, resumeSchema } from './changed-parameters.js';
 import { GrantNoLongerHoldsError } from './revoked-grant.js';
 
 export type TurnContext = Omit<ToolContext, 'toolCallId' | 'idempotencyKey' | 'abortSignal' | 'assertHeld'>;
@@ -45,6 +46,8 @@ export interface ApprovedRun {
   modelInputHash: string;
   input: unknown;
   inputHash: string;
+  /** For an edited version: the form values the editor submitted, which the schema turned into `input`. */
+  submittedInput?: unknown;
   basis: Extract<ExecutionBasis, { kind: 'approval' }>;
   /** For a call a human edited: told to the model with the result. */
   edit?: EditNote;
@@ -65,7 +68,8 @@ export interface StartingCall {
  * gate decided for it (`bases`: no approval needed, auto-approve, a grant). Without one it does not
  * run, so nothing the history says can run a call the gate did not let through.
  * An approved call whose tool this process does not have gets a stand-in that answers "not run"
- * (see `unavailableTool`).
+ * (see `unavailableTool`); so does one whose approved input no longer fits its tool's schema after
+ * a deploy (see `resumeSchema`, and `fitsCurrentSchema` for an edited version).
  */
 export function createTurnTools(options: {
   definitions: readonly ToolDefinition[];
@@ -90,19 +94,28 @@ export function createTurnTools(options: {
 }): ToolSet {
   const tools: ToolSet = {};
   const traceExecution: TraceExecution = options.traceExecution ?? ((_call, run) => run(() => {}));
+  const awaitingInHistory = approvedCallsAwaitingRun(options.messages ?? []);
+  const answerNotRun = (call: ModelCall & { failed: (failure: ContentFreeFailure) => void }, text: string, failure: ContentFreeFailure) =>
+    notRunAnswer({ ...call, text, failure, executions: options.executions, ...(options.afterExecute ? { afterExecute: options.afterExecute } : {}) });
   for (const definition of options.definitions) {
     const execute = definition.execute;
+    const schema = cachedSchema(definition.inputSchema);
     if (!execute) {
       // No execute: the AI SDK stops the turn at this call and waits for a result we supply.
-      tools[definition.name] = tool({ description: definition.description, inputSchema: cachedSchema(definition.inputSchema) });
+      tools[definition.name] = tool({ description: definition.description, inputSchema: schema });
       continue;
     }
+    // Approved calls of this tool whose input a deploy made unfit for its schema since the approval.
+    const changed = new Set<string>();
+    const awaiting: AwaitingCall[] = awaitingInHistory.filter((call) => call.toolName === definition.name);
     tools[definition.name] = tool({
       description: definition.description,
-      inputSchema: cachedSchema(definition.inputSchema),
+      inputSchema: awaiting.length > 0 ? resumeSchema({ schema, awaiting, changed }) : schema,
       execute: (modelInput: unknown, { toolCallId, abortSignal }) =>
         traceExecution({ toolName: definition.name, toolCallId }, async (failed) => {
           const call = { toolCallId, toolName: definition.name, input: modelInput };
+          // Like `unavailableTool`: nothing starts (no beforeExecute, so no marker), and the audit trail and the model hear "not run".
+          if (changed.has(toolCallId)) return answerNotRun({ ...call, failed }, changedParametersText(definition.name), PARAMETERS_CHANGED);
           const approved = approvalOf(options.approvedRuns, call);
           // An approval on record under this id but for another call (a repeated id) is not this call's.
           if (!approved && options.approvedRuns?.has(toolCallId)) throw new Error('Not run: the approval on record for this call id is for a different call.');
@@ -110,6 +123,14 @@ export function createTurnTools(options: {
           const basis = approved?.basis ?? gate?.basis;
           if (!basis) throw new Error('Not run: there is no approval on record for this call.');
           const input = approved ? approved.input : modelInput;
+          // The SDK checked the model's input against the current schema; an edited version it never saw. Command,
+          // HTTP and MCP tools parse it again when they run (after the marker); a TypeScript tool would take it as is.
+          if (approved && approved.inputHash !== approved.modelInputHash) {
+            const schemaInput = Object.hasOwn(approved, 'submittedInput') ? approved.submittedInput : approved.input;
+            if (!(await fitsCurrentSchema({ schema, schemaInput, approvedInput: approved.input }))) {
+              return answerNotRun({ ...call, input, failed }, changedParametersText(definition.name), PARAMETERS_CHANGED);
+            }
+          }
           // A grant can be revoked or expire between the gate and the start (the marker, a command slot).
           const assertGrant = gate ? grantCheck({ decision: gate, call, ...(options.findGrant ? { findGrant: options.findGrant } : {}) }) : undefined;
           const started = performance.now();
@@ -166,11 +187,33 @@ export function createTurnTools(options: {
         }),
     });
   }
-  const awaiting = [...(options.approvedRuns?.values() ?? []), ...approvedCallsAwaitingRun(options.messages ?? [])];
+  const awaiting = [...(options.approvedRuns?.values() ?? []), ...awaitingInHistory];
   for (const { toolName } of awaiting) {
-    if (!Object.hasOwn(tools, toolName)) tools[toolName] = unavailableTool({ toolName, traceExecution, executions: options.executions, ...(options.afterExecute ? { afterExecute: options.afterExecute } : {}) });
+    if (!Object.hasOwn(tools, toolName)) tools[toolName] = unavailableTool({ toolName, traceExecution, answerNotRun });
   }
   return tools;
+}
+
+const PARAMETERS_CHANGED: ContentFreeFailure = { type: 'tool_parameters_changed', description: 'approved input no longer fits the tool schema' };
+const UNAVAILABLE: ContentFreeFailure = { type: 'tool_unavailable', description: 'tool not available' };
+
+/**
+ * Answers a call that was not started: marks its span, keeps the text as the call's result (if the
+ * turn fails later, the history says it did not run, so Try again will not call it interrupted),
+ * reports it to the audit trail as not run, and throws the text for the model to read.
+ */
+async function notRunAnswer(options: ModelCall & {
+  text: string;
+  failure: ContentFreeFailure;
+  failed: (failure: ContentFreeFailure) => void;
+  executions: ExecutionRecord[];
+  afterExecute?: (report: ExecutionReport) => Promise<void> | void;
+}): Promise<never> {
+  const { toolCallId, toolName, input, text } = options;
+  options.failed(options.failure);
+  options.executions.push({ toolCallId, toolName, input, output: text });
+  await options.afterExecute?.({ toolCallId, toolName, status: 'error', durationMs: 0, error: text });
+  throw new Error(text);
 }
 
 /**
@@ -180,21 +223,18 @@ export function createTurnTools(options: {
  * anything and writes no executing marker (nothing started): it reports the call as not run to the
  * audit trail and answers the model with that, so the model can tell the user.
  */
-function unavailableTool(options: { toolName: string; traceExecution: TraceExecution; executions: ExecutionRecord[]; afterExecute?: (report: ExecutionReport) => Promise<void> | void }): Tool {
+function unavailableTool(options: {
+  toolName: string;
+  traceExecution: TraceExecution;
+  answerNotRun: (call: ModelCall & { failed: (failure: ContentFreeFailure) => void }, text: string, failure: ContentFreeFailure) => Promise<never>;
+}): Tool {
   const { toolName } = options;
   return tool({
     description: `${toolName} is not available now.`,
     // Any input: the call is answered as it stands in the history, never run.
     inputSchema: jsonSchema<unknown>({}),
     execute: (input: unknown, { toolCallId }): Promise<unknown> =>
-      options.traceExecution({ toolName, toolCallId }, async (failed): Promise<unknown> => {
-        const text = unavailableToolText(toolName);
-        failed({ type: 'tool_unavailable', description: 'tool not available' });
-        // Kept as this call's result if the turn fails later: the text says it did not run, so Try again will not call it interrupted.
-        options.executions.push({ toolCallId, toolName, input, output: text });
-        await options.afterExecute?.({ toolCallId, toolName, status: 'error', durationMs: 0, error: text });
-        throw new Error(text);
-      }),
+      options.traceExecution({ toolName, toolCallId }, (failed) => options.answerNotRun({ toolCallId, toolName, input, failed }, unavailableToolText(toolName), UNAVAILABLE)),
   });
 }
 

@@ -4,6 +4,10 @@ import type { ModelMessage } from 'ai';
 export interface AwaitingCall {
   toolCallId: string;
   toolName: string;
+  /** The call's input as the history holds it: what the tool's schema made of the model's input. */
+  input: unknown;
+  /** What the schema was given (the model's raw input), which the AI SDK validates again on resume. */
+  schemaInput: unknown;
 }
 
 /**
@@ -17,15 +21,17 @@ export function approvedCallsAwaitingRun(messages: readonly ModelMessage[]): Awa
   if (last?.role !== 'tool') return [];
   const approved = new Set(last.content.flatMap((part) => (part.type === 'tool-approval-response' && part.approved ? [part.approvalId] : [])));
   const answered = new Set(last.content.flatMap((part) => (part.type === 'tool-result' ? [part.toolCallId] : [])));
-  const toolNames = new Map<string, string>();
+  const toolCalls = new Map<string, { toolName: string; input: unknown }>();
   const awaiting: AwaitingCall[] = [];
   for (const message of messages) {
     if (message.role !== 'assistant' || typeof message.content === 'string') continue;
     for (const part of message.content) {
-      if (part.type === 'tool-call') toolNames.set(part.toolCallId, part.toolName);
+      if (part.type === 'tool-call') toolCalls.set(part.toolCallId, { toolName: part.toolName, input: part.input });
       if (part.type !== 'tool-approval-request' || !approved.has(part.approvalId) || answered.has(part.toolCallId)) continue;
-      const toolName = toolNames.get(part.toolCallId);
-      if (toolName !== undefined) awaiting.push({ toolCallId: part.toolCallId, toolName });
+      const call = toolCalls.get(part.toolCallId);
+      // As the AI SDK reads it: the raw input is kept on the request only when the schema changed it.
+      const schemaInput = Object.hasOwn(part, 'inputSchemaInput') ? part.inputSchemaInput : call?.input;
+      if (call !== undefined) awaiting.push({ toolCallId: part.toolCallId, toolName: call.toolName, input: call.input, schemaInput });
     }
   }
   return awaiting;
