@@ -12,7 +12,7 @@ import { faultPoint } from '../runtime/fault-points.js';
 import { createStoreWait } from './store-wait.js';
 import { currentVersion } from './input-version.js';
 import { showStep } from './show-step.js';
-import type { PendingCall, PendingStep } from './pending-step.js';
+import { isQuestion, type PendingCall, type PendingStep } from './pending-step.js';
 import { approverGroupIds, type GroupMembers } from './policy/approver-eligibility.js';
 import { whoCanApprove } from './policy/describe-approvers.js';
 import type { PolicyEvaluation } from './policy/evaluate-policy.js';
@@ -28,7 +28,10 @@ export interface DecideCallOptions {
   audit: AuditLog;
   /** Members of the user groups a policy names (cached `usergroups.users.list`). */
   resolveGroups: (groupIds: readonly string[]) => Promise<GroupMembers>;
-  /** The policy's answer for an edited input: the new version is approved under it. */
+  /**
+   * The config in force's answer for an input: for an edited one (the new version is approved under
+   * it) and for the version waiting (it governs with the policy the card showed).
+   */
   evaluateInput: (options: { step: PendingStep; call: PendingCall; input: unknown }) => Promise<PolicyEvaluation>;
   /** Closes a step whose expiry a click found passed, at once rather than at the next sweep. */
   expireNow?: (stepId: string) => Promise<void>;
@@ -94,15 +97,21 @@ export function createCallDecider(options: DecideCallOptions) {
     }
   }
 
-  /** The request with what the server adds: an edit's policy, evaluated for the edited input. */
-  async function judged(step: PendingStep, call: PendingCall, request: CallDecisionRequest): Promise<CallActionRequest> {
+  /**
+   * The request with what the server adds: an edit's policy, evaluated for the edited input, and
+   * the config in force's evaluation of the version waiting (a deploy may have changed the policy
+   * since the card was posted).
+   */
+  async function judged(step: PendingStep, call: PendingCall, request: CallDecisionRequest): Promise<{ full: CallActionRequest; currentPolicy?: PolicyEvaluation }> {
     const { action } = request;
-    if (action.kind !== 'edit') return { ...request, action };
-    return { ...request, action: { ...action, policy: await options.evaluateInput({ step, call, input: action.input }) } };
+    const version = isQuestion(call) ? undefined : currentVersion(call);
+    const currentPolicy = version ? await options.evaluateInput({ step, call, input: version.input }) : undefined;
+    const full: CallActionRequest = action.kind === 'edit' ? { ...request, action: { ...action, policy: await options.evaluateInput({ step, call, input: action.input }) } } : { ...request, action };
+    return { full, ...(currentPolicy ? { currentPolicy } : {}) };
   }
 
-  async function groupsFor(call: PendingCall, request: CallActionRequest): Promise<GroupMembers> {
-    const policies = [currentVersion(call)?.policy, request.action.kind === 'edit' ? request.action.policy : undefined];
+  async function groupsFor(call: PendingCall, request: CallActionRequest, currentPolicy: PolicyEvaluation | undefined): Promise<GroupMembers> {
+    const policies = [currentVersion(call)?.policy, currentPolicy, request.action.kind === 'edit' ? request.action.policy : undefined];
     const groupIds = policies.flatMap((policy) => (policy ? approverGroupIds(policy) : []));
     return groupIds.length === 0 ? new Map() : options.resolveGroups(groupIds);
   }
@@ -150,8 +159,9 @@ export function createCallDecider(options: DecideCallOptions) {
         const step = await whileStoreReturns(() => store.getStep(request.stepId), storeWait);
         const call = step?.calls.find((candidate) => candidate.approvalId === request.approvalId);
         if (!step || !call) return await refuse(step, request, 'not-found', NOT_OPEN);
-        const full = await judged(step, call, request);
-        const result = applyCallAction(step, full, { now: now(), groupMembers: await groupsFor(call, full), newGrantId });
+        const { full, currentPolicy } = await judged(step, call, request);
+        const groupMembers = await groupsFor(call, full, currentPolicy);
+        const result = applyCallAction(step, full, { now: now(), groupMembers, newGrantId, ...(currentPolicy ? { currentPolicy } : {}) });
         if (!result.ok) return await refuse(step, request, result.refusal.code, result.refusal.message);
         const { transition, effect } = result;
         let committed: Awaited<ReturnType<StateStore['commitStepAndQueue']>> | { result: 'unavailable' };

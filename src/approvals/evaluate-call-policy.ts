@@ -1,6 +1,7 @@
 import type { PolicyConfig } from '../config/policy-config-schema.js';
 import type { ToolContext, ToolDefinition } from '../tools/tool-definition.js';
 import { evaluatePolicy, type PolicyEvaluation, type ToolApproval } from './policy/evaluate-policy.js';
+import type { CurrentEvaluation } from './policy/governing-policy.js';
 
 export type CallContext = Omit<ToolContext, 'toolCallId' | 'idempotencyKey' | 'abortSignal'>;
 
@@ -29,4 +30,20 @@ async function resolveToolRule(definition: ToolDefinition | undefined, input: un
     // A rule that throws cannot vouch for the call: fail closed.
     return 'always';
   }
+}
+
+/**
+ * What the config this process runs with says of an approved input, for the checks that hold a
+ * waiting or approved call to the policy in force as well as to the one its card showed (the
+ * resume, Try again).
+ */
+export function createCurrentEvaluation({ policy, tools }: { policy: PolicyConfig; tools: readonly ToolDefinition[] }): CurrentEvaluation {
+  return ({ step, call, input }) =>
+    evaluateCallPolicy({
+      policy,
+      definition: tools.find((tool) => tool.name === call.toolName),
+      toolName: call.toolName,
+      input,
+      context: { requesterId: step.requesterId, teamId: step.teamId, channel: step.channel, threadTs: step.threadTs },
+    });
 }

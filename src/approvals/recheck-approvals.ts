@@ -2,7 +2,7 @@ import { hookNameOf } from './approval-hook.js';
 import { approvedVersion } from './input-version.js';
 import { decisionOf, type Decision, type PendingStep } from './pending-step.js';
 import { approverGroupIds, type GroupMembers } from './policy/approver-eligibility.js';
-import { authorizeApprover } from './policy/authorize-approver.js';
+import { authorizeGoverned, governingEvaluations, governingPolicy, POLICY_CHANGED_TEXT, type CurrentEvaluation, type GoverningPolicy } from './policy/governing-policy.js';
 
 export interface Revocation {
   approvalId: string;
@@ -18,7 +18,9 @@ export interface UncheckedApproval {
 
 /**
  * Authorization again, at resume: an approver removed from the approving group (or a record that
- * does not hold together) between the click and the resume must not let the call run. Approvals
+ * does not hold together) between the click and the resume must not let the call run; nor one a
+ * deploy took off the rule, nor a quorum it raised: the config in force governs with the policy the
+ * card showed (`governingPolicy`), however the approvals were counted when given. Approvals
  * that no longer hold become denials that say why. Groups are read fresh, past any cache: this
  * check, not the click's, decides whether the call runs. An approval whose group Slack did not
  * answer for is `unchecked` and left approved in `step`: nobody was found not to be an approver,
@@ -27,6 +29,8 @@ export interface UncheckedApproval {
 export async function recheckApprovals(options: {
   step: PendingStep;
   resolveGroups: (groupIds: readonly string[], options: { fresh: true }) => Promise<GroupMembers>;
+  /** The config in force's evaluation of an approved version's input. */
+  currentEvaluation: CurrentEvaluation;
   now: number;
 }): Promise<{ step: PendingStep; revoked: Revocation[]; unchecked: UncheckedApproval[] }> {
   const { step } = options;
@@ -37,29 +41,33 @@ export async function recheckApprovals(options: {
     revoked.push({ approvalId, userId, reason });
     decisions[approvalId] = { outcome: 'denied', userId, at: options.now, reason: text };
   };
-  const toCheck = step.calls.flatMap((call) => {
+  const toCheck: { approvalId: string; governing: GoverningPolicy; approvers: string[] }[] = [];
+  for (const call of step.calls) {
     const decision = decisionOf(step, call.approvalId);
-    if (decision?.outcome !== 'approved') return [];
+    if (decision?.outcome !== 'approved') continue;
     const version = approvedVersion(step, call);
     if (!version) {
       revoke(call.approvalId, decision.userId, 'the approval does not match any version of the input', 'the approval on record does not match the input, so it was not run');
-      return [];
+      continue;
     }
     // The approval hook's decision settles the call by itself (see `hookDecisionTransition`): no quorum or group to re-check.
-    if (hookNameOf(decision.userId) !== undefined) return [];
+    if (hookNameOf(decision.userId) !== undefined) continue;
+    const governing = governingPolicy({ step, stored: version.policy, current: await options.currentEvaluation({ step, call, input: version.input }) });
     const approvers = [...new Set(decision.approvedBy ?? [])];
-    if (approvers.length < version.policy.required) {
-      revoke(call.approvalId, decision.userId, 'fewer approvals than the rule requires', 'it has fewer approvals than the rule requires, so it was not run');
-      return [];
+    if (approvers.length < governing.required) {
+      const now = approvers.length >= version.policy.required ? ` ${POLICY_CHANGED_TEXT}` : '';
+      revoke(call.approvalId, decision.userId, `fewer approvals than the rule requires${now}`, `it has fewer approvals than the rule requires${now}, so it was not run`);
+      continue;
     }
-    return [{ approvalId: call.approvalId, policy: version.policy, approvers }];
-  });
+    toCheck.push({ approvalId: call.approvalId, governing, approvers });
+  }
+  const groupIdsOf = (governing: GoverningPolicy) => [...new Set(governingEvaluations(governing).flatMap(approverGroupIds))];
   // One read per group for the whole step, whatever number of calls name it.
-  const groupIds = [...new Set(toCheck.flatMap(({ policy }) => approverGroupIds(policy)))];
+  const groupIds = [...new Set(toCheck.flatMap(({ governing }) => groupIdsOf(governing)))];
   const groupMembers = groupIds.length === 0 ? new Map() : await options.resolveGroups(groupIds, { fresh: true });
-  for (const { approvalId, policy, approvers } of toCheck) {
+  for (const { approvalId, governing, approvers } of toCheck) {
     const refusals = approvers.flatMap((userId) => {
-      const authorization = authorizeApprover({ evaluation: policy, userId, requesterId: step.requesterId, groupMembers, approvedBy: [] });
+      const authorization = authorizeGoverned({ governing, userId, requesterId: step.requesterId, groupMembers, approvedBy: [] });
       return authorization.allowed ? [] : [{ userId, ...authorization }];
     });
     // A definite refusal settles it; only when every doubt is an unread group does the call wait.
@@ -67,7 +75,7 @@ export async function recheckApprovals(options: {
     if (refused) {
       revoke(approvalId, refused.userId, refused.reason, `the approval by <@${refused.userId}> no longer holds (${refused.reason.replace(/^You /, 'they ')})`);
     } else if (refusals.length > 0) {
-      unchecked.push({ approvalId, groupIds: approverGroupIds(policy).filter((groupId) => !groupMembers.has(groupId)) });
+      unchecked.push({ approvalId, groupIds: groupIdsOf(governing).filter((groupId) => !groupMembers.has(groupId)) });
     }
   }
   return { step: revoked.length === 0 ? step : { ...step, decisions }, revoked, unchecked };

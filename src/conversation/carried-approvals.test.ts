@@ -5,6 +5,7 @@ import { inputHash } from '../approvals/input-version.js';
 import type { PendingStep } from '../approvals/pending-step.js';
 import { evaluation, makeStep } from '../approvals/pending-step.test-support.js';
 import type { GroupMembers } from '../approvals/policy/approver-eligibility.js';
+import type { PolicyEvaluation } from '../approvals/policy/evaluate-policy.js';
 import type { CarriedApproval } from '../store/thread-state.js';
 import { judgeCarriedApprovals, withWithdrawals } from './carried-approvals.js';
 
@@ -19,13 +20,14 @@ function resumedStep(overrides: Partial<PendingStep> = {}) {
   return { step, carried };
 }
 
-function judge(options: { step: PendingStep | undefined; carried: CarriedApproval; sre?: string[] | 'unreadable' }) {
-  const { step, carried, sre = ['U0BOB'] } = options;
+function judge(options: { step: PendingStep | undefined; carried: CarriedApproval; sre?: string[] | 'unreadable'; inForce?: PolicyEvaluation }) {
+  const { step, carried, sre = ['U0BOB'], inForce = SRE } = options;
   return judgeCarriedApprovals({
     carried: [carried],
     threadKey: makeStep([]).threadKey,
     getStep: async (stepId) => (stepId === step?.stepId ? step : undefined),
     resolveGroups: async (): Promise<GroupMembers> => (sre === 'unreadable' ? new Map() : new Map([['S0SRE', new Set(sre)]])),
+    currentEvaluation: async () => inForce,
     now: 2,
   });
 }
@@ -44,6 +46,13 @@ describe('judgeCarriedApprovals (Try again after a turn that failed before an ap
     const { step, carried } = resumedStep();
     const judgement = await judge({ step, carried, sre: [] });
     expect(judgement).toMatchObject({ kind: 'judged', withdrawn: [{ userId: 'U0BOB', code: 'approval-revoked', told: expect.stringContaining('the approval by <@U0BOB> no longer holds') }] });
+    expect(judgement.kind === 'judged' && judgement.runs.size).toBe(0);
+  });
+
+  it('withdraws an approval the policy now in force no longer allows (a deploy took the approver off the rule)', async () => {
+    const { step, carried } = resumedStep();
+    const judgement = await judge({ step, carried, inForce: evaluation({ approvers: [{ kind: 'user', userId: 'U0LEAD' }] }) });
+    expect(judgement).toMatchObject({ kind: 'judged', withdrawn: [{ userId: 'U0BOB', code: 'approval-revoked' }] });
     expect(judgement.kind === 'judged' && judgement.runs.size).toBe(0);
   });
 

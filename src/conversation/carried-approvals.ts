@@ -4,6 +4,7 @@ import { COUNTERSIGN_ACTOR, denialReason } from '../agent/decision-messages.js';
 import type { ApprovedRun } from '../agent/tool-set.js';
 import { decisionOf, type PendingStep } from '../approvals/pending-step.js';
 import type { GroupMembers } from '../approvals/policy/approver-eligibility.js';
+import type { CurrentEvaluation } from '../approvals/policy/governing-policy.js';
 import { recheckApprovals } from '../approvals/recheck-approvals.js';
 import type { CarriedApproval } from '../store/thread-state.js';
 
@@ -37,6 +38,7 @@ export async function judgeCarriedApprovals(options: {
   threadKey: string;
   getStep: (stepId: string) => Promise<PendingStep | undefined>;
   resolveGroups: (groupIds: readonly string[], options: { fresh: true }) => Promise<GroupMembers>;
+  currentEvaluation: CurrentEvaluation;
   now: number;
 }): Promise<CarriedApprovalsJudgement> {
   const { now } = options;
@@ -52,7 +54,7 @@ export async function judgeCarriedApprovals(options: {
     // Only the carried calls: the step's other calls ran (or were denied) in the turn that failed.
     const approvalIds = new Set(carried.map((approval) => approval.approvalId));
     const step = { ...stored, calls: stored.calls.filter((call) => approvalIds.has(call.approvalId)) };
-    const recheck = await recheckApprovals({ step, resolveGroups: options.resolveGroups, now });
+    const recheck = await recheckApprovals({ step, resolveGroups: options.resolveGroups, currentEvaluation: options.currentEvaluation, now });
     if (recheck.unchecked.length > 0) return { kind: 'unchecked', groupIds: [...new Set(recheck.unchecked.flatMap((approval) => approval.groupIds))] };
     const approved = approvedRunsFor(recheck.step);
     for (const approval of carried) {

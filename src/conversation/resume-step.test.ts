@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { resumeToolMessage } from '../agent/decision-messages.js';
 import { makeStep } from '../approvals/pending-step.test-support.js';
 import { createMemoryAuditLog } from '../audit/memory-audit-log.js';
+import { defaultConfig } from '../config/config-file.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import type { StateStore } from '../store/state-store.js';
 import { newThreadState, type ThreadState } from '../store/thread-state.js';
@@ -30,6 +31,8 @@ describe('resuming a step', () => {
       audit: createMemoryAuditLog({ logger }),
       logger,
       now: Date.now,
+      policy: defaultConfig().policy,
+      tools: [],
       resolveGroups: async () => new Map(),
       loadThread: unused,
       runAndPublish: unused,
@@ -65,6 +68,8 @@ describe('a resume item for a step whose resume was already claimed', () => {
       audit: createMemoryAuditLog({ logger }),
       logger,
       now: Date.now,
+      policy: defaultConfig().policy,
+      tools: [],
       resolveGroups: async () => new Map(),
       loadThread: async () => {
         throw new Error('not reached: the step is of the lease thread');

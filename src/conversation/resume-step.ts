@@ -1,5 +1,6 @@
 import { approvedRunsFor } from '../agent/approved-runs.js';
 import { closingToolMessage, COUNTERSIGN_ACTOR, resumeToolMessage } from '../agent/decision-messages.js';
+import { createCurrentEvaluation } from '../approvals/evaluate-call-policy.js';
 import { currentVersion } from '../approvals/input-version.js';
 import { isQuestion, type PendingStep } from '../approvals/pending-step.js';
 import type { GroupMembers } from '../approvals/policy/approver-eligibility.js';
@@ -23,7 +24,7 @@ import { closeUncheckedApprovals, decidedAt, GROUP_RECHECK_SPACING_MS, patienceR
 /** A decided step changes rarely (a re-claim after a stall): conflicts resolve within a few rounds. */
 const MAX_CLAIM_ATTEMPTS = 25;
 
-type ResumeDependencies = Pick<PhaseDependencies, 'store' | 'audit' | 'logger' | 'now'> & {
+type ResumeDependencies = Pick<PhaseDependencies, 'store' | 'audit' | 'logger' | 'now' | 'policy' | 'tools'> & {
   /** `fresh`: past any cache (the bot's reader has one); a reader without a cache may ignore it. */
   resolveGroups: (groupIds: readonly string[], options?: { fresh?: boolean }) => Promise<GroupMembers>;
   loadThread: LoadThread;
@@ -34,6 +35,7 @@ type ResumeDependencies = Pick<PhaseDependencies, 'store' | 'audit' | 'logger' |
 /** Resuming a turn once its step is decided: claim it (once, under the fence), re-check every approval, tell the model, run. */
 export function createStepResumer(options: ResumeDependencies) {
   const { store, logger, now, loadThread, runAndPublish, closeInterruptedCalls } = options;
+  const currentEvaluation = createCurrentEvaluation({ policy: options.policy, tools: options.tools });
 
   /** `prefetched`: the step and thread as the pick-up read them under this lease's lock. */
   async function resume(scope: TurnScope, stepId: string, prefetched?: PrefetchedStep): Promise<void> {
@@ -79,6 +81,7 @@ export function createStepResumer(options: ResumeDependencies) {
               return new Map();
             }
           : options.resolveGroups,
+        currentEvaluation,
         now: now(),
       });
       const { revoked, unchecked } = recheck;

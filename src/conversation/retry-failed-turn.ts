@@ -1,3 +1,4 @@
+import { createCurrentEvaluation } from '../approvals/evaluate-call-policy.js';
 import type { GroupMembers } from '../approvals/policy/approver-eligibility.js';
 import { appendQuietly } from '../audit/audit-log.js';
 import type { ThreadState } from '../store/thread-state.js';
@@ -10,7 +11,7 @@ import type { LoadThread } from './thread-loader.js';
 import type { TurnScope } from './turn-scope.js';
 import type { RetryWorkItem } from './work-item.js';
 
-type RetryDependencies = Pick<PhaseDependencies, 'store' | 'audit' | 'logger' | 'now'> & {
+type RetryDependencies = Pick<PhaseDependencies, 'store' | 'audit' | 'logger' | 'now' | 'policy' | 'tools'> & {
   /** `fresh`: past any cache; an approval is checked again with the groups as they are now. */
   resolveGroups: (groupIds: readonly string[], options?: { fresh?: boolean }) => Promise<GroupMembers>;
   loadThread: LoadThread;
@@ -24,7 +25,9 @@ type RetryDependencies = Pick<PhaseDependencies, 'store' | 'audit' | 'logger' | 
  * Approved calls the failed turn never started run with the approval they were given, judged again
  * first as at a resume (see `judgeCarriedApprovals`): one that no longer holds is denied, not asked for again.
  */
-export function createRetryFailedTurn({ store, audit, logger, now, resolveGroups, loadThread, runAndPublish, closeInterruptedCalls }: RetryDependencies) {
+export function createRetryFailedTurn({ store, audit, logger, now, policy, tools, resolveGroups, loadThread, runAndPublish, closeInterruptedCalls }: RetryDependencies) {
+  // Held to the policy in force as well as to the one the card showed, as at a resume.
+  const currentEvaluation = createCurrentEvaluation({ policy, tools });
   return async (scope: TurnScope, item: RetryWorkItem): Promise<void> => {
     const thread = await loadThread(item);
     const last = thread.messages.at(-1);
@@ -37,7 +40,7 @@ export function createRetryFailedTurn({ store, audit, logger, now, resolveGroups
       }
       return scope.messenger.postEphemeral({ channel: item.channel, userId: item.clickedBy, threadTs: item.threadTs, text: judgement.message });
     }
-    const approvals = await judgeCarriedApprovals({ carried: failed?.approvedCalls ?? [], threadKey: thread.threadKey, getStep: (stepId) => store.getStep(stepId), resolveGroups, now: now() });
+    const approvals = await judgeCarriedApprovals({ carried: failed?.approvedCalls ?? [], threadKey: thread.threadKey, getStep: (stepId) => store.getStep(stepId), resolveGroups, currentEvaluation, now: now() });
     if (approvals.kind === 'unchecked') {
       // Neither run nor denied on a Slack outage: the failure stays, for a later click.
       logger.warn({ event: 'retry-waits-for-groups', threadKey: thread.threadKey, groupIds: approvals.groupIds }, 'could not read the approving groups; the retry was not started');

@@ -8,6 +8,7 @@ import { createCallDecider, type CallDecider } from '../../src/approvals/decide-
 import { evaluateCallPolicy } from '../../src/approvals/evaluate-call-policy.js';
 import { createExpirySweeper } from '../../src/approvals/expiry-sweeper.js';
 import { grantCovers } from '../../src/approvals/grant.js';
+import type { CurrentEvaluation } from '../../src/approvals/policy/governing-policy.js';
 import { recheckApprovals } from '../../src/approvals/recheck-approvals.js';
 import { claimResumeTransition, supersedeTransition } from '../../src/approvals/transitions/close-step.js';
 import { commitTransition } from '../../src/approvals/transitions/commit-transition.js';
@@ -111,18 +112,9 @@ export function createWorld({ store, policy, startAt }: { store: StateStore; pol
   const worker: ThreadWorker = { submit: async () => {}, pickUp: async () => false, idle: async () => {}, queueing: { mode: 'hand-off', lockTtlMs: 60_000 }, drainClaimed: async () => {} };
   const sweeper = createExpirySweeper({ store, messenger, worker, logger, now });
   const context = (requesterId: string, threadTs: string) => ({ requesterId, teamId: TEAM, channel: CHANNEL, threadTs });
-  const decider: CallDecider = createCallDecider({
-    store,
-    messenger,
-    worker,
-    logger,
-    audit,
-    resolveGroups,
-    now,
-    expireNow: (stepId) => sweeper.expireNow(stepId),
-    evaluateInput: ({ step, call, input }) =>
-      evaluateCallPolicy({ policy, definition: restart, toolName: call.toolName, input, context: context(step.requesterId, step.threadTs) }),
-  });
+  const evaluateInput: CurrentEvaluation = ({ step, call, input }) =>
+    evaluateCallPolicy({ policy, definition: restart, toolName: call.toolName, input, context: context(step.requesterId, step.threadTs) });
+  const decider: CallDecider = createCallDecider({ store, messenger, worker, logger, audit, resolveGroups, now, expireNow: (stepId) => sweeper.expireNow(stepId), evaluateInput });
   const executions: Execution[] = [];
 
   /** The gate for a new call: a covering grant runs it at once; otherwise it becomes a step. */
@@ -176,7 +168,7 @@ export function createWorld({ store, policy, startAt }: { store: StateStore; pol
       if (thread?.pendingStepId !== stepId) return [];
       const claimed = await commitTransition(store, stepId, (step) => claimResumeTransition(step, fence));
       if (!claimed) return [];
-      const { step } = await recheckApprovals({ step: claimed, resolveGroups, now: now() });
+      const { step } = await recheckApprovals({ step: claimed, resolveGroups, currentEvaluation: evaluateInput, now: now() });
         const ran = [...approvedRunsFor(step).values()].map((run): Execution => ({ stepId, input: run.input, via: 'approval' }));
       executions.push(...ran);
       delete thread.pendingStepId;

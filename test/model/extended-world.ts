@@ -132,6 +132,8 @@ export function createExtendedWorld({ store, policy, startAt }: { store: StateSt
     audit,
     logger,
     now,
+    policy,
+    tools: [restart],
     resolveGroups,
     // Each step has its own thread key (see createStep), so the resumer loads the thread by it.
     loadThread: async (step) => (await store.getThread((step as unknown as { threadKey: string }).threadKey))!,

@@ -5,11 +5,12 @@ import { GRANT_HOURS, grantAuditEvent, type Grant, type GrantChoice } from '../g
 import { describeChanges, diffInputs } from '../input-diff.js';
 import { approvalsOf, currentVersion, inputHash } from '../input-version.js';
 import { decisionOf, isQuestion, type Decision, type InputVersion, type PendingCall, type PendingStep } from '../pending-step.js';
-import { approverEligibility, type GroupMembers } from '../policy/approver-eligibility.js';
+import type { GroupMembers } from '../policy/approver-eligibility.js';
 import { editedDeadlines, type EditedDeadlines } from '../policy/approval-deadlines.js';
-import { authorizeApprover } from '../policy/authorize-approver.js';
 import { withEscalationSoFar, withoutEscalation } from '../policy/escalated-approvers.js';
 import type { PolicyEvaluation } from '../policy/evaluate-policy.js';
+import { authorizeGoverned, governingEvaluations, governingPolicy, POLICY_CHANGED_TEXT, unchangedSince, type GoverningPolicy } from '../policy/governing-policy.js';
+import { strictestEvaluation } from '../policy/strictest-evaluation.js';
 import { fromThisCard } from '../card-routing.js';
 import { mayAnswerQuestion, questionRefusalText } from '../question-answerers.js';
 import { refusal, type Refusal } from './refusal.js';
@@ -19,6 +20,7 @@ import { completeIfDone, decisionEvent, nextRevision, type StepTransition } from
 export type CallAction =
   | { kind: 'approve'; version: number; grant?: GrantChoice }
   | { kind: 'deny'; reason?: string }
+  /** `policy`: the config in force's evaluation of the edited input. */
   | { kind: 'edit'; fromVersion: number; input: unknown; submittedInput: unknown; policy: PolicyEvaluation }
   | { kind: 'answer'; answer: unknown };
 
@@ -43,8 +45,14 @@ export interface CallActionRequest {
 
 export interface CallActionContext {
   now: number;
-  /** Members of the groups the call's policies name (the current version's, and an edit's). */
+  /** Members of the groups the call's policies name (the current version's, the config in force's, and an edit's). */
   groupMembers: GroupMembers;
+  /**
+   * The config in force's evaluation of the current version's input: it governs together with the
+   * version's stored policy (`governingPolicy`). Absent: the stored policy alone, as for a config
+   * that never changed.
+   */
+  currentPolicy?: PolicyEvaluation;
   newGrantId: () => string;
 }
 
@@ -65,7 +73,8 @@ export const MEMBERSHIP_UNVERIFIED_TEXT = ":warning: I could not check that you 
  * The one place a person's action on a call is judged and turned into a change. It is judged
  * against the step as stored (never against what a card showed): the workspace and channel it
  * came from, whether the person belongs to that workspace's organisation, expiry, the version
- * the person saw, and the policy of that version. The store then writes the change only if the
+ * the person saw, and the policy of that version together with the config now in force's (the
+ * stricter of both; see `governingPolicy`). The store then writes the change only if the
  * step has not moved on since it was read, so the judgement and the write are one atomic step. Pure: no I/O, no clock but `context.now`.
  */
 export function applyCallAction(step: PendingStep | undefined, request: CallActionRequest, context: CallActionContext): CallActionResult {
@@ -106,20 +115,24 @@ export function applyCallAction(step: PendingStep | undefined, request: CallActi
   }
 }
 
+/** What decides the current version: its stored policy and the config in force's evaluation of its input. */
+const governingOf = (step: PendingStep, version: InputVersion, context: CallActionContext): GoverningPolicy =>
+  governingPolicy({ step, stored: version.policy, current: context.currentPolicy });
+
 /**
- * The person's standing under `version`'s policy. `approvedBy` are those whose approvals of it
+ * The person's standing under `governing` (a version's). `approvedBy` are those whose approvals of it
  * count (they may not approve twice; they may change their mind and deny); editing passes none,
  * since an approver may propose a new version of what they approved.
  */
 function authorize(
   step: PendingStep,
-  version: InputVersion,
+  governing: GoverningPolicy,
   request: CallActionRequest,
   context: CallActionContext,
   { action, approvedBy }: { action: 'approve' | 'deny'; approvedBy: readonly string[] },
 ): { ok: false; refusal: Refusal } | undefined {
-  const authorization = authorizeApprover({
-    evaluation: version.policy,
+  const authorization = authorizeGoverned({
+    governing,
     userId: request.userId,
     requesterId: step.requesterId,
     groupMembers: context.groupMembers,
@@ -134,7 +147,7 @@ const counted = (step: PendingStep, call: PendingCall, version: InputVersion) =>
 
 function deny(step: PendingStep, call: PendingCall, version: InputVersion, request: CallActionRequest, context: CallActionContext, reason: string | undefined): CallActionResult {
   return (
-    authorize(step, version, request, context, { action: 'deny', approvedBy: counted(step, call, version) }) ??
+    authorize(step, governingOf(step, version, context), request, context, { action: 'deny', approvedBy: counted(step, call, version) }) ??
     decide(step, call, request, context, withReason({ outcome: 'denied' }, reason))
   );
 }
@@ -147,16 +160,17 @@ function approve(
   context: CallActionContext,
   grantChoice: GrantChoice | undefined,
 ): CallActionResult {
-  const refused = authorize(step, version, request, context, { action: 'approve', approvedBy: counted(step, call, version) });
+  const governing = governingOf(step, version, context);
+  const refused = authorize(step, governing, request, context, { action: 'approve', approvedBy: counted(step, call, version) });
   if (refused) return refused;
   let grant: Grant | undefined;
   if (grantChoice) {
-    const notAllowed = grantRefusal(version.policy, grantChoice);
+    const notAllowed = grantRefusal(governing, grantChoice);
     if (notAllowed) return { ok: false, refusal: notAllowed };
     grant = buildGrant(step, call, version, request.userId, grantChoice, context);
   }
   const next = nextRevision(step);
-  const result = quorumOutcome(next, call, version, request.userId, context.now, countApproval(next, call, version, request.userId, context.now));
+  const result = quorumOutcome(next, call, version, governing.required, request.userId, context.now, countApproval(next, call, version, request.userId, context.now));
   if (!grant || result.effect.kind !== 'decided') return result;
   // A grant rides on an approval that decides the call (a one-approver rule), in the same write.
   result.transition.grant = grant;
@@ -173,17 +187,15 @@ function edit(
   action: Extract<CallAction, { kind: 'edit' }>,
 ): CallActionResult {
   // Editing is proposing what runs: it takes the standing to approve what is there now.
-  const refused = authorize(step, current, request, context, { action: 'approve', approvedBy: [] });
+  const refused = authorize(step, governingOf(step, current, context), request, context, { action: 'approve', approvedBy: [] });
   if (refused) return refused;
   const hash = inputHash(action.input);
   // Nothing changed: an approval of the version on the card.
   if (hash === current.inputHash) return approve(step, call, current, request, context, undefined);
 
-  // An input that the policy lets through unasked still waits for the approvers it had: an edit
-  // never lowers the bar set for the call.
   // Fallback approvers the escalation ladder added so far stay while the input is under the rule
   // the ladder came from (an edit does not undo a hop); an edit to another rule gets that rule's own.
-  const policy = withEscalationSoFar({ evaluation: action.policy.needsApproval ? action.policy : current.policy, step });
+  const policy = withEscalationSoFar({ evaluation: editedPolicy({ step, current, action, context }), step });
   // The new input's rule counts from the request, like the rule it was requested under: so an edit
   // to a stricter rule (staging to prod) cannot be approved after that rule's expiry.
   const deadlines = editedDeadlines({ step, evaluation: policy, now: context.now });
@@ -213,21 +225,24 @@ function edit(
     input: action.input,
     changes: describeChanges(diffInputs(current.input, action.input)),
   };
-  const eligible = approverEligibility({
-    evaluation: policy,
+  // The new version is judged like any other: its policy and the config in force's for its input.
+  const governing = governingPolicy({ step, stored: policy, current: action.policy });
+  const eligible = authorizeGoverned({
+    governing,
     userId: request.userId,
     requesterId: step.requesterId,
     groupMembers: context.groupMembers,
-    inThreadChannel: request.origin.channel === step.channel,
-  }).eligible;
+    approvedBy: [],
+    thread: { channel: step.channel, clickedThere: request.origin.channel === step.channel },
+  }).allowed;
   if (!eligible) {
     return {
       ok: true,
       transition: { step: next, fromRevision: step.revision, audit: [edited], ...(rescheduled ? { rescheduled } : {}) },
-      effect: { kind: 'new-version', version, counted: false, have: 0, need: policy.required },
+      effect: { kind: 'new-version', version, counted: false, have: 0, need: governing.required },
     };
   }
-  const result = quorumOutcome(next, nextCall, version, request.userId, context.now, countApproval(next, nextCall, version, request.userId, context.now));
+  const result = quorumOutcome(next, nextCall, version, governing.required, request.userId, context.now, countApproval(next, nextCall, version, request.userId, context.now));
   result.transition.audit.unshift(edited);
   // An edit whose approval decides the step closes it, which takes it off every schedule.
   if (rescheduled && !result.transition.closed) result.transition.rescheduled = rescheduled;
@@ -252,6 +267,22 @@ function editPastExpiryText({ policy, requestedAt, now }: { policy: PolicyEvalua
   );
 }
 
+/**
+ * The policy a new version is stored with. Where the config in force says of the card's input what
+ * the card said, it judges the edited input alone (an edit from prod to staging gets the staging
+ * rule). Where it does not, this process's config is not the one the card was made under: a replica
+ * still on the old release during a rolling deploy, or the card from before one. It cannot tell
+ * whether the edit leaves the card's rule, so the card's rule stays unless its own answer is
+ * stricter; every later click and the resume also hold the version to the config in force. An
+ * input that the policy lets through unasked still waits for the approvers it had: an edit never
+ * lowers the bar set for the call.
+ */
+function editedPolicy({ step, current, action, context }: { step: PendingStep; current: InputVersion; action: Extract<CallAction, { kind: 'edit' }>; context: CallActionContext }): PolicyEvaluation {
+  if (!action.policy.needsApproval) return current.policy;
+  if (unchangedSince({ step, stored: current.policy, current: context.currentPolicy })) return action.policy;
+  return strictestEvaluation([current.policy, action.policy]);
+}
+
 /** Adds the person's approval of `version` to `next`; returns the approvals of that version now. */
 function countApproval(next: PendingStep, call: PendingCall, version: InputVersion, userId: string, now: number): string[] {
   const approvals = ((next.approvals ??= {})[call.approvalId] ??= []);
@@ -259,8 +290,16 @@ function countApproval(next: PendingStep, call: PendingCall, version: InputVersi
   return approvalsOf(next, call, version.number).map((approval) => approval.userId);
 }
 
-function quorumOutcome(next: PendingStep, call: PendingCall, version: InputVersion, userId: string, now: number, approvedBy: string[]): Extract<CallActionResult, { ok: true }> {
-  const need = Math.max(1, version.policy.required);
+function quorumOutcome(
+  next: PendingStep,
+  call: PendingCall,
+  version: InputVersion,
+  required: number,
+  userId: string,
+  now: number,
+  approvedBy: string[],
+): Extract<CallActionResult, { ok: true }> {
+  const need = Math.max(1, required);
   const have = approvedBy.length;
   const base: AuditEventInput = {
     type: 'decision',
@@ -292,10 +331,14 @@ function decide(step: PendingStep, call: PendingCall, request: CallActionRequest
   return { ok: true, transition: completeIfDone(next, [decisionEvent(step, call, decision)]), effect: { kind: 'decided', decision } };
 }
 
-function grantRefusal(policy: PolicyEvaluation, choice: GrantChoice): Refusal | undefined {
-  if (policy.grants === 'forbidden') return { code: 'grant-not-allowed', message: 'The policy does not allow grants for this tool, so nothing changed.' };
-  if (policy.required > 1) {
-    return { code: 'grant-not-allowed', message: `This call needs ${policy.required} approvers, so later calls cannot be allowed ahead of time; nothing changed.` };
+/** A grant must be allowed by every policy that governs the call (a config that now forbids them, or asks for more approvers, wins). */
+function grantRefusal(governing: GoverningPolicy, choice: GrantChoice): Refusal | undefined {
+  const changed = (evaluation: PolicyEvaluation) => (evaluation === governing.stored ? '' : ` ${POLICY_CHANGED_TEXT}`);
+  const forbidding = governingEvaluations(governing).find((evaluation) => evaluation.grants === 'forbidden');
+  if (forbidding) return { code: 'grant-not-allowed', message: `The policy does not allow grants for this tool${changed(forbidding)}, so nothing changed.` };
+  if (governing.required > 1) {
+    const asking = governingEvaluations(governing).find((evaluation) => evaluation.required === governing.required) ?? governing.stored;
+    return { code: 'grant-not-allowed', message: `This call needs ${governing.required} approvers${changed(asking)}, so later calls cannot be allowed ahead of time; nothing changed.` };
   }
   if (!(GRANT_HOURS as readonly number[]).includes(choice.hours)) return { code: 'grant-not-allowed', message: 'That duration is not offered, so nothing changed.' };
   return undefined;
