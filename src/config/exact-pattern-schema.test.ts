@@ -69,6 +69,6 @@ describe('operator patterns the linear-time engine cannot run', () => {
     const config = parseConfigFile(`${withParameterPattern('\\S+')}policy:\n  rules:\n    - { tools: [restart_service], input: [{ field: service, matches: "\\\\s" }] }\n`, 'countersign.yml');
     const tool = createCommandTool(config.tools[0]!);
     expect(tool.inputSchema.safeParse({ service: 'api\u00a0gateway' }).success).toBe(false);
-    expect(evaluatePolicy({ policy: config.policy, toolName: 'restart_service', channel: 'C1', input: { service: 'api\u00a0gateway' } }).rule).toEqual({ index: 0 });
+    expect(evaluatePolicy({ policy: config.policy, toolName: 'restart_service', channel: 'C1', input: { service: 'api\u00a0gateway' } }).rule).toMatchObject({ index: 0 });
   });
 });
