@@ -24,6 +24,7 @@ export function approvedRunsFor(step: PendingStep): Map<string, ApprovedRun> {
       input: version.input,
       inputHash: version.inputHash,
       ...(Object.hasOwn(version, 'submittedInput') ? { submittedInput: version.submittedInput } : {}),
+      ...(call.definitionFingerprint === undefined ? {} : { definitionFingerprint: call.definitionFingerprint }),
       basis: { kind: 'approval', stepId: step.stepId, approvalId: call.approvalId, version: version.number, inputHash: version.inputHash, approvedBy: decision.approvedBy ?? [] },
       ...(version.number > 0 && changes.length > 0
         ? {

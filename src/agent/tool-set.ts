@@ -13,6 +13,7 @@ import { editNoteText, type EditNote } from './edit-note.js';
 import type { ContentFreeFailure } from '../tracing/trace-context.js';
 import { approvedCallsAwaitingRun, unavailableToolText, type AwaitingCall } from './unavailable-tools.js';
 import { changedParametersText, fitsCurrentSchema, resumeSchema } from './changed-parameters.js';
+import { changedDefinitionText, currentFingerprint, definitionChangedSince } from './changed-definition.js';
 import { GrantNoLongerHoldsError } from './revoked-grant.js';
 
 export type TurnContext = Omit<ToolContext, 'toolCallId' | 'idempotencyKey' | 'abortSignal' | 'assertHeld'>;
@@ -48,6 +49,8 @@ export interface ApprovedRun {
   inputHash: string;
   /** For an edited version: the form values the editor submitted, which the schema turned into `input`. */
   submittedInput?: unknown;
+  /** What the tool did when the card was built (`definitionFingerprintOf`); absent in older steps. */
+  definitionFingerprint?: string;
   basis: Extract<ExecutionBasis, { kind: 'approval' }>;
   /** For a call a human edited: told to the model with the result. */
   edit?: EditNote;
@@ -69,7 +72,8 @@ export interface StartingCall {
  * run, so nothing the history says can run a call the gate did not let through.
  * An approved call whose tool this process does not have gets a stand-in that answers "not run"
  * (see `unavailableTool`); so does one whose approved input no longer fits its tool's schema after
- * a deploy (see `resumeSchema`, and `fitsCurrentSchema` for an edited version).
+ * a deploy (see `resumeSchema`, and `fitsCurrentSchema` for an edited version), and one whose tool
+ * a deploy made do something else under the same name and input (see `definitionChangedSince`).
  */
 export function createTurnTools(options: {
   definitions: readonly ToolDefinition[];
@@ -108,6 +112,7 @@ export function createTurnTools(options: {
     // Approved calls of this tool whose input a deploy made unfit for its schema since the approval.
     const changed = new Set<string>();
     const awaiting: AwaitingCall[] = awaitingInHistory.filter((call) => call.toolName === definition.name);
+    const fingerprint = currentFingerprint(definition);
     tools[definition.name] = tool({
       description: definition.description,
       inputSchema: awaiting.length > 0 ? resumeSchema({ schema, awaiting, changed }) : schema,
@@ -130,6 +135,10 @@ export function createTurnTools(options: {
             if (!(await fitsCurrentSchema({ schema, schemaInput, approvedInput: approved.input }))) {
               return answerNotRun({ ...call, input, failed }, changedParametersText(definition.name), PARAMETERS_CHANGED);
             }
+          }
+          // The approver signed the tool as the card's step recorded it, not whatever a deploy made of it since.
+          if (approved && (await definitionChangedSince({ recorded: approved.definitionFingerprint, current: fingerprint }))) {
+            return answerNotRun({ ...call, input, failed }, changedDefinitionText(definition.name), DEFINITION_CHANGED);
           }
           // A grant can be revoked or expire between the gate and the start (the marker, a command slot).
           const assertGrant = gate ? grantCheck({ decision: gate, call, ...(options.findGrant ? { findGrant: options.findGrant } : {}) }) : undefined;
@@ -195,6 +204,7 @@ export function createTurnTools(options: {
 }
 
 const PARAMETERS_CHANGED: ContentFreeFailure = { type: 'tool_parameters_changed', description: 'approved input no longer fits the tool schema' };
+const DEFINITION_CHANGED: ContentFreeFailure = { type: 'tool_definition_changed', description: 'tool definition changed since the approval' };
 const UNAVAILABLE: ContentFreeFailure = { type: 'tool_unavailable', description: 'tool not available' };
 
 /**

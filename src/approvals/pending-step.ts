@@ -72,6 +72,12 @@ export interface PendingCall {
   policy?: PolicyEvaluation;
   /** For approval calls: every version of the input, the model's first. */
   versions?: InputVersion[];
+  /**
+   * For approval calls: what the tool did when the card was built (`definitionFingerprintOf`). An
+   * approval is for that tool: after a deploy that changed it, the call is not run. Absent in steps
+   * stored before it was recorded, and for a tool this process did not have.
+   */
+  definitionFingerprint?: string;
 }
 
 /**

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { parseConfigFile } from '../config/config-file.js';
 import { newThreadState } from '../store/thread-state.js';
+import { definitionFingerprintOf } from '../tools/definition-fingerprint.js';
 import { buildPendingStep } from './build-pending-step.js';
 import { scheduleActor } from './schedule-actor.js';
 
@@ -32,5 +34,33 @@ describe('buildPendingStep: when a question stops waiting', () => {
     expect((await stepFor(scheduleActor('heartbeat'), [question])).expiresAt).toBe(NOW + 2 * HOUR);
     // With an approval call, the step closes at the earlier deadline.
     expect((await stepFor(scheduleActor('heartbeat'), [question, restart])).expiresAt).toBe(NOW + HOUR / 2);
+  });
+});
+
+describe('buildPendingStep: what an approval is for', () => {
+  const restartTool = {
+    name: 'restart_service',
+    description: 'Restart a deployment',
+    inputSchema: z.object({ service: z.string() }),
+    definitionFingerprint: 'rollout restart',
+    execute: async () => 'ok',
+  };
+
+  it("records the tool's definition with each approval call, so a deploy that changes the tool is noticed when it would run", async () => {
+    const step = await buildPendingStep({
+      thread: newThreadState({ teamId: 'T0TEAM', channel: 'C0OPS', threadTs: '1700000000.000100' }, NOW),
+      requesterId: 'U0ALICE',
+      requests: [question, restart],
+      policy,
+      definitionOf: (name) => (name === 'restart_service' ? restartTool : undefined),
+      stepId: 'step1',
+      botUserId: 'U0BOT',
+      now: NOW,
+    });
+    expect(step.calls.map((call) => call.definitionFingerprint)).toEqual([undefined, await definitionFingerprintOf(restartTool)]);
+  });
+
+  it('records none for a tool this process does not have', async () => {
+    expect((await stepFor('U0ALICE', [restart])).calls[0]!.definitionFingerprint).toBeUndefined();
   });
 });

@@ -6,6 +6,7 @@ import { approvalDeadlines } from '../approvals/policy/approval-deadlines.js';
 import { ladderRuleOf } from '../approvals/policy/escalation-scope.js';
 import type { PolicyConfig } from '../config/policy-config-schema.js';
 import type { ThreadState } from '../store/thread-state.js';
+import { definitionFingerprintOf } from '../tools/definition-fingerprint.js';
 import type { ToolDefinition } from '../tools/tool-definition.js';
 import { scheduleNameOf } from './schedule-actor.js';
 
@@ -40,6 +41,8 @@ export async function buildPendingStep(options: {
     if (request.kind === 'approval') {
       call.policy = await evaluateCallPolicy({ policy: options.policy, definition, toolName: request.toolName, input: request.input, context });
       call.versions = [modelVersion({ input: request.input, policy: call.policy, at: now })];
+      // The approval is for the tool as it is now: a deploy that changes what it does voids it (see `createTurnTools`).
+      if (definition?.execute) call.definitionFingerprint = await definitionFingerprintOf(definition);
       const deadlines = approvalDeadlines({ evaluation: call.policy, requestedAt: now });
       expiresAt = Math.min(expiresAt ?? Infinity, deadlines.expiresAt);
       if (deadlines.remindAt !== undefined) remindAt = Math.min(remindAt ?? Infinity, deadlines.remindAt);

@@ -36,6 +36,12 @@ export interface ToolDefinition<INPUT = any, OUTPUT = unknown> {
   /** A zod schema, or a JSON Schema via `jsonSchema()` (MCP tools); the model sees it as JSON Schema. */
   inputSchema: FlexibleSchema<INPUT>;
   approval?: ApprovalRule<INPUT>;
+  /**
+   * What the tool does beyond its input schema, as its source knows it (a command tool's argv
+   * template, an MCP tool's server): change it when the tool starts doing something else, and
+   * approvals given for the old one do not run the new one. See `definitionFingerprintOf`.
+   */
+  definitionFingerprint?: string;
   /** Absent for tools a human answers (`ask_user`): the turn pauses until the answer arrives. */
   execute?: (input: INPUT, context: ToolContext) => Promise<OUTPUT>;
 }

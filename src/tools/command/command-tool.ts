@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { CommandToolConfig } from '../../config/config-schema.js';
 import type { ExecutableToolDefinition } from '../tool-definition.js';
+import { fingerprintOf } from '../definition-fingerprint.js';
 import { renderArgv } from './argv-template.js';
 import { parametersToZodSchema, type ParameterValues } from './parameters-schema.js';
 import { runCommand as defaultRunCommand, type CommandResult, type RunCommandOptions } from './run-command.js';
@@ -35,6 +36,14 @@ export function createCommandTool(
     description: toolConfig.description,
     inputSchema,
     approval: toolConfig.approval,
+    // What decides the argv and how it runs; output limits and the description do not.
+    definitionFingerprint: fingerprintOf({
+      kind: 'command',
+      command: toolConfig.command,
+      parameters: toolConfig.parameters,
+      workingDirectory: toolConfig.workingDirectory ?? null,
+      timeoutSeconds: toolConfig.timeoutSeconds,
+    }),
     async execute(input, context) {
       // Validated again here because approved input may have been edited since the model sent it.
       const parsed = inputSchema.safeParse(input);

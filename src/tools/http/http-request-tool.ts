@@ -4,6 +4,7 @@ import { RESERVED_HTTP_HEADERS, type HttpBaseConfig, type HttpConfig } from '../
 import type { ExecutableToolDefinition, ToolContext } from '../tool-definition.js';
 import { describeBases, findAllowedBase } from './allowed-base.js';
 import { canonicalUrl, urlSpellingProblem } from './canonical-url.js';
+import { fingerprintOf } from '../definition-fingerprint.js';
 import { resolveTemplates } from './header-templates.js';
 import { createRedactor, type Redactor } from './redact.js';
 
@@ -81,6 +82,8 @@ export function createHttpRequestTool(
     inputSchema,
     // A policy rule for http_request (e.g. on `method` or `url`) outranks this.
     approval: (input) => !SAFE_HTTP_METHODS.has(input.method),
+    // Where requests may go and the headers added there, as templates: never the values read into them.
+    definitionFingerprint: fingerprintOf({ kind: 'http', bases: config.bases.map((base) => ({ url: base.url, headers: base.headers })) }),
     async execute(input, context) {
       // Parsed again: an approver may have edited the input since the model sent it.
       const parsed = inputSchema.safeParse(input);

@@ -6,6 +6,7 @@ import type { McpServerConfig } from '../../config/mcp-config-schema.js';
 import { compileToolPattern } from '../../approvals/policy/tool-pattern.js';
 import { commandEnvironment, withholding } from '../command/command-environment.js';
 import { NO_CONFIG_SECRETS, type ConfigSecrets } from '../config-secrets.js';
+import { fingerprintOf } from '../definition-fingerprint.js';
 import { resolveTemplates } from '../http/header-templates.js';
 import { createRedactor, type Redactor } from '../http/redact.js';
 import { createJsonSchemaValidator } from '../json-schema-validator.js';
@@ -304,6 +305,8 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
             : { success: false, error: new Error(result.issues.map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`).join('; ')) };
         },
       }),
+      // The schema is part of every tool's fingerprint (definitionFingerprintOf); this names whom the call goes to.
+      definitionFingerprint: fingerprintOf({ kind: 'mcp', server: serverIdentity(name, config), tool: tool.name }),
       // No rule of its own: it needs approval unless a policy rule says otherwise, or the operator
       // chose to trust this server's readOnlyHint.
       ...(trusted ? { approval: 'never' as const } : {}),
@@ -382,6 +385,12 @@ async function listAllTools(client: MCPClient, timeoutMs: number): Promise<ListT
     tools.push(...page.tools);
   }
   return tools;
+}
+
+/** Which server a call reaches, as the config names it: variable and header names, never their values. */
+function serverIdentity(name: string, config: McpServerConfig): unknown {
+  if (config.transport === 'http') return { name, transport: 'http', url: config.url, headers: Object.keys(config.headers).sort() };
+  return { name, transport: 'stdio', command: config.command, args: config.args, cwd: config.cwd ?? null, env: Object.keys(config.env).sort() };
 }
 
 function toolSignature(tool: ListToolsResult['tools'][number]): string {

@@ -1,0 +1,21 @@
+import { createHash } from 'node:crypto';
+import { asSchema } from 'ai';
+import { canonicalJson } from '../approvals/input-version.js';
+import type { ToolDefinition } from './tool-definition.js';
+
+/** A hash of a tool source's description of what a tool does (see `ToolDefinition.definitionFingerprint`). */
+export function fingerprintOf(definition: unknown): string {
+  return createHash('sha256').update(canonicalJson(definition)).digest('base64url');
+}
+
+/**
+ * What a tool does, as one hash: what its source declares (a command tool's argv template, an MCP
+ * tool's server) and its input schema as the model sees it (parameters, their defaults and limits).
+ * An approval records it, so a deploy that makes the tool do something else while the card waits
+ * leaves the approval for the old definition unused. Configured secrets are never part of it:
+ * sources declare `${VAR}` templates and variable names, never values.
+ */
+export async function definitionFingerprintOf(definition: ToolDefinition): Promise<string> {
+  const inputSchema = await asSchema(definition.inputSchema).jsonSchema;
+  return fingerprintOf({ declared: definition.definitionFingerprint ?? null, inputSchema });
+}
