@@ -14,6 +14,7 @@ import type { ContentFreeFailure } from '../tracing/trace-context.js';
 import { approvedCallsAwaitingRun, unavailableToolText, type AwaitingCall } from './unavailable-tools.js';
 import { changedParametersText, fitsCurrentSchema, resumeSchema } from './changed-parameters.js';
 import { changedDefinitionText, currentFingerprint, definitionChangedSince } from './changed-definition.js';
+import { definitionFingerprintOf } from '../tools/definition-fingerprint.js';
 import { GrantNoLongerHoldsError } from './revoked-grant.js';
 
 export type TurnContext = Omit<ToolContext, 'toolCallId' | 'idempotencyKey' | 'abortSignal' | 'assertHeld'>;
@@ -141,7 +142,7 @@ export function createTurnTools(options: {
             return answerNotRun({ ...call, input, failed }, changedDefinitionText(definition.name), DEFINITION_CHANGED);
           }
           // A grant can be revoked or expire between the gate and the start (the marker, a command slot).
-          const assertGrant = gate ? grantCheck({ decision: gate, call, ...(options.findGrant ? { findGrant: options.findGrant } : {}) }) : undefined;
+          const assertGrant = gate ? grantCheck({ decision: gate, call, definitionFingerprint: fingerprint, ...(options.findGrant ? { findGrant: options.findGrant } : {}) }) : undefined;
           const started = performance.now();
           const report = (outcome: Partial<ExecutionReport>) =>
             options.afterExecute?.({ toolCallId, toolName: definition.name, status: 'ok', durationMs: Math.round(performance.now() - started), ...outcome });
@@ -319,7 +320,7 @@ export function createToolApproval(options: {
       options.onAutomaticApproval?.({ toolCallId: toolCall.toolCallId, toolName: toolCall.toolName, input: toolCall.input, mode });
       return { type: 'approved', reason: `auto-approve mode (${mode})` };
     }
-    const grant = await options.findGrant?.({ toolName: toolCall.toolName, input: toolCall.input, evaluation });
+    const grant = await options.findGrant?.({ toolName: toolCall.toolName, input: toolCall.input, evaluation, ...(definition ? { definitionFingerprint: () => definitionFingerprintOf(definition) } : {}) });
     if (grant) {
       letThrough({ kind: 'grant', grantId: grant.grantId, grantedBy: grant.grantedBy }, evaluation);
       options.onAutomaticApproval?.({ toolCallId: toolCall.toolCallId, toolName: toolCall.toolName, input: toolCall.input, mode: 'channel', grant });
@@ -333,7 +334,14 @@ export function createToolApproval(options: {
  * A live grant covering this call, if any (see `grantCovers`); with `grantId`, only that grant, so
  * a call let through on it can check it is still there (not revoked, not expired) before it starts.
  */
-export type FindGrant = (call: { toolName: string; input: unknown; evaluation: PolicyEvaluation; grantId?: string }) => Promise<Grant | undefined>;
+export type FindGrant = (call: {
+  toolName: string;
+  input: unknown;
+  evaluation: PolicyEvaluation;
+  grantId?: string;
+  /** What the tool does now (`definitionFingerprintOf`), asked only when there are grants to check. */
+  definitionFingerprint?: () => Promise<string>;
+}) => Promise<Grant | undefined>;
 
 /** What the gate let a call through on, with the call it judged, so it counts for no other call under the same id. */
 export interface GateBasis {
@@ -348,13 +356,13 @@ export interface GateBasis {
  * For a call the gate let through on a grant: throws `GrantNoLongerHoldsError` unless that grant
  * is still listed and still covers the call. Fails closed without a lookup or the gate's evaluation.
  */
-function grantCheck(options: { decision: GateBasis; call: ModelCall; findGrant?: FindGrant }): (() => Promise<void>) | undefined {
-  const { decision, call, findGrant } = options;
+function grantCheck(options: { decision: GateBasis; call: ModelCall; definitionFingerprint: () => Promise<string>; findGrant?: FindGrant }): (() => Promise<void>) | undefined {
+  const { decision, call, findGrant, definitionFingerprint } = options;
   const { basis, evaluation } = decision;
   if (basis.kind !== 'grant') return undefined;
   const refused = { grantId: basis.grantId, toolName: call.toolName };
   return async () => {
-    const grant = findGrant && evaluation ? await findGrant({ toolName: call.toolName, input: call.input, evaluation, grantId: basis.grantId }) : undefined;
+    const grant = findGrant && evaluation ? await findGrant({ toolName: call.toolName, input: call.input, evaluation, grantId: basis.grantId, definitionFingerprint }) : undefined;
     if (grant?.grantId !== basis.grantId) throw new GrantNoLongerHoldsError(refused);
   };
 }

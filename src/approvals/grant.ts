@@ -28,6 +28,12 @@ export interface Grant {
    * reorders rules cannot hand the grant to a rule its grantor never approved under.
    */
   evaluation: PolicyEvaluation;
+  /**
+   * What the tool did when the card was posted (`definitionFingerprintOf`): a deploy that makes the
+   * tool do something else ends the grant, as it voids a waiting approval. Absent in grants given on
+   * cards posted before it was recorded: those are judged as then, by tool name and rule.
+   */
+  definitionFingerprint?: string;
   grantedBy: string;
   /** Epoch milliseconds. */
   createdAt: number;
@@ -51,6 +57,8 @@ export interface GrantCandidate {
   input: unknown;
   /** The policy for this call's input, now. */
   evaluation: PolicyEvaluation;
+  /** What the tool does now (`definitionFingerprintOf`). */
+  definitionFingerprint?: string;
   requesterId: string;
   /** Members of the groups `evaluation` names, to check the grantor could approve this call. */
   groupMembers: GroupMembers;
@@ -66,6 +74,7 @@ export interface GrantCandidate {
 export function grantCovers(grant: Grant, call: GrantCandidate): boolean {
   if (grant.expiresAt <= call.now || grant.toolName !== call.toolName || grant.channel !== call.channel) return false;
   if (grant.scope === 'thread' && grant.threadTs !== call.threadTs) return false;
+  if (grant.definitionFingerprint !== undefined && grant.definitionFingerprint !== call.definitionFingerprint) return false;
   const { evaluation } = call;
   if (evaluation.grants === 'forbidden' || evaluation.required > 1 || grant.evaluation.required > 1) return false;
   if (!sameRule(grant.evaluation, evaluation) || escalates({ before: grant.evaluation, after: evaluation })) return false;

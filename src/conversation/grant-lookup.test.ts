@@ -6,6 +6,7 @@ import type { Grant } from '../approvals/grant.js';
 import { evaluatePolicy } from '../approvals/policy/evaluate-policy.js';
 import { parseConfigFile } from '../config/config-file.js';
 import type { PolicyConfig } from '../config/policy-config-schema.js';
+import { definitionFingerprintOf } from '../tools/definition-fingerprint.js';
 import type { ToolDefinition } from '../tools/tool-definition.js';
 import { createGrantLookup } from './grant-lookup.js';
 
@@ -37,23 +38,17 @@ function grantUnder({ before, namespace }: { before: PolicyConfig; namespace: st
   return { grantId: 'g1', teamId: 'T1', channel: 'C1', scope: 'channel', toolName: 'restart', identicalArgumentsOnly: false, input: { namespace }, evaluation, grantedBy: 'UBOB', createdAt: now, expiresAt: now + 3_600_000 };
 }
 
+/** The restart tool; `does` stands for what its source declares it runs (a command tool's argv template). */
+function restartTool(does?: string): ToolDefinition {
+  return { name: 'restart', description: 'r', inputSchema: z.object({ namespace: z.string() }), approval: 'always', execute: async () => 'ok', ...(does === undefined ? {} : { definitionFingerprint: does }) };
+}
+
 /** Alice's later call in the channel, after a deploy brought config `after`: the real gate, the real grant lookup. */
-async function callAfterDeploy({ grant, after, namespace }: { grant: Grant; after: PolicyConfig; namespace: string }) {
+async function callAfterDeploy({ grant, after, namespace, toolDoes }: { grant: Grant; after: PolicyConfig; namespace: string; toolDoes?: string }) {
   const store = { listGrants: async ({ now }: { now: number }) => [grant].filter((stored) => stored.expiresAt > now) };
   const lookup = createGrantLookup({ store: store as never, resolveGroups: async () => new Map(), now: () => Date.now() });
   const executed: unknown[] = [];
-  const definitions: ToolDefinition[] = [
-    {
-      name: 'restart',
-      description: 'r',
-      inputSchema: z.object({ namespace: z.string() }),
-      approval: 'always',
-      execute: async (input) => {
-        executed.push(input);
-        return 'ok';
-      },
-    },
-  ];
+  const definitions: ToolDefinition[] = [{ ...restartTool(toolDoes), execute: async (input) => executed.push(input) && 'ok' }];
   const outcome = await runTurn({
     model: mockStreamingModel([callReply(namespace), textReply]),
     instructions: 'test',
@@ -100,5 +95,13 @@ describe('a grant after a deploy changed countersign.yml', () => {
     const call = await callAfterDeploy({ grant, after: policyOf(STAGING), namespace: 'staging' });
     expect(call.cardFor).toEqual(['restart']);
     expect(call.executed).toEqual([]);
+  });
+
+  it('does not apply a grant once a deploy changed what the tool does (same name, rule and input)', async () => {
+    const grant = { ...grantUnder({ before: policyOf(STAGING), namespace: 'staging' }), definitionFingerprint: await definitionFingerprintOf(restartTool('rollout restart')) };
+    const changed = await callAfterDeploy({ grant, after: policyOf(STAGING), namespace: 'staging', toolDoes: 'delete' });
+    expect(changed).toEqual({ cardFor: ['restart'], executed: [] });
+    const same = await callAfterDeploy({ grant, after: policyOf(STAGING), namespace: 'staging', toolDoes: 'rollout restart' });
+    expect(same).toEqual({ cardFor: [], executed: [{ namespace: 'staging' }] });
   });
 });

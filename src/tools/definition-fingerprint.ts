@@ -15,7 +15,19 @@ export function fingerprintOf(definition: unknown): string {
  * leaves the approval for the old definition unused. Configured secrets are never part of it:
  * sources declare `${VAR}` templates and variable names, never values.
  */
-export async function definitionFingerprintOf(definition: ToolDefinition): Promise<string> {
+export function definitionFingerprintOf(definition: ToolDefinition): Promise<string> {
+  let fingerprint = computed.get(definition);
+  if (fingerprint === undefined) {
+    fingerprint = computeFingerprint(definition);
+    computed.set(definition, fingerprint);
+  }
+  return fingerprint;
+}
+
+/** A loaded definition does not change (a deploy or an MCP reconnect makes new ones): worked out once each, since the grant gate asks per call. */
+const computed = new WeakMap<ToolDefinition, Promise<string>>();
+
+async function computeFingerprint(definition: ToolDefinition): Promise<string> {
   const inputSchema = await asSchema(definition.inputSchema).jsonSchema;
   return fingerprintOf({ declared: definition.definitionFingerprint ?? null, inputSchema });
 }

@@ -15,6 +15,7 @@ import { commitTransition } from '../../src/approvals/transitions/commit-transit
 import { parseConfigFile } from '../../src/config/config-file.js';
 import type { PolicyConfig } from '../../src/config/policy-config-schema.js';
 import { buildPendingStep } from '../../src/conversation/build-pending-step.js';
+import { definitionFingerprintOf } from '../../src/tools/definition-fingerprint.js';
 import { judgeRetry } from '../../src/conversation/failed-turn.js';
 import type { ThreadMessenger } from '../../src/conversation/thread-messenger.js';
 import type { ThreadWorker } from '../../src/conversation/thread-worker.js';
@@ -123,7 +124,8 @@ export function createWorld({ store, policy, startAt }: { store: StateStore; pol
     const evaluation = await evaluateCallPolicy({ policy, definition: restart, toolName: 'restart', input, context: context(requesterId, threadTs) });
     const groupMembers = await resolveGroups([ONCALL_GROUP]);
     const grants = await store.listGrants({ teamId: TEAM, channel: CHANNEL, now: now() });
-    const grant = grants.find((candidate) => grantCovers(candidate, { toolName: 'restart', channel: CHANNEL, threadTs, input, evaluation, requesterId, groupMembers, now: now() }));
+    const definitionFingerprint = await definitionFingerprintOf(restart);
+    const grant = grants.find((candidate) => grantCovers(candidate, { toolName: 'restart', channel: CHANNEL, threadTs, input, evaluation, definitionFingerprint, requesterId, groupMembers, now: now() }));
     if (grant) {
       executions.push({ stepId: `grant:${grant.grantId}`, input, via: 'grant' });
       return { ran: true };

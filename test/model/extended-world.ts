@@ -12,6 +12,7 @@ import { supersedeTransition } from '../../src/approvals/transitions/close-step.
 import { commitTransition } from '../../src/approvals/transitions/commit-transition.js';
 import type { PolicyConfig } from '../../src/config/policy-config-schema.js';
 import { buildPendingStep } from '../../src/conversation/build-pending-step.js';
+import { definitionFingerprintOf } from '../../src/tools/definition-fingerprint.js';
 import { judgeRetry } from '../../src/conversation/failed-turn.js';
 import { createStepResumer } from '../../src/conversation/resume-step.js';
 import type { ThreadMessenger } from '../../src/conversation/thread-messenger.js';
@@ -159,10 +160,11 @@ export function createExtendedWorld({ store, policy, startAt }: { store: StateSt
   async function findGrant(call: { input: Input; requesterId: string; threadTs: string; evaluation: PolicyEvaluation; grantId?: string }): Promise<Grant | undefined> {
     const groupMembers = await resolveGroups(approverGroupIds(call.evaluation));
     const grants = await store.listGrants({ teamId: TEAM, channel: CHANNEL, now: now() });
+    const fingerprint = await definitionFingerprintOf(restart);
     return grants.find(
       (grant) =>
         (call.grantId === undefined || grant.grantId === call.grantId) &&
-        grantCovers(grant, { toolName: 'restart', channel: CHANNEL, threadTs: call.threadTs, input: call.input, evaluation: call.evaluation, requesterId: call.requesterId, groupMembers, now: now() }),
+        grantCovers(grant, { toolName: 'restart', channel: CHANNEL, threadTs: call.threadTs, input: call.input, evaluation: call.evaluation, definitionFingerprint: fingerprint, requesterId: call.requesterId, groupMembers, now: now() }),
     );
   }
 

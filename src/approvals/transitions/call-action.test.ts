@@ -88,6 +88,13 @@ describe('applyCallAction: every action is authorised from the stored step', () 
     expect((result as Extract<CallActionResult, { ok: true }>).transition.audit.map((event) => event.type)).toEqual(['decision', 'grant-created']);
   });
 
+  it('binds the grant to the tool as the card recorded it, so a deploy that changes what the tool does ends it', () => {
+    const step = makeStep(['a1']);
+    step.calls[0]!.definitionFingerprint = 'fp-rollout-restart';
+    const result = act(step, BOB, { kind: 'approve', version: 0, grant: { scope: 'channel', hours: 1, identicalArgumentsOnly: false } });
+    expect(result).toMatchObject({ ok: true, transition: { grant: { definitionFingerprint: 'fp-rollout-restart' } } });
+  });
+
   it('lets only the requester answer or decline a question', () => {
     const question = makeStep([{ approvalId: 'q1', kind: 'question', input: { question: 'Which region?' } }]);
     expect(refusalOf(act(question, BOB, { kind: 'deny' }))).toBe('not-requester');
