@@ -1,7 +1,7 @@
 import { closingToolMessage } from '../agent/decision-messages.js';
 import { closeUnansweredCalls, recordUnrecordedCalls } from '../agent/interrupted-calls.js';
 import { supersedeTransition } from '../approvals/transitions/close-step.js';
-import { commitTransition } from '../approvals/transitions/commit-transition.js';
+import { commitTransition, StepContendedError } from '../approvals/transitions/commit-transition.js';
 import type { ThreadState } from '../store/thread-state.js';
 import { postOutbox } from './answer-outbox.js';
 import type { CloseInterruptedCalls } from './close-interrupted-calls.js';
@@ -17,6 +17,11 @@ import type { MessageWorkItem } from './work-item.js';
 
 /** Enough to recognise a re-delivered item after a crash; older messages are long answered. */
 const HANDLED_TS_KEPT = 50;
+/**
+ * Each resume needs a step decided between its card being posted and the message closing it, so a
+ * longer chain means something keeps deciding at once; the message then stops, saying so.
+ */
+const MAX_RESUMES_BEFORE_MESSAGE = 5;
 
 type MessageDependencies = Pick<PhaseDependencies, 'store' | 'logger' | 'now' | 'botUserId'> & {
   loadThread: LoadThread;
@@ -91,27 +96,39 @@ export function createMessageHandler(options: MessageDependencies) {
     thread.messages = recordUnrecordedCalls(closed, markers);
   }
 
-  /** A newer message closes the open card, unless every call was already decided: then it resumes first. */
+  /**
+   * A newer message closes the open card, unless every call was already decided: then it resumes
+   * first. The resumed turn may ask again, and the step it opens is settled the same way, so the
+   * message never goes on past a live card (whose calls the model would be told did not run).
+   */
   async function settlePendingStep(scope: TurnScope, thread: ThreadState, userId: string): Promise<void> {
-    const stepId = thread.pendingStepId as string;
+    for (let resumes = 0; thread.pendingStepId !== undefined; resumes += 1) {
+      const stepId = thread.pendingStepId;
+      if (await supersede(scope, thread, { stepId, userId })) return;
+      // Decided before the message closed it: its approvers' decision stands and the turn runs.
+      if (resumes === MAX_RESUMES_BEFORE_MESSAGE) throw new StepContendedError({ stepId, attempts: resumes + 1 });
+      if (!(await resumer.claimAndResume(scope, thread, stepId))) {
+        delete thread.pendingStepId;
+        return;
+      }
+      await scope.flush();
+      Object.assign(thread, await loadThread(thread));
+    }
+  }
+
+  /** True when the open step was closed for the message; its calls are told so and its card says it. */
+  async function supersede(scope: TurnScope, thread: ThreadState, { stepId, userId }: { stepId: string; userId: string }): Promise<boolean> {
     const superseded = await scope.lease.guard(() =>
       commitTransition(store, stepId, (step) => {
         const transition = supersedeTransition(step, { userId, now: now() });
         return transition && { ...transition, fence: scope.lease.fence };
       }),
     );
-    if (superseded) {
-      thread.messages.push(closingToolMessage(superseded));
-      delete thread.pendingStepId;
-      await cards.refreshCard(scope, superseded);
-      return;
-    }
-    if (await resumer.claimAndResume(scope, thread, stepId)) {
-      await scope.flush();
-      Object.assign(thread, await loadThread(thread));
-      return;
-    }
+    if (!superseded) return false;
+    thread.messages.push(closingToolMessage(superseded));
     delete thread.pendingStepId;
+    await cards.refreshCard(scope, superseded);
+    return true;
   }
 
   return handleMessage;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { conversationOf } from '../helpers/fake-openai.js';
+import { conversationOf, type ScriptedReply } from '../helpers/fake-openai.js';
 import { blockActionsPayload, postSlackEvent, postSlackInteraction } from '../helpers/signed-request.js';
 import { CHANNEL, SIGNING_SECRET, TEAM_ID, cardButtons, nextTs, startHarness, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
 
@@ -30,8 +30,9 @@ function movableClock() {
   return { now: () => Date.now() + aheadMs, moveTo: (ms: number) => (aheadMs = ms) };
 }
 
-async function pausedCall(h: Harness, answer: string) {
-  h.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'worker', namespace: 'prod' } }] }, { text: answer });
+/** `afterResume`: what the model says once the approved call's turn resumes (an answer, or more calls). */
+async function pausedCall(h: Harness, afterResume: string | ScriptedReply) {
+  h.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'worker', namespace: 'prod' } }] }, typeof afterResume === 'string' ? { text: afterResume } : afterResume);
   const threadTs = nextTs();
   await h.mention({ user: 'UALICE', text: 'restart the worker in prod', ts: threadTs });
   const card = await waitFor(() => threadReplies(h, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'card' });
@@ -47,11 +48,11 @@ async function pausedCall(h: Harness, answer: string) {
  * fails with 503s, and the lead (named by id) approves through the other replica, which resumes the
  * turn and cannot check that Bob is still in @sre.
  */
-async function quorumReachedWhileSlackFails(clock: ReturnType<typeof movableClock>) {
+async function quorumReachedWhileSlackFails(clock: ReturnType<typeof movableClock>, afterResume: string | ScriptedReply = 'Restarted.') {
   const a = await startHarness({ extraYaml: SRE_AND_LEAD, now: clock.now, sweepIntervalMs: 100 });
   const b = await a.startReplica();
   a.slack.setUsergroupUsers('S0SRE', ['UBOB']);
-  const call = await pausedCall(a, 'Restarted.');
+  const call = await pausedCall(a, afterResume);
   await call.clickVia(a, 'UBOB');
   await waitFor(() => call.cardText().includes('1 of 2'), { message: '1 of 2' });
   a.slack.failWhen('usergroups.users.list', () => true, { status: 503 });
@@ -138,6 +139,40 @@ describe('a new message while the approved call waits for its groups', () => {
       expect(toolResult).toContain('Not run: could not check who is in the user group S0SRE');
       expect(toolResult).not.toMatch(/Declined|human decision/);
       expect(call.cardText()).toContain('Not run');
+    } finally {
+      await b.stop();
+      await a.stop();
+    }
+  });
+
+  it('closes the card the resumed turn asks for too, so the call cannot run after the model was told it did not', async () => {
+    const clock = movableClock();
+    // Resumed inside the message's handling, the turn asks to restart the api as well.
+    const { a, b, call } = await quorumReachedWhileSlackFails(clock, { toolCalls: [{ name: 'restart_service', arguments: { service: 'api', namespace: 'prod' } }] });
+    try {
+      a.openai.enqueue({ text: 'Nothing ran.' });
+      await a.threadMessage({ user: 'UALICE', text: 'what happened?', threadTs: call.threadTs });
+      await waitFor(() => threadReplies(a, call.threadTs).some((message) => message.text === 'Nothing ran.'), { message: 'the answer' });
+      await a.settled();
+      a.slack.failWhen('usergroups.users.list', undefined);
+
+      const apiCard = a.slack.callsTo('chat.postMessage').find((posted) => JSON.stringify(posted.args.blocks ?? []).includes('\\"api\\"'));
+      const apiCardNow = threadReplies(a, call.threadTs).find((message) => message.ts !== call.card.ts && JSON.stringify(message.blocks ?? []).includes('restart_service'));
+      expect(apiCard, 'the resumed turn posted a card for the api restart').toBeDefined();
+      expect(cardButtons(apiCardNow?.blocks)).toEqual([]);
+      expect(JSON.stringify(apiCardNow?.blocks)).toMatch(/superseded by a newer message/);
+
+      // The model was told the api restart was closed for Alice's message, once, not that it was interrupted.
+      const toolResults = conversationOf(a.openai.requests.at(-1)!).filter((message) => message.role === 'tool');
+      expect(toolResults.map((message) => message.toolCallId)).toEqual(['call_1', 'call_2']);
+      expect(toolResults[1]?.text).toContain('sent a newer message before this call was decided');
+
+      // An approval click on the api card as it was posted changes nothing.
+      const approve = cardButtons(apiCard?.args.blocks).find((button) => button.actionId === 'countersign_approve')!;
+      await a.click({ user: 'U0LEAD', cardTs: apiCardNow!.ts, threadTs: call.threadTs, ...approve });
+      await a.slack.waitForCall('chat.postEphemeral', (posted) => String(posted.args.text).includes('newer message'));
+      await a.settled();
+      expect({ invocations: a.invocations(), modelRequests: a.openai.requests.length }).toEqual({ invocations: [], modelRequests: 3 });
     } finally {
       await b.stop();
       await a.stop();
