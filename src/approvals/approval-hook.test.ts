@@ -1,11 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../config/config-error.js';
-import { readHookDecision, resolveApprovalHook, type ApprovalHookOption } from './approval-hook.js';
+import { readHookDecision, resolveApprovalHook, type ApprovalHookOption, type ApprovalHookRequest } from './approval-hook.js';
 
 describe('resolveApprovalHook', () => {
   it('names a function hook after the function, with the default time limit', () => {
     expect(resolveApprovalHook(async function changeFreeze() { return undefined; })).toMatchObject({ name: 'changeFreeze', timeoutMs: 5_000 });
     expect(resolveApprovalHook(undefined)).toBeUndefined();
+  });
+
+  it('accepts a function whatever its incidental JavaScript name (bound, minified), naming it onApprovalRequest then', () => {
+    const policyService = { decide(_request: ApprovalHookRequest) { return undefined; } };
+    // `onApprovalRequest: policyService.decide.bind(policyService)`: the function's name is "bound decide".
+    expect(resolveApprovalHook(policyService.decide.bind(policyService))).toMatchObject({ name: 'onApprovalRequest' });
+    // A bundler names functions like `$e`.
+    const minified = { $e: () => undefined }.$e;
+    expect(resolveApprovalHook(minified)).toMatchObject({ name: 'onApprovalRequest' });
   });
 
   const noOpinion = () => undefined;

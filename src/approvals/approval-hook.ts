@@ -63,13 +63,21 @@ export function deciderText(userId: string): string {
 /** Checks the option once, at start-up: a bad name or time limit is a programming error, said plainly. */
 export function resolveApprovalHook(option: ApprovalHookOption | undefined): ApprovalHook | undefined {
   if (option === undefined) return undefined;
-  const given = typeof option === 'function' ? { name: option.name || 'onApprovalRequest', decide: option } : option;
+  const given = typeof option === 'function' ? { name: nameOfFunction(option), decide: option } : option;
   const problem = (field: string, message: string) => new ConfigError({ problems: [{ field: `onApprovalRequest.${field}`, message }] });
   if (typeof given.decide !== 'function') throw problem('decide', 'must be a function');
   if (!HOOK_NAME_PATTERN.test(given.name)) throw problem('name', `must be 1–64 letters, digits, '.', '_' or '-' (got ${JSON.stringify(given.name)})`);
   const timeoutMs = 'timeoutMs' in given && given.timeoutMs !== undefined ? given.timeoutMs : DEFAULT_APPROVAL_HOOK_TIMEOUT_MS;
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw problem('timeoutMs', 'must be a positive number of milliseconds');
   return { name: given.name, decide: given.decide, timeoutMs };
+}
+
+/**
+ * A plain function's name is incidental (`bound decide`, a minifier's `$e`), not something the
+ * operator chose: used when it is a valid hook name, else the option's. Only an explicit `name` can be wrong.
+ */
+function nameOfFunction(decide: ApprovalHookFunction): string {
+  return HOOK_NAME_PATTERN.test(decide.name) ? decide.name : 'onApprovalRequest';
 }
 
 /** The reason a model and the card are shown; a hook is code, but what it returns is checked like input. */

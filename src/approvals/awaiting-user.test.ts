@@ -26,6 +26,13 @@ describe('callsAwaitingUser', () => {
     expect(judge([quorum], 'UBOB')).toEqual(['two']);
   });
 
+  it('leaves out a step the approval hook is still deciding, until the mark\'s deadline', () => {
+    const deciding = makeStep(['apv-1'], { hookDecidingUntil: CREATED_AT + 5_000 });
+    expect(judge([deciding], 'UCAROL')).toEqual([]);
+    // Left behind by a process that stopped mid-hook: ignored once the hook's time is up.
+    expect(judge([deciding], 'UCAROL', { now: CREATED_AT + 5_000 })).toEqual(['apv-1']);
+  });
+
   it('resolves user groups: a member may approve, anyone else may not, and an unresolved group lets nobody in', () => {
     const step = makeStep([{ approvalId: 'oncall', policy: evaluation({ approvers: [{ kind: 'group', groupId: 'S0ONCALL' }] }) }]);
     expect(groupsNamedBy([step])).toEqual(['S0ONCALL']);

@@ -1,5 +1,5 @@
 import { approvalsOf, currentVersion } from './input-version.js';
-import { isQuestion, undecidedCalls, type InputVersion, type PendingCall, type PendingStep } from './pending-step.js';
+import { hookIsDeciding, isQuestion, undecidedCalls, type InputVersion, type PendingCall, type PendingStep } from './pending-step.js';
 import { approverGroupIds, type GroupMembers } from './policy/approver-eligibility.js';
 import { authorizeApprover } from './policy/authorize-approver.js';
 
@@ -14,7 +14,8 @@ export interface AwaitingCall {
  * The undecided approval calls `userId` may approve right now, newest step first: the same
  * judgement a click gets (`applyCallAction` → `authorizeApprover` under the current version's
  * policy, so no self-approval and no second approval towards a quorum), limited to channels the
- * person is in (`memberOf`) and to steps that have not expired. Pure.
+ * person is in (`memberOf`) and to steps that have not expired and that the approval hook is not
+ * still deciding (a click would be refused, and the hook's decision comes first). Pure.
  */
 export function callsAwaitingUser({
   steps,
@@ -33,6 +34,7 @@ export function callsAwaitingUser({
   for (const step of steps) {
     if (step.phase !== 'pending' || !memberOf.has(step.channel)) continue;
     if (step.expiresAt !== undefined && now >= step.expiresAt) continue;
+    if (hookIsDeciding(step, now)) continue;
     for (const call of undecidedCalls(step)) {
       const version = isQuestion(call) ? undefined : currentVersion(call);
       if (!version) continue;

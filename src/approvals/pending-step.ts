@@ -151,6 +151,14 @@ export interface PendingStep {
   /** Epoch milliseconds: when to remind the approvers, if a policy asks for it (an edit may bring it forward too). */
   remindAt?: number;
   escalation?: StepEscalation;
+  /**
+   * Epoch milliseconds: until then the approval hook (`onApprovalRequest`) may still be deciding
+   * this step's calls, so nobody else may act on them: App Home does not list them and clicks are
+   * refused. Set when the step is created (only when the hook will be asked), removed by the hook's
+   * last write. A process that stopped while its hook was deciding leaves it behind; past the
+   * deadline (the hook's time limit) it is ignored, so the step never stays undecidable.
+   */
+  hookDecidingUntil?: number;
   phase: StepPhase;
   /**
    * W3C trace context of the turn that paused on this step: the decision, the wait for it and the
@@ -174,4 +182,9 @@ export function undecidedCalls(step: PendingStep): PendingCall[] {
 /** `hasOwn`: an approval id such as "constructor" must not find Object.prototype members. */
 export function decisionOf(step: PendingStep, approvalId: string): Decision | undefined {
   return Object.hasOwn(step.decisions, approvalId) ? step.decisions[approvalId] : undefined;
+}
+
+/** Whether the approval hook may still decide the step's calls at `now` (see `hookDecidingUntil`). */
+export function hookIsDeciding(step: Pick<PendingStep, 'hookDecidingUntil'>, now: number): boolean {
+  return step.hookDecidingUntil !== undefined && now < step.hookDecidingUntil;
 }

@@ -1,12 +1,15 @@
 import { hookActor, readHookDecision, type ApprovalHook, type ApprovalHookRequest } from '../approvals/approval-hook.js';
 import { currentVersion } from '../approvals/input-version.js';
 import { isQuestion, type PendingCall, type PendingStep } from '../approvals/pending-step.js';
-import { hookDecisionTransition, hookMayApprove, type HookVerdict } from '../approvals/transitions/hook-decision.js';
+import { hookDecisionRefusal, hookDecisionTransition, hookFinishedTransition, hookMayApprove, type HookDecisionRefusal, type HookVerdict } from '../approvals/transitions/hook-decision.js';
 import { commitTransition } from '../approvals/transitions/commit-transition.js';
 import { appendQuietly } from '../audit/audit-log.js';
 import { isFencedError } from '../store/fenced-error.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
 import type { TurnScope } from './turn-scope.js';
+
+/** How long after the hook's time limit its last answer may take to be written. */
+const HOOK_RECORD_GRACE_MS = 2_000;
 
 type HookDependencies = Pick<PhaseDependencies, 'store' | 'audit' | 'logger' | 'now' | 'metrics' | 'approvalHook'>;
 
@@ -74,37 +77,92 @@ export function createApprovalHookConsultation(options: HookDependencies) {
     );
   }
 
+  /**
+   * A decision the hook made that could not count, because the step moved on while it decided (a
+   * click after the mark's deadline, a newer message, expiry): said in the log and the audit trail,
+   * never dropped silently, since what the hook decided (a veto, say) did not happen.
+   */
+  async function recordNotCounted(step: PendingStep, call: PendingCall, active: ApprovalHook, verdict: HookVerdict, notCounted: HookDecisionRefusal): Promise<void> {
+    const reason = `the approval hook's ${verdict.decision === 'deny' ? `deny (${verdict.reason})` : 'approval'} came too late: ${notCounted.reason}`;
+    logger.warn({ event: 'approval-hook-not-counted', hook: active.name, stepId: step.stepId, toolName: call.toolName, decision: verdict.decision, code: notCounted.code }, reason);
+    await appendQuietly(
+      options.audit,
+      { type: 'action-refused', teamId: step.teamId, stepId: step.stepId, approvalId: call.approvalId, toolName: call.toolName, userId: hookActor(active.name), action: verdict.decision, code: notCounted.code, reason },
+      logger,
+    );
+  }
+
+  /** Commits one verdict; `finished` when it is the hook's last write on the step. Undefined when nothing was written. */
+  async function commitVerdict(scope: TurnScope, step: PendingStep, call: PendingCall, active: ApprovalHook, verdict: HookVerdict, finished: boolean): Promise<PendingStep | undefined> {
+    let notCounted: HookDecisionRefusal | undefined;
+    const committed = await scope.lease
+      .guard(() =>
+        commitTransition(store, step.stepId, (current) => {
+          const at = now();
+          notCounted = hookDecisionRefusal(current, { approvalId: call.approvalId, verdict, now: at });
+          const transition = hookDecisionTransition(current, { approvalId: call.approvalId, hookName: active.name, verdict, now: at, finished });
+          return transition && { ...transition, fence: scope.lease.fence };
+        }),
+      )
+      .catch((error: unknown) => {
+        if (isFencedError(error) || scope.lease.lost()) throw error;
+        // Not written: the card is still posted, and people decide this call.
+        logger.error({ event: 'approval-hook-not-recorded', hook: active.name, stepId: step.stepId, toolName: call.toolName, err: error }, "could not record the approval hook's decision; the call waits for people");
+        return undefined;
+      });
+    if (!committed && notCounted) await recordNotCounted(step, call, active, verdict, notCounted);
+    return committed;
+  }
+
+  /** People may act on the step again (the hook timed out, failed, or left the calls to them). */
+  async function releaseStep(scope: TurnScope, step: PendingStep): Promise<PendingStep> {
+    const released = await scope.lease
+      .guard(() =>
+        commitTransition(store, step.stepId, (current) => {
+          const transition = hookFinishedTransition(current);
+          return transition && { ...transition, fence: scope.lease.fence };
+        }),
+      )
+      .catch((error: unknown) => {
+        if (isFencedError(error) || scope.lease.lost()) throw error;
+        // The mark's deadline lets people act once the hook's time is up.
+        logger.error({ event: 'approval-hook-release-failed', stepId: step.stepId, err: error }, 'could not record that the approval hook is done; people can act once its time limit has passed');
+        return undefined;
+      });
+    return released ?? step;
+  }
+
   return async function consultApprovalHook(scope: TurnScope, opened: PendingStep): Promise<PendingStep> {
     if (!hook) return opened;
     const calls = opened.calls.filter((call) => !isQuestion(call) && !Object.hasOwn(opened.decisions, call.approvalId));
     const verdicts = await Promise.all(calls.map(async (call) => ({ call, verdict: await verdictFor(opened, call, hook) })));
-    let step = opened;
+    const toCommit: { call: PendingCall; verdict: HookVerdict }[] = [];
     for (const { call, verdict } of verdicts) {
       if (!verdict) continue;
-      if (verdict.decision === 'approve' && !hookMayApprove(step, call.approvalId)) {
-        await refuseApproval(step, call, hook);
-        continue;
-      }
-      const committed = await scope.lease
-        .guard(() =>
-          commitTransition(store, step.stepId, (current) => {
-            const transition = hookDecisionTransition(current, { approvalId: call.approvalId, hookName: hook.name, verdict, now: now() });
-            return transition && { ...transition, fence: scope.lease.fence };
-          }),
-        )
-        .catch((error: unknown) => {
-          if (isFencedError(error) || scope.lease.lost()) throw error;
-          // Not written: the card is still posted, and people decide this call.
-          logger.error({ event: 'approval-hook-not-recorded', hook: hook.name, stepId: step.stepId, toolName: call.toolName, err: error }, "could not record the approval hook's decision; the call waits for people");
-          return undefined;
-        });
+      if (verdict.decision === 'approve' && !hookMayApprove(opened, call.approvalId)) await refuseApproval(opened, call, hook);
+      else toCommit.push({ call, verdict });
+    }
+    let step = opened;
+    for (const [index, { call, verdict }] of toCommit.entries()) {
+      // Only the last write lets people act: until then a click could come between two of the hook's decisions.
+      const committed = await commitVerdict(scope, step, call, hook, verdict, index === toCommit.length - 1);
       if (!committed) continue;
       step = committed;
       options.metrics.decisionRecorded({ toolName: call.toolName, outcome: verdict.decision === 'approve' ? 'approved' : 'denied', waitedMs: now() - step.createdAt });
       logger.info({ event: 'approval-hook-decided', hook: hook.name, stepId: step.stepId, toolName: call.toolName, decision: verdict.decision }, 'approval hook decided a call');
     }
-    return step;
+    return step.hookDecidingUntil === undefined ? step : releaseStep(scope, step);
   };
+}
+
+/**
+ * The mark a new step carries while the hook decides (see `PendingStep.hookDecidingUntil`): none
+ * without a hook. Its deadline is the hook's time limit, plus a moment to record what it answered
+ * at the last instant; past it the mark is ignored, so a process that stopped mid-hook cannot
+ * leave the step undecidable.
+ */
+export function hookDecidingMark({ hook, now }: { hook: ApprovalHook | undefined; now: number }): { hookDecidingUntil?: number } {
+  return hook ? { hookDecidingUntil: now + hook.timeoutMs + HOOK_RECORD_GRACE_MS } : {};
 }
 
 export type ConsultApprovalHook = ReturnType<typeof createApprovalHookConsultation>;

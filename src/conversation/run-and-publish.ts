@@ -9,7 +9,7 @@ import { createLiveAnswer, type ShownAnswer } from './live-answer.js';
 import { mentionable } from './participants.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
 import type { StepCards } from './step-card.js';
-import { createApprovalHookConsultation } from './consult-approval-hook.js';
+import { createApprovalHookConsultation, hookDecidingMark } from './consult-approval-hook.js';
 import { scheduleAutoApproval } from './schedule-actor.js';
 import { createThreadNotes } from './thread-notes.js';
 import { createTurnFailure } from './turn-failure.js';
@@ -123,10 +123,13 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
     const step = await inSpan({ tracer: options.tracer, name: 'countersign.card', parent: scope.traceContext, attributes: { 'countersign.calls': outcome.approvalRequests.length } }, async (traceContext) => {
       // The step remembers this span: the decision and the resumed turn join its trace.
       const cardScope = { ...scope, traceContext };
-      const opened = await cards.openStep(cardScope, thread, requesterId, outcome.approvalRequests);
+      const asksHook = rounds < limits.maxSteps;
+      // Marked while the hook decides, so App Home (which lists the step at once) takes no click meanwhile.
+      const marks = asksHook ? hookDecidingMark({ hook: options.approvalHook, now: options.now() }) : {};
+      const opened = await cards.openStep(cardScope, thread, requesterId, outcome.approvalRequests, marks);
       trace.getSpan(traceContext)?.setAttribute('countersign.step_id', opened.stepId);
       // The hook decides before the card exists, so no click races it; the card then shows what it decided.
-      const decided = rounds < limits.maxSteps ? await consultApprovalHook(cardScope, opened) : opened;
+      const decided = asksHook ? await consultApprovalHook(cardScope, opened) : opened;
       await cards.postCardFor(cardScope, decided);
       return decided;
     });

@@ -47,9 +47,10 @@ export function createStepCards(options: StepCardDependencies) {
 
   /**
    * The step, the thread that points at it and the `approval-requested` records are one write,
-   * made before the card exists, so a click that arrives immediately finds its step.
+   * made before the card exists, so a click that arrives immediately finds its step. `marks`: what
+   * the step carries from the start (`hookDecidingUntil` when the approval hook will be asked).
    */
-  async function openStep(scope: TurnScope, thread: ThreadState, requesterId: string, requests: ApprovalRequest[]): Promise<PendingStep> {
+  async function openStep(scope: TurnScope, thread: ThreadState, requesterId: string, requests: ApprovalRequest[], marks: Pick<PendingStep, 'hookDecidingUntil'> = {}): Promise<PendingStep> {
     const built = await buildPendingStep({
       thread,
       requesterId,
@@ -61,7 +62,7 @@ export function createStepCards(options: StepCardDependencies) {
       now: now(),
     });
     const traceparent = traceparentOf(scope.traceContext);
-    const step: PendingStep = traceparent === undefined ? built : { ...built, traceparent };
+    const step: PendingStep = { ...built, ...marks, ...(traceparent === undefined ? {} : { traceparent }) };
     thread.pendingStepId = step.stepId;
     thread.updatedAt = now();
     await scope.lease.guard(() => store.createStep({ step, thread, ttlMs: options.limits.historyTtlMs, audit: approvalRequested(step), fence: scope.lease.fence }));

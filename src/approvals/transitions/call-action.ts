@@ -4,7 +4,7 @@ import { formatDuration } from '../../config/duration.js';
 import { GRANT_HOURS, grantAuditEvent, type Grant, type GrantChoice } from '../grant.js';
 import { describeChanges, diffInputs } from '../input-diff.js';
 import { approvalsOf, currentVersion, inputHash } from '../input-version.js';
-import { decisionOf, isQuestion, type Decision, type InputVersion, type PendingCall, type PendingStep } from '../pending-step.js';
+import { decisionOf, hookIsDeciding, isQuestion, type Decision, type InputVersion, type PendingCall, type PendingStep } from '../pending-step.js';
 import type { GroupMembers } from '../policy/approver-eligibility.js';
 import { editedDeadlines, type EditedDeadlines } from '../policy/approval-deadlines.js';
 import { withEscalationSoFar, withoutEscalation } from '../policy/escalated-approvers.js';
@@ -92,6 +92,8 @@ export function applyCallAction(step: PendingStep | undefined, request: CallActi
   if (step.expiresAt !== undefined && context.now >= step.expiresAt) {
     return refusal('expired', 'This request expired before you acted, so nothing changed and it will not run.');
   }
+  // The approval hook decides first (a veto must not lose to a click from App Home); only until its time limit.
+  if (hookIsDeciding(step, context.now)) return refusal('hook-deciding', 'A policy check is still running on this request, so nothing changed; try again in a moment.');
   const { action } = request;
   if (isQuestion(call)) {
     if (action.kind !== 'answer' && action.kind !== 'deny') return refusal('wrong-kind', 'This is a question; answer it instead.');

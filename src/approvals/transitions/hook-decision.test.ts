@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { evaluation, makeStep } from '../pending-step.test-support.js';
 import { applyCallAction } from './call-action.js';
-import { hookDecisionTransition } from './hook-decision.js';
+import type { PendingStep } from '../pending-step.js';
+import { hookDecisionRefusal, hookDecisionTransition, hookFinishedTransition } from './hook-decision.js';
 
 const NOW = 1_700_000_100_000;
 const approve = { decision: 'approve' } as const;
@@ -34,5 +35,57 @@ describe('hookDecisionTransition', () => {
     expect(hookDecisionTransition(clicked.transition.step, { approvalId: 'a1', hookName: 'h', verdict: approve, now: NOW })).toBeUndefined();
     expect(hookDecisionTransition(step, { approvalId: 'q1', hookName: 'h', verdict: approve, now: NOW })).toBeUndefined();
     expect(hookDecisionTransition({ ...step, phase: 'superseded' }, { approvalId: 'a1', hookName: 'h', verdict: approve, now: NOW })).toBeUndefined();
+  });
+
+  it('is refused after the request expired, like a click at that moment (the README: approved "before the request expired")', () => {
+    const expiresAt = NOW + 60_000;
+    const step = makeStep(['a1'], { expiresAt });
+    const click = applyCallAction(
+      step,
+      { stepId: step.stepId, approvalId: 'a1', userId: 'U0BOB', origin: { teamId: step.teamId, channel: step.channel, membership: 'member' }, action: { kind: 'approve', version: 0 } },
+      { now: expiresAt + 20_000, groupMembers: new Map(), newGrantId: () => 'g' },
+    );
+    expect(click.ok).toBe(false);
+    expect(hookDecisionTransition(step, { approvalId: 'a1', hookName: 'slow-cab', verdict: approve, now: expiresAt + 20_000 })).toBeUndefined();
+    expect(hookDecisionRefusal(step, { approvalId: 'a1', verdict: approve, now: expiresAt })?.code).toBe('expired');
+    expect(hookDecisionTransition(step, { approvalId: 'a1', hookName: 'slow-cab', verdict: approve, now: expiresAt - 1 })).toBeDefined();
+  });
+
+  it("keeps people's hands off the step until the hook's last decision, and only until the mark's deadline", () => {
+    const step = makeStep(['a1', 'a2'], { hookDecidingUntil: NOW + 7_000 });
+    const bobApproves = (at: PendingStep, now: number) =>
+      applyCallAction(
+        at,
+        { stepId: at.stepId, approvalId: 'a2', userId: 'U0BOB', origin: { teamId: at.teamId, channel: at.channel, membership: 'member' }, action: { kind: 'approve', version: 0 } },
+        { now, groupMembers: new Map(), newGrantId: () => 'g' },
+      );
+    const refused = bobApproves(step, NOW);
+    expect(refused.ok === false && refused.refusal).toEqual({ code: 'hook-deciding', message: 'A policy check is still running on this request, so nothing changed; try again in a moment.' });
+    // A process that stopped mid-hook left the mark: past its deadline, it no longer stops anyone.
+    expect(bobApproves(step, NOW + 7_000).ok).toBe(true);
+
+    // Between two of the hook's decisions the step stays marked; its last decision removes the mark.
+    const first = hookDecisionTransition(step, { approvalId: 'a1', hookName: 'h', verdict: approve, now: NOW })!;
+    expect(first.step.hookDecidingUntil).toBe(NOW + 7_000);
+    expect(bobApproves(first.step, NOW).ok).toBe(false);
+    const finished = hookDecisionTransition(step, { approvalId: 'a1', hookName: 'h', verdict: approve, now: NOW, finished: true })!;
+    expect(finished.step.hookDecidingUntil).toBeUndefined();
+    expect(bobApproves(finished.step, NOW).ok).toBe(true);
+
+    // The hook left everything to people (or timed out): a write of its own lets them act.
+    const released = hookFinishedTransition(step)!;
+    expect(released).toMatchObject({ fromRevision: step.revision, audit: [] });
+    expect(released.step.hookDecidingUntil).toBeUndefined();
+    expect(hookFinishedTransition(released.step)).toBeUndefined();
+  });
+
+  it('says why a decision that arrives for an already-decided call does not count', () => {
+    const step = makeStep(['a1']);
+    const clicked = applyCallAction(step, { stepId: step.stepId, approvalId: 'a1', userId: 'U0BOB', origin: { teamId: step.teamId, channel: step.channel, membership: 'member' }, action: { kind: 'approve', version: 0 } }, { now: NOW, groupMembers: new Map(), newGrantId: () => 'g' });
+    if (!clicked.ok) throw new Error(clicked.refusal.message);
+    expect(hookDecisionRefusal(clicked.transition.step, { approvalId: 'a1', verdict: { decision: 'deny', reason: 'freeze' }, now: NOW })).toEqual({
+      code: 'already-decided',
+      reason: 'the call was already approved by U0BOB while the hook was deciding',
+    });
   });
 });

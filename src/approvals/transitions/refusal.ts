@@ -10,6 +10,7 @@ export type RefusalCode =
   | 'closed'
   | 'already-decided'
   | 'expired'
+  | 'hook-deciding'
   | 'edit-past-expiry'
   | 'stale'
   | 'not-requester'
