@@ -1,9 +1,10 @@
 import { CountersignError, ErrorCode } from '../../errors/countersign-error.js';
-import { runCommand, type RunCommand } from './run-command.js';
+import type { RunCommand } from './run-command.js';
 
 /**
  * Runs command tools. Two implementations with one behaviour: `direct` spawns from the bot process
- * itself; `spawner` asks a small long-lived child process to spawn (see `spawner-process.ts` for why).
+ * itself (`direct-command-runner.ts`); `spawner` asks a small long-lived child process to spawn (see
+ * `spawner-process.ts` for why).
  */
 export interface CommandRunner {
   run: RunCommand;
@@ -24,8 +25,4 @@ export class CommandRunnerError extends CountersignError {
     super(`${executable} did not finish: ${reason}`);
     this.executable = executable;
   }
-}
-
-export function createDirectCommandRunner(): CommandRunner {
-  return { run: runCommand, close: async () => {} };
 }

@@ -1,5 +1,5 @@
 import { createStaticToolSource, type ToolSourceFactory } from '../tool-source.js';
-import { createDirectCommandRunner } from './command-runner.js';
+import { createDirectCommandRunner } from './direct-command-runner.js';
 import { withholding } from './command-environment.js';
 import { createCommandSlots, DEFAULT_MAX_RUNNING_COMMANDS, withCommandSlots } from './command-slots.js';
 import { createCommandTool } from './command-tool.js';
@@ -14,7 +14,7 @@ import { createSpawnerCommandRunner } from './spawner-client.js';
 export const commandToolSources: ToolSourceFactory = ({ config, logger, commandRunner = 'spawner', commandSlots, configSecrets }) => {
   if (config.tools.length === 0) return [];
   const withheld = configSecrets.variables;
-  const runner = commandRunner === 'spawner' ? createSpawnerCommandRunner({ logger, withheldVariables: withheld }) : createDirectCommandRunner();
+  const runner = commandRunner === 'spawner' ? createSpawnerCommandRunner({ logger, withheldVariables: withheld }) : createDirectCommandRunner({ logger, withheldVariables: withheld });
   // The secrets other sources read with ${VAR} are not this command's to see.
   const run: RunCommand = (options) => runner.run({ ...options, environment: withholding(withheld, options.environment) });
   const runCommand = withCommandSlots(run, commandSlots ?? createCommandSlots({ maxRunning: DEFAULT_MAX_RUNNING_COMMANDS }));

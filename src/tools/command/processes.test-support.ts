@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
 // A killed orphan stays a zombie until PID 1 reaps it, and some container PID 1s never do.
 export function isAlive(pid: number): boolean {
@@ -37,6 +37,20 @@ export function readPids(pidFile: string): number[] | undefined {
 /** The process that started `pid`, from /proc (Linux only). */
 export function parentOf(pid: number): number {
   return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1]);
+}
+
+/** The live processes `pid` started (Linux only). */
+export function childrenOf(pid: number): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .map(Number)
+    .filter((candidate) => {
+      try {
+        return parentOf(candidate) === pid && isAlive(candidate);
+      } catch {
+        return false; // Gone while we looked.
+      }
+    });
 }
 
 /** `argv` as an argv template that runs it as is: templates read `{name}` as a placeholder, so braces are doubled. */

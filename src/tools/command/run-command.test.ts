@@ -1,7 +1,8 @@
 import { tmpdir } from 'node:os';
 import { realpathSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { runCommand as runDirectly, type RunCommand } from './run-command.js';
+import { createDirectCommandRunner } from './direct-command-runner.js';
+import type { RunCommand } from './run-command.js';
 import { isAlive } from './processes.test-support.js';
 import { createSpawnerCommandRunner } from './spawner-client.js';
 
@@ -10,16 +11,17 @@ const PRINT_ARGS = 'console.log(JSON.stringify(process.argv.slice(1)))';
 const defaults = { timeoutMs: 10_000, outputLimit: 4000 };
 const node = (script: string, ...args: string[]) => [NODE, '-e', script, ...args];
 
+const direct = createDirectCommandRunner();
 const spawner = createSpawnerCommandRunner();
 
 afterEach(() => {
   vi.unstubAllEnvs();
 });
-afterAll(() => spawner.close());
+afterAll(() => Promise.all([direct.close(), spawner.close()]));
 
 // One behaviour, two runners: spawning from this process, and asking the spawner process to.
 describe.each<{ runner: string; runCommand: RunCommand }>([
-  { runner: 'direct', runCommand: runDirectly },
+  { runner: 'direct', runCommand: direct.run },
   { runner: 'spawner', runCommand: spawner.run },
 ])('runCommand ($runner)', ({ runCommand }) => {
   it('passes hostile-looking values as single literal arguments, with no shell in between', async () => {
