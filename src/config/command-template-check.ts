@@ -1,4 +1,4 @@
-import { ArgvTemplateError, parseTemplateElement } from '../tools/command/argv-template.js';
+import { ArgvTemplateError, parseTemplateElement, placeholdersStartingElement } from '../tools/command/argv-template.js';
 
 export interface TemplateProblem {
   path: (string | number)[];
@@ -31,6 +31,46 @@ export function checkCommandTemplates(raw: unknown): TemplateProblem[] {
       const path = ['tools', toolIndex, 'command', elementIndex];
       problems.push(...checkElement({ element, isExecutable: elementIndex === 0, parameters }).map((message) => ({ path, message })));
     });
+    problems.push(...checkNegativeNumbers({ command: tool.command, parameters, toolIndex }));
+  });
+  return problems;
+}
+
+/**
+ * A number that starts an argument may not be negative unless the parameter says so
+ * (`parameterToZodSchema`). A `minimum` or `default` below 0 says the author expects negative
+ * values there, which would then be refused one by one at run time: better said once, at load.
+ */
+function checkNegativeNumbers({
+  command,
+  parameters,
+  toolIndex,
+}: {
+  command: unknown[];
+  parameters: Record<string, unknown>;
+  toolIndex: number;
+}): TemplateProblem[] {
+  const problems: TemplateProblem[] = [];
+  const reported = new Set<string>();
+  command.forEach((element, elementIndex) => {
+    if (typeof element !== 'string') return;
+    let names: string[];
+    try {
+      names = placeholdersStartingElement(element);
+    } catch {
+      return; // checkElement reports the broken element.
+    }
+    for (const name of names) {
+      const parameter = Object.hasOwn(parameters, name) ? parameters[name] : undefined;
+      if (!isRecord(parameter) || parameter.type !== 'number' || parameter.allowLeadingDash === true || reported.has(name)) continue;
+      const field = ['minimum', 'default'].find((key) => typeof parameter[key] === 'number' && parameter[key] < 0);
+      if (field === undefined) continue;
+      reported.add(name);
+      problems.push({
+        path: ['tools', toolIndex, 'parameters', name, field],
+        message: `lets {${name}} be negative, but it starts command[${elementIndex}], where "-" would make it an option; set allowLeadingDash: true if the command takes negative numbers there, or keep ${field} at 0 or above`,
+      });
+    }
   });
   return problems;
 }

@@ -51,6 +51,7 @@ const numberParameter = z
     maximum: z.number().optional(),
     default: z.number().optional(),
     optional: z.boolean().default(false),
+    allowLeadingDash: z.boolean().default(false),
   })
   .superRefine((parameter, context) => {
     if (parameter.minimum !== undefined && parameter.maximum !== undefined && parameter.minimum > parameter.maximum) {
@@ -70,7 +71,8 @@ export const parameterConfigSchema = z
   .superRefine((parameter, context) => {
     // A default the model could never send would pass straight into argv unchecked.
     if (parameter.default === undefined) return;
-    const result = parameterToZodSchema(parameter).safeParse(parameter.default);
+    // Where the parameter stands in the command is for checkCommandTemplates to judge.
+    const result = parameterToZodSchema(parameter, { startsArgument: false }).safeParse(parameter.default);
     if (!result.success) {
       context.addIssue({ code: 'custom', path: ['default'], message: `does not satisfy the parameter's own rules: ${result.error.issues[0]?.message}` });
     }

@@ -78,6 +78,20 @@ export function templatePlaceholders(element: string): string[] {
 }
 
 /**
+ * The placeholders whose value may be the first characters of the rendered element: the leading
+ * one and any that only placeholders precede (`{prefix}{count}` with an empty prefix starts with
+ * the count). A value there that begins with `-` reads as an option of the command.
+ */
+export function placeholdersStartingElement(element: string): string[] {
+  const names: string[] = [];
+  for (const segment of parseTemplateElement(element)) {
+    if (segment.type === 'literal') break;
+    names.push(segment.name);
+  }
+  return names;
+}
+
+/**
  * Renders a template into argv. Each element yields exactly one argument, except an element that
  * is only `{name}` whose value is undefined: it is dropped, so optional flags-as-values vanish
  * cleanly. A partial element (`--replicas={replicas}`) with an undefined value throws, because

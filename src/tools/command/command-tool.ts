@@ -30,7 +30,7 @@ export function createCommandTool(
   toolConfig: CommandToolConfig,
   { runCommand = defaultRunCommand }: CreateCommandToolOptions = {},
 ): ExecutableToolDefinition<ParameterValues, CommandToolOutput> & { inputSchema: ReturnType<typeof parametersToZodSchema> } {
-  const inputSchema = parametersToZodSchema(toolConfig.parameters);
+  const inputSchema = parametersToZodSchema(toolConfig.parameters, { command: toolConfig.command });
   return {
     name: toolConfig.name,
     description: toolConfig.description,

@@ -25,6 +25,11 @@ export interface NumberParameterConfig {
   maximum?: number;
   default?: number;
   optional: boolean;
+  /**
+   * Negative values of a placeholder that starts an argument (`kill -TERM {pid}` with -1) are
+   * refused unless set: they would read as an option.
+   */
+  allowLeadingDash: boolean;
 }
 
 export interface BooleanParameterConfig {

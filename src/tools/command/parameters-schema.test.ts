@@ -44,8 +44,8 @@ describe('parametersToZodSchema', () => {
 
   it('validates numbers, integers and ranges', () => {
     const schema = parametersToZodSchema({
-      replicas: { type: 'number', integer: true, minimum: 0, maximum: 50, optional: false },
-      ratio: { type: 'number', integer: false, optional: false },
+      replicas: { type: 'number', integer: true, minimum: 0, maximum: 50, optional: false, allowLeadingDash: false },
+      ratio: { type: 'number', integer: false, optional: false, allowLeadingDash: false },
     });
     expect(schema.parse({ replicas: 3, ratio: 0.5 })).toEqual({ replicas: 3, ratio: 0.5 });
     expect(schema.safeParse({ replicas: 1.5, ratio: 0 }).success).toBe(false);
