@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MESSAGE_BLOCKS_MAX, blockKitProblems } from '../helpers/block-kit-limits.js';
 import { CHANNEL, cardButtons, nextTs, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
 
 const harness = useHarnesses();
@@ -156,5 +157,42 @@ describe('/countersign pending', () => {
     expect(text).toContain('requested by <@UALICE>');
     expect(text).toContain(`p${first.card!.ts.replace('.', '')}`);
     expect(list.args.channel).toBe(CHANNEL);
+  });
+
+  it('answers within Slack limits when 20 requests wait, permalinks and all', async () => {
+    const h = await harness();
+    h.slack.setMethodHandler('chat.getPermalink', ({ args }) => ({
+      ok: true,
+      permalink: `https://acme-operations.slack.com/archives/${args.channel}/p${String(args.message_ts).replace('.', '')}?thread_ts=${String(args.message_ts)}&cid=${args.channel}`,
+    }));
+    for (let index = 0; index < 20; index++) {
+      // Only the call is queued: each request stays waiting on its card.
+      h.openai.enqueue({ toolCalls: [restart(index % 2 === 0 ? 'staging' : 'prod')] });
+      const threadTs = nextTs();
+      await h.mention({ user: 'UALICE', text: 'restart the worker', ts: threadTs });
+      await waitFor(() => threadReplies(h, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'card' });
+    }
+    const before = h.slack.callsTo('chat.postEphemeral').length;
+    await h.slashCommand({ user: 'UCAROL', text: 'pending' });
+    const list = await waitFor(() => h.slack.callsTo('chat.postEphemeral')[before], { message: 'the pending list' });
+    expect(list.args.channel).toBe(CHANNEL);
+    // One section of all the lines was 4,879 characters: Slack refused it and Carol saw nothing.
+    const sections = (list.args.blocks as Array<{ type: string; text?: { text?: string } }>).filter((block) => block.type === 'section');
+    expect(Math.max(...sections.map((block) => block.text?.text?.length ?? 0))).toBeLessThanOrEqual(3000);
+    // The check the emulator applies before it answers invalid_blocks.
+    expect(blockKitProblems({ blocks: list.args.blocks, maxBlocks: MESSAGE_BLOCKS_MAX })).toEqual([]);
+    // Every request is listed, each with its card's link.
+    const text = JSON.stringify(list.args.blocks);
+    expect(text.match(/open the card/g)).toHaveLength(20);
+  }, 120_000);
+
+  it('tells the person when Slack refuses the list, rather than leaving them with nothing', async () => {
+    const h = await harness();
+    await ask(h, { answer: 'n/a' });
+    h.slack.failNext('chat.postEphemeral', { error: 'invalid_blocks' });
+    await h.slashCommand({ user: 'UCAROL', text: 'pending' });
+    const notice = await waitFor(() => h.slack.callsTo('chat.postEphemeral').find((call) => String(call.args.text).includes('would not show that list')), { message: 'the notice' });
+    expect(notice.args).toMatchObject({ channel: CHANNEL, user: 'UCAROL' });
+    expect(notice.args.blocks).toBeUndefined();
   });
 });

@@ -5,6 +5,8 @@ import { appendQuietly, type AuditLog } from '../../audit/audit-log.js';
 import type { StateStore } from '../../store/state-store.js';
 import { APPROVAL_ACTION_IDS } from '../blocks/action-ids.js';
 import { grantBlock } from '../blocks/grant-block.js';
+import { truncateText } from '../blocks/limits.js';
+import { lineSections } from '../blocks/line-sections.js';
 import { actorMention, slackDate } from '../format/mrkdwn-tokens.js';
 import { createOrganisationMembership, type ActingUser, type OrganisationMembership } from '../organisation-membership.js';
 import { permalink } from '../permalink.js';
@@ -24,6 +26,12 @@ export interface CountersignCommandOptions {
 
 /** Entries per list: an ephemeral message holds 50 blocks. */
 const MAX_LISTED = 20;
+/** Tool names come from config and MCP servers; cut so a pending line stays one short line. */
+const LINE_TOOL_MAX_LENGTH = 60;
+const LINE_TOOLS_MAX_LENGTH = 120;
+/** Slack's own permalinks are far shorter; a longer one is left out rather than crowd the line. */
+const LINK_MAX_LENGTH = 500;
+const LIST_FAILED = ':warning: Slack would not show that list just now. Please try again in a minute; the cards in the channel still work.';
 const HELP = '`/countersign grants` lists the grants in this channel (with Revoke buttons); `/countersign pending` lists approval requests waiting here.';
 
 /**
@@ -39,10 +47,17 @@ export function registerCountersignCommand(app: App, options: CountersignCommand
     await ack();
     const where = { teamId: command.team_id, channel: command.channel_id };
     const [subcommand] = command.text.trim().toLowerCase().split(/\s+/);
-    const reply = (text: string, blocks?: types.KnownBlock[]) =>
-      client.chat.postEphemeral({ channel: command.channel_id, user: command.user_id, text, ...(blocks ? { blocks } : {}) }).catch((error: unknown) => {
+    const post = (text: string, blocks?: types.KnownBlock[]) =>
+      client.chat.postEphemeral({ channel: command.channel_id, user: command.user_id, text, ...(blocks ? { blocks } : {}) });
+    // A refused list must not leave the person with nothing, least of all when many requests wait.
+    const reply = async (text: string, blocks?: types.KnownBlock[]) => {
+      try {
+        await post(text, blocks);
+      } catch (error) {
         logger.warn({ event: 'command-reply-failed', err: error }, 'could not answer /countersign');
-      });
+        if (blocks) await post(LIST_FAILED).catch(() => {});
+      }
+    };
     if (subcommand === 'grants' || subcommand === 'pending') {
       const outsider = membershipRefusal(await membership.of({ client, user: commanderOf(command) }));
       if (outsider) {
@@ -60,12 +75,12 @@ export function registerCountersignCommand(app: App, options: CountersignCommand
       if (steps.length === 0) return void (await reply('No approval requests are waiting in this channel.'));
       const lines = await Promise.all(
         steps.map(async (step) => {
-          const tools = [...new Set(step.calls.map((call) => `\`${call.toolName.replace(/[`<>&]/g, '')}\``))].join(', ');
           const link = step.cardTs ? await permalink(client, step.channel, step.cardTs) : undefined;
-          return `• ${tools} requested by ${actorMention(step.requesterId)} ${slackDate({ epochMilliseconds: step.createdAt })}${link ? ` · <${link}|open the card>` : ''}`;
+          const open = link && link.length <= LINK_MAX_LENGTH ? ` · <${link}|open the card>` : '';
+          return `• ${toolList(step.calls)} requested by ${actorMention(step.requesterId)} ${slackDate({ epochMilliseconds: step.createdAt })}${open}`;
         }),
       );
-      return void (await reply(`${steps.length} approval request(s) waiting`, [{ type: 'section', text: { type: 'mrkdwn', text: lines.join('\n') } }]));
+      return void (await reply(`${steps.length} approval request(s) waiting`, lineSections({ lines })));
     }
     await reply(HELP);
   });
@@ -82,6 +97,20 @@ export function registerCountersignCommand(app: App, options: CountersignCommand
     const clicker = await membership.of({ client, user: actingUserOf(body) });
     await answer((await revokeGrantAs({ store, audit, logger, resolveGroups }, { grant, userId: body.user.id, membership: clicker })).message);
   });
+}
+
+/** The step's tool names, each cut, as many as fit one line, then how many more. */
+function toolList(calls: readonly { toolName: string }[]): string {
+  const names = [...new Set(calls.map((call) => truncateText(call.toolName.replace(/[`<>&\s]+/g, ' ').trim() || 'unnamed tool', LINE_TOOL_MAX_LENGTH)))];
+  const shown: string[] = [];
+  let length = 0;
+  for (const name of names) {
+    if (shown.length > 0 && length + name.length > LINE_TOOLS_MAX_LENGTH) break;
+    shown.push(`\`${name}\``);
+    length += name.length;
+  }
+  const hidden = names.length - shown.length;
+  return shown.join(', ') + (hidden > 0 ? ` and ${hidden} more` : '');
 }
 
 /**
