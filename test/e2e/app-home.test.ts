@@ -18,8 +18,8 @@ policy:
 type PublishedView = { type: string; blocks: any[] };
 
 /** Alice asks for a restart in another channel than the harness's own; returns the card. */
-async function requestRestart(h: Harness, { channel = OTHER_CHANNEL, answer = 'Restarted.' } = {}) {
-  h.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'worker', namespace: 'staging' } }] }, { text: answer });
+async function requestRestart(h: Harness, { channel = OTHER_CHANNEL, answer = 'Restarted.', service = 'worker', namespace = 'staging' } = {}) {
+  h.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service, namespace } }] }, { text: answer });
   const threadTs = nextTs();
   await postSlackEvent({
     url: h.eventsUrl,
@@ -144,6 +144,28 @@ describe('App Home', () => {
     await clickHome(h, 'UCAROL', refused, current);
     await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === 'Restarted worker-2.'), { message: 'the answer' });
     expect(h.invocations()).toEqual([['rollout', 'restart', 'deployment/worker-2', '-n', 'staging']]);
+  });
+
+  it('says when it cut an input and opens the whole of it, to people in the channel only', async () => {
+    const h = await harness({ extraYaml: BOB_ONLY });
+    h.slack.setChannelMembers(OTHER_CHANNEL, ['UALICE', 'UBOB']);
+    // The model orders the keys: a long first value pushes the namespace past what Home shows.
+    await requestRestart(h, { service: `cache-warmup-${'a'.repeat(700)}`, namespace: 'prod' });
+    const bobs = await openHome(h, 'UBOB');
+    expect(homeText(bobs)).not.toContain('\\"prod\\"');
+    expect(homeText(bobs)).toMatch(/truncated, \d+ more characters/);
+    const viewInput = homeButtons(bobs).find((button) => button.actionId === 'countersign_home_view_input')!;
+    expect(viewInput).toBeDefined();
+
+    const opened = h.slack.callsTo('views.open').length;
+    await postSlackInteraction({ url: h.eventsUrl, signingSecret: SIGNING_SECRET, payload: homeActionsPayload({ user: 'UBOB', view: { id: 'VHOME0001', ...bobs }, teamId: TEAM_ID, ...viewInput }) });
+    const modal = (await waitFor(() => h.slack.callsTo('views.open')[opened], { message: 'the full input' })).args.view;
+    expect(JSON.stringify(modal)).toContain('\\"namespace\\": \\"prod\\"');
+
+    // Someone outside the request's channel cannot read it with a forged click.
+    const refused = await clickHome(h, 'UDAVE', bobs, viewInput);
+    expect(homeText(refused)).toContain('You are not in the channel');
+    expect(h.slack.callsTo('views.open')).toHaveLength(opened + 1);
   });
 
   it("lists the viewer's grants across channels and revokes one; a Revoke from outside its channel is refused and audited", async () => {

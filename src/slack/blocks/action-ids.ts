@@ -28,6 +28,8 @@ export const HOME_ACTION_IDS = {
   approve: 'countersign_home_approve',
   deny: 'countersign_home_deny',
   revokeGrant: 'countersign_home_revoke_grant',
+  /** Opens the whole input when Home had to cut it; judged by channel membership, as Approve is. */
+  viewInput: 'countersign_home_view_input',
   /** A link to the card (Edit, Deny with reason and grants are there); acknowledged, nothing else. */
   openCard: 'countersign_home_open_card',
 } as const;

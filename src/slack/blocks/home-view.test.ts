@@ -4,6 +4,7 @@ import { currentVersion } from '../../approvals/input-version.js';
 import { evaluation, makeStep } from '../../approvals/pending-step.test-support.js';
 import type { DecisionEvent } from '../../audit/audit-event.js';
 import { decodeApprovalActionValue, HOME_ACTION_IDS } from './action-ids.js';
+import { buildApprovalCard } from './approval-card.js';
 import { buildHomeView, type HomeContent } from './home-view.js';
 import { findBlockKitViolations } from './limits.js';
 
@@ -44,10 +45,12 @@ describe('buildHomeView', () => {
     const content = fullContent(1);
     const view = buildHomeView(content);
     const buttons = view.blocks.flatMap((block) => ('elements' in block && block.type === 'actions' ? block.elements : [])) as Array<{ action_id: string; value?: string; url?: string }>;
-    expect(buttons.map((button) => button.action_id)).toEqual([HOME_ACTION_IDS.approve, HOME_ACTION_IDS.deny, HOME_ACTION_IDS.openCard]);
+    // The 5,000-character input was cut, so View full input is offered too.
+    expect(buttons.map((button) => button.action_id)).toEqual([HOME_ACTION_IDS.approve, HOME_ACTION_IDS.deny, HOME_ACTION_IDS.viewInput, HOME_ACTION_IDS.openCard]);
     const { step } = content.waiting.items[0]!;
     expect(decodeApprovalActionValue(buttons[0]!.value)).toEqual({ stepId: step.stepId, approvalId: 'apv-1', version: 0 });
-    expect(buttons[2]!.url).toBe('https://example.slack.com/archives/C0OPS/p1');
+    expect(buttons[2]!.value).toBe(buttons[0]!.value);
+    expect(buttons[3]!.url).toBe('https://example.slack.com/archives/C0OPS/p1');
   });
 
   it('names a scheduled request by its schedule, as the card does', () => {
@@ -62,5 +65,48 @@ describe('buildHomeView', () => {
     const empty: HomeContent = { waiting: { items: [], total: 0 }, requests: { items: [], total: 0 }, decisions: [], grants: { items: [], total: 0 }, now: 1 };
     expect(JSON.stringify(buildHomeView(empty).blocks)).toContain('Nothing waits for your approval');
     expect(JSON.stringify(buildHomeView({ ...empty, channelsUnknown: true }).blocks)).toContain('Could not read which channels you are in');
+  });
+});
+
+/**
+ * The model orders the keys: a long harmless-looking note first, the part that matters after it.
+ * The card shows such an input whole or cuts it visibly and offers View full input; Home cut it at
+ * 600 characters to a bare "…" with Approve right under it.
+ */
+describe('App Home with an input longer than it shows', () => {
+  const input = {
+    note: `Routine cache warm-up requested by the on-call runbook. ${'This only touches the cache tier and is safe to approve. '.repeat(9)}`,
+    namespace: 'prod',
+    command: 'kubectl delete namespace prod --wait=false',
+  };
+
+  function home(): { text: string; buttons: Array<{ action_id: string; value?: string }> } {
+    const step = makeStep([{ approvalId: 'ap1', input }], { cardTs: '1.1' });
+    step.calls[0]!.toolName = 'run_command';
+    const content: HomeContent = {
+      waiting: { items: [{ step, call: step.calls[0]!, version: currentVersion(step.calls[0]!)!, link: 'https://example.slack.com/archives/C0OPS/p1' }], total: 1 },
+      requests: { items: [], total: 0 },
+      decisions: [],
+      grants: { items: [], total: 0 },
+      now: 1,
+    };
+    const view = buildHomeView(content);
+    const buttons = view.blocks.flatMap((block) => ('elements' in block && block.type === 'actions' ? block.elements : [])) as Array<{ action_id: string; value?: string }>;
+    return { text: JSON.stringify(view.blocks), buttons };
+  }
+
+  it('the card, for comparison, shows this input whole', () => {
+    const step = makeStep([{ approvalId: 'ap1', input }]);
+    expect(JSON.stringify(buildApprovalCard({ step }).blocks)).toContain('kubectl delete namespace prod');
+  });
+
+  it('says how much it cut and offers View full input next to Approve', () => {
+    const { text, buttons } = home();
+    expect(text).not.toContain('kubectl delete namespace prod');
+    expect(text).toMatch(/truncated, \d+ more characters/);
+    const approve = buttons.find((button) => button.action_id === HOME_ACTION_IDS.approve);
+    const viewInput = buttons.find((button) => button.action_id === HOME_ACTION_IDS.viewInput);
+    expect(approve).toBeDefined();
+    expect(viewInput?.value).toBe(approve?.value);
   });
 });

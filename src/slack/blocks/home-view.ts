@@ -12,6 +12,7 @@ import { fitRenderedText } from './fit-rendered-text.js';
 import { stringifyArguments } from './format-arguments.js';
 import { SLACK_LIMITS, truncateText } from './limits.js';
 import { grantBlock } from './grant-block.js';
+import { truncationNote } from './truncation-note.js';
 
 type KnownBlock = types.KnownBlock;
 
@@ -48,8 +49,9 @@ const LINE_TOOLS_MAX_LENGTH = 120;
 const REASON_MAX_LENGTH = 100;
 
 /**
- * The App Home tab: what waits for the viewer (Approve / Deny, and a link to the card for Edit,
- * reasons and grants), their open requests, their recent decisions and their grants with Revoke.
+ * The App Home tab: what waits for the viewer (Approve / Deny, View full input when the input was
+ * cut, and a link to the card for Edit, reasons and grants), their open requests, their recent
+ * decisions and their grants with Revoke.
  * Pure; every model-supplied string is escaped and fitted as on the card.
  */
 export function buildHomeView(content: HomeContent): types.HomeView {
@@ -83,10 +85,13 @@ export function buildHomeView(content: HomeContent): types.HomeView {
 function waitingBlocks({ step, call, version, link }: AwaitingCall & { link?: string }): KnownBlock[] {
   const tool = fitUntrusted(oneLine(call.toolName) || 'unnamed tool', TOOL_NAME_MAX_LENGTH);
   const edited = version.number > 0 ? ` · version ${version.number + 1}, edited by ${version.editedBy ? userMention(version.editedBy) : 'someone'}` : '';
+  // The model orders the keys: what decides the call may come after the cut, so a cut says so.
+  const shownArguments = fitRenderedText({ text: stringifyArguments(version.input), maxLength: ARGUMENTS_MAX_LENGTH, render: untrustedTextToMrkdwn });
+  const truncated = shownArguments.omittedCharacters > 0;
   const lines = [
     `*${tool}* in ${channelMention(step.channel)} · requested by ${actorMention(step.requesterId)} ${slackDate({ epochMilliseconds: step.createdAt })}${edited}`,
     `_Approvers: ${describeApprovers(version.policy)}_${step.expiresAt === undefined ? '' : ` · expires ${slackDate({ epochMilliseconds: step.expiresAt })}`}`,
-    codeBlock(fitUntrusted(stringifyArguments(version.input), ARGUMENTS_MAX_LENGTH)),
+    codeBlock(shownArguments.text) + (truncated ? truncationNote(shownArguments.omittedCharacters) : ''),
   ];
   const value = encodeApprovalActionValue({ stepId: step.stepId, approvalId: call.approvalId, version: version.number });
   const label = (verb: string) => truncateText(`${verb} ${oneLine(call.toolName)}`, SLACK_LIMITS.buttonAccessibilityLabelLength);
@@ -94,6 +99,7 @@ function waitingBlocks({ step, call, version, link }: AwaitingCall & { link?: st
     { type: 'button', action_id: HOME_ACTION_IDS.approve, style: 'primary', text: { type: 'plain_text', text: 'Approve' }, value, accessibility_label: label('Approve') },
     { type: 'button', action_id: HOME_ACTION_IDS.deny, style: 'danger', text: { type: 'plain_text', text: 'Deny' }, value, accessibility_label: label('Deny') },
   ];
+  if (truncated) elements.push({ type: 'button', action_id: HOME_ACTION_IDS.viewInput, text: { type: 'plain_text', text: 'View full input' }, value, accessibility_label: label('View full input of') });
   if (link && link.length <= SLACK_LIMITS.buttonUrlLength) elements.push({ type: 'button', action_id: HOME_ACTION_IDS.openCard, text: { type: 'plain_text', text: 'Open the card' }, url: link });
   // Block ids name the call and its revision, so a re-published view never reuses one for other buttons.
   return [section(lines.join('\n')), { type: 'actions', block_id: `home_${step.stepId}_${call.approvalId}_r${step.revision}`.slice(0, SLACK_LIMITS.blockIdLength), elements }];

@@ -3,6 +3,8 @@ import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { CallDecider, RecordOutcome } from '../../approvals/decide-call.js';
 import type { Grant } from '../../approvals/grant.js';
+import type { PendingStep } from '../../approvals/pending-step.js';
+import type { Membership } from '../../approvals/transitions/call-action.js';
 import { appendQuietly, type AuditLog } from '../../audit/audit-log.js';
 import type { StateStore } from '../../store/state-store.js';
 import { decodeApprovalActionValue, HOME_ACTION_IDS } from '../blocks/action-ids.js';
@@ -12,7 +14,11 @@ import { readHomeContent } from '../home-content.js';
 import { permalink } from '../permalink.js';
 import { createOrganisationMembership, type OrganisationMembership } from '../organisation-membership.js';
 import type { ResolveGroups } from '../usergroup-members.js';
+import { fullInputView } from '../views/full-input-view.js';
 import { actingUserOf, actorOf } from './approval-actions.js';
+import { callAsShown } from './call-modal-button.js';
+import { membershipRefusal } from './membership-refusal.js';
+import { readCall, UNREADABLE_CALL_TEXT } from './read-call.js';
 import { revokeGrantAs } from './revoke-grant.js';
 
 export interface AppHomeOptions {
@@ -129,10 +135,43 @@ export function registerAppHome(app: App, options: AppHomeOptions): void {
     return reason;
   }
 
+  // The card's View full input judges a click by the channel it came from, which a Home click lacks.
+  app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: HOME_ACTION_IDS.viewInput }, async ({ ack, body, action, client }) => {
+    await ack();
+    const teamId = body.team?.id ?? body.user.team_id;
+    const target = decodeApprovalActionValue(action.value);
+    if (!teamId || !target) return;
+    const userId = body.user.id;
+    // The trigger id lives three seconds: one store read, and the two lookups Home's view just cached.
+    const lookup = await readCall({ store: options.store, logger, reference: target });
+    const { step, call } = lookup;
+    if (!step || !call) return publish({ client, teamId, userId, notice: 'message' in lookup ? lookup.message : UNREADABLE_CALL_TEXT });
+    const [clicker, memberOf] = await Promise.all([membership.of({ client, user: actingUserOf(body) }), options.channelsOf(userId)]);
+    const refusal = readRefusal({ step, teamId, clicker, memberOf });
+    if (refusal) return publish({ client, teamId, userId, notice: refusal });
+    try {
+      await client.views.open({ trigger_id: body.trigger_id, view: fullInputView({ call: callAsShown(call) }) });
+    } catch {
+      await publish({ client, teamId, userId, notice: 'Slack could not open this in time. Please click *View full input* again.' });
+    }
+  });
+
   // A link button still sends a click; acknowledging it keeps Slack from showing an error.
   app.action({ type: 'block_actions', action_id: HOME_ACTION_IDS.openCard }, async ({ ack }) => {
     await ack();
   });
+}
+
+/**
+ * Why the clicker may not read a call's input from Home, or undefined: only whoever could read the
+ * card itself may, so someone of this workspace's organisation who is in the request's channel.
+ */
+function readRefusal({ step, teamId, clicker, memberOf }: { step: PendingStep; teamId: string; clicker: Membership; memberOf: ReadonlySet<string> | undefined }): string | undefined {
+  if (step.teamId !== teamId) return 'This request belongs to another workspace, so nothing changed.';
+  const outsider = membershipRefusal(clicker);
+  if (outsider) return outsider.reason;
+  if (!memberOf) return CHANNELS_UNKNOWN;
+  return memberOf.has(step.channel) ? undefined : NOT_A_MEMBER;
 }
 
 function recordedNotice(outcome: Extract<RecordOutcome, { recorded: true }>): string {
