@@ -1,5 +1,5 @@
 import type { Nodes } from 'mdast';
-import { linkLabelIsHonest } from './link-to-mrkdwn.js';
+import { linkLabelIsHonest } from './link-label.js';
 import { ZERO_WIDTH_SPACE } from './escape-mrkdwn.js';
 import { inertMention, inertUserMention, liveMention, mapSlackReferences, neutralisePlainBroadcasts, plainBroadcastOffsets, type MentionableUserIds } from './neutralise-pings.js';
 import { codeNodes, definitionsOf, endOf, normaliseLineEndings, parseMarkdown, plainText, startOf } from './parse-markdown.js';
