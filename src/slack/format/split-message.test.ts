@@ -55,6 +55,19 @@ describe('splitMessage', () => {
     expect(splitMessage(`${'a'.repeat(14)}&amp;&amp;`, { maxLength: 16 })).toEqual(['a'.repeat(14), '&amp;&amp;']);
   });
 
+  it('does not cut a long word so that @here, @channel or @everyone becomes a word of its own', () => {
+    const pingWord = /(^|[^\p{L}\p{N}])@(here|channel|everyone)(?![\p{L}\p{N}])/iu;
+    // Cut before the `@`, the next message would start with it; cut after `@here`, one would end with it.
+    for (const text of [`${'a'.repeat(16)}@here please`, `${'a'.repeat(16)}@everyone!`, `${'a'.repeat(10)}.@here${'y'.repeat(20)}`]) {
+      const chunks = splitMessage(text, { maxLength: 16 });
+      expect(chunks.length).toBeGreaterThan(1);
+      expect(chunks.join('')).toBe(text);
+      for (const chunk of chunks) expect(chunk).not.toMatch(pingWord);
+    }
+    // Elsewhere the same cut is the one a long word gets.
+    expect(splitMessage(`${'a'.repeat(16)}@herb`, { maxLength: 16 })).toEqual(['a'.repeat(16), '@herb']);
+  });
+
   it('rejects a limit too small to hold a reopened code block', () => {
     expect(() => splitMessage('text', { maxLength: 10 })).toThrow(RangeError);
   });

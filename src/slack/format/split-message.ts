@@ -9,12 +9,24 @@ const MIN_MAX_LENGTH = 16;
 const UNCUTTABLE = /<[^<>\n]*>|&(?:amp|lt|gt);|`{3}/g;
 /** Unsplittable tokens are looked for this far past the cut, so long text costs linear time. */
 const LOOKAHEAD = 4000;
+/**
+ * A ping word made by a cut: each message starts and ends a word, so `x@here` cut before its `@`
+ * starts the next message with a bare `@here`, and `@herex` cut after `@here` ends one with it. The
+ * formatter defuses the words the whole text has; these it could not see.
+ */
+const PING_WORD_AFTER_CUT = /^@(?:channel|here|everyone)(?![\p{L}\p{N}])/iu;
+const PING_WORD_BEFORE_CUT = /@(?:channel|here|everyone)$/iu;
+const LONGEST_PING_WORD = '@everyone'.length;
+/** What joins a ping word to the text around it, as the formatter reads it (`neutralise-pings.ts`). */
+const WORD_END = /[\p{L}\p{N}]$/u;
+const WORD_START = /^[\p{L}\p{N}]/u;
 
 /**
  * Splits mrkdwn into messages of at most `maxLength` characters, cutting between paragraphs,
  * else lines, else words, and only mid-word when a word is longer than a message. A cut inside
  * a ``` block closes the block and reopens it in the next chunk. Never cuts a surrogate pair,
- * a `<…>` sequence or an `&amp;` entity. Never returns a chunk of only whitespace and fences;
+ * a `<…>` sequence or an `&amp;` entity, nor next to `@here` (`@channel`, `@everyone`) where the
+ * cut would make it a word of its own. Never returns a chunk of only whitespace and fences;
  * whitespace-only text gives no chunks.
  */
 export function splitMessage(text: string, { maxLength = SLACK_LIMITS.messageTextLength }: { maxLength?: number } = {}): string[] {
@@ -69,6 +81,7 @@ function chooseCut({ text, room, insideCode }: { text: string; room: number; ins
     if (position <= 0 || position > room) return false;
     if (isHighSurrogate(text.charCodeAt(position - 1))) return false;
     if (uncuttable.some((token) => token.start < position && position < token.end)) return false;
+    if (makesPingWord(text, position)) return false;
     // A chunk ending on the fence that opens a block would be an empty code block.
     let headEnd = position;
     while (headEnd > 0 && /\s/.test(text.charAt(headEnd - 1))) headEnd--;
@@ -90,6 +103,12 @@ function chooseCut({ text, room, insideCode }: { text: string; room: number; ins
   // Only a token longer than the message gets here: cut through it rather than never finish.
   const position = isHighSurrogate(text.charCodeAt(room - 1)) ? room - 1 : room;
   return { end: position, resume: position };
+}
+
+function makesPingWord(text: string, position: number): boolean {
+  const before = text.slice(Math.max(0, position - LONGEST_PING_WORD), position);
+  const after = text.slice(position, position + LONGEST_PING_WORD + 1);
+  return (WORD_END.test(before) && PING_WORD_AFTER_CUT.test(after)) || (PING_WORD_BEFORE_CUT.test(before) && WORD_START.test(after));
 }
 
 /** A piece holding nothing but fences and whitespace would post as an empty message. */
