@@ -26,6 +26,7 @@ export function fencedMessenger(messenger: ThreadMessenger, lease: Lease): Threa
         messageTs: () => stream.messageTs(),
       };
     },
+    answerShowsNothing: (options) => messenger.answerShowsNothing(options),
     postNotice: guarded((options) => messenger.postNotice(options)),
     postMention: guarded((options) => messenger.postMention(options)),
     postStepCard: guarded((options) => messenger.postStepCard(options)),

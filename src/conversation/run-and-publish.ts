@@ -96,9 +96,11 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
     const waiting = outcome.approvalRequests.length > 0;
     // Stopped at the step limit, or nothing to show, and nobody to ask: without a notice the thread
     // would go quiet, or take the model's commentary on its way for its answer.
-    const unanswered = waiting ? undefined : unansweredReason({ responseMessages: outcome.responseMessages, text: outcome.text, maxSteps: limits.maxSteps });
+    // Judged by what the thread would show: text that renders to nothing posts nothing.
+    const showsNothing = (markdown: string) => messenger.answerShowsNothing({ markdown });
+    const unanswered = waiting ? undefined : unansweredReason({ responseMessages: outcome.responseMessages, text: outcome.text, maxSteps: limits.maxSteps, showsNothing });
     finished(waiting ? 'waiting' : unanswered ? 'failed' : 'answered');
-    thread.messages.push(...(unanswered ? withoutEmptyAnswer(outcome.responseMessages) : outcome.responseMessages));
+    thread.messages.push(...(unanswered ? withoutEmptyAnswer(outcome.responseMessages, { showsNothing }) : outcome.responseMessages));
     delete thread.failedTurn;
     await notes.noteAutomaticApprovals(scope, thread, automatic);
     if (unanswered) return recordUnansweredTurn(scope, thread, { reason: unanswered, text: outcome.text, requesterId, answer });

@@ -57,6 +57,11 @@ export interface ThreadMessenger {
   postAnswer(options: { channel: string; threadTs: string; markdown: string; replacing?: readonly string[]; mentionableUserIds?: readonly string[] }): Promise<void>;
   /** Starts showing an answer as it is written. */
   startAnswer(options: AnswerStreamOptions): AnswerStream;
+  /**
+   * Whether `markdown`, posted or streamed as an answer, would show nothing in the thread (text
+   * that is not blank can render to nothing: an empty code block). Pure; such a turn has no answer.
+   */
+  answerShowsNothing(options: { markdown: string }): boolean;
   /** Posts a short notice the bot itself wrote (errors, notes); any pings in it are neutralised. */
   postNotice(options: { channel: string; threadTs: string; text: string; retryButton?: boolean }): Promise<void>;
   /** Posts text the bot wrote from trusted config that is meant to notify people (reminders). */

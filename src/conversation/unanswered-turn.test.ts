@@ -14,6 +14,8 @@ const usage = {
 };
 const reply = (content: LanguageModelV4Content[], finish: 'stop' | 'tool-calls' | 'length' | 'content-filter'): GeneratedReply => ({ content, finishReason: { unified: finish, raw: finish }, usage, warnings: [] });
 const getPods = (id: string) => reply([{ type: 'tool-call', toolCallId: id, toolName: 'get_pods', input: '{"namespace":"staging"}' }], 'tool-calls');
+/** The chat surface's judgement, for these tests: blank text, or an empty code block, shows nothing. */
+const showsNothing = (markdown: string) => markdown.trim() === '' || markdown.trim() === '```\n```';
 const tools: ToolDefinition[] = [{ name: 'get_pods', description: 'List pods', inputSchema: z.object({ namespace: z.string() }), approval: 'never', execute: async () => ['pod-a'] }];
 
 /** What a real turn adds to the history for these model replies. */
@@ -31,7 +33,7 @@ async function responseMessagesOf(replies: GeneratedReply[], maxSteps: number): 
 describe('why a turn ended without an answer', () => {
   it('is the step limit when the last allowed step still called tools', async () => {
     const responseMessages = await responseMessagesOf([getPods('c1'), getPods('c2'), getPods('c3')], 3);
-    expect(unansweredReason({ responseMessages, text: '', maxSteps: 3 })).toEqual({ kind: 'step-limit', steps: 3 });
+    expect(unansweredReason({ responseMessages, text: '', maxSteps: 3, showsNothing })).toEqual({ kind: 'step-limit', steps: 3 });
     expect(unansweredNotice({ kind: 'step-limit', steps: 3 })).toContain('I stopped after 3 steps without finishing');
   });
 
@@ -39,10 +41,10 @@ describe('why a turn ended without an answer', () => {
     const commenting = (id: string, text: string) => reply([{ type: 'text', text }, { type: 'tool-call', toolCallId: id, toolName: 'get_pods', input: '{"namespace":"staging"}' }], 'tool-calls');
     const stopped = await outcomeOf([commenting('c1', 'Checking staging first.'), commenting('c2', 'Now prod.')], 2);
     expect(stopped.text).toContain('Now prod.');
-    expect(unansweredReason({ responseMessages: stopped.responseMessages, text: stopped.text, maxSteps: 2 })).toEqual({ kind: 'step-limit', steps: 2 });
+    expect(unansweredReason({ responseMessages: stopped.responseMessages, text: stopped.text, maxSteps: 2, showsNothing })).toEqual({ kind: 'step-limit', steps: 2 });
 
     const answered = await outcomeOf([commenting('c1', 'Checking staging first.'), reply([{ type: 'text', text: 'pod-a runs.' }], 'stop')], 2);
-    expect(unansweredReason({ responseMessages: answered.responseMessages, text: answered.text, maxSteps: 2 })).toBeUndefined();
+    expect(unansweredReason({ responseMessages: answered.responseMessages, text: answered.text, maxSteps: 2, showsNothing })).toBeUndefined();
   });
 
   it('is no answer when the model said nothing, first or after tools, even on the last allowed step', async () => {
@@ -54,7 +56,7 @@ describe('why a turn ended without an answer', () => {
     ];
     for (const [replies, maxSteps] of cases) {
       const responseMessages = await responseMessagesOf(replies, maxSteps);
-      expect(unansweredReason({ responseMessages: withoutEmptyAnswer(responseMessages), text: '', maxSteps })).toEqual({ kind: 'no-answer' });
+      expect(unansweredReason({ responseMessages: withoutEmptyAnswer(responseMessages, { showsNothing }), text: '', maxSteps, showsNothing })).toEqual({ kind: 'no-answer' });
     }
     expect(unansweredNotice({ kind: 'no-answer' })).toContain('The model returned no answer');
   });
@@ -67,9 +69,25 @@ describe('why a turn ended without an answer', () => {
     for (const last of [reasoningOnly, blank]) {
       const responseMessages = await responseMessagesOf([getPods('c1'), last], 3);
       expect(responseMessages.at(-1)?.role).toBe('assistant');
-      const kept = withoutEmptyAnswer(responseMessages);
+      const kept = withoutEmptyAnswer(responseMessages, { showsNothing });
       expect(kept.map((message) => message.role)).toEqual(['assistant', 'tool']);
-      expect(unansweredReason({ responseMessages: kept, text: '', maxSteps: 3 })).toEqual({ kind: 'no-answer' });
+      expect(unansweredReason({ responseMessages: kept, text: '', maxSteps: 3, showsNothing })).toEqual({ kind: 'no-answer' });
     }
+  });
+
+  it('is no answer when the text shows nothing, and Try again asks the model again without it', async () => {
+    // Not blank, but rendered to nothing: the thread would get no message at all.
+    const emptyCodeBlock = reply([{ type: 'text', text: '```\n```' }], 'stop');
+    for (const replies of [[emptyCodeBlock], [getPods('c1'), emptyCodeBlock]]) {
+      const outcome = await outcomeOf(replies, 3);
+      expect(outcome.text).toBe('```\n```');
+      expect(unansweredReason({ responseMessages: outcome.responseMessages, text: outcome.text, maxSteps: 3, showsNothing })).toEqual({ kind: 'no-answer' });
+      const kept = withoutEmptyAnswer(outcome.responseMessages, { showsNothing });
+      expect(kept.at(-1)?.role ?? 'user').not.toBe('assistant');
+    }
+    // Text that shows something is an answer, and stays in the history.
+    const answered = await outcomeOf([reply([{ type: 'text', text: '```\npod-a\n```' }], 'stop')], 3);
+    expect(unansweredReason({ responseMessages: answered.responseMessages, text: answered.text, maxSteps: 3, showsNothing })).toBeUndefined();
+    expect(withoutEmptyAnswer(answered.responseMessages, { showsNothing })).toEqual(answered.responseMessages);
   });
 });

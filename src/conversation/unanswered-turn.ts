@@ -8,25 +8,31 @@ import type { TurnScope } from './turn-scope.js';
 
 /**
  * Why a turn that waits for nobody ended without an answer: it reached `agent.maxSteps` while the
- * model was still calling tools (whatever it said along the way), or the model's last step said
- * nothing (a content filter, a reasoning model that spent its output budget, an empty reply).
+ * model was still calling tools (whatever it said along the way), or what the model said shows
+ * nothing (a content filter, a reasoning model that spent its output budget, an empty reply, or
+ * text that renders to nothing, such as an empty code block).
  */
 export type UnansweredReason = { kind: 'step-limit'; steps: number } | { kind: 'no-answer' };
 
+/** Whether an answer of this text would show the reader nothing (see `ThreadMessenger.answerShowsNothing`). */
+export type ShowsNothing = (markdown: string) => boolean;
+
 /**
  * Read from what the turn added to the history, for a turn that waits for nobody; undefined when
- * it answered. Every step but the last one asked for tools, and a step with content is one
+ * it answered. Judged by what the thread would show, not by the raw text: non-blank text that
+ * renders to nothing would otherwise count as an answer, post nothing, and leave the thread silent
+ * under its status line. Every step but the last one asked for tools, and a step with content is one
  * assistant message; so the turn stopped at the limit exactly when there are `maxSteps` of them and
  * the last step's tool results close the history. Text does not make that an answer: a model that
  * comments as it works ("Checking staging first.") reaches the limit with text from earlier steps.
  * A silent last step leaves no assistant message of its own (the AI SDK drops an empty one; see
  * `withoutEmptyAnswer`).
  */
-export function unansweredReason(options: { responseMessages: readonly ModelMessage[]; text: string; maxSteps: number }): UnansweredReason | undefined {
+export function unansweredReason(options: { responseMessages: readonly ModelMessage[]; text: string; maxSteps: number; showsNothing: ShowsNothing }): UnansweredReason | undefined {
   const steps = options.responseMessages.filter((message) => message.role === 'assistant').length;
   const stoppedBetweenSteps = options.responseMessages.at(-1)?.role === 'tool';
   if (stoppedBetweenSteps && steps >= options.maxSteps) return { kind: 'step-limit', steps };
-  return options.text.trim() === '' ? { kind: 'no-answer' } : undefined;
+  return options.showsNothing(options.text) ? { kind: 'no-answer' } : undefined;
 }
 
 /** What the thread is told; its Try again asks the model again from the saved history. */
@@ -37,20 +43,22 @@ export function unansweredNotice(reason: UnansweredReason): string {
 }
 
 /**
- * The history without a last assistant message that holds neither text nor a tool call (only
- * reasoning, or blank text): it is no answer, providers refuse some of them when sent back, and
- * Try again only runs a turn whose history ends where the model is asked again.
+ * The history without a last assistant message that holds no tool call and no text that shows
+ * anything (only reasoning, blank text, an empty code block): it is no answer, providers refuse
+ * some of them when sent back, and Try again only runs a turn whose history ends where the model
+ * is asked again.
  */
-export function withoutEmptyAnswer(messages: readonly ModelMessage[]): ModelMessage[] {
+export function withoutEmptyAnswer(messages: readonly ModelMessage[], { showsNothing }: { showsNothing: ShowsNothing }): ModelMessage[] {
   const kept = [...messages];
-  while (kept.length > 0 && isEmptyAnswer(kept.at(-1)!)) kept.pop();
+  while (kept.length > 0 && isEmptyAnswer(kept.at(-1)!, showsNothing)) kept.pop();
   return kept;
 }
 
-function isEmptyAnswer(message: ModelMessage): boolean {
+function isEmptyAnswer(message: ModelMessage, showsNothing: ShowsNothing): boolean {
   if (message.role !== 'assistant') return false;
-  if (typeof message.content === 'string') return message.content.trim() === '';
-  return message.content.every((part) => (part.type === 'text' ? part.text.trim() === '' : part.type !== 'tool-call'));
+  if (typeof message.content === 'string') return showsNothing(message.content);
+  if (message.content.some((part) => part.type === 'tool-call')) return false;
+  return showsNothing(message.content.map((part) => (part.type === 'text' ? part.text : '')).join(''));
 }
 
 /**
@@ -68,7 +76,9 @@ export function createUnansweredTurn({ logger, now }: Pick<PhaseDependencies, 'l
   ): Promise<void> {
     const where = { channel: thread.channel, threadTs: thread.threadTs };
     // The text is shown in full (blank text is closed as it is: there is nothing to mark as cut
-    // off); the notice after it says the turn did not finish, so a failed post only loses commentary.
+    // off, and a stream that showed part of text that renders to nothing is emptied); the notice
+    // after it says the turn did not finish, so a failed post only loses commentary. Posting the
+    // notice is what clears the status line.
     const shown = unanswered.answer.stream
       ? unanswered.answer.stream.finish(unanswered.text)
       : unanswered.text.trim()

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { conversationOf } from '../helpers/fake-openai.js';
 import { cardButtons, nextTs, threadReplies, useHarnesses, waitFor } from './harness.js';
 
 const harness = useHarnesses();
@@ -76,3 +77,64 @@ describe('a turn that ends without an answer', () => {
     expect(JSON.stringify(h.openai.requests[1]!.body)).toContain('hello?');
   });
 });
+
+/**
+ * The model's answer is not blank text, but its rendering is: an empty code block, a lone link
+ * reference definition, `&nbsp;`. Taken for an answer, it posted nothing and no notice either: the
+ * requester saw the bot go quiet under its "is thinking…" status (which only a post clears).
+ */
+describe('an answer whose rendering is empty', () => {
+  const noAnswer = (h: Awaited<ReturnType<typeof harness>>, threadTs: string) =>
+    waitFor(() => threadReplies(h, threadTs).find((message) => message.text.includes('The model returned no answer')), { timeoutMs: 15_000, message: 'no-answer notice' });
+
+  it.each([
+    ['an empty code block', '```\n```'],
+    ['a lone link reference definition', '[runbook]: https://runbooks.example.com/worker'],
+    ['a non-breaking space entity', '&nbsp;'],
+  ])('%s gets the no-answer notice after the status, and Try again asks the model again', async (_name, text) => {
+    const h = await harness({ statusDelayMs: 0 });
+    h.openai.enqueue({ text });
+    const threadTs = nextTs();
+    await h.mention({ user: 'UALICE', text: 'status?', ts: threadTs });
+    const notice = await noAnswer(h, threadTs);
+    await h.settled();
+    expect(threadReplies(h, threadTs).map((message) => message.text)).toEqual([notice.text]);
+    // Slack clears the status when the bot posts: the notice comes after the last one.
+    const methods = h.slack.calls.map((call) => call.method);
+    expect(h.slack.callsTo('assistant.threads.setStatus').length).toBeGreaterThan(0);
+    expect(methods.lastIndexOf('assistant.threads.setStatus')).toBeLessThan(methods.lastIndexOf('chat.postMessage'));
+
+    const retry = cardButtons(notice.blocks).find((button) => button.actionId === 'countersign_retry');
+    expect(retry).toBeDefined();
+    h.openai.enqueue({ text: 'The worker is healthy.' });
+    await h.click({ user: 'UALICE', cardTs: notice.ts, threadTs, ...retry! });
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === 'The worker is healthy.'), { message: 'answer after Try again' });
+    expect(h.openai.requests).toHaveLength(2);
+    // Asked again from the question, without the answer that showed nothing.
+    expect(conversationOf(h.openai.requests[1]!).filter((entry) => entry.role !== 'system')).toEqual([expect.objectContaining({ role: 'user' })]);
+  });
+
+  it('removes what it streamed of it, then gets the notice', async () => {
+    const h = await harness();
+    // Slow enough that the stream opens: `[runbook]: ` is shown before the URL makes it a definition.
+    h.openai.enqueue({ text: '[runbook]: https://runbooks.example.com/worker', deltaDelayMs: 400 });
+    const threadTs = nextTs();
+    await h.mention({ user: 'UALICE', text: 'status?', ts: threadTs });
+    const notice = await noAnswer(h, threadTs);
+    await h.settled();
+    expect(h.slack.callsTo('chat.postMessage').filter((call) => call.args.thread_ts === threadTs && String(call.args.text).includes('[runbook]'))).toHaveLength(1);
+    expect(threadReplies(h, threadTs).map((message) => message.text)).toEqual([notice.text]);
+  }, 30_000);
+
+  it('gets the notice in native streaming too', async () => {
+    const h = await harness({ environment: { SLACK_STREAMING: 'native' } });
+    h.openai.enqueue({ text: '```\n```', deltaDelayMs: 400 });
+    const threadTs = nextTs();
+    await h.mention({ user: 'UALICE', text: 'status?', ts: threadTs });
+    await noAnswer(h, threadTs);
+    await h.settled();
+    expect(h.slack.callsTo('chat.startStream').length).toBeGreaterThan(0);
+    expect(h.slack.callsTo('chat.stopStream')).toHaveLength(h.slack.callsTo('chat.startStream').length);
+  }, 30_000);
+});
+

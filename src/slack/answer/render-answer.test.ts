@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderAnswer } from './render-answer.js';
+import { answerShowsNothing, renderAnswer } from './render-answer.js';
 
 /**
  * `x@here` is left alone by the ping defusing (a letter before the `@`: not a word), but when the
@@ -17,5 +17,20 @@ describe('a ping word at a message split', () => {
     const messages = renderAnswer(markdown);
     expect(messages.length).toBeGreaterThan(1);
     for (const message of messages) expect(message).not.toMatch(/(^|[^\p{L}\p{N}])@(here|channel|everyone)(?![\p{L}\p{N}])/iu);
+  });
+});
+
+describe('an answer that shows nothing', () => {
+  it('is text that renders to no message, or to one a reader sees nothing in', () => {
+    for (const markdown of ['', ' \n\t', '```\n```', '```', '[runbook]: https://runbooks.example.com/worker', '&nbsp;', '\u200b', '&#8203;']) {
+      expect(answerShowsNothing(markdown), JSON.stringify(markdown)).toBe(true);
+    }
+  });
+
+  it('is not any text a reader sees, however short', () => {
+    for (const markdown of ['.', '```\npod-a\n```', '[runbook](https://runbooks.example.com/worker)', '---', '`x`', '@here']) {
+      expect(renderAnswer(markdown).length).toBeGreaterThan(0);
+      expect(answerShowsNothing(markdown), JSON.stringify(markdown)).toBe(false);
+    }
   });
 });

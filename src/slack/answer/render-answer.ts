@@ -1,6 +1,9 @@
 import { markdownToMrkdwn, type MarkdownToMrkdwnOptions } from '../format/markdown-to-mrkdwn.js';
 import { splitMessage } from '../format/split-message.js';
 
+/** A message of only spaces and invisible characters (a zero-width space) reads as an empty one. */
+const INVISIBLE = /^[\s\p{Cf}]*$/u;
+
 /**
  * The messages an answer is shown in: safe mrkdwn, cut before Slack's size limit. Pure, and
  * applied to the whole text so far on every update, so a half-written answer renders as safely as
@@ -8,4 +11,13 @@ import { splitMessage } from '../format/split-message.js';
  */
 export function renderAnswer(markdown: string, options: MarkdownToMrkdwnOptions = {}): string[] {
   return splitMessage(markdownToMrkdwn(markdown, options));
+}
+
+/**
+ * Whether an answer of `markdown` would show the reader nothing: text that is not blank can render
+ * to no message at all (an empty code block, a lone link reference definition, `&nbsp;`). A native
+ * stream sends `safeMarkdown` of the text, blank only when the text is, so this holds in both modes.
+ */
+export function answerShowsNothing(markdown: string): boolean {
+  return renderAnswer(markdown).every((message) => INVISIBLE.test(message));
 }
