@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfigFile } from '../../config/config-file.js';
 import { problemsOf } from '../../config/config-problems.test-support.js';
-import { buildSchemaForm, parseSchemaForm } from '../../slack/modals/schema-form.js';
-import { inputBlockAt, stateFromInput } from '../../slack/modals/view-state.test-support.js';
 import type { ToolContext } from '../tool-definition.js';
-import { createToolSchemas } from '../tool-schemas.js';
 import { createCommandTool } from './command-tool.js';
 import type { CommandResult, RunCommandOptions } from './run-command.js';
 
@@ -83,15 +80,6 @@ describe('a number that starts an argument', () => {
     const { tool, ran } = toolWith({ command: '["nice", "-n", "{adjustment}", "true"]', parameters: '      adjustment: { type: number, integer: true, minimum: -20, maximum: 19, allowLeadingDash: true }' });
     await tool.execute({ adjustment: -5 }, context);
     expect(ran).toEqual([['nice', '-n', '-5', 'true']]);
-  });
-
-  it('shows its error on the Edit form field', async () => {
-    const { tool } = toolFrom(stopProcess);
-    const schema = await createToolSchemas({ definitions: [tool] }).jsonSchema('stop_process');
-    expect(schema?.properties?.pid).toMatchObject({ minimum: 0 });
-    const form = buildSchemaForm({ schema: schema!, initialValue: { pid: 4242 } });
-    const parsed = parseSchemaForm({ form, stateValues: stateFromInput(form, { pid: -1 }) });
-    expect(parsed).toEqual({ ok: false, errors: { [inputBlockAt(form, 'pid').block_id!]: 'Must be at least 0' } });
   });
 });
 
