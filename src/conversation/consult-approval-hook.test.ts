@@ -6,7 +6,7 @@ import type { PendingStep } from '../approvals/pending-step.js';
 import { applyCallAction } from '../approvals/transitions/call-action.js';
 import type { StepTransition } from '../approvals/transitions/step-transition.js';
 import { createMemoryAuditLog } from '../audit/memory-audit-log.js';
-import { createApprovalHookConsultation, hookDecidingMark } from './consult-approval-hook.js';
+import { createApprovalHookConsultation, hookDecidingMark, hookTimeLimit } from './consult-approval-hook.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
 import type { TurnScope } from './turn-scope.js';
 
@@ -27,7 +27,7 @@ function storeHolding(initial: PendingStep) {
   };
 }
 
-function consultation(store: ReturnType<typeof storeHolding>, decide: ApprovalHookFunction) {
+function consultation(store: ReturnType<typeof storeHolding>, decide: ApprovalHookFunction, timeoutMs = 5_000) {
   const warnings: Array<Record<string, unknown>> = [];
   const logger = pino({ level: 'silent' });
   logger.warn = ((fields: Record<string, unknown>) => warnings.push(fields)) as never;
@@ -38,7 +38,7 @@ function consultation(store: ReturnType<typeof storeHolding>, decide: ApprovalHo
     logger,
     now: () => NOW,
     metrics: { decisionRecorded: () => {} } as unknown as PhaseDependencies['metrics'],
-    approvalHook: { name: 'change-freeze', timeoutMs: 5_000, decide },
+    approvalHook: { name: 'change-freeze', timeoutMs, decide },
   });
   const scope = { lease: { guard: <T>(operation: () => Promise<T>) => operation(), fence: { threadKey: 'T1:C1:1.0', token: '1' }, lost: () => false } } as unknown as TurnScope;
   return { consult: (step: PendingStep) => consult(scope, step), warnings, audit };
@@ -50,15 +50,48 @@ describe('consulting the approval hook', () => {
     expect(hookDecidingMark({ hook: { name: 'h', timeoutMs: 5_000, decide: () => undefined }, now: NOW })).toEqual({ hookDecidingUntil: NOW + 7_000 });
   });
 
+  it('lets the hook decide only while the mark keeps people off, a moment to record its answer before it lapses', () => {
+    const hook = { name: 'h', timeoutMs: 5_000, decide: () => undefined };
+    expect(hookTimeLimit({ hook, step: { hookDecidingUntil: NOW + 7_000 }, now: NOW })).toBe(5_000);
+    expect(hookTimeLimit({ hook, step: { hookDecidingUntil: NOW + 7_000 }, now: NOW + 1_500 })).toBe(3_500);
+    expect(hookTimeLimit({ hook, step: { hookDecidingUntil: NOW + 1_000 }, now: NOW })).toBe(0);
+    expect(hookTimeLimit({ hook, step: {}, now: NOW })).toBe(5_000);
+  });
+
+  it('stops asking the hook when the mark runs out, when the step could not be marked again before it was asked', async () => {
+    const store = storeHolding(makeStep(['a1'], { hookDecidingUntil: NOW + 2_500 }));
+    const commitStep = store.commitStep;
+    let writes = 0;
+    // The write that marks the step again fails (a Redis hiccup); the hook's own writes go through.
+    store.commitStep = async (transition) => (++writes === 1 ? Promise.reject(new Error('connection reset')) : commitStep(transition));
+    const aborted: string[] = [];
+    const { consult } = consultation(
+      store,
+      (request) =>
+        new Promise((resolve) =>
+          request.signal.addEventListener('abort', () => {
+            aborted.push((request.signal.reason as Error).message);
+            resolve({ decision: 'approve' });
+          }),
+        ),
+      60_000,
+    );
+    const after = await consult(store.current());
+    // Half a second of the mark was left, less the moment to record an answer.
+    expect(aborted).toEqual(['onApprovalRequest hook change-freeze timed out after 500 ms']);
+    expect(after.decisions).toEqual({});
+    expect(store.current().decisions).toEqual({});
+  });
+
   it('says in the log and the audit trail when its deny came for a call someone approved meanwhile', async () => {
-    const opened = makeStep(['a1'], { hookDecidingUntil: NOW - 1 });
+    const opened = makeStep(['a1'], { hookDecidingUntil: NOW + 7_000 });
     const store = storeHolding(opened);
     const { consult, warnings, audit } = consultation(store, () => {
-      // A mark left behind and past its deadline: Bob's click counts while the hook is still deciding.
+      // Bob's click as the mark lapses: the hook answered at the last moment and its write was slow.
       const click = applyCallAction(
         store.current(),
         { stepId: opened.stepId, approvalId: 'a1', userId: 'U0BOB', origin: { teamId: opened.teamId, channel: opened.channel, membership: 'member' }, action: { kind: 'approve', version: 0 } },
-        { now: NOW, groupMembers: new Map(), newGrantId: () => 'g' },
+        { now: store.current().hookDecidingUntil!, groupMembers: new Map(), newGrantId: () => 'g' },
       );
       if (!click.ok) throw new Error(click.refusal.message);
       store.set(click.transition.step);

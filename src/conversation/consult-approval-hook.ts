@@ -1,7 +1,16 @@
 import { hookActor, readHookDecision, type ApprovalHook, type ApprovalHookRequest } from '../approvals/approval-hook.js';
 import { currentVersion } from '../approvals/input-version.js';
-import { isQuestion, type PendingCall, type PendingStep } from '../approvals/pending-step.js';
-import { hookDecisionRefusal, hookDecisionTransition, hookFinishedTransition, hookMayApprove, type HookDecisionRefusal, type HookVerdict } from '../approvals/transitions/hook-decision.js';
+import { isQuestion, type InputVersion, type PendingCall, type PendingStep } from '../approvals/pending-step.js';
+import {
+  hookDecisionRefusal,
+  hookDecisionTransition,
+  hookFinishedTransition,
+  hookMayApprove,
+  hookStartedTransition,
+  type HookAskedVersion,
+  type HookDecisionRefusal,
+  type HookVerdict,
+} from '../approvals/transitions/hook-decision.js';
 import { commitTransition } from '../approvals/transitions/commit-transition.js';
 import { appendQuietly } from '../audit/audit-log.js';
 import { isFencedError } from '../store/fenced-error.js';
@@ -16,20 +25,21 @@ type HookDependencies = Pick<PhaseDependencies, 'store' | 'audit' | 'logger' | '
 /**
  * Asks the `onApprovalRequest` hook about each call of a step that was just opened, before its card
  * is posted: once per call, all calls at once, each within the hook's time limit. A decision is
- * committed like a person's (fenced, over the step's revision, with its audit record); a hook that
- * throws, times out or answers something unreadable leaves the call to people, and the error is
- * logged. Returns the step as it stands afterwards.
+ * committed like a person's (fenced, over the step's revision, with its audit record), and an
+ * approval only for the version the hook was shown; a hook that throws, times out or answers
+ * something unreadable leaves the call to people, and the error is logged. Returns the step as it
+ * stands afterwards.
  */
 export function createApprovalHookConsultation(options: HookDependencies) {
   const { store, logger, now, approvalHook: hook } = options;
 
-  async function verdictFor(step: PendingStep, call: PendingCall, active: ApprovalHook): Promise<HookVerdict | undefined> {
-    const policy = currentVersion(call)?.policy ?? call.policy;
-    if (!policy) return undefined;
+  /** What the hook answered about `asked`, the call's version it is shown, within `timeLimitMs`. */
+  async function verdictFor(step: PendingStep, call: PendingCall, asked: InputVersion, active: ApprovalHook, timeLimitMs: number): Promise<HookVerdict | undefined> {
+    const { policy } = asked;
     const controller = new AbortController();
     const request: ApprovalHookRequest = structuredClone({
       toolName: call.toolName,
-      input: call.input,
+      input: asked.input,
       rule: policy.rule,
       policy,
       requesterId: step.requesterId,
@@ -43,13 +53,13 @@ export function createApprovalHookConsultation(options: HookDependencies) {
     const where = { event: 'approval-hook', hook: active.name, stepId: step.stepId, toolName: call.toolName };
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timed-out'>((resolve) => {
-      timer = setTimeout(() => resolve('timed-out'), active.timeoutMs);
+      timer = setTimeout(() => resolve('timed-out'), timeLimitMs);
     });
     try {
       const answer = await Promise.race([Promise.resolve().then(() => active.decide(request)), timedOut]);
       if (answer === 'timed-out') {
-        controller.abort(new Error(`onApprovalRequest hook ${active.name} timed out after ${active.timeoutMs} ms`));
-        logger.error({ ...where, timeoutMs: active.timeoutMs }, 'approval hook timed out; the call waits for people');
+        controller.abort(new Error(`onApprovalRequest hook ${active.name} timed out after ${timeLimitMs} ms`));
+        logger.error({ ...where, timeoutMs: timeLimitMs }, 'approval hook timed out; the call waits for people');
         return undefined;
       }
       const verdict = readHookDecision(answer);
@@ -92,15 +102,24 @@ export function createApprovalHookConsultation(options: HookDependencies) {
     );
   }
 
-  /** Commits one verdict; `finished` when it is the hook's last write on the step. Undefined when nothing was written. */
-  async function commitVerdict(scope: TurnScope, step: PendingStep, call: PendingCall, active: ApprovalHook, verdict: HookVerdict, finished: boolean): Promise<PendingStep | undefined> {
+  /**
+   * Commits one verdict on the version the hook was asked about (`asked`); `finished` when it is
+   * the hook's last write on the step. Undefined when nothing was written.
+   */
+  async function commitVerdict(
+    scope: TurnScope,
+    step: PendingStep,
+    { call, asked, verdict }: { call: PendingCall; asked: HookAskedVersion; verdict: HookVerdict },
+    active: ApprovalHook,
+    finished: boolean,
+  ): Promise<PendingStep | undefined> {
     let notCounted: HookDecisionRefusal | undefined;
     const committed = await scope.lease
       .guard(() =>
         commitTransition(store, step.stepId, (current) => {
           const at = now();
-          notCounted = hookDecisionRefusal(current, { approvalId: call.approvalId, verdict, now: at });
-          const transition = hookDecisionTransition(current, { approvalId: call.approvalId, hookName: active.name, verdict, now: at, finished });
+          notCounted = hookDecisionRefusal(current, { approvalId: call.approvalId, asked, verdict, now: at });
+          const transition = hookDecisionTransition(current, { approvalId: call.approvalId, hookName: active.name, asked, verdict, now: at, finished });
           return transition && { ...transition, fence: scope.lease.fence };
         }),
       )
@@ -112,6 +131,28 @@ export function createApprovalHookConsultation(options: HookDependencies) {
       });
     if (!committed && notCounted) await recordNotCounted(step, call, active, verdict, notCounted);
     return committed;
+  }
+
+  /**
+   * Marks the step from now until the hook's time limit (and a moment to record its answer) is up,
+   * just before it is asked: the mark the step was created with was counted from before the step
+   * was built and stored. The step as it stands afterwards, or `step` when nothing was written.
+   */
+  async function markDeciding(scope: TurnScope, step: PendingStep, active: ApprovalHook): Promise<PendingStep> {
+    const marked = await scope.lease
+      .guard(() =>
+        commitTransition(store, step.stepId, (current) => {
+          const transition = hookStartedTransition(current, { until: hookDecidingDeadline({ hook: active, now: now() }) });
+          return transition && { ...transition, fence: scope.lease.fence };
+        }),
+      )
+      .catch((error: unknown) => {
+        if (isFencedError(error) || scope.lease.lost()) throw error;
+        // The hook is still asked, for the time the step's first mark leaves it (see `hookTimeLimit`).
+        logger.error({ event: 'approval-hook-mark-failed', stepId: step.stepId, err: error }, 'could not mark the step while the approval hook decides');
+        return undefined;
+      });
+    return marked ?? step;
   }
 
   /** People may act on the step again (the hook timed out, failed, or left the calls to them). */
@@ -134,18 +175,23 @@ export function createApprovalHookConsultation(options: HookDependencies) {
 
   return async function consultApprovalHook(scope: TurnScope, opened: PendingStep): Promise<PendingStep> {
     if (!hook) return opened;
-    const calls = opened.calls.filter((call) => !isQuestion(call) && !Object.hasOwn(opened.decisions, call.approvalId));
-    const verdicts = await Promise.all(calls.map(async (call) => ({ call, verdict: await verdictFor(opened, call, hook) })));
-    const toCommit: { call: PendingCall; verdict: HookVerdict }[] = [];
-    for (const { call, verdict } of verdicts) {
+    const marked = await markDeciding(scope, opened, hook);
+    const asking = marked.calls.flatMap((call) => {
+      const asked = isQuestion(call) || Object.hasOwn(marked.decisions, call.approvalId) ? undefined : currentVersion(call);
+      return asked ? [{ call, asked }] : [];
+    });
+    const timeLimitMs = hookTimeLimit({ hook, step: marked, now: now() });
+    const verdicts = await Promise.all(asking.map(async ({ call, asked }) => ({ call, asked, verdict: await verdictFor(marked, call, asked, hook, timeLimitMs) })));
+    const toCommit: { call: PendingCall; asked: HookAskedVersion; verdict: HookVerdict }[] = [];
+    for (const { call, asked, verdict } of verdicts) {
       if (!verdict) continue;
-      if (verdict.decision === 'approve' && !hookMayApprove(opened, call.approvalId)) await refuseApproval(opened, call, hook);
-      else toCommit.push({ call, verdict });
+      if (verdict.decision === 'approve' && !hookMayApprove(marked, call.approvalId)) await refuseApproval(marked, call, hook);
+      else toCommit.push({ call, asked, verdict });
     }
-    let step = opened;
-    for (const [index, { call, verdict }] of toCommit.entries()) {
+    let step = marked;
+    for (const [index, { call, asked, verdict }] of toCommit.entries()) {
       // Only the last write lets people act: until then a click could come between two of the hook's decisions.
-      const committed = await commitVerdict(scope, step, call, hook, verdict, index === toCommit.length - 1);
+      const committed = await commitVerdict(scope, step, { call, asked, verdict }, hook, index === toCommit.length - 1);
       if (!committed) continue;
       step = committed;
       options.metrics.decisionRecorded({ toolName: call.toolName, outcome: verdict.decision === 'approve' ? 'approved' : 'denied', waitedMs: now() - step.createdAt });
@@ -159,10 +205,24 @@ export function createApprovalHookConsultation(options: HookDependencies) {
  * The mark a new step carries while the hook decides (see `PendingStep.hookDecidingUntil`): none
  * without a hook. Its deadline is the hook's time limit, plus a moment to record what it answered
  * at the last instant; past it the mark is ignored, so a process that stopped mid-hook cannot
- * leave the step undecidable.
+ * leave the step undecidable. It is set again when the hook is asked (`markDeciding`).
  */
 export function hookDecidingMark({ hook, now }: { hook: ApprovalHook | undefined; now: number }): { hookDecidingUntil?: number } {
-  return hook ? { hookDecidingUntil: now + hook.timeoutMs + HOOK_RECORD_GRACE_MS } : {};
+  return hook ? { hookDecidingUntil: hookDecidingDeadline({ hook, now }) } : {};
+}
+
+function hookDecidingDeadline({ hook, now }: { hook: ApprovalHook; now: number }): number {
+  return now + hook.timeoutMs + HOOK_RECORD_GRACE_MS;
+}
+
+/**
+ * How long the hook may decide: its time limit, cut short so that it ends a moment (to record its
+ * answer) before the step's mark does. People are kept off the step for the whole time the hook
+ * decides, however long storing or marking the step took. No mark: the whole time limit.
+ */
+export function hookTimeLimit({ hook, step, now }: { hook: ApprovalHook; step: Pick<PendingStep, 'hookDecidingUntil'>; now: number }): number {
+  if (step.hookDecidingUntil === undefined) return hook.timeoutMs;
+  return Math.max(0, Math.min(hook.timeoutMs, step.hookDecidingUntil - HOOK_RECORD_GRACE_MS - now));
 }
 
 export type ConsultApprovalHook = ReturnType<typeof createApprovalHookConsultation>;

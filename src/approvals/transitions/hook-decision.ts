@@ -1,30 +1,43 @@
 import type { AuditEventInput } from '../../audit/audit-event.js';
 import { hookActor } from '../approval-hook.js';
 import { currentVersion } from '../input-version.js';
-import { decisionOf, isQuestion, type Decision, type PendingStep } from '../pending-step.js';
+import { decisionOf, isQuestion, type Decision, type InputVersion, type PendingStep } from '../pending-step.js';
 import { completeIfDone, decisionEvent, nextRevision, type StepTransition } from './step-transition.js';
 
 export type HookVerdict = { decision: 'approve' } | { decision: 'deny'; reason: string };
 
+/** The version of a call the hook was shown: its approval counts for that input and no other. */
+export type HookAskedVersion = Pick<InputVersion, 'number' | 'inputHash'>;
+
 /** Why a hook's decision was not recorded: the hook answered, but it no longer counts. */
 export interface HookDecisionRefusal {
-  code: 'not-found' | 'already-decided' | 'closed' | 'expired' | 'auto-approve-forbidden';
+  code: 'not-found' | 'already-decided' | 'closed' | 'expired' | 'input-changed' | 'auto-approve-forbidden';
   reason: string;
 }
 
 /**
  * Whether the hook's verdict may still be recorded on the step as it stands: the same conditions a
- * person's click meets (the call undecided, the step pending and not past its expiry), and a rule
- * that forbids automatic approval is kept. Undefined when it may. Pure.
+ * person's click meets (the call undecided, the step pending and not past its expiry, an approval
+ * only of the version that was shown: `asked`), and a rule that forbids automatic approval is
+ * kept. A deny holds whatever the version, as a person's does: a veto must not be lost to an edit
+ * the hook never saw. Undefined when it may. Pure.
  */
-export function hookDecisionRefusal(step: PendingStep, { approvalId, verdict, now }: { approvalId: string; verdict: HookVerdict; now: number }): HookDecisionRefusal | undefined {
+export function hookDecisionRefusal(
+  step: PendingStep,
+  { approvalId, asked, verdict, now }: { approvalId: string; asked: HookAskedVersion; verdict: HookVerdict; now: number },
+): HookDecisionRefusal | undefined {
   const call = step.calls.find((candidate) => candidate.approvalId === approvalId);
-  if (!call || isQuestion(call) || !currentVersion(call)) return { code: 'not-found', reason: 'the call is no longer part of the request' };
+  const version = call && !isQuestion(call) ? currentVersion(call) : undefined;
+  if (!version) return { code: 'not-found', reason: 'the call is no longer part of the request' };
   const decided = decisionOf(step, approvalId);
   if (decided) return { code: 'already-decided', reason: `the call was already ${decided.outcome} by ${decided.userId} while the hook was deciding` };
   if (step.phase !== 'pending') return { code: 'closed', reason: 'the request was closed while the hook was deciding' };
   if (step.expiresAt !== undefined && now >= step.expiresAt) return { code: 'expired', reason: 'the request expired before the hook decided' };
-  if (verdict.decision === 'approve' && currentVersion(call)?.policy.autoApprove === 'forbidden') {
+  if (verdict.decision === 'approve' && (version.number !== asked.number || version.inputHash !== asked.inputHash)) {
+    const by = version.editedBy ? ` by ${version.editedBy}` : '';
+    return { code: 'input-changed', reason: `the input was edited${by} while the hook was deciding (now version ${version.number + 1}); the hook approved version ${asked.number + 1}` };
+  }
+  if (verdict.decision === 'approve' && version.policy.autoApprove === 'forbidden') {
     return { code: 'auto-approve-forbidden', reason: 'the policy rule forbids automatic approval of this tool, so people decide' };
   }
   return undefined;
@@ -38,14 +51,15 @@ export function hookDecisionRefusal(step: PendingStep, { approvalId, verdict, no
  * An approval settles the call (it does not count as one of several approvers): the hook is the
  * operator's own code, it sees the rule's quorum and can leave such calls to people. A rule that
  * forbids automatic approval (`autoApprove: forbidden`) is kept: a hook may deny those calls but
- * not approve them. Undefined when there is nothing to do (see `hookDecisionRefusal`).
+ * not approve them. An approval names the version the hook was asked about (`asked`), which is
+ * the version that runs. Undefined when there is nothing to do (see `hookDecisionRefusal`).
  * `finished`: the hook's last write on the step, which lets people act on it again.
  */
 export function hookDecisionTransition(
   step: PendingStep,
-  { approvalId, hookName, verdict, now, finished = false }: { approvalId: string; hookName: string; verdict: HookVerdict; now: number; finished?: boolean },
+  { approvalId, hookName, asked, verdict, now, finished = false }: { approvalId: string; hookName: string; asked: HookAskedVersion; verdict: HookVerdict; now: number; finished?: boolean },
 ): StepTransition | undefined {
-  if (hookDecisionRefusal(step, { approvalId, verdict, now })) return undefined;
+  if (hookDecisionRefusal(step, { approvalId, asked, verdict, now })) return undefined;
   const call = step.calls.find((candidate) => candidate.approvalId === approvalId);
   const version = call && currentVersion(call);
   if (!call || !version) return undefined;
@@ -62,6 +76,19 @@ export function hookDecisionTransition(
       ? ({ ...decisionEvent(step, call, decision), version: version.number, inputHash: version.inputHash, approvedBy: [userId] } as AuditEventInput)
       : decisionEvent(step, call, decision);
   return completeIfDone(next, [audit]);
+}
+
+/**
+ * The hook is about to be asked: the step's mark is set again from this moment (`until`), since the
+ * one it was created with was counted from before the step was built and stored, and a slow write
+ * may have used up part of it. Undefined when the step is no longer pending or already marked
+ * until then.
+ */
+export function hookStartedTransition(step: PendingStep, { until }: { until: number }): StepTransition | undefined {
+  if (step.phase !== 'pending' || (step.hookDecidingUntil !== undefined && step.hookDecidingUntil >= until)) return undefined;
+  const next = nextRevision(step);
+  next.hookDecidingUntil = until;
+  return { step: next, fromRevision: step.revision, audit: [] };
 }
 
 /**
