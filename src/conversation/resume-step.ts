@@ -7,7 +7,7 @@ import type { GroupMembers } from '../approvals/policy/approver-eligibility.js';
 import { recheckApprovals, type UncheckedApproval } from '../approvals/recheck-approvals.js';
 import { claimResumeTransition } from '../approvals/transitions/close-step.js';
 import { StepContendedError } from '../approvals/transitions/commit-transition.js';
-import { appendQuietly } from '../audit/audit-log.js';
+import type { AuditEventInput } from '../audit/audit-event.js';
 import { faultPoint } from '../runtime/fault-points.js';
 import type { PrefetchedStep } from '../store/state-store.js';
 import { threadKeyOf, type ThreadState } from '../store/thread-state.js';
@@ -93,14 +93,16 @@ export function createStepResumer(options: ResumeDependencies) {
       const changed = claimed !== transition.step;
       // Written as a copy: a conflict leaves the thread as it was, for the next round.
       const { next, stops } = withDecisions(thread, claimed);
-      const result = await scope.saveWithStep({ ...transition, step: claimed }, next, { settled: stops });
+      // Audited in the claim itself: a claim that turned an approval into a denial never stands without saying why.
+      const audit = [...revoked.map((revocation) => revocationEvent(claimed, revocation)), ...unchecked.map((approval) => uncheckedEvent(claimed, approval))];
+      const result = await scope.saveWithStep({ ...transition, step: claimed, audit }, next, { settled: stops });
       if (result === 'not-found') return false;
       if (result !== 'committed') continue;
       Object.assign(thread, next);
       delete thread.pendingStepId;
+      for (const revocation of revoked) logger.warn({ event: 'approval-revoked', stepId: claimed.stepId, ...revocation }, 'approval no longer authorized at resume');
+      for (const approval of unchecked) logger.warn({ event: 'approval-unchecked', stepId: claimed.stepId, ...approval }, 'approving groups could not be read; the call was closed without running');
       faultPoint('after-claim');
-      for (const revocation of revoked) await recordRevocation(claimed, revocation);
-      for (const approval of unchecked) await recordUnchecked(claimed, approval);
       // The card said "Approved by …": it now says what became of the call.
       if (changed) await refreshCard(scope, claimed);
       if (stops) {
@@ -151,29 +153,7 @@ export function createStepResumer(options: ResumeDependencies) {
     await scope.messenger.postNotice({ channel: thread.channel, threadTs: thread.threadTs, text: waitNoticeText(unchecked) });
   }
 
-  /** Closed by countersign, not by an approver: the audit trail names no person for it. */
-  async function recordUnchecked(step: PendingStep, approval: UncheckedApproval): Promise<void> {
-    const reason = step.decisions[approval.approvalId]?.reason ?? 'could not check the approving groups';
-    logger.warn({ event: 'approval-unchecked', stepId: step.stepId, ...approval }, 'approving groups could not be read; the call was closed without running');
-    const call = step.calls.find((candidate) => candidate.approvalId === approval.approvalId);
-    await appendQuietly(
-      options.audit,
-      { type: 'action-refused', teamId: step.teamId, stepId: step.stepId, approvalId: approval.approvalId, toolName: call?.toolName ?? 'unknown', userId: COUNTERSIGN_ACTOR, action: 'resume', code: 'groups-unresolved', reason },
-      logger,
-    );
-  }
-
   const refreshCard = (scope: TurnScope, step: PendingStep) => refreshStepCard({ scope, step, logger });
-
-  async function recordRevocation(step: PendingStep, revocation: { approvalId: string; userId: string; reason: string }): Promise<void> {
-    logger.warn({ event: 'approval-revoked', stepId: step.stepId, ...revocation }, 'approval no longer authorized at resume');
-    const call = step.calls.find((candidate) => candidate.approvalId === revocation.approvalId);
-    await appendQuietly(
-      options.audit,
-      { type: 'action-refused', teamId: step.teamId, stepId: step.stepId, approvalId: revocation.approvalId, toolName: call?.toolName ?? 'unknown', userId: revocation.userId, action: 'resume', code: 'approval-revoked', reason: revocation.reason },
-      logger,
-    );
-  }
 
   /**
    * A process claimed this resume and stopped before finishing it. If the history still ends with
@@ -197,6 +177,19 @@ export function createStepResumer(options: ResumeDependencies) {
 }
 
 export type StepResumer = ReturnType<typeof createStepResumer>;
+
+/** Closed by countersign, not by an approver: the audit trail names no person for it. */
+function uncheckedEvent(step: PendingStep, approval: UncheckedApproval): AuditEventInput {
+  const reason = step.decisions[approval.approvalId]?.reason ?? 'could not check the approving groups';
+  const call = step.calls.find((candidate) => candidate.approvalId === approval.approvalId);
+  return { type: 'action-refused', teamId: step.teamId, stepId: step.stepId, approvalId: approval.approvalId, toolName: call?.toolName ?? 'unknown', userId: COUNTERSIGN_ACTOR, action: 'resume', code: 'groups-unresolved', reason };
+}
+
+/** An approval that held when it was given and no longer does at resume: denied in the claim, in the approver's name. */
+function revocationEvent(step: PendingStep, revocation: { approvalId: string; userId: string; reason: string }): AuditEventInput {
+  const call = step.calls.find((candidate) => candidate.approvalId === revocation.approvalId);
+  return { type: 'action-refused', teamId: step.teamId, stepId: step.stepId, approvalId: revocation.approvalId, toolName: call?.toolName ?? 'unknown', userId: revocation.userId, action: 'resume', code: 'approval-revoked', reason: revocation.reason };
+}
 
 /**
  * Every call expired unanswered and their rules say expiry ends the turn (`onExpiry: stop`). A

@@ -1,5 +1,6 @@
 import { createCurrentEvaluation } from '../approvals/evaluate-call-policy.js';
 import type { GroupMembers } from '../approvals/policy/approver-eligibility.js';
+import type { AuditEventInput } from '../audit/audit-event.js';
 import { appendQuietly } from '../audit/audit-log.js';
 import type { ThreadState } from '../store/thread-state.js';
 import { judgeCarriedApprovals, withWithdrawals, type Withdrawal } from './carried-approvals.js';
@@ -50,15 +51,18 @@ export function createRetryFailedTurn({ store, audit, logger, now, policy, tools
     }
     thread.messages = withWithdrawals(thread.messages, approvals.withdrawn);
     delete thread.failedTurn;
-    await scope.save(thread);
-    for (const withdrawal of approvals.withdrawn) await recordWithdrawal(thread, withdrawal);
+    // Audited in the save that withdraws them: the history never says "no longer holds" while the trail says only "approved".
+    await scope.save(thread, { audit: approvals.withdrawn.map((withdrawal) => withdrawalEvent(thread, withdrawal)) });
+    for (const withdrawal of approvals.withdrawn) logWithdrawal(withdrawal);
     await closeInterruptedCalls(scope, thread);
     await runAndPublish(scope, thread, judgement.requesterId, approvals.runs);
   };
 
-  async function recordWithdrawal(thread: ThreadState, withdrawal: Withdrawal): Promise<void> {
-    const { approval, userId, code, reason } = withdrawal;
+  function logWithdrawal({ approval, userId, code }: Withdrawal): void {
     logger.warn({ event: 'approval-withdrawn', stepId: approval.stepId, approvalId: approval.approvalId, userId, code }, 'approval no longer holds at Try again; the call is not run');
-    await appendQuietly(audit, { type: 'action-refused', teamId: thread.teamId, stepId: approval.stepId, approvalId: approval.approvalId, toolName: approval.toolName, userId, action: 'retry', code, reason }, logger);
   }
+}
+
+function withdrawalEvent(thread: ThreadState, { approval, userId, code, reason }: Withdrawal): AuditEventInput {
+  return { type: 'action-refused', teamId: thread.teamId, stepId: approval.stepId, approvalId: approval.approvalId, toolName: approval.toolName, userId, action: 'retry', code, reason };
 }

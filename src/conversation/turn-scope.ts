@@ -1,4 +1,5 @@
 import { type Context, ROOT_CONTEXT } from '@opentelemetry/api';
+import type { AuditEventInput } from '../audit/audit-event.js';
 import type { StepTransition } from '../approvals/transitions/step-transition.js';
 import { FencedError } from '../store/fenced-error.js';
 import type { ClosingSave, CommitResult, StateStore } from '../store/state-store.js';
@@ -24,8 +25,11 @@ export interface TurnScope {
   messenger: ThreadMessenger;
   /** The trace context of the item's span: what the item does is traced as its children. */
   traceContext: Context;
-  /** Trims and saves the thread under the fence; `settled`: every started call's result is in it. */
-  save(thread: ThreadState, options?: SaveOptions): Promise<void>;
+  /**
+   * Trims and saves the thread under the fence; `settled`: every started call's result is in it;
+   * `audit`: events of what the save records, written in the same atomic write.
+   */
+  save(thread: ThreadState, options?: AuditedSaveOptions): Promise<void>;
   /**
    * `save` for the item's last write: kept, and sent with the queue's finish of the item in one
    * round trip (`takeClosingSave`). Until then a crash leaves the previous save, which every caller
@@ -34,8 +38,9 @@ export interface TurnScope {
    */
   saveAtEnd(thread: ThreadState, options?: SaveOptions): void;
   /**
-   * Commits a step transition (a resume claim) and saves the thread in one atomic write under the
-   * fence. Throws `FencedError` when fenced; 'conflict' or 'not-found' leave both unchanged.
+   * Commits a step transition (a resume claim, with its audit events) and saves the thread in one
+   * atomic write under the fence. Throws `FencedError` when fenced; 'conflict' or 'not-found' leave
+   * all of it unchanged.
    */
   saveWithStep(transition: StepTransition, thread: ThreadState, options?: SaveOptions): Promise<Exclude<CommitResult, 'fenced'>>;
   /** Writes a kept `saveAtEnd` now, before reading the thread back. */
@@ -46,6 +51,10 @@ export interface TurnScope {
 
 interface SaveOptions {
   settled?: boolean;
+}
+
+interface AuditedSaveOptions extends SaveOptions {
+  audit?: readonly AuditEventInput[];
 }
 
 export function createTurnScope(options: {
@@ -62,7 +71,7 @@ export function createTurnScope(options: {
     thread.messages = trimHistory(thread.messages, limits);
     thread.updatedAt = now();
   };
-  const write = (thread: ThreadState, saveOptions?: SaveOptions) => lease.guard(() => store.saveThread(thread, limits.historyTtlMs, lease.fence, saveOptions));
+  const write = (thread: ThreadState, saveOptions?: AuditedSaveOptions) => lease.guard(() => store.saveThread(thread, limits.historyTtlMs, lease.fence, saveOptions));
   const flush = async () => {
     const closing = kept;
     kept = undefined;

@@ -89,9 +89,10 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       return json === undefined ? undefined : (JSON.parse(json) as ThreadState);
     },
 
-    async saveThread(thread, ttlMs, fence, { settled = false } = {}) {
+    async saveThread(thread, ttlMs, fence, { settled = false, audit: events = [] } = {}) {
       guard(fence);
       writeThread(thread, ttlMs, settled);
+      record(events);
     },
 
     async createThreadIfAbsent(thread, ttlMs) {
@@ -180,7 +181,7 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
     },
 
     async commitStepWithThread({ transition, thread, ttlMs, settled = false }) {
-      if (!transition.fence || transition.audit.length > 0 || transition.grant || transition.completed || transition.closed || !transition.resumed) {
+      if (!transition.fence || transition.grant || transition.completed || transition.closed || !transition.resumed) {
         throw new Error('commitStepWithThread writes resume claims only');
       }
       // Every check before any write, as the Redis script does: both are written or neither.

@@ -146,10 +146,11 @@ return 'committed'
 
 /**
  * A resume claim and its thread's save in one: KEYS[1] step, [2] complete-steps index, [3] thread,
- * [4] the thread's fence, [5] executing markers, [6] the thread's messages. ARGV[1] the step's
- * revision the claim was computed from, [2] step JSON, [3] step id, [4] token, [5] phase, [6]
- * thread JSON without its messages, [7] thread ttl ms, [8] '1' to drop the markers, [9] history
- * write. Every check comes before any write. Returns the thread's new revision.
+ * [4] the thread's fence, [5] executing markers, [6] the thread's messages, [7] audit stream.
+ * ARGV[1] the step's revision the claim was computed from, [2] step JSON, [3] step id, [4] token,
+ * [5] phase, [6] thread JSON without its messages, [7] thread ttl ms, [8] '1' to drop the markers,
+ * [9] history write, [10] audit cap, [11…] audit pairs (an approval the claim turned into a
+ * denial, or closed unchecked). Every check comes before any write. Returns the thread's new revision.
  */
 export const CLAIM_STEP_WITH_THREAD_SCRIPT = `
 local stepRevision = redis.call('HGET', KEYS[1], 'revision')
@@ -161,6 +162,7 @@ redis.call('HSET', KEYS[1], 'data', ARGV[2], 'revision', tostring(tonumber(ARGV[
 redis.call('ZREM', KEYS[2], ARGV[3])
 ${applyHistoryWrite({ meta: 3, list: 6, metaJson: 6, ttl: 7 })}
 if ARGV[8] == '1' then redis.call('DEL', KEYS[5]) end
+${appendAuditEvents({ key: 7, cap: 10, first: 11 })}
 return revision
 `;
 
@@ -201,15 +203,16 @@ return revision
 `;
 
 /**
- * KEYS[1] thread, [2] fence, [3] executing markers, [4] the thread's messages. ARGV[1] token, [2]
- * thread JSON without its messages, [3] ttl ms, [4] '1' to drop the markers, [5] history write.
- * Returns the thread's new revision.
+ * KEYS[1] thread, [2] fence, [3] executing markers, [4] the thread's messages, [5] audit stream.
+ * ARGV[1] token, [2] thread JSON without its messages, [3] ttl ms, [4] '1' to drop the markers, [5]
+ * history write, [6] audit cap, [7…] audit pairs. Returns the thread's new revision.
  */
 export const SAVE_THREAD_SCRIPT = `
 if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 'fenced' end
 ${checkHistoryWrite({ meta: 1, list: 4, history: 5 })}
 ${applyHistoryWrite({ meta: 1, list: 4, metaJson: 2, ttl: 3 })}
 if ARGV[4] == '1' then redis.call('DEL', KEYS[3]) end
+${appendAuditEvents({ key: 5, cap: 6, first: 7 })}
 return revision
 `;
 

@@ -50,7 +50,7 @@ const SCRIPTS = {
   csCommitStep: [9, COMMIT_STEP_SCRIPT],
   csCommitStepAndQueue: [14, COMMIT_STEP_AND_QUEUE_SCRIPT],
   csCreateStep: [10, CREATE_STEP_SCRIPT],
-  csSaveThread: [4, SAVE_THREAD_SCRIPT],
+  csSaveThread: [5, SAVE_THREAD_SCRIPT],
   csCreateThreadIfAbsent: [2, CREATE_THREAD_IF_ABSENT_SCRIPT],
   csReadThread: [2, READ_THREAD_SCRIPT],
   csMarkExecuting: [4, MARK_EXECUTING_SCRIPT],
@@ -58,7 +58,7 @@ const SCRIPTS = {
   csUnmarkExecuting: [3, UNMARK_EXECUTING_SCRIPT],
   csRevokeGrant: [2, REVOKE_GRANT_SCRIPT],
   csEnqueueAndLock: [5, ENQUEUE_AND_LOCK_SCRIPT],
-  csClaimStepWithThread: [6, CLAIM_STEP_WITH_THREAD_SCRIPT],
+  csClaimStepWithThread: [7, CLAIM_STEP_WITH_THREAD_SCRIPT],
   csHandOffWork: [4, HAND_OFF_WORK_SCRIPT],
   csTryLock: [2, TRY_LOCK_SCRIPT],
   csLockAndTake: [6, LOCK_AND_TAKE_SCRIPT],
@@ -152,11 +152,24 @@ export function createRedisStore({
     return [transition.fromRevision, stepData(step), step.stepId, now(), flags, fence?.token ?? '', grant?.grantId ?? '', grant ? JSON.stringify(grant) : '', grant?.expiresAt ?? 0, auditMaxLength, step.phase, step.channel, expiry, reminder] as const;
   };
 
-  /** SAVE_THREAD_SCRIPT's keys and arguments. */
-  const saveThreadArguments = (options: { thread: ThreadState; ttlMs: number; fence: Fence; settled: boolean; write: ThreadWrite }) => {
+  /** SAVE_THREAD_SCRIPT's keys and arguments; `audit`: prepared (type, json) pairs, appended to the thread's shard's stream. */
+  const saveThreadArguments = (options: { thread: ThreadState; ttlMs: number; fence: Fence; settled: boolean; write: ThreadWrite; audit?: readonly string[] }) => {
     const { thread, fence, write } = options;
     const at = keys.ofThread(thread.threadKey);
-    return [at.thread(thread.threadKey), keys.ofThread(fence.threadKey).fence(fence.threadKey), at.executing(thread.threadKey), at.messages(thread.threadKey), fence.token, write.metaJson, options.ttlMs, options.settled ? '1' : '0', write.historyJson] as const;
+    return [
+      at.thread(thread.threadKey),
+      keys.ofThread(fence.threadKey).fence(fence.threadKey),
+      at.executing(thread.threadKey),
+      at.messages(thread.threadKey),
+      at.audit(),
+      fence.token,
+      write.metaJson,
+      options.ttlMs,
+      options.settled ? '1' : '0',
+      write.historyJson,
+      auditMaxLength,
+      ...(options.audit ?? []),
+    ] as const;
   };
 
   /** Audit events as the scripts append them: prepared (stamped, redacted) once, here. */
@@ -218,9 +231,11 @@ export function createRedisStore({
       return histories.read(threadKey, (await run.csReadThread(at.thread(threadKey), at.messages(threadKey))) as ThreadReply);
     },
 
-    async saveThread(thread, ttlMs, fence, { settled = false } = {}) {
-      const reply = await histories.write(thread, (write) => run.csSaveThread(...saveThreadArguments({ thread, ttlMs, fence, settled, write })));
+    async saveThread(thread, ttlMs, fence, { settled = false, audit = [] } = {}) {
+      const { prepared, args } = prepare(audit);
+      const reply = await histories.write(thread, (write) => run.csSaveThread(...saveThreadArguments({ thread, ttlMs, fence, settled, write, audit: args })));
       if (reply === 'fenced') throw new FencedError(fence.threadKey);
+      logStored(prepared);
     },
 
     async createThreadIfAbsent(thread, ttlMs) {
@@ -338,10 +353,11 @@ export function createRedisStore({
 
     async commitStepWithThread({ transition, thread, ttlMs, settled = false }) {
       const { step, fence } = transition;
-      // Only what a resume claim changes: the step itself and the complete-steps index.
-      if (!fence || transition.audit.length > 0 || transition.grant || transition.completed || transition.closed || !transition.resumed) {
+      // Only what a resume claim changes: the step itself, the complete-steps index and the audit stream.
+      if (!fence || transition.grant || transition.completed || transition.closed || !transition.resumed) {
         throw new Error('commitStepWithThread writes resume claims only');
       }
+      const { prepared, args } = prepare(transition.audit);
       const stepAt = keys.ofStep(step.stepId);
       const threadAt = keys.ofThread(thread.threadKey);
       const reply = await histories.write(thread, (write) =>
@@ -352,6 +368,8 @@ export function createRedisStore({
           keys.ofThread(fence.threadKey).fence(fence.threadKey),
           threadAt.executing(thread.threadKey),
           threadAt.messages(thread.threadKey),
+          // The step's shard, as COMMIT_STEP_SCRIPT appends; a step shares its thread's slot (`newStepId`).
+          stepAt.audit(),
           transition.fromRevision,
           stepData(step),
           step.stepId,
@@ -361,9 +379,13 @@ export function createRedisStore({
           ttlMs,
           settled ? '1' : '0',
           write.historyJson,
+          auditMaxLength,
+          ...args,
         ),
       );
-      return typeof reply === 'number' ? 'committed' : (reply as CommitResult);
+      if (typeof reply !== 'number') return reply as CommitResult;
+      logStored(prepared);
+      return 'committed';
     },
 
     async dueSteps({ kind, now: at, limit }) {

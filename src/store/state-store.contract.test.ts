@@ -217,6 +217,44 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect(await store.completedSteps({ before: Date.now() + 60_000, limit: 1000 })).not.toContain(step.stepId);
   });
 
+  it("writes a resume claim's audit records in the claim: none when it is refused", async () => {
+    const step = await createStep(makeStep(['apv-1'], { threadTs: `1700002${String((threadCounter += 1) % 1000).padStart(3, '0')}.000100` }));
+    await act(step.stepId, 'UBOB', { kind: 'approve', version: 0 });
+    const decided = (await store.getStep(step.stepId))!;
+    const thread = { ...newThreadState(decided, 1), threadKey: step.threadKey, messages: [{ role: 'user' as const, content: 'claimed' }] };
+    const revoked = { type: 'action-refused', teamId: step.teamId, stepId: step.stepId, approvalId: 'apv-1', toolName: 'restart_service', userId: 'UBOB', action: 'resume', code: 'approval-revoked', reason: 'no longer holds' } as const;
+    const refusals = async () => (await audit.read({ sinceMs: 0 })).filter((event) => event.type === 'action-refused' && event.stepId === step.stepId);
+    const claim = (fence: Fence, from = decided) => ({ ...claimResumeTransition(from, fence)!, audit: [revoked] });
+
+    const stale = await lock(step.threadKey, 30);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const holder = await lock(step.threadKey);
+    expect(await store.commitStepWithThread({ transition: claim(stale), thread, ttlMs: TTL })).toBe('fenced');
+    expect(await store.commitStepWithThread({ transition: claim(holder, { ...decided, revision: decided.revision - 1 }), thread, ttlMs: TTL })).toBe('conflict');
+    expect(await refusals()).toEqual([]);
+
+    expect(await store.commitStepWithThread({ transition: claim(holder), thread, ttlMs: TTL })).toBe('committed');
+    expect(await refusals()).toEqual([expect.objectContaining({ userId: 'UBOB', code: 'approval-revoked', action: 'resume' })]);
+    expect((await store.getThread(step.threadKey))?.messages).toEqual(thread.messages);
+  });
+
+  it('saves a thread with the audit records of what it withdraws: none when fenced', async () => {
+    const threadKey = `T1:C1:${randomUUID()}`;
+    const stale = await lock(threadKey, 30);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const holder = await lock(threadKey);
+    const stepId = randomUUID();
+    const withdrawn = { type: 'action-refused', teamId: 'T1', stepId, approvalId: 'apv-1', toolName: 'restart_service', userId: 'UBOB', action: 'retry', code: 'approval-revoked', reason: 'no longer holds' } as const;
+    const refusals = async () => (await audit.read({ sinceMs: 0 })).filter((event) => event.type === 'action-refused' && event.stepId === stepId);
+    const thread = { ...newThreadState({ teamId: 'T1', channel: 'C1', threadTs: '1.1' }, 1), threadKey, messages: [{ role: 'user' as const, content: 'withdrawn' }] };
+
+    await expect(store.saveThread(thread, TTL, stale, { audit: [withdrawn] })).rejects.toBeInstanceOf(FencedError);
+    expect(await refusals()).toEqual([]);
+    await store.saveThread(thread, TTL, holder, { audit: [withdrawn] });
+    expect(await refusals()).toEqual([expect.objectContaining({ userId: 'UBOB', code: 'approval-revoked', action: 'retry' })]);
+    expect((await store.getThread(threadKey))?.messages).toEqual(thread.messages);
+  });
+
   // A Slack-shaped ts no other test in the file shares: two tests drawing the same thread would see
   // each other's locks (a thousand random values collided about once in a hundred runs).
   const uniqueTs = () => `1700001${String((threadCounter += 1) % 1000).padStart(3, '0')}.${randomUUID().replace(/\D/g, '').padEnd(6, '0').slice(0, 6)}`;

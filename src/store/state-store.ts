@@ -100,8 +100,9 @@ export interface StepStore {
   commitStepAndQueue(transition: StepTransition, resume: { item: string; lockTtlMs: number; mode: 'drain' | 'hand-off' }): Promise<{ result: CommitResult; claim?: WorkClaim }>;
   /**
    * `commitStep` and `saveThread` as one atomic write under the transition's fence (required):
-   * both or neither. For a resume claim (`claimResumeTransition`: no audit, no grant), whose
-   * thread records what was decided: no process can hold a claimed step its thread does not show.
+   * both or neither. For a resume claim (`claimResumeTransition`: no grant), whose thread records
+   * what was decided: no process can hold a claimed step its thread does not show. Its audit events
+   * (an approval the re-check turned into a denial) are written with it, so no claim stands unaudited.
    */
   commitStepWithThread(options: { transition: StepTransition; thread: ThreadState; ttlMs: number; settled?: boolean }): Promise<CommitResult>;
   /** Steps whose expiry (or reminder, or next escalation hop) time has come, oldest first. */
@@ -143,8 +144,9 @@ export interface ThreadStore {
   /**
    * Saves the thread while `fence` is current; throws `FencedError` otherwise. `settled` says every
    * call that started in this thread now has its result in the history, so the markers can go.
+   * `audit`: events of what the save records (an approval withdrawn), written in the same write.
    */
-  saveThread(thread: ThreadState, ttlMs: number, fence: Fence, options?: { settled?: boolean }): Promise<void>;
+  saveThread(thread: ThreadState, ttlMs: number, fence: Fence, options?: { settled?: boolean; audit?: readonly AuditEventInput[] }): Promise<void>;
   /** Starts following a thread unless it already is; never overwrites an existing history. */
   createThreadIfAbsent(thread: ThreadState, ttlMs: number): Promise<boolean>;
   /**
