@@ -86,7 +86,8 @@ describe('deciding a call under an approver policy', () => {
     expect(outcome).toEqual({ recorded: false, message: expect.stringContaining('Only <@U0ALICE> can approve this') });
     expect((await states.getStep(step.stepId))?.decisions).toEqual({});
     const events = await audit.read({ sinceMs: 0 });
-    expect(events).toEqual([expect.objectContaining({ type: 'action-refused', code: 'not-eligible', userId: 'U0MALLORY', action: 'approve' })]);
+    // With the step's channel, so it is kept in that channel's shard.
+    expect(events).toEqual([expect.objectContaining({ type: 'action-refused', code: 'not-eligible', userId: 'U0MALLORY', action: 'approve', teamId: step.teamId, channel: step.channel })]);
     expect(submitted).toEqual([]);
     expect((await decider.record(click(step, 'U0MALLORY', { kind: 'deny' }))).recorded).toBe(false);
   });

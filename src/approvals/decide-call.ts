@@ -118,11 +118,14 @@ export function createCallDecider(options: DecideCallOptions) {
 
   async function refuse(step: PendingStep | undefined, request: CallDecisionRequest, code: string, message: string): Promise<RecordOutcome> {
     const call = step?.calls.find((candidate) => candidate.approvalId === request.approvalId);
+    // The step's workspace and channel (a click on a copy elsewhere is about the step), else the click's.
+    const where = step ?? request.origin;
     await appendQuietly(
       audit,
       {
         type: 'action-refused',
-        ...(step || request.origin.teamId ? { teamId: step?.teamId ?? request.origin.teamId } : {}),
+        ...(where.teamId ? { teamId: where.teamId } : {}),
+        ...(where.channel ? { channel: where.channel } : {}),
         stepId: request.stepId,
         approvalId: request.approvalId,
         ...(call ? { toolName: call.toolName } : {}),

@@ -110,6 +110,11 @@ export interface ActionRefusedEvent extends AuditEventCommon {
   approvalId?: string;
   toolName?: string;
   grantId?: string;
+  /**
+   * Where it was tried (the step's, grant's or thread's channel), when known: with `teamId` it puts
+   * the record in that channel's shard; without, it goes to the first shard's.
+   */
+  channel?: string;
   userId: string;
   /** approve, deny, edit, grant, answer, retry, revoke… */
   action: string;

@@ -10,6 +10,7 @@ import { createRedisAuditLog } from '../store/redis-audit-log.js';
 interface LogOptions {
   logger: AuditLogger;
   maxLength?: number;
+  refusalMaxLength?: number;
   maxAgeMs?: number;
 }
 
@@ -137,6 +138,31 @@ describe.each(implementations)('%s audit log', (_name, createLog) => {
     expect(kept.length).toBeLessThan(250);
     expect(kept).not.toContain('call-0');
     expect(kept.slice(-50)).toEqual(Array.from({ length: 50 }, (_, index) => `call-${200 + index}`));
+  });
+
+  it('caps refused actions on their own, so a flood of them never drops a decision or a run', async () => {
+    const { log } = open({ maxLength: 50, refusalMaxLength: 50 });
+    await log.append(requested);
+    await log.append(ran('kept'));
+    const refused = (attempt: number): AuditEventInput => ({ type: 'action-refused', teamId: 'T1', channel: 'C1', userId: 'UMALLORY', action: 'approve', code: 'not-approver', reason: `attempt ${attempt}` });
+    for (let attempt = 0; attempt < 250; attempt += 1) await log.append(refused(attempt));
+    // Refusals have a stream of their own: entries of two streams in one millisecond have no defined order.
+    await sleep(2);
+    await log.append(ran('after'));
+    const kept = await log.read({ sinceMs: 0 });
+    const reasons = kept.flatMap((event) => (event.type === 'action-refused' ? [event.reason] : []));
+    // Redis trims whole internal nodes (MAXLEN ~), so it may keep somewhat more; never fewer.
+    expect(reasons.length).toBeGreaterThanOrEqual(50);
+    expect(reasons).not.toContain('attempt 0');
+    expect(reasons.slice(-50)).toEqual(Array.from({ length: 50 }, (_, attempt) => `attempt ${200 + attempt}`));
+    // Read back in one trail, in the order they happened.
+    const others = kept.filter((event) => event.type !== 'action-refused').map((event) => (event.type === 'tool-executed' ? event.toolCallId : event.type));
+    expect(others).toEqual(['approval-requested', 'kept', 'after']);
+    expect(kept.at(-1)).toMatchObject({ type: 'tool-executed', toolCallId: 'after' });
+    expect(kept.at(-2)).toMatchObject({ type: 'action-refused', reason: 'attempt 249' });
+    // A reader after decisions leaves refusals out, so they do not push those out of a limited read.
+    const withoutRefusals = await log.read({ sinceMs: 0, limit: 2, refusals: false });
+    expect(withoutRefusals.map((event) => (event.type === 'tool-executed' ? event.toolCallId : event.type))).toEqual(['kept', 'after']);
   });
 
   it('drops events older than maxAgeMs', async () => {

@@ -22,6 +22,11 @@ export interface ReadAuditOptions {
   /** Epoch milliseconds, inclusive; absent means up to now. */
   untilMs?: number;
   limit?: number;
+  /**
+   * False leaves refused actions out and reads only the rest (requests, decisions, runs…), so a
+   * reader after decisions with a `limit` gets them however many refusals came since. Default true.
+   */
+  refusals?: boolean;
 }
 
 /** The part of a pino logger the audit trail writes to. */
@@ -31,6 +36,17 @@ export type AuditLogger = Pick<Logger, 'info' | 'warn' | 'error'>;
 export const DEFAULT_AUDIT_MAX_AGE_MS = 90 * 24 * 60 * 60 * 1000;
 /** Entries kept at most per stream (Redis keeps one per key shard), whatever their age, so a runaway loop cannot fill Redis. */
 export const DEFAULT_AUDIT_MAX_LENGTH = 100_000;
+/**
+ * Refused actions kept at most per shard, in a stream of their own. Anyone who can click a card or
+ * write in a followed thread can cause a refusal, so refusals are capped apart: a flood of them
+ * trims older refusals, never the requests, decisions and runs the trail exists for.
+ */
+export const DEFAULT_AUDIT_REFUSAL_MAX_LENGTH = 100_000;
+
+/** Whether an event records a refused attempt (stored and capped apart from the rest; see above). */
+export function isRefusalEvent(event: { type: string }): boolean {
+  return event.type === 'action-refused' || event.type === 'unauthorized-attempt';
+}
 
 /** Writes the event to the structured log: on success with its stream id, or flagged as not stored. */
 export function logAuditEvent(logger: AuditLogger, audit: object, stored: boolean): void {

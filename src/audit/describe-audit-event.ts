@@ -50,7 +50,12 @@ export function describeAuditEvent(event: AuditEvent): AuditEventCells {
         details: join([`version ${event.version + 1}`, event.changes.length > 0 && `changed ${event.changes.join('; ')}`, `input ${compactJson(event.input)}`]),
       };
     case 'action-refused':
-      return { tool: event.toolName ?? NOBODY, who: event.userId, result: 'refused', details: `tried to ${event.action} (${event.code}): ${event.reason}` };
+      return {
+        tool: event.toolName ?? NOBODY,
+        who: event.userId,
+        result: 'refused',
+        details: join([`tried to ${event.action} (${event.code}): ${event.reason}`, event.channel !== undefined && `in ${event.channel}`]),
+      };
     case 'unauthorized-attempt':
       return { tool: event.toolName, who: event.userId, result: 'refused', details: `tried to ${event.action}: ${event.reason}` };
     case 'expired':

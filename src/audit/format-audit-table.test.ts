@@ -87,6 +87,7 @@ describe('formatAuditTable', () => {
       { ...common, type: 'auto-approved', channel: 'C1', threadTs: '1.2', input: {}, mode: 'channel', grantId: 'g1' },
       { ...common, type: 'input-edited', stepId: 's', approvalId: 'a', userId: 'UBOB', version: 1, inputHash: 'h1', input: { tag: 'v3' }, changes: ['tag: "v2" → "v3"'] },
       { ...common, type: 'action-refused', stepId: 's', approvalId: 'a', userId: 'UEVE', action: 'approve', code: 'stale', reason: 'the input changed' },
+      { ...common, type: 'action-refused', channel: 'C1', userId: 'UPARTNER', action: 'request', code: 'external-user', reason: 'not a member' },
       {
         ...common,
         type: 'decision',
@@ -115,6 +116,7 @@ describe('formatAuditTable', () => {
       '2h auto-approved deploy - auto allowed in this channel · grant g1 · input {} · in C1/1.2',
       '2h input-edited deploy UBOB edited version 2 · changed tag: "v2" → "v3" · input {"tag":"v3"}',
       '2h action-refused deploy UEVE refused tried to approve (stale): the input changed',
+      '2h action-refused deploy UPARTNER refused tried to request (external-user): not a member · in C1',
       '2h decision deploy UCAROL approved of version 2 · approved by UBOB, UCAROL · edited to {"tag":"v3"} from {"tag":"v2"} · versions 1 (model) {"tag":"v2"}; 2 by UBOB {"tag":"v3"}',
       '2h tool-started deploy - started on approval of version 2 by UBOB, UCAROL (step s) · input {"tag":"v3"} · in C1/1.2',
     ]);

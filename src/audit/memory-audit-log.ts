@@ -1,30 +1,43 @@
 import type { AuditEventInput, StoredAuditEvent } from './audit-event.js';
-import { DEFAULT_AUDIT_MAX_AGE_MS, DEFAULT_AUDIT_MAX_LENGTH, logAuditEvent, type AuditLog, type AuditLogger } from './audit-log.js';
+import {
+  DEFAULT_AUDIT_MAX_AGE_MS,
+  DEFAULT_AUDIT_MAX_LENGTH,
+  DEFAULT_AUDIT_REFUSAL_MAX_LENGTH,
+  isRefusalEvent,
+  logAuditEvent,
+  type AuditLog,
+  type AuditLogger,
+} from './audit-log.js';
 import { prepareAuditEvent } from './prepare-audit-event.js';
 
 interface Entry {
   id: string;
   ms: number;
+  sequence: number;
   json: string;
 }
 
 /**
  * Single-process twin of the Redis audit log, for development without Redis and for tests. Ids
  * follow the stream's `<ms>-<sequence>` form. Nothing survives a restart, and the CLI cannot read
- * it: without Redis the structured log is the only lasting trail.
+ * it: without Redis the structured log is the only lasting trail. Refused actions are kept apart
+ * under their own cap, as Redis keeps them, so a flood of them never trims decisions or runs.
  */
 export function createMemoryAuditLog({
   logger,
   maxLength = DEFAULT_AUDIT_MAX_LENGTH,
+  refusalMaxLength = DEFAULT_AUDIT_REFUSAL_MAX_LENGTH,
   maxAgeMs = DEFAULT_AUDIT_MAX_AGE_MS,
   now = Date.now,
 }: {
   logger: AuditLogger;
   maxLength?: number;
+  refusalMaxLength?: number;
   maxAgeMs?: number;
   now?: () => number;
 }): AuditLog {
-  const entries: Entry[] = [];
+  const records: Entry[] = [];
+  const refusals: Entry[] = [];
   let lastMs = 0;
   let lastSequence = -1;
 
@@ -33,7 +46,7 @@ export function createMemoryAuditLog({
     const ms = Math.max(now(), lastMs);
     lastSequence = ms === lastMs ? lastSequence + 1 : 0;
     lastMs = ms;
-    return { id: `${ms}-${lastSequence}`, ms };
+    return { id: `${ms}-${lastSequence}`, ms, sequence: lastSequence };
   };
   // Stored as JSON and parsed on read, so callers get copies shaped exactly as Redis returns them.
   const toStored = ({ id, json }: Entry) => ({ id, ...(JSON.parse(json) as object) }) as StoredAuditEvent;
@@ -41,17 +54,23 @@ export function createMemoryAuditLog({
   return {
     async append(input: AuditEventInput) {
       const event = prepareAuditEvent(input, now);
-      const { id, ms } = nextId();
-      entries.push({ id, ms, json: JSON.stringify(event) });
-      // Entries are in time order, so whatever is too old or too many sits at the front.
-      const firstYoungEnough = entries.findIndex((entry) => entry.ms >= now() - maxAgeMs);
-      entries.splice(0, Math.max(entries.length - maxLength, firstYoungEnough === -1 ? entries.length : firstYoungEnough));
+      const { id, ms, sequence } = nextId();
+      const refusal = isRefusalEvent(event);
+      const entries = refusal ? refusals : records;
+      entries.push({ id, ms, sequence, json: JSON.stringify(event) });
+      // Entries are in time order, so whatever is too many sits at the front; the age cap holds for both lists.
+      entries.splice(0, Math.max(0, entries.length - (refusal ? refusalMaxLength : maxLength)));
+      for (const list of [records, refusals]) {
+        const firstYoungEnough = list.findIndex((entry) => entry.ms >= now() - maxAgeMs);
+        list.splice(0, firstYoungEnough === -1 ? list.length : firstYoungEnough);
+      }
       logAuditEvent(logger, { id, ...event }, true);
     },
 
-    async read({ sinceMs, untilMs = Number.POSITIVE_INFINITY, limit }) {
+    async read({ sinceMs, untilMs = Number.POSITIVE_INFINITY, limit, refusals: withRefusals = true }) {
       // Whole milliseconds, as stream ids have them.
-      const window = entries.filter((entry) => entry.ms >= Math.floor(sinceMs) && entry.ms <= Math.floor(untilMs));
+      const inWindow = (entry: Entry) => entry.ms >= Math.floor(sinceMs) && entry.ms <= Math.floor(untilMs);
+      const window = [...records.filter(inWindow), ...(withRefusals ? refusals.filter(inWindow) : [])].sort((left, right) => left.ms - right.ms || left.sequence - right.sequence);
       if (limit !== undefined && limit < 1) return [];
       return (limit === undefined ? window : window.slice(-limit)).map(toStored);
     },

@@ -104,6 +104,7 @@ describe('consulting the approval hook', () => {
     expect(await audit.read({ sinceMs: 0, limit: 10 })).toEqual([
       expect.objectContaining({
         type: 'action-refused',
+        channel: opened.channel,
         userId: 'hook:change-freeze',
         action: 'deny',
         code: 'already-decided',

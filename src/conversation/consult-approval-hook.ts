@@ -82,7 +82,7 @@ export function createApprovalHookConsultation(options: HookDependencies) {
     logger.warn({ event: 'approval-hook-refused', hook: active.name, stepId: step.stepId, toolName: call.toolName }, reason);
     await appendQuietly(
       options.audit,
-      { type: 'action-refused', teamId: step.teamId, stepId: step.stepId, approvalId: call.approvalId, toolName: call.toolName, userId: hookActor(active.name), action: 'approve', code: 'auto-approve-forbidden', reason },
+      { type: 'action-refused', teamId: step.teamId, channel: step.channel, stepId: step.stepId, approvalId: call.approvalId, toolName: call.toolName, userId: hookActor(active.name), action: 'approve', code: 'auto-approve-forbidden', reason },
       logger,
     );
   }
@@ -97,7 +97,7 @@ export function createApprovalHookConsultation(options: HookDependencies) {
     logger.warn({ event: 'approval-hook-not-counted', hook: active.name, stepId: step.stepId, toolName: call.toolName, decision: verdict.decision, code: notCounted.code }, reason);
     await appendQuietly(
       options.audit,
-      { type: 'action-refused', teamId: step.teamId, stepId: step.stepId, approvalId: call.approvalId, toolName: call.toolName, userId: hookActor(active.name), action: verdict.decision, code: notCounted.code, reason },
+      { type: 'action-refused', teamId: step.teamId, channel: step.channel, stepId: step.stepId, approvalId: call.approvalId, toolName: call.toolName, userId: hookActor(active.name), action: verdict.decision, code: notCounted.code, reason },
       logger,
     );
   }

@@ -182,13 +182,13 @@ export type StepResumer = ReturnType<typeof createStepResumer>;
 function uncheckedEvent(step: PendingStep, approval: UncheckedApproval): AuditEventInput {
   const reason = step.decisions[approval.approvalId]?.reason ?? 'could not check the approving groups';
   const call = step.calls.find((candidate) => candidate.approvalId === approval.approvalId);
-  return { type: 'action-refused', teamId: step.teamId, stepId: step.stepId, approvalId: approval.approvalId, toolName: call?.toolName ?? 'unknown', userId: COUNTERSIGN_ACTOR, action: 'resume', code: 'groups-unresolved', reason };
+  return { type: 'action-refused', teamId: step.teamId, channel: step.channel, stepId: step.stepId, approvalId: approval.approvalId, toolName: call?.toolName ?? 'unknown', userId: COUNTERSIGN_ACTOR, action: 'resume', code: 'groups-unresolved', reason };
 }
 
 /** An approval that held when it was given and no longer does at resume: denied in the claim, in the approver's name. */
 function revocationEvent(step: PendingStep, revocation: { approvalId: string; userId: string; reason: string }): AuditEventInput {
   const call = step.calls.find((candidate) => candidate.approvalId === revocation.approvalId);
-  return { type: 'action-refused', teamId: step.teamId, stepId: step.stepId, approvalId: revocation.approvalId, toolName: call?.toolName ?? 'unknown', userId: revocation.userId, action: 'resume', code: 'approval-revoked', reason: revocation.reason };
+  return { type: 'action-refused', teamId: step.teamId, channel: step.channel, stepId: step.stepId, approvalId: revocation.approvalId, toolName: call?.toolName ?? 'unknown', userId: revocation.userId, action: 'resume', code: 'approval-revoked', reason: revocation.reason };
 }
 
 /**

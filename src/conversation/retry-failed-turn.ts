@@ -37,7 +37,7 @@ export function createRetryFailedTurn({ store, audit, logger, now, policy, tools
     const judgement = judgeRetry(failed, item);
     if (!judgement.allowed) {
       if (judgement.code === 'not-requester') {
-        await appendQuietly(audit, { type: 'action-refused', teamId: thread.teamId, userId: item.clickedBy, action: 'retry', code: judgement.code, reason: judgement.message }, logger);
+        await appendQuietly(audit, { type: 'action-refused', teamId: thread.teamId, channel: thread.channel, userId: item.clickedBy, action: 'retry', code: judgement.code, reason: judgement.message }, logger);
       }
       return scope.messenger.postEphemeral({ channel: item.channel, userId: item.clickedBy, threadTs: item.threadTs, text: judgement.message });
     }
@@ -64,5 +64,5 @@ export function createRetryFailedTurn({ store, audit, logger, now, policy, tools
 }
 
 function withdrawalEvent(thread: ThreadState, { approval, userId, code, reason }: Withdrawal): AuditEventInput {
-  return { type: 'action-refused', teamId: thread.teamId, stepId: approval.stepId, approvalId: approval.approvalId, toolName: approval.toolName, userId, action: 'retry', code, reason };
+  return { type: 'action-refused', teamId: thread.teamId, channel: thread.channel, stepId: approval.stepId, approvalId: approval.approvalId, toolName: approval.toolName, userId, action: 'retry', code, reason };
 }

@@ -33,7 +33,8 @@ export async function readHomeContent(
     store.listOpenSteps({ teamId, limit: OPEN_STEPS_READ }),
     channelsOf(userId),
     store.listTeamGrants({ teamId, now: at }),
-    audit.read({ sinceMs: at - DECISIONS_WINDOW_MS, limit: AUDIT_EVENTS_READ }).catch(() => []),
+    // Without refusals: anyone can cause those, and they must not push decisions out of the events read.
+    audit.read({ sinceMs: at - DECISIONS_WINDOW_MS, limit: AUDIT_EVENTS_READ, refusals: false }).catch(() => []),
   ]);
   const groupIds = groupsNamedBy(steps);
   const groupMembers = groupIds.length === 0 ? new Map() : await resolveGroups(groupIds);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { DEFAULT_AUDIT_MAX_LENGTH } from '../audit/audit-log.js';
 import { createRedisAuditLog } from './redis-audit-log.js';
 import { createRedisKeys } from './redis-keys.js';
 
@@ -46,5 +47,61 @@ describe('the Redis audit log', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(lines).toContainEqual(expect.objectContaining({ event: 'audit', stored: false, audit: expect.objectContaining({ type: 'expired', teamId: 'T1' }) }));
     await log.close();
+  });
+});
+
+describe('refused actions in the Redis audit log', () => {
+  const redis = new Redis(inject('redisUrl'));
+  afterAll(() => redis.disconnect());
+  const team = 'T0TEAM';
+
+  /** A channel whose shard is (or is not) shard 0, where events of no channel go. */
+  const channelOf = (keys: ReturnType<typeof createRedisKeys>, inShardZero: boolean) => {
+    for (let index = 0; ; index += 1) {
+      const channel = `C0${index.toString().padStart(6, '0')}`;
+      if ((keys.ofChannel(team, channel).index === 0) === inShardZero) return channel;
+    }
+  };
+
+  it('keeps an approval and its run in #ops while #random collects more refused clicks than a stream holds', async () => {
+    const keyPrefix = `test:${randomUUID()}:`;
+    const keys = createRedisKeys({ keyPrefix });
+    const ops = channelOf(keys, true);
+    const log = createRedisAuditLog({ redis, keyPrefix, logger: pino({ level: 'silent' }) });
+
+    await log.append({ type: 'approval-requested', teamId: team, stepId: 's-ops', approvalId: 'a-ops', toolName: 'restart_service', input: { service: 'api' }, requesterId: 'UALICE', channel: ops, threadTs: '1.1' });
+    await log.append({ type: 'tool-started', teamId: team, toolName: 'restart_service', toolCallId: 'c-ops', channel: ops, threadTs: '1.1', input: { service: 'api' }, inputHash: 'h', basis: { kind: 'approval', stepId: 's-ops', approvalId: 'a-ops', version: 0, inputHash: 'h', approvedBy: ['UBOB'] } });
+
+    // Refused clicks on a card elsewhere, without a channel (as a caller that does not know it
+    // writes them), so they land in shard 0 too, the shard of #ops.
+    const refusal = { type: 'action-refused', teamId: team, stepId: 's-random', approvalId: 'a-random', toolName: 'get_pods', userId: 'UMALLORY', action: 'approve', code: 'not-approver', reason: 'Only <@UBOB> can approve this' } as const;
+    const total = DEFAULT_AUDIT_MAX_LENGTH + 1_000;
+    try {
+      for (let sent = 0; sent < total; sent += 1_000) await Promise.all(Array.from({ length: 1_000 }, () => log.append(refusal)));
+
+      const ofOps = (await log.read({ sinceMs: 0 })).filter((event) => 'channel' in event && event.channel === ops);
+      expect(ofOps.map((event) => event.type)).toEqual(['approval-requested', 'tool-started']);
+      // The refusals are capped on their own: the newest are still there to read.
+      const refusals = await log.read({ sinceMs: 0, limit: 10 });
+      expect(refusals.map((event) => event.type)).toEqual(Array.from({ length: 10 }, () => 'action-refused'));
+    } finally {
+      await redis.del(...keys.shards().flatMap((shard) => [shard.audit(), shard.refusalAudit()]));
+    }
+  }, 180_000);
+
+  it("stores a refusal in its channel's shard, in a stream apart from that channel's decisions", async () => {
+    const keyPrefix = `test:${randomUUID()}:`;
+    const keys = createRedisKeys({ keyPrefix });
+    const random = channelOf(keys, false);
+    const log = createRedisAuditLog({ redis, keyPrefix, logger: pino({ level: 'silent' }) });
+    await log.append({ type: 'action-refused', teamId: team, channel: random, userId: 'UPARTNER', action: 'request', code: 'external-user', reason: 'not a member' });
+    await log.append({ ...expired, teamId: team });
+
+    const shard = keys.ofChannel(team, random);
+    expect(await redis.xrange(shard.refusalAudit(), '-', '+')).toEqual([[expect.any(String), ['type', 'action-refused', 'event', expect.stringContaining(`"channel":"${random}"`)]]]);
+    expect(await redis.xlen(shard.audit())).toBe(0);
+    expect(await redis.xlen(keys.shard(0).refusalAudit())).toBe(0);
+    // One read gives both, in the order they happened.
+    expect((await log.read({ sinceMs: 0 })).map((event) => event.type)).toEqual(['action-refused', 'expired']);
   });
 });

@@ -7,6 +7,8 @@ import type { AuditEventInput, StoredAuditEvent } from '../audit/audit-event.js'
 import {
   DEFAULT_AUDIT_MAX_AGE_MS,
   DEFAULT_AUDIT_MAX_LENGTH,
+  DEFAULT_AUDIT_REFUSAL_MAX_LENGTH,
+  isRefusalEvent,
   logAuditEvent,
   type AuditLog,
   type AuditLogger,
@@ -20,11 +22,16 @@ export const DEFAULT_AUDIT_TRIM_INTERVAL_MS = 60_000;
 const READ_PAGE_SIZE = 1_000;
 
 export type RedisAuditLogOptions = RedisConnection & {
-  /** Namespace shared with the state store: one stream per shard, `${keyPrefix}{tag}:audit` (see `redis-keys.ts`). */
+  /**
+   * Namespace shared with the state store: per shard, `${keyPrefix}{tag}:audit` and, for refused
+   * actions, `${keyPrefix}{tag}:audit-refusals` (see `redis-keys.ts`).
+   */
   keyPrefix?: string;
   /** The store's shard count: the scripts append each change's events to its shard's stream. */
   shards?: number;
   maxLength?: number;
+  /** The cap of each refusal stream, apart from `maxLength`. */
+  refusalMaxLength?: number;
   maxAgeMs?: number;
   trimIntervalMs?: number;
   logger: AuditLogger;
@@ -44,6 +51,7 @@ export function createRedisAuditLog({
   keyPrefix = 'countersign:',
   shards = DEFAULT_REDIS_SHARDS,
   maxLength = DEFAULT_AUDIT_MAX_LENGTH,
+  refusalMaxLength = DEFAULT_AUDIT_REFUSAL_MAX_LENGTH,
   maxAgeMs = DEFAULT_AUDIT_MAX_AGE_MS,
   trimIntervalMs = DEFAULT_AUDIT_TRIM_INTERVAL_MS,
   logger,
@@ -60,7 +68,8 @@ export function createRedisAuditLog({
   if (onRedisError) redis.on('error', reportFailure('connection'));
   const keys = createRedisKeys({ keyPrefix, shards });
   // Read newest layout first; the stream of the untagged layout is only read (and trimmed) until it ages out.
-  const streams = [...keys.shards().map((shard) => shard.audit()), keys.legacyAudit()];
+  const recordStreams = [...keys.shards().map((shard) => shard.audit()), keys.legacyAudit()];
+  const streams = [...keys.shards().map((shard) => shard.refusalAudit()), ...recordStreams];
   let lastAgeTrimAt = Number.NEGATIVE_INFINITY;
 
   const toStored = ([id, fields]: [string, string[]]): StoredAuditEvent[] => {
@@ -95,14 +104,17 @@ export function createRedisAuditLog({
       // auditors ("nothing older than N days"), and per-append it would be wasted work.
       const trimAge = now() - lastAgeTrimAt >= trimIntervalMs;
       if (trimAge) lastAgeTrimAt = now();
-      // Events written outside a state change (refused clicks, say) go to their channel's shard,
-      // next to the channel's decisions; events of no channel to the first shard. The length cap
-      // holds per shard stream.
+      // Events written outside a state change go to their channel's shard; events of no channel to
+      // the first shard. Refused actions go to the shard's refusal stream: anyone who can click a
+      // card can cause them, so under their own cap a flood of them trims only refusals, never the
+      // decisions and runs next to them. The length caps hold per stream.
       const routed = event as { teamId?: unknown; channel?: unknown };
-      const key = (typeof routed.teamId === 'string' && typeof routed.channel === 'string' ? keys.ofChannel(routed.teamId, routed.channel) : keys.shard(0)).audit();
+      const shard = typeof routed.teamId === 'string' && typeof routed.channel === 'string' ? keys.ofChannel(routed.teamId, routed.channel) : keys.shard(0);
+      const refusal = isRefusalEvent(event);
+      const key = refusal ? shard.refusalAudit() : shard.audit();
       let id: string;
       try {
-        id = String(await redis.xadd(key, 'MAXLEN', '~', maxLength, '*', 'type', event.type, 'event', JSON.stringify(event)));
+        id = String(await redis.xadd(key, 'MAXLEN', '~', refusal ? refusalMaxLength : maxLength, '*', 'type', event.type, 'event', JSON.stringify(event)));
       } catch (error) {
         reportFailure('command')(error);
         logAuditEvent(logger, event, false);
@@ -117,16 +129,18 @@ export function createRedisAuditLog({
       logAuditEvent(logger, { id, ...event }, true);
     },
 
-    async read({ sinceMs, untilMs, limit }) {
+    async read({ sinceMs, untilMs, limit, refusals = true }) {
+      // The untagged layout's stream holds refusals too; it is read either way until it ages out.
+      const read = refusals ? streams : recordStreams;
       const start = `${Math.max(0, Math.floor(sinceMs))}-0`;
       // A bare millisecond as the end of a range means "any sequence number in that millisecond".
       const end = untilMs === undefined ? '+' : String(Math.floor(untilMs));
       if (limit !== undefined) {
         if (limit < 1) return [];
-        const newestFirst = (await Promise.all(streams.map((stream) => redis.xrevrange(stream, end, start, 'COUNT', limit)))).flat();
+        const newestFirst = (await Promise.all(read.map((stream) => redis.xrevrange(stream, end, start, 'COUNT', limit)))).flat();
         return newestFirst.sort(byStreamId).slice(-limit).flatMap(toStored);
       }
-      const all = await Promise.all(streams.map((stream) => readWhole(stream, start, end)));
+      const all = await Promise.all(read.map((stream) => readWhole(stream, start, end)));
       return all.flat().sort(byStreamId).flatMap(toStored);
     },
 
@@ -139,7 +153,11 @@ export function createRedisAuditLog({
   };
 }
 
-/** Stream ids (`ms-seq`) in time order, across the shards' streams. */
+/**
+ * Stream ids (`ms-seq`) in time order, across the shards' streams (decisions and refusals alike).
+ * Each stream numbers its own entries, so two streams' entries of one millisecond keep the order of
+ * `streams` instead of the order they were written in.
+ */
 function byStreamId([left]: [string, string[]], [right]: [string, string[]]): number {
   const [leftMs = 0, leftSeq = 0] = left.split('-').map(Number);
   const [rightMs = 0, rightSeq = 0] = right.split('-').map(Number);

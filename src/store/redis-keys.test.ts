@@ -22,6 +22,7 @@ describe('Redis keys', () => {
       keys.ofStep(stepId).schedule('expiry'),
       keys.ofStep(stepId).complete(),
       keys.ofStep(stepId).audit(),
+      keys.ofChannel('T1', 'C1').refusalAudit(),
       keys.ofChannel('T1', 'C1').grants('T1', 'C1'),
       keys.ofChannel('T1', 'C1').pending('T1', 'C1'),
       keys.ofThread('T1:C1:1800000000.000200').lock('T1:C1:1800000000.000200'),

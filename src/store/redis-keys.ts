@@ -44,6 +44,8 @@ export interface ShardKeys {
   complete(): string;
   schedule(kind: ScheduleKind): string;
   audit(): string;
+  /** Refused actions of this shard's channels: a stream apart from `audit`, with its own cap, so refusals never trim decisions. */
+  refusalAudit(): string;
   /** A workspace's open steps in this shard (sorted set, score = creation time): App Home and the pending gauge. */
   openSteps(teamId: string): string;
   /** Workspaces with open steps in this shard (set). */
@@ -109,6 +111,7 @@ function shardKeys(keyPrefix: string, index: number, tag: string): ShardKeys {
     complete: () => `${at}complete-steps`,
     schedule: (kind) => `${at}${SCHEDULE_NAMES[kind]}`,
     audit: () => `${at}audit`,
+    refusalAudit: () => `${at}audit-refusals`,
     openSteps: (teamId) => `${at}open-steps:${teamId}`,
     openStepTeams: () => `${at}open-step-teams`,
     grantChannels: (teamId) => `${at}grant-channels:${teamId}`,

@@ -102,7 +102,7 @@ describe('Try again after a turn that failed before an approved call started', (
     expect(h.invocations(), `the model was told: ${told}`).toEqual([]);
     expect(told).toContain('the approval by <@UBOB> no longer holds');
     const refusals = (await h.auditEvents()).filter((event) => event.type === 'action-refused');
-    expect(refusals).toEqual([expect.objectContaining({ userId: 'UBOB', code: 'approval-revoked' })]);
+    expect(refusals).toEqual([expect.objectContaining({ userId: 'UBOB', code: 'approval-revoked', channel: CHANNEL })]);
   }, 30_000);
 
   it('does not run a call whose executing marker was written: it is reported interrupted, never run twice', async () => {

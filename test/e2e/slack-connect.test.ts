@@ -61,9 +61,10 @@ describe('Slack Connect: only members of the organisation act on its requests', 
     expect(h.invocations()).toEqual([]);
     expect((await h.auditEvents()).filter((event) => event.type === 'decision')).toEqual([]);
     expect(ephemeralTexts(h)).toEqual([expect.stringContaining("not a member of this workspace's organisation"), expect.stringContaining("not a member of this workspace's organisation")]);
-    expect((await refusals(h)).map((event) => [event.userId, event.action, event.code])).toEqual([
-      ['UPARTNER1', 'approve', 'external-user'],
-      ['UPARTNER1', 'deny', 'external-user'],
+    // Recorded with the request's channel, so they are kept with that channel's shard.
+    expect((await refusals(h)).map((event) => [event.userId, event.action, event.code, event.channel])).toEqual([
+      ['UPARTNER1', 'approve', 'external-user', CHANNEL],
+      ['UPARTNER1', 'deny', 'external-user', CHANNEL],
     ]);
 
     // The card is still open to our own people.
@@ -178,7 +179,7 @@ describe('Slack Connect: only members of the organisation act on its requests', 
 
     expect(h.openai.requests).toHaveLength(1);
     expect(h.slack.callsTo('chat.postEphemeral')).toEqual([]);
-    expect((await refusals(h)).map((event) => [event.userId, event.action, event.code])).toEqual([['UPARTNER1', 'request', 'external-user']]);
+    expect((await refusals(h)).map((event) => [event.userId, event.action, event.code, event.channel])).toEqual([['UPARTNER1', 'request', 'external-user', CHANNEL]]);
   });
 });
 
@@ -232,7 +233,7 @@ describe('Slack Connect: grants and the /countersign lists are for members of th
 
     expect(answer.args.text).toContain("not a member of this workspace's organisation");
     expect((await h.auditEvents()).map((event) => event.type)).not.toContain('grant-revoked');
-    expect(await refusals(h)).toMatchObject([{ userId: 'UPARTNER1', action: 'revoke', code: 'external-user', grantId: revoke.value, toolName: 'restart_service' }]);
+    expect(await refusals(h)).toMatchObject([{ userId: 'UPARTNER1', action: 'revoke', code: 'external-user', grantId: revoke.value, toolName: 'restart_service', channel: CHANNEL }]);
     // The grant still stands for our people.
     await h.slashCommand({ user: 'UCAROL', text: 'grants' });
     await waitFor(() => commandAnswers(h, 'UCAROL').filter((call) => String(call.args.text).includes('1 active grant')).length === 2, { message: 'the grant listed again' });
@@ -255,7 +256,7 @@ describe('Slack Connect: grants and the /countersign lists are for members of th
 
     expect(JSON.stringify(notice.args.view.blocks)).toContain("not a member of this workspace's organisation");
     expect((await h.auditEvents()).map((event) => event.type)).not.toContain('grant-revoked');
-    expect(await refusals(h)).toMatchObject([{ userId: 'UPARTNER1', action: 'revoke', code: 'external-user', grantId: revoke.value }]);
+    expect(await refusals(h)).toMatchObject([{ userId: 'UPARTNER1', action: 'revoke', code: 'external-user', grantId: revoke.value, channel: CHANNEL }]);
   });
 
   it("asks Slack once a minute which workspace a member typing /countersign belongs to, so a failing users.info does not refuse them meanwhile", async () => {
@@ -302,10 +303,10 @@ describe('Slack Connect: grants and the /countersign lists are for members of th
     ]);
     expect(unverified.args).toMatchObject({ text: expect.stringContaining('could not check') });
     expect(unverified.args.blocks).toBeUndefined();
-    expect((await refusals(h)).map((event) => [event.userId, event.action, event.code])).toEqual([
-      ['UPARTNER1', 'list-grants', 'external-user'],
-      ['UPARTNER1', 'list-pending', 'external-user'],
-      ['UCAROL', 'list-grants', 'membership-unverified'],
+    expect((await refusals(h)).map((event) => [event.userId, event.action, event.code, event.channel])).toEqual([
+      ['UPARTNER1', 'list-grants', 'external-user', CHANNEL],
+      ['UPARTNER1', 'list-pending', 'external-user', CHANNEL],
+      ['UCAROL', 'list-grants', 'membership-unverified', CHANNEL],
     ]);
   });
 });

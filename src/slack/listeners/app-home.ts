@@ -131,7 +131,7 @@ export function registerAppHome(app: App, options: AppHomeOptions): void {
     const memberOf = await options.channelsOf(userId);
     if (memberOf?.has(grant.channel)) return undefined;
     const [code, reason] = memberOf ? ['wrong-channel', NOT_A_MEMBER] : ['channels-unknown', CHANNELS_UNKNOWN];
-    await appendQuietly(options.audit, { type: 'action-refused', teamId: grant.teamId, grantId: grant.grantId, toolName: grant.toolName, userId, action: 'revoke', code, reason }, logger);
+    await appendQuietly(options.audit, { type: 'action-refused', teamId: grant.teamId, channel: grant.channel, grantId: grant.grantId, toolName: grant.toolName, userId, action: 'revoke', code, reason }, logger);
     return reason;
   }
 

@@ -61,7 +61,7 @@ export function registerCountersignCommand(app: App, options: CountersignCommand
     if (subcommand === 'grants' || subcommand === 'pending') {
       const outsider = membershipRefusal(await membership.of({ client, user: commanderOf(command) }));
       if (outsider) {
-        await appendQuietly(audit, { type: 'action-refused', teamId: command.team_id, userId: command.user_id, action: `list-${subcommand}`, code: outsider.code, reason: outsider.reason }, logger);
+        await appendQuietly(audit, { type: 'action-refused', teamId: command.team_id, channel: command.channel_id, userId: command.user_id, action: `list-${subcommand}`, code: outsider.code, reason: outsider.reason }, logger);
         return void (await reply(outsider.reason));
       }
     }

@@ -95,7 +95,7 @@ export function registerMessageListeners(app: App, options: MessageListenerOptio
     if (membership === 'member') return true;
     const [code, reason] = membership === 'external' ? ['external-user', EXTERNAL_REQUESTER_TEXT] : ['membership-unverified', REQUESTER_UNVERIFIED_TEXT];
     logger.info({ event: 'request-refused', code, userId: message.userId, channel: message.channel }, 'did not act on a message from outside the organisation');
-    if (audit) await appendQuietly(audit, { type: 'action-refused', teamId: message.teamId, userId: message.userId, action: 'request', code, reason }, logger);
+    if (audit) await appendQuietly(audit, { type: 'action-refused', teamId: message.teamId, channel: message.channel, userId: message.userId, action: 'request', code, reason }, logger);
     if (membership === 'external' && !tellIfExternal) return false;
     await messenger.postEphemeral({ channel: message.channel, userId: message.userId, threadTs: message.threadTs ?? message.ts, text: reason }).catch(() => {});
     return false;

@@ -34,7 +34,7 @@ export function registerRetryTurn(
     if (!channel || !threadTs || !origin.teamId) return;
     if (origin.membership !== 'member') {
       const [code, reason] = origin.membership === 'external' ? ['external-user', EXTERNAL_USER_TEXT] : ['membership-unverified', MEMBERSHIP_UNVERIFIED_TEXT];
-      await appendQuietly(audit, { type: 'action-refused', teamId: origin.teamId, userId, action: 'retry', code, reason }, logger);
+      await appendQuietly(audit, { type: 'action-refused', teamId: origin.teamId, channel, userId, action: 'retry', code, reason }, logger);
       return await tellPrivately(messenger, body, reason);
     }
     const address = { teamId: origin.teamId, channel, threadTs };
@@ -43,7 +43,7 @@ export function registerRetryTurn(
       const failed = (await store.getThread(threadKeyOf(address)))?.failedTurn;
       const judgement = judgeRetry(failed, { clickedBy: userId });
       if (!judgement.allowed) {
-        if (judgement.code === 'not-requester') await appendQuietly(audit, { type: 'action-refused', teamId: origin.teamId, userId, action: 'retry', code: judgement.code, reason: judgement.message }, logger);
+        if (judgement.code === 'not-requester') await appendQuietly(audit, { type: 'action-refused', teamId: origin.teamId, channel, userId, action: 'retry', code: judgement.code, reason: judgement.message }, logger);
         return await tellPrivately(messenger, body, judgement.message);
       }
       await worker.submit(threadKeyOf(address), { kind: 'retry', failureId: failed!.id, clickedBy: userId, ...address });

@@ -27,7 +27,7 @@ export async function revokeGrantAs(
   // A partner organisation's people in a shared channel see grant ids (in listings, in button values).
   const outsider = membershipRefusal(membership);
   if (outsider) {
-    await appendQuietly(audit, { type: 'action-refused', teamId: grant.teamId, grantId: grant.grantId, toolName: grant.toolName, userId, action: 'revoke', code: outsider.code, reason: outsider.reason }, logger);
+    await appendQuietly(audit, { type: 'action-refused', teamId: grant.teamId, channel: grant.channel, grantId: grant.grantId, toolName: grant.toolName, userId, action: 'revoke', code: outsider.code, reason: outsider.reason }, logger);
     return { revoked: false, message: outsider.reason };
   }
   if (grant.grantedBy !== userId) {
@@ -40,7 +40,7 @@ export async function revokeGrantAs(
     });
     if (!authorization.allowed) {
       const reason = `${authorization.reason.replace(/ approve this$/, ' revoke this grant')}`;
-      await appendQuietly(audit, { type: 'action-refused', teamId: grant.teamId, grantId: grant.grantId, toolName: grant.toolName, userId, action: 'revoke', code: authorization.code, reason }, logger);
+      await appendQuietly(audit, { type: 'action-refused', teamId: grant.teamId, channel: grant.channel, grantId: grant.grantId, toolName: grant.toolName, userId, action: 'revoke', code: authorization.code, reason }, logger);
       return { revoked: false, message: `${reason}.` };
     }
   }
