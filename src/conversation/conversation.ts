@@ -70,7 +70,7 @@ export function createConversation(options: ConversationOptions): Conversation {
   const phases = { loadThread, closeInterruptedCalls, runAndPublish };
   const resumer = createStepResumer({ ...dependencies, ...phases });
   const handleMessage = createMessageHandler({ ...dependencies, ...phases, cards, resumer });
-  const retry = createRetryFailedTurn({ ...dependencies, ...phases });
+  const retry = createRetryFailedTurn({ ...dependencies, ...phases, cards });
 
   return {
     handle: (item, lease, prefetched) =>

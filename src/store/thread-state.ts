@@ -1,4 +1,5 @@
 import type { ModelMessage } from 'ai';
+import type { ApprovedRun } from '../agent/tool-set.js';
 
 export const THREAD_STATE_SCHEMA_VERSION = 1;
 
@@ -25,6 +26,11 @@ export interface ThreadState {
   /** The turn that failed last, while it can still be tried again (Try again); see `FailedTurn`. */
   failedTurn?: FailedTurn;
   /**
+   * Failures (`FailedTurn.id`) whose Try again was taken in, latest last, so a retry item a stopped
+   * process left is finished by the next one (its answer or card shown) instead of told "nothing to retry".
+   */
+  retriedFailureIds?: string[];
+  /**
    * People who took part in the thread (wrote in it, decided on its cards). The model may mention
    * them; anyone else it names is shown as text that notifies nobody.
    */
@@ -47,6 +53,18 @@ export interface FailedTurn {
    * approvers signed, once their approvals are checked again against the step they were given in.
    */
   approvedCalls?: CarriedApproval[];
+  /**
+   * Set in the save that takes Try again in, until the retried turn ends (answered, waiting on a card,
+   * or failed again): the failure stays, so a process that takes the retry over runs the same turn,
+   * with the approved runs the first judged, instead of finding nothing to retry.
+   */
+  retrying?: { approvedRuns: RetriedRun[] };
+}
+
+/** An approved call Try again runs, as judged when the retry was taken in (see `judgeCarriedApprovals`). */
+export interface RetriedRun {
+  toolCallId: string;
+  run: ApprovedRun;
 }
 
 /** An approval a failed turn held for a call it had not started: which call, which input version, who signed. */

@@ -25,6 +25,7 @@ export interface BotPair {
   doomed: ChildBot;
   survivor: ChildBot;
   doomedUrl: string;
+  survivorUrl: string;
   /** Argv of every run of the recording tools, in order. */
   invocations: () => string[][];
   /** Lets a survivor started with `holdSurvivor` run. */
@@ -58,6 +59,7 @@ export async function startBotPair(options: { mainJs: string; redis: RedisServer
     doomed,
     survivor,
     doomedUrl: `http://127.0.0.1:${ports[0]}/slack/events`,
+    survivorUrl: `http://127.0.0.1:${ports[1]}/slack/events`,
     invocations: () => readInvocations(logFile),
     releaseSurvivor() {
       process.kill(survivor.child.pid!, 'SIGCONT');
