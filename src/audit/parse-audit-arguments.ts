@@ -30,7 +30,9 @@ grants, auto-approvals, tool runs) from Redis, oldest first.
 
   --since TIME   start of the window (default ${DEFAULT_SINCE}): a duration ago such as 30m, 24h
                  or 7d, or an ISO date or time such as 2024-05-01T12:00:00Z (no zone means UTC)
-  --until TIME   end of the window (default now), in the same forms
+  --until TIME   end of the window (default now), in the same forms; a time takes in the
+                 whole of its last second (or minute, or day for a date alone), so a time
+                 copied from the table includes that row
   --json         one JSON object per line, for a SIEM or jq
   --limit N      only the most recent N events of the window
   --help         this text
@@ -61,8 +63,8 @@ export function parseAuditArguments(argv: readonly string[], { now }: { now: num
   }
 
   if (values.help) return { help: true };
-  const sinceMs = timeOption('--since', values.since ?? DEFAULT_SINCE, now);
-  const untilMs = values.until === undefined ? undefined : timeOption('--until', values.until, now);
+  const sinceMs = timeOption({ name: '--since', text: values.since ?? DEFAULT_SINCE, now });
+  const untilMs = values.until === undefined ? undefined : timeOption({ name: '--until', text: values.until, now, end: true });
   if (sinceMs >= (untilMs ?? now)) {
     throw new AuditUsageError(untilMs === undefined ? '--since must be in the past' : '--since must be before --until');
   }
@@ -81,8 +83,9 @@ export function parseAuditArguments(argv: readonly string[], { now }: { now: num
   };
 }
 
-function timeOption(name: string, text: string, now: number): number {
-  const epochMs = parseTimePoint(text, { now });
-  if (epochMs === undefined) throw new AuditUsageError(`${name} must be ${TIME_FORMS}, not "${text}"`);
-  return epochMs;
+function timeOption({ name, text, now, end = false }: { name: string; text: string; now: number; end?: boolean }): number {
+  const point = parseTimePoint(text, { now, end });
+  if ('epochMs' in point) return point.epochMs;
+  if (point.problem === 'no-such-date') throw new AuditUsageError(`${name} must be a day of the calendar: there is no ${point.date}`);
+  throw new AuditUsageError(`${name} must be ${TIME_FORMS}, not "${text}"`);
 }
