@@ -1,8 +1,10 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import { createMemoryAuditLog } from '../../audit/memory-audit-log.js';
 import { inputHash } from '../../approvals/input-version.js';
 import { evaluation, makeStep } from '../../approvals/pending-step.test-support.js';
 import type { PendingStep } from '../../approvals/pending-step.js';
+import type { OrganisationMembership } from '../organisation-membership.js';
 import { APPROVAL_ACTION_IDS, decodeCallFormMetadata } from '../blocks/action-ids.js';
 import { cardClick, failingStore, fakeBoltApp, recordingMessenger, storeWith } from './bolt-listener.test-support.js';
 import { registerCallModalButton } from './call-modal-button.js';
@@ -10,10 +12,16 @@ import { UNREADABLE_CALL_TEXT } from './read-call.js';
 
 const logger = pino({ level: 'silent' });
 
-function register(options: { store: Parameters<typeof registerCallModalButton>[1]['store']; onlyForCurrentInput?: boolean }) {
+function register(options: {
+  store: Parameters<typeof registerCallModalButton>[1]['store'];
+  onlyForCurrentInput?: boolean;
+  membership?: Awaited<ReturnType<OrganisationMembership['of']>>;
+  audited?: boolean;
+}) {
   const { app, action } = fakeBoltApp();
   const { messenger, ephemerals } = recordingMessenger();
   const opened: Array<{ privateMetadata: string; input: unknown }> = [];
+  const audit = createMemoryAuditLog({ logger });
   registerCallModalButton(app, {
     actionId: APPROVAL_ACTION_IDS.grant,
     buttonLabel: 'Approve & allow…',
@@ -21,12 +29,19 @@ function register(options: { store: Parameters<typeof registerCallModalButton>[1
     messenger,
     logger,
     ...(options.onlyForCurrentInput ? { onlyForCurrentInput: true } : {}),
+    ...(options.membership ? { organisationMembership: { of: async () => options.membership! } as unknown as OrganisationMembership } : {}),
+    ...(options.audited === false ? {} : { refusalAudit: { audit, action: 'grant' } }),
     view: ({ call, privateMetadata }) => {
       opened.push({ privateMetadata, input: call.input });
       return { type: 'modal', title: { type: 'plain_text', text: 'Form' }, blocks: [] };
     },
   });
-  return { click: action(APPROVAL_ACTION_IDS.grant), ephemerals, opened };
+  const refusals = async () =>
+    (await audit.read({ sinceMs: 0 })).map((event) => {
+      const { type, teamId, stepId, approvalId, toolName, userId, action: name, code } = event as unknown as Record<string, unknown>;
+      return { type, teamId, stepId, approvalId, toolName, userId, action: name, code };
+    });
+  return { click: action(APPROVAL_ACTION_IDS.grant), ephemerals, opened, refusals };
 }
 
 /** A staging restart that U0BOB edited to prod: version 1 is current, a card from before shows version 0. */
@@ -75,5 +90,59 @@ describe('a card button that opens a modal', () => {
     await click(args);
     // A submit naming version 1 would be judged as if its clicker had seen the prod input.
     expect(decodeCallFormMetadata(opened[0]!.privateMetadata)?.version).toBe(0);
+  });
+});
+
+describe('a refused click on a card button that opens a form that acts', () => {
+  const refusedBy = (step: PendingStep, userId: string, code: string) => [
+    { type: 'action-refused', teamId: step.teamId, stepId: step.stepId, approvalId: 'apv1', toolName: step.calls[0]!.toolName, userId, action: 'grant', code },
+  ];
+
+  it('is audited when the input changed since the card was drawn', async () => {
+    const step = editedToProd();
+    const { click, opened, refusals } = register({ store: storeWith(step), onlyForCurrentInput: true });
+    await click(cardClick({ actionId: APPROVAL_ACTION_IDS.grant, reference: { stepId: step.stepId, approvalId: 'apv1', version: 0 }, userId: 'U0SRELEAD' }).args);
+    expect(opened).toEqual([]);
+    expect(await refusals()).toEqual(refusedBy(step, 'U0SRELEAD', 'stale'));
+  });
+
+  it('is audited when the clicker is of another organisation, or could not be checked', async () => {
+    for (const [membership, code] of [['external', 'external-user'], ['unverified', 'membership-unverified']] as const) {
+      const step = makeStep([{ approvalId: 'apv1' }]);
+      const { click, ephemerals, opened, refusals } = register({ store: storeWith(step), membership });
+      await click(cardClick({ actionId: APPROVAL_ACTION_IDS.grant, reference: { stepId: step.stepId, approvalId: 'apv1', version: 0 }, userId: 'U0PARTNER' }).args);
+      expect(opened).toEqual([]);
+      expect(ephemerals).toHaveLength(1);
+      expect(await refusals()).toEqual(refusedBy(step, 'U0PARTNER', code));
+    }
+  });
+
+  it('is audited when it comes from another channel or workspace', async () => {
+    const step = makeStep([{ approvalId: 'apv1' }]);
+    const { click, ephemerals, refusals } = register({ store: storeWith(step) });
+    await click(cardClick({ actionId: APPROVAL_ACTION_IDS.grant, reference: { stepId: step.stepId, approvalId: 'apv1', version: 0 }, channel: 'C0ELSEWHERE' }).args);
+    await click(cardClick({ actionId: APPROVAL_ACTION_IDS.grant, reference: { stepId: step.stepId, approvalId: 'apv1', version: 0 }, teamId: 'T0OTHER' }).args);
+    expect(ephemerals.map(({ text }) => text)).toEqual(['This request belongs to another channel, so nothing changed.', 'This request belongs to another channel, so nothing changed.']);
+    expect(await refusals()).toEqual([...refusedBy(step, 'U0BOB', 'wrong-channel'), ...refusedBy(step, 'U0BOB', 'wrong-workspace')]);
+  });
+
+  it('is audited when the call was already decided', async () => {
+    const step = makeStep([{ approvalId: 'apv1' }]);
+    step.decisions.apv1 = { outcome: 'approved', userId: 'U0ALICE', at: step.createdAt + 1 } as (typeof step.decisions)[string];
+    const { click, refusals } = register({ store: storeWith(step) });
+    await click(cardClick({ actionId: APPROVAL_ACTION_IDS.grant, reference: { stepId: step.stepId, approvalId: 'apv1', version: 0 } }).args);
+    expect(await refusals()).toEqual(refusedBy(step, 'U0BOB', 'already-decided'));
+  });
+
+  it('is not audited for a read-only modal, nor when Redis could not be read', async () => {
+    const step = makeStep([{ approvalId: 'apv1' }]);
+    const readOnly = register({ store: storeWith(step), audited: false, membership: 'external' });
+    await readOnly.click(cardClick({ actionId: APPROVAL_ACTION_IDS.grant, reference: { stepId: step.stepId, approvalId: 'apv1', version: 0 } }).args);
+    expect(readOnly.ephemerals).toHaveLength(1);
+    expect(await readOnly.refusals()).toEqual([]);
+    const unreadable = register({ store: failingStore() });
+    await unreadable.click(cardClick({ actionId: APPROVAL_ACTION_IDS.grant, reference: { stepId: 'step01', approvalId: 'apv1', version: 0 } }).args);
+    expect(unreadable.ephemerals).toEqual([{ userId: 'U0BOB', text: UNREADABLE_CALL_TEXT }]);
+    expect(await unreadable.refusals()).toEqual([]);
   });
 });

@@ -1,15 +1,17 @@
 import type { App, BlockAction, ButtonAction, types } from '@slack/bolt';
 import type { Logger } from 'pino';
+import { appendQuietly, type AuditLog } from '../../audit/audit-log.js';
 import { fromThisCard } from '../../approvals/card-routing.js';
 import { currentVersion } from '../../approvals/input-version.js';
 import type { PendingCall, PendingStep } from '../../approvals/pending-step.js';
-import { EXTERNAL_USER_TEXT, MEMBERSHIP_UNVERIFIED_TEXT, staleVersionText } from '../../approvals/transitions/call-action.js';
+import { staleVersionText } from '../../approvals/transitions/call-action.js';
 import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { StateStore } from '../../store/state-store.js';
 import { decodeApprovalActionValue, encodeCallFormMetadata } from '../blocks/action-ids.js';
 import { createOrganisationMembership, type OrganisationMembership } from '../organisation-membership.js';
 import { actorOf, clickOrigin, tellPrivately } from './approval-actions.js';
-import { readCall } from './read-call.js';
+import { membershipRefusal } from './membership-refusal.js';
+import { isUnreadable, readCall, type ReadCallLookup } from './read-call.js';
 
 export interface CallModalContext {
   step: PendingStep;
@@ -57,6 +59,11 @@ export function registerCallModalButton(
      * input is not the one the card showed.
      */
     onlyForCurrentInput?: boolean;
+    /**
+     * Forms that act (edit, deny, grant, answer) name the action: a click on them refused here gets
+     * an `action-refused` record, as the same click on Approve would. Read-only modals leave it out.
+     */
+    refusalAudit?: { audit: AuditLog; action: string };
     view: (context: CallModalContext) => types.ModalView | string | Promise<types.ModalView | string>;
   },
 ): void {
@@ -68,16 +75,40 @@ export function registerCallModalButton(
     if (!reference) return;
     const lookup = await readCall({ store, logger, reference });
     const { step, call } = lookup;
-    if (!step || !call || (!lookup.open && !options.allowClosed)) return tellPrivately(messenger, body, lookup.open ? '' : lookup.message);
+    // Told privately, and for a form that acts, audited as a refused Approve is.
+    const refuse = async (refusal: { code: string; reason: string; teamId?: string }) => {
+      const told = tellPrivately(messenger, body, refusal.reason);
+      if (!options.refusalAudit) return told;
+      const { audit, action: actionName } = options.refusalAudit;
+      const event = {
+        type: 'action-refused',
+        ...(refusal.teamId ? { teamId: refusal.teamId } : {}),
+        stepId: reference.stepId,
+        approvalId: reference.approvalId,
+        ...(call ? { toolName: call.toolName } : {}),
+        userId: body.user.id,
+        action: actionName,
+        code: refusal.code,
+        reason: refusal.reason,
+      } as const;
+      await Promise.all([told, appendQuietly(audit, event, logger)]);
+    };
+    // Redis could not be read: nothing was judged, so there is nothing to audit (nor a way to).
+    if (isUnreadable(lookup)) return tellPrivately(messenger, body, lookup.message);
+    if (!step || !call || (!lookup.open && !options.allowClosed)) return refuse({ ...closedRefusal(lookup), ...(step ? { teamId: step.teamId } : {}) });
     const { channel, messageTs } = clickOrigin(body);
     const { origin } = await actorOf({ body, channel, ...(messageTs === undefined ? {} : { messageTs }), membership, client });
-    if (origin.teamId !== step.teamId || !fromThisCard(step, origin)) return tellPrivately(messenger, body, 'This request belongs to another channel, so nothing changed.');
+    // Recorded in the request's workspace, as a refused Approve is, whichever workspace the click came from.
+    const teamId = step.teamId;
+    if (origin.teamId !== step.teamId) return refuse({ teamId, code: 'wrong-workspace', reason: 'This request belongs to another channel, so nothing changed.' });
+    if (!fromThisCard(step, origin)) return refuse({ teamId, code: 'wrong-channel', reason: 'This request belongs to another channel, so nothing changed.' });
     // A form opened by someone who may not act would only be refused when submitted.
-    if (origin.membership !== 'member') return tellPrivately(messenger, body, origin.membership === 'external' ? EXTERNAL_USER_TEXT : MEMBERSHIP_UNVERIFIED_TEXT);
+    const outsider = membershipRefusal(origin.membership);
+    if (outsider) return refuse({ teamId, ...outsider });
     // Buttons without a version (questions, older cards) showed the model's input, as for Approve.
     const cardVersion = reference.version ?? 0;
     const current = currentVersion(call);
-    if (options.onlyForCurrentInput && current && current.number !== cardVersion) return tellPrivately(messenger, body, staleVersionText(current));
+    if (options.onlyForCurrentInput && current && current.number !== cardVersion) return refuse({ teamId, code: 'stale', reason: staleVersionText(current) });
     const shown = callAsShown(call);
     // The form remembers the card it was opened from (the thread or a copy) and the version that
     // card showed, so its submit is judged as that click would be: a form opened from #approvals
@@ -91,4 +122,12 @@ export function registerCallModalButton(
       await tellPrivately(messenger, body, `Slack could not open this in time. Please click *${options.buttonLabel}* again.`);
     }
   });
+}
+
+/** Why a click on a call that cannot be decided any more is refused, in the codes a refused Approve gets. */
+function closedRefusal(lookup: ReadCallLookup): { code: string; reason: string } {
+  const { step, call } = lookup;
+  const reason = lookup.open ? '' : lookup.message;
+  if (!step || !call) return { code: 'not-found', reason };
+  return { code: Object.hasOwn(step.decisions, call.approvalId) ? 'already-decided' : 'closed', reason };
 }

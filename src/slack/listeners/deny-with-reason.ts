@@ -1,5 +1,6 @@
 import type { App, ViewSubmitAction } from '@slack/bolt';
 import type { Logger } from 'pino';
+import type { AuditLog } from '../../audit/audit-log.js';
 import type { CallDecider } from '../../approvals/decide-call.js';
 import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { StateStore } from '../../store/state-store.js';
@@ -14,11 +15,13 @@ export interface DenyWithReasonOptions {
   decider: CallDecider;
   messenger: ThreadMessenger;
   logger: Logger;
+  /** Where a refused click on the button is recorded. */
+  audit: AuditLog;
   organisationMembership?: OrganisationMembership;
 }
 
 /** "Deny with reason": a small modal whose optional reason reaches the card and the model. */
-export function registerDenyWithReason(app: App, { store, decider, messenger, logger, organisationMembership = createOrganisationMembership({ logger }) }: DenyWithReasonOptions): void {
+export function registerDenyWithReason(app: App, { store, decider, messenger, logger, audit, organisationMembership = createOrganisationMembership({ logger }) }: DenyWithReasonOptions): void {
   registerCallModalButton(app, {
     actionId: APPROVAL_ACTION_IDS.denyWithReason,
     buttonLabel: 'Deny with reason',
@@ -26,6 +29,7 @@ export function registerDenyWithReason(app: App, { store, decider, messenger, lo
     messenger,
     logger,
     organisationMembership,
+    refusalAudit: { audit, action: 'deny' },
     view: ({ call, privateMetadata }) => denyReasonView({ call, privateMetadata }),
   });
 

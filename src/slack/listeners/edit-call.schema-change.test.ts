@@ -1,5 +1,6 @@
 import { pino } from 'pino';
 import { describe, expect, it, vi } from 'vitest';
+import { createMemoryAuditLog } from '../../audit/memory-audit-log.js';
 import type { CallDecider } from '../../approvals/decide-call.js';
 import { makeStep } from '../../approvals/pending-step.test-support.js';
 import type { ToolSchemas } from '../../tools/tool-schemas.js';
@@ -31,7 +32,7 @@ function openEditForm() {
   const decider = { record, publish: vi.fn() } as unknown as CallDecider;
   const { app, action, view } = fakeBoltApp();
   const organisationMembership = { of: async () => 'member' as const };
-  registerEditCall(app, { store: storeWith(step), decider, messenger: recordingMessenger().messenger, toolSchemas, logger: pino({ level: 'silent' }), organisationMembership });
+  registerEditCall(app, { store: storeWith(step), decider, messenger: recordingMessenger().messenger, toolSchemas, logger: pino({ level: 'silent' }), audit: createMemoryAuditLog({ logger: pino({ level: 'silent' }) }), organisationMembership });
   return {
     step,
     record,

@@ -1,5 +1,6 @@
 import type { App, ViewSubmitAction } from '@slack/bolt';
 import type { Logger } from 'pino';
+import type { AuditLog } from '../../audit/audit-log.js';
 import type { CallDecider } from '../../approvals/decide-call.js';
 import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { StateStore } from '../../store/state-store.js';
@@ -23,6 +24,8 @@ export interface EditCallOptions {
   messenger: ThreadMessenger;
   toolSchemas: ToolSchemas;
   logger: Logger;
+  /** Where a refused click on the button is recorded. */
+  audit: AuditLog;
   organisationMembership?: OrganisationMembership;
 }
 
@@ -33,7 +36,7 @@ export interface EditCallOptions {
  * the tool's own schema, and the version it started from must still be the current one. A card
  * older than the current input opens no form (its text would not be what the form shows).
  */
-export function registerEditCall(app: App, { store, decider, messenger, toolSchemas, logger, organisationMembership = createOrganisationMembership({ logger }) }: EditCallOptions): void {
+export function registerEditCall(app: App, { store, decider, messenger, toolSchemas, logger, audit, organisationMembership = createOrganisationMembership({ logger }) }: EditCallOptions): void {
   registerCallModalButton(app, {
     actionId: APPROVAL_ACTION_IDS.edit,
     buttonLabel: 'Edit',
@@ -41,6 +44,7 @@ export function registerEditCall(app: App, { store, decider, messenger, toolSche
     messenger,
     logger,
     organisationMembership,
+    refusalAudit: { audit, action: 'edit' },
     onlyForCurrentInput: true,
     async view({ step, call, privateMetadata }) {
       const schema = await toolSchemas.jsonSchema(call.toolName);

@@ -1,5 +1,6 @@
 import type { App, ViewSubmitAction } from '@slack/bolt';
 import type { Logger } from 'pino';
+import type { AuditLog } from '../../audit/audit-log.js';
 import type { CallDecider } from '../../approvals/decide-call.js';
 import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { StateStore } from '../../store/state-store.js';
@@ -15,6 +16,8 @@ export interface GrantApprovalOptions {
   decider: CallDecider;
   messenger: ThreadMessenger;
   logger: Logger;
+  /** Where a refused click on the button is recorded. */
+  audit: AuditLog;
   organisationMembership?: OrganisationMembership;
 }
 
@@ -26,7 +29,7 @@ export interface GrantApprovalOptions {
  * shows the input it approves and opens only from a card showing the current input; its submit
  * approves the version that card showed, or nothing.
  */
-export function registerGrantApproval(app: App, { store, decider, messenger, logger, organisationMembership = createOrganisationMembership({ logger }) }: GrantApprovalOptions): void {
+export function registerGrantApproval(app: App, { store, decider, messenger, logger, audit, organisationMembership = createOrganisationMembership({ logger }) }: GrantApprovalOptions): void {
   registerCallModalButton(app, {
     actionId: APPROVAL_ACTION_IDS.grant,
     buttonLabel: 'Approve & allow…',
@@ -34,6 +37,7 @@ export function registerGrantApproval(app: App, { store, decider, messenger, log
     messenger,
     logger,
     organisationMembership,
+    refusalAudit: { audit, action: 'grant' },
     onlyForCurrentInput: true,
     view: ({ call, privateMetadata }) => {
       if (call.policy?.grants === 'forbidden') return 'The policy does not allow grants for this tool.';

@@ -1,5 +1,6 @@
 import type { App, ViewSubmitAction } from '@slack/bolt';
 import type { Logger } from 'pino';
+import type { AuditLog } from '../../audit/audit-log.js';
 import type { CallDecider } from '../../approvals/decide-call.js';
 import { isQuestion, type PendingCall } from '../../approvals/pending-step.js';
 import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
@@ -24,6 +25,8 @@ export interface ReplyQuestionOptions {
   messenger: ThreadMessenger;
   validator: JsonSchemaValidator;
   logger: Logger;
+  /** Where a refused click on the button is recorded. */
+  audit: AuditLog;
   organisationMembership?: OrganisationMembership;
 }
 
@@ -31,7 +34,7 @@ export interface ReplyQuestionOptions {
  * "Reply" on an `ask_user` question without options: a form generated from the model's answer
  * schema; the answer is validated against that schema (ajv) before it becomes the tool result.
  */
-export function registerReplyQuestion(app: App, { store, decider, messenger, validator, logger, organisationMembership = createOrganisationMembership({ logger }) }: ReplyQuestionOptions): void {
+export function registerReplyQuestion(app: App, { store, decider, messenger, validator, logger, audit, organisationMembership = createOrganisationMembership({ logger }) }: ReplyQuestionOptions): void {
   const formFor = (call: PendingCall) => {
     const schema = answerSchemaOf(call.input as AskUserInput, (candidate) => validator.isUsable(candidate));
     return { schema, form: buildSchemaForm({ schema }) };
@@ -44,6 +47,7 @@ export function registerReplyQuestion(app: App, { store, decider, messenger, val
     messenger,
     logger,
     organisationMembership,
+    refusalAudit: { audit, action: 'answer' },
     view({ step, call, userId, privateMetadata }) {
       if (!isQuestion(call)) return 'This is not a question.';
       if (!mayAnswer(step, userId)) return `Only <@${step.requesterId}> can answer this question, so nothing changed.`;
