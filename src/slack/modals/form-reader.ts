@@ -50,7 +50,9 @@ export class FormReader {
     );
     const results = children.map((child) => ({ child, result: this.read(child) }));
     const presence = this.groupPresence(group);
-    const allBlank = results.every(({ result }) => result.blank);
+    const kept = this.keptExtraProperties(group);
+    // Properties no input shows are still the object's content: with them, blank inputs do not empty it.
+    const allBlank = kept.length === 0 && results.every(({ result }) => result.blank);
     const blank = allBlank && (presence === 'absent' || presence === 'fresh' || presence === 'set');
     if (allBlank) {
       const collapsed = collapse(group, presence);
@@ -65,7 +67,7 @@ export class FormReader {
       if (child.control.kind === 'rest' && isRecord(outcome.value)) entries.push(...Object.entries(outcome.value));
       else if (child.path.length > 0) entries.push([child.path.at(-1) ?? '', outcome.value]);
     }
-    entries.push(...this.keptExtraProperties(group));
+    entries.push(...kept);
     return { blank, outcome: { kind: 'value', value: objectFrom(entries) }, errors };
   }
 

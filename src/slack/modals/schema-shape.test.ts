@@ -17,6 +17,15 @@ describe('createSchemaReader', () => {
     expect(describeAlone({ type: 'string', enum: ['a', null] })).toEqual({ kind: 'enum', values: ['a'], nullable: false });
   });
 
+  it('knows null is allowed where the rest is a JSON field or null is an enum value', () => {
+    // pydantic's `int | str | None`, and a union with a nested nullable one.
+    expect(describeAlone({ anyOf: [{ type: 'integer' }, { type: 'string' }, { type: 'null' }] })).toMatchObject({ kind: 'json', nullable: true });
+    expect(describeAlone({ oneOf: [{ anyOf: [{ type: 'integer' }, { type: 'string' }, { type: 'null' }] }] })).toMatchObject({ kind: 'json', nullable: true });
+    expect(describeAlone({ anyOf: [{ type: 'integer' }, { type: 'string' }] })).toMatchObject({ kind: 'json', nullable: false });
+    expect(describeAlone({ enum: ['fast', 'safe', null] })).toMatchObject({ kind: 'enum', values: ['fast', 'safe'], nullable: true });
+    expect(describeAlone({ const: null })).toMatchObject({ kind: 'json', nullable: true });
+  });
+
   it('keeps a description written next to anyOf or $ref', () => {
     expect(describeAlone({ anyOf: [{ type: 'integer', minimum: 1 }, { type: 'null' }], description: 'Pods' })).toMatchObject({
       kind: 'number',

@@ -61,7 +61,7 @@ export function createSchemaReader(root: JsonSchemaDefinition): (definition: Jso
     const resolved = resolveReferences(root, definition);
     if (resolved === undefined) return { kind: 'json', nullable: false };
     const { schema, nullable } = unwrapNullable(resolved);
-    const common = annotations(schema, nullable);
+    const common = annotations(schema, nullable || (schema !== undefined && listsNull(schema)));
     return { ...common, ...describeNonNull(schema, describe) };
   };
   return describe;
@@ -166,8 +166,10 @@ function resolvePointer(root: JsonSchemaDefinition, reference: string): JsonSche
 
 /**
  * Separates "may also be null" from the rest: `nullable: true`, `type: [T, 'null']` and
- * `anyOf`/`oneOf` of one schema plus `{type: 'null'}` (what zod's `.nullable()` emits).
- * Returns an undefined schema when nothing but null is left, or for `true`/`false` schemas.
+ * `anyOf`/`oneOf` of schemas plus `{type: 'null'}` (zod's `.nullable()`, pydantic's `T | None`).
+ * Returns an undefined schema when nothing but null is left, when more than one schema is (a
+ * JSON field), or for `true`/`false` schemas; `nullable` is right either way, so an explicit
+ * `null` the model sent is kept rather than read as "left out".
  */
 function unwrapNullable(definition: JsonSchemaDefinition): { schema: JsonSchema | undefined; nullable: boolean } {
   if (!isRecord(definition)) return { schema: undefined, nullable: false };
@@ -183,11 +185,11 @@ function unwrapNullable(definition: JsonSchemaDefinition): { schema: JsonSchema 
     const branches = schema[keyword];
     if (!Array.isArray(branches)) continue;
     const nonNull = keyword === 'allOf' ? branches : branches.filter((branch) => !isNullSchema(branch));
-    if (nonNull.length !== 1 || !isRecord(nonNull[0])) return { schema: undefined, nullable };
     if (nonNull.length < branches.length) nullable = true;
+    if (nonNull.length !== 1 || !isRecord(nonNull[0])) return { schema: undefined, nullable };
     const { [keyword]: _branches, ...outer } = schema;
     const inner = unwrapNullable(nonNull[0] as JsonSchema);
-    if (inner.schema === undefined) return { schema: undefined, nullable };
+    if (inner.schema === undefined) return { schema: undefined, nullable: nullable || inner.nullable };
     return { schema: { ...inner.schema, ...pickAnnotations(outer) }, nullable: nullable || inner.nullable };
   }
   return { schema, nullable };
@@ -206,7 +208,17 @@ function pickAnnotations(schema: Record<string, unknown>): Partial<JsonSchema> {
   return picked;
 }
 
-/** `enum`/`const` values; `'unsupported'` when some are objects or arrays. Null is handled as nullable. */
+/**
+ * `enum: [..., null]` or `const: null` with no `type` to rule null out: null is one of the values.
+ * (`type: 'string', enum: ['a', null]` accepts no null; a `type` that allows it is unwrapped already.)
+ */
+function listsNull(schema: JsonSchema): boolean {
+  if (schema.type !== undefined) return false;
+  if ('const' in schema && schema.const !== undefined) return schema.const === null;
+  return Array.isArray(schema.enum) && schema.enum.includes(null);
+}
+
+/** `enum`/`const` values; `'unsupported'` when some are objects or arrays. Null is left out: see `listsNull`. */
 function enumValues(schema: JsonSchema): readonly Primitive[] | 'unsupported' | undefined {
   const raw = 'const' in schema && schema.const !== undefined ? [schema.const] : Array.isArray(schema.enum) ? schema.enum : undefined;
   if (raw === undefined) return undefined;

@@ -23,4 +23,10 @@ describe('issuesToFieldErrors', () => {
   it('puts problems with no field of their own on the first input', () => {
     expect(issuesToFieldErrors([{ path: [], message: 'give either a or b' }], fields)).toEqual({ 'f:1': 'give either a or b' });
   });
+
+  it('puts a problem about an object shown as several inputs on its first input, naming it', () => {
+    const nested = [...fields, { blockId: 'f:3', path: ['window'], control: { kind: 'group' } }, { blockId: 'f:4', path: ['window', 'start'], control: { kind: 'text' } }];
+    expect(issuesToFieldErrors([{ path: ['window'], message: 'must have property end' }], nested)).toEqual({ 'f:4': 'window: must have property end' });
+    expect(issuesToFieldErrors([{ path: ['elsewhere', 0], message: 'must be a string' }], nested)).toEqual({ 'f:1': 'elsewhere.0: must be a string' });
+  });
 });

@@ -8,8 +8,9 @@ interface FieldLike {
 
 /**
  * Puts each server-side validation issue on the form field it concerns: the field whose path is
- * the longest prefix of the issue's path (a JSON field covers everything below it). Issues about
- * the whole value, or about nothing on the form, go on the first field so they are still seen.
+ * the longest prefix of the issue's path (a JSON field covers everything below it). An issue about
+ * an object shown as several inputs goes on its first input, naming the object; issues about the
+ * whole value, or about nothing on the form, go on the first field so they are still seen.
  */
 export function issuesToFieldErrors(issues: readonly JsonSchemaIssue[], fields: readonly FieldLike[]): Record<string, string> {
   const inputs = fields.filter((field) => field.control.kind !== 'group');
@@ -21,14 +22,22 @@ export function issuesToFieldErrors(issues: readonly JsonSchemaIssue[], fields: 
       const covers = field.path.every((name, index) => path[index] === name);
       if (covers && (!best || field.path.length > best.path.length)) best = field;
     }
-    const target = best ?? inputs[0];
+    // No input holds the whole path (an object's own rule, such as `dependencies`): the issue goes on
+    // the object's first input, else the form's first, and names the path so it is not read as
+    // being about that input.
+    const target = best ?? inputs.find((field) => isBelow(field.path, path)) ?? inputs[0];
     if (!target) continue;
-    const label = best && path.length > best.path.length ? `${path.slice(best.path.length).join('.')}: ` : '';
+    const unnamed = best ? path.slice(best.path.length) : path;
+    const label = unnamed.length > 0 ? `${unnamed.join('.')}: ` : '';
     const message = `${label}${issue.message}`;
     errors[target.blockId] = errors[target.blockId] ? `${errors[target.blockId]}; ${message}` : message;
   }
   for (const [blockId, message] of Object.entries(errors)) errors[blockId] = message.length > 300 ? `${message.slice(0, 299)}…` : message;
   return errors;
+}
+
+function isBelow(fieldPath: readonly string[], objectPath: readonly string[]): boolean {
+  return fieldPath.length > objectPath.length && objectPath.every((name, index) => fieldPath[index] === name);
 }
 
 /**
