@@ -83,6 +83,8 @@ export function registerCallModalButton(
       const event = {
         type: 'action-refused',
         ...(refusal.teamId ? { teamId: refusal.teamId } : {}),
+        // The step's channel, so the refusal goes to that channel's shard (see the audit log).
+        ...(step ? { channel: step.channel } : {}),
         stepId: reference.stepId,
         approvalId: reference.approvalId,
         ...(call ? { toolName: call.toolName } : {}),
