@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { approvalsOf } from '../../src/approvals/input-version.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { createRedisStore } from '../../src/store/redis-store.js';
 import type { StateStore } from '../../src/store/state-store.js';
@@ -9,6 +8,7 @@ import type { Click } from './countersignature-model.js';
 import { CHANNEL, INPUTS, policyOf, TEAM, THREADS, USERS, type Input, type PolicySpec, type RuleSpec } from './countersignature-world.js';
 import { allowsX, applyClickX, covers, coveringGrantX, eligibleNow, newGroups, resumeOutcome, ruleOf, type XModel, type XStep } from './extended-model.js';
 import { createExtendedWorld, type Execution, type ExtendedWorld } from './extended-world.js';
+import { observed, projection } from './step-projection.js';
 
 /**
  * The model-based test of the countersignature, extended with what the first model did not reach:
@@ -306,33 +306,6 @@ async function perform(action: Action, model: XModel, world: ExtendedWorld): Pro
   }
 }
 
-function projection(step: XStep) {
-  const current = step.versions.length - 1;
-  return {
-    phase: step.state,
-    outcome: step.outcome,
-    versions: step.question ? 0 : step.versions.length,
-    approvedVersion: step.approvedVersion,
-    approvedBy: step.approvedVersion === undefined ? [] : [...step.approvals[step.approvedVersion]!].sort(),
-    countingNow: step.question || step.outcome ? [] : [...step.approvals[current]!].sort(),
-  };
-}
-
-async function observed(world: ExtendedWorld, step: XStep) {
-  const stored = (await world.store.getStep(step.stepId))!;
-  const call = stored.calls[0]!;
-  const decision = stored.decisions[call.approvalId];
-  const current = (call.versions?.length ?? 0) - 1;
-  return {
-    phase: stored.phase,
-    outcome: decision?.outcome,
-    versions: call.versions?.length ?? 0,
-    approvedVersion: decision?.version,
-    approvedBy: [...(decision?.approvedBy ?? [])].sort(),
-    countingNow: decision || current < 0 ? [] : approvalsOf(stored, call, current).map((approval) => approval.userId).sort(),
-  };
-}
-
 class Command implements fc.AsyncCommand<XModel, ExtendedWorld> {
   constructor(readonly action: Action) {}
   check(): boolean {
@@ -340,7 +313,7 @@ class Command implements fc.AsyncCommand<XModel, ExtendedWorld> {
   }
   async run(model: XModel, world: ExtendedWorld): Promise<void> {
     await perform(this.action, model, world);
-    for (const step of model.steps) expect(await observed(world, step), `after ${this.toString()}`).toEqual(projection(step));
+    for (const step of model.steps) expect(await observed(world.store, step), `after ${this.toString()}`).toEqual(projection(step));
   }
   toString(): string {
     return JSON.stringify(this.action);

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, inject, it } from 'vitest';
-import { approvalsOf } from '../../src/approvals/input-version.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { createRedisStore } from '../../src/store/redis-store.js';
 import type { StateStore } from '../../src/store/state-store.js';
 import { allows, applyClick, coveringGrant, executionViolation, type Click, type Model, type ModelStep } from './countersignature-model.js';
 import { CHANNEL, createWorld, INPUTS, policyOf, policySpec, TEAM, THREADS, USERS, type Input, type World } from './countersignature-world.js';
+import { observed, projection } from './step-projection.js';
 
 /**
  * Model-based test of the countersignature (see shared notes "integrity-and-fencing"): random
@@ -187,34 +187,6 @@ async function perform(action: Action, model: Model, world: World): Promise<void
   }
 }
 
-/** What can be compared of a step: the model's view, and the same read off the store. */
-function projection(step: ModelStep) {
-  const current = step.versions.length - 1;
-  return {
-    phase: step.state,
-    outcome: step.outcome,
-    versions: step.question ? 0 : step.versions.length,
-    approvedVersion: step.approvedVersion,
-    approvedBy: step.approvedVersion === undefined ? [] : [...step.approvals[step.approvedVersion]!].sort(),
-    countingNow: step.question || step.outcome ? [] : [...step.approvals[current]!].sort(),
-  };
-}
-
-async function observed(world: World, step: ModelStep) {
-  const stored = (await world.store.getStep(step.stepId))!;
-  const call = stored.calls[0]!;
-  const decision = stored.decisions[call.approvalId];
-  const current = (call.versions?.length ?? 0) - 1;
-  return {
-    phase: stored.phase,
-    outcome: decision?.outcome,
-    versions: call.versions?.length ?? 0,
-    approvedVersion: decision?.version,
-    approvedBy: [...(decision?.approvedBy ?? [])].sort(),
-    countingNow: decision || current < 0 ? [] : approvalsOf(stored, call, current).map((approval) => approval.userId).sort(),
-  };
-}
-
 class Command implements fc.AsyncCommand<Model, World> {
   constructor(readonly action: Action) {}
   check(): boolean {
@@ -223,7 +195,7 @@ class Command implements fc.AsyncCommand<Model, World> {
   async run(model: Model, world: World): Promise<void> {
     await perform(this.action, model, world);
     // After every command, every step as stored must be what the model says it is.
-    for (const step of model.steps) expect(await observed(world, step), `after ${this.toString()}`).toEqual(projection(step));
+    for (const step of model.steps) expect(await observed(world.store, step), `after ${this.toString()}`).toEqual(projection(step));
   }
   toString(): string {
     return JSON.stringify(this.action);
