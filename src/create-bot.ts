@@ -14,6 +14,7 @@ import { resolveApprovalHook, type ApprovalHookOption } from './approvals/approv
 import { createCallDecider } from './approvals/decide-call.js';
 import { evaluateCallPolicy } from './approvals/evaluate-call-policy.js';
 import { createExpirySweeper } from './approvals/expiry-sweeper.js';
+import type { CurrentEvaluation } from './approvals/policy/governing-policy.js';
 import type { CountersignConfig } from './config/config-schema.js';
 import { loadConfigFile } from './config/config-file.js';
 import { parseEnvironment, type BotRole, type EnvironmentConfig } from './config/environment.js';
@@ -263,12 +264,22 @@ async function assemble(
   });
   // Receivers run no turns; everyone else takes the threads receivers hand off.
   const puller = role === 'receiver' ? undefined : createWorkPuller({ store, worker, gate: pullGate, logger });
+  // The config in force's answer for a waiting call's input: clicks and escalation notices are judged by it too.
+  const evaluateInput: CurrentEvaluation = ({ step, call, input }) =>
+    evaluateCallPolicy({
+      policy: config.policy,
+      definition: loaded.find(call.toolName),
+      toolName: call.toolName,
+      input,
+      context: { requesterId: step.requesterId, teamId: step.teamId, channel: step.channel, threadTs: step.threadTs },
+    });
   const sweeper = createExpirySweeper({
     store,
     messenger,
     worker,
     logger,
     now,
+    currentEvaluation: evaluateInput,
     metrics: prometheus.metrics,
     ...(options.sweepIntervalMs ? { intervalMs: options.sweepIntervalMs } : {}),
     ...(role === 'receiver' ? {} : { alsoRun: () => recoverStalledWork({ store, worker, now, graceMs: lockTtlMs, logger }) }),
@@ -302,14 +313,7 @@ async function assemble(
       metrics: prometheus.metrics,
       tracer,
       expireNow: (stepId) => sweeper.expireNow(stepId),
-      evaluateInput: ({ step, call, input }) =>
-        evaluateCallPolicy({
-          policy: config.policy,
-          definition: loaded.find(call.toolName),
-          toolName: call.toolName,
-          input,
-          context: { requesterId: step.requesterId, teamId: step.teamId, channel: step.channel, threadTs: step.threadTs },
-        }),
+      evaluateInput,
     }),
     toolSchemas: createToolSchemas({ definitions: tools }),
     validator: createJsonSchemaValidator(),

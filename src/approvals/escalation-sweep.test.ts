@@ -109,4 +109,36 @@ describe('escalation sweep', () => {
     expect(escalated).toHaveLength(1);
     expect(escalated[0]).toContain('<@U0LEAD> can now approve `restart_service` (call 2 of 2 on the card).');
   });
+
+  describe('after a deploy that changed the ladder\'s rule', () => {
+    const ladder = [{ afterMs: 100, remind: false, addApprovers: [{ kind: 'user' as const, userId: 'U0LEAD' }] }];
+
+    async function sweptNotices(inForce: ReturnType<typeof evaluation>): Promise<string[]> {
+      const store = createMemoryStore();
+      const step = makeStep([{ approvalId: 'apv-1', policy: evaluation({ rule: { index: 0, fingerprint: 'before' }, approvers: [{ kind: 'user', userId: 'U0OPS' }], escalation: ladder }) }]);
+      step.escalation = { ladder, rule: { index: 0, fingerprint: 'before' }, done: 0, nextAt: step.createdAt + 100 };
+      step.expiresAt = step.createdAt + 60_000;
+      const token = (await store.tryLock(step.threadKey, 60_000))!;
+      await store.createStep({ step, thread: { ...newThreadState(step, 1), pendingStepId: step.stepId }, ttlMs: 60_000, audit: [], fence: { threadKey: step.threadKey, token } });
+      const notices: string[] = [];
+      const messenger = {
+        postMention: async ({ text }: { text: string }) => void notices.push(text),
+        updateStepCard: async () => {},
+        updateStepCopy: async () => {},
+      } as unknown as ThreadMessenger;
+      await createExpirySweeper({ store, messenger, worker, logger, now: () => step.createdAt + 150, currentEvaluation: async () => inForce }).sweepOnce();
+      return notices;
+    }
+
+    it('announces the fallback approver when the deploy left the ladder and the approvers as they were (only a reminder added)', async () => {
+      const notices = await sweptNotices(evaluation({ rule: { index: 0, fingerprint: 'after' }, approvers: [{ kind: 'user', userId: 'U0OPS' }], escalation: ladder, reminderMs: 600_000 }));
+      expect(notices).toEqual([expect.stringContaining('<@U0LEAD> can now approve `restart_service`')]);
+    });
+
+    it('does not tell a fallback approver they can approve when the config in force would refuse them', async () => {
+      const otherLadder = [{ afterMs: 100, remind: false, addApprovers: [{ kind: 'user' as const, userId: 'U0CAROL' }] }];
+      const notices = await sweptNotices(evaluation({ rule: { index: 0, fingerprint: 'after' }, approvers: [{ kind: 'user', userId: 'U0OPS' }], escalation: otherLadder }));
+      expect(notices.filter((text) => text.includes('U0LEAD'))).toEqual([]);
+    });
+  });
 });

@@ -10,10 +10,11 @@ import { postMissingCopies } from './post-card-copies.js';
 import { showStep } from './show-step.js';
 import { approverMentions, reminderMentions } from './policy/describe-approvers.js';
 import { callsOnStepLadder } from './policy/escalation-scope.js';
+import { governingPolicy, type CurrentEvaluation } from './policy/governing-policy.js';
 import { escalateTransition } from './transitions/escalate.js';
 import { ruleLabel } from './policy/rule-label.js';
 import { type Metrics, noMetrics } from '../metrics/metrics.js';
-import type { EscalationStage } from '../config/policy-config-schema.js';
+import { approverKey, type EscalationStage } from '../config/policy-config-schema.js';
 import { expireTransition } from './transitions/close-step.js';
 import { commitTransition, StepContendedError } from './transitions/commit-transition.js';
 
@@ -52,6 +53,11 @@ export interface ExpirySweeperOptions {
   alsoRun?: () => Promise<void>;
   /** Escalation hops and expiries counted for the operator's dashboards. */
   metrics?: Metrics;
+  /**
+   * The config in force's evaluation of a waiting call's input: a hop announces only the fallback
+   * approvers it would let decide (see `governingPolicy`). Absent: the step's ladder alone.
+   */
+  currentEvaluation?: CurrentEvaluation;
 }
 
 /**
@@ -163,15 +169,40 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
     const hop = step.escalation?.done ?? 0;
     const stageText = `stage ${hop + 1} of ${(step.escalation?.ladder.length ?? 0) + 1}`;
     if (stage.remind) await remind(step, `:bell: Reminder (${stageText}): `);
-    if (stage.addApprovers.length === 0) return;
+    const added = await approversLetDecide(step, stage.addApprovers);
+    if (added.length === 0) return;
     const waiting = reachedCallsText(step);
     if (waiting === '') return;
     const expires = step.expiresAt === undefined ? '' : ` It expires <!date^${Math.floor(step.expiresAt / 1000)}^{date_short_pretty} at {time}|soon>.`;
-    const text = `:rotating_light: Escalated (${stageText}): ${approverMentions(stage.addApprovers)} can now approve ${waiting}.${expires}`;
+    const text = `:rotating_light: Escalated (${stageText}): ${approverMentions(added)} can now approve ${waiting}.${expires}`;
     const places = [{ channel: step.channel, threadTs: step.threadTs }, ...(step.copies ?? []).filter((copy) => copy.kind === 'channel').map((copy) => ({ channel: copy.channel, threadTs: copy.ts }))];
     for (const place of places) {
       await messenger.postMention({ ...place, text }).catch((error: unknown) => logger.warn({ event: 'escalation-notice-failed', stepId: step.stepId, channel: place.channel, err: error }, 'could not announce an escalation'));
     }
+  }
+
+  /**
+   * The hop's approvers a click would accept on some call it reached: after a deploy that changed
+   * the ladder's rule, the config in force also governs, and "<@U0LEAD> can now approve" must not
+   * send someone to a card that refuses them. Named in the config in force's evaluation counts
+   * (its groups are not read here, so a user it names only through a group goes unannounced).
+   */
+  async function approversLetDecide(step: PendingStep, added: EscalationStage['addApprovers']): Promise<EscalationStage['addApprovers']> {
+    const { currentEvaluation } = options;
+    if (added.length === 0 || !currentEvaluation) return added;
+    const accepted = new Set<string>();
+    for (const call of callsOnStepLadder(step)) {
+      const version = currentVersion(call)!;
+      const governing = governingPolicy({ step, stored: version.policy, current: await currentEvaluation({ step, call, input: version.input }) });
+      if (governing.current === undefined) return added;
+      const named = new Set(governing.current.approvers.map(approverKey));
+      for (const approver of added) if (named.has('channel') || named.has(approverKey(approver))) accepted.add(approverKey(approver));
+    }
+    const announced = added.filter((approver) => accepted.has(approverKey(approver)));
+    if (announced.length < added.length) {
+      logger.info({ event: 'escalation-approvers-unannounced', stepId: step.stepId, approvers: added.filter((approver) => !accepted.has(approverKey(approver))).map(approverKey) }, 'the config in force does not let these fallback approvers decide');
+    }
+    return announced;
   }
 
   async function sweepOnce(): Promise<void> {

@@ -1,4 +1,5 @@
-import { currentVersion } from '../input-version.js';
+import { approverKey } from '../../config/policy-config-schema.js';
+import { canonicalJson, currentVersion } from '../input-version.js';
 import { isQuestion, undecidedCalls, type LadderRule, type PendingCall, type PendingStep } from '../pending-step.js';
 import type { PolicyEvaluation } from './evaluate-policy.js';
 
@@ -41,6 +42,24 @@ function sameRule(left: LadderRule, right: LadderRule): boolean {
   if (left === 'defaults' || right === 'defaults') return left === right;
   if (left.fingerprint !== undefined || right.fingerprint !== undefined) return left.fingerprint === right.fingerprint;
   return left.index === right.index && left.name === right.name;
+}
+
+/**
+ * Whether two evaluations have the same ladder for the same approvers: the hops and the rule's own
+ * approvers (those a hop added left out), compared by content, whatever else of the rule changed.
+ * A deploy that adds a reminder to the ladder's rule changes its fingerprint but not its answer
+ * to a slow request, so the fallback approvers a hop added stay approvers under the config in force.
+ */
+export function sameLadder(left: PolicyEvaluation, right: PolicyEvaluation): boolean {
+  if ((left.escalation?.length ?? 0) === 0 || (right.escalation?.length ?? 0) === 0) return false;
+  return ladderPrint(left) === ladderPrint(right);
+}
+
+function ladderPrint(evaluation: PolicyEvaluation): string {
+  const added = new Set(evaluation.escalatedApprovers ?? []);
+  const own = evaluation.approvers.map(approverKey).filter((key) => !added.has(key));
+  const hops = (evaluation.escalation ?? []).map((stage) => ({ ...stage, addApprovers: stage.addApprovers.map(approverKey).sort() }));
+  return canonicalJson({ hops, approvers: [...new Set(own)].sort() });
 }
 
 /** The calls still waiting that a hop of the step's ladder reaches: approvals whose current version is under its rule. */

@@ -1,7 +1,9 @@
+import { approverKey, type EscalationStage } from '../../config/policy-config-schema.js';
 import { canonicalJson } from '../input-version.js';
 import type { PendingCall, PendingStep } from '../pending-step.js';
 import { authorizeApprover, type Authorization } from './authorize-approver.js';
-import { withEscalationSoFar } from './escalated-approvers.js';
+import { withAddedApprovers, withEscalationSoFar } from './escalated-approvers.js';
+import { sameLadder } from './escalation-scope.js';
 import type { PolicyEvaluation } from './evaluate-policy.js';
 
 /** The config in force in this process, asked about an input of a waiting call. */
@@ -25,10 +27,23 @@ export interface GoverningPolicy {
 
 export function governingPolicy({ step, stored, current }: { step: Pick<PendingStep, 'escalation' | 'calls'>; stored: PolicyEvaluation; current: PolicyEvaluation | undefined }): GoverningPolicy {
   if (current === undefined || !current.needsApproval || unchangedSince({ step, stored, current })) return { stored, required: stored.required };
-  // Fallback approvers a hop added stay while the config in force keeps the ladder's rule; under
-  // another rule they are nobody there, and the intersection drops them.
-  const now = withEscalationSoFar({ evaluation: current, step });
+  const now = withHopsSoFar({ step, stored, current });
   return { stored, current: now, required: Math.max(stored.required, now.required) };
+}
+
+/**
+ * The config in force's evaluation with the fallback approvers the hops so far added to the card.
+ * They stay while the config in force keeps the ladder's rule, or a rule with the same ladder and
+ * the same approvers of its own (a deploy that only added a reminder or changed the expiry edits
+ * the rule, not the ladder: the hop the sweep announced must still let its approvers decide).
+ * Under another rule, or another ladder, they are nobody there, and the intersection drops them.
+ */
+function withHopsSoFar({ step, stored, current }: { step: Pick<PendingStep, 'escalation' | 'calls'>; stored: PolicyEvaluation; current: PolicyEvaluation }): PolicyEvaluation {
+  const onLadder = withEscalationSoFar({ evaluation: current, step });
+  if (stored.escalatedApprovers === undefined || !sameLadder(stored, current)) return onLadder;
+  const added = new Set(stored.escalatedApprovers);
+  const hopApprovers = stored.approvers.filter((approver): approver is EscalationStage['addApprovers'][number] => added.has(approverKey(approver)) && (approver.kind === 'user' || approver.kind === 'group'));
+  return withAddedApprovers(onLadder, hopApprovers);
 }
 
 /**
@@ -46,10 +61,15 @@ export function unchangedSince({ step, stored, current }: { step: Pick<PendingSt
 }
 
 export const POLICY_CHANGED_TEXT = 'under the approval policy now in force, which changed since the card was posted';
+/** Said to someone the config in force names but the card does not: the card's policy still governs too. */
+export const CARD_POLICY_TEXT = 'under the policy this card was posted with, which still applies together with the one now in force';
 
 /**
  * `authorizeApprover` under every evaluation of `governing`, the stored one first (its refusal reads
- * as it always did); a refusal only the config in force gives says so, since the card said otherwise.
+ * as it always did); a refusal only the config in force gives says so, since the card said otherwise,
+ * and one the card gives someone the config in force names says the card's policy still applies.
+ * Approving takes both; denying takes either, since a veto only stops a call: after a deploy that
+ * replaced the approvers, the card's and the new ones may each still deny what neither can approve.
  */
 export function authorizeGoverned({
   governing,
@@ -57,8 +77,13 @@ export function authorizeGoverned({
 }: Omit<Parameters<typeof authorizeApprover>[0], 'evaluation'> & { governing: GoverningPolicy }): Authorization {
   const { stored, current, required } = governing;
   const underStored = authorizeApprover({ ...request, evaluation: { ...stored, required } });
-  if (!underStored.allowed || current === undefined) return underStored;
+  if (current === undefined) return underStored;
   const underCurrent = authorizeApprover({ ...request, evaluation: { ...current, required } });
+  if (request.action === 'deny' && (underStored.allowed || underCurrent.allowed)) return { allowed: true };
+  if (!underStored.allowed) {
+    if (underStored.code !== 'not-eligible' || !underCurrent.allowed) return underStored;
+    return { ...underStored, reason: `${underStored.reason} ${CARD_POLICY_TEXT}` };
+  }
   if (underCurrent.allowed || underCurrent.code === 'groups-unresolved' || underCurrent.code === 'already-approved') return underCurrent;
   return { ...underCurrent, reason: `${underCurrent.reason} ${POLICY_CHANGED_TEXT}` };
 }

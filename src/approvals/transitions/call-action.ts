@@ -1,3 +1,4 @@
+import { COUNTERSIGN_ACTOR } from '../../agent/decision-messages.js';
 import { deciderText } from '../approval-hook.js';
 import type { AuditEventInput, InputVersionSummary } from '../../audit/audit-event.js';
 import { formatDuration } from '../../config/duration.js';
@@ -5,11 +6,12 @@ import { GRANT_HOURS, grantAuditEvent, type Grant, type GrantChoice } from '../g
 import { describeChanges, diffInputs } from '../input-diff.js';
 import { approvalsOf, currentVersion, inputHash } from '../input-version.js';
 import { decisionOf, hookIsDeciding, isQuestion, type Decision, type InputVersion, type PendingCall, type PendingStep } from '../pending-step.js';
-import type { GroupMembers } from '../policy/approver-eligibility.js';
+import { approverEligibility, type GroupMembers } from '../policy/approver-eligibility.js';
 import { editedDeadlines, type EditedDeadlines } from '../policy/approval-deadlines.js';
 import { withEscalationSoFar, withoutEscalation } from '../policy/escalated-approvers.js';
 import type { PolicyEvaluation } from '../policy/evaluate-policy.js';
 import { authorizeGoverned, governingEvaluations, governingPolicy, POLICY_CHANGED_TEXT, unchangedSince, type GoverningPolicy } from '../policy/governing-policy.js';
+import { quorumReachable } from '../policy/quorum-reachable.js';
 import { strictestEvaluation } from '../policy/strictest-evaluation.js';
 import { fromThisCard } from '../card-routing.js';
 import { mayAnswerQuestion, questionRefusalText } from '../question-answerers.js';
@@ -147,11 +149,47 @@ function authorize(
 
 const counted = (step: PendingStep, call: PendingCall, version: InputVersion) => approvalsOf(step, call, version.number).map((approval) => approval.userId);
 
+/** The reason on a call closed because no approver could decide it any more: the card shows it, and the model reads it as an error. */
+export const UNAPPROVABLE_TEXT = 'the approval policy changed since this card was posted and nobody it names can approve this request now; ask again';
+
+/**
+ * Earlier approvals of `version` that still count under `governing`, and those that no longer do:
+ * the same judgement the resume makes of them (`recheckApprovals`), so a click never reports
+ * approved a call the resume would then deny. An approval whose group could not be read stays
+ * counted: nobody was found not to be an approver, and the resume checks it again.
+ */
+function earlierApprovals(step: PendingStep, call: PendingCall, version: InputVersion, governing: GoverningPolicy, context: CallActionContext) {
+  const standing: string[] = [];
+  const lapsed: { userId: string; reason: string }[] = [];
+  for (const userId of [...new Set(counted(step, call, version))]) {
+    const authorization = authorizeGoverned({ governing, userId, requesterId: step.requesterId, groupMembers: context.groupMembers, approvedBy: [] });
+    if (authorization.allowed || authorization.code === 'groups-unresolved') standing.push(userId);
+    else lapsed.push({ userId, reason: authorization.reason });
+  }
+  return { standing, lapsed };
+}
+
+/**
+ * Closes a call no set of people can approve under both the card's policy and the config in force
+ * (a deploy replaced its approvers, or raised its quorum past those both name), at the first click
+ * rather than leaving a card nobody can decide until it expires. Closed by countersign as an error,
+ * not as the clicker's denial: nobody declined the call.
+ */
+function closeUnapprovable(step: PendingStep, call: PendingCall, context: CallActionContext): Extract<CallActionResult, { ok: true }> {
+  const next = nextRevision(step);
+  const decision: Decision = { outcome: 'denied', userId: COUNTERSIGN_ACTOR, at: context.now, reason: UNAPPROVABLE_TEXT };
+  next.decisions[call.approvalId] = decision;
+  return { ok: true, transition: completeIfDone(next, [decisionEvent(step, call, decision)]), effect: { kind: 'decided', decision } };
+}
+
+const unapprovable = (step: PendingStep, governing: GoverningPolicy, context: CallActionContext) =>
+  !quorumReachable({ governing, requesterId: step.requesterId, groupMembers: context.groupMembers });
+
 function deny(step: PendingStep, call: PendingCall, version: InputVersion, request: CallActionRequest, context: CallActionContext, reason: string | undefined): CallActionResult {
-  return (
-    authorize(step, governingOf(step, version, context), request, context, { action: 'deny', approvedBy: counted(step, call, version) }) ??
-    decide(step, call, request, context, withReason({ outcome: 'denied' }, reason))
-  );
+  const governing = governingOf(step, version, context);
+  const refused = authorize(step, governing, request, context, { action: 'deny', approvedBy: counted(step, call, version) });
+  if (refused && unapprovable(step, governing, context)) return closeUnapprovable(step, call, context);
+  return refused ?? decide(step, call, request, context, withReason({ outcome: 'denied' }, reason));
 }
 
 function approve(
@@ -163,16 +201,23 @@ function approve(
   grantChoice: GrantChoice | undefined,
 ): CallActionResult {
   const governing = governingOf(step, version, context);
-  const refused = authorize(step, governing, request, context, { action: 'approve', approvedBy: counted(step, call, version) });
+  if (unapprovable(step, governing, context)) return closeUnapprovable(step, call, context);
+  const { standing, lapsed } = earlierApprovals(step, call, version, governing, context);
+  const refused = authorize(step, governing, request, context, { action: 'approve', approvedBy: standing });
   if (refused) return refused;
   let grant: Grant | undefined;
   if (grantChoice) {
     const notAllowed = grantRefusal(governing, grantChoice);
     if (notAllowed) return { ok: false, refusal: notAllowed };
-    grant = buildGrant(step, call, version, request.userId, grantChoice, context);
+    const evaluation = grantEvaluation({ step, governing, version, userId: request.userId, context });
+    if ('code' in evaluation) return { ok: false, refusal: evaluation };
+    grant = buildGrant({ step, call, version, userId: request.userId, choice: grantChoice, context, evaluation, governing });
   }
   const next = nextRevision(step);
+  withoutLapsed(next, call, version, lapsed);
   const result = quorumOutcome(next, call, version, governing.required, request.userId, context.now, countApproval(next, call, version, request.userId, context.now));
+  // The card's "N of M approvals" counts what is on the step: approvals that no longer hold come off it, on the record.
+  result.transition.audit.unshift(...lapsed.map((approval) => lapsedEvent(step, call, approval)));
   if (!grant || result.effect.kind !== 'decided') return result;
   // A grant rides on an approval that decides the call (a one-approver rule), in the same write.
   result.transition.grant = grant;
@@ -189,7 +234,9 @@ function edit(
   action: Extract<CallAction, { kind: 'edit' }>,
 ): CallActionResult {
   // Editing is proposing what runs: it takes the standing to approve what is there now.
-  const refused = authorize(step, governingOf(step, current, context), request, context, { action: 'approve', approvedBy: [] });
+  const governingNow = governingOf(step, current, context);
+  if (unapprovable(step, governingNow, context)) return closeUnapprovable(step, call, context);
+  const refused = authorize(step, governingNow, request, context, { action: 'approve', approvedBy: [] });
   if (refused) return refused;
   const hash = inputHash(action.input);
   // Nothing changed: an approval of the version on the card.
@@ -285,6 +332,19 @@ function editedPolicy({ step, current, action, context }: { step: PendingStep; c
   return strictestEvaluation([current.policy, action.policy]);
 }
 
+/** Takes the approvals of `version` that no longer hold off `next`. */
+function withoutLapsed(next: PendingStep, call: PendingCall, version: InputVersion, lapsed: readonly { userId: string }[]): void {
+  const approvals = next.approvals?.[call.approvalId];
+  if (!approvals || lapsed.length === 0) return;
+  const gone = new Set(lapsed.map((approval) => approval.userId));
+  next.approvals![call.approvalId] = approvals.filter((approval) => approval.version !== version.number || !gone.has(approval.userId));
+}
+
+/** An earlier approval a click found no longer holds, as the resume records one it revokes. */
+function lapsedEvent(step: PendingStep, call: PendingCall, { userId, reason }: { userId: string; reason: string }): AuditEventInput {
+  return { type: 'action-refused', teamId: step.teamId, channel: step.channel, stepId: step.stepId, approvalId: call.approvalId, toolName: call.toolName, userId, action: 'approve', code: 'approval-revoked', reason };
+}
+
 /** Adds the person's approval of `version` to `next`; returns the approvals of that version now. */
 function countApproval(next: PendingStep, call: PendingCall, version: InputVersion, userId: string, now: number): string[] {
   const approvals = ((next.approvals ??= {})[call.approvalId] ??= []);
@@ -346,9 +406,44 @@ function grantRefusal(governing: GoverningPolicy, choice: GrantChoice): Refusal 
   return undefined;
 }
 
-function buildGrant(step: PendingStep, call: PendingCall, version: InputVersion, userId: string, choice: GrantChoice, context: CallActionContext): Grant {
-  // Later calls are judged by the rule alone: a grant that kept the ladder's fallback approvers
-  // would differ from every one of them (see `escalates`) and cover nothing.
+/**
+ * The policy a grant carries: the one later calls are judged by, the rule alone (a grant that kept
+ * the ladder's fallback approvers would differ from every one of them, see `escalates`, and cover
+ * nothing). After a deploy that changed the card's rule, later calls are evaluated by the config in
+ * force, so the grant is its rule's, and only for a grantor that rule lets approve: a grant of the
+ * card's rule would be confirmed, listed and audited, and cover nothing.
+ */
+function grantEvaluation({ step, governing, version, userId, context }: { step: PendingStep; governing: GoverningPolicy; version: InputVersion; userId: string; context: CallActionContext }): PolicyEvaluation | Refusal {
+  if (governing.current === undefined) return withoutEscalation(version.policy);
+  const evaluation = withoutEscalation(governing.current);
+  if (approverEligibility({ evaluation, userId, requesterId: step.requesterId, groupMembers: context.groupMembers }).eligible) return evaluation;
+  return {
+    code: 'grant-not-allowed',
+    message:
+      'The approval policy changed since this card was posted, and the rule now in force does not let you approve these calls yourself, so you cannot allow later ones ahead of time; nothing changed. You can still approve this one without allowing more.',
+  };
+}
+
+function buildGrant({
+  step,
+  call,
+  version,
+  userId,
+  choice,
+  context,
+  evaluation,
+  governing,
+}: {
+  step: PendingStep;
+  call: PendingCall;
+  version: InputVersion;
+  userId: string;
+  choice: GrantChoice;
+  context: CallActionContext;
+  evaluation: PolicyEvaluation;
+  governing: GoverningPolicy;
+}): Grant {
+  const identicalOnly = governingEvaluations(governing).some((policy) => policy.grants === 'identicalArguments');
   return {
     grantId: context.newGrantId(),
     teamId: step.teamId,
@@ -356,9 +451,9 @@ function buildGrant(step: PendingStep, call: PendingCall, version: InputVersion,
     scope: choice.scope,
     ...(choice.scope === 'thread' ? { threadTs: step.threadTs } : {}),
     toolName: call.toolName,
-    identicalArgumentsOnly: choice.identicalArgumentsOnly || version.policy.grants === 'identicalArguments',
+    identicalArgumentsOnly: choice.identicalArgumentsOnly || identicalOnly,
     input: version.input,
-    evaluation: withoutEscalation(version.policy),
+    evaluation,
     ...(call.definitionFingerprint === undefined ? {} : { definitionFingerprint: call.definitionFingerprint }),
     grantedBy: userId,
     createdAt: context.now,
