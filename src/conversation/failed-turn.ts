@@ -1,5 +1,7 @@
-import type { FailedTurn } from '../store/thread-state.js';
+import { randomUUID } from 'node:crypto';
+import type { CarriedApproval, FailedTurn, ThreadState } from '../store/thread-state.js';
 import { scheduleNameOf } from './schedule-actor.js';
+import type { TurnScope } from './turn-scope.js';
 
 export type RetryJudgement =
   | { allowed: true; requesterId: string }
@@ -22,4 +24,31 @@ export function judgeRetry(failed: FailedTurn | undefined, click: { clickedBy: s
     return { allowed: false, code: 'not-requester', message: `Only <@${failed.requesterId}>, who asked, can try this again. To ask yourself, send a message.` };
   }
   return { allowed: true, requesterId: failed.requesterId };
+}
+
+/** The failure whose Try again the running turn is, while that retry is taken in (see `FailedTurn.retrying`). */
+export function retriedFailureId(failed: FailedTurn | undefined): string | undefined {
+  return failed?.retrying ? failed.id : undefined;
+}
+
+/**
+ * The failure a turn leaves, saved before its notice is posted. A retried turn's names the failure it
+ * retried and keeps its notice until `postFailureNotice` has posted it: the process that takes that
+ * retry item over after a crash in between posts it then, as nothing else would.
+ */
+export function newFailedTurn(options: { requesterId: string; at: number; notice: string; retryOf?: string; approvedCalls?: CarriedApproval[] }): FailedTurn {
+  const { requesterId, at, notice, retryOf, approvedCalls = [] } = options;
+  return { id: randomUUID(), requesterId, at, ...(approvedCalls.length > 0 ? { approvedCalls } : {}), ...(retryOf === undefined ? {} : { retryOf, unpostedNotice: notice }) };
+}
+
+/**
+ * Posts the thread's failure notice, with Try again, and then forgets it was unposted. That is saved
+ * with the item's finish (one round trip): a process dying before it posts the notice a second time,
+ * which is better than a thread that never hears its retry failed.
+ */
+export async function postFailureNotice(scope: TurnScope, thread: ThreadState, options: { text: string; settled?: boolean }): Promise<void> {
+  await scope.messenger.postNotice({ channel: thread.channel, threadTs: thread.threadTs, text: options.text, retryButton: true });
+  if (thread.failedTurn?.unpostedNotice === undefined) return;
+  delete thread.failedTurn.unpostedNotice;
+  scope.saveAtEnd(thread, options.settled ? { settled: true } : {});
 }

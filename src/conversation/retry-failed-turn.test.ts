@@ -6,17 +6,21 @@ import { resumeToolMessage } from '../agent/decision-messages.js';
 import type { ApprovedRun } from '../agent/tool-set.js';
 import { inputHash } from '../approvals/input-version.js';
 import type { PendingStep } from '../approvals/pending-step.js';
-import { makeStep } from '../approvals/pending-step.test-support.js';
+import { evaluation, makeStep } from '../approvals/pending-step.test-support.js';
+import type { AuditEventInput } from '../audit/audit-event.js';
 import { createMemoryAuditLog } from '../audit/memory-audit-log.js';
 import { defaultConfig } from '../config/config-file.js';
 import type { ExecutingMarker, StateStore } from '../store/state-store.js';
 import { newThreadState, type CarriedApproval, type ThreadState } from '../store/thread-state.js';
 import { createCloseInterruptedCalls } from './close-interrupted-calls.js';
+import { newFailedTurn } from './failed-turn.js';
 import { createRetryFailedTurn } from './retry-failed-turn.js';
 import type { TurnScope } from './turn-scope.js';
 import type { RetryWorkItem } from './work-item.js';
 
 const NOTHING_TO_RETRY = 'There is nothing to retry here any more.';
+const FAILED_AGAIN = ':warning: Sorry, I could not finish this: the model request failed (model exploded). Click *Try again* or send another message.';
+const SRE = evaluation({ approvers: [{ kind: 'group', groupId: 'S0SRE' }] });
 const WORKER = { service: 'worker', namespace: 'prod' };
 const API = { service: 'api', namespace: 'prod' };
 const APPROVED_BY_BOB = (input: unknown) => ({ outcome: 'approved' as const, userId: 'U0BOB', at: 1, version: 0, inputHash: inputHash(input), approvedBy: ['U0BOB'] });
@@ -31,10 +35,12 @@ class ProcessStopped extends Error {}
  */
 function failedAfterApprovals(options: { openStep?: PendingStep } = {}) {
   const logger = pino({ level: 'silent' });
+  // Bob approves as a member of @sre; the test may take him out before a click.
+  const sre = new Set(['U0BOB']);
   const resumed = makeStep(
     [
-      { approvalId: 'a1', input: WORKER },
-      { approvalId: 'a2', input: API },
+      { approvalId: 'a1', input: WORKER, policy: SRE },
+      { approvalId: 'a2', input: API, policy: SRE },
     ],
     { phase: 'resumed' },
   );
@@ -58,12 +64,20 @@ function failedAfterApprovals(options: { openStep?: PendingStep } = {}) {
     executingCalls: async () => new Map(markers),
   } as unknown as StateStore;
   const ephemerals: string[] = [];
+  const notices: string[] = [];
+  const audited: AuditEventInput[] = [];
+  const save = (thread: ThreadState, saveOptions?: { audit?: readonly AuditEventInput[] }) => {
+    stored = structuredClone(thread);
+    audited.push(...(saveOptions?.audit ?? []));
+  };
   const scope = {
     lease: { fence: { threadKey: stored.threadKey, token: '1' } },
-    messenger: { postEphemeral: async ({ text }: { text: string }) => void ephemerals.push(text) },
-    save: async (thread: ThreadState) => {
-      stored = structuredClone(thread);
+    messenger: {
+      postEphemeral: async ({ text }: { text: string }) => void ephemerals.push(text),
+      postNotice: async ({ text }: { text: string }) => void notices.push(text),
     },
+    save: async (thread: ThreadState, saveOptions?: { audit?: readonly AuditEventInput[] }) => save(thread, saveOptions),
+    saveAtEnd: save,
   } as unknown as TurnScope;
   const turns: Array<{ messages: ModelMessage[]; runs: string[] }> = [];
   const cardsPosted: string[] = [];
@@ -75,7 +89,7 @@ function failedAfterApprovals(options: { openStep?: PendingStep } = {}) {
     now: () => 2,
     policy: defaultConfig().policy,
     tools: [],
-    resolveGroups: async () => new Map(),
+    resolveGroups: async () => new Map([['S0SRE', new Set(sre)]]),
     loadThread: async () => structuredClone(stored),
     closeInterruptedCalls: createCloseInterruptedCalls({ store, logger }),
     runAndPublish: async (_scope, thread, _requesterId, runs?: ReadonlyMap<string, ApprovedRun>) => {
@@ -93,6 +107,13 @@ function failedAfterApprovals(options: { openStep?: PendingStep } = {}) {
       turn = next;
     },
     markStarted: (toolCallId: string) => markers.set(toolCallId, { toolName: 'restart_service', input: WORKER, startedAt: 2 }),
+    bobLeavesSre: () => sre.delete('U0BOB'),
+    /** The retried turn failed again: its failure is saved, its notice not posted yet. */
+    failedAgain: async (thread: ThreadState) => {
+      thread.failedTurn = newFailedTurn({ requesterId: step.requesterId, at: 2, notice: FAILED_AGAIN, retryOf: thread.failedTurn!.id });
+      await scope.save(thread);
+    },
+    stored: () => stored,
     answered: async (thread: ThreadState) => {
       thread.messages.push({ role: 'assistant', content: 'Restarted.' });
       delete thread.failedTurn;
@@ -107,6 +128,8 @@ function failedAfterApprovals(options: { openStep?: PendingStep } = {}) {
     },
     turns,
     ephemerals,
+    notices,
+    audited,
     cardsPosted,
   };
 }
@@ -135,9 +158,9 @@ describe('Try again whose process stopped after the retry was taken in', () => {
     expect(thread.turns).toHaveLength(2);
     const takeover = thread.turns[1]!;
     expect(resultsOf(takeover.messages)).toEqual({ [worker!]: INTERRUPTED_CALL });
-    // The approvals judged at the click, not judged again; the worker has its result, so only the api runs.
+    // The worker has its result, so only the api's approval is judged again and run.
     expect(thread.turns[0]!.runs).toEqual([worker, api]);
-    expect(takeover.runs).toEqual([worker, api]);
+    expect(takeover.runs).toEqual([api]);
   });
 
   it('still says there is nothing to retry to a later click once the retried turn has ended', async () => {
@@ -159,5 +182,64 @@ describe('Try again whose process stopped after the retry was taken in', () => {
     await expect(thread.click()).rejects.toBeInstanceOf(ProcessStopped);
     await thread.click();
     expect({ cards: thread.cardsPosted, turns: thread.turns.length, ephemerals: thread.ephemerals }).toEqual({ cards: [openStep.stepId], turns: 1, ephemerals: [] });
+  });
+
+  it('posts the notice of the retried turn failing again when its process stopped before posting it, and that failure can be retried', async () => {
+    const thread = failedAfterApprovals();
+    thread.onTurn(async (state) => {
+      await thread.failedAgain(state);
+      throw new ProcessStopped();
+    });
+    await expect(thread.click()).rejects.toBeInstanceOf(ProcessStopped);
+    await thread.click();
+    expect({ notices: thread.notices, turns: thread.turns.length, ephemerals: thread.ephemerals }).toEqual({ notices: [FAILED_AGAIN], turns: 1, ephemerals: [] });
+    expect(thread.stored().failedTurn).toMatchObject({ retryOf: 'failure-1' });
+    expect(thread.stored().failedTurn).not.toHaveProperty('unpostedNotice');
+    // Posted now: another click for the first failure finds nothing more to show or retry.
+    await thread.click();
+    expect({ notices: thread.notices, ephemerals: thread.ephemerals }).toEqual({ notices: [FAILED_AGAIN], ephemerals: [NOTHING_TO_RETRY] });
+  });
+});
+
+describe('Try again clicked again after a retry whose item failed once it was taken in', () => {
+  it('judges the approvals again, as the first click did: an approver who left the group since runs nothing', async () => {
+    const thread = failedAfterApprovals();
+    // Taken in with both approvals holding, then the item fails (Redis) before the turn ends.
+    thread.onTurn(async () => {
+      throw new Error('Connection is closed.');
+    });
+    await expect(thread.click()).rejects.toThrow('Connection is closed.');
+    expect(thread.turns[0]!.runs).toHaveLength(2);
+
+    // Bob leaves @sre; the next handling fails on Redis too, after its save.
+    thread.bobLeavesSre();
+    await expect(thread.click()).rejects.toThrow('Connection is closed.');
+    const again = thread.turns[1]!;
+    expect(again.runs).toEqual([]);
+    expect(JSON.stringify(again.messages.at(-1))).toContain('the approval by <@U0BOB> no longer holds');
+    // Withdrawn in the save that audits it, and then no longer among the runs the retry carries.
+    expect(thread.audited).toEqual([
+      expect.objectContaining({ type: 'action-refused', action: 'retry', code: 'approval-revoked', userId: 'U0BOB', approvalId: 'a1' }),
+      expect.objectContaining({ type: 'action-refused', action: 'retry', code: 'approval-revoked', userId: 'U0BOB', approvalId: 'a2' }),
+    ]);
+    expect(thread.stored().failedTurn?.retrying).toEqual({ approvedRuns: [] });
+
+    // A third handling neither withdraws nor audits them twice.
+    thread.onTurn(thread.answered);
+    await thread.click();
+    expect(thread.turns[2]!.messages).toEqual(again.messages);
+    expect(thread.audited).toHaveLength(2);
+  });
+
+  it('runs the approvals that still hold, with no second card', async () => {
+    const thread = failedAfterApprovals();
+    const calls = thread.step.calls.map((call) => call.toolCallId);
+    thread.onTurn(async () => {
+      throw new Error('Connection is closed.');
+    });
+    await expect(thread.click()).rejects.toThrow('Connection is closed.');
+    thread.onTurn(thread.answered);
+    await thread.click();
+    expect({ runs: thread.turns[1]!.runs, audited: thread.audited, cards: thread.cardsPosted }).toEqual({ runs: calls, audited: [], cards: [] });
   });
 });

@@ -3,6 +3,7 @@ import type { ApprovedRun, AutomaticApproval } from '../agent/tool-set.js';
 import type { ThreadState } from '../store/thread-state.js';
 import { postOutbox } from './answer-outbox.js';
 import { createExecutionRecords } from './execution-records.js';
+import { retriedFailureId } from './failed-turn.js';
 import { createGrantLookup } from './grant-lookup.js';
 import { createTurnStatus } from './turn-status.js';
 import { createLiveAnswer, type ShownAnswer } from './live-answer.js';
@@ -101,9 +102,10 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
     const unanswered = waiting ? undefined : unansweredReason({ responseMessages: outcome.responseMessages, text: outcome.text, maxSteps: limits.maxSteps, showsNothing });
     finished(waiting ? 'waiting' : unanswered ? 'failed' : 'answered');
     thread.messages.push(...(unanswered ? withoutEmptyAnswer(outcome.responseMessages, { showsNothing }) : outcome.responseMessages));
+    const retryOf = retriedFailureId(thread.failedTurn);
     delete thread.failedTurn;
     await notes.noteAutomaticApprovals(scope, thread, automatic);
-    if (unanswered) return recordUnansweredTurn(scope, thread, { reason: unanswered, text: outcome.text, requesterId, answer });
+    if (unanswered) return recordUnansweredTurn(scope, thread, { reason: unanswered, text: outcome.text, requesterId, answer, ...(retryOf === undefined ? {} : { retryOf }) });
     if (!waiting) {
       thread.outbox = outcome.text;
       try {

@@ -14,16 +14,20 @@ import type { TurnScope } from './turn-scope.js';
 const approved = approvedCallsHistory({ request: 'deploy api and web', calls: [{ toolName: 'deploy', input: { service: 'api' } }, { toolName: 'deploy', input: { service: 'web' } }] });
 
 /** Records a failed turn whose store holds `markers`, and says how the thread was saved. */
-async function recordFailure(options: { markers: string[]; executions: ExecutionRecord[]; approvedRuns?: ReadonlyMap<string, ApprovedRun> }) {
+async function recordFailure(options: { markers: string[]; executions: ExecutionRecord[]; approvedRuns?: ReadonlyMap<string, ApprovedRun>; failedTurn?: ThreadState['failedTurn'] }) {
   const markers = new Map<string, ExecutingMarker>(options.markers.map((toolCallId) => [toolCallId, { toolName: 'deploy', input: {}, startedAt: 1 }]));
   const store = { executingCalls: async () => markers } as unknown as StateStore;
-  const saves: Array<{ settled: boolean | undefined; messages: ModelMessage[]; failedTurn: ThreadState['failedTurn'] }> = [];
+  const saves: Array<{ settled: boolean | undefined; messages: ModelMessage[]; failedTurn: ThreadState['failedTurn']; after?: 'the notice' }> = [];
+  let noticePosted = false;
+  const save = (thread: ThreadState, saveOptions?: { settled?: boolean }) =>
+    void saves.push({ settled: saveOptions?.settled, messages: thread.messages, failedTurn: structuredClone(thread.failedTurn), ...(noticePosted ? { after: 'the notice' as const } : {}) });
   const scope = {
-    save: async (thread: ThreadState, saveOptions?: { settled?: boolean }) => void saves.push({ settled: saveOptions?.settled, messages: thread.messages, failedTurn: thread.failedTurn }),
-    messenger: { postNotice: async () => {} },
+    save: async (thread: ThreadState, saveOptions?: { settled?: boolean }) => save(thread, saveOptions),
+    saveAtEnd: save,
+    messenger: { postNotice: async () => void (noticePosted = true) },
   } as unknown as TurnScope;
   const answer = { streamed: '', openNow: () => undefined } as unknown as LiveAnswer;
-  const thread = { ...newThreadState({ teamId: 'T1', channel: 'C1', threadTs: '1.1' }, 1), messages: [...approved] };
+  const thread = { ...newThreadState({ teamId: 'T1', channel: 'C1', threadTs: '1.1' }, 1), messages: [...approved], ...(options.failedTurn ? { failedTurn: options.failedTurn } : {}) };
   const recordTurnFailure = createTurnFailure({ store, logger: pino({ level: 'silent' }), now: () => 2 });
   await recordTurnFailure(scope, thread, { error: new TurnFailedError({ cause: new Error('model exploded'), executions: options.executions }), requesterId: 'UALICE', answer, ...(options.approvedRuns ? { approvedRuns: options.approvedRuns } : {}) });
   return saves;
@@ -54,5 +58,20 @@ describe('recording a failed turn', () => {
     const approvedRuns = new Map([approvedRun('c1', 'api'), approvedRun('c2', 'web')]);
     const [saved] = await recordFailure({ markers: ['c1'], executions: [{ toolCallId: 'c1', toolName: 'deploy', input: { service: 'api' }, output: { deployed: 'api' } }], approvedRuns });
     expect(saved?.failedTurn?.approvedCalls).toEqual([{ toolCallId: 'c2', toolName: 'deploy', stepId: 's1', approvalId: 'a2', version: 0, inputHash: inputHash({ service: 'web' }), approvedBy: ['UBOB'] }]);
+  });
+
+  it('of a retried turn, names the failure it retried and keeps its notice until it is posted', async () => {
+    const retried = { id: 'failure-1', requesterId: 'UALICE', at: 1, retrying: { approvedRuns: [] } };
+    const [saved, afterNotice, ...more] = await recordFailure({ markers: [], executions: [], failedTurn: retried });
+    expect(saved?.failedTurn).toMatchObject({ retryOf: 'failure-1', unpostedNotice: expect.stringContaining('I could not finish this: the model request failed (model exploded)') });
+    expect(saved?.failedTurn?.id).not.toBe('failure-1');
+    expect({ after: afterNotice?.after, failedTurn: afterNotice?.failedTurn, more }).toEqual({ after: 'the notice', failedTurn: { ...saved?.failedTurn, unpostedNotice: undefined }, more: [] });
+  });
+
+  it('of a first turn, saves it once, with nothing of a retry', async () => {
+    const saves = await recordFailure({ markers: [], executions: [] });
+    expect(saves).toHaveLength(1);
+    expect(saves[0]?.failedTurn).not.toHaveProperty('retryOf');
+    expect(saves[0]?.failedTurn).not.toHaveProperty('unpostedNotice');
   });
 });

@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { approvedRunsAwaiting } from '../agent/approved-runs.js';
 import { recordExecutions } from '../agent/executed-calls.js';
 import { startedWithoutResult } from '../agent/interrupted-calls.js';
 import { TurnFailedError } from '../agent/run-turn.js';
 import type { ApprovedRun, ExecutionRecord } from '../agent/tool-set.js';
 import type { CarriedApproval, ThreadState } from '../store/thread-state.js';
+import { newFailedTurn, postFailureNotice, retriedFailureId } from './failed-turn.js';
 import type { LiveAnswer } from './live-answer.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
 import { shortError } from './short-error.js';
@@ -45,15 +45,13 @@ export function createTurnFailure({ store, logger, now }: Pick<PhaseDependencies
     // Text that came before the failure is shown, marked as cut off, even if its stream had not opened yet.
     await answer.openNow()?.finish(`${answer.streamed} …`).catch((finishError: unknown) => logger.warn({ event: 'answer-finish-failed', err: finishError }, 'could not finish the partial answer'));
     delete thread.answerTs;
-    thread.failedTurn = { id: randomUUID(), requesterId: failure.requesterId, at: now(), ...(approvedCalls.length > 0 ? { approvedCalls } : {}) };
-    await scope.save(thread, { settled: await everyStartedCallAnswered(thread) });
+    const notice = `:warning: Sorry, I could not finish this: ${shortReason(error)}. Click *Try again* or send another message.`;
+    const retryOf = retriedFailureId(thread.failedTurn);
+    thread.failedTurn = newFailedTurn({ requesterId: failure.requesterId, at: now(), notice, approvedCalls, ...(retryOf === undefined ? {} : { retryOf }) });
+    const settled = await everyStartedCallAnswered(thread);
+    await scope.save(thread, { settled });
     logger.error({ event: 'turn-failed', threadKey: thread.threadKey, err: error, ...(error instanceof TurnFailedError ? { calls: callSummary(error.executions) } : {}) }, 'agent turn failed');
-    await scope.messenger.postNotice({
-      channel: thread.channel,
-      threadTs: thread.threadTs,
-      text: `:warning: Sorry, I could not finish this: ${shortReason(error)}. Click *Try again* or send another message.`,
-      retryButton: true,
-    });
+    await postFailureNotice(scope, thread, { text: notice, settled });
   };
 }
 

@@ -1,12 +1,16 @@
 import type { LanguageModelV4Content } from '@ai-sdk/provider';
 import type { ModelMessage } from 'ai';
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { mockStreamingModel, type GeneratedReply } from '../../test/helpers/mock-streaming-model.js';
 import { runTurn } from '../agent/run-turn.js';
 import { defaultConfig } from '../config/config-file.js';
 import type { ToolDefinition } from '../tools/tool-definition.js';
-import { unansweredNotice, unansweredReason, withoutEmptyAnswer } from './unanswered-turn.js';
+import { newThreadState, type ThreadState } from '../store/thread-state.js';
+import type { LiveAnswer } from './live-answer.js';
+import type { TurnScope } from './turn-scope.js';
+import { createUnansweredTurn, unansweredNotice, unansweredReason, withoutEmptyAnswer } from './unanswered-turn.js';
 
 const usage = {
   inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
@@ -89,5 +93,37 @@ describe('why a turn ended without an answer', () => {
     const answered = await outcomeOf([reply([{ type: 'text', text: '```\npod-a\n```' }], 'stop')], 3);
     expect(unansweredReason({ responseMessages: answered.responseMessages, text: answered.text, maxSteps: 3, showsNothing })).toBeUndefined();
     expect(withoutEmptyAnswer(answered.responseMessages, { showsNothing })).toEqual(answered.responseMessages);
+  });
+});
+
+describe('recording a turn that ended without an answer', () => {
+  function record(options: { retryOf?: string }) {
+    const saves: Array<{ failedTurn: ThreadState['failedTurn']; after?: 'the notice' }> = [];
+    let noticePosted = false;
+    const save = (thread: ThreadState) => void saves.push({ failedTurn: structuredClone(thread.failedTurn), ...(noticePosted ? { after: 'the notice' as const } : {}) });
+    const scope = {
+      save: async (thread: ThreadState) => save(thread),
+      saveAtEnd: save,
+      messenger: { postNotice: async () => void (noticePosted = true) },
+    } as unknown as TurnScope;
+    const thread = newThreadState({ teamId: 'T1', channel: 'C1', threadTs: '1.1' }, 1);
+    const recordUnansweredTurn = createUnansweredTurn({ logger: pino({ level: 'silent' }), now: () => 2 });
+    const answer = { streamed: '' } as unknown as LiveAnswer;
+    return { saves, done: recordUnansweredTurn(scope, thread, { reason: { kind: 'no-answer' }, text: '', requesterId: 'UALICE', answer, ...options }) };
+  }
+
+  it('of a retried turn, names the failure it retried and keeps its notice until it is posted', async () => {
+    const { saves, done } = record({ retryOf: 'failure-1' });
+    await done;
+    expect(saves).toEqual([
+      { failedTurn: expect.objectContaining({ retryOf: 'failure-1', unpostedNotice: unansweredNotice({ kind: 'no-answer' }) }) },
+      { failedTurn: expect.not.objectContaining({ unpostedNotice: expect.anything() }), after: 'the notice' },
+    ]);
+  });
+
+  it('of a first turn, saves it once', async () => {
+    const { saves, done } = record({});
+    await done;
+    expect(saves).toEqual([{ failedTurn: { id: expect.any(String), requesterId: 'UALICE', at: 2 } }]);
   });
 });

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { ModelMessage } from 'ai';
 import type { ThreadState } from '../store/thread-state.js';
+import { newFailedTurn, postFailureNotice } from './failed-turn.js';
 import type { LiveAnswer } from './live-answer.js';
 import { mentionable } from './participants.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
@@ -66,13 +66,14 @@ function isEmptyAnswer(message: ModelMessage, showsNothing: ShowsNothing): boole
  * of silence (posting it also clears the status line), and the turn is saved as a failed one, so
  * Try again runs it again for the same requester. What the model wrote on the way is shown as it
  * is, above the notice. The calls that ran are in the history with their results, so the retry
- * continues from them and runs none of them again.
+ * continues from them and runs none of them again. `retryOf`: the failure this turn was Try again
+ * of (see `FailedTurn.retryOf`).
  */
 export function createUnansweredTurn({ logger, now }: Pick<PhaseDependencies, 'logger' | 'now'>) {
   return async function recordUnansweredTurn(
     scope: TurnScope,
     thread: ThreadState,
-    unanswered: { reason: UnansweredReason; text: string; requesterId: string; answer: LiveAnswer },
+    unanswered: { reason: UnansweredReason; text: string; requesterId: string; answer: LiveAnswer; retryOf?: string },
   ): Promise<void> {
     const where = { channel: thread.channel, threadTs: thread.threadTs };
     // The text is shown in full (blank text is closed as it is: there is nothing to mark as cut
@@ -86,9 +87,10 @@ export function createUnansweredTurn({ logger, now }: Pick<PhaseDependencies, 'l
         : undefined;
     await shown?.catch((error: unknown) => logger.warn({ event: 'answer-finish-failed', err: error }, 'could not show the text of an unfinished turn'));
     delete thread.answerTs;
-    thread.failedTurn = { id: randomUUID(), requesterId: unanswered.requesterId, at: now() };
+    const notice = unansweredNotice(unanswered.reason);
+    thread.failedTurn = newFailedTurn({ requesterId: unanswered.requesterId, at: now(), notice, ...(unanswered.retryOf === undefined ? {} : { retryOf: unanswered.retryOf }) });
     await scope.save(thread, { settled: true });
     logger.warn({ event: 'turn-unanswered', threadKey: thread.threadKey, reason: unanswered.reason.kind }, 'agent turn ended without an answer');
-    await scope.messenger.postNotice({ ...where, text: unansweredNotice(unanswered.reason), retryButton: true });
+    await postFailureNotice(scope, thread, { text: notice, settled: true });
   };
 }

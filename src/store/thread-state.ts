@@ -59,6 +59,14 @@ export interface FailedTurn {
    * with the approved runs the first judged, instead of finding nothing to retry.
    */
   retrying?: { approvedRuns: RetriedRun[] };
+  /** Set when this turn was Try again of that failure (`FailedTurn.id`): the retry item it ran in is that failure's. */
+  retryOf?: string;
+  /**
+   * A retried turn's failure notice, saved with the failure and removed once it is posted: a process
+   * that takes the retry item over posts it (only it offers Try again for this failure), instead of
+   * telling the clicker there is nothing to retry while the thread never hears the retry failed.
+   */
+  unpostedNotice?: string;
 }
 
 /** An approved call Try again runs, as judged when the retry was taken in (see `judgeCarriedApprovals`). */
