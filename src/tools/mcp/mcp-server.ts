@@ -11,6 +11,7 @@ import { resolveTemplates } from '../http/header-templates.js';
 import { createRedactor, type Redactor } from '../http/redact.js';
 import { createJsonSchemaValidator } from '../json-schema-validator.js';
 import type { ExecutableToolDefinition } from '../tool-definition.js';
+import { watchAnswerStreams } from './answer-stream-watch.js';
 import { cappedFetch, DEFAULT_MCP_RESPONSE_BYTES } from './capped-fetch.js';
 import { formatMcpResult, type McpToolOutput } from './mcp-result.js';
 import { DEFAULT_DISCOVERY_TIMEOUT_MS, StdioTransport, type ProcessExit } from './stdio-transport.js';
@@ -133,6 +134,11 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
   let reported = false;
   let closed = false;
   let connecting: Promise<void> | undefined;
+  /**
+   * The server said its tools changed before the connection was up: with the answer to the first
+   * tools/list, say, when it announces tools it was still loading. Read again once connected.
+   */
+  let toolsChangedWhileConnecting = false;
 
   function report(message: string): void {
     log.warn({ event: 'mcp-server-problem', error: lastError }, message);
@@ -157,8 +163,15 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
 
   function createTransport(myGeneration: number): MCPTransport | { type: 'http'; url: string; headers: Record<string, string>; redirect: 'error'; fetch: typeof fetch } {
     if (config.transport === 'http') {
+      // An answer stream that breaks fails what waits on it (the client is closed: "Connection closed"),
+      // as a stdio server's exit does; nothing is sent again, since the call may have run.
+      const watched = watchAnswerStreams({
+        onBroken: (error) => {
+          if (myGeneration === generation) lost(`the connection broke while it was answering (${errorMessage(error)})`);
+        },
+      });
       // The transport reads each answer whole: the capped fetch ends a body past the cap with an error instead.
-      const fetch = cappedFetch({ maxBytes: options.maxResponseBytes ?? DEFAULT_MCP_RESPONSE_BYTES });
+      const fetch = cappedFetch({ maxBytes: options.maxResponseBytes ?? DEFAULT_MCP_RESPONSE_BYTES, fetch: watched });
       return { type: 'http', url: config.url, headers: headers?.values ?? {}, redirect: 'error', fetch };
     }
     const transport = new StdioTransport({
@@ -167,12 +180,14 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
       // Like command tools: the bot's environment minus its secrets and the config's, plus what the config adds.
       env: commandEnvironment({ parentEnvironment: options.env, environment: withholding(configSecrets.variables, env?.values) }),
       ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
-      onStderr: (line) => log.debug({ event: 'mcp-server-stderr' }, redact(line)),
+      // Redacted by the transport, before a long line is cut.
+      redact,
+      onStderr: (line) => log.debug({ event: 'mcp-server-stderr' }, line),
       onExit: (exit) => {
         if (myGeneration === generation && !exit.expected) lost(describeExit(exit, redact));
       },
       onNotification: (method) => {
-        if (method === 'notifications/tools/list_changed' && myGeneration === generation) void refresh();
+        if (method === 'notifications/tools/list_changed' && myGeneration === generation) toolsChanged();
       },
       // Garbage on stdout, a late answer the client no longer expects: logged, the connection goes on.
       onTransportError: (error) => log.warn({ event: 'mcp-transport-error', err: redact(errorMessage(error)) }, `MCP server ${name}: ${redact(error.message)}`),
@@ -195,6 +210,7 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
     generation += 1;
     const myGeneration = generation;
     state = 'connecting';
+    toolsChangedWhileConnecting = false;
     const timeoutMs = config.connectTimeoutSeconds * 1000;
     let newClient: MCPClient | undefined;
     const transport = createTransport(myGeneration);
@@ -221,6 +237,10 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
         reported = false;
         options.onRecovered(`MCP server ${name} is back (${definitions.length} tools).`);
       }
+      if (toolsChangedWhileConnecting) {
+        toolsChangedWhileConnecting = false;
+        void refresh();
+      }
     } catch (error) {
       await newClient?.close().catch(() => {});
       if (transport instanceof StdioTransport) await transport.close().catch(() => {});
@@ -235,7 +255,7 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
     }
   }
 
-  /** The connection broke after it worked (process exit, or a transport error during a call). */
+  /** The connection broke after it worked (process exit, an answer stream cut, or a transport error during a call). */
   function lost(reason: string): void {
     if (closed || state !== 'connected') return;
     const lasted = connectedAt === undefined ? 0 : now() - connectedAt;
@@ -250,11 +270,19 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
     scheduleRetry();
   }
 
+  function toolsChanged(): void {
+    if (state === 'connecting') toolsChangedWhileConnecting = true;
+    else void refresh();
+  }
+
   async function refresh(): Promise<void> {
     const current = client;
     if (!current || state !== 'connected') return;
     try {
-      applyToolList(await listAllTools(current, config.connectTimeoutSeconds * 1000));
+      const listed = await listAllTools(current, config.connectTimeoutSeconds * 1000);
+      // The connection was lost (or replaced) meanwhile: the new one lists its own tools.
+      if (current !== client) return;
+      applyToolList(listed);
       log.info({ event: 'mcp-tools-refreshed', tools: definitions.map((definition) => definition.name) }, `MCP server ${name} changed its tools`);
     } catch (error) {
       log.warn({ event: 'mcp-tools-refresh-failed', err: redact(errorMessage(error)) }, `could not refresh the tools of MCP server ${name}`);
@@ -387,10 +415,15 @@ async function listAllTools(client: MCPClient, timeoutMs: number): Promise<ListT
   return tools;
 }
 
-/** Which server a call reaches, as the config names it: variable and header names, never their values. */
+/**
+ * Which server a call reaches and how, as the config writes it: the env and header templates with
+ * their `${VAR}` placeholders unresolved (as http_request's header templates), so a deploy that
+ * turns `KUBE_CONTEXT: staging` into `prod` is another tool, while a rotated secret read into a
+ * placeholder is not, and no secret value goes into the hash.
+ */
 function serverIdentity(name: string, config: McpServerConfig): unknown {
-  if (config.transport === 'http') return { name, transport: 'http', url: config.url, headers: Object.keys(config.headers).sort() };
-  return { name, transport: 'stdio', command: config.command, args: config.args, cwd: config.cwd ?? null, env: Object.keys(config.env).sort() };
+  if (config.transport === 'http') return { name, transport: 'http', url: config.url, headers: config.headers };
+  return { name, transport: 'stdio', command: config.command, args: config.args, cwd: config.cwd ?? null, env: config.env };
 }
 
 function toolSignature(tool: ListToolsResult['tools'][number]): string {

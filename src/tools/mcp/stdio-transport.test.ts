@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { createRedactor, type Redactor } from '../http/redact.js';
 import { StdioTransport } from './stdio-transport.js';
 
 const closing: StdioTransport[] = [];
@@ -7,21 +8,20 @@ afterEach(async () => {
 });
 
 /** A server process running `script`, its stderr lines collected; stdout lines that are not JSON-RPC are counted. */
-async function serverWith(script: string) {
+async function serverWith(script: string, redact?: Redactor) {
   const lines: string[] = [];
-  let notJsonRpc = 0;
+  const transportErrors: string[] = [];
   const transport = new StdioTransport({
     command: process.execPath,
     args: ['-e', script],
     env: { PATH: process.env.PATH ?? '' },
     onStderr: (line) => lines.push(line),
-    onTransportError: () => {
-      notJsonRpc += 1;
-    },
+    onTransportError: (error) => transportErrors.push(error.message),
+    ...(redact ? { redact } : {}),
   });
   closing.push(transport);
   await transport.start();
-  return { transport, lines, wroteToStdout: () => notJsonRpc > 0 };
+  return { transport, lines, transportErrors, wroteToStdout: () => transportErrors.length > 0 };
 }
 
 async function until(condition: () => boolean, what: string): Promise<void> {
@@ -56,5 +56,24 @@ describe('stderr of a stdio MCP server', () => {
     await server.transport.send({ jsonrpc: '2.0', method: 'notifications/continue' });
     await until(() => server.lines.includes('after'), 'the next line');
     expect(server.lines).toEqual([`${'x'.repeat(4096)}…`, 'after']);
+  });
+});
+
+describe('secrets in what a stdio MCP server writes', () => {
+  const secret = 'ghp_S3cretTokenValue0123456789abcdefXYZ';
+
+  it('are redacted before a stderr line that does not end is cut: the cut leaves none of the secret', async () => {
+    // The secret starts 20 characters before the cap, and the line goes on for 64 KiB more.
+    const script = `process.stderr.write('y'.repeat(4076) + '${secret}' + 'z'.repeat(65536) + '\\n'); process.stdin.resume();`;
+    const server = await serverWith(script, createRedactor([secret]));
+    await until(() => server.lines.length > 0, 'the line');
+    expect(server.lines).toEqual([`${'y'.repeat(4076)}[redacted]…`]);
+  });
+
+  it('are redacted before the report of a stdout line that is not JSON-RPC quotes its start', async () => {
+    const script = `process.stdout.write('${secret}'.padStart(220, '.') + ' more\\n'); process.stdin.resume();`;
+    const server = await serverWith(script, createRedactor([secret]));
+    await until(server.wroteToStdout, 'the report');
+    expect(server.transportErrors).toEqual([`the MCP server wrote something that is not JSON-RPC on stdout; skipped: ${'.'.repeat(181)}[redacted]…`]);
   });
 });

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { validateJSONRPCMessage, type JSONRPCMessage, type MCPTransport } from '@ai-sdk/mcp';
+import { createRedactor, type Redactor } from '../http/redact.js';
 
 /** How a server process ended, for the notice in Slack and the log. */
 export interface ProcessExit {
@@ -18,8 +19,14 @@ export interface StdioTransportOptions {
   cwd?: string;
   /** Called once when the process is gone, whatever the reason. */
   onExit?: (exit: ProcessExit) => void;
-  /** Each stderr line, for debug logging. */
+  /** Each stderr line, redacted (see `redact`), for debug logging. */
   onStderr?: (line: string) => void;
+  /**
+   * Replaces the secrets the server may know in what this transport hands on of its output (stderr
+   * lines, a stdout line that is not JSON-RPC). Applied before a line is cut, so a cut cannot leave
+   * the first part of a secret. Default: nothing is replaced.
+   */
+  redact?: Redactor;
   /** A notification from the server (`notifications/tools/list_changed`), seen before the client. */
   onNotification?: (method: string) => void;
   /**
@@ -41,6 +48,9 @@ export interface StdioTransportOptions {
 const STDERR_TAIL_CHARACTERS = 2000;
 /** Of a longer stderr line, only this much is kept (and logged, marked with "…"). */
 const STDERR_LINE_CHARACTERS = 4096;
+/** Of a stdout line that is not JSON-RPC, this much is quoted in the report. */
+const QUOTED_LINE_CHARACTERS = 200;
+const NO_SECRETS = createRedactor([]);
 const KILL_GRACE_MS = 2000;
 export const DEFAULT_DISCOVERY_TIMEOUT_MS = 5000;
 const DEFAULT_MAX_LINE_LENGTH = 64 * 1024 * 1024;
@@ -67,7 +77,10 @@ export class StdioTransport implements MCPTransport {
   private stdoutBuffer = '';
   private stderrTail = '';
   private stderrLine = '';
-  /** The unfinished stderr line was longer than `STDERR_LINE_CHARACTERS`: the rest is dropped. */
+  /**
+   * The unfinished stderr line was longer than what is kept of it (`STDERR_LINE_CHARACTERS` and the
+   * redactor's lookahead): the rest is dropped.
+   */
   private stderrLineCut = false;
   private closing = false;
   private exited = false;
@@ -79,7 +92,11 @@ export class StdioTransport implements MCPTransport {
   /** Discovery requests answered by the deadline: the server's late answer is dropped. */
   private readonly abandonedDiscoveries = new Set<string>();
 
-  constructor(private readonly options: StdioTransportOptions) {}
+  private readonly redact: Redactor;
+
+  constructor(private readonly options: StdioTransportOptions) {
+    this.redact = options.redact ?? NO_SECRETS;
+  }
 
   get pid(): number | undefined {
     return this.child?.pid;
@@ -203,8 +220,9 @@ export class StdioTransport implements MCPTransport {
     let message: JSONRPCMessage;
     try {
       message = validateJSONRPCMessage(JSON.parse(line));
-    } catch (error) {
-      this.fault(new Error(`the MCP server wrote something that is not JSON-RPC on stdout; skipped: ${line.slice(0, 200)}`, { cause: error }));
+    } catch {
+      // No cause: JSON.parse quotes a piece of the line in its message, cut wherever it likes.
+      this.fault(new Error(`the MCP server wrote something that is not JSON-RPC on stdout; skipped: ${this.quoted(line)}`));
       return;
     }
     if (!('method' in message) && 'id' in message && message.id !== undefined) {
@@ -250,6 +268,12 @@ export class StdioTransport implements MCPTransport {
     this.discoveries.clear();
   }
 
+  /** The start of a line, redacted before it is cut (the redactor reads past the cut to see a secret whole). */
+  private quoted(line: string): string {
+    if (line.length <= QUOTED_LINE_CHARACTERS) return this.redact(line);
+    return `${this.redact.head(line.slice(0, QUOTED_LINE_CHARACTERS + this.redact.lookaheadBytes), QUOTED_LINE_CHARACTERS)}…`;
+  }
+
   /** Runs a piece of event handling; whatever it throws is reported, never let out. */
   private guarded(what: string, work: () => void): void {
     try {
@@ -273,8 +297,9 @@ export class StdioTransport implements MCPTransport {
   /**
    * Each chunk is searched once, on its own: what was kept of the unfinished line holds no line end.
    * `\r` ends a line too, since progress bars redraw with it and never write `\n`; and an unfinished
-   * line keeps only its first `STDERR_LINE_CHARACTERS`, so a server that never ends one costs a few
-   * KB, not all it wrote (re-split on every chunk, that was also quadratic time).
+   * line keeps only its first `STDERR_LINE_CHARACTERS` (and the redactor's lookahead past them, so a
+   * secret across the cut is redacted whole), so a server that never ends one costs a few KB, not
+   * all it wrote (re-split on every chunk, that was also quadratic time).
    */
   private receiveStderr(chunk: string): void {
     this.stderrTail = (this.stderrTail + chunk.slice(-STDERR_TAIL_CHARACTERS)).slice(-STDERR_TAIL_CHARACTERS);
@@ -283,18 +308,21 @@ export class StdioTransport implements MCPTransport {
     let start = 0;
     for (let found = lineEnds.exec(chunk); found; found = lineEnds.exec(chunk)) {
       this.keepStderr(chunk, start, found.index);
-      const line = this.stderrLineCut ? `${this.stderrLine}…` : this.stderrLine;
+      const kept = this.stderrLine;
+      const cut = this.stderrLineCut || kept.length > STDERR_LINE_CHARACTERS;
       this.stderrLine = '';
       this.stderrLineCut = false;
       start = found.index + 1;
-      if (line.trim() !== '') this.guarded('handling stderr', () => this.options.onStderr?.(line));
+      if (kept.trim() === '') continue;
+      this.guarded('handling stderr', () => this.options.onStderr?.(cut ? `${this.redact.head(kept, STDERR_LINE_CHARACTERS)}…` : this.redact(kept)));
     }
     this.keepStderr(chunk, start, chunk.length);
   }
 
-  /** Adds `chunk[start, end)` to the unfinished stderr line, up to its cap. */
+  /** Adds `chunk[start, end)` to the unfinished stderr line, up to its cap and the redactor's lookahead. */
   private keepStderr(chunk: string, start: number, end: number): void {
-    const room = STDERR_LINE_CHARACTERS - this.stderrLine.length;
+    // Lookahead in UTF-8 bytes is at least as many UTF-16 characters.
+    const room = STDERR_LINE_CHARACTERS + this.redact.lookaheadBytes - this.stderrLine.length;
     if (end - start > room) this.stderrLineCut = true;
     if (room > 0) this.stderrLine += chunk.slice(start, Math.min(end, start + room));
   }

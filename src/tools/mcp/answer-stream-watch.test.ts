@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { watchAnswerStreams } from './answer-stream-watch.js';
+import { cappedFetch } from './capped-fetch.js';
+
+const event = `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } })}\n\n`;
+
+/** A fetch whose answer sends one event, then ends as `end` says: cleanly, or with `error` (the socket was cut). */
+function answering(options: { contentType: string; end: 'close' | Error; bytes?: number }): typeof fetch {
+  return async () => {
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(options.bytes === undefined ? event : 'x'.repeat(options.bytes)));
+        if (options.end === 'close') controller.close();
+        else controller.error(options.end);
+      },
+    });
+    return new Response(stream, { status: 200, headers: { 'content-type': options.contentType } });
+  };
+}
+
+function watching(base: typeof fetch) {
+  const broken: unknown[] = [];
+  return { fetch: watchAnswerStreams({ fetch: base, onBroken: (error) => broken.push(error) }), broken };
+}
+
+describe('watchAnswerStreams', () => {
+  it('reports an answer stream of a request that breaks, and the reader still gets the error', async () => {
+    const cut = new TypeError('terminated');
+    const { fetch, broken } = watching(answering({ contentType: 'text/event-stream', end: cut }));
+    const response = await fetch('http://mcp.test/', { method: 'POST' });
+    await expect(response.text()).rejects.toBe(cut);
+    expect(broken).toEqual([cut]);
+  });
+
+  it('says nothing of a stream that ends cleanly, of an aborted request, or of one its reader cancels', async () => {
+    const clean = watching(answering({ contentType: 'text/event-stream', end: 'close' }));
+    await expect((await clean.fetch('http://mcp.test/', { method: 'POST' })).text()).resolves.toBe(event);
+
+    // A timeout or the client closing aborts the request's signal: the transport ends the read itself.
+    const aborted = watching(answering({ contentType: 'text/event-stream', end: new DOMException('aborted', 'AbortError') }));
+    const controller = new AbortController();
+    controller.abort();
+    await expect((await aborted.fetch('http://mcp.test/', { method: 'POST', signal: controller.signal })).text()).rejects.toThrow('aborted');
+
+    const cancelled = watching(answering({ contentType: 'text/event-stream', end: 'close' }));
+    await (await cancelled.fetch('http://mcp.test/', { method: 'POST' })).body!.cancel();
+
+    expect([...clean.broken, ...aborted.broken, ...cancelled.broken]).toEqual([]);
+  });
+
+  it('leaves alone the event stream a GET opens (the transport reconnects it) and a JSON answer', async () => {
+    const get = watching(answering({ contentType: 'text/event-stream', end: new TypeError('terminated') }));
+    await expect((await get.fetch('http://mcp.test/', { method: 'GET' })).text()).rejects.toThrow('terminated');
+    const json = watching(answering({ contentType: 'application/json', end: new TypeError('terminated') }));
+    await expect((await json.fetch('http://mcp.test/', { method: 'POST' })).text()).rejects.toThrow('terminated');
+    expect([...get.broken, ...json.broken]).toEqual([]);
+  });
+
+  it('under the size cap: an answer too large is not taken for a broken connection', async () => {
+    const { fetch, broken } = watching(answering({ contentType: 'text/event-stream', end: 'close', bytes: 2000 }));
+    const capped = cappedFetch({ maxBytes: 1000, fetch });
+    await expect((await capped('http://mcp.test/', { method: 'POST' })).text()).rejects.toThrow('larger than 1000 bytes');
+    expect(broken).toEqual([]);
+  });
+});
