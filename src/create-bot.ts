@@ -293,6 +293,8 @@ async function assemble(
           schedules: config.schedules,
           store,
           poster: createChannelPoster(app.client),
+          notices: messenger,
+          followTtlMs: config.history.ttlHours * 60 * 60 * 1000,
           worker,
           teamId: createTeamIdLookup(app.client),
           logger,

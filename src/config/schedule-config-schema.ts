@@ -26,16 +26,48 @@ export interface ScheduleConfig {
 
 const SCHEDULE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
-/** Why `cron` cannot be used, or undefined when it can. Minute precision: a firing is claimed per minute. */
+/** The five fields as an operator writes them, with what each accepts (for the messages). */
+const CRON_FIELDS = [
+  { name: 'minute', accepts: '0-59' },
+  { name: 'hour', accepts: '0-23' },
+  { name: 'day-of-month', accepts: '1-31' },
+  { name: 'month', accepts: '1-12 or JAN-DEC' },
+  { name: 'day-of-week', accepts: '0-7 or SUN-SAT' },
+] as const;
+
+/**
+ * Why `cron` cannot be used, or undefined when it can. Minute precision: a firing is claimed per
+ * minute. Read in `timezone` (UTC unless given), as the scheduler reads it.
+ */
 export function cronProblem(cron: string, timezone?: string): string | undefined {
   const fields = cron.trim().split(/\s+/);
   if (fields.length !== 5) return `invalid cron expression: needs 5 fields (minute hour day month weekday), got ${fields.length}`;
+  let parsed: Cron;
   try {
-    new Cron(cron, { paused: true, ...(timezone ? { timezone } : {}) });
-    return undefined;
+    parsed = new Cron(cron, { paused: true, timezone: timezone ?? 'UTC' });
   } catch (error) {
-    return `invalid cron expression: ${error instanceof Error ? error.message.replace(/^CronPattern: /, '') : String(error)}`;
+    return `invalid cron expression: ${fieldProblem(fields) ?? (error instanceof Error ? error.message.replace(/^CronPattern: /, '') : String(error))}`;
   }
+  // A valid pattern can still name no date (30 February): started, it would never run and say nothing.
+  if (parsed.nextRun() === null) return `invalid cron expression: it never fires: no month in its month field (${fields[3]}) has a day in its day-of-month field (${fields[2]})`;
+  return undefined;
+}
+
+/**
+ * The first field croner refuses, tried alone with every other field `*`, quoted as written:
+ * croner's own message gives its internal value (month 13 as "12", day 0 as "-1").
+ */
+function fieldProblem(fields: readonly string[]): string | undefined {
+  const index = fields.findIndex((_field, position) => {
+    try {
+      new Cron(fields.map((each, other) => (other === position ? each : '*')).join(' '), { paused: true, timezone: 'UTC' });
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  const field = CRON_FIELDS[index];
+  return field ? `the ${field.name} field (${field.accepts}) is not valid: ${fields[index]}` : undefined;
 }
 
 function isTimeZone(name: string): boolean {

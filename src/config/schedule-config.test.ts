@@ -38,3 +38,28 @@ describe('schedules config', () => {
     expect(problemsOf(twice)).toContainEqual({ field: 'countersign.yml schedules[1].name', message: expect.stringMatching(/unique/) });
   });
 });
+
+describe('schedules config: a cron croner reads but an operator would not', () => {
+  const withCron = (cron: string) => `schedules:\n  - { name: disk-check, channel: C0OPS0001, prompt: Check the disks, cron: '${cron}' }\n`;
+
+  it.each([
+    ['0 9 * 13 *', 'month', '13'],
+    ['0 9 0 * *', 'day-of-month', '0'],
+    ['0 9 * 1-13 *', 'month', '1-13'],
+    ['*/0 * * * *', 'minute', '*/0'],
+    ['0 9 * JAN-FOO *', 'month', 'JAN-FOO'],
+  ])('names the bad field of %s with the value the operator wrote', (cron, field, written) => {
+    const [problem] = problemsOf(withCron(cron));
+    // croner's own message gives its internal value: "Invalid value for month: 12", "Invalid value for day: -1".
+    expect(problem?.message).toContain(`the ${field} field`);
+    expect(problem?.message).toContain(`: ${written}`);
+  });
+
+  it.each(['0 9 30 2 *', '0 9 31 4,6 *'])('refuses %s, which can never fire, instead of starting a schedule that never runs', (cron) => {
+    expect(problemsOf(withCron(cron))).toContainEqual({ field: 'countersign.yml schedules[0].cron', message: expect.stringMatching(/never fires/) });
+  });
+
+  it('takes a cron whose next firing is years away (29 February)', () => {
+    expect(parseConfigFile(withCron('0 9 29 2 *'), 'countersign.yml').schedules[0]?.cron).toBe('0 9 29 2 *');
+  });
+});

@@ -1,21 +1,24 @@
 import { pino } from 'pino';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createManualScheduleClock } from '../../test/helpers/manual-schedule-clock.js';
 import type { ScheduleConfig } from '../config/schedule-config-schema.js';
 import { createMemoryStore } from '../store/memory-store.js';
+import { threadKeyOf } from '../store/thread-state.js';
 import { createScheduledTurns } from './scheduled-turns.js';
 import type { WorkItem } from './work-item.js';
 
 const HEARTBEAT: ScheduleConfig = { name: 'heartbeat', cron: '*/15 * * * *', channel: 'C0OPS', prompt: 'Check the pods.', autoApprove: [] };
 const at = (time: string) => Date.parse(`2026-11-25T${time}:00.000Z`);
 
-function scheduler(options: { start: number; schedules?: ScheduleConfig[]; failPost?: boolean }) {
+function scheduler(options: { start: number; schedules?: ScheduleConfig[]; failPost?: boolean; submit?: (item: WorkItem) => Promise<void> }) {
   const clock = createManualScheduleClock(options.start);
+  const store = createMemoryStore();
   const posts: Array<{ channel: string; text: string }> = [];
+  const notices: Array<{ channel: string; threadTs: string; text: string }> = [];
   const submitted: WorkItem[] = [];
   const turns = createScheduledTurns({
     schedules: options.schedules ?? [HEARTBEAT],
-    store: createMemoryStore(),
+    store,
     poster: {
       async postChannelMessage(post) {
         if (options.failPost) throw new Error('slack is down');
@@ -23,12 +26,19 @@ function scheduler(options: { start: number; schedules?: ScheduleConfig[]; failP
         return `1800000000.00000${posts.length}`;
       },
     },
-    worker: { submit: async (_threadKey, item) => void submitted.push(item) },
+    notices: { postNotice: async (notice) => void notices.push(notice) },
+    followTtlMs: 60_000,
+    worker: {
+      submit: async (_threadKey, item) => {
+        submitted.push(item);
+        await options.submit?.(item);
+      },
+    },
     teamId: async () => 'T0TEAM',
     clock,
     logger: pino({ level: 'silent' }),
   });
-  return { clock, posts, submitted, turns };
+  return { clock, store, posts, notices, submitted, turns };
 }
 
 describe('createScheduledTurns', () => {
@@ -65,5 +75,37 @@ describe('createScheduledTurns', () => {
     expect(clock.pending()).toBe(1);
     await turns.stop();
     expect(clock.pending()).toBe(0);
+  });
+
+  it('follows the new thread before queuing its turn, so a reply sent meanwhile is kept for it', async () => {
+    let followedWhenQueued: boolean | undefined;
+    const { clock, store, turns } = scheduler({
+      start: at('12:07'),
+      submit: async (item) => {
+        if (item.kind === 'message') followedWhenQueued = (await store.getThread(threadKeyOf(item))) !== undefined;
+      },
+    });
+    turns.start();
+    await clock.advanceTo(at('12:15'));
+    await turns.stop();
+    expect(followedWhenQueued).toBe(true);
+  });
+
+  it('says in the thread that its turn could not be queued, and fires again at the next time', async () => {
+    let failures = 1;
+    const { clock, notices, posts, turns } = scheduler({
+      start: at('12:07'),
+      submit: async () => {
+        if (failures-- > 0) throw new Error('Connection is closed.');
+      },
+    });
+    turns.start();
+    await clock.advanceTo(at('12:15'));
+    await vi.waitFor(() => expect(notices).toHaveLength(1));
+    expect(notices[0]).toMatchObject({ channel: 'C0OPS', threadTs: '1800000000.000001', text: expect.stringContaining('could not queue this scheduled turn (the state store (Redis) is unreachable)') });
+    await clock.advanceTo(at('12:30'));
+    expect(posts).toHaveLength(2);
+    await turns.stop();
+    expect(notices).toHaveLength(1);
   });
 });

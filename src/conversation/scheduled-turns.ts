@@ -1,10 +1,13 @@
 import { Cron } from 'croner';
 import type { Logger } from 'pino';
 import type { ScheduleConfig } from '../config/schedule-config-schema.js';
-import type { DeliveryStore } from '../store/state-store.js';
-import { threadKeyOf } from '../store/thread-state.js';
+import type { DeliveryStore, ThreadStore } from '../store/state-store.js';
+import { newThreadState, threadKeyOf } from '../store/thread-state.js';
 import { scheduleActor } from './schedule-actor.js';
+import { shortError } from './short-error.js';
+import type { ThreadMessenger } from './thread-messenger.js';
 import type { ThreadWorker } from './thread-worker.js';
+import type { MessageWorkItem } from './work-item.js';
 
 /** Timers for the scheduler; tests pass one they advance by hand, so no test waits for real minutes. */
 export interface ScheduleClock {
@@ -35,6 +38,10 @@ export interface ScheduledTurns {
   stop(): Promise<void>;
 }
 
+function notQueuedText(error: unknown): string {
+  return `:warning: I could not queue this scheduled turn (${shortError(error)}). The schedule runs again at its next time.`;
+}
+
 /** Node's timers hold at most about 24.8 days; a later firing is waited for in steps. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /**
@@ -48,6 +55,8 @@ const CLAIM_TTL_MS = 48 * 60 * 60 * 1000;
  * (schedule name plus scheduled minute, `claimOnce` in the store) posts "Scheduled: <name>" in the
  * channel and queues the prompt as a message in that new thread, from `schedule:<name>`. Every
  * process that runs turns runs the timers; the claim makes each firing one turn across replicas.
+ * Crons without a `timezone` are read in UTC, never the host's zone: replicas on hosts set to
+ * different zones must name the same minute for a firing, or each would claim its own.
  *
  * Firings missed while no process was up are not replayed: on start the next firing is the next
  * one from now. A heartbeat prompt answered hours late is stale, and an outage should not end in
@@ -56,15 +65,19 @@ const CLAIM_TTL_MS = 48 * 60 * 60 * 1000;
  */
 export function createScheduledTurns(options: {
   schedules: readonly ScheduleConfig[];
-  store: DeliveryStore;
+  store: DeliveryStore & Pick<ThreadStore, 'createThreadIfAbsent'>;
   poster: ChannelPoster;
+  /** Tells a firing's thread that its turn could not be queued, so the post is not left unexplained. */
+  notices: Pick<ThreadMessenger, 'postNotice'>;
+  /** How long a thread is followed after its last message (the history TTL), as for a mention. */
+  followTtlMs: number;
   worker: Pick<ThreadWorker, 'submit'>;
   /** The workspace the bot token belongs to (cached `auth.test`): threads are keyed and clicks checked by it. */
   teamId: () => Promise<string>;
   clock?: ScheduleClock;
   logger: Logger;
 }): ScheduledTurns {
-  const { store, poster, worker, logger } = options;
+  const { store, poster, notices, worker, logger, followTtlMs } = options;
   const clock = options.clock ?? realScheduleClock;
   const timers = new Map<string, { cancel(): void }>();
   const firing = new Set<Promise<void>>();
@@ -99,8 +112,8 @@ export function createScheduledTurns(options: {
       const teamId = await options.teamId();
       const threadTs = await poster.postChannelMessage({ channel: schedule.channel, text: `:alarm_clock: Scheduled: *${schedule.name}*` });
       logger.info({ ...where, channel: schedule.channel, threadTs }, 'running a scheduled turn');
-      const item = {
-        kind: 'message' as const,
+      const item: MessageWorkItem = {
+        kind: 'message',
         userId: scheduleActor(schedule.name),
         text: schedule.prompt,
         ts: threadTs,
@@ -109,12 +122,33 @@ export function createScheduledTurns(options: {
         threadTs,
         readEarlierMessages: false,
       };
-      // Not awaited: the turn may wait minutes for the thread; the worker owns it from here.
-      void worker.submit(threadKeyOf(item), item).catch((error: unknown) => logger.error({ ...where, err: error }, 'could not run a scheduled turn'));
+      await queueTurn(item, where);
     } catch (error) {
       // Claimed but not started (Slack or Redis failed): this firing is lost, the next one comes as planned.
       logger.error({ ...where, err: error }, 'could not start a scheduled turn');
     }
+  }
+
+  /**
+   * Follows the new thread before queuing its turn, as a mention does, so a reply sent before the
+   * turn starts is queued for it rather than dropped as chatter in an unknown thread. A turn that
+   * could not be queued is said in the thread: its post alone would promise a turn that never comes.
+   */
+  async function queueTurn(item: MessageWorkItem, where: Record<string, string>): Promise<void> {
+    const notQueued = async (error: unknown) => {
+      logger.error({ ...where, err: error }, 'could not queue a scheduled turn');
+      await notices
+        .postNotice({ channel: item.channel, threadTs: item.threadTs, text: notQueuedText(error) })
+        .catch((noticeError: unknown) => logger.warn({ ...where, err: noticeError }, 'could not say in the thread that its scheduled turn was not queued'));
+    };
+    try {
+      await store.createThreadIfAbsent(newThreadState(item, Date.now()), followTtlMs);
+    } catch (error) {
+      return notQueued(error);
+    }
+    // Not awaited: the turn may wait minutes for the thread; the worker owns it from here. The
+    // submit fails only when the item could not be queued (a failed turn is the worker's to tell).
+    void worker.submit(threadKeyOf(item), item).catch(notQueued);
   }
 
   return {
@@ -122,7 +156,7 @@ export function createScheduledTurns(options: {
       if (running) return;
       running = true;
       for (const schedule of options.schedules) {
-        const cron = new Cron(schedule.cron, { paused: true, ...(schedule.timezone ? { timezone: schedule.timezone } : {}) });
+        const cron = new Cron(schedule.cron, { paused: true, timezone: schedule.timezone ?? 'UTC' });
         armNext(schedule, cron, clock.now());
       }
       if (options.schedules.length > 0) logger.info({ event: 'schedules-started', schedules: options.schedules.map((schedule) => schedule.name) }, 'running schedules');
