@@ -39,7 +39,7 @@ export function callsAwaitingUser({
       const version = isQuestion(call) ? undefined : currentVersion(call);
       if (!version) continue;
       const approvedBy = approvalsOf(step, call, version.number).map((approval) => approval.userId);
-      if (authorizeApprover({ evaluation: version.policy, userId, requesterId: step.requesterId, groupMembers, approvedBy }).allowed) awaiting.push({ step, call, version });
+      if (authorizeApprover({ evaluation: version.policy, userId, requesterId: step.requesterId, instigatorIds: step.instigatorIds, groupMembers, approvedBy }).allowed) awaiting.push({ step, call, version });
     }
   }
   return awaiting;

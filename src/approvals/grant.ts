@@ -60,6 +60,8 @@ export interface GrantCandidate {
   /** What the tool does now (`definitionFingerprintOf`). */
   definitionFingerprint?: string;
   requesterId: string;
+  /** Who answered the turn's questions before this call (see `PendingStep.instigatorIds`): their grants are their own approval. */
+  instigatorIds?: readonly string[];
   /** Members of the groups `evaluation` names, to check the grantor could approve this call. */
   groupMembers: GroupMembers;
   now: number;
@@ -68,8 +70,8 @@ export interface GrantCandidate {
 /**
  * Whether a grant stands in for a human on this call. A grant is one person's approval carried
  * forward, so it is never wider than that approval could be now: the same rule, a rule that needs
- * one approver, a grantor who may approve this call (so never their own request when the rule
- * forbids self-approval), and the scope, time and arguments the grant names.
+ * one approver, a grantor who may approve this call (so never their own request, nor a call their
+ * answer to the turn's question led to, when the rule forbids self-approval), and the scope, time and arguments the grant names.
  */
 export function grantCovers(grant: Grant, call: GrantCandidate): boolean {
   if (grant.expiresAt <= call.now || grant.toolName !== call.toolName || grant.channel !== call.channel) return false;
@@ -80,7 +82,7 @@ export function grantCovers(grant: Grant, call: GrantCandidate): boolean {
   if (!sameRule(grant.evaluation, evaluation) || escalates({ before: grant.evaluation, after: evaluation })) return false;
   const identical = inputHash(grant.input) === inputHash(call.input);
   if ((grant.identicalArgumentsOnly || evaluation.grants === 'identicalArguments') && !identical) return false;
-  return approverEligibility({ evaluation, userId: grant.grantedBy, requesterId: call.requesterId, groupMembers: call.groupMembers }).eligible;
+  return approverEligibility({ evaluation, userId: grant.grantedBy, requesterId: call.requesterId, instigatorIds: call.instigatorIds, groupMembers: call.groupMembers }).eligible;
 }
 
 /**

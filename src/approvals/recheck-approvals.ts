@@ -67,7 +67,7 @@ export async function recheckApprovals(options: {
   const groupMembers = groupIds.length === 0 ? new Map() : await options.resolveGroups(groupIds, { fresh: true });
   for (const { approvalId, governing, approvers } of toCheck) {
     const refusals = approvers.flatMap((userId) => {
-      const authorization = authorizeGoverned({ governing, userId, requesterId: step.requesterId, groupMembers, approvedBy: [] });
+      const authorization = authorizeGoverned({ governing, userId, requesterId: step.requesterId, instigatorIds: step.instigatorIds, groupMembers, approvedBy: [] });
       return authorization.allowed ? [] : [{ userId, ...authorization }];
     });
     // A definite refusal settles it; only when every doubt is an unread group does the call wait.

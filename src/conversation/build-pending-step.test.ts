@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { parseConfigFile } from '../config/config-file.js';
-import { newThreadState } from '../store/thread-state.js';
+import { newThreadState, type ThreadState } from '../store/thread-state.js';
 import { definitionFingerprintOf } from '../tools/definition-fingerprint.js';
 import { buildPendingStep } from './build-pending-step.js';
 import { scheduleActor } from './schedule-actor.js';
@@ -34,6 +34,21 @@ describe('buildPendingStep: when a question stops waiting', () => {
     expect((await stepFor(scheduleActor('heartbeat'), [question])).expiresAt).toBe(NOW + 2 * HOUR);
     // With an approval call, the step closes at the earlier deadline.
     expect((await stepFor(scheduleActor('heartbeat'), [question, restart])).expiresAt).toBe(NOW + HOUR / 2);
+  });
+});
+
+describe('buildPendingStep: who steered the turn', () => {
+  const build = (thread: ThreadState) =>
+    buildPendingStep({ thread, requesterId: scheduleActor('heartbeat'), requests: [restart], policy, definitionOf: () => undefined, stepId: 'step1', botUserId: 'U0BOT', now: NOW });
+  const address = { teamId: 'T0TEAM', channel: 'C0OPS', threadTs: '1700000000.000100' };
+
+  it('records who answered the turn\'s questions before it asked for these calls, for the self-approval check', async () => {
+    const thread = { ...newThreadState(address, NOW), instigatorIds: ['U0ALICE'] };
+    expect((await build(thread)).instigatorIds).toEqual(['U0ALICE']);
+  });
+
+  it('records nobody when nobody answered', async () => {
+    expect(await build(newThreadState(address, NOW))).not.toHaveProperty('instigatorIds');
   });
 });
 

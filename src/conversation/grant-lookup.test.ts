@@ -105,3 +105,23 @@ describe('a grant after a deploy changed countersign.yml', () => {
     expect(same).toEqual({ cardFor: [], executed: [{ namespace: 'staging' }] });
   });
 });
+
+describe('a grant in a turn someone steered by answering its question', () => {
+  const FOUR_EYES = policyOf('    - { tools: [restart], approvers: [channel], allowSelfApproval: false }\n');
+  const lookupIn = (instigatorIds?: string[]) => {
+    const grant = grantUnder({ before: FOUR_EYES, namespace: 'prod' });
+    const lookup = createGrantLookup({ store: { listGrants: async () => [grant] } as never, resolveGroups: async () => new Map(), now: () => Date.now() });
+    const thread = { teamId: 'T1', channel: 'C1', threadTs: '1.1', ...(instigatorIds ? { instigatorIds } : {}) };
+    const evaluation = evaluatePolicy({ policy: FOUR_EYES, toolName: 'restart', channel: 'C1', input: { namespace: 'prod' } });
+    return lookup(thread as never, 'schedule:heartbeat')({ toolName: 'restart', input: { namespace: 'prod' }, evaluation });
+  };
+
+  it("covers a scheduled turn's call nobody answered for", async () => {
+    expect(await lookupIn()).toMatchObject({ grantId: 'g1' });
+  });
+
+  it('does not cover a call the grantor led to with their answer, under a rule that forbids self-approval', async () => {
+    expect(await lookupIn(['UBOB'])).toBeUndefined();
+    expect(await lookupIn(['UALICE'])).toMatchObject({ grantId: 'g1' });
+  });
+});

@@ -13,7 +13,7 @@ export function createGrantLookup({ store, resolveGroups, now }: Pick<PhaseDepen
       if (grants.length === 0) return undefined;
       const groupMembers = await resolveGroups(approverGroupIds(evaluation));
       const fingerprint = await definitionFingerprint?.();
-      const candidate = { toolName, channel: thread.channel, threadTs: thread.threadTs, input, evaluation, requesterId, groupMembers, now: now(), ...(fingerprint === undefined ? {} : { definitionFingerprint: fingerprint }) };
+      const candidate = { toolName, channel: thread.channel, threadTs: thread.threadTs, input, evaluation, requesterId, ...(thread.instigatorIds === undefined ? {} : { instigatorIds: thread.instigatorIds }), groupMembers, now: now(), ...(fingerprint === undefined ? {} : { definitionFingerprint: fingerprint }) };
       // With `grantId` (a call checking the grant it was let through on): that grant or none, so a revoke is seen even when another grant would cover the call.
       return grants.find((grant) => (grantId === undefined || grant.grantId === grantId) && grantCovers(grant, candidate));
     };

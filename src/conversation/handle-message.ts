@@ -53,6 +53,8 @@ export function createMessageHandler(options: MessageDependencies) {
     // A half-written answer to an earlier message stays as it is; this message gets its own.
     delete thread.answerTs;
     delete thread.failedTurn;
+    // A new turn, asked for by this message's author: earlier answers steered the turn they were given in.
+    delete thread.instigatorIds;
     await closeEarlierCalls(thread);
     thread.messages.push(userMessage({ userId: item.userId, text: item.text }));
     thread.handledTs = [...(thread.handledTs ?? []), item.ts].slice(-HANDLED_TS_KEPT);

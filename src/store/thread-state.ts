@@ -35,6 +35,12 @@ export interface ThreadState {
    * them; anyone else it names is shown as text that notifies nobody.
    */
   participants?: string[];
+  /**
+   * People other than the requester who answered the model's questions in the current turn (see
+   * `PendingStep.instigatorIds`): the steps the turn opens from then on record them. A new message
+   * starts a new turn, without them; Try again goes on with the same turn, with them.
+   */
+  instigatorIds?: string[];
   /** Tool-source problems already reported in this thread, so each is said once. */
   notedProblems?: string[];
   /** Epoch milliseconds. */

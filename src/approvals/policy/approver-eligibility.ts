@@ -7,6 +7,8 @@ export type GroupMembers = ReadonlyMap<string, ReadonlySet<string>>;
 export type Eligibility =
   | { eligible: true }
   | { eligible: false; why: 'self-approval' }
+  /** The person answered a question that led to this call (see `PendingStep.instigatorIds`). */
+  | { eligible: false; why: 'instigator' }
   | { eligible: false; why: 'not-an-approver'; unresolvedGroupIds: string[] };
 
 /**
@@ -17,12 +19,19 @@ export function approverEligibility({
   evaluation,
   userId,
   requesterId,
+  instigatorIds = [],
   groupMembers,
   inThreadChannel = true,
 }: {
   evaluation: PolicyEvaluation;
   userId: string;
   requesterId: string;
+  /**
+   * People who steered the turn to this call by answering the model's questions. A self-approval
+   * ban excludes them as it does the requester: in a scheduled turn the requester is the schedule,
+   * and an answer is how a person asks for something there.
+   */
+  instigatorIds?: readonly string[];
   groupMembers: GroupMembers;
   /**
    * Whether the person acted in the thread's channel. `channel` means the people of the thread's
@@ -31,6 +40,7 @@ export function approverEligibility({
   inThreadChannel?: boolean;
 }): Eligibility {
   if (userId === requesterId && !evaluation.allowSelfApproval) return { eligible: false, why: 'self-approval' };
+  if (instigatorIds.includes(userId) && !evaluation.allowSelfApproval) return { eligible: false, why: 'instigator' };
   if (evaluation.approvers.some((approver) => isCoveredBy({ approver, userId, requesterId, groupMembers, inThreadChannel }))) return { eligible: true };
   const unresolvedGroupIds = approverGroupIds(evaluation).filter((groupId) => !groupMembers.has(groupId));
   return { eligible: false, why: 'not-an-approver', unresolvedGroupIds };

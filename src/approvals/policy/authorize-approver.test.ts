@@ -32,13 +32,14 @@ interface Click {
   evaluation: PolicyEvaluation;
   userId: string;
   requesterId?: string;
+  instigatorIds?: string[];
   groupMembers?: ReadonlyMap<string, ReadonlySet<string>>;
   approvedBy?: string[];
   action?: ApproverAction;
 }
 
-const authorize = ({ evaluation, userId, requesterId = 'U0REQ', groupMembers = ONCALL_MEMBERS, approvedBy = [], action }: Click) =>
-  authorizeApprover({ evaluation, userId, requesterId, groupMembers, approvedBy, ...(action === undefined ? {} : { action }) });
+const authorize = ({ evaluation, userId, requesterId = 'U0REQ', instigatorIds = [], groupMembers = ONCALL_MEMBERS, approvedBy = [], action }: Click) =>
+  authorizeApprover({ evaluation, userId, requesterId, instigatorIds, groupMembers, approvedBy, ...(action === undefined ? {} : { action }) });
 
 const allowed = { allowed: true };
 const refused = (reason: string) => ({ allowed: false, reason });
@@ -96,6 +97,26 @@ describe('authorizeApprover', () => {
       refused('You already approved this; it needs 2 more approvers'),
     ],
     ['a second, different approver', { evaluation: evaluation({ approvers: [ALICE, ONCALL], required: 2 }), userId: 'U0CAROL', approvedBy: ['U0ALICE'] }, allowed],
+    [
+      'someone who answered the question that led to the call, when the channel may approve but not themselves',
+      { evaluation: evaluation({ allowSelfApproval: false }), userId: 'U0ALICE', requesterId: 'schedule:heartbeat', instigatorIds: ['U0ALICE'] },
+      { ...refused('You answered the question that led to this request, and this rule needs someone else to approve it'), code: 'self-approval' },
+    ],
+    [
+      'a named approver who answered the question that led to the call',
+      { evaluation: evaluation({ approvers: [ALICE] }), userId: 'U0ALICE', instigatorIds: ['U0ALICE'] },
+      refused('You answered the question that led to this request, and this rule needs someone else to approve it'),
+    ],
+    [
+      'someone else in the channel while another person answered the question',
+      { evaluation: evaluation({ allowSelfApproval: false }), userId: 'U0CAROL', requesterId: 'schedule:heartbeat', instigatorIds: ['U0ALICE'] },
+      allowed,
+    ],
+    [
+      'someone who answered the question, where self-approval is allowed',
+      { evaluation: evaluation({ allowSelfApproval: true }), userId: 'U0ALICE', requesterId: 'schedule:heartbeat', instigatorIds: ['U0ALICE'] },
+      allowed,
+    ],
   ])('approve: %s', (_case, click, expected) => {
     expect(authorize(click)).toMatchObject(expected);
   });
@@ -110,6 +131,11 @@ describe('authorizeApprover', () => {
       allowed,
     ],
     ['anyone in the channel by default', { evaluation: evaluation({}), userId: 'U0MALLORY', action: 'deny' }, allowed],
+    [
+      'someone withdrawing what their answer to the question asked for',
+      { evaluation: evaluation({ approvers: [ALICE] }), userId: 'U0DAVE', instigatorIds: ['U0DAVE'], action: 'deny' },
+      allowed,
+    ],
   ])('deny: %s', (_case, click, expected) => {
     expect(authorize(click)).toMatchObject(expected);
   });

@@ -13,13 +13,14 @@ export type Authorization = { allowed: true } | { allowed: false; code: Authoriz
 /**
  * Whether `userId` may approve (or deny) a call, judged at the moment of the click. Deny needs the
  * same standing as approve, so a passer-by cannot veto a change either, with two exceptions that
- * only ever stop a call: the requester may withdraw their own request, and an approver who
- * already approved may change their mind.
+ * only ever stop a call: the requester (or whoever answered the question that led to the call) may
+ * withdraw their own request, and an approver who already approved may change their mind.
  */
 export function authorizeApprover({
   evaluation,
   userId,
   requesterId,
+  instigatorIds = [],
   groupMembers,
   approvedBy,
   action = 'approve',
@@ -28,6 +29,8 @@ export function authorizeApprover({
   evaluation: PolicyEvaluation;
   userId: string;
   requesterId: string;
+  /** People who answered a question that led to this call: judged like the requester (see `approverEligibility`). */
+  instigatorIds?: readonly string[];
   groupMembers: GroupMembers;
   /** Users who already approved this call (quorum). */
   approvedBy: readonly string[];
@@ -35,12 +38,15 @@ export function authorizeApprover({
   /** The thread's channel, and whether the click was made there rather than on a copy elsewhere. Default: there. */
   thread?: { channel: string; clickedThere: boolean };
 }): Authorization {
-  if (action === 'deny' && (userId === requesterId || approvedBy.includes(userId))) return { allowed: true };
+  if (action === 'deny' && (userId === requesterId || instigatorIds.includes(userId) || approvedBy.includes(userId))) return { allowed: true };
 
   const inThreadChannel = thread?.clickedThere ?? true;
-  const eligibility = approverEligibility({ evaluation, userId, requesterId, groupMembers, inThreadChannel });
+  const eligibility = approverEligibility({ evaluation, userId, requesterId, instigatorIds, groupMembers, inThreadChannel });
   if (!eligibility.eligible) {
     if (eligibility.why === 'self-approval') return { allowed: false, code: 'self-approval', reason: 'You asked for this, so someone else must approve it' };
+    if (eligibility.why === 'instigator') {
+      return { allowed: false, code: 'self-approval', reason: 'You answered the question that led to this request, and this rule needs someone else to approve it' };
+    }
     const [unresolvedGroupId] = eligibility.unresolvedGroupIds;
     if (unresolvedGroupId !== undefined) {
       return { allowed: false, code: 'groups-unresolved', reason: `Could not check who is in <!subteam^${unresolvedGroupId}> just now; try again in a minute` };
