@@ -11,7 +11,18 @@ import { governingEvaluations, type GoverningPolicy } from './governing-policy.j
  * group not read, or every policy lets anyone in the channel approve), it is reachable: countersign
  * closes a call only on a certainty, never on a doubt.
  */
-export function quorumReachable({ governing, requesterId, groupMembers }: { governing: GoverningPolicy; requesterId: string; groupMembers: GroupMembers }): boolean {
+export function quorumReachable({
+  governing,
+  requesterId,
+  instigatorIds = [],
+  groupMembers,
+}: {
+  governing: GoverningPolicy;
+  requesterId: string;
+  /** People who answered a question that led to the call: like the requester under a self-approval ban. */
+  instigatorIds?: readonly string[];
+  groupMembers: GroupMembers;
+}): boolean {
   // The card's policy alone is what the card showed: not this check's business.
   if (governing.current === undefined) return true;
   const evaluations = governingEvaluations(governing);
@@ -19,7 +30,7 @@ export function quorumReachable({ governing, requesterId, groupMembers }: { gove
   const candidates = namedPeople({ evaluations, requesterId, groupMembers });
   if (candidates === undefined) return true;
   const eligible = [...candidates].filter((userId) =>
-    evaluations.every((evaluation) => approverEligibility({ evaluation, userId, requesterId, groupMembers }).eligible),
+    evaluations.every((evaluation) => approverEligibility({ evaluation, userId, requesterId, instigatorIds, groupMembers }).eligible),
   );
   return eligible.length >= governing.required;
 }

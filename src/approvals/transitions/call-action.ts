@@ -163,7 +163,7 @@ function earlierApprovals(step: PendingStep, call: PendingCall, version: InputVe
   const standing: string[] = [];
   const lapsed: { userId: string; reason: string }[] = [];
   for (const userId of [...new Set(counted(step, call, version))]) {
-    const authorization = authorizeGoverned({ governing, userId, requesterId: step.requesterId, groupMembers: context.groupMembers, approvedBy: [] });
+    const authorization = authorizeGoverned({ governing, userId, requesterId: step.requesterId, instigatorIds: step.instigatorIds, groupMembers: context.groupMembers, approvedBy: [] });
     if (authorization.allowed || authorization.code === 'groups-unresolved') standing.push(userId);
     else lapsed.push({ userId, reason: authorization.reason });
   }
@@ -184,7 +184,7 @@ function closeUnapprovable(step: PendingStep, call: PendingCall, context: CallAc
 }
 
 const unapprovable = (step: PendingStep, governing: GoverningPolicy, context: CallActionContext) =>
-  !quorumReachable({ governing, requesterId: step.requesterId, groupMembers: context.groupMembers });
+  !quorumReachable({ governing, requesterId: step.requesterId, ...(step.instigatorIds ? { instigatorIds: step.instigatorIds } : {}), groupMembers: context.groupMembers });
 
 function deny(step: PendingStep, call: PendingCall, version: InputVersion, request: CallActionRequest, context: CallActionContext, reason: string | undefined): CallActionResult {
   const governing = governingOf(step, version, context);
