@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { AuditEventInput } from '../audit/audit-event.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { Grant } from '../approvals/grant.js';
@@ -23,7 +24,7 @@ export interface MemoryStoreOptions {
  * method does its whole change before its first `await`, so, like a Lua script, it is atomic.
  */
 export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions = {}): StateStore {
-  const seen = new Map<string, number>();
+  const seen = new Map<string, { claimant: string; expiresAt: number }>();
   const threads = new Map<string, Expiring<string>>();
   const steps = new Map<string, Expiring<PendingStep>>();
   const queues = new Map<string, string[]>();
@@ -78,10 +79,16 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
   const store: StateStore = {
     kind: 'memory',
 
-    async claimOnce(keys, ttlMs) {
-      const fresh = keys.every((id) => (seen.get(id) ?? 0) <= now());
-      for (const id of keys) if ((seen.get(id) ?? 0) <= now()) seen.set(id, now() + ttlMs);
-      return fresh;
+    async claimOnce(keys, ttlMs, { claimant = randomUUID() } = {}) {
+      const claimed = keys.map((id) => {
+        const holder = seen.get(id);
+        if (holder === undefined || holder.expiresAt <= now()) {
+          seen.set(id, { claimant, expiresAt: now() + ttlMs });
+          return true;
+        }
+        return holder.claimant === claimant;
+      });
+      return claimed.every(Boolean);
     },
 
     async getThread(threadKey) {

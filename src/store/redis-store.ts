@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import type { AuditEventInput } from '../audit/audit-event.js';
 import { DEFAULT_AUDIT_MAX_LENGTH, logAuditEvent, type AuditLogger } from '../audit/audit-log.js';
@@ -33,6 +34,7 @@ import {
   TAKE_WORK_SCRIPT,
   TRY_LOCK_SCRIPT,
   SET_STEP_FIELD_SCRIPT,
+  CLAIM_ONCE_SCRIPT,
 } from './redis-scripts.js';
 import type { CommitResult, ExecutingMarker, Fence, StateStore } from './state-store.js';
 import { createReplicaConfirmedWrites, defaultReplicasToWaitFor, DEFAULT_REPLICA_WAIT_TIMEOUT_MS } from './replica-confirmed-write.js';
@@ -67,6 +69,7 @@ const SCRIPTS = {
   csFinishWork: [5, FINISH_WORK_SCRIPT],
   csReleaseIfIdle: [5, RELEASE_IF_IDLE_SCRIPT],
   csSetStepField: [1, SET_STEP_FIELD_SCRIPT],
+  csClaimOnce: [1, CLAIM_ONCE_SCRIPT],
 } as const;
 
 type ScriptRunner = Record<keyof typeof SCRIPTS, (...args: Array<string | number>) => Promise<unknown>>;
@@ -215,15 +218,10 @@ export function createRedisStore({
   const store: StateStore = {
     kind: 'redis',
 
-    async claimOnce(ids, ttlMs) {
-      // A pipeline (one round trip) on a single server; in a cluster the keys live on different nodes.
-      if (!redis.isCluster) {
-        const pipeline = redis.pipeline();
-        for (const id of ids) pipeline.set(keys.once(id), '1', 'PX', ttlMs, 'NX');
-        return repliesOf(await pipeline.exec()).every((value) => value === 'OK');
-      }
-      const results = await Promise.all(ids.map((id) => redis.set(keys.once(id), '1', 'PX', ttlMs, 'NX')));
-      return results.every((value) => value === 'OK');
+    async claimOnce(ids, ttlMs, { claimant = randomUUID() } = {}) {
+      // Sent together: one round trip on a single server; in a cluster the keys may live on different nodes.
+      const results = await Promise.all(ids.map((id) => run.csClaimOnce(keys.once(id), claimant, ttlMs)));
+      return results.every((claimed) => claimed === 1);
     },
 
     async getThread(threadKey) {

@@ -89,6 +89,14 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect(await store.claimOnce(['event:Ev3', 'message:C1:1.1'], TTL)).toBe(false);
   });
 
+  it("takes a key its claimant already holds as its own (a claim resent after its reply was lost), not another's", async () => {
+    expect(await store.claimOnce(['event:Ev4', 'post:C1:4.4'], TTL, { claimant: 'delivery-a' })).toBe(true);
+    expect(await store.claimOnce(['event:Ev4', 'post:C1:4.4'], TTL, { claimant: 'delivery-a' })).toBe(true);
+    expect(await store.claimOnce(['event:Ev4'], TTL, { claimant: 'delivery-b' })).toBe(false);
+    expect(await store.claimOnce(['event:Ev4'], TTL)).toBe(false);
+    expect(await store.claimOnce(['event:Ev5', 'post:C1:4.4'], TTL, { claimant: 'delivery-c' })).toBe(false);
+  });
+
   it('starts following a thread once and never overwrites its history', async () => {
     const fence = await lock(`T1:C1:${randomUUID()}`);
     const thread = { ...newThreadState({ teamId: 'T1', channel: 'C1', threadTs: '1.1' }, 1), threadKey: fence.threadKey };

@@ -58,8 +58,13 @@ export interface ClosingSave {
 
 /** Deliveries Slack may repeat (retries, the `message` + `app_mention` pair). */
 export interface DeliveryStore {
-  /** Marks every key as seen; true only when none of them was seen before (first delivery). */
-  claimOnce(keys: string[], ttlMs: number): Promise<boolean>;
+  /**
+   * Marks every key as seen by this claimant; true only when none of them was seen before by
+   * another (first delivery). The claimant (a fresh token per call unless given) is what lets a
+   * write Redis ran but whose reply was lost, resent by the client, count as this call's own rather
+   * than as a duplicate that drops the message in silence.
+   */
+  claimOnce(keys: string[], ttlMs: number, options?: { claimant?: string }): Promise<boolean>;
 }
 
 export type ScheduleKind = 'expiry' | 'reminder' | 'escalation';

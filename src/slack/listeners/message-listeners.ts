@@ -107,8 +107,19 @@ export function registerMessageListeners(app: App, options: MessageListenerOptio
       .catch(() => {});
   }
 
-  async function accept(message: IncomingMessage, readEarlierMessages: boolean, startsFollowing: boolean): Promise<void> {
+  /**
+   * Takes a message in, if it is the first delivery of its event and its writer may make requests
+   * (`admit`). The event id is claimed before anything is said or recorded, so a retry of a refused
+   * message is not refused (told, audited) a second time, and a retry of one refused because the
+   * membership could not be checked does not run what she was told was not taken: she sends it again
+   * as a new message, which runs once.
+   */
+  async function accept({ message, readEarlierMessages, startsFollowing, admit }: { message: IncomingMessage; readEarlierMessages: boolean; startsFollowing: boolean; admit: () => Promise<boolean> }): Promise<void> {
     try {
+      if (!(await firstDelivery(message, `event:${message.eventId}`))) return;
+      if (!(await admit())) return;
+      // The post, once taken: its `message` + `app_mention` pair is one request.
+      if (!(await firstDelivery(message, `post:${message.channel}:${message.ts}`))) return;
       // The trace of the turn starts here; the queued item carries it to whichever process runs the turn.
       await inSpan(
         {
@@ -124,6 +135,12 @@ export function registerMessageListeners(app: App, options: MessageListenerOptio
       logger.error({ event: 'message-accept-failed', eventId: message.eventId, err: error }, 'could not accept message');
       await tellNotTaken({ channel: message.channel, threadTs: message.threadTs ?? message.ts }, error);
     }
+  }
+
+  async function firstDelivery(message: IncomingMessage, key: string): Promise<boolean> {
+    if (await store.claimOnce([key], DELIVERY_DEDUPE_TTL_MS)) return true;
+    logger.debug({ event: 'delivery-duplicate', eventId: message.eventId, key }, 'ignored a repeated delivery');
+    return false;
   }
 
   /**
@@ -161,11 +178,6 @@ export function registerMessageListeners(app: App, options: MessageListenerOptio
   }
 
   async function enqueue(message: IncomingMessage, readEarlierMessages: boolean, startsFollowing: boolean, traceparent: string | undefined): Promise<void> {
-    const first = await store.claimOnce([`event:${message.eventId}`, `post:${message.channel}:${message.ts}`], DELIVERY_DEDUPE_TTL_MS);
-    if (!first) {
-      logger.debug({ event: 'delivery-duplicate', eventId: message.eventId }, 'ignored a repeated delivery');
-      return;
-    }
     const threadTs = message.threadTs ?? message.ts;
     const item: MessageWorkItem = {
       kind: 'message',
@@ -199,8 +211,12 @@ export function registerMessageListeners(app: App, options: MessageListenerOptio
       ts: event.ts,
       ...(event.thread_ts ? { threadTs: event.thread_ts } : {}),
     };
-    if (!(await mayRequest({ client, message, poster: posterOf(event, body, context, teamId), tellIfExternal: true }))) return;
-    await accept(message, event.thread_ts !== undefined && event.thread_ts !== event.ts, true);
+    await accept({
+      message,
+      readEarlierMessages: event.thread_ts !== undefined && event.thread_ts !== event.ts,
+      startsFollowing: true,
+      admit: () => mayRequest({ client, message, poster: posterOf(event, body, context, teamId), tellIfExternal: true }),
+    });
   });
 
   app.message(async ({ message, body, context, client }) => {
@@ -227,8 +243,12 @@ export function registerMessageListeners(app: App, options: MessageListenerOptio
       ts: message.ts,
       ...(threadTs ? { threadTs } : {}),
     };
-    // A partner's chatter in a followed thread is left out quietly; a direct message is answered.
-    if (!(await mayRequest({ client, message: incoming, poster: posterOf(message as { user_team?: unknown; team?: unknown }, body, context, teamId), tellIfExternal: isDirect }))) return;
-    await accept(incoming, false, isDirect);
+    await accept({
+      message: incoming,
+      readEarlierMessages: false,
+      startsFollowing: isDirect,
+      // A partner's chatter in a followed thread is left out quietly; a direct message is answered.
+      admit: () => mayRequest({ client, message: incoming, poster: posterOf(message as { user_team?: unknown; team?: unknown }, body, context, teamId), tellIfExternal: isDirect }),
+    });
   });
 }
