@@ -20,10 +20,11 @@ const decidedStep = (approvalId: string): PendingStep => makeStep([approvalId], 
  * A thread whose open step is decided, and a resumer under which each resumed turn opens the next
  * step of `chain` (already decided too: its approvers clicked before the message could close it).
  */
-function threadWithDecidedSteps(chain: PendingStep[]) {
+function threadWithDecidedSteps(chain: PendingStep[], { deletedTs = [], stored: given }: { deletedTs?: string[]; stored?: ThreadState } = {}) {
   const logger = pino({ level: 'silent' });
   const steps = new Map(chain.map((step) => [step.stepId, step]));
-  let stored: ThreadState = { ...newThreadState({ teamId: TEAM, channel: CHANNEL, threadTs: THREAD_TS }, 0), pendingStepId: chain[0]?.stepId };
+  let stored: ThreadState = given ?? { ...newThreadState({ teamId: TEAM, channel: CHANNEL, threadTs: THREAD_TS }, 0), pendingStepId: chain[0]?.stepId };
+  let saves = 0;
   const resumed: string[] = [];
   const turnsRun: ThreadState[] = [];
   const resumer = {
@@ -44,6 +45,7 @@ function threadWithDecidedSteps(chain: PendingStep[]) {
       throw new Error('not reached: a decided step is not superseded');
     },
     executingCalls: async () => new Map(),
+    wasDeleted: async ({ channel, ts }: { channel: string; ts: string }) => channel === CHANNEL && deletedTs.includes(ts),
   } as unknown as StateStore;
   const handleMessage = createMessageHandler({
     store,
@@ -61,13 +63,16 @@ function threadWithDecidedSteps(chain: PendingStep[]) {
   const scope = {
     lease: { fence: { threadKey: stored.threadKey, token: '1' }, guard: <T>(operation: () => Promise<T>) => operation() },
     save: async (thread: ThreadState) => {
+      saves += 1;
       stored = structuredClone(thread);
     },
     flush: async () => {},
   } as unknown as TurnScope;
-  const item: MessageWorkItem = { kind: 'message', userId: 'U0ALICE', text: 'what happened?', ts: '1700000001.000100', teamId: TEAM, channel: CHANNEL, threadTs: THREAD_TS, readEarlierMessages: false };
-  return { handle: () => handleMessage(scope, item), resumed, turnsRun, stored: () => stored };
+  const item: MessageWorkItem = { kind: 'message', userId: 'U0ALICE', text: 'what happened?', ts: ITEM_TS, teamId: TEAM, channel: CHANNEL, threadTs: THREAD_TS, readEarlierMessages: false };
+  return { handle: () => handleMessage(scope, item), resumed, turnsRun, stored: () => stored, saves: () => saves };
 }
+
+const ITEM_TS = '1700000001.000100';
 
 describe('a new message while the thread has a decided, unresumed step', () => {
   it('resumes the step its resumed turn opened too when that one was decided before the message could close it', async () => {
@@ -90,5 +95,30 @@ describe('a new message while the thread has a decided, unresumed step', () => {
     // The step left open is a decided one, for its own resume item; nothing was told it did not run.
     expect(thread.stored().pendingStepId).toBe(chain[5]?.stepId);
     expect(thread.stored().messages).toEqual([]);
+  });
+});
+
+describe('a message its author deleted while it waited in the queue', () => {
+  it('is not taken in: the open card stays open, nothing is saved and no turn runs', async () => {
+    // An undecided card: superseding it would commit a transition, which this store refuses.
+    const open = makeStep(['apv-1'], { threadTs: THREAD_TS });
+    const thread = threadWithDecidedSteps([open], { deletedTs: [ITEM_TS] });
+    await thread.handle();
+    expect(thread.turnsRun).toEqual([]);
+    expect(thread.resumed).toEqual([]);
+    expect(thread.saves()).toBe(0);
+    expect(thread.stored().pendingStepId).toBe(open.stepId);
+    expect(thread.stored().handledTs ?? []).not.toContain(ITEM_TS);
+  });
+
+  it('still finishes its turn when it was taken in before the deletion', async () => {
+    const taken: ThreadState = {
+      ...newThreadState({ teamId: TEAM, channel: CHANNEL, threadTs: THREAD_TS }, 0),
+      messages: [{ role: 'user', content: 'what happened?' }],
+      handledTs: [ITEM_TS],
+    };
+    const thread = threadWithDecidedSteps([], { deletedTs: [ITEM_TS], stored: taken });
+    await thread.handle();
+    expect(thread.turnsRun).toHaveLength(1);
   });
 });

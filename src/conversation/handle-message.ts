@@ -39,6 +39,12 @@ export function createMessageHandler(options: MessageDependencies) {
     const thread = await loadThread(item);
     // Already taken in by a process that stopped before finishing: continue its turn, don't add it again.
     if (thread.handledTs?.includes(item.ts)) return continueInterrupted(scope, thread, item.userId);
+    // Read under the thread's lock, before the take-in: deleted while it waited, the message is
+    // not acted on (no card closed, nothing run or answered); deleted any later, it is not undone.
+    if (await store.wasDeleted({ channel: item.channel, ts: item.ts })) {
+      logger.info({ event: 'deleted-message-skipped', channel: item.channel, threadTs: item.threadTs, ts: item.ts }, 'did not take in a message deleted while it waited');
+      return;
+    }
     if (thread.messages.length === 0 && item.readEarlierMessages) {
       const earlier = await scope.messenger.readThread({ channel: item.channel, threadTs: item.threadTs }).catch((error: unknown) => {
         logger.warn({ event: 'thread-read-failed', err: error }, 'could not read earlier thread messages');

@@ -25,6 +25,7 @@ export interface MemoryStoreOptions {
  */
 export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions = {}): StateStore {
   const seen = new Map<string, { claimant: string; expiresAt: number }>();
+  const deletedPosts = new Map<string, Expiring<true>>();
   const threads = new Map<string, Expiring<string>>();
   const steps = new Map<string, Expiring<PendingStep>>();
   const queues = new Map<string, string[]>();
@@ -89,6 +90,14 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
         return holder.claimant === claimant;
       });
       return claimed.every(Boolean);
+    },
+
+    async markDeleted({ channel, ts }, ttlMs) {
+      deletedPosts.set(`${channel}:${ts}`, { value: true, expiresAt: now() + ttlMs });
+    },
+
+    async wasDeleted({ channel, ts }) {
+      return live(deletedPosts, `${channel}:${ts}`) === true;
     },
 
     async getThread(threadKey) {

@@ -36,7 +36,7 @@ import {
   SET_STEP_FIELD_SCRIPT,
   CLAIM_ONCE_SCRIPT,
 } from './redis-scripts.js';
-import type { CommitResult, ExecutingMarker, Fence, StateStore } from './state-store.js';
+import type { CommitResult, DeletedPost, ExecutingMarker, Fence, StateStore } from './state-store.js';
 import { createReplicaConfirmedWrites, defaultReplicasToWaitFor, DEFAULT_REPLICA_WAIT_TIMEOUT_MS } from './replica-confirmed-write.js';
 import { ReplicationNotConfirmedError } from './replication-not-confirmed-error.js';
 import { createThreadHistories, type ThreadReply, type ThreadWrite } from './redis-thread-history.js';
@@ -222,6 +222,14 @@ export function createRedisStore({
       // Sent together: one round trip on a single server; in a cluster the keys may live on different nodes.
       const results = await Promise.all(ids.map((id) => run.csClaimOnce(keys.once(id), claimant, ttlMs)));
       return results.every((claimed) => claimed === 1);
+    },
+
+    async markDeleted({ channel, ts }, ttlMs) {
+      await redis.set(keys.once(deletedPostId({ channel, ts })), '1', 'PX', ttlMs);
+    },
+
+    async wasDeleted({ channel, ts }) {
+      return (await redis.exists(keys.once(deletedPostId({ channel, ts })))) === 1;
     },
 
     async getThread(threadKey) {
@@ -662,6 +670,11 @@ function afterLayout(store: StateStore, layout: () => Promise<void>): StateStore
     };
   }
   return gated;
+}
+
+/** Beside the delivery dedupe's `post:` ids, under the same untagged `once:` prefix. */
+function deletedPostId({ channel, ts }: DeletedPost): string {
+  return `deleted:${channel}:${ts}`;
 }
 
 /** A pipeline's replies, or its first error. */

@@ -97,6 +97,16 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect(await store.claimOnce(['event:Ev5', 'post:C1:4.4'], TTL, { claimant: 'delivery-c' })).toBe(false);
   });
 
+  it('remembers a deleted post, apart from its delivery and from other posts', async () => {
+    const post = { channel: 'C1', ts: '1700000000.000100' };
+    expect(await store.wasDeleted(post)).toBe(false);
+    await store.markDeleted(post, TTL);
+    await store.markDeleted(post, TTL);
+    expect(await store.wasDeleted(post)).toBe(true);
+    expect(await store.wasDeleted({ channel: 'C2', ts: post.ts })).toBe(false);
+    expect(await store.claimOnce([`post:${post.channel}:${post.ts}`], TTL)).toBe(true);
+  });
+
   it('starts following a thread once and never overwrites its history', async () => {
     const fence = await lock(`T1:C1:${randomUUID()}`);
     const thread = { ...newThreadState({ teamId: 'T1', channel: 'C1', threadTs: '1.1' }, 1), threadKey: fence.threadKey };

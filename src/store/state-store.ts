@@ -65,6 +65,16 @@ export interface DeliveryStore {
    * than as a duplicate that drops the message in silence.
    */
   claimOnce(keys: string[], ttlMs: number, options?: { claimant?: string }): Promise<boolean>;
+  /** Remembers for `ttlMs` that a post was deleted, so a queued item for it is not taken in. */
+  markDeleted(post: DeletedPost, ttlMs: number): Promise<void>;
+  /** Whether the post was deleted (within the TTL `markDeleted` was given). */
+  wasDeleted(post: DeletedPost): Promise<boolean>;
+}
+
+/** A Slack post, as the channel and ts of the message its author deleted. */
+export interface DeletedPost {
+  channel: string;
+  ts: string;
 }
 
 export type ScheduleKind = 'expiry' | 'reminder' | 'escalation';

@@ -18,6 +18,7 @@ import { registerGrantApproval } from './grant-approval.js';
 import { registerApprovalActions } from './approval-actions.js';
 import { registerDenyWithReason } from './deny-with-reason.js';
 import { registerEditCall } from './edit-call.js';
+import { registerMessageDeleted } from './message-deleted.js';
 import { registerMessageListeners } from './message-listeners.js';
 import { registerReplyQuestion } from './reply-question.js';
 import { registerRetryTurn } from './retry-turn.js';
@@ -48,6 +49,7 @@ export function registerListeners(app: App, listenerDependencies: ListenerDepend
   // One cache of who belongs to the organisation, for every entry point.
   const dependencies = { ...listenerDependencies, organisationMembership: createOrganisationMembership({ logger: listenerDependencies.logger }) };
   registerMessageListeners(app, dependencies);
+  registerMessageDeleted(app, dependencies);
   registerApprovalActions(app, dependencies);
   registerDenyWithReason(app, dependencies);
   registerEditCall(app, dependencies);
