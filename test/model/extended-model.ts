@@ -107,6 +107,12 @@ function editedExpiry(model: XModel, step: XStep, input: Input): number {
 
 export function applyClickX(model: XModel, step: XStep, click: Click): XGrant | undefined {
   const approve = (version: number) => {
+    // The click counts only earlier approvals that still hold (as the resume would); a lapsed one comes
+    // off the step. With the group unreadable nothing is known to have lapsed, so they all still count.
+    const rule = ruleOf(model, step.versions[version]!);
+    if (model.groups.readable) {
+      for (const user of [...step.approvals[version]!]) if (!eligibleNow(model, rule, user, step.requester)) step.approvals[version]!.delete(user);
+    }
     step.approvals[version]!.add(click.user);
     if (step.approvals[version]!.size >= ruleOf(model, step.versions[version]!).required) {
       step.outcome = 'approved';
