@@ -1,4 +1,4 @@
-import type { ModelMessage } from 'ai';
+import type { AssistantModelMessage, ModelMessage, ToolModelMessage } from 'ai';
 import { mockStreamingModel } from '../../test/helpers/mock-streaming-model.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -383,5 +383,120 @@ describe('runTurn resuming an approved call whose tool this process does not hav
     // Not "Failed after it started": Try again must neither call it interrupted nor leave it without a result.
     expect(JSON.stringify(recordedResult?.output)).toContain('Not run: restart is not available now');
     expect(JSON.stringify(recordedResult?.output)).not.toContain('Failed after it started');
+  });
+});
+
+describe('runTurn with a step the model cut off while calling tools', () => {
+  const schema = z.object({ namespace: z.string() });
+  function cutOffTools(ran: unknown[]): ToolDefinition[] {
+    return [
+      { name: 'get_pods', description: 'List pods', inputSchema: schema, approval: 'never', execute: async (input) => ran.push(['get_pods', input]) },
+      { name: 'restart', description: 'Restart', inputSchema: schema, approval: 'always', execute: async (input) => ran.push(['restart', input]) },
+      { name: 'scale', description: 'Scale', inputSchema: schema, approval: 'always', execute: async (input) => ran.push(['scale', input]) },
+      { name: 'ask_user', description: 'Ask a person', inputSchema: z.object({ question: z.string() }) },
+    ];
+  }
+  // The schedule lets `scale` through without a card: its approval is the gate's own, given as the call streamed in.
+  const scheduleApproval = { schedule: 'nightly', covers: (toolName: string) => toolName === 'scale' };
+  const cutOffReply = (unified: 'length' | 'content-filter' | 'other') => ({
+    content: [
+      { type: 'text' as const, text: 'Checking first.' },
+      { type: 'tool-call' as const, toolCallId: 'c1', toolName: 'get_pods', input: '{"namespace":"prod"}' },
+      { type: 'tool-call' as const, toolCallId: 'c2', toolName: 'restart', input: '{"namespace":"prod"}' },
+      { type: 'tool-call' as const, toolCallId: 'c3', toolName: 'scale', input: '{"namespace":"prod"}' },
+      { type: 'tool-call' as const, toolCallId: 'c4', toolName: 'ask_user', input: '{"question":"Which one?"}' },
+      { type: 'tool-call' as const, toolCallId: 'c5', toolName: 'get_pods', input: '{"namespace":"st' },
+    ],
+    finishReason: { unified, raw: unified },
+    usage,
+    warnings: [],
+  });
+
+  for (const finishReason of ['length', 'content-filter', 'other'] as const) {
+    it(`runs none of its calls, asks nobody, and closes every call so the model can be asked again (${finishReason})`, async () => {
+      const ran: unknown[] = [];
+      const automatic: unknown[] = [];
+      const messages: ModelMessage[] = [{ role: 'user', content: 'restart prod if it is stuck' }];
+      const outcome = await runTurn({
+        model: mockStreamingModel([cutOffReply(finishReason)]),
+        instructions: 'test',
+        definitions: cutOffTools(ran),
+        policy,
+        messages,
+        context,
+        maxSteps: 5,
+        scheduleApproval,
+        onAutomaticApproval: (approval) => automatic.push(approval),
+      });
+      expect(ran).toEqual([]);
+      // No card, no question, and no "ran without a card" for a call that never ran.
+      expect(outcome.approvalRequests).toEqual([]);
+      expect(automatic).toEqual([]);
+      expect(outcome.cutOff).toEqual({ finishReason });
+      expect(outcome.text).toBe('Checking first.');
+
+      expect(outcome.responseMessages.map((message) => message.role)).toEqual(['assistant', 'tool']);
+      const [step, closing] = outcome.responseMessages as [AssistantModelMessage, ToolModelMessage];
+      const results = closing.content.flatMap((part) => (part.type === 'tool-result' ? [[part.toolCallId, part.output.type]] : []));
+      expect(results.sort()).toEqual([
+        ['c1', 'execution-denied'],
+        ['c2', 'execution-denied'],
+        ['c3', 'execution-denied'],
+        ['c4', 'execution-denied'],
+        ['c5', 'error-text'],
+      ]);
+      expect(JSON.stringify(closing)).toContain(`Not run: the model's response was cut off (finish reason ${finishReason}) before this call could run.`);
+      // The card that is not posted leaves no request behind; the gate's own approval keeps its response.
+      const requests = (step.content as Exclude<AssistantModelMessage['content'], string>).flatMap((part) => (part.type === 'tool-approval-request' ? [part.toolCallId] : []));
+      expect(requests).toEqual(['c3']);
+
+      // Try again: the history as saved ends on the tool message and the model is asked again; nothing old runs.
+      const again = mockStreamingModel([textReply('prod is fine.')]);
+      const retried = await runTurn({ model: again, instructions: 'test', definitions: cutOffTools(ran), policy, messages: [...messages, ...outcome.responseMessages], context, maxSteps: 5, scheduleApproval });
+      expect(retried.text).toBe('prod is fine.');
+      expect(retried.cutOff).toBeUndefined();
+      expect(ran).toEqual([]);
+    });
+  }
+
+  it('is not a cut-off step when the model ends a later step at its limit without calling anything', async () => {
+    const ran: unknown[] = [];
+    const silent = { content: [], finishReason: { unified: 'length' as const, raw: 'length' }, usage, warnings: [] };
+    const outcome = await runTurn({
+      model: mockStreamingModel([callReply({ id: 'c1', name: 'get_pods', input: { namespace: 'prod' } }), silent]),
+      instructions: 'test',
+      definitions: cutOffTools(ran),
+      policy,
+      messages: [{ role: 'user', content: 'pods?' }],
+      context,
+      maxSteps: 5,
+    });
+    // The calls of the step before ran; nothing says otherwise (the turn is "no answer", as before).
+    expect(ran).toEqual([['get_pods', { namespace: 'prod' }]]);
+    expect(outcome.cutOff).toBeUndefined();
+    expect(JSON.stringify(outcome.responseMessages)).not.toContain('Not run');
+  });
+
+  it('tells the caller of a call let through without a card when it starts, as before', async () => {
+    const ran: unknown[] = [];
+    const automatic: string[] = [];
+    const started: string[] = [];
+    const outcome = await runTurn({
+      model: mockStreamingModel([callReply({ id: 'c1', name: 'scale', input: { namespace: 'prod' } }), textReply('Scaled.')]),
+      instructions: 'test',
+      definitions: cutOffTools(ran),
+      policy,
+      messages: [{ role: 'user', content: 'scale prod' }],
+      context,
+      maxSteps: 5,
+      scheduleApproval,
+      onAutomaticApproval: (approval) => automatic.push(approval.toolCallId),
+      // The audit of an automatic approval is written with the call's start: it must be known by then.
+      beforeExecute: async (call) => void started.push(`${call.toolCallId}:${automatic.includes(call.toolCallId)}`),
+    });
+    expect(outcome.text).toBe('Scaled.');
+    expect(outcome.cutOff).toBeUndefined();
+    expect(ran).toEqual([['scale', { namespace: 'prod' }]]);
+    expect(started).toEqual(['c1:true']);
   });
 });

@@ -1,7 +1,8 @@
 import { CountersignError, ErrorCode } from '../errors/countersign-error.js';
 import { randomUUID } from 'node:crypto';
-import { stepCountIs, streamText, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
+import { stepCountIs, streamText, type FinishReason, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import type { ToolDefinition } from '../tools/tool-definition.js';
+import { closeCutOffStep, isCutOffStep } from './cut-off-step.js';
 import { startModelWatchdog } from './model-watchdog.js';
 import { withUniqueToolCallIds } from './unique-tool-call-ids.js';
 import type { Context, Tracer } from '@opentelemetry/api';
@@ -35,6 +36,13 @@ export interface TurnOutcome {
   text: string;
   /** Calls waiting for a human (approvals and questions); empty when the turn finished. */
   approvalRequests: ApprovalRequest[];
+  /**
+   * Set when the model ended the last step some way other than `stop` or `tool-calls` (its output
+   * limit, a content filter, …) while calling tools: the AI SDK ran none of that step's calls. They
+   * are closed "not run" in `responseMessages` and nobody is asked about any of them, so the turn
+   * ends unanswered and Try again asks the model again.
+   */
+  cutOff?: { finishReason: FinishReason };
 }
 
 /** A turn that failed after tools already ran; `executions` must be recorded so they never re-run. */
@@ -71,7 +79,7 @@ export interface RunTurnOptions {
   /** Awaited just before a tool runs, to record that it started; a throw stops the call. */
   beforeExecute?: (call: StartingCall) => Promise<void>;
   afterExecute?: (report: ExecutionReport) => Promise<void> | void;
-  /** Calls that ran without a card because auto-approve mode or a grant covers them. */
+  /** Calls that ran without a card because auto-approve mode, a grant or the schedule covers them: told as each starts, before `beforeExecute`. */
   onAutomaticApproval?: (approval: AutomaticApproval) => void;
   findGrant?: Parameters<typeof createToolApproval>[0]['findGrant'];
   /** For a scheduled turn: the tools its schedule runs without a card. */
@@ -99,6 +107,16 @@ export interface RunTurnOptions {
 export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
   const executions: ExecutionRecord[] = [];
   const bases = new Map<string, GateBasis>();
+  // The gate judges a call as it streams in, but the call runs only once its step ends well: the
+  // caller hears of a call let through without a card as it starts, so a cut-off step's calls
+  // are never said to have run.
+  const automatic = new Map<string, AutomaticApproval>();
+  const beforeExecute = async (call: StartingCall) => {
+    const approval = automatic.get(call.toolCallId);
+    automatic.delete(call.toolCallId);
+    if (approval) options.onAutomaticApproval?.(approval);
+    await options.beforeExecute?.(call);
+  };
   const telemetry = createTurnTelemetry({
     ...(options.tracer ? { tracer: options.tracer } : {}),
     ...(options.traceContext ? { parent: options.traceContext } : {}),
@@ -112,7 +130,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
     messages: options.messages,
     bases,
     ...(options.approvedRuns ? { approvedRuns: options.approvedRuns } : {}),
-    ...(options.beforeExecute ? { beforeExecute: options.beforeExecute } : {}),
+    beforeExecute,
     ...(options.afterExecute ? { afterExecute: options.afterExecute } : {}),
     ...(options.assertHeld ? { assertHeld: options.assertHeld } : {}),
     ...(options.findGrant ? { findGrant: options.findGrant } : {}),
@@ -135,7 +153,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
         policy: options.policy,
         bases,
         ...(options.approvedRuns ? { approvedRuns: options.approvedRuns } : {}),
-        ...(options.onAutomaticApproval ? { onAutomaticApproval: options.onAutomaticApproval } : {}),
+        onAutomaticApproval: (approval) => automatic.set(approval.toolCallId, approval),
         ...(options.findGrant ? { findGrant: options.findGrant } : {}),
         ...(options.scheduleApproval ? { scheduleApproval: options.scheduleApproval } : {}),
       }),
@@ -156,12 +174,15 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
     let questions: ApprovalRequest[] = [];
     let text = '';
     let stepHasText = false;
+    let finishReason: FinishReason | undefined;
+    let stepCallCount = 0;
     for await (const part of result.fullStream) {
       watchdog?.touch();
       if (part.type === 'error') throw part.error;
       if (part.type === 'abort') throw abortSignal?.reason ?? new Error('the turn was aborted');
       if (part.type === 'start-step') {
         stepHasText = false;
+        stepCallCount = 0;
         // Only the last step's calls are waiting: earlier steps' calls ran.
         questions = [];
       } else if (part.type === 'text-delta' && part.text !== '') {
@@ -177,11 +198,23 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
           toolName: part.toolCall.toolName,
           input: part.toolCall.input,
         });
-      } else if (part.type === 'tool-call' && humanTools.has(part.toolName) && !part.invalid) {
-        questions.push({ kind: 'question', approvalId: `q${randomUUID().replaceAll('-', '')}`, toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+      } else if (part.type === 'tool-call') {
+        if (!part.providerExecuted) stepCallCount += 1;
+        if (humanTools.has(part.toolName) && !part.invalid) {
+          questions.push({ kind: 'question', approvalId: `q${randomUUID().replaceAll('-', '')}`, toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+        }
+      } else if (part.type === 'finish-step') {
+        finishReason = part.finishReason;
       }
     }
-    return { responseMessages: await result.responseMessages, text, approvalRequests: [...approvalRequests, ...questions] };
+    const responseMessages = await result.responseMessages;
+    if (finishReason !== undefined && isCutOffStep({ finishReason, callCount: stepCallCount })) {
+      // Only the last step can have asked for people: a card would let Bob approve one call of a
+      // step whose other calls never ran (and then resume a history that lacks their results).
+      const droppedApprovalIds = new Set(approvalRequests.map((request) => request.approvalId));
+      return { responseMessages: closeCutOffStep({ responseMessages, finishReason, droppedApprovalIds }), text, approvalRequests: [], cutOff: { finishReason } };
+    }
+    return { responseMessages, text, approvalRequests: [...approvalRequests, ...questions] };
   } catch (error) {
     throw new TurnFailedError({ cause: abortSignal?.aborted ? abortSignal.reason : error, executions });
   } finally {

@@ -99,7 +99,7 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
     // would go quiet, or take the model's commentary on its way for its answer.
     // Judged by what the thread would show: text that renders to nothing posts nothing.
     const showsNothing = (markdown: string) => messenger.answerShowsNothing({ markdown });
-    const unanswered = waiting ? undefined : unansweredReason({ responseMessages: outcome.responseMessages, text: outcome.text, maxSteps: limits.maxSteps, showsNothing });
+    const unanswered = waiting ? undefined : unansweredReason({ responseMessages: outcome.responseMessages, text: outcome.text, maxSteps: limits.maxSteps, showsNothing, cutOff: outcome.cutOff });
     finished(waiting ? 'waiting' : unanswered ? 'failed' : 'answered');
     thread.messages.push(...(unanswered ? withoutEmptyAnswer(outcome.responseMessages, { showsNothing }) : outcome.responseMessages));
     const retryOf = retriedFailureId(thread.failedTurn);

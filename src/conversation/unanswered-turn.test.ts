@@ -65,6 +65,17 @@ describe('why a turn ended without an answer', () => {
     expect(unansweredNotice({ kind: 'no-answer' })).toContain('The model returned no answer');
   });
 
+  it('is a cut-off response when the model was stopped while calling tools, whatever it wrote before', async () => {
+    const cutOff = reply([{ type: 'text', text: 'Checking staging.' }, { type: 'tool-call', toolCallId: 'c2', toolName: 'get_pods', input: '{"namespace":"staging"}' }], 'length');
+    const outcome = await outcomeOf([getPods('c1'), cutOff], 3);
+    expect(outcome.cutOff).toEqual({ finishReason: 'length' });
+    expect(unansweredReason({ responseMessages: outcome.responseMessages, text: outcome.text, maxSteps: 3, showsNothing, cutOff: outcome.cutOff })).toEqual({ kind: 'cut-off', finishReason: 'length' });
+    // Try again is only allowed where the model is asked next: the history ends on the results.
+    expect(withoutEmptyAnswer(outcome.responseMessages, { showsNothing }).at(-1)?.role).toBe('tool');
+    expect(unansweredNotice({ kind: 'cut-off', finishReason: 'length' })).toContain("The model's response was cut off (finish reason `length`: its output limit)");
+    expect(unansweredNotice({ kind: 'cut-off', finishReason: 'content-filter' })).toContain('(finish reason `content-filter`) while it was asking for tools, so none of those calls ran');
+  });
+
   it('keeps what ran and drops only a last message with neither text nor a call, so Try again asks the model again', async () => {
     // The mock streams content other than text as it is given: these are the reasoning stream parts.
     const reasoningParts = [{ type: 'reasoning-start', id: 'r1' }, { type: 'reasoning-delta', id: 'r1', delta: 'thinking…' }, { type: 'reasoning-end', id: 'r1' }];

@@ -1,4 +1,4 @@
-import type { ModelMessage } from 'ai';
+import type { FinishReason, ModelMessage } from 'ai';
 import type { ThreadState } from '../store/thread-state.js';
 import { newFailedTurn, postFailureNotice } from './failed-turn.js';
 import type { LiveAnswer } from './live-answer.js';
@@ -8,11 +8,12 @@ import type { TurnScope } from './turn-scope.js';
 
 /**
  * Why a turn that waits for nobody ended without an answer: it reached `agent.maxSteps` while the
- * model was still calling tools (whatever it said along the way), or what the model said shows
- * nothing (a content filter, a reasoning model that spent its output budget, an empty reply, or
- * text that renders to nothing, such as an empty code block).
+ * model was still calling tools (whatever it said along the way), the model's response was cut off
+ * while it was calling tools (see `TurnOutcome.cutOff`: none of those calls ran), or what the model
+ * said shows nothing (a content filter, a reasoning model that spent its output budget, an empty
+ * reply, or text that renders to nothing, such as an empty code block).
  */
-export type UnansweredReason = { kind: 'step-limit'; steps: number } | { kind: 'no-answer' };
+export type UnansweredReason = { kind: 'step-limit'; steps: number } | { kind: 'cut-off'; finishReason: FinishReason } | { kind: 'no-answer' };
 
 /** Whether an answer of this text would show the reader nothing (see `ThreadMessenger.answerShowsNothing`). */
 export type ShowsNothing = (markdown: string) => boolean;
@@ -28,7 +29,15 @@ export type ShowsNothing = (markdown: string) => boolean;
  * A silent last step leaves no assistant message of its own (the AI SDK drops an empty one; see
  * `withoutEmptyAnswer`).
  */
-export function unansweredReason(options: { responseMessages: readonly ModelMessage[]; text: string; maxSteps: number; showsNothing: ShowsNothing }): UnansweredReason | undefined {
+export function unansweredReason(options: {
+  responseMessages: readonly ModelMessage[];
+  text: string;
+  maxSteps: number;
+  showsNothing: ShowsNothing;
+  cutOff?: { finishReason: FinishReason } | undefined;
+}): UnansweredReason | undefined {
+  // Whatever the model wrote before it was cut off is commentary on calls that never ran.
+  if (options.cutOff) return { kind: 'cut-off', finishReason: options.cutOff.finishReason };
   const steps = options.responseMessages.filter((message) => message.role === 'assistant').length;
   const stoppedBetweenSteps = options.responseMessages.at(-1)?.role === 'tool';
   if (stoppedBetweenSteps && steps >= options.maxSteps) return { kind: 'step-limit', steps };
@@ -37,9 +46,14 @@ export function unansweredReason(options: { responseMessages: readonly ModelMess
 
 /** What the thread is told; its Try again asks the model again from the saved history. */
 export function unansweredNotice(reason: UnansweredReason): string {
-  return reason.kind === 'step-limit'
-    ? `:warning: I stopped after ${reason.steps} steps without finishing. Click *Try again* or ask me to continue.`
-    : ':warning: The model returned no answer. Click *Try again* or send another message.';
+  switch (reason.kind) {
+    case 'step-limit':
+      return `:warning: I stopped after ${reason.steps} steps without finishing. Click *Try again* or ask me to continue.`;
+    case 'cut-off':
+      return `:warning: The model's response was cut off (finish reason \`${reason.finishReason}\`${reason.finishReason === 'length' ? ': its output limit' : ''}) while it was asking for tools, so none of those calls ran. Click *Try again* or send another message.`;
+    case 'no-answer':
+      return ':warning: The model returned no answer. Click *Try again* or send another message.';
+  }
 }
 
 /**
@@ -90,7 +104,7 @@ export function createUnansweredTurn({ logger, now }: Pick<PhaseDependencies, 'l
     const notice = unansweredNotice(unanswered.reason);
     thread.failedTurn = newFailedTurn({ requesterId: unanswered.requesterId, at: now(), notice, ...(unanswered.retryOf === undefined ? {} : { retryOf: unanswered.retryOf }) });
     await scope.save(thread, { settled: true });
-    logger.warn({ event: 'turn-unanswered', threadKey: thread.threadKey, reason: unanswered.reason.kind }, 'agent turn ended without an answer');
+    logger.warn({ event: 'turn-unanswered', threadKey: thread.threadKey, reason: unanswered.reason.kind, ...(unanswered.reason.kind === 'cut-off' ? { finishReason: unanswered.reason.finishReason } : {}) }, 'agent turn ended without an answer');
     await postFailureNotice(scope, thread, { text: notice, settled: true });
   };
 }

@@ -1,0 +1,53 @@
+import type { AssistantModelMessage, FinishReason, ModelMessage, ToolContent } from 'ai';
+
+/**
+ * The AI SDK runs a step's tools only when the model ended the step with one of these (its
+ * `isToolExecutionAllowedFinishReason`); its approval gate, though, judges every call as it
+ * streams in. A step ended any other way (`length` at the output limit, `content-filter`,
+ * `other`, …) while calling tools is cut off: none of its calls runs, and none gets a result.
+ */
+const TOOL_RUNNING_FINISH_REASONS: ReadonlySet<FinishReason> = new Set<FinishReason>(['stop', 'tool-calls']);
+
+/** What the model is told of a call of a cut-off step: it may well ask for it again. */
+export function cutOffCallText(finishReason: FinishReason): string {
+  return `Not run: the model's response was cut off (finish reason ${finishReason}) before this call could run.`;
+}
+
+/**
+ * Whether a step the model ended this way, having called `callCount` tools, is cut off. Asked of the
+ * step's own stream parts: the history cannot tell, as a silent last step leaves no message and
+ * the step before it (whose calls ran) would be taken for it.
+ */
+export function isCutOffStep(options: { finishReason: FinishReason; callCount: number }): boolean {
+  return options.callCount > 0 && !TOOL_RUNNING_FINISH_REASONS.has(options.finishReason);
+}
+
+/**
+ * The turn's messages with its cut-off last step (its last assistant message) closed, so the
+ * history can be sent again: every call of the step without a result is answered "not run" (one
+ * the AI SDK already answered, such as a call whose arguments were cut mid-JSON, keeps its answer),
+ * in the step's tool message, and the approval requests in `droppedApprovalIds` are taken out. Nobody is asked about a call whose
+ * siblings never ran, and a request left without its response would read as still waiting.
+ */
+export function closeCutOffStep(options: { responseMessages: readonly ModelMessage[]; finishReason: FinishReason; droppedApprovalIds: ReadonlySet<string> }): ModelMessage[] {
+  const stepIndex = options.responseMessages.findLastIndex((message) => message.role === 'assistant');
+  const step = options.responseMessages[stepIndex] as AssistantModelMessage;
+  const after = options.responseMessages.slice(stepIndex + 1);
+  const answered = new Set(after.flatMap((message) => (message.role === 'tool' ? message.content.flatMap((part) => (part.type === 'tool-result' ? [part.toolCallId] : [])) : [])));
+  const notRun: ToolContent = callsOf(step)
+    .filter((call) => !call.providerExecuted && !answered.has(call.toolCallId))
+    .map((call) => ({ type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output: { type: 'execution-denied', reason: cutOffCallText(options.finishReason) } }));
+  const kept: AssistantModelMessage =
+    typeof step.content === 'string'
+      ? step
+      : { ...step, content: step.content.filter((part) => part.type !== 'tool-approval-request' || !options.droppedApprovalIds.has(part.approvalId)) };
+  // Only tool messages follow a step's assistant message. One closes the step: the results the AI
+  // SDK wrote (and any approval response the gate gave itself, which must stay in the last message
+  // beside its call's result), then these.
+  const content: ToolContent = [...after.flatMap((message) => (message.role === 'tool' ? message.content : [])), ...notRun];
+  return [...options.responseMessages.slice(0, stepIndex), kept, { role: 'tool', content }];
+}
+
+function callsOf(message: AssistantModelMessage) {
+  return typeof message.content === 'string' ? [] : message.content.flatMap((part) => (part.type === 'tool-call' ? [part] : []));
+}
