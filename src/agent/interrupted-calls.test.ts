@@ -21,13 +21,48 @@ describe('closeUnansweredCalls', () => {
 
   it('tells a call that started it was interrupted, and only one that never started that it did not run', () => {
     const closed = closeUnansweredCalls(history, new Set(['c1']), notRun);
+    // In the approvals' message, right after the calls: where the model APIs look for their results.
+    expect(closed).toHaveLength(history.length);
     expect(closed.at(-1)).toEqual({
       role: 'tool',
       content: [
+        ...(history.at(-1)!.content as unknown[]),
         { type: 'tool-result', toolCallId: 'c1', toolName: 'restart', output: { type: 'error-text', value: expect.stringContaining('may or may not have completed') } },
         { type: 'tool-result', toolCallId: 'c2', toolName: 'restart', output: { type: 'execution-denied', reason: notRun } },
       ],
     });
+  });
+
+  it("tells a denied call its denial, right after its call, even when a later call of the exchange follows it", () => {
+    const declined = 'Declined by <@UBOB>. This is a human decision, not an error: do not retry this call unless the user asks again.';
+    const resumed: ModelMessage[] = [
+      { role: 'user', content: 'restart the worker' },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool-call', toolCallId: 'call_1', toolName: 'restart_service', input: { service: 'worker' } },
+          { type: 'tool-approval-request', approvalId: 'a1', toolCallId: 'call_1' },
+        ],
+      },
+      { role: 'tool', content: [{ type: 'tool-approval-response', approvalId: 'a1', approved: false, reason: declined }] },
+      // A failed turn that listed the pods after the denial: its call and result were written after the approvals.
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call_2', toolName: 'get_pods', input: {} }] },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_2', toolName: 'get_pods', output: { type: 'json', value: 'pod-a' } }] },
+    ];
+    const closed = closeUnansweredCalls(resumed, new Set(), notRun);
+    expect(closed).toEqual([
+      ...resumed.slice(0, 2),
+      {
+        role: 'tool',
+        content: [
+          { type: 'tool-approval-response', approvalId: 'a1', approved: false, reason: declined },
+          { type: 'tool-result', toolCallId: 'call_1', toolName: 'restart_service', output: { type: 'execution-denied', reason: declined } },
+        ],
+      },
+      ...resumed.slice(3),
+    ]);
+    // The stored history is not changed in place.
+    expect(resumed[2]!.content).toHaveLength(1);
   });
 
   it('leaves a history whose calls all have results alone', () => {

@@ -1,4 +1,4 @@
-import type { ModelMessage, ToolContent, ToolResultPart } from 'ai';
+import type { ModelMessage, ToolResultPart } from 'ai';
 import { answeredCallIdsOf, exchangesOf } from './current-exchange.js';
 
 export const INTERRUPTED_CALL =
@@ -61,29 +61,67 @@ export function recordUnrecordedCalls(messages: ModelMessage[], started: Readonl
 
 /**
  * Gives every call of the history without a result one, before a new message continues it: a
- * call that had started (its marker says so) is told as interrupted, since it may have run;
- * only a call that never started is told `notRunReason`. Saying "not run" of a call that ran
- * would have the model ask for it again. A call is answered only by a result in its own exchange.
+ * call that had started (its marker says so) is told as interrupted, since it may have run; one a
+ * human denied is told their denial, as the AI SDK would have; only a call that never started is
+ * told `notRunReason`. Saying "not run" of a call that ran would have the model ask for it again.
+ * A call is answered only by a result in its own exchange. Each result goes right after its call's
+ * assistant message, where the model APIs require it (Chat Completions refuses a call whose results
+ * do not follow it at once, and a result after another call's), not at the end of the history.
  */
 export function closeUnansweredCalls(messages: ModelMessage[], started: ReadonlyMap<string, unknown> | ReadonlySet<string>, notRunReason: string): ModelMessage[] {
-  const content: ToolContent = [];
+  const closed: ModelMessage[] = [];
+  let changed = false;
   for (const exchange of exchangesOf(messages)) {
     const answered = answeredCallIdsOf(exchange);
-    for (const message of exchange) {
+    const denials = deniedCallReasons(exchange);
+    for (let index = 0; index < exchange.length; index += 1) {
+      const message = exchange[index]!;
+      closed.push(message);
       if (message.role !== 'assistant' || typeof message.content === 'string') continue;
+      const results: ToolResultPart[] = [];
       for (const part of message.content) {
         if (part.type !== 'tool-call' || part.providerExecuted || answered.has(part.toolCallId)) continue;
         const { toolCallId, toolName } = part;
-        content.push(
-          started.has(toolCallId)
-            ? { type: 'tool-result', toolCallId, toolName, output: { type: 'error-text', value: INTERRUPTED_CALL } }
-            : { type: 'tool-result', toolCallId, toolName, output: { type: 'execution-denied', reason: notRunReason } },
-        );
+        const denial = denials.get(toolCallId);
+        if (started.has(toolCallId)) results.push({ type: 'tool-result', toolCallId, toolName, output: { type: 'error-text', value: INTERRUPTED_CALL } });
+        else results.push({ type: 'tool-result', toolCallId, toolName, output: { type: 'execution-denied', reason: denial ?? notRunReason } });
       }
+      if (results.length === 0) continue;
+      changed = true;
+      // Joined to the tool message that follows (the approvals), so the call's results stay one run after it.
+      const next = exchange[index + 1];
+      if (next?.role === 'tool') {
+        closed.push({ ...next, content: [...next.content, ...results] });
+        index += 1;
+      } else closed.push({ role: 'tool', content: results });
     }
   }
-  return content.length === 0 ? messages : [...messages, { role: 'tool', content }];
+  return changed ? closed : messages;
 }
+
+/**
+ * The calls of an exchange a human denied, by tool call id, with the reason their approval response
+ * gives (the decision, as `denialReason` words it): what the AI SDK would have told the model.
+ */
+export function deniedCallReasons(exchange: readonly ModelMessage[]): Map<string, string> {
+  const denied = new Map<string, string>();
+  for (const message of exchange) {
+    if (message.role !== 'tool') continue;
+    for (const part of message.content) if (part.type === 'tool-approval-response' && !part.approved) denied.set(part.approvalId, part.reason ?? DECLINED_CALL);
+  }
+  const reasons = new Map<string, string>();
+  for (const message of exchange) {
+    if (message.role !== 'assistant' || typeof message.content === 'string') continue;
+    for (const part of message.content) {
+      const reason = part.type === 'tool-approval-request' ? denied.get(part.approvalId) : undefined;
+      if (part.type === 'tool-approval-request' && reason !== undefined) reasons.set(part.toolCallId, reason);
+    }
+  }
+  return reasons;
+}
+
+/** For a denial that gives no reason (none of ours; an older or hand-made history's). */
+const DECLINED_CALL = 'Declined: this call was not approved, so it did not run. Do not retry it unless the user asks again.';
 
 /**
  * The started calls (by tool call id) whose result the history does not hold yet. A result in any

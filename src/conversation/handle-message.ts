@@ -1,5 +1,7 @@
+import { currentExchange, toolCallIdsOf } from '../agent/current-exchange.js';
 import { closingToolMessage } from '../agent/decision-messages.js';
 import { closeUnansweredCalls, recordUnrecordedCalls } from '../agent/interrupted-calls.js';
+import type { PendingStep } from '../approvals/pending-step.js';
 import { supersedeTransition } from '../approvals/transitions/close-step.js';
 import { commitTransition, StepContendedError } from '../approvals/transitions/commit-transition.js';
 import type { ThreadState } from '../store/thread-state.js';
@@ -36,7 +38,7 @@ export function createMessageHandler(options: MessageDependencies) {
   const { store, logger, now, loadThread, runAndPublish, cards, resumer } = options;
 
   async function handleMessage(scope: TurnScope, item: MessageWorkItem): Promise<void> {
-    const thread = await loadThread(item);
+    const thread = await loadThread(item, scope);
     // Already taken in by a process that stopped before finishing: continue its turn, don't add it again.
     if (thread.handledTs?.includes(item.ts)) return continueInterrupted(scope, thread, item.userId);
     // Read under the thread's lock, before the take-in: deleted while it waited, the message is
@@ -120,7 +122,7 @@ export function createMessageHandler(options: MessageDependencies) {
         return;
       }
       await scope.flush();
-      Object.assign(thread, await loadThread(thread));
+      Object.assign(thread, await loadThread(thread, scope));
     }
   }
 
@@ -133,11 +135,17 @@ export function createMessageHandler(options: MessageDependencies) {
       }),
     );
     if (!superseded) return false;
-    thread.messages.push(closingToolMessage(superseded));
+    // Results whose calls the history does not hold would have the model APIs refuse every later request.
+    if (holdsCallsOf(thread, superseded)) thread.messages.push(closingToolMessage(superseded));
     delete thread.pendingStepId;
     await cards.refreshCard(scope, superseded);
     return true;
   }
 
   return handleMessage;
+}
+
+function holdsCallsOf(thread: ThreadState, step: PendingStep): boolean {
+  const calls = toolCallIdsOf(currentExchange(thread.messages));
+  return step.calls.every((call) => calls.has(call.toolCallId));
 }

@@ -19,17 +19,17 @@ import type { TurnScope } from './turn-scope.js';
  */
 export function createTurnFailure({ store, logger, now }: Pick<PhaseDependencies, 'store' | 'logger' | 'now'>) {
   /**
-   * Whether every call with an executing marker has its result in the history: only then may the
-   * save drop the markers. A marker left in place is what tells Try again (or the next message)
-   * that its call started, so it is reported as interrupted instead of being run again.
+   * The calls whose executing marker was written, or undefined when they could not be read. Only
+   * with them may the save drop the markers, once every one has its result in the history: a
+   * marker left in place is what tells Try again (or the next message) that its call started, so
+   * it is reported as interrupted instead of being run again.
    */
-  async function everyStartedCallAnswered(thread: ThreadState): Promise<boolean> {
+  async function startedCalls(thread: ThreadState): Promise<ReadonlySet<string> | undefined> {
     try {
-      const markers = await store.executingCalls(thread.threadKey);
-      return startedWithoutResult(thread.messages, markers.keys()).length === 0;
+      return new Set((await store.executingCalls(thread.threadKey)).keys());
     } catch (error) {
       logger.warn({ event: 'executing-calls-read-failed', err: error }, 'could not read which calls started; keeping their markers');
-      return false;
+      return undefined;
     }
   }
 
@@ -40,7 +40,8 @@ export function createTurnFailure({ store, logger, now }: Pick<PhaseDependencies
     failure: { error: unknown; requesterId: string; answer: LiveAnswer; approvedRuns?: ReadonlyMap<string, ApprovedRun> },
   ): Promise<void> {
     const { error, answer } = failure;
-    if (error instanceof TurnFailedError) thread.messages = recordExecutions(thread.messages, error.executions);
+    const started = await startedCalls(thread);
+    if (error instanceof TurnFailedError) thread.messages = recordExecutions(thread.messages, error.executions, started === undefined ? {} : { started });
     const approvedCalls = carriedApprovals(approvedRunsAwaiting({ runs: failure.approvedRuns ?? new Map(), messages: thread.messages }));
     // Text that came before the failure is shown, marked as cut off, even if its stream had not opened yet.
     await answer.openNow()?.finish(`${answer.streamed} …`).catch((finishError: unknown) => logger.warn({ event: 'answer-finish-failed', err: finishError }, 'could not finish the partial answer'));
@@ -48,7 +49,7 @@ export function createTurnFailure({ store, logger, now }: Pick<PhaseDependencies
     const notice = `:warning: Sorry, I could not finish this: ${shortReason(error)}. Click *Try again* or send another message.`;
     const retryOf = retriedFailureId(thread.failedTurn);
     thread.failedTurn = newFailedTurn({ requesterId: failure.requesterId, at: now(), notice, approvedCalls, ...(retryOf === undefined ? {} : { retryOf }) });
-    const settled = await everyStartedCallAnswered(thread);
+    const settled = started !== undefined && startedWithoutResult(thread.messages, started).length === 0;
     await scope.save(thread, { settled });
     logger.error({ event: 'turn-failed', threadKey: thread.threadKey, err: error, ...(error instanceof TurnFailedError ? { calls: callSummary(error.executions) } : {}) }, 'agent turn failed');
     await postFailureNotice(scope, thread, { text: notice, settled });

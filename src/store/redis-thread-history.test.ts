@@ -3,7 +3,9 @@ import type { ModelMessage } from 'ai';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { createRedisKeys } from './redis-keys.js';
+import { parseHistory } from '../agent/history.js';
 import { createRedisStore } from './redis-store.js';
+import { createThreadHistories } from './redis-thread-history.js';
 import type { StateStore } from './state-store.js';
 import { newThreadState, type ThreadState } from './thread-state.js';
 
@@ -95,5 +97,17 @@ describe('the Redis thread history', () => {
     expect(await redis.type(at.thread(legacy.threadKey))).toBe('hash');
     expect(await redis.llen(at.messages(legacy.threadKey))).toBe(4);
     expect((await store.getThread(legacy.threadKey))?.messages).toEqual(read.messages);
+  });
+
+  it('reads a message that is not JSON as one the history validation refuses, and fields that are not JSON as no thread', async () => {
+    const histories = createThreadHistories();
+    const { messages, ...meta } = { ...newThreadState({ teamId: 'T1', channel: 'C1', threadTs: '1700000000.000200' }, 1), messages: exchange(0) };
+    const stored = messages.map((message) => JSON.stringify(message));
+    const read = histories.read(meta.threadKey, ['list', JSON.stringify(meta), '3', [stored[0]!.slice(0, 20), stored[1]!]]);
+    // The loader then starts the history fresh instead of every message of the thread failing.
+    expect(read?.threadKey).toBe(meta.threadKey);
+    expect(parseHistory(read?.messages)).toEqual({ messages: [], valid: false });
+    expect(histories.read(meta.threadKey, ['list', '{"schemaVersion":1,"thr', '3', stored])).toBeUndefined();
+    expect(histories.read(meta.threadKey, ['legacy', '{"schemaVersion":1,"thr'])).toBeUndefined();
   });
 });

@@ -1,3 +1,4 @@
+import type { ModelMessage } from 'ai';
 import { createKnownHistories, digestOf, planHistoryWrite, type HistoryWrite } from './history-write-plan.js';
 import { THREAD_STATE_SCHEMA_VERSION, type ThreadState } from './thread-state.js';
 
@@ -41,19 +42,38 @@ export function createThreadHistories() {
       return reply;
     },
 
-    /** The thread from a read reply; what was read becomes the base of the next write. */
+    /**
+     * The thread from a read reply; what was read becomes the base of the next write. What is stored
+     * is untrusted and may not even be JSON (a tampered store, a bad manual fix): unreadable fields
+     * read as no thread, and an unreadable message as one the loader's validation refuses, so the
+     * history starts fresh instead of every message of the thread failing.
+     */
     read(threadKey: string, reply: ThreadReply): ThreadState | undefined {
       if (!reply) return undefined;
       if (reply[0] === 'legacy') {
         known.forget(threadKey);
-        return current(JSON.parse(reply[1]) as ThreadState);
+        const legacy = parsedOrUndefined(reply[1]) as ThreadState | undefined;
+        return legacy === undefined ? undefined : current(legacy);
       }
       const [, metaJson, revision, messages] = reply;
-      if (metaJson === null) return undefined;
+      const meta = metaJson === null ? undefined : (parsedOrUndefined(metaJson) as Omit<ThreadState, 'messages'> | undefined);
+      if (meta === undefined) return undefined;
       known.set(threadKey, { revision: Number(revision ?? 0), digests: messages.map(digestOf) });
-      return current({ ...(JSON.parse(metaJson) as Omit<ThreadState, 'messages'>), messages: messages.map((message) => JSON.parse(message)) });
+      return current({ ...meta, messages: messages.map((message) => (parsedOrUndefined(message) as ModelMessage | undefined) ?? UNREADABLE_MESSAGE) });
     },
   };
+}
+
+/** Stands for a stored message that is not JSON: not a message, so the loader's validation refuses the history. */
+const UNREADABLE_MESSAGE = { unreadable: 'stored message is not JSON' } as unknown as ModelMessage;
+
+/** Undefined for text that is not JSON, or is JSON's null: neither is a thread nor a message. */
+function parsedOrUndefined(json: string): unknown {
+  try {
+    return JSON.parse(json) ?? undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function current(thread: ThreadState): ThreadState | undefined {
