@@ -72,7 +72,8 @@ describe('a schedule without `timezone`', () => {
       await a.stop();
       await b.stop();
       // Read in each host's zone, both posted, each claiming its own "minute" (09:00Z and 14:00Z): the report ran twice.
-      expect(posts).toEqual(['replica in UTC']);
+      // Read in UTC, both fire at 09:00Z and claim the same minute: whichever claims first posts, once.
+      expect(posts).toHaveLength(1);
     } finally {
       await storeA.close();
       await storeB.close();
