@@ -108,18 +108,19 @@ export function registerMessageListeners(app: App, options: MessageListenerOptio
   }
 
   /**
-   * Takes a message in, if it is the first delivery of its event and its writer may make requests
-   * (`admit`). The event id is claimed before anything is said or recorded, so a retry of a refused
+   * Takes a message in, if it is the first delivery of its event and of its post, and its writer may
+   * make requests (`admit`). Both are claimed before anything is said or recorded, so a retry of a refused
    * message is not refused (told, audited) a second time, and a retry of one refused because the
    * membership could not be checked does not run what she was told was not taken: she sends it again
    * as a new message, which runs once.
    */
   async function accept({ message, readEarlierMessages, startsFollowing, admit }: { message: IncomingMessage; readEarlierMessages: boolean; startsFollowing: boolean; admit: () => Promise<boolean> }): Promise<void> {
     try {
-      if (!(await firstDelivery(message, `event:${message.eventId}`))) return;
+      // The event and its post, before the writer is judged: a retry, and the `message` + `app_mention`
+      // pair of one post (both come for a DM that mentions the bot, with different event ids), are one
+      // request, refused or taken once.
+      if (!(await firstDelivery(message, [`event:${message.eventId}`, `post:${message.channel}:${message.ts}`]))) return;
       if (!(await admit())) return;
-      // The post, once taken: its `message` + `app_mention` pair is one request.
-      if (!(await firstDelivery(message, `post:${message.channel}:${message.ts}`))) return;
       // The trace of the turn starts here; the queued item carries it to whichever process runs the turn.
       await inSpan(
         {
@@ -137,9 +138,9 @@ export function registerMessageListeners(app: App, options: MessageListenerOptio
     }
   }
 
-  async function firstDelivery(message: IncomingMessage, key: string): Promise<boolean> {
-    if (await store.claimOnce([key], DELIVERY_DEDUPE_TTL_MS)) return true;
-    logger.debug({ event: 'delivery-duplicate', eventId: message.eventId, key }, 'ignored a repeated delivery');
+  async function firstDelivery(message: IncomingMessage, keys: string[]): Promise<boolean> {
+    if (await store.claimOnce(keys, DELIVERY_DEDUPE_TTL_MS)) return true;
+    logger.debug({ event: 'delivery-duplicate', eventId: message.eventId, keys }, 'ignored a repeated delivery');
     return false;
   }
 
