@@ -183,13 +183,21 @@ function closeUnapprovable(step: PendingStep, call: PendingCall, context: CallAc
   return { ok: true, transition: completeIfDone(next, [decisionEvent(step, call, decision)]), effect: { kind: 'decided', decision } };
 }
 
-const unapprovable = (step: PendingStep, governing: GoverningPolicy, context: CallActionContext) =>
-  !quorumReachable({ governing, requesterId: step.requesterId, ...(step.instigatorIds ? { instigatorIds: step.instigatorIds } : {}), groupMembers: context.groupMembers });
+/** Whether nobody could approve `version` under both policies, even after the hops of the ladder still to come. */
+const unapprovable = (step: PendingStep, version: InputVersion, context: CallActionContext) =>
+  !quorumReachable({
+    step,
+    stored: version.policy,
+    current: context.currentPolicy,
+    requesterId: step.requesterId,
+    ...(step.instigatorIds ? { instigatorIds: step.instigatorIds } : {}),
+    groupMembers: context.groupMembers,
+  });
 
 function deny(step: PendingStep, call: PendingCall, version: InputVersion, request: CallActionRequest, context: CallActionContext, reason: string | undefined): CallActionResult {
   const governing = governingOf(step, version, context);
   const refused = authorize(step, governing, request, context, { action: 'deny', approvedBy: counted(step, call, version) });
-  if (refused && unapprovable(step, governing, context)) return closeUnapprovable(step, call, context);
+  if (refused && unapprovable(step, version, context)) return closeUnapprovable(step, call, context);
   return refused ?? decide(step, call, request, context, withReason({ outcome: 'denied' }, reason));
 }
 
@@ -202,7 +210,7 @@ function approve(
   grantChoice: GrantChoice | undefined,
 ): CallActionResult {
   const governing = governingOf(step, version, context);
-  if (unapprovable(step, governing, context)) return closeUnapprovable(step, call, context);
+  if (unapprovable(step, version, context)) return closeUnapprovable(step, call, context);
   const { standing, lapsed } = earlierApprovals(step, call, version, governing, context);
   const refused = authorize(step, governing, request, context, { action: 'approve', approvedBy: standing });
   if (refused) return refused;
@@ -236,7 +244,7 @@ function edit(
 ): CallActionResult {
   // Editing is proposing what runs: it takes the standing to approve what is there now.
   const governingNow = governingOf(step, current, context);
-  if (unapprovable(step, governingNow, context)) return closeUnapprovable(step, call, context);
+  if (unapprovable(step, current, context)) return closeUnapprovable(step, call, context);
   const refused = authorize(step, governingNow, request, context, { action: 'approve', approvedBy: [] });
   if (refused) return refused;
   const hash = inputHash(action.input);
