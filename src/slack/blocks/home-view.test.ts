@@ -110,3 +110,32 @@ describe('App Home with an input longer than it shows', () => {
     expect(viewInput?.value).toBe(approve?.value);
   });
 });
+
+/**
+ * With card permalinks (a thread reply's permalink carries thread_ts and cid) and steps that ask for
+ * a few MCP tools at once, ten request lines pass a section's 3,000 characters: Slack would refuse
+ * the whole view, and the viewer's Home (with a click's notice) would never update.
+ */
+describe('App Home: Your requests within a section', () => {
+  it('keeps ten open requests with permalinks and multi-tool steps under 3,000 characters per section', () => {
+    const tools = ['github.create_pull_request_review', 'k8s.rollout_restart_deployment', 'pagerduty.acknowledge_incident'];
+    const steps = Array.from({ length: 10 }, (_, index) => {
+      const step = makeStep(['a1', 'a2', 'a3'], { cardTs: `1764190000.00${100 + index}`, channel: 'C0123ABCDEF' });
+      for (const [position, call] of step.calls.entries()) call.toolName = tools[position]!;
+      return step;
+    });
+    const link = (step: (typeof steps)[number]) =>
+      `https://acme-operations.slack.com/archives/${step.channel}/p${step.cardTs!.replace('.', '')}?thread_ts=${step.threadTs}&cid=${step.channel}`;
+    const content: HomeContent = {
+      waiting: { items: [], total: 0 },
+      requests: { items: steps.map((step) => ({ step, link: link(step) })), total: 10 },
+      decisions: [],
+      grants: { items: [], total: 0 },
+      now: 1_764_190_000_000,
+    };
+    const view = buildHomeView(content);
+    expect(findBlockKitViolations(view.blocks, { surface: 'modal' })).toEqual([]);
+    const shown = JSON.stringify(view.blocks);
+    for (const step of steps) expect(shown).toContain(link(step));
+  });
+});

@@ -12,6 +12,7 @@ import { fitRenderedText } from './fit-rendered-text.js';
 import { stringifyArguments } from './format-arguments.js';
 import { SLACK_LIMITS, truncateText } from './limits.js';
 import { grantBlock } from './grant-block.js';
+import { lineSections } from './line-sections.js';
 import { truncationNote } from './truncation-note.js';
 
 type KnownBlock = types.KnownBlock;
@@ -43,7 +44,7 @@ export const HOME_LIST_LIMITS = { waiting: 15, requests: 10, decisions: 10, gran
 const ARGUMENTS_MAX_LENGTH = 600;
 const TOOL_NAME_MAX_LENGTH = 100;
 const NOTICE_MAX_LENGTH = 2000;
-/** In the one-line lists, which hold ten lines in a section's 3,000 characters. */
+/** In the one-line lists, short enough that ten decision lines fit a section's 3,000 characters. */
 const LINE_TOOL_MAX_LENGTH = 60;
 const LINE_TOOLS_MAX_LENGTH = 120;
 const REASON_MAX_LENGTH = 100;
@@ -66,7 +67,9 @@ export function buildHomeView(content: HomeContent): types.HomeView {
 
   blocks.push({ type: 'divider' }, header(`Your requests (${content.requests.total})`));
   const requests = content.requests.items.slice(0, HOME_LIST_LIMITS.requests).map(requestLine);
-  blocks.push(requests.length > 0 ? section(requests.join('\n')) : context('None of your requests is waiting.'));
+  // Ten lines with permalinks and MCP tool names pass one section's 3,000 characters, and Slack then
+  // refuses the whole view. A section per line at most keeps the view far below Home's 100 blocks.
+  blocks.push(...(requests.length > 0 ? lineSections({ lines: requests, maxBlocks: HOME_LIST_LIMITS.requests + 1 }) : [context('None of your requests is waiting.')]));
   blocks.push(...more(content.requests, HOME_LIST_LIMITS.requests));
 
   blocks.push({ type: 'divider' }, header('Your recent decisions'));
