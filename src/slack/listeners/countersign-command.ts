@@ -5,7 +5,7 @@ import { appendQuietly, type AuditLog } from '../../audit/audit-log.js';
 import type { StateStore } from '../../store/state-store.js';
 import { APPROVAL_ACTION_IDS } from '../blocks/action-ids.js';
 import { grantBlock } from '../blocks/grant-block.js';
-import { truncateText } from '../blocks/limits.js';
+import { SLACK_LIMITS, truncateText } from '../blocks/limits.js';
 import { lineSections } from '../blocks/line-sections.js';
 import { actorMention, slackDate } from '../format/mrkdwn-tokens.js';
 import { createOrganisationMembership, type ActingUser, type OrganisationMembership } from '../organisation-membership.js';
@@ -71,8 +71,11 @@ export function registerCountersignCommand(app: App, options: CountersignCommand
       return void (await reply(`${grants.length} active grant(s) in this channel`, grants.slice(0, MAX_LISTED).map((grant) => grantBlock({ grant, actionId: APPROVAL_ACTION_IDS.revokeGrant }))));
     }
     if (subcommand === 'pending') {
-      const steps = await store.listPendingSteps({ ...where, limit: MAX_LISTED });
-      if (steps.length === 0) return void (await reply('No approval requests are waiting in this channel.'));
+      // One more than is listed, only to know whether the list is all of them.
+      const read = await store.listPendingSteps({ ...where, limit: MAX_LISTED + 1 });
+      if (read.length === 0) return void (await reply('No approval requests are waiting in this channel.'));
+      const steps = read.slice(0, MAX_LISTED);
+      const moreThanListed = read.length > MAX_LISTED;
       const lines = await Promise.all(
         steps.map(async (step) => {
           const link = step.cardTs ? await permalink(client, step.channel, step.cardTs) : undefined;
@@ -80,7 +83,9 @@ export function registerCountersignCommand(app: App, options: CountersignCommand
           return `• ${toolList(step.calls)} requested by ${actorMention(step.requesterId)} ${slackDate({ epochMilliseconds: step.createdAt })}${open}`;
         }),
       );
-      return void (await reply(`${steps.length} approval request(s) waiting`, lineSections({ lines })));
+      if (!moreThanListed) return void (await reply(`${steps.length} approval request(s) waiting`, lineSections({ lines })));
+      const blocks = [...lineSections({ lines, maxBlocks: SLACK_LIMITS.blocksPerMessage - 1 }), moreNote(`…and more: only the newest ${MAX_LISTED} are listed here`)];
+      return void (await reply(`More than ${MAX_LISTED} approval requests waiting`, blocks));
     }
     await reply(HELP);
   });
@@ -97,6 +102,10 @@ export function registerCountersignCommand(app: App, options: CountersignCommand
     const clicker = await membership.of({ client, user: actingUserOf(body) });
     await answer((await revokeGrantAs({ store, audit, logger, resolveGroups }, { grant, userId: body.user.id, membership: clicker })).message);
   });
+}
+
+function moreNote(text: string): types.KnownBlock {
+  return { type: 'context', elements: [{ type: 'mrkdwn', text }] };
 }
 
 /** The step's tool names, each cut, as many as fit one line, then how many more. */
