@@ -1,14 +1,16 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
+import { COUNTERSIGN_ACTOR } from '../../agent/decision-messages.js';
 import type { CallDecider, RecordOutcome } from '../../approvals/decide-call.js';
 import type { Grant } from '../../approvals/grant.js';
 import type { PendingStep } from '../../approvals/pending-step.js';
-import type { Membership } from '../../approvals/transitions/call-action.js';
+import { type Membership, UNAPPROVABLE_TEXT } from '../../approvals/transitions/call-action.js';
 import { appendQuietly, type AuditLog } from '../../audit/audit-log.js';
 import type { StateStore } from '../../store/state-store.js';
 import { decodeApprovalActionValue, HOME_ACTION_IDS } from '../blocks/action-ids.js';
 import { buildHomeView } from '../blocks/home-view.js';
+import { escapeMrkdwn } from '../format/escape-mrkdwn.js';
 import type { ChannelsOf } from '../channel-membership.js';
 import { readHomeContent } from '../home-content.js';
 import { permalink } from '../permalink.js';
@@ -174,10 +176,21 @@ function readRefusal({ step, teamId, clicker, memberOf }: { step: PendingStep; t
   return memberOf.has(step.channel) ? undefined : NOT_A_MEMBER;
 }
 
+const UNAPPROVABLE_NOTICE =
+  ':warning: This request can no longer be approved: the approval policy changed since it was posted and nobody it names can approve it now, so it was closed and will not run.';
+
 function recordedNotice(outcome: Extract<RecordOutcome, { recorded: true }>): string {
   if (outcome.notice) return outcome.notice;
   const { effect } = outcome;
   if (effect.kind === 'counted') return `:hourglass_flowing_sand: Your approval counts (${effect.have} of ${effect.need}); it runs once enough people approve.`;
   if (effect.kind === 'decided' && effect.decision.outcome === 'approved') return ':white_check_mark: Approved. The card in the thread shows it, and the request continues there.';
+  // Closed by countersign, not by the clicker: worded as their own Deny, an Approve would read as a denial.
+  if (effect.kind === 'decided' && effect.decision.userId === COUNTERSIGN_ACTOR) return closedNotice(effect.decision.reason);
   return ':x: Denied. The card in the thread shows it.';
+}
+
+function closedNotice(reason: string | undefined): string {
+  if (reason === UNAPPROVABLE_TEXT) return UNAPPROVABLE_NOTICE;
+  const why = reason ? `: ${escapeMrkdwn(reason)}` : '';
+  return `:warning: This request was closed by countersign and will not run${why}. The card in the thread shows it.`;
 }
