@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { appMentionEnvelope, messageEnvelope, postSlackEvent } from '../helpers/signed-request.js';
-import { BOT_USER_ID, SIGNING_SECRET, TEAM_ID, nextTs, useHarnesses, waitFor } from './harness.js';
+import { BOT_USER_ID, SIGNING_SECRET, TEAM_ID, nextTs, useHarnesses } from './harness.js';
 
 const harness = useHarnesses();
 const DM = 'D0ALICE01';
