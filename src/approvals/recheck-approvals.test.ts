@@ -6,6 +6,7 @@ import { evaluatePolicy } from './policy/evaluate-policy.js';
 import type { CurrentEvaluation } from './policy/governing-policy.js';
 import { withAddedApprovers } from './policy/escalated-approvers.js';
 import { ladderRuleOf } from './policy/escalation-scope.js';
+import { COUNTERSIGN_ACTOR } from '../agent/decision-messages.js';
 import { recheckApprovals } from './recheck-approvals.js';
 
 const { policy } = parseConfigFile(
@@ -60,11 +61,11 @@ describe('recheckApprovals at resume', () => {
     expect(result.step.decisions.a1?.outcome).toBe('approved');
   });
 
-  it('turns an approval into a denial when the approver left the group before the turn resumed', async () => {
+  it('closes an approved call (as countersign, not as the approver) when the approver left the group before the turn resumed', async () => {
     const result = await recheckApprovals({ step, resolveGroups: async () => new Map([['S0ONCALL', new Set(['U0CAROL'])]]), currentEvaluation: sameConfig, now: 3 });
     expect(result.revoked).toEqual([{ approvalId: 'a1', userId: 'U0BOB', reason: expect.stringContaining('Only members of <!subteam^S0ONCALL>') }]);
-    expect(result.step.decisions.a1).toMatchObject({ outcome: 'denied', userId: 'U0BOB' });
-    expect(result.step.decisions.a1?.reason).toContain('no longer holds');
+    expect(result.step.decisions.a1).toMatchObject({ outcome: 'denied', userId: COUNTERSIGN_ACTOR });
+    expect(result.step.decisions.a1?.reason).toContain('the approval by <@U0BOB> no longer holds');
   });
 
   it('turns an approval by someone whose answer to the turn\'s question led to the call into a denial, saying why', async () => {
@@ -114,7 +115,7 @@ describe('recheckApprovals after a deploy changed the policy between the approva
       now: 3,
     });
     expect(result.revoked).toEqual([{ approvalId: 'a1', userId: 'U0BOB', reason: expect.stringContaining('Only members of <!subteam^S0LEADS> can approve this under the approval policy now in force') }]);
-    expect(result.step.decisions.a1).toMatchObject({ outcome: 'denied', userId: 'U0BOB', reason: expect.stringContaining('no longer holds') });
+    expect(result.step.decisions.a1).toMatchObject({ outcome: 'denied', userId: COUNTERSIGN_ACTOR, reason: expect.stringContaining('the approval by <@U0BOB> no longer holds') });
   });
 
   it('revokes an approval short of a quorum the config in force raised', async () => {

@@ -1,4 +1,5 @@
-import { hookNameOf } from './approval-hook.js';
+import { COUNTERSIGN_ACTOR } from '../agent/decision-messages.js';
+import { deciderText, hookNameOf } from './approval-hook.js';
 import { approvedVersion } from './input-version.js';
 import { decisionOf, type Decision, type PendingStep } from './pending-step.js';
 import { approverGroupIds, type GroupMembers } from './policy/approver-eligibility.js';
@@ -21,7 +22,9 @@ export interface UncheckedApproval {
  * does not hold together) between the click and the resume must not let the call run; nor one a
  * deploy took off the rule, nor a quorum it raised: the config in force governs with the policy the
  * card showed (`governingPolicy`), however the approvals were counted when given. Approvals
- * that no longer hold become denials that say why. Groups are read fresh, past any cache: this
+ * that no longer hold are closed by countersign, saying why and naming the approver: nobody denied
+ * the call (the approver approved it), so the card says "Not run" and the model hears an error, not
+ * a refusal. `revoked` still names the approver, for the audit trail. Groups are read fresh, past any cache: this
  * check, not the click's, decides whether the call runs. An approval whose group Slack did not
  * answer for is `unchecked` and left approved in `step`: nobody was found not to be an approver,
  * so the caller waits and asks again, or closes the call as an error (never as someone's denial).
@@ -39,7 +42,7 @@ export async function recheckApprovals(options: {
   const unchecked: UncheckedApproval[] = [];
   const revoke = (approvalId: string, userId: string, reason: string, text: string) => {
     revoked.push({ approvalId, userId, reason });
-    decisions[approvalId] = { outcome: 'denied', userId, at: options.now, reason: text };
+    decisions[approvalId] = { outcome: 'denied', userId: COUNTERSIGN_ACTOR, at: options.now, reason: text };
   };
   const toCheck: { approvalId: string; governing: GoverningPolicy; approvers: string[] }[] = [];
   for (const call of step.calls) {
@@ -47,7 +50,7 @@ export async function recheckApprovals(options: {
     if (decision?.outcome !== 'approved') continue;
     const version = approvedVersion(step, call);
     if (!version) {
-      revoke(call.approvalId, decision.userId, 'the approval does not match any version of the input', 'the approval on record does not match the input, so it was not run');
+      revoke(call.approvalId, decision.userId, 'the approval does not match any version of the input', `the approval by ${deciderText(decision.userId)} on record does not match the input`);
       continue;
     }
     // The approval hook's decision settles the call by itself (see `hookDecisionTransition`): no quorum or group to re-check.
@@ -56,7 +59,8 @@ export async function recheckApprovals(options: {
     const approvers = [...new Set(decision.approvedBy ?? [])];
     if (approvers.length < governing.required) {
       const now = approvers.length >= version.policy.required ? ` ${POLICY_CHANGED_TEXT}` : '';
-      revoke(call.approvalId, decision.userId, `fewer approvals than the rule requires${now}`, `it has fewer approvals than the rule requires${now}, so it was not run`);
+      const by = approvers.length === 0 ? '' : ` (approved by ${approvers.map(deciderText).join(' and ')})`;
+      revoke(call.approvalId, decision.userId, `fewer approvals than the rule requires${now}`, `it has fewer approvals than the rule requires${now}${by}`);
       continue;
     }
     toCheck.push({ approvalId: call.approvalId, governing, approvers });

@@ -189,7 +189,7 @@ function uncheckedEvent(step: PendingStep, approval: UncheckedApproval): AuditEv
   return { type: 'action-refused', teamId: step.teamId, channel: step.channel, stepId: step.stepId, approvalId: approval.approvalId, toolName: call?.toolName ?? 'unknown', userId: COUNTERSIGN_ACTOR, action: 'resume', code: 'groups-unresolved', reason };
 }
 
-/** An approval that held when it was given and no longer does at resume: denied in the claim, in the approver's name. */
+/** An approval that held when it was given and no longer does at resume: closed in the claim, audited in the approver's name. */
 function revocationEvent(step: PendingStep, revocation: { approvalId: string; userId: string; reason: string }): AuditEventInput {
   const call = step.calls.find((candidate) => candidate.approvalId === revocation.approvalId);
   return { type: 'action-refused', teamId: step.teamId, channel: step.channel, stepId: step.stepId, approvalId: revocation.approvalId, toolName: call?.toolName ?? 'unknown', userId: revocation.userId, action: 'resume', code: 'approval-revoked', reason: revocation.reason };

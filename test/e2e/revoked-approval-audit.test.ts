@@ -79,7 +79,7 @@ describe('an approval revoked at resume is audited in the claim that revokes it'
     try {
       const step = await store.getStep((bobsDecision as { stepId: string }).stepId);
       expect(step?.phase).toBe('resumed');
-      expect(Object.values(step?.decisions ?? {})).toContainEqual(expect.objectContaining({ outcome: 'denied', userId: 'UBOB', reason: expect.stringContaining('no longer holds') }));
+      expect(Object.values(step?.decisions ?? {})).toContainEqual(expect.objectContaining({ outcome: 'denied', userId: 'countersign', reason: expect.stringContaining('the approval by <@UBOB> no longer holds') }));
     } finally {
       await store.close();
     }
