@@ -52,6 +52,12 @@ export interface InputVersion {
   at: number;
   /** The policy for this input: who may approve this version, and how many must. */
   policy: PolicyEvaluation;
+  /**
+   * The quorum the last click on this version counted under, when a deploy raised it past
+   * `policy.required` (the config in force governs with it; see `governingPolicy`): the card shows
+   * it. `policy` stays what the card was posted with, for that comparison.
+   */
+  requiredNow?: number;
 }
 
 export interface PendingCall {

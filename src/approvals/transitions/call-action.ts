@@ -295,6 +295,7 @@ function edit(
     thread: { channel: step.channel, clickedThere: request.origin.channel === step.channel },
   }).allowed;
   if (!eligible) {
+    recordQuorum(next, nextCall, version, governing.required);
     return {
       ok: true,
       transition: { step: next, fromRevision: step.revision, audit: [edited], ...(rescheduled ? { rescheduled } : {}) },
@@ -373,6 +374,7 @@ function quorumOutcome(
 ): Extract<CallActionResult, { ok: true }> {
   const need = Math.max(1, required);
   const have = approvedBy.length;
+  recordQuorum(next, call, version, need);
   const base: AuditEventInput = {
     type: 'decision',
     teamId: next.teamId,
@@ -394,6 +396,17 @@ function quorumOutcome(
   next.decisions[call.approvalId] = decision;
   const final = { ...base, approvedBy, ...((call.versions?.length ?? 0) > 1 ? { versions: versionSummaries(call) } : {}) } as AuditEventInput;
   return { ok: true, transition: completeIfDone(next, [final]), effect: { kind: 'decided', decision } };
+}
+
+/**
+ * Keeps on `next`'s copy of `version` the quorum the click counted under when a deploy raised it
+ * past the one the card was posted with, so the card does not say "1 of 1" while the call waits.
+ */
+function recordQuorum(next: PendingStep, call: PendingCall, version: InputVersion, required: number): void {
+  const stored = next.calls.find((candidate) => candidate.approvalId === call.approvalId)?.versions?.find((candidate) => candidate.number === version.number);
+  if (!stored) return;
+  if (required > stored.policy.required) stored.requiredNow = required;
+  else delete stored.requiredNow;
 }
 
 function decide(step: PendingStep, call: PendingCall, request: CallActionRequest, context: CallActionContext, outcome: Omit<Decision, 'userId' | 'at'>): CallActionResult {

@@ -5,6 +5,7 @@ import type { PendingStep } from '../../approvals/pending-step.js';
 import { evaluatePolicy } from '../../approvals/policy/evaluate-policy.js';
 import { recheckApprovals } from '../../approvals/recheck-approvals.js';
 import { resumeToolMessage } from '../../agent/decision-messages.js';
+import { applyCallAction } from '../../approvals/transitions/call-action.js';
 import { buildApprovalCard } from './approval-card.js';
 
 const evaluationUnder = (yaml: string) => {
@@ -54,6 +55,33 @@ function waitingStep(): PendingStep {
 }
 
 const cardText = (step: PendingStep) => JSON.stringify(buildApprovalCard({ step }).blocks);
+
+describe('the card after a deploy raised the quorum', () => {
+  it("Bob's approval is counted 1 of 2, so the card must not say the quorum is met while the call waits", () => {
+    const result = applyCallAction(
+      waitingStep(),
+      { stepId: 's1', approvalId: 'a1', userId: 'U0BOB', origin: { teamId: 'T', channel: 'C', membership: 'member' }, action: { kind: 'approve', version: 0 } },
+      { now: Date.now(), groupMembers: new Map(), currentPolicy: deployed, newGrantId: () => 'g1' },
+    );
+    expect(result.ok && result.effect).toEqual({ kind: 'counted', have: 1, need: 2 });
+    const step = result.ok ? result.transition.step : waitingStep();
+    const text = cardText(step);
+    // The call still waits (Approve buttons are there) for a second approver...
+    expect(text).toContain('countersign_approve');
+    // ...but the card tells everyone the quorum is complete.
+    expect(text).not.toContain('1 of 1 approvals');
+    expect(text).toContain('1 of 2 approvals: <@U0BOB>');
+    // A grant needs a one-approver rule: the click would be refused, so the card does not offer it.
+    expect(text).not.toContain('countersign_grant');
+  });
+
+  it('a waiting call with as many approvals as the card asked for (no raised quorum recorded) is not shown as complete', () => {
+    const counted: PendingStep = { ...waitingStep(), approvals: { a1: [{ userId: 'U0BOB', at: Date.now(), version: 0, inputHash: inputHash(input) }] } };
+    const text = cardText(counted);
+    expect(text).not.toContain('1 of 1 approvals');
+    expect(text).toContain('1 approval so far, more needed under the approval policy now in force: <@U0BOB>');
+  });
+});
 
 describe('the card of an approval the resume revoked', () => {
   it('a call Bob approved, revoked at resume because a deploy raised the quorum, is not shown as denied by Bob', async () => {

@@ -118,13 +118,24 @@ const NO_ARGUMENTS = '_No arguments_';
 function approversLine(step: PendingStep, call: PendingCall): string {
   const version = currentVersion(call);
   const policy = version?.policy ?? call.policy;
-  if (!policy || (policy.required <= 1 && policy.approvers.every((approver) => approver.kind === 'channel'))) return '';
+  const required = requiredOf(call);
+  if (!policy || (required <= 1 && policy.approvers.every((approver) => approver.kind === 'channel'))) return '';
   const lines = [`_Approvers: ${describeApprovers(policy)}_`];
   const approvals = version ? approvalsOf(step, call, version.number) : [];
   if (approvals.length > 0 && !decisionFor(step, call)) {
-    lines.push(`:hourglass_flowing_sand: ${approvals.length} of ${policy.required} approvals: ${approvals.map((approval) => userMention(approval.userId)).join(', ')}`);
+    const names = approvals.map((approval) => userMention(approval.userId)).join(', ');
+    // An undecided call has not met its quorum, whatever one was recorded (a deploy may have raised it since).
+    const count = approvals.length < required ? `${approvals.length} of ${required} approvals` : `${approvals.length} ${approvals.length === 1 ? 'approval' : 'approvals'} so far, more needed under the approval policy now in force`;
+    lines.push(`:hourglass_flowing_sand: ${count}: ${names}`);
   }
   return lines.join('\n');
+}
+
+/** The quorum of the version to approve: the larger one a click counted under after a deploy raised it, else the card's. */
+function requiredOf(call: PendingCall): number {
+  const version = currentVersion(call);
+  const policy = version?.policy ?? call.policy;
+  return Math.max(policy?.required ?? 1, version?.requiredNow ?? 0);
 }
 
 /** The version whose input the card shows: the one that runs once approved, else the one to approve. */
@@ -245,7 +256,7 @@ function footerFor(step: PendingStep, call: PendingCall, index: number, truncate
     button('Deny', APPROVAL_ACTION_IDS.deny, 'danger'),
     button('Deny with reason', APPROVAL_ACTION_IDS.denyWithReason),
     // A grant would let later calls skip a quorum, so only single-approver calls offer one.
-    ...(policy && policy.grants !== 'forbidden' && policy.required <= 1 ? [button('Approve & allow…', APPROVAL_ACTION_IDS.grant)] : []),
+    ...(policy && policy.grants !== 'forbidden' && requiredOf(call) <= 1 ? [button('Approve & allow…', APPROVAL_ACTION_IDS.grant)] : []),
     ...(truncated ? [button('View full input', APPROVAL_ACTION_IDS.viewInput)] : []),
   ];
   const revision = Number.isSafeInteger(step.revision) ? step.revision : 0;
