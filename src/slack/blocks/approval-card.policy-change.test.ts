@@ -70,6 +70,7 @@ describe('the card after a deploy raised the quorum', () => {
     expect(text).toContain('countersign_approve');
     // ...but the card tells everyone the quorum is complete.
     expect(text).not.toContain('1 of 1 approvals');
+    expect(text).toContain('<@U0BOB> or <@U0LEAD> · 2 approvals needed');
     expect(text).toContain('1 of 2 approvals: <@U0BOB>');
     // A grant needs a one-approver rule: the click would be refused, so the card does not offer it.
     expect(text).not.toContain('countersign_grant');

@@ -120,7 +120,7 @@ function approversLine(step: PendingStep, call: PendingCall): string {
   const policy = version?.policy ?? call.policy;
   const required = requiredOf(call);
   if (!policy || (required <= 1 && policy.approvers.every((approver) => approver.kind === 'channel'))) return '';
-  const lines = [`_Approvers: ${describeApprovers(policy)}_`];
+  const lines = [`_Approvers: ${describeApprovers({ ...policy, required })}_`];
   const approvals = version ? approvalsOf(step, call, version.number) : [];
   if (approvals.length > 0 && !decisionFor(step, call)) {
     const names = approvals.map((approval) => userMention(approval.userId)).join(', ');
