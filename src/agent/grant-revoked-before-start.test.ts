@@ -68,12 +68,12 @@ function grantedTurn(options: { clock: { now: number }; run?: (context: ToolCont
       if (grant && call.grantId === undefined) options.onGateLetThrough?.();
       return grant;
     },
-    // Told as the call starts: a call that never starts is not said to have run without a card.
+    // Told once the tool was invoked: a call that never starts is not said to have run without a card.
     onAutomaticApproval: (approval) => {
       used.push(approval.grant?.grantId ?? '');
     },
     beforeExecute: async (call) => {
-      started.push(call.toolCallId);
+      started.push(`${call.toolCallId}:${call.automatic?.grant?.grantId}`);
       await options.beforeExecute?.(call);
     },
     afterExecute: (report) => {
@@ -96,7 +96,9 @@ describe('a call let through on a grant that is revoked or expires before it sta
       },
     });
     const outcome = await turn.turn;
-    expect(turn.used).toEqual(['g1']);
+    expect(turn.started).toEqual(['c1:g1']);
+    // The check after the marker refused it: it did not run, so nothing says it ran without a card.
+    expect(turn.used).toEqual([]);
     expect(turn.executed).toEqual([]);
     expect(turn.modelToldAfterCall()).toContain(notRunText);
     expect(turn.reports).toEqual([expect.objectContaining({ toolCallId: 'c1', status: 'error', error: notRunText })]);
@@ -113,6 +115,7 @@ describe('a call let through on a grant that is revoked or expires before it sta
       },
     });
     const outcome = await turn.turn;
+    expect(turn.used).toEqual([]);
     expect(turn.executed).toEqual([]);
     expect(turn.modelToldAfterCall()).toContain(notRunText);
     expect(turn.reports).toEqual([expect.objectContaining({ toolCallId: 'c1', status: 'error', error: notRunText })]);
@@ -145,7 +148,8 @@ describe('a call let through on a grant that is revoked or expires before it sta
       },
     });
     await turn.turn;
-    expect(turn.started).toEqual(['c1']);
+    expect(turn.started).toEqual(['c1:g1']);
+    expect(turn.used).toEqual([]);
     expect(turn.executed).toEqual([]);
     expect(turn.modelToldAfterCall()).toContain(notRunText);
     expect(turn.reports).toEqual([expect.objectContaining({ status: 'error', error: notRunText })]);
@@ -156,6 +160,7 @@ describe('a call let through on a grant that is revoked or expires before it sta
     const turn = grantedTurn({ clock, run: async (toolContext) => toolContext.assertHeld?.() });
     await turn.turn;
     expect(turn.executed).toEqual([{ namespace: 'staging' }]);
+    expect(turn.used).toEqual(['g1']);
     expect(turn.reports).toEqual([expect.objectContaining({ status: 'ok' })]);
   });
 });

@@ -477,7 +477,7 @@ describe('runTurn with a step the model cut off while calling tools', () => {
     expect(JSON.stringify(outcome.responseMessages)).not.toContain('Not run');
   });
 
-  it('tells the caller of a call let through without a card when it starts, as before', async () => {
+  it('hands the start a call let through without a card with its approval, and tells the caller once it ran', async () => {
     const ran: unknown[] = [];
     const automatic: string[] = [];
     const started: string[] = [];
@@ -491,12 +491,14 @@ describe('runTurn with a step the model cut off while calling tools', () => {
       maxSteps: 5,
       scheduleApproval,
       onAutomaticApproval: (approval) => automatic.push(approval.toolCallId),
-      // The audit of an automatic approval is written with the call's start: it must be known by then.
-      beforeExecute: async (call) => void started.push(`${call.toolCallId}:${automatic.includes(call.toolCallId)}`),
+      // The audit of an automatic approval is written with the call's start: the start carries it.
+      // The caller is told only after (a check after the marker may still refuse the call).
+      beforeExecute: async (call) => void started.push(`${call.toolCallId}:${call.automatic?.mode}:${automatic.includes(call.toolCallId)}`),
     });
     expect(outcome.text).toBe('Scaled.');
     expect(outcome.cutOff).toBeUndefined();
     expect(ran).toEqual([['scale', { namespace: 'prod' }]]);
-    expect(started).toEqual(['c1:true']);
+    expect(started).toEqual(['c1:schedule:false']);
+    expect(automatic).toEqual(['c1']);
   });
 });

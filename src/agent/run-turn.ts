@@ -76,10 +76,14 @@ export interface RunTurnOptions {
   approvedRuns?: ReadonlyMap<string, ApprovedRun>;
   /** Handed to tools (`ToolContext.assertHeld`): throws once this process no longer holds the thread. */
   assertHeld?: () => Promise<void>;
-  /** Awaited just before a tool runs, to record that it started; a throw stops the call. */
+  /** Awaited just before a tool runs, to record that it started (with `call.automatic` for one let through without a card); a throw stops the call. */
   beforeExecute?: (call: StartingCall) => Promise<void>;
   afterExecute?: (report: ExecutionReport) => Promise<void> | void;
-  /** Calls that ran without a card because auto-approve mode, a grant or the schedule covers them: told as each starts, before `beforeExecute`. */
+  /**
+   * Calls that ran without a card because auto-approve mode, a grant or the schedule covers them:
+   * told once each tool was invoked, after `beforeExecute`; a call refused before its start (its
+   * grant revoked meanwhile) did not run and is not told.
+   */
   onAutomaticApproval?: (approval: AutomaticApproval) => void;
   findGrant?: Parameters<typeof createToolApproval>[0]['findGrant'];
   /** For a scheduled turn: the tools its schedule runs without a card. */
@@ -107,16 +111,10 @@ export interface RunTurnOptions {
 export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
   const executions: ExecutionRecord[] = [];
   const bases = new Map<string, GateBasis>();
-  // The gate judges a call as it streams in, but the call runs only once its step ends well: the
-  // caller hears of a call let through without a card as it starts, so a cut-off step's calls
-  // are never said to have run.
+  // The gate judges a call as it streams in, but the call runs only once its step ends well and
+  // its checks pass: the tools tell the caller of a call let through without a card once it was
+  // invoked, so a cut-off step's calls, or one whose grant was revoked, are never said to have run.
   const automatic = new Map<string, AutomaticApproval>();
-  const beforeExecute = async (call: StartingCall) => {
-    const approval = automatic.get(call.toolCallId);
-    automatic.delete(call.toolCallId);
-    if (approval) options.onAutomaticApproval?.(approval);
-    await options.beforeExecute?.(call);
-  };
   const telemetry = createTurnTelemetry({
     ...(options.tracer ? { tracer: options.tracer } : {}),
     ...(options.traceContext ? { parent: options.traceContext } : {}),
@@ -130,7 +128,9 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
     messages: options.messages,
     bases,
     ...(options.approvedRuns ? { approvedRuns: options.approvedRuns } : {}),
-    beforeExecute,
+    automaticApprovals: automatic,
+    ...(options.beforeExecute ? { beforeExecute: options.beforeExecute } : {}),
+    ...(options.onAutomaticApproval ? { onAutomaticApproval: options.onAutomaticApproval } : {}),
     ...(options.afterExecute ? { afterExecute: options.afterExecute } : {}),
     ...(options.assertHeld ? { assertHeld: options.assertHeld } : {}),
     ...(options.findGrant ? { findGrant: options.findGrant } : {}),

@@ -63,6 +63,12 @@ export interface StartingCall {
   toolName: string;
   input: unknown;
   basis: ExecutionBasis;
+  /**
+   * For a call the gate let through without a card: why (auto-approve mode, a grant, the schedule),
+   * for the audit written with the marker. The call may still be refused after this (the grant's
+   * checks); it is told to `onAutomaticApproval` only once its tool is invoked.
+   */
+  automatic?: AutomaticApproval;
 }
 
 /**
@@ -86,6 +92,13 @@ export function createTurnTools(options: {
   approvedRuns?: ReadonlyMap<string, ApprovedRun>;
   /** Filled by the gate (`createToolApproval`) for calls it let through itself. */
   bases: ReadonlyMap<string, GateBasis>;
+  /** Filled by the gate (its `onAutomaticApproval`) for calls it let through without a card, by tool call id. */
+  automaticApprovals?: ReadonlyMap<string, AutomaticApproval>;
+  /**
+   * Told of a call let through without a card once its tool was invoked and did not refuse to start:
+   * never for one a check before the start refused (a revoked grant), which did not run.
+   */
+  onAutomaticApproval?: (approval: AutomaticApproval) => void;
   /** Awaited just before a tool runs: records that it started (and may refuse, e.g. when fenced). */
   beforeExecute?: (call: StartingCall) => Promise<void>;
   /** Told when a call returned or threw. */
@@ -128,6 +141,11 @@ export function createTurnTools(options: {
           const gate = approved ? undefined : gateDecisionOf(options.bases, call);
           const basis = approved?.basis ?? gate?.basis;
           if (!basis) throw new Error('Not run: there is no approval on record for this call.');
+          const automatic = gate ? automaticApprovalOf(options.automaticApprovals, call) : undefined;
+          // Once the tool was invoked: said to have run without a card only if nothing refused its start.
+          const ranAutomatically = () => {
+            if (automatic) options.onAutomaticApproval?.(automatic);
+          };
           const input = approved ? approved.input : modelInput;
           // The SDK checked the model's input against the current schema; an edited version it never saw. Command,
           // HTTP and MCP tools parse it again when they run (after the marker); a TypeScript tool would take it as is.
@@ -158,7 +176,7 @@ export function createTurnTools(options: {
           // the marker's write itself (beforeExecute), which refuses atomically once it is revoked.
           try {
             await assertGrant?.();
-            await options.beforeExecute?.({ toolCallId, toolName: definition.name, input, basis });
+            await options.beforeExecute?.({ toolCallId, toolName: definition.name, input, basis, ...(automatic ? { automatic } : {}) });
           } catch (error) {
             if (error instanceof GrantNoLongerHoldsError) return notRun(error);
             throw error;
@@ -178,7 +196,9 @@ export function createTurnTools(options: {
               ...(assertHeld === undefined ? {} : { assertHeld }),
             });
           } catch (error) {
+            // The check after the marker, or a command's after its slot (`assertHeld`): nothing was spawned.
             if (error instanceof GrantNoLongerHoldsError) return notRun(error);
+            ranAutomatically();
             const message = error instanceof Error ? error.message : String(error);
             options.executions.push({ toolCallId, toolName: definition.name, input, error: message, ...(approved?.edit ? { edit: approved.edit } : {}) });
             await report({ status: 'error', error: message });
@@ -186,6 +206,7 @@ export function createTurnTools(options: {
             if (approved?.edit) throw new Error(`${message}\n\n${editNoteText(approved.edit)}`, { cause: error });
             throw error;
           }
+          ranAutomatically();
           faultPoint('after-tool');
           const outcome = commandOutcome(output);
           // A throw marks the span on its way out (traceExecution); a failed command returns instead.
@@ -377,6 +398,12 @@ interface ModelCall {
 function approvalOf(approvedRuns: ReadonlyMap<string, ApprovedRun> | undefined, call: ModelCall): ApprovedRun | undefined {
   const approved = approvedRuns?.get(call.toolCallId);
   return approved && approved.toolName === call.toolName && approved.modelInputHash === inputHash(call.input) ? approved : undefined;
+}
+
+/** The gate's automatic approval of this exact call (same id, tool and model input), like `gateDecisionOf`. */
+function automaticApprovalOf(automaticApprovals: ReadonlyMap<string, AutomaticApproval> | undefined, call: ModelCall): AutomaticApproval | undefined {
+  const approval = automaticApprovals?.get(call.toolCallId);
+  return approval && approval.toolName === call.toolName && inputHash(approval.input) === inputHash(call.input) ? approval : undefined;
 }
 
 function gateDecisionOf(bases: ReadonlyMap<string, GateBasis>, call: ModelCall): GateBasis | undefined {

@@ -1,4 +1,4 @@
-import type { ExecutionReport, AutomaticApproval, StartingCall } from '../agent/tool-set.js';
+import type { ExecutionReport, StartingCall } from '../agent/tool-set.js';
 import type { AuditEventInput } from '../audit/audit-event.js';
 import { grantAuditEvent } from '../approvals/grant.js';
 import { GrantNoLongerHoldsError } from '../agent/revoked-grant.js';
@@ -14,10 +14,12 @@ import type { TurnScope } from './turn-scope.js';
  * and the `tool-executed` record after.
  */
 export function createExecutionRecords({ store, logger, limits, now, metrics }: Pick<PhaseDependencies, 'store' | 'logger' | 'limits' | 'now' | 'metrics'>) {
-  async function markStarted(scope: TurnScope, thread: ThreadState, call: StartingCall, automatic: readonly AutomaticApproval[]): Promise<void> {
+  async function markStarted(scope: TurnScope, thread: ThreadState, call: StartingCall): Promise<void> {
     const where = { teamId: thread.teamId, channel: thread.channel, threadTs: thread.threadTs };
     const audit: AuditEventInput[] = [{ type: 'tool-started', ...where, toolName: call.toolName, toolCallId: call.toolCallId, input: call.input, inputHash: inputHash(call.input), basis: call.basis }];
-    const approval = automatic.find((candidate) => candidate.toolCallId === call.toolCallId);
+    // Written with the marker (atomically, under the fence), so they record a call about to start:
+    // a check after the marker can still refuse it, and its tool-executed then says "Not run".
+    const approval = call.automatic;
     if (approval) {
       audit.push({ type: 'auto-approved', ...where, toolName: approval.toolName, input: approval.input, mode: approval.mode, ...(approval.grant ? { grantId: approval.grant.grantId } : {}), ...(approval.schedule ? { schedule: approval.schedule } : {}) });
       if (approval.grant) audit.push(grantAuditEvent('grant-used', approval.grant, approval.grant.grantedBy));

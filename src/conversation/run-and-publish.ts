@@ -72,8 +72,9 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
         abortSignal: scope.lease.signal,
         // A tool that waited (for a command slot) checks again before it acts: the wait may have hidden a stall.
         assertHeld: () => scope.lease.assertHeld(),
-        beforeExecute: (call) => records.markStarted(scope, thread, call, automatic),
+        beforeExecute: (call) => records.markStarted(scope, thread, call),
         afterExecute: (report) => records.markFinished(scope, thread, report),
+        // Told once a call's tool was invoked, so a call refused before its start is not noted as run.
         onAutomaticApproval: (approval) => automatic.push(approval),
         findGrant: grantsFor(thread, requesterId),
         ...optionalScheduleApproval(scheduleAutoApproval(options.schedules ?? [], requesterId)),
