@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fromThisCard, stepRouting, threadCardActionable } from './card-routing.js';
 import { evaluation, makeStep } from './pending-step.test-support.js';
+import { escalateTransition } from './transitions/escalate.js';
 
 const named = [{ kind: 'user' as const, userId: 'U0OPS1' }, { kind: 'user' as const, userId: 'UALICE' }, { kind: 'group' as const, groupId: 'S0ONCALL' }];
 
@@ -20,6 +21,43 @@ describe('card routing', () => {
     expect(threadCardActionable(step)).toBe(true);
     expect(threadCardActionable({ ...step, copies: [{ kind: 'channel', channel: 'C0APPROVALS', ts: '2.2' }] })).toBe(false);
     expect(threadCardActionable(makeStep(['a']))).toBe(true);
+  });
+
+  it('keeps the buttons in the thread while a channel the rule names has no copy, even when a DM copy was posted', () => {
+    const approvers = [{ kind: 'user' as const, userId: 'U0LEAD' }, { kind: 'group' as const, groupId: 'S0SRE' }];
+    const step = makeStep([{ approvalId: 'a', policy: evaluation({ approvers, notify: { thread: false, channels: ['C0APPROVALS'], dmApprovers: true } }) }]);
+    const dm = { kind: 'dm' as const, channel: 'D0LEAD', ts: '3.3', userId: 'U0LEAD' };
+    expect(threadCardActionable({ ...step, copies: [dm] })).toBe(true);
+    expect(threadCardActionable({ ...step, copies: [dm, { kind: 'channel', channel: 'C0APPROVALS', ts: '2.2' }] })).toBe(false);
+  });
+
+  it('keeps the buttons in the thread for a group that only DMs would reach (a step stored under an older config)', () => {
+    const approvers = [{ kind: 'user' as const, userId: 'U0LEAD' }, { kind: 'group' as const, groupId: 'S0SRE' }];
+    const step = makeStep([{ approvalId: 'a', policy: evaluation({ approvers, notify: { thread: false, channels: [], dmApprovers: true } }) }]);
+    expect(threadCardActionable({ ...step, copies: [{ kind: 'dm', channel: 'D0LEAD', ts: '3.3', userId: 'U0LEAD' }] })).toBe(true);
+  });
+
+  it('hands the buttons to DM copies only when every approver of a waiting call has one; the requester needs none', () => {
+    const approvers = [{ kind: 'user' as const, userId: 'U0OPS1' }, { kind: 'user' as const, userId: 'U0OPS2' }, { kind: 'user' as const, userId: 'U0ALICE' }];
+    const notify = { thread: false, channels: [], dmApprovers: true };
+    const step = makeStep([{ approvalId: 'a', policy: evaluation({ approvers, notify }) }, { approvalId: 'b', policy: evaluation({ approvers: [{ kind: 'user', userId: 'U0OPS3' }], notify }) }]);
+    const dm = (userId: string) => ({ kind: 'dm' as const, channel: `D${userId}`, ts: '3.3', userId });
+    expect(threadCardActionable({ ...step, copies: [dm('U0OPS1'), dm('U0OPS2')] })).toBe(true);
+    expect(threadCardActionable({ ...step, copies: [dm('U0OPS1'), dm('U0OPS2'), dm('U0OPS3')] })).toBe(false);
+    // The call U0OPS3 was to decide is decided: nobody waits for him.
+    expect(threadCardActionable({ ...step, copies: [dm('U0OPS1'), dm('U0OPS2')], decisions: { b: { outcome: 'approved', userId: 'U0OPS3', at: 1 } } })).toBe(false);
+  });
+
+  it('gives the buttons back to the thread when an escalation hop adds a group that no copy reaches', () => {
+    const ladder = [{ afterMs: 100, remind: false, addApprovers: [{ kind: 'group' as const, groupId: 'S0LEADS' }] }];
+    const policy = evaluation({ approvers: [{ kind: 'user', userId: 'U0OPS1' }], notify: { thread: false, channels: [], dmApprovers: true }, escalation: ladder });
+    const step = makeStep([{ approvalId: 'a', policy }]);
+    step.escalation = { ladder, rule: { index: 0 }, done: 0, nextAt: step.createdAt + 100 };
+    step.expiresAt = step.createdAt + 1_000;
+    step.copies = [{ kind: 'dm', channel: 'D0OPS1', ts: '3.3', userId: 'U0OPS1' }];
+    expect(threadCardActionable(step)).toBe(false);
+    const escalated = escalateTransition(step, { now: step.createdAt + 100 })!.transition.step;
+    expect(threadCardActionable(escalated)).toBe(true);
   });
 
   it('accepts a click from the thread channel or a recorded copy, and from no other message or channel', () => {

@@ -1,5 +1,6 @@
+import type { ApproverSpec } from '../config/policy-config-schema.js';
 import { currentVersion } from './input-version.js';
-import type { CardCopy, PendingStep } from './pending-step.js';
+import { type CardCopy, type PendingStep, undecidedCalls } from './pending-step.js';
 import type { PolicyEvaluation } from './policy/evaluate-policy.js';
 
 /** Where one step's card goes: the union of what the policies of its calls ask for. */
@@ -34,11 +35,35 @@ export function stepRouting(step: Pick<PendingStep, 'calls' | 'channel' | 'reque
 }
 
 /**
- * Whether the thread's card shows buttons: when the rule keeps them there, or when no copy could
- * be posted elsewhere, so a card is never left without a way to decide it.
+ * Whether the thread's card shows buttons. It hands them to its copies only when they reach
+ * everyone who may decide: a copy in every channel the rule names, and every approver of every
+ * call still waiting (hops' included) reached by one, a user in a DM or an approval channel, a
+ * group (or the requester) only in a channel, since DMs go to users named by id. Otherwise (a copy
+ * that failed, an edit or a hop that brought approvers the copies miss) the thread keeps them, so
+ * a card is never left without a way to decide it.
  */
 export function threadCardActionable(step: PendingStep): boolean {
-  return stepRouting(step).thread || (step.copies ?? []).length === 0;
+  const routing = stepRouting(step);
+  const copies = step.copies ?? [];
+  if (routing.thread || copies.length === 0) return true;
+  const copiedChannels = new Set(copies.flatMap((copy) => (copy.kind === 'channel' ? [copy.channel] : [])));
+  if (!routing.channels.every((channel) => copiedChannels.has(channel))) return true;
+  // Anyone may be in an approval channel; a copy in one the rule no longer names is not counted on.
+  if (routing.channels.length > 0) return false;
+  const messaged = new Set(copies.flatMap((copy) => (copy.kind === 'dm' && copy.userId !== undefined ? [copy.userId] : [])));
+  return waitingApprovers(step).some((approver) => approver.kind !== 'channel' && !(approver.kind === 'user' && messaged.has(approver.userId)));
+}
+
+/**
+ * The approvers of the calls still waiting, as their current versions name them (hops' included),
+ * but for the requester named by id where they may not approve their own request (no DM goes to them).
+ */
+function waitingApprovers(step: PendingStep): ApproverSpec[] {
+  return undecidedCalls(step).flatMap((call) => {
+    const policy = currentVersion(call)?.policy ?? call.policy;
+    if (!policy?.needsApproval) return [];
+    return policy.approvers.filter((approver) => policy.allowSelfApproval || approver.kind !== 'user' || approver.userId !== step.requesterId);
+  });
 }
 
 /**

@@ -11,6 +11,7 @@ import { encodeWorkItem } from '../conversation/work-item.js';
 import { faultPoint } from '../runtime/fault-points.js';
 import { createStoreWait } from './store-wait.js';
 import { currentVersion } from './input-version.js';
+import { postMissingCopies } from './post-card-copies.js';
 import { showStep } from './show-step.js';
 import { isQuestion, type PendingCall, type PendingStep } from './pending-step.js';
 import { approverGroupIds, type GroupMembers } from './policy/approver-eligibility.js';
@@ -210,7 +211,7 @@ export function createCallDecider(options: DecideCallOptions) {
 
   /** The slow part, after Slack has its acknowledgement: update the card, then run the resume this process took. */
   async function publish(outcome: Extract<RecordOutcome, { recorded: true }>): Promise<void> {
-    const { step } = outcome;
+    const step = outcome.effect.kind === 'new-version' ? await postCopiesForEdit(outcome.step) : outcome.step;
     try {
       await showDecisions(step);
     } catch (error) {
@@ -218,6 +219,18 @@ export function createCallDecider(options: DecideCallOptions) {
     }
     // Queued with the decision; when the thread's lock was free this process took it and drains it.
     if (outcome.claim) await worker.drainClaimed(step.threadKey, outcome.claim);
+  }
+
+  /**
+   * An edit can put a call under a rule routed elsewhere (another channel, other approvers to DM):
+   * its copies go there before the cards are shown, so the thread's card shows where they are.
+   */
+  async function postCopiesForEdit(step: PendingStep): Promise<PendingStep> {
+    const posted = await postMissingCopies({ store, messenger, logger, step }).catch((error: unknown) => {
+      logger.warn({ event: 'card-copy-failed', stepId: step.stepId, err: error }, 'could not post copies for an edited call');
+      return 0;
+    });
+    return posted > 0 ? ((await store.getStep(step.stepId)) ?? step) : step;
   }
 
   return { record, publish };

@@ -428,11 +428,30 @@ function checkNotify({ own, effective, at, report, inherited }: SettingsCheck): 
     if (own.notify?.thread !== undefined) report([...at, 'notify', 'thread'], `is false but approvers${inherited('approvers')} includes channel: ${why}`);
     else if (own.approvers !== undefined) report([...at, 'approvers'], `includes channel but notify.thread${inherited('notify')} is false: ${why}`);
   }
+  if (!notify.thread && notify.channels.length === 0 && notify.dmApprovers) checkGroupsWithoutChannel({ own, effective, at, report, inherited });
   if (notify.dmApprovers && !named) {
     const message = `is true but approvers${inherited('approvers')} names no user (U…) to send a DM to; name users or remove dmApprovers`;
     if (own.notify?.dmApprovers !== undefined) report([...at, 'notify', 'dmApprovers'], message);
     else if (own.approvers !== undefined) report([...at, 'approvers'], message);
   }
+}
+
+/**
+ * With `thread: false` and no channel, the cards with buttons are the DMs, which go only to users
+ * named by id: a group (as an approver, or added by a hop) would have nowhere to decide.
+ */
+function checkGroupsWithoutChannel({ own, effective, at, report, inherited }: SettingsCheck): void {
+  const why = 'a group gets no DM (DMs go only to users named by id), so with thread: false and no notify.channels its members would have no card with buttons; name an approval channel in notify.channels, keep the thread\'s card, or name the users';
+  if (effective.approvers.some((approver) => approver.kind === 'group')) {
+    if (own.approvers !== undefined) report([...at, 'approvers'], `includes a group but notify${inherited('notify')} has thread: false and no channels: ${why}`);
+    else if (own.notify !== undefined) report([...at, 'notify', 'thread'], `is false with no channels but approvers${inherited('approvers')} includes a group: ${why}`);
+  }
+  (effective.escalation ?? []).forEach((stage, index) => {
+    const group = stage.addApprovers.findIndex((approver) => approver.kind === 'group');
+    if (group === -1) return;
+    if (own.escalation !== undefined) report([...at, 'escalation', index, 'addApprovers', group], `adds a group but notify${inherited('notify')} has thread: false and no channels: ${why}`);
+    else if (own.notify !== undefined) report([...at, 'notify', 'thread'], `is false with no channels but escalation${inherited('escalation')} adds a group: ${why}`);
+  });
 }
 
 /** Hops come in time order and before expiry, which stays the last step. */

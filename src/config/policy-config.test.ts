@@ -218,6 +218,18 @@ policy:
       'policy:\n  defaults: { approvers: [U0ALICE], notify: { thread: false, channels: [C0APPROVALS] } }\n  rules: [{ tools: [a], approvers: [channel] }]',
       [at('rules[0].approvers')],
     ],
+    // DMs go only to users named by id: a group's members would have no card with buttons.
+    ['a group approver decided only in DMs', rule('tools: [a], approvers: [U0OPS1, "group:S0LEADS"], notify: { thread: false, dmApprovers: true }'), [at('rules[0].approvers')]],
+    [
+      'an escalation that adds a group to a rule decided only in DMs',
+      rule('tools: [a], approvers: [U0OPS1], notify: { thread: false, dmApprovers: true }, escalation: [{ after: 10m, addApprovers: [U0LEAD, "group:S0LEADS"] }]'),
+      [at('rules[0].escalation[0].addApprovers[1]')],
+    ],
+    [
+      'a group approver under an inherited DM-only notify',
+      'policy:\n  defaults: { approvers: [U0ALICE], notify: { thread: false, dmApprovers: true } }\n  rules: [{ tools: [a], approvers: [U0OPS1, "group:S0LEADS"] }]',
+      [at('rules[0].approvers')],
+    ],
     ['a non-boolean notify thread', rule('tools: [a], notify: { thread: maybe, channels: [C0APPROVALS] }'), [at('rules[0].notify.thread')]],
     ['an approval with no conditions', rule('tools: [a], approval: { when: [] }'), [at('rules[0].approval.when')]],
     ['an approval without when', rule('tools: [a], approval: { match: any }'), [at('rules[0].approval.when')]],
@@ -286,6 +298,10 @@ policy:
     [
       rule('tools: [a], notify: { thread: false, channels: [C0APPROVALS] }'),
       "is false but approvers (inherited from defaults) includes channel: channel (anyone in the thread's channel) can approve only on the thread's card, which has no buttons with thread: false; keep the thread's card or name users or groups as approvers",
+    ],
+    [
+      rule('tools: [a], approvers: [U0OPS1, "group:S0LEADS"], notify: { thread: false, dmApprovers: true }'),
+      "includes a group but notify has thread: false and no channels: a group gets no DM (DMs go only to users named by id), so with thread: false and no notify.channels its members would have no card with buttons; name an approval channel in notify.channels, keep the thread's card, or name the users",
     ],
   ])('explains the problem in %j', (yamlText, message) => {
     expect(problemsOf(yamlText).map((problem) => problem.message)).toEqual([message]);

@@ -9,15 +9,27 @@ const copies = [
   { kind: 'dm' as const, channel: 'D0OPS2', ts: '4.4', userId: 'U0OPS2' },
 ];
 
+/** The policy the copies above were posted for. */
+const routed = evaluation({
+  approvers: [{ kind: 'user', userId: 'U0OPS1' }, { kind: 'user', userId: 'U0OPS2' }],
+  notify: { thread: true, channels: ['C0APPROVALS'], dmApprovers: true },
+});
+
 describe('card routing line', () => {
   it('tells the thread where else the card waits, and each copy which thread it belongs to', () => {
-    const step = { ...makeStep(['a']), copies, cardLink: 'https://example.slack.com/archives/C0OPS/p11' };
+    const step = { ...makeStep([{ approvalId: 'a', policy: routed }]), copies, cardLink: 'https://example.slack.com/archives/C0OPS/p11' };
     expect(cardRoutingLine({ step, placement: 'thread', actionable: true })).toBe(
       ':mailbox_with_mail: Also waiting for approval in <#C0APPROVALS> (<https://example.slack.com/archives/C0APPROVALS/p22|open>) and a DM to <@U0OPS1>, <@U0OPS2>',
     );
     expect(cardRoutingLine({ step, placement: 'thread', actionable: false })).toMatch(/^:mailbox_with_mail: Waiting for approval in/);
     expect(cardRoutingLine({ step, placement: 'copy', actionable: true })).toBe(`:link: Requested in <#${step.channel}> · <https://example.slack.com/archives/C0OPS/p11|open the thread>`);
     expect(cardRoutingLine({ step: makeStep(['a']), placement: 'thread', actionable: true })).toBe('');
+  });
+
+  it('names only the copies the routing still asks for: after an edit under another rule, a DM whose owner may no longer approve is no place to decide', () => {
+    const edited = evaluation({ approvers: [{ kind: 'user', userId: 'U0LEAD' }], notify: { thread: false, channels: ['C0APPROVALS'], dmApprovers: false } });
+    const step = { ...makeStep([{ approvalId: 'a', policy: edited }]), copies };
+    expect(cardRoutingLine({ step, placement: 'thread', actionable: false })).toBe(':mailbox_with_mail: Waiting for approval in <#C0APPROVALS> (<https://example.slack.com/archives/C0APPROVALS/p22|open>)');
   });
 
   it('drops a link that could break out of the link syntax', () => {

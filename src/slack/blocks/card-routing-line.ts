@@ -1,3 +1,4 @@
+import { stepRouting } from '../../approvals/card-routing.js';
 import type { PendingStep } from '../../approvals/pending-step.js';
 
 /** Where the card is shown: in its thread, or as a copy elsewhere (a channel, a DM). */
@@ -12,7 +13,9 @@ export function cardRoutingLine({ step, placement, actionable }: { step: Pending
     const link = safeLink(step.cardLink, 'open the thread');
     return `:link: Requested in <#${step.channel}>${link === '' ? '' : ` · ${link}`}`;
   }
-  const copies = step.copies ?? [];
+  // A copy the routing no longer asks for (an edit moved the call under another rule) is no place to decide it.
+  const routing = stepRouting(step);
+  const copies = (step.copies ?? []).filter((copy) => (copy.kind === 'channel' ? routing.channels.includes(copy.channel) : copy.userId !== undefined && routing.dmUserIds.includes(copy.userId)));
   if (copies.length === 0) return '';
   const places = copies
     .filter((copy) => copy.kind === 'channel')
