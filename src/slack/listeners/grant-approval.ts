@@ -39,10 +39,10 @@ export function registerGrantApproval(app: App, { store, decider, messenger, log
     organisationMembership,
     refusalAudit: { audit, action: 'grant' },
     onlyForCurrentInput: true,
-    view: ({ call, privateMetadata }) => {
+    view: ({ step, call, privateMetadata }) => {
       if (call.policy?.grants === 'forbidden') return 'The policy does not allow grants for this tool.';
       if ((call.policy?.required ?? 1) > 1) return 'This call needs several approvers, so later calls cannot be allowed ahead of time.';
-      return grantView({ call, privateMetadata });
+      return grantView({ step, call, privateMetadata });
     },
   });
 

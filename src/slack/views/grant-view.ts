@@ -1,6 +1,6 @@
 import type { types } from '@slack/bolt';
 import { GRANT_HOURS, type GrantChoice } from '../../approvals/grant.js';
-import type { PendingCall } from '../../approvals/pending-step.js';
+import type { PendingCall, PendingStep } from '../../approvals/pending-step.js';
 import { fitRenderedText } from '../blocks/fit-rendered-text.js';
 import { stringifyArguments } from '../blocks/format-arguments.js';
 import { truncateText } from '../blocks/limits.js';
@@ -16,11 +16,17 @@ const VALUE = 'value';
 const INPUT_MAX_LENGTH = 2_500;
 export type { GrantChoice };
 
-/** `call` as the card showed it: the form shows the input the approval is for. */
-export function grantView({ call, privateMetadata }: { call: PendingCall; privateMetadata: string }): types.ModalView {
+/**
+ * `call` as the card showed it: the form shows the input the approval is for. The grant covers the
+ * request's thread or channel, which the options name: opened from a copy in #approvals or a DM,
+ * "this channel" would be the copy's.
+ */
+export function grantView({ step, call, privateMetadata }: { step: Pick<PendingStep, 'channel'>; call: PendingCall; privateMetadata: string }): types.ModalView {
   const identicalOnly = call.policy?.grants === 'identicalArguments';
   const option = (text: string, value: string) => ({ text: { type: 'plain_text' as const, text }, value });
-  const scopes = [option('This thread', 'thread'), option('This channel', 'channel')];
+  // mrkdwn, so Slack shows the channel's name.
+  const scope = (text: string, value: string) => ({ text: { type: 'mrkdwn' as const, text }, value });
+  const scopes = [scope(`The thread in <#${step.channel}>`, 'thread'), scope(`All of <#${step.channel}>`, 'channel')];
   const durations = GRANT_HOURS.map((hours) => option(`${hours} hour${hours === 1 ? '' : 's'}`, String(hours)));
   const tool = untrustedTextToMrkdwn(truncateText(call.toolName, 100));
   return {

@@ -134,12 +134,12 @@ describe('modals opened by the bot', () => {
 
   it('Deny with reason, Approve and allow (both variants), Full input, Reply, and the "Not changed" update', () => {
     expect(shownModal(denyReasonView({ call, privateMetadata: '{}' })).querySelector('textarea')!.getAttribute('placeholder')).toBe('e.g. wrong namespace; use staging first');
-    const grant = shownModal(grantView({ call, privateMetadata: '{}' }));
+    const grant = shownModal(grantView({ step: { channel: 'C0OPS' }, call, privateMetadata: '{}' }));
     expect(grant.querySelectorAll('input[type="radio"]').length).toBe(2);
     expect(grant.querySelector('select')).not.toBeNull();
     expect(grant.querySelector('input[type="checkbox"]')).not.toBeNull();
     const identical = { ...call, policy: evaluation({ grants: 'identicalArguments' }) };
-    expect(shownModal(grantView({ call: identical, privateMetadata: '{}' })).textContent).toContain('only for calls with identical arguments');
+    expect(shownModal(grantView({ step: { channel: 'C0OPS' }, call: identical, privateMetadata: '{}' })).textContent).toContain('only for calls with identical arguments');
     const full = shownModal(fullInputView({ call: { ...call, input: { script: 'y'.repeat(9_000) } } }));
     expect(full.querySelectorAll('pre').length).toBeGreaterThan(1);
     expect(full.querySelector('[data-modal-submit]')).toBeNull();
