@@ -287,9 +287,13 @@ export function cardButtons(blocks: any[] | undefined): Array<{ actionId: string
     .map((element: any) => ({ actionId: element.action_id as string, value: element.value as string }));
 }
 
+/**
+ * Polls until `probe` gives a value. The default ceiling is generous: on a busy 2-core machine (a second
+ * suite beside this one) a turn through the fake servers can take seconds; a passing test never waits it out.
+ */
 export async function waitFor<T>(
   probe: () => T | undefined | false | Promise<T | undefined | false>,
-  { timeoutMs = 5_000, message = 'condition' } = {},
+  { timeoutMs = 15_000, message = 'condition' } = {},
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
