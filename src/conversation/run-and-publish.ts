@@ -88,6 +88,8 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
       // Fenced: another process has the thread; this one must not save, post or say anything.
       if (scope.lease.lost()) throw error;
       finished('failed');
+      // Calls that ran without a card before the failure ran all the same: the thread is told, as after a turn that ends well.
+      await notes.noteAutomaticApprovals(scope, thread, automatic);
       return recordTurnFailure(scope, thread, { error, requesterId, answer, ...(approvedRuns ? { approvedRuns } : {}) });
     } finally {
       // The turn is over: what it wrote is shown whole from here, or (failed) through `openNow`,
