@@ -20,6 +20,13 @@ const SHOWN_RESPONSE_HEADERS = new Set(['content-type', 'content-length', 'locat
 const SHOWN_RESPONSE_HEADER_PREFIXES = ['x-ratelimit-', 'ratelimit'];
 const TEXTUAL_CONTENT = /^(text\/|application\/([\w.+-]*\+)?(json|xml|javascript|x-www-form-urlencoded|yaml|x-yaml|graphql|problem\+json)\b)/i;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/**
+ * Headers some servers and proxies honour to act on another method or path than the one sent: a GET
+ * (which runs without a card) carrying one could become a DELETE, or reach a path a policy rule guards.
+ */
+const METHOD_OR_PATH_OVERRIDE_HEADERS = new Set(['x-http-method-override', 'x-http-method', 'x-method-override', 'x-original-url', 'x-rewrite-url']);
+/** Connection errors raised before anything was sent: such a request certainly did not reach the server. */
+const NOT_CONNECTED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ERR_INVALID_URL']);
 
 export interface HttpRequestInput {
   method: HttpMethod;
@@ -39,6 +46,8 @@ export interface HttpRequestOutput {
   truncated: boolean;
   /** Bytes of the body kept (at most `maxResponseBytes`; a few more are read to redact across the cut). */
   bytes: number;
+  /** Set when the body stopped arriving after the status did: the request was answered, the body is partial. */
+  note?: string;
 }
 
 interface ResolvedBase extends HttpBaseConfig {
@@ -137,6 +146,7 @@ function httpRequestInputSchema(bases: readonly ResolvedBase[]) {
         const lower = name.toLowerCase();
         if (!HEADER_NAME.test(name)) context.addIssue({ code: 'custom', path: ['headers', name], message: 'is not a valid header name' });
         else if (RESERVED_HTTP_HEADERS.has(lower)) context.addIssue({ code: 'custom', path: ['headers', name], message: 'is set by the bot' });
+        else if (METHOD_OR_PATH_OVERRIDE_HEADERS.has(lower)) context.addIssue({ code: 'custom', path: ['headers', name], message: 'could make the server act on another method or path than the one approved, so it cannot be set' });
         else if (configured.has(lower)) context.addIssue({ code: 'custom', path: ['headers', name], message: 'is configured for this API and cannot be overridden' });
       }
     });
@@ -172,26 +182,25 @@ async function send(options: {
       signal,
     });
   } catch (error) {
-    throw new Error(redact(failureMessage(error, timeout, timeoutMs, url)));
+    throw new Error(redact(failureMessage({ error, timeout, timeoutMs, url, method: request.method, turnSignal: context.abortSignal })));
   }
 
   // Read past the cap by the longest form of a secret: a secret echoed across the cap is then seen
   // whole, redacted, and only then cut (cutting first would hand the model its first half).
   const cap = config.maxResponseBytes;
-  let read: { bytes: Uint8Array; truncated: boolean };
-  try {
-    read = await readCapped(response, cap + redact.lookaheadBytes);
-  } catch (error) {
-    throw new Error(redact(failureMessage(error, timeout, timeoutMs, url)));
-  }
-  const overCap = read.bytes.length > cap;
-  const bytes = Math.min(read.bytes.length, cap);
+  const read = await readCapped(response, cap + redact.lookaheadBytes);
+  // The server answered: a body cut off now is reported with its status, never as a request that
+  // failed, so nobody runs again what was already done. The last bytes received are held back like
+  // the bytes past the cap: they could be the start of a secret whose rest never came.
+  const kept = read.interruption === undefined ? cap : Math.min(cap, Math.max(0, read.bytes.length - redact.lookaheadBytes));
+  const overCap = read.bytes.length > kept;
+  const bytes = Math.min(read.bytes.length, kept);
   const contentType = response.headers.get('content-type') ?? '';
   let body: string;
-  let truncated = read.truncated || overCap;
-  if (read.bytes.length === 0) body = '';
+  let truncated = read.truncated || overCap || read.interruption !== undefined;
+  if (bytes === 0) body = '';
   else if (contentType === '' || TEXTUAL_CONTENT.test(contentType)) {
-    body = redactThenCut(read.bytes, cap, redact);
+    body = redactThenCut(read.bytes, kept, redact);
     if (body.length > config.bodyLimit) {
       body = `${body.slice(0, config.bodyLimit)}\n… [cut: ${body.length - config.bodyLimit} more characters]`;
       truncated = true;
@@ -200,12 +209,15 @@ async function send(options: {
 
   return {
     status: response.status,
-    statusText: response.statusText,
+    statusText: redact(response.statusText),
     url: url.href,
     headers: shownHeaders(response.headers, redact),
     body,
     truncated,
     bytes,
+    ...(read.interruption === undefined
+      ? {}
+      : { note: redact(`The server answered ${response.status}, then the body was cut off (${interruptionReason({ error: read.interruption, timeout, timeoutMs, turnSignal: context.abortSignal })}); the request was processed as that status says.`) }),
   };
 }
 
@@ -224,15 +236,27 @@ function redactThenCut(bytes: Uint8Array, cap: number, redact: Redactor): string
   return redact.head(text, end);
 }
 
-/** Reads at most `limit` bytes and cancels the rest of the download. */
-async function readCapped(response: Response, limit: number): Promise<{ bytes: Uint8Array; truncated: boolean }> {
+/**
+ * Reads at most `limit` bytes and cancels the rest of the download. A read that fails (connection
+ * closed, timeout, abort) keeps what arrived and says why in `interruption`.
+ */
+async function readCapped(response: Response, limit: number): Promise<{ bytes: Uint8Array; truncated: boolean; interruption?: unknown }> {
   if (!response.body) return { bytes: new Uint8Array(), truncated: false };
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   let truncated = false;
+  let interruption: unknown;
   for (;;) {
-    const { done, value } = await reader.read();
+    let chunk: Awaited<ReturnType<typeof reader.read>>;
+    try {
+      chunk = await reader.read();
+    } catch (error) {
+      interruption = error ?? new Error('the body stopped');
+      await reader.cancel().catch(() => {});
+      break;
+    }
+    const { done, value } = chunk;
     if (done) break;
     const room = limit - total;
     if (value.length > room) {
@@ -251,7 +275,7 @@ async function readCapped(response: Response, limit: number): Promise<{ bytes: U
     bytes.set(chunk, offset);
     offset += chunk.length;
   }
-  return { bytes, truncated };
+  return interruption === undefined ? { bytes, truncated } : { bytes, truncated, interruption };
 }
 
 function shownHeaders(headers: Headers, redact: Redactor): Record<string, string> {
@@ -263,10 +287,32 @@ function shownHeaders(headers: Headers, redact: Redactor): Record<string, string
   return shown;
 }
 
-function failureMessage(error: unknown, timeout: AbortSignal, timeoutMs: number, url: URL): string {
-  if (timeout.aborted) return `${url.origin}${url.pathname} did not answer within ${timeoutMs / 1000} s; the request was abandoned (it may or may not have been processed).`;
-  const cause = error instanceof Error ? ((error.cause instanceof Error ? error.cause.message : undefined) ?? error.message) : String(error);
-  return `request to ${url.origin}${url.pathname} failed: ${cause}`;
+/** Why a request that got no answer failed, saying whether it may have been processed. */
+function failureMessage(options: { error: unknown; timeout: AbortSignal; timeoutMs: number; url: URL; method: HttpMethod; turnSignal: AbortSignal | undefined }): string {
+  const { error, timeout, timeoutMs, url, method, turnSignal } = options;
+  const where = `${url.origin}${url.pathname}`;
+  if (timeout.aborted) return `${where} did not answer within ${timeoutMs / 1000} s; the request was abandoned (it may or may not have been processed).`;
+  if (turnSignal?.aborted) return `request to ${where} was abandoned because the turn stopped; it may or may not have been processed.`;
+  const failed = `request to ${where} failed: ${causeOf(error)}`;
+  // A connection that broke after the request went out may have delivered it: a write is not safe to assume undone.
+  if (SAFE_HTTP_METHODS.has(method) || NOT_CONNECTED_CODES.has(errorCode(error) ?? '')) return failed;
+  return `${failed}; the ${method} may have reached the server and been processed.`;
+}
+
+function interruptionReason(options: { error: unknown; timeout: AbortSignal; timeoutMs: number; turnSignal: AbortSignal | undefined }): string {
+  if (options.timeout.aborted) return `the rest did not arrive within ${options.timeoutMs / 1000} s`;
+  if (options.turnSignal?.aborted) return 'the turn stopped, so the rest was not read';
+  return `connection closed: ${causeOf(options.error)}`;
+}
+
+function causeOf(error: unknown): string {
+  return error instanceof Error ? ((error.cause instanceof Error ? error.cause.message : undefined) ?? error.message) : String(error);
+}
+
+function errorCode(error: unknown): string | undefined {
+  const candidate = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+  const code = candidate instanceof Error ? (candidate as Error & { code?: unknown }).code : undefined;
+  return typeof code === 'string' ? code : undefined;
 }
 
 function isJson(text: string): boolean {
