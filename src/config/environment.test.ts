@@ -55,10 +55,22 @@ describe('parseEnvironment', () => {
       maxRunningCommands: 4,
     });
     expect(problemsOf({ ...HTTP, COUNTERSIGN_MAX_EVENT_LOOP_DELAY_MS: 'fast', COUNTERSIGN_SWEEP_INTERVAL_MS: '5', COUNTERSIGN_MAX_RUNNING_COMMANDS: '0' }).problems).toEqual([
-      { field: 'COUNTERSIGN_SWEEP_INTERVAL_MS', message: 'must be a whole number of milliseconds, at least 10' },
+      { field: 'COUNTERSIGN_SWEEP_INTERVAL_MS', message: 'must be a whole number of milliseconds from 10 to 86400000 (a day)' },
       { field: 'COUNTERSIGN_MAX_EVENT_LOOP_DELAY_MS', message: 'must be a whole number of milliseconds, at least 10' },
       { field: 'COUNTERSIGN_MAX_RUNNING_COMMANDS', message: 'must be a whole number of commands, at least 1' },
     ]);
+  });
+
+  it('refuses a timer knob past a day (Node fires a timer past 2^31-1 ms after 1 ms), naming the variable and the range', () => {
+    // 3e9 ms (about 35 days) is a "practically never" an operator may write: accepted, the sweeper swept every millisecond.
+    expect(problemsOf({ ...HTTP, COUNTERSIGN_SWEEP_INTERVAL_MS: '3000000000', COUNTERSIGN_LOCK_TTL_MS: '9000000000' }).problems).toEqual([
+      { field: 'COUNTERSIGN_SWEEP_INTERVAL_MS', message: 'must be a whole number of milliseconds from 10 to 86400000 (a day)' },
+      { field: 'COUNTERSIGN_LOCK_TTL_MS', message: 'must be a whole number of milliseconds from 10 to 86400000 (a day)' },
+    ]);
+    expect(parseEnvironment({ ...HTTP, COUNTERSIGN_SWEEP_INTERVAL_MS: '86400000', COUNTERSIGN_LOCK_TTL_MS: '86400000' }, noFile).tuning).toEqual({
+      sweepIntervalMs: 86_400_000,
+      lockTtlMs: 86_400_000,
+    });
   });
 
   it('lists problems of single variables and rules across variables together, in one pass', () => {
@@ -68,7 +80,7 @@ describe('parseEnvironment', () => {
       { field: 'SLACK_SIGNING_SECRET', message: 'is required in HTTP mode (set SLACK_APP_TOKEN to use Socket Mode instead)' },
       { field: 'SLACK_BOT_ID', message: 'must be set together with SLACK_BOT_USER_ID' },
       { field: 'COUNTERSIGN_ROLE', message: 'worker needs REDIS_URL: receivers hand turns to workers through Redis' },
-      { field: 'COUNTERSIGN_LOCK_TTL_MS', message: 'must be a whole number of milliseconds, at least 10' },
+      { field: 'COUNTERSIGN_LOCK_TTL_MS', message: 'must be a whole number of milliseconds from 10 to 86400000 (a day)' },
     ]);
     expect(error.message).not.toContain('-5');
   });

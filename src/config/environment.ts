@@ -140,6 +140,26 @@ const whole = (minimum: number, unit: string) =>
     .transform(Number);
 
 /**
+ * A whole number from `minimum` to `maximum`: the knobs that end up in a timer or a Redis wait.
+ * Node cannot time more than 2^31-1 ms and fires such a timer after 1 ms instead, so an unbounded
+ * "practically never" would sweep or heartbeat every millisecond.
+ */
+const bounded = (options: { minimum: number; maximum: number; unit: string; meaning?: string }) =>
+  z
+    .string()
+    .refine((value) => /^\d+$/.test(value) && Number(value) >= options.minimum && Number(value) <= options.maximum, {
+      error: `must be a whole number of ${options.unit} from ${options.minimum} to ${options.maximum}${options.meaning === undefined ? '' : ` (${options.meaning})`}`,
+    })
+    .transform(Number);
+
+/** The sweep interval and the thread lock's lifetime: a day is already far past any useful setting. */
+const MAX_TIMER_KNOB_MS = 86_400_000;
+/** A call's start holds for this wait; a minute is already far past a healthy replica's lag. */
+const MAX_REDIS_WAIT_TIMEOUT_MS = 60_000;
+/** More replicas than any deployment has: a larger count only makes every call wait out the timeout. */
+const MAX_REDIS_WAIT_REPLICAS = 100;
+
+/**
  * Every variable countersign reads, in the order problems are reported. Values are trimmed and
  * blank ones removed first (`.env` files write `NAME=` for "unset"), so each is a string or absent.
  * Messages name the variable but never echo its value: a mistyped token must not reach the logs.
@@ -184,16 +204,18 @@ const environmentSchema = z.object({
     .optional(),
   COUNTERSIGN_REDIS_WAIT_REPLICAS: z
     .string()
-    .refine((value) => /^\d+$/.test(value), { error: 'must be a whole number of replicas, at least 0 (0: a call starts once the primary has its marker)' })
+    .refine((value) => /^\d+$/.test(value) && Number(value) <= MAX_REDIS_WAIT_REPLICAS, {
+      error: `must be a whole number of replicas from 0 to ${MAX_REDIS_WAIT_REPLICAS} (0: a call starts once the primary has its marker)`,
+    })
     .transform(Number)
     .optional(),
-  COUNTERSIGN_REDIS_WAIT_TIMEOUT_MS: whole(1, 'milliseconds').optional(),
+  COUNTERSIGN_REDIS_WAIT_TIMEOUT_MS: bounded({ minimum: 1, maximum: MAX_REDIS_WAIT_TIMEOUT_MS, unit: 'milliseconds', meaning: 'a minute' }).optional(),
   COUNTERSIGN_CONFIG: z.string().optional(),
   LOG_LEVEL: lowerCaseChoice(LOG_LEVELS).default('info'),
   COUNTERSIGN_ROLE: lowerCaseChoice(ROLES).default('all'),
   COUNTERSIGN_SLACK_FRONT: lowerCaseChoice(SLACK_FRONTS).optional(),
-  COUNTERSIGN_SWEEP_INTERVAL_MS: whole(10, 'milliseconds').optional(),
-  COUNTERSIGN_LOCK_TTL_MS: whole(10, 'milliseconds').optional(),
+  COUNTERSIGN_SWEEP_INTERVAL_MS: bounded({ minimum: 10, maximum: MAX_TIMER_KNOB_MS, unit: 'milliseconds', meaning: 'a day' }).optional(),
+  COUNTERSIGN_LOCK_TTL_MS: bounded({ minimum: 10, maximum: MAX_TIMER_KNOB_MS, unit: 'milliseconds', meaning: 'a day' }).optional(),
   COUNTERSIGN_MAX_CONCURRENT_TURNS: whole(1, 'turns').optional(),
   COUNTERSIGN_MAX_EVENT_LOOP_DELAY_MS: whole(10, 'milliseconds').optional(),
   COUNTERSIGN_COMMAND_SPAWNER: lowerCaseChoice(['on', 'off'] as const).optional(),

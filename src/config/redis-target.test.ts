@@ -78,9 +78,14 @@ describe('REDIS_URL forms', () => {
     expect(read({ COUNTERSIGN_REDIS_WAIT_REPLICAS: '2', COUNTERSIGN_REDIS_WAIT_TIMEOUT_MS: '250' })).toEqual({ redisWaitReplicas: 2, redisWaitTimeoutMs: 250 });
     expect(problemsOf({ COUNTERSIGN_REDIS_WAIT_REPLICAS: '-1', COUNTERSIGN_REDIS_WAIT_TIMEOUT_MS: '0' })).toEqual([
       { field: 'COUNTERSIGN_REDIS_WAIT_REPLICAS', message: expect.stringContaining('whole number of replicas') },
-      { field: 'COUNTERSIGN_REDIS_WAIT_TIMEOUT_MS', message: 'must be a whole number of milliseconds, at least 1' },
+      { field: 'COUNTERSIGN_REDIS_WAIT_TIMEOUT_MS', message: 'must be a whole number of milliseconds from 1 to 60000 (a minute)' },
     ]);
     expect(problemsOf({ COUNTERSIGN_REDIS_WAIT_REPLICAS: 'one' }).map((problem) => problem.field)).toEqual(['COUNTERSIGN_REDIS_WAIT_REPLICAS']);
+    // A call's start holds for the wait: an hour's timeout or a thousand replicas is a typo, not a setting.
+    expect(problemsOf({ COUNTERSIGN_REDIS_WAIT_REPLICAS: '1000', COUNTERSIGN_REDIS_WAIT_TIMEOUT_MS: '3600000' })).toEqual([
+      { field: 'COUNTERSIGN_REDIS_WAIT_REPLICAS', message: 'must be a whole number of replicas from 0 to 100 (0: a call starts once the primary has its marker)' },
+      { field: 'COUNTERSIGN_REDIS_WAIT_TIMEOUT_MS', message: 'must be a whole number of milliseconds from 1 to 60000 (a minute)' },
+    ]);
   });
 
   it('describes every form without its passwords', () => {
