@@ -7,6 +7,7 @@
 
 const PLACEHOLDER = /\$(\$?)\{([^}]*)\}/g;
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const INVALID_PLACEHOLDER = 'has a ${…} whose text is not a valid environment variable name (letters, digits and _, not starting with a digit; $${ for a literal ${)';
 
 /** Names referred to by `text`, in order; throws on a malformed placeholder such as `${}` or `${A-B}`. */
 export function placeholderNames(text: string): string[] {
@@ -14,7 +15,8 @@ export function placeholderNames(text: string): string[] {
   for (const match of text.matchAll(PLACEHOLDER)) {
     if (match[1] === '$') continue;
     const name = match[2] ?? '';
-    if (!VARIABLE_NAME.test(name)) throw new Error(`\${${name}} is not a valid environment variable placeholder (letters, digits and _)`);
+    // The text between the braces is not echoed: it is where an operator pastes a token by mistake.
+    if (!VARIABLE_NAME.test(name)) throw new Error(INVALID_PLACEHOLDER);
     names.push(name);
   }
   return names;

@@ -53,7 +53,7 @@ http:
       { field: 'countersign.yml http.bases[0].url', message: 'must be an http:// or https:// URL' },
       { field: 'countersign.yml http.bases[1].url', message: 'must not contain credentials; use headers with ${VAR} instead' },
       { field: 'countersign.yml http.bases[2].url', message: 'must not have a query or fragment' },
-      { field: 'countersign.yml http.bases[3].headers["X-Api-Key"]', message: '${} is not a valid environment variable placeholder (letters, digits and _)' },
+      { field: 'countersign.yml http.bases[3].headers["X-Api-Key"]', message: 'has a ${…} whose text is not a valid environment variable name (letters, digits and _, not starting with a digit; $${ for a literal ${)' },
       {
         field: 'countersign.yml http.bases[3].headers.Authorization',
         message: 'looks like a credential: put the secret in an environment variable and write it as ${VAR_NAME}, e.g. "Bearer ${API_TOKEN}"',
@@ -65,6 +65,18 @@ http:
       { field: 'countersign.yml http.bases[1].url', message: 'duplicates bases[0]' },
     ]);
     expect(problemsOf('http:\n  bases: []')).toEqual([{ field: 'countersign.yml http.bases', message: 'must list at least one base URL' }]);
+  });
+
+  it('names a malformed ${…} without printing the token an operator pasted between the braces', () => {
+    const token = 'sk-live-4f9aQ7c2SECRET';
+    const problems = problemsOf(`http:
+  bases:
+    - url: https://api.example.com/
+      headers:
+        Authorization: "Bearer \${${token}}"
+`);
+    expect(problems.map((problem) => problem.field)).toEqual(['countersign.yml http.bases[0].headers.Authorization']);
+    expect(JSON.stringify(problems)).not.toContain(token);
   });
 });
 
