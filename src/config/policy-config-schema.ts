@@ -290,14 +290,50 @@ const autoApproveSchema = z
   });
 
 type RawSettings = z.output<typeof defaultsSchema>;
-type RawRule = z.output<typeof ruleSchema>;
 type Path = (string | number)[];
+
+/**
+ * Checks across rules (a repeated name, a rule an earlier one shadows). They run even when some rule
+ * has an error of its own (`when`): zod skips refinements on a list with a bad item, and the operator
+ * should see every problem in one run, so they read only the fields that are well formed.
+ */
+const rulesSchema = z.array(ruleSchema).superRefine(
+  (rules, context) => {
+    const report = (path: Path, message: string) => context.addIssue({ code: 'custom', path, message });
+    const comparable = rules.map(comparableRule);
+    checkRuleNames(comparable, report);
+    checkShadowedRules(comparable, report);
+  },
+  { when: (payload) => Array.isArray(payload.value) },
+);
+
+/** What the cross-rule checks compare; a field that failed its own check is absent (its problem is reported there). */
+interface ComparableRule {
+  name?: string;
+  tools?: readonly string[];
+  channels?: readonly string[];
+  hasInput: boolean;
+}
+
+function comparableRule(rule: unknown): ComparableRule {
+  if (typeof rule !== 'object' || rule === null) return { hasInput: true };
+  const { name, tools, channels, input } = rule as Record<string, unknown>;
+  const strings = (value: unknown) => (Array.isArray(value) && value.every((item) => typeof item === 'string') ? (value as string[]) : undefined);
+  const wellFormedChannels = strings(channels);
+  return {
+    ...(typeof name === 'string' && name !== '' ? { name } : {}),
+    ...(strings(tools) === undefined ? {} : { tools: strings(tools) }),
+    ...(wellFormedChannels === undefined ? {} : { channels: wellFormedChannels }),
+    // A rule whose channels are malformed is treated like one with conditions: it is compared with nothing.
+    hasInput: input !== undefined || (channels !== undefined && wellFormedChannels === undefined),
+  };
+}
 
 export const policySchema = z
   .strictObject({
     autoApprove: z.preprocess(nullAsAbsent, autoApproveSchema.prefault({})),
     defaults: z.preprocess(nullAsAbsent, defaultsSchema.prefault({})),
-    rules: z.preprocess(nullAsAbsent, z.array(ruleSchema).default([])),
+    rules: z.preprocess(nullAsAbsent, rulesSchema.default([])),
   })
   .transform((raw, context): PolicyConfig => {
     const report = (path: Path, message: string) => context.addIssue({ code: 'custom', path, message });
@@ -317,8 +353,6 @@ export const policySchema = z
         ...settings,
       };
     });
-    checkRuleNames(raw.rules, report);
-    checkShadowedRules(raw.rules, report);
     return { autoApprove: raw.autoApprove, defaults, rules };
   });
 
@@ -470,13 +504,13 @@ function checkEscalation({ own, effective, at, report, inherited }: SettingsChec
   });
 }
 
-function checkRuleNames(rules: readonly RawRule[], report: (path: Path, message: string) => void): void {
+function checkRuleNames(rules: readonly ComparableRule[], report: (path: Path, message: string) => void): void {
   const firstIndexByName = new Map<string, number>();
   rules.forEach((rule, index) => {
     if (rule.name === undefined) return;
     const first = firstIndexByName.get(rule.name);
     if (first === undefined) firstIndexByName.set(rule.name, index);
-    else report(['rules', index, 'name'], `duplicates the name of rules[${first}]`);
+    else report([index, 'name'], `duplicates the name of rules[${first}]`);
   });
 }
 
@@ -485,20 +519,22 @@ function checkRuleNames(rules: readonly RawRule[], report: (path: Path, message:
  * the same (or a wider set of) channels can never be chosen: it is as specific and later in the file. Left silent, the operator
  * believes a setting applies that never does.
  */
-function checkShadowedRules(rules: readonly RawRule[], report: (path: Path, message: string) => void): void {
+function checkShadowedRules(rules: readonly ComparableRule[], report: (path: Path, message: string) => void): void {
   rules.forEach((rule, index) => {
     // A rule with input conditions outranks one without for the inputs it covers (see select-rule.ts),
     // so nothing earlier shadows it.
-    if (rule.input !== undefined) return;
-    const coveredBy = rule.tools.map((pattern) =>
+    if (rule.hasInput) return;
+    const tools = rule.tools;
+    if (tools === undefined || tools.length === 0) return;
+    const coveredBy = tools.map((pattern) =>
       rules
         .slice(0, index)
         // A rule with input conditions covers only some inputs, so it shadows nothing.
-        .findIndex((earlier) => earlier.input === undefined && earlier.tools.includes(pattern) && channelsCover(earlier.channels, rule.channels)),
+        .findIndex((earlier) => !earlier.hasInput && earlier.tools?.includes(pattern) === true && channelsCover(earlier.channels, rule.channels)),
     );
     if (coveredBy.every((earlierIndex) => earlierIndex >= 0)) {
       const earlier = [...new Set(coveredBy)].map((earlierIndex) => `rules[${earlierIndex}]`).join(', ');
-      report(['rules', index, 'tools'], `is never used: ${earlier} already covers the same tools${rule.channels === undefined ? '' : ' in these channels'} and comes first`);
+      report([index, 'tools'], `is never used: ${earlier} already covers the same tools${rule.channels === undefined ? '' : ' in these channels'} and comes first`);
     }
   });
 }

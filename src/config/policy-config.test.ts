@@ -326,3 +326,41 @@ policy:
     expect(ruleFor('staging')).toBe('restarts');
   });
 });
+
+describe('policy config: checks across rules beside a rule with its own problem', () => {
+  it('reports the duplicate name and the shadowed rule in the same run as a bad approver', () => {
+    const problems = problemsOf(`policy:
+  rules:
+    - name: prod
+      tools: [deploy]
+      approvers: [U0LEAD1]
+    - name: prod
+      tools: [deploy]
+      approvers: ["@alice"]
+`);
+    expect(problems.map((problem) => problem.field)).toEqual([
+      'countersign.yml policy.rules[1].approvers[0]',
+      'countersign.yml policy.rules[1].name',
+      'countersign.yml policy.rules[1].tools',
+    ]);
+  });
+
+  it('compares only well-formed fields: a malformed rule neither shadows nor is shadowed', () => {
+    const problems = problemsOf(`policy:
+  rules:
+    - { name: a, tools: 5 }
+    - { name: b, tools: [deploy], channels: [nope] }
+    - { name: c, tools: [deploy] }
+    - { name: c, tools: [deploy], approvers: ["@alice"] }
+    - "not a rule"
+`);
+    expect(problems.map((problem) => problem.field)).toEqual([
+      'countersign.yml policy.rules[0].tools',
+      'countersign.yml policy.rules[1].channels[0]',
+      'countersign.yml policy.rules[3].approvers[0]',
+      'countersign.yml policy.rules[4]',
+      'countersign.yml policy.rules[3].name',
+      'countersign.yml policy.rules[3].tools',
+    ]);
+  });
+});
