@@ -54,9 +54,29 @@ export const DEFAULT_MCP_OUTPUT_LIMIT = 8000;
 const nullAsAbsent = (value: unknown) => (value === null ? undefined : value);
 const globList = z.array(z.string().regex(/^[A-Za-z0-9_.*?/-]+$/, { error: 'must be a tool name or glob (letters, digits, _ . - / and * ?)' }));
 
+/**
+ * Only `env` and `headers` fill `${VAR}` from the bot's environment; `command`, `args`, `cwd` and
+ * `url` reach the server as written, so a `${GH_TOKEN}` there would reach it as those characters,
+ * not the token, and start-up would not say so. Refused instead; `$${` is a literal `${`, as in env
+ * and headers.
+ */
+const UNEXPANDED_PLACEHOLDER = /\$(\$?)\{/g;
+
+const literalText = (options: { instead: string }) =>
+  z.string().transform((text, context) => {
+    let unescaped = false;
+    const value = text.replace(UNEXPANDED_PLACEHOLDER, (_match, escaped: string) => {
+      if (escaped !== '$') unescaped = true;
+      return '${';
+    });
+    if (unescaped) context.addIssue({ code: 'custom', message: `has \${…}, which is not expanded here; ${options.instead} (write $\${ for a literal \${)` });
+    return value;
+  });
+const THROUGH_ENV = { instead: 'pass it through env: and have the server read it' };
+
 const serverObjectSchema = z.strictObject({
-  command: z.string().min(1, 'must not be empty').optional(),
-  args: z.preprocess(nullAsAbsent, z.array(z.string()).optional()),
+  command: z.string().min(1, 'must not be empty').pipe(literalText(THROUGH_ENV)).optional(),
+  args: z.preprocess(nullAsAbsent, z.array(literalText(THROUGH_ENV)).optional()),
   env: z.preprocess(
     nullAsAbsent,
     z
@@ -71,8 +91,8 @@ const serverObjectSchema = z.strictObject({
       )
       .optional(),
   ),
-  cwd: z.string().min(1, 'must not be empty').optional(),
-  url: z.string().optional(),
+  cwd: z.string().min(1, 'must not be empty').pipe(literalText(THROUGH_ENV)).optional(),
+  url: literalText({ instead: 'put the secret in headers:, where ${VAR} is filled' }).optional(),
   headers: z.preprocess(nullAsAbsent, headerTemplatesSchema.optional()),
   timeoutSeconds: z.number().positive().max(3600).default(DEFAULT_MCP_TIMEOUT_SECONDS),
   connectTimeoutSeconds: z.number().positive().max(600).default(DEFAULT_MCP_CONNECT_TIMEOUT_SECONDS),

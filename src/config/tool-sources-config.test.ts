@@ -150,6 +150,32 @@ mcpServers:
       { field: 'countersign.yml mcpServers.typo.command', message: 'is required (or url, for a Streamable HTTP server)' },
     ]);
   });
+
+  it('refuses ${VAR} where it is not expanded (command, args, cwd, url): the server would get the text, not the secret', () => {
+    const throughEnv = 'has ${…}, which is not expanded here; pass it through env: and have the server read it (write $${ for a literal ${)';
+    expect(
+      problemsOf(`
+mcpServers:
+  gh:
+    command: npx
+    args: ["--token", "\${GH_TOKEN}"]
+    cwd: "/srv/\${TEAM}"
+  remote: { url: "https://mcp.example.com/\${API_KEY}/" }
+`),
+    ).toEqual([
+      { field: 'countersign.yml mcpServers.gh.args[1]', message: throughEnv },
+      { field: 'countersign.yml mcpServers.gh.cwd', message: throughEnv },
+      {
+        field: 'countersign.yml mcpServers.remote.url',
+        message: 'has ${…}, which is not expanded here; put the secret in headers:, where ${VAR} is filled (write $${ for a literal ${)',
+      },
+    ]);
+  });
+
+  it('passes $${ in args as a literal ${, as in env and headers', () => {
+    const { mcpServers } = parseConfigFile('mcpServers:\n  sh: { command: sh, args: ["-c", "echo $${HOME}"] }\n', 'countersign.yml');
+    expect(mcpServers?.sh).toMatchObject({ transport: 'stdio', args: ['-c', 'echo ${HOME}'] });
+  });
 });
 
 describe('countersign.example.yml', () => {
