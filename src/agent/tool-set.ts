@@ -165,13 +165,7 @@ export function createTurnTools(options: {
           const report = (outcome: Partial<ExecutionReport>) =>
             options.afterExecute?.({ toolCallId, toolName: definition.name, status: 'ok', durationMs: Math.round(performance.now() - started), ...outcome });
           // Like `unavailableTool`: the tool never started, so the audit trail and the model hear "not run", never "failed".
-          const notRun = async (error: GrantNoLongerHoldsError) => {
-            failed({ type: 'grant_no_longer_holds', description: 'grant revoked or expired' });
-            // Kept as this call's result if the turn fails later: the text says it did not run.
-            options.executions.push({ toolCallId, toolName: definition.name, input, output: error.message });
-            await report({ status: 'error', error: error.message, durationMs: 0 });
-            throw error;
-          };
+          const notRun = (error: GrantNoLongerHoldsError) => answerNotRun({ ...call, input, failed }, error.message, GRANT_GONE);
           // Checked before the marker, so a grant already gone leaves no tool-started behind; and by
           // the marker's write itself (beforeExecute), which refuses atomically once it is revoked.
           try {
@@ -228,6 +222,7 @@ export function createTurnTools(options: {
 const PARAMETERS_CHANGED: ContentFreeFailure = { type: 'tool_parameters_changed', description: 'approved input no longer fits the tool schema' };
 const DEFINITION_CHANGED: ContentFreeFailure = { type: 'tool_definition_changed', description: 'tool definition changed since the approval' };
 const UNAVAILABLE: ContentFreeFailure = { type: 'tool_unavailable', description: 'tool not available' };
+const GRANT_GONE: ContentFreeFailure = { type: 'grant_no_longer_holds', description: 'grant revoked or expired' };
 
 /**
  * Answers a call that was not started: marks its span, keeps the text as the call's result (if the

@@ -106,9 +106,15 @@ export function createCallDecider(options: DecideCallOptions) {
   async function judged(step: PendingStep, call: PendingCall, request: CallDecisionRequest): Promise<{ full: CallActionRequest; currentPolicy?: PolicyEvaluation }> {
     const { action } = request;
     const version = isQuestion(call) ? undefined : currentVersion(call);
-    const currentPolicy = version ? await options.evaluateInput({ step, call, input: version.input }) : undefined;
-    const full: CallActionRequest = action.kind === 'edit' ? { ...request, action: { ...action, policy: await options.evaluateInput({ step, call, input: action.input }) } } : { ...request, action };
-    return { full, ...(currentPolicy ? { currentPolicy } : {}) };
+    // Both may run a tool's own approval rule (async): at once, not one after the other.
+    const [currentPolicy, editedPolicy] = await Promise.all([
+      version ? options.evaluateInput({ step, call, input: version.input }) : undefined,
+      action.kind === 'edit' ? options.evaluateInput({ step, call, input: action.input }) : undefined,
+    ]);
+    const governing = currentPolicy ? { currentPolicy } : {};
+    if (action.kind !== 'edit') return { full: { ...request, action }, ...governing };
+    if (!editedPolicy) throw new Error('an edit was judged without its policy');
+    return { full: { ...request, action: { ...action, policy: editedPolicy } }, ...governing };
   }
 
   async function groupsFor(call: PendingCall, request: CallActionRequest, currentPolicy: PolicyEvaluation | undefined): Promise<GroupMembers> {
