@@ -34,8 +34,7 @@ describe('the app_mention + message.im pair of one DM that mentions the bot', ()
     const refusal = await h.slack.waitForCall('chat.postEphemeral');
     expect(String(refusal.args.text)).toContain('did not act on your message');
     await postSlackEvent({ url: h.eventsUrl, signingSecret: SIGNING_SECRET, envelope: gridDelivery(messageEnvelope({ user: 'UALICE', text, channel: DM, channelType: 'im', ts, teamId: TEAM_ID, eventId: `EvIm${ts}` })) });
-    await h.settled();
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The barrier: both deliveries handled, no drain running, nothing queued.
     await h.settled();
 
     // Told "I did not act on your message… send it again", the post must not run (she will send it again, and it would run twice).
