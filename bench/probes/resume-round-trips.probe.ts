@@ -21,6 +21,7 @@ it('counts the Redis round trips of resumed turns', async () => {
     const context = await startBenchContext({ inspect: false, cleanup, phase, log });
     const accounting = await measureRedisRoundTrips({ context, scale });
     const { perClick } = accounting;
+    log(`[bench] per mention turn ${accounting.perTurn.roundTrips} round trips: ${accounting.perTurn.exampleTrace?.join(" | ")}`);
     log(`[bench] ${perClick.requests} clicks: decision ${perClick.decisionRoundTrips} round trips, resumed turn ${perClick.resumeRoundTrips}; usual trace: ${perClick.exampleTrace?.join(' | ')}`);
     for (const trace of perClick.longerResumeTraces) log(`[bench]   longer resumed turn (${trace.length}): ${trace.join(' | ')}`);
   } finally {

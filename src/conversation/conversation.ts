@@ -15,7 +15,7 @@ import { createRunAndPublish } from './run-and-publish.js';
 import { shortError } from './short-error.js';
 import { createStepCards } from './step-card.js';
 import type { ThreadMessenger } from './thread-messenger.js';
-import { createThreadLoader } from './thread-loader.js';
+import { createMessageThreadLoader, createThreadLoader } from './thread-loader.js';
 import { createTurnScope } from './turn-scope.js';
 import type { WorkItem } from './work-item.js';
 
@@ -69,7 +69,7 @@ export function createConversation(options: ConversationOptions): Conversation {
   const runAndPublish = createRunAndPublish({ ...dependencies, cards, resumeDecided: (scope, stepId) => resumer.resume(scope, stepId) });
   const phases = { loadThread, closeInterruptedCalls, runAndPublish };
   const resumer = createStepResumer({ ...dependencies, ...phases });
-  const handleMessage = createMessageHandler({ ...dependencies, ...phases, cards, resumer });
+  const handleMessage = createMessageHandler({ ...dependencies, ...phases, loadMessageThread: createMessageThreadLoader(dependencies), cards, resumer });
   const retry = createRetryFailedTurn({ ...dependencies, ...phases, cards });
 
   return {

@@ -45,7 +45,6 @@ function threadWithDecidedSteps(chain: PendingStep[], { deletedTs = [], stored: 
       throw new Error('not reached: a decided step is not superseded');
     },
     executingCalls: async () => new Map(),
-    wasDeleted: async ({ channel, ts }: { channel: string; ts: string }) => channel === CHANNEL && deletedTs.includes(ts),
   } as unknown as StateStore;
   const handleMessage = createMessageHandler({
     store,
@@ -53,6 +52,7 @@ function threadWithDecidedSteps(chain: PendingStep[], { deletedTs = [], stored: 
     now: Date.now,
     botUserId: 'UBOT',
     loadThread: async () => structuredClone(stored),
+    loadMessageThread: async ({ channel, ts }) => ({ thread: structuredClone(stored), deleted: channel === CHANNEL && deletedTs.includes(ts) }),
     runAndPublish: async (_scope, thread) => {
       turnsRun.push(structuredClone(thread));
     },

@@ -12,7 +12,7 @@ import type { PhaseDependencies } from './phase-dependencies.js';
 import type { RunAndPublish } from './run-and-publish.js';
 import type { StepResumer } from './resume-step.js';
 import type { StepCards } from './step-card.js';
-import type { LoadThread } from './thread-loader.js';
+import type { LoadMessageThread, LoadThread } from './thread-loader.js';
 import type { TurnScope } from './turn-scope.js';
 import { earlierMessagesContext, userMessage } from './user-messages.js';
 import type { MessageWorkItem } from './work-item.js';
@@ -27,6 +27,7 @@ const MAX_RESUMES_BEFORE_MESSAGE = 5;
 
 type MessageDependencies = Pick<PhaseDependencies, 'store' | 'logger' | 'now' | 'botUserId'> & {
   loadThread: LoadThread;
+  loadMessageThread: LoadMessageThread;
   runAndPublish: RunAndPublish;
   closeInterruptedCalls: CloseInterruptedCalls;
   cards: StepCards;
@@ -35,15 +36,15 @@ type MessageDependencies = Pick<PhaseDependencies, 'store' | 'logger' | 'now' | 
 
 /** A new message in a thread: settle the open card, take the message in (once), run the model. */
 export function createMessageHandler(options: MessageDependencies) {
-  const { store, logger, now, loadThread, runAndPublish, cards, resumer } = options;
+  const { store, logger, now, loadThread, loadMessageThread, runAndPublish, cards, resumer } = options;
 
   async function handleMessage(scope: TurnScope, item: MessageWorkItem): Promise<void> {
-    const thread = await loadThread(item, scope);
-    // Already taken in by a process that stopped before finishing: continue its turn, don't add it again.
-    if (thread.handledTs?.includes(item.ts)) return continueInterrupted(scope, thread, item.userId);
     // Read under the thread's lock, before the take-in: deleted while it waited, the message is
     // not acted on (no card closed, nothing run or answered); deleted any later, it is not undone.
-    if (await store.wasDeleted({ channel: item.channel, ts: item.ts })) {
+    const { thread, deleted } = await loadMessageThread(item, scope);
+    // Already taken in by a process that stopped before finishing: continue its turn, don't add it again.
+    if (thread.handledTs?.includes(item.ts)) return continueInterrupted(scope, thread, item.userId);
+    if (deleted) {
       logger.info({ event: 'deleted-message-skipped', channel: item.channel, threadTs: item.threadTs, ts: item.ts }, 'did not take in a message deleted while it waited');
       return;
     }

@@ -14,11 +14,31 @@ import type { TurnScope } from './turn-scope.js';
 export type LoadThread = (address: ThreadAddress, scope?: TurnScope) => Promise<ThreadState>;
 
 /**
+ * A message's take-in reads its thread and whether the message was deleted while it waited, in one
+ * store round trip (`getThreadAndDeletion`); the thread is validated as `LoadThread` does.
+ */
+export type LoadMessageThread = (item: ThreadAddress & { ts: string }, scope: TurnScope) => Promise<{ thread: ThreadState; deleted: boolean }>;
+
+/**
  * Reads a thread, its history validated as untrusted: a history that fails validation starts fresh.
  * The step its card waits on is then closed in the store (its buttons decide nothing more, and the
  * card says why), since the calls it asks about went with the history.
  */
-export function createThreadLoader({ store, logger, now }: Pick<PhaseDependencies, 'store' | 'logger' | 'now'>): LoadThread {
+export function createThreadLoader(dependencies: Pick<PhaseDependencies, 'store' | 'logger' | 'now'>): LoadThread {
+  const settle = createStoredThreadSettler(dependencies);
+  return async (address, scope) => settle(address, await dependencies.store.getThread(threadKeyOf(address)), scope);
+}
+
+/** `LoadThread` for a message's take-in, with the deleted-message check in the same round trip. */
+export function createMessageThreadLoader(dependencies: Pick<PhaseDependencies, 'store' | 'logger' | 'now'>): LoadMessageThread {
+  const settle = createStoredThreadSettler(dependencies);
+  return async (item, scope) => {
+    const read = await dependencies.store.getThreadAndDeletion(threadKeyOf(item), { channel: item.channel, ts: item.ts });
+    return { thread: await settle(item, read.thread, scope), deleted: read.deleted };
+  };
+}
+
+function createStoredThreadSettler({ store, logger, now }: Pick<PhaseDependencies, 'store' | 'logger' | 'now'>) {
   async function closeDroppedStep(stepId: string, scope: TurnScope | undefined): Promise<void> {
     const decision = { outcome: 'denied' as const, userId: COUNTERSIGN_ACTOR, at: now(), reason: "the thread's stored history could not be read, so the calls it asked about are gone" };
     const close = () =>
@@ -37,8 +57,7 @@ export function createThreadLoader({ store, logger, now }: Pick<PhaseDependencie
     if (closed && scope) await refreshCard({ scope, step: closed, logger });
   }
 
-  return async (address, scope) => {
-    const stored = await store.getThread(threadKeyOf(address));
+  return async (address: ThreadAddress, stored: ThreadState | undefined, scope: TurnScope | undefined): Promise<ThreadState> => {
     const thread = validatedThread({ address, stored, logger, now });
     if (stored?.pendingStepId !== undefined && thread.pendingStepId === undefined) await closeDroppedStep(stored.pendingStepId, scope);
     return thread;

@@ -105,6 +105,10 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       return json === undefined ? undefined : (JSON.parse(json) as ThreadState);
     },
 
+    async getThreadAndDeletion(threadKey, post) {
+      return { thread: await store.getThread(threadKey), deleted: await store.wasDeleted(post) };
+    },
+
     async saveThread(thread, ttlMs, fence, { settled = false, audit: events = [] } = {}) {
       guard(fence);
       writeThread(thread, ttlMs, settled);

@@ -237,6 +237,20 @@ export function createRedisStore({
       return histories.read(threadKey, (await run.csReadThread(at.thread(threadKey), at.messages(threadKey))) as ThreadReply);
     },
 
+    async getThreadAndDeletion(threadKey, post) {
+      // A cluster may keep the two keys on different nodes: two reads at once.
+      if (redis.isCluster) {
+        const [thread, deleted] = await Promise.all([store.getThread(threadKey), store.wasDeleted(post)]);
+        return { thread, deleted };
+      }
+      const at = keys.ofThread(threadKey);
+      const pipeline = redis.pipeline();
+      (pipeline as unknown as ScriptRunner).csReadThread(at.thread(threadKey), at.messages(threadKey));
+      pipeline.exists(keys.once(deletedPostId(post)));
+      const [threadReply, deleted] = repliesOf(await pipeline.exec());
+      return { thread: histories.read(threadKey, threadReply as ThreadReply), deleted: deleted === 1 };
+    },
+
     async saveThread(thread, ttlMs, fence, { settled = false, audit = [] } = {}) {
       const { prepared, args } = prepare(audit);
       const reply = await histories.write(thread, (write) => run.csSaveThread(...saveThreadArguments({ thread, ttlMs, fence, settled, write, audit: args })));

@@ -107,6 +107,20 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect(await store.claimOnce([`post:${post.channel}:${post.ts}`], TTL)).toBe(true);
   });
 
+  it('reads a thread and whether a post was deleted together, as each reads alone', async () => {
+    const threadKey = `T1:C1:${randomUUID()}`;
+    const post = { channel: 'C1', ts: `${Date.now()}.000200` };
+    expect(await store.getThreadAndDeletion(threadKey, post)).toEqual({ thread: undefined, deleted: false });
+    const fence = await lock(threadKey);
+    await store.saveThread({ ...newThreadState({ teamId: 'T1', channel: 'C1', threadTs: '1.1' }, 1), threadKey, messages: [{ role: 'user', content: 'restart it' }] }, TTL, fence);
+    await store.markDeleted(post, TTL);
+    const both = await store.getThreadAndDeletion(threadKey, post);
+    expect(both.thread).toEqual(await store.getThread(threadKey));
+    expect(both.thread?.messages).toEqual([{ role: 'user', content: 'restart it' }]);
+    expect(both.deleted).toBe(true);
+    expect((await store.getThreadAndDeletion(threadKey, { channel: 'C2', ts: post.ts })).deleted).toBe(false);
+  });
+
   it('starts following a thread once and never overwrites its history', async () => {
     const fence = await lock(`T1:C1:${randomUUID()}`);
     const thread = { ...newThreadState({ teamId: 'T1', channel: 'C1', threadTs: '1.1' }, 1), threadKey: fence.threadKey };

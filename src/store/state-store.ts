@@ -157,6 +157,11 @@ export interface GrantStore {
 export interface ThreadStore {
   getThread(threadKey: string): Promise<ThreadState | undefined>;
   /**
+   * A thread and whether a post in it was deleted (see `wasDeleted`), read together: one round trip
+   * where the store can (what a message's take-in reads first).
+   */
+  getThreadAndDeletion(threadKey: string, post: DeletedPost): Promise<{ thread: ThreadState | undefined; deleted: boolean }>;
+  /**
    * Saves the thread while `fence` is current; throws `FencedError` otherwise. `settled` says every
    * call that started in this thread now has its result in the history, so the markers can go.
    * `audit`: events of what the save records (an approval withdrawn), written in the same write.
