@@ -1,4 +1,5 @@
 import { approvedRunsFor } from '../agent/approved-runs.js';
+import { closeStaleApprovals, staleApprovalEvent } from '../agent/stale-approvals.js';
 import { closingToolMessage, COUNTERSIGN_ACTOR, resumeToolMessage } from '../agent/decision-messages.js';
 import { createCurrentEvaluation } from '../approvals/evaluate-call-policy.js';
 import { currentVersion } from '../approvals/input-version.js';
@@ -90,12 +91,18 @@ export function createStepResumer(options: ResumeDependencies) {
         await waitForGroupsToBeRead(scope, thread, transition.step, { unchecked, readSkipped });
         return false;
       }
-      const claimed = unchecked.length === 0 ? recheck.step : closeUncheckedApprovals({ step: recheck.step, unchecked, at: now() });
+      const checked = unchecked.length === 0 ? recheck.step : closeUncheckedApprovals({ step: recheck.step, unchecked, at: now() });
+      // A tool a deploy removed or changed since the approval: closed here, so the card says so too.
+      const { step: claimed, stale } = await closeStaleApprovals({ step: checked, tools: options.tools, at: now() });
       const changed = claimed !== transition.step;
       // Written as a copy: a conflict leaves the thread as it was, for the next round.
       const { next, stops } = withDecisions(thread, claimed);
       // Audited in the claim itself: a claim that turned an approval into a denial never stands without saying why.
-      const audit = [...revoked.map((revocation) => revocationEvent(claimed, revocation)), ...unchecked.map((approval) => uncheckedEvent(claimed, approval))];
+      const audit = [
+        ...revoked.map((revocation) => revocationEvent(claimed, revocation)),
+        ...unchecked.map((approval) => uncheckedEvent(claimed, approval)),
+        ...stale.map((approval) => staleApprovalEvent(claimed, approval)),
+      ];
       const result = await scope.saveWithStep({ ...transition, step: claimed, audit }, next, { settled: stops });
       if (result === 'not-found') return false;
       if (result !== 'committed') continue;
@@ -103,6 +110,7 @@ export function createStepResumer(options: ResumeDependencies) {
       delete thread.pendingStepId;
       for (const revocation of revoked) logger.warn({ event: 'approval-revoked', stepId: claimed.stepId, ...revocation }, 'approval no longer authorized at resume');
       for (const approval of unchecked) logger.warn({ event: 'approval-unchecked', stepId: claimed.stepId, ...approval }, 'approving groups could not be read; the call was closed without running');
+      for (const approval of stale) logger.warn({ event: 'approval-stale', stepId: claimed.stepId, approvalId: approval.approvalId, code: approval.code }, 'the approved tool was removed or changed since the approval; the call was closed without running');
       faultPoint('after-claim');
       // The card said "Approved by …": it now says what became of the call.
       if (changed) await refreshCard(scope, claimed);

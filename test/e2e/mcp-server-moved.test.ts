@@ -86,7 +86,7 @@ describe('a deploy that points an MCP server elsewhere while a card waits', () =
     const { calls, told } = await approvedAcrossDeploy('staging', 'prod', 'It did not run: the tool changed.');
     // Bob approved a delete on staging; before the fix it ran on prod.
     expect(calls).toEqual([]);
-    expect(told).toContain('Not run: `k8s.delete_namespace` changed since this was approved (its definition was updated by a deploy); nothing was run.');
+    expect(told).toContain('Not run: `k8s.delete_namespace` changed since it was approved (a deploy updated its definition), so nothing was run.');
   });
 
   it('the same config after a restart: the approved call runs once, as approved', { timeout: 40_000 }, async () => {

@@ -58,10 +58,14 @@ function toldInSecondRequest(h: Harness): string {
     .join('\n');
 }
 
-async function expectNotRunRecorded(h: Harness): Promise<void> {
-  const audit = (await h.auditEvents()).filter((event) => event.type === 'tool-started' || event.type === 'tool-executed');
-  // Nothing started, so no tool-started; the outcome is on record as not run.
-  expect(audit).toEqual([expect.objectContaining({ type: 'tool-executed', toolName: 'ops.deploy', status: 'error', error: expect.stringContaining('Not run: ops.deploy is not available now') })]);
+async function expectNotRunRecorded(h: Harness, { threadTs, cardTs }: { threadTs: string; cardTs: string }): Promise<void> {
+  const audit = (await h.auditEvents()).filter((event) => ['tool-started', 'tool-executed', 'action-refused'].includes(event.type));
+  // Nothing started, so no tool-started; closed by countersign when the resume was claimed.
+  expect(audit).toEqual([expect.objectContaining({ type: 'action-refused', toolName: 'ops.deploy', userId: 'countersign', action: 'resume', code: 'tool-unavailable' })]);
+  // The card no longer says "Approved by" a call that never ran.
+  const shown = JSON.stringify(threadReplies(h, threadTs).find((message) => message.ts === cardTs)?.blocks);
+  expect(shown).toContain('is not available now');
+  expect(shown).not.toContain('Approved by');
 }
 
 describe('an approved MCP call whose tool is gone when it is approved', () => {
@@ -79,8 +83,8 @@ describe('an approved MCP call whose tool is gone when it is approved', () => {
     expect(threadReplies(h, threadTs).map((message) => message.text).join('\n')).not.toContain('could not finish');
     expect(server.calls()).toEqual([]);
     expect(h.openai.requests).toHaveLength(2);
-    expect(toldInSecondRequest(h)).toMatch(/Not run: ops\.deploy is not available now.*nothing was run/);
-    await expectNotRunRecorded(h);
+    expect(toldInSecondRequest(h)).toMatch(/Not run: `ops\.deploy` is not available now.*nothing was run/);
+    await expectNotRunRecorded(h, { threadTs, cardTs: card.ts });
   });
 
   it('a process that started while the server was down resumes it: "not run", not a failed turn', { timeout: 40_000 }, async () => {
@@ -96,8 +100,8 @@ describe('an approved MCP call whose tool is gone when it is approved', () => {
       await waitFor(() => threadReplies(second, threadTs).some((message) => message.text === 'Deploy is not available right now.'), { message: 'the answer' });
       expect(threadReplies(second, threadTs).map((message) => message.text).join('\n')).not.toContain('could not finish');
       expect(server.calls()).toEqual([]);
-      expect(toldInSecondRequest(second)).toMatch(/Not run: ops\.deploy is not available now.*nothing was run/);
-      await expectNotRunRecorded(second);
+      expect(toldInSecondRequest(second)).toMatch(/Not run: `ops\.deploy` is not available now.*nothing was run/);
+      await expectNotRunRecorded(second, { threadTs, cardTs: card.ts });
     } finally {
       await second.stop();
       await first.slack.close();

@@ -84,11 +84,11 @@ describe('a deploy that changes the tool while a card waits', () => {
     expect(fresh.invocations()).toEqual([]);
     // The model is told it did not run because the tool changed, not that its own input was invalid.
     const told = conversationOf(fresh.openai.requests.at(-1)!).find((message) => message.role === 'tool')?.text ?? '';
-    expect(told).toContain("Not run: `restart_service`'s parameters changed since this was approved; nothing was run.");
+    expect(told).toContain('Not run: `restart_service` changed since it was approved (a deploy updated its definition), so nothing was run.');
     expect(told).not.toContain('Approved tool input does not match');
-    // Like an approved call whose tool a deploy removed: on record as not run, and nothing started.
-    const audit = (await fresh.auditEvents()).filter((event) => event.type === 'tool-started' || event.type === 'tool-executed');
-    expect(audit).toEqual([expect.objectContaining({ type: 'tool-executed', toolName: 'restart_service', status: 'error', error: expect.stringContaining('parameters changed since this was approved') })]);
+    expectCardSaysNotRun(fresh, { threadTs, cardTs: card.ts });
+    // Closed when the resume was claimed, by countersign: on record as refused, and nothing started.
+    await expectClosedAsChanged(fresh);
   });
 
   it('the command template changed (same name, description and parameters): the approval for the old command runs nothing', { timeout: 30_000 }, async () => {
@@ -112,9 +112,9 @@ describe('a deploy that changes the tool while a card waits', () => {
     // Bob approved `rollout restart deployment/worker -n prod`: neither that nor the delete ran.
     expect(fresh.invocations()).toEqual([]);
     const told = conversationOf(fresh.openai.requests.at(-1)!).find((message) => message.role === 'tool')?.text ?? '';
-    expect(told).toContain('Not run: `restart_service` changed since this was approved (its definition was updated by a deploy); nothing was run.');
-    const audit = (await fresh.auditEvents()).filter((event) => event.type === 'tool-started' || event.type === 'tool-executed');
-    expect(audit).toEqual([expect.objectContaining({ type: 'tool-executed', toolName: 'restart_service', status: 'error', error: expect.stringContaining('changed since this was approved (its definition was updated by a deploy)') })]);
+    expect(told).toContain('Not run: `restart_service` changed since it was approved (a deploy updated its definition), so nothing was run.');
+    expectCardSaysNotRun(fresh, { threadTs, cardTs: card.ts });
+    await expectClosedAsChanged(fresh);
   });
 
   it('the same config after a restart: the approved call runs as approved', { timeout: 30_000 }, async () => {
@@ -137,3 +137,15 @@ describe('a deploy that changes the tool while a card waits', () => {
     expect(fresh.invocations()).toEqual([['rollout', 'restart', 'deployment/worker', '-n', 'prod']]);
   });
 });
+
+/** Bob's click was taken, but the card must not go on saying "Approved by" a call that never ran. */
+function expectCardSaysNotRun(h: Harness, { threadTs, cardTs }: { threadTs: string; cardTs: string }): void {
+  const shown = JSON.stringify(threadReplies(h, threadTs).find((message) => message.ts === cardTs)?.blocks);
+  expect(shown).toContain('changed since it was approved');
+  expect(shown).not.toContain('Approved by');
+}
+
+async function expectClosedAsChanged(h: Harness): Promise<void> {
+  const audit = (await h.auditEvents()).filter((event) => ['tool-started', 'tool-executed', 'action-refused'].includes(event.type));
+  expect(audit).toEqual([expect.objectContaining({ type: 'action-refused', toolName: 'restart_service', userId: 'countersign', action: 'resume', code: 'tool-changed' })]);
+}
