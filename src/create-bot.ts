@@ -264,7 +264,7 @@ async function assemble(
   });
   // Receivers run no turns; everyone else takes the threads receivers hand off.
   const puller = role === 'receiver' ? undefined : createWorkPuller({ store, worker, gate: pullGate, logger });
-  // The config in force's answer for a waiting call's input: clicks and escalation notices are judged by it too.
+  // The config in force's answer for a waiting call's input: clicks, escalation notices and App Home's list are judged by it too.
   const evaluateInput: CurrentEvaluation = ({ step, call, input }) =>
     evaluateCallPolicy({
       policy: config.policy,
@@ -322,6 +322,7 @@ async function assemble(
     audit,
     resolveGroups,
     channelsOf: createChannelMembership({ client: app.client, logger }),
+    currentEvaluation: evaluateInput,
     now,
     botUserId: identity.botUserId,
     followTtlMs: config.history.ttlHours * 60 * 60 * 1000,

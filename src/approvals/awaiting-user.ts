@@ -1,7 +1,8 @@
 import { approvalsOf, currentVersion } from './input-version.js';
 import { hookIsDeciding, isQuestion, undecidedCalls, type InputVersion, type PendingCall, type PendingStep } from './pending-step.js';
 import { approverGroupIds, type GroupMembers } from './policy/approver-eligibility.js';
-import { authorizeApprover } from './policy/authorize-approver.js';
+import type { PolicyEvaluation } from './policy/evaluate-policy.js';
+import { authorizeGoverned, governingEvaluations, governingPolicy, type GoverningPolicy } from './policy/governing-policy.js';
 
 /** One call someone could approve now, and the version they would be approving. */
 export interface AwaitingCall {
@@ -11,11 +12,38 @@ export interface AwaitingCall {
 }
 
 /**
+ * The config in force's evaluation of an open call's current version (a `CurrentEvaluation`, asked
+ * beforehand: it may run a tool's own approval rule, which is async), or undefined where it could
+ * not be had. A click on such a call could not be judged either, so it is listed to nobody.
+ */
+export type CurrentPolicyOf = (call: PendingCall) => PolicyEvaluation | undefined;
+
+/**
+ * The undecided approval calls someone in `memberOf`'s channels might approve now: of pending steps
+ * that have not expired and that the approval hook is not still deciding (a click would be refused,
+ * and the hook's decision comes first). What `callsAwaitingUser` judges, so the calls whose config
+ * in force to ask before it. Pure.
+ */
+export function openCallsIn({ steps, memberOf, now }: { steps: readonly PendingStep[]; memberOf: ReadonlySet<string>; now: number }): AwaitingCall[] {
+  const open: AwaitingCall[] = [];
+  for (const step of steps) {
+    if (step.phase !== 'pending' || !memberOf.has(step.channel)) continue;
+    if (step.expiresAt !== undefined && now >= step.expiresAt) continue;
+    if (hookIsDeciding(step, now)) continue;
+    for (const call of undecidedCalls(step)) {
+      const version = isQuestion(call) ? undefined : currentVersion(call);
+      if (version) open.push({ step, call, version });
+    }
+  }
+  return open;
+}
+
+/**
  * The undecided approval calls `userId` may approve right now, newest step first: the same
- * judgement a click gets (`applyCallAction` → `authorizeApprover` under the current version's
- * policy, so no self-approval and no second approval towards a quorum), limited to channels the
- * person is in (`memberOf`) and to steps that have not expired and that the approval hook is not
- * still deciding (a click would be refused, and the hook's decision comes first). Pure.
+ * judgement a click gets (`applyCallAction` → `authorizeGoverned` under the governing policy, the
+ * card's and the config in force's together, so no self-approval, no second approval towards a
+ * quorum, and nobody a deploy took off the rule or the card never named), limited to `openCallsIn`
+ * the person's channels. Pure: the config in force is read beforehand (`currentPolicyOf`).
  */
 export function callsAwaitingUser({
   steps,
@@ -23,30 +51,33 @@ export function callsAwaitingUser({
   memberOf,
   groupMembers,
   now,
+  currentPolicyOf,
 }: {
   steps: readonly PendingStep[];
   userId: string;
   memberOf: ReadonlySet<string>;
   groupMembers: GroupMembers;
   now: number;
+  currentPolicyOf: CurrentPolicyOf;
 }): AwaitingCall[] {
-  const awaiting: AwaitingCall[] = [];
-  for (const step of steps) {
-    if (step.phase !== 'pending' || !memberOf.has(step.channel)) continue;
-    if (step.expiresAt !== undefined && now >= step.expiresAt) continue;
-    if (hookIsDeciding(step, now)) continue;
-    for (const call of undecidedCalls(step)) {
-      const version = isQuestion(call) ? undefined : currentVersion(call);
-      if (!version) continue;
-      const approvedBy = approvalsOf(step, call, version.number).map((approval) => approval.userId);
-      if (authorizeApprover({ evaluation: version.policy, userId, requesterId: step.requesterId, instigatorIds: step.instigatorIds, groupMembers, approvedBy }).allowed) awaiting.push({ step, call, version });
-    }
-  }
-  return awaiting;
+  return openCallsIn({ steps, memberOf, now }).filter(({ step, call, version }) => {
+    const governing = governingOf({ step, call, version }, currentPolicyOf);
+    if (!governing) return false;
+    const approvedBy = approvalsOf(step, call, version.number).map((approval) => approval.userId);
+    return authorizeGoverned({ governing, userId, requesterId: step.requesterId, instigatorIds: step.instigatorIds, groupMembers, approvedBy }).allowed;
+  });
 }
 
-/** Every user group the current versions of these steps' calls name, to resolve once before `callsAwaitingUser`. */
-export function groupsNamedBy(steps: readonly PendingStep[]): string[] {
-  const versions = steps.flatMap((step) => step.calls.map(currentVersion));
-  return [...new Set(versions.flatMap((version) => (version ? approverGroupIds(version.policy) : [])))];
+/** Every user group the governing policies of these calls name, to resolve once before `callsAwaitingUser`. */
+export function groupsNamedBy(calls: readonly AwaitingCall[], currentPolicyOf: CurrentPolicyOf): string[] {
+  const evaluations = calls.flatMap((awaiting) => {
+    const governing = governingOf(awaiting, currentPolicyOf);
+    return governing ? governingEvaluations(governing) : [];
+  });
+  return [...new Set(evaluations.flatMap(approverGroupIds))];
+}
+
+function governingOf({ step, call, version }: AwaitingCall, currentPolicyOf: CurrentPolicyOf): GoverningPolicy | undefined {
+  const current = currentPolicyOf(call);
+  return current ? governingPolicy({ step, stored: version.policy, current }) : undefined;
 }

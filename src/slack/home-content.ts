@@ -1,4 +1,8 @@
-import { callsAwaitingUser, groupsNamedBy } from '../approvals/awaiting-user.js';
+import type { Logger } from 'pino';
+import { callsAwaitingUser, groupsNamedBy, openCallsIn, type AwaitingCall, type CurrentPolicyOf } from '../approvals/awaiting-user.js';
+import type { PendingCall } from '../approvals/pending-step.js';
+import type { PolicyEvaluation } from '../approvals/policy/evaluate-policy.js';
+import type { CurrentEvaluation } from '../approvals/policy/governing-policy.js';
 import type { DecisionEvent } from '../audit/audit-event.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { StateStore } from '../store/state-store.js';
@@ -17,6 +21,9 @@ export interface HomeContentSources {
   audit: AuditLog;
   resolveGroups: ResolveGroups;
   channelsOf: ChannelsOf;
+  /** The config in force, which judges a click together with the card's policy: Home lists by both. */
+  currentEvaluation: CurrentEvaluation;
+  logger: Logger;
   now: () => number;
 }
 
@@ -25,7 +32,7 @@ export interface HomeContentSources {
  * judged by, so the list and the click agree (and the click is judged again anyway).
  */
 export async function readHomeContent(
-  { store, audit, resolveGroups, channelsOf, now }: HomeContentSources,
+  { store, audit, resolveGroups, channelsOf, currentEvaluation, logger, now }: HomeContentSources,
   { linkTo, teamId, userId, notice }: { linkTo: (channel: string, ts: string) => Promise<string | undefined>; teamId: string; userId: string; notice?: string },
 ): Promise<HomeContent> {
   const at = now();
@@ -36,9 +43,11 @@ export async function readHomeContent(
     // Without refusals: anyone can cause those, and they must not push decisions out of the events read.
     audit.read({ sinceMs: at - DECISIONS_WINDOW_MS, limit: AUDIT_EVENTS_READ, refusals: false }).catch(() => []),
   ]);
-  const groupIds = groupsNamedBy(steps);
+  const open = memberOf ? openCallsIn({ steps, memberOf, now: at }) : [];
+  const currentPolicyOf = await currentPolicies(open, { currentEvaluation, logger });
+  const groupIds = groupsNamedBy(open, currentPolicyOf);
   const groupMembers = groupIds.length === 0 ? new Map() : await resolveGroups(groupIds);
-  const waiting = memberOf ? callsAwaitingUser({ steps, userId, memberOf, groupMembers, now: at }) : [];
+  const waiting = memberOf ? callsAwaitingUser({ steps, userId, memberOf, groupMembers, now: at, currentPolicyOf }) : [];
   const requests = steps.filter((step) => step.requesterId === userId);
   const linked = async <T extends { step: { channel: string; cardTs?: string } }>(item: T) => {
     const link = item.step.cardTs ? await linkTo(item.step.channel, item.step.cardTs) : undefined;
@@ -60,4 +69,23 @@ export async function readHomeContent(
     ...(notice ? { notice } : {}),
     now: at,
   };
+}
+
+/**
+ * The config in force's evaluation of each open call's current version, asked once per call and all
+ * at once (a tool's own approval rule may take a while). One that throws leaves its call listed to
+ * nobody, as its click could not be judged either, and the rest of the view stands.
+ */
+async function currentPolicies(open: readonly AwaitingCall[], { currentEvaluation, logger }: { currentEvaluation: CurrentEvaluation; logger: Logger }): Promise<CurrentPolicyOf> {
+  const evaluated = new Map<PendingCall, PolicyEvaluation>();
+  await Promise.all(
+    open.map(async ({ step, call, version }) => {
+      try {
+        evaluated.set(call, await currentEvaluation({ step, call, input: version.input }));
+      } catch (error) {
+        logger.warn({ event: 'home-policy-failed', stepId: step.stepId, approvalId: call.approvalId, toolName: call.toolName, err: error }, 'could not evaluate the policy in force for a waiting call; App Home does not list it');
+      }
+    }),
+  );
+  return (call) => evaluated.get(call);
 }

@@ -9,11 +9,14 @@ import { appHomeOpenedEnvelope, homeActionsPayload, postSlackEvent, postSlackInt
 import { BOT_USER_ID, CHANNEL, SIGNING_SECRET, TEAM_ID, cardButtons, nextTs, recordingToolsYaml, startHarness, threadReplies, waitFor, type Harness } from './harness.js';
 
 /**
- * After a deploy that replaced a rule's approvers, App Home still lists the waiting call by the
- * card's stored policy (as the README says) and offers Approve. Bob's Approve from Home is the first
- * click, so the decider closes the call as countersign's error ("nobody it names can approve this
- * request now"): a recorded `denied` decision by countersign, not by Bob. Bob must be told the policy
- * changed and the request will not run, not ":x: Denied." as if his click had denied it.
+ * After a deploy that replaced a rule's approvers ([UBOB] → [U0LEAD]), nobody may approve a call
+ * waiting from before it: a click is judged by the stricter of the card's policy and the config in
+ * force (`governingPolicy`), and nobody is named by both. App Home lists by that same judgement, so
+ * the fresh replica offers the call to neither Bob (the card's approver) nor the lead (the config's).
+ * A Home view the old replica published before the deploy still has Bob's Approve: that click is the
+ * first, so the decider closes the call as countersign's error ("nobody it names can approve this
+ * request now"), and Bob must be told the policy changed and the request will not run, not ":x:
+ * Denied." as if his click had denied it.
  */
 let world: { slack: FakeSlackApi; openai: FakeOpenAI; watch: ReturnType<typeof watchBots> } | undefined;
 const running: Harness[] = [];
@@ -26,8 +29,19 @@ afterEach(async () => {
 
 type PublishedView = { type: string; blocks: any[] };
 
+const publishesFor = (slack: FakeSlackApi, user: string) => slack.callsTo('views.publish').filter((call) => call.args.user_id === user);
+
+/** Opens `user`'s Home tab on `h` and waits for the view it publishes. */
+async function openHome(h: Harness, user: string): Promise<PublishedView> {
+  const before = publishesFor(h.slack, user).length;
+  await postSlackEvent({ url: h.eventsUrl, signingSecret: SIGNING_SECRET, envelope: appHomeOpenedEnvelope({ user, teamId: TEAM_ID, botUserId: BOT_USER_ID }) });
+  return (await waitFor(() => publishesFor(h.slack, user)[before], { message: `${user}'s Home` })).args.view as PublishedView;
+}
+
+const homeApprove = (view: PublishedView) => cardButtons(view.blocks).find((button) => button.actionId === 'countersign_home_approve');
+
 describe('App Home after a deploy that leaves nobody able to approve a waiting call', () => {
-  it('tells the approver who clicked Approve that the policy changed, not that it was denied', async () => {
+  it('lists the call to nobody, and tells the approver who clicked a stale Approve that the policy changed, not that it was denied', async () => {
     world = { slack: await startFakeSlackApi({ botUserId: BOT_USER_ID, teamId: TEAM_ID }), openai: await startFakeOpenAI(), watch: watchBots() };
     const logFile = join(mkdtempSync(join(tmpdir(), 'countersign-home-policy-')), 'invocations.log');
     const shared = { ...world, keyPrefix: `e2e:home-policy:${Date.now()}:${Math.random()}:`, logFile };
@@ -45,19 +59,27 @@ policy:
     await old.mention({ user: 'UALICE', text: 'restart the worker in prod', ts: threadTs });
     await waitFor(() => threadReplies(old, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'card' });
     await old.settled();
+    // Bob's Home as the old replica published it, before the deploy: Bob may approve under its config.
+    const staleHome = await openHome(old, 'UBOB');
+    const staleApprove = homeApprove(staleHome);
+    expect(staleApprove, 'the old replica offers Bob Approve').toBeDefined();
     running.splice(running.indexOf(old), 1);
     await old.stop();
 
     const fresh = await startHarness({ configYaml: rule('[U0LEAD]'), shared });
     running.push(fresh);
-    const publishes = () => fresh.slack.callsTo('views.publish').filter((call) => call.args.user_id === 'UBOB');
-    await postSlackEvent({ url: fresh.eventsUrl, signingSecret: SIGNING_SECRET, envelope: appHomeOpenedEnvelope({ user: 'UBOB', teamId: TEAM_ID, botUserId: BOT_USER_ID }) });
-    const home = (await waitFor(() => publishes()[0], { message: "Bob's Home" })).args.view as PublishedView;
-    const approve = cardButtons(home.blocks).find((button) => button.actionId === 'countersign_home_approve');
-    expect(approve, 'Home lists by the card policy, so Bob is offered Approve').toBeDefined();
+    // The fake Slack puts everyone in every channel: both are in the request's channel.
+    const bobs = await openHome(fresh, 'UBOB');
+    expect(homeApprove(bobs), 'the config in force no longer lets Bob approve, so Home does not offer it').toBeUndefined();
+    expect(JSON.stringify(bobs.blocks)).not.toContain('restart_service');
+    // Nor the lead: the card's policy still applies too, and names only Bob.
+    const leads = await openHome(fresh, 'U0LEAD');
+    expect(homeApprove(leads)).toBeUndefined();
+    expect(JSON.stringify(leads.blocks)).not.toContain('restart_service');
 
-    await postSlackInteraction({ url: fresh.eventsUrl, signingSecret: SIGNING_SECRET, payload: homeActionsPayload({ user: 'UBOB', view: { id: 'VHOME0001', ...home }, teamId: TEAM_ID, ...approve! }) });
-    const after = (await waitFor(() => publishes()[1], { message: 'the Home view after the click' })).args.view as PublishedView;
+    const before = publishesFor(fresh.slack, 'UBOB').length;
+    await postSlackInteraction({ url: fresh.eventsUrl, signingSecret: SIGNING_SECRET, payload: homeActionsPayload({ user: 'UBOB', view: { id: 'VHOME0001', ...staleHome }, teamId: TEAM_ID, ...staleApprove! }) });
+    const after = (await waitFor(() => publishesFor(fresh.slack, 'UBOB')[before], { message: 'the Home view after the click' })).args.view as PublishedView;
     const notice = JSON.stringify(after.blocks[0]);
     await fresh.settled();
     expect(fresh.invocations()).toEqual([]);

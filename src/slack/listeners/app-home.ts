@@ -5,6 +5,7 @@ import { COUNTERSIGN_ACTOR } from '../../agent/decision-messages.js';
 import type { CallDecider, RecordOutcome } from '../../approvals/decide-call.js';
 import type { Grant } from '../../approvals/grant.js';
 import type { PendingStep } from '../../approvals/pending-step.js';
+import type { CurrentEvaluation } from '../../approvals/policy/governing-policy.js';
 import { type Membership, UNAPPROVABLE_TEXT } from '../../approvals/transitions/call-action.js';
 import { appendQuietly, type AuditLog } from '../../audit/audit-log.js';
 import type { StateStore } from '../../store/state-store.js';
@@ -29,6 +30,8 @@ export interface AppHomeOptions {
   decider: CallDecider;
   resolveGroups: ResolveGroups;
   channelsOf: ChannelsOf;
+  /** The config in force, which judges a click with the card's policy: "Waiting for you" lists by both. */
+  currentEvaluation: CurrentEvaluation;
   logger: Logger;
   now: () => number;
   organisationMembership?: OrganisationMembership;

@@ -2,6 +2,7 @@ import type { Tracer } from '@opentelemetry/api';
 import type { App } from '@slack/bolt';
 import type { Logger } from 'pino';
 import type { CallDecider } from '../../approvals/decide-call.js';
+import type { CurrentEvaluation } from '../../approvals/policy/governing-policy.js';
 import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { ThreadWorker } from '../../conversation/thread-worker.js';
 import type { StateStore } from '../../store/state-store.js';
@@ -36,6 +37,8 @@ export interface ListenerDependencies {
   resolveGroups: UsergroupMembers;
   /** The channels a person is in (App Home shows and decides only their channels' requests). */
   channelsOf: ChannelsOf;
+  /** The config in force's evaluation of a waiting call (App Home lists by it, as the decider judges by it). */
+  currentEvaluation: CurrentEvaluation;
   now: () => number;
   botUserId: string;
   followTtlMs: number;
