@@ -1,4 +1,5 @@
 import type { PolicyConfig } from '../config/policy-config-schema.js';
+import { inputWithDefaults } from '../tools/input-with-defaults.js';
 import type { ToolContext, ToolDefinition } from '../tools/tool-definition.js';
 import { evaluatePolicy, type PolicyEvaluation, type ToolApproval } from './policy/evaluate-policy.js';
 import type { CurrentEvaluation } from './policy/governing-policy.js';
@@ -9,6 +10,8 @@ export type CallContext = Omit<ToolContext, 'toolCallId' | 'idempotencyKey' | 'a
  * The one place a proposed call meets the approval rules: the tool's own rule (a function runs
  * here) and then the operator's policy, which outranks it. Used by the AI SDK's `toolApproval` gate
  * when the model proposes a call and again when the card is built, so both see the same answer.
+ * Both rules judge the input with the tool schema's defaults filled in (`inputWithDefaults`): a
+ * field left out is the default the tool will act on, not a field a laxer rule may ignore.
  */
 export async function evaluateCallPolicy(options: {
   policy: PolicyConfig;
@@ -17,8 +20,9 @@ export async function evaluateCallPolicy(options: {
   input: unknown;
   context: CallContext;
 }): Promise<PolicyEvaluation> {
-  const toolApproval = await resolveToolRule(options.definition, options.input, options.context);
-  return evaluatePolicy({ policy: options.policy, toolName: options.toolName, channel: options.context.channel, input: options.input, toolApproval });
+  const input = await inputWithDefaults(options.definition, options.input);
+  const toolApproval = await resolveToolRule(options.definition, input, options.context);
+  return evaluatePolicy({ policy: options.policy, toolName: options.toolName, channel: options.context.channel, input, toolApproval });
 }
 
 async function resolveToolRule(definition: ToolDefinition | undefined, input: unknown, context: CallContext): Promise<ToolApproval | undefined> {

@@ -16,13 +16,22 @@ export interface JsonSchemaIssue {
 
 export type JsonSchemaValidation = { success: true; value: unknown } | { success: false; issues: JsonSchemaIssue[] };
 
+export interface JsonSchemaValidatorOptions {
+  /**
+   * Fill in the schema's `default`s (ajv's own `useDefaults`, nested objects included) on a copy
+   * of the value, which a success returns; the value passed in is never changed. Off, a success
+   * returns the value itself: what is sent to a tool stays what the model or the approver wrote.
+   */
+  applyDefaults?: boolean;
+}
+
 /**
  * Validates values against JSON Schemas that are not zod (MCP tools, `ask_user` answer schemas):
  * the AI SDK does not validate those, so a human's input would otherwise reach the tool unchecked.
  * Schemas come from the model or a server, so a schema that does not compile is reported, not thrown.
  */
-export function createJsonSchemaValidator() {
-  const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false, code: { regExp: linearRegExp } });
+export function createJsonSchemaValidator({ applyDefaults = false }: JsonSchemaValidatorOptions = {}) {
+  const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: applyDefaults, code: { regExp: linearRegExp } });
   addFormats(ajv);
   const compiled = new WeakMap<object, ReturnType<typeof ajv.compile>>();
 
@@ -53,7 +62,9 @@ export function createJsonSchemaValidator() {
       } catch (error) {
         return { success: false, issues: [{ path: [], message: `the schema is not valid: ${(error as Error).message}` }] };
       }
-      if (validate(value)) return { success: true, value };
+      // ajv fills defaults in place, so it works on a copy (inputs are JSON: structuredClone keeps them whole).
+      const checked = applyDefaults ? structuredClone(value) : value;
+      if (validate(checked)) return { success: true, value: checked };
       return { success: false, issues: (validate.errors ?? []).map(toIssue) };
     },
   };

@@ -36,7 +36,7 @@ export function createToolSchemas({ definitions }: { definitions: readonly ToolD
     async validate(toolName, value) {
       const definition = find(toolName);
       if (!definition) return { success: false, issues: [{ path: [], message: `the tool ${toolName} is not available any more` }] };
-      if (isZod(definition.inputSchema)) {
+      if (isZodSchema(definition.inputSchema)) {
         const parsed = definition.inputSchema.safeParse(value);
         if (parsed.success) return { success: true, value: parsed.data };
         return {
@@ -50,7 +50,8 @@ export function createToolSchemas({ definitions }: { definitions: readonly ToolD
   };
 }
 
-function isZod(schema: unknown): schema is ZodType {
+/** A zod schema parses: what it returns has its defaults and transforms applied. */
+export function isZodSchema(schema: unknown): schema is ZodType {
   return typeof schema === 'object' && schema !== null && typeof (schema as { safeParse?: unknown }).safeParse === 'function';
 }
 
