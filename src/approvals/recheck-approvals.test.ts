@@ -183,3 +183,38 @@ policy:
     });
   });
 });
+
+describe('recheckApprovals of an approval the onApprovalRequest hook gave', () => {
+  const byHook: PendingStep = { ...step, decisions: { a1: { outcome: 'approved', userId: 'hook:staging-only', at: 2, version: 0, inputHash: inputHash({}), approvedBy: ['hook:staging-only'] } } };
+  const deployed = (rules: string): CurrentEvaluation => {
+    const after = parseConfigFile(`policy:\n  rules:\n${rules}`, 'test.yml').policy;
+    return async ({ input }) => evaluatePolicy({ policy: after, toolName: 'restart_service', channel: 'C', input });
+  };
+  const noGroups = async () => new Map();
+
+  it('keeps it, with no group read, while the same hook is in force and the rule still lets a hook approve', async () => {
+    const result = await recheckApprovals({ step: byHook, resolveGroups: noGroups, currentEvaluation: sameConfig, hookInForce: 'staging-only', now: 3 });
+    expect(result).toMatchObject({ revoked: [], unchecked: [] });
+    expect(result.step.decisions.a1?.outcome).toBe('approved');
+  });
+
+  it('closes it by countersign, naming the hook, once the config in force forbids automatic approval of the tool', async () => {
+    const result = await recheckApprovals({
+      step: byHook,
+      resolveGroups: noGroups,
+      currentEvaluation: deployed('    - tools: [restart_service]\n      approvers: ["group:S0ONCALL"]\n      autoApprove: forbidden\n'),
+      hookInForce: 'staging-only',
+      now: 3,
+    });
+    expect(result.revoked).toEqual([{ approvalId: 'a1', userId: 'hook:staging-only', reason: expect.stringContaining('forbids automatic approval of this tool under the approval policy now in force') }]);
+    expect(result.step.decisions.a1).toMatchObject({ outcome: 'denied', userId: COUNTERSIGN_ACTOR, reason: expect.stringContaining('the approval by the policy hook staging-only no longer holds') });
+  });
+
+  it('closes it when no hook, or another hook, is configured now', async () => {
+    for (const hookInForce of [undefined, 'change-calendar']) {
+      const result = await recheckApprovals({ step: byHook, resolveGroups: noGroups, currentEvaluation: sameConfig, ...(hookInForce ? { hookInForce } : {}), now: 3 });
+      expect(result.revoked).toEqual([{ approvalId: 'a1', userId: 'hook:staging-only', reason: hookInForce ? 'the approval hook configured now is change-calendar, not staging-only' : 'no approval hook is configured now' }]);
+      expect(result.step.decisions.a1).toMatchObject({ outcome: 'denied', userId: COUNTERSIGN_ACTOR });
+    }
+  });
+});

@@ -4,6 +4,7 @@ import { approvedVersion } from './input-version.js';
 import { decisionOf, type Decision, type PendingStep } from './pending-step.js';
 import { approverGroupIds, type GroupMembers } from './policy/approver-eligibility.js';
 import { authorizeGoverned, governingEvaluations, governingPolicy, POLICY_CHANGED_TEXT, type CurrentEvaluation, type GoverningPolicy } from './policy/governing-policy.js';
+import { ruleLetsHookApprove } from './transitions/hook-decision.js';
 
 export interface Revocation {
   approvalId: string;
@@ -28,12 +29,17 @@ export interface UncheckedApproval {
  * check, not the click's, decides whether the call runs. An approval whose group Slack did not
  * answer for is `unchecked` and left approved in `step`: nobody was found not to be an approver,
  * so the caller waits and asks again, or closes the call as an error (never as someone's denial).
+ * An `onApprovalRequest` hook's approval settles its call without a quorum or group, but it too
+ * holds only while the hook that gave it is the one in force and both policies still let a hook
+ * approve the call (`hookApprovalLapse`).
  */
 export async function recheckApprovals(options: {
   step: PendingStep;
   resolveGroups: (groupIds: readonly string[], options: { fresh: true }) => Promise<GroupMembers>;
   /** The config in force's evaluation of an approved version's input. */
   currentEvaluation: CurrentEvaluation;
+  /** The name of the `onApprovalRequest` hook this process runs with; none: no hook's approval holds. */
+  hookInForce?: string;
   now: number;
 }): Promise<{ step: PendingStep; revoked: Revocation[]; unchecked: UncheckedApproval[] }> {
   const { step } = options;
@@ -53,9 +59,14 @@ export async function recheckApprovals(options: {
       revoke(call.approvalId, decision.userId, 'the approval does not match any version of the input', `the approval by ${deciderText(decision.userId)} on record does not match the input`);
       continue;
     }
-    // The approval hook's decision settles the call by itself (see `hookDecisionTransition`): no quorum or group to re-check.
-    if (hookNameOf(decision.userId) !== undefined) continue;
     const governing = governingPolicy({ step, stored: version.policy, current: await options.currentEvaluation({ step, call, input: version.input }) });
+    const hookName = hookNameOf(decision.userId);
+    if (hookName !== undefined) {
+      // The hook's approval settles the call by itself (see `hookDecisionTransition`): no quorum or group to re-check.
+      const lapse = hookApprovalLapse({ hookName, hookInForce: options.hookInForce, governing });
+      if (lapse !== undefined) revoke(call.approvalId, decision.userId, lapse, `the approval by ${deciderText(decision.userId)} no longer holds (${lapse})`);
+      continue;
+    }
     const approvers = [...new Set(decision.approvedBy ?? [])];
     if (approvers.length < governing.required) {
       const now = approvers.length >= version.policy.required ? ` ${POLICY_CHANGED_TEXT}` : '';
@@ -83,4 +94,18 @@ export async function recheckApprovals(options: {
     }
   }
   return { step: revoked.length === 0 ? step : { ...step, decisions }, revoked, unchecked };
+}
+
+/**
+ * Why a hook's approval no longer holds, or undefined while it does: the hook is asked only when
+ * configured and may approve only what its rule lets it (`ruleLetsHookApprove`), and at resume
+ * that is asked again, of the card's policy and of the config in force. A hook removed or renamed
+ * by a deploy is not the one in force, whatever it decided before.
+ */
+function hookApprovalLapse({ hookName, hookInForce, governing }: { hookName: string; hookInForce: string | undefined; governing: GoverningPolicy }): string | undefined {
+  if (hookInForce === undefined) return 'no approval hook is configured now';
+  if (hookInForce !== hookName) return `the approval hook configured now is ${hookInForce}, not ${hookName}`;
+  if (!ruleLetsHookApprove(governing.stored)) return 'the policy rule forbids automatic approval of this tool';
+  if (governing.current !== undefined && !ruleLetsHookApprove(governing.current)) return `the policy rule forbids automatic approval of this tool ${POLICY_CHANGED_TEXT}`;
+  return undefined;
 }

@@ -20,14 +20,15 @@ function resumedStep(overrides: Partial<PendingStep> = {}) {
   return { step, carried };
 }
 
-function judge(options: { step: PendingStep | undefined; carried: CarriedApproval; sre?: string[] | 'unreadable'; inForce?: PolicyEvaluation }) {
-  const { step, carried, sre = ['U0BOB'], inForce = SRE } = options;
+function judge(options: { step: PendingStep | undefined; carried: CarriedApproval; sre?: string[] | 'unreadable'; inForce?: PolicyEvaluation; hookInForce?: string }) {
+  const { step, carried, sre = ['U0BOB'], inForce = SRE, hookInForce } = options;
   return judgeCarriedApprovals({
     carried: [carried],
     threadKey: makeStep([]).threadKey,
     getStep: async (stepId) => (stepId === step?.stepId ? step : undefined),
     resolveGroups: async (): Promise<GroupMembers> => (sre === 'unreadable' ? new Map() : new Map([['S0SRE', new Set(sre)]])),
     currentEvaluation: async () => inForce,
+    hookInForce,
     now: 2,
   });
 }
@@ -54,6 +55,21 @@ describe('judgeCarriedApprovals (Try again after a turn that failed before an ap
     const judgement = await judge({ step, carried, inForce: evaluation({ approvers: [{ kind: 'user', userId: 'U0LEAD' }] }) });
     expect(judgement).toMatchObject({ kind: 'judged', withdrawn: [{ userId: 'U0BOB', code: 'approval-revoked' }] });
     expect(judgement.kind === 'judged' && judgement.runs.size).toBe(0);
+  });
+
+  it("withdraws the approval hook's approval once the policy now in force forbids automatic approval of the tool, by countersign", async () => {
+    const { step: byBob, carried: bobs } = resumedStep();
+    const hook = 'hook:staging-only';
+    const step: PendingStep = { ...byBob, decisions: { a1: { ...byBob.decisions.a1!, userId: hook, approvedBy: [hook] } } };
+    const carried: CarriedApproval = { ...bobs, approvedBy: [hook] };
+    const holds = await judge({ step, carried, hookInForce: 'staging-only' });
+    expect(holds.kind === 'judged' && [...holds.runs.keys()]).toEqual(['call_0']);
+    const forbidden = await judge({ step, carried, hookInForce: 'staging-only', inForce: { ...SRE, autoApprove: 'forbidden' } });
+    expect(forbidden).toMatchObject({
+      kind: 'judged',
+      withdrawn: [{ userId: hook, code: 'approval-revoked', told: expect.stringMatching(/^Not run: the approval by the policy hook staging-only no longer holds \(the policy rule forbids automatic approval.*This was an error, not a decision/) }],
+    });
+    expect(forbidden.kind === 'judged' && forbidden.runs.size).toBe(0);
   });
 
   it('does not bring back an approval whose step is no longer stored (its lifetime ran out)', async () => {

@@ -39,6 +39,8 @@ export async function judgeCarriedApprovals(options: {
   getStep: (stepId: string) => Promise<PendingStep | undefined>;
   resolveGroups: (groupIds: readonly string[], options: { fresh: true }) => Promise<GroupMembers>;
   currentEvaluation: CurrentEvaluation;
+  /** The `onApprovalRequest` hook this process runs with: a hook's approval holds only while it is in force. */
+  hookInForce?: string;
   now: number;
 }): Promise<CarriedApprovalsJudgement> {
   const { now } = options;
@@ -54,7 +56,7 @@ export async function judgeCarriedApprovals(options: {
     // Only the carried calls: the step's other calls ran (or were denied) in the turn that failed.
     const approvalIds = new Set(carried.map((approval) => approval.approvalId));
     const step = { ...stored, calls: stored.calls.filter((call) => approvalIds.has(call.approvalId)) };
-    const recheck = await recheckApprovals({ step, resolveGroups: options.resolveGroups, currentEvaluation: options.currentEvaluation, now });
+    const recheck = await recheckApprovals({ step, resolveGroups: options.resolveGroups, currentEvaluation: options.currentEvaluation, hookInForce: options.hookInForce, now });
     if (recheck.unchecked.length > 0) return { kind: 'unchecked', groupIds: [...new Set(recheck.unchecked.flatMap((approval) => approval.groupIds))] };
     const approved = approvedRunsFor(recheck.step);
     for (const approval of carried) {

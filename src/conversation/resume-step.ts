@@ -26,7 +26,7 @@ import { closeUncheckedApprovals, decidedAt, GROUP_RECHECK_SPACING_MS, patienceR
 /** A decided step changes rarely (a re-claim after a stall): conflicts resolve within a few rounds. */
 const MAX_CLAIM_ATTEMPTS = 25;
 
-type ResumeDependencies = Pick<PhaseDependencies, 'store' | 'audit' | 'logger' | 'now' | 'policy' | 'tools'> & {
+type ResumeDependencies = Pick<PhaseDependencies, 'store' | 'audit' | 'logger' | 'now' | 'policy' | 'tools' | 'approvalHook'> & {
   /** `fresh`: past any cache (the bot's reader has one); a reader without a cache may ignore it. */
   resolveGroups: (groupIds: readonly string[], options?: { fresh?: boolean }) => Promise<GroupMembers>;
   loadThread: LoadThread;
@@ -84,6 +84,7 @@ export function createStepResumer(options: ResumeDependencies) {
             }
           : options.resolveGroups,
         currentEvaluation,
+        hookInForce: options.approvalHook?.name,
         now: now(),
       });
       const { revoked, unchecked } = recheck;

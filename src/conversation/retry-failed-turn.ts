@@ -16,7 +16,7 @@ import type { LoadThread } from './thread-loader.js';
 import type { TurnScope } from './turn-scope.js';
 import type { RetryWorkItem } from './work-item.js';
 
-type RetryDependencies = Pick<PhaseDependencies, 'store' | 'audit' | 'logger' | 'now' | 'policy' | 'tools'> & {
+type RetryDependencies = Pick<PhaseDependencies, 'store' | 'audit' | 'logger' | 'now' | 'policy' | 'tools' | 'approvalHook'> & {
   /** `fresh`: past any cache; an approval is checked again with the groups as they are now. */
   resolveGroups: (groupIds: readonly string[], options?: { fresh?: boolean }) => Promise<GroupMembers>;
   loadThread: LoadThread;
@@ -37,7 +37,7 @@ const RETRIED_FAILURES_KEPT = 20;
  * first as at a resume (see `judgeCarriedApprovals`), each time the retry is started or continued:
  * one that no longer holds is denied, not asked for again.
  */
-export function createRetryFailedTurn({ store, audit, logger, now, policy, tools, resolveGroups, loadThread, runAndPublish, closeInterruptedCalls, cards }: RetryDependencies) {
+export function createRetryFailedTurn({ store, audit, logger, now, policy, tools, approvalHook, resolveGroups, loadThread, runAndPublish, closeInterruptedCalls, cards }: RetryDependencies) {
   // Held to the policy in force as well as to the one the card showed, as at a resume.
   const currentEvaluation = createCurrentEvaluation({ policy, tools });
   return async (scope: TurnScope, item: RetryWorkItem): Promise<void> => {
@@ -55,7 +55,7 @@ export function createRetryFailedTurn({ store, audit, logger, now, policy, tools
       return scope.messenger.postEphemeral({ channel: item.channel, userId: item.clickedBy, threadTs: item.threadTs, text: judgement.message });
     }
     if (failed!.retrying) return continueRetry(scope, item, thread, { failed: failed!, retrying: failed!.retrying, requesterId: judgement.requesterId });
-    const approvals = await judgeCarriedApprovals({ carried: failed!.approvedCalls ?? [], threadKey: thread.threadKey, getStep: (stepId) => store.getStep(stepId), resolveGroups, currentEvaluation, now: now() });
+    const approvals = await judgeCarriedApprovals({ carried: failed!.approvedCalls ?? [], threadKey: thread.threadKey, getStep: (stepId) => store.getStep(stepId), resolveGroups, currentEvaluation, hookInForce: approvalHook?.name, now: now() });
     if (approvals.kind === 'unchecked') return waitForGroups(scope, item, thread, approvals.groupIds);
     // Taken in, in the save before the model is asked: the failure stays, marked with what was
     // judged, until the retried turn ends, so a process that takes this item over finishes the same turn.
@@ -83,7 +83,7 @@ export function createRetryFailedTurn({ store, audit, logger, now, policy, tools
     const taken = new Map(retrying.approvedRuns.map(({ toolCallId, run }) => [toolCallId, run]));
     const awaiting = approvedRunsAwaiting({ runs: taken, messages: thread.messages });
     const carried = (failed.approvedCalls ?? []).filter((approval) => awaiting.has(approval.toolCallId));
-    const approvals = await judgeCarriedApprovals({ carried, threadKey: thread.threadKey, getStep: (stepId) => store.getStep(stepId), resolveGroups, currentEvaluation, now: now() });
+    const approvals = await judgeCarriedApprovals({ carried, threadKey: thread.threadKey, getStep: (stepId) => store.getStep(stepId), resolveGroups, currentEvaluation, hookInForce: approvalHook?.name, now: now() });
     if (approvals.kind === 'unchecked') return waitForGroups(scope, item, thread, approvals.groupIds);
     await takeIn(scope, thread, { failed, approvals });
     await runAndPublish(scope, thread, requesterId, approvals.runs);

@@ -117,7 +117,7 @@ describe('hookDecisionTransition', () => {
     const step = makeStep(['a1']);
     const approved = hookDecisionTransition(step, { approvalId: 'a1', asked, hookName: 'h', verdict: approve, now: NOW })!.step;
     const recheck = (at: PendingStep) =>
-      recheckApprovals({ step: { ...at, phase: 'resumed' }, resolveGroups: () => Promise.reject(new Error('a hook has no group')), currentEvaluation: async () => evaluation(), now: NOW });
+      recheckApprovals({ step: { ...at, phase: 'resumed' }, resolveGroups: () => Promise.reject(new Error('a hook has no group')), currentEvaluation: async () => evaluation(), hookInForce: 'h', now: NOW });
     const kept = await recheck(approved);
     expect(kept.revoked).toEqual([]);
     expect([...approvedRunsFor(kept.step).values()].map((run) => run.input)).toEqual([{ service: 'api', namespace: 'staging' }]);

@@ -2,6 +2,7 @@ import type { AuditEventInput } from '../../audit/audit-event.js';
 import { hookActor } from '../approval-hook.js';
 import { currentVersion } from '../input-version.js';
 import { decisionOf, isQuestion, type Decision, type InputVersion, type PendingStep } from '../pending-step.js';
+import type { PolicyEvaluation } from '../policy/evaluate-policy.js';
 import { completeIfDone, decisionEvent, nextRevision, type StepTransition } from './step-transition.js';
 
 export type HookVerdict = { decision: 'approve' } | { decision: 'deny'; reason: string };
@@ -37,7 +38,7 @@ export function hookDecisionRefusal(
     const by = version.editedBy ? ` by ${version.editedBy}` : '';
     return { code: 'input-changed', reason: `the input was edited${by} while the hook was deciding (now version ${version.number + 1}); the hook approved version ${asked.number + 1}` };
   }
-  if (verdict.decision === 'approve' && version.policy.autoApprove === 'forbidden') {
+  if (verdict.decision === 'approve' && !ruleLetsHookApprove(version.policy)) {
     return { code: 'auto-approve-forbidden', reason: 'the policy rule forbids automatic approval of this tool, so people decide' };
   }
   return undefined;
@@ -105,5 +106,15 @@ export function hookFinishedTransition(step: PendingStep): StepTransition | unde
 /** Whether a call's rule lets a hook approve it (see `hookDecisionTransition`). */
 export function hookMayApprove(step: PendingStep, approvalId: string): boolean {
   const call = step.calls.find((candidate) => candidate.approvalId === approvalId);
-  return call !== undefined && currentVersion(call)?.policy.autoApprove !== 'forbidden';
+  const version = call && currentVersion(call);
+  return version !== undefined && ruleLetsHookApprove(version.policy);
+}
+
+/**
+ * Whether a policy lets a hook approve the calls it governs: a rule that forbids automatic approval
+ * keeps them for people. Asked when the hook answers and again at resume (`recheckApprovals`), of
+ * the policy in force then too.
+ */
+export function ruleLetsHookApprove(policy: Pick<PolicyEvaluation, 'autoApprove'>): boolean {
+  return policy.autoApprove !== 'forbidden';
 }
