@@ -21,6 +21,7 @@ describe('resolveApprovalHook', () => {
   it.each<[ApprovalHookOption, string]>([
     [{ name: 'has space', decide: noOpinion }, 'onApprovalRequest.name'],
     [{ name: 'ok', decide: noOpinion, timeoutMs: 0 }, 'onApprovalRequest.timeoutMs'],
+    [{ name: 'ok', decide: noOpinion, timeoutMs: 2 ** 31 }, 'onApprovalRequest.timeoutMs'],
     [{ name: 'ok', decide: 'approve' as never }, 'onApprovalRequest.decide'],
   ])('refuses a bad option, naming the field (%o)', (option, field) => {
     try {

@@ -41,6 +41,12 @@ export interface ApprovalHook {
 
 /** Long enough for a lookup in another service; short enough that nobody waits on a card for it. */
 export const DEFAULT_APPROVAL_HOOK_TIMEOUT_MS = 5_000;
+/**
+ * The longest time limit a hook may have: a day, as for the timer knobs of the environment. Node
+ * cannot time more than 2^31-1 ms and fires such a timer after 1 ms instead, so a larger "no limit
+ * to speak of" would time every hook out at once.
+ */
+export const MAX_APPROVAL_HOOK_TIMEOUT_MS = 86_400_000;
 const HOOK_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
 const HOOK_ACTOR_PREFIX = 'hook:';
 
@@ -68,7 +74,9 @@ export function resolveApprovalHook(option: ApprovalHookOption | undefined): App
   if (typeof given.decide !== 'function') throw problem('decide', 'must be a function');
   if (!HOOK_NAME_PATTERN.test(given.name)) throw problem('name', `must be 1–64 letters, digits, '.', '_' or '-' (got ${JSON.stringify(given.name)})`);
   const timeoutMs = 'timeoutMs' in given && given.timeoutMs !== undefined ? given.timeoutMs : DEFAULT_APPROVAL_HOOK_TIMEOUT_MS;
-  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw problem('timeoutMs', 'must be a positive number of milliseconds');
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_APPROVAL_HOOK_TIMEOUT_MS) {
+    throw problem('timeoutMs', `must be a positive number of milliseconds, at most ${MAX_APPROVAL_HOOK_TIMEOUT_MS} (a day)`);
+  }
   return { name: given.name, decide: given.decide, timeoutMs };
 }
 
