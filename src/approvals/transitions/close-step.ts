@@ -1,4 +1,5 @@
 import type { AuditEventInput } from '../../audit/audit-event.js';
+import { deciderText } from '../approval-hook.js';
 import { decisionOf, type Decision, type PendingStep } from '../pending-step.js';
 import { decisionEvent, nextRevision, type StepTransition } from './step-transition.js';
 
@@ -14,11 +15,15 @@ export function supersedeTransition(step: PendingStep, { userId, now }: { userId
 }
 
 /**
- * Closes a step that can no longer be shown or decided (its card could not be posted): the
- * undecided calls get `decision`, usually a denial by the bot that says why.
+ * Closes a step that can no longer be shown or decided (its card could not be posted, its history
+ * was dropped): the undecided calls get `decision`, usually a denial by the bot that says why, and
+ * so do the approved ones (the approval hook's, given before the card), which will not run either
+ * since approved calls run only at the step's resume. Their approval is closed on the record, with
+ * the reason and who had approved them, so neither the model nor the audit trail reads it as a
+ * newer message having come first. A denial stays as it was.
  */
 export function closeStepTransition(step: PendingStep, decision: Decision): StepTransition | undefined {
-  return closeUndecided(step, decision, 'superseded');
+  return closeUndecided(step, decision, 'superseded', { closeApproved: true });
 }
 
 /** The calls nobody decided in time expire; the step is then complete and the turn resumes. */
@@ -29,21 +34,29 @@ export function expireTransition(step: PendingStep, { now }: { now: number }): S
   return { ...transition, completed: true };
 }
 
-function closeUndecided(step: PendingStep, decision: Decision, phase: 'superseded' | 'complete'): StepTransition | undefined {
+function closeUndecided(step: PendingStep, decision: Decision, phase: 'superseded' | 'complete', { closeApproved = false } = {}): StepTransition | undefined {
   if (step.phase !== 'pending') return undefined;
   const next = nextRevision(step);
   const audit: AuditEventInput[] = [];
   for (const call of step.calls) {
-    if (decisionOf(step, call.approvalId)) continue;
-    next.decisions[call.approvalId] = { ...decision };
+    const decided = decisionOf(step, call.approvalId);
+    if (decided && !(closeApproved && decided.outcome === 'approved')) continue;
+    const closing: Decision = decided ? { ...decision, reason: approvalClosedReason(decision, decided) } : { ...decision };
+    next.decisions[call.approvalId] = closing;
     audit.push(
-      decision.outcome === 'expired'
+      closing.outcome === 'expired'
         ? { type: 'expired', teamId: step.teamId, stepId: step.stepId, approvalId: call.approvalId, toolName: call.toolName }
-        : decisionEvent(step, call, decision),
+        : decisionEvent(step, call, closing),
     );
   }
   next.phase = phase;
   return { step: next, fromRevision: step.revision, audit, closed: true };
+}
+
+/** Why an approved call was closed unrun: the step's reason, and whose approval lapsed with it. */
+function approvalClosedReason(closing: Decision, approved: Decision): string {
+  const by = (approved.approvedBy ?? [approved.userId]).map(deciderText).join(' and ');
+  return `${closing.reason ?? 'countersign closed this call'}; it had been approved by ${by}, but was closed before it ran`;
 }
 
 /**

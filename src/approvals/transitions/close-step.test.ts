@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { COUNTERSIGN_ACTOR } from '../../agent/decision-messages.js';
+import { inputHash } from '../input-version.js';
+import type { Decision, PendingStep } from '../pending-step.js';
+import { makeStep } from '../pending-step.test-support.js';
+import { closeStepTransition, supersedeTransition } from './close-step.js';
+
+const INPUT = { service: 'api', namespace: 'staging' };
+const HOOK = 'hook:staging-only';
+/** A pending step whose first call the hook approved, whose second it denied, and whose third waits for people. */
+const step: PendingStep = {
+  ...makeStep(['a1', 'a2', 'a3']),
+  decisions: {
+    a1: { outcome: 'approved', userId: HOOK, at: 1, version: 0, inputHash: inputHash(INPUT), approvedBy: [HOOK] },
+    a2: { outcome: 'denied', userId: HOOK, at: 1, reason: 'change freeze' },
+  },
+};
+const cardFailed: Decision = { outcome: 'denied', userId: COUNTERSIGN_ACTOR, at: 2, reason: 'the approval card could not be posted (invalid_blocks)' };
+
+describe('closeStepTransition (a card that could not be posted)', () => {
+  it('closes the approved call unrun as well as the undecided one, saying why and who had approved it; a denial stays', () => {
+    const transition = closeStepTransition(step, cardFailed)!;
+    expect(transition.step.phase).toBe('superseded');
+    expect(transition.step.decisions).toEqual({
+      a1: { ...cardFailed, reason: 'the approval card could not be posted (invalid_blocks); it had been approved by the policy hook staging-only, but was closed before it ran' },
+      a2: step.decisions.a2,
+      a3: cardFailed,
+    });
+    expect(transition.audit).toEqual([
+      expect.objectContaining({ type: 'decision', approvalId: 'a1', outcome: 'denied', userId: COUNTERSIGN_ACTOR, reason: expect.stringContaining('closed before it ran') }),
+      expect.objectContaining({ type: 'decision', approvalId: 'a3', outcome: 'denied', userId: COUNTERSIGN_ACTOR, reason: cardFailed.reason }),
+    ]);
+  });
+
+  it('a newer message still leaves an approval as it was: the model is told the newer message came first', () => {
+    const transition = supersedeTransition(step, { userId: 'UALICE', now: 2 })!;
+    expect(transition.step.decisions.a1).toEqual(step.decisions.a1);
+    expect(transition.audit.map((event) => 'approvalId' in event && event.approvalId)).toEqual(['a3']);
+  });
+});
