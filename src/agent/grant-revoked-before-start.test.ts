@@ -24,7 +24,14 @@ const notRunText = 'Not run: the grant g1 for restart was revoked or has expired
  */
 function grantedTurn(options: { clock: { now: number }; run?: (context: ToolContext) => Promise<void>; beforeExecute?: (call: StartingCall) => Promise<void>; onGateLetThrough?: () => void }) {
   const grants: Grant[] = [];
-  const store = { listGrants: async ({ now }: { now: number }) => grants.filter((grant) => grant.expiresAt > now) };
+  // The grant reads and lease checks, in order, and the start (a tool's own `run` may check before it).
+  const checks: string[] = [];
+  const store = {
+    listGrants: async ({ now }: { now: number }) => {
+      checks.push('grant');
+      return grants.filter((grant) => grant.expiresAt > now);
+    },
+  };
   const evaluation = { rule: undefined, needsApproval: true, ...policy.defaults } as never;
   grants.push({ grantId: 'g1', teamId: 'T1', channel: 'C1', scope: 'channel', toolName: 'restart', identicalArgumentsOnly: false, input: { namespace: 'staging' }, evaluation, grantedBy: 'UBOB', createdAt: options.clock.now, expiresAt: options.clock.now + 3_600_000 });
   const executed: unknown[] = [];
@@ -40,6 +47,7 @@ function grantedTurn(options: { clock: { now: number }; run?: (context: ToolCont
       approval: 'always',
       execute: async (input, toolContext) => {
         await options.run?.(toolContext);
+        checks.push('start');
         executed.push(input);
         return 'ok';
       },
@@ -73,16 +81,19 @@ function grantedTurn(options: { clock: { now: number }; run?: (context: ToolCont
       used.push(approval.grant?.grantId ?? '');
     },
     beforeExecute: async (call) => {
+      checks.push('marker');
       started.push(`${call.toolCallId}:${call.automatic?.grant?.grantId}`);
       await options.beforeExecute?.(call);
     },
     afterExecute: (report) => {
       reports.push(report);
     },
-    assertHeld: async () => {},
+    assertHeld: async () => {
+      checks.push('lease');
+    },
   });
   const modelToldAfterCall = () => JSON.stringify(prompts[1] ?? []);
-  return { turn, grants, executed, started, reports, used, modelToldAfterCall };
+  return { turn, grants, executed, started, reports, used, checks, modelToldAfterCall };
 }
 
 describe('a call let through on a grant that is revoked or expires before it starts', () => {
@@ -153,6 +164,14 @@ describe('a call let through on a grant that is revoked or expires before it sta
     expect(turn.executed).toEqual([]);
     expect(turn.modelToldAfterCall()).toContain(notRunText);
     expect(turn.reports).toEqual([expect.objectContaining({ status: 'error', error: notRunText })]);
+  });
+
+  it('checks the lease after the grant, last before the start, after the marker and after a command slot', async () => {
+    // The grant's check reads Redis: a process stalled on that read may have lost the thread by the time it returns.
+    const clock = { now: Date.now() };
+    const turn = grantedTurn({ clock, run: async (toolContext) => toolContext.assertHeld?.() });
+    await turn.turn;
+    expect(turn.checks).toEqual(['grant', 'grant', 'marker', 'grant', 'lease', 'grant', 'lease', 'start']);
   });
 
   it('still runs while the grant stands', async () => {

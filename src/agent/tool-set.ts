@@ -166,21 +166,23 @@ export function createTurnTools(options: {
             options.afterExecute?.({ toolCallId, toolName: definition.name, status: 'ok', durationMs: Math.round(performance.now() - started), ...outcome });
           // Like `unavailableTool`: the tool never started, so the audit trail and the model hear "not run", never "failed".
           const notRun = (error: GrantNoLongerHoldsError) => answerNotRun({ ...call, input, failed }, error.message, GRANT_GONE);
+          // The grant's check is a Redis read: a process can stall on it and lose the thread meanwhile, so
+          // the lease is checked after it, last before the start (a local check while the lock cannot have lapsed).
+          const assertHeld = assertGrant ? async () => { await assertGrant(); await options.assertHeld?.(); } : options.assertHeld;
           // Checked before the marker, so a grant already gone leaves no tool-started behind; and by
           // the marker's write itself (beforeExecute), which refuses atomically once it is revoked.
           try {
             await assertGrant?.();
             await options.beforeExecute?.({ toolCallId, toolName: definition.name, input, basis, ...(automatic ? { automatic } : {}) });
+            // And again after it: a revoke that landed while the marker was written. What remains is the
+            // short stretch between this check (or the one a command makes after its slot) and the start.
+            if (assertGrant) await assertHeld?.();
           } catch (error) {
             if (error instanceof GrantNoLongerHoldsError) return notRun(error);
             throw error;
           }
-          const assertHeld = assertGrant ? async () => { await options.assertHeld?.(); await assertGrant(); } : options.assertHeld;
           let output: unknown;
           try {
-            // And again after it: a revoke that landed while the marker was written. What remains is the
-            // short stretch between this check (or the one a command makes after its slot) and the start.
-            await assertGrant?.();
             output = await execute(input, {
               ...options.context,
               toolCallId,
@@ -190,7 +192,7 @@ export function createTurnTools(options: {
               ...(assertHeld === undefined ? {} : { assertHeld }),
             });
           } catch (error) {
-            // The check after the marker, or a command's after its slot (`assertHeld`): nothing was spawned.
+            // A command's check after its slot (`assertHeld`): nothing was spawned.
             if (error instanceof GrantNoLongerHoldsError) return notRun(error);
             ranAutomatically();
             const message = error instanceof Error ? error.message : String(error);
