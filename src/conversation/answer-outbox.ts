@@ -13,15 +13,20 @@ export async function postOutbox(scope: TurnScope, thread: ThreadState, answer?:
   const markdown = thread.outbox;
   if (markdown === undefined) return;
   faultPoint('before-answer');
+  const onRecord = new Set([...recorded, ...(thread.answerTs ?? [])]);
+  let posted: readonly string[] = [];
   if (answer) await answer.finish(markdown);
-  else await scope.messenger.postAnswer({ channel: thread.channel, threadTs: thread.threadTs, markdown, mentionableUserIds: mentionable(thread), ...(thread.answerTs ? { replacing: thread.answerTs } : {}) });
+  else posted = await scope.messenger.postAnswer({ channel: thread.channel, threadTs: thread.threadTs, markdown, mentionableUserIds: mentionable(thread), ...(thread.answerTs ? { replacing: thread.answerTs } : {}) });
   delete thread.outbox;
   delete thread.answerTs;
   // A stream message the thread has no record of must be saved (or, fenced, removed) now: nobody
   // else would know to rewrite it, so it would stand beside the successor's answer.
-  if (answer?.messageTs().some((ts) => !recorded.has(ts))) return scope.save(thread);
+  if (answer?.messageTs().some((ts) => !onRecord.has(ts))) return scope.save(thread);
   // Otherwise this is the item's last write and rides with the queue's finish. Should the process
   // die first, the outbox is shown again: over the same messages when they were recorded (a
-  // posted answer was never recorded before either, so that window is as it was).
-  scope.saveAtEnd(thread);
+  // posted answer was never recorded before either, so that window is as it was). Should it
+  // learn instead that another process took the thread (which shows the outbox again), the
+  // messages of a whole post it has no record of are removed, so the answer stands once.
+  const unrecorded = posted.filter((ts) => !onRecord.has(ts));
+  scope.saveAtEnd(thread, unrecorded.length > 0 ? { takeBack: () => scope.messenger.deleteMessages({ channel: thread.channel, ts: unrecorded }) } : {});
 }

@@ -3,7 +3,7 @@ import { contextFromTraceparent, countersignTracer, inSpan, markFailed } from '.
 import type { AuditLog } from '../audit/audit-log.js';
 import { type Metrics, noMetrics } from '../metrics/metrics.js';
 import { isFencedError } from '../store/fenced-error.js';
-import type { ClosingSave, PrefetchedStep } from '../store/state-store.js';
+import type { PrefetchedStep } from '../store/state-store.js';
 import { newStepId } from '../store/redis-keys.js';
 import { createCloseInterruptedCalls } from './close-interrupted-calls.js';
 import { createMessageHandler } from './handle-message.js';
@@ -15,6 +15,7 @@ import { createRunAndPublish } from './run-and-publish.js';
 import { shortError } from './short-error.js';
 import { createStepCards } from './step-card.js';
 import type { ThreadMessenger } from './thread-messenger.js';
+import type { ItemEnd } from './thread-worker.js';
 import { createMessageThreadLoader, createThreadLoader } from './thread-loader.js';
 import { createTurnScope } from './turn-scope.js';
 import type { WorkItem } from './work-item.js';
@@ -43,9 +44,10 @@ export type ConversationOptions = Omit<PhaseDependencies, 'limits' | 'now' | 'ne
 export interface Conversation {
   /**
    * Handles one queued item while the caller holds the thread; every effect goes through `lease`.
-   * Returns the item's last thread save, for the caller to send with the queue's finish.
+   * Returns the item's last thread save (and what to take back should it never be written), for
+   * the caller to send with the queue's finish.
    */
-  handle(item: WorkItem, lease: Lease, prefetched?: PrefetchedStep): Promise<ClosingSave | undefined>;
+  handle(item: WorkItem, lease: Lease, prefetched?: PrefetchedStep): Promise<ItemEnd | undefined>;
 }
 
 /**
@@ -96,7 +98,7 @@ export function createConversation(options: ConversationOptions): Conversation {
             })
             .catch(() => {});
         }
-        return scope.takeClosingSave();
+        return scope.takeItemEnd();
       }),
   };
 }

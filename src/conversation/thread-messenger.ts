@@ -52,9 +52,9 @@ export interface ThreadMessenger {
    * Posts model or tool text: converted to mrkdwn, pings neutralised, split within Slack limits.
    * `replacing` are messages of an earlier, unfinished showing of the same answer: they are
    * rewritten instead of leaving a half answer above the whole one. `mentionableUserIds` as for
-   * `startAnswer`.
+   * `startAnswer`. Resolves with the messages the answer occupies (those of `replacing` it kept included).
    */
-  postAnswer(options: { channel: string; threadTs: string; markdown: string; replacing?: readonly string[]; mentionableUserIds?: readonly string[] }): Promise<void>;
+  postAnswer(options: { channel: string; threadTs: string; markdown: string; replacing?: readonly string[]; mentionableUserIds?: readonly string[] }): Promise<string[]>;
   /** Starts showing an answer as it is written. */
   startAnswer(options: AnswerStreamOptions): AnswerStream;
   /**

@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../store/memory-store.js';
+import { FencedError } from '../store/fenced-error.js';
 import type { StateStore } from '../store/state-store.js';
 import { createLoadGate, createLoadMonitor } from './load-gate.js';
 import { createThreadWorker } from './thread-worker.js';
@@ -145,5 +146,50 @@ describe('thread worker running a claim taken earlier', () => {
     });
     await worker.drainClaimed(threadKey, { ...stale, askedAt });
     expect(effects).toEqual([]);
+  });
+});
+
+describe('thread worker ending an item whose closing save another process made sure is never written', () => {
+  /** One item whose handling posted something its closing save records, and asks for it to be taken back. */
+  async function endItem(options: { finishWork?: StateStore['finishWork']; isCurrent?: StateStore['isCurrent']; loseLease?: boolean }) {
+    const store = createMemoryStore();
+    const takenBack: string[] = [];
+    const worker = createThreadWorker({
+      store: { ...store, ...(options.finishWork ? { finishWork: options.finishWork } : {}), ...(options.isCurrent ? { isCurrent: options.isCurrent } : {}) },
+      logger: pino({ level: 'silent' }),
+      handle: async (_work, lease) => {
+        // Learns (a renewal, a check before a post) that another process has the thread.
+        if (options.loseLease) await lease.assertCurrent().catch(() => {});
+        return {
+          closing: { thread: { threadKey: 'T1:C1:end' } as never, ttlMs: 1_000 },
+          takeBack: async () => void takenBack.push('answer'),
+        };
+      },
+    });
+    await worker.submit('T1:C1:end', item('end'));
+    await worker.idle();
+    return takenBack;
+  }
+
+  it('takes back what the item did when its finish is refused as fenced: the new holder shows it again', async () => {
+    expect(await endItem({ finishWork: async (fence) => Promise.reject(new FencedError(fence.threadKey)) })).toEqual(['answer']);
+  });
+
+  it('takes back what the item did when the lease was lost before the finish was sent', async () => {
+    expect(await endItem({ isCurrent: async () => false, loseLease: true })).toEqual(['answer']);
+  });
+
+  it('keeps it when the finish is written', async () => {
+    expect(await endItem({ finishWork: async () => undefined })).toEqual([]);
+  });
+
+  it('keeps it when only a retry is refused: the first try may have landed with its reply lost', async () => {
+    let tries = 0;
+    const finishWork: StateStore['finishWork'] = async (fence) => {
+      tries += 1;
+      throw tries === 1 ? new Error('read ECONNRESET') : new FencedError(fence.threadKey);
+    };
+    expect(await endItem({ finishWork })).toEqual([]);
+    expect(tries).toBe(2);
   });
 });

@@ -6,14 +6,27 @@ import { createLease, type Lease } from './lease.js';
 import type { LoadGate } from './load-gate.js';
 import { decodeWorkItem, encodeWorkItem, type WorkItem } from './work-item.js';
 
+/** What a handled item leaves for the queue's finish of it. */
+export interface ItemEnd {
+  /** The item's last thread save, written with the finish in the same round trip. */
+  closing?: ClosingSave;
+  /**
+   * Run when the closing save is known never to be written because another process holds the
+   * thread (the finish refused as fenced, or the lease lost before it): takes back an effect that
+   * save was to record, e.g. the messages of an answer posted but not yet recorded as shown, which
+   * the thread's new holder shows again from the save before.
+   */
+  takeBack?: () => Promise<void>;
+}
+
 export interface ThreadWorkerOptions {
   store: StateStore;
   /**
    * Handles one item while this process holds the thread; every effect goes through `lease`. What
-   * it returns is written with the item's finish, in the same round trip. `prefetched`: what the
-   * pick-up read for the item (a resume's step and thread), read after the lock was taken.
+   * it returns is for the item's finish (see `ItemEnd`). `prefetched`: what the pick-up read for
+   * the item (a resume's step and thread), read after the lock was taken.
    */
-  handle: (item: WorkItem, lease: Lease, prefetched?: PrefetchedStep) => Promise<ClosingSave | undefined | void>;
+  handle: (item: WorkItem, lease: Lease, prefetched?: PrefetchedStep) => Promise<ItemEnd | undefined | void>;
   logger: Logger;
   /** The lock outlives a crashed holder by at most this long; a live holder renews it. */
   lockTtlMs?: number;
@@ -125,7 +138,7 @@ export function createThreadWorker({
           continue;
         }
         const item = decodeWorkItem(encoded);
-        let closing: ClosingSave | undefined;
+        let end: ItemEnd | undefined;
         if (!item) logger.warn({ event: 'work-item-invalid', threadKey }, 'dropped an unreadable work item');
         else {
           const release = await gate.acquire();
@@ -133,7 +146,7 @@ export function createThreadWorker({
             // Read with the lock for the first item only; later items read for themselves.
             const read = prefetched;
             prefetched = undefined;
-            closing = (await handle(item, lease, read)) ?? undefined;
+            end = (await handle(item, lease, read)) ?? undefined;
           } catch (error) {
             if (isFencedError(error)) throw new LockLostError(`lost the lock on ${threadKey}`);
             logger.error({ event: 'work-item-failed', threadKey, kind: item.kind, err: error }, 'work item failed');
@@ -141,10 +154,28 @@ export function createThreadWorker({
             release();
           }
         }
-        if (lease.lost()) throw new LockLostError(`lost the lock on ${threadKey}`);
+        const takeBack = async () => {
+          await end?.takeBack?.().catch((error: unknown) => logger.warn({ event: 'take-back-failed', threadKey, err: error }, 'could not take back what the unfinished item did'));
+        };
+        if (lease.lost()) {
+          await takeBack();
+          throw new LockLostError(`lost the lock on ${threadKey}`);
+        }
         const finished = encoded;
-        // One step: finish this item and take the next, or release the lock when there is none.
-        encoded = await settlingQueue(() => whileHeld(() => store.finishWork(fence, finished, lockTtlMs, closing)));
+        // Only a finish refused at its first try is known unwritten: a retry's refusal may follow a
+        // try that landed with its reply lost, and taking back then would leave the effect nowhere.
+        let tries = 0;
+        const finish = () => {
+          tries += 1;
+          return store.finishWork(fence, finished, lockTtlMs, end?.closing);
+        };
+        try {
+          // One step: finish this item and take the next, or release the lock when there is none.
+          encoded = await settlingQueue(() => whileHeld(finish));
+        } catch (error) {
+          if (isFencedError(error) && tries === 1) await takeBack();
+          throw error;
+        }
         if (encoded === undefined) return;
       }
     } catch (error) {

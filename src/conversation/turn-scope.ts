@@ -1,13 +1,14 @@
 import { type Context, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { AuditEventInput } from '../audit/audit-event.js';
 import type { StepTransition } from '../approvals/transitions/step-transition.js';
-import { FencedError } from '../store/fenced-error.js';
+import { FencedError, isFencedError } from '../store/fenced-error.js';
 import type { ClosingSave, CommitResult, StateStore } from '../store/state-store.js';
 import type { ThreadState } from '../store/thread-state.js';
 import { trimHistory } from '../agent/history.js';
 import { fencedMessenger } from './fenced-messenger.js';
 import type { Lease } from './lease.js';
 import type { ThreadMessenger } from './thread-messenger.js';
+import type { ItemEnd } from './thread-worker.js';
 
 export interface HistoryLimits {
   historyTtlMs: number;
@@ -32,11 +33,11 @@ export interface TurnScope {
   save(thread: ThreadState, options?: AuditedSaveOptions): Promise<void>;
   /**
    * `save` for the item's last write: kept, and sent with the queue's finish of the item in one
-   * round trip (`takeClosingSave`). Until then a crash leaves the previous save, which every caller
+   * round trip (`takeItemEnd`). Until then a crash leaves the previous save, which every caller
    * can recover from (an outbox is posted again over the same messages). A later `save` or `flush`
-   * writes it first.
+   * writes it first. `takeBack`: what to undo should the save be refused as fenced (see `ItemEnd`).
    */
-  saveAtEnd(thread: ThreadState, options?: SaveOptions): void;
+  saveAtEnd(thread: ThreadState, options?: SaveOptions & Pick<ItemEnd, 'takeBack'>): void;
   /**
    * Commits a step transition (a resume claim, with its audit events) and saves the thread in one
    * atomic write under the fence. Throws `FencedError` when fenced; 'conflict' or 'not-found' leave
@@ -45,8 +46,8 @@ export interface TurnScope {
   saveWithStep(transition: StepTransition, thread: ThreadState, options?: SaveOptions): Promise<Exclude<CommitResult, 'fenced'>>;
   /** Writes a kept `saveAtEnd` now, before reading the thread back. */
   flush(): Promise<void>;
-  /** The kept last save, for the worker to send with `finishWork`; undefined if none is waiting. */
-  takeClosingSave(): ClosingSave | undefined;
+  /** The kept last save and its take-back, for the worker's finish; undefined if none is waiting. */
+  takeItemEnd(): ItemEnd | undefined;
 }
 
 interface SaveOptions {
@@ -66,48 +67,67 @@ export function createTurnScope(options: {
   traceContext?: Context;
 }): TurnScope {
   const { store, lease, limits, now } = options;
-  let kept: ClosingSave | undefined;
+  let kept: { closing: ClosingSave; takeBack?: () => Promise<void> } | undefined;
   const prepare = (thread: ThreadState) => {
     thread.messages = trimHistory(thread.messages, limits);
     thread.updatedAt = now();
   };
   const write = (thread: ThreadState, saveOptions?: AuditedSaveOptions) => lease.guard(() => store.saveThread(thread, limits.historyTtlMs, lease.fence, saveOptions));
+  // A write that carries the kept save (sends it, or a later state of its thread): refused as
+  // fenced, the thread's new holder has the save before it, so what it was to record is taken back.
+  const carrying = async <T>(takeBack: (() => Promise<void>) | undefined, writing: () => Promise<T>): Promise<T> => {
+    try {
+      return await writing();
+    } catch (error) {
+      if (takeBack && isFencedError(error)) await takeBack().catch(() => {});
+      throw error;
+    }
+  };
+  // A kept save of this same thread is part of what is saved now (its take-back with it); another thread's goes first.
+  const supersede = (thread: ThreadState) => {
+    if (kept?.closing.thread.threadKey !== thread.threadKey) return undefined;
+    const { takeBack } = kept;
+    kept = undefined;
+    return takeBack;
+  };
   const flush = async () => {
     const closing = kept;
     kept = undefined;
-    if (closing) await write(closing.thread, { settled: closing.settled ?? false });
+    if (closing) await carrying(closing.takeBack, () => write(closing.closing.thread, { settled: closing.closing.settled ?? false }));
   };
   return {
     lease,
     traceContext: options.traceContext ?? ROOT_CONTEXT,
     messenger: fencedMessenger(options.messenger, lease),
     async save(thread, saveOptions) {
-      // A kept save of this same thread is part of what is saved now; another thread's goes first.
-      if (kept?.thread.threadKey === thread.threadKey) kept = undefined;
+      const takeBack = supersede(thread);
       await flush();
       prepare(thread);
-      await write(thread, saveOptions);
+      await carrying(takeBack, () => write(thread, saveOptions));
     },
     async saveWithStep(transition, thread, saveOptions) {
-      if (kept?.thread.threadKey === thread.threadKey) kept = undefined;
+      const takeBack = supersede(thread);
       await flush();
       prepare(thread);
-      return lease.guard(async () => {
-        const committed = await store.commitStepWithThread({ transition, thread, ttlMs: limits.historyTtlMs, settled: saveOptions?.settled ?? false });
-        if (committed === 'fenced') throw new FencedError(lease.fence.threadKey);
-        return committed;
-      });
+      return carrying(takeBack, () =>
+        lease.guard(async () => {
+          const committed = await store.commitStepWithThread({ transition, thread, ttlMs: limits.historyTtlMs, settled: saveOptions?.settled ?? false });
+          if (committed === 'fenced') throw new FencedError(lease.fence.threadKey);
+          return committed;
+        }),
+      );
     },
     saveAtEnd(thread, saveOptions) {
       prepare(thread);
       // A copy: the save is of the thread as it is now, whatever the caller does with it after.
-      kept = { thread: { ...thread, messages: [...thread.messages] }, ttlMs: limits.historyTtlMs, ...(saveOptions?.settled ? { settled: true } : {}) };
+      const closing: ClosingSave = { thread: { ...thread, messages: [...thread.messages] }, ttlMs: limits.historyTtlMs, ...(saveOptions?.settled ? { settled: true } : {}) };
+      kept = { closing, ...(saveOptions?.takeBack ? { takeBack: saveOptions.takeBack } : {}) };
     },
     flush,
-    takeClosingSave() {
-      const closing = kept;
+    takeItemEnd() {
+      const end = kept;
       kept = undefined;
-      return closing;
+      return end;
     },
   };
 }

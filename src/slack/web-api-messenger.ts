@@ -18,7 +18,9 @@ export function createWebApiMessenger(options: { client: WebClient; logger: Logg
   return {
     async postAnswer({ channel, threadTs, markdown, replacing, mentionableUserIds = [] }) {
       // An answer shown all at once is a stream that finishes straight away.
-      await createUpdatingAnswerStream({ client, logger, channel, threadTs, mentionableUserIds, ...(replacing ? { replacing } : {}) }).finish(markdown);
+      const stream = createUpdatingAnswerStream({ client, logger, channel, threadTs, mentionableUserIds, ...(replacing ? { replacing } : {}) });
+      await stream.finish(markdown);
+      return stream.messageTs();
     },
 
     startAnswer({ channel, threadTs, recipientUserId, recipientTeamId, onMessages, replacing, guard, mentionableUserIds = [] }) {

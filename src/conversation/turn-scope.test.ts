@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { FencedError } from '../store/fenced-error.js';
+import type { StateStore } from '../store/state-store.js';
+import { newThreadState, type ThreadState } from '../store/thread-state.js';
+import { createLease } from './lease.js';
+import type { ThreadMessenger } from './thread-messenger.js';
+import { createTurnScope } from './turn-scope.js';
+
+const fence = { threadKey: 'T1:C1:1.1', token: 't1' };
+const limits = { historyTtlMs: 60_000, maxMessages: 100, maxBytes: 1_000_000 };
+
+/** A scope whose saves are refused as fenced once `state.fenced` (another process took the thread). */
+function scopeWith(state: { fenced: boolean }) {
+  const saves: unknown[] = [];
+  const store = {
+    isCurrent: async () => !state.fenced,
+    saveThread: async (thread: ThreadState) => {
+      if (state.fenced) throw new FencedError(fence.threadKey);
+      saves.push(thread.outbox ?? 'cleared');
+    },
+  } as unknown as StateStore;
+  const lease = createLease({ store, fence, heldUntil: () => Date.now() + 60_000 });
+  const scope = createTurnScope({ store, messenger: {} as ThreadMessenger, lease, limits, now: Date.now });
+  return { scope, saves };
+}
+
+const thread = (): ThreadState => newThreadState({ teamId: 'T1', channel: 'C1', threadTs: '1.1' }, 0);
+
+describe('the take-back of a save kept for the end of the item', () => {
+  it('goes to the worker with the kept save', async () => {
+    const { scope } = scopeWith({ fenced: false });
+    const takenBack: string[] = [];
+    scope.saveAtEnd(thread(), { takeBack: async () => void takenBack.push('answer') });
+    const end = scope.takeItemEnd();
+    expect(end?.closing?.thread.threadKey).toBe(fence.threadKey);
+    await end?.takeBack?.();
+    expect(takenBack).toEqual(['answer']);
+    expect(scope.takeItemEnd()).toBeUndefined();
+  });
+
+  it('runs when a later save of the same thread, which carries the kept one, is refused as fenced', async () => {
+    const state = { fenced: false };
+    const { scope } = scopeWith(state);
+    const takenBack: string[] = [];
+    const shown = thread();
+    scope.saveAtEnd(shown, { takeBack: async () => void takenBack.push('answer') });
+    state.fenced = true;
+    await expect(scope.save(shown)).rejects.toBeInstanceOf(FencedError);
+    expect(takenBack).toEqual(['answer']);
+    expect(scope.takeItemEnd()).toBeUndefined();
+  });
+
+  it('runs when the kept save is flushed and refused; is dropped once it is written', async () => {
+    const state = { fenced: false };
+    const { scope, saves } = scopeWith(state);
+    const takenBack: string[] = [];
+    scope.saveAtEnd(thread(), { takeBack: async () => void takenBack.push('first') });
+    await scope.flush();
+    expect(saves).toEqual(['cleared']);
+    expect(scope.takeItemEnd()).toBeUndefined();
+    scope.saveAtEnd(thread(), { takeBack: async () => void takenBack.push('second') });
+    state.fenced = true;
+    await expect(scope.flush()).rejects.toBeInstanceOf(FencedError);
+    expect(takenBack).toEqual(['second']);
+  });
+});
