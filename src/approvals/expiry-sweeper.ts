@@ -10,6 +10,7 @@ import { postMissingCopies } from './post-card-copies.js';
 import { showStep } from './show-step.js';
 import { approverMentions, reminderMentions } from './policy/describe-approvers.js';
 import { callsOnStepLadder } from './policy/escalation-scope.js';
+import { governingExpiry } from './policy/approval-deadlines.js';
 import { governingPolicy, type CurrentEvaluation } from './policy/governing-policy.js';
 import { escalateTransition } from './transitions/escalate.js';
 import { ruleLabel } from './policy/rule-label.js';
@@ -55,7 +56,8 @@ export interface ExpirySweeperOptions {
   metrics?: Metrics;
   /**
    * The config in force's evaluation of a waiting call's input: a hop announces only the fallback
-   * approvers it would let decide (see `governingPolicy`). Absent: the step's ladder alone.
+   * approvers it would let decide (see `governingPolicy`), and a step expires by the earlier of its
+   * deadline and the one that config sets (`governingExpiry`). Absent: the step's ladder and deadline alone.
    */
   currentEvaluation?: CurrentEvaluation;
 }
@@ -98,7 +100,8 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
   async function commitExpiry(stepId: string): Promise<{ step: PendingStep; claim?: TakenClaim } | undefined> {
     for (let attempt = 0; attempt < MAX_COMMIT_ATTEMPTS; attempt += 1) {
       const current = await store.getStep(stepId);
-      const transition = current && expireTransition(current, { now: now() });
+      const at = now();
+      const transition = current && expireTransition(current, { now: at, expiresAt: await governingStepExpiry(current, at) });
       if (!transition) return undefined;
       const { step } = transition;
       const item = encodeWorkItem({ kind: 'resume', stepId, channel: step.channel, threadTs: step.threadTs, ...(step.traceparent ? { traceparent: step.traceparent } : {}) });
@@ -110,6 +113,25 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
       if (result === 'fenced') throw new FencedError(step.threadKey);
     }
     throw new StepContendedError({ stepId, attempts: MAX_COMMIT_ATTEMPTS });
+  }
+
+  /**
+   * The step's deadline under the config in force too: the earliest of its calls still waiting
+   * (`governingExpiry`), so a click refused as past an expiry a deploy shortened (`expireNow`)
+   * closes the step as its stored deadline would have. Without `currentEvaluation`, or once the
+   * stored one has passed (the sweep's due steps: no tool's approval rule is run for them), the
+   * stored one.
+   */
+  async function governingStepExpiry(step: PendingStep, at: number): Promise<number | undefined> {
+    const { currentEvaluation } = options;
+    if (!currentEvaluation || step.phase !== 'pending' || step.expiresAt === undefined || at >= step.expiresAt) return step.expiresAt;
+    let expiresAt = step.expiresAt;
+    for (const call of undecidedCalls(step)) {
+      const version = isQuestion(call) ? undefined : currentVersion(call);
+      if (!version) continue;
+      expiresAt = Math.min(expiresAt, governingExpiry({ step, current: await currentEvaluation({ step, call, input: version.input }) }) ?? expiresAt);
+    }
+    return expiresAt;
   }
 
   /** Closes the step if its expiry has passed; exactly one process (or click) wins it. */

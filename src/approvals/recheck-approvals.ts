@@ -2,6 +2,7 @@ import { COUNTERSIGN_ACTOR } from '../agent/decision-messages.js';
 import { deciderText, hookNameOf } from './approval-hook.js';
 import { approvedVersion } from './input-version.js';
 import { decisionOf, type Decision, type PendingStep } from './pending-step.js';
+import { governingExpiry } from './policy/approval-deadlines.js';
 import { approverGroupIds, type GroupMembers } from './policy/approver-eligibility.js';
 import { authorizeGoverned, governingEvaluations, governingPolicy, POLICY_CHANGED_TEXT, type CurrentEvaluation, type GoverningPolicy } from './policy/governing-policy.js';
 import { ruleLetsHookApprove } from './transitions/hook-decision.js';
@@ -21,8 +22,9 @@ export interface UncheckedApproval {
 /**
  * Authorization again, at resume: an approver removed from the approving group (or a record that
  * does not hold together) between the click and the resume must not let the call run; nor one a
- * deploy took off the rule, nor a quorum it raised: the config in force governs with the policy the
- * card showed (`governingPolicy`), however the approvals were counted when given. Approvals
+ * deploy took off the rule, nor a quorum it raised, nor one given after an expiry it shortened
+ * (`governingExpiry`): the config in force governs with the policy the card showed
+ * (`governingPolicy`), however the approvals were counted when given. Approvals
  * that no longer hold are closed by countersign, saying why and naming the approver: nobody denied
  * the call (the approver approved it), so the card says "Not run" and the model hears an error, not
  * a refusal. `revoked` still names the approver, for the audit trail. Groups are read fresh, past any cache: this
@@ -59,7 +61,15 @@ export async function recheckApprovals(options: {
       revoke(call.approvalId, decision.userId, 'the approval does not match any version of the input', `the approval by ${deciderText(decision.userId)} on record does not match the input`);
       continue;
     }
-    const governing = governingPolicy({ step, stored: version.policy, current: await options.currentEvaluation({ step, call, input: version.input }) });
+    const current = await options.currentEvaluation({ step, call, input: version.input });
+    // Approved after the deadline the config in force sets (a deploy shortened the rule's expiry):
+    // the request had expired by then, as a click would now be told.
+    const expiresAt = governingExpiry({ step, current });
+    if (expiresAt !== undefined && decision.at >= expiresAt) {
+      revoke(call.approvalId, decision.userId, `approved after the request expired ${POLICY_CHANGED_TEXT}`, `it was approved after the request expired ${POLICY_CHANGED_TEXT}`);
+      continue;
+    }
+    const governing = governingPolicy({ step, stored: version.policy, current });
     const hookName = hookNameOf(decision.userId);
     if (hookName !== undefined) {
       // The hook's approval settles the call by itself (see `hookDecisionTransition`): no quorum or group to re-check.

@@ -30,8 +30,8 @@ async function deployWorld() {
     watch: watchBots(),
   };
   const shared = world;
-  const deploy = async (configYaml: string) => {
-    const h = await startHarness({ configYaml, shared });
+  const deploy = async (configYaml: string, options: { now?: () => number; sweepIntervalMs?: number } = {}) => {
+    const h = await startHarness({ configYaml, shared, ...options });
     running.push(h);
     return h;
   };
@@ -111,6 +111,40 @@ policy:
     await fresh.click({ user: 'U0LEAD', cardTs: call.card.ts, threadTs: call.threadTs, ...call.approve });
     await waitFor(() => threadReplies(fresh, call.threadTs).some((message) => message.text === 'Restarted.'), { message: 'the answer' });
     expect(fresh.invocations()).toEqual([['rollout', 'restart', 'deployment/worker', '-n', 'prod']]);
+  });
+});
+
+describe('a deploy that shortens the expiry of the rule a card waits under', () => {
+  it('an Approve past the expiry now in force is refused, closes the card as expired and runs nothing', async () => {
+    const { deploy, logFile } = await deployWorld();
+    const rule = (expiry: string) => `${recordingToolsYaml(logFile)}
+policy:
+  rules:
+    - name: prod restarts
+      tools: [restart_service]
+      approvers: [UBOB]
+      expiry: ${expiry}
+`;
+    const requestedAt = Date.UTC(2026, 10, 21, 12, 0);
+    const clock = { now: requestedAt };
+    // No sweep in between: the stored deadline (24h) is far off, so only the click can close it.
+    const timing = { now: () => clock.now, sweepIntervalMs: 3_600_000 };
+    const old = await deploy(rule('24h'), timing);
+    const call = await pausedCall(old);
+    await stop(old);
+
+    const fresh = await deploy(rule('15m'), timing);
+    clock.now = requestedAt + 2 * 60 * 60_000;
+    await fresh.click({ user: 'UBOB', cardTs: call.card.ts, threadTs: call.threadTs, ...call.approve });
+    const refusal = await waitFor(() => ephemerals(fresh).find((message) => message.user === 'UBOB'), { message: "Bob's refusal" });
+    expect(refusal.text).toContain('This request expired before you acted');
+    await waitFor(() => call.cardText(fresh).includes('Expired without a decision'), { message: 'the card marked expired' });
+    await waitFor(() => threadReplies(fresh, call.threadTs).some((message) => message.text.includes('expired without a decision, so nothing was run')), { message: 'expiry notice' });
+    await fresh.settled();
+    expect(fresh.invocations()).toEqual([]);
+    const audit = await fresh.auditEvents();
+    expect(audit.filter((event) => event.type === 'expired')).toHaveLength(1);
+    expect(audit.some((event) => event.type === 'decision' && event.outcome === 'approved')).toBe(false);
   });
 });
 

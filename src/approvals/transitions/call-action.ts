@@ -7,7 +7,7 @@ import { describeChanges, diffInputs } from '../input-diff.js';
 import { approvalsOf, currentVersion, inputHash } from '../input-version.js';
 import { decisionOf, hookIsDeciding, isQuestion, type Decision, type InputVersion, type PendingCall, type PendingStep } from '../pending-step.js';
 import { approverEligibility, type GroupMembers } from '../policy/approver-eligibility.js';
-import { editedDeadlines, type EditedDeadlines } from '../policy/approval-deadlines.js';
+import { editedDeadlines, governingExpiry, type EditedDeadlines } from '../policy/approval-deadlines.js';
 import { withEscalationSoFar, withoutEscalation } from '../policy/escalated-approvers.js';
 import type { PolicyEvaluation } from '../policy/evaluate-policy.js';
 import { authorizeGoverned, governingEvaluations, governingPolicy, POLICY_CHANGED_TEXT, unchangedSince, type GoverningPolicy } from '../policy/governing-policy.js';
@@ -91,7 +91,10 @@ export function applyCallAction(step: PendingStep | undefined, request: CallActi
   const decided = decisionOf(step, call.approvalId);
   if (decided) return refusal('already-decided', alreadyDecidedText(decided));
   if (step.phase !== 'pending') return refusal('closed', 'This approval request was already closed, so nothing changed.');
-  if (step.expiresAt !== undefined && context.now >= step.expiresAt) {
+  // The deadline the config in force sets counts too: past it the request has expired, and the
+  // caller closes it as the sweep would have (`expireNow`).
+  const expiresAt = governingExpiry({ step, current: context.currentPolicy });
+  if (expiresAt !== undefined && context.now >= expiresAt) {
     return refusal('expired', 'This request expired before you acted, so nothing changed and it will not run.');
   }
   // The approval hook decides first (a veto must not lose to a click from App Home); only until its time limit.
@@ -256,8 +259,9 @@ function edit(
   const policy = withEscalationSoFar({ evaluation: editedPolicy({ step, current, action, context }), step });
   // The new input's rule counts from the request, like the rule it was requested under: so an edit
   // to a stricter rule (staging to prod) cannot be approved after that rule's expiry.
-  const deadlines = editedDeadlines({ step, evaluation: policy, now: context.now });
-  if (deadlines.expiresAt <= context.now) return refusal('edit-past-expiry', editPastExpiryText({ policy, requestedAt: step.createdAt, now: context.now }));
+  // And so does the one the config in force sets for it, which `editedPolicy` may not have taken.
+  const deadlines = editedDeadlines({ step, evaluation: policy, inForce: action.policy, now: context.now });
+  if (deadlines.expiresAt <= context.now) return refusal('edit-past-expiry', editPastExpiryText({ expiryMs: deadlines.expiresAt - step.createdAt, requestedAt: step.createdAt, now: context.now }));
   const version: InputVersion = {
     number: current.number + 1,
     input: action.input,
@@ -320,9 +324,9 @@ function withDeadlines(next: PendingStep, deadlines: EditedDeadlines): StepTrans
   return { expiry: deadlines.expiryMoved, reminder: deadlines.reminderMoved };
 }
 
-function editPastExpiryText({ policy, requestedAt, now }: { policy: PolicyEvaluation; requestedAt: number; now: number }): string {
+function editPastExpiryText({ expiryMs, requestedAt, now }: { expiryMs: number; requestedAt: number; now: number }): string {
   return (
-    `Under the policy for the edited input, requests expire ${formatDuration(policy.expiryMs)} after they are made, and this one was made ` +
+    `Under the policy for the edited input, requests expire ${formatDuration(expiryMs)} after they are made, and this one was made ` +
     `${formatDuration(now - requestedAt)} ago, so it cannot be approved as edited; nothing changed. The input as it is can still be approved or denied.`
   );
 }

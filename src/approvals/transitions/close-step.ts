@@ -26,9 +26,13 @@ export function closeStepTransition(step: PendingStep, decision: Decision): Step
   return closeUndecided(step, decision, 'superseded', { closeApproved: true });
 }
 
-/** The calls nobody decided in time expire; the step is then complete and the turn resumes. */
-export function expireTransition(step: PendingStep, { now }: { now: number }): StepTransition | undefined {
-  if (step.expiresAt === undefined || now < step.expiresAt) return undefined;
+/**
+ * The calls nobody decided in time expire; the step is then complete and the turn resumes.
+ * `expiresAt`: the step's deadline under the config in force too (`governingExpiry`), when the
+ * caller asked it; else the stored one.
+ */
+export function expireTransition(step: PendingStep, { now, expiresAt = step.expiresAt }: { now: number; expiresAt?: number | undefined }): StepTransition | undefined {
+  if (expiresAt === undefined || now < expiresAt) return undefined;
   const transition = closeUndecided(step, { outcome: 'expired', userId: EXPIRY_USER, at: now }, 'complete');
   if (!transition) return undefined;
   return { ...transition, completed: true };
