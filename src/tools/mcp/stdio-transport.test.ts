@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createRedactor, type Redactor } from '../http/redact.js';
-import { StdioTransport } from './stdio-transport.js';
+import { StdioTransport, type ProcessExit } from './stdio-transport.js';
 
 const closing: StdioTransport[] = [];
 afterEach(async () => {
@@ -75,5 +75,34 @@ describe('secrets in what a stdio MCP server writes', () => {
     const server = await serverWith(script, createRedactor([secret]));
     await until(server.wroteToStdout, 'the report');
     expect(server.transportErrors).toEqual([`the MCP server wrote something that is not JSON-RPC on stdout; skipped: ${'.'.repeat(181)}[redacted]…`]);
+  });
+});
+
+describe('a stdio MCP server that exits while a process it started holds its pipes', () => {
+  it('is reported gone without waiting for the pipes, after its last lines were read', { timeout: 10_000 }, async () => {
+    // The helper inherits the server's stdio (Node's `stdio: 'inherit'`): the pipes stay open after the server exits.
+    const script = `const helper = require('node:child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 60000)'], { stdio: 'inherit' });
+process.stdout.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { helper: helper.pid } }) + '\\n');
+process.stderr.write('giving up: no database\\n');
+process.exit(3);`;
+    const messages: { params?: { helper?: number } }[] = [];
+    let exited: ProcessExit | undefined;
+    const transport = new StdioTransport({ command: process.execPath, args: ['-e', script], env: { PATH: process.env.PATH ?? '' }, onExit: (exit) => (exited = exit) });
+    transport.onmessage = (message) => messages.push(message as { params?: { helper?: number } });
+    closing.push(transport);
+    await transport.start();
+    try {
+      // Bounded well within the test's timeout, so that the helper is killed below even when it fails.
+      await vi.waitFor(() => expect(exited).toBeDefined(), { timeout: 5000, interval: 20 });
+      expect(exited).toMatchObject({ code: 3, signal: null, stderrTail: 'giving up: no database', expected: false });
+      expect(messages).toEqual([expect.objectContaining({ method: 'notifications/message' })]);
+    } finally {
+      const helper = messages[0]?.params?.helper;
+      if (helper !== undefined) {
+        try {
+          process.kill(helper, 'SIGKILL');
+        } catch {}
+      }
+    }
   });
 });

@@ -52,6 +52,12 @@ const STDERR_LINE_CHARACTERS = 4096;
 const QUOTED_LINE_CHARACTERS = 200;
 const NO_SECRETS = createRedactor([]);
 const KILL_GRACE_MS = 2000;
+/**
+ * After the process exits, how long its pipes get to bring in what it wrote before it died. A helper
+ * it started with its own stdio (Node's `stdio: 'inherit'`, Python's `Popen` without redirects)
+ * holds them open after the server is gone; the server must not count as running until it lets go.
+ */
+const PIPE_DRAIN_AFTER_EXIT_MS = 1000;
 export const DEFAULT_DISCOVERY_TIMEOUT_MS = 5000;
 const DEFAULT_MAX_LINE_LENGTH = 64 * 1024 * 1024;
 const DISCOVER_METHOD = 'server/discover';
@@ -85,6 +91,11 @@ export class StdioTransport implements MCPTransport {
   private closing = false;
   private exited = false;
   private exitInfo: ProcessExit | undefined;
+  /** Ends the wait for the pipes once the process exited (see `PIPE_DRAIN_AFTER_EXIT_MS`). */
+  private drainTimer: NodeJS.Timeout | undefined;
+  /** Resolves once the process is gone and reported (`handleExit`). */
+  private readonly gone: Promise<void>;
+  private markGone: () => void = () => {};
   /** Part of a too-long line is being thrown away, up to its end. */
   private discardingLine = false;
   /** Discovery requests still waiting for an answer, by id, with their deadline timers. */
@@ -96,6 +107,9 @@ export class StdioTransport implements MCPTransport {
 
   constructor(private readonly options: StdioTransportOptions) {
     this.redact = options.redact ?? NO_SECRETS;
+    this.gone = new Promise((resolve) => {
+      this.markGone = resolve;
+    });
   }
 
   get pid(): number | undefined {
@@ -141,6 +155,9 @@ export class StdioTransport implements MCPTransport {
       });
       // Every handler below is guarded: what a server writes, and what the client makes of it, must
       // never throw out of a stream event (that would be an uncaught exception: the bot would exit).
+      // 'close' waits for every process holding the pipes; 'exit' is the server's own end, after
+      // which its last lines get a moment to arrive.
+      child.once('exit', (code, signal) => this.guarded('handling the process exit', () => this.drainAfterExit(code, signal)));
       child.once('close', (code, signal) => this.guarded('handling the process exit', () => this.handleExit(code, signal)));
       child.stdout?.setEncoding('utf8');
       child.stdout?.on('data', (chunk: string) => this.guarded('reading stdout', () => this.receive(chunk)));
@@ -175,12 +192,11 @@ export class StdioTransport implements MCPTransport {
     this.clearDiscoveries();
     const child = this.child;
     if (!child || this.exited) return;
-    const gone = new Promise<void>((resolve) => child.once('close', () => resolve()));
     child.stdin?.end();
     child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
     timer.unref();
-    await gone;
+    await this.gone;
     clearTimeout(timer);
   }
 
@@ -327,14 +343,34 @@ export class StdioTransport implements MCPTransport {
     if (room > 0) this.stderrLine += chunk.slice(start, Math.min(end, start + room));
   }
 
+  /**
+   * The process exited: what it wrote before is read until its pipes close, or for
+   * `PIPE_DRAIN_AFTER_EXIT_MS` if a process it started still holds them. Then it is gone: our ends
+   * of the pipes are closed, and the client fails what still waits for an answer.
+   */
+  private drainAfterExit(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.exited) return;
+    this.drainTimer = setTimeout(() => {
+      this.guarded('handling the process exit', () => {
+        const child = this.child;
+        child?.stdin?.destroy();
+        child?.stdout?.destroy();
+        child?.stderr?.destroy();
+        this.handleExit(code, signal);
+      });
+    }, PIPE_DRAIN_AFTER_EXIT_MS);
+  }
+
   private handleExit(code: number | null, signal: NodeJS.Signals | null): void {
     if (this.exited) return;
     this.exited = true;
+    clearTimeout(this.drainTimer);
     this.exitInfo = { code, signal, stderrTail: this.stderrTail.trim(), expected: this.closing };
     this.clearDiscoveries();
     const exit = this.exitInfo;
     this.guarded('closing the client', () => this.onclose?.());
     this.guarded('reporting the process exit', () => this.options.onExit?.(exit));
+    this.markGone();
   }
 }
 
