@@ -3,8 +3,10 @@ import { stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { createBoundedOutput } from './bounded-output.js';
 import { commandEnvironment } from './command-environment.js';
+import { signalProcessGroup, USE_PROCESS_GROUP } from './process-group.js';
 
 export { commandEnvironment, isSecretVariableName } from './command-environment.js';
+export { signalProcessGroup } from './process-group.js';
 
 export interface RunCommandOptions {
   /** `argv[0]` is looked up on PATH; nothing is ever interpreted by a shell. */
@@ -57,9 +59,6 @@ export const DEFAULT_KILL_GRACE_MS = 5_000;
  */
 const PIPE_DRAIN_AFTER_EXIT_MS = 1_000;
 
-// A process group lets a timeout kill a script's children too, not just the script.
-const USE_PROCESS_GROUP = process.platform !== 'win32';
-
 /**
  * Runs a command without a shell and resolves with what happened; it does not throw for failures
  * of the command itself (not found, non-zero exit, timeout, abort), because those are results the
@@ -99,6 +98,7 @@ export async function spawnCommand(options: SpawnCommandOptions): Promise<Comman
       cwd: workingDirectory,
       env: environment,
       stdio: ['ignore', 'pipe', 'pipe'],
+      // A process group lets a timeout kill a script's children too, not just the script.
       detached: USE_PROCESS_GROUP,
       windowsHide: true,
     });
@@ -166,15 +166,6 @@ export async function spawnCommand(options: SpawnCommandOptions): Promise<Comman
     );
     abortSignal?.addEventListener('abort', onAbort, { once: true });
   });
-}
-
-/** Signals the process group a command leads (the process alone on Windows); quiet if it is gone. */
-export function signalProcessGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(USE_PROCESS_GROUP ? -pid : pid, signal);
-  } catch {
-    // Already gone.
-  }
 }
 
 export const ABORTED_BEFORE_START = 'aborted before start';

@@ -5,6 +5,7 @@ import type { ConfigProblem } from '../../config/config-error.js';
 import type { McpServerConfig } from '../../config/mcp-config-schema.js';
 import { compileToolPattern } from '../../approvals/policy/tool-pattern.js';
 import { commandEnvironment, withholding } from '../command/command-environment.js';
+import type { ProcessGroupGuard } from '../command/process-group-guard.js';
 import { NO_CONFIG_SECRETS, type ConfigSecrets } from '../config-secrets.js';
 import { fingerprintOf } from '../definition-fingerprint.js';
 import { resolveTemplates } from '../http/header-templates.js';
@@ -86,6 +87,8 @@ export interface CreateMcpServerOptions {
   now?: () => number;
   /** Over HTTP, the most bytes one answer may have (see `DEFAULT_MCP_RESPONSE_BYTES`); tests lower it. */
   maxResponseBytes?: number;
+  /** Kills a stdio server's process group if the bot process dies without closing it (see `StdioTransport`). */
+  processGroups?: Pick<ProcessGroupGuard, 'watch' | 'unwatch'>;
 }
 
 /** Tool names a policy rule can refer to: `server.tool`, with dots allowed inside the tool name. */
@@ -193,6 +196,7 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
       onTransportError: (error) => log.warn({ event: 'mcp-transport-error', err: redact(errorMessage(error)) }, `MCP server ${name}: ${redact(error.message)}`),
       // Half the connect budget, at most 5 s: a server without discovery still has time to initialize.
       discoveryTimeoutMs: Math.min(DEFAULT_DISCOVERY_TIMEOUT_MS, (config.connectTimeoutSeconds * 1000) / 2),
+      ...(options.processGroups ? { processGroups: options.processGroups } : {}),
     });
     stdio = transport;
     return transport;

@@ -1,10 +1,18 @@
+import { createProcessGroupGuard } from '../command/process-group-guard.js';
 import type { ToolSource, ToolSourceFactory } from '../tool-source.js';
 import { createMcpServer } from './mcp-server.js';
 
-/** One source per configured MCP server; its tools come and go as it connects, dies and reconnects. */
-export const mcpToolSources: ToolSourceFactory = (context) =>
-  Object.entries(context.config.mcpServers ?? {}).map(([name, serverConfig]): ToolSource => {
+/**
+ * One source per configured MCP server; its tools come and go as it connects, dies and reconnects.
+ * Their stdio servers share one guard (and so one watchdog), let go when the last source closes.
+ */
+export const mcpToolSources: ToolSourceFactory = (context) => {
+  const servers = Object.entries(context.config.mcpServers ?? {});
+  const processGroups = createProcessGroupGuard({ logger: context.logger, withheldVariables: context.configSecrets.variables });
+  let open = servers.length;
+  return servers.map(([name, serverConfig]): ToolSource => {
     const id = `mcp:${name}`;
+    let closed = false;
     const server = createMcpServer({
       name,
       config: serverConfig,
@@ -16,6 +24,7 @@ export const mcpToolSources: ToolSourceFactory = (context) =>
       onToolsChanged: context.onToolsChanged,
       onProblem: (message) => context.onProblem(id, message),
       onRecovered: (message) => context.onRecovered(id, message),
+      processGroups,
     });
     return {
       kind: 'mcp',
@@ -31,6 +40,13 @@ export const mcpToolSources: ToolSourceFactory = (context) =>
         };
       },
       start: () => server.start(),
-      close: () => server.close(),
+      async close() {
+        await server.close();
+        if (closed) return;
+        closed = true;
+        open -= 1;
+        if (open === 0) processGroups.close();
+      },
     };
   });
+};

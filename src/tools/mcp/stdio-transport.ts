@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { validateJSONRPCMessage, type JSONRPCMessage, type MCPTransport } from '@ai-sdk/mcp';
+import type { ProcessGroupGuard } from '../command/process-group-guard.js';
+import { endProcessGroup, signalProcessGroup, USE_PROCESS_GROUP } from '../command/process-group.js';
 import { createRedactor, type Redactor } from '../http/redact.js';
 
 /** How a server process ended, for the notice in Slack and the log. */
@@ -43,6 +45,11 @@ export interface StdioTransportOptions {
   discoveryTimeoutMs?: number;
   /** A longer line on stdout is dropped (and reported) instead of buffered. Default 64 Mi characters. */
   maxLineLength?: number;
+  /**
+   * Told the server's process group while it runs, so that it is killed if the bot process dies
+   * without closing this transport (the group no longer gets the terminal's Ctrl-C, nor the bot's).
+   */
+  processGroups?: Pick<ProcessGroupGuard, 'watch' | 'unwatch'>;
 }
 
 const STDERR_TAIL_CHARACTERS = 2000;
@@ -51,6 +58,7 @@ const STDERR_LINE_CHARACTERS = 4096;
 /** Of a stdout line that is not JSON-RPC, this much is quoted in the report. */
 const QUOTED_LINE_CHARACTERS = 200;
 const NO_SECRETS = createRedactor([]);
+/** Between SIGTERM and SIGKILL to the server's process group, on close and after the server exits. */
 const KILL_GRACE_MS = 2000;
 /**
  * After the process exits, how long its pipes get to bring in what it wrote before it died. A helper
@@ -58,6 +66,8 @@ const KILL_GRACE_MS = 2000;
  * holds them open after the server is gone; the server must not count as running until it lets go.
  */
 const PIPE_DRAIN_AFTER_EXIT_MS = 1000;
+/** `close` returns by then even if the process could not be seen to end (it would then be left to the guard). */
+const CLOSE_TIMEOUT_MS = KILL_GRACE_MS + PIPE_DRAIN_AFTER_EXIT_MS + 1000;
 export const DEFAULT_DISCOVERY_TIMEOUT_MS = 5000;
 const DEFAULT_MAX_LINE_LENGTH = 64 * 1024 * 1024;
 const DISCOVER_METHOD = 'server/discover';
@@ -96,6 +106,8 @@ export class StdioTransport implements MCPTransport {
   /** Resolves once the process is gone and reported (`handleExit`). */
   private readonly gone: Promise<void>;
   private markGone: () => void = () => {};
+  /** What is left of the process group is being stopped (once the server exited). */
+  private groupEnding = false;
   /** Part of a too-long line is being thrown away, up to its end. */
   private discardingLine = false;
   /** Discovery requests still waiting for an answer, by id, with their deadline timers. */
@@ -133,12 +145,16 @@ export class StdioTransport implements MCPTransport {
         env: this.options.env,
         stdio: ['pipe', 'pipe', 'pipe'],
         ...(this.options.cwd === undefined ? {} : { cwd: this.options.cwd }),
+        // A group of its own, so that stopping the server stops what it started: the real server of
+        // a wrapper (`sh -c 'node server.mjs'`), the helpers that hold its pipes.
+        detached: USE_PROCESS_GROUP,
         windowsHide: true,
       });
       this.child = child;
       let spawned = false;
       child.once('spawn', () => {
         spawned = true;
+        if (child.pid !== undefined) this.options.processGroups?.watch(child.pid);
         resolve();
       });
       // `on`, not `once`: a second 'error' without a listener would be thrown.
@@ -191,13 +207,20 @@ export class StdioTransport implements MCPTransport {
     this.closing = true;
     this.clearDiscoveries();
     const child = this.child;
-    if (!child || this.exited) return;
+    const pid = child?.pid;
+    if (!child || pid === undefined || this.exited) return;
     child.stdin?.end();
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
-    timer.unref();
-    await this.gone;
-    clearTimeout(timer);
+    // The whole group: a wrapper script does not pass SIGTERM on to the server it started.
+    signalProcessGroup(pid, 'SIGTERM');
+    const kill = setTimeout(() => signalProcessGroup(pid, 'SIGKILL'), KILL_GRACE_MS);
+    let giveUp: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      giveUp = setTimeout(resolve, CLOSE_TIMEOUT_MS);
+    });
+    // Bounded: the bot's stop must not hang on a process that cannot be seen to end.
+    await Promise.race([this.gone, deadline]);
+    clearTimeout(kill);
+    clearTimeout(giveUp);
   }
 
   private receive(chunk: string): void {
@@ -349,6 +372,7 @@ export class StdioTransport implements MCPTransport {
    * of the pipes are closed, and the client fails what still waits for an answer.
    */
   private drainAfterExit(code: number | null, signal: NodeJS.Signals | null): void {
+    this.endGroup();
     if (this.exited) return;
     this.drainTimer = setTimeout(() => {
       this.guarded('handling the process exit', () => {
@@ -361,10 +385,22 @@ export class StdioTransport implements MCPTransport {
     }, PIPE_DRAIN_AFTER_EXIT_MS);
   }
 
+  /**
+   * The server exited: what it started in its group goes too (SIGTERM, then SIGKILL), or every
+   * reconnect would leave another helper behind. The guard keeps the group until it is empty.
+   */
+  private endGroup(): void {
+    const pid = this.child?.pid;
+    if (pid === undefined || this.groupEnding) return;
+    this.groupEnding = true;
+    endProcessGroup({ pid, graceMs: KILL_GRACE_MS, onGone: () => this.options.processGroups?.unwatch(pid) });
+  }
+
   private handleExit(code: number | null, signal: NodeJS.Signals | null): void {
     if (this.exited) return;
     this.exited = true;
     clearTimeout(this.drainTimer);
+    this.endGroup();
     this.exitInfo = { code, signal, stderrTail: this.stderrTail.trim(), expected: this.closing };
     this.clearDiscoveries();
     const exit = this.exitInfo;
