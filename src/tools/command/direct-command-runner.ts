@@ -19,7 +19,10 @@ interface RunningCall {
   pid?: number;
   /** Settles the call as failed without waiting for its command. */
   fail(error: Error): void;
-  /** The command's own result, whatever `fail` did. */
+  /**
+   * Settles once nothing of the command is left running, whatever `fail` did: after its result,
+   * what it left in its process group has ended or was stopped (`onGroupGone`).
+   */
   finished: Promise<unknown>;
 }
 
@@ -56,7 +59,11 @@ export function createDirectCommandRunner({ logger, withheldVariables = [], clos
     return new Promise<CommandResult>((resolve, reject) => {
       const call: RunningCall = { executable, controller, fail: reject, finished: Promise.resolve() };
       running.add(call);
-      call.finished = spawnCommand({
+      let groupGone = () => {};
+      const gone = new Promise<void>((resolveGone) => {
+        groupGone = resolveGone;
+      });
+      const result = spawnCommand({
         ...rest,
         environment: commandEnvironment({ environment }),
         abortSignal: abortSignal === undefined ? controller.signal : AbortSignal.any([abortSignal, controller.signal]),
@@ -64,8 +71,15 @@ export function createDirectCommandRunner({ logger, withheldVariables = [], clos
           call.pid = pid;
           watchdog.watch(pid);
         },
-      })
-        .then(resolve, reject)
+        onGroupGone: () => groupGone(),
+      });
+      result.then(resolve, reject);
+      // Still watched (and stopped by `close` and on exit) after its result, while its group runs.
+      call.finished = result
+        .then(
+          () => (call.pid === undefined ? undefined : gone),
+          () => undefined,
+        )
         .finally(() => {
           running.delete(call);
           if (call.pid !== undefined) watchdog.unwatch(call.pid);

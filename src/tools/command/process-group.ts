@@ -49,3 +49,50 @@ export function endProcessGroup({ pid, graceMs, onGone }: { pid: number; graceMs
     onGone?.();
   }, GROUP_CHECK_MS);
 }
+
+/** How often a group whose leader exited is looked at, to let it go once it is empty. */
+const LEFTOVER_CHECK_MS = 500;
+
+export interface EndLeftoverProcessGroupOptions {
+  /** The group's leader, which has exited (or whose result is in). */
+  pid: number;
+  /** What is left of the command's time: then the group is stopped. */
+  remainingMs: number;
+  /** Between SIGTERM and SIGKILL. */
+  graceMs: number;
+  /** Stops the group at once (the bot stops, the turn lost its lease). */
+  abortSignal?: AbortSignal;
+  /** Told once, when the group is empty or has been stopped. */
+  onGone: () => void;
+}
+
+/**
+ * What a command leaves running in its group when it exits (a script's `helper &`, a CLI's
+ * background refresher) may finish within the command's time, not after it: at its timeout, or at
+ * an abort, the group is stopped like the command would have been (`endProcessGroup`). The timers
+ * hold no reference on the process: a bot that exits kills the groups it still knows (its runners).
+ */
+export function endLeftoverProcessGroup({ pid, remainingMs, graceMs, abortSignal, onGone }: EndLeftoverProcessGroupOptions): void {
+  if (!processGroupExists(pid)) {
+    onGone();
+    return;
+  }
+  let ending = false;
+  const end = () => {
+    if (ending) return;
+    ending = true;
+    clearInterval(check);
+    clearTimeout(deadline);
+    abortSignal?.removeEventListener('abort', end);
+    endProcessGroup({ pid, graceMs, onGone });
+  };
+  // An empty group is let go at once; its number may soon lead another process's group.
+  const check = setInterval(() => {
+    if (!processGroupExists(pid)) end();
+  }, LEFTOVER_CHECK_MS);
+  const deadline = setTimeout(end, Math.max(0, remainingMs));
+  check.unref();
+  deadline.unref();
+  if (abortSignal?.aborted) end();
+  else abortSignal?.addEventListener('abort', end, { once: true });
+}

@@ -64,6 +64,20 @@ describe.each<{ runner: string; runCommand: RunCommand }>([
     await vi.waitFor(() => expect(isAlive(grandchildPid)).toBe(false));
   });
 
+  it('stops what the command left running in its group once its timeout is up, though its result came before', async () => {
+    // A background process that ignores SIGTERM (once Node installed the handler): the SIGKILL after the grace stops it.
+    const background = `process.on('SIGTERM', () => {}); setInterval(() => {}, 60000)`;
+    const script = `const child = require('node:child_process').spawn(process.execPath, ['-e', ${JSON.stringify(background)}], { stdio: 'ignore' }); child.unref(); console.log(child.pid);`;
+    const result = await runCommand({ argv: node(script), ...defaults, timeoutMs: 1500, killGraceMs: 200 });
+    const backgroundPid = Number(result.stdout.trim());
+    try {
+      expect(result).toMatchObject({ exitCode: 0, timedOut: false });
+      await vi.waitFor(() => expect(isAlive(backgroundPid)).toBe(false), { timeout: 5000, interval: 50 });
+    } finally {
+      if (isAlive(backgroundPid)) process.kill(backgroundPid, 'SIGKILL');
+    }
+  });
+
   it('keeps the head and tail of long output and marks it truncated', async () => {
     const script = 'process.stdout.write("HEAD" + "x".repeat(100000) + "TAIL")';
     const result = await runCommand({ argv: node(script), ...defaults, outputLimit: 100 });

@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { createBoundedOutput } from './bounded-output.js';
 import { commandEnvironment } from './command-environment.js';
-import { signalProcessGroup, USE_PROCESS_GROUP } from './process-group.js';
+import { endLeftoverProcessGroup, signalProcessGroup, USE_PROCESS_GROUP } from './process-group.js';
 
 export { commandEnvironment, isSecretVariableName } from './command-environment.js';
 export { signalProcessGroup } from './process-group.js';
@@ -36,6 +36,12 @@ export interface SpawnCommandOptions extends Omit<RunCommandOptions, 'environmen
   environment: Record<string, string>;
   /** Told the process id once the command started, e.g. so a supervisor can kill its group. */
   onSpawn?: (pid: number) => void;
+  /**
+   * Told once, after the result, when nothing of a command that started is left: what its process
+   * left running in its group has ended, or was stopped at the command's timeout or an abort
+   * (`endLeftoverProcessGroup`). Until then the group is the supervisor's to kill.
+   */
+  onGroupGone?: () => void;
 }
 
 export interface CommandResult {
@@ -74,7 +80,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
  * environment the bot process computed (the spawner itself holds no secrets to filter).
  */
 export async function spawnCommand(options: SpawnCommandOptions): Promise<CommandResult> {
-  const { argv, workingDirectory, timeoutMs, outputLimit, environment, abortSignal, onSpawn } = options;
+  const { argv, workingDirectory, timeoutMs, outputLimit, environment, abortSignal, onSpawn, onGroupGone } = options;
   const killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   const [executable, ...args] = argv;
   if (executable === undefined) throw new TypeError('runCommand: argv must not be empty');
@@ -102,6 +108,7 @@ export async function spawnCommand(options: SpawnCommandOptions): Promise<Comman
       detached: USE_PROCESS_GROUP,
       windowsHide: true,
     });
+    const spawnedAt = performance.now();
     let timedOut = false;
     let stopReason: string | undefined;
     let exit: { code: number | null; signal: string | null } | undefined;
@@ -138,6 +145,12 @@ export async function spawnCommand(options: SpawnCommandOptions): Promise<Comman
         timedOut,
         ...(message !== undefined && { error: message }),
       });
+      // The result is in, but a process the command left in its group may still run: it gets the
+      // rest of the command's time, as it would have had the command waited for it.
+      const pid = child.pid;
+      if (pid !== undefined) {
+        endLeftoverProcessGroup({ pid, remainingMs: timeoutMs - (performance.now() - spawnedAt), graceMs: killGraceMs, ...(abortSignal && { abortSignal }), onGone: () => onGroupGone?.() });
+      }
     };
     const onAbort = () => stop('aborted');
     if (child.pid !== undefined) onSpawn?.(child.pid);

@@ -33,6 +33,10 @@ export function serveSpawnerRequests(channel: NodeJS.Process = process): void {
     const command: RunningCommand = { controller: new AbortController() };
     running.set(request.id, command);
     const { type: _type, id, ...options } = request;
+    let groupGone = () => {};
+    const gone = new Promise<void>((resolve) => {
+      groupGone = resolve;
+    });
     spawnCommand({
       ...options,
       abortSignal: command.controller.signal,
@@ -40,11 +44,14 @@ export function serveSpawnerRequests(channel: NodeJS.Process = process): void {
         command.pid = pid;
         reply({ type: 'spawned', id, pid });
       },
+      onGroupGone: () => groupGone(),
     })
       .then(
         (result) => reply({ type: 'result', id, result }),
         (error: unknown) => reply({ type: 'threw', id, error: describeError(error) }),
       )
+      // Still running (and stopped when the bot goes) after its result, while its process group runs.
+      .then(() => (command.pid === undefined ? undefined : gone))
       .finally(() => {
         running.delete(id);
         if (closing && running.size === 0) process.exit(0);
