@@ -60,6 +60,20 @@ export function resumeToolMessage(step: PendingStep): ModelMessage {
 }
 
 /**
+ * Whether `message` is the tool message that resumed `step` (what `resumeToolMessage` wrote): an
+ * approval response to one of its calls or, for a step of questions only (no approval response),
+ * a result of one of its questions. Recovery reads it to tell a resume that never finished.
+ */
+export function isResumeMessageOf(step: PendingStep, message: ModelMessage | undefined): boolean {
+  if (message?.role !== 'tool') return false;
+  const approvalIds = new Set(step.calls.map((call) => call.approvalId));
+  const questionCallIds = new Set(step.calls.filter(isQuestion).map((call) => call.toolCallId));
+  return message.content.some(
+    (part) => (part.type === 'tool-approval-response' && approvalIds.has(part.approvalId)) || (part.type === 'tool-result' && questionCallIds.has(part.toolCallId)),
+  );
+}
+
+/**
  * Closes every call of a step that will not resume (a newer message superseded it) with an explicit
  * denied result, so the history stays valid for the next model call and nothing runs later.
  */

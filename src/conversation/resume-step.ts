@@ -1,6 +1,6 @@
 import { approvedRunsFor } from '../agent/approved-runs.js';
 import { closeStaleApprovals, staleApprovalEvent } from '../agent/stale-approvals.js';
-import { closingToolMessage, COUNTERSIGN_ACTOR, resumeToolMessage } from '../agent/decision-messages.js';
+import { closingToolMessage, COUNTERSIGN_ACTOR, isResumeMessageOf, resumeToolMessage } from '../agent/decision-messages.js';
 import { createCurrentEvaluation } from '../approvals/evaluate-call-policy.js';
 import { currentVersion } from '../approvals/input-version.js';
 import { isQuestion, type PendingStep } from '../approvals/pending-step.js';
@@ -177,11 +177,7 @@ export function createStepResumer(options: ResumeDependencies) {
   async function recoverInterruptedResume(scope: TurnScope, thread: ThreadState, step: PendingStep): Promise<void> {
     if (thread.outbox !== undefined) return postOutbox(scope, thread);
     if (thread.failedTurn !== undefined) return;
-    const last = thread.messages.at(-1);
-    const approvalIds = new Set(step.calls.map((call) => call.approvalId));
-    const isResumeMessage =
-      last?.role === 'tool' && last.content.some((part) => part.type === 'tool-approval-response' && approvalIds.has(part.approvalId));
-    if (!isResumeMessage) return;
+    if (!isResumeMessageOf(step, thread.messages.at(-1))) return;
     await closeInterruptedCalls(scope, thread);
     await runAndPublish(scope, thread, step.requesterId, approvedRunsFor(step));
   }
