@@ -51,4 +51,39 @@ describe('JSON Schema validation of human input', () => {
       expect(validator.isUsable({ type: 'string', pattern: '(unclosed' })).toBe(false);
     });
   });
+  describe('schemas with an `$id` (models write complete schemas; MCP tools may share one)', () => {
+    const replicas = { $id: 'answer', type: 'object' as const, properties: { replicas: { type: 'integer' as const, minimum: 1 } }, required: ['replicas'] };
+
+    it('are validated against themselves every time they are read, and beside another schema with the same `$id`', () => {
+      const validator = createJsonSchemaValidator();
+      // Each read of a step (or a tools/list) is a new object with the same schema.
+      expect(validator.isUsable(structuredClone(replicas))).toBe(true);
+      expect(validator.validate(structuredClone(replicas), { replicas: 3 })).toEqual({ success: true, value: { replicas: 3 } });
+      const other = { $id: 'answer', type: 'object' as const, properties: { name: { type: 'string' as const } }, required: ['name'] };
+      expect(validator.validate(other, { name: 'worker' }).success).toBe(true);
+      expect(validator.validate(other, { replicas: 3 })).toEqual({ success: false, issues: [{ path: ['name'], message: 'is required' }] });
+      expect(validator.validate(structuredClone(replicas), { replicas: 0 }).success).toBe(false);
+    });
+
+    it('nested, and referred to, in two schemas', () => {
+      const validator = createJsonSchemaValidator();
+      const schemaWith = (type: 'string' | 'integer') => ({
+        type: 'object' as const,
+        properties: { target: { $id: 'target', type } as never, again: { $ref: 'target' } },
+      });
+      expect(validator.validate(schemaWith('string'), { target: 'a', again: 'b' }).success).toBe(true);
+      expect(validator.validate(schemaWith('integer'), { target: 1, again: 2 }).success).toBe(true);
+      expect(validator.validate(schemaWith('integer'), { target: 1, again: 'b' }).success).toBe(false);
+    });
+
+    it('stay right however many schemas came and went', () => {
+      const validator = createJsonSchemaValidator({ maxCompiled: 3 });
+      for (let minimum = 0; minimum < 20; minimum += 1) {
+        const schema = { $id: 'answer', type: 'integer' as const, minimum };
+        expect(validator.validate(schema, minimum).success).toBe(true);
+        expect(validator.validate(schema, minimum - 1).success).toBe(false);
+        expect(validator.validate(replicas, { replicas: 2 }).success).toBe(true);
+      }
+    });
+  });
 });

@@ -1,6 +1,7 @@
-import { Ajv, type ErrorObject, type Options } from 'ajv';
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { JSONSchema7 } from 'ai';
+import { canonicalJson } from '../approvals/input-version.js';
 import { compileSchemaPattern, type SchemaPattern } from './schema-pattern.js';
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives wrapped in `default`.
@@ -26,23 +27,45 @@ export interface JsonSchemaValidatorOptions {
 }
 
 /**
+ * Compiled schemas kept per validator. A model writes a new `answerSchema` for each question, so
+ * the cache forgets the least recently used; and since ajv keeps everything it compiled for as
+ * long as it lives, it is replaced after as many compiles: what stays alive is at most the cache's
+ * validators and the two ajv instances they were compiled in.
+ */
+const MAX_COMPILED_SCHEMAS = 200;
+
+type Compiled = { validate: ValidateFunction } | { error: Error };
+
+/**
  * Validates values against JSON Schemas that are not zod (MCP tools, `ask_user` answer schemas):
  * the AI SDK does not validate those, so a human's input would otherwise reach the tool unchecked.
  * Schemas come from the model or a server, so a schema that does not compile is reported, not thrown.
  */
-export function createJsonSchemaValidator({ applyDefaults = false }: JsonSchemaValidatorOptions = {}) {
-  const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: applyDefaults, code: { regExp: linearRegExp } });
-  addFormats(ajv);
-  const compiled = new WeakMap<object, ReturnType<typeof ajv.compile>>();
+export function createJsonSchemaValidator({ applyDefaults = false, maxCompiled = MAX_COMPILED_SCHEMAS }: JsonSchemaValidatorOptions & { maxCompiled?: number } = {}) {
+  let ajv = newAjv({ applyDefaults });
+  let compilesLeft = maxCompiled;
+  // By content, not by object: each read of a step is a new object holding the same schema, and
+  // two tools (or two questions) may hold equal schemas. Map order is the order of last use.
+  const compiled = new Map<string, Compiled>();
 
-  function compile(schema: JSONSchema7): ReturnType<typeof ajv.compile> {
-    let validate = compiled.get(schema);
-    if (!validate) {
-      const { $schema: _ignored, ...withoutDialect } = schema;
-      validate = ajv.compile(withoutDialect);
-      compiled.set(schema, validate);
+  function compile(schema: JSONSchema7): ValidateFunction {
+    const { $schema: _ignored, ...withoutDialect } = schema;
+    const key = canonicalJson(withoutDialect);
+    let entry = compiled.get(key);
+    if (entry) {
+      compiled.delete(key);
+    } else {
+      if (compilesLeft === 0) {
+        ajv = newAjv({ applyDefaults });
+        compilesLeft = maxCompiled;
+      }
+      compilesLeft -= 1;
+      entry = compileOnce(ajv, withoutDialect);
+      if (compiled.size >= maxCompiled) compiled.delete(compiled.keys().next().value as string);
     }
-    return validate;
+    compiled.set(key, entry);
+    if ('error' in entry) throw entry.error;
+    return entry.validate;
   }
 
   return {
@@ -71,6 +94,26 @@ export function createJsonSchemaValidator({ applyDefaults = false }: JsonSchemaV
 }
 
 export type JsonSchemaValidator = ReturnType<typeof createJsonSchemaValidator>;
+
+/**
+ * `addUsedSchema: false`: a schema's `$id` is not registered in the instance. Registered, a second
+ * schema with the same `$id` (the same question read again, two MCP tools sharing an `$id`, a tool
+ * whose schema changed) would not compile ("schema with key or id already exists") and would be
+ * taken for a broken one; a schema still resolves its own `$id` in its `$ref`s.
+ */
+function newAjv({ applyDefaults }: { applyDefaults: boolean }): Ajv {
+  const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: applyDefaults, addUsedSchema: false, code: { regExp: linearRegExp } });
+  addFormats(ajv);
+  return ajv;
+}
+
+function compileOnce(ajv: Ajv, schema: object): Compiled {
+  try {
+    return { validate: ajv.compile(schema) };
+  } catch (error) {
+    return { error: error instanceof Error ? error : new Error(String(error)) };
+  }
+}
 
 /**
  * `pattern` and `patternProperties` in linear time: ajv's default `new RegExp` backtracks, and the
