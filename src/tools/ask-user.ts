@@ -47,7 +47,8 @@ const FREE_TEXT_SCHEMA: JSONSchema7 = {
  * The schema the reply form is generated from. A model-written schema that is unusable gets free
  * text, and so does one the form cannot satisfy: the form offers only the listed `properties`, so
  * a `required` name missing from them (`properties: { reason }, required: ["answer"]`, a slip models
- * make) would refuse every submit and leave the question unanswerable.
+ * make) would refuse every submit and leave the question unanswerable; at any depth, since a nested
+ * object is a group of inputs too.
  */
 export function answerSchemaOf(input: AskUserInput, isUsable: (schema: JSONSchema7) => boolean): JSONSchema7 {
   const schema = input.answerSchema as JSONSchema7 | undefined;
@@ -57,5 +58,19 @@ export function answerSchemaOf(input: AskUserInput, isUsable: (schema: JSONSchem
 function requiresOnlyListed(schema: JSONSchema7): boolean {
   const listed = schema.properties ?? {};
   const required: readonly string[] = schema.required ?? [];
-  return required.every((name) => Object.hasOwn(listed, name));
+  return required.every((name) => Object.hasOwn(listed, name)) && Object.values(listed).every(nestedRequiresOnlyListed);
+}
+
+/**
+ * A nested object is a group of inputs when it lists properties and takes no other keys by schema
+ * (`additionalProperties: {…}`, `patternProperties`); otherwise it is typed as JSON, where any key
+ * can be given. Its `anyOf`/`oneOf`/`allOf` branches are checked too (a nullable object is one).
+ */
+function nestedRequiresOnlyListed(definition: JSONSchema7 | boolean): boolean {
+  if (typeof definition !== 'object') return true;
+  const branches = [...(definition.anyOf ?? []), ...(definition.oneOf ?? []), ...(definition.allOf ?? [])];
+  if (!branches.every(nestedRequiresOnlyListed)) return false;
+  const isGroup =
+    Object.keys(definition.properties ?? {}).length > 0 && typeof (definition.additionalProperties ?? false) === 'boolean' && definition.patternProperties === undefined;
+  return !isGroup || requiresOnlyListed(definition);
 }
