@@ -8,7 +8,7 @@ import type { StateStore } from '../../store/state-store.js';
 import { ANSWER_ACTION_PATTERN, APPROVAL_ACTION_IDS, decodeApprovalActionValue } from '../blocks/action-ids.js';
 import { createOrganisationMembership, type OrganisationMembership } from '../organisation-membership.js';
 import { actorOf, clickOrigin, tellPrivately } from './approval-actions.js';
-import { readCall } from './read-call.js';
+import { isUnreadable, readCall } from './read-call.js';
 
 export interface AnswerQuestionOptions {
   store: StateStore;
@@ -36,13 +36,18 @@ export function registerAnswerQuestion(app: App, { store, decider, messenger, lo
     if (!reference || !Number.isInteger(optionIndex)) return;
     // Waits out a reconnect as the decision that follows does: Slack already has the ack.
     const lookup = await readCall({ store, logger, reference, storeWaitMs: CLICK_STORE_WAIT_MS });
-    if (!lookup.open) return tellPrivately(messenger, body, lookup.message);
-    if (!isQuestion(lookup.call)) return;
+    // Redis could not be read: nothing was judged, so there is nothing to audit.
+    if (isUnreadable(lookup)) return tellPrivately(messenger, body, lookup.message);
+    if (lookup.call && !isQuestion(lookup.call)) return;
     // The option text comes from the stored call, never from the click payload.
-    const options = (lookup.call.input as { options?: unknown }).options;
+    const options = (lookup.call?.input as { options?: unknown } | undefined)?.options;
     const answer = Array.isArray(options) ? options[optionIndex] : undefined;
-    if (typeof answer !== 'string') return;
-    const outcome = await decider.record({ ...reference, ...(await actorOf({ body, channel: clickOrigin(body).channel, membership: organisationMembership, client })), action: { kind: 'answer', answer } }, { storeWaitMs: CLICK_STORE_WAIT_MS });
+    if (lookup.open && typeof answer !== 'string') return;
+    // A click on a question already answered or closed (or gone) goes to the decider all the same,
+    // as a late Approve does: it refuses it, and the refusal is audited. A decision is final and a
+    // step does not come back, so the decider cannot record the `null` of a call that is gone.
+    const chosen = { kind: 'answer' as const, answer: typeof answer === 'string' ? answer : null };
+    const outcome = await decider.record({ ...reference, ...(await actorOf({ body, channel: clickOrigin(body).channel, membership: organisationMembership, client })), action: chosen }, { storeWaitMs: CLICK_STORE_WAIT_MS });
     if (outcome.recorded) await decider.publish(outcome);
     else await tellPrivately(messenger, body, outcome.message);
   });

@@ -17,6 +17,8 @@ function register(options: {
   onlyForCurrentInput?: boolean;
   membership?: Awaited<ReturnType<OrganisationMembership['of']>>;
   audited?: boolean;
+  /** What the form's `view` answers instead of a modal. */
+  viewAnswer?: string | { refused: { code: string; reason: string } };
 }) {
   const { app, action } = fakeBoltApp();
   const { messenger, ephemerals } = recordingMessenger();
@@ -32,6 +34,7 @@ function register(options: {
     ...(options.membership ? { organisationMembership: { of: async () => options.membership! } as unknown as OrganisationMembership } : {}),
     ...(options.audited === false ? {} : { refusalAudit: { audit, action: 'grant' } }),
     view: ({ call, privateMetadata }) => {
+      if (options.viewAnswer !== undefined) return options.viewAnswer;
       opened.push({ privateMetadata, input: call.input });
       return { type: 'modal', title: { type: 'plain_text', text: 'Form' }, blocks: [] };
     },
@@ -132,6 +135,18 @@ describe('a refused click on a card button that opens a form that acts', () => {
     const { click, refusals } = register({ store: storeWith(step) });
     await click(cardClick({ actionId: APPROVAL_ACTION_IDS.grant, reference: { stepId: step.stepId, approvalId: 'apv1', version: 0 } }).args);
     expect(await refusals()).toEqual(refusedBy(step, 'U0BOB', 'already-decided'));
+  });
+
+  it("is audited when the form's view refuses the clicker (someone else's question), and not when it only explains", async () => {
+    const step = makeStep([{ approvalId: 'apv1' }]);
+    const refused = register({ store: storeWith(step), viewAnswer: { refused: { code: 'not-requester', reason: 'Only <@U0ALICE> can answer this question, so nothing changed.' } } });
+    await refused.click(cardClick({ actionId: APPROVAL_ACTION_IDS.grant, reference: { stepId: step.stepId, approvalId: 'apv1', version: 0 } }).args);
+    expect(refused.ephemerals).toEqual([{ userId: 'U0BOB', text: 'Only <@U0ALICE> can answer this question, so nothing changed.' }]);
+    expect(await refused.refusals()).toEqual(refusedBy(step, 'U0BOB', 'not-requester'));
+    const explained = register({ store: storeWith(step), viewAnswer: 'The policy does not allow grants for this tool.' });
+    await explained.click(cardClick({ actionId: APPROVAL_ACTION_IDS.grant, reference: { stepId: step.stepId, approvalId: 'apv1', version: 0 } }).args);
+    expect(explained.ephemerals).toHaveLength(1);
+    expect(await explained.refusals()).toEqual([]);
   });
 
   it('is not audited for a read-only modal, nor when Redis could not be read', async () => {

@@ -23,6 +23,13 @@ export interface CallModalContext {
 }
 
 /**
+ * What a button's `view` gives: the modal; a sentence telling the clicker privately why there is
+ * none; or `refused`, when the clicker may not take the action the form is for (someone else's
+ * question): told the same way, and audited as `refusalAudit` says, as a refused Approve is.
+ */
+export type CallModal = types.ModalView | string | { refused: { code: string; reason: string } };
+
+/**
  * The call as people are asked to approve it now: the newest version's input and policy. Modals
  * built from this show (and edit) what would run, not what the model first proposed.
  */
@@ -64,7 +71,7 @@ export function registerCallModalButton(
      * an `action-refused` record, as the same click on Approve would. Read-only modals leave it out.
      */
     refusalAudit?: { audit: AuditLog; action: string };
-    view: (context: CallModalContext) => types.ModalView | string | Promise<types.ModalView | string>;
+    view: (context: CallModalContext) => CallModal | Promise<CallModal>;
   },
 ): void {
   const { store, messenger, logger } = options;
@@ -118,6 +125,7 @@ export function registerCallModalButton(
     const privateMetadata = encodeCallFormMetadata({ stepId: step.stepId, approvalId: call.approvalId, version: cardVersion, channel: origin.channel ?? step.channel });
     const view = await options.view({ step, call: shown, userId: body.user.id, privateMetadata });
     if (typeof view === 'string') return tellPrivately(messenger, body, view);
+    if ('refused' in view) return refuse({ teamId, ...view.refused });
     try {
       await client.views.open({ trigger_id: body.trigger_id, view });
     } catch {

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { AuditLog } from '../../audit/audit-log.js';
 import type { CallDecider } from '../../approvals/decide-call.js';
 import { isQuestion, type PendingCall } from '../../approvals/pending-step.js';
+import { questionRefusalText } from '../../approvals/question-answerers.js';
 import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { StateStore } from '../../store/state-store.js';
 import { answerSchemaOf, type AskUserInput } from '../../tools/ask-user.js';
@@ -50,7 +51,8 @@ export function registerReplyQuestion(app: App, { store, decider, messenger, val
     refusalAudit: { audit, action: 'answer' },
     view({ step, call, userId, privateMetadata }) {
       if (!isQuestion(call)) return 'This is not a question.';
-      if (!mayAnswer(step, userId)) return `Only <@${step.requesterId}> can answer this question, so nothing changed.`;
+      // Refused as the decider refuses the answer itself (code and text), so it is audited the same way.
+      if (!mayAnswer(step, userId)) return { refused: { code: 'not-requester', reason: questionRefusalText({ requesterId: step.requesterId, channel: step.channel, verb: 'answer' }) } };
       return replyView({ call, form: formFor(call).form, privateMetadata });
     },
   });
