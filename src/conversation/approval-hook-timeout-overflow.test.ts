@@ -12,7 +12,10 @@ import type { PhaseDependencies } from './phase-dependencies.js';
 import type { TurnScope } from './turn-scope.js';
 
 const NOW = CREATED_AT + 1_000;
-const approveSoon = async () => (await delay(20), { decision: 'approve' as const });
+const approveSoon = async () => {
+  await delay(20);
+  return { decision: 'approve' as const };
+};
 
 /**
  * Node fires a timer of more than 2^31-1 ms after 1 ms: a hook given such a time limit, meant as
