@@ -4,8 +4,11 @@ import type { AuditLog } from '../audit/audit-log.js';
 import type { Grant } from '../approvals/grant.js';
 import type { PendingStep } from '../approvals/pending-step.js';
 import { FencedError } from './fenced-error.js';
-import type { ExecutingMarker, Fence, ScheduleKind, StateStore } from './state-store.js';
+import type { ExecutingMarker, Fence, ScheduleKind, StateStore, WorkClaim } from './state-store.js';
 import type { ThreadState } from './thread-state.js';
+
+/** How long a write's attempt is remembered, as the Redis store keeps it for a resend. */
+const ATTEMPT_TTL_MS = 5 * 60 * 1000;
 
 interface Expiring<T> {
   value: T;
@@ -40,6 +43,8 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
   const readyWaiters: Array<(threadKey: string) => void> = [];
   const complete = new Map<string, number>();
   const executing = new Map<string, Map<string, ExecutingMarker>>();
+  /** What a write that may take a thread's lock did (the lock's token, or ''), by its attempt (see `commitStepAndQueue`). */
+  const attempts = new Map<string, Expiring<string>>();
 
   const live = <T>(map: Map<string, Expiring<T>>, id: string): T | undefined => {
     const entry = map.get(id);
@@ -65,6 +70,19 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
     fences.set(threadKey, token);
     locks.set(threadKey, { value: token, expiresAt: now() + ttlMs });
     return token;
+  };
+  /** An attempt's write again: its claim while the lock it took still holds its token, else none. */
+  const claimOf = (threadKey: string, taken: string): WorkClaim | undefined => {
+    const item = inflight.get(threadKey);
+    return taken !== '' && lockHolder(threadKey) === taken && item !== undefined ? { token: taken, item } : undefined;
+  };
+  const remember = (attempt: string, taken: string) => {
+    // All kept equally long, so the oldest come first: the lapsed ones are dropped from the front.
+    for (const [old, { expiresAt }] of attempts) {
+      if (expiresAt > now()) break;
+      attempts.delete(old);
+    }
+    attempts.set(attempt, { value: taken, expiresAt: now() + ATTEMPT_TTL_MS });
   };
   /** The thread's in-flight item, else the next queued one moved in flight. */
   const takeItem = (threadKey: string): string | undefined => {
@@ -189,14 +207,21 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
     },
 
     async commitStepAndQueue(transition, resume) {
-      const result = await store.commitStep(transition);
-      if (result !== 'committed' || !transition.completed) return { result };
+      const { attempt = randomUUID() } = resume;
       const { threadKey } = transition.step;
-      if (resume.mode === 'hand-off') {
-        await store.handOffWork(threadKey, resume.item);
+      const earlier = live(attempts, attempt);
+      if (earlier !== undefined) {
+        const claim = claimOf(threadKey, earlier);
+        return claim ? { result: 'committed', claim } : { result: 'committed' };
+      }
+      const result = await store.commitStep(transition);
+      if (result !== 'committed') return { result };
+      if (!transition.completed || resume.mode === 'hand-off') {
+        remember(attempt, '');
+        if (transition.completed) await store.handOffWork(threadKey, resume.item);
         return { result };
       }
-      const claim = await store.enqueueWork(threadKey, resume.item, resume.lockTtlMs);
+      const claim = await store.enqueueWork(threadKey, resume.item, resume.lockTtlMs, { attempt });
       return claim ? { result, claim } : { result };
     },
 
@@ -282,13 +307,19 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       return copy(grant);
     },
 
-    async enqueueWork(threadKey, item, lockTtlMs) {
+    async enqueueWork(threadKey, item, lockTtlMs, { attempt = randomUUID() } = {}) {
+      const earlier = live(attempts, attempt);
+      if (earlier !== undefined) return claimOf(threadKey, earlier);
       const queue = queues.get(threadKey) ?? [];
       queue.push(item);
       queues.set(threadKey, queue);
       busy.set(threadKey, now());
-      if (lockHolder(threadKey) !== undefined) return undefined;
+      if (lockHolder(threadKey) !== undefined) {
+        remember(attempt, '');
+        return undefined;
+      }
       const token = issueToken(threadKey, lockTtlMs);
+      remember(attempt, token);
       return { token, item: takeItem(threadKey) as string };
     },
 

@@ -32,6 +32,8 @@ export interface ShardKeys {
   lock(threadKey: string): string;
   fence(threadKey: string): string;
   inflight(threadKey: string): string;
+  /** What one write that may take a thread's lock did, for a resend of it (see COMMIT_STEP_AND_QUEUE_SCRIPT); in its thread's shard. */
+  attempt(token: string): string;
   executing(threadKey: string): string;
   step(stepId: string): string;
   pending(teamId: string, channel: string): string;
@@ -102,6 +104,7 @@ function shardKeys(keyPrefix: string, index: number, tag: string): ShardKeys {
     lock: (threadKey) => `${at}lock:${threadKey}`,
     fence: (threadKey) => `${at}fence:${threadKey}`,
     inflight: (threadKey) => `${at}inflight:${threadKey}`,
+    attempt: (token) => `${at}attempt:${token}`,
     executing: (threadKey) => `${at}executing:${threadKey}`,
     step: (stepId) => `${at}step:${stepId}`,
     pending: (teamId, channel) => `${at}pending:${teamId}:${channel}`,

@@ -87,14 +87,27 @@ export const COMMIT_STEP_SCRIPT = commitStepLua({ auditFirst: 15, afterWrite: ''
 /**
  * COMMIT_STEP_SCRIPT and, when the transition completes the step (flag `c`), the resume item queued
  * for its thread in the same step: no decision that completes a step is recorded without its resume.
- * KEYS[10] queue, [11] lock, [12] index of threads with work, [13] in-flight item, [14] ready list.
+ * KEYS[10] queue, [11] lock, [12] index of threads with work, [13] in-flight item, [14] ready list,
+ * [15] this write's attempt key.
  * ARGV[15] item, [16] lock ttl ms, [17] queue ttl ms, [18] thread key, [19] fence ttl ms, [20]
  * 'drain' (a free lock is taken: {'committed', token, first item}) or 'hand-off' (a free thread is
- * offered to the workers), [21] most hints kept, [22…] audit pairs.
+ * offered to the workers), [21] most hints kept, [22] attempt key ttl ms, [23…] audit pairs.
+ * The attempt key (a fresh token per call) keeps what the write did: the token of the lock it
+ * took, or '' when it took none. ioredis sends a command again when its reply was lost; the resend
+ * finds the key and answers as the first run did (the claim, while the lock still holds that
+ * token) rather than find its own decision in the step, call it a conflict and strand the lock it
+ * took until the lock lapses.
  */
 export const COMMIT_STEP_AND_QUEUE_SCRIPT = commitStepLua({
-  auditFirst: 22,
+  auditFirst: 23,
+  beforeWrite: `
+local earlier = redis.call('GET', KEYS[15])
+if earlier then
+  if earlier ~= '' and redis.call('GET', KEYS[11]) == earlier then return {'committed', earlier, redis.call('LINDEX', KEYS[13], 0)} end
+  return 'committed'
+end`,
   afterWrite: `
+local taken = ''
 if string.find(ARGV[5], 'c', 1, true) then
   redis.call('RPUSH', KEYS[10], ARGV[15])
   redis.call('PEXPIRE', KEYS[10], ARGV[17])
@@ -106,16 +119,20 @@ if string.find(ARGV[5], 'c', 1, true) then
     else
       ${issueToken({ fence: 7, now: 4, ttl: 19 })}
       redis.call('SET', KEYS[11], token, 'PX', ARGV[16])
-      ${takeItem({ queue: 10, inflight: 13, ttl: 17 })}
-      return {'committed', token, item}
+      taken = token
     end
   end
+end
+redis.call('SET', KEYS[15], taken, 'PX', ARGV[22])
+if taken ~= '' then
+  ${takeItem({ queue: 10, inflight: 13, ttl: 17 })}
+  return {'committed', taken, item}
 end`,
 });
 
-/** COMMIT_STEP_SCRIPT's body, its audit pairs from ARGV[auditFirst], then `afterWrite` (which may return). */
-function commitStepLua({ auditFirst, afterWrite }: { auditFirst: number; afterWrite: string }): string {
-  return `
+/** COMMIT_STEP_SCRIPT's body after `beforeWrite` (which may return), its audit pairs from ARGV[auditFirst], then `afterWrite` (which may return). */
+function commitStepLua({ auditFirst, beforeWrite = '', afterWrite }: { auditFirst: number; beforeWrite?: string; afterWrite: string }): string {
+  return `${beforeWrite}
 local revision = redis.call('HGET', KEYS[1], 'revision')
 if not revision then return 'not-found' end
 if ARGV[6] ~= '' and redis.call('GET', KEYS[7]) ~= ARGV[6] then return 'fenced' end
@@ -297,17 +314,28 @@ return 1
 `;
 
 /**
- * KEYS[1] queue, [2] lock, [3] index of threads with work, [4] fence, [5] in-flight item. ARGV[1]
- * item, [2] lock ttl ms, [3] queue ttl ms, [4] thread key, [5] now, [6] fence ttl ms. When the
- * caller took the lock: {new token, the item to handle first, in flight (TAKE_WORK_SCRIPT's rule)}.
+ * KEYS[1] queue, [2] lock, [3] index of threads with work, [4] fence, [5] in-flight item, [6] this
+ * write's attempt key. ARGV[1] item, [2] lock ttl ms, [3] queue ttl ms, [4] thread key, [5] now, [6]
+ * fence ttl ms, [7] attempt key ttl ms. When the caller took the lock: {new token, the item to
+ * handle first, in flight (TAKE_WORK_SCRIPT's rule)}. Sent again after a lost reply, it queues
+ * nothing twice and answers as the first run did (COMMIT_STEP_AND_QUEUE_SCRIPT's attempt key).
  */
 export const ENQUEUE_AND_LOCK_SCRIPT = `
+local earlier = redis.call('GET', KEYS[6])
+if earlier then
+  if earlier ~= '' and redis.call('GET', KEYS[2]) == earlier then return {earlier, redis.call('LINDEX', KEYS[5], 0)} end
+  return false
+end
 redis.call('RPUSH', KEYS[1], ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('ZADD', KEYS[3], ARGV[5], ARGV[4])
-if redis.call('EXISTS', KEYS[2]) == 1 then return false end
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  redis.call('SET', KEYS[6], '', 'PX', ARGV[7])
+  return false
+end
 ${issueToken({ fence: 4, now: 5, ttl: 6 })}
 redis.call('SET', KEYS[2], token, 'PX', ARGV[2])
+redis.call('SET', KEYS[6], token, 'PX', ARGV[7])
 ${takeItem({ queue: 1, inflight: 5, ttl: 3 })}
 return {token, item}
 `;

@@ -47,10 +47,15 @@ import { CARD_LINK_FIELD, copyField, stepData, stepFromRecord } from './step-rec
 const QUEUE_TTL_MS = 24 * 60 * 60 * 1000;
 /** A thread's newest fencing token is kept this long after its last lock; tokens only grow anyway. */
 const FENCE_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+/**
+ * How long a write that may take a thread's lock is remembered for a resend of it: ioredis sends
+ * a command whose reply was lost again within seconds of reconnecting, or fails it.
+ */
+const ATTEMPT_TTL_MS = 5 * 60 * 1000;
 
 const SCRIPTS = {
   csCommitStep: [9, COMMIT_STEP_SCRIPT],
-  csCommitStepAndQueue: [14, COMMIT_STEP_AND_QUEUE_SCRIPT],
+  csCommitStepAndQueue: [15, COMMIT_STEP_AND_QUEUE_SCRIPT],
   csCreateStep: [10, CREATE_STEP_SCRIPT],
   csSaveThread: [5, SAVE_THREAD_SCRIPT],
   csCreateThreadIfAbsent: [2, CREATE_THREAD_IF_ABSENT_SCRIPT],
@@ -59,7 +64,7 @@ const SCRIPTS = {
   csFinishExecuting: [2, FINISH_EXECUTING_SCRIPT],
   csUnmarkExecuting: [3, UNMARK_EXECUTING_SCRIPT],
   csRevokeGrant: [2, REVOKE_GRANT_SCRIPT],
-  csEnqueueAndLock: [5, ENQUEUE_AND_LOCK_SCRIPT],
+  csEnqueueAndLock: [6, ENQUEUE_AND_LOCK_SCRIPT],
   csClaimStepWithThread: [7, CLAIM_STEP_WITH_THREAD_SCRIPT],
   csHandOffWork: [4, HAND_OFF_WORK_SCRIPT],
   csTryLock: [2, TRY_LOCK_SCRIPT],
@@ -342,6 +347,7 @@ export function createRedisStore({
     },
 
     async commitStepAndQueue(transition, resume) {
+      const { attempt = randomUUID() } = resume;
       const { prepared, args } = prepare(transition.audit);
       const { threadKey } = transition.step;
       const at = keys.ofThread(threadKey);
@@ -352,6 +358,7 @@ export function createRedisStore({
         at.busy(),
         at.inflight(threadKey),
         at.ready(),
+        at.attempt(attempt),
         ...commitStepArguments(transition),
         resume.item,
         resume.lockTtlMs,
@@ -360,6 +367,7 @@ export function createRedisStore({
         FENCE_TTL_MS,
         resume.mode,
         READY_HINTS_KEPT,
+        ATTEMPT_TTL_MS,
         ...args,
       );
       if (!Array.isArray(reply)) {
@@ -498,9 +506,23 @@ export function createRedisStore({
       return grant;
     },
 
-    async enqueueWork(threadKey, item, lockTtlMs) {
+    async enqueueWork(threadKey, item, lockTtlMs, { attempt = randomUUID() } = {}) {
       const at = keys.ofThread(threadKey);
-      const claim = await run.csEnqueueAndLock(at.queue(threadKey), at.lock(threadKey), at.busy(), at.fence(threadKey), at.inflight(threadKey), item, lockTtlMs, QUEUE_TTL_MS, threadKey, now(), FENCE_TTL_MS);
+      const claim = await run.csEnqueueAndLock(
+        at.queue(threadKey),
+        at.lock(threadKey),
+        at.busy(),
+        at.fence(threadKey),
+        at.inflight(threadKey),
+        at.attempt(attempt),
+        item,
+        lockTtlMs,
+        QUEUE_TTL_MS,
+        threadKey,
+        now(),
+        FENCE_TTL_MS,
+        ATTEMPT_TTL_MS,
+      );
       if (!Array.isArray(claim)) return undefined;
       const [token, first] = claim as [string, string];
       return { token, item: first };

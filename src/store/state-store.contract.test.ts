@@ -325,6 +325,37 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect((await store.lockAndTake(other.threadKey, TTL))?.item).toBe('resume-2');
   });
 
+  it('takes a completing decision sent again after its reply was lost as its own: the same claim, nothing queued twice', async () => {
+    const step = await createStep(makeStep(['apv-1'], { threadTs: uniqueTs() }));
+    const completing = await approve(step.stepId, 'apv-1');
+    const click = { item: 'resume-1', lockTtlMs: TTL, mode: 'drain' as const, attempt: `click-${randomUUID()}` };
+    const first = await store.commitStepAndQueue(completing, click);
+    expect(first).toEqual({ result: 'committed', claim: { token: expect.any(String), item: 'resume-1' } });
+    // ioredis resends what it never heard back about: the same write finds its own commit and lock.
+    expect(await store.commitStepAndQueue(completing, click)).toEqual(first);
+    // Another click judged on the same revision is another write: a conflict, as before.
+    expect(await store.commitStepAndQueue(completing, { ...click, attempt: `click-${randomUUID()}` })).toEqual({ result: 'conflict' });
+    const fence = { threadKey: step.threadKey, token: first.claim!.token };
+    expect(await store.finishWork(fence, 'resume-1', TTL)).toBeUndefined();
+    // Once its lock is let go, a late resend has nothing to claim (and queues nothing).
+    expect(await store.commitStepAndQueue(completing, click)).toEqual({ result: 'committed' });
+    expect(await store.busyThreads({ limit: 1000 })).not.toContain(step.threadKey);
+  });
+
+  it('takes an enqueue sent again after its reply was lost as its own: the same claim, the item queued once', async () => {
+    const threadKey = `T1:C1:${randomUUID()}`;
+    const first = { attempt: `enqueue-${randomUUID()}` };
+    const claim = await store.enqueueWork(threadKey, 'one', TTL, first);
+    expect(claim).toEqual({ token: expect.any(String), item: 'one' });
+    expect(await store.enqueueWork(threadKey, 'one', TTL, first)).toEqual(claim);
+    const second = { attempt: `enqueue-${randomUUID()}` };
+    expect(await store.enqueueWork(threadKey, 'two', TTL, second)).toBeUndefined();
+    expect(await store.enqueueWork(threadKey, 'two', TTL, second)).toBeUndefined();
+    const fence = { threadKey, token: claim!.token };
+    expect(await store.finishWork(fence, 'one', TTL)).toBe('two');
+    expect(await store.finishWork(fence, 'two', TTL)).toBeUndefined();
+  });
+
   it("reads a resume's step and thread with a worker's pick-up lock where the store can (the resume's first round trip)", async () => {
     const step = await createStep(makeStep(['apv-1'], { threadTs: uniqueTs() }));
     const holder = await lock(step.threadKey);

@@ -111,8 +111,11 @@ export interface StepStore {
    * thread in the same atomic write, so a decision that completes a step never stands without its
    * resume. `drain`: a free thread lock is taken, and the claim says the caller must drain (its
    * first item already in flight); `hand-off`: a free thread is offered to the workers.
+   * `attempt` (a fresh token per call unless given) names this write, as `claimOnce`'s claimant
+   * does: the same write sent again after its reply was lost answers as it did the first time
+   * (committed, with the claim while its lock is still held), not as a conflict with itself.
    */
-  commitStepAndQueue(transition: StepTransition, resume: { item: string; lockTtlMs: number; mode: 'drain' | 'hand-off' }): Promise<{ result: CommitResult; claim?: WorkClaim }>;
+  commitStepAndQueue(transition: StepTransition, resume: { item: string; lockTtlMs: number; mode: 'drain' | 'hand-off'; attempt?: string }): Promise<{ result: CommitResult; claim?: WorkClaim }>;
   /**
    * `commitStep` and `saveThread` as one atomic write under the transition's fence (required):
    * both or neither. For a resume claim (`claimResumeTransition`: no grant), whose thread records
@@ -201,9 +204,10 @@ export interface WorkQueueStore {
    * Appends work for a thread and tries to take the thread's lock in the same atomic operation.
    * When this caller took the lock it must drain the queue: the claim carries the new fencing
    * token and the first item to handle, already in flight (as `takeWork` would return it, so a
-   * dead holder's item comes first). Undefined when another holder will drain it.
+   * dead holder's item comes first). Undefined when another holder will drain it. The same
+   * `attempt` sent again (a lost reply) queues nothing twice and answers as the first did.
    */
-  enqueueWork(threadKey: string, item: string, lockTtlMs: number): Promise<WorkClaim | undefined>;
+  enqueueWork(threadKey: string, item: string, lockTtlMs: number, options?: { attempt?: string }): Promise<WorkClaim | undefined>;
   /**
    * Appends work for a thread without taking its lock, for a process that only receives (its event
    * loop acks Slack and runs no turns). When no one holds the thread, its key is offered to the
