@@ -4,6 +4,7 @@ import type { AuditLog } from '../audit/audit-log.js';
 import type { Grant } from '../approvals/grant.js';
 import type { PendingStep } from '../approvals/pending-step.js';
 import { FencedError } from './fenced-error.js';
+import { newTokenNonce, nextFencingToken } from './fencing-token.js';
 import type { ExecutingMarker, Fence, ScheduleKind, StateStore, WorkClaim } from './state-store.js';
 import type { ThreadState } from './thread-state.js';
 
@@ -66,7 +67,7 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
     for (const event of events) void audit?.append(event);
   };
   const issueToken = (threadKey: string, ttlMs: number): string => {
-    const token = String(Math.max(Number(fences.get(threadKey) ?? 0) + 1, now()));
+    const token = nextFencingToken({ last: fences.get(threadKey), now: now(), nonce: newTokenNonce() });
     fences.set(threadKey, token);
     locks.set(threadKey, { value: token, expiresAt: now() + ttlMs });
     return token;

@@ -13,13 +13,15 @@ end`;
 }
 
 /**
- * Issues the thread's next fencing token into KEYS[fence]: larger than any token before it, even if
- * the counter expired (it never goes below the current time in milliseconds).
+ * Issues the thread's next fencing token into KEYS[fence], `<counter>.<nonce>` (`fencing-token.ts`):
+ * the counter larger than the last one's, even if that expired (it never goes below the current
+ * time in milliseconds), the nonce ARGV[nonce], drawn by the caller, so that a token lost in a
+ * failover is not issued again. A token of an older release (a plain number) is read as its counter.
  */
-function issueToken({ fence, now, ttl }: { fence: number; now: number; ttl: number }): string {
+function issueToken({ fence, now, nonce, ttl }: { fence: number; now: number; nonce: number; ttl: number }): string {
   return `
-local last = tonumber(redis.call('GET', KEYS[${fence}]) or '0') or 0
-local token = string.format('%.0f', math.max(last + 1, tonumber(ARGV[${now}])))
+local last = tonumber(string.match(redis.call('GET', KEYS[${fence}]) or '0', '^%d+') or '0')
+local token = string.format('%.0f', math.max(last + 1, tonumber(ARGV[${now}]))) .. '.' .. ARGV[${nonce}]
 redis.call('SET', KEYS[${fence}], token, 'PX', ARGV[${ttl}])`;
 }
 
@@ -91,7 +93,8 @@ export const COMMIT_STEP_SCRIPT = commitStepLua({ auditFirst: 15, afterWrite: ''
  * [15] this write's attempt key.
  * ARGV[15] item, [16] lock ttl ms, [17] queue ttl ms, [18] thread key, [19] fence ttl ms, [20]
  * 'drain' (a free lock is taken: {'committed', token, first item}) or 'hand-off' (a free thread is
- * offered to the workers), [21] most hints kept, [22] attempt key ttl ms, [23…] audit pairs.
+ * offered to the workers), [21] most hints kept, [22] attempt key ttl ms, [23] token nonce, [24…]
+ * audit pairs.
  * The attempt key (a fresh token per call) keeps what the write did: the token of the lock it
  * took, or '' when it took none. ioredis sends a command again when its reply was lost; the resend
  * finds the key and answers as the first run did (the claim, while the lock still holds that
@@ -99,7 +102,7 @@ export const COMMIT_STEP_SCRIPT = commitStepLua({ auditFirst: 15, afterWrite: ''
  * took until the lock lapses.
  */
 export const COMMIT_STEP_AND_QUEUE_SCRIPT = commitStepLua({
-  auditFirst: 23,
+  auditFirst: 24,
   beforeWrite: `
 local earlier = redis.call('GET', KEYS[15])
 if earlier then
@@ -117,7 +120,7 @@ if string.find(ARGV[5], 'c', 1, true) then
       redis.call('RPUSH', KEYS[14], ARGV[18])
       redis.call('LTRIM', KEYS[14], -tonumber(ARGV[21]), -1)
     else
-      ${issueToken({ fence: 7, now: 4, ttl: 19 })}
+      ${issueToken({ fence: 7, now: 4, nonce: 23, ttl: 19 })}
       redis.call('SET', KEYS[11], token, 'PX', ARGV[16])
       taken = token
     end
@@ -316,7 +319,7 @@ return 1
 /**
  * KEYS[1] queue, [2] lock, [3] index of threads with work, [4] fence, [5] in-flight item, [6] this
  * write's attempt key. ARGV[1] item, [2] lock ttl ms, [3] queue ttl ms, [4] thread key, [5] now, [6]
- * fence ttl ms, [7] attempt key ttl ms. When the caller took the lock: {new token, the item to
+ * fence ttl ms, [7] attempt key ttl ms, [8] token nonce. When the caller took the lock: {new token, the item to
  * handle first, in flight (TAKE_WORK_SCRIPT's rule)}. Sent again after a lost reply, it queues
  * nothing twice and answers as the first run did (COMMIT_STEP_AND_QUEUE_SCRIPT's attempt key).
  */
@@ -333,7 +336,7 @@ if redis.call('EXISTS', KEYS[2]) == 1 then
   redis.call('SET', KEYS[6], '', 'PX', ARGV[7])
   return false
 end
-${issueToken({ fence: 4, now: 5, ttl: 6 })}
+${issueToken({ fence: 4, now: 5, nonce: 8, ttl: 6 })}
 redis.call('SET', KEYS[2], token, 'PX', ARGV[2])
 redis.call('SET', KEYS[6], token, 'PX', ARGV[7])
 ${takeItem({ queue: 1, inflight: 5, ttl: 3 })}
@@ -371,10 +374,10 @@ if holder == ARGV[1] then return 1 end
 return 0
 `;
 
-/** KEYS[1] lock, [2] fence. ARGV[1] lock ttl ms, [2] now, [3] fence ttl ms. */
+/** KEYS[1] lock, [2] fence. ARGV[1] lock ttl ms, [2] now, [3] fence ttl ms, [4] token nonce. */
 export const TRY_LOCK_SCRIPT = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return false end
-${issueToken({ fence: 2, now: 2, ttl: 3 })}
+${issueToken({ fence: 2, now: 2, nonce: 4, ttl: 3 })}
 redis.call('SET', KEYS[1], token, 'PX', ARGV[1])
 return token
 `;
@@ -382,7 +385,7 @@ return token
 /**
  * KEYS[1] lock, [2] fence, [3] queue, [4] in-flight item, [5] thread, [6] its message list. ARGV[1]
  * lock ttl ms, [2] now, [3] fence ttl ms, [4] in-flight ttl ms, [5] the shard's step key prefix,
- * [6] the 8 hex digits the step ids of this thread's shard start with (`newStepId`).
+ * [6] the 8 hex digits the step ids of this thread's shard start with (`newStepId`), [7] token nonce.
  * TRY_LOCK_SCRIPT, then TAKE_WORK_SCRIPT's take in the same step: {token, item or false}. When the
  * item resumes a step of this thread's shard, it also reads what the resume's first round trip
  * would: {token, item, step id, the thread as READ_THREAD_SCRIPT gives it, the step as HGETALL
@@ -392,7 +395,7 @@ return token
  */
 export const LOCK_AND_TAKE_SCRIPT = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return false end
-${issueToken({ fence: 2, now: 2, ttl: 3 })}
+${issueToken({ fence: 2, now: 2, nonce: 7, ttl: 3 })}
 redis.call('SET', KEYS[1], token, 'PX', ARGV[1])
 ${takeItem({ queue: 3, inflight: 4, ttl: 4 })}
 if not item then return {token, item} end

@@ -7,6 +7,7 @@ import type { Grant } from '../approvals/grant.js';
 import type { PendingStep } from '../approvals/pending-step.js';
 import type { StepTransition } from '../approvals/transitions/step-transition.js';
 import { FencedError } from './fenced-error.js';
+import { newTokenNonce } from './fencing-token.js';
 import { reportingCommandFailures, type RedisFailureListener } from './redis-failures.js';
 import type { RedisTarget } from '../config/redis-target.js';
 import { connectRedisClient } from './connect-to-redis.js';
@@ -368,6 +369,7 @@ export function createRedisStore({
         resume.mode,
         READY_HINTS_KEPT,
         ATTEMPT_TTL_MS,
+        newTokenNonce(),
         ...args,
       );
       if (!Array.isArray(reply)) {
@@ -522,6 +524,7 @@ export function createRedisStore({
         now(),
         FENCE_TTL_MS,
         ATTEMPT_TTL_MS,
+        newTokenNonce(),
       );
       if (!Array.isArray(claim)) return undefined;
       const [token, first] = claim as [string, string];
@@ -540,7 +543,7 @@ export function createRedisStore({
 
     async tryLock(threadKey, ttlMs) {
       const at = keys.ofThread(threadKey);
-      const token = await run.csTryLock(at.lock(threadKey), at.fence(threadKey), ttlMs, now(), FENCE_TTL_MS);
+      const token = await run.csTryLock(at.lock(threadKey), at.fence(threadKey), ttlMs, now(), FENCE_TTL_MS, newTokenNonce());
       return typeof token === 'string' ? token : undefined;
     },
 
@@ -559,6 +562,7 @@ export function createRedisStore({
         QUEUE_TTL_MS,
         at.step(''),
         stepIdPrefix(threadKey),
+        newTokenNonce(),
       );
       if (!Array.isArray(claim)) return undefined;
       const [token, item, stepId, threadReply, stepFields] = claim as [string, string | null | false | undefined, string?, ThreadReply?, string[]?];

@@ -5,10 +5,10 @@ import type { StepTransition } from '../approvals/transitions/step-transition.js
 import type { ThreadState } from './thread-state.js';
 
 /**
- * A thread holder's fencing token. Every lock acquisition gets a larger token than the last; a
- * write guarded by a fence happens only while its token is still the thread's newest, so a process
- * that stalled past its lock (a GC pause, a frozen VM) can no longer change anything once another
- * process took the thread over.
+ * A thread holder's fencing token. Every lock acquisition gets a token of its own, counting on from
+ * the last (`fencing-token.ts`); a write guarded by a fence happens only while its token is still the
+ * thread's newest, so a process that stalled past its lock (a GC pause, a frozen VM) can no longer
+ * change anything once another process took the thread over.
  */
 export interface Fence {
   threadKey: string;
