@@ -25,7 +25,8 @@ export interface PhaseDependencies {
   tools: readonly ToolDefinition[];
   policy: PolicyConfig;
   toolProblems?: () => ReadonlyArray<{ source: string; message: string }>;
-  resolveGroups: (groupIds: readonly string[]) => Promise<GroupMembers>;
+  /** `fresh`: past the per-process cache, for a check that decides whether a call runs (a grant's at the gate). */
+  resolveGroups: (groupIds: readonly string[], options?: { fresh?: boolean }) => Promise<GroupMembers>;
   /** `statusDelayMs`: how long a turn runs before its status line shows (`TURN_STATUS_DELAY_MS`). */
   limits: HistoryLimits & { maxSteps: number; modelTimeoutMs?: number; statusDelayMs?: number };
   logger: Logger;
