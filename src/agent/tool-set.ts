@@ -276,6 +276,8 @@ export interface AutomaticApproval {
   grant?: Grant;
   /** For `schedule`: the schedule whose `autoApprove` list let it run. */
   schedule?: string;
+  /** Whose request the turn runs for (`TurnContext.requesterId`): for a grant, who used it, as the grantor did not ask. */
+  requesterId: string;
 }
 
 /** A scheduled turn's own auto-approve list (see `scheduleAutoApproval`). */
@@ -329,19 +331,19 @@ export function createToolApproval(options: {
     const schedule = options.scheduleApproval;
     if (schedule?.covers(toolCall.toolName) && evaluation.autoApprove !== 'forbidden') {
       letThrough({ kind: 'auto-approve', mode: 'schedule', schedule: schedule.schedule });
-      options.onAutomaticApproval?.({ toolCallId: toolCall.toolCallId, toolName: toolCall.toolName, input: toolCall.input, mode: 'schedule', schedule: schedule.schedule });
+      options.onAutomaticApproval?.({ toolCallId: toolCall.toolCallId, toolName: toolCall.toolName, input: toolCall.input, requesterId: options.context.requesterId, mode: 'schedule', schedule: schedule.schedule });
       return { type: 'approved', reason: `auto-approved by schedule ${schedule.schedule}` };
     }
     if (isAutoApproveActive({ policy: options.policy, channel: options.context.channel, evaluation })) {
       const mode = options.policy.autoApprove.global ? 'global' : 'channel';
       letThrough({ kind: 'auto-approve', mode });
-      options.onAutomaticApproval?.({ toolCallId: toolCall.toolCallId, toolName: toolCall.toolName, input: toolCall.input, mode });
+      options.onAutomaticApproval?.({ toolCallId: toolCall.toolCallId, toolName: toolCall.toolName, input: toolCall.input, requesterId: options.context.requesterId, mode });
       return { type: 'approved', reason: `auto-approve mode (${mode})` };
     }
     const grant = await options.findGrant?.({ toolName: toolCall.toolName, input: toolCall.input, evaluation, ...(definition ? { definitionFingerprint: () => definitionFingerprintOf(definition) } : {}) });
     if (grant) {
       letThrough({ kind: 'grant', grantId: grant.grantId, grantedBy: grant.grantedBy }, evaluation);
-      options.onAutomaticApproval?.({ toolCallId: toolCall.toolCallId, toolName: toolCall.toolName, input: toolCall.input, mode: 'channel', grant });
+      options.onAutomaticApproval?.({ toolCallId: toolCall.toolCallId, toolName: toolCall.toolName, input: toolCall.input, requesterId: options.context.requesterId, mode: 'channel', grant });
       return { type: 'approved', reason: `allowed by grant ${grant.grantId} from <@${grant.grantedBy}>` };
     }
     return 'user-approval';

@@ -95,7 +95,7 @@ function sameRule(grant: PolicyEvaluation, call: PolicyEvaluation): boolean {
   return grant.rule.fingerprint !== undefined && grant.rule.fingerprint === call.rule.fingerprint;
 }
 
-/** The audit entry for something that happened to a grant; `userId` is who did it. */
+/** The audit entry for something that happened to a grant; `userId` is who did it (for `grant-used`, whose request it let through). */
 export function grantAuditEvent(type: GrantEvent['type'], grant: Grant, userId: string): Omit<GrantEvent, 'at'> {
   return {
     type,
@@ -106,6 +106,7 @@ export function grantAuditEvent(type: GrantEvent['type'], grant: Grant, userId: 
     channel: grant.channel,
     ...(grant.threadTs ? { threadTs: grant.threadTs } : {}),
     userId,
+    grantedBy: grant.grantedBy,
     expiresAt: grant.expiresAt,
     identicalArgumentsOnly: grant.identicalArgumentsOnly,
   };

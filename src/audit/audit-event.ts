@@ -162,8 +162,13 @@ export interface GrantEvent extends AuditEventCommon {
   scope: 'thread' | 'channel';
   channel: string;
   threadTs?: string;
-  /** Who created, revoked or (by asking the bot) used the grant. */
+  /**
+   * Who created or revoked the grant, or (`grant-used`) used it by asking the bot: the person whose
+   * request the turn ran for, whose call the grant let through without a card.
+   */
   userId: string;
+  /** Who gave the grant (its approval carried forward); absent in records written before it was recorded. */
+  grantedBy?: string;
   /** Epoch milliseconds. */
   expiresAt: number;
   identicalArgumentsOnly: boolean;
@@ -180,6 +185,8 @@ export interface AutoApprovedEvent extends AuditEventCommon {
   grantId?: string;
   /** For `schedule`: which schedule. */
   schedule?: string;
+  /** Whose request the turn ran for (a person, or `schedule:<name>`); absent in records written before it was recorded. */
+  requesterId?: string;
 }
 
 /** Why a call may run: its countersignature. Written with the marker, just before the call starts. */

@@ -76,6 +76,7 @@ export function describeAuditEvent(event: AuditEvent): AuditEventCells {
         result: event.type.slice('grant-'.length),
         details: join([
           `${event.scope} grant in ${place(event.channel, event.threadTs)}`,
+          event.grantedBy !== undefined && event.grantedBy !== event.userId && `granted by ${event.grantedBy}`,
           `until ${utcTime(event.expiresAt)}`,
           event.identicalArgumentsOnly ? 'identical arguments only' : 'any arguments',
           `grant ${event.grantId}`,
@@ -89,6 +90,7 @@ export function describeAuditEvent(event: AuditEvent): AuditEventCells {
         details: join([
           event.mode === 'global' ? 'needs no approval' : event.mode === 'schedule' ? `allowed by schedule ${event.schedule ?? '?'}` : 'allowed in this channel',
           event.grantId !== undefined && `grant ${event.grantId}`,
+          event.requesterId !== undefined && `for ${event.requesterId}`,
           `input ${compactJson(event.input)}`,
           `in ${place(event.channel, event.threadTs)}`,
         ]),

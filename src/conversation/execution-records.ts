@@ -21,8 +21,9 @@ export function createExecutionRecords({ store, logger, limits, now, metrics }: 
     // a check after the marker can still refuse it, and its tool-executed then says "Not run".
     const approval = call.automatic;
     if (approval) {
-      audit.push({ type: 'auto-approved', ...where, toolName: approval.toolName, input: approval.input, mode: approval.mode, ...(approval.grant ? { grantId: approval.grant.grantId } : {}), ...(approval.schedule ? { schedule: approval.schedule } : {}) });
-      if (approval.grant) audit.push(grantAuditEvent('grant-used', approval.grant, approval.grant.grantedBy));
+      audit.push({ type: 'auto-approved', ...where, toolName: approval.toolName, input: approval.input, mode: approval.mode, requesterId: approval.requesterId, ...(approval.grant ? { grantId: approval.grant.grantId } : {}), ...(approval.schedule ? { schedule: approval.schedule } : {}) });
+      // Used by the one whose request the call is for; the grantor is named in the record's `grantedBy`.
+      if (approval.grant) audit.push(grantAuditEvent('grant-used', approval.grant, approval.requesterId));
     }
     faultPoint('before-tool');
     // A grant-cleared call's grant is checked in the write of its marker: a revoke is then ordered
