@@ -106,3 +106,17 @@ process.exit(3);`;
     }
   });
 });
+
+describe('a stdio MCP server that exits on its own', () => {
+  it('is not taken for one the bot stopped when the bot closes it while its last output drains', async () => {
+    // A server that fails at start-up: the bot's first write meets a closed pipe (EPIPE) and the
+    // connect gives up and closes the transport while the exit's drain still runs. The operator must
+    // still be told how the server exited and what it printed, not "write EPIPE".
+    const { transport } = await serverWith(`process.stderr.write('missing API_URL\\n'); setTimeout(() => process.exit(3), 50);`);
+    const child = (transport as unknown as { child: import('node:child_process').ChildProcess }).child;
+    // Right at the exit, before the pipes are seen to close: where a failed first write lands.
+    const closed = new Promise<void>((resolve) => child.once('exit', () => resolve(transport.close())));
+    await closed;
+    expect(transport.exit).toEqual({ code: 3, signal: null, stderrTail: 'missing API_URL', expected: false });
+  });
+});

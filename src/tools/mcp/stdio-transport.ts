@@ -99,6 +99,8 @@ export class StdioTransport implements MCPTransport {
    */
   private stderrLineCut = false;
   private closing = false;
+  /** Settled when the process exits: whether the bot had asked it to (`close`) by then. */
+  private exitExpected: boolean | undefined;
   private exited = false;
   private exitInfo: ProcessExit | undefined;
   /** Ends the wait for the pipes once the process exited (see `PIPE_DRAIN_AFTER_EXIT_MS`). */
@@ -372,6 +374,9 @@ export class StdioTransport implements MCPTransport {
    * of the pipes are closed, and the client fails what still waits for an answer.
    */
   private drainAfterExit(code: number | null, signal: NodeJS.Signals | null): void {
+    // Whether the bot asked for this exit is settled now: a close() during the drain (a connect
+    // that failed on a write to the dead process) did not cause it, and must not hide why it ended.
+    this.exitExpected ??= this.closing;
     this.endGroup();
     if (this.exited) return;
     this.drainTimer = setTimeout(() => {
@@ -401,7 +406,7 @@ export class StdioTransport implements MCPTransport {
     this.exited = true;
     clearTimeout(this.drainTimer);
     this.endGroup();
-    this.exitInfo = { code, signal, stderrTail: this.stderrTail.trim(), expected: this.closing };
+    this.exitInfo = { code, signal, stderrTail: this.stderrTail.trim(), expected: this.exitExpected ?? this.closing };
     this.clearDiscoveries();
     const exit = this.exitInfo;
     this.guarded('closing the client', () => this.onclose?.());
