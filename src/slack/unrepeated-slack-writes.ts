@@ -16,6 +16,27 @@ const UNREPEATABLE_METHODS = new Set([
   'files.completeUploadExternal',
 ]);
 
+/** Every error the guard threw: a write Slack may or may not have applied. */
+const unconfirmed = new WeakSet<object>();
+
+/**
+ * Whether `error` (what a Web API call threw) is the guard's refusal to send a write again: Slack may have
+ * applied it, so what it posted, if anything, can only be found by reading the conversation.
+ */
+export function mayHaveBeenApplied(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  // The client hands what `fetch` threw on as `original`.
+  const original = (error as { original?: unknown }).original;
+  return unconfirmed.has(error) || (typeof original === 'object' && original !== null && unconfirmed.has(original));
+}
+
+/** The error for a write that was sent but whose outcome is unknown: it is not sent again. */
+export function unconfirmedWriteError({ method, cause }: { method: string; cause: unknown }): SlackCallError {
+  const error = new SlackCallError({ method, cause });
+  unconfirmed.add(error);
+  return error;
+}
+
 /** Errors of the connection itself: no connection, so the request never reached Slack. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
@@ -24,19 +45,16 @@ const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOST
  * client retries every failure alike; but a timeout, a connection lost after the request went out or
  * a 5xx from Slack's edge can come after Slack posted the message. For the calls above `fetch` turns
  * such a failure into an error the retry policy's `onFailedAttempt` refuses to retry, so it reaches
- * the caller (which says so in the thread). A 429 (Slack applied nothing) and a connection that was
+ * the caller (which says so in the thread; an answer first looks for the message it may have posted,
+ * `answer/unconfirmed-post.ts`). A 429 (Slack applied nothing) and a connection that was
  * never made are retried as before; other calls (reads, `chat.update`, `views.*`) keep every retry.
  */
 export function createUnrepeatedSlackWrites({ retryConfig, fetch }: { retryConfig: RetryOptions; fetch: typeof globalThis.fetch }) {
-  const unconfirmed = new WeakSet<object>();
-
   const guardedFetch: typeof globalThis.fetch = async (input, init) => {
     const method = methodOf(input);
     if (!UNREPEATABLE_METHODS.has(method)) return fetch(input, init);
     const refuse = (cause: unknown): never => {
-      const error = new SlackCallError({ method, cause });
-      unconfirmed.add(error);
-      throw error;
+      throw unconfirmedWriteError({ method, cause });
     };
     let response: Response;
     try {
@@ -58,7 +76,7 @@ export function createUnrepeatedSlackWrites({ retryConfig, fetch }: { retryConfi
       ...retryConfig,
       // The client wraps what fetch throws (`original`); throwing here ends the retries with it.
       onFailedAttempt: (error: Error & { original?: unknown }) => {
-        if (typeof error.original === 'object' && error.original !== null && unconfirmed.has(error.original)) throw error;
+        if (mayHaveBeenApplied(error)) throw error;
       },
     } as RetryOptions,
   };

@@ -69,7 +69,8 @@ describe('the Slack API failing', () => {
 
     const replies = slack.messages(CHANNEL, threadTs).filter((message) => message.ts !== threadTs);
     expect(replies.filter((message) => message.text === 'Only one answer.')).toHaveLength(1);
-    // The bot never learned the post worked, so the thread is told, as for any failed post.
-    expect(replies.at(-1)?.text).toContain('Something went wrong on my side');
+    // The bot read the thread, found the message Slack posted, and took it for the answer: nothing failed.
+    expect(replies.at(-1)?.text).toBe('Only one answer.');
+    expect(replies.some((message) => message.text.includes('Something went wrong'))).toBe(false);
   });
 });

@@ -50,6 +50,14 @@ describe('the Slack emulator driven by the real WebClient', () => {
     expect(messages('C1')[1]?.edited).toMatchObject({ user: 'U07OPSBOT1' });
   });
 
+  it('lists only the replies after `oldest`', async () => {
+    const parent = addHumanMessage('C1', '<@U07OPSBOT1> status?');
+    const first = await client.chat.postMessage({ channel: 'C1', thread_ts: parent.ts, text: 'first' });
+    await client.chat.postMessage({ channel: 'C1', thread_ts: parent.ts, text: 'second' });
+    const replies = await client.conversations.replies({ channel: 'C1', ts: parent.ts, oldest: first.ts ?? '' });
+    expect(replies.messages?.map((message) => message.text)).toEqual(['second']);
+  });
+
   it('answers message_not_found for an unknown ts on chat.update', async () => {
     const error = await client.chat.update({ channel: 'C1', ts: '1.000001', text: 'x' }).catch((caught: unknown) => caught);
     expect((error as WebAPIPlatformError).code).toBe(ErrorCode.PlatformError);

@@ -1,19 +1,26 @@
 import type { WebClient } from '@slack/web-api';
 import pino from 'pino';
 import { describe, expect, it, vi } from 'vitest';
+import { unconfirmedWriteError } from '../unrepeated-slack-writes.js';
 import { createNativeAnswerStream } from './native-answer-stream.js';
 
-/** Slack's stream methods as the thread would show them: one growing text per message. */
-function fakeStreamingClient(options: { failAppendAfter?: number } = {}) {
+/**
+ * Slack's stream methods as the thread would show them: one growing text per message. The `loseStart`th
+ * `chat.startStream` is applied but its reply lost, as the Web API client reports it (`unconfirmedWriteError`).
+ */
+function fakeStreamingClient(options: { failAppendAfter?: number; loseStart?: number } = {}) {
   const texts = new Map<string, string>();
   const updates: Array<{ ts: string; text: string }> = [];
   let appends = 0;
+  let starts = 0;
   let next = 1;
   const client = {
     chat: {
       startStream: async (args: { markdown_text: string }) => {
-        const ts = `2.${next++}`;
+        const ts = slackTs(next++);
         texts.set(ts, args.markdown_text);
+        starts += 1;
+        if (starts === options.loseStart) throw Object.assign(new Error('An HTTP protocol error occurred'), { original: unconfirmedWriteError({ method: 'chat.startStream', cause: new Error('HTTP 502') }) });
         return { ok: true, ts };
       },
       appendStream: async (args: { ts: string; markdown_text: string }) => {
@@ -32,15 +39,21 @@ function fakeStreamingClient(options: { failAppendAfter?: number } = {}) {
         return { ok: true };
       },
       postMessage: async (args: { text: string }) => {
-        const ts = `3.${next++}`;
+        const ts = slackTs(next++);
         texts.set(ts, args.text);
         return { ok: true, ts };
       },
       delete: async () => ({ ok: true }),
     },
+    conversations: {
+      replies: async () => ({ ok: true, messages: [...texts].map(([ts, text]) => ({ ts, text, bot_id: 'B1' })), has_more: false }),
+    },
   };
   return { client: client as unknown as WebClient, texts, updates };
 }
+
+/** A message timestamp as Slack makes them: the time, and a sequence that keeps them unique. */
+const slackTs = (sequence: number) => `${Math.floor(Date.now() / 1000)}.${String(sequence).padStart(6, '0')}`;
 
 const base = { logger: pino({ level: 'silent' }), channel: 'C1', threadTs: '1.1', recipientUserId: 'U1', recipientTeamId: 'T1', intervalMs: 0 };
 
@@ -88,6 +101,32 @@ describe('createNativeAnswerStream', () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     await stream.finish('First line.\nSecond line.\nThird line.');
     expect(updates.at(-1)?.text).toBe('First line.\nSecond line.\nThird line.');
+    expect(stream.messageTs()).toEqual([...texts.keys()]);
+  });
+});
+
+describe('createNativeAnswerStream, when the reply to chat.startStream is lost', () => {
+  it('finds the stream Slack started all the same and streams on in it, with no second copy', async () => {
+    const { client, texts, updates } = fakeStreamingClient({ loseStart: 1 });
+    const stream = createNativeAnswerStream({ ...base, client });
+    stream.append('Status of the rollout:\n');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    stream.append('- api: healthy\n');
+    await stream.finish('Status of the rollout:\n- api: healthy\nNothing else.');
+    expect([...texts.values()]).toEqual(['Status of the rollout:\n- api: healthy\nNothing else.']);
+    expect(updates).toEqual([]);
+    expect(stream.messageTs()).toEqual([...texts.keys()]);
+  });
+
+  it('does the same for the stream that continues a long answer in a new message', async () => {
+    const { client, texts, updates } = fakeStreamingClient({ loseStart: 2 });
+    const stream = createNativeAnswerStream({ ...base, client, maxMessageLength: 120 });
+    const answer = Array.from({ length: 12 }, (_, index) => `line ${index} of the rollout log`).join('\n');
+    stream.append(answer);
+    await stream.finish(answer);
+    expect(texts.size).toBeGreaterThan(1);
+    expect([...texts.values()].join('')).toBe(answer);
+    expect(updates).toEqual([]);
     expect(stream.messageTs()).toEqual([...texts.keys()]);
   });
 });

@@ -6,7 +6,9 @@ import { SLACK_LIMITS } from '../blocks/limits.js';
 import type { MentionableUserIds } from '../format/neutralise-pings.js';
 import { fenceOpenAt } from '../format/parse-markdown.js';
 import { isSafeMarkdown, safeMarkdown } from '../format/safe-markdown.js';
+import { mayHaveBeenApplied } from '../unrepeated-slack-writes.js';
 import { createFlushSchedule } from './flush-schedule.js';
+import { findUnconfirmedPost, postedAfter, type UnconfirmedPost } from './unconfirmed-post.js';
 import { ANSWER_UPDATE_INTERVAL_MS, createUpdatingAnswerStream } from './updating-answer-stream.js';
 
 /** Slack answers these when the app cannot stream at all; trying again per answer would only waste calls. */
@@ -38,7 +40,10 @@ export interface NativeAnswerStreamOptions {
  * no longer begins with what was sent (text read as code once turned out not to be), or a message
  * that would not be safe read on its own, is not sent; nor is anything once Slack refuses a call:
  * the answer then carries on as `chat.update` edits of the same messages. A long answer is stopped
- * and continued in a new stream before Slack's size limit.
+ * and continued in a new stream before Slack's size limit. A `chat.startStream` whose reply was lost
+ * may have started the stream: its message is looked for in the thread and, found, streamed on; not
+ * found, Slack is taken not to have started it and the answer carries on as edits; when the thread
+ * cannot be read, the edits look for it again before posting anything.
  */
 export function createNativeAnswerStream(options: NativeAnswerStreamOptions): AnswerStream {
   const { client, logger, channel, threadTs } = options;
@@ -52,6 +57,8 @@ export function createNativeAnswerStream(options: NativeAnswerStreamOptions): An
   let sent = '';
   let current: { ts: string; text: string } | undefined;
   let fallback: AnswerStream | undefined;
+  /** A started stream whose message could not be looked for (the thread could not be read). */
+  let unconfirmed: UnconfirmedPost | undefined;
 
   async function stopCurrent(closing = ''): Promise<void> {
     if (current === undefined) return;
@@ -72,6 +79,21 @@ export function createNativeAnswerStream(options: NativeAnswerStreamOptions): An
     // Slack reads each message on its own, so each must be safe read that way.
     if (!isSafeMarkdown((current?.text ?? '') + text, { mentionableUserIds })) throw new Error('a message of the answer would not be safe on its own');
     if (current === undefined) {
+      const ts = await startStream(text);
+      current = { ts, text };
+      messages.push(ts);
+      options.onMessages?.([...messages]);
+    } else {
+      await client.chat.appendStream({ channel, ts: current.ts, markdown_text: text });
+      current.text += text;
+    }
+    sent += piece;
+  }
+
+  /** Starts a message streaming `text`; its timestamp. One whose reply was lost is looked for rather than started again. */
+  async function startStream(text: string): Promise<string> {
+    const post = { text, after: postedAfter(messages.at(-1)) };
+    try {
       const response = await client.chat.startStream({
         channel,
         thread_ts: threadTs,
@@ -80,14 +102,17 @@ export function createNativeAnswerStream(options: NativeAnswerStreamOptions): An
         markdown_text: text,
       });
       if (!response.ts) throw new SlackResponseError({ method: 'chat.startStream', missing: 'ts' });
-      current = { ts: response.ts, text };
-      messages.push(response.ts);
-      options.onMessages?.([...messages]);
-    } else {
-      await client.chat.appendStream({ channel, ts: current.ts, markdown_text: text });
-      current.text += text;
+      return response.ts;
+    } catch (error) {
+      if (!mayHaveBeenApplied(error)) throw error;
+      const found = await findUnconfirmedPost({ client, channel, threadTs, post, known: messages }).catch((readError: unknown) => {
+        unconfirmed = post;
+        throw readError;
+      });
+      if (found === undefined) throw error;
+      logger.info({ event: 'answer-post-found', ts: found }, 'a stream of the answer whose reply was lost is in the thread; the answer carries on in it');
+      return found;
     }
-    sent += piece;
   }
 
   /** Sends what `text`, the answer so far, adds to what was sent, in pieces that fit a message. */
@@ -108,6 +133,7 @@ export function createNativeAnswerStream(options: NativeAnswerStreamOptions): An
       channel,
       threadTs,
       replacing: messages,
+      ...(unconfirmed ? { unconfirmed } : {}),
       mentionableUserIds,
       ...(options.onMessages ? { onMessages: options.onMessages } : {}),
     });

@@ -1,6 +1,7 @@
 import type { WebClient } from '@slack/web-api';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { unconfirmedWriteError } from '../unrepeated-slack-writes.js';
 import { createUpdatingAnswerStream } from './updating-answer-stream.js';
 
 interface Call {
@@ -116,5 +117,116 @@ describe('createUpdatingAnswerStream', () => {
     await vi.advanceTimersByTimeAsync(1000);
     await stream.finish('one two three');
     expect(calls.at(-1)).toMatchObject({ method: 'update', text: 'one two three' });
+  });
+});
+
+/**
+ * A thread whose posts Slack applies (or not) but whose reply is lost for the ones `lose` picks, as the
+ * Web API client reports them (`unconfirmedWriteError`), and whose replies can be read.
+ */
+function lostReplyClient(options: { lose: (text: string, post: number) => 'applied' | 'not-applied' | undefined; failReads?: number }) {
+  const thread: Array<{ ts: string; text: string; bot_id?: string }> = [];
+  const posted: string[] = [];
+  let failReads = options.failReads ?? 0;
+  let reads = 0;
+  let next = 100;
+  const micro = (ts: string) => Number(ts.replace('.', ''));
+  const client = {
+    chat: {
+      postMessage: async (args: { text: string }) => {
+        posted.push(args.text);
+        const lost = options.lose(args.text, posted.length);
+        const ts = `${Math.floor(Date.now() / 1000)}.${String(next++).padStart(6, '0')}`;
+        if (lost !== 'not-applied') thread.push({ ts, text: args.text, bot_id: 'B1' });
+        if (lost) throw Object.assign(new Error('An HTTP protocol error occurred'), { original: unconfirmedWriteError({ method: 'chat.postMessage', cause: new Error('HTTP 502') }) });
+        return { ok: true, ts };
+      },
+      update: async (args: { ts: string; text: string }) => {
+        const message = thread.find((each) => each.ts === args.ts);
+        if (message) message.text = args.text;
+        return { ok: true };
+      },
+      delete: async (args: { ts: string }) => {
+        thread.splice(thread.findIndex((each) => each.ts === args.ts), 1);
+        return { ok: true };
+      },
+    },
+    conversations: {
+      replies: async (args: { oldest?: string }) => {
+        reads += 1;
+        if (failReads > 0) {
+          failReads -= 1;
+          throw new Error('conversations.replies failed');
+        }
+        return { ok: true, messages: thread.filter((message) => args.oldest === undefined || micro(message.ts) > micro(args.oldest)), has_more: false };
+      },
+    },
+  };
+  return { client: client as unknown as WebClient, thread, posted, reads: () => reads };
+}
+
+describe('createUpdatingAnswerStream, when the reply to a post is lost', () => {
+  it('finds the message Slack posted all the same and carries on in it, with no second copy', async () => {
+    const { client, thread, posted } = lostReplyClient({ lose: (_text, post) => (post === 1 ? 'applied' : undefined) });
+    const reported: string[][] = [];
+    const stream = createUpdatingAnswerStream({ client, logger, channel: 'C1', threadTs: '1.1', onMessages: (ts) => reported.push([...ts]) });
+    stream.append('The worker');
+    await vi.advanceTimersByTimeAsync(0);
+    stream.append(' restarted.');
+    await vi.advanceTimersByTimeAsync(1000);
+    await stream.finish('The worker restarted. All pods are ready.');
+    expect(posted).toEqual(['The worker']);
+    expect(thread.map((message) => message.text)).toEqual(['The worker restarted. All pods are ready.']);
+    expect(stream.messageTs()).toEqual([thread[0]!.ts]);
+    expect(reported.at(-1)).toEqual(stream.messageTs());
+  });
+
+  it('does the same for the post that continues a long answer in a new message', async () => {
+    const { client, thread, posted } = lostReplyClient({ lose: (_text, post) => (post === 2 ? 'applied' : undefined) });
+    const stream = createUpdatingAnswerStream({ client, logger, channel: 'C1', threadTs: '1.1' });
+    const paragraph = `${'word '.repeat(300).trim()}.`;
+    const answer = [paragraph, paragraph, paragraph, paragraph].join('\n\n');
+    stream.append(answer.slice(0, 2000));
+    await vi.advanceTimersByTimeAsync(1000);
+    stream.append(answer.slice(2000));
+    await vi.advanceTimersByTimeAsync(1000);
+    await stream.finish(answer);
+    expect(posted).toHaveLength(2);
+    expect(thread).toHaveLength(2);
+    expect(stream.messageTs()).toEqual(thread.map((message) => message.ts));
+    expect(thread.map((message) => message.text).join('\n\n')).toBe(answer);
+  });
+
+  it('posts again only when the thread shows Slack did not post it', async () => {
+    const { client, thread, posted } = lostReplyClient({ lose: (_text, post) => (post === 1 ? 'not-applied' : undefined) });
+    const stream = createUpdatingAnswerStream({ client, logger, channel: 'C1', threadTs: '1.1' });
+    stream.append('The worker');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(thread).toEqual([]);
+    stream.append(' restarted.');
+    await stream.finish('The worker restarted.');
+    expect(posted).toEqual(['The worker', 'The worker restarted.']);
+    expect(thread.map((message) => message.text)).toEqual(['The worker restarted.']);
+  });
+
+  it('posts nothing new until the thread can be read, then finds the message', async () => {
+    const { client, thread, posted, reads } = lostReplyClient({ lose: (_text, post) => (post === 1 ? 'applied' : undefined), failReads: 1 });
+    const stream = createUpdatingAnswerStream({ client, logger, channel: 'C1', threadTs: '1.1' });
+    stream.append('The worker');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(reads()).toBe(1);
+    stream.append(' restarted.');
+    await stream.finish('The worker restarted.');
+    expect(reads()).toBe(2);
+    expect(posted).toEqual(['The worker']);
+    expect(thread.map((message) => message.text)).toEqual(['The worker restarted.']);
+  });
+
+  it('shows an answer posted at once, whose reply was lost, once and without failing', async () => {
+    const { client, thread } = lostReplyClient({ lose: () => 'applied' });
+    const stream = createUpdatingAnswerStream({ client, logger, channel: 'C1', threadTs: '1.1' });
+    await stream.finish('Only one answer.');
+    expect(thread.map((message) => message.text)).toEqual(['Only one answer.']);
+    expect(stream.messageTs()).toEqual([thread[0]!.ts]);
   });
 });

@@ -1,3 +1,4 @@
+import { compareSlackTs } from '../slack-ts-clock.js';
 import type { StoredMessage } from '../state/message-log.js';
 import type { WorkspaceState } from '../state/workspace-state.js';
 import {
@@ -79,16 +80,19 @@ const postEphemeral: SlackMethodHandler = ({ args, state }) => {
 
 /**
  * Lenient on purpose: a thread the emulator has never seen (the parent only existed in an event
- * payload) answers an empty list instead of `thread_not_found`.
+ * payload) answers an empty list instead of `thread_not_found`. `oldest` keeps the messages after it,
+ * as Slack does.
  */
 const replies: SlackMethodHandler = ({ args, state }) => {
   const channel = stringArgument(args.channel);
   if (channel === undefined) return slackError('channel_not_found');
   const threadTs = String(args.ts ?? '');
-  const thread = state.messages.thread({ channel, threadTs });
+  const oldest = stringArgument(args.oldest);
+  const whole = state.messages.thread({ channel, threadTs });
+  const thread = oldest === undefined ? whole : whole.filter((message) => compareSlackTs(message.ts, oldest) > 0);
   const limit = Number(args.limit);
   const page = Number.isInteger(limit) && limit > 0 ? thread.slice(0, limit) : thread;
-  const replyCount = thread.length - 1;
+  const replyCount = whole.length - 1;
   const messages = page.map((message, index) => ({
     ...toSlackMessage({ message, state }),
     ...(index === 0 && message.ts === threadTs && replyCount > 0 ? { thread_ts: message.ts, reply_count: replyCount } : {}),
