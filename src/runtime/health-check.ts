@@ -8,11 +8,18 @@ export interface HttpReply {
   body: string;
 }
 
-/** `200` while the store answers, `503` when it cannot be reached: what a load balancer or orchestrator probes. */
+/**
+ * `200` while the store answers and takes writes, `503` when it cannot be reached or takes none (a Redis
+ * left on a replica, where every write the bot makes fails): what a load balancer or orchestrator probes.
+ * The reason given is one of these fixed sentences: the error itself (addresses) is not for a public port.
+ */
 export function healthReply(store: Pick<StateStore, 'ping' | 'kind'>): Promise<HttpReply> {
   return store.ping().then(
     () => jsonReply(200, { status: 'ok', store: store.kind, redis: store.kind === 'redis' ? 'up' : 'not configured' }),
-    () => jsonReply(503, { status: 'unavailable', store: store.kind, redis: 'down' }),
+    (error: unknown) =>
+      error instanceof Error && /^READONLY\b/.test(error.message)
+        ? jsonReply(503, { status: 'unavailable', store: store.kind, redis: 'read-only', reason: 'Redis answers but takes no writes: it is a replica' })
+        : jsonReply(503, { status: 'unavailable', store: store.kind, redis: 'down', reason: 'Redis cannot be reached' }),
   );
 }
 

@@ -41,6 +41,7 @@ import type { CommitResult, DeletedPost, ExecutingMarker, Fence, StateStore } fr
 import { createReplicaConfirmedWrites, defaultReplicasToWaitFor, DEFAULT_REPLICA_WAIT_TIMEOUT_MS } from './replica-confirmed-write.js';
 import { ReplicationNotConfirmedError } from './replication-not-confirmed-error.js';
 import { createThreadHistories, type ThreadReply, type ThreadWrite } from './redis-thread-history.js';
+import { assertTakesWrites } from './redis-takes-writes.js';
 import type { ThreadState } from './thread-state.js';
 import { CARD_LINK_FIELD, copyField, stepData, stepFromRecord } from './step-record.js';
 
@@ -683,6 +684,7 @@ export function createRedisStore({
 
     async ping() {
       await redis.ping();
+      await assertTakesWrites(redis);
     },
 
     async close() {

@@ -265,7 +265,7 @@ export interface WorkQueueStore {
  */
 export interface StateStore extends DeliveryStore, StepStore, GrantStore, ThreadStore, WorkQueueStore {
   readonly kind: 'redis' | 'memory';
-  /** Throws when the backing store cannot be reached. */
+  /** Throws when the backing store cannot be reached, or answers but takes no writes (a Redis replica). */
   ping(): Promise<void>;
   close(): Promise<void>;
 }
