@@ -16,10 +16,14 @@ export interface AuditLog {
   close(): Promise<void>;
 }
 
+/**
+ * The window is of the events' `at` (the bot host's clock when the event was made, which the table
+ * prints), so a time copied from the table falls in it.
+ */
 export interface ReadAuditOptions {
-  /** Epoch milliseconds, inclusive. */
+  /** Epoch milliseconds, inclusive, of `at`. */
   sinceMs: number;
-  /** Epoch milliseconds, inclusive; absent means up to now. */
+  /** Epoch milliseconds, inclusive, of `at`; absent means up to now. */
   untilMs?: number;
   limit?: number;
   /**
@@ -42,6 +46,14 @@ export const DEFAULT_AUDIT_MAX_LENGTH = 100_000;
  * trims older refusals, never the requests, decisions and runs the trail exists for.
  */
 export const DEFAULT_AUDIT_REFUSAL_MAX_LENGTH = 100_000;
+
+/**
+ * How far apart a bot host's clock (an event's `at`) and the Redis server's (its stream id) may be
+ * for a window of `at` to be read whole: Redis reads the ids this much wider on either side, and the
+ * events are then cut on `at`. An event stamped by a host whose clock was further off is missed by a
+ * window that names its time to the millisecond; wider, a read only goes through more entries.
+ */
+export const AUDIT_CLOCK_SKEW_MS = 5 * 60 * 1000;
 
 /** Whether an event records a refused attempt (stored and capped apart from the rest; see above). */
 export function isRefusalEvent(event: { type: string }): boolean {

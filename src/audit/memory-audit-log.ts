@@ -14,6 +14,8 @@ interface Entry {
   id: string;
   ms: number;
   sequence: number;
+  /** The event's `at`, which a read's window is of. */
+  at: number;
   json: string;
 }
 
@@ -57,7 +59,7 @@ export function createMemoryAuditLog({
       const { id, ms, sequence } = nextId();
       const refusal = isRefusalEvent(event);
       const entries = refusal ? refusals : records;
-      entries.push({ id, ms, sequence, json: JSON.stringify(event) });
+      entries.push({ id, ms, sequence, at: event.at, json: JSON.stringify(event) });
       // Entries are in time order, so whatever is too many sits at the front; the age cap holds for both lists.
       entries.splice(0, Math.max(0, entries.length - (refusal ? refusalMaxLength : maxLength)));
       for (const list of [records, refusals]) {
@@ -68,8 +70,8 @@ export function createMemoryAuditLog({
     },
 
     async read({ sinceMs, untilMs = Number.POSITIVE_INFINITY, limit, refusals: withRefusals = true }) {
-      // Whole milliseconds, as stream ids have them.
-      const inWindow = (entry: Entry) => entry.ms >= Math.floor(sinceMs) && entry.ms <= Math.floor(untilMs);
+      // Of `at`, in whole milliseconds, as the Redis log reads it.
+      const inWindow = (entry: Entry) => entry.at >= Math.floor(sinceMs) && entry.at <= Math.floor(untilMs);
       const window = [...records.filter(inWindow), ...(withRefusals ? refusals.filter(inWindow) : [])].sort((left, right) => left.ms - right.ms || left.sequence - right.sequence);
       if (limit !== undefined && limit < 1) return [];
       return (limit === undefined ? window : window.slice(-limit)).map(toStored);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import type { StoredAuditEvent } from '../audit/audit-event.js';
 import { DEFAULT_AUDIT_MAX_LENGTH } from '../audit/audit-log.js';
 import { createRedisAuditLog } from './redis-audit-log.js';
 import { createRedisKeys } from './redis-keys.js';
@@ -27,6 +28,22 @@ describe('the Redis audit log', () => {
     await log.close();
     // The client was the caller's, so it is still usable.
     expect(await redis.ping()).toBe('PONG');
+  });
+
+  it("cuts a window on the events' `at`, not on the Redis clock of their ids, with and without a limit", async () => {
+    const keyPrefix = `test:${randomUUID()}:`;
+    // The bot host's clock is 3 s behind the Redis server's.
+    const log = createRedisAuditLog({ redis, keyPrefix, logger: capturingLogger().logger, now: () => Date.now() - 3_000 });
+    await log.append({ ...expired, stepId: 'a' });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await log.append({ ...expired, stepId: 'b' });
+    const [a, b] = await log.read({ sinceMs: 0 });
+    const stepIds = (events: readonly StoredAuditEvent[]) => events.map((event) => ('stepId' in event ? event.stepId : undefined));
+    expect(stepIds(await log.read({ sinceMs: 0, untilMs: a!.at }))).toEqual(['a']);
+    // The newest entry (b) is read and left out; the read goes on to the one in the window.
+    expect(stepIds(await log.read({ sinceMs: 0, untilMs: a!.at, limit: 1 }))).toEqual(['a']);
+    expect(stepIds(await log.read({ sinceMs: b!.at }))).toEqual(['b']);
+    expect(stepIds(await log.read({ sinceMs: b!.at, limit: 5 }))).toEqual(['b']);
   });
 
   it('skips an entry that is not an event rather than failing the whole read (and still reads the stream of the untagged layout)', async () => {

@@ -5,6 +5,7 @@ import { connectRedisClient } from './connect-to-redis.js';
 import { createRedisKeys, DEFAULT_REDIS_SHARDS } from './redis-keys.js';
 import type { AuditEventInput, StoredAuditEvent } from '../audit/audit-event.js';
 import {
+  AUDIT_CLOCK_SKEW_MS,
   DEFAULT_AUDIT_MAX_AGE_MS,
   DEFAULT_AUDIT_MAX_LENGTH,
   DEFAULT_AUDIT_REFUSAL_MAX_LENGTH,
@@ -95,6 +96,19 @@ export function createRedisAuditLog({
     }
   };
 
+  /** The newest `limit` events of the window in `stream`, newest first: entries of the margin outside it are read past. */
+  const readNewest = async (stream: string, start: string, end: string, { limit, inWindow }: { limit: number; inWindow: (event: StoredAuditEvent) => boolean }) => {
+    const found: StoredAuditEvent[] = [];
+    let to = end;
+    for (;;) {
+      const page = await redis.xrevrange(stream, to, start, 'COUNT', limit);
+      found.push(...page.flatMap(toStored).filter(inWindow));
+      const last = page.at(-1);
+      if (found.length >= limit || page.length < limit || last === undefined) return found.slice(0, limit);
+      to = `(${last[0]}`;
+    }
+  };
+
   return {
     async append(input: AuditEventInput) {
       const event = prepareAuditEvent(input, now);
@@ -132,16 +146,24 @@ export function createRedisAuditLog({
     async read({ sinceMs, untilMs, limit, refusals = true }) {
       // The untagged layout's stream holds refusals too; it is read either way until it ages out.
       const read = refusals ? streams : recordStreams;
-      const start = `${Math.max(0, Math.floor(sinceMs))}-0`;
+      // The window is of `at` (the bot host's clock); ids carry the Redis server's. The ids are read a
+      // skew margin wider, and the events cut on `at`, in whole milliseconds as ids have them.
+      const from = Math.floor(sinceMs);
+      const to = untilMs === undefined ? Number.POSITIVE_INFINITY : Math.floor(untilMs);
+      const start = `${Math.max(0, from - AUDIT_CLOCK_SKEW_MS)}-0`;
       // A bare millisecond as the end of a range means "any sequence number in that millisecond".
-      const end = untilMs === undefined ? '+' : String(Math.floor(untilMs));
+      const end = untilMs === undefined ? '+' : String(to + AUDIT_CLOCK_SKEW_MS);
+      const inWindow = (event: StoredAuditEvent) => {
+        const at = typeof event.at === 'number' ? event.at : Number(event.id.split('-')[0]);
+        return at >= from && at <= to;
+      };
       if (limit !== undefined) {
         if (limit < 1) return [];
-        const newestFirst = (await Promise.all(read.map((stream) => redis.xrevrange(stream, end, start, 'COUNT', limit)))).flat();
-        return newestFirst.sort(byStreamId).slice(-limit).flatMap(toStored);
+        const newest = await Promise.all(read.map((stream) => readNewest(stream, start, end, { limit, inWindow })));
+        return newest.flat().sort(byStreamId).slice(-limit);
       }
       const all = await Promise.all(read.map((stream) => readWhole(stream, start, end)));
-      return all.flat().sort(byStreamId).flatMap(toStored);
+      return all.flat().flatMap(toStored).filter(inWindow).sort(byStreamId);
     },
 
     async close() {
@@ -158,7 +180,7 @@ export function createRedisAuditLog({
  * Each stream numbers its own entries, so two streams' entries of one millisecond keep the order of
  * `streams` instead of the order they were written in.
  */
-function byStreamId([left]: [string, string[]], [right]: [string, string[]]): number {
+function byStreamId({ id: left }: StoredAuditEvent, { id: right }: StoredAuditEvent): number {
   const [leftMs = 0, leftSeq = 0] = left.split('-').map(Number);
   const [rightMs = 0, rightSeq = 0] = right.split('-').map(Number);
   return leftMs - rightMs || leftSeq - rightSeq;
