@@ -1,5 +1,6 @@
 import { isGroup, isDirectChild, type FormField } from './form-field.js';
 import { decodeActionId, presencesAlong, valueAt, type Presence } from './field-presence.js';
+import { groupAsJsonField, isBelowGroup, showsGroupAsJson } from './group-as-json.js';
 import { isRecord } from './json-schema.js';
 import { clearedField, parseFieldState, type FieldOutcome, type FieldResult, type SlackStateValue } from './parse-field-state.js';
 
@@ -45,6 +46,7 @@ export class FormReader {
   }
 
   private group(group: FormField): NodeResult {
+    if (this.readsAsJson(group)) return this.leaf(groupAsJsonField(group));
     const children = this.fields.filter((field) =>
       field.control.kind === 'rest' ? samePath(field.path, group.path) : isDirectChild(group.path, field.path),
     );
@@ -69,6 +71,16 @@ export class FormReader {
     }
     entries.push(...kept);
     return { blank, outcome: { kind: 'value', value: objectFrom(entries) }, errors };
+  }
+
+  /**
+   * Shown as one JSON input (its block holds an answer), or kept unchanged because that input did
+   * not fit; a form from before such groups were shown so still has answers in the group's inputs.
+   */
+  private readsAsJson(group: FormField): boolean {
+    if (group.path.length === 0) return false;
+    if (this.stateEntry(group) !== undefined) return true;
+    return showsGroupAsJson(group, this.initialValue) && !this.fields.some((field) => isBelowGroup(group, field) && this.stateEntry(field) !== undefined);
   }
 
   private stateEntry(field: FormField): { actionId: string; state: SlackStateValue } | undefined {

@@ -15,7 +15,8 @@
  *   the approver's choice (see `fromShownDefault`). A form opened without any value returns
  *   defaults explicitly.
  * - Nothing is truncated. A value no input can hold exactly is shown another way (as text, or as
- *   JSON), and one too long for any input (over 3,000 characters, or past the view's size) is
+ *   JSON; a nested object's inputs give way to one JSON input when its value is not an object,
+ *   see `showsGroupAsJson`), and one too long for any input (over 3,000 characters, or past the view's size) is
  *   replaced by a note and kept from the original value, which `parseSchemaForm` must then have.
  * - Time pickers answer `HH:mm`: a value written `HH:mm` comes back so; one written `HH:mm:00`,
  *   or a new one when the schema does not insist on `HH:mm`, comes back `HH:mm:ss`. Date-time
@@ -30,6 +31,7 @@ import type { SlackStateValue } from './parse-field-state.js';
 import { byteLength, minimumFieldBytes, renderField, renderKeptField } from './render-field.js';
 import { buildSchemaFields } from './schema-fields.js';
 import { extraPropertiesNotice } from './extra-properties.js';
+import { groupAsJsonField, isBelowGroup, showsGroupAsJson } from './group-as-json.js';
 
 export type { FormField } from './form-field.js';
 export type { JsonSchema, JsonSchemaDefinition } from './json-schema.js';
@@ -60,7 +62,7 @@ const FORM_BYTE_LIMIT = 200_000;
  */
 export function buildSchemaForm({ schema, initialValue, blockIdPrefix = 'f' }: { schema: JsonSchemaDefinition; initialValue?: unknown; blockIdPrefix?: string }): SchemaForm {
   const fields = buildSchemaFields({ schema, blockIdPrefix });
-  const shown = fields.filter((field) => field.path.length > 0 || !isGroup(field));
+  const shown = fieldsToShow(fields, initialValue);
   // Room is kept for every later field at its smallest, so one huge value cannot crowd out the rest.
   const minimumCosts = shown.map((field) => minimumFieldBytes(field));
   let reserved = minimumCosts.reduce((total, cost) => total + cost, 0);
@@ -104,6 +106,19 @@ export function parseSchemaForm(
   const result = new FormReader(fields, options.stateValues, initialValue).read(root);
   if (Object.keys(result.errors).length > 0) return { ok: false, errors: result.errors };
   return { ok: true, value: result.outcome.kind === 'value' ? result.outcome.value : undefined };
+}
+
+/** The fields that get a block: all but the form's own group, and a group whose value is not an object as one JSON input. */
+function fieldsToShow(fields: readonly FormField[], initialValue: unknown): FormField[] {
+  const shown: FormField[] = [];
+  let asJson: FormField | undefined;
+  for (const field of fields) {
+    if (field.path.length === 0 && isGroup(field)) continue;
+    if (asJson !== undefined && isBelowGroup(asJson, field)) continue;
+    asJson = showsGroupAsJson(field, initialValue) ? field : undefined;
+    shown.push(asJson === undefined ? field : groupAsJsonField(field));
+  }
+  return shown;
 }
 
 function isFieldList(form: SchemaForm | readonly FormField[]): form is readonly FormField[] {

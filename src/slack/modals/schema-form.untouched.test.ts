@@ -53,4 +53,53 @@ describe('values the approver did not touch', () => {
     const schema: JsonSchema = { type: 'object', properties: { mode: { enum: ['fast', 'safe', null], default: 'safe' } } };
     expect(submittedUntouched(schema, { mode: null })).toEqual({ mode: null });
   });
+
+  describe('an object parameter whose value is not an object', () => {
+    // `properties` without `type` constrains objects only: a string, array or null is valid there.
+    const schema: JsonSchema = {
+      type: 'object',
+      properties: {
+        service: { type: 'string' },
+        options: { properties: { force: { type: 'boolean' }, limits: { type: 'object', properties: { cpu: { type: 'string' } } } } },
+      },
+    };
+    const blockTexts = (form: ReturnType<typeof buildSchemaForm>) =>
+      form.blocks.flatMap((block) => (block.type === 'input' ? [[block.label.text, (block.element as { initial_value?: string }).initial_value]] : []));
+
+    it('is shown as one JSON input instead of the object`s inputs, and comes back as it was', () => {
+      for (const options of ['drain-first', [1, 2], null, '', false, 3]) {
+        const form = buildSchemaForm({ schema, initialValue: { service: 'api', options } });
+        expect(blockTexts(form)).toEqual([['Service', 'api'], ['Options (JSON)', JSON.stringify(options, null, 2)]]);
+        expect(submittedUntouched(schema, { service: 'api', options })).toEqual({ service: 'api', options });
+      }
+    });
+
+    it('… also one level down, while the object around it keeps its inputs', () => {
+      const input = { service: 'api', options: { force: true, limits: 'small' } };
+      const form = buildSchemaForm({ schema, initialValue: input });
+      expect(blockTexts(form).map(([label]) => label)).toEqual(['Service', 'options.force', 'options.limits (JSON)']);
+      expect(submittedUntouched(schema, input)).toEqual(input);
+    });
+
+    it('takes what the approver writes in its place, an object included', () => {
+      const form = buildSchemaForm({ schema, initialValue: { service: 'api', options: 'drain-first' } });
+      const stateValues = stateFromBlocks(form.blocks);
+      const options = form.blocks.find((block) => block.type === 'input' && block.label.text === 'Options (JSON)');
+      for (const state of Object.values(stateValues[options?.block_id ?? ''] ?? {})) state.value = '{"force": true}';
+      expect(parseSchemaForm({ form, stateValues })).toEqual({ ok: true, value: { service: 'api', options: { force: true } } });
+    });
+
+    it('is kept unchanged when it is too long for an input', () => {
+      const input = { service: 'api', options: 'x'.repeat(4_000) };
+      const form = buildSchemaForm({ schema, initialValue: input });
+      expect(JSON.stringify(form.blocks)).toContain('it is kept unchanged');
+      expect(submittedUntouched(schema, input)).toEqual(input);
+    });
+
+    it('stays a group of inputs when it is null and the object may be null', () => {
+      const nullable: JsonSchema = { type: 'object', properties: { options: { type: ['object', 'null'], properties: { force: { type: 'boolean' } } } } };
+      expect(blockTexts(buildSchemaForm({ schema: nullable, initialValue: { options: null } })).map(([label]) => label)).toEqual(['options.force']);
+      expect(submittedUntouched(nullable, { options: null })).toEqual({ options: null });
+    });
+  });
 });
