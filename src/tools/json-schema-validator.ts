@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { JSONSchema7 } from 'ai';
 import { canonicalJson } from '../approvals/input-version.js';
 import { compileSchemaPattern, type SchemaPattern } from './schema-pattern.js';
@@ -94,6 +95,17 @@ export function createJsonSchemaValidator({ applyDefaults = false, maxCompiled =
 }
 
 export type JsonSchemaValidator = ReturnType<typeof createJsonSchemaValidator>;
+
+const RFC3339_TIME = fullFormats.time as { validate: (value: string) => boolean };
+
+/**
+ * The check this validator runs for `format: "time"` (ajv-formats' `time`, which `addFormats`
+ * registers): RFC 3339's full-time, with seconds and a time zone (`07:45:00Z`, `07:45:00+02:00`).
+ * A form that collects a time for this validator checks it with the same function.
+ */
+export function isJsonSchemaTime(value: string): boolean {
+  return RFC3339_TIME.validate(value);
+}
 
 /**
  * `addUsedSchema: false`: a schema's `$id` is not registered in the instance. Registered, a second

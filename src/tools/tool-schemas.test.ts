@@ -43,4 +43,10 @@ describe('tool schemas for human edits', () => {
     const invalid = await schemas.validate('mcp.write_file', { path: '', extra: 1 });
     expect(invalid.success).toBe(false);
   });
+
+  it('says which validator checks each tool`s input (ajv reads `format` as RFC 3339)', () => {
+    expect(schemas.validatedWith('scale')).toBe('zod');
+    expect(schemas.validatedWith('mcp.write_file')).toBe('json-schema');
+    expect(schemas.validatedWith('gone')).toBeUndefined();
+  });
 });

@@ -11,6 +11,12 @@ export interface ToolSchemas {
    * refinements and defaults apply), schema-only tools with ajv, since the AI SDK checks neither.
    */
   validate(toolName: string, value: unknown): Promise<JsonSchemaValidation>;
+  /**
+   * What `validate` checks this tool's input with: `zod`, or `json-schema` (ajv with ajv-formats,
+   * which reads `format` as RFC 3339 does: a `time` has seconds and a time zone). Undefined for a
+   * tool that is not available.
+   */
+  validatedWith(toolName: string): 'zod' | 'json-schema' | undefined;
 }
 
 export function createToolSchemas({ definitions }: { definitions: readonly ToolDefinition[] }): ToolSchemas {
@@ -33,6 +39,11 @@ export function createToolSchemas({ definitions }: { definitions: readonly ToolD
 
   return {
     jsonSchema,
+    validatedWith(toolName) {
+      const definition = find(toolName);
+      if (!definition) return undefined;
+      return isZodSchema(definition.inputSchema) ? 'zod' : 'json-schema';
+    },
     async validate(toolName, value) {
       const definition = find(toolName);
       if (!definition) return { success: false, issues: [{ path: [], message: `the tool ${toolName} is not available any more` }] };

@@ -26,6 +26,7 @@ function openEditForm() {
   const toolSchemas = {
     jsonSchema: vi.fn(async () => schema),
     validate: vi.fn(async (_tool: string, value: unknown) => ({ success: true, value })),
+    validatedWith: () => 'json-schema',
   } as unknown as ToolSchemas;
   const step = makeStep([{ approvalId: 'apv1', input }]);
   const record = vi.fn(async () => ({ recorded: false, message: 'recorded nothing in this test' }));

@@ -7,7 +7,7 @@ import type { StateStore } from '../../store/state-store.js';
 import type { ToolSchemas } from '../../tools/tool-schemas.js';
 import { APPROVAL_ACTION_IDS, decodeCallFormMetadata } from '../blocks/action-ids.js';
 import { formLayoutKey, readFormLayout, withFormLayout } from '../modals/form-layout.js';
-import { buildSchemaForm, parseSchemaForm } from '../modals/schema-form.js';
+import { buildSchemaForm, parseSchemaForm, type TimeFormat } from '../modals/schema-form.js';
 import { EDIT_CALL_CALLBACK_ID, editCallView, formErrors } from '../views/edit-call-view.js';
 import { inputFieldsOf, issuesToFieldErrors } from '../views/field-errors.js';
 import { createOrganisationMembership, type OrganisationMembership } from '../organisation-membership.js';
@@ -49,7 +49,7 @@ export function registerEditCall(app: App, { store, decider, messenger, toolSche
     async view({ step, call, privateMetadata }) {
       const schema = await toolSchemas.jsonSchema(call.toolName);
       if (!schema) return `The tool ${call.toolName} is not available any more, so it cannot be edited.`;
-      const form = buildSchemaForm({ schema, initialValue: call.input });
+      const form = buildSchemaForm({ schema, initialValue: call.input, timeFormat: timeFormatOf(toolSchemas, call.toolName) });
       return editCallView({ step, call, form, privateMetadata: withFormLayout({ privateMetadata, layoutKey: formLayoutKey(form.fields) }) });
     },
   });
@@ -65,7 +65,7 @@ export function registerEditCall(app: App, { store, decider, messenger, toolSche
       return ack(formErrors({ fields: [], message: lookup && !lookup.open ? lookup.message : 'This request is no longer open.' }));
     }
     // Rebuilt server-side from the stored call: nothing in the submitted view is trusted but its values.
-    const form = buildSchemaForm({ schema, initialValue: callAsShown(lookup.call).input });
+    const form = buildSchemaForm({ schema, initialValue: callAsShown(lookup.call).input, timeFormat: timeFormatOf(toolSchemas, lookup.call.toolName) });
     if (!lookup.open) return ack(formErrors({ fields: inputFieldsOf(form), message: lookup.message }));
     // Inputs are read by position, so a schema that changed while the form was open (an MCP server
     // restarted or upgraded) would put each value into another property, approved in the editor's
@@ -87,4 +87,9 @@ export function registerEditCall(app: App, { store, decider, messenger, toolSche
     if (outcome.notice) await messenger.postEphemeral({ channel: reference.channel, userId: body.user.id, threadTs: outcome.step.threadTs, text: outcome.notice }).catch(() => {});
     await decider.publish(outcome);
   });
+}
+
+/** ajv (JSON-Schema-only tools) refuses a `time` without seconds and a time zone; zod tools write their own times as a `pattern`. */
+function timeFormatOf(toolSchemas: ToolSchemas, toolName: string): TimeFormat {
+  return toolSchemas.validatedWith(toolName) === 'json-schema' ? 'full-time' : 'loose';
 }

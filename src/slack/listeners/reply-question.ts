@@ -38,7 +38,8 @@ export interface ReplyQuestionOptions {
 export function registerReplyQuestion(app: App, { store, decider, messenger, validator, logger, audit, organisationMembership = createOrganisationMembership({ logger }) }: ReplyQuestionOptions): void {
   const formFor = (call: PendingCall) => {
     const schema = answerSchemaOf(call.input as AskUserInput, (candidate) => validator.isUsable(candidate));
-    return { schema, form: buildSchemaForm({ schema }) };
+    // The answer is validated with ajv, which refuses a `time` without seconds and a time zone.
+    return { schema, form: buildSchemaForm({ schema, timeFormat: 'full-time' }) };
   };
 
   registerCallModalButton(app, {

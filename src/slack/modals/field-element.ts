@@ -6,6 +6,8 @@ import { canonicalDateTimeSeconds, compilePattern, decimalString, isCalendarDate
 
 /** Longer single values read better in a box that wraps. */
 const MULTILINE_FROM_LENGTH = 100;
+/** The one spelling of a full-time that a UTC timepicker gives back exactly. */
+const UTC_WHOLE_MINUTE = /^([01]\d|2[0-3]):[0-5]\d:00Z$/;
 
 /**
  * The Slack element for a field, prefilled with `prefill`. Values the natural element cannot hold
@@ -86,6 +88,10 @@ function textElement(control: Extract<FieldControl, { kind: 'text' }>, prefill: 
       if (variant === undefined) return fallback();
       return { variant, element: { type: 'timepicker', ...(value ? { initial_time: value.slice(0, 5) } : {}) } };
     }
+    case 'full-time':
+      // The picker answers `HH:mm` in the zone it names; in UTC, `:00Z` makes it a full-time.
+      if (value !== undefined && !UTC_WHOLE_MINUTE.test(value)) return fallback();
+      return { variant: 'utc', element: { type: 'timepicker', timezone: 'UTC', ...(value ? { initial_time: value.slice(0, 5) } : {}) } };
     case 'plain':
       return { variant: 'widget', element: plainTextElement({ value, multiline: control.multiline, rules: control.rules, required }) };
   }

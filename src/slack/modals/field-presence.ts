@@ -16,12 +16,12 @@ export type Presence = 'absent' | 'null' | 'empty' | 'set' | 'fresh';
 /**
  * How the input holds the value: `widget` is the natural Slack element; `text` a plain text input
  * standing in for a picker or menu the value did not fit; `json` JSON text; `seconds` a timepicker
- * whose `HH:mm` gets `:00` appended.
+ * whose `HH:mm` gets `:00` appended; `utc` a timepicker in UTC whose `HH:mm` gets `:00Z`.
  */
-export type Variant = 'widget' | 'text' | 'json' | 'seconds';
+export type Variant = 'widget' | 'text' | 'json' | 'seconds' | 'utc';
 
 const PRESENCE_CODES: Record<Presence, string> = { absent: 'a', null: 'n', empty: 'e', set: 's', fresh: 'f' };
-const VARIANT_CODES: Record<Variant, string> = { widget: 'w', text: 't', json: 'j', seconds: 's' };
+const VARIANT_CODES: Record<Variant, string> = { widget: 'w', text: 't', json: 'j', seconds: 's', utc: 'u' };
 
 /**
  * `w.sa`: variant, then one presence per level from the top-level property down to the field.

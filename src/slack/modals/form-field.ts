@@ -1,7 +1,18 @@
 import type { NumberRules, Primitive, ScalarItemShape, TextRules } from './schema-shape.js';
 
-/** Which Slack element a string becomes; every one of them still parses back to a string. */
-export type TextFormat = 'plain' | 'email' | 'url' | 'date' | 'date-time' | 'time';
+/**
+ * Which Slack element a string becomes; every one of them still parses back to a string. `time`
+ * is any time of day (`07:45`, `07:45:00`); `full-time` one with seconds and a time zone.
+ */
+export type TextFormat = 'plain' | 'email' | 'url' | 'date' | 'date-time' | 'time' | 'full-time';
+
+/**
+ * How the validator that checks the submitted value reads `format: "time"`. `full-time`: as JSON
+ * Schema says and ajv-formats checks it (MCP and `jsonSchema()` tools, `ask_user` answers), RFC
+ * 3339's full-time with seconds and a time zone, so the form asks for that too. `loose`: the
+ * validator does not check it (zod writes its own times as a `pattern`), and `HH:mm` is kept.
+ */
+export type TimeFormat = 'loose' | 'full-time';
 
 export type FieldControl =
   | { kind: 'text'; format: TextFormat; multiline: boolean; rules: TextRules }
@@ -10,8 +21,8 @@ export type FieldControl =
   /** `text_input` when the options do not fit a Slack menu; the answer is checked against them. */
   | { kind: 'choice'; options: readonly Primitive[]; widget: 'radio_buttons' | 'static_select' | 'text_input' }
   | { kind: 'multi-choice'; options: readonly Primitive[]; widget: 'checkboxes' | 'multi_static_select'; minItems?: number; maxItems?: number }
-  /** One item per line; `allowed` when the items come from an enum too large for a menu. */
-  | { kind: 'list'; item: ScalarItemShape; allowed?: readonly string[]; minItems?: number; maxItems?: number }
+  /** One item per line; `allowed` when the items come from an enum too large for a menu; `timeFormat` when item times need a zone. */
+  | { kind: 'list'; item: ScalarItemShape; allowed?: readonly string[]; minItems?: number; maxItems?: number; timeFormat?: 'full-time' }
   | { kind: 'json' }
   /** The properties of the object at `path` that did not fit in the form, edited together as a JSON object. */
   | { kind: 'rest'; properties: readonly { name: string; required: boolean }[] }
@@ -48,7 +59,7 @@ export function isDirectChild(parent: readonly string[], child: readonly string[
 }
 
 /** JSON Schema `format` → the element that collects it; unknown formats are plain text. */
-export function textFormatOf(format: string | undefined): TextFormat {
+export function textFormatOf(format: string | undefined, timeFormat: TimeFormat = 'loose'): TextFormat {
   switch (format?.toLowerCase()) {
     case 'email':
     case 'idn-email':
@@ -62,7 +73,7 @@ export function textFormatOf(format: string | undefined): TextFormat {
     case 'date-time':
       return 'date-time';
     case 'time':
-      return 'time';
+      return timeFormat === 'full-time' ? 'full-time' : 'time';
     default:
       return 'plain';
   }

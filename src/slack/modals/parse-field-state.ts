@@ -30,6 +30,8 @@ export interface FieldResult {
 type Reading = { empty: true } | { empty?: false; value: unknown } | { empty?: false; error: string };
 
 const CHOICES_IN_MESSAGE_LENGTH = 120;
+/** What a timepicker's `HH:mm` gets for the spelling its field was shown in (see `Variant`). */
+const TIMEPICKER_SUFFIXES: Partial<Record<Variant, string>> = { seconds: ':00', utc: ':00Z' };
 const JSON_ERROR_LENGTH = 150;
 
 /** Reads one input's state back into a typed value, checking what Slack does not. */
@@ -167,7 +169,7 @@ function readText(state: SlackStateValue, variant: Variant): string | undefined 
     case 'datepicker':
       return state.selected_date ?? undefined;
     case 'timepicker':
-      return typeof state.selected_time === 'string' ? (variant === 'seconds' ? `${state.selected_time}:00` : state.selected_time) : undefined;
+      return typeof state.selected_time === 'string' ? `${state.selected_time}${TIMEPICKER_SUFFIXES[variant] ?? ''}` : undefined;
     case 'datetimepicker':
       return typeof state.selected_date_time === 'number' ? formatDateTime(state.selected_date_time) : undefined;
     default:
@@ -228,7 +230,7 @@ function validateListItems(control: Extract<FieldControl, { kind: 'list' }>, ite
           ? 'must be text'
           : control.allowed !== undefined && !control.allowed.includes(item)
             ? `must be one of: ${describeChoices(control.allowed)}`
-            : validateText(item, control.item, textFormatOf(control.item.format));
+            : validateText(item, control.item, textFormatOf(control.item.format, control.timeFormat));
     if (problem !== undefined) return `Item ${index + 1}: ${problem.charAt(0).toLowerCase()}${problem.slice(1)}`;
   }
   return undefined;

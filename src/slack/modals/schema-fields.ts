@@ -1,7 +1,7 @@
 import { SLACK_LIMITS, truncateText } from '../blocks/limits.js';
 import { offersNone, optionText } from './choice-element.js';
 import { fieldHint, fieldLabel, HINT_LENGTH } from './field-labels.js';
-import { textFormatOf, type FieldControl, type FormField } from './form-field.js';
+import { textFormatOf, type FieldControl, type FormField, type TimeFormat } from './form-field.js';
 import type { JsonSchemaDefinition } from './json-schema.js';
 import { minimumFieldBytes } from './render-field.js';
 import { createSchemaReader, type PropertyShape, type SchemaShape } from './schema-shape.js';
@@ -33,6 +33,12 @@ interface Placement {
   insideOptionalObject: boolean;
 }
 
+/** What every level of the walk reads the schema with. */
+interface Reading {
+  describe: (definition: JsonSchemaDefinition) => SchemaShape;
+  timeFormat: TimeFormat;
+}
+
 /**
  * The form's fields for a schema, in schema order: one input per property, a group heading per
  * nested object (to depth 2), and, when a schema has more fields than a modal holds, one JSON
@@ -40,15 +46,15 @@ interface Placement {
  * (and block ids) back from `buildSchemaFields({ schema })` as the form was built with.
  *
  * For an object schema the first field is the form itself (a group with an empty path); it has
- * no block.
+ * no block. `timeFormat` says how the caller's validator reads `format: "time"` (see `TimeFormat`).
  */
-export function buildSchemaFields({ schema, blockIdPrefix = 'f' }: { schema: JsonSchemaDefinition; blockIdPrefix?: string }): FormField[] {
+export function buildSchemaFields({ schema, blockIdPrefix = 'f', timeFormat = 'loose' }: { schema: JsonSchemaDefinition; blockIdPrefix?: string; timeFormat?: TimeFormat }): FormField[] {
   // Ids are the prefix plus at most `:notice`; Slack allows 255 characters.
   if (blockIdPrefix.length > 200) throw new RangeError(`blockIdPrefix is ${blockIdPrefix.length} characters; keep it short`);
-  const describe = createSchemaReader(schema);
-  const shape = describe(schema);
+  const reading: Reading = { describe: createSchemaReader(schema), timeFormat };
+  const shape = reading.describe(schema);
   if (shape.kind !== 'object') {
-    return [{ ...leafDraft(shape, { path: [], required: true, insideOptionalObject: false }), blockId: `${blockIdPrefix}:0` }];
+    return [{ ...leafDraft(shape, { path: [], required: true, insideOptionalObject: false }, timeFormat), blockId: `${blockIdPrefix}:0` }];
   }
   const form: FormField = {
     blockId: `${blockIdPrefix}:form`,
@@ -60,7 +66,7 @@ export function buildSchemaFields({ schema, blockIdPrefix = 'f' }: { schema: Jso
     control: { kind: 'group', depth: 0, propertyNames: shape.properties.map((property) => property.name), extraProperties: shape.extraProperties },
   };
   const measure = (drafts: readonly Draft[]): number => drafts.reduce((total, draft) => total + minimumFieldBytes({ ...draft, blockId: `${blockIdPrefix}:00` }), 0);
-  const drafts = fitProperties({ properties: shape.properties, describe, measure });
+  const drafts = fitProperties({ properties: shape.properties, reading, measure });
   return [form, ...drafts.map((draft, index) => ({ ...draft, blockId: `${blockIdPrefix}:${index}` }))];
 }
 
@@ -71,13 +77,14 @@ export function buildSchemaFields({ schema, blockIdPrefix = 'f' }: { schema: Jso
  */
 function fitProperties({
   properties,
-  describe,
+  reading,
   measure,
 }: {
   properties: readonly PropertyShape[];
-  describe: (definition: JsonSchemaDefinition) => SchemaShape;
+  reading: Reading;
   measure: (drafts: readonly Draft[]) => number;
 }): Draft[] {
+  const { describe, timeFormat } = reading;
   const taken: Draft[] = [];
   let bytes = 0;
   for (const [index, property] of properties.entries()) {
@@ -85,8 +92,8 @@ function fitProperties({
     const reserveBlocks = isLast ? 0 : 1;
     const reserveBytes = isLast ? 0 : REST_RESERVE_BYTES;
     const placement: Placement = { path: [property.name], required: property.required, insideOptionalObject: false };
-    const subtree = propertyDrafts(describe(property.schema), placement, describe);
-    const candidates = subtree.length > 1 ? [subtree, [leafDraft(asJson(describe(property.schema)), placement)]] : [subtree];
+    const subtree = propertyDrafts(describe(property.schema), placement, reading);
+    const candidates = subtree.length > 1 ? [subtree, [leafDraft(asJson(describe(property.schema)), placement, timeFormat)]] : [subtree];
     const fitting = candidates
       .map((drafts) => ({ drafts, size: measure(drafts) }))
       .find(({ drafts, size }) => taken.length + drafts.length + reserveBlocks <= FIELD_BLOCK_LIMIT && bytes + size + reserveBytes <= STATIC_BYTE_LIMIT);
@@ -100,9 +107,9 @@ function fitProperties({
   return taken;
 }
 
-function propertyDrafts(shape: SchemaShape, placement: Placement, describe: (definition: JsonSchemaDefinition) => SchemaShape): Draft[] {
+function propertyDrafts(shape: SchemaShape, placement: Placement, reading: Reading): Draft[] {
   const depth = placement.path.length;
-  if (shape.kind !== 'object' || depth > MAX_GROUP_DEPTH) return [leafDraft(shape, placement)];
+  if (shape.kind !== 'object' || depth > MAX_GROUP_DEPTH) return [leafDraft(shape, placement, reading.timeFormat)];
   const group: Draft = {
     path: placement.path,
     label: fieldLabel({ path: placement.path, title: shape.title }),
@@ -116,12 +123,12 @@ function propertyDrafts(shape: SchemaShape, placement: Placement, describe: (def
   return [
     group,
     ...shape.properties.flatMap((property) =>
-      propertyDrafts(describe(property.schema), { path: [...placement.path, property.name], required: property.required, insideOptionalObject: childrenOptional }, describe),
+      propertyDrafts(reading.describe(property.schema), { path: [...placement.path, property.name], required: property.required, insideOptionalObject: childrenOptional }, reading),
     ),
   ];
 }
 
-function leafDraft(shape: SchemaShape, placement: Placement): Draft {
+function leafDraft(shape: SchemaShape, placement: Placement, timeFormat: TimeFormat): Draft {
   const base = {
     path: placement.path,
     label: fieldLabel({ path: placement.path, title: shape.title }),
@@ -131,14 +138,14 @@ function leafDraft(shape: SchemaShape, placement: Placement): Draft {
     defaultValue: shape.defaultValue,
     insideOptionalObject: placement.insideOptionalObject,
   };
-  return { ...base, control: controlFor(shape, { ...base, name: placement.path.at(-1) ?? '' }) };
+  return { ...base, control: controlFor(shape, { ...base, name: placement.path.at(-1) ?? '', timeFormat }) };
 }
 
-function controlFor(shape: SchemaShape, context: Pick<FormField, 'required' | 'nullable' | 'insideOptionalObject'> & { name: string }): FieldControl {
+function controlFor(shape: SchemaShape, context: Pick<FormField, 'required' | 'nullable' | 'insideOptionalObject'> & { name: string; timeFormat: TimeFormat }): FieldControl {
   switch (shape.kind) {
     case 'string': {
       const { format, minLength, maxLength, pattern } = shape;
-      const textFormat = textFormatOf(format);
+      const textFormat = textFormatOf(format, context.timeFormat);
       const multiline =
         textFormat === 'plain' &&
         ((maxLength ?? 0) > 150 || format === 'textarea' || LONG_TEXT_NAME.test(context.name) || LONG_TEXT_DESCRIPTION.test(shape.description ?? ''));
@@ -168,8 +175,11 @@ function controlFor(shape: SchemaShape, context: Pick<FormField, 'required' | 'n
       }
       return { kind: 'json' };
     }
-    case 'scalar-array':
-      return { kind: 'list', item: shape.item, minItems: shape.minItems, maxItems: shape.maxItems };
+    case 'scalar-array': {
+      // Only then, so the layout of every other list stays as it was.
+      const zoned = shape.item.kind === 'string' && textFormatOf(shape.item.format, context.timeFormat) === 'full-time';
+      return { kind: 'list', item: shape.item, minItems: shape.minItems, maxItems: shape.maxItems, ...(zoned ? { timeFormat: 'full-time' as const } : {}) };
+    }
     case 'object':
     case 'json':
       return { kind: 'json' };

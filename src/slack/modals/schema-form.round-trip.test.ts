@@ -294,6 +294,27 @@ describe('values kept exactly', () => {
     expect(submitted(hoursAndMinutes, stateFromInput(hoursAndMinutes, { at: '07:45' }))).toEqual({ at: '07:45' });
   });
 
+  it('times for a validator that reads `time` as RFC 3339 (ajv) are picked in UTC and get seconds and a zone', () => {
+    const schema: JsonSchema = { type: 'object', properties: { at: { type: 'string', format: 'time' }, windows: { type: 'array', items: { type: 'string', format: 'time' } } } };
+    const fresh = buildSchemaForm({ schema, timeFormat: 'full-time' });
+    expect(inputBlockAt(fresh, 'at').element).toMatchObject({ type: 'timepicker', timezone: 'UTC' });
+    expect(submitted(fresh, stateFromInput(fresh, { at: '07:45' }))).toEqual({ at: '07:45:00Z', windows: [] });
+    for (const at of ['06:30:00Z', '06:30:00+02:00', '06:30']) {
+      const form = buildSchemaForm({ schema, initialValue: { at }, timeFormat: 'full-time' });
+      expect(inputBlockAt(form, 'at').element.type).toBe(at === '06:30:00Z' ? 'timepicker' : 'plain_text_input');
+      // What ajv would refuse is refused by the form too, where the approver can still fix it.
+      const parsed = parseSchemaForm({ form, stateValues: stateFromBlocks(form.blocks) });
+      expect(parsed, at).toEqual(at === '06:30' ? { ok: false, errors: { [inputBlockAt(form, 'at').block_id ?? '']: expect.stringMatching(/time zone/) } } : { ok: true, value: { at } });
+    }
+    const list = buildSchemaForm({ schema, timeFormat: 'full-time' });
+    expect(parseSchemaForm({ form: list, stateValues: stateFromInput(list, { windows: ['06:30:00Z', '07:00'] }) })).toEqual({
+      ok: false,
+      errors: { [inputBlockAt(list, 'windows').block_id ?? '']: expect.stringMatching(/^Item 2: must be a time with seconds and a time zone/) },
+    });
+    // Other lists keep the layout they had.
+    expect(buildSchemaForm({ schema: { type: 'object', properties: { tags: { type: 'array', items: { type: 'string' } } } }, timeFormat: 'full-time' }).fields[1]?.control).not.toHaveProperty('timeFormat');
+  });
+
   it('strings with control characters are edited as JSON strings', () => {
     const schema: JsonSchema = { type: 'object', properties: { body: { type: 'string' } } };
     const original = { body: 'tab\there\r\nbell\u0007' };

@@ -19,12 +19,14 @@
  *   see `showsGroupAsJson`), and one too long for any input (over 3,000 characters, or past the view's size) is
  *   replaced by a note and kept from the original value, which `parseSchemaForm` must then have.
  * - Time pickers answer `HH:mm`: a value written `HH:mm` comes back so; one written `HH:mm:00`,
- *   or a new one when the schema does not insist on `HH:mm`, comes back `HH:mm:ss`. Date-time
- *   pickers answer in UTC as `2025-01-16T06:30:00Z`; other spellings are edited as text.
+ *   or a new one when the schema does not insist on `HH:mm`, comes back `HH:mm:ss`. For a
+ *   validator that reads `time` as RFC 3339 (`timeFormat: 'full-time'`, ajv) the picker is in UTC
+ *   and answers `HH:mm:00Z`; other spellings are edited as text and checked as ajv checks them.
+ *   Date-time pickers answer in UTC as `2025-01-16T06:30:00Z`; other spellings are edited as text.
  */
 import type { types } from '@slack/bolt';
 import { FormReader, restValue } from './form-reader.js';
-import { isGroup, type FormField } from './form-field.js';
+import { isGroup, type FormField, type TimeFormat } from './form-field.js';
 import { presencesAlong, valueAt, type Presence } from './field-presence.js';
 import type { JsonSchemaDefinition } from './json-schema.js';
 import type { SlackStateValue } from './parse-field-state.js';
@@ -33,7 +35,7 @@ import { buildSchemaFields } from './schema-fields.js';
 import { extraPropertiesNotice } from './extra-properties.js';
 import { groupAsJsonField, isBelowGroup, showsGroupAsJson } from './group-as-json.js';
 
-export type { FormField } from './form-field.js';
+export type { FormField, TimeFormat } from './form-field.js';
 export type { JsonSchema, JsonSchemaDefinition } from './json-schema.js';
 export { buildSchemaFields } from './schema-fields.js';
 
@@ -59,9 +61,15 @@ const FORM_BYTE_LIMIT = 200_000;
 /**
  * A Slack form for a JSON Schema, prefilled with `initialValue` (or with defaults where it has no
  * value). Rebuilding it from the same schema gives the same block ids, with or without a value.
+ * `timeFormat`: how the validator the caller runs on the result reads `format: "time"`.
  */
-export function buildSchemaForm({ schema, initialValue, blockIdPrefix = 'f' }: { schema: JsonSchemaDefinition; initialValue?: unknown; blockIdPrefix?: string }): SchemaForm {
-  const fields = buildSchemaFields({ schema, blockIdPrefix });
+export function buildSchemaForm({
+  schema,
+  initialValue,
+  blockIdPrefix = 'f',
+  timeFormat,
+}: { schema: JsonSchemaDefinition; initialValue?: unknown; blockIdPrefix?: string; timeFormat?: TimeFormat }): SchemaForm {
+  const fields = buildSchemaFields({ schema, blockIdPrefix, timeFormat });
   const shown = fieldsToShow(fields, initialValue);
   // Room is kept for every later field at its smallest, so one huge value cannot crowd out the rest.
   const minimumCosts = shown.map((field) => minimumFieldBytes(field));
@@ -93,13 +101,17 @@ export function buildSchemaForm({ schema, initialValue, blockIdPrefix = 'f' }: {
  * Full schema validation (zod, ajv) remains the caller's job.
  */
 export function parseSchemaForm(
-  options: ({ form: SchemaForm | readonly FormField[] } | { schema: JsonSchemaDefinition; blockIdPrefix?: string }) & {
+  options: ({ form: SchemaForm | readonly FormField[] } | { schema: JsonSchemaDefinition; blockIdPrefix?: string; timeFormat?: TimeFormat }) & {
     stateValues: Readonly<Record<string, Readonly<Record<string, SlackStateValue>>>>;
     initialValue?: unknown;
   },
 ): ParseResult {
   const fields =
-    'form' in options ? (isFieldList(options.form) ? options.form : options.form.fields) : buildSchemaFields({ schema: options.schema, blockIdPrefix: options.blockIdPrefix });
+    'form' in options
+      ? isFieldList(options.form)
+        ? options.form
+        : options.form.fields
+      : buildSchemaFields({ schema: options.schema, blockIdPrefix: options.blockIdPrefix, timeFormat: options.timeFormat });
   const initialValue = 'initialValue' in options ? options.initialValue : 'form' in options && !isFieldList(options.form) ? options.form.initialValue : undefined;
   const root = fields[0];
   if (root === undefined) return { ok: true, value: {} };

@@ -1,3 +1,4 @@
+import { isJsonSchemaTime } from '../../tools/json-schema-validator.js';
 import { compileSchemaPattern, type SchemaPattern } from '../../tools/schema-pattern.js';
 import { truncateText } from '../blocks/limits.js';
 import type { TextFormat } from './form-field.js';
@@ -6,7 +7,8 @@ import type { NumberRules, TextRules } from './schema-shape.js';
 /**
  * The checks Slack cannot make, with messages short enough to show under an input. Loose on
  * formats on purpose: the caller validates the whole value against the schema afterwards; these
- * only catch typos while the modal is still open.
+ * only catch typos while the modal is still open. A `full-time` is checked as that validator
+ * checks it, though: a time it refuses could never get past the form.
  */
 
 const PATTERN_IN_MESSAGE_LENGTH = 80;
@@ -119,6 +121,8 @@ function checkFormat(value: string, format: TextFormat): string | undefined {
       return DATE_TIME.test(value) && Number.isFinite(Date.parse(value)) ? undefined : 'Must be a date and time, e.g. 2025-01-16T06:30:00Z';
     case 'time':
       return TIME.test(value) ? undefined : 'Must be a time, e.g. 06:30 or 06:30:00';
+    case 'full-time':
+      return isJsonSchemaTime(value) ? undefined : 'Must be a time with seconds and a time zone, e.g. 06:30:00Z or 06:30:00+02:00';
     case 'plain':
       return undefined;
   }
