@@ -3,6 +3,7 @@ import type { ThreadState } from '../store/thread-state.js';
 import { mentionable } from './participants.js';
 import type { AnswerStream } from './thread-messenger.js';
 import type { TurnScope } from './turn-scope.js';
+import { takeBackUnrecorded } from './unrecorded-post.js';
 
 /**
  * Shows the saved answer (`thread.outbox`): through the live stream when there is one, else
@@ -27,6 +28,6 @@ export async function postOutbox(scope: TurnScope, thread: ThreadState, answer?:
   // posted answer was never recorded before either, so that window is as it was). Should it
   // learn instead that another process took the thread (which shows the outbox again), the
   // messages of a whole post it has no record of are removed, so the answer stands once.
-  const unrecorded = posted.filter((ts) => !onRecord.has(ts));
-  scope.saveAtEnd(thread, unrecorded.length > 0 ? { takeBack: () => scope.messenger.deleteMessages({ channel: thread.channel, ts: unrecorded }) } : {});
+  const takeBack = takeBackUnrecorded(scope, { channel: thread.channel, posted, recorded: onRecord });
+  scope.saveAtEnd(thread, takeBack ? { takeBack } : {});
 }

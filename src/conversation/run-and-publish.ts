@@ -15,7 +15,8 @@ import { scheduleAutoApproval } from './schedule-actor.js';
 import { createThreadNotes } from './thread-notes.js';
 import { createTurnFailure } from './turn-failure.js';
 import { createUnansweredTurn, unansweredReason, withoutEmptyAnswer } from './unanswered-turn.js';
-import type { TurnScope } from './turn-scope.js';
+import { takingBackIfFenced, type TurnScope } from './turn-scope.js';
+import { takeBackUnrecorded } from './unrecorded-post.js';
 import { trace } from '@opentelemetry/api';
 import { inSpan } from '../tracing/trace-context.js';
 
@@ -122,9 +123,16 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
       await inSpan({ tracer: options.tracer, name: 'countersign.answer', parent: scope.traceContext }, () => postOutbox(scope, thread, answer.stream, shown.recorded));
       return;
     }
-    // The text before the card is shown in full first; a crash before the step is saved re-runs the turn.
+    // The text before the card is shown in full first; a crash before the step is saved re-runs the
+    // turn. So does the thread's new holder when that save is refused as fenced: a whole post, on
+    // record nowhere, is then taken back, or the text would stand twice (a stream's messages are
+    // taken back below, once the turn ends).
+    let takeBack: (() => Promise<void>) | undefined;
     if (answer.stream) await answer.stream.finish(outcome.text);
-    else if (outcome.text.trim()) await messenger.postAnswer({ ...where, markdown: outcome.text, mentionableUserIds: mentionable(thread), ...(thread.answerTs ? { replacing: thread.answerTs } : {}) });
+    else if (outcome.text.trim()) {
+      const posted = await messenger.postAnswer({ ...where, markdown: outcome.text, mentionableUserIds: mentionable(thread), ...(thread.answerTs ? { replacing: thread.answerTs } : {}) });
+      takeBack = takeBackUnrecorded(scope, { channel: thread.channel, posted, recorded: thread.answerTs ?? [] });
+    }
     delete thread.answerTs;
     const rounds = hookRounds.get(scope) ?? 0;
     const step = await inSpan({ tracer: options.tracer, name: 'countersign.card', parent: scope.traceContext, attributes: { 'countersign.calls': outcome.approvalRequests.length } }, async (traceContext) => {
@@ -133,7 +141,7 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
       const asksHook = rounds < limits.maxSteps;
       // Marked while the hook decides, so App Home (which lists the step at once) takes no click meanwhile.
       const marks = asksHook ? hookDecidingMark({ hook: options.approvalHook, now: options.now() }) : {};
-      const opened = await cards.openStep(cardScope, thread, requesterId, outcome.approvalRequests, marks);
+      const opened = await takingBackIfFenced(takeBack, () => cards.openStep(cardScope, thread, requesterId, outcome.approvalRequests, marks));
       trace.getSpan(traceContext)?.setAttribute('countersign.step_id', opened.stepId);
       // The hook decides before the card exists, so no click races it; the card then shows what it decided.
       const decided = asksHook ? await consultApprovalHook(cardScope, opened) : opened;

@@ -9,13 +9,14 @@ import { createTurnScope } from './turn-scope.js';
 const fence = { threadKey: 'T1:C1:1.1', token: 't1' };
 const limits = { historyTtlMs: 60_000, maxMessages: 100, maxBytes: 1_000_000 };
 
-/** A scope whose saves are refused as fenced once `state.fenced` (another process took the thread). */
-function scopeWith(state: { fenced: boolean }) {
+/** A scope whose saves are refused as fenced once `state.fenced` (another process took the thread), or fail while `state.unreachable`. */
+function scopeWith(state: { fenced: boolean; unreachable?: boolean }) {
   const saves: unknown[] = [];
   const store = {
     isCurrent: async () => !state.fenced,
     saveThread: async (thread: ThreadState) => {
       if (state.fenced) throw new FencedError(fence.threadKey);
+      if (state.unreachable) throw new Error('Connection is closed.');
       saves.push(thread.outbox ?? 'cleared');
     },
   } as unknown as StateStore;
@@ -62,5 +63,29 @@ describe('the take-back of a save kept for the end of the item', () => {
     state.fenced = true;
     await expect(scope.flush()).rejects.toBeInstanceOf(FencedError);
     expect(takenBack).toEqual(['second']);
+  });
+});
+
+describe('the take-back of a save', () => {
+  it('runs when the save is refused as fenced, with a kept save it supersedes', async () => {
+    const state = { fenced: false };
+    const { scope } = scopeWith(state);
+    const takenBack: string[] = [];
+    const shown = thread();
+    scope.saveAtEnd(shown, { takeBack: async () => void takenBack.push('kept') });
+    state.fenced = true;
+    await expect(scope.save(shown, { takeBack: async () => void takenBack.push('own') })).rejects.toBeInstanceOf(FencedError);
+    expect(takenBack).toEqual(['kept', 'own']);
+  });
+
+  it('does not run once the save is written, nor when it failed otherwise (it may have landed)', async () => {
+    const state = { fenced: false, unreachable: false };
+    const { scope, saves } = scopeWith(state);
+    const takenBack: string[] = [];
+    await scope.save(thread(), { takeBack: async () => void takenBack.push('written') });
+    expect(saves).toEqual(['cleared']);
+    state.unreachable = true;
+    await expect(scope.save(thread(), { takeBack: async () => void takenBack.push('failed') })).rejects.toThrow('Connection is closed.');
+    expect(takenBack).toEqual([]);
   });
 });

@@ -28,9 +28,10 @@ export interface TurnScope {
   traceContext: Context;
   /**
    * Trims and saves the thread under the fence; `settled`: every started call's result is in it;
-   * `audit`: events of what the save records, written in the same atomic write.
+   * `audit`: events of what the save records, written in the same atomic write; `takeBack`: what
+   * to undo should the save be refused as fenced (an effect only this save would account for).
    */
-  save(thread: ThreadState, options?: AuditedSaveOptions): Promise<void>;
+  save(thread: ThreadState, options?: AuditedSaveOptions & Pick<ItemEnd, 'takeBack'>): Promise<void>;
   /**
    * `save` for the item's last write: kept, and sent with the queue's finish of the item in one
    * round trip (`takeItemEnd`). Until then a crash leaves the previous save, which every caller
@@ -73,16 +74,6 @@ export function createTurnScope(options: {
     thread.updatedAt = now();
   };
   const write = (thread: ThreadState, saveOptions?: AuditedSaveOptions) => lease.guard(() => store.saveThread(thread, limits.historyTtlMs, lease.fence, saveOptions));
-  // A write that carries the kept save (sends it, or a later state of its thread): refused as
-  // fenced, the thread's new holder has the save before it, so what it was to record is taken back.
-  const carrying = async <T>(takeBack: (() => Promise<void>) | undefined, writing: () => Promise<T>): Promise<T> => {
-    try {
-      return await writing();
-    } catch (error) {
-      if (takeBack && isFencedError(error)) await takeBack().catch(() => {});
-      throw error;
-    }
-  };
   // A kept save of this same thread is part of what is saved now (its take-back with it); another thread's goes first.
   const supersede = (thread: ThreadState) => {
     if (kept?.closing.thread.threadKey !== thread.threadKey) return undefined;
@@ -93,23 +84,26 @@ export function createTurnScope(options: {
   const flush = async () => {
     const closing = kept;
     kept = undefined;
-    if (closing) await carrying(closing.takeBack, () => write(closing.closing.thread, { settled: closing.closing.settled ?? false }));
+    if (closing) await takingBackIfFenced(closing.takeBack, () => write(closing.closing.thread, { settled: closing.closing.settled ?? false }));
   };
   return {
     lease,
     traceContext: options.traceContext ?? ROOT_CONTEXT,
     messenger: fencedMessenger(options.messenger, lease),
-    async save(thread, saveOptions) {
-      const takeBack = supersede(thread);
-      await flush();
-      prepare(thread);
-      await carrying(takeBack, () => write(thread, saveOptions));
+    async save(thread, { takeBack: own, ...saveOptions } = {}) {
+      // A superseded kept save leaves nothing to flush; a flush refused means this save was never sent either.
+      const takeBack = together(supersede(thread), own);
+      await takingBackIfFenced(takeBack, async () => {
+        await flush();
+        prepare(thread);
+        await write(thread, saveOptions);
+      });
     },
     async saveWithStep(transition, thread, saveOptions) {
       const takeBack = supersede(thread);
       await flush();
       prepare(thread);
-      return carrying(takeBack, () =>
+      return takingBackIfFenced(takeBack, () =>
         lease.guard(async () => {
           const committed = await store.commitStepWithThread({ transition, thread, ttlMs: limits.historyTtlMs, settled: saveOptions?.settled ?? false });
           if (committed === 'fenced') throw new FencedError(lease.fence.threadKey);
@@ -129,5 +123,30 @@ export function createTurnScope(options: {
       kept = undefined;
       return end;
     },
+  };
+}
+
+type TakeBack = () => Promise<void>;
+
+/**
+ * Runs a fenced write that was to record an effect already made (a post). Refused as fenced, the
+ * write is known not to have been made, and the thread's new holder goes on from the save before
+ * it (showing the answer, or running the turn, again), so `takeBack` undoes the effect. Any other
+ * failure leaves the effect: that write may have landed.
+ */
+export async function takingBackIfFenced<T>(takeBack: TakeBack | undefined, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (takeBack && isFencedError(error)) await takeBack().catch(() => {});
+    throw error;
+  }
+}
+
+function together(...takeBacks: (TakeBack | undefined)[]): TakeBack | undefined {
+  const each = takeBacks.filter((takeBack) => takeBack !== undefined);
+  if (each.length <= 1) return each[0];
+  return async () => {
+    for (const takeBack of each) await takeBack().catch(() => {});
   };
 }

@@ -7,9 +7,13 @@ import { mockStreamingModel, type GeneratedReply } from '../../test/helpers/mock
 import { runTurn } from '../agent/run-turn.js';
 import { defaultConfig } from '../config/config-file.js';
 import type { ToolDefinition } from '../tools/tool-definition.js';
+import { FencedError } from '../store/fenced-error.js';
+import type { StateStore } from '../store/state-store.js';
 import { newThreadState, type ThreadState } from '../store/thread-state.js';
+import { createLease } from './lease.js';
 import type { LiveAnswer } from './live-answer.js';
-import type { TurnScope } from './turn-scope.js';
+import type { ThreadMessenger } from './thread-messenger.js';
+import { createTurnScope, type TurnScope } from './turn-scope.js';
 import { createUnansweredTurn, unansweredNotice, unansweredReason, withoutEmptyAnswer } from './unanswered-turn.js';
 
 const usage = {
@@ -136,5 +140,47 @@ describe('recording a turn that ended without an answer', () => {
     const { saves, done } = record({});
     await done;
     expect(saves).toEqual([{ failedTurn: { id: expect.any(String), requesterId: 'UALICE', at: 2 } }]);
+  });
+});
+
+describe('the text of a turn that ended without an answer, posted whole', () => {
+  /** A turn whose text lands in `posted`; its save is refused as fenced when `fenced` (another process took the thread). */
+  async function recordPosted(options: { fenced: boolean; posted: string[]; answerTs?: string[] }) {
+    const fence = { threadKey: 'T1:C1:1.1', token: 't1' };
+    const deleted: string[] = [];
+    const store = {
+      isCurrent: async () => !options.fenced,
+      saveThread: async () => {
+        if (options.fenced) throw new FencedError(fence.threadKey);
+      },
+    } as unknown as StateStore;
+    const messenger = {
+      postAnswer: async () => options.posted,
+      postNotice: async () => {},
+      deleteMessages: async ({ ts }: { ts: readonly string[] }) => void deleted.push(...ts),
+    } as unknown as ThreadMessenger;
+    const lease = createLease({ store, fence, heldUntil: () => Date.now() + 60_000 });
+    const scope = createTurnScope({ store, messenger, lease, limits: { historyTtlMs: 60_000, maxMessages: 100, maxBytes: 1_000_000 }, now: Date.now });
+    const thread = newThreadState({ teamId: 'T1', channel: 'C1', threadTs: '1.1' }, 1);
+    if (options.answerTs) thread.answerTs = options.answerTs;
+    const recordUnansweredTurn = createUnansweredTurn({ logger: pino({ level: 'silent' }), now: () => 2 });
+    const answer = { streamed: '' } as unknown as LiveAnswer;
+    const done = recordUnansweredTurn(scope, thread, { reason: { kind: 'step-limit', steps: 3 }, text: 'Checking staging first.', requesterId: 'UALICE', answer });
+    return { deleted, done };
+  }
+
+  it('is taken back when its save is refused as fenced: the new holder runs the turn again and shows it', async () => {
+    const { deleted, done } = await recordPosted({ fenced: true, posted: ['m1', 'm2'] });
+    await expect(done).rejects.toBeInstanceOf(FencedError);
+    expect(deleted).toEqual(['m1', 'm2']);
+  });
+
+  it('keeps the messages the thread has on record (the new holder rewrites them), and all of it once saved', async () => {
+    const refused = await recordPosted({ fenced: true, posted: ['m1', 'm2'], answerTs: ['m1'] });
+    await expect(refused.done).rejects.toBeInstanceOf(FencedError);
+    expect(refused.deleted).toEqual(['m2']);
+    const saved = await recordPosted({ fenced: false, posted: ['m1', 'm2'] });
+    await saved.done;
+    expect(saved.deleted).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@ import type { LiveAnswer } from './live-answer.js';
 import { mentionable } from './participants.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
 import type { TurnScope } from './turn-scope.js';
+import { takeBackUnrecorded } from './unrecorded-post.js';
 
 /**
  * Why a turn that waits for nobody ended without an answer: it reached `agent.maxSteps` while the
@@ -99,11 +100,14 @@ export function createUnansweredTurn({ logger, now }: Pick<PhaseDependencies, 'l
       : unanswered.text.trim()
         ? scope.messenger.postAnswer({ ...where, markdown: unanswered.text, mentionableUserIds: mentionable(thread), ...(thread.answerTs ? { replacing: thread.answerTs } : {}) })
         : undefined;
-    await shown?.catch((error: unknown) => logger.warn({ event: 'answer-finish-failed', err: error }, 'could not show the text of an unfinished turn'));
+    const posted = await shown?.catch((error: unknown) => logger.warn({ event: 'answer-finish-failed', err: error }, 'could not show the text of an unfinished turn'));
+    // A whole post is on record nowhere: should the save below be refused as fenced, the thread's
+    // new holder runs the turn again and shows the text itself, so this copy is taken back.
+    const takeBack = posted ? takeBackUnrecorded(scope, { channel: thread.channel, posted, recorded: thread.answerTs ?? [] }) : undefined;
     delete thread.answerTs;
     const notice = unansweredNotice(unanswered.reason);
     thread.failedTurn = newFailedTurn({ requesterId: unanswered.requesterId, at: now(), notice, ...(unanswered.retryOf === undefined ? {} : { retryOf: unanswered.retryOf }) });
-    await scope.save(thread, { settled: true });
+    await scope.save(thread, { settled: true, ...(takeBack ? { takeBack } : {}) });
     logger.warn({ event: 'turn-unanswered', threadKey: thread.threadKey, reason: unanswered.reason.kind, ...(unanswered.reason.kind === 'cut-off' ? { finishReason: unanswered.reason.finishReason } : {}) }, 'agent turn ended without an answer');
     await postFailureNotice(scope, thread, { text: notice, settled: true });
   };
