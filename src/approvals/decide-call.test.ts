@@ -238,3 +238,29 @@ describe('a click while the store is unavailable', () => {
     expect(reads).toBe(1);
   });
 });
+
+describe('a Deny the Redis replicas did not confirm in time', () => {
+  // The store reports a withdrawal written on the primary but not confirmed by a replica (see `ReplicaShortfall`).
+  const unconfirmed = { wanted: 1, confirmed: 0 };
+  const confirmingNothing = (store: StateStore): StateStore => ({
+    ...store,
+    commitStep: async (transition) => ({ ...(await store.commitStep(transition)), ...(transition.withdraws ? { unconfirmed } : {}) }),
+    commitStepAndQueue: async (transition, queueing) => ({ ...(await store.commitStepAndQueue(transition, queueing)), ...(transition.withdraws ? { unconfirmed } : {}) }),
+  });
+
+  it('is recorded, and the person is told it is not yet confirmed rather than done', async () => {
+    const { store: states, decider } = setup({ wrapStore: confirmingNothing });
+    const step = await store(states, stepFor('scale'));
+    const outcome = await decider.record(click(step, 'U0ALICE', { kind: 'deny' }));
+    expect(outcome).toMatchObject({ recorded: true, completedStep: true, notice: expect.stringMatching(/^:x: Denied\. :warning: Redis has not confirmed it on its replica yet \(0 confirmed within the wait\).*decide it again\.$/) });
+    expect((await states.getStep(step.stepId))?.decisions.apv1).toMatchObject({ outcome: 'denied', userId: 'U0ALICE' });
+  });
+
+  it('says nothing of replicas for an approval, which is not waited for', async () => {
+    const { store: states, decider } = setup({ wrapStore: confirmingNothing });
+    const step = await store(states, stepFor('scale'));
+    const outcome = await decider.record(click(step, 'U0ALICE', { kind: 'approve', version: 0 }));
+    expect(outcome).toMatchObject({ recorded: true, completedStep: true });
+    expect(outcome).not.toHaveProperty('notice');
+  });
+});

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { appendQuietly, type AuditLog } from '../audit/audit-log.js';
 import type { TakenClaim, ThreadWorker } from '../conversation/thread-worker.js';
 import type { ThreadMessenger } from '../conversation/thread-messenger.js';
-import type { StateStore } from '../store/state-store.js';
+import type { ReplicaShortfall, StateStore } from '../store/state-store.js';
 import { encodeWorkItem } from '../conversation/work-item.js';
 import { faultPoint } from '../runtime/fault-points.js';
 import { createStoreWait } from './store-wait.js';
@@ -18,6 +18,7 @@ import { approverGroupIds, type GroupMembers } from './policy/approver-eligibili
 import { whoCanApprove } from './policy/describe-approvers.js';
 import type { PolicyEvaluation } from './policy/evaluate-policy.js';
 import { applyCallAction, type CallAction, type CallActionEffect, type CallActionRequest } from './transitions/call-action.js';
+import { unconfirmedWithdrawalText } from './unconfirmed-withdrawal.js';
 
 export { alreadyDecidedText } from './transitions/call-action.js';
 
@@ -183,13 +184,16 @@ export function createCallDecider(options: DecideCallOptions) {
           // The resume is queued in the same write as the decision, so it can never be lost between them.
           const item = encodeWorkItem({ kind: 'resume', stepId: step.stepId, channel: step.channel, threadTs: step.threadTs, ...(traceparent ? { traceparent } : {}) });
           committed = await store.commitStepAndQueue(transition, { item, ...worker.queueing }).catch(unavailableAsRetry(storeWait));
-        } else committed = await store.commitStep(transition).then((result) => ({ result }), unavailableAsRetry(storeWait));
+        } else committed = await store.commitStep(transition).catch(unavailableAsRetry(storeWait));
         if (committed.result === 'unavailable') continue;
         if (committed.result === 'conflict') {
           conflicts += 1;
           continue;
         }
         if (committed.result !== 'committed') return await refuse(step, request, 'not-found', NOT_OPEN);
+        // A Deny the replicas did not confirm in time stands, but a failover could still undo it: the person is told so.
+        const { unconfirmed } = committed;
+        if (unconfirmed) logger.warn({ event: 'withdrawal-not-confirmed', stepId: step.stepId, approvalId: call.approvalId, ...unconfirmed }, 'recorded a decision that withdraws authority, but Redis replicas did not confirm it in time');
         faultPoint('after-decision');
         metrics.decisionRecorded({ toolName: call.toolName, outcome: metricOutcome(effect), waitedMs: now() - step.createdAt });
         const span = completing ?? startDecisionSpan({ tracer, step, call, request, receivedAt });
@@ -200,7 +204,7 @@ export function createCallDecider(options: DecideCallOptions) {
           step: transition.step,
           completedStep: transition.completed === true,
           effect,
-          ...noticeFor(effect),
+          ...(unconfirmed ? { notice: unconfirmedNotice(effect, request, unconfirmed) } : noticeFor(effect)),
           ...(committed.claim ? { claim: { ...committed.claim, askedAt } } : {}),
         };
       }
@@ -282,6 +286,12 @@ function noticeFor(effect: CallActionEffect): { notice?: string } {
   return {
     notice: `Your edit is version ${version.number + 1}, but under the policy for the new input only ${who} can approve it${need > 1 ? ` (${need} approvals)` : ''}, so your edit does not count as an approval. It runs only once they approve it.`,
   };
+}
+
+/** What the person is told when their decision withdrew authority but Redis's replicas did not confirm it in time. */
+function unconfirmedNotice(effect: CallActionEffect, request: CallDecisionRequest, shortfall: ReplicaShortfall): string {
+  const ownDenial = effect.kind === 'decided' && effect.decision.outcome === 'denied' && effect.decision.userId === request.userId;
+  return `${ownDenial ? ':x: Denied.' : 'Recorded.'} ${unconfirmedWithdrawalText(shortfall, 'If the card shows the request open again, decide it again.')}`;
 }
 
 function actionName(action: CallDecisionRequest['action']): string {

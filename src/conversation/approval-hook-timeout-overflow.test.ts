@@ -40,9 +40,9 @@ describe('an onApprovalRequest time limit past what a timer can hold', () => {
     const store = {
       getStep: async () => structuredClone(stored),
       commitStep: async (transition: StepTransition) => {
-        if (transition.fromRevision !== stored.revision) return 'conflict' as const;
+        if (transition.fromRevision !== stored.revision) return { result: 'conflict' as const };
         stored = structuredClone(transition.step);
-        return 'committed' as const;
+        return { result: 'committed' as const };
       },
     };
     const errors: unknown[] = [];

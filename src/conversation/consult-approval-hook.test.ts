@@ -20,9 +20,9 @@ function storeHolding(initial: PendingStep) {
     set: (step: PendingStep) => (stored = structuredClone(step)),
     getStep: async () => structuredClone(stored),
     commitStep: async (transition: StepTransition) => {
-      if (transition.fromRevision !== stored.revision) return 'conflict' as const;
+      if (transition.fromRevision !== stored.revision) return { result: 'conflict' as const };
       stored = structuredClone(transition.step);
-      return 'committed' as const;
+      return { result: 'committed' as const };
     },
   };
 }

@@ -12,6 +12,7 @@ import {
   type HookVerdict,
 } from '../approvals/transitions/hook-decision.js';
 import { commitTransition } from '../approvals/transitions/commit-transition.js';
+import { logUnconfirmedWithdrawal } from '../approvals/unconfirmed-withdrawal.js';
 import { appendQuietly } from '../audit/audit-log.js';
 import { isFencedError } from '../store/fenced-error.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
@@ -121,7 +122,7 @@ export function createApprovalHookConsultation(options: HookDependencies) {
           notCounted = hookDecisionRefusal(current, { approvalId: call.approvalId, asked, verdict, now: at });
           const transition = hookDecisionTransition(current, { approvalId: call.approvalId, hookName: active.name, asked, verdict, now: at, finished });
           return transition && { ...transition, fence: scope.lease.fence };
-        }),
+        }, { onUnconfirmed: logUnconfirmedWithdrawal(logger) }),
       )
       .catch((error: unknown) => {
         if (isFencedError(error) || scope.lease.lost()) throw error;

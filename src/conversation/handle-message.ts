@@ -4,6 +4,7 @@ import { closeUnansweredCalls, recordUnrecordedCalls } from '../agent/interrupte
 import type { PendingStep } from '../approvals/pending-step.js';
 import { supersedeTransition } from '../approvals/transitions/close-step.js';
 import { commitTransition, StepContendedError } from '../approvals/transitions/commit-transition.js';
+import { logUnconfirmedWithdrawal } from '../approvals/unconfirmed-withdrawal.js';
 import type { ThreadState } from '../store/thread-state.js';
 import { postOutbox } from './answer-outbox.js';
 import type { CloseInterruptedCalls } from './close-interrupted-calls.js';
@@ -133,7 +134,7 @@ export function createMessageHandler(options: MessageDependencies) {
       commitTransition(store, stepId, (step) => {
         const transition = supersedeTransition(step, { userId, now: now() });
         return transition && { ...transition, fence: scope.lease.fence };
-      }),
+      }, { onUnconfirmed: logUnconfirmedWithdrawal(logger) }),
     );
     if (!superseded) return false;
     // Results whose calls the history does not hold would have the model APIs refuse every later request.

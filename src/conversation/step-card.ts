@@ -8,6 +8,7 @@ import { stepRouting } from '../approvals/card-routing.js';
 import { postMissingCopies } from '../approvals/post-card-copies.js';
 import { closeStepTransition } from '../approvals/transitions/close-step.js';
 import { commitTransition } from '../approvals/transitions/commit-transition.js';
+import { logUnconfirmedWithdrawal } from '../approvals/unconfirmed-withdrawal.js';
 import { isStoreUnavailable } from '../store/store-unavailable.js';
 import type { ThreadState } from '../store/thread-state.js';
 import { buildPendingStep } from './build-pending-step.js';
@@ -128,7 +129,7 @@ export function createStepCards(options: StepCardDependencies) {
       commitTransition(store, step.stepId, (current) => {
         const transition = closeStepTransition(current, decision);
         return transition && { ...transition, fence: scope.lease.fence };
-      }),
+      }, { onUnconfirmed: logUnconfirmedWithdrawal(logger) }),
     );
     if (closed) {
       const thread = await store.getThread(step.threadKey);

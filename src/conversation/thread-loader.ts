@@ -4,6 +4,7 @@ import { parseHistory } from '../agent/history.js';
 import type { PendingStep } from '../approvals/pending-step.js';
 import { commitTransition } from '../approvals/transitions/commit-transition.js';
 import { closeStepTransition } from '../approvals/transitions/close-step.js';
+import { logUnconfirmedWithdrawal } from '../approvals/unconfirmed-withdrawal.js';
 import { isFencedError } from '../store/fenced-error.js';
 import { newThreadState, threadKeyOf, type ThreadAddress, type ThreadState } from '../store/thread-state.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
@@ -45,7 +46,7 @@ function createStoredThreadSettler({ store, logger, now }: Pick<PhaseDependencie
       commitTransition(store, stepId, (step) => {
         const transition = closeStepTransition(step, decision);
         return transition && (scope ? { ...transition, fence: scope.lease.fence } : transition);
-      });
+      }, { onUnconfirmed: logUnconfirmedWithdrawal(logger) });
     let closed: PendingStep | undefined;
     try {
       closed = await (scope ? scope.lease.guard(close) : close());

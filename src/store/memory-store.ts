@@ -179,9 +179,9 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
     async commitStep(transition) {
       const entry = steps.get(transition.step.stepId);
       const stored = live(steps, transition.step.stepId);
-      if (!entry || !stored) return 'not-found';
-      if (transition.fence && !current(transition.fence)) return 'fenced';
-      if (stored.revision !== transition.fromRevision) return 'conflict';
+      if (!entry || !stored) return { result: 'not-found' };
+      if (transition.fence && !current(transition.fence)) return { result: 'fenced' };
+      if (stored.revision !== transition.fromRevision) return { result: 'conflict' };
       // The card's ts, link and copies live outside the revision: a transition never overwrites them.
       const { cardTs: _cardTs, cardLink: _cardLink, copies: _copies, ...next } = copy(transition.step);
       const { cardTs, cardLink, copies } = stored;
@@ -204,7 +204,7 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       }
       if (transition.grant) grants.set(transition.grant.grantId, copy(transition.grant));
       record(transition.audit);
-      return 'committed';
+      return { result: 'committed' };
     },
 
     async commitStepAndQueue(transition, resume) {
@@ -215,7 +215,7 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
         const claim = claimOf(threadKey, earlier);
         return claim ? { result: 'committed', claim } : { result: 'committed' };
       }
-      const result = await store.commitStep(transition);
+      const { result } = await store.commitStep(transition);
       if (result !== 'committed') return { result };
       if (!transition.completed || resume.mode === 'hand-off') {
         remember(attempt, '');
@@ -235,7 +235,7 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       if (!stored) return 'not-found';
       if (!current(transition.fence)) return 'fenced';
       if (stored.revision !== transition.fromRevision) return 'conflict';
-      const result = await store.commitStep(transition);
+      const { result } = await store.commitStep(transition);
       writeThread(thread, ttlMs, settled);
       return result;
     },
@@ -305,7 +305,7 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       if (!grant || grant.teamId !== teamId || grant.channel !== channel) return undefined;
       grants.delete(grantId);
       record([auditFor(copy(grant))]);
-      return copy(grant);
+      return { grant: copy(grant) };
     },
 
     async enqueueWork(threadKey, item, lockTtlMs, { attempt = randomUUID() } = {}) {

@@ -57,8 +57,8 @@ describe('keys written by the version before sharding', () => {
 
       const click = applyCallAction(step, { stepId: step.stepId, approvalId: 'apv-1', userId: 'UBOB', origin: { teamId: step.teamId, channel: step.channel, membership: 'member' }, action: { kind: 'approve', version: 0 } }, { now: Date.now(), groupMembers: new Map(), newGrantId: randomUUID });
       if (!click.ok) throw new Error('the click is allowed');
-      expect(await store.commitStep(click.transition)).toBe('committed');
-      expect(await store.commitStep(click.transition)).toBe('conflict');
+      expect(await store.commitStep(click.transition)).toEqual({ result: 'committed' });
+      expect(await store.commitStep(click.transition)).toEqual({ result: 'conflict' });
       const types = (await audit.read({ sinceMs: 0 })).map((event) => event.type);
       expect(types).toEqual(['expired', 'decision']);
       expect(await redis.exists(`${keyPrefix}step:${step.stepId}`, `${keyPrefix}expiries`, `${keyPrefix}busy-threads`, `${keyPrefix}thread:${step.threadKey}`)).toBe(0);

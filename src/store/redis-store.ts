@@ -37,7 +37,7 @@ import {
   SET_STEP_FIELD_SCRIPT,
   CLAIM_ONCE_SCRIPT,
 } from './redis-scripts.js';
-import type { CommitResult, DeletedPost, ExecutingMarker, Fence, StateStore } from './state-store.js';
+import type { CommitResult, DeletedPost, ExecutingMarker, Fence, ReplicaShortfall, StateStore } from './state-store.js';
 import { createReplicaConfirmedWrites, defaultReplicasToWaitFor, DEFAULT_REPLICA_WAIT_TIMEOUT_MS } from './replica-confirmed-write.js';
 import { ReplicationNotConfirmedError } from './replication-not-confirmed-error.js';
 import { createThreadHistories, type ThreadReply, type ThreadWrite } from './redis-thread-history.js';
@@ -222,6 +222,19 @@ export function createRedisStore({
     }
   };
 
+  /**
+   * Runs a script that withdraws authority (a `withdraws` step commit, a grant's revoke) as a call's
+   * executing marker is written: with a WAIT for the replicas, on the confirmed writes' connection.
+   * `direct` is the plain write, when no replica is waited for. Fewer confirmations than required
+   * leave the write standing (it took effect on the primary): the caller tells the person.
+   */
+  const withdraw = async (options: { shard: number; script: string; keys: readonly string[]; args: ReadonlyArray<string | number> }, direct: () => Promise<unknown>): Promise<{ reply: unknown; unconfirmed?: ReplicaShortfall }> => {
+    if (!confirmedWrites) return { reply: await direct() };
+    const written = await confirmedWrites.run(options);
+    if (!written.waitError && written.confirmed >= written.required) return { reply: written.reply };
+    return { reply: written.reply, unconfirmed: { wanted: written.required, confirmed: written.confirmed } };
+  };
+
   const store: StateStore = {
     kind: 'redis',
 
@@ -341,11 +354,18 @@ export function createRedisStore({
       await run.csSetStepField(keys.ofStep(stepId).step(stepId), copyField(copy), JSON.stringify(copy));
     },
 
-    async commitStep(transition): Promise<CommitResult> {
+    async commitStep(transition) {
       const { prepared, args } = prepare(transition.audit);
-      const reply = (await run.csCommitStep(...commitStepKeys(transition), ...commitStepArguments(transition), ...args)) as CommitResult;
-      if (reply === 'committed') logStored(prepared);
-      return reply;
+      const scriptKeys = commitStepKeys(transition);
+      const scriptArguments = [...commitStepArguments(transition), ...args];
+      // An approval goes straight to the primary (a lost one only leaves the call pending).
+      const { reply, unconfirmed } = transition.withdraws
+        ? await withdraw({ shard: keys.ofStep(transition.step.stepId).index, script: COMMIT_STEP_SCRIPT, keys: scriptKeys, args: scriptArguments }, () => run.csCommitStep(...scriptKeys, ...scriptArguments))
+        : { reply: await run.csCommitStep(...scriptKeys, ...scriptArguments), unconfirmed: undefined };
+      const result = reply as CommitResult;
+      if (result !== 'committed') return { result };
+      logStored(prepared);
+      return unconfirmed ? { result, unconfirmed } : { result };
     },
 
     async commitStepAndQueue(transition, resume) {
@@ -353,14 +373,9 @@ export function createRedisStore({
       const { prepared, args } = prepare(transition.audit);
       const { threadKey } = transition.step;
       const at = keys.ofThread(threadKey);
-      const reply = await run.csCommitStepAndQueue(
-        ...commitStepKeys(transition),
-        at.queue(threadKey),
-        at.lock(threadKey),
-        at.busy(),
-        at.inflight(threadKey),
-        at.ready(),
-        at.attempt(attempt),
+      const scriptKeys = [...commitStepKeys(transition), at.queue(threadKey), at.lock(threadKey), at.busy(), at.inflight(threadKey), at.ready(), at.attempt(attempt)];
+      // Built once: a resend (ioredis's after a lost reply, or the confirmed path's) carries the same attempt and nonce.
+      const scriptArguments = [
         ...commitStepArguments(transition),
         resume.item,
         resume.lockTtlMs,
@@ -372,14 +387,20 @@ export function createRedisStore({
         ATTEMPT_TTL_MS,
         newTokenNonce(),
         ...args,
-      );
+      ];
+      // A denial that completes the step waits for the replicas with its resume; an approval does not (see `commitStep`).
+      const { reply, unconfirmed } = transition.withdraws
+        ? await withdraw({ shard: keys.ofStep(transition.step.stepId).index, script: COMMIT_STEP_AND_QUEUE_SCRIPT, keys: scriptKeys, args: scriptArguments }, () => run.csCommitStepAndQueue(...scriptKeys, ...scriptArguments))
+        : { reply: await run.csCommitStepAndQueue(...scriptKeys, ...scriptArguments), unconfirmed: undefined };
+      const shortfall = unconfirmed ? { unconfirmed } : {};
       if (!Array.isArray(reply)) {
-        if (reply === 'committed') logStored(prepared);
-        return { result: reply as CommitResult };
+        if (reply !== 'committed') return { result: reply as CommitResult };
+        logStored(prepared);
+        return { result: 'committed', ...shortfall };
       }
       logStored(prepared);
       const [, token, item] = reply as [string, string, string];
-      return { result: 'committed', claim: { token, item } };
+      return { result: 'committed', claim: { token, item }, ...shortfall };
     },
 
     async commitStepWithThread({ transition, thread, ttlMs, settled = false }) {
@@ -504,9 +525,12 @@ export function createRedisStore({
       if (json === null) return undefined;
       const grant = JSON.parse(json) as Grant;
       const { prepared, args } = prepare([audit(grant)]);
-      if ((await run.csRevokeGrant(grants, channelAt.audit(), grantId, json, auditMaxLength, ...args)) !== 1) return undefined;
+      const scriptKeys = [grants, channelAt.audit()];
+      const scriptArguments = [grantId, json, auditMaxLength, ...args];
+      const { reply, unconfirmed } = await withdraw({ shard: channelAt.index, script: REVOKE_GRANT_SCRIPT, keys: scriptKeys, args: scriptArguments }, () => run.csRevokeGrant(...scriptKeys, ...scriptArguments));
+      if (reply !== 1) return undefined;
       logStored(prepared);
-      return grant;
+      return unconfirmed ? { grant, unconfirmed } : { grant };
     },
 
     async enqueueWork(threadKey, item, lockTtlMs, { attempt = randomUUID() } = {}) {
@@ -653,6 +677,7 @@ export function createRedisStore({
       let written;
       try {
         written = await confirmedWrites.run({ shard: at.index, script: MARK_EXECUTING_SCRIPT, keys: scriptKeys, args: scriptArguments });
+        if (written.waitError) throw written.waitError;
       } catch (error) {
         // The marker may have been written before the wait failed (a refused WAIT, a lost connection).
         await takeBack(`Not run: Redis failed while recording it (${error instanceof Error ? error.message : String(error)})`);

@@ -37,12 +37,15 @@ export interface ConfirmedWriteResult {
   /** Replicas that had to confirm it, and those that did within the wait. */
   required: number;
   confirmed: number;
+  /** The WAIT failed after the script ran (`confirmed` is then 0): the write stands on the primary, unconfirmed. */
+  waitError?: Error;
 }
 
 export interface ReplicaConfirmedWrites {
   /**
    * Runs `script` on the primary of `shard` and waits until `required` replicas have it. `keys[0]`
-   * routes the pipeline in a Cluster. Rejects when the pipeline fails (the script may or may not have run).
+   * routes the pipeline in a Cluster. Rejects when the pipeline fails (the script may or may not
+   * have run) or the script failed; resolves with `waitError` when only the WAIT did.
    */
   run(options: { shard: number; script: string; keys: readonly string[]; args: ReadonlyArray<string | number> }): Promise<ConfirmedWriteResult>;
   close(): void;
@@ -135,7 +138,7 @@ export function createReplicaConfirmedWrites({
       const [waited, role] = wanted > 0 ? rest : [undefined, ...rest];
       const now = role && !role[0] ? onlineReplicas(role[1]) : undefined;
       online.set(shard, now);
-      if (waited?.[0]) throw waited[0];
+      if (waited?.[0]) return { reply: scripted[1], required: wanted, confirmed: 0, waitError: waited[0] };
       const confirmed = waited === undefined ? 0 : Number(waited[1]);
       return { reply: scripted[1], required: replicasRequired({ wanted, online: now }), confirmed };
     },

@@ -166,9 +166,9 @@ describe.each(createStores())('%s state store', (name, create) => {
     const first = applyCallAction(step, { stepId: step.stepId, approvalId: 'apv-1', userId: 'UBOB', origin: { teamId: step.teamId, channel: step.channel, membership: 'member' }, action: { kind: 'approve', version: 0 } }, { now: 2, groupMembers: new Map(), newGrantId: randomUUID });
     const second = applyCallAction(step, { stepId: step.stepId, approvalId: 'apv-1', userId: 'UCAROL', origin: { teamId: step.teamId, channel: step.channel, membership: 'member' }, action: { kind: 'deny' } }, { now: 2, groupMembers: new Map(), newGrantId: randomUUID });
     if (!first.ok || !second.ok) throw new Error('both actions are allowed on the step as read');
-    expect(await store.commitStep(first.transition)).toBe('committed');
-    expect(await store.commitStep(second.transition)).toBe('conflict');
-    expect(await store.commitStep({ ...second.transition, step: { ...second.transition.step, stepId: newStepId(step.threadKey) } })).toBe('not-found');
+    expect(await store.commitStep(first.transition)).toEqual({ result: 'committed' });
+    expect(await store.commitStep(second.transition)).toEqual({ result: 'conflict' });
+    expect(await store.commitStep({ ...second.transition, step: { ...second.transition.step, stepId: newStepId(step.threadKey) } })).toEqual({ result: 'not-found' });
     expect((await store.getStep(step.stepId))?.decisions['apv-1']).toMatchObject({ outcome: 'approved', userId: 'UBOB' });
     const decisions = (await audit.read({ sinceMs: 0 })).filter((event) => event.type === 'decision' && event.stepId === step.stepId);
     expect(decisions.map((event) => (event.type === 'decision' ? event.userId : ''))).toEqual(['UBOB']);
@@ -354,6 +354,25 @@ describe.each(createStores())('%s state store', (name, create) => {
     const fence = { threadKey, token: claim!.token };
     expect(await store.finishWork(fence, 'one', TTL)).toBe('two');
     expect(await store.finishWork(fence, 'two', TTL)).toBeUndefined();
+  });
+
+  it('writes a Deny that completes a step with its resume, as an approval is (in a Cluster on the connection that waits for replicas, none here)', async () => {
+    const step = await createStep(makeStep(['apv-1'], { threadTs: uniqueTs() }));
+    const current = (await store.getStep(step.stepId))!;
+    const denial = applyCallAction(current, { stepId: step.stepId, approvalId: 'apv-1', userId: 'UCAROL', origin: { teamId: current.teamId, channel: current.channel, membership: 'member' }, action: { kind: 'deny' } }, { now: Date.now(), groupMembers: new Map(), newGrantId: randomUUID });
+    if (!denial.ok) throw new Error(denial.refusal.message);
+    expect(denial.transition).toMatchObject({ completed: true, withdraws: true });
+    const drain = { item: 'resume-denied', lockTtlMs: TTL, mode: 'drain' as const, attempt: `deny-${randomUUID()}` };
+    expect(await store.commitStepAndQueue({ ...denial.transition, fromRevision: denial.transition.fromRevision + 1 }, drain)).toEqual({ result: 'conflict' });
+    const done = await store.commitStepAndQueue(denial.transition, drain);
+    // No replica to wait for, so nothing unconfirmed.
+    expect(done).toEqual({ result: 'committed', claim: { token: expect.any(String), item: 'resume-denied' } });
+    // Sent again after its reply was lost, the Deny finds its own commit and claim, as an approval does.
+    expect(await store.commitStepAndQueue(denial.transition, drain)).toEqual(done);
+    expect((await store.getStep(step.stepId))?.decisions['apv-1']).toMatchObject({ outcome: 'denied', userId: 'UCAROL' });
+    expect(await store.finishWork({ threadKey: step.threadKey, token: done.claim!.token }, 'resume-denied', TTL)).toBeUndefined();
+    const decisions = (await audit.read({ sinceMs: 0 })).filter((event) => event.type === 'decision' && event.stepId === step.stepId);
+    expect(decisions.map((event) => (event.type === 'decision' ? event.outcome : ''))).toEqual(['denied']);
   });
 
   it("reads a resume's step and thread with a worker's pick-up lock where the store can (the resume's first round trip)", async () => {
@@ -670,7 +689,8 @@ describe.each(createStores())('%s state store', (name, create) => {
     const revoke = () =>
       store.revokeGrant({ teamId: step.teamId, channel, grantId: grant!.grantId, audit: (stored) => ({ type: 'grant-revoked', grantId: stored.grantId, toolName: stored.toolName, scope: stored.scope, channel, userId: 'UCAROL', expiresAt: stored.expiresAt, identicalArgumentsOnly: true }) });
     const results = await Promise.all([revoke(), revoke()]);
-    expect(results.filter(Boolean)).toHaveLength(1);
+    // No replica to wait for, so nothing unconfirmed.
+    expect(results.filter(Boolean)).toEqual([{ grant }]);
     expect(await store.listGrants({ teamId: step.teamId, channel, now: Date.now() })).toEqual([]);
     expect((await audit.read({ sinceMs: 0 })).filter((event) => event.type === 'grant-revoked' && event.grantId === grant!.grantId)).toHaveLength(1);
   });

@@ -21,6 +21,25 @@ export interface Fence {
  */
 export type CommitResult = 'committed' | 'conflict' | 'not-found' | 'fenced';
 
+/**
+ * A write that withdrew authority (a step commit that `withdraws`, a grant's revoke) stands on the
+ * primary, but fewer replicas than required confirmed it within the wait (the executing marker's
+ * `COUNTERSIGN_REDIS_WAIT_*`): a Redis failover now could lose it, and what it withdrew would be
+ * back. The person who withdrew it is told so, not that it is done.
+ */
+export interface ReplicaShortfall {
+  /** Replicas that had to confirm it. */
+  wanted: number;
+  /** Replicas that did within the wait. */
+  confirmed: number;
+}
+
+/** A step commit's result; `unconfirmed` only on a committed withdrawal that replicas did not confirm in time. */
+export interface StepCommit {
+  result: CommitResult;
+  unconfirmed?: ReplicaShortfall;
+}
+
 /** A tool call that started: written just before it runs, so recovery knows it may have run. */
 export interface ExecutingMarker {
   toolName: string;
@@ -103,9 +122,10 @@ export interface StepStore {
   recordCardCopy(stepId: string, copy: CardCopy): Promise<void>;
   /**
    * Writes a transition if the step is still at `transition.fromRevision` (and the fence, if any,
-   * is current), with its audit events and grant, atomically.
+   * is current), with its audit events and grant, atomically. A transition that `withdraws`
+   * authority waits for the replicas too (see `ReplicaShortfall`).
    */
-  commitStep(transition: StepTransition): Promise<CommitResult>;
+  commitStep(transition: StepTransition): Promise<StepCommit>;
   /**
    * `commitStep` and, when the transition completes the step, `resume.item` queued for the step's
    * thread in the same atomic write, so a decision that completes a step never stands without its
@@ -115,7 +135,7 @@ export interface StepStore {
    * does: the same write sent again after its reply was lost answers as it did the first time
    * (committed, with the claim while its lock is still held), not as a conflict with itself.
    */
-  commitStepAndQueue(transition: StepTransition, resume: { item: string; lockTtlMs: number; mode: 'drain' | 'hand-off'; attempt?: string }): Promise<{ result: CommitResult; claim?: WorkClaim }>;
+  commitStepAndQueue(transition: StepTransition, resume: { item: string; lockTtlMs: number; mode: 'drain' | 'hand-off'; attempt?: string }): Promise<StepCommit & { claim?: WorkClaim }>;
   /**
    * `commitStep` and `saveThread` as one atomic write under the transition's fence (required):
    * both or neither. For a resume claim (`claimResumeTransition`: no grant), whose thread records
@@ -152,8 +172,17 @@ export interface GrantStore {
   listGrants(options: { teamId: string; channel: string; now: number }): Promise<Grant[]>;
   /** Live grants of a workspace across its channels, oldest first (App Home). */
   listTeamGrants(options: { teamId: string; now: number }): Promise<Grant[]>;
-  /** Removes a grant and writes `audit` in the same atomic operation; undefined when it was gone. */
-  revokeGrant(options: { teamId: string; channel: string; grantId: string; audit: (grant: Grant) => AuditEventInput }): Promise<Grant | undefined>;
+  /**
+   * Removes a grant and writes `audit` in the same atomic operation; undefined when it was gone.
+   * A withdrawal: it waits for the replicas as a `withdraws` step commit does.
+   */
+  revokeGrant(options: { teamId: string; channel: string; grantId: string; audit: (grant: Grant) => AuditEventInput }): Promise<RevokedGrant | undefined>;
+}
+
+/** A grant as it was when revoked; `unconfirmed` when replicas did not confirm the revoke in time. */
+export interface RevokedGrant {
+  grant: Grant;
+  unconfirmed?: ReplicaShortfall;
 }
 
 /** What the bot remembers per thread. Writes of a turn are fenced; see `Fence`. */

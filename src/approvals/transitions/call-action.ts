@@ -183,7 +183,7 @@ function closeUnapprovable(step: PendingStep, call: PendingCall, context: CallAc
   const next = nextRevision(step);
   const decision: Decision = { outcome: 'denied', userId: COUNTERSIGN_ACTOR, at: context.now, reason: UNAPPROVABLE_TEXT };
   next.decisions[call.approvalId] = decision;
-  return { ok: true, transition: completeIfDone(next, [decisionEvent(step, call, decision)]), effect: { kind: 'decided', decision } };
+  return { ok: true, transition: completeIfDone(next, [decisionEvent(step, call, decision)], decision), effect: { kind: 'decided', decision } };
 }
 
 /** Whether nobody could approve `version` under both policies, even after the hops of the ladder still to come. */
@@ -399,7 +399,7 @@ function quorumOutcome(
   const decision: Decision = { outcome: 'approved', userId, at: now, version: version.number, inputHash: version.inputHash, approvedBy };
   next.decisions[call.approvalId] = decision;
   const final = { ...base, approvedBy, ...((call.versions?.length ?? 0) > 1 ? { versions: versionSummaries(call) } : {}) } as AuditEventInput;
-  return { ok: true, transition: completeIfDone(next, [final]), effect: { kind: 'decided', decision } };
+  return { ok: true, transition: completeIfDone(next, [final], decision), effect: { kind: 'decided', decision } };
 }
 
 /**
@@ -417,7 +417,7 @@ function decide(step: PendingStep, call: PendingCall, request: CallActionRequest
   const next = nextRevision(step);
   const decision: Decision = { ...outcome, userId: request.userId, at: context.now };
   next.decisions[call.approvalId] = decision;
-  return { ok: true, transition: completeIfDone(next, [decisionEvent(step, call, decision)]), effect: { kind: 'decided', decision } };
+  return { ok: true, transition: completeIfDone(next, [decisionEvent(step, call, decision)], decision), effect: { kind: 'decided', decision } };
 }
 
 /** A grant must be allowed by every policy that governs the call (a config that now forbids them, or asks for more approvers, wins). */

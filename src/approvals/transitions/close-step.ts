@@ -35,7 +35,9 @@ export function expireTransition(step: PendingStep, { now, expiresAt = step.expi
   if (expiresAt === undefined || now < expiresAt) return undefined;
   const transition = closeUndecided(step, { outcome: 'expired', userId: EXPIRY_USER, at: now }, 'complete');
   if (!transition) return undefined;
-  return { ...transition, completed: true };
+  // Not a withdrawal to wait for: an expiry a failover lost is made again by the next sweep, and no click counts past `expiresAt` meanwhile.
+  const { withdraws: _redoneIfLost, ...expired } = transition;
+  return { ...expired, completed: true };
 }
 
 function closeUndecided(step: PendingStep, decision: Decision, phase: 'superseded' | 'complete', { closeApproved = false } = {}): StepTransition | undefined {
@@ -54,7 +56,7 @@ function closeUndecided(step: PendingStep, decision: Decision, phase: 'supersede
     );
   }
   next.phase = phase;
-  return { step: next, fromRevision: step.revision, audit, closed: true };
+  return { step: next, fromRevision: step.revision, audit, closed: true, withdraws: true };
 }
 
 /** Why an approved call was closed unrun: the step's reason, and whose approval lapsed with it. */

@@ -1,6 +1,6 @@
 import { CountersignError, ErrorCode } from '../../errors/countersign-error.js';
 import { FencedError } from '../../store/fenced-error.js';
-import type { StepStore } from '../../store/state-store.js';
+import type { ReplicaShortfall, StepStore } from '../../store/state-store.js';
 import type { PendingStep } from '../pending-step.js';
 import type { StepTransition } from './step-transition.js';
 
@@ -11,13 +11,14 @@ const MAX_ATTEMPTS = 25;
  * Reads the step, computes a transition from it and writes it over the revision it was computed
  * from; on a conflict (someone else changed the step meanwhile) it starts again from the new state.
  * Returns the step as written, or undefined when `compute` says there is nothing to do. Throws
- * `FencedError` when the transition's fence is no longer current.
+ * `FencedError` when the transition's fence is no longer current. `onUnconfirmed` hears of a
+ * withdrawal written but not confirmed by the replicas in time (see `ReplicaShortfall`).
  */
 export async function commitTransition(
   store: Pick<StepStore, 'getStep' | 'commitStep'>,
   stepId: string,
   compute: (step: PendingStep) => StepTransition | undefined,
-  options: { read?: PendingStep } = {},
+  options: { read?: PendingStep; onUnconfirmed?: (shortfall: ReplicaShortfall, step: PendingStep) => void } = {},
 ): Promise<PendingStep | undefined> {
   // A step the caller has just read is the first basis; a conflict means it changed, so read again.
   let known = options.read;
@@ -26,8 +27,11 @@ export async function commitTransition(
     known = undefined;
     const transition = step && compute(step);
     if (!transition) return undefined;
-    const result = await store.commitStep(transition);
-    if (result === 'committed') return transition.step;
+    const { result, unconfirmed } = await store.commitStep(transition);
+    if (result === 'committed') {
+      if (unconfirmed) options.onUnconfirmed?.(unconfirmed, transition.step);
+      return transition.step;
+    }
     if (result === 'fenced') throw new FencedError(transition.fence?.threadKey ?? step.threadKey);
     if (result === 'not-found') return undefined;
   }

@@ -76,7 +76,7 @@ export function hookDecisionTransition(
     verdict.decision === 'approve'
       ? ({ ...decisionEvent(step, call, decision), version: version.number, inputHash: version.inputHash, approvedBy: [userId] } as AuditEventInput)
       : decisionEvent(step, call, decision);
-  return completeIfDone(next, [audit]);
+  return completeIfDone(next, [audit], decision);
 }
 
 /**

@@ -27,6 +27,13 @@ export interface StepTransition {
    * `expiresAt` and `remindAt`, in the same write, so the sweep finds it when the clicks do.
    */
   rescheduled?: { expiry: boolean; reminder: boolean };
+  /**
+   * Takes authority away: a call denied, or closed undecided. The store has replicas confirm it
+   * before it answers, as it does a call's executing marker: a failover that lost it would open
+   * the call again, to an approval the person who withdrew it was told could no longer come. A
+   * lost approval only leaves the call pending, so approvals are not waited for.
+   */
+  withdraws?: boolean;
   /** Only while this thread holder's fencing token is current (claiming a resume, closing from a turn). */
   fence?: { threadKey: string; token: string };
 }
@@ -53,9 +60,14 @@ export function decisionEvent(step: PendingStep, call: PendingCall, decision: De
   };
 }
 
-/** Marks the step complete when this decision was its last. */
-export function completeIfDone(next: PendingStep, audit: AuditEventInput[]): StepTransition {
+/** Whether a decision takes authority away (see `StepTransition.withdraws`): anything but an approval or an answer. */
+function withdrawsAuthority(decision: Decision): boolean {
+  return decision.outcome !== 'approved' && decision.outcome !== 'answered';
+}
+
+/** Marks the step complete when `decision` (recorded on `next`) was its last. */
+export function completeIfDone(next: PendingStep, audit: AuditEventInput[], decision: Decision): StepTransition {
   const done = next.calls.every((call) => decisionOf(next, call.approvalId) !== undefined);
   if (done) next.phase = 'complete';
-  return { step: next, fromRevision: next.revision - 1, audit, ...(done ? { completed: true, closed: true } : {}) };
+  return { step: next, fromRevision: next.revision - 1, audit, ...(done ? { completed: true, closed: true } : {}), ...(withdrawsAuthority(decision) ? { withdraws: true } : {}) };
 }

@@ -59,7 +59,9 @@ export function registerAnswerQuestion(app: App, { store, decider, messenger, lo
     const { channel, messageTs } = clickOrigin(body);
     const actor = await actorOf({ body, channel, ...(messageTs === undefined ? {} : { messageTs }), membership: organisationMembership, client });
     const outcome = await decider.record({ stepId: reference.stepId, approvalId: reference.approvalId, ...actor, action: { kind: 'deny' } }, { storeWaitMs: CLICK_STORE_WAIT_MS });
-    if (outcome.recorded) await decider.publish(outcome);
-    else await tellPrivately(messenger, body, outcome.message);
+    if (!outcome.recorded) return tellPrivately(messenger, body, outcome.message);
+    // Declined, but Redis's replicas did not confirm it yet.
+    if (outcome.notice) await tellPrivately(messenger, body, outcome.notice);
+    await decider.publish(outcome);
   });
 }

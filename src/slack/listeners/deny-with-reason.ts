@@ -46,6 +46,8 @@ export function registerDenyWithReason(app: App, { store, decider, messenger, lo
     });
     if (!outcome.recorded) return ack({ response_action: 'errors', errors: { [DENY_REASON_BLOCK_ID]: outcome.message } });
     await ack();
+    // Denied, but Redis's replicas did not confirm it yet: the card alone would say it is done.
+    if (outcome.notice) await messenger.postEphemeral({ channel: reference.channel, userId: body.user.id, threadTs: outcome.step.threadTs, text: outcome.notice }).catch(() => {});
     await decider.publish(outcome);
   });
 }

@@ -3,6 +3,7 @@ import { grantAuditEvent, type Grant } from '../../approvals/grant.js';
 import { approverGroupIds, type GroupMembers } from '../../approvals/policy/approver-eligibility.js';
 import { authorizeApprover } from '../../approvals/policy/authorize-approver.js';
 import type { Membership } from '../../approvals/transitions/call-action.js';
+import { unconfirmedWithdrawalText } from '../../approvals/unconfirmed-withdrawal.js';
 import { appendQuietly, type AuditLog } from '../../audit/audit-log.js';
 import type { StateStore } from '../../store/state-store.js';
 import { membershipRefusal } from './membership-refusal.js';
@@ -47,5 +48,9 @@ export async function revokeGrantAs(
   // Removed with its audit record in one write, only if it is still the grant that was read.
   const revoked = await store.revokeGrant({ teamId: grant.teamId, channel: grant.channel, grantId: grant.grantId, audit: (stored) => grantAuditEvent('grant-revoked', stored, userId) });
   if (!revoked) return { revoked: false, message: 'That grant has already been revoked.' };
-  return { revoked: true, message: `Revoked the grant for \`${revoked.toolName.replace(/[`<>&]/g, '')}\`: it will ask for approval again.` };
+  const message = `Revoked the grant for \`${revoked.grant.toolName.replace(/[`<>&]/g, '')}\`: it will ask for approval again.`;
+  if (!revoked.unconfirmed) return { revoked: true, message };
+  // It stands on the primary, but a failover could still bring the grant back: the person is told so.
+  logger.warn({ event: 'withdrawal-not-confirmed', grantId: grant.grantId, ...revoked.unconfirmed }, 'revoked a grant, but Redis replicas did not confirm it in time');
+  return { revoked: true, message: `${message} ${unconfirmedWithdrawalText(revoked.unconfirmed, 'If the grant is listed again, revoke it again.')}` };
 }
