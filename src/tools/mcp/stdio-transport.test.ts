@@ -120,3 +120,20 @@ describe('a stdio MCP server that exits on its own', () => {
     expect(transport.exit).toEqual({ code: 3, signal: null, stderrTail: 'missing API_URL', expected: false });
   });
 });
+
+describe('a stdio MCP server whose input is gone before the bot gives up on it', () => {
+  it('is reported by its own exit even when the failed write comes before the exit is seen', async () => {
+    // On a loaded machine the bot's write can meet EPIPE, and the connect close the transport,
+    // before the exit event is handled: played here in that order, ahead of the transport's handler.
+    const { transport } = await serverWith(`process.stderr.write('missing API_URL\\n'); setTimeout(() => process.exit(3), 50);`);
+    const child = (transport as unknown as { child: import('node:child_process').ChildProcess }).child;
+    const closed = new Promise<void>((resolve) =>
+      child.prependOnceListener('exit', () => {
+        child.stdin?.emit('error', Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+        resolve(transport.close());
+      }),
+    );
+    await closed;
+    expect(transport.exit).toEqual({ code: 3, signal: null, stderrTail: 'missing API_URL', expected: false });
+  });
+});

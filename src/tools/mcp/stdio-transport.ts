@@ -101,6 +101,8 @@ export class StdioTransport implements MCPTransport {
   private closing = false;
   /** Settled when the process exits: whether the bot had asked it to (`close`) by then. */
   private exitExpected: boolean | undefined;
+  /** A write to the process's stdin failed (EPIPE): it had closed its input or exited. */
+  private inputBroken = false;
   private exited = false;
   private exitInfo: ProcessExit | undefined;
   /** Ends the wait for the pipes once the process exited (see `PIPE_DRAIN_AFTER_EXIT_MS`). */
@@ -183,8 +185,11 @@ export class StdioTransport implements MCPTransport {
       child.stderr?.setEncoding('utf8');
       child.stderr?.on('data', (chunk: string) => this.guarded('reading stderr', () => this.receiveStderr(chunk)));
       child.stderr?.on('error', (error) => this.fault(error));
-      // Writing to a process that just died raises EPIPE here; the exit handler reports it.
-      child.stdin?.on('error', () => {});
+      // Writing to a process that just died raises EPIPE here; the exit handler reports it. The
+      // process was going (or had closed its input) before the bot asked it to stop: see `close`.
+      child.stdin?.on('error', () => {
+        this.inputBroken = true;
+      });
     });
   }
 
@@ -206,6 +211,9 @@ export class StdioTransport implements MCPTransport {
   }
 
   async close(): Promise<void> {
+    // A connect that failed on a write to a dead process closes the transport before the exit may
+    // even be seen: that exit is the server's own, and must still say why it ended.
+    if (this.inputBroken) this.exitExpected ??= false;
     this.closing = true;
     this.clearDiscoveries();
     const child = this.child;
