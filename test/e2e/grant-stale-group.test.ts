@@ -1,14 +1,14 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { mockStreamingModel } from '../../test/helpers/mock-streaming-model.js';
-import { runTurn } from '../agent/run-turn.js';
-import type { Grant } from '../approvals/grant.js';
-import { evaluatePolicy } from '../approvals/policy/evaluate-policy.js';
-import { parseConfigFile } from '../config/config-file.js';
-import { createUsergroupMembers } from '../slack/usergroup-members.js';
-import type { ToolDefinition } from '../tools/tool-definition.js';
-import { createGrantLookup } from './grant-lookup.js';
+import { mockStreamingModel } from '../helpers/mock-streaming-model.js';
+import { runTurn } from '../../src/agent/run-turn.js';
+import type { Grant } from '../../src/approvals/grant.js';
+import { evaluatePolicy } from '../../src/approvals/policy/evaluate-policy.js';
+import { parseConfigFile } from '../../src/config/config-file.js';
+import { createUsergroupMembers } from '../../src/slack/usergroup-members.js';
+import type { ToolDefinition } from '../../src/tools/tool-definition.js';
+import { createGrantLookup } from '../../src/conversation/grant-lookup.js';
 
 const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 5, text: 5, reasoning: undefined } };
 const textReply = { content: [{ type: 'text' as const, text: 'done' }], finishReason: { unified: 'stop' as const, raw: 'stop' }, usage, warnings: [] };
