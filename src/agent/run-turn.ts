@@ -5,6 +5,7 @@ import type { ToolDefinition } from '../tools/tool-definition.js';
 import { closeCutOffStep, isCutOffStep } from './cut-off-step.js';
 import { startModelWatchdog } from './model-watchdog.js';
 import { withUniqueToolCallIds } from './unique-tool-call-ids.js';
+import { createTurnRuns } from './turn-runs.js';
 import type { Context, Tracer } from '@opentelemetry/api';
 import { createTurnTelemetry, type ModelCallReport } from './turn-telemetry.js';
 import type { PolicyConfig } from '../config/policy-config-schema.js';
@@ -115,6 +116,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
   // its checks pass: the tools tell the caller of a call let through without a card once it was
   // invoked, so a cut-off step's calls, or one whose grant was revoked, are never said to have run.
   const automatic = new Map<string, AutomaticApproval>();
+  const runs = createTurnRuns();
   const telemetry = createTurnTelemetry({
     ...(options.tracer ? { tracer: options.tracer } : {}),
     ...(options.traceContext ? { parent: options.traceContext } : {}),
@@ -134,8 +136,11 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
     ...(options.afterExecute ? { afterExecute: options.afterExecute } : {}),
     ...(options.assertHeld ? { assertHeld: options.assertHeld } : {}),
     ...(options.findGrant ? { findGrant: options.findGrant } : {}),
+    runs,
   });
   const watchdog = options.modelTimeoutMs === undefined ? undefined : startModelWatchdog({ timeoutMs: options.modelTimeoutMs });
+  // Stops the stream when the turn fails: the AI SDK goes on reading it after we stop (see `TurnRuns`).
+  const failing = new AbortController();
   const signals = [options.abortSignal, watchdog?.signal].filter((signal): signal is AbortSignal => signal !== undefined);
   const abortSignal = signals.length > 0 ? AbortSignal.any(signals) : undefined;
   try {
@@ -165,7 +170,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
         await Promise.resolve(options.onToolStart?.(toolCall.toolName)).catch(() => {});
       },
       onToolExecutionEnd: () => watchdog?.toolFinished(),
-      ...(abortSignal === undefined ? {} : { abortSignal }),
+      abortSignal: abortSignal ? AbortSignal.any([abortSignal, failing.signal]) : failing.signal,
       // Errors arrive as stream parts and are thrown below; the default handler would also log them.
       onError: () => {},
     });
@@ -216,7 +221,12 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
     }
     return { responseMessages, text, approvalRequests: [...approvalRequests, ...questions] };
   } catch (error) {
-    throw new TurnFailedError({ cause: abortSignal?.aborted ? abortSignal.reason : error, executions });
+    const cause = abortSignal?.aborted ? abortSignal.reason : error;
+    // No call starts from here, the ones under way are told to stop, and the failure waits for them:
+    // a call the SDK ran behind the failure would have no record, and Try again would run it again.
+    failing.abort(cause);
+    await runs.close();
+    throw new TurnFailedError({ cause, executions });
   } finally {
     watchdog?.stop();
     telemetry.close();

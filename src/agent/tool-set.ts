@@ -16,6 +16,7 @@ import { changedParametersText, fitsCurrentSchema, resumeSchema } from './change
 import { changedDefinitionText, currentFingerprint, definitionChangedSince } from './changed-definition.js';
 import { definitionFingerprintOf } from '../tools/definition-fingerprint.js';
 import { GrantNoLongerHoldsError } from './revoked-grant.js';
+import { TURN_CLOSED_TEXT, TurnClosedError, type TurnRuns } from './turn-runs.js';
 
 export type TurnContext = Omit<ToolContext, 'toolCallId' | 'idempotencyKey' | 'abortSignal' | 'assertHeld'>;
 
@@ -109,9 +110,16 @@ export function createTurnTools(options: {
   assertHeld?: () => Promise<void>;
   /** The gate's grant lookup: a call let through on a grant checks that grant again before it starts. */
   findGrant?: FindGrant;
+  /** The turn's runs: once it is closed (it failed), no call starts; see `TurnRuns`. */
+  runs?: TurnRuns;
 }): ToolSet {
   const tools: ToolSet = {};
-  const traceExecution: TraceExecution = options.traceExecution ?? ((_call, run) => run(() => {}));
+  const { runs } = options;
+  // Every execution is tracked, from its first check to its record, so a failed turn can wait for it.
+  const traceExecution: TraceExecution = (call, run) => {
+    const traced = () => (options.traceExecution ? options.traceExecution(call, run) : run(() => {}));
+    return runs ? runs.track(traced) : traced();
+  };
   const awaitingInHistory = approvedCallsAwaitingRun(options.messages ?? []);
   const answerNotRun = (call: ModelCall & { failed: (failure: ContentFreeFailure) => void }, text: string, failure: ContentFreeFailure) =>
     notRunAnswer({ ...call, text, failure, executions: options.executions, ...(options.afterExecute ? { afterExecute: options.afterExecute } : {}) });
@@ -173,6 +181,8 @@ export function createTurnTools(options: {
           // the marker's write itself (beforeExecute), which refuses atomically once it is revoked.
           try {
             await assertGrant?.();
+            // The turn failed meanwhile (its checks above are awaited): nothing started, nothing is recorded.
+            if (runs?.closed()) throw new TurnClosedError();
             await options.beforeExecute?.({ toolCallId, toolName: definition.name, input, basis, ...(automatic ? { automatic } : {}) });
             // And again after it: a revoke that landed while the marker was written. What remains is the
             // short stretch between this check (or the one a command makes after its slot) and the start.
@@ -181,6 +191,8 @@ export function createTurnTools(options: {
             if (error instanceof GrantNoLongerHoldsError) return notRun(error);
             throw error;
           }
+          // The turn failed while the marker was written: the marker says the call started, so its record says it did not.
+          if (runs?.closed()) return answerNotRun({ ...call, input, failed }, TURN_CLOSED_TEXT, TURN_CLOSED);
           let output: unknown;
           try {
             output = await execute(input, {
@@ -225,6 +237,7 @@ const PARAMETERS_CHANGED: ContentFreeFailure = { type: 'tool_parameters_changed'
 const DEFINITION_CHANGED: ContentFreeFailure = { type: 'tool_definition_changed', description: 'tool definition changed since the approval' };
 const UNAVAILABLE: ContentFreeFailure = { type: 'tool_unavailable', description: 'tool not available' };
 const GRANT_GONE: ContentFreeFailure = { type: 'grant_no_longer_holds', description: 'grant revoked or expired' };
+const TURN_CLOSED: ContentFreeFailure = { type: 'turn_failed', description: 'the turn failed before the call started' };
 
 /**
  * Answers a call that was not started: marks its span, keeps the text as the call's result (if the
