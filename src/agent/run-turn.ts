@@ -69,6 +69,8 @@ export interface RunTurnOptions {
   context: TurnContext;
   maxSteps: number;
   abortSignal?: AbortSignal;
+  /** The history no longer holds every call id the thread used (trimmed): every new call gets a fresh id. */
+  freshToolCallIds?: boolean;
   /** Model calls are retried by the AI SDK this many times before the turn fails. */
   maxRetries?: number;
   /** A model call that has not answered in this long counts as failed (and is retried). */
@@ -146,7 +148,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
   try {
     const result = streamText({
       // Before the AI SDK sees a call: approvals, gate decisions, markers and the history all go by call id.
-      model: withUniqueToolCallIds(options.model),
+      model: withUniqueToolCallIds(options.model, { freshIds: options.freshToolCallIds ?? false }),
       instructions: options.instructions,
       messages: options.messages,
       tools,

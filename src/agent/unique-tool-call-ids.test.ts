@@ -18,8 +18,8 @@ function streamedCall(id: string, toolName: string, input: string): LanguageMode
   ];
 }
 
-async function streamThrough(parts: LanguageModelV4StreamPart[], prompt: LanguageModelV4CallOptions['prompt'] = []): Promise<LanguageModelV4StreamPart[]> {
-  const model = withUniqueToolCallIds(new MockLanguageModelV4({ doStream: async () => ({ stream: convertArrayToReadableStream(parts) }) })) as LanguageModelV4;
+async function streamThrough(parts: LanguageModelV4StreamPart[], prompt: LanguageModelV4CallOptions['prompt'] = [], options: { freshIds?: boolean } = {}): Promise<LanguageModelV4StreamPart[]> {
+  const model = withUniqueToolCallIds(new MockLanguageModelV4({ doStream: async () => ({ stream: convertArrayToReadableStream(parts) }) }), options) as LanguageModelV4;
   const { stream } = await model.doStream({ prompt });
   const read: LanguageModelV4StreamPart[] = [];
   for await (const part of stream) read.push(part);
@@ -52,5 +52,15 @@ describe('withUniqueToolCallIds', () => {
     const parts = await streamThrough([{ type: 'tool-call', toolCallId: 'call_1', toolName: 'get_pods', input: '{}' }, { type: 'tool-call', toolCallId: 'call_2', toolName: 'get_pods', input: '{}' }], prompt);
     expect(idOf(parts[0]!)).not.toBe('call_1');
     expect(idOf(parts[1]!)).toBe('call_2');
+  });
+
+  it('gives every call a fresh id once the history no longer holds all the ids the thread used (trimmed)', async () => {
+    // `call_1` is not in the prompt, but an exchange trimmed from the history may have used it.
+    const parts = await streamThrough([...streamedCall('call_1', 'deploy', '{"replicas":3}'), { type: 'tool-call', toolCallId: 'call_2', toolName: 'deploy', input: '{}' }], [], { freshIds: true });
+    const streamed = parts.slice(0, 4).map(idOf);
+    expect(new Set(streamed).size).toBe(1);
+    expect(streamed[0]).toMatch(/^call_[0-9a-f]{24}$/);
+    expect(idOf(parts[4]!)).toMatch(/^call_[0-9a-f]{24}$/);
+    expect(idOf(parts[4]!)).not.toBe(streamed[0]);
   });
 });

@@ -10,31 +10,36 @@ import { wrapLanguageModel, type LanguageModel, type LanguageModelMiddleware } f
  * one under the other's approval, or pair a result with the wrong call. A repeated id is replaced
  * here, so everything after (cards, approvals, the stored history, what the server is sent back)
  * only ever sees the unique one. A gateway model id (a string) cannot be wrapped and is left as is.
+ * `freshIds`: the prompt no longer holds every id the thread used (its history was trimmed), so
+ * every call gets a fresh id, not only one the prompt repeats.
  */
-export function withUniqueToolCallIds(model: LanguageModel): LanguageModel {
+export function withUniqueToolCallIds(model: LanguageModel, options: { freshIds?: boolean } = {}): LanguageModel {
   if (typeof model === 'string') return model;
-  return wrapLanguageModel({ model, middleware: uniqueToolCallIds });
+  return wrapLanguageModel({ model, middleware: uniqueToolCallIds(options.freshIds ?? false) });
 }
 
-const uniqueToolCallIds: LanguageModelMiddleware = {
-  wrapStream: async ({ doStream, params }) => {
-    const result = await doStream();
-    const rename = createRenamer(toolCallIdsOf(params.prompt));
-    return { ...result, stream: result.stream.pipeThrough(new TransformStream({ transform: (part, controller) => controller.enqueue(rename(part)) })) };
-  },
-};
+function uniqueToolCallIds(freshIds: boolean): LanguageModelMiddleware {
+  return {
+    wrapStream: async ({ doStream, params }) => {
+      const result = await doStream();
+      const rename = createRenamer(toolCallIdsOf(params.prompt), freshIds);
+      return { ...result, stream: result.stream.pipeThrough(new TransformStream({ transform: (part, controller) => controller.enqueue(rename(part)) })) };
+    },
+  };
+}
 
 /**
  * Renames within one response. The calls a provider streams are announced (`tool-input-start`)
  * and completed (`tool-call`) in the same order, so the n-th completion of a repeated id is the
  * n-th announcement. Provider-executed calls keep their ids: the provider pairs their results.
  */
-function createRenamer(used: Set<string>): (part: LanguageModelV4StreamPart) => LanguageModelV4StreamPart {
+function createRenamer(used: Set<string>, freshIds: boolean): (part: LanguageModelV4StreamPart) => LanguageModelV4StreamPart {
   const streaming = new Map<string, string>();
   const announced = new Map<string, string[]>();
+  const fresh = () => `call_${randomBytes(12).toString('hex')}`;
   const claim = (id: string): string => {
-    let unique = id;
-    while (used.has(unique)) unique = `call_${randomBytes(12).toString('hex')}`;
+    let unique = freshIds ? fresh() : id;
+    while (used.has(unique)) unique = fresh();
     used.add(unique);
     return unique;
   };

@@ -67,6 +67,8 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
         messages: thread.messages,
         context: { requesterId, teamId: thread.teamId, channel: thread.channel, threadTs: thread.threadTs },
         maxSteps: limits.maxSteps,
+        // Ids of calls trimmed from the history are not in the prompt to be checked against.
+        ...(thread.callIdsForgotten ? { freshToolCallIds: true } : {}),
         ...(limits.modelTimeoutMs === undefined ? {} : { modelTimeoutMs: limits.modelTimeoutMs }),
         ...(approvedRuns ? { approvedRuns } : {}),
         // Ends the turn (its model calls, its tools) the moment this process learns it was fenced.

@@ -26,6 +26,7 @@ describe('validatedThread', () => {
     const tampered = { ...waiting, messages: [{ role: 'user', content: [{ type: 'hologram' }] }] } as unknown as ThreadState;
     const { pendingStepId: _step, failedTurn: _failed, instigatorIds: _instigators, ...rest } = waiting;
     // Kept, the step's resume or closing would answer calls no longer in the history, and the model APIs refuse that.
-    expect(validatedThread({ address, stored: tampered, logger, now: () => 2 })).toEqual({ ...rest, messages: [] });
+    // The ids of its calls are gone with it: new calls get fresh ones.
+    expect(validatedThread({ address, stored: tampered, logger, now: () => 2 })).toEqual({ ...rest, messages: [], callIdsForgotten: true });
   });
 });

@@ -79,5 +79,6 @@ export function validatedThread(options: { address: ThreadAddress; stored: Threa
   if (history.valid) return { ...stored, messages: history.messages };
   options.logger.warn({ event: 'history-invalid', threadKey: threadKeyOf(address) }, 'stored history failed validation; starting fresh');
   const { pendingStepId: _step, failedTurn: _failed, instigatorIds: _instigators, ...rest } = stored;
-  return { ...rest, messages: [] };
+  // The dropped history's call ids are unknown from here: new calls get fresh ones (see `callIdsForgotten`).
+  return { ...rest, messages: [], callIdsForgotten: true };
 }

@@ -89,3 +89,22 @@ describe('the take-back of a save', () => {
     expect(takenBack).toEqual([]);
   });
 });
+
+describe('a save that trims the history', () => {
+  it("marks the thread's call ids forgotten, so new calls get fresh ids; one that trims nothing does not", async () => {
+    const store = { isCurrent: async () => true, saveThread: async () => {} } as unknown as StateStore;
+    const lease = createLease({ store, fence, heldUntil: () => Date.now() + 60_000 });
+    const scope = createTurnScope({ store, messenger: {} as ThreadMessenger, lease, limits: { ...limits, maxMessages: 2 }, now: Date.now });
+    const exchange = (text: string) => [
+      { role: 'user' as const, content: text },
+      { role: 'assistant' as const, content: 'ok' },
+    ];
+    const short = { ...thread(), messages: exchange('first') };
+    await scope.save(short);
+    expect(short.callIdsForgotten).toBeUndefined();
+    const long = { ...thread(), messages: [...exchange('first'), ...exchange('second')] };
+    await scope.save(long);
+    expect(long.messages).toEqual(exchange('second'));
+    expect(long.callIdsForgotten).toBe(true);
+  });
+});

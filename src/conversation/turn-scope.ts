@@ -70,7 +70,10 @@ export function createTurnScope(options: {
   const { store, lease, limits, now } = options;
   let kept: { closing: ClosingSave; takeBack?: () => Promise<void> } | undefined;
   const prepare = (thread: ThreadState) => {
-    thread.messages = trimHistory(thread.messages, limits);
+    const trimmed = trimHistory(thread.messages, limits);
+    // What is trimmed away is forgotten for good, the ids of its calls too (see `callIdsForgotten`).
+    if (trimmed.length < thread.messages.length) thread.callIdsForgotten = true;
+    thread.messages = trimmed;
     thread.updatedAt = now();
   };
   const write = (thread: ThreadState, saveOptions?: AuditedSaveOptions) => lease.guard(() => store.saveThread(thread, limits.historyTtlMs, lease.fence, saveOptions));

@@ -41,6 +41,13 @@ export interface ThreadState {
    * starts a new turn, without them; Try again goes on with the same turn, with them.
    */
   instigatorIds?: string[];
+  /**
+   * Set once the history lost messages (trimmed to `history.maxMessages`/`maxBytes`, or dropped as
+   * unreadable): the ids of calls it held are no longer there to compare with, so every call the
+   * model makes from then on gets a fresh id (see `withUniqueToolCallIds`). Ids key the idempotency
+   * key, the executing marker and the audit records, so a server's `call_1` must never be reused.
+   */
+  callIdsForgotten?: true;
   /** Tool-source problems already reported in this thread, so each is said once. */
   notedProblems?: string[];
   /** Epoch milliseconds. */
