@@ -80,7 +80,6 @@ async function setup(input: Record<string, unknown>) {
     policy: config.policy,
     definitionOf: () => deploy,
     stepId: 'stepschemadefault1',
-    botUserId: 'UBOT',
     now: Date.now(),
   });
   const token = (await store.tryLock(thread.threadKey, 60_000))!;

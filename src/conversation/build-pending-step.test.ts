@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { parseConfigFile } from '../config/config-file.js';
 import { newThreadState, type ThreadState } from '../store/thread-state.js';
 import { definitionFingerprintOf } from '../tools/definition-fingerprint.js';
-import { buildPendingStep } from './build-pending-step.js';
+import { COUNTERSIGN_ACTOR, denialReason } from '../agent/decision-messages.js';
+import { buildPendingStep, MAX_CALLS_PER_CARD } from './build-pending-step.js';
 import { scheduleActor } from './schedule-actor.js';
 
 const NOW = Date.UTC(2026, 10, 25, 12, 15);
@@ -20,7 +21,6 @@ function stepFor(requesterId: string, requests: Array<typeof question | typeof r
     policy,
     definitionOf: () => undefined,
     stepId: 'step1',
-    botUserId: 'U0BOT',
     now: NOW,
   });
 }
@@ -39,7 +39,7 @@ describe('buildPendingStep: when a question stops waiting', () => {
 
 describe('buildPendingStep: who steered the turn', () => {
   const build = (thread: ThreadState) =>
-    buildPendingStep({ thread, requesterId: scheduleActor('heartbeat'), requests: [restart], policy, definitionOf: () => undefined, stepId: 'step1', botUserId: 'U0BOT', now: NOW });
+    buildPendingStep({ thread, requesterId: scheduleActor('heartbeat'), requests: [restart], policy, definitionOf: () => undefined, stepId: 'step1', now: NOW });
   const address = { teamId: 'T0TEAM', channel: 'C0OPS', threadTs: '1700000000.000100' };
 
   it('records who answered the turn\'s questions before it asked for these calls, for the self-approval check', async () => {
@@ -69,7 +69,6 @@ describe('buildPendingStep: what an approval is for', () => {
       policy,
       definitionOf: (name) => (name === 'restart_service' ? restartTool : undefined),
       stepId: 'step1',
-      botUserId: 'U0BOT',
       now: NOW,
     });
     expect(step.calls.map((call) => call.definitionFingerprint)).toEqual([undefined, await definitionFingerprintOf(restartTool)]);
@@ -77,5 +76,19 @@ describe('buildPendingStep: what an approval is for', () => {
 
   it('records none for a tool this process does not have', async () => {
     expect((await stepFor('U0ALICE', [restart])).calls[0]!.definitionFingerprint).toBeUndefined();
+  });
+});
+
+describe('buildPendingStep: more calls than a card holds', () => {
+  it('closes the calls past the limit as countersign, not as a person: the model hears an error it may ask again about', async () => {
+    const requests = Array.from({ length: MAX_CALLS_PER_CARD + 2 }, (_, index) => ({ ...restart, approvalId: `a${index}`, toolCallId: `call_${index}` }));
+    const step = await stepFor('U0ALICE', requests);
+    expect(Object.keys(step.decisions)).toEqual(['a10', 'a11']);
+    for (const decision of Object.values(step.decisions)) {
+      expect(decision).toMatchObject({ outcome: 'denied', userId: COUNTERSIGN_ACTOR });
+      expect(denialReason(decision)).toBe(
+        `Not run: at most ${MAX_CALLS_PER_CARD} calls can wait for approval at once; ask for the rest separately. This was an error, not a decision: nobody declined this call, and nothing ran. Tell the user; if they ask for it again, request it again.`,
+      );
+    }
   });
 });

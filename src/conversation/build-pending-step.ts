@@ -1,3 +1,4 @@
+import { COUNTERSIGN_ACTOR } from '../agent/decision-messages.js';
 import type { ApprovalRequest } from '../agent/run-turn.js';
 import { evaluateCallPolicy } from '../approvals/evaluate-call-policy.js';
 import { modelVersion } from '../approvals/input-version.js';
@@ -10,7 +11,7 @@ import { definitionFingerprintOf } from '../tools/definition-fingerprint.js';
 import type { ToolDefinition } from '../tools/tool-definition.js';
 import { scheduleNameOf } from './schedule-actor.js';
 
-/** A card with more calls than this would break Slack's block limits; the rest are declined. */
+/** A card with more calls than this would break Slack's block limits; countersign closes the rest. */
 export const MAX_CALLS_PER_CARD = 10;
 
 /**
@@ -26,7 +27,6 @@ export async function buildPendingStep(options: {
   policy: PolicyConfig;
   definitionOf: (toolName: string) => ToolDefinition | undefined;
   stepId: string;
-  botUserId: string;
   now: number;
 }): Promise<PendingStep> {
   const { thread, requesterId, now } = options;
@@ -58,9 +58,10 @@ export async function buildPendingStep(options: {
   }
   const decisions: Record<string, Decision> = {};
   for (const overflow of options.requests.slice(MAX_CALLS_PER_CARD)) {
+    // Nobody declined these: closed by countersign, so the model hears an error it may ask again about, not a human's no.
     decisions[overflow.approvalId] = {
       outcome: 'denied',
-      userId: options.botUserId,
+      userId: COUNTERSIGN_ACTOR,
       at: now,
       reason: `at most ${MAX_CALLS_PER_CARD} calls can wait for approval at once; ask for the rest separately`,
     };

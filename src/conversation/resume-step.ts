@@ -208,14 +208,14 @@ function revocationEvent(step: PendingStep, revocation: { approvalId: string; us
 /** What the thread hears when expiry ends the turn: a call someone denied is told apart from one nobody decided. */
 function stoppedOnExpiryText(step: PendingStep): string {
   const decisions = step.calls.map((call) => step.decisions[call.approvalId]);
-  // A call countersign closed (an approval that no longer held, groups unread, nobody left to approve) was denied by nobody.
+  // A call countersign closed (an approval that no longer held, groups unread, nobody left to approve, past a card's limit) was denied by nobody.
   const denied = decisions.filter((decision) => decision?.outcome === 'denied' && decision.userId !== COUNTERSIGN_ACTOR).length;
   const closed = decisions.filter((decision) => decision?.outcome === 'denied' && decision.userId === COUNTERSIGN_ACTOR).length;
   if (denied === 0 && closed === 0) return ':alarm_clock: The approval request expired without a decision, so nothing was run. Mention me to try again.';
   const expired = decisions.filter((decision) => decision?.outcome === 'expired').length;
   const parts = [
     ...(denied === 0 ? [] : [denied === 1 ? '1 call was denied' : `${denied} calls were denied`]),
-    ...(closed === 0 ? [] : [closed === 1 ? '1 call was not run (its approval no longer held; the card says why)' : `${closed} calls were not run (their approvals no longer held; the card says why)`]),
+    ...(closed === 0 ? [] : [closed === 1 ? '1 call was not run (countersign closed it; the card says why)' : `${closed} calls were not run (countersign closed them; the card says why)`]),
     `${expired} expired without a decision`,
   ];
   return `:alarm_clock: The approval request expired: ${parts.join(', ').replace(/, ([^,]*)$/, ' and $1')}, so nothing was run. Mention me to try again.`;

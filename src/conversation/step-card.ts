@@ -38,7 +38,7 @@ async function whileStoreReturns<T>(operation: () => Promise<T>, { until }: { un
   }
 }
 
-type StepCardDependencies = Pick<PhaseDependencies, 'store' | 'logger' | 'now' | 'botUserId' | 'policy' | 'tools' | 'newStepId' | 'limits'>;
+type StepCardDependencies = Pick<PhaseDependencies, 'store' | 'logger' | 'now' | 'policy' | 'tools' | 'newStepId' | 'limits'>;
 
 /** A step's life on its card: opened with its records, posted (or closed if it cannot be), refreshed after a change. */
 export function createStepCards(options: StepCardDependencies) {
@@ -59,7 +59,6 @@ export function createStepCards(options: StepCardDependencies) {
       policy: options.policy,
       definitionOf,
       stepId: options.newStepId(thread.threadKey),
-      botUserId: options.botUserId,
       now: now(),
     });
     const traceparent = traceparentOf(scope.traceContext);

@@ -145,7 +145,6 @@ export function createWorld({ store, policy, startAt }: { store: StateStore; pol
       policy,
       definitionOf: (name) => (name === 'restart' ? restart : undefined),
       stepId: `s${randomUUID().replaceAll('-', '')}`,
-      botUserId: 'UBOT',
       now: now(),
     });
     const token = (await store.tryLock(thread.threadKey, 60_000))!;

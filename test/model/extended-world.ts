@@ -229,7 +229,6 @@ export function createExtendedWorld({ store, policy, startAt }: { store: StateSt
       policy,
       definitionOf: (name) => (name === 'restart' ? restart : undefined),
       stepId: `s${randomUUID().replaceAll('-', '')}`,
-      botUserId: 'UBOT',
       now: now(),
     });
     thread.messages.push({ role: 'user', content: 'restart it' });

@@ -74,7 +74,6 @@ describe('a JSON-Schema tool with a defaulted conditioned field (model-based)', 
           policy,
           definitionOf: () => deploy,
           stepId: 'stepmodel1',
-          botUserId: 'UBOT',
           now: Date.now(),
         });
         const token = (await store.tryLock(thread.threadKey, 60_000))!;

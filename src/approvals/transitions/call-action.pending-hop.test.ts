@@ -25,7 +25,6 @@ async function postedCard(): Promise<PendingStep> {
     policy: before,
     definitionOf: () => undefined,
     stepId: 'step1',
-    botUserId: 'U0BOT',
     now: CREATED_AT,
   });
 }

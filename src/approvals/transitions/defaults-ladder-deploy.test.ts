@@ -30,7 +30,6 @@ function posted(policy: PolicyConfig, toolName: string): Promise<PendingStep> {
     policy,
     definitionOf: () => undefined,
     stepId: 'step1',
-    botUserId: 'U0BOT',
     now: CREATED_AT,
   });
 }

@@ -34,7 +34,6 @@ describe('an escalation hop after a deploy that only retouched the ladder rule',
       policy: before,
       definitionOf: () => undefined,
       stepId: 'step1',
-      botUserId: 'U0BOT',
       now: CREATED_AT,
     });
     // The sweep (any replica, on the new release) makes the hop from the ladder the step stored: "<@U0LEAD> can now approve".

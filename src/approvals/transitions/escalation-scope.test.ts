@@ -76,7 +76,6 @@ async function builtStep(inputs: Record<string, unknown>): Promise<PendingStep> 
     policy,
     definitionOf: () => undefined,
     stepId: 'step1',
-    botUserId: 'U0BOT',
     now: CREATED_AT,
   });
 }
@@ -138,7 +137,6 @@ describe('escalation ladder: fallback approvers stay under the rule whose ladder
       policy: before,
       definitionOf: () => undefined,
       stepId: 'step1',
-      botUserId: 'U0BOT',
       now: CREATED_AT,
     });
     const step = escalated(built);

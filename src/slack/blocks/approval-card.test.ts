@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { inputHash, modelVersion } from '../../approvals/input-version.js';
+import { COUNTERSIGN_ACTOR } from '../../agent/decision-messages.js';
 import type { Decision, PendingCall, PendingStep } from '../../approvals/pending-step.js';
 import { evaluation } from '../../approvals/pending-step.test-support.js';
 import { scheduleActor } from '../../conversation/schedule-actor.js';
@@ -177,6 +178,14 @@ describe('buildApprovalCard', () => {
     expect(texts(card).at(-1)).toBe(':heavy_plus_sign: 4 more calls not shown on this card (4 denied)');
     expect(buttons(card)).toHaveLength(20);
     expect(findBlockKitViolations(card.blocks, { surface: 'message' })).toEqual([]);
+  });
+
+  it('says calls countersign closed past the ten a card holds were not run, not denied', () => {
+    const calls = Array.from({ length: 12 }, (_, index) => call({ approvalId: `ap${index}` }));
+    const closed: Decision = { outcome: 'denied', userId: COUNTERSIGN_ACTOR, at: CREATED_AT, reason: 'at most 10 calls can wait for approval at once; ask for the rest separately' };
+    const decisions = Object.fromEntries(calls.slice(10).map((extra) => [extra.approvalId, closed]));
+    const card = buildApprovalCard({ step: step({ calls, decisions }) });
+    expect(texts(card).at(-1)).toBe(':heavy_plus_sign: 2 more calls not shown on this card (2 not run)');
   });
 
   it('stays within budget with ten calls at every maximum, still showing some of each input', () => {

@@ -332,7 +332,9 @@ function statusText(step: PendingStep, waiting: number): string {
 function hiddenCallsText(step: PendingStep, hiddenCalls: PendingCall[]): string {
   const counts = new Map<string, number>();
   for (const call of hiddenCalls) {
-    const outcome = decisionFor(step, call)?.outcome ?? (step.phase === 'pending' ? 'waiting' : 'closed');
+    const decision = decisionFor(step, call);
+    // Closed by countersign (past the card's limit): nobody denied it.
+    const outcome = decision?.outcome === 'denied' && decision.userId === COUNTERSIGN_ACTOR ? 'not run' : (decision?.outcome ?? (step.phase === 'pending' ? 'waiting' : 'closed'));
     counts.set(outcome, (counts.get(outcome) ?? 0) + 1);
   }
   const breakdown = [...counts].map(([outcome, count]) => `${count} ${outcome}`).join(', ');
