@@ -62,7 +62,10 @@ export interface ThreadMessenger {
    * that is not blank can render to nothing: an empty code block). Pure; such a turn has no answer.
    */
   answerShowsNothing(options: { markdown: string }): boolean;
-  /** Posts a short notice the bot itself wrote (errors, notes); any pings in it are neutralised. */
+  /**
+   * Posts a short notice the bot itself wrote (errors, notes); any pings in it are neutralised. It
+   * must look like nothing an answer can: the model's text can copy its words, not its shape.
+   */
   postNotice(options: { channel: string; threadTs: string; text: string; retryButton?: boolean }): Promise<void>;
   /** Posts text the bot wrote from trusted config that is meant to notify people (reminders). */
   postMention(options: { channel: string; threadTs: string; text: string }): Promise<void>;

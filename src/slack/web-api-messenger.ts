@@ -8,8 +8,8 @@ import { isSlackUserId } from './format/mrkdwn-tokens.js';
 import { createNativeAnswerStream } from './answer/native-answer-stream.js';
 import { answerShowsNothing } from './answer/render-answer.js';
 import { createUpdatingAnswerStream } from './answer/updating-answer-stream.js';
-import { APPROVAL_ACTION_IDS } from './blocks/action-ids.js';
 import { buildApprovalCard } from './blocks/approval-card.js';
+import { noticeBlocks } from './blocks/notice-blocks.js';
 
 /** The Slack Web API side of the conversation: every outbound call the agent makes goes through here. */
 export function createWebApiMessenger(options: { client: WebClient; logger: Logger; streaming?: AnswerStreaming }): ThreadMessenger {
@@ -52,20 +52,13 @@ export function createWebApiMessenger(options: { client: WebClient; logger: Logg
     async postNotice({ channel, threadTs, text, retryButton }) {
       // The bot's own notices name the people they are about (a grant's owner): only broadcasts are defused.
       const safe = neutralisePings(text, { mentionableUserIds: 'anyone' });
-      const blocks = retryButton
-        ? [
-            { type: 'section', text: { type: 'mrkdwn', text: safe } },
-            {
-              type: 'actions',
-              elements: [{ type: 'button', action_id: APPROVAL_ACTION_IDS.retry, text: { type: 'plain_text', text: 'Try again' }, value: 'retry' }],
-            },
-          ]
-        : undefined;
-      await client.chat.postMessage({ channel, thread_ts: threadTs, text: safe, ...(blocks ? { blocks: blocks as never } : {}) });
+      // Shaped as no answer can be (see `noticeBlocks`): the model can copy a notice's words, not its blocks.
+      await client.chat.postMessage({ channel, thread_ts: threadTs, text: safe, blocks: noticeBlocks(safe, retryButton ? { retryButton } : {}) });
     },
 
     async postMention({ channel, threadTs, text }) {
-      await client.chat.postMessage({ channel, thread_ts: threadTs, text });
+      // The people it names are notified through `text`; the blocks tell it apart from an answer.
+      await client.chat.postMessage({ channel, thread_ts: threadTs, text, blocks: noticeBlocks(text) });
     },
 
     async postStepCard({ step }) {
