@@ -16,8 +16,13 @@ export async function postOutbox(scope: TurnScope, thread: ThreadState, answer?:
   faultPoint('before-answer');
   const onRecord = new Set([...recorded, ...(thread.answerTs ?? [])]);
   let posted: readonly string[] = [];
-  if (answer) await answer.finish(markdown);
-  else posted = await scope.messenger.postAnswer({ channel: thread.channel, threadTs: thread.threadTs, markdown, mentionableUserIds: mentionable(thread), ...(thread.answerTs ? { replacing: thread.answerTs } : {}) });
+  try {
+    if (answer) await answer.finish(markdown);
+    else posted = await scope.messenger.postAnswer({ channel: thread.channel, threadTs: thread.threadTs, markdown, mentionableUserIds: mentionable(thread), ...(thread.answerTs ? { replacing: thread.answerTs } : {}) });
+  } catch (error) {
+    forgetRefused(scope, thread);
+    throw error;
+  }
   delete thread.outbox;
   delete thread.answerTs;
   // A stream message the thread has no record of must be saved (or, fenced, removed) now: nobody
@@ -30,4 +35,18 @@ export async function postOutbox(scope: TurnScope, thread: ThreadState, answer?:
   // messages of a whole post it has no record of are removed, so the answer stands once.
   const takeBack = takeBackUnrecorded(scope, { channel: thread.channel, posted, recorded: onRecord });
   scope.saveAtEnd(thread, takeBack ? { takeBack } : {});
+}
+
+/**
+ * Slack refused the answer (or may have taken it: it is not sent again). The item fails and the
+ * thread is told so (see `createConversation`); the answer goes with that report, in the item's
+ * finish. Kept, it would outlive the item that wrote it, and the next recovery of interrupted
+ * work (a resume, a message, a retry) would take it for what that work left and post it instead
+ * of finishing the work. A fenced item never writes this (its finish is refused): the thread's
+ * new holder shows the answer again.
+ */
+function forgetRefused(scope: TurnScope, thread: ThreadState): void {
+  delete thread.outbox;
+  delete thread.answerTs;
+  scope.saveAtEnd(thread);
 }

@@ -60,8 +60,10 @@ export function createMessageHandler(options: MessageDependencies) {
     }
     addParticipants(thread, [item.userId]);
     if (thread.pendingStepId !== undefined) await settlePendingStep(scope, thread, item.userId);
-    // A half-written answer to an earlier message stays as it is; this message gets its own.
+    // A half-written answer to an earlier message stays as it is; this message gets its own. An
+    // earlier answer still saved is not this turn's either: nothing recovering this turn posts it.
     delete thread.answerTs;
+    delete thread.outbox;
     delete thread.failedTurn;
     // A new turn, asked for by this message's author: earlier answers steered the turn they were given in.
     delete thread.instigatorIds;

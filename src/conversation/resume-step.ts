@@ -132,7 +132,8 @@ export function createStepResumer(options: ResumeDependencies) {
 
   /** The thread with what the model is told of the decisions; `stops` when the policy says expiry ends the turn. */
   function withDecisions(thread: ThreadState, step: PendingStep): { next: ThreadState; stops: boolean } {
-    const { pendingStepId: _answered, ...rest } = thread;
+    // An answer still saved is an earlier turn's: recovering this resume must not post it.
+    const { pendingStepId: _answered, outbox: _earlier, ...rest } = thread;
     const stops = stopsOnExpiry(step);
     // Stopping: nothing runs and the model is not asked. Otherwise the model's calls stay in the
     // history exactly as it made them; approved calls run with the version their approvers signed

@@ -97,6 +97,8 @@ export function createRetryFailedTurn({ store, audit, logger, now, policy, tools
   async function takeIn(scope: TurnScope, thread: ThreadState, { failed, approvals }: { failed: FailedTurn; approvals: { runs: ReadonlyMap<string, ApprovedRun>; withdrawn: readonly Withdrawal[] } }): Promise<void> {
     thread.messages = withWithdrawals(thread.messages, approvals.withdrawn);
     thread.failedTurn = { ...failed, retrying: { approvedRuns: [...approvals.runs].map(([toolCallId, run]) => ({ toolCallId, run })) } };
+    // An answer still saved is an earlier turn's: `showLeftOver` must not take it for this retry's.
+    delete thread.outbox;
     const retried = (thread.retriedFailureIds ?? []).filter((id) => id !== failed.id);
     thread.retriedFailureIds = [...retried, failed.id].slice(-RETRIED_FAILURES_KEPT);
     await scope.save(thread, { audit: approvals.withdrawn.map((withdrawal) => withdrawalEvent(thread, withdrawal)) });

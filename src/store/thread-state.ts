@@ -16,7 +16,11 @@ export interface ThreadState {
   pendingStepId?: string;
   /** `ts` of the latest human messages already in `messages`, so a re-delivered item is not added twice. */
   handledTs?: string[];
-  /** An answer saved but not yet posted: a process that dies before posting leaves it for the next. */
+  /**
+   * An answer saved but not yet posted: a process that dies before posting leaves it for the one
+   * that takes its work item over. It never outlives that item: a post Slack refuses drops it (the
+   * thread is told the item failed), and a new turn drops one left over.
+   */
   outbox?: string;
   /**
    * Messages an answer was being shown in when it was last saved. A process that dies mid-answer
