@@ -70,7 +70,7 @@ export function createConversation(options: ConversationOptions): Conversation {
   // The resumer runs and publishes, and a step the approval hook decided entirely is resumed at once.
   const runAndPublish = createRunAndPublish({ ...dependencies, cards, resumeDecided: (scope, stepId) => resumer.resume(scope, stepId) });
   const phases = { loadThread, closeInterruptedCalls, runAndPublish };
-  const resumer = createStepResumer({ ...dependencies, ...phases });
+  const resumer = createStepResumer({ ...dependencies, ...phases, cards });
   const handleMessage = createMessageHandler({ ...dependencies, ...phases, loadMessageThread: createMessageThreadLoader(dependencies), cards, resumer });
   const retry = createRetryFailedTurn({ ...dependencies, ...phases, cards });
 

@@ -85,8 +85,7 @@ export function createMessageHandler(options: MessageDependencies) {
   async function continueInterrupted(scope: TurnScope, thread: ThreadState, requesterId: string): Promise<void> {
     if (thread.outbox !== undefined) return postOutbox(scope, thread);
     if (thread.pendingStepId !== undefined) {
-      const step = await store.getStep(thread.pendingStepId);
-      if (step && step.cardTs === undefined && step.phase === 'pending') await cards.postCardFor(scope, step);
+      await cards.postUnpostedCard(scope, thread);
       return;
     }
     const last = thread.messages.at(-1);

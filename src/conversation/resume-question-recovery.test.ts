@@ -39,6 +39,7 @@ describe('a resume item for a question step whose resume was already claimed', (
         ran.push(requesterId);
       },
       closeInterruptedCalls: async () => {},
+      cards: { postUnpostedCard: async () => false },
     });
     const scope = { lease: { fence: { threadKey: step.threadKey, token: '2' } } } as unknown as TurnScope;
     return { resume: () => resumer.resume(scope, step.stepId, { stepId: step.stepId, step, thread: stored }), ran };

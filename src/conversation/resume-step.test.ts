@@ -1,7 +1,9 @@
+import type { ModelMessage } from 'ai';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { resumeToolMessage } from '../agent/decision-messages.js';
 import { makeStep } from '../approvals/pending-step.test-support.js';
+import type { PendingStep } from '../approvals/pending-step.js';
 import { createMemoryAuditLog } from '../audit/memory-audit-log.js';
 import { defaultConfig } from '../config/config-file.js';
 import { createMemoryStore } from '../store/memory-store.js';
@@ -37,6 +39,7 @@ describe('resuming a step', () => {
       loadThread: unused,
       runAndPublish: unused,
       closeInterruptedCalls: unused,
+      cards: { postUnpostedCard: unused },
     });
     const scope = { lease: { fence: { threadKey: 'T1:C1:1.0', token: '1' } } } as unknown as TurnScope;
     return { resumer, scope, reads };
@@ -58,11 +61,12 @@ describe('resuming a step', () => {
 
 describe('a resume item for a step whose resume was already claimed', () => {
   /** A step resumed with its decisions recorded, and a resumer that records the turns it runs. */
-  function claimedResume(thread: Partial<ThreadState>) {
+  function claimedResume(thread: Partial<ThreadState> | ((step: PendingStep) => Partial<ThreadState>)) {
     const logger = pino({ level: 'silent' });
     const step = makeStep(['apv-1'], { phase: 'resumed', decisions: { 'apv-1': { outcome: 'approved', userId: 'U0BOB', at: 1_700_000_000_000, version: 0, approvedBy: ['U0BOB'] } } });
-    const stored: ThreadState = { ...newThreadState(step, 1_700_000_000_000), messages: [{ role: 'user', content: 'restart the api' }, resumeToolMessage(step)], ...thread };
+    const stored: ThreadState = { ...newThreadState(step, 1_700_000_000_000), messages: [{ role: 'user', content: 'restart the api' }, resumeToolMessage(step)], ...(typeof thread === 'function' ? thread(step) : thread) };
     const ran: string[] = [];
+    const cardsPosted: string[] = [];
     const resumer = createStepResumer({
       store: createMemoryStore(),
       audit: createMemoryAuditLog({ logger }),
@@ -78,16 +82,31 @@ describe('a resume item for a step whose resume was already claimed', () => {
         ran.push(requesterId);
       },
       closeInterruptedCalls: async () => {},
+      // A step the thread waits on here was opened by the stopped process, which never posted its card.
+      cards: {
+        postUnpostedCard: async (_scope, waiting) => {
+          if (waiting.pendingStepId === undefined) return false;
+          cardsPosted.push(waiting.pendingStepId);
+          return true;
+        },
+      },
     });
     const scope = { lease: { fence: { threadKey: step.threadKey, token: '1' } } } as unknown as TurnScope;
     const resume = () => resumer.resume(scope, step.stepId, { stepId: step.stepId, step, thread: stored });
-    return { resume, ran, requesterId: step.requesterId };
+    return { resume, ran, cardsPosted, requesterId: step.requesterId };
   }
 
   it('runs the turn when the process that claimed it stopped before the turn ended', async () => {
     const { resume, ran, requesterId } = claimedResume({});
     await resume();
     expect(ran).toEqual([requesterId]);
+  });
+
+  it('posts the card of the step the resumed turn went on to open when the process stopped before posting it', async () => {
+    const asked: ModelMessage = { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call_2', toolName: 'restart_service', input: {} }] };
+    const { resume, ran, cardsPosted } = claimedResume((step) => ({ pendingStepId: 'step-2', messages: [{ role: 'user', content: 'restart the api' }, resumeToolMessage(step), asked] }));
+    await resume();
+    expect({ ran, cardsPosted }).toEqual({ ran: [], cardsPosted: ['step-2'] });
   });
 
   it('does not run a resumed turn that failed again: the thread shows the failure, and only Try again runs it', async () => {

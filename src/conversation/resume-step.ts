@@ -18,6 +18,7 @@ import type { CloseInterruptedCalls } from './close-interrupted-calls.js';
 import { addParticipants } from './participants.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
 import type { RunAndPublish } from './run-and-publish.js';
+import type { StepCards } from './step-card.js';
 import { validatedThread, type LoadThread } from './thread-loader.js';
 import { refreshCard as refreshStepCard } from './refresh-card.js';
 import type { TurnScope } from './turn-scope.js';
@@ -32,11 +33,12 @@ type ResumeDependencies = Pick<PhaseDependencies, 'store' | 'audit' | 'logger' |
   loadThread: LoadThread;
   runAndPublish: RunAndPublish;
   closeInterruptedCalls: CloseInterruptedCalls;
+  cards: Pick<StepCards, 'postUnpostedCard'>;
 };
 
 /** Resuming a turn once its step is decided: claim it (once, under the fence), re-check every approval, tell the model, run. */
 export function createStepResumer(options: ResumeDependencies) {
-  const { store, logger, now, loadThread, runAndPublish, closeInterruptedCalls } = options;
+  const { store, logger, now, loadThread, runAndPublish, closeInterruptedCalls, cards } = options;
   const currentEvaluation = createCurrentEvaluation({ policy: options.policy, tools: options.tools });
 
   /** `prefetched`: the step and thread as the pick-up read them under this lease's lock. */
@@ -174,10 +176,15 @@ export function createStepResumer(options: ResumeDependencies) {
    * the step's decisions, the turn never completed: calls that had started executing are closed as
    * "interrupted" (they may have run; they must not run twice), the others run now. A resumed turn
    * that failed was not interrupted: the thread shows its failure, and only Try again runs it again.
+   * A turn that went on to open a new step may have stopped before that step's card was posted.
    */
   async function recoverInterruptedResume(scope: TurnScope, thread: ThreadState, step: PendingStep): Promise<void> {
     if (thread.outbox !== undefined) return postOutbox(scope, thread);
     if (thread.failedTurn !== undefined) return;
+    if (thread.pendingStepId !== undefined) {
+      await cards.postUnpostedCard(scope, thread);
+      return;
+    }
     if (!isResumeMessageOf(step, thread.messages.at(-1))) return;
     await closeInterruptedCalls(scope, thread);
     await runAndPublish(scope, thread, step.requesterId, approvedRunsFor(step));

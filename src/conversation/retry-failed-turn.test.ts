@@ -96,7 +96,14 @@ function failedAfterApprovals(options: { openStep?: PendingStep } = {}) {
       turns.push({ messages: structuredClone(thread.messages), runs: [...(runs ?? new Map()).keys()] });
       await turn(thread);
     },
-    cards: { postCardFor: async (_scope, card) => void cardsPosted.push(card.stepId) },
+    // The steps here are opened by `askedForApproval` and never get a card: each open one is unposted.
+    cards: {
+      postUnpostedCard: async (_scope, thread) => {
+        if (thread.pendingStepId === undefined) return false;
+        cardsPosted.push(thread.pendingStepId);
+        return true;
+      },
+    },
   });
   const click: RetryWorkItem = { kind: 'retry', failureId: 'failure-1', clickedBy: step.requesterId, teamId: step.teamId, channel: step.channel, threadTs: step.threadTs };
   return {

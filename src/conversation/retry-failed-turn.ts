@@ -22,7 +22,7 @@ type RetryDependencies = Pick<PhaseDependencies, 'store' | 'audit' | 'logger' | 
   loadThread: LoadThread;
   runAndPublish: RunAndPublish;
   closeInterruptedCalls: CloseInterruptedCalls;
-  cards: Pick<StepCards, 'postCardFor'>;
+  cards: Pick<StepCards, 'postUnpostedCard'>;
 };
 
 /** Enough to recognise a retry item a stopped process left; older failures are long retried. */
@@ -129,11 +129,7 @@ export function createRetryFailedTurn({ store, audit, logger, now, policy, tools
       await postOutbox(scope, thread);
       return true;
     }
-    if (thread.pendingStepId === undefined) return false;
-    const step = await store.getStep(thread.pendingStepId);
-    if (!step || step.cardTs !== undefined || step.phase !== 'pending') return false;
-    await cards.postCardFor(scope, step);
-    return true;
+    return cards.postUnpostedCard(scope, thread);
   }
 
   function logWithdrawal({ approval, userId, code }: Withdrawal): void {

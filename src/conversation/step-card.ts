@@ -156,9 +156,22 @@ export function createStepCards(options: StepCardDependencies) {
     if (latest) await refreshCard(scope, latest);
   }
 
+  /**
+   * The card of the thread's open step, when a process opened the step and stopped before posting
+   * it: nobody could decide on a card nobody sees, and the thread would wait in silence. True when
+   * it was posted here.
+   */
+  async function postUnpostedCard(scope: TurnScope, thread: ThreadState): Promise<boolean> {
+    if (thread.pendingStepId === undefined) return false;
+    const step = await store.getStep(thread.pendingStepId);
+    if (!step || step.cardTs !== undefined || step.phase !== 'pending') return false;
+    await postCardFor(scope, step);
+    return true;
+  }
+
   const refreshCard = (scope: TurnScope, step: PendingStep) => refreshStepCard({ scope, step, logger });
 
-  return { openStep, postCardFor, refreshCard };
+  return { openStep, postCardFor, postUnpostedCard, refreshCard };
 }
 
 export type StepCards = ReturnType<typeof createStepCards>;

@@ -140,6 +140,8 @@ export function createExtendedWorld({ store, policy, startAt }: { store: StateSt
     loadThread: async (step) => (await store.getThread((step as unknown as { threadKey: string }).threadKey))!,
     runAndPublish: runAndPublish as never,
     closeInterruptedCalls: async () => {},
+    // Its turns only answer: no step is ever left without its card.
+    cards: { postUnpostedCard: async () => false },
   });
 
   /** Runs `work` holding the thread's lock, as a worker does; false when another holds it. */
