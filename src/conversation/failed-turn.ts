@@ -32,23 +32,36 @@ export function retriedFailureId(failed: FailedTurn | undefined): string | undef
 }
 
 /**
- * The failure a turn leaves, saved before its notice is posted. A retried turn's names the failure it
- * retried and keeps its notice until `postFailureNotice` has posted it: the process that takes that
- * retry item over after a crash in between posts it then, as nothing else would.
+ * The failure a turn leaves, saved before its notice is posted. It keeps its notice until
+ * `postFailureNotice` has posted it: the process that takes the turn's item over after a crash in
+ * between posts it then (`postUnpostedNotice`), as nothing else would. A retried turn's names the
+ * failure it retried.
  */
 export function newFailedTurn(options: { requesterId: string; at: number; notice: string; retryOf?: string; approvedCalls?: CarriedApproval[] }): FailedTurn {
   const { requesterId, at, notice, retryOf, approvedCalls = [] } = options;
-  return { id: randomUUID(), requesterId, at, ...(approvedCalls.length > 0 ? { approvedCalls } : {}), ...(retryOf === undefined ? {} : { retryOf, unpostedNotice: notice }) };
+  return { id: randomUUID(), requesterId, at, ...(approvedCalls.length > 0 ? { approvedCalls } : {}), ...(retryOf === undefined ? {} : { retryOf }), unpostedNotice: notice };
 }
 
 /**
  * Posts the thread's failure notice, with Try again, and then forgets it was unposted. That is saved
  * with the item's finish (one round trip): a process dying before it posts the notice a second time,
- * which is better than a thread that never hears its retry failed.
+ * which is better than a thread that never hears its turn failed.
  */
 export async function postFailureNotice(scope: TurnScope, thread: ThreadState, options: { text: string; settled?: boolean }): Promise<void> {
   await scope.messenger.postNotice({ channel: thread.channel, threadTs: thread.threadTs, text: options.text, retryButton: true });
   if (thread.failedTurn?.unpostedNotice === undefined) return;
   delete thread.failedTurn.unpostedNotice;
   scope.saveAtEnd(thread, options.settled ? { settled: true } : {});
+}
+
+/**
+ * The notice of the thread's failure, when the process that saved the failure stopped before
+ * posting it: only that notice offers Try again, and without it the thread would never hear the
+ * turn failed. True when it was posted here.
+ */
+export async function postUnpostedNotice(scope: TurnScope, thread: ThreadState): Promise<boolean> {
+  const text = thread.failedTurn?.unpostedNotice;
+  if (text === undefined) return false;
+  await postFailureNotice(scope, thread, { text });
+  return true;
 }

@@ -25,6 +25,7 @@ function threadWithDecidedSteps(chain: PendingStep[], { deletedTs = [], stored: 
   const steps = new Map(chain.map((step) => [step.stepId, step]));
   let stored: ThreadState = given ?? { ...newThreadState({ teamId: TEAM, channel: CHANNEL, threadTs: THREAD_TS }, 0), pendingStepId: chain[0]?.stepId };
   let saves = 0;
+  const notices: string[] = [];
   const resumed: string[] = [];
   const turnsRun: ThreadState[] = [];
   const resumer = {
@@ -66,10 +67,14 @@ function threadWithDecidedSteps(chain: PendingStep[], { deletedTs = [], stored: 
       saves += 1;
       stored = structuredClone(thread);
     },
+    saveAtEnd: (thread: ThreadState) => {
+      stored = structuredClone(thread);
+    },
     flush: async () => {},
+    messenger: { postNotice: async ({ text }: { text: string }) => void notices.push(text) },
   } as unknown as TurnScope;
   const item: MessageWorkItem = { kind: 'message', userId: 'U0ALICE', text: 'what happened?', ts: ITEM_TS, teamId: TEAM, channel: CHANNEL, threadTs: THREAD_TS, readEarlierMessages: false };
-  return { handle: () => handleMessage(scope, item), resumed, turnsRun, stored: () => stored, saves: () => saves };
+  return { handle: () => handleMessage(scope, item), resumed, turnsRun, notices, stored: () => stored, saves: () => saves };
 }
 
 const ITEM_TS = '1700000001.000100';
@@ -120,5 +125,21 @@ describe('a message its author deleted while it waited in the queue', () => {
     const thread = threadWithDecidedSteps([], { deletedTs: [ITEM_TS], stored: taken });
     await thread.handle();
     expect(thread.turnsRun).toHaveLength(1);
+  });
+});
+
+describe('a message taken in by a process that stopped after saving its turn failed, before the notice', () => {
+  it('gets the notice with Try again, and its failed turn is not run again', async () => {
+    const notice = ':warning: Sorry, I could not finish this. Click *Try again* or send another message.';
+    const failed: ThreadState = {
+      ...newThreadState({ teamId: TEAM, channel: CHANNEL, threadTs: THREAD_TS }, 0),
+      messages: [{ role: 'user', content: 'what happened?' }],
+      handledTs: [ITEM_TS],
+      failedTurn: { id: 'failure-1', requesterId: 'U0ALICE', at: 1, unpostedNotice: notice },
+    };
+    const thread = threadWithDecidedSteps([], { stored: failed });
+    await thread.handle();
+    expect({ notices: thread.notices, turns: thread.turnsRun.length }).toEqual({ notices: [notice], turns: 0 });
+    expect(thread.stored().failedTurn).toEqual({ id: 'failure-1', requesterId: 'U0ALICE', at: 1 });
   });
 });

@@ -8,6 +8,7 @@ import { logUnconfirmedWithdrawal } from '../approvals/unconfirmed-withdrawal.js
 import type { ThreadState } from '../store/thread-state.js';
 import { postOutbox } from './answer-outbox.js';
 import type { CloseInterruptedCalls } from './close-interrupted-calls.js';
+import { postUnpostedNotice } from './failed-turn.js';
 import { addParticipants } from './participants.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
 import type { RunAndPublish } from './run-and-publish.js';
@@ -78,12 +79,14 @@ export function createMessageHandler(options: MessageDependencies) {
   }
 
   /**
-   * Finishes a turn a stopped process left: an answer it saved but did not post is posted; a card
-   * it never posted is posted; a history still waiting for the model is run again, after what the
-   * stopped process started is recorded so it is not started twice.
+   * Finishes a turn a stopped process left: an answer it saved but did not post is posted; so is
+   * the notice of its failure (a failed turn is run again only by Try again), or a card it never
+   * posted; a history still waiting for the model is run again, after what the stopped process
+   * started is recorded so it is not started twice.
    */
   async function continueInterrupted(scope: TurnScope, thread: ThreadState, requesterId: string): Promise<void> {
     if (thread.outbox !== undefined) return postOutbox(scope, thread);
+    if (await postUnpostedNotice(scope, thread)) return;
     if (thread.pendingStepId !== undefined) {
       await cards.postUnpostedCard(scope, thread);
       return;

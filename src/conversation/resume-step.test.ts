@@ -91,9 +91,14 @@ describe('a resume item for a step whose resume was already claimed', () => {
         },
       },
     });
-    const scope = { lease: { fence: { threadKey: step.threadKey, token: '1' } } } as unknown as TurnScope;
+    const notices: string[] = [];
+    const scope = {
+      lease: { fence: { threadKey: step.threadKey, token: '1' } },
+      messenger: { postNotice: async ({ text }: { text: string }) => void notices.push(text) },
+      saveAtEnd: () => {},
+    } as unknown as TurnScope;
     const resume = () => resumer.resume(scope, step.stepId, { stepId: step.stepId, step, thread: stored });
-    return { resume, ran, cardsPosted, requesterId: step.requesterId };
+    return { resume, ran, cardsPosted, notices, requesterId: step.requesterId };
   }
 
   it('runs the turn when the process that claimed it stopped before the turn ended', async () => {
@@ -110,8 +115,15 @@ describe('a resume item for a step whose resume was already claimed', () => {
   });
 
   it('does not run a resumed turn that failed again: the thread shows the failure, and only Try again runs it', async () => {
-    const { resume, ran } = claimedResume({ failedTurn: { id: 'failure-1', requesterId: 'U0ALICE', at: 1_700_000_000_000 } });
+    const { resume, ran, notices } = claimedResume({ failedTurn: { id: 'failure-1', requesterId: 'U0ALICE', at: 1_700_000_000_000 } });
     await resume();
-    expect(ran).toEqual([]);
+    expect({ ran, notices }).toEqual({ ran: [], notices: [] });
+  });
+
+  it('posts the notice of a resumed turn that failed when the process stopped before posting it', async () => {
+    const notice = ':warning: Sorry, I could not finish this. Click *Try again* or send another message.';
+    const { resume, ran, notices } = claimedResume({ failedTurn: { id: 'failure-1', requesterId: 'U0ALICE', at: 1_700_000_000_000, unpostedNotice: notice } });
+    await resume();
+    expect({ ran, notices }).toEqual({ ran: [], notices: [notice] });
   });
 });

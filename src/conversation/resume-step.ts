@@ -15,6 +15,7 @@ import type { PrefetchedStep } from '../store/state-store.js';
 import { threadKeyOf, type ThreadState } from '../store/thread-state.js';
 import { postOutbox } from './answer-outbox.js';
 import type { CloseInterruptedCalls } from './close-interrupted-calls.js';
+import { postUnpostedNotice } from './failed-turn.js';
 import { addParticipants } from './participants.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
 import type { RunAndPublish } from './run-and-publish.js';
@@ -175,12 +176,16 @@ export function createStepResumer(options: ResumeDependencies) {
    * A process claimed this resume and stopped before finishing it. If the history still ends with
    * the step's decisions, the turn never completed: calls that had started executing are closed as
    * "interrupted" (they may have run; they must not run twice), the others run now. A resumed turn
-   * that failed was not interrupted: the thread shows its failure, and only Try again runs it again.
-   * A turn that went on to open a new step may have stopped before that step's card was posted.
+   * that failed was not interrupted: the thread shows its failure (its notice is posted if the
+   * process stopped first), and only Try again runs it again. A turn that went on to open a new
+   * step may have stopped before that step's card was posted.
    */
   async function recoverInterruptedResume(scope: TurnScope, thread: ThreadState, step: PendingStep): Promise<void> {
     if (thread.outbox !== undefined) return postOutbox(scope, thread);
-    if (thread.failedTurn !== undefined) return;
+    if (thread.failedTurn !== undefined) {
+      await postUnpostedNotice(scope, thread);
+      return;
+    }
     if (thread.pendingStepId !== undefined) {
       await cards.postUnpostedCard(scope, thread);
       return;

@@ -8,7 +8,7 @@ import type { FailedTurn, ThreadState } from '../store/thread-state.js';
 import { postOutbox } from './answer-outbox.js';
 import { judgeCarriedApprovals, withWithdrawals, type Withdrawal } from './carried-approvals.js';
 import type { CloseInterruptedCalls } from './close-interrupted-calls.js';
-import { judgeRetry, postFailureNotice } from './failed-turn.js';
+import { judgeRetry, postUnpostedNotice } from './failed-turn.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
 import type { RunAndPublish } from './run-and-publish.js';
 import type { StepCards } from './step-card.js';
@@ -119,12 +119,7 @@ export function createRetryFailedTurn({ store, audit, logger, now, policy, tools
    * end (a later click finds nothing to retry) or is still to be run again from its failure.
    */
   async function showLeftOver(scope: TurnScope, thread: ThreadState, item: RetryWorkItem): Promise<boolean> {
-    const failed = thread.failedTurn;
-    if (failed?.retryOf === item.failureId && failed.unpostedNotice !== undefined) {
-      // Only this notice offers Try again for the new failure; without it the thread would never hear the retry failed.
-      await postFailureNotice(scope, thread, { text: failed.unpostedNotice });
-      return true;
-    }
+    if (thread.failedTurn?.retryOf === item.failureId && (await postUnpostedNotice(scope, thread))) return true;
     if (thread.outbox !== undefined) {
       await postOutbox(scope, thread);
       return true;

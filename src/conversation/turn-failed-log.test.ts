@@ -57,7 +57,7 @@ describe('the turn-failed log line', () => {
     const logger = createLogger({ level: 'info', destination });
     const recordTurnFailure = createTurnFailure({ store: { executingCalls: async () => new Map() } as never, logger, now: () => 0 });
     const thread = { threadKey: 'T1:C1:1.1', channel: 'C1', threadTs: '1.1', messages: [] } as never;
-    const scope = { save: async () => {}, messenger: { postNotice: async () => {} } } as never;
+    const scope = { save: async () => {}, saveAtEnd: () => {}, messenger: { postNotice: async () => {} } } as never;
     await recordTurnFailure(scope, thread, { error, requesterId: 'UALICE', answer: { openNow: () => undefined, streamed: '' } as never });
 
     const failed = lines.find((line) => line.includes('"turn-failed"'));

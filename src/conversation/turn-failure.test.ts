@@ -68,10 +68,10 @@ describe('recording a failed turn', () => {
     expect({ after: afterNotice?.after, failedTurn: afterNotice?.failedTurn, more }).toEqual({ after: 'the notice', failedTurn: { ...saved?.failedTurn, unpostedNotice: undefined }, more: [] });
   });
 
-  it('of a first turn, saves it once, with nothing of a retry', async () => {
-    const saves = await recordFailure({ markers: [], executions: [] });
-    expect(saves).toHaveLength(1);
-    expect(saves[0]?.failedTurn).not.toHaveProperty('retryOf');
-    expect(saves[0]?.failedTurn).not.toHaveProperty('unpostedNotice');
+  it('of a first turn, with nothing of a retry, keeps its notice until it is posted too', async () => {
+    const [saved, afterNotice, ...more] = await recordFailure({ markers: [], executions: [] });
+    expect(saved?.failedTurn).not.toHaveProperty('retryOf');
+    expect(saved?.failedTurn?.unpostedNotice).toContain('I could not finish this: the model request failed (model exploded)');
+    expect({ after: afterNotice?.after, failedTurn: afterNotice?.failedTurn, more }).toEqual({ after: 'the notice', failedTurn: { ...saved?.failedTurn, unpostedNotice: undefined }, more: [] });
   });
 });

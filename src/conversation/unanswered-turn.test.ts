@@ -136,10 +136,13 @@ describe('recording a turn that ended without an answer', () => {
     ]);
   });
 
-  it('of a first turn, saves it once', async () => {
+  it('of a first turn, keeps its notice until it is posted too', async () => {
     const { saves, done } = record({});
     await done;
-    expect(saves).toEqual([{ failedTurn: { id: expect.any(String), requesterId: 'UALICE', at: 2 } }]);
+    expect(saves).toEqual([
+      { failedTurn: { id: expect.any(String), requesterId: 'UALICE', at: 2, unpostedNotice: unansweredNotice({ kind: 'no-answer' }) } },
+      { failedTurn: { id: expect.any(String), requesterId: 'UALICE', at: 2 }, after: 'the notice' },
+    ]);
   });
 });
 

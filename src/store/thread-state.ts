@@ -79,9 +79,9 @@ export interface FailedTurn {
   /** Set when this turn was Try again of that failure (`FailedTurn.id`): the retry item it ran in is that failure's. */
   retryOf?: string;
   /**
-   * A retried turn's failure notice, saved with the failure and removed once it is posted: a process
-   * that takes the retry item over posts it (only it offers Try again for this failure), instead of
-   * telling the clicker there is nothing to retry while the thread never hears the retry failed.
+   * The failure notice, saved with the failure and removed once it is posted: a process that takes
+   * the turn's item over (a message, a resume, a retry) posts it, since only it offers Try again for
+   * this failure; without it the thread would never hear the turn failed.
    */
   unpostedNotice?: string;
 }
