@@ -17,8 +17,8 @@ describe('thread worker heartbeat while the last finish of a drain is on its way
     let lagNext = false;
     const store: StateStore = {
       ...inner,
-      finishWork(fence, finished, ttl, closing) {
-        const reply = inner.finishWork(fence, finished, ttl, closing);
+      finishWork(fence, finished, ttl, closing, named) {
+        const reply = inner.finishWork(fence, finished, ttl, closing, named);
         if (lagNext) {
           // Other work on this event loop (another turn's JSON, a tool's output) holds it past a
           // heartbeat tick, so the tick fires before the finish's reply is read.

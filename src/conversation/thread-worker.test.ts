@@ -183,13 +183,25 @@ describe('thread worker ending an item whose closing save another process made s
     expect(await endItem({ finishWork: async () => undefined })).toEqual([]);
   });
 
-  it('keeps it when only a retry is refused: the first try may have landed with its reply lost', async () => {
+  it('names its closing save the same at every try: a retry after a try that landed with its reply lost is answered as written, and it is kept', async () => {
+    const attempts: Array<string | undefined> = [];
+    const finishWork: StateStore['finishWork'] = async (_fence, _finished, _ttl, _closing, named) => {
+      attempts.push(named?.attempt);
+      // The first try landed, its reply lost; the store knows the retry's save by its name.
+      if (attempts.length === 1) throw new Error('read ECONNRESET');
+      return undefined;
+    };
+    expect(await endItem({ finishWork })).toEqual([]);
+    expect(attempts).toEqual([expect.any(String), attempts[0]]);
+  });
+
+  it('takes it back when a retry is refused as fenced: no try of the named save was written', async () => {
     let tries = 0;
     const finishWork: StateStore['finishWork'] = async (fence) => {
       tries += 1;
       throw tries === 1 ? new Error('read ECONNRESET') : new FencedError(fence.threadKey);
     };
-    expect(await endItem({ finishWork })).toEqual([]);
+    expect(await endItem({ finishWork })).toEqual(['answer']);
     expect(tries).toBe(2);
   });
 });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { CountersignError, ErrorCode } from '../errors/countersign-error.js';
 import type { Logger } from 'pino';
 import { isFencedError } from '../store/fenced-error.js';
@@ -162,18 +163,17 @@ export function createThreadWorker({
           throw new LockLostError(`lost the lock on ${threadKey}`);
         }
         const finished = encoded;
-        // Only a finish refused at its first try is known unwritten: a retry's refusal may follow a
-        // try that landed with its reply lost, and taking back then would leave the effect nowhere.
-        let tries = 0;
-        const finish = () => {
-          tries += 1;
-          return store.finishWork(fence, finished, lockTtlMs, end?.closing);
-        };
+        // A closing save with something to take back is named, the same name for every try: a try
+        // that landed with its reply lost (sent again by the client on its new connection, or tried
+        // again here) is answered as written even once another process took the thread, so a
+        // refusal as fenced means it was never written, and only then is the effect taken back.
+        const named = end?.takeBack ? { attempt: randomUUID() } : undefined;
+        const finish = () => store.finishWork(fence, finished, lockTtlMs, end?.closing, named);
         try {
           // One step: finish this item and take the next, or release the lock when there is none.
           encoded = await settlingQueue(() => whileHeld(finish));
         } catch (error) {
-          if (isFencedError(error) && tries === 1) await takeBack();
+          if (isFencedError(error)) await takeBack();
           throw error;
         }
         if (encoded === undefined) return;

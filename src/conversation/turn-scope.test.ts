@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FencedError } from '../store/fenced-error.js';
+import { createMemoryStore } from '../store/memory-store.js';
 import type { StateStore } from '../store/state-store.js';
 import { newThreadState, type ThreadState } from '../store/thread-state.js';
 import { createLease } from './lease.js';
@@ -63,6 +64,29 @@ describe('the take-back of a save kept for the end of the item', () => {
     state.fenced = true;
     await expect(scope.flush()).rejects.toBeInstanceOf(FencedError);
     expect(takenBack).toEqual(['second']);
+  });
+
+  it('keeps what a carrying save records when the save ran, its reply lost, and the resend is refused after another process took the thread', async () => {
+    const inner = createMemoryStore();
+    const held = { threadKey: fence.threadKey, token: (await inner.tryLock(fence.threadKey, 60_000))! };
+    // The save runs; its reply is lost; the thread's lock goes to another process; the client sends the save again.
+    const store: StateStore = {
+      ...inner,
+      async saveThread(saved, ttlMs, saveFence, options) {
+        await inner.saveThread(saved, ttlMs, saveFence, options);
+        await inner.extendLock(held, 1);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        await inner.tryLock(fence.threadKey, 60_000);
+        return inner.saveThread(saved, ttlMs, saveFence, options);
+      },
+    };
+    const lease = createLease({ store, fence: held, heldUntil: () => Date.now() + 60_000 });
+    const scope = createTurnScope({ store, messenger: {} as ThreadMessenger, lease, limits, now: Date.now });
+    const takenBack: string[] = [];
+    const shown = thread();
+    scope.saveAtEnd(shown, { takeBack: async () => void takenBack.push('answer') });
+    await scope.save(shown);
+    expect(takenBack).toEqual([]);
   });
 });
 

@@ -1,8 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { type Context, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { AuditEventInput } from '../audit/audit-event.js';
 import type { StepTransition } from '../approvals/transitions/step-transition.js';
 import { FencedError, isFencedError } from '../store/fenced-error.js';
-import type { ClosingSave, CommitResult, StateStore } from '../store/state-store.js';
+import type { ClosingSave, CommitResult, NamedWrite, StateStore } from '../store/state-store.js';
 import type { ThreadState } from '../store/thread-state.js';
 import { trimHistory } from '../agent/history.js';
 import { fencedMessenger } from './fenced-messenger.js';
@@ -76,7 +77,7 @@ export function createTurnScope(options: {
     thread.messages = trimmed;
     thread.updatedAt = now();
   };
-  const write = (thread: ThreadState, saveOptions?: AuditedSaveOptions) => lease.guard(() => store.saveThread(thread, limits.historyTtlMs, lease.fence, saveOptions));
+  const write = (thread: ThreadState, saveOptions?: AuditedSaveOptions & NamedWrite) => lease.guard(() => store.saveThread(thread, limits.historyTtlMs, lease.fence, saveOptions));
   // A kept save of this same thread is part of what is saved now (its take-back with it); another thread's goes first.
   const supersede = (thread: ThreadState) => {
     if (kept?.closing.thread.threadKey !== thread.threadKey) return undefined;
@@ -87,7 +88,7 @@ export function createTurnScope(options: {
   const flush = async () => {
     const closing = kept;
     kept = undefined;
-    if (closing) await takingBackIfFenced(closing.takeBack, () => write(closing.closing.thread, { settled: closing.closing.settled ?? false }));
+    if (closing) await takingBackIfFenced(closing.takeBack, (named) => write(closing.closing.thread, { settled: closing.closing.settled ?? false, ...named }));
   };
   return {
     lease,
@@ -96,19 +97,19 @@ export function createTurnScope(options: {
     async save(thread, { takeBack: own, ...saveOptions } = {}) {
       // A superseded kept save leaves nothing to flush; a flush refused means this save was never sent either.
       const takeBack = together(supersede(thread), own);
-      await takingBackIfFenced(takeBack, async () => {
+      await takingBackIfFenced(takeBack, async (named) => {
         await flush();
         prepare(thread);
-        await write(thread, saveOptions);
+        await write(thread, { ...saveOptions, ...named });
       });
     },
     async saveWithStep(transition, thread, saveOptions) {
       const takeBack = supersede(thread);
       await flush();
       prepare(thread);
-      return takingBackIfFenced(takeBack, () =>
+      return takingBackIfFenced(takeBack, (named) =>
         lease.guard(async () => {
-          const committed = await store.commitStepWithThread({ transition, thread, ttlMs: limits.historyTtlMs, settled: saveOptions?.settled ?? false });
+          const committed = await store.commitStepWithThread({ transition, thread, ttlMs: limits.historyTtlMs, settled: saveOptions?.settled ?? false, ...named });
           if (committed === 'fenced') throw new FencedError(lease.fence.threadKey);
           return committed;
         }),
@@ -137,9 +138,12 @@ type TakeBack = () => Promise<void>;
  * it (showing the answer, or running the turn, again), so `takeBack` undoes the effect. Any other
  * failure leaves the effect: that write may have landed.
  */
-export async function takingBackIfFenced<T>(takeBack: TakeBack | undefined, write: () => Promise<T>): Promise<T> {
+export async function takingBackIfFenced<T>(takeBack: TakeBack | undefined, write: (named: NamedWrite) => Promise<T>): Promise<T> {
   try {
-    return await write();
+    // Named when something would be taken back: sent again by the client after its reply was lost,
+    // once another process took the thread, such a write is answered as written, not fenced (which
+    // would take back what it records).
+    return await write(takeBack ? { attempt: randomUUID() } : {});
   } catch (error) {
     if (takeBack && isFencedError(error)) await takeBack().catch(() => {});
     throw error;

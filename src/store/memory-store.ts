@@ -44,7 +44,10 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
   const readyWaiters: Array<(threadKey: string) => void> = [];
   const complete = new Map<string, number>();
   const executing = new Map<string, Map<string, ExecutingMarker>>();
-  /** What a write that may take a thread's lock did (the lock's token, or ''), by its attempt (see `commitStepAndQueue`). */
+  /**
+   * What a write that may take a thread's lock did (the lock's token, or ''), by its attempt (see
+   * `commitStepAndQueue`); a named save that ran ('', see `NamedWrite`).
+   */
   const attempts = new Map<string, Expiring<string>>();
 
   const live = <T>(map: Map<string, Expiring<T>>, id: string): T | undefined => {
@@ -77,14 +80,17 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
     const item = inflight.get(threadKey);
     return taken !== '' && lockHolder(threadKey) === taken && item !== undefined ? { token: taken, item } : undefined;
   };
-  const remember = (attempt: string, taken: string) => {
-    // All kept equally long, so the oldest come first: the lapsed ones are dropped from the front.
+  const remember = (attempt: string, taken: string, ttlMs = ATTEMPT_TTL_MS) => {
+    // Mostly kept equally long, so the oldest come first: the lapsed ones are dropped from the
+    // front (one kept longer, a finish's, only holds back the dropping; `live` reads them as gone).
     for (const [old, { expiresAt }] of attempts) {
       if (expiresAt > now()) break;
       attempts.delete(old);
     }
-    attempts.set(attempt, { value: taken, expiresAt: now() + ATTEMPT_TTL_MS });
+    attempts.set(attempt, { value: taken, expiresAt: now() + ttlMs });
   };
+  /** Whether the write this attempt names already ran (`NamedWrite`). */
+  const ranBefore = (attempt: string | undefined) => attempt !== undefined && live(attempts, attempt) !== undefined;
   /** The thread's in-flight item, else the next queued one moved in flight. */
   const takeItem = (threadKey: string): string | undefined => {
     const item = inflight.get(threadKey) ?? queues.get(threadKey)?.shift();
@@ -128,10 +134,12 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       return { thread: await store.getThread(threadKey), deleted: await store.wasDeleted(post) };
     },
 
-    async saveThread(thread, ttlMs, fence, { settled = false, audit: events = [] } = {}) {
+    async saveThread(thread, ttlMs, fence, { settled = false, audit: events = [], attempt } = {}) {
+      if (ranBefore(attempt)) return;
       guard(fence);
       writeThread(thread, ttlMs, settled);
       record(events);
+      if (attempt) remember(attempt, '');
     },
 
     async createThreadIfAbsent(thread, ttlMs) {
@@ -226,10 +234,11 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       return claim ? { result, claim } : { result };
     },
 
-    async commitStepWithThread({ transition, thread, ttlMs, settled = false }) {
+    async commitStepWithThread({ transition, thread, ttlMs, settled = false, attempt }) {
       if (!transition.fence || transition.grant || transition.completed || transition.closed || !transition.resumed) {
         throw new Error('commitStepWithThread writes resume claims only');
       }
+      if (ranBefore(attempt)) return 'committed';
       // Every check before any write, as the Redis script does: both are written or neither.
       const stored = live(steps, transition.step.stepId);
       if (!stored) return 'not-found';
@@ -237,6 +246,7 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       if (stored.revision !== transition.fromRevision) return 'conflict';
       const { result } = await store.commitStep(transition);
       writeThread(thread, ttlMs, settled);
+      if (attempt) remember(attempt, '');
       return result;
     },
 
@@ -372,9 +382,15 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       return inflight.get(threadKey);
     },
 
-    async finishWork(fence, finished, lockTtlMs, closing) {
+    async finishWork(fence, finished, lockTtlMs, closing, { attempt } = {}) {
+      const named = closing !== undefined && ranBefore(attempt);
+      // Its save ran with this finish before: the item is finished, the thread another's now.
+      if (named && !current(fence)) return undefined;
       guard(fence);
-      if (closing) writeThread(closing.thread, closing.ttlMs, closing.settled ?? false);
+      if (closing && !named) {
+        writeThread(closing.thread, closing.ttlMs, closing.settled ?? false);
+        if (attempt) remember(attempt, '', Math.max(ATTEMPT_TTL_MS, lockTtlMs));
+      }
       if (inflight.get(fence.threadKey) === finished) inflight.delete(fence.threadKey);
       const next = inflight.get(fence.threadKey) ?? queues.get(fence.threadKey)?.shift();
       if (next !== undefined) inflight.set(fence.threadKey, next);

@@ -13,6 +13,20 @@ end`;
 }
 
 /**
+ * A write named by an attempt key (KEYS[key]; ARGV[ttl] '' leaves the write unnamed): `ranBefore`
+ * answers 'written' when the same write already ran, `record` (after the write) says it ran.
+ * ioredis sends a command again when its reply was lost, on its new connection; by then another
+ * process may hold the thread, and without its name the resend would be refused as fenced, as if
+ * it had never been written: the caller would take back what the write records (a posted answer).
+ */
+function namedWrite({ key, ttl }: { key: number; ttl: number }): { ranBefore: string; record: string } {
+  return {
+    ranBefore: `if ARGV[${ttl}] ~= '' and redis.call('EXISTS', KEYS[${key}]) == 1 then return 'written' end`,
+    record: `if ARGV[${ttl}] ~= '' then redis.call('SET', KEYS[${key}], '', 'PX', ARGV[${ttl}]) end`,
+  };
+}
+
+/**
  * Issues the thread's next fencing token into KEYS[fence], `<counter>.<nonce>` (`fencing-token.ts`):
  * the counter larger than the last one's, even if that expired (it never goes below the current
  * time in milliseconds), the nonce ARGV[nonce], drawn by the caller, so that a token lost in a
@@ -166,13 +180,17 @@ return 'committed'
 
 /**
  * A resume claim and its thread's save in one: KEYS[1] step, [2] complete-steps index, [3] thread,
- * [4] the thread's fence, [5] executing markers, [6] the thread's messages, [7] audit stream.
+ * [4] the thread's fence, [5] executing markers, [6] the thread's messages, [7] audit stream, [8]
+ * this write's attempt key.
  * ARGV[1] the step's revision the claim was computed from, [2] step JSON, [3] step id, [4] token,
  * [5] phase, [6] thread JSON without its messages, [7] thread ttl ms, [8] '1' to drop the markers,
- * [9] history write, [10] audit cap, [11…] audit pairs (an approval the claim turned into a
- * denial, or closed unchecked). Every check comes before any write. Returns the thread's new revision.
+ * [9] history write, [10] audit cap, [11] attempt key ttl ms ('' for an unnamed write), [12…] audit
+ * pairs (an approval the claim turned into a denial, or closed unchecked). Every check comes before
+ * any write. Returns the thread's new revision, or 'written' for a named write that ran before
+ * (`namedWrite`).
  */
 export const CLAIM_STEP_WITH_THREAD_SCRIPT = `
+${namedWrite({ key: 8, ttl: 11 }).ranBefore}
 local stepRevision = redis.call('HGET', KEYS[1], 'revision')
 if not stepRevision then return 'not-found' end
 if redis.call('GET', KEYS[4]) ~= ARGV[4] then return 'fenced' end
@@ -182,7 +200,8 @@ redis.call('HSET', KEYS[1], 'data', ARGV[2], 'revision', tostring(tonumber(ARGV[
 redis.call('ZREM', KEYS[2], ARGV[3])
 ${applyHistoryWrite({ meta: 3, list: 6, metaJson: 6, ttl: 7 })}
 if ARGV[8] == '1' then redis.call('DEL', KEYS[5]) end
-${appendAuditEvents({ key: 7, cap: 10, first: 11 })}
+${appendAuditEvents({ key: 7, cap: 10, first: 12 })}
+${namedWrite({ key: 8, ttl: 11 }).record}
 return revision
 `;
 
@@ -223,16 +242,20 @@ return revision
 `;
 
 /**
- * KEYS[1] thread, [2] fence, [3] executing markers, [4] the thread's messages, [5] audit stream.
- * ARGV[1] token, [2] thread JSON without its messages, [3] ttl ms, [4] '1' to drop the markers, [5]
- * history write, [6] audit cap, [7…] audit pairs. Returns the thread's new revision.
+ * KEYS[1] thread, [2] fence, [3] executing markers, [4] the thread's messages, [5] audit stream,
+ * [6] this save's attempt key. ARGV[1] token, [2] thread JSON without its messages, [3] ttl ms, [4]
+ * '1' to drop the markers, [5] history write, [6] audit cap, [7] attempt key ttl ms ('' for an
+ * unnamed save), [8…] audit pairs. Returns the thread's new revision, or 'written' for a named save
+ * that ran before (`namedWrite`).
  */
 export const SAVE_THREAD_SCRIPT = `
+${namedWrite({ key: 6, ttl: 7 }).ranBefore}
 if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 'fenced' end
 ${checkHistoryWrite({ meta: 1, list: 4, history: 5 })}
 ${applyHistoryWrite({ meta: 1, list: 4, metaJson: 2, ttl: 3 })}
 if ARGV[4] == '1' then redis.call('DEL', KEYS[3]) end
-${appendAuditEvents({ key: 5, cap: 6, first: 7 })}
+${appendAuditEvents({ key: 5, cap: 6, first: 8 })}
+${namedWrite({ key: 6, ttl: 7 }).record}
 return revision
 `;
 

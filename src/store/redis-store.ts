@@ -50,8 +50,9 @@ const QUEUE_TTL_MS = 24 * 60 * 60 * 1000;
 /** A thread's newest fencing token is kept this long after its last lock; tokens only grow anyway. */
 const FENCE_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 /**
- * How long a write that may take a thread's lock is remembered for a resend of it: ioredis sends
- * a command whose reply was lost again within seconds of reconnecting, or fails it.
+ * How long a write that may take a thread's lock, or a named save (`NamedWrite`), is remembered
+ * for a resend of it: ioredis sends a command whose reply was lost again within seconds of
+ * reconnecting, or fails it.
  */
 const ATTEMPT_TTL_MS = 5 * 60 * 1000;
 
@@ -59,7 +60,7 @@ const SCRIPTS = {
   csCommitStep: [9, COMMIT_STEP_SCRIPT],
   csCommitStepAndQueue: [15, COMMIT_STEP_AND_QUEUE_SCRIPT],
   csCreateStep: [10, CREATE_STEP_SCRIPT],
-  csSaveThread: [5, SAVE_THREAD_SCRIPT],
+  csSaveThread: [6, SAVE_THREAD_SCRIPT],
   csCreateThreadIfAbsent: [2, CREATE_THREAD_IF_ABSENT_SCRIPT],
   csReadThread: [2, READ_THREAD_SCRIPT],
   csMarkExecuting: [4, MARK_EXECUTING_SCRIPT],
@@ -67,7 +68,7 @@ const SCRIPTS = {
   csUnmarkExecuting: [3, UNMARK_EXECUTING_SCRIPT],
   csRevokeGrant: [2, REVOKE_GRANT_SCRIPT],
   csEnqueueAndLock: [6, ENQUEUE_AND_LOCK_SCRIPT],
-  csClaimStepWithThread: [7, CLAIM_STEP_WITH_THREAD_SCRIPT],
+  csClaimStepWithThread: [8, CLAIM_STEP_WITH_THREAD_SCRIPT],
   csHandOffWork: [4, HAND_OFF_WORK_SCRIPT],
   csTryLock: [2, TRY_LOCK_SCRIPT],
   csLockAndTake: [6, LOCK_AND_TAKE_SCRIPT],
@@ -162,9 +163,12 @@ export function createRedisStore({
     return [transition.fromRevision, stepData(step), step.stepId, now(), flags, fence?.token ?? '', grant?.grantId ?? '', grant ? JSON.stringify(grant) : '', grant?.expiresAt ?? 0, auditMaxLength, step.phase, step.channel, expiry, reminder] as const;
   };
 
-  /** SAVE_THREAD_SCRIPT's keys and arguments; `audit`: prepared (type, json) pairs, appended to the thread's shard's stream. */
-  const saveThreadArguments = (options: { thread: ThreadState; ttlMs: number; fence: Fence; settled: boolean; write: ThreadWrite; audit?: readonly string[] }) => {
-    const { thread, fence, write } = options;
+  /**
+   * SAVE_THREAD_SCRIPT's keys and arguments; `audit`: prepared (type, json) pairs, appended to the
+   * thread's shard's stream; `attempt`: the save's name, kept `attemptTtlMs` (see `namedWrite`).
+   */
+  const saveThreadArguments = (options: { thread: ThreadState; ttlMs: number; fence: Fence; settled: boolean; write: ThreadWrite; audit?: readonly string[]; attempt?: string; attemptTtlMs?: number }) => {
+    const { thread, fence, write, attempt } = options;
     const at = keys.ofThread(thread.threadKey);
     return [
       at.thread(thread.threadKey),
@@ -172,12 +176,14 @@ export function createRedisStore({
       at.executing(thread.threadKey),
       at.messages(thread.threadKey),
       at.audit(),
+      at.attempt(attempt ?? ''),
       fence.token,
       write.metaJson,
       options.ttlMs,
       options.settled ? '1' : '0',
       write.historyJson,
       auditMaxLength,
+      attempt === undefined ? '' : (options.attemptTtlMs ?? ATTEMPT_TTL_MS),
       ...(options.audit ?? []),
     ] as const;
   };
@@ -271,9 +277,9 @@ export function createRedisStore({
       return { thread: histories.read(threadKey, threadReply as ThreadReply), deleted: deleted === 1 };
     },
 
-    async saveThread(thread, ttlMs, fence, { settled = false, audit = [] } = {}) {
+    async saveThread(thread, ttlMs, fence, { settled = false, audit = [], attempt } = {}) {
       const { prepared, args } = prepare(audit);
-      const reply = await histories.write(thread, (write) => run.csSaveThread(...saveThreadArguments({ thread, ttlMs, fence, settled, write, audit: args })));
+      const reply = await histories.write(thread, (write) => run.csSaveThread(...saveThreadArguments({ thread, ttlMs, fence, settled, write, audit: args, ...(attempt ? { attempt } : {}) })));
       if (reply === 'fenced') throw new FencedError(fence.threadKey);
       logStored(prepared);
     },
@@ -403,7 +409,7 @@ export function createRedisStore({
       return { result: 'committed', claim: { token, item }, ...shortfall };
     },
 
-    async commitStepWithThread({ transition, thread, ttlMs, settled = false }) {
+    async commitStepWithThread({ transition, thread, ttlMs, settled = false, attempt }) {
       const { step, fence } = transition;
       // Only what a resume claim changes: the step itself, the complete-steps index and the audit stream.
       if (!fence || transition.grant || transition.completed || transition.closed || !transition.resumed) {
@@ -422,6 +428,7 @@ export function createRedisStore({
           threadAt.messages(thread.threadKey),
           // The step's shard, as COMMIT_STEP_SCRIPT appends; a step shares its thread's slot (`newStepId`).
           stepAt.audit(),
+          threadAt.attempt(attempt ?? ''),
           transition.fromRevision,
           stepData(step),
           step.stepId,
@@ -432,10 +439,12 @@ export function createRedisStore({
           settled ? '1' : '0',
           write.historyJson,
           auditMaxLength,
+          attempt === undefined ? '' : ATTEMPT_TTL_MS,
           ...args,
         ),
       );
-      if (typeof reply !== 'number') return reply as CommitResult;
+      // 'written': this named write ran before, its reply lost (`namedWrite`).
+      if (typeof reply !== 'number' && reply !== 'written') return reply as CommitResult;
       logStored(prepared);
       return 'committed';
     },
@@ -608,7 +617,7 @@ export function createRedisStore({
       return (await redis.lindex(keys.ofThread(threadKey).inflight(threadKey), 0)) ?? undefined;
     },
 
-    async finishWork(fence, finished, lockTtlMs, closing) {
+    async finishWork(fence, finished, lockTtlMs, closing, { attempt } = {}) {
       const { threadKey } = fence;
       const at = keys.ofThread(threadKey);
       const finishArguments = [at.queue(threadKey), at.lock(threadKey), at.inflight(threadKey), at.busy(), at.fence(threadKey), fence.token, finished, lockTtlMs, threadKey, QUEUE_TTL_MS] as const;
@@ -618,7 +627,9 @@ export function createRedisStore({
         // the same fence inside one transaction, so either both write or neither does.
         let sends = 0;
         const saveReply = await histories.write(closing.thread, async (write) => {
-          const save = saveThreadArguments({ ...closing, fence, settled: closing.settled ?? false, write });
+          // Named for as long as the caller may send the finish again (while its lock can be its own).
+          const named = attempt ? { attempt, attemptTtlMs: Math.max(ATTEMPT_TTL_MS, lockTtlMs) } : {};
+          const save = saveThreadArguments({ ...closing, fence, settled: closing.settled ?? false, write, ...named });
           sends += 1;
           // A patch refused as stale comes back as a rewrite; the item is finished by then.
           if (sends > 1) return run.csSaveThread(...save);
@@ -630,6 +641,9 @@ export function createRedisStore({
           return saved;
         });
         if (saveReply === 'fenced') throw new FencedError(threadKey);
+        // The named save ran before, in one transaction with this finish (its reply lost): the item
+        // is finished, and a fenced finish now only says the thread is another process's.
+        if (saveReply === 'written' && (finishReply as [string])[0] === 'fenced') return undefined;
       } else finishReply = await run.csFinishWork(...finishArguments);
       const [status, item] = finishReply as [string, string?];
       if (status === 'fenced') throw new FencedError(threadKey);

@@ -460,6 +460,62 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect(await store.takeLeftover(threadKey)).toBe('two');
   });
 
+  it('answers a named closing save and finish sent again after they ran as written, once another process holds the thread: only a finish never written is fenced', async () => {
+    const threadKey = `T1:C1:${randomUUID()}`;
+    const first = { threadKey, token: (await store.enqueueWork(threadKey, 'one', TTL))!.token };
+    expect(await store.takeWork(first)).toBe('one');
+    const thread = { ...newThreadState({ teamId: 'T1', channel: 'C1', threadTs: '1.1' }, 1), threadKey };
+    const answered = { ...thread, messages: [{ role: 'user' as const, content: 'status?' }, { role: 'assistant' as const, content: 'All good.' }] };
+    const named = { attempt: `finish-${randomUUID()}` };
+    expect(await store.finishWork(first, 'one', TTL, { thread: answered, ttlMs: TTL }, named)).toBeUndefined();
+    // The lock let go, a new message takes the thread; its holder saves.
+    const next = { threadKey, token: (await store.enqueueWork(threadKey, 'two', TTL))!.token };
+    const asked = { ...answered, messages: [...answered.messages, { role: 'user' as const, content: 'and now?' }] };
+    await store.saveThread(asked, TTL, next);
+    // ioredis sends the first finish again (its reply was lost): written, not fenced, and not run again.
+    expect(await store.finishWork(first, 'one', TTL, { thread: answered, ttlMs: TTL }, named)).toBeUndefined();
+    expect((await store.getThread(threadKey))?.messages).toEqual(asked.messages);
+    expect(await store.isCurrent(next)).toBe(true);
+    expect(await store.takeLeftover(threadKey)).toBe('two');
+    // Another finish of the stalled holder was never written: fenced.
+    await expect(store.finishWork(first, 'one', TTL, { thread: answered, ttlMs: TTL }, { attempt: `finish-${randomUUID()}` })).rejects.toBeInstanceOf(FencedError);
+    await expect(store.finishWork(first, 'one', TTL, { thread: answered, ttlMs: TTL })).rejects.toBeInstanceOf(FencedError);
+  });
+
+  it('answers a named save sent again after it ran as written, once another process holds the thread, and does not run it again', async () => {
+    const threadKey = `T1:C1:${randomUUID()}`;
+    const stalled = await lock(threadKey, 30);
+    const thread = { ...newThreadState({ teamId: 'T1', channel: 'C1', threadTs: '1.1' }, 1), threadKey };
+    const shown = { ...thread, messages: [{ role: 'assistant' as const, content: 'All good.' }] };
+    const named = { attempt: `save-${randomUUID()}` };
+    await store.saveThread(shown, TTL, stalled, named);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const fresh = await lock(threadKey);
+    const later = { ...shown, messages: [...shown.messages, { role: 'user' as const, content: 'and now?' }] };
+    await store.saveThread(later, TTL, fresh);
+    await store.saveThread(shown, TTL, stalled, named);
+    expect((await store.getThread(threadKey))?.messages).toEqual(later.messages);
+    await expect(store.saveThread(shown, TTL, stalled, { attempt: `save-${randomUUID()}` })).rejects.toBeInstanceOf(FencedError);
+    await expect(store.saveThread(shown, TTL, stalled)).rejects.toBeInstanceOf(FencedError);
+  });
+
+  it('answers a named resume claim sent again after it ran as committed, not as a conflict with itself or fenced', async () => {
+    const step = await createStep(makeStep(['apv-1'], { threadTs: `1700004${String((threadCounter += 1) % 1000).padStart(3, '0')}.000100` }));
+    await act(step.stepId, 'UBOB', { kind: 'approve', version: 0 });
+    const decided = (await store.getStep(step.stepId))!;
+    const thread = { ...newThreadState(decided, 1), threadKey: step.threadKey, messages: [{ role: 'user' as const, content: 'claimed' }] };
+    const holder = await lock(step.threadKey, 30);
+    const named = { attempt: `claim-${randomUUID()}` };
+    const claim = { transition: claimResumeTransition(decided, holder)!, thread, ttlMs: TTL, ...named };
+    expect(await store.commitStepWithThread(claim)).toBe('committed');
+    expect(await store.commitStepWithThread(claim)).toBe('committed');
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    await lock(step.threadKey);
+    expect(await store.commitStepWithThread(claim)).toBe('committed');
+    expect(await store.getStep(step.stepId)).toMatchObject({ phase: 'resumed', resumedBy: holder.token, revision: decided.revision + 1 });
+    expect(await store.commitStepWithThread({ ...claim, attempt: `claim-${randomUUID()}` })).toBe('fenced');
+  });
+
   it('lets a holder whose lock lapsed carry on when nobody took the thread meanwhile', async () => {
     const threadKey = `T1:C1:${randomUUID()}`;
     const fence = await lock(threadKey, 30);

@@ -68,6 +68,17 @@ export interface WorkClaim {
   item: string;
 }
 
+/**
+ * A thread save that may record an effect the caller takes back should the save be refused as
+ * fenced (a posted answer): `attempt`, a name the caller draws once for the write and sends with
+ * every try of it. The same write sent again (by the client after a lost reply, or by the caller)
+ * once it ran is answered as written and not run again, even after another process took the
+ * thread: a refusal as fenced then means it was never written.
+ */
+export interface NamedWrite {
+  attempt?: string;
+}
+
 /** A work item's last save of its thread, sent with `finishWork` to spare a round trip. */
 export interface ClosingSave {
   thread: ThreadState;
@@ -142,7 +153,7 @@ export interface StepStore {
    * what was decided: no process can hold a claimed step its thread does not show. Its audit events
    * (an approval the re-check turned into a denial) are written with it, so no claim stands unaudited.
    */
-  commitStepWithThread(options: { transition: StepTransition; thread: ThreadState; ttlMs: number; settled?: boolean }): Promise<CommitResult>;
+  commitStepWithThread(options: { transition: StepTransition; thread: ThreadState; ttlMs: number; settled?: boolean } & NamedWrite): Promise<CommitResult>;
   /** Steps whose expiry (or reminder, or next escalation hop) time has come, oldest first. */
   dueSteps(options: { kind: ScheduleKind; now: number; limit: number }): Promise<string[]>;
   /** Takes a step that can no longer expire, remind or escalate (closed, or gone) off every schedule. */
@@ -197,8 +208,9 @@ export interface ThreadStore {
    * Saves the thread while `fence` is current; throws `FencedError` otherwise. `settled` says every
    * call that started in this thread now has its result in the history, so the markers can go.
    * `audit`: events of what the save records (an approval withdrawn), written in the same write.
+   * `attempt` names the save (`NamedWrite`).
    */
-  saveThread(thread: ThreadState, ttlMs: number, fence: Fence, options?: { settled?: boolean; audit?: readonly AuditEventInput[] }): Promise<void>;
+  saveThread(thread: ThreadState, ttlMs: number, fence: Fence, options?: { settled?: boolean; audit?: readonly AuditEventInput[] } & NamedWrite): Promise<void>;
   /** Starts following a thread unless it already is; never overwrites an existing history. */
   createThreadIfAbsent(thread: ThreadState, ttlMs: number): Promise<boolean>;
   /**
@@ -269,9 +281,11 @@ export interface WorkQueueStore {
    * the queue is empty, releases the lock: the next item, or undefined once released. Safe to send
    * again after a lost reply (items are unique: `encodeWorkItem`). Throws `FencedError`.
    * `closing`: the item's last thread save, written first under the same fence in the same round
-   * trip (fenced: neither is written).
+   * trip (fenced: neither is written). `attempt` names the closing save (`NamedWrite`), for at
+   * least `lockTtlMs`: a finish whose save ran before resolves undefined once another process
+   * holds the thread (nothing more for this holder).
    */
-  finishWork(fence: Fence, finished: string, lockTtlMs: number, closing?: ClosingSave): Promise<string | undefined>;
+  finishWork(fence: Fence, finished: string, lockTtlMs: number, closing?: ClosingSave, options?: NamedWrite): Promise<string | undefined>;
   /** The item in flight for a thread, if any, without taking the lock: what a stopped holder left (inspection). */
   takeLeftover(threadKey: string): Promise<string | undefined>;
   /** Threads with queued or in-flight work, oldest first: where a dead process may have left work. */

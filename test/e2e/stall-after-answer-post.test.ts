@@ -31,13 +31,13 @@ describe('a process that stalls right after posting a quick answer, before its f
       if (built > 1) return store;
       return {
         ...store,
-        async finishWork(fence, finished, ttl, closing) {
+        async finishWork(fence, finished, ttl, closing, named) {
           if (control.armed && closing !== undefined && closing.thread.outbox === undefined && !control.stalling) {
             control.stalling = true;
             control.reached.resolve();
             await control.released.promise;
           }
-          return store.finishWork(fence, finished, ttl, closing);
+          return store.finishWork(fence, finished, ttl, closing, named);
         },
         async extendLock(fence, ttlMs) {
           if (control.stalling) {
