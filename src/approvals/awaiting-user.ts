@@ -1,6 +1,7 @@
 import { approvalsOf, currentVersion } from './input-version.js';
 import { hookIsDeciding, isQuestion, undecidedCalls, type InputVersion, type PendingCall, type PendingStep } from './pending-step.js';
 import { approverGroupIds, type GroupMembers } from './policy/approver-eligibility.js';
+import { governingExpiry } from './policy/approval-deadlines.js';
 import type { PolicyEvaluation } from './policy/evaluate-policy.js';
 import { authorizeGoverned, governingEvaluations, governingPolicy, type GoverningPolicy } from './policy/governing-policy.js';
 
@@ -43,7 +44,9 @@ export function openCallsIn({ steps, memberOf, now }: { steps: readonly PendingS
  * judgement a click gets (`applyCallAction` → `authorizeGoverned` under the governing policy, the
  * card's and the config in force's together, so no self-approval, no second approval towards a
  * quorum, and nobody a deploy took off the rule or the card never named), limited to `openCallsIn`
- * the person's channels. Pure: the config in force is read beforehand (`currentPolicyOf`).
+ * the person's channels, and not past the deadline the click goes by (`governingExpiry`: a deploy
+ * that shortened the rule's expiry has the click refuse it as expired). Pure: the config in force
+ * is read beforehand (`currentPolicyOf`).
  */
 export function callsAwaitingUser({
   steps,
@@ -63,6 +66,8 @@ export function callsAwaitingUser({
   return openCallsIn({ steps, memberOf, now }).filter(({ step, call, version }) => {
     const governing = governingOf({ step, call, version }, currentPolicyOf);
     if (!governing) return false;
+    const expiresAt = governingExpiry({ step, current: currentPolicyOf(call) });
+    if (expiresAt !== undefined && now >= expiresAt) return false;
     const approvedBy = approvalsOf(step, call, version.number).map((approval) => approval.userId);
     return authorizeGoverned({ governing, userId, requesterId: step.requesterId, instigatorIds: step.instigatorIds, groupMembers, approvedBy }).allowed;
   });
