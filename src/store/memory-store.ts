@@ -3,9 +3,10 @@ import type { AuditEventInput } from '../audit/audit-event.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { Grant } from '../approvals/grant.js';
 import type { PendingStep } from '../approvals/pending-step.js';
+import type { StepTransition } from '../approvals/transitions/step-transition.js';
 import { FencedError } from './fenced-error.js';
 import { newTokenNonce, nextFencingToken } from './fencing-token.js';
-import type { ExecutingMarker, Fence, ScheduleKind, StateStore, WorkClaim } from './state-store.js';
+import type { CommitResult, ExecutingMarker, Fence, ScheduleKind, StateStore, WorkClaim } from './state-store.js';
 import type { ThreadState } from './thread-state.js';
 
 /** How long a write's attempt is remembered, as the Redis store keeps it for a resend. */
@@ -45,8 +46,8 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
   const complete = new Map<string, number>();
   const executing = new Map<string, Map<string, ExecutingMarker>>();
   /**
-   * What a write that may take a thread's lock did (the lock's token, or ''), by its attempt (see
-   * `commitStepAndQueue`); a named save that ran ('', see `NamedWrite`).
+   * What a step commit or a write that may take a thread's lock did (the lock's token, or ''), by
+   * its attempt (see `commitStepAndQueue`); a named save that ran ('', see `NamedWrite`).
    */
   const attempts = new Map<string, Expiring<string>>();
 
@@ -100,6 +101,38 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
   const writeThread = (thread: ThreadState, ttlMs: number, settled: boolean) => {
     threads.set(thread.threadKey, { value: JSON.stringify(thread), expiresAt: now() + ttlMs });
     if (settled) executing.delete(thread.threadKey);
+  };
+
+  /** COMMIT_STEP_SCRIPT's write: the transition if the step is still at its revision (and the fence current). */
+  const writeStep = (transition: StepTransition): CommitResult => {
+    const entry = steps.get(transition.step.stepId);
+    const stored = live(steps, transition.step.stepId);
+    if (!entry || !stored) return 'not-found';
+    if (transition.fence && !current(transition.fence)) return 'fenced';
+    if (stored.revision !== transition.fromRevision) return 'conflict';
+    // The card's ts, link and copies live outside the revision: a transition never overwrites them.
+    const { cardTs: _cardTs, cardLink: _cardLink, copies: _copies, ...next } = copy(transition.step);
+    const { cardTs, cardLink, copies } = stored;
+    entry.value = {
+      ...next,
+      revision: transition.fromRevision + 1,
+      ...(cardTs === undefined ? {} : { cardTs }),
+      ...(cardLink === undefined ? {} : { cardLink }),
+      ...(copies === undefined ? {} : { copies }),
+    };
+    const { stepId } = transition.step;
+    if (transition.completed) complete.set(stepId, now());
+    if (transition.resumed) complete.delete(stepId);
+    const { expiresAt, remindAt } = transition.step;
+    if (transition.rescheduled?.expiry && expiresAt !== undefined) schedules.expiry.set(stepId, expiresAt);
+    if (transition.rescheduled?.reminder && remindAt !== undefined) schedules.reminder.set(stepId, remindAt);
+    if (transition.closed) {
+      schedules.expiry.delete(stepId);
+      schedules.reminder.delete(stepId);
+    }
+    if (transition.grant) grants.set(transition.grant.grantId, copy(transition.grant));
+    record(transition.audit);
+    return 'committed';
   };
 
   const store: StateStore = {
@@ -184,35 +217,12 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       step.copies = [...(step.copies ?? []).filter((existing) => existing.channel !== cardCopy.channel), copy(cardCopy)].sort((left, right) => (left.channel < right.channel ? -1 : 1));
     },
 
-    async commitStep(transition) {
-      const entry = steps.get(transition.step.stepId);
-      const stored = live(steps, transition.step.stepId);
-      if (!entry || !stored) return { result: 'not-found' };
-      if (transition.fence && !current(transition.fence)) return { result: 'fenced' };
-      if (stored.revision !== transition.fromRevision) return { result: 'conflict' };
-      // The card's ts, link and copies live outside the revision: a transition never overwrites them.
-      const { cardTs: _cardTs, cardLink: _cardLink, copies: _copies, ...next } = copy(transition.step);
-      const { cardTs, cardLink, copies } = stored;
-      entry.value = {
-        ...next,
-        revision: transition.fromRevision + 1,
-        ...(cardTs === undefined ? {} : { cardTs }),
-        ...(cardLink === undefined ? {} : { cardLink }),
-        ...(copies === undefined ? {} : { copies }),
-      };
-      const { stepId } = transition.step;
-      if (transition.completed) complete.set(stepId, now());
-      if (transition.resumed) complete.delete(stepId);
-      const { expiresAt, remindAt } = transition.step;
-      if (transition.rescheduled?.expiry && expiresAt !== undefined) schedules.expiry.set(stepId, expiresAt);
-      if (transition.rescheduled?.reminder && remindAt !== undefined) schedules.reminder.set(stepId, remindAt);
-      if (transition.closed) {
-        schedules.expiry.delete(stepId);
-        schedules.reminder.delete(stepId);
-      }
-      if (transition.grant) grants.set(transition.grant.grantId, copy(transition.grant));
-      record(transition.audit);
-      return { result: 'committed' };
+    async commitStep(transition, { attempt = randomUUID() } = {}) {
+      // Sent again after its reply was lost (the Redis store's resend), the write finds itself.
+      if (live(attempts, attempt) !== undefined) return { result: 'committed' };
+      const result = writeStep(transition);
+      if (result === 'committed') remember(attempt, '');
+      return { result };
     },
 
     async commitStepAndQueue(transition, resume) {
@@ -223,7 +233,7 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
         const claim = claimOf(threadKey, earlier);
         return claim ? { result: 'committed', claim } : { result: 'committed' };
       }
-      const { result } = await store.commitStep(transition);
+      const result = writeStep(transition);
       if (result !== 'committed') return { result };
       if (!transition.completed || resume.mode === 'hand-off') {
         remember(attempt, '');
@@ -244,7 +254,7 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       if (!stored) return 'not-found';
       if (!current(transition.fence)) return 'fenced';
       if (stored.revision !== transition.fromRevision) return 'conflict';
-      const { result } = await store.commitStep(transition);
+      const result = writeStep(transition);
       writeThread(thread, ttlMs, settled);
       if (attempt) remember(attempt, '');
       return result;

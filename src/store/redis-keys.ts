@@ -32,7 +32,7 @@ export interface ShardKeys {
   lock(threadKey: string): string;
   fence(threadKey: string): string;
   inflight(threadKey: string): string;
-  /** What one write that may take a thread's lock did, for a resend of it (see COMMIT_STEP_AND_QUEUE_SCRIPT); in its thread's shard. */
+  /** What one step commit or write that may take a thread's lock did, for a resend of it (see COMMIT_STEP_SCRIPT); in its step's or thread's shard. */
   attempt(token: string): string;
   executing(threadKey: string): string;
   step(stepId: string): string;

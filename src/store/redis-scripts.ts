@@ -96,15 +96,26 @@ redis.call('PEXPIRE', KEYS[${list}], ARGV[${ttl}])`;
  * (`c` completed, `r` resumed, `x` closed), [6] fencing token or '', [7] grant id or '', [8] grant
  * JSON, [9] grant expiry (epoch ms), [10] audit cap, [11] the step's phase (kept in its own field
  * so an operator with redis-cli can see it), [12] the step's channel, [13] the step's new expiry
- * or '' and [14] its new reminder or '' (an edit moved them earlier), [15…] audit (type, json) pairs.
+ * or '' and [14] its new reminder or '' (an edit moved them earlier).
+ * Alone (a decision that does not complete the step, a close, an expiry): KEYS[10] this write's
+ * attempt key, ARGV[15] attempt key ttl ms, [16…] audit (type, json) pairs. The attempt key (a
+ * fresh token per call) says the write ran: ioredis sends a command again when its reply was lost,
+ * and the resend answers 'committed' rather than find its own decision in the step and call it a
+ * conflict (a first approval of two would be refused as its approver's second one).
  */
-export const COMMIT_STEP_SCRIPT = commitStepLua({ auditFirst: 15, afterWrite: '' });
+export const COMMIT_STEP_SCRIPT = commitStepLua({
+  auditFirst: 16,
+  beforeWrite: `
+if redis.call('EXISTS', KEYS[10]) == 1 then return 'committed' end`,
+  afterWrite: `
+redis.call('SET', KEYS[10], '', 'PX', ARGV[15])`,
+});
 
 /**
- * COMMIT_STEP_SCRIPT and, when the transition completes the step (flag `c`), the resume item queued
- * for its thread in the same step: no decision that completes a step is recorded without its resume.
- * KEYS[10] queue, [11] lock, [12] index of threads with work, [13] in-flight item, [14] ready list,
- * [15] this write's attempt key.
+ * COMMIT_STEP_SCRIPT's first 9 keys and 14 arguments and, when the transition completes the step
+ * (flag `c`), the resume item queued for its thread in the same step: no decision that completes a
+ * step is recorded without its resume. KEYS[10] queue, [11] lock, [12] index of threads with work,
+ * [13] in-flight item, [14] ready list, [15] this write's attempt key.
  * ARGV[15] item, [16] lock ttl ms, [17] queue ttl ms, [18] thread key, [19] fence ttl ms, [20]
  * 'drain' (a free lock is taken: {'committed', token, first item}) or 'hand-off' (a free thread is
  * offered to the workers), [21] most hints kept, [22] attempt key ttl ms, [23] token nonce, [24…]

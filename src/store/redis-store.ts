@@ -50,14 +50,14 @@ const QUEUE_TTL_MS = 24 * 60 * 60 * 1000;
 /** A thread's newest fencing token is kept this long after its last lock; tokens only grow anyway. */
 const FENCE_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 /**
- * How long a write that may take a thread's lock, or a named save (`NamedWrite`), is remembered
- * for a resend of it: ioredis sends a command whose reply was lost again within seconds of
- * reconnecting, or fails it.
+ * How long a step commit, a write that may take a thread's lock, or a named save (`NamedWrite`) is
+ * remembered for a resend of it: ioredis sends a command whose reply was lost again within seconds
+ * of reconnecting, or fails it.
  */
 const ATTEMPT_TTL_MS = 5 * 60 * 1000;
 
 const SCRIPTS = {
-  csCommitStep: [9, COMMIT_STEP_SCRIPT],
+  csCommitStep: [10, COMMIT_STEP_SCRIPT],
   csCommitStepAndQueue: [15, COMMIT_STEP_AND_QUEUE_SCRIPT],
   csCreateStep: [10, CREATE_STEP_SCRIPT],
   csSaveThread: [6, SAVE_THREAD_SCRIPT],
@@ -360,10 +360,11 @@ export function createRedisStore({
       await run.csSetStepField(keys.ofStep(stepId).step(stepId), copyField(copy), JSON.stringify(copy));
     },
 
-    async commitStep(transition) {
+    async commitStep(transition, { attempt = randomUUID() } = {}) {
       const { prepared, args } = prepare(transition.audit);
-      const scriptKeys = commitStepKeys(transition);
-      const scriptArguments = [...commitStepArguments(transition), ...args];
+      const scriptKeys = [...commitStepKeys(transition), keys.ofStep(transition.step.stepId).attempt(attempt)];
+      // Built once, as `commitStepAndQueue`'s: a resend carries the same attempt.
+      const scriptArguments = [...commitStepArguments(transition), ATTEMPT_TTL_MS, ...args];
       // An approval goes straight to the primary (a lost one only leaves the call pending).
       const { reply, unconfirmed } = transition.withdraws
         ? await withdraw({ shard: keys.ofStep(transition.step.stepId).index, script: COMMIT_STEP_SCRIPT, keys: scriptKeys, args: scriptArguments }, () => run.csCommitStep(...scriptKeys, ...scriptArguments))

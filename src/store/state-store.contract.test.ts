@@ -342,6 +342,32 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect(await store.busyThreads({ limit: 1000 })).not.toContain(step.threadKey);
   });
 
+  it('takes a decision that does not complete the step, sent again after its reply was lost, as its own: committed, written and audited once', async () => {
+    const step = await createStep(makeStep(['apv-1', 'apv-2', 'apv-3'], { threadTs: uniqueTs() }));
+    const first = await approve(step.stepId, 'apv-1');
+    expect(first.completed).toBeFalsy();
+    const click = { attempt: `click-${randomUUID()}` };
+    expect(await store.commitStep(first, click)).toEqual({ result: 'committed' });
+    // ioredis resends what it never heard back about: the step is at the next revision, by this very write.
+    expect(await store.commitStep(first, click)).toEqual({ result: 'committed' });
+    // Another click judged on the same revision is another write: a conflict, as before.
+    expect(await store.commitStep(first, { attempt: `click-${randomUUID()}` })).toEqual({ result: 'conflict' });
+    expect(await store.getStep(step.stepId)).toMatchObject({ revision: 1, decisions: { 'apv-1': { outcome: 'approved', userId: 'UBOB' } } });
+
+    // A Deny that leaves a call open withdraws authority (in a Cluster, through the connection that waits for replicas): the same.
+    const current = (await store.getStep(step.stepId))!;
+    const denial = applyCallAction(current, { stepId: step.stepId, approvalId: 'apv-2', userId: 'UCAROL', origin: { teamId: current.teamId, channel: current.channel, membership: 'member' }, action: { kind: 'deny' } }, { now: Date.now(), groupMembers: new Map(), newGrantId: randomUUID });
+    if (!denial.ok) throw new Error(denial.refusal.message);
+    expect(denial.transition).toMatchObject({ withdraws: true });
+    expect(denial.transition.completed).toBeFalsy();
+    const deny = { attempt: `deny-${randomUUID()}` };
+    expect(await store.commitStep(denial.transition, deny)).toEqual({ result: 'committed' });
+    expect(await store.commitStep(denial.transition, deny)).toEqual({ result: 'committed' });
+    expect(await store.getStep(step.stepId)).toMatchObject({ revision: 2, decisions: { 'apv-2': { outcome: 'denied', userId: 'UCAROL' } } });
+    const decisions = (await audit.read({ sinceMs: 0 })).filter((event) => event.type === 'decision' && event.stepId === step.stepId);
+    expect(decisions.map((event) => (event.type === 'decision' ? event.outcome : ''))).toEqual(['approved', 'denied']);
+  });
+
   it('takes an enqueue sent again after its reply was lost as its own: the same claim, the item queued once', async () => {
     const threadKey = `T1:C1:${randomUUID()}`;
     const first = { attempt: `enqueue-${randomUUID()}` };

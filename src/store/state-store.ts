@@ -134,9 +134,11 @@ export interface StepStore {
   /**
    * Writes a transition if the step is still at `transition.fromRevision` (and the fence, if any,
    * is current), with its audit events and grant, atomically. A transition that `withdraws`
-   * authority waits for the replicas too (see `ReplicaShortfall`).
+   * authority waits for the replicas too (see `ReplicaShortfall`). `attempt` (a fresh token per
+   * call unless given) names this write: sent again after its reply was lost, it answers
+   * 'committed', not 'conflict' with its own decision (as `commitStepAndQueue`'s does).
    */
-  commitStep(transition: StepTransition): Promise<StepCommit>;
+  commitStep(transition: StepTransition, options?: { attempt?: string }): Promise<StepCommit>;
   /**
    * `commitStep` and, when the transition completes the step, `resume.item` queued for the step's
    * thread in the same atomic write, so a decision that completes a step never stands without its
