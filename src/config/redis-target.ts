@@ -44,6 +44,9 @@ function parseTarget(value: string): RedisTarget | { problem: string } {
   if (match === null) {
     const url = URL.parse(value);
     if (url === null || !['redis:', 'rediss:'].includes(url.protocol)) return { problem: `must be a URL starting with ${REDIS_URL_FORMS}` };
+    // ioredis decodes these credentials when the client is made, where a stray `%` stops the start-up
+    // with "URI malformed", naming neither the variable nor the fix: decoded here as for the other forms.
+    parseUserInfo(`${url.username}:${url.password}`);
     return { kind: 'standalone', url: value };
   }
   const [, scheme = '', kind = '', userInfo, hostList = '', path = '', query = ''] = match;
