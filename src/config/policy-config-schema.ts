@@ -329,21 +329,22 @@ function comparableRule(rule: unknown): ComparableRule {
   };
 }
 
-export const policySchema = z
-  .strictObject({
-    autoApprove: z.preprocess(nullAsAbsent, autoApproveSchema.prefault({})),
-    defaults: z.preprocess(nullAsAbsent, defaultsSchema.prefault({})),
-    rules: z.preprocess(nullAsAbsent, rulesSchema.default([])),
-  })
-  .transform((raw, context): PolicyConfig => {
-    const report = (path: Path, message: string) => context.addIssue({ code: 'custom', path, message });
-    const defaults = resolveSettings({ own: raw.defaults, inherited: undefined });
-    checkSettings({ own: raw.defaults, effective: defaults, at: ['defaults'], report });
+const policyFieldsSchema = z.strictObject({
+  autoApprove: z.preprocess(nullAsAbsent, autoApproveSchema.prefault({})),
+  defaults: z.preprocess(nullAsAbsent, defaultsSchema.prefault({})),
+  rules: z.preprocess(nullAsAbsent, rulesSchema.default([])),
+});
+type RawPolicy = z.output<typeof policyFieldsSchema>;
 
-    const rules = raw.rules.map((rawRule, index): PolicyRule => {
+export const policySchema = policyFieldsSchema
+  // Not in the transform, which zod skips once any field of the policy is wrong: the operator should
+  // see these problems in the same run as that one.
+  .superRefine(checkEffectiveSettings, { when: (payload) => isRecord(payload.value) })
+  .transform((raw): PolicyConfig => {
+    const defaults = resolveSettings({ own: raw.defaults, inherited: undefined });
+    const rules = raw.rules.map((rawRule): PolicyRule => {
       const { name, tools, channels, input, approval } = rawRule;
       const settings = resolveSettings({ own: rawRule, inherited: defaults });
-      if (approval !== 'never') checkSettings({ own: rawRule, effective: settings, at: ['rules', index], report });
       return {
         ...(name === undefined ? {} : { name }),
         tools,
@@ -355,6 +356,37 @@ export const policySchema = z
     });
     return { autoApprove: raw.autoApprove, defaults, rules };
   });
+
+/** Settings no check compares with another: one that is malformed does not stop the checks of its object. */
+const INDEPENDENT_SETTINGS: readonly (typeof SETTING_KEYS)[number][] = ['onExpiry', 'autoApprove', 'grants'];
+/** What checkSettings reads of an object: a rule's `approval` (never: not checked) and the other settings. */
+const READ_BY_CHECKS: ReadonlySet<PropertyKey | undefined> = new Set(['approval', ...SETTING_KEYS.filter((key) => !INDEPENDENT_SETTINGS.includes(key))]);
+
+/**
+ * Runs checkSettings on `defaults` and on each rule whose fields the checks read are well formed,
+ * even when other parts of the policy are wrong. `raw` holds what parsed: a field with a problem of
+ * its own may hold anything, so an object with one among the fields the checks read (or that is not
+ * an object, or has an unknown key, maybe a misspelled setting) is not checked, and rules, which
+ * inherit from `defaults`, are not checked while `defaults` is not: a check on a guess would mislead.
+ */
+function checkEffectiveSettings(raw: RawPolicy, context: z.RefinementCtx<RawPolicy>): void {
+  const issuePaths = context.issues.map((issue) => issue.path ?? []);
+  const malformed = (at: Path) =>
+    issuePaths.some((path) => at.every((key, index) => path[index] === key) && (path.length === at.length || READ_BY_CHECKS.has(path[at.length])));
+  const report = (path: Path, message: string) => context.addIssue({ code: 'custom', path, message });
+  if (malformed(['defaults'])) return;
+  const defaults = resolveSettings({ own: raw.defaults, inherited: undefined });
+  checkSettings({ own: raw.defaults, effective: defaults, at: ['defaults'], report });
+  if (!Array.isArray(raw.rules)) return;
+  raw.rules.forEach((rule, index) => {
+    if (malformed(['rules', index]) || rule.approval === 'never') return;
+    checkSettings({ own: rule, effective: resolveSettings({ own: rule, inherited: defaults }), at: ['rules', index], report });
+  });
+}
+
+function isRecord(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 /** Every key the policy section knows, for "did you mean" hints on unknown keys. */
 export const POLICY_CONFIG_KEYS: readonly string[] = [
