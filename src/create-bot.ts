@@ -282,7 +282,7 @@ async function assemble(
     currentEvaluation: evaluateInput,
     metrics: prometheus.metrics,
     ...(options.sweepIntervalMs ? { intervalMs: options.sweepIntervalMs } : {}),
-    ...(role === 'receiver' ? {} : { alsoRun: () => recoverStalledWork({ store, worker, now, graceMs: lockTtlMs, logger }) }),
+    ...(role === 'receiver' ? {} : { alsoRun: ({ stopping }) => recoverStalledWork({ store, worker, now, graceMs: lockTtlMs, logger, stopping }) }),
   });
   // Schedules start turns, so only processes that run turns keep their timers; the claim in Redis
   // makes each firing one turn however many of them there are.
@@ -377,9 +377,9 @@ async function assemble(
       return withMetricsPort({ port: bound });
     },
     async stop() {
-      await schedules?.stop();
-      await puller?.stop();
-      await sweeper.stop();
+      // At once, so none takes new work while another's stop is awaited: the sweep takes no stalled
+      // thread once the puller takes no hand-off.
+      await Promise.all([schedules?.stop(), puller?.stop(), sweeper.stop()]);
       if (metricsServer) await new Promise((resolve) => metricsServer?.close(resolve));
       if (healthServer) await new Promise((resolve) => healthServer?.close(resolve));
       else await app.stop();

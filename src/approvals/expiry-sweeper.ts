@@ -50,8 +50,11 @@ export interface ExpirySweeperOptions {
   logger: Logger;
   now: () => number;
   intervalMs?: number;
-  /** Further upkeep run on the same schedule (recovery of work a dead process left). */
-  alsoRun?: () => Promise<void>;
+  /**
+   * Further upkeep run on the same schedule (recovery of work a dead process left). `stopping` is
+   * aborted when the sweeper is stopped, so a sweep under way takes no new work on the way out.
+   */
+  alsoRun?: (sweep: { stopping: AbortSignal }) => Promise<void>;
   /** Escalation hops and expiries counted for the operator's dashboards. */
   metrics?: Metrics;
   /**
@@ -72,6 +75,7 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
   const metrics = options.metrics ?? noMetrics;
   let timer: NodeJS.Timeout | undefined;
   let sweeping: Promise<void> | undefined;
+  let stopping = new AbortController();
 
   async function remind(step: PendingStep, prefix = ':bell: '): Promise<void> {
     const waiting = undecidedCalls(step).filter((call) => !isQuestion(call) && currentVersion(call));
@@ -238,13 +242,14 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
     for (const stepId of await store.dueSteps({ kind: 'escalation', now: at, limit: BATCH })) {
       await escalate(stepId).catch((error: unknown) => logger.warn({ event: 'escalation-failed', stepId, err: error }, 'could not escalate'));
     }
-    await options.alsoRun?.();
+    await options.alsoRun?.({ stopping: stopping.signal });
   }
 
   return {
     sweepOnce,
     expireNow: expire,
     start() {
+      if (stopping.signal.aborted) stopping = new AbortController();
       timer = setInterval(() => {
         // One sweep at a time per process; a slow one is not stacked on.
         sweeping ??= sweepOnce()
@@ -256,6 +261,7 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
       timer.unref();
     },
     async stop() {
+      stopping.abort();
       clearInterval(timer);
       await sweeping;
     },

@@ -52,6 +52,17 @@ export interface ThreadWorker {
   /** Drains a thread whose lock is free but which still has work, e.g. left by a process that died. */
   pickUp(threadKey: string): Promise<boolean>;
   /**
+   * `pickUp`, answered once the lock is taken (true: the drain runs on, `idle` waits for it) or
+   * refused (false), not once the drain ends: the recovery sweep takes threads one at a time this
+   * way, each counted by the gate before it looks at `room` again.
+   */
+  startPickUp(threadKey: string): Promise<boolean>;
+  /**
+   * How many more threads this process has room to start now (its gate's `room`). The recovery
+   * sweep takes no more than this, so a full worker leaves waiting work in Redis for one with room.
+   */
+  room(): number;
+  /**
    * How work queued inside another atomic write (`StepStore.commitStepAndQueue`) reaches a drain:
    * `drain` takes a free lock there (then `drainClaimed` runs it), `hand-off` offers the thread to
    * the workers, as `submit` does for this process.
@@ -201,14 +212,27 @@ export function createThreadWorker({
     }
   }
 
+  async function take(threadKey: string): Promise<Claim | undefined> {
+    const askedAt = Date.now();
+    const claim = await store.lockAndTake(threadKey, lockTtlMs);
+    return claim === undefined ? undefined : { ...claim, askedAt };
+  }
+
   return {
     async pickUp(threadKey) {
-      const askedAt = Date.now();
-      const claim = await store.lockAndTake(threadKey, lockTtlMs);
+      const claim = await take(threadKey);
       if (claim === undefined) return false;
-      await run(threadKey, { ...claim, askedAt });
+      await run(threadKey, claim);
       return true;
     },
+    async startPickUp(threadKey) {
+      const claim = await take(threadKey);
+      if (claim === undefined) return false;
+      // The item taken with the lock asks the gate before this returns, so `room` already counts it.
+      void run(threadKey, claim);
+      return true;
+    },
+    room: () => gate.room(),
     async submit(threadKey, item) {
       if (handOff) return store.handOffWork(threadKey, encodeWorkItem(item));
       const askedAt = Date.now();

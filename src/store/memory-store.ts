@@ -413,8 +413,8 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       return undefined;
     },
 
-    async busyThreads({ limit }) {
-      return [...busy].sort(([, left], [, right]) => left - right).slice(0, limit).map(([threadKey]) => threadKey);
+    async busyThreads({ limit, before = Number.POSITIVE_INFINITY }) {
+      return [...busy].filter(([, at]) => at <= before).sort(([, left], [, right]) => left - right).slice(0, limit).map(([threadKey]) => threadKey);
     },
 
     async extendLock(fence, ttlMs) {

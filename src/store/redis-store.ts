@@ -651,8 +651,9 @@ export function createRedisStore({
       return item;
     },
 
-    async busyThreads({ limit }) {
-      return lowestAcrossShards((shard) => shard.busy(), '+inf', limit);
+    async busyThreads({ limit, before }) {
+      // Scored by when work was last queued (the enqueue and hand-off scripts' ZADD).
+      return lowestAcrossShards((shard) => shard.busy(), before ?? '+inf', limit);
     },
 
     async extendLock(fence, ttlMs) {

@@ -601,6 +601,17 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect(await store.takeWork(worker)).toBe('one');
   });
 
+  it('lists a busy thread for the recovery sweep only once its work has waited past the cut-off', async () => {
+    const threadKey = `T1:C1:${randomUUID()}`;
+    // Held, so no hint is left on the shared ready list for the other cases' waits.
+    await lock(threadKey);
+    await store.handOffWork(threadKey, 'item');
+    // Just handed off: a worker with room takes it from the ready list; a sweep's grace leaves it there.
+    expect(await store.busyThreads({ limit: 1000, before: Date.now() - 60_000 })).not.toContain(threadKey);
+    expect(await store.busyThreads({ limit: 1000, before: Date.now() + 60_000 })).toContain(threadKey);
+    expect(await store.busyThreads({ limit: 1000 })).toContain(threadKey);
+  });
+
   it('hands a burst of hand-offs to one wait, as many as the worker has room for, each once', async () => {
     // A store of its own: hints other tests leave unclaimed must not count here.
     const { store: own, audit: ownAudit } = create();

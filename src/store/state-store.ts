@@ -290,8 +290,12 @@ export interface WorkQueueStore {
   finishWork(fence: Fence, finished: string, lockTtlMs: number, closing?: ClosingSave, options?: NamedWrite): Promise<string | undefined>;
   /** The item in flight for a thread, if any, without taking the lock: what a stopped holder left (inspection). */
   takeLeftover(threadKey: string): Promise<string | undefined>;
-  /** Threads with queued or in-flight work, oldest first: where a dead process may have left work. */
-  busyThreads(options: { limit: number }): Promise<string[]>;
+  /**
+   * Threads with queued or in-flight work, oldest first: where a dead process may have left work.
+   * `before` (epoch ms): only those whose work was last queued at or before it, i.e. work that has
+   * waited at least that long (the recovery sweep's grace; a hand-off is taken well within it).
+   */
+  busyThreads(options: { limit: number; before?: number }): Promise<string[]>;
   /** Renews (or takes back, if it lapsed and nobody took it) the lock; false once fenced. */
   extendLock(fence: Fence, ttlMs: number): Promise<boolean>;
   /** Whether `fence` is still the thread's newest token. */
