@@ -344,7 +344,9 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       return { token, item: takeItem(threadKey) as string };
     },
 
-    async handOffWork(threadKey, item) {
+    async handOffWork(threadKey, item, { attempt = randomUUID() } = {}) {
+      if (live(attempts, attempt) !== undefined) return;
+      remember(attempt, '');
       const queue = queues.get(threadKey) ?? [];
       queue.push(item);
       queues.set(threadKey, queue);

@@ -378,17 +378,26 @@ return {token, item}
 `;
 
 /**
- * KEYS[1] queue, [2] lock, [3] index of threads with work, [4] ready list. ARGV[1] item, [2] queue
- * ttl ms, [3] thread key, [4] now, [5] most hints kept. A held lock needs no hint: its holder drains
- * the queue before it lets go (RELEASE_IF_IDLE_SCRIPT).
+ * KEYS[1] queue, [2] lock, [3] index of threads with work, [4] ready list, [5] this write's attempt
+ * key. ARGV[1] item, [2] queue ttl ms, [3] thread key, [4] now, [5] most hints kept, [6] attempt key
+ * ttl ms. A held lock needs no hint: its holder drains the queue before it lets go
+ * (RELEASE_IF_IDLE_SCRIPT). Sent again after a lost reply, it queues nothing twice and answers as
+ * the first run did (ENQUEUE_AND_LOCK_SCRIPT's attempt key): a second copy would be taken for an
+ * item a stopped process left, and its turn run again.
  */
 export const HAND_OFF_WORK_SCRIPT = `
+local earlier = redis.call('GET', KEYS[5])
+if earlier then return tonumber(earlier) end
 redis.call('RPUSH', KEYS[1], ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 redis.call('ZADD', KEYS[3], ARGV[4], ARGV[3])
-if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  redis.call('SET', KEYS[5], '0', 'PX', ARGV[6])
+  return 0
+end
 redis.call('RPUSH', KEYS[4], ARGV[3])
 redis.call('LTRIM', KEYS[4], -tonumber(ARGV[5]), -1)
+redis.call('SET', KEYS[5], '1', 'PX', ARGV[6])
 return 1
 `;
 

@@ -69,7 +69,7 @@ const SCRIPTS = {
   csRevokeGrant: [2, REVOKE_GRANT_SCRIPT],
   csEnqueueAndLock: [6, ENQUEUE_AND_LOCK_SCRIPT],
   csClaimStepWithThread: [8, CLAIM_STEP_WITH_THREAD_SCRIPT],
-  csHandOffWork: [4, HAND_OFF_WORK_SCRIPT],
+  csHandOffWork: [5, HAND_OFF_WORK_SCRIPT],
   csTryLock: [2, TRY_LOCK_SCRIPT],
   csLockAndTake: [6, LOCK_AND_TAKE_SCRIPT],
   csExtendLock: [2, EXTEND_LOCK_SCRIPT],
@@ -566,9 +566,10 @@ export function createRedisStore({
       return { token, item: first };
     },
 
-    async handOffWork(threadKey, item) {
+    async handOffWork(threadKey, item, { attempt = randomUUID() } = {}) {
       const at = keys.ofThread(threadKey);
-      await run.csHandOffWork(at.queue(threadKey), at.lock(threadKey), at.busy(), at.ready(), item, QUEUE_TTL_MS, threadKey, now(), READY_HINTS_KEPT);
+      // The attempt rides in the command, so ioredis's resend after a lost reply carries it too.
+      await run.csHandOffWork(at.queue(threadKey), at.lock(threadKey), at.busy(), at.ready(), at.attempt(attempt), item, QUEUE_TTL_MS, threadKey, now(), READY_HINTS_KEPT, ATTEMPT_TTL_MS);
     },
 
     async nextReadyThreads(options) {

@@ -382,6 +382,20 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect(await store.finishWork(fence, 'two', TTL)).toBeUndefined();
   });
 
+  it('takes a hand-off sent again after its reply was lost as its own: the item queued once', async () => {
+    const threadKey = `T1:C1:${randomUUID()}`;
+    // Held, so no hint is left on the shared ready list for the other cases' waits.
+    const worker = await lock(threadKey);
+    const first = { attempt: `hand-off-${randomUUID()}` };
+    await store.handOffWork(threadKey, 'one', first);
+    // ioredis resends what it never heard back about: the same write finds its own attempt.
+    await store.handOffWork(threadKey, 'one', first);
+    await store.handOffWork(threadKey, 'two', { attempt: `hand-off-${randomUUID()}` });
+    expect(await store.takeWork(worker)).toBe('one');
+    expect(await store.finishWork(worker, 'one', TTL)).toBe('two');
+    expect(await store.finishWork(worker, 'two', TTL)).toBeUndefined();
+  });
+
   it('writes a Deny that completes a step with its resume, as an approval is (in a Cluster on the connection that waits for replicas, none here)', async () => {
     const step = await createStep(makeStep(['apv-1'], { threadTs: uniqueTs() }));
     const current = (await store.getStep(step.stepId))!;

@@ -255,9 +255,10 @@ export interface WorkQueueStore {
    * Appends work for a thread without taking its lock, for a process that only receives (its event
    * loop acks Slack and runs no turns). When no one holds the thread, its key is offered to the
    * workers (`nextReadyThreads`); a hint that is lost costs only latency: the recovery sweep finds
-   * every thread with work and a free lock.
+   * every thread with a free lock whose work has waited past its grace. The same `attempt` sent again (a lost reply) queues
+   * nothing twice.
    */
-  handOffWork(threadKey: string, item: string): Promise<void>;
+  handOffWork(threadKey: string, item: string, options?: { attempt?: string }): Promise<void>;
   /**
    * Waits up to `timeoutMs` for threads handed off to the workers and takes up to `max` of them
    * (none when the wait ran out); each hint goes to one caller.
