@@ -1,4 +1,5 @@
 import { COUNTERSIGN_ACTOR } from '../agent/decision-messages.js';
+import type { AuditEventInput } from '../audit/audit-event.js';
 import { deciderText, hookNameOf } from './approval-hook.js';
 import { approvedVersion } from './input-version.js';
 import { decisionOf, type Decision, type PendingStep } from './pending-step.js';
@@ -118,4 +119,10 @@ function hookApprovalLapse({ hookName, hookInForce, governing }: { hookName: str
   if (!ruleLetsHookApprove(governing.stored)) return 'the policy rule forbids automatic approval of this tool';
   if (governing.current !== undefined && !ruleLetsHookApprove(governing.current)) return `the policy rule forbids automatic approval of this tool ${POLICY_CHANGED_TEXT}`;
   return undefined;
+}
+
+/** An approval that held when it was given and no longer does at resume: closed in the claim (or its recovery), audited in the approver's name. */
+export function revocationEvent(step: PendingStep, revocation: Revocation): AuditEventInput {
+  const call = step.calls.find((candidate) => candidate.approvalId === revocation.approvalId);
+  return { type: 'action-refused', teamId: step.teamId, channel: step.channel, stepId: step.stepId, approvalId: revocation.approvalId, toolName: call?.toolName ?? 'unknown', userId: revocation.userId, action: 'resume', code: 'approval-revoked', reason: revocation.reason };
 }

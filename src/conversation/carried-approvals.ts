@@ -77,11 +77,25 @@ export async function judgeCarriedApprovals(options: {
   return { kind: 'judged', runs, withdrawn };
 }
 
+/** What Try again needs to find each approval again in its step: the call, the version signed, and who signed it. */
+export function carriedApprovals(runs: ReadonlyMap<string, ApprovedRun>): CarriedApproval[] {
+  return [...runs].map(([toolCallId, { toolName, basis }]) => ({
+    toolCallId,
+    toolName,
+    stepId: basis.stepId,
+    approvalId: basis.approvalId,
+    version: basis.version,
+    inputHash: basis.inputHash,
+    approvedBy: [...basis.approvedBy],
+  }));
+}
+
 /**
  * The history with each withdrawn approval turned into a denial that says why, in the last tool
  * message where the AI SDK reads approvals: the call is answered "not run" instead of being replayed.
+ * Also how the recovery of an interrupted resume answers the approvals it finds no longer hold.
  */
-export function withWithdrawals(messages: readonly ModelMessage[], withdrawn: readonly Withdrawal[]): ModelMessage[] {
+export function withWithdrawals(messages: readonly ModelMessage[], withdrawn: ReadonlyArray<Pick<Withdrawal, 'told'> & { approval: Pick<CarriedApproval, 'approvalId'> }>): ModelMessage[] {
   const last = messages.at(-1);
   if (withdrawn.length === 0 || last?.role !== 'tool') return [...messages];
   const told = new Map(withdrawn.map((withdrawal) => [withdrawal.approval.approvalId, withdrawal.told]));

@@ -6,7 +6,7 @@ import { currentVersion } from '../approvals/input-version.js';
 import { isQuestion, type PendingStep } from '../approvals/pending-step.js';
 import type { GroupMembers } from '../approvals/policy/approver-eligibility.js';
 import { questionInstigators } from '../approvals/question-answerers.js';
-import { recheckApprovals, type UncheckedApproval } from '../approvals/recheck-approvals.js';
+import { recheckApprovals, revocationEvent, type UncheckedApproval } from '../approvals/recheck-approvals.js';
 import { claimResumeTransition } from '../approvals/transitions/close-step.js';
 import { StepContendedError } from '../approvals/transitions/commit-transition.js';
 import type { AuditEventInput } from '../audit/audit-event.js';
@@ -16,6 +16,7 @@ import { threadKeyOf, type ThreadState } from '../store/thread-state.js';
 import { postOutbox } from './answer-outbox.js';
 import type { CloseInterruptedCalls } from './close-interrupted-calls.js';
 import { postUnpostedNotice } from './failed-turn.js';
+import { createInterruptedResumeJudge } from './interrupted-resume-approvals.js';
 import { addParticipants } from './participants.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
 import type { RunAndPublish } from './run-and-publish.js';
@@ -41,6 +42,7 @@ type ResumeDependencies = Pick<PhaseDependencies, 'store' | 'audit' | 'logger' |
 export function createStepResumer(options: ResumeDependencies) {
   const { store, logger, now, loadThread, runAndPublish, closeInterruptedCalls, cards } = options;
   const currentEvaluation = createCurrentEvaluation({ policy: options.policy, tools: options.tools });
+  const rejudgeInterruptedResume = createInterruptedResumeJudge({ ...options, currentEvaluation, hookInForce: options.approvalHook?.name });
 
   /** `prefetched`: the step and thread as the pick-up read them under this lease's lock. */
   async function resume(scope: TurnScope, stepId: string, prefetched?: PrefetchedStep): Promise<void> {
@@ -175,7 +177,8 @@ export function createStepResumer(options: ResumeDependencies) {
   /**
    * A process claimed this resume and stopped before finishing it. If the history still ends with
    * the step's decisions, the turn never completed: calls that had started executing are closed as
-   * "interrupted" (they may have run; they must not run twice), the others run now. A resumed turn
+   * "interrupted" (they may have run; they must not run twice), the others run now if their
+   * approvals still hold under the config in force (`rejudgeInterruptedResume`). A resumed turn
    * that failed was not interrupted: the thread shows its failure (its notice is posted if the
    * process stopped first), and only Try again runs it again. A turn that went on to open a new
    * step may have stopped before that step's card was posted.
@@ -192,7 +195,10 @@ export function createStepResumer(options: ResumeDependencies) {
     }
     if (!isResumeMessageOf(step, thread.messages.at(-1))) return;
     await closeInterruptedCalls(scope, thread);
-    await runAndPublish(scope, thread, step.requesterId, approvedRunsFor(step));
+    // Judged again, as the claim did: the config in force may have changed since (a deploy killed the claim's process).
+    const runs = await rejudgeInterruptedResume(scope, thread, step);
+    if (runs === undefined) return;
+    await runAndPublish(scope, thread, step.requesterId, runs);
   }
 
   return { resume, claimAndResume };
@@ -205,12 +211,6 @@ function uncheckedEvent(step: PendingStep, approval: UncheckedApproval): AuditEv
   const reason = step.decisions[approval.approvalId]?.reason ?? 'could not check the approving groups';
   const call = step.calls.find((candidate) => candidate.approvalId === approval.approvalId);
   return { type: 'action-refused', teamId: step.teamId, channel: step.channel, stepId: step.stepId, approvalId: approval.approvalId, toolName: call?.toolName ?? 'unknown', userId: COUNTERSIGN_ACTOR, action: 'resume', code: 'groups-unresolved', reason };
-}
-
-/** An approval that held when it was given and no longer does at resume: closed in the claim, audited in the approver's name. */
-function revocationEvent(step: PendingStep, revocation: { approvalId: string; userId: string; reason: string }): AuditEventInput {
-  const call = step.calls.find((candidate) => candidate.approvalId === revocation.approvalId);
-  return { type: 'action-refused', teamId: step.teamId, channel: step.channel, stepId: step.stepId, approvalId: revocation.approvalId, toolName: call?.toolName ?? 'unknown', userId: revocation.userId, action: 'resume', code: 'approval-revoked', reason: revocation.reason };
 }
 
 /**

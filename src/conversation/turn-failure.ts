@@ -3,7 +3,8 @@ import { recordExecutions } from '../agent/executed-calls.js';
 import { startedWithoutResult } from '../agent/interrupted-calls.js';
 import { TurnFailedError } from '../agent/run-turn.js';
 import type { ApprovedRun, ExecutionRecord } from '../agent/tool-set.js';
-import type { CarriedApproval, ThreadState } from '../store/thread-state.js';
+import type { ThreadState } from '../store/thread-state.js';
+import { carriedApprovals } from './carried-approvals.js';
 import { newFailedTurn, postFailureNotice, retriedFailureId } from './failed-turn.js';
 import type { LiveAnswer } from './live-answer.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
@@ -54,19 +55,6 @@ export function createTurnFailure({ store, logger, now }: Pick<PhaseDependencies
     logger.error({ event: 'turn-failed', threadKey: thread.threadKey, err: error, ...(error instanceof TurnFailedError ? { calls: callSummary(error.executions) } : {}) }, 'agent turn failed');
     await postFailureNotice(scope, thread, { text: notice, settled });
   };
-}
-
-/** What Try again needs to find each approval again in its step: the call, the version signed, and who signed it. */
-function carriedApprovals(runs: ReadonlyMap<string, ApprovedRun>): CarriedApproval[] {
-  return [...runs].map(([toolCallId, { toolName, basis }]) => ({
-    toolCallId,
-    toolName,
-    stepId: basis.stepId,
-    approvalId: basis.approvalId,
-    version: basis.version,
-    inputHash: basis.inputHash,
-    approvedBy: [...basis.approvedBy],
-  }));
 }
 
 /**

@@ -33,7 +33,7 @@ export function patienceRanOut({ step, now }: { step: PendingStep; now: number }
 }
 
 /** Group ids as plain text: a `<!subteam^…>` in a notice or on the card would ping the whole group. */
-function groupNames(unchecked: readonly UncheckedApproval[]): string {
+export function groupNames(unchecked: readonly UncheckedApproval[]): string {
   const ids = [...new Set(unchecked.flatMap((approval) => approval.groupIds))];
   return ids.length === 0 ? 'the approving user group' : `the user group${ids.length === 1 ? '' : 's'} ${ids.join(', ')}`;
 }

@@ -8,7 +8,7 @@ import type { Grant } from '../approvals/grant.js';
 import type { PendingStep } from '../approvals/pending-step.js';
 import { evaluation, makeStep } from '../approvals/pending-step.test-support.js';
 import { applyCallAction, type CallAction } from '../approvals/transitions/call-action.js';
-import { claimResumeTransition, expireTransition, supersedeTransition } from '../approvals/transitions/close-step.js';
+import { claimResumeTransition, expireTransition, rejudgeResumeTransition, supersedeTransition } from '../approvals/transitions/close-step.js';
 import { commitTransition } from '../approvals/transitions/commit-transition.js';
 import { escalateTransition } from '../approvals/transitions/escalate.js';
 import { FencedError } from './fenced-error.js';
@@ -268,6 +268,31 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect(await store.commitStepWithThread({ transition: claim(holder), thread, ttlMs: TTL })).toBe('committed');
     expect(await refusals()).toEqual([expect.objectContaining({ userId: 'UBOB', code: 'approval-revoked', action: 'resume' })]);
     expect((await store.getThread(step.threadKey))?.messages).toEqual(thread.messages);
+  });
+
+  it("writes an interrupted resume's re-judged decisions with the thread that tells the model, under the recovering holder's fence: both, or neither", async () => {
+    const step = await createStep(makeStep(['apv-1'], { threadTs: `1700003${String((threadCounter += 1) % 1000).padStart(3, '0')}.000100` }));
+    await act(step.stepId, 'UBOB', { kind: 'approve', version: 0 });
+    const stopped = await lock(step.threadKey, 30);
+    const thread = { ...newThreadState(step, 1), threadKey: step.threadKey };
+    expect(await store.commitStepWithThread({ transition: claimResumeTransition((await store.getStep(step.stepId))!, stopped)!, thread: { ...thread, messages: [{ role: 'user', content: 'claimed' }] }, ttlMs: TTL })).toBe('committed');
+    const claimed = (await store.getStep(step.stepId))!;
+    const revoked = { type: 'action-refused', teamId: step.teamId, stepId: step.stepId, approvalId: 'apv-1', toolName: 'restart_service', userId: 'UBOB', action: 'resume', code: 'approval-revoked', reason: 'fewer approvals than the rule requires' } as const;
+    const refusals = async () => (await audit.read({ sinceMs: 0 })).filter((event) => event.type === 'action-refused' && event.stepId === step.stepId);
+    const closing = { outcome: 'denied' as const, userId: 'countersign', at: 3, reason: 'it has fewer approvals than the rule requires' };
+    const rejudged = (fence: Fence) => ({ ...rejudgeResumeTransition(claimed, { fence, decisions: { 'apv-1': closing } })!, audit: [revoked] });
+    const told = { ...thread, messages: [{ role: 'user' as const, content: 'not run' }] };
+
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const recovering = await lock(step.threadKey);
+    // The stopped holder, woken, is fenced out of it.
+    expect(await store.commitStepWithThread({ transition: rejudged(stopped), thread: told, ttlMs: TTL })).toBe('fenced');
+    expect({ step: await store.getStep(step.stepId), refusals: await refusals() }).toEqual({ step: claimed, refusals: [] });
+
+    expect(await store.commitStepWithThread({ transition: rejudged(recovering), thread: told, ttlMs: TTL })).toBe('committed');
+    expect(await store.getStep(step.stepId)).toMatchObject({ phase: 'resumed', resumedBy: recovering.token, revision: claimed.revision + 1, decisions: { 'apv-1': closing } });
+    expect((await store.getThread(step.threadKey))?.messages).toEqual(told.messages);
+    expect(await refusals()).toEqual([expect.objectContaining({ userId: 'UBOB', code: 'approval-revoked', action: 'resume' })]);
   });
 
   it('saves a thread with the audit records of what it withdraws: none when fenced', async () => {

@@ -3,7 +3,7 @@ import { COUNTERSIGN_ACTOR } from '../../agent/decision-messages.js';
 import { inputHash } from '../input-version.js';
 import type { Decision, PendingStep } from '../pending-step.js';
 import { makeStep } from '../pending-step.test-support.js';
-import { closeStepTransition, supersedeTransition } from './close-step.js';
+import { closeStepTransition, rejudgeResumeTransition, supersedeTransition } from './close-step.js';
 
 const INPUT = { service: 'api', namespace: 'staging' };
 const HOOK = 'hook:staging-only';
@@ -36,5 +36,23 @@ describe('closeStepTransition (a card that could not be posted)', () => {
     const transition = supersedeTransition(step, { userId: 'UALICE', now: 2 })!;
     expect(transition.step.decisions.a1).toEqual(step.decisions.a1);
     expect(transition.audit.map((event) => 'approvalId' in event && event.approvalId)).toEqual(['a3']);
+  });
+});
+
+describe('rejudgeResumeTransition (an interrupted resume taken over)', () => {
+  const fence = { threadKey: step.threadKey, token: '7' };
+  const revoked: Decision = { outcome: 'denied', userId: COUNTERSIGN_ACTOR, at: 3, reason: 'the approval by the policy hook staging-only no longer holds (no approval hook is configured now)' };
+  const resumed: PendingStep = { ...step, phase: 'resumed', resumedBy: '3', revision: 4, decisions: { ...step.decisions, a3: { outcome: 'approved', userId: 'U0BOB', at: 2, version: 0, approvedBy: ['U0BOB'] } } };
+
+  it("closes what no longer holds and makes the resume this holder's, under its fence, leaving the other decisions as they were", () => {
+    const transition = rejudgeResumeTransition(resumed, { fence, decisions: { a1: revoked } })!;
+    expect(transition).toMatchObject({ fromRevision: 4, resumed: true, fence, audit: [] });
+    expect(transition.step).toMatchObject({ phase: 'resumed', resumedBy: '7', revision: 5 });
+    expect(transition.step.decisions).toEqual({ ...resumed.decisions, a1: revoked });
+    expect(resumed.decisions.a1?.outcome).toBe('approved');
+  });
+
+  it('is no transition for a step that is not resumed', () => {
+    expect(rejudgeResumeTransition({ ...resumed, phase: 'complete' }, { fence, decisions: { a1: revoked } })).toBeUndefined();
   });
 });

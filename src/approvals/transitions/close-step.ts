@@ -78,3 +78,17 @@ export function claimResumeTransition(step: PendingStep, { threadKey, token }: {
   next.resumedBy = token;
   return { step: next, fromRevision: step.revision, audit: [], resumed: true, fence: { threadKey, token } };
 }
+
+/**
+ * A resume a process claimed and stopped before its calls started, taken over by the thread holder
+ * that recovers it, with the approvals of those calls judged again under the config in force:
+ * `decisions` closes the ones that no longer hold, as the claim would have. The step stays resumed,
+ * now this holder's; written with the thread that tells the model so (`commitStepWithThread`).
+ */
+export function rejudgeResumeTransition(step: PendingStep, { fence, decisions }: { fence: { threadKey: string; token: string }; decisions: Readonly<Record<string, Decision>> }): StepTransition | undefined {
+  if (step.phase !== 'resumed') return undefined;
+  const next = nextRevision(step);
+  next.decisions = { ...next.decisions, ...structuredClone(decisions) };
+  next.resumedBy = fence.token;
+  return { step: next, fromRevision: step.revision, audit: [], resumed: true, fence };
+}
