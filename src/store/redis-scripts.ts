@@ -229,10 +229,13 @@ return 1
 /**
  * KEYS[1] step, [2] thread, [3] expiry schedule, [4] reminder schedule, [5] channel's pending
  * index, [6] audit stream, [7] the thread's fence, [8] the thread's messages, [9] the workspace's
- * open steps (taken off when the step closes, in COMMIT_STEP_SCRIPT), [10] workspaces with open steps.
+ * open steps (taken off when the step closes, in COMMIT_STEP_SCRIPT), [10] workspaces with open steps,
+ * [11] escalation schedule.
  * ARGV[1] token, [2] step JSON, [3] step ttl ms, [4] step id, [5] expiry or '', [6] reminder or '',
  * [7] created at, [8] thread JSON without its messages, [9] thread ttl ms, [10] audit cap, [11]
- * history write, [12] team id, [13…] audit pairs. Returns the thread's new revision.
+ * history write, [12] team id, [13] first escalation hop or '', [14…] audit pairs. Returns the
+ * thread's new revision. The first hop is scheduled here with the rest: written apart, a write lost
+ * after the step's would leave a ladder no sweep ever finds.
  */
 export const CREATE_STEP_SCRIPT = `
 if redis.call('GET', KEYS[7]) ~= ARGV[1] then return 'fenced' end
@@ -241,6 +244,7 @@ redis.call('HSET', KEYS[1], 'data', ARGV[2], 'revision', '0', 'phase', 'pending'
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 if ARGV[5] ~= '' then redis.call('ZADD', KEYS[3], ARGV[5], ARGV[4]) end
 if ARGV[6] ~= '' then redis.call('ZADD', KEYS[4], ARGV[6], ARGV[4]) end
+if ARGV[13] ~= '' then redis.call('ZADD', KEYS[11], ARGV[13], ARGV[4]) end
 redis.call('ZADD', KEYS[5], ARGV[7], ARGV[4])
 redis.call('PEXPIRE', KEYS[5], ARGV[3])
 redis.call('ZADD', KEYS[9], ARGV[7], ARGV[4])
@@ -248,7 +252,7 @@ redis.call('PEXPIRE', KEYS[9], ARGV[3], 'GT')
 redis.call('PEXPIRE', KEYS[9], ARGV[3], 'NX')
 redis.call('SADD', KEYS[10], ARGV[12])
 ${applyHistoryWrite({ meta: 2, list: 8, metaJson: 8, ttl: 9 })}
-${appendAuditEvents({ key: 6, cap: 10, first: 13 })}
+${appendAuditEvents({ key: 6, cap: 10, first: 14 })}
 return revision
 `;
 

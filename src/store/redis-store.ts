@@ -59,7 +59,7 @@ const ATTEMPT_TTL_MS = 5 * 60 * 1000;
 const SCRIPTS = {
   csCommitStep: [10, COMMIT_STEP_SCRIPT],
   csCommitStepAndQueue: [15, COMMIT_STEP_AND_QUEUE_SCRIPT],
-  csCreateStep: [10, CREATE_STEP_SCRIPT],
+  csCreateStep: [11, CREATE_STEP_SCRIPT],
   csSaveThread: [6, SAVE_THREAD_SCRIPT],
   csCreateThreadIfAbsent: [2, CREATE_THREAD_IF_ABSENT_SCRIPT],
   csReadThread: [2, READ_THREAD_SCRIPT],
@@ -308,6 +308,7 @@ export function createRedisStore({
           threadAt.messages(thread.threadKey),
           stepAt.openSteps(step.teamId),
           stepAt.openStepTeams(),
+          stepAt.schedule('escalation'),
           fence.token,
           stepData(step),
           ttlMs,
@@ -320,12 +321,12 @@ export function createRedisStore({
           auditMaxLength,
           write.historyJson,
           step.teamId,
+          step.escalation?.nextAt ?? '',
           ...args,
         ),
       );
       if (reply === 'fenced') throw new FencedError(fence.threadKey);
       logStored(prepared);
-      if (step.escalation?.nextAt !== undefined) await redis.zadd(stepAt.schedule('escalation'), step.escalation.nextAt, step.stepId);
     },
 
     async getStep(stepId) {

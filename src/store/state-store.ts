@@ -112,9 +112,9 @@ export type ScheduleKind = 'expiry' | 'reminder' | 'escalation';
 /** Pending steps: written only through transitions computed from the step as read. */
 export interface StepStore {
   /**
-   * Stores a new step, the thread that now points at it, and the step's `approval-requested`
-   * events, in one atomic write under the thread's fence. Throws `FencedError` when fenced. Its
-   * first escalation hop, if any, is scheduled right after.
+   * Stores a new step, the thread that now points at it, its schedules (expiry, reminder, first
+   * escalation hop) and its `approval-requested` events, in one atomic write under the thread's
+   * fence. Throws `FencedError` when fenced.
    */
   createStep(options: { step: PendingStep; thread: ThreadState; ttlMs: number; audit: AuditEventInput[]; fence: Fence }): Promise<void>;
   getStep(stepId: string): Promise<PendingStep | undefined>;
