@@ -2,9 +2,10 @@ import { COUNTERSIGN_ACTOR } from '../agent/decision-messages.js';
 import type { ApprovalRequest } from '../agent/run-turn.js';
 import { evaluateCallPolicy } from '../approvals/evaluate-call-policy.js';
 import { modelVersion } from '../approvals/input-version.js';
-import { PENDING_STEP_SCHEMA_VERSION, type Decision, type PendingCall, type PendingStep } from '../approvals/pending-step.js';
+import { PENDING_STEP_SCHEMA_VERSION, type Decision, type PendingCall, type PendingStep, type StepEscalation } from '../approvals/pending-step.js';
 import { approvalDeadlines } from '../approvals/policy/approval-deadlines.js';
 import { ladderRuleOf } from '../approvals/policy/escalation-scope.js';
+import { nextHopAt } from '../approvals/policy/next-hop-at.js';
 import type { PolicyConfig } from '../config/policy-config-schema.js';
 import type { ThreadState } from '../store/thread-state.js';
 import { definitionFingerprintOf } from '../tools/definition-fingerprint.js';
@@ -34,7 +35,7 @@ export async function buildPendingStep(options: {
   const calls: PendingCall[] = [];
   let expiresAt: number | undefined;
   let remindAt: number | undefined;
-  let escalation: PendingStep['escalation'];
+  let escalation: Omit<StepEscalation, 'nextAt'> | undefined;
   for (const request of options.requests) {
     const definition = options.definitionOf(request.toolName);
     const call: PendingCall = { ...request, description: definition?.description ?? '' };
@@ -48,7 +49,7 @@ export async function buildPendingStep(options: {
       if (deadlines.remindAt !== undefined) remindAt = Math.min(remindAt ?? Infinity, deadlines.remindAt);
       // One ladder per step (one card): the first call's that has one. Its hops speak for that call's rule only.
       const ladder = call.policy.needsApproval ? call.policy.escalation : undefined;
-      if (escalation === undefined && ladder !== undefined && ladder.length > 0) escalation = { ladder, rule: ladderRuleOf(call.policy), done: 0, nextAt: now + ladder[0]!.afterMs };
+      if (escalation === undefined && ladder !== undefined && ladder.length > 0) escalation = { ladder, rule: ladderRuleOf(call.policy), done: 0 };
     } else if (scheduleNameOf(requesterId) !== undefined) {
       // A person's question waits for them (their next message supersedes it); a schedule's has
       // nobody bound to come back, so it expires like an approval would and the model is told.
@@ -56,6 +57,8 @@ export async function buildPendingStep(options: {
     }
     calls.push(call);
   }
+  // Timed once the step's expiry is known: the earliest of every call's, which may come before the ladder's first hop.
+  const nextAt = escalation === undefined ? undefined : nextHopAt({ at: now + escalation.ladder[0]!.afterMs, expiresAt });
   const decisions: Record<string, Decision> = {};
   for (const overflow of options.requests.slice(MAX_CALLS_PER_CARD)) {
     // Nobody declined these: closed by countersign, so the model hears an error it may ask again about, not a human's no.
@@ -81,7 +84,7 @@ export async function buildPendingStep(options: {
     decisions,
     ...(expiresAt === undefined ? {} : { expiresAt }),
     ...(remindAt === undefined ? {} : { remindAt }),
-    ...(escalation === undefined ? {} : { escalation }),
+    ...(escalation === undefined ? {} : { escalation: { ...escalation, ...(nextAt === undefined ? {} : { nextAt }) } }),
     phase: 'pending',
     revision: 0,
   };

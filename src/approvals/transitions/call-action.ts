@@ -11,6 +11,7 @@ import { editedDeadlines, governingExpiry, type EditedDeadlines } from '../polic
 import { withEscalationSoFar, withoutEscalation } from '../policy/escalated-approvers.js';
 import type { PolicyEvaluation } from '../policy/evaluate-policy.js';
 import { authorizeGoverned, governingEvaluations, governingPolicy, POLICY_CHANGED_TEXT, unchangedSince, type GoverningPolicy } from '../policy/governing-policy.js';
+import { nextHopAt } from '../policy/next-hop-at.js';
 import { quorumReachable } from '../policy/quorum-reachable.js';
 import { strictestEvaluation } from '../policy/strictest-evaluation.js';
 import { fromThisCard } from '../card-routing.js';
@@ -319,7 +320,7 @@ function withDeadlines(next: PendingStep, deadlines: EditedDeadlines): StepTrans
   next.expiresAt = deadlines.expiresAt;
   if (deadlines.remindAt !== undefined) next.remindAt = deadlines.remindAt;
   // Expiry stays the last step: a hop due at or after it will never come, so the card stops promising it.
-  if (next.escalation?.nextAt !== undefined && next.escalation.nextAt >= deadlines.expiresAt) delete next.escalation.nextAt;
+  if (next.escalation !== undefined && nextHopAt({ at: next.escalation.nextAt, expiresAt: deadlines.expiresAt }) === undefined) delete next.escalation.nextAt;
   if (!deadlines.expiryMoved && !deadlines.reminderMoved) return undefined;
   return { expiry: deadlines.expiryMoved, reminder: deadlines.reminderMoved };
 }

@@ -4,6 +4,7 @@ import { currentVersion } from '../input-version.js';
 import type { PendingStep } from '../pending-step.js';
 import { withAddedApprovers } from '../policy/escalated-approvers.js';
 import { callsOnStepLadder, stepLadderRule } from '../policy/escalation-scope.js';
+import { nextHopAt } from '../policy/next-hop-at.js';
 import { nextRevision, type StepTransition } from './step-transition.js';
 
 /**
@@ -23,8 +24,10 @@ export function escalateTransition(step: PendingStep, { now }: { now: number }):
   const next = nextRevision(step);
   const done = escalation.done + 1;
   const following = escalation.ladder[done];
+  // A following hop due at or after the expiry is never made: the ladder stops here.
+  const nextAt = nextHopAt({ at: following === undefined ? undefined : step.createdAt + following.afterMs, expiresAt: step.expiresAt });
   const rule = stepLadderRule(step);
-  next.escalation = { ladder: escalation.ladder, ...(rule === undefined ? {} : { rule }), done, ...(following ? { nextAt: step.createdAt + following.afterMs } : {}) };
+  next.escalation = { ladder: escalation.ladder, ...(rule === undefined ? {} : { rule }), done, ...(nextAt === undefined ? {} : { nextAt }) };
   const audit: AuditEventInput[] = [];
   for (const call of callsOnStepLadder(next)) {
     const version = currentVersion(call)!;

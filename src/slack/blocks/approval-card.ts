@@ -5,6 +5,7 @@ import { describeChanges, diffInputs } from '../../approvals/input-diff.js';
 import { approvalsOf, approvedVersion, currentVersion } from '../../approvals/input-version.js';
 import { approverMentions, describeApprovers } from '../../approvals/policy/describe-approvers.js';
 import { callsOnStepLadder } from '../../approvals/policy/escalation-scope.js';
+import { nextHopAt } from '../../approvals/policy/next-hop-at.js';
 import { isQuestion, undecidedCalls, type Decision, type InputVersion, type PendingCall, type PendingStep } from '../../approvals/pending-step.js';
 import { scheduleNameOf } from '../../conversation/schedule-actor.js';
 import { CODE_BLOCK_OVERHEAD, codeBlock } from '../format/code-block.js';
@@ -319,9 +320,11 @@ function escalationText(step: PendingStep): string {
   if (!escalation || escalation.ladder.length === 0 || callsOnStepLadder(step).length === 0) return '';
   const stage = ` · Stage ${escalation.done + 1} of ${escalation.ladder.length + 1}`;
   const next = escalation.ladder[escalation.done];
-  if (!next || escalation.nextAt === undefined) return stage;
+  // A step stored before hops past the expiry were dropped may still keep one: it is never made either.
+  const nextAt = nextHopAt({ at: escalation.nextAt, expiresAt: step.expiresAt });
+  if (!next || nextAt === undefined) return stage;
   const what = next.addApprovers.length > 0 ? `escalates to ${approverMentions(next.addApprovers)}` : 'reminder';
-  return `${stage} · next: ${what} ${slackDate({ epochMilliseconds: escalation.nextAt })}`;
+  return `${stage} · next: ${what} ${slackDate({ epochMilliseconds: nextAt })}`;
 }
 
 function statusText(step: PendingStep, waiting: number): string {
