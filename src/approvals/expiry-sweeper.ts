@@ -138,6 +138,21 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
     return expiresAt;
   }
 
+  /**
+   * Sends a step's due reminder once: the process that takes it off the schedule sends it. Not for
+   * a request past its deadline (under the config in force too): a sweep after every process was
+   * down across the reminder and the expiry finds both due, and would ping the approvers "Approval
+   * still needed … It expires <a time already past>" for a request it then closes as expired.
+   */
+  async function remindDue(stepId: string, at: number): Promise<void> {
+    if (!(await store.claimReminder(stepId))) return;
+    const step = await store.getStep(stepId);
+    if (!step) return;
+    const expiresAt = await governingStepExpiry(step, at);
+    if (expiresAt !== undefined && at >= expiresAt) return;
+    await remind(step);
+  }
+
   /** Closes the step if its expiry has passed; exactly one process (or click) wins it. */
   async function expire(stepId: string): Promise<void> {
     const stored = await store.getStep(stepId);
@@ -234,9 +249,7 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
   async function sweepOnce(): Promise<void> {
     const at = now();
     for (const stepId of await store.dueSteps({ kind: 'reminder', now: at, limit: BATCH })) {
-      if (!(await store.claimReminder(stepId))) continue;
-      const step = await store.getStep(stepId);
-      if (step) await remind(step).catch((error: unknown) => logger.warn({ event: 'reminder-failed', stepId, err: error }, 'could not send reminder'));
+      await remindDue(stepId, at).catch((error: unknown) => logger.warn({ event: 'reminder-failed', stepId, err: error }, 'could not send reminder'));
     }
     for (const stepId of await store.dueSteps({ kind: 'expiry', now: at, limit: BATCH })) await expire(stepId);
     for (const stepId of await store.dueSteps({ kind: 'escalation', now: at, limit: BATCH })) {
