@@ -5,7 +5,7 @@ import { encodeWorkItem } from '../conversation/work-item.js';
 import { FencedError } from '../store/fenced-error.js';
 import type { StateStore } from '../store/state-store.js';
 import { approvalsOf, currentVersion } from './input-version.js';
-import { decisionOf, isQuestion, undecidedCalls, type PendingStep } from './pending-step.js';
+import { decisionOf, isQuestion, undecidedCalls, type PendingCall, type PendingStep } from './pending-step.js';
 import { postMissingCopies } from './post-card-copies.js';
 import { showStep } from './show-step.js';
 import { approverMentions, reminderMentions } from './policy/describe-approvers.js';
@@ -43,6 +43,11 @@ function reachedCallsText(step: PendingStep): string {
   return [...new Set(names)].join(', ');
 }
 
+/** The approvals still waiting for a decision (not a person's questions). */
+function waitingApprovals(step: PendingStep): PendingCall[] {
+  return undecidedCalls(step).filter((call) => !isQuestion(call) && currentVersion(call));
+}
+
 export interface ExpirySweeperOptions {
   store: StateStore;
   messenger: ThreadMessenger;
@@ -77,8 +82,11 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
   let sweeping: Promise<void> | undefined;
   let stopping = new AbortController();
 
-  async function remind(step: PendingStep, prefix = ':bell: '): Promise<void> {
-    const waiting = undecidedCalls(step).filter((call) => !isQuestion(call) && currentVersion(call));
+  /**
+   * Pings the approvers of `calls` (by default every approval still waiting: the step's own
+   * reminder), naming them by tool (`names`, by default).
+   */
+  async function remind(step: PendingStep, { prefix = ':bell: ', calls: waiting = waitingApprovals(step), names }: { prefix?: string; calls?: PendingCall[]; names?: string } = {}): Promise<void> {
     if (waiting.length === 0 || step.phase !== 'pending') return;
     const mentions = new Set(
       waiting.flatMap((call) => {
@@ -87,12 +95,12 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
         return reminderMentions({ evaluation: version.policy, requesterId: step.requesterId, approvedBy }).split(' ').filter(Boolean);
       }),
     );
-    const names = [...new Set(waiting.map((call) => `\`${call.toolName}\``))].join(', ');
+    const named = names ?? [...new Set(waiting.map((call) => `\`${call.toolName}\``))].join(', ');
     const expires = step.expiresAt === undefined ? '' : ` It expires <!date^${Math.floor(step.expiresAt / 1000)}^{date_short_pretty} at {time}|soon>.`;
     await messenger.postMention({
       channel: step.channel,
       threadTs: step.threadTs,
-      text: `${prefix}${[...mentions].join(' ')}${mentions.size > 0 ? ' ' : ''}Approval still needed for ${names}.${expires}`,
+      text: `${prefix}${[...mentions].join(' ')}${mentions.size > 0 ? ' ' : ''}Approval still needed for ${named}.${expires}`,
     });
   }
 
@@ -188,6 +196,7 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
         stage = result?.stage;
         return result?.transition;
       });
+      // No stage: the ladder stopped, none of its calls waiting (nothing to announce).
       if (!step || !stage) break;
       metrics.escalated({ stage: (step.escalation?.done ?? 0) + 1 });
       logger.info({ event: 'approval-escalated', stepId, hop: step.escalation?.done }, 'approval request escalated');
@@ -209,7 +218,8 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
   async function announceHop(step: PendingStep, stage: EscalationStage): Promise<void> {
     const hop = step.escalation?.done ?? 0;
     const stageText = `stage ${hop + 1} of ${(step.escalation?.ladder.length ?? 0) + 1}`;
-    if (stage.remind) await remind(step, `:bell: Reminder (${stageText}): `);
+    // The hop is the ladder's rule's answer to a slow request: it reminds only the approvers of the calls under that rule.
+    if (stage.remind) await remind(step, { prefix: `:bell: Reminder (${stageText}): `, calls: callsOnStepLadder(step), names: reachedCallsText(step) });
     const added = await approversLetDecide(step, stage.addApprovers);
     if (added.length === 0) return;
     const waiting = reachedCallsText(step);

@@ -777,6 +777,24 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect(await store.dueSteps({ kind: 'escalation', now: step.createdAt + 10_000, limit: 1000 })).not.toContain(step.stepId);
   });
 
+  it('stops a ladder none of whose calls waits, once, without an escalated event', async () => {
+    const ladder = [{ afterMs: 100, remind: true, addApprovers: [] }];
+    // The ladder's call is decided; the other one waits under another rule, which the ladder does not reach.
+    const calls = [
+      { approvalId: 'apv-1', policy: evaluation({ escalation: ladder }) },
+      { approvalId: 'apv-2', policy: evaluation({ rule: { index: 3 } }) },
+    ];
+    const template = makeStep(calls, { expiresAt: step0(ladder) + 10_000, escalation: { ladder, rule: { index: 0 }, done: 0, nextAt: step0(ladder) } });
+    template.decisions['apv-1'] = { outcome: 'approved', userId: 'UBOB', at: template.createdAt };
+    const step = await createStep(template);
+    const stop = () => commitTransition(store, step.stepId, (current) => escalateTransition(current, { now: step.createdAt + 150 })?.transition);
+    expect((await Promise.all([1, 2, 3].map(stop))).filter(Boolean)).toHaveLength(1);
+    const stopped = await store.getStep(step.stepId);
+    expect(stopped?.escalation?.done).toBe(0);
+    expect(stopped?.escalation?.nextAt).toBeUndefined();
+    expect((await audit.read({ sinceMs: 0 })).filter((event) => event.type === 'escalated' && event.stepId === step.stepId)).toEqual([]);
+  });
+
   it("moves the expiry and reminder schedules when an edit brings the step's deadlines forward", async () => {
     const template = makeStep([{ approvalId: 'apv-1', input: { namespace: 'staging' } }]);
     const { createdAt } = template;

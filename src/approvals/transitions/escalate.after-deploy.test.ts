@@ -38,7 +38,7 @@ describe('an escalation hop after a deploy that only retouched the ladder rule',
     });
     // The sweep (any replica, on the new release) makes the hop from the ladder the step stored: "<@U0LEAD> can now approve".
     const hop = escalateTransition(step, { now: CREATED_AT + HOP_MS });
-    expect(hop?.stage.addApprovers).toEqual([{ kind: 'user', userId: 'U0LEAD' }]);
+    expect(hop?.stage?.addApprovers).toEqual([{ kind: 'user', userId: 'U0LEAD' }]);
     const escalated = hop!.transition.step;
     const currentPolicy = evaluatePolicy({ policy: after, toolName: 'restart_service', channel: CHANNEL, input });
     expect(currentPolicy.escalation).toEqual(step.calls[0]!.kind === 'approval' ? step.calls[0]!.policy!.escalation : undefined);

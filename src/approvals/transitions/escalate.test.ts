@@ -39,6 +39,16 @@ describe('escalate transition', () => {
     expect(step.calls[0]?.versions?.at(-1)?.policy.approvers).toEqual(evaluation().approvers);
   });
 
+  it('stops the ladder once no call under its rule waits: no hop, no next one, nothing to announce', () => {
+    const step = ladderStep();
+    step.decisions.a = { outcome: 'approved', userId: 'UBOB', at: step.createdAt + 50 };
+    const result = escalateTransition(step, { now: step.createdAt + 100 })!;
+    expect(result.stage).toBeUndefined();
+    expect(result.transition.step.escalation).toEqual({ ladder, rule: { index: 0 }, done: 0 });
+    expect(result.transition.audit).toEqual([]);
+    expect(escalateTransition(result.transition.step, { now: step.createdAt + 900 })).toBeUndefined();
+  });
+
   it('leaves expiry the last step and does nothing to a closed step', () => {
     const step = ladderStep();
     expect(escalateTransition(step, { now: step.createdAt + 1_000 })).toBeUndefined();

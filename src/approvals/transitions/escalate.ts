@@ -11,22 +11,29 @@ import { nextRevision, type StepTransition } from './step-transition.js';
  * The next hop of a step's escalation ladder, once its time has come: the fallback approvers of
  * the hop may decide every call still waiting under the rule the ladder came from (clicks are
  * judged by the call's current policy, so they are accepted from now on), and the ladder moves on.
- * Calls under other rules keep their own approvers. Undefined when there is nothing to do:
+ * Calls under other rules keep their own approvers. Once no call under that rule waits (each
+ * decided, or edited to another rule), the ladder stops instead: its hops would reach nobody, and a
+ * reminding one would ping another rule's approvers, so the step keeps no next hop (no `stage`,
+ * nothing to announce; the sweep takes it off the schedule). Undefined when there is nothing to do:
  * the step is closed, expired (expiry stays the last step), not due yet, or already escalated by
  * another process, so the store's revision check lets exactly one process make each hop. Pure.
  */
-export function escalateTransition(step: PendingStep, { now }: { now: number }): { transition: StepTransition; stage: EscalationStage } | undefined {
+export function escalateTransition(step: PendingStep, { now }: { now: number }): { transition: StepTransition; stage?: EscalationStage } | undefined {
   const { escalation } = step;
   if (step.phase !== 'pending' || escalation?.nextAt === undefined || now < escalation.nextAt) return undefined;
   if (step.expiresAt !== undefined && now >= step.expiresAt) return undefined;
   const stage = escalation.ladder[escalation.done];
   if (!stage) return undefined;
   const next = nextRevision(step);
+  const rule = stepLadderRule(step);
+  if (callsOnStepLadder(step).length === 0) {
+    next.escalation = { ladder: escalation.ladder, ...(rule === undefined ? {} : { rule }), done: escalation.done };
+    return { transition: { step: next, fromRevision: step.revision, audit: [] } };
+  }
   const done = escalation.done + 1;
   const following = escalation.ladder[done];
   // A following hop due at or after the expiry is never made: the ladder stops here.
   const nextAt = nextHopAt({ at: following === undefined ? undefined : step.createdAt + following.afterMs, expiresAt: step.expiresAt });
-  const rule = stepLadderRule(step);
   next.escalation = { ladder: escalation.ladder, ...(rule === undefined ? {} : { rule }), done, ...(nextAt === undefined ? {} : { nextAt }) };
   const audit: AuditEventInput[] = [];
   for (const call of callsOnStepLadder(next)) {

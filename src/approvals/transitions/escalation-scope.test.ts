@@ -171,7 +171,9 @@ describe('escalation ladder: fallback approvers stay under the rule whose ladder
 
   it('adds a hop to no call when no call of a step stored without the ladder rule names a ladder', () => {
     const step = escalated(storedWithoutRule([{ approvalId: 'a1', input: prodInput, policy: prod }]));
-    expect(step.escalation).toMatchObject({ done: 1 });
+    // The ladder is nobody's: it stops at its first hop, with nothing added.
+    expect(step.escalation).toMatchObject({ done: 0 });
+    expect(step.escalation?.nextAt).toBeUndefined();
     expect(step.escalation?.rule).toBeUndefined();
     expect(act(step, 'a1', LARRY, { kind: 'approve', version: 0 })).toMatchObject({ ok: false, refusal: { code: 'not-eligible' } });
   });
