@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { describe, expect, inject, it } from 'vitest';
-import type { ThreadMessenger } from '../conversation/thread-messenger.js';
-import { createRedisStore } from '../store/redis-store.js';
-import { newStepId } from '../store/redis-keys.js';
-import { newThreadState } from '../store/thread-state.js';
-import { createExpirySweeper } from './expiry-sweeper.js';
-import { evaluation, makeStep } from './pending-step.test-support.js';
+import type { ThreadMessenger } from '../../src/conversation/thread-messenger.js';
+import { createRedisStore } from '../../src/store/redis-store.js';
+import { newStepId } from '../../src/store/redis-keys.js';
+import { newThreadState } from '../../src/store/thread-state.js';
+import { createExpirySweeper } from '../../src/approvals/expiry-sweeper.js';
+import { evaluation, makeStep } from '../../src/approvals/pending-step.test-support.js';
 
 const logger = pino({ level: 'silent' });
 const worker = { submit: async () => {}, pickUp: async () => false, startPickUp: async () => false, room: () => 0, idle: async () => {}, queueing: { mode: 'hand-off' as const, lockTtlMs: 60_000 }, drainClaimed: async () => {} };

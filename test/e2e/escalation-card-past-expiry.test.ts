@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfigFile } from '../config/config-file.js';
-import { buildPendingStep } from '../conversation/build-pending-step.js';
-import { buildApprovalCard } from '../slack/blocks/approval-card.js';
-import { newThreadState } from '../store/thread-state.js';
-import { CHANNEL, CREATED_AT, TEAM } from './pending-step.test-support.js';
-import { escalateTransition } from './transitions/escalate.js';
+import { parseConfigFile } from '../../src/config/config-file.js';
+import { buildPendingStep } from '../../src/conversation/build-pending-step.js';
+import { buildApprovalCard } from '../../src/slack/blocks/approval-card.js';
+import { newThreadState } from '../../src/store/thread-state.js';
+import { CHANNEL, CREATED_AT, TEAM } from '../../src/approvals/pending-step.test-support.js';
+import { escalateTransition } from '../../src/approvals/transitions/escalate.js';
 
 /**
  * README: "an escalation hop that would now come at or after the expiry is dropped from the card and
