@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { faultPoint } from '../runtime/fault-points.js';
+import { isFencedError } from '../store/fenced-error.js';
 import type { ThreadState } from '../store/thread-state.js';
 import { mentionable } from './participants.js';
 import type { AnswerStream } from './thread-messenger.js';
@@ -9,6 +10,15 @@ import type { TurnScope } from './turn-scope.js';
 export interface ShownAnswer {
   stream?: AnswerStream;
   recorded: Set<string>;
+  /** Messages whose save failed other than as fenced: it may have been written, so they may be on record. */
+  maybeRecorded: Set<string>;
+  /** Saves of the stream's messages still in flight (they settle, never reject). */
+  recording: Set<Promise<void>>;
+}
+
+/** A turn's answer before it shows anything: `answerTs`, the messages the thread has on record. */
+export function newShownAnswer(answerTs: readonly string[] = []): ShownAnswer {
+  return { recorded: new Set(answerTs), maybeRecorded: new Set(), recording: new Set() };
 }
 
 export interface LiveAnswer {
@@ -51,13 +61,21 @@ export function createLiveAnswer(options: { scope: TurnScope; thread: ThreadStat
       ...(thread.answerTs ? { replacing: thread.answerTs } : {}),
       onMessages: (ts) => {
         thread.answerTs = [...ts];
-        scope
-          .save(thread)
+        // Named: sent again by the client after its reply was lost, once another process took the
+        // thread, it is answered as written rather than fenced, so the messages it recorded (which
+        // that process rewrites with its answer) are not taken for unrecorded and removed.
+        const recording = scope
+          .save(thread, { named: true })
           .then(() => {
             for (const each of ts) shown.recorded.add(each);
             faultPoint('mid-answer');
           })
-          .catch((error: unknown) => logger.warn({ event: 'answer-ts-save-failed', err: error }, 'could not record the answer messages'));
+          .catch((error: unknown) => {
+            if (!isFencedError(error)) for (const each of ts) shown.maybeRecorded.add(each);
+            logger.warn({ event: 'answer-ts-save-failed', err: error }, 'could not record the answer messages');
+          })
+          .finally(() => shown.recording.delete(recording));
+        shown.recording.add(recording);
       },
     });
     stream.append(streamed);

@@ -6,7 +6,7 @@ import { createExecutionRecords } from './execution-records.js';
 import { retriedFailureId } from './failed-turn.js';
 import { createGrantLookup } from './grant-lookup.js';
 import { createTurnStatus } from './turn-status.js';
-import { createLiveAnswer, type ShownAnswer } from './live-answer.js';
+import { createLiveAnswer, newShownAnswer, type ShownAnswer } from './live-answer.js';
 import { mentionable } from './participants.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
 import type { StepCards } from './step-card.js';
@@ -17,6 +17,7 @@ import { createTurnFailure } from './turn-failure.js';
 import { createUnansweredTurn, unansweredReason, withoutEmptyAnswer } from './unanswered-turn.js';
 import { takingBackIfFenced, type TurnScope } from './turn-scope.js';
 import { takeBackUnrecorded } from './unrecorded-post.js';
+import { takeBackStream } from './stream-take-back.js';
 import { trace } from '@opentelemetry/api';
 import { inSpan } from '../tracing/trace-context.js';
 
@@ -162,17 +163,11 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
    * over did not know them and wrote the answer again, so they would be a second answer.
    */
   return async (scope, thread, requesterId, approvedRuns) => {
-    const shown: ShownAnswer = { recorded: new Set(thread.answerTs ?? []) };
+    const shown = newShownAnswer(thread.answerTs);
     try {
       await runAndShow(scope, thread, requesterId, shown, approvedRuns);
     } catch (error) {
-      if (scope.lease.lost() && shown.stream) {
-        // Lets a post still in flight land (the stream's own writes are refused from here on), so
-        // its message is known and can be removed too.
-        await shown.stream.finish('').catch(() => {});
-        const unrecorded = shown.stream.messageTs().filter((ts) => !shown.recorded.has(ts));
-        if (unrecorded.length > 0) await scope.messenger.deleteMessages({ channel: thread.channel, ts: unrecorded });
-      }
+      if (scope.lease.lost()) await takeBackStream({ scope, store: options.store, thread, shown, logger });
       throw error;
     }
   };

@@ -30,9 +30,11 @@ export interface TurnScope {
   /**
    * Trims and saves the thread under the fence; `settled`: every started call's result is in it;
    * `audit`: events of what the save records, written in the same atomic write; `takeBack`: what
-   * to undo should the save be refused as fenced (an effect only this save would account for).
+   * to undo should the save be refused as fenced (an effect only this save would account for);
+   * `named`: a named write (`NamedWrite`) without a take-back, for a caller that undoes what the
+   * save records itself, so a refusal as fenced means the save was never written.
    */
-  save(thread: ThreadState, options?: AuditedSaveOptions & Pick<ItemEnd, 'takeBack'>): Promise<void>;
+  save(thread: ThreadState, options?: AuditedSaveOptions & Pick<ItemEnd, 'takeBack'> & { named?: boolean }): Promise<void>;
   /**
    * `save` for the item's last write: kept, and sent with the queue's finish of the item in one
    * round trip (`takeItemEnd`). Until then a crash leaves the previous save, which every caller
@@ -94,13 +96,13 @@ export function createTurnScope(options: {
     lease,
     traceContext: options.traceContext ?? ROOT_CONTEXT,
     messenger: fencedMessenger(options.messenger, lease),
-    async save(thread, { takeBack: own, ...saveOptions } = {}) {
+    async save(thread, { takeBack: own, named: asked = false, ...saveOptions } = {}) {
       // A superseded kept save leaves nothing to flush; a flush refused means this save was never sent either.
       const takeBack = together(supersede(thread), own);
       await takingBackIfFenced(takeBack, async (named) => {
         await flush();
         prepare(thread);
-        await write(thread, { ...saveOptions, ...named });
+        await write(thread, { ...saveOptions, ...(asked && !named.attempt ? { attempt: randomUUID() } : named) });
       });
     },
     async saveWithStep(transition, thread, saveOptions) {
