@@ -144,7 +144,8 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
       const asksHook = rounds < limits.maxSteps;
       // Marked while the hook decides, so App Home (which lists the step at once) takes no click meanwhile.
       const marks = asksHook ? hookDecidingMark({ hook: options.approvalHook, now: options.now() }) : {};
-      const opened = await takingBackIfFenced(takeBack, () => cards.openStep(cardScope, thread, requesterId, outcome.approvalRequests, marks));
+      // Named when the text is taken back: a resend after a lost reply is answered as written, not fenced.
+      const opened = await takingBackIfFenced(takeBack, (named) => cards.openStep(cardScope, thread, requesterId, outcome.approvalRequests, { marks, ...named }));
       trace.getSpan(traceContext)?.setAttribute('countersign.step_id', opened.stepId);
       // The hook decides before the card exists, so no click races it; the card then shows what it decided.
       const decided = asksHook ? await consultApprovalHook(cardScope, opened) : opened;

@@ -9,6 +9,7 @@ import { postMissingCopies } from '../approvals/post-card-copies.js';
 import { closeStepTransition } from '../approvals/transitions/close-step.js';
 import { commitTransition } from '../approvals/transitions/commit-transition.js';
 import { logUnconfirmedWithdrawal } from '../approvals/unconfirmed-withdrawal.js';
+import type { NamedWrite } from '../store/state-store.js';
 import { isStoreUnavailable } from '../store/store-unavailable.js';
 import type { ThreadState } from '../store/thread-state.js';
 import { buildPendingStep } from './build-pending-step.js';
@@ -49,9 +50,16 @@ export function createStepCards(options: StepCardDependencies) {
   /**
    * The step, the thread that points at it and the `approval-requested` records are one write,
    * made before the card exists, so a click that arrives immediately finds its step. `marks`: what
-   * the step carries from the start (`hookDecidingUntil` when the approval hook will be asked).
+   * the step carries from the start (`hookDecidingUntil` when the approval hook will be asked);
+   * `attempt` names the write (`NamedWrite`), for a caller that takes back a post it records.
    */
-  async function openStep(scope: TurnScope, thread: ThreadState, requesterId: string, requests: ApprovalRequest[], marks: Pick<PendingStep, 'hookDecidingUntil'> = {}): Promise<PendingStep> {
+  async function openStep(
+    scope: TurnScope,
+    thread: ThreadState,
+    requesterId: string,
+    requests: ApprovalRequest[],
+    { marks = {}, ...named }: { marks?: Pick<PendingStep, 'hookDecidingUntil'> } & NamedWrite = {},
+  ): Promise<PendingStep> {
     const built = await buildPendingStep({
       thread,
       requesterId,
@@ -65,7 +73,7 @@ export function createStepCards(options: StepCardDependencies) {
     const step: PendingStep = { ...built, ...marks, ...(traceparent === undefined ? {} : { traceparent }) };
     thread.pendingStepId = step.stepId;
     thread.updatedAt = now();
-    await scope.lease.guard(() => store.createStep({ step, thread, ttlMs: options.limits.historyTtlMs, audit: approvalRequested(step), fence: scope.lease.fence }));
+    await scope.lease.guard(() => store.createStep({ step, thread, ttlMs: options.limits.historyTtlMs, audit: approvalRequested(step), fence: scope.lease.fence, ...named }));
     return step;
   }
 

@@ -181,7 +181,8 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       return true;
     },
 
-    async createStep({ step, thread, ttlMs, audit: events, fence }) {
+    async createStep({ step, thread, ttlMs, audit: events, fence, attempt }) {
+      if (ranBefore(attempt)) return;
       guard(fence);
       steps.set(step.stepId, { value: copy({ ...step, revision: 0 }), expiresAt: now() + ttlMs });
       if (step.expiresAt !== undefined) schedules.expiry.set(step.stepId, step.expiresAt);
@@ -189,6 +190,7 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       if (step.escalation?.nextAt !== undefined) schedules.escalation.set(step.stepId, step.escalation.nextAt);
       threads.set(thread.threadKey, { value: JSON.stringify(thread), expiresAt: now() + ttlMs });
       record(events);
+      if (attempt) remember(attempt, '');
     },
 
     async getStep(stepId) {

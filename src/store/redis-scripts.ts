@@ -230,14 +230,16 @@ return 1
  * KEYS[1] step, [2] thread, [3] expiry schedule, [4] reminder schedule, [5] channel's pending
  * index, [6] audit stream, [7] the thread's fence, [8] the thread's messages, [9] the workspace's
  * open steps (taken off when the step closes, in COMMIT_STEP_SCRIPT), [10] workspaces with open steps,
- * [11] escalation schedule.
+ * [11] escalation schedule, [12] this write's attempt key.
  * ARGV[1] token, [2] step JSON, [3] step ttl ms, [4] step id, [5] expiry or '', [6] reminder or '',
  * [7] created at, [8] thread JSON without its messages, [9] thread ttl ms, [10] audit cap, [11]
- * history write, [12] team id, [13] first escalation hop or '', [14…] audit pairs. Returns the
- * thread's new revision. The first hop is scheduled here with the rest: written apart, a write lost
- * after the step's would leave a ladder no sweep ever finds.
+ * history write, [12] team id, [13] first escalation hop or '', [14] attempt key ttl ms ('' for an
+ * unnamed write), [15…] audit pairs. Returns the thread's new revision, or 'written' for a named
+ * write that ran before (`namedWrite`). The first hop is scheduled here with the rest: written
+ * apart, a write lost after the step's would leave a ladder no sweep ever finds.
  */
 export const CREATE_STEP_SCRIPT = `
+${namedWrite({ key: 12, ttl: 14 }).ranBefore}
 if redis.call('GET', KEYS[7]) ~= ARGV[1] then return 'fenced' end
 ${checkHistoryWrite({ meta: 2, list: 8, history: 11 })}
 redis.call('HSET', KEYS[1], 'data', ARGV[2], 'revision', '0', 'phase', 'pending')
@@ -252,7 +254,8 @@ redis.call('PEXPIRE', KEYS[9], ARGV[3], 'GT')
 redis.call('PEXPIRE', KEYS[9], ARGV[3], 'NX')
 redis.call('SADD', KEYS[10], ARGV[12])
 ${applyHistoryWrite({ meta: 2, list: 8, metaJson: 8, ttl: 9 })}
-${appendAuditEvents({ key: 6, cap: 10, first: 14 })}
+${appendAuditEvents({ key: 6, cap: 10, first: 15 })}
+${namedWrite({ key: 12, ttl: 14 }).record}
 return revision
 `;
 

@@ -59,7 +59,7 @@ const ATTEMPT_TTL_MS = 5 * 60 * 1000;
 const SCRIPTS = {
   csCommitStep: [10, COMMIT_STEP_SCRIPT],
   csCommitStepAndQueue: [15, COMMIT_STEP_AND_QUEUE_SCRIPT],
-  csCreateStep: [11, CREATE_STEP_SCRIPT],
+  csCreateStep: [12, CREATE_STEP_SCRIPT],
   csSaveThread: [6, SAVE_THREAD_SCRIPT],
   csCreateThreadIfAbsent: [2, CREATE_THREAD_IF_ABSENT_SCRIPT],
   csReadThread: [2, READ_THREAD_SCRIPT],
@@ -292,7 +292,7 @@ export function createRedisStore({
       return reply !== 0;
     },
 
-    async createStep({ step, thread, ttlMs, audit, fence }) {
+    async createStep({ step, thread, ttlMs, audit, fence, attempt }) {
       const { prepared, args } = prepare(audit);
       const stepAt = keys.ofStep(step.stepId);
       const threadAt = keys.ofThread(thread.threadKey);
@@ -309,6 +309,8 @@ export function createRedisStore({
           stepAt.openSteps(step.teamId),
           stepAt.openStepTeams(),
           stepAt.schedule('escalation'),
+          // The thread's shard, which is its step's (`newStepId`).
+          threadAt.attempt(attempt ?? ''),
           fence.token,
           stepData(step),
           ttlMs,
@@ -322,9 +324,11 @@ export function createRedisStore({
           write.historyJson,
           step.teamId,
           step.escalation?.nextAt ?? '',
+          attempt === undefined ? '' : ATTEMPT_TTL_MS,
           ...args,
         ),
       );
+      // Otherwise written: now, or ('written') before, by this named write whose reply was lost (`namedWrite`).
       if (reply === 'fenced') throw new FencedError(fence.threadKey);
       logStored(prepared);
     },

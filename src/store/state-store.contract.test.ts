@@ -564,6 +564,29 @@ describe.each(createStores())('%s state store', (name, create) => {
     await expect(store.saveThread(shown, TTL, stalled)).rejects.toBeInstanceOf(FencedError);
   });
 
+  it('answers a named step creation sent again after it ran as written, once another process holds the thread, and does not run it again', async () => {
+    const template = makeStep(['apv-1'], { remindAt: Date.now() + TTL });
+    const threadKey = `${template.threadKey}-${randomUUID()}`;
+    const stalled = await lock(threadKey, 30);
+    const step = { ...template, threadKey, stepId: newStepId(threadKey) };
+    const thread = { ...newThreadState(step, 1), threadKey, pendingStepId: step.stepId, messages: [{ role: 'assistant' as const, content: 'I will restart the worker.' }] };
+    const opening = { step, thread, ttlMs: TTL, audit: [], fence: stalled };
+    const named = { attempt: `step-${randomUUID()}` };
+    await store.createStep({ ...opening, ...named });
+    await act(step.stepId, 'UBOB', { kind: 'approve', version: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const fresh = await lock(threadKey);
+    const later = { ...thread, messages: [...thread.messages, { role: 'user' as const, content: 'and now?' }] };
+    await store.saveThread(later, TTL, fresh);
+    // ioredis sends the step's write again (its reply was lost): written, not fenced, and not run again.
+    await store.createStep({ ...opening, ...named });
+    expect((await store.getThread(threadKey))?.messages).toEqual(later.messages);
+    expect(await store.getStep(step.stepId)).toMatchObject({ revision: 1, phase: 'complete' });
+    // Another write of the stalled holder was never written: fenced.
+    await expect(store.createStep({ ...opening, attempt: `step-${randomUUID()}` })).rejects.toBeInstanceOf(FencedError);
+    await expect(store.createStep(opening)).rejects.toBeInstanceOf(FencedError);
+  });
+
   it('answers a named resume claim sent again after it ran as committed, not as a conflict with itself or fenced', async () => {
     const step = await createStep(makeStep(['apv-1'], { threadTs: `1700004${String((threadCounter += 1) % 1000).padStart(3, '0')}.000100` }));
     await act(step.stepId, 'UBOB', { kind: 'approve', version: 0 });

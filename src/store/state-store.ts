@@ -114,9 +114,10 @@ export interface StepStore {
   /**
    * Stores a new step, the thread that now points at it, its schedules (expiry, reminder, first
    * escalation hop) and its `approval-requested` events, in one atomic write under the thread's
-   * fence. Throws `FencedError` when fenced.
+   * fence. Throws `FencedError` when fenced. `attempt` names the write (`NamedWrite`): the thread
+   * it saves may record a post (the text before the card).
    */
-  createStep(options: { step: PendingStep; thread: ThreadState; ttlMs: number; audit: AuditEventInput[]; fence: Fence }): Promise<void>;
+  createStep(options: { step: PendingStep; thread: ThreadState; ttlMs: number; audit: AuditEventInput[]; fence: Fence } & NamedWrite): Promise<void>;
   getStep(stepId: string): Promise<PendingStep | undefined>;
   /** A step and a thread read together, in one round trip where the store can (what a resume reads first). */
   getStepAndThread(stepId: string, threadKey: string): Promise<StepAndThread>;
