@@ -37,7 +37,9 @@ describe('the demo model with streamText', () => {
     const arrivals: number[] = [];
     for await (const part of streamText({ model: slow, messages: ask('hello'), tools: {} }).fullStream) if (part.type === 'text-delta') arrivals.push(performance.now() - started);
     expect(arrivals.length).toBeGreaterThan(3);
-    expect(arrivals.at(-1)! - arrivals[0]!).toBeGreaterThanOrEqual(20 * (arrivals.length - 1) - 5);
+    // Half the asked-for pause per gap: a model that does not pause takes about a millisecond in all, and a
+    // loaded machine delays arrivals unevenly (the first one late shortens the measured span; seen in CI).
+    expect(arrivals.at(-1)! - arrivals[0]!).toBeGreaterThanOrEqual(10 * (arrivals.length - 1));
   });
 
   it('calls the tool the keywords pick, runs it, and answers from its output', async () => {
