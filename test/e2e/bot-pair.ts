@@ -46,14 +46,26 @@ export async function startBotPair(options: { mainJs: string; redis: RedisServer
   const configPath = join(directory, 'countersign.yml');
   writeFileSync(configPath, recordingToolsYaml(logFile));
   const environment = (port: number, extra: Record<string, string> = {}) => pairEnvironment({ slack, openai, redis, configPath, port, extra });
-  const ports = [await freePort(), await freePort()] as const;
-  // The doomed process serves Slack inline: its fault hook then stops or kills it from the thread
-  // that signals, at the exact point. From the bot thread behind a front, the signal reaches the
-  // process through the main thread, a moment later on a loaded machine. The survivor has the
-  // default front thread, so every pair has one of each.
-  const doomed = startChildBot(environment(ports[0], { COUNTERSIGN_SLACK_FRONT: 'inline', ...options.fault }), { mainJs: options.mainJs });
-  const survivor = startChildBot(environment(ports[1]), { mainJs: options.mainJs });
-  for (const bot of [doomed, survivor]) await waitFor(() => bot.output().includes('countersign listening'), { timeoutMs: 30_000, message: 'start-up' });
+  let ports: readonly [number, number];
+  let doomed: ChildBot;
+  let survivor: ChildBot;
+  // A port freePort found free can be taken by another test's process before the bot binds it (two
+  // suites side by side): then the pair starts again on other ports.
+  for (let attempt = 1; ; attempt += 1) {
+    ports = [await freePort(), await freePort()] as const;
+    // The doomed process serves Slack inline: its fault hook then stops or kills it from the thread
+    // that signals, at the exact point. From the bot thread behind a front, the signal reaches the
+    // process through the main thread, a moment later on a loaded machine. The survivor has the
+    // default front thread, so every pair has one of each.
+    doomed = startChildBot(environment(ports[0], { COUNTERSIGN_SLACK_FRONT: 'inline', ...options.fault }), { mainJs: options.mainJs });
+    survivor = startChildBot(environment(ports[1]), { mainJs: options.mainJs });
+    const started = await Promise.all([doomed, survivor].map((bot) => untilListening(bot)));
+    if (started.every((outcome) => outcome === 'listening')) break;
+    await Promise.all([doomed, survivor].map((bot) => stopChildBot(bot)));
+    if (attempt === 2 || !started.includes('port-taken')) {
+      throw new Error(`a bot of the pair did not start:\n${[doomed, survivor].map((bot) => bot.output().slice(-2000)).join('\n---\n')}`);
+    }
+  }
   if (options.holdSurvivor) process.kill(survivor.child.pid!, 'SIGSTOP');
   return {
     doomed,
@@ -154,4 +166,19 @@ export function usePairWorld(): PairWorld {
     await world.redis?.stop();
   });
   return world;
+}
+
+/** Waits for the bot to listen; a bot that exits first says why (its port taken, or anything else). */
+async function untilListening(bot: ChildBot): Promise<'listening' | 'port-taken' | 'exited'> {
+  let exited = false;
+  void bot.exited.then(() => {
+    exited = true;
+  });
+  try {
+    await waitFor(() => exited || bot.output().includes('countersign listening'), { timeoutMs: 30_000, message: 'start-up' });
+  } catch (error) {
+    throw new Error(`${(error as Error).message}; its output so far:\n${bot.output().slice(-2000)}`, { cause: error });
+  }
+  if (bot.output().includes('countersign listening')) return 'listening';
+  return bot.output().includes('EADDRINUSE') ? 'port-taken' : 'exited';
 }
