@@ -3,6 +3,7 @@ import type { ThreadStore } from '../store/state-store.js';
 import type { ThreadState } from '../store/thread-state.js';
 import type { ShownAnswer } from './live-answer.js';
 import type { TurnScope } from './turn-scope.js';
+import { takeBackUnrecorded } from './unrecorded-post.js';
 
 /**
  * The take-back of a stream, once this process learns another took the thread: removes its
@@ -31,7 +32,5 @@ export async function takeBackStream(options: { scope: TurnScope; store: Pick<Th
     logger.warn({ event: 'answer-take-back-skipped', threadKey: thread.threadKey, err: error }, 'could not read the thread; the answer messages stay');
     return;
   }
-  const onRecord = new Set(stored?.answerTs ?? []);
-  const unrecorded = unsaved.filter((ts) => !onRecord.has(ts));
-  if (unrecorded.length > 0) await scope.messenger.deleteMessages({ channel: thread.channel, ts: unrecorded });
+  await takeBackUnrecorded(scope, { channel: thread.channel, posted: unsaved, recorded: stored?.answerTs ?? [] })?.();
 }

@@ -19,9 +19,9 @@ end`;
  * process may hold the thread, and without its name the resend would be refused as fenced, as if
  * it had never been written: the caller would take back what the write records (a posted answer).
  */
-function namedWrite({ key, ttl }: { key: number; ttl: number }): { ranBefore: string; record: string } {
+function namedWrite({ key, ttl, answer = 'written' }: { key: number; ttl: number; answer?: string }): { ranBefore: string; record: string } {
   return {
-    ranBefore: `if ARGV[${ttl}] ~= '' and redis.call('EXISTS', KEYS[${key}]) == 1 then return 'written' end`,
+    ranBefore: `if ARGV[${ttl}] ~= '' and redis.call('EXISTS', KEYS[${key}]) == 1 then return '${answer}' end`,
     record: `if ARGV[${ttl}] ~= '' then redis.call('SET', KEYS[${key}], '', 'PX', ARGV[${ttl}]) end`,
   };
 }
@@ -103,12 +103,13 @@ redis.call('PEXPIRE', KEYS[${list}], ARGV[${ttl}])`;
  * and the resend answers 'committed' rather than find its own decision in the step and call it a
  * conflict (a first approval of two would be refused as its approver's second one).
  */
+const commitStepAttempt = namedWrite({ key: 10, ttl: 15, answer: 'committed' });
 export const COMMIT_STEP_SCRIPT = commitStepLua({
   auditFirst: 16,
   beforeWrite: `
-if redis.call('EXISTS', KEYS[10]) == 1 then return 'committed' end`,
+${commitStepAttempt.ranBefore}`,
   afterWrite: `
-redis.call('SET', KEYS[10], '', 'PX', ARGV[15])`,
+${commitStepAttempt.record}`,
 });
 
 /**
