@@ -166,9 +166,17 @@ describe('showing decisions that race on one card', () => {
 
 describe('a click while the store is unavailable', () => {
   const unavailable = () => new Error('Connection is closed.');
-  /** The store, with `getStep` and `commitStepAndQueue` failing as `plan` says, call by call. */
+  /** The store, with `getStep`, `commitStep` and `commitStepAndQueue` failing as `plan` says, call by call (the writes count together). */
   function flakyStore(store: StateStore, plan: { reads?: Array<'fail' | 'ok'>; writes?: Array<'fail' | 'write then fail' | 'ok'> }) {
     const calls = { reads: 0, writes: 0 };
+    const flaky = async <T>(write: () => Promise<T>): Promise<T> => {
+      const next = plan.writes?.[calls.writes++] ?? 'ok';
+      if (next === 'fail') throw unavailable();
+      const committed = await write();
+      // The write landed; its reply was lost with the connection.
+      if (next === 'write then fail') throw unavailable();
+      return committed;
+    };
     const wrapped: StateStore = {
       ...store,
       getStep: async (stepId) => {
@@ -176,14 +184,8 @@ describe('a click while the store is unavailable', () => {
         if (next === 'fail') throw unavailable();
         return store.getStep(stepId);
       },
-      commitStepAndQueue: async (transition, queueing) => {
-        const next = plan.writes?.[calls.writes++] ?? 'ok';
-        if (next === 'fail') throw unavailable();
-        const committed = await store.commitStepAndQueue(transition, queueing);
-        // The write landed; its reply was lost with the connection.
-        if (next === 'write then fail') throw unavailable();
-        return committed;
-      },
+      commitStep: (transition, options) => flaky(() => store.commitStep(transition, options)),
+      commitStepAndQueue: (transition, queueing) => flaky(() => store.commitStepAndQueue(transition, queueing)),
     };
     return { wrapped, calls };
   }
@@ -214,12 +216,24 @@ describe('a click while the store is unavailable', () => {
     expect((await states.getStep(step.stepId))?.decisions).toEqual({});
   });
 
-  it('finds a write whose reply was lost instead of making it twice', async () => {
-    const { store: states, decider, audit } = setup({ wrapStore: (store) => flakyStore(store, { writes: ['write then fail'] }).wrapped });
+  it('sends a write that landed before its reply was lost again as the same write: recorded once, and this process drains the lock it took', async () => {
+    const { store: states, decider, audit, submitted } = setup({ wrapStore: (store) => flakyStore(store, { writes: ['write then fail', 'fail'] }).wrapped });
     const step = await store(states, stepFor('scale'));
     const outcome = await decider.record(click(step, 'U0ALICE', { kind: 'approve', version: 0 }), { storeWaitMs: 5_000 });
-    // The clicker hears what is true: their approval is in (not "could not record, nothing changed").
-    expect(outcome).toEqual({ recorded: false, message: 'Already approved by <@U0ALICE>, so nothing changed.' });
+    // The clicker hears what is true: their approval is in (not "Already approved by you", nor "could not record").
+    expect(outcome).toMatchObject({ recorded: true, completedStep: true, claim: { token: expect.any(String) } });
+    if (outcome.recorded) await decider.publish(outcome);
+    // The claim the first write took, drained here rather than left until the lock lapses.
+    expect(submitted).toEqual([{ kind: 'resume', stepId: step.stepId, channel: step.channel, threadTs: step.threadTs }]);
+    expect((await audit.read({ sinceMs: 0 })).filter((event) => event.type === 'decision')).toHaveLength(1);
+  });
+
+  it('does the same for a decision that does not complete the step (one approval of two)', async () => {
+    const { store: states, decider, audit } = setup({ wrapStore: (store) => flakyStore(store, { writes: ['write then fail'] }).wrapped });
+    const step = await store(states, stepFor('restart_service'));
+    const outcome = await decider.record(click(step, 'U0ALICE', { kind: 'approve', version: 0 }), { storeWaitMs: 5_000 });
+    expect(outcome).toMatchObject({ recorded: true, completedStep: false });
+    expect((await states.getStep(step.stepId))?.revision).toBe(step.revision + 1);
     expect((await audit.read({ sinceMs: 0 })).filter((event) => event.type === 'decision')).toHaveLength(1);
   });
 

@@ -155,8 +155,9 @@ export function createCallDecider(options: DecideCallOptions) {
    * The atomic part: fast (a read and a write per attempt), so it fits inside a modal submit's ack
    * window. `storeWaitMs` (clicks, whose ack Slack already has) is how long to keep trying while
    * Redis is unavailable: a restart, or the bot's reconnect after a failover, takes seconds, and a
-   * decision recorded a moment late beats "try again". Each try reads the step afresh, so a write
-   * that landed before its reply was lost is found, not made twice.
+   * decision recorded a moment late beats "try again". A write that failed is sent again as it was
+   * (its attempt key), so one that landed before its reply was lost answers as it did, not as a
+   * second decision; only a conflict with another writer reads the step afresh.
    */
   async function record(request: CallDecisionRequest, recordOptions: { storeWaitMs?: number } = {}): Promise<RecordOutcome> {
     const receivedAt = Date.now();
@@ -175,17 +176,26 @@ export function createCallDecider(options: DecideCallOptions) {
         const result = applyCallAction(step, full, { now: now(), groupMembers, newGrantId, ...(currentPolicy ? { currentPolicy } : {}) });
         if (!result.ok) return await refuse(step, request, result.refusal.code, result.refusal.message);
         const { transition, effect } = result;
-        let committed: Awaited<ReturnType<StateStore['commitStepAndQueue']>> | { result: 'unavailable' };
         // Before the write that may take the thread's lock: the lock is ours from then at most.
         const askedAt = Date.now();
+        let write: () => ReturnType<StateStore['commitStepAndQueue']>;
+        // One name for this write, however often it is sent (see `StateStore.commitStep`).
+        const attempt = randomUUID();
         if (transition.completed) {
           completing ??= startDecisionSpan({ tracer, step, call, request, receivedAt });
           const { traceparent } = completing;
           // The resume is queued in the same write as the decision, so it can never be lost between them.
           const item = encodeWorkItem({ kind: 'resume', stepId: step.stepId, channel: step.channel, threadTs: step.threadTs, ...(traceparent ? { traceparent } : {}) });
-          committed = await store.commitStepAndQueue(transition, { item, ...worker.queueing }).catch(unavailableAsRetry(storeWait));
-        } else committed = await store.commitStep(transition).catch(unavailableAsRetry(storeWait));
-        if (committed.result === 'unavailable') continue;
+          write = () => store.commitStepAndQueue(transition, { item, ...worker.queueing, attempt });
+        } else write = () => store.commitStep(transition, { attempt });
+        // A write that failed outright may have landed before its connection went (the reply lost,
+        // and Redis unreachable for longer than ioredis resends): it is sent again as it was, under
+        // its attempt key, which answers as the write did (its claim on the thread's lock too). Read
+        // afresh instead, the step would hold this very decision and it would be refused as made twice,
+        // and nobody would drain the lock it took until the lock lapsed.
+        let committed: Awaited<ReturnType<typeof write>> | { result: 'unavailable' };
+        do committed = await write().catch(unavailableAsRetry(storeWait));
+        while (committed.result === 'unavailable');
         if (committed.result === 'conflict') {
           conflicts += 1;
           continue;

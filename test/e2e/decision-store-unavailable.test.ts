@@ -1,0 +1,87 @@
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { startReplyLosingProxy, type ReplyLosingProxy } from '../helpers/reply-losing-proxy.js';
+import { cardButtons, nextTs, threadReplies, useHarnesses, waitFor } from './harness.js';
+
+/**
+ * A click's decision write runs in Redis, then the connection is cut before its reply and Redis
+ * stays unreachable for longer than ioredis's reconnects last (`maxRetriesPerRequest` 2 at 50 and
+ * 100 ms): ioredis rejects the write ("max retries per request") instead of sending it again, and
+ * the decider waits out the outage (a click's store wait, 5 s). The write it then sends is the same
+ * write, under the same attempt key, not a decision judged afresh against a step that already
+ * holds it (decision-reply-lost.test.ts is the resend ioredis makes itself).
+ */
+const proxies: ReplyLosingProxy[] = [];
+// Registered before the harnesses' hook, so it runs after it: the bots stop while their Redis is still there.
+afterEach(async () => {
+  for (const proxy of proxies.splice(0)) await proxy.close();
+});
+const harness = useHarnesses();
+
+/** Far longer than the test waits for the answer: a resume that needs the lock to lapse cannot pass. */
+const LOCK_TTL_MS = 60_000;
+/** Longer than ioredis's reconnects for one command, shorter than a click's store wait. */
+const OUTAGE_MS = 1_500;
+
+describe('a decision whose write ran but whose command then failed while Redis was unreachable', () => {
+  it("is recorded as the approver's, and the resumed turn's answer comes at once (not after the thread lock lapses)", async () => {
+    // Only the resume item the completing decision queues names "kind":"resume".
+    const proxy = await startReplyLosingProxy(inject('redisUrl'), '"kind":"resume"', { refuseForMs: OUTAGE_MS });
+    proxies.push(proxy);
+    const h = await harness({ redisUrl: proxy.url, environment: { COUNTERSIGN_LOCK_TTL_MS: String(LOCK_TTL_MS) } });
+    h.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'worker', namespace: 'staging' } }] }, { text: 'Restarted the worker in staging.' });
+    const threadTs = nextTs();
+    await h.mention({ user: 'UALICE', text: 'restart the worker in staging', ts: threadTs });
+    const card = await waitFor(() => threadReplies(h, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'the approval card' });
+    await h.settled();
+    expect(proxy.cut()).toBe(false);
+
+    const approve = cardButtons(card.blocks).find((button) => button.actionId === 'countersign_approve')!;
+    const clickedAt = Date.now();
+    expect((await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...approve })).status).toBe(200);
+    await waitFor(() => proxy.cut(), { message: 'the decision reply to be cut' });
+    // The outage and the decider's wait take seconds; the lock would take a minute to lapse.
+    const answer = await waitFor(() => threadReplies(h, threadTs).find((message) => String(message.text ?? '').includes('Restarted the worker')), {
+      timeoutMs: LOCK_TTL_MS / 3,
+      message: "the resumed turn's answer (it waits for the orphaned thread lock to lapse)",
+    });
+    expect(proxy.back()).toBe(true);
+    expect(Date.now() - clickedAt).toBeLessThan(LOCK_TTL_MS / 4);
+    expect(answer).toBeDefined();
+    // The write failed outright (ioredis gave up on it), not resent by ioredis on its own.
+    expect(h.warnings().some((line) => line.includes('"decision-store-unavailable"'))).toBe(true);
+    expect(h.invocations()).toEqual([['rollout', 'restart', 'deployment/worker', '-n', 'staging']]);
+    await h.settled();
+    // The resend is the click's own write: Bob is not told his approval was already someone's.
+    const told = h.slack.callsTo('chat.postEphemeral').map((call) => String((call as { text?: unknown }).text ?? JSON.stringify(call)));
+    expect(told, 'Bob is told his (recorded) approval was refused').toEqual([]);
+    const decisions = (await h.auditEvents()).filter((event) => event.type === 'decision');
+    expect(decisions).toHaveLength(1);
+    expect(decisions[0]).toMatchObject({ outcome: 'approved', userId: 'UBOB' });
+  }, 60_000);
+
+  it('that does not complete the step (the first approval of two) is recorded once, and its approver is not told it was refused', async () => {
+    // Only Bob's decision write names him (the step's approvals, the audit pair).
+    const proxy = await startReplyLosingProxy(inject('redisUrl'), 'UBOB', { refuseForMs: OUTAGE_MS });
+    proxies.push(proxy);
+    const h = await harness({ redisUrl: proxy.url, extraYaml: 'policy:\n  rules:\n    - name: two people\n      tools: [restart_service]\n      required: 2\n' });
+    h.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'worker', namespace: 'staging' } }] }, { text: 'Restarted the worker in staging.' });
+    const threadTs = nextTs();
+    await h.mention({ user: 'UALICE', text: 'restart the worker in staging', ts: threadTs });
+    const card = await waitFor(() => threadReplies(h, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'the approval card' });
+    await h.settled();
+    expect(proxy.cut()).toBe(false);
+
+    const approve = cardButtons(card.blocks).find((button) => button.actionId === 'countersign_approve')!;
+    expect((await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...approve })).status).toBe(200);
+    await waitFor(() => proxy.cut(), { message: 'the decision reply to be cut' });
+    await waitFor(() => proxy.back(), { message: 'Redis to be reachable again' });
+    await h.settled();
+    expect(h.warnings().some((line) => line.includes('"decision-store-unavailable"'))).toBe(true);
+    const told = h.slack.callsTo('chat.postEphemeral').map((call) => String((call as { text?: unknown }).text ?? JSON.stringify(call)));
+    const updates = h.slack.callsTo('chat.update').filter((call) => JSON.stringify(call).includes('UBOB'));
+    expect({ told, cardShowsBob: updates.length > 0 }, 'Bob is told his (recorded) approval was refused, and the card never shows it').toEqual({ told: [], cardShowsBob: true });
+    const decisions = (await h.auditEvents()).filter((event) => event.type === 'decision');
+    expect(decisions).toHaveLength(1);
+    expect(decisions[0]).toMatchObject({ outcome: 'approved', userId: 'UBOB' });
+  }, 60_000);
+});
