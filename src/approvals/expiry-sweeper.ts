@@ -210,8 +210,18 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
       await showStep({ messenger, step: shown, logger }).catch((error: unknown) => logger.warn({ event: 'card-update-failed', stepId, err: error }, 'could not show an escalation on the card'));
     }
     // Read after the hops: whoever reads last sets what is left (a stale entry only costs a no-op sweep).
-    const latest = await store.getStep(stepId);
-    await store.scheduleEscalation(stepId, latest?.phase === 'pending' ? latest.escalation?.nextAt : undefined);
+    const nextAt = hopAtOf(await store.getStep(stepId));
+    await store.scheduleEscalation(stepId, nextAt);
+    if (nextAt !== undefined) return;
+    // A missing entry would cost the ladder: an edit that put a call back under a stopped ladder's
+    // rule wrote its next hop with the step, and one that landed after the read above was just
+    // taken off. Read again: any later edit's own write comes after this removal.
+    const resumedAt = hopAtOf(await store.getStep(stepId));
+    if (resumedAt !== undefined) await store.scheduleEscalation(stepId, resumedAt);
+  }
+
+  function hopAtOf(step: PendingStep | undefined): number | undefined {
+    return step?.phase === 'pending' ? step.escalation?.nextAt : undefined;
   }
 
   /** Tells the people of a hop: a reminder, and/or the fallback approvers that they may now decide (in the thread and under each channel copy). */

@@ -126,6 +126,8 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
     const { expiresAt, remindAt } = transition.step;
     if (transition.rescheduled?.expiry && expiresAt !== undefined) schedules.expiry.set(stepId, expiresAt);
     if (transition.rescheduled?.reminder && remindAt !== undefined) schedules.reminder.set(stepId, remindAt);
+    const hopAt = transition.step.escalation?.nextAt;
+    if (transition.rescheduled?.escalation && hopAt !== undefined) schedules.escalation.set(stepId, hopAt);
     if (transition.closed) {
       schedules.expiry.delete(stepId);
       schedules.reminder.delete(stepId);

@@ -91,21 +91,23 @@ redis.call('PEXPIRE', KEYS[${list}], ARGV[${ttl}])`;
 /**
  * KEYS[1] step, [2] complete-steps index, [3] expiry schedule, [4] reminder schedule, [5] audit
  * stream, [6] grants hash of the step's channel, [7] the thread's fence, [8] the workspace's open
- * steps, [9] the workspace's channels with grants.
+ * steps, [9] the workspace's channels with grants, [10] escalation schedule.
  * ARGV[1] revision the change was computed from, [2] step JSON, [3] step id, [4] now, [5] flags
  * (`c` completed, `r` resumed, `x` closed), [6] fencing token or '', [7] grant id or '', [8] grant
  * JSON, [9] grant expiry (epoch ms), [10] audit cap, [11] the step's phase (kept in its own field
  * so an operator with redis-cli can see it), [12] the step's channel, [13] the step's new expiry
- * or '' and [14] its new reminder or '' (an edit moved them earlier).
- * Alone (a decision that does not complete the step, a close, an expiry): KEYS[10] this write's
- * attempt key, ARGV[15] attempt key ttl ms, [16…] audit (type, json) pairs. The attempt key (a
+ * or '' and [14] its new reminder or '' (an edit moved them earlier), [15] its next escalation hop
+ * or '' (an edit put a call back under a ladder that had stopped: written with the step, as
+ * CREATE_STEP_SCRIPT writes the first hop, so no lost write leaves the ladder unswept).
+ * Alone (a decision that does not complete the step, a close, an expiry): KEYS[11] this write's
+ * attempt key, ARGV[16] attempt key ttl ms, [17…] audit (type, json) pairs. The attempt key (a
  * fresh token per call) says the write ran: ioredis sends a command again when its reply was lost,
  * and the resend answers 'committed' rather than find its own decision in the step and call it a
  * conflict (a first approval of two would be refused as its approver's second one).
  */
-const commitStepAttempt = namedWrite({ key: 10, ttl: 15, answer: 'committed' });
+const commitStepAttempt = namedWrite({ key: 11, ttl: 16, answer: 'committed' });
 export const COMMIT_STEP_SCRIPT = commitStepLua({
-  auditFirst: 16,
+  auditFirst: 17,
   beforeWrite: `
 ${commitStepAttempt.ranBefore}`,
   afterWrite: `
@@ -113,13 +115,13 @@ ${commitStepAttempt.record}`,
 });
 
 /**
- * COMMIT_STEP_SCRIPT's first 9 keys and 14 arguments and, when the transition completes the step
+ * COMMIT_STEP_SCRIPT's first 10 keys and 15 arguments and, when the transition completes the step
  * (flag `c`), the resume item queued for its thread in the same step: no decision that completes a
- * step is recorded without its resume. KEYS[10] queue, [11] lock, [12] index of threads with work,
- * [13] in-flight item, [14] ready list, [15] this write's attempt key.
- * ARGV[15] item, [16] lock ttl ms, [17] queue ttl ms, [18] thread key, [19] fence ttl ms, [20]
+ * step is recorded without its resume. KEYS[11] queue, [12] lock, [13] index of threads with work,
+ * [14] in-flight item, [15] ready list, [16] this write's attempt key.
+ * ARGV[16] item, [17] lock ttl ms, [18] queue ttl ms, [19] thread key, [20] fence ttl ms, [21]
  * 'drain' (a free lock is taken: {'committed', token, first item}) or 'hand-off' (a free thread is
- * offered to the workers), [21] most hints kept, [22] attempt key ttl ms, [23] token nonce, [24…]
+ * offered to the workers), [22] most hints kept, [23] attempt key ttl ms, [24] token nonce, [25…]
  * audit pairs.
  * The attempt key (a fresh token per call) keeps what the write did: the token of the lock it
  * took, or '' when it took none. ioredis sends a command again when its reply was lost; the resend
@@ -128,33 +130,33 @@ ${commitStepAttempt.record}`,
  * took until the lock lapses.
  */
 export const COMMIT_STEP_AND_QUEUE_SCRIPT = commitStepLua({
-  auditFirst: 24,
+  auditFirst: 25,
   beforeWrite: `
-local earlier = redis.call('GET', KEYS[15])
+local earlier = redis.call('GET', KEYS[16])
 if earlier then
-  if earlier ~= '' and redis.call('GET', KEYS[11]) == earlier then return {'committed', earlier, redis.call('LINDEX', KEYS[13], 0)} end
+  if earlier ~= '' and redis.call('GET', KEYS[12]) == earlier then return {'committed', earlier, redis.call('LINDEX', KEYS[14], 0)} end
   return 'committed'
 end`,
   afterWrite: `
 local taken = ''
 if string.find(ARGV[5], 'c', 1, true) then
-  redis.call('RPUSH', KEYS[10], ARGV[15])
-  redis.call('PEXPIRE', KEYS[10], ARGV[17])
-  redis.call('ZADD', KEYS[12], ARGV[4], ARGV[18])
-  if redis.call('EXISTS', KEYS[11]) == 0 then
-    if ARGV[20] == 'hand-off' then
-      redis.call('RPUSH', KEYS[14], ARGV[18])
-      redis.call('LTRIM', KEYS[14], -tonumber(ARGV[21]), -1)
+  redis.call('RPUSH', KEYS[11], ARGV[16])
+  redis.call('PEXPIRE', KEYS[11], ARGV[18])
+  redis.call('ZADD', KEYS[13], ARGV[4], ARGV[19])
+  if redis.call('EXISTS', KEYS[12]) == 0 then
+    if ARGV[21] == 'hand-off' then
+      redis.call('RPUSH', KEYS[15], ARGV[19])
+      redis.call('LTRIM', KEYS[15], -tonumber(ARGV[22]), -1)
     else
-      ${issueToken({ fence: 7, now: 4, nonce: 23, ttl: 19 })}
-      redis.call('SET', KEYS[11], token, 'PX', ARGV[16])
+      ${issueToken({ fence: 7, now: 4, nonce: 24, ttl: 20 })}
+      redis.call('SET', KEYS[12], token, 'PX', ARGV[17])
       taken = token
     end
   end
 end
-redis.call('SET', KEYS[15], taken, 'PX', ARGV[22])
+redis.call('SET', KEYS[16], taken, 'PX', ARGV[23])
 if taken ~= '' then
-  ${takeItem({ queue: 10, inflight: 13, ttl: 17 })}
+  ${takeItem({ queue: 11, inflight: 14, ttl: 18 })}
   return {'committed', taken, item}
 end`,
 });
@@ -171,6 +173,7 @@ if string.find(ARGV[5], 'c', 1, true) then redis.call('ZADD', KEYS[2], ARGV[4], 
 if string.find(ARGV[5], 'r', 1, true) then redis.call('ZREM', KEYS[2], ARGV[3]) end
 if ARGV[13] ~= '' then redis.call('ZADD', KEYS[3], ARGV[13], ARGV[3]) end
 if ARGV[14] ~= '' then redis.call('ZADD', KEYS[4], ARGV[14], ARGV[3]) end
+if ARGV[15] ~= '' then redis.call('ZADD', KEYS[10], ARGV[15], ARGV[3]) end
 if string.find(ARGV[5], 'x', 1, true) then
   redis.call('ZREM', KEYS[3], ARGV[3])
   redis.call('ZREM', KEYS[4], ARGV[3])

@@ -57,8 +57,8 @@ const FENCE_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 const ATTEMPT_TTL_MS = 5 * 60 * 1000;
 
 const SCRIPTS = {
-  csCommitStep: [10, COMMIT_STEP_SCRIPT],
-  csCommitStepAndQueue: [15, COMMIT_STEP_AND_QUEUE_SCRIPT],
+  csCommitStep: [11, COMMIT_STEP_SCRIPT],
+  csCommitStepAndQueue: [16, COMMIT_STEP_AND_QUEUE_SCRIPT],
   csCreateStep: [12, CREATE_STEP_SCRIPT],
   csSaveThread: [6, SAVE_THREAD_SCRIPT],
   csCreateThreadIfAbsent: [2, CREATE_THREAD_IF_ABSENT_SCRIPT],
@@ -153,6 +153,7 @@ export function createRedisStore({
       keys.ofThread(fencedThread).fence(fencedThread),
       stepAt.openSteps(step.teamId),
       stepAt.grantChannels(step.teamId),
+      stepAt.schedule('escalation'),
     ] as const;
   };
   const commitStepArguments = (transition: StepTransition) => {
@@ -160,7 +161,8 @@ export function createRedisStore({
     const flags = `${transition.completed ? 'c' : ''}${transition.resumed ? 'r' : ''}${transition.closed ? 'x' : ''}`;
     const expiry = transition.rescheduled?.expiry ? (step.expiresAt ?? '') : '';
     const reminder = transition.rescheduled?.reminder ? (step.remindAt ?? '') : '';
-    return [transition.fromRevision, stepData(step), step.stepId, now(), flags, fence?.token ?? '', grant?.grantId ?? '', grant ? JSON.stringify(grant) : '', grant?.expiresAt ?? 0, auditMaxLength, step.phase, step.channel, expiry, reminder] as const;
+    const escalation = transition.rescheduled?.escalation ? (step.escalation?.nextAt ?? '') : '';
+    return [transition.fromRevision, stepData(step), step.stepId, now(), flags, fence?.token ?? '', grant?.grantId ?? '', grant ? JSON.stringify(grant) : '', grant?.expiresAt ?? 0, auditMaxLength, step.phase, step.channel, expiry, reminder, escalation] as const;
   };
 
   /**

@@ -818,6 +818,32 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect((await audit.read({ sinceMs: 0 })).filter((event) => event.type === 'escalated' && event.stepId === step.stepId)).toEqual([]);
   });
 
+  it("puts a stopped ladder's next hop back on the schedule, in the edit's write, when the edit moves a call under its rule", async () => {
+    const ladder = [
+      { afterMs: 100, remind: true, addApprovers: [] },
+      { afterMs: 5_000, remind: false, addApprovers: [{ kind: 'user' as const, userId: 'U0LEAD' }] },
+    ];
+    const staging = evaluation({ rule: { index: 1, fingerprint: 'staging' }, approvers: [{ kind: 'user', userId: 'U0STAGEOWNER' }], escalation: ladder });
+    const prod = evaluation({ rule: { index: 0, fingerprint: 'prod' }, approvers: [{ kind: 'user', userId: 'U0SRELEAD' }] });
+    // The ladder's call was edited to prod before its first hop, which then found nobody under the staging rule.
+    const template = makeStep([{ approvalId: 'apv-1', input: { namespace: 'staging' }, policy: staging }], { expiresAt: step0(ladder) + 10_000, escalation: { ladder, rule: { index: 1, fingerprint: 'staging' }, done: 0 } });
+    const { createdAt } = template;
+    template.calls[0]!.versions!.push({ number: 1, input: { namespace: 'prod' }, submittedInput: { namespace: 'prod' }, inputHash: 'prod', editedBy: 'U0STAGEOWNER', at: createdAt + 50, policy: prod });
+    const step = await createStep(template);
+    expect(await store.dueSteps({ kind: 'escalation', now: createdAt + 10_000, limit: 1000 })).not.toContain(step.stepId);
+
+    const action: CallAction = { kind: 'edit', fromVersion: 1, input: { namespace: 'staging' }, submittedInput: { namespace: 'staging' }, policy: staging };
+    const edited = await commitTransition(store, step.stepId, (current) => {
+      const result = applyCallAction(current, { stepId: step.stepId, approvalId: 'apv-1', userId: 'U0SRELEAD', origin: { teamId: current.teamId, channel: current.channel, membership: 'member' }, action }, { now: createdAt + 2_000, groupMembers: new Map(), newGrantId: randomUUID });
+      return result.ok ? result.transition : undefined;
+    });
+    // The hop that found nobody is overdue: due at the edit.
+    expect(edited?.escalation).toMatchObject({ done: 0, nextAt: createdAt + 2_000 });
+    expect(await store.dueSteps({ kind: 'escalation', now: createdAt + 1_999, limit: 1000 })).not.toContain(step.stepId);
+    expect(await store.dueSteps({ kind: 'escalation', now: createdAt + 2_000, limit: 1000 })).toContain(step.stepId);
+    await store.unschedule(step.stepId);
+  });
+
   it("moves the expiry and reminder schedules when an edit brings the step's deadlines forward", async () => {
     const template = makeStep([{ approvalId: 'apv-1', input: { namespace: 'staging' } }]);
     const { createdAt } = template;

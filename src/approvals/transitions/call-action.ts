@@ -16,6 +16,7 @@ import { quorumReachable } from '../policy/quorum-reachable.js';
 import { strictestEvaluation } from '../policy/strictest-evaluation.js';
 import { fromThisCard } from '../card-routing.js';
 import { mayAnswerQuestion, questionRefusalText } from '../question-answerers.js';
+import { resumeStoppedLadder } from './escalate.js';
 import { refusal, type Refusal } from './refusal.js';
 import { completeIfDone, decisionEvent, nextRevision, type StepTransition } from './step-transition.js';
 
@@ -275,7 +276,7 @@ function edit(
   const next = nextRevision(step);
   const nextCall = next.calls.find((candidate) => candidate.approvalId === call.approvalId)!;
   nextCall.versions = [...(nextCall.versions ?? []), version];
-  const rescheduled = withDeadlines(next, deadlines);
+  const rescheduled = withDeadlines(next, deadlines, context.now);
   const edited: AuditEventInput = {
     type: 'input-edited',
     teamId: step.teamId,
@@ -315,14 +316,19 @@ function edit(
   return result;
 }
 
-/** Puts the edited deadlines on `next`; returns the schedules that must move with them. */
-function withDeadlines(next: PendingStep, deadlines: EditedDeadlines): StepTransition['rescheduled'] {
+/**
+ * Puts the edited deadlines on `next` (the edit's version already on it); returns the schedules
+ * that must move with them: the expiry and reminder when they came earlier, and the escalation
+ * schedule when the edit put a call back under the rule of a ladder that had stopped.
+ */
+function withDeadlines(next: PendingStep, deadlines: EditedDeadlines, now: number): StepTransition['rescheduled'] {
   next.expiresAt = deadlines.expiresAt;
   if (deadlines.remindAt !== undefined) next.remindAt = deadlines.remindAt;
   // Expiry stays the last step: a hop due at or after it will never come, so the card stops promising it.
   if (next.escalation !== undefined && nextHopAt({ at: next.escalation.nextAt, expiresAt: deadlines.expiresAt }) === undefined) delete next.escalation.nextAt;
-  if (!deadlines.expiryMoved && !deadlines.reminderMoved) return undefined;
-  return { expiry: deadlines.expiryMoved, reminder: deadlines.reminderMoved };
+  const ladderResumed = resumeStoppedLadder(next, { now });
+  if (!deadlines.expiryMoved && !deadlines.reminderMoved && !ladderResumed) return undefined;
+  return { expiry: deadlines.expiryMoved, reminder: deadlines.reminderMoved, ...(ladderResumed ? { escalation: true } : {}) };
 }
 
 function editPastExpiryText({ expiryMs, requestedAt, now }: { expiryMs: number; requestedAt: number; now: number }): string {

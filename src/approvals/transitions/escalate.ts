@@ -14,7 +14,8 @@ import { nextRevision, type StepTransition } from './step-transition.js';
  * Calls under other rules keep their own approvers. Once no call under that rule waits (each
  * decided, or edited to another rule), the ladder stops instead: its hops would reach nobody, and a
  * reminding one would ping another rule's approvers, so the step keeps no next hop (no `stage`,
- * nothing to announce; the sweep takes it off the schedule). Undefined when there is nothing to do:
+ * nothing to announce; the sweep takes it off the schedule) until an edit puts a call back under
+ * that rule (`resumeStoppedLadder`). Undefined when there is nothing to do:
  * the step is closed, expired (expiry stays the last step), not due yet, or already escalated by
  * another process, so the store's revision check lets exactly one process make each hop. Pure.
  */
@@ -52,4 +53,24 @@ export function escalateTransition(step: PendingStep, { now }: { now: number }):
     });
   }
   return { transition: { step: next, fromRevision: step.revision, audit }, stage };
+}
+
+/**
+ * A ladder that stopped (a hop came due when no call waited under its rule, so the step kept no
+ * next hop) goes on once a call waits under that rule again: an edit moved one there, the call the
+ * ladder came from or another of the step. Its hops keep their times from the request, as an edit
+ * never restarts the clock: the hop that found nobody, and any other whose time has passed, is due
+ * at `now` (the next sweep makes each, as after a sweep that was down), the later ones at their
+ * times, and none at or after the expiry. Sets `next.escalation.nextAt`; true when it did, so the
+ * write that stores `next` also puts the hop on the schedule (`StepTransition.rescheduled`).
+ */
+export function resumeStoppedLadder(next: PendingStep, { now }: { now: number }): boolean {
+  const { escalation } = next;
+  if (next.phase !== 'pending' || !escalation || escalation.nextAt !== undefined) return false;
+  const stage = escalation.ladder[escalation.done];
+  if (!stage || callsOnStepLadder(next).length === 0) return false;
+  const nextAt = nextHopAt({ at: Math.max(next.createdAt + stage.afterMs, now), expiresAt: next.expiresAt });
+  if (nextAt === undefined) return false;
+  next.escalation = { ...escalation, nextAt };
+  return true;
 }

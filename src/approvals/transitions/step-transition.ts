@@ -24,9 +24,12 @@ export interface StepTransition {
   /**
    * Still pending, but its deadlines came earlier (an edit put a call under a rule with a shorter
    * expiry or an earlier reminder): the expiry and/or reminder schedules move to the step's
-   * `expiresAt` and `remindAt`, in the same write, so the sweep finds it when the clicks do.
+   * `expiresAt` and `remindAt`, in the same write, so the sweep finds it when the clicks do. And
+   * `escalation`: an edit put a call back under the rule of a ladder that had stopped (no call
+   * waited under it when a hop came due), so its next hop goes on the schedule at the step's
+   * `escalation.nextAt`, in the same write.
    */
-  rescheduled?: { expiry: boolean; reminder: boolean };
+  rescheduled?: { expiry: boolean; reminder: boolean; escalation?: boolean };
   /**
    * Takes authority away: a call denied, or closed undecided. The store has replicas confirm it
    * before it answers, as it does a call's executing marker: a failover that lost it would open
