@@ -280,6 +280,7 @@ async function assemble(
     logger,
     now,
     currentEvaluation: evaluateInput,
+    resolveGroups,
     metrics: prometheus.metrics,
     ...(options.sweepIntervalMs ? { intervalMs: options.sweepIntervalMs } : {}),
     ...(role === 'receiver' ? {} : { alsoRun: ({ stopping }) => recoverStalledWork({ store, worker, now, graceMs: lockTtlMs, logger, stopping }) }),

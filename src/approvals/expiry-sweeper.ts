@@ -8,7 +8,9 @@ import { approvalsOf, currentVersion } from './input-version.js';
 import { decisionOf, isQuestion, undecidedCalls, type PendingCall, type PendingStep } from './pending-step.js';
 import { postMissingCopies } from './post-card-copies.js';
 import { showStep } from './show-step.js';
-import { approverMentions, reminderMentions } from './policy/describe-approvers.js';
+import { approverMentions } from './policy/describe-approvers.js';
+import type { GroupMembers } from './policy/approver-eligibility.js';
+import { governedReminderMentions, reminderGroupIds } from './policy/governed-reminder-mentions.js';
 import { callsOnStepLadder } from './policy/escalation-scope.js';
 import { governingExpiry } from './policy/approval-deadlines.js';
 import { governingPolicy, type CurrentEvaluation } from './policy/governing-policy.js';
@@ -68,6 +70,12 @@ export interface ExpirySweeperOptions {
    * deadline and the one that config sets (`governingExpiry`). Absent: the step's ladder and deadline alone.
    */
   currentEvaluation?: CurrentEvaluation;
+  /**
+   * Members of the user groups the card's policy and the config in force name, when they differ: a
+   * reminder then mentions by name the members both let approve (`governedReminderMentions`).
+   * Absent, or failing: such groups give nobody.
+   */
+  resolveGroups?: (groupIds: readonly string[]) => Promise<GroupMembers>;
 }
 
 /**
@@ -84,23 +92,37 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
 
   /**
    * Pings the approvers of `calls` (by default every approval still waiting: the step's own
-   * reminder), naming them by tool (`names`, by default).
+   * reminder), naming them by tool (`names`, by default). The approvers are those a click would
+   * accept now: under the governing policy, the card's and the config in force's together.
    */
   async function remind(step: PendingStep, { prefix = ':bell: ', calls: waiting = waitingApprovals(step), names }: { prefix?: string; calls?: PendingCall[]; names?: string } = {}): Promise<void> {
     if (waiting.length === 0 || step.phase !== 'pending') return;
-    const mentions = new Set(
-      waiting.flatMap((call) => {
-        const version = currentVersion(call)!;
-        const approvedBy = approvalsOf(step, call, version.number).map((approval) => approval.userId);
-        return reminderMentions({ evaluation: version.policy, requesterId: step.requesterId, approvedBy }).split(' ').filter(Boolean);
-      }),
-    );
+    const mentions = new Set((await Promise.all(waiting.map((call) => mentionsFor(step, call)))).flat());
     const named = names ?? [...new Set(waiting.map((call) => `\`${call.toolName}\``))].join(', ');
     const expires = step.expiresAt === undefined ? '' : ` It expires <!date^${Math.floor(step.expiresAt / 1000)}^{date_short_pretty} at {time}|soon>.`;
     await messenger.postMention({
       channel: step.channel,
       threadTs: step.threadTs,
       text: `${prefix}${[...mentions].join(' ')}${mentions.size > 0 ? ' ' : ''}Approval still needed for ${named}.${expires}`,
+    });
+  }
+
+  /** Who a reminder about `call` pings: those the governing policy of its current version lets approve now. */
+  async function mentionsFor(step: PendingStep, call: PendingCall): Promise<string[]> {
+    const version = currentVersion(call)!;
+    const approvedBy = approvalsOf(step, call, version.number).map((approval) => approval.userId);
+    const current = options.currentEvaluation ? await options.currentEvaluation({ step, call, input: version.input }) : undefined;
+    const governing = governingPolicy({ step, stored: version.policy, current });
+    const groupIds = reminderGroupIds(governing);
+    const groupMembers = groupIds.length === 0 ? new Map<string, ReadonlySet<string>>() : await membersOf(step, groupIds);
+    return governedReminderMentions({ governing, requesterId: step.requesterId, ...(step.instigatorIds ? { instigatorIds: step.instigatorIds } : {}), approvedBy, groupMembers });
+  }
+
+  async function membersOf(step: PendingStep, groupIds: readonly string[]): Promise<GroupMembers> {
+    if (!options.resolveGroups) return new Map();
+    return options.resolveGroups(groupIds).catch((error: unknown) => {
+      logger.warn({ event: 'reminder-groups-unresolved', stepId: step.stepId, groupIds, err: error }, 'could not resolve user groups for a reminder; their members are not mentioned');
+      return new Map();
     });
   }
 
