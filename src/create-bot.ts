@@ -206,6 +206,7 @@ async function assemble(
   app.use(requests.middleware);
   const messenger = createWebApiMessenger({ client: app.client, logger, streaming: environment.slack.streaming });
   const resolveGroups = createUsergroupMembers({ client: app.client, logger });
+  const channelsOf = createChannelMembership({ client: app.client, logger });
   const approvalHook = resolveApprovalHook(options.onApprovalRequest);
   const conversation = createConversation({
     store,
@@ -217,6 +218,7 @@ async function assemble(
     policy: config.policy,
     toolProblems: () => loaded.problems(),
     resolveGroups,
+    channelsOf,
     limits: {
       maxSteps: config.agent.maxSteps,
       modelTimeoutMs: options.modelTimeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS,
@@ -322,7 +324,7 @@ async function assemble(
     validator: createJsonSchemaValidator(),
     audit,
     resolveGroups,
-    channelsOf: createChannelMembership({ client: app.client, logger }),
+    channelsOf,
     currentEvaluation: evaluateInput,
     now,
     botUserId: identity.botUserId,

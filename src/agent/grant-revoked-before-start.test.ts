@@ -54,7 +54,7 @@ function grantedTurn(options: { clock: { now: number }; run?: (context: ToolCont
     },
   ];
   const replies = [callReply, textReply];
-  const lookup = createGrantLookup({ store: store as never, resolveGroups: async () => new Map(), now: () => options.clock.now });
+  const lookup = createGrantLookup({ store: store as never, resolveGroups: async () => new Map(), channelsOf: async () => new Set(['C1']), now: () => options.clock.now });
   const findGrant = lookup({ teamId: 'T1', channel: 'C1', threadTs: '1.1' } as never, 'UALICE');
   const messages: ModelMessage[] = [{ role: 'user', content: 'restart staging' }];
   const turn = runTurn({

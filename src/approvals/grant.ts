@@ -64,6 +64,12 @@ export interface GrantCandidate {
   instigatorIds?: readonly string[];
   /** Members of the groups `evaluation` names, to check the grantor could approve this call. */
   groupMembers: GroupMembers;
+  /**
+   * Whether a person is in the call's channel now, for a `channel` approver: a grantor who left it
+   * could no longer see or click its cards. False when that could not be read, so an outage at Slack
+   * does not open the gate.
+   */
+  inChannel: (userId: string) => boolean;
   now: number;
 }
 
@@ -71,7 +77,8 @@ export interface GrantCandidate {
  * Whether a grant stands in for a human on this call. A grant is one person's approval carried
  * forward, so it is never wider than that approval could be now: the same rule, a rule that needs
  * one approver, a grantor who may approve this call (so never their own request, nor a call their
- * answer to the turn's question led to, when the rule forbids self-approval), and the scope, time and arguments the grant names.
+ * answer to the turn's question led to, when the rule forbids self-approval, nor one only the
+ * channel's people may approve once they left it), and the scope, time and arguments the grant names.
  */
 export function grantCovers(grant: Grant, call: GrantCandidate): boolean {
   if (grant.expiresAt <= call.now || grant.toolName !== call.toolName || grant.channel !== call.channel) return false;
@@ -82,7 +89,14 @@ export function grantCovers(grant: Grant, call: GrantCandidate): boolean {
   if (!sameRule(grant.evaluation, evaluation) || escalates({ before: grant.evaluation, after: evaluation })) return false;
   const identical = inputHash(grant.input) === inputHash(call.input);
   if ((grant.identicalArgumentsOnly || evaluation.grants === 'identicalArguments') && !identical) return false;
-  return approverEligibility({ evaluation, userId: grant.grantedBy, requesterId: call.requesterId, instigatorIds: call.instigatorIds, groupMembers: call.groupMembers }).eligible;
+  return approverEligibility({
+    evaluation,
+    userId: grant.grantedBy,
+    requesterId: call.requesterId,
+    instigatorIds: call.instigatorIds,
+    groupMembers: call.groupMembers,
+    inThreadChannel: call.inChannel(grant.grantedBy),
+  }).eligible;
 }
 
 /**

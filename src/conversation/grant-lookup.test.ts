@@ -46,7 +46,7 @@ function restartTool(does?: string): ToolDefinition {
 /** Alice's later call in the channel, after a deploy brought config `after`: the real gate, the real grant lookup. */
 async function callAfterDeploy({ grant, after, namespace, toolDoes }: { grant: Grant; after: PolicyConfig; namespace: string; toolDoes?: string }) {
   const store = { listGrants: async ({ now }: { now: number }) => [grant].filter((stored) => stored.expiresAt > now) };
-  const lookup = createGrantLookup({ store: store as never, resolveGroups: async () => new Map(), now: () => Date.now() });
+  const lookup = createGrantLookup({ store: store as never, resolveGroups: async () => new Map(), channelsOf: async () => new Set(['C1']), now: () => Date.now() });
   const executed: unknown[] = [];
   const definitions: ToolDefinition[] = [{ ...restartTool(toolDoes), execute: async (input) => executed.push(input) && 'ok' }];
   const outcome = await runTurn({
@@ -110,7 +110,7 @@ describe('a grant in a turn someone steered by answering its question', () => {
   const FOUR_EYES = policyOf('    - { tools: [restart], approvers: [channel], allowSelfApproval: false }\n');
   const lookupIn = (instigatorIds?: string[]) => {
     const grant = grantUnder({ before: FOUR_EYES, namespace: 'prod' });
-    const lookup = createGrantLookup({ store: { listGrants: async () => [grant] } as never, resolveGroups: async () => new Map(), now: () => Date.now() });
+    const lookup = createGrantLookup({ store: { listGrants: async () => [grant] } as never, resolveGroups: async () => new Map(), channelsOf: async () => new Set(['C1']), now: () => Date.now() });
     const thread = { teamId: 'T1', channel: 'C1', threadTs: '1.1', ...(instigatorIds ? { instigatorIds } : {}) };
     const evaluation = evaluatePolicy({ policy: FOUR_EYES, toolName: 'restart', channel: 'C1', input: { namespace: 'prod' } });
     return lookup(thread as never, 'schedule:heartbeat')({ toolName: 'restart', input: { namespace: 'prod' }, evaluation });
@@ -123,5 +123,42 @@ describe('a grant in a turn someone steered by answering its question', () => {
   it('does not cover a call the grantor led to with their answer, under a rule that forbids self-approval', async () => {
     expect(await lookupIn(['UBOB'])).toBeUndefined();
     expect(await lookupIn(['UALICE'])).toMatchObject({ grantId: 'g1' });
+  });
+});
+
+describe("a grant whose rule's approvers are the channel's people", () => {
+  const CHANNEL_RULE = policyOf('    - { tools: [restart], approvers: [channel] }\n');
+  const NAMED_RULE = policyOf('    - { tools: [restart], approvers: [UBOB] }\n');
+  const lookupWith = ({ policy, channels, grantId }: { policy: PolicyConfig; channels: ReadonlySet<string> | undefined; grantId?: string }) => {
+    const grant = grantUnder({ before: policy, namespace: 'prod' });
+    const reads: Array<{ userId: string; fresh: boolean | undefined }> = [];
+    const channelsOf = async (userId: string, options?: { fresh?: boolean }) => {
+      reads.push({ userId, fresh: options?.fresh });
+      return channels;
+    };
+    const lookup = createGrantLookup({ store: { listGrants: async () => [grant] } as never, resolveGroups: async () => new Map(), channelsOf, now: () => Date.now() });
+    const evaluation = evaluatePolicy({ policy, toolName: 'restart', channel: 'C1', input: { namespace: 'prod' } });
+    const found = lookup({ teamId: 'T1', channel: 'C1', threadTs: '1.1' } as never, 'UALICE')({ toolName: 'restart', input: { namespace: 'prod' }, evaluation, ...(grantId ? { grantId } : {}) });
+    return { found, reads };
+  };
+
+  it('covers a call while its grantor is in the channel, asking Slack past the cache at the gate and not before the start', async () => {
+    const gate = lookupWith({ policy: CHANNEL_RULE, channels: new Set(['C1']) });
+    expect(await gate.found).toMatchObject({ grantId: 'g1' });
+    expect(gate.reads).toEqual([{ userId: 'UBOB', fresh: true }]);
+    const beforeStart = lookupWith({ policy: CHANNEL_RULE, channels: new Set(['C1']), grantId: 'g1' });
+    expect(await beforeStart.found).toMatchObject({ grantId: 'g1' });
+    expect(beforeStart.reads).toEqual([{ userId: 'UBOB', fresh: false }]);
+  });
+
+  it('covers nothing once its grantor left the channel, or when Slack cannot say which channels they are in', async () => {
+    expect(await lookupWith({ policy: CHANNEL_RULE, channels: new Set(['C2']) }).found).toBeUndefined();
+    expect(await lookupWith({ policy: CHANNEL_RULE, channels: undefined }).found).toBeUndefined();
+  });
+
+  it("reads no channels for a rule that names its approvers: the grantor's approval does not rest on the channel", async () => {
+    const named = lookupWith({ policy: NAMED_RULE, channels: undefined });
+    expect(await named.found).toMatchObject({ grantId: 'g1' });
+    expect(named.reads).toEqual([]);
   });
 });

@@ -27,6 +27,11 @@ export interface PhaseDependencies {
   toolProblems?: () => ReadonlyArray<{ source: string; message: string }>;
   /** `fresh`: past the per-process cache, for a check that decides whether a call runs (a grant's at the gate). */
   resolveGroups: (groupIds: readonly string[], options?: { fresh?: boolean }) => Promise<GroupMembers>;
+  /**
+   * The channels a person is in, or undefined when Slack could not say; `fresh` as for `resolveGroups`.
+   * A grant under a `channel` approver holds only while its grantor is in the grant's channel.
+   */
+  channelsOf: (userId: string, options?: { fresh?: boolean }) => Promise<ReadonlySet<string> | undefined>;
   /** `statusDelayMs`: how long a turn runs before its status line shows (`TURN_STATUS_DELAY_MS`). */
   limits: HistoryLimits & { maxSteps: number; modelTimeoutMs?: number; statusDelayMs?: number };
   logger: Logger;

@@ -23,7 +23,7 @@ import { inSpan } from '../tracing/trace-context.js';
 
 type RunAndPublishDependencies = Pick<
   PhaseDependencies,
-  'store' | 'audit' | 'model' | 'instructions' | 'tools' | 'policy' | 'toolProblems' | 'resolveGroups' | 'limits' | 'logger' | 'now' | 'metrics' | 'approvalHook' | 'schedules' | 'tracer'
+  'store' | 'audit' | 'model' | 'instructions' | 'tools' | 'policy' | 'toolProblems' | 'resolveGroups' | 'channelsOf' | 'limits' | 'logger' | 'now' | 'metrics' | 'approvalHook' | 'schedules' | 'tracer'
 > & {
   cards: StepCards;
   /** Resumes a step the approval hook decided entirely (late-bound: resuming runs and publishes again). */

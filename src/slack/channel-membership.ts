@@ -6,20 +6,25 @@ const DEFAULT_TTL_MS = 60 * 1000;
 /** Pages read at most (999 channels each); a person in more is shown what the first pages hold. */
 const MAX_PAGES = 5;
 
-/** The channels a person is in, or undefined when Slack could not say (callers then show and allow nothing). */
-export type ChannelsOf = (userId: string) => Promise<ReadonlySet<string> | undefined>;
+/**
+ * The channels a person is in, or undefined when Slack could not say (callers then show and allow
+ * nothing). `fresh`: ask Slack, past the cache (a grant's check at the gate, which decides whether a
+ * call runs without a card); a read of the person's channels already under way is shared.
+ */
+export type ChannelsOf = (userId: string, options?: { fresh?: boolean }) => Promise<ReadonlySet<string> | undefined>;
 
 /**
  * A click on a card is delivered only to people who can see it, which is what the `channel`
  * approver and the cards' privacy rest on. App Home shows and decides calls from every channel, so
  * it asks Slack which channels the viewer is in: a private channel's requests are never shown to,
- * or decided by, someone outside it.
+ * or decided by, someone outside it. A grant under a `channel` approver asks the same of its
+ * grantor, who could not approve there any more once out of the channel.
  */
 export function createChannelMembership({ client, logger, ttlMs = DEFAULT_TTL_MS, now = Date.now }: { client: WebClient; logger: Logger; ttlMs?: number; now?: () => number }): ChannelsOf {
   const cache = new Map<string, { channels: ReadonlySet<string>; expiresAt: number }>();
-  return async (userId) => {
-    const cached = cache.get(userId);
-    if (cached && cached.expiresAt > now()) return cached.channels;
+  // A turn's parallel calls each check their grant fresh: they share one request for the same person.
+  const inFlight = new Map<string, Promise<ReadonlySet<string> | undefined>>();
+  const ask = async (userId: string): Promise<ReadonlySet<string> | undefined> => {
     try {
       const channels = new Set<string>();
       let cursor: string | undefined;
@@ -41,5 +46,14 @@ export function createChannelMembership({ client, logger, ttlMs = DEFAULT_TTL_MS
       logger.warn({ event: 'user-channels-read-failed', userId, err: error }, 'could not read the channels a user is in');
       return undefined;
     }
+  };
+  return async (userId, options = {}) => {
+    const cached = options.fresh ? undefined : cache.get(userId);
+    if (cached && cached.expiresAt > now()) return cached.channels;
+    const shared = inFlight.get(userId);
+    if (shared) return shared;
+    const read = ask(userId).finally(() => inFlight.delete(userId));
+    inFlight.set(userId, read);
+    return read;
   };
 }

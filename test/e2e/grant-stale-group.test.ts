@@ -36,7 +36,7 @@ function grantFromBob(list: () => Promise<{ ok: boolean; users: string[] }>) {
   const evaluation = evaluatePolicy({ policy, toolName: 'restart', channel: 'C1', input: { namespace: 'prod' } });
   const now = Date.now();
   const grant: Grant = { grantId: 'g1', teamId: 'T1', channel: 'C1', scope: 'channel', toolName: 'restart', identicalArgumentsOnly: false, input: { namespace: 'prod' }, evaluation, grantedBy: 'UBOB', createdAt: now, expiresAt: now + 3_600_000 };
-  const lookup = createGrantLookup({ store: { listGrants: async () => [grant] } as never, resolveGroups, now: () => Date.now() });
+  const lookup = createGrantLookup({ store: { listGrants: async () => [grant] } as never, resolveGroups, channelsOf: async () => new Set(['C1']), now: () => Date.now() });
   const executed: string[] = [];
   const definitions: ToolDefinition[] = [{ name: 'restart', description: 'r', inputSchema: z.object({ namespace: z.string() }), approval: 'always', execute: async () => executed.push('run') && 'ok' }];
   const turn = (id: string) =>
@@ -100,7 +100,7 @@ describe('the grant lookup', () => {
     const now = Date.now();
     const other: Grant = { grantId: 'g2', teamId: 'T1', channel: 'C1', scope: 'channel', toolName: 'deploy', identicalArgumentsOnly: false, evaluation, grantedBy: 'UBOB', createdAt: now, expiresAt: now + 3_600_000 };
     const reads: unknown[] = [];
-    const lookup = createGrantLookup({ store: { listGrants: async () => [other] } as never, resolveGroups: async (...args) => { reads.push(args); return new Map(); }, now: () => Date.now() });
+    const lookup = createGrantLookup({ store: { listGrants: async () => [other] } as never, resolveGroups: async (...args) => { reads.push(args); return new Map(); }, channelsOf: async () => new Set(['C1']), now: () => Date.now() });
     expect(await lookup({ teamId: 'T1', channel: 'C1', threadTs: '1.1' } as never, 'UALICE')({ toolName: 'restart', input: { namespace: 'prod' }, evaluation })).toBeUndefined();
     expect(reads).toEqual([]);
   });

@@ -124,8 +124,10 @@ export function createWorld({ store, policy, startAt }: { store: StateStore; pol
     const evaluation = await evaluateCallPolicy({ policy, definition: restart, toolName: 'restart', input, context: context(requesterId, threadTs) });
     const groupMembers = await resolveGroups([ONCALL_GROUP]);
     const grants = await store.listGrants({ teamId: TEAM, channel: CHANNEL, now: now() });
+    // Nobody leaves the channel in this world.
+    const everyoneInChannel = () => true;
     const definitionFingerprint = await definitionFingerprintOf(restart);
-    const grant = grants.find((candidate) => grantCovers(candidate, { toolName: 'restart', channel: CHANNEL, threadTs, input, evaluation, definitionFingerprint, requesterId, groupMembers, now: now() }));
+    const grant = grants.find((candidate) => grantCovers(candidate, { toolName: 'restart', channel: CHANNEL, threadTs, input, evaluation, definitionFingerprint, requesterId, groupMembers, inChannel: everyoneInChannel, now: now() }));
     if (grant) {
       executions.push({ stepId: `grant:${grant.grantId}`, input, via: 'grant' });
       return { ran: true };

@@ -162,11 +162,13 @@ export function createExtendedWorld({ store, policy, startAt }: { store: StateSt
   async function findGrant(call: { input: Input; requesterId: string; threadTs: string; evaluation: PolicyEvaluation; grantId?: string }): Promise<Grant | undefined> {
     const groupMembers = await resolveGroups(approverGroupIds(call.evaluation));
     const grants = await store.listGrants({ teamId: TEAM, channel: CHANNEL, now: now() });
+    // Nobody leaves the channel in this world.
+    const everyoneInChannel = () => true;
     const fingerprint = await definitionFingerprintOf(restart);
     return grants.find(
       (grant) =>
         (call.grantId === undefined || grant.grantId === call.grantId) &&
-        grantCovers(grant, { toolName: 'restart', channel: CHANNEL, threadTs: call.threadTs, input: call.input, evaluation: call.evaluation, definitionFingerprint: fingerprint, requesterId: call.requesterId, groupMembers, now: now() }),
+        grantCovers(grant, { toolName: 'restart', channel: CHANNEL, threadTs: call.threadTs, input: call.input, evaluation: call.evaluation, definitionFingerprint: fingerprint, requesterId: call.requesterId, groupMembers, inChannel: everyoneInChannel, now: now() }),
     );
   }
 

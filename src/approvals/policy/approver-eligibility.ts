@@ -51,6 +51,14 @@ export function approverGroupIds(evaluation: Pick<PolicyEvaluation, 'approvers'>
   return [...new Set(evaluation.approvers.flatMap((approver) => (approver.kind === 'group' ? [approver.groupId] : [])))];
 }
 
+/**
+ * Whether a person may approve under `evaluation` by being in the thread's channel (the `channel`
+ * approver): a check away from the card (a grant used later) must then ask whether they still are.
+ */
+export function reliesOnChannelMembership(evaluation: Pick<PolicyEvaluation, 'approvers'>): boolean {
+  return evaluation.approvers.some((approver) => approver.kind === 'channel');
+}
+
 function isCoveredBy({
   approver,
   userId,

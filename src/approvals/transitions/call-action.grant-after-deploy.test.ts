@@ -25,7 +25,7 @@ describe('Approve & allow on a card posted before a deploy', () => {
     // Confirmed, audited as grant-created and listed for 4 hours...
     expect(grant).toBeDefined();
     // ...but judged against the later call (evaluated by the config in force) it covers nothing.
-    const covers = grantCovers(grant, { toolName: 'restart_service', channel: CHANNEL, threadTs: step.threadTs, input, evaluation: now, requesterId: REQUESTER, groupMembers: new Map(), now: step.createdAt + 2000 });
+    const covers = grantCovers(grant, { toolName: 'restart_service', channel: CHANNEL, threadTs: step.threadTs, input, evaluation: now, requesterId: REQUESTER, groupMembers: new Map(), inChannel: () => true, now: step.createdAt + 2000 });
     expect(covers).toBe(true);
   });
 
