@@ -102,6 +102,14 @@ describe('applyCallAction: every action is authorised from the stored step', () 
     expect(apply(question, REQUESTER, { kind: 'deny' }).decisions.q1).toMatchObject({ outcome: 'denied', userId: REQUESTER });
   });
 
+  it('takes only one of its options as the answer to a question that offers them; declining stays open', () => {
+    const question = makeStep([{ approvalId: 'q1', kind: 'question', input: { question: 'Restart in which namespace?', options: ['staging', 'dev'] } }]);
+    expect(act(question, REQUESTER, { kind: 'answer', answer: 'prod' })).toMatchObject({ ok: false, refusal: { code: 'not-an-option' } });
+    expect(refusalOf(act(question, REQUESTER, { kind: 'answer', answer: { answer: 'staging' } }))).toBe('not-an-option');
+    expect(apply(question, REQUESTER, { kind: 'answer', answer: 'dev' }).decisions.q1).toMatchObject({ outcome: 'answered', answer: 'dev' });
+    expect(apply(question, REQUESTER, { kind: 'deny' }).decisions.q1).toMatchObject({ outcome: 'denied' });
+  });
+
   it("lets anyone in a scheduled turn's channel answer or decline its question, from the thread; the requester stays the schedule", () => {
     const copies = [{ kind: 'channel' as const, channel: 'C0ELSEWHERE', ts: '1.2' }];
     const question = makeStep([{ approvalId: 'q1', kind: 'question', input: { question: 'Which namespace?' } }], { requesterId: 'schedule:heartbeat', copies });

@@ -16,6 +16,7 @@ import { quorumReachable } from '../policy/quorum-reachable.js';
 import { strictestEvaluation } from '../policy/strictest-evaluation.js';
 import { fromThisCard } from '../card-routing.js';
 import { mayAnswerQuestion, questionRefusalText } from '../question-answerers.js';
+import { CHOOSE_AN_OPTION_TEXT, questionOptionsOf } from '../question-options.js';
 import { resumeStoppedLadder } from './escalate.js';
 import { refusal, type Refusal } from './refusal.js';
 import { completeIfDone, decisionEvent, nextRevision, type StepTransition } from './step-transition.js';
@@ -107,6 +108,10 @@ export function applyCallAction(step: PendingStep | undefined, request: CallActi
     if (!mayAnswerQuestion({ requesterId: step.requesterId, userId: request.userId, inThreadChannel: request.origin.channel === step.channel })) {
       return refusal('not-requester', questionRefusalText({ requesterId: step.requesterId, channel: step.channel, verb: action.kind === 'answer' ? 'answer' : 'decline' }));
     }
+    // The model offered these choices and acts on the answer: anything else (a Reply form submitted
+    // anyway) is not what the question asked for.
+    const options = questionOptionsOf(call);
+    if (action.kind === 'answer' && options.length > 0 && !(typeof action.answer === 'string' && options.includes(action.answer))) return refusal('not-an-option', CHOOSE_AN_OPTION_TEXT);
     return decide(step, call, request, context, action.kind === 'answer' ? { outcome: 'answered', answer: action.answer ?? null } : withReason({ outcome: 'denied' }, action.reason));
   }
   if (action.kind === 'answer') return refusal('wrong-kind', 'This call needs an approval, not an answer.');

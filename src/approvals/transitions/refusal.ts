@@ -15,7 +15,9 @@ export type RefusalCode =
   | 'stale'
   | 'not-requester'
   | 'grant-not-allowed'
-  | 'wrong-kind';
+  | 'wrong-kind'
+  /** An answer to a question that offers options that is none of them. */
+  | 'not-an-option';
 
 /** Why an action changed nothing. `message` is shown privately to whoever tried it. */
 export interface Refusal {

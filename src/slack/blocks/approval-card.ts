@@ -7,6 +7,7 @@ import { approverMentions, describeApprovers } from '../../approvals/policy/desc
 import { callsOnStepLadder } from '../../approvals/policy/escalation-scope.js';
 import { nextHopAt } from '../../approvals/policy/next-hop-at.js';
 import { isQuestion, undecidedCalls, type Decision, type InputVersion, type PendingCall, type PendingStep } from '../../approvals/pending-step.js';
+import { questionOptionsOf } from '../../approvals/question-options.js';
 import { scheduleNameOf } from '../../conversation/schedule-actor.js';
 import { CODE_BLOCK_OVERHEAD, codeBlock } from '../format/code-block.js';
 import { actorMention, channelMention, slackDate, userMention } from '../format/mrkdwn-tokens.js';
@@ -168,9 +169,10 @@ function versionLine(step: PendingStep, call: PendingCall, shown: InputVersion |
  * fit one message); a cut question says so and offers "View full input" while it waits.
  */
 function draftQuestion(step: PendingStep, call: PendingCall, index: number): CallDraft {
-  const input = (typeof call.input === 'object' && call.input !== null ? call.input : {}) as { question?: unknown; options?: unknown };
+  const input = (typeof call.input === 'object' && call.input !== null ? call.input : {}) as { question?: unknown };
   const question = typeof input.question === 'string' ? input.question : '';
-  const options = Array.isArray(input.options) ? input.options.filter((option): option is string => typeof option === 'string') : [];
+  // The same options the Reply form and the decider go by: a card with them offers no Reply.
+  const options = questionOptionsOf(call);
   // A scheduled turn's question is for anyone in its channel (named, as a copy elsewhere may show it): no person asked.
   const askedOf = scheduleNameOf(step.requesterId) === undefined ? userMention(step.requesterId) : `anyone in ${channelMention(step.channel)}`;
   const prefix = `*Question for ${askedOf}:*\n`;

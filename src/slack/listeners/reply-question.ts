@@ -4,6 +4,7 @@ import type { AuditLog } from '../../audit/audit-log.js';
 import type { CallDecider } from '../../approvals/decide-call.js';
 import { isQuestion, type PendingCall } from '../../approvals/pending-step.js';
 import { questionRefusalText } from '../../approvals/question-answerers.js';
+import { CHOOSE_AN_OPTION_TEXT, questionOptionsOf } from '../../approvals/question-options.js';
 import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { StateStore } from '../../store/state-store.js';
 import { answerSchemaOf, type AskUserInput } from '../../tools/ask-user.js';
@@ -33,7 +34,9 @@ export interface ReplyQuestionOptions {
 
 /**
  * "Reply" on an `ask_user` question without options: a form generated from the model's answer
- * schema; the answer is validated against that schema (ajv) before it becomes the tool result.
+ * schema; the answer is validated against that schema (ajv) before it becomes the tool result. A
+ * question with options shows no Reply; a click or a submit that names one anyway (an old or forged
+ * payload) is refused, since its answer is one of the options the model offered.
  */
 export function registerReplyQuestion(app: App, { store, decider, messenger, validator, logger, audit, organisationMembership = createOrganisationMembership({ logger }) }: ReplyQuestionOptions): void {
   const formFor = (call: PendingCall) => {
@@ -54,6 +57,7 @@ export function registerReplyQuestion(app: App, { store, decider, messenger, val
       if (!isQuestion(call)) return 'This is not a question.';
       // Refused as the decider refuses the answer itself (code and text), so it is audited the same way.
       if (!mayAnswer(step, userId)) return { refused: { code: 'not-requester', reason: questionRefusalText({ requesterId: step.requesterId, channel: step.channel, verb: 'answer' }) } };
+      if (questionOptionsOf(call).length > 0) return { refused: { code: 'not-an-option', reason: CHOOSE_AN_OPTION_TEXT } };
       return replyView({ call, form: formFor(call).form, privateMetadata });
     },
   });
@@ -66,6 +70,7 @@ export function registerReplyQuestion(app: App, { store, decider, messenger, val
     if (!reference || !lookup?.call || !isQuestion(lookup.call)) return ack(formErrors({ fields: [], message: 'This question is no longer open.' }));
     const { schema, form } = formFor(lookup.call);
     if (!lookup.open) return ack(formErrors({ fields: inputFieldsOf(form), message: lookup.message }));
+    if (questionOptionsOf(lookup.call).length > 0) return ack(formErrors({ fields: inputFieldsOf(form), message: CHOOSE_AN_OPTION_TEXT }));
     const parsed = parseSchemaForm({ form, stateValues: view.state.values as never });
     if (!parsed.ok) return ack({ response_action: 'errors', errors: parsed.errors });
     const validated = validator.validate(schema, parsed.value);
