@@ -17,6 +17,7 @@ import { createExpirySweeper } from './approvals/expiry-sweeper.js';
 import type { CurrentEvaluation } from './approvals/policy/governing-policy.js';
 import type { CountersignConfig } from './config/config-schema.js';
 import { loadConfigFile } from './config/config-file.js';
+import { wholeMilliseconds } from './config/duration.js';
 import { parseEnvironment, type BotRole, type EnvironmentConfig } from './config/environment.js';
 import { createConversation } from './conversation/conversation.js';
 import { recoverStalledWork } from './conversation/recover-stalled-work.js';
@@ -208,6 +209,7 @@ async function assemble(
   const resolveGroups = createUsergroupMembers({ client: app.client, logger });
   const channelsOf = createChannelMembership({ client: app.client, logger });
   const approvalHook = resolveApprovalHook(options.onApprovalRequest);
+  const historyTtlMs = wholeMilliseconds(config.history.ttlHours, 'h');
   const conversation = createConversation({
     store,
     messenger,
@@ -223,7 +225,7 @@ async function assemble(
       maxSteps: config.agent.maxSteps,
       modelTimeoutMs: options.modelTimeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS,
       ...(options.statusDelayMs === undefined ? {} : { statusDelayMs: options.statusDelayMs }),
-      historyTtlMs: config.history.ttlHours * 60 * 60 * 1000,
+      historyTtlMs,
       maxMessages: config.history.maxMessages,
       maxBytes: config.history.maxBytes,
     },
@@ -297,7 +299,7 @@ async function assemble(
           store,
           poster: createChannelPoster(app.client),
           notices: messenger,
-          followTtlMs: config.history.ttlHours * 60 * 60 * 1000,
+          followTtlMs: historyTtlMs,
           worker,
           teamId: createTeamIdLookup(app.client),
           logger,
@@ -328,7 +330,7 @@ async function assemble(
     currentEvaluation: evaluateInput,
     now,
     botUserId: identity.botUserId,
-    followTtlMs: config.history.ttlHours * 60 * 60 * 1000,
+    followTtlMs: historyTtlMs,
     logger,
     tracer,
   });

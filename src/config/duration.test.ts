@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, parseDuration } from './duration.js';
+import { formatDuration, parseDuration, wholeMilliseconds } from './duration.js';
 
 describe('parseDuration', () => {
   it.each([
@@ -31,5 +31,21 @@ describe('formatDuration', () => {
 
   it('round-trips what parseDuration reads', () => {
     for (const text of ['45s', '2h', '1d1h1m1s']) expect(formatDuration(parseDuration(text)!)).toBe(text);
+  });
+});
+
+describe('wholeMilliseconds', () => {
+  it.each([
+    [1.33, 'h', 4_788_000],
+    [168, 'h', 604_800_000],
+    [0.00125, 'h', 4500],
+    [1.1, 's', 1100],
+    [0.0001, 's', 1],
+  ] as const)('turns %d%s into %d ms', (amount, unit, expected) => {
+    expect(wholeMilliseconds(amount, unit)).toBe(expected);
+  });
+
+  it('gives a whole number for every two-decimal number of hours up to 20', () => {
+    for (let hundredths = 1; hundredths <= 2000; hundredths += 1) expect(Number.isInteger(wholeMilliseconds(hundredths / 100, 'h'))).toBe(true);
   });
 });

@@ -19,6 +19,15 @@ export function parseDuration(text: string): number | undefined {
   return total > 0 && Number.isSafeInteger(total) ? total : undefined;
 }
 
+/**
+ * A number of hours or seconds from the config (`history.ttlHours`, `timeoutSeconds`) as whole
+ * milliseconds, at least one: Redis's PEXPIRE refuses a fraction, and floating point makes one of
+ * many decimal values (1.33 h is 4788000.000000001 ms), so every thread save would fail.
+ */
+export function wholeMilliseconds(amount: number, unit: 'h' | 's'): number {
+  return Math.max(1, Math.round(amount * UNIT_MS[unit]));
+}
+
 /** The inverse of `parseDuration`, for messages and cards: 5_400_000 → `1h30m`. */
 export function formatDuration(milliseconds: number): string {
   let rest = Math.max(0, Math.round(milliseconds / 1000)) * 1000;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { CommandToolConfig } from '../../config/config-schema.js';
+import { wholeMilliseconds } from '../../config/duration.js';
 import type { ExecutableToolDefinition } from '../tool-definition.js';
 import { fingerprintOf } from '../definition-fingerprint.js';
 import { renderArgv } from './argv-template.js';
@@ -53,7 +54,7 @@ export function createCommandTool(
       const result = await runCommand({
         argv,
         ...(toolConfig.workingDirectory !== undefined && { workingDirectory: toolConfig.workingDirectory }),
-        timeoutMs: toolConfig.timeoutSeconds * 1000,
+        timeoutMs: wholeMilliseconds(toolConfig.timeoutSeconds, 's'),
         outputLimit: toolConfig.outputLimit,
         ...(context.abortSignal !== undefined && { abortSignal: context.abortSignal }),
         ...(context.assertHeld !== undefined && { beforeStart: context.assertHeld }),

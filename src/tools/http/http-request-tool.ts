@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ConfigError, type ConfigProblem } from '../../config/config-error.js';
 import { RESERVED_HTTP_HEADERS, type HttpBaseConfig, type HttpConfig } from '../../config/http-config-schema.js';
+import { wholeMilliseconds } from '../../config/duration.js';
 import type { ExecutableToolDefinition, ToolContext } from '../tool-definition.js';
 import { describeBases, findAllowedBase } from './allowed-base.js';
 import { canonicalUrl, urlSpellingProblem } from './canonical-url.js';
@@ -168,7 +169,7 @@ async function send(options: {
   // Configured headers last: they win over anything the model asked for.
   for (const [name, value] of Object.entries(base.resolvedHeaders)) headers.set(name, value);
 
-  const timeoutMs = config.timeoutSeconds * 1000;
+  const timeoutMs = wholeMilliseconds(config.timeoutSeconds, 's');
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = context.abortSignal ? AbortSignal.any([timeout, context.abortSignal]) : timeout;
   let response: Response;

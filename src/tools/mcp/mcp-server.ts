@@ -3,6 +3,7 @@ import { jsonSchema, type JSONSchema7 } from 'ai';
 import type { Logger } from 'pino';
 import type { ConfigProblem } from '../../config/config-error.js';
 import type { McpServerConfig } from '../../config/mcp-config-schema.js';
+import { wholeMilliseconds } from '../../config/duration.js';
 import { compileToolPattern } from '../../approvals/policy/tool-pattern.js';
 import { commandEnvironment, withholding } from '../command/command-environment.js';
 import type { ProcessGroupGuard } from '../command/process-group-guard.js';
@@ -195,7 +196,7 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
       // Garbage on stdout, a late answer the client no longer expects: logged, the connection goes on.
       onTransportError: (error) => log.warn({ event: 'mcp-transport-error', err: redact(errorMessage(error)) }, `MCP server ${name}: ${redact(error.message)}`),
       // Half the connect budget, at most 5 s: a server without discovery still has time to initialize.
-      discoveryTimeoutMs: Math.min(DEFAULT_DISCOVERY_TIMEOUT_MS, (config.connectTimeoutSeconds * 1000) / 2),
+      discoveryTimeoutMs: Math.min(DEFAULT_DISCOVERY_TIMEOUT_MS, Math.round(wholeMilliseconds(config.connectTimeoutSeconds, 's') / 2)),
       ...(options.processGroups ? { processGroups: options.processGroups } : {}),
     });
     stdio = transport;
@@ -215,7 +216,7 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
     const myGeneration = generation;
     state = 'connecting';
     toolsChangedWhileConnecting = false;
-    const timeoutMs = config.connectTimeoutSeconds * 1000;
+    const timeoutMs = wholeMilliseconds(config.connectTimeoutSeconds, 's');
     let newClient: MCPClient | undefined;
     const transport = createTransport(myGeneration);
     try {
@@ -283,7 +284,7 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
     const current = client;
     if (!current || state !== 'connected') return;
     try {
-      const listed = await listAllTools(current, config.connectTimeoutSeconds * 1000);
+      const listed = await listAllTools(current, wholeMilliseconds(config.connectTimeoutSeconds, 's'));
       // The connection was lost (or replaced) meanwhile: the new one lists its own tools.
       if (current !== client) return;
       applyToolList(listed);
@@ -357,7 +358,7 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
           result = await current.callTool({
             name: tool.name,
             arguments: input,
-            options: { timeout: config.timeoutSeconds * 1000, ...(context.abortSignal ? { signal: context.abortSignal } : {}) },
+            options: { timeout: wholeMilliseconds(config.timeoutSeconds, 's'), ...(context.abortSignal ? { signal: context.abortSignal } : {}) },
           });
         } catch (error) {
           const message = redact(errorMessage(error));
