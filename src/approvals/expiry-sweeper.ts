@@ -186,6 +186,8 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
   /** Closes the step if its expiry has passed; exactly one process (or click) wins it. */
   async function expire(stepId: string): Promise<void> {
     const stored = await store.getStep(stepId);
+    // Kept past its deadline (`stepRecordTtlMs`), a step is gone only after an outage longer than the grace: its card cannot be closed.
+    if (stored === undefined) logger.warn({ event: 'expiring-step-gone', stepId }, 'a request due to expire has no record left; its card keeps its buttons');
     // Gone (its key expired) or closed some other way: nothing left to expire, ever.
     if (stored?.phase !== 'pending') return store.unschedule(stepId);
     const expired = await commitExpiry(stepId);

@@ -6,6 +6,7 @@ import type { Decision, PendingStep } from '../approvals/pending-step.js';
 import { describeApprovers } from '../approvals/policy/describe-approvers.js';
 import { stepRouting } from '../approvals/card-routing.js';
 import { postMissingCopies } from '../approvals/post-card-copies.js';
+import { stepRecordTtlMs } from '../approvals/step-record-ttl.js';
 import { closeStepTransition } from '../approvals/transitions/close-step.js';
 import { commitTransition } from '../approvals/transitions/commit-transition.js';
 import { logUnconfirmedWithdrawal } from '../approvals/unconfirmed-withdrawal.js';
@@ -73,7 +74,9 @@ export function createStepCards(options: StepCardDependencies) {
     const step: PendingStep = { ...built, ...marks, ...(traceparent === undefined ? {} : { traceparent }) };
     thread.pendingStepId = step.stepId;
     thread.updatedAt = now();
-    await scope.lease.guard(() => store.createStep({ step, thread, ttlMs: options.limits.historyTtlMs, audit: approvalRequested(step), fence: scope.lease.fence, ...named }));
+    // The step and its thread are kept until its deadline at least, however short the history's TTL.
+    const ttlMs = stepRecordTtlMs({ step, historyTtlMs: options.limits.historyTtlMs, now: now() });
+    await scope.lease.guard(() => store.createStep({ step, thread, ttlMs, audit: approvalRequested(step), fence: scope.lease.fence, ...named }));
     return step;
   }
 

@@ -98,8 +98,10 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
     if (item !== undefined) inflight.set(threadKey, item);
     return item;
   };
+  /** As applyHistoryWrite: a save never shortens the life a waiting step gave the thread (`stepRecordTtlMs`). */
   const writeThread = (thread: ThreadState, ttlMs: number, settled: boolean) => {
-    threads.set(thread.threadKey, { value: JSON.stringify(thread), expiresAt: now() + ttlMs });
+    const kept = threads.get(thread.threadKey)?.expiresAt ?? 0;
+    threads.set(thread.threadKey, { value: JSON.stringify(thread), expiresAt: Math.max(kept, now() + ttlMs) });
     if (settled) executing.delete(thread.threadKey);
   };
 
@@ -190,7 +192,7 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       if (step.expiresAt !== undefined) schedules.expiry.set(step.stepId, step.expiresAt);
       if (step.remindAt !== undefined) schedules.reminder.set(step.stepId, step.remindAt);
       if (step.escalation?.nextAt !== undefined) schedules.escalation.set(step.stepId, step.escalation.nextAt);
-      threads.set(thread.threadKey, { value: JSON.stringify(thread), expiresAt: now() + ttlMs });
+      writeThread(thread, ttlMs, false);
       record(events);
       if (attempt) remember(attempt, '');
     },

@@ -69,10 +69,13 @@ if history.mode == 'patch' and (kind ~= 'hash' or revision ~= history.baseRevisi
 /**
  * Applies the checked history write and stores the thread's other fields (ARGV[metaJson]) with the
  * next revision: a patch trims, replaces and appends; only a rewrite (a legacy thread, another
- * process's write in between) sends the whole history. Both keys expire after ARGV[ttl] ms.
+ * process's write in between) sends the whole history. Both keys expire after ARGV[ttl] ms, or
+ * later if the thread was already kept longer: a save never shortens its life, which a step waiting
+ * in it may have made longer than the history's TTL (CREATE_STEP_SCRIPT, `stepRecordTtlMs`).
  */
 function applyHistoryWrite({ meta, list, metaJson, ttl }: { meta: number; list: number; metaJson: number; ttl: number }): string {
   return `
+local threadTtl = math.max(tonumber(ARGV[${ttl}]), redis.call('PTTL', KEYS[${meta}]))
 if history.mode == 'patch' then
   if history.dropFront > 0 then redis.call('LTRIM', KEYS[${list}], history.dropFront, -1) end
   for _, entry in ipairs(history.set) do redis.call('LSET', KEYS[${list}], entry[1], entry[2]) end
@@ -84,8 +87,8 @@ for i = 1, #history.append, 500 do
 end
 revision = revision + 1
 redis.call('HSET', KEYS[${meta}], 'meta', ARGV[${metaJson}], 'revision', revision)
-redis.call('PEXPIRE', KEYS[${meta}], ARGV[${ttl}])
-redis.call('PEXPIRE', KEYS[${list}], ARGV[${ttl}])`;
+redis.call('PEXPIRE', KEYS[${meta}], threadTtl)
+redis.call('PEXPIRE', KEYS[${list}], threadTtl)`;
 }
 
 /**
@@ -252,7 +255,9 @@ if ARGV[5] ~= '' then redis.call('ZADD', KEYS[3], ARGV[5], ARGV[4]) end
 if ARGV[6] ~= '' then redis.call('ZADD', KEYS[4], ARGV[6], ARGV[4]) end
 if ARGV[13] ~= '' then redis.call('ZADD', KEYS[11], ARGV[13], ARGV[4]) end
 redis.call('ZADD', KEYS[5], ARGV[7], ARGV[4])
-redis.call('PEXPIRE', KEYS[5], ARGV[3])
+-- Steps are kept for different times (\`stepRecordTtlMs\`): an index lives as long as its longest.
+redis.call('PEXPIRE', KEYS[5], ARGV[3], 'GT')
+redis.call('PEXPIRE', KEYS[5], ARGV[3], 'NX')
 redis.call('ZADD', KEYS[9], ARGV[7], ARGV[4])
 redis.call('PEXPIRE', KEYS[9], ARGV[3], 'GT')
 redis.call('PEXPIRE', KEYS[9], ARGV[3], 'NX')

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, inject, it, vi } from 'vitest';
 import type { AuditLog } from '../audit/audit-log.js';
 import { createMemoryAuditLog } from '../audit/memory-audit-log.js';
 import { createRedisAuditLog } from './redis-audit-log.js';
@@ -128,6 +128,23 @@ describe.each(createStores())('%s state store', (name, create) => {
     await store.saveThread({ ...thread, messages: [{ role: 'user', content: 'hi' }] }, TTL, fence);
     expect(await store.createThreadIfAbsent(thread, TTL)).toBe(false);
     expect((await store.getThread(thread.threadKey))?.messages).toEqual([{ role: 'user', content: 'hi' }]);
+  });
+
+  it('keeps the thread a step waits in as long as the step, whatever shorter life a later save gives it', async () => {
+    const shortMs = 200;
+    const template = makeStep(['apv-1']);
+    // In the step's channel: a Cluster keeps a step and its channel's index in one slot.
+    const waiting = await lock(`${template.teamId}:${template.channel}:${randomUUID()}`);
+    const step = { ...template, threadKey: waiting.threadKey, stepId: newStepId(waiting.threadKey) };
+    const thread = { ...newThreadState(step, 1), threadKey: waiting.threadKey, pendingStepId: step.stepId };
+    await store.createStep({ step, thread, ttlMs: TTL, audit: [], fence: waiting });
+    await store.saveThread({ ...thread, messages: [{ role: 'user', content: 'still waiting' }] }, shortMs, waiting);
+    // Barrier: a thread saved after it, for as short, lapses.
+    const other = await lock(`${template.teamId}:${template.channel}:${randomUUID()}`);
+    await store.saveThread({ ...newThreadState(step, 1), threadKey: other.threadKey }, shortMs, other);
+    await vi.waitFor(async () => expect(await store.getThread(other.threadKey)).toBeUndefined(), { timeout: 5_000, interval: 20 });
+    expect(await store.getThread(waiting.threadKey)).toMatchObject({ pendingStepId: step.stepId, messages: [{ role: 'user', content: 'still waiting' }] });
+    expect(await store.getStep(step.stepId)).toBeDefined();
   });
 
   it('stores a step, its thread and its audit records in one write, and round-trips the step', async () => {

@@ -115,7 +115,8 @@ export interface StepStore {
    * Stores a new step, the thread that now points at it, its schedules (expiry, reminder, first
    * escalation hop) and its `approval-requested` events, in one atomic write under the thread's
    * fence. Throws `FencedError` when fenced. `attempt` names the write (`NamedWrite`): the thread
-   * it saves may record a post (the text before the card).
+   * it saves may record a post (the text before the card). Both are kept `ttlMs` (`stepRecordTtlMs`:
+   * past the step's deadline), and no later save of the thread shortens that.
    */
   createStep(options: { step: PendingStep; thread: ThreadState; ttlMs: number; audit: AuditEventInput[]; fence: Fence } & NamedWrite): Promise<void>;
   getStep(stepId: string): Promise<PendingStep | undefined>;
@@ -211,7 +212,8 @@ export interface ThreadStore {
    * Saves the thread while `fence` is current; throws `FencedError` otherwise. `settled` says every
    * call that started in this thread now has its result in the history, so the markers can go.
    * `audit`: events of what the save records (an approval withdrawn), written in the same write.
-   * `attempt` names the save (`NamedWrite`).
+   * `attempt` names the save (`NamedWrite`). The thread is kept `ttlMs` from now, or longer if it
+   * already was (a step waiting in it: `createStep`).
    */
   saveThread(thread: ThreadState, ttlMs: number, fence: Fence, options?: { settled?: boolean; audit?: readonly AuditEventInput[] } & NamedWrite): Promise<void>;
   /** Starts following a thread unless it already is; never overwrites an existing history. */
