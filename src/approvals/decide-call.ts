@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { appendQuietly, type AuditLog } from '../audit/audit-log.js';
 import type { TakenClaim, ThreadWorker } from '../conversation/thread-worker.js';
 import type { ThreadMessenger } from '../conversation/thread-messenger.js';
+import { isNewerSchemaError } from '../store/newer-schema-error.js';
 import type { ReplicaShortfall, StateStore } from '../store/state-store.js';
 import { encodeWorkItem } from '../conversation/work-item.js';
 import { faultPoint } from '../runtime/fault-points.js';
@@ -57,6 +58,8 @@ export type RecordOutcome =
   | { recorded: false; message: string };
 
 const NOT_OPEN = 'This approval request is no longer open, so nothing changed.';
+/** A request stored by a newer release (a rolling deploy, a rollback) is open for all this process knows. */
+export const NEWER_RELEASE_CLICK_TEXT = ":hourglass_flowing_sand: This request was made by a newer version of countersign that this process can't read, so nothing changed. Please try again in a minute.";
 /** Concurrent clicks on one step each retry on a conflict; a step has few calls, so few rounds. */
 const MAX_ATTEMPTS = 25;
 /**
@@ -221,6 +224,7 @@ export function createCallDecider(options: DecideCallOptions) {
       logger.warn({ event: 'decision-contended', stepId: request.stepId }, 'gave up recording a decision after repeated conflicts');
       return { recorded: false, message: ':warning: Many people acted on this card at once and I could not record yours, so nothing changed. Please try again.' };
     } catch (error) {
+      if (isNewerSchemaError(error)) return await refuse(undefined, request, 'newer-schema', NEWER_RELEASE_CLICK_TEXT);
       logger.error({ event: 'decision-store-failed', stepId: request.stepId, err: error }, 'could not record decision');
       return { recorded: false, message: ':warning: I could not record your decision, so nothing changed. Please try again.' };
     } finally {

@@ -3,7 +3,8 @@ import type { ThreadMessenger } from '../conversation/thread-messenger.js';
 import type { TakenClaim, ThreadWorker } from '../conversation/thread-worker.js';
 import { encodeWorkItem } from '../conversation/work-item.js';
 import { FencedError } from '../store/fenced-error.js';
-import type { StateStore } from '../store/state-store.js';
+import { isNewerSchemaError } from '../store/newer-schema-error.js';
+import type { ScheduleKind, StateStore } from '../store/state-store.js';
 import { approvalsOf, currentVersion } from './input-version.js';
 import { decisionOf, isQuestion, undecidedCalls, type PendingCall, type PendingStep } from './pending-step.js';
 import { postMissingCopies } from './post-card-copies.js';
@@ -27,6 +28,13 @@ export { EXPIRY_USER } from './transitions/close-step.js';
 const BATCH = 20;
 /** An expiry races only the step's last clicks: conflicts resolve within a few rounds. */
 const MAX_COMMIT_ATTEMPTS = 25;
+/**
+ * How far a sweep puts off the due expiry, reminder or hop of a step a newer release wrote (a rolling
+ * deploy, a rollback), which this one cannot read: far enough that its sweeps do not read it again
+ * and again ahead of the steps they can handle, near enough that the newer release's sweeps still
+ * handle it on time (or nearly: they find it first, unless this one swept just before).
+ */
+export const NEWER_RELEASE_RETRY_MS = 30_000;
 
 /**
  * The calls a hop reaches, by tool. A call that shares its tool with a waiting call the hop does not
@@ -175,9 +183,9 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
    * still needed … It expires <a time already past>" for a request it then closes as expired.
    */
   async function remindDue(stepId: string, at: number): Promise<void> {
-    if (!(await store.claimReminder(stepId))) return;
+    // Read before the claim: a step this release cannot read keeps its reminder (`leaveToNewerRelease`).
     const step = await store.getStep(stepId);
-    if (!step) return;
+    if (!(await store.claimReminder(stepId)) || !step) return;
     const expiresAt = await governingStepExpiry(step, at);
     if (expiresAt !== undefined && at >= expiresAt) return;
     await remind(step);
@@ -248,6 +256,16 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
     return step?.phase === 'pending' ? step.escalation?.nextAt : undefined;
   }
 
+  /**
+   * A step a newer release wrote is not gone: its schedule is left to a process that reads it, put
+   * off a little so this one's sweeps move on to the steps it can handle. Any other error is thrown.
+   */
+  async function leaveToNewerRelease(kind: ScheduleKind, stepId: string, error: unknown): Promise<void> {
+    if (!isNewerSchemaError(error)) throw error;
+    logger.info({ event: 'step-left-to-newer-release', kind, stepId, schemaVersion: error.found }, 'a newer countersign release wrote this step; left for a process that can read it');
+    await store.postponeDue({ kind, stepId, until: now() + NEWER_RELEASE_RETRY_MS });
+  }
+
   /** Tells the people of a hop: a reminder, and/or the fallback approvers that they may now decide (in the thread and under each channel copy). */
   async function announceHop(step: PendingStep, stage: EscalationStage): Promise<void> {
     const hop = step.escalation?.done ?? 0;
@@ -293,11 +311,15 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
   async function sweepOnce(): Promise<void> {
     const at = now();
     for (const stepId of await store.dueSteps({ kind: 'reminder', now: at, limit: BATCH })) {
-      await remindDue(stepId, at).catch((error: unknown) => logger.warn({ event: 'reminder-failed', stepId, err: error }, 'could not send reminder'));
+      await remindDue(stepId, at)
+        .catch((error: unknown) => leaveToNewerRelease('reminder', stepId, error))
+        .catch((error: unknown) => logger.warn({ event: 'reminder-failed', stepId, err: error }, 'could not send reminder'));
     }
-    for (const stepId of await store.dueSteps({ kind: 'expiry', now: at, limit: BATCH })) await expire(stepId);
+    for (const stepId of await store.dueSteps({ kind: 'expiry', now: at, limit: BATCH })) await expire(stepId).catch((error: unknown) => leaveToNewerRelease('expiry', stepId, error));
     for (const stepId of await store.dueSteps({ kind: 'escalation', now: at, limit: BATCH })) {
-      await escalate(stepId).catch((error: unknown) => logger.warn({ event: 'escalation-failed', stepId, err: error }, 'could not escalate'));
+      await escalate(stepId)
+        .catch((error: unknown) => leaveToNewerRelease('escalation', stepId, error))
+        .catch((error: unknown) => logger.warn({ event: 'escalation-failed', stepId, err: error }, 'could not escalate'));
     }
     await options.alsoRun?.({ stopping: stopping.signal });
   }

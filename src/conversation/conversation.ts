@@ -3,10 +3,12 @@ import { contextFromTraceparent, countersignTracer, inSpan, markFailed } from '.
 import type { AuditLog } from '../audit/audit-log.js';
 import { type Metrics, noMetrics } from '../metrics/metrics.js';
 import { isFencedError } from '../store/fenced-error.js';
+import { isNewerSchemaError } from '../store/newer-schema-error.js';
 import type { PrefetchedStep } from '../store/state-store.js';
 import { newStepId } from '../store/redis-keys.js';
 import { createCloseInterruptedCalls } from './close-interrupted-calls.js';
 import { createMessageHandler } from './handle-message.js';
+import { leaveItemToNewerRelease } from './newer-release-item.js';
 import type { Lease } from './lease.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
 import { createStepResumer } from './resume-step.js';
@@ -86,6 +88,11 @@ export function createConversation(options: ConversationOptions): Conversation {
         } catch (error) {
           // Another process holds the thread now: stop here, with nothing more said or saved.
           if (isFencedError(error) || lease.lost()) throw error;
+          // Stored by a newer release: left as it is, not taken for gone.
+          if (isNewerSchemaError(error)) {
+            await leaveItemToNewerRelease({ scope, item, error, logger }).catch(() => {});
+            return scope.takeItemEnd();
+          }
           // Usually the store or Slack failing mid-turn: say so in the thread rather than go quiet.
           logger.error({ event: 'work-item-failed', kind: item.kind, err: error }, 'could not handle work item');
           const span = trace.getSpan(traceContext);

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { NEWER_SCHEMA, newerSchemaOrThrow } from '../store/newer-schema-error.js';
 import type { StateStore } from '../store/state-store.js';
 import type { ThreadWorker } from './thread-worker.js';
 
@@ -44,9 +45,10 @@ export async function recoverStalledWork(options: { store: StateStore; worker: T
   }
   const busyThreads = new Set(busy);
   for (const stepId of decided) {
-    const step = await store.getStep(stepId);
+    // A step a newer release wrote is left to that release's sweeps, which resume it.
+    const step = await store.getStep(stepId).catch(newerSchemaOrThrow);
     if (stopping?.aborted) return;
-    if (!step || step.phase !== 'complete') continue;
+    if (step === NEWER_SCHEMA || !step || step.phase !== 'complete') continue;
     // Its thread has queued or in-flight work: the resume waits its turn there (a backlog, a full
     // gate), or is being claimed now. A second one would resume the turn again once it ended.
     if (busyThreads.has(step.threadKey)) continue;

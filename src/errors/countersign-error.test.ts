@@ -7,6 +7,7 @@ import { ModelTimeoutError } from '../agent/model-watchdog.js';
 import { TurnFailedError } from '../agent/run-turn.js';
 import { StepContendedError } from '../approvals/transitions/commit-transition.js';
 import { FencedError, isFencedError } from '../store/fenced-error.js';
+import { NewerSchemaError } from '../store/newer-schema-error.js';
 import { AuditAppendError } from '../store/redis-audit-log.js';
 import { CountersignError, ErrorCode, errorCodeOf, SlackCallError, SlackResponseError } from './countersign-error.js';
 
@@ -21,6 +22,7 @@ const errors: CountersignError[] = [
   new SlackCallError({ method: 'auth.test', cause: new Error('fetch failed') }),
   new AuditAppendError({ eventType: 'decision', cause: new Error('READONLY') }),
   new AuditUsageError('--limit must be a whole number above 0'),
+  new NewerSchemaError({ kind: 'step', id: 'step-1', found: 3, readable: 2 }),
 ];
 
 describe('coded errors', () => {

@@ -33,6 +33,8 @@ export const ErrorCode = {
   RedisShardsMismatch: 'countersign_redis_shards_mismatch',
   /** Fewer Redis replicas than required confirmed a call's executing marker in time; the call was not started. */
   ReplicationNotConfirmed: 'countersign_replication_not_confirmed',
+  /** A step or thread was stored by a newer release (a rolling deploy, a rollback) in a format this one cannot read. */
+  NewerSchema: 'countersign_newer_schema',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { AuditEventInput } from '../audit/audit-event.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { Grant } from '../approvals/grant.js';
-import type { PendingStep } from '../approvals/pending-step.js';
+import { PENDING_STEP_SCHEMA_VERSION, type PendingStep } from '../approvals/pending-step.js';
 import type { StepTransition } from '../approvals/transitions/step-transition.js';
 import { FencedError } from './fenced-error.js';
 import { newTokenNonce, nextFencingToken } from './fencing-token.js';
+import { NEWER_SCHEMA, refuseNewerSchema, unlessNewerSchema } from './newer-schema-error.js';
 import type { CommitResult, ExecutingMarker, Fence, ScheduleKind, StateStore, WorkClaim } from './state-store.js';
-import type { ThreadState } from './thread-state.js';
+import { THREAD_STATE_SCHEMA_VERSION, type ThreadState } from './thread-state.js';
 
 /** How long a write's attempt is remembered, as the Redis store keeps it for a resend. */
 const ATTEMPT_TTL_MS = 5 * 60 * 1000;
@@ -62,6 +63,24 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
   };
   // Callers get copies, as they would from Redis, so nobody mutates stored state by accident.
   const copy = <T>(value: T): T => structuredClone(value);
+  // Read as the Redis store reads them: what a newer release stored throws `NewerSchemaError`.
+  const readStep = (step: PendingStep | undefined): PendingStep | undefined => {
+    if (step) refuseNewerSchema({ kind: 'step', id: step.stepId, schemaVersion: step.schemaVersion, readable: PENDING_STEP_SCHEMA_VERSION });
+    return step && copy(step);
+  };
+  const readThread = (threadKey: string): ThreadState | undefined => {
+    const json = live(threads, threadKey);
+    const thread = json === undefined ? undefined : (JSON.parse(json) as ThreadState);
+    if (thread) refuseNewerSchema({ kind: 'thread', id: threadKey, schemaVersion: thread.schemaVersion, readable: THREAD_STATE_SCHEMA_VERSION });
+    return thread;
+  };
+  /** Open steps by `matches`, newest first: one a newer release stored is skipped (it stays stored and open). */
+  const openSteps = (matches: (step: PendingStep) => boolean, limit: number): PendingStep[] =>
+    [...steps.keys()]
+      .map((stepId) => unlessNewerSchema(() => readStep(live(steps, stepId))))
+      .filter((step): step is PendingStep => step !== NEWER_SCHEMA && step?.phase === 'pending' && matches(step))
+      .sort((left, right) => right.createdAt - left.createdAt)
+      .slice(0, limit);
   const lockHolder = (threadKey: string) => live(locks, threadKey);
   const current = (fence: Fence) => fences.get(fence.threadKey) === fence.token;
   const guard = (fence: Fence) => {
@@ -163,8 +182,7 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
     },
 
     async getThread(threadKey) {
-      const json = live(threads, threadKey);
-      return json === undefined ? undefined : (JSON.parse(json) as ThreadState);
+      return readThread(threadKey);
     },
 
     async getThreadAndDeletion(threadKey, post) {
@@ -198,14 +216,11 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
     },
 
     async getStep(stepId) {
-      const step = live(steps, stepId);
-      return step && copy(step);
+      return readStep(live(steps, stepId));
     },
 
     async getStepAndThread(stepId, threadKey) {
-      const step = live(steps, stepId);
-      const json = live(threads, threadKey);
-      return { step: step && copy(step), thread: json === undefined ? undefined : (JSON.parse(json) as ThreadState) };
+      return { step: readStep(live(steps, stepId)), thread: readThread(threadKey) };
     },
 
     async setStepCard(stepId, cardTs, link) {
@@ -283,6 +298,11 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       else schedules.escalation.set(stepId, at);
     },
 
+    async postponeDue({ kind, stepId, until }) {
+      const due = schedules[kind].get(stepId);
+      if (due !== undefined && due < until) schedules[kind].set(stepId, until);
+    },
+
     async claimReminder(stepId) {
       return schedules.reminder.delete(stepId);
     },
@@ -292,21 +312,11 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
     },
 
     async listPendingSteps({ teamId, channel, limit }) {
-      return [...steps.keys()]
-        .map((stepId) => live(steps, stepId))
-        .filter((step): step is PendingStep => step?.phase === 'pending' && step.teamId === teamId && step.channel === channel)
-        .sort((left, right) => right.createdAt - left.createdAt)
-        .slice(0, limit)
-        .map(copy);
+      return openSteps((step) => step.teamId === teamId && step.channel === channel, limit);
     },
 
     async listOpenSteps({ teamId, limit }) {
-      return [...steps.keys()]
-        .map((stepId) => live(steps, stepId))
-        .filter((step): step is PendingStep => step?.phase === 'pending' && step.teamId === teamId)
-        .sort((left, right) => right.createdAt - left.createdAt)
-        .slice(0, limit)
-        .map(copy);
+      return openSteps((step) => step.teamId === teamId, limit);
     },
 
     async teamsWithOpenSteps() {

@@ -7,6 +7,7 @@ import type { Grant } from '../approvals/grant.js';
 import type { PendingStep } from '../approvals/pending-step.js';
 import type { StepTransition } from '../approvals/transitions/step-transition.js';
 import { FencedError } from './fenced-error.js';
+import { NEWER_SCHEMA, unlessNewerSchema } from './newer-schema-error.js';
 import { newTokenNonce } from './fencing-token.js';
 import { reportingCommandFailures, type RedisFailureListener } from './redis-failures.js';
 import type { RedisTarget } from '../config/redis-target.js';
@@ -472,6 +473,11 @@ export function createRedisStore({
       else await redis.zadd(schedule, at, stepId);
     },
 
+    async postponeDue({ kind, stepId, until }) {
+      // XX: never adds an entry back; GT: never brings one forward.
+      await redis.zadd(keys.ofStep(stepId).schedule(kind), 'XX', 'GT', until, stepId);
+    },
+
     async claimReminder(stepId) {
       return (await redis.zrem(keys.ofStep(stepId).schedule('reminder'), stepId)) === 1;
     },
@@ -484,7 +490,10 @@ export function createRedisStore({
       const index = keys.ofChannel(teamId, channel).pending(teamId, channel);
       const open = [];
       for (const stepId of await redis.zrevrange(index, 0, limit * 4)) {
-        const step = await store.getStep(stepId);
+        const fields = await redis.hgetall(keys.ofStep(stepId).step(stepId));
+        // A step a newer release wrote is open for all this one knows: it stays indexed for the releases that list it.
+        const step = unlessNewerSchema(() => stepFromRecord(fields));
+        if (step === NEWER_SCHEMA) continue;
         if (step?.phase === 'pending') open.push(step);
         else await redis.zrem(index, stepId);
         if (open.length >= limit) break;
@@ -504,7 +513,9 @@ export function createRedisStore({
       const records = await Promise.all(newest.map(({ stepId }) => redis.hgetall(keys.ofStep(stepId).step(stepId))));
       const open: PendingStep[] = [];
       for (const [position, fields] of records.entries()) {
-        const step = stepFromRecord(fields);
+        // A step a newer release wrote stays indexed, as in `listPendingSteps`.
+        const step = unlessNewerSchema(() => stepFromRecord(fields));
+        if (step === NEWER_SCHEMA) continue;
         const entry = newest[position] as { index: string; stepId: string };
         if (step?.phase === 'pending') open.push(step);
         else if (!step) await redis.zrem(entry.index, entry.stepId);
@@ -611,7 +622,9 @@ export function createRedisStore({
       const [token, item, stepId, threadReply, stepFields] = claim as [string, string | null | false | undefined, string?, ThreadReply?, string[]?];
       if (typeof item !== 'string') return { token };
       if (stepId === undefined || stepFields === undefined) return { token, item };
-      return { token, item, read: { stepId, step: stepFromRecord(stepFields), thread: histories.read(threadKey, threadReply ?? null) } };
+      // A step or thread a newer release wrote is read again by the resume, which then says so (`NewerSchemaError`).
+      const read = unlessNewerSchema(() => ({ stepId, step: stepFromRecord(stepFields), thread: histories.read(threadKey, threadReply ?? null) }));
+      return read === NEWER_SCHEMA ? { token, item } : { token, item, read };
     },
 
     async takeWork(fence) {

@@ -1,5 +1,6 @@
 import type { ModelMessage } from 'ai';
 import { createKnownHistories, digestOf, planHistoryWrite, type HistoryWrite } from './history-write-plan.js';
+import { refuseNewerSchema } from './newer-schema-error.js';
 import { THREAD_STATE_SCHEMA_VERSION, type ThreadState } from './thread-state.js';
 
 /** A thread as `READ_THREAD_SCRIPT` returns it. */
@@ -53,13 +54,13 @@ export function createThreadHistories() {
       if (reply[0] === 'legacy') {
         known.forget(threadKey);
         const legacy = parsedOrUndefined(reply[1]) as ThreadState | undefined;
-        return legacy === undefined ? undefined : current(legacy);
+        return legacy === undefined ? undefined : current(threadKey, legacy);
       }
       const [, metaJson, revision, messages] = reply;
       const meta = metaJson === null ? undefined : (parsedOrUndefined(metaJson) as Omit<ThreadState, 'messages'> | undefined);
       if (meta === undefined) return undefined;
       known.set(threadKey, { revision: Number(revision ?? 0), digests: messages.map(digestOf) });
-      return current({ ...meta, messages: messages.map((message) => (parsedOrUndefined(message) as ModelMessage | undefined) ?? UNREADABLE_MESSAGE) });
+      return current(threadKey, { ...meta, messages: messages.map((message) => (parsedOrUndefined(message) as ModelMessage | undefined) ?? UNREADABLE_MESSAGE) });
     },
   };
 }
@@ -76,6 +77,8 @@ function parsedOrUndefined(json: string): unknown {
   }
 }
 
-function current(thread: ThreadState): ThreadState | undefined {
+/** A thread a newer release saved throws `NewerSchemaError`: read as none, it would be started afresh over the stored one. */
+function current(threadKey: string, thread: ThreadState): ThreadState | undefined {
+  refuseNewerSchema({ kind: 'thread', id: threadKey, schemaVersion: thread.schemaVersion, readable: THREAD_STATE_SCHEMA_VERSION });
   return thread.schemaVersion === THREAD_STATE_SCHEMA_VERSION ? thread : undefined;
 }

@@ -5,19 +5,20 @@ import type { AuditLog } from '../audit/audit-log.js';
 import { createMemoryAuditLog } from '../audit/memory-audit-log.js';
 import { createRedisAuditLog } from './redis-audit-log.js';
 import type { Grant } from '../approvals/grant.js';
-import type { PendingStep } from '../approvals/pending-step.js';
+import { PENDING_STEP_SCHEMA_VERSION, type PendingStep } from '../approvals/pending-step.js';
 import { evaluation, makeStep } from '../approvals/pending-step.test-support.js';
 import { applyCallAction, type CallAction } from '../approvals/transitions/call-action.js';
 import { claimResumeTransition, expireTransition, rejudgeResumeTransition, supersedeTransition } from '../approvals/transitions/close-step.js';
 import { commitTransition } from '../approvals/transitions/commit-transition.js';
 import { escalateTransition } from '../approvals/transitions/escalate.js';
+import { ErrorCode } from '../errors/countersign-error.js';
 import { FencedError } from './fenced-error.js';
 import { createMemoryStore } from './memory-store.js';
 import { parseRedisTarget, type RedisTarget } from '../config/redis-target.js';
 import { newStepId } from './redis-keys.js';
 import { createRedisStore } from './redis-store.js';
 import type { Fence, StateStore } from './state-store.js';
-import { newThreadState } from './thread-state.js';
+import { newThreadState, THREAD_STATE_SCHEMA_VERSION, type ThreadState } from './thread-state.js';
 
 const TTL = 60_000;
 /** Numbers the Slack-shaped thread timestamps the tests draw, so that no two tests share a thread. */
@@ -959,6 +960,41 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect((await store.listOpenSteps({ teamId, limit: 10 })).map((step) => step.stepId)).toEqual([newer.stepId, older.stepId]);
     expect((await store.listOpenSteps({ teamId, limit: 1 })).map((step) => step.stepId)).toEqual([newer.stepId]);
     expect(await store.teamsWithOpenSteps()).toContain(teamId);
+  });
+
+  it('reads a step or thread a newer release stored as that (NewerSchemaError), never as gone, and lists past such a step, keeping it', async () => {
+    const teamId = `T${randomUUID().slice(0, 8).toUpperCase()}`;
+    const template = makeStep(['apv-1'], { teamId, channel: 'CNEWER' });
+    const newer = await createStep({ ...template, schemaVersion: PENDING_STEP_SCHEMA_VERSION + 1 } as unknown as PendingStep);
+    const open = await createStep(makeStep(['apv-1'], { teamId, channel: 'CNEWER', createdAt: template.createdAt - 1 }));
+    const refusal = { code: ErrorCode.NewerSchema, kind: 'step', id: newer.stepId, found: PENDING_STEP_SCHEMA_VERSION + 1, readable: PENDING_STEP_SCHEMA_VERSION };
+    await expect(store.getStep(newer.stepId)).rejects.toMatchObject(refusal);
+    for (const read of [() => store.listOpenSteps({ teamId, limit: 10 }), () => store.listPendingSteps({ teamId, channel: 'CNEWER', limit: 10 })]) {
+      expect((await read()).map((step) => step.stepId)).toEqual([open.stepId]);
+    }
+    // Still stored as it was: a listing skips it, never drops it.
+    await expect(store.getStep(newer.stepId)).rejects.toMatchObject(refusal);
+
+    const threadKey = `${teamId}:CNEWER:${uniqueTs()}`;
+    const fence = await lock(threadKey);
+    await store.saveThread({ ...newThreadState({ teamId, channel: 'CNEWER', threadTs: '1.1' }, 1), threadKey, schemaVersion: THREAD_STATE_SCHEMA_VERSION + 1 } as unknown as ThreadState, TTL, fence);
+    const threadRefusal = { code: ErrorCode.NewerSchema, kind: 'thread', id: threadKey, found: THREAD_STATE_SCHEMA_VERSION + 1 };
+    await expect(store.getThread(threadKey)).rejects.toMatchObject(threadRefusal);
+    await expect(store.getThreadAndDeletion(threadKey, { channel: 'CNEWER', ts: '1.2' })).rejects.toMatchObject(threadRefusal);
+    await expect(store.getStepAndThread(open.stepId, threadKey)).rejects.toMatchObject(threadRefusal);
+  });
+
+  it('puts off only a scheduled entry, and never earlier than it was (what a sweep does with a step it cannot read)', async () => {
+    const step = await createStep(makeStep(['apv-1'], { expiresAt: 1_000, remindAt: 500 }));
+    await store.postponeDue({ kind: 'expiry', stepId: step.stepId, until: 5_000 });
+    await store.postponeDue({ kind: 'expiry', stepId: step.stepId, until: 2_000 });
+    expect(await store.dueSteps({ kind: 'expiry', now: 4_999, limit: 1000 })).not.toContain(step.stepId);
+    expect(await store.dueSteps({ kind: 'expiry', now: 5_000, limit: 1000 })).toContain(step.stepId);
+    expect(await store.dueSteps({ kind: 'reminder', now: 500, limit: 1000 })).toContain(step.stepId);
+    // Not on the escalation schedule (or taken off it meanwhile): it stays off.
+    await store.postponeDue({ kind: 'escalation', stepId: step.stepId, until: 5_000 });
+    expect(await store.dueSteps({ kind: 'escalation', now: 10_000, limit: 1000 })).not.toContain(step.stepId);
+    await store.unschedule(step.stepId);
   });
 
   it("lists a workspace's grants across its channels", async () => {

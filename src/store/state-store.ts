@@ -167,6 +167,12 @@ export interface StepStore {
    * index for the sweep: the hop itself is a transition, so a stale entry costs a no-op sweep.
    */
   scheduleEscalation(stepId: string, at: number | undefined): Promise<void>;
+  /**
+   * Puts a step's entry on the `kind` schedule off until `until`: only an entry still there and due
+   * earlier (one another process took off or moved later stays as it is). For a step this process
+   * cannot read (`NewerSchemaError`): its schedule is left for one that can, out of the way meanwhile.
+   */
+  postponeDue(options: { kind: ScheduleKind; stepId: string; until: number }): Promise<void>;
   /** Takes a due reminder off the schedule; true for exactly one caller. */
   claimReminder(stepId: string): Promise<boolean>;
   /** Steps every call of which is decided but that no process has resumed, completed before `before`. */

@@ -1,5 +1,6 @@
 import { PENDING_STEP_SCHEMA_VERSION, type CardCopy, type PendingStep } from '../approvals/pending-step.js';
 import { legacyStepFromHash } from './legacy-step.js';
+import { refuseNewerSchema } from './newer-schema-error.js';
 
 /**
  * A pending step is stored as a Redis hash: `data` (the step as JSON), `revision` (which every
@@ -29,11 +30,15 @@ function copiesOf(record: Record<string, string>): CardCopy[] {
     .map((field) => JSON.parse(record[field]!) as CardCopy);
 }
 
-/** Inverse of `stepData` plus the hash's other fields; accepts the flat array HGETALL returns from Lua. */
+/**
+ * Inverse of `stepData` plus the hash's other fields; accepts the flat array HGETALL returns from Lua.
+ * A step a newer release stored throws `NewerSchemaError`: it exists, and must not be taken for gone.
+ */
 export function stepFromRecord(fields: Record<string, string> | string[]): PendingStep | undefined {
   const record = Array.isArray(fields) ? pairsToRecord(fields) : fields;
   if (record.data === undefined) return legacyStepFromHash(record);
   const data = JSON.parse(record.data) as Omit<PendingStep, 'revision' | 'cardTs' | 'cardLink' | 'copies'>;
+  refuseNewerSchema({ kind: 'step', id: data.stepId, schemaVersion: data.schemaVersion, readable: PENDING_STEP_SCHEMA_VERSION });
   if (data.schemaVersion !== PENDING_STEP_SCHEMA_VERSION) return undefined;
   const copies = copiesOf(record);
   return {

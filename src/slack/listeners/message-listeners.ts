@@ -11,6 +11,7 @@ import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { ThreadWorker } from '../../conversation/thread-worker.js';
 import { stripBotMention } from '../../conversation/user-messages.js';
 import type { MessageWorkItem } from '../../conversation/work-item.js';
+import { isNewerSchemaError } from '../../store/newer-schema-error.js';
 import type { StateStore } from '../../store/state-store.js';
 import { isStoreUnavailable } from '../../store/store-unavailable.js';
 import { newThreadState, threadKeyOf } from '../../store/thread-state.js';
@@ -157,6 +158,8 @@ export function registerMessageListeners(app: App, options: MessageListenerOptio
       try {
         return (await store.getThread(threadKeyOf(thread))) !== undefined;
       } catch (error) {
+        // Stored by a newer release: followed. Its item tells the thread this process cannot continue it.
+        if (isNewerSchemaError(error)) return true;
         if (isStoreUnavailable(error) && Date.now() + STORE_RETRY_MS <= waitUntil) {
           await delay(STORE_RETRY_MS);
           continue;

@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
+import { NEWER_RELEASE_CLICK_TEXT } from '../../approvals/decide-call.js';
 import { type CallLookup, findCall } from '../../approvals/find-call.js';
 import { noMetrics } from '../../metrics/metrics.js';
 import { createStoreWait } from '../../approvals/store-wait.js';
+import { isNewerSchemaError } from '../../store/newer-schema-error.js';
 import type { StateStore } from '../../store/state-store.js';
 
 /** Nothing was read, so nothing was decided: trying again is always safe. */
@@ -30,6 +32,6 @@ export async function readCall(options: { store: StateStore; logger: Logger; ref
     return await whileStoreReturns(() => findCall(store, reference), { stepId: reference.stepId, waitUntil: Date.now() + (options.storeWaitMs ?? 0) });
   } catch (error) {
     logger.error({ event: 'click-store-failed', stepId: reference.stepId, err: error }, 'could not read the request a click refers to');
-    return { open: false, unreadable: true, message: UNREADABLE_CALL_TEXT };
+    return { open: false, unreadable: true, message: isNewerSchemaError(error) ? NEWER_RELEASE_CLICK_TEXT : UNREADABLE_CALL_TEXT };
   }
 }
