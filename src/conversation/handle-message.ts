@@ -46,6 +46,8 @@ export function createMessageHandler(options: MessageDependencies) {
     const { thread, deleted } = await loadMessageThread(item, scope);
     // Already taken in by a process that stopped before finishing: continue its turn, don't add it again.
     if (thread.handledTs?.includes(item.ts)) return continueInterrupted(scope, thread, item.userId);
+    // Before the deletion check: what the step's approvers decided has already run, deleted or not.
+    await finishInlineResume(scope, thread, item);
     if (deleted) {
       logger.info({ event: 'deleted-message-skipped', channel: item.channel, threadTs: item.threadTs, ts: item.ts }, 'did not take in a message deleted while it waited');
       return;
@@ -60,12 +62,13 @@ export function createMessageHandler(options: MessageDependencies) {
       addParticipants(thread, earlier.flatMap((message) => (message.fromBot || !message.userId ? [] : [message.userId])));
     }
     addParticipants(thread, [item.userId]);
-    if (thread.pendingStepId !== undefined) await settlePendingStep(scope, thread, item.userId);
+    if (thread.pendingStepId !== undefined) await settlePendingStep(scope, thread, item);
     // A half-written answer to an earlier message stays as it is; this message gets its own. An
     // earlier answer still saved is not this turn's either: nothing recovering this turn posts it.
     delete thread.answerTs;
     delete thread.outbox;
     delete thread.failedTurn;
+    delete thread.inlineResume;
     // A new turn, asked for by this message's author: earlier answers steered the turn they were given in.
     delete thread.instigatorIds;
     await closeEarlierCalls(thread);
@@ -117,12 +120,14 @@ export function createMessageHandler(options: MessageDependencies) {
    * first. The resumed turn may ask again, and the step it opens is settled the same way, so the
    * message never goes on past a live card (whose calls the model would be told did not run).
    */
-  async function settlePendingStep(scope: TurnScope, thread: ThreadState, userId: string): Promise<void> {
+  async function settlePendingStep(scope: TurnScope, thread: ThreadState, item: MessageWorkItem): Promise<void> {
     for (let resumes = 0; thread.pendingStepId !== undefined; resumes += 1) {
       const stepId = thread.pendingStepId;
-      if (await supersede(scope, thread, { stepId, userId })) return;
+      if (await supersede(scope, thread, { stepId, userId: item.userId })) return;
       // Decided before the message closed it: its approvers' decision stands and the turn runs.
       if (resumes === MAX_RESUMES_BEFORE_MESSAGE) throw new StepContendedError({ stepId, attempts: resumes + 1 });
+      // Saved with the claim: whoever takes this item over finishes the resumed turn (`finishInlineResume`).
+      thread.inlineResume = { stepId, messageTs: item.ts };
       if (!(await resumer.claimAndResume(scope, thread, stepId))) {
         delete thread.pendingStepId;
         return;
@@ -130,6 +135,23 @@ export function createMessageHandler(options: MessageDependencies) {
       await scope.flush();
       Object.assign(thread, await loadThread(thread, scope));
     }
+  }
+
+  /**
+   * A process resumed a step inline for this message (see `settlePendingStep`) and stopped before
+   * taking the message in: the resumed turn is finished as the step's own resume item would finish
+   * it (`recoverInterruptedResume`: its saved answer shown, its history run again), before the
+   * message's turn clears what that turn left. That item finds the step resumed and the history
+   * moved on, so nothing else would show the result of the call its approvers signed.
+   */
+  async function finishInlineResume(scope: TurnScope, thread: ThreadState, item: MessageWorkItem): Promise<void> {
+    const inline = thread.inlineResume;
+    if (inline?.messageTs !== item.ts) return;
+    const step = await store.getStep(inline.stepId);
+    if (step?.phase !== 'resumed') return;
+    await resumer.recoverInterruptedResume(scope, thread, step);
+    await scope.flush();
+    Object.assign(thread, await loadThread(thread, scope));
   }
 
   /** True when the open step was closed for the message; its calls are told so and its card says it. */

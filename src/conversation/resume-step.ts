@@ -201,7 +201,7 @@ export function createStepResumer(options: ResumeDependencies) {
     await runAndPublish(scope, thread, step.requesterId, runs);
   }
 
-  return { resume, claimAndResume };
+  return { resume, claimAndResume, recoverInterruptedResume };
 }
 
 export type StepResumer = ReturnType<typeof createStepResumer>;

@@ -17,6 +17,14 @@ export interface ThreadState {
   /** `ts` of the latest human messages already in `messages`, so a re-delivered item is not added twice. */
   handledTs?: string[];
   /**
+   * The decided step a new message's item resumed before taking the message in (see
+   * `settlePendingStep`), saved with the claim and dropped with the take-in. A process that takes
+   * that item over finds the message not yet taken in and would start its turn over what the
+   * resumed turn left (its answer saved but not shown, its history waiting for the model); it
+   * finishes that resumed turn first, as the step's own resume item (queued behind it) no longer can.
+   */
+  inlineResume?: { stepId: string; messageTs: string };
+  /**
    * An answer saved but not yet posted: a process that dies before posting leaves it for the one
    * that takes its work item over. It never outlives that item: a post Slack refuses drops it (the
    * thread is told the item failed), and a new turn drops one left over.
