@@ -10,7 +10,7 @@ import { stepRecordTtlMs } from '../approvals/step-record-ttl.js';
 import { closeStepTransition } from '../approvals/transitions/close-step.js';
 import { commitTransition } from '../approvals/transitions/commit-transition.js';
 import { logUnconfirmedWithdrawal } from '../approvals/unconfirmed-withdrawal.js';
-import type { NamedWrite } from '../store/state-store.js';
+import type { NamedWrite, RecordedCard } from '../store/state-store.js';
 import { isStoreUnavailable } from '../store/store-unavailable.js';
 import type { ThreadState } from '../store/thread-state.js';
 import { buildPendingStep } from './build-pending-step.js';
@@ -18,6 +18,7 @@ import { shortError } from './short-error.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
 import { refreshCard as refreshStepCard } from './refresh-card.js';
 import type { TurnScope } from './turn-scope.js';
+import { takeBackUnrecorded } from './unrecorded-post.js';
 import { traceparentOf } from '../tracing/trace-context.js';
 
 /**
@@ -109,21 +110,29 @@ export function createStepCards(options: StepCardDependencies) {
       : undefined;
     logger.info({ event: 'approval-requested', stepId: step.stepId, calls: step.calls.map((call) => call.toolName) }, 'approval card posted');
     const posted = { ...step, cardTs, ...(cardLink === undefined ? {} : { cardLink }) };
-    let revision: number | undefined;
+    let recorded: RecordedCard | undefined;
     try {
-      revision = await whileStoreReturns(() => store.setStepCard(step.stepId, cardTs, cardLink), { until: Date.now() + CARD_RECORD_WAIT_MS });
+      recorded = await whileStoreReturns(() => store.setStepCard(step.stepId, cardTs, cardLink), { until: Date.now() + CARD_RECORD_WAIT_MS });
     } catch (error) {
       // Unrecorded, the card is not refreshed when the step changes (its clicks still decide):
       // stale buttons on a step that stays decidable are better than a card closed behind its back.
       logger.error({ event: 'card-ts-unrecorded', stepId: step.stepId, cardTs, err: error }, 'the approval card was posted but its ts could not be recorded');
       return posted;
     }
-    // Decided before the card's ts was recorded: the decision found no card to update, so this does.
-    if (revision !== undefined && revision > step.revision) {
-      const latest = await store.getStep(step.stepId);
-      if (latest) await refreshCard(scope, latest);
+    if (recorded === undefined) return posted;
+    // Another process posted the step's card and recorded it first (one of the two stalled between
+    // its post and its record, and the thread's new holder found no card): only the recorded card is
+    // refreshed as the step changes, so this one would keep live buttons beside it. Taken back; the
+    // recorded card is the step's from here on, for the copies too.
+    const takeBack = takeBackUnrecorded(scope, { channel: step.channel, posted: [cardTs], recorded: [recorded.cardTs] });
+    if (takeBack) {
+      logger.warn({ event: 'card-taken-back', stepId: step.stepId, cardTs, recordedTs: recorded.cardTs }, 'another card of the step was recorded first; this one is removed');
+      await takeBack();
     }
-    return posted;
+    // Decided before the card's ts was recorded: the decision found no card to update, so this does.
+    const latest = takeBack || recorded.revision > step.revision ? await store.getStep(step.stepId) : undefined;
+    if (latest && recorded.revision > step.revision) await refreshCard(scope, latest);
+    return takeBack ? latest : posted;
   }
 
   /** A card Slack refused: its calls are closed by countersign, so nothing waits on a card no one sees. */

@@ -226,9 +226,11 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
     async setStepCard(stepId, cardTs, link) {
       const step = live(steps, stepId);
       if (!step) return undefined;
-      step.cardTs = cardTs;
-      if (link !== undefined) step.cardLink = link;
-      return step.revision;
+      if (step.cardTs === undefined) {
+        step.cardTs = cardTs;
+        if (link !== undefined) step.cardLink = link;
+      }
+      return { revision: step.revision, cardTs: step.cardTs };
     },
 
     async recordCardCopy(stepId, cardCopy) {

@@ -1,3 +1,5 @@
+import { CARD_LINK_FIELD } from './step-record.js';
+
 /**
  * Lua scripts for the writes that must be atomic across bot processes. Audit events ride in the
  * same script as the change they record (`AUDIT_EVENTS`), so the trail is complete whenever the
@@ -221,6 +223,23 @@ if ARGV[8] == '1' then redis.call('DEL', KEYS[5]) end
 ${appendAuditEvents({ key: 7, cap: 10, first: 12 })}
 ${namedWrite({ key: 8, ttl: 11 }).record}
 return revision
+`;
+
+/**
+ * KEYS[1] step. ARGV[1] the thread card's ts, [2] its link ('' for none). Records the card of a
+ * step that still exists (a card posted after the step's key expired must not leave a hash without
+ * a step behind) and has none on record: a step has one thread card. Returns the step's revision
+ * and the card on record, or nil when the step is gone.
+ */
+export const SET_STEP_CARD_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+local card = redis.call('HGET', KEYS[1], 'card')
+if not card then
+  card = ARGV[1]
+  redis.call('HSET', KEYS[1], 'card', card)
+  if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], '${CARD_LINK_FIELD}', ARGV[2]) end
+end
+return { redis.call('HGET', KEYS[1], 'revision') or '0', card }
 `;
 
 /**

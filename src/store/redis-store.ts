@@ -35,6 +35,7 @@ import {
   SAVE_THREAD_SCRIPT,
   TAKE_WORK_SCRIPT,
   TRY_LOCK_SCRIPT,
+  SET_STEP_CARD_SCRIPT,
   SET_STEP_FIELD_SCRIPT,
   CLAIM_ONCE_SCRIPT,
 } from './redis-scripts.js';
@@ -44,7 +45,7 @@ import { ReplicationNotConfirmedError } from './replication-not-confirmed-error.
 import { createThreadHistories, type ThreadReply, type ThreadWrite } from './redis-thread-history.js';
 import { assertTakesWrites } from './redis-takes-writes.js';
 import type { ThreadState } from './thread-state.js';
-import { CARD_LINK_FIELD, copyField, stepData, stepFromRecord } from './step-record.js';
+import { copyField, stepData, stepFromRecord } from './step-record.js';
 
 /** Work queued for a thread outlives a crashed holder for this long, then Redis drops it. */
 const QUEUE_TTL_MS = 24 * 60 * 60 * 1000;
@@ -78,6 +79,7 @@ const SCRIPTS = {
   csFinishWork: [5, FINISH_WORK_SCRIPT],
   csReleaseIfIdle: [5, RELEASE_IF_IDLE_SCRIPT],
   csSetStepField: [1, SET_STEP_FIELD_SCRIPT],
+  csSetStepCard: [1, SET_STEP_CARD_SCRIPT],
   csClaimOnce: [1, CLAIM_ONCE_SCRIPT],
 } as const;
 
@@ -355,13 +357,8 @@ export function createRedisStore({
     },
 
     async setStepCard(stepId, cardTs, link) {
-      const key = keys.ofStep(stepId).step(stepId);
-      const pipeline = redis.pipeline();
-      pipeline.hset(key, 'card', cardTs);
-      if (link !== undefined) (pipeline as unknown as ScriptRunner).csSetStepField(key, CARD_LINK_FIELD, link);
-      pipeline.hget(key, 'revision');
-      const revision = repliesOf(await pipeline.exec()).at(-1);
-      return typeof revision === 'string' ? Number(revision) : undefined;
+      const reply = (await run.csSetStepCard(keys.ofStep(stepId).step(stepId), cardTs, link ?? '')) as [string, string] | null;
+      return reply === null ? undefined : { revision: Number(reply[0]), cardTs: reply[1] };
     },
 
     async recordCardCopy(stepId, copy) {

@@ -160,8 +160,20 @@ describe.each(createStores())('%s state store', (name, create) => {
     const step = await createStep(makeStep(['apv-1', 'apv-2']));
     expect(await act(step.stepId, 'UBOB', { kind: 'approve', version: 0 })).toBeDefined();
     // The card showed revision 0; a decision made meanwhile could not update a card it did not know.
-    expect(await store.setStepCard(step.stepId, '4.4', 'https://slack.example/late-card')).toBe(step.revision + 1);
+    expect(await store.setStepCard(step.stepId, '4.4', 'https://slack.example/late-card')).toEqual({ revision: step.revision + 1, cardTs: '4.4' });
     expect(await store.getStep(step.stepId)).toMatchObject({ cardTs: '4.4', cardLink: 'https://slack.example/late-card' });
+  });
+
+  it("records a step's first card only: a second is told the card on record, and a gone step records none", async () => {
+    const step = await createStep(makeStep(['apv-1']));
+    expect(await store.setStepCard(step.stepId, '5.1', 'https://slack.example/first-card')).toEqual({ revision: step.revision, cardTs: '5.1' });
+    // The same card again (a resend after a lost reply) is still the one on record.
+    expect(await store.setStepCard(step.stepId, '5.1', 'https://slack.example/first-card')).toEqual({ revision: step.revision, cardTs: '5.1' });
+    // A card another process posted after a stall does not replace it, nor its link.
+    expect(await store.setStepCard(step.stepId, '5.2', 'https://slack.example/second-card')).toEqual({ revision: step.revision, cardTs: '5.1' });
+    expect(await store.getStep(step.stepId)).toMatchObject({ cardTs: '5.1', cardLink: 'https://slack.example/first-card' });
+    expect(await store.setStepCard('missing', '5.3')).toBeUndefined();
+    expect(await store.getStep('missing')).toBeUndefined();
   });
 
   it('records copies of a card outside the revision: a decision keeps them, a gone step gets none', async () => {

@@ -51,6 +51,12 @@ export interface ExecutingMarker {
 }
 
 /** A step and a thread, read together. */
+/** What `setStepCard` found: the step's revision and the ts of the thread card on record. */
+export interface RecordedCard {
+  revision: number;
+  cardTs: string;
+}
+
 export interface StepAndThread {
   step: PendingStep | undefined;
   thread: ThreadState | undefined;
@@ -123,11 +129,15 @@ export interface StepStore {
   /** A step and a thread read together, in one round trip where the store can (what a resume reads first). */
   getStepAndThread(stepId: string, threadKey: string): Promise<StepAndThread>;
   /**
-   * Records the thread card's ts (and its permalink, for the copies to link to). Returns the step's
-   * revision as it is now (undefined when the step is gone): a newer one than the card showed means
-   * a decision came before the card's ts was known, and could not update the card.
+   * Records the thread card's ts (and its permalink, for the copies to link to), unless the step
+   * has a card on record already: a step has one thread card, and a second one (posted by a
+   * process that stalled between its post and this record, while another posted the card again)
+   * is not recorded over it. Returns the step's revision and the card on record as they are now
+   * (undefined when the step is gone): a newer revision than the card showed means a decision came
+   * before the card's ts was known, and could not update the card; another card means this one
+   * is not the step's (the same ts again, as a resend, is).
    */
-  setStepCard(stepId: string, cardTs: string, link?: string): Promise<number | undefined>;
+  setStepCard(stepId: string, cardTs: string, link?: string): Promise<RecordedCard | undefined>;
   /**
    * Records a copy of the card outside the thread (one per channel), outside the step's revision:
    * from then on clicks on it count, and every change is shown on it. Nothing when the step is gone.

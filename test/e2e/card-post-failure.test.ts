@@ -50,9 +50,9 @@ describe('a card that was posted but whose ts could not be recorded', () => {
           left -= 1;
           throw new Error('Connection is closed.');
         }
-        const revision = await store.setStepCard(...args);
+        const recorded = await store.setStepCard(...args);
         markRecorded();
-        return revision;
+        return recorded;
       },
     });
     return { wrapStore, recorded };
