@@ -60,7 +60,7 @@ export interface GrantCandidate {
   /** What the tool does now (`definitionFingerprintOf`). */
   definitionFingerprint?: string;
   requesterId: string;
-  /** Who answered the turn's questions before this call (see `PendingStep.instigatorIds`): their grants are their own approval. */
+  /** Whose answers or deny reasons in the turn led to this call (see `PendingStep.instigatorIds`): their grants are their own approval. */
   instigatorIds?: readonly string[];
   /** Members of the groups `evaluation` names, to check the grantor could approve this call. */
   groupMembers: GroupMembers;
@@ -77,8 +77,8 @@ export interface GrantCandidate {
  * Whether a grant stands in for a human on this call. A grant is one person's approval carried
  * forward, so it is never wider than that approval could be now: the same rule, a rule that needs
  * one approver, a grantor who may approve this call (so never their own request, nor a call their
- * answer to the turn's question led to, when the rule forbids self-approval, nor one only the
- * channel's people may approve once they left it), and the scope, time and arguments the grant names.
+ * answer or deny reason earlier in the turn led to, when the rule forbids self-approval, nor one only
+ * the channel's people may approve once they left it), and the scope, time and arguments the grant names.
  */
 export function grantCovers(grant: Grant, call: GrantCandidate): boolean {
   if (grant.expiresAt <= call.now || grant.toolName !== call.toolName || grant.channel !== call.channel) return false;

@@ -137,10 +137,11 @@ export interface PendingStep {
   /** Slack user whose message started the turn. Fixed for the turn's life, whoever clicks. */
   requesterId: string;
   /**
-   * People other than the requester who answered (or declined with a reason) the model's questions
-   * earlier in the turn, before it asked for these calls: what they wrote may be what is asked
-   * for, so a rule that forbids self-approval excludes them like the requester. Anyone in the
-   * channel answers a scheduled turn's questions. Absent when nobody did.
+   * People other than the requester who answered (or declined with a reason) the model's questions,
+   * or denied its calls with a reason, earlier in the turn, before it asked for these calls: what
+   * they wrote may be what is asked for, so a rule that forbids self-approval excludes them like the
+   * requester (`turnInstigators`). Anyone in the channel answers a scheduled turn's questions, and
+   * any approver may deny with a reason. Absent when nobody did.
    */
   instigatorIds?: string[];
   /** Epoch milliseconds. */

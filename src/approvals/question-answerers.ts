@@ -1,11 +1,10 @@
 import { scheduleNameOf } from '../conversation/schedule-actor.js';
-import { decisionOf, isQuestion, type PendingStep } from './pending-step.js';
 
 /**
  * Who may answer (or decline) an `ask_user` question: the person the turn is for. A scheduled turn
  * has no such person (its requester is the schedule, never a Slack user), so anyone in its channel
  * may, from the thread there, as with a `channel` approver; the requester stays the schedule, and
- * the answerer is held to the self-approval rules of what the turn asks for next (`questionInstigators`).
+ * the answerer is held to the self-approval rules of what the turn asks for next (`turnInstigators`).
  */
 export function mayAnswerQuestion({ requesterId, userId, inThreadChannel }: { requesterId: string; userId: string; inThreadChannel: boolean }): boolean {
   return scheduleNameOf(requesterId) === undefined ? userId === requesterId : inThreadChannel;
@@ -15,19 +14,4 @@ export function mayAnswerQuestion({ requesterId, userId, inThreadChannel }: { re
 export function questionRefusalText({ requesterId, channel, verb }: { requesterId: string; channel: string; verb: 'answer' | 'decline' }): string {
   if (scheduleNameOf(requesterId) === undefined) return `Only <@${requesterId}> can ${verb} this question, so nothing changed.`;
   return `Only people in <#${channel}> can ${verb} this question, from the thread there, so nothing changed.`;
-}
-
-/**
- * Who steered the turn through the step's questions: the people other than the requester who
- * answered one, or declined one with a reason (both are text the model acts on). In a scheduled
- * turn that is anyone in the channel, and what they wrote may be the very call the model asks for
- * next: a rule that forbids self-approval must exclude them as it would have had they asked.
- */
-export function questionInstigators(step: PendingStep): string[] {
-  const instigators = step.calls.flatMap((call) => {
-    const decision = isQuestion(call) ? decisionOf(step, call.approvalId) : undefined;
-    const steered = decision?.outcome === 'answered' || (decision?.outcome === 'denied' && decision.reason !== undefined);
-    return decision && steered && decision.userId !== step.requesterId ? [decision.userId] : [];
-  });
-  return [...new Set(instigators)];
 }

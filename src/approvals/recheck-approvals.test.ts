@@ -71,9 +71,9 @@ describe('recheckApprovals at resume', () => {
   it('turns an approval by someone whose answer to the turn\'s question led to the call into a denial, saying why', async () => {
     const steered: PendingStep = { ...step, requesterId: 'schedule:heartbeat', instigatorIds: ['U0BOB'] };
     const result = await recheckApprovals({ step: steered, resolveGroups: async () => new Map([['S0ONCALL', new Set(['U0BOB'])]]), currentEvaluation: sameConfig, now: 3 });
-    expect(result.revoked).toEqual([{ approvalId: 'a1', userId: 'U0BOB', reason: expect.stringContaining('You answered the question that led to this request') }]);
+    expect(result.revoked).toEqual([{ approvalId: 'a1', userId: 'U0BOB', reason: expect.stringContaining('You wrote the answer or deny reason that led to this request') }]);
     expect(result.step.decisions.a1?.reason).toBe(
-      'the approval by <@U0BOB> no longer holds (they answered the question that led to this request, and this rule needs someone else to approve it)',
+      'the approval by <@U0BOB> no longer holds (they wrote the answer or deny reason that led to this request, and this rule needs someone else to approve it)',
     );
   });
 

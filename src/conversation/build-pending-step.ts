@@ -77,7 +77,7 @@ export async function buildPendingStep(options: {
     channel: thread.channel,
     threadTs: thread.threadTs,
     requesterId,
-    // Who answered the turn's questions before it asked for these calls: judged like the requester.
+    // Whose answers or deny reasons steered the turn before it asked for these calls: judged like the requester.
     ...(thread.instigatorIds === undefined || thread.instigatorIds.length === 0 ? {} : { instigatorIds: [...thread.instigatorIds] }),
     createdAt: now,
     calls,

@@ -5,10 +5,10 @@ import { createCurrentEvaluation } from '../approvals/evaluate-call-policy.js';
 import { currentVersion } from '../approvals/input-version.js';
 import { isQuestion, type PendingStep } from '../approvals/pending-step.js';
 import type { GroupMembers } from '../approvals/policy/approver-eligibility.js';
-import { questionInstigators } from '../approvals/question-answerers.js';
 import { recheckApprovals, revocationEvent, type UncheckedApproval } from '../approvals/recheck-approvals.js';
 import { claimResumeTransition } from '../approvals/transitions/close-step.js';
 import { StepContendedError } from '../approvals/transitions/commit-transition.js';
+import { turnInstigators } from '../approvals/turn-instigators.js';
 import type { AuditEventInput } from '../audit/audit-event.js';
 import { faultPoint } from '../runtime/fault-points.js';
 import type { PrefetchedStep } from '../store/state-store.js';
@@ -145,8 +145,8 @@ export function createStepResumer(options: ResumeDependencies) {
     // (`approvedRunsFor`), and the result says so.
     const next: ThreadState = { ...rest, messages: [...thread.messages, stops ? closingToolMessage(step) : resumeToolMessage(step)] };
     addParticipants(next, Object.values(step.decisions).flatMap((decision) => [decision.userId, ...(decision.approvedBy ?? [])]));
-    // The rest of the turn goes on from these answers: the calls it asks for next record who gave them.
-    const instigatorIds = [...new Set([...(thread.instigatorIds ?? []), ...questionInstigators(step)])];
+    // The rest of the turn goes on from these answers and deny reasons: the calls it asks for next record who gave them.
+    const instigatorIds = [...new Set([...(thread.instigatorIds ?? []), ...turnInstigators(step)])];
     if (instigatorIds.length > 0) next.instigatorIds = instigatorIds;
     return { next, stops };
   }

@@ -48,7 +48,7 @@ export interface ThreadState {
    */
   participants?: string[];
   /**
-   * People other than the requester who answered the model's questions in the current turn (see
+   * People other than the requester whose answers or deny reasons steered the current turn (see
    * `PendingStep.instigatorIds`): the steps the turn opens from then on record them. A new message
    * starts a new turn, without them; Try again goes on with the same turn, with them.
    */

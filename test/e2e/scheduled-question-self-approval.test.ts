@@ -54,7 +54,7 @@ describe('self-approval in a scheduled thread', () => {
     // The restart Alice dictated must not run on Alice's approval alone: a second person has to see it.
     expect(h.invocations()).toEqual([]);
     const refusal = await waitFor(() => h.slack.callsTo('chat.postEphemeral').find((call) => call.args.user === 'UALICE'), { message: 'the refusal' });
-    expect(refusal.args.text).toContain('You answered the question that led to this request, and this rule needs someone else to approve it');
+    expect(refusal.args.text).toContain('You wrote the answer or deny reason that led to this request, and this rule needs someone else to approve it');
 
     await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...cardButtons(card.blocks).find((b) => b.actionId === 'countersign_approve')! });
     await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === 'Restarted.'), { message: 'the answer after Bob approved' });

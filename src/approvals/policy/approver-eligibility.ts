@@ -7,7 +7,7 @@ export type GroupMembers = ReadonlyMap<string, ReadonlySet<string>>;
 export type Eligibility =
   | { eligible: true }
   | { eligible: false; why: 'self-approval' }
-  /** The person answered a question that led to this call (see `PendingStep.instigatorIds`). */
+  /** The person's answer or deny reason led to this call (see `PendingStep.instigatorIds`). */
   | { eligible: false; why: 'instigator' }
   | { eligible: false; why: 'not-an-approver'; unresolvedGroupIds: string[] };
 

@@ -100,12 +100,12 @@ describe('authorizeApprover', () => {
     [
       'someone who answered the question that led to the call, when the channel may approve but not themselves',
       { evaluation: evaluation({ allowSelfApproval: false }), userId: 'U0ALICE', requesterId: 'schedule:heartbeat', instigatorIds: ['U0ALICE'] },
-      { ...refused('You answered the question that led to this request, and this rule needs someone else to approve it'), code: 'self-approval' },
+      { ...refused('You wrote the answer or deny reason that led to this request, and this rule needs someone else to approve it'), code: 'self-approval' },
     ],
     [
       'a named approver who answered the question that led to the call',
       { evaluation: evaluation({ approvers: [ALICE] }), userId: 'U0ALICE', instigatorIds: ['U0ALICE'] },
-      refused('You answered the question that led to this request, and this rule needs someone else to approve it'),
+      refused('You wrote the answer or deny reason that led to this request, and this rule needs someone else to approve it'),
     ],
     [
       'someone else in the channel while another person answered the question',

@@ -13,7 +13,7 @@ export type Authorization = { allowed: true } | { allowed: false; code: Authoriz
 /**
  * Whether `userId` may approve (or deny) a call, judged at the moment of the click. Deny needs the
  * same standing as approve, so a passer-by cannot veto a change either, with two exceptions that
- * only ever stop a call: the requester (or whoever answered the question that led to the call) may
+ * only ever stop a call: the requester (or whoever's answer or deny reason led to the call) may
  * withdraw their own request, and an approver who already approved may change their mind.
  */
 export function authorizeApprover({
@@ -29,7 +29,7 @@ export function authorizeApprover({
   evaluation: PolicyEvaluation;
   userId: string;
   requesterId: string;
-  /** People who answered a question that led to this call: judged like the requester (see `approverEligibility`). */
+  /** People whose answer or deny reason led to this call: judged like the requester (see `approverEligibility`). */
   instigatorIds?: readonly string[];
   groupMembers: GroupMembers;
   /** Users who already approved this call (quorum). */
@@ -45,7 +45,7 @@ export function authorizeApprover({
   if (!eligibility.eligible) {
     if (eligibility.why === 'self-approval') return { allowed: false, code: 'self-approval', reason: 'You asked for this, so someone else must approve it' };
     if (eligibility.why === 'instigator') {
-      return { allowed: false, code: 'self-approval', reason: 'You answered the question that led to this request, and this rule needs someone else to approve it' };
+      return { allowed: false, code: 'self-approval', reason: 'You wrote the answer or deny reason that led to this request, and this rule needs someone else to approve it' };
     }
     const [unresolvedGroupId] = eligibility.unresolvedGroupIds;
     if (unresolvedGroupId !== undefined) {

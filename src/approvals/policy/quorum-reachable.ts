@@ -36,7 +36,7 @@ export function quorumReachable({
   /** The config in force's evaluation of the version's input. */
   current: PolicyEvaluation | undefined;
   requesterId: string;
-  /** People who answered a question that led to the call: like the requester under a self-approval ban. */
+  /** People whose answer or deny reason led to the call: like the requester under a self-approval ban. */
   instigatorIds?: readonly string[];
   groupMembers: GroupMembers;
 }): boolean {
