@@ -6,6 +6,11 @@ const DEFAULT_TTL_MS = 60 * 1000;
 /** Pages read at most (999 channels each); a person in more is shown what the first pages hold. */
 const MAX_PAGES = 5;
 
+/** Why a person outside the request's channel, as `ChannelsOf` says, was refused. */
+export const NOT_A_MEMBER_TEXT = 'You are not in the channel this request was made in, so nothing changed.';
+/** Why a person was refused when Slack could not say which channels they are in (fail closed). */
+export const CHANNELS_UNKNOWN_TEXT = ':warning: Could not check which channels you are in just now, so nothing changed. Please try again.';
+
 /**
  * The channels a person is in, or undefined when Slack could not say (callers then show and allow
  * nothing). `fresh`: ask Slack, past the cache (a grant's check at the gate, which decides whether a

@@ -12,7 +12,7 @@ import type { StateStore } from '../../store/state-store.js';
 import { decodeApprovalActionValue, HOME_ACTION_IDS } from '../blocks/action-ids.js';
 import { buildHomeView } from '../blocks/home-view.js';
 import { escapeMrkdwn } from '../format/escape-mrkdwn.js';
-import type { ChannelsOf } from '../channel-membership.js';
+import { CHANNELS_UNKNOWN_TEXT, type ChannelsOf, NOT_A_MEMBER_TEXT } from '../channel-membership.js';
 import { readHomeContent } from '../home-content.js';
 import { permalink } from '../permalink.js';
 import { createOrganisationMembership, type OrganisationMembership } from '../organisation-membership.js';
@@ -38,8 +38,6 @@ export interface AppHomeOptions {
 }
 
 const MAX_CACHED_PERMALINKS = 5_000;
-const NOT_A_MEMBER = 'You are not in the channel this request was made in, so nothing changed.';
-const CHANNELS_UNKNOWN = ':warning: Could not check which channels you are in just now, so nothing changed. Please try again.';
 
 /**
  * The App Home tab ("Waiting for you", your requests, your recent decisions, your grants), and its
@@ -100,7 +98,7 @@ export function registerAppHome(app: App, options: AppHomeOptions): void {
         ...(await actorOf({ body, channel: member ? step.channel : undefined, membership, client })),
         action: actionId === HOME_ACTION_IDS.approve ? { kind: 'approve', version: target.version ?? 0 } : { kind: 'deny' },
       });
-      const notice = outcome.recorded ? recordedNotice(outcome) : member || !step ? outcome.message : memberOf ? NOT_A_MEMBER : CHANNELS_UNKNOWN;
+      const notice = outcome.recorded ? recordedNotice(outcome) : member || !step ? outcome.message : memberOf ? NOT_A_MEMBER_TEXT : CHANNELS_UNKNOWN_TEXT;
       // Side by side: in a process that also runs turns, the decider's publish lasts as long as the resumed turn.
       await Promise.all([outcome.recorded ? options.decider.publish(outcome) : undefined, publish({ client, teamId, userId: body.user.id, notice })]);
     });
@@ -135,7 +133,7 @@ export function registerAppHome(app: App, options: AppHomeOptions): void {
     if (grant.grantedBy === userId) return undefined;
     const memberOf = await options.channelsOf(userId);
     if (memberOf?.has(grant.channel)) return undefined;
-    const [code, reason] = memberOf ? ['wrong-channel', NOT_A_MEMBER] : ['channels-unknown', CHANNELS_UNKNOWN];
+    const [code, reason] = memberOf ? ['wrong-channel', NOT_A_MEMBER_TEXT] : ['channels-unknown', CHANNELS_UNKNOWN_TEXT];
     await appendQuietly(options.audit, { type: 'action-refused', teamId: grant.teamId, channel: grant.channel, grantId: grant.grantId, toolName: grant.toolName, userId, action: 'revoke', code, reason }, logger);
     return reason;
   }
@@ -175,8 +173,8 @@ function readRefusal({ step, teamId, clicker, memberOf }: { step: PendingStep; t
   if (step.teamId !== teamId) return 'This request belongs to another workspace, so nothing changed.';
   const outsider = membershipRefusal(clicker);
   if (outsider) return outsider.reason;
-  if (!memberOf) return CHANNELS_UNKNOWN;
-  return memberOf.has(step.channel) ? undefined : NOT_A_MEMBER;
+  if (!memberOf) return CHANNELS_UNKNOWN_TEXT;
+  return memberOf.has(step.channel) ? undefined : NOT_A_MEMBER_TEXT;
 }
 
 const UNAPPROVABLE_NOTICE =

@@ -121,7 +121,8 @@ export function registerCallModalButton(
     const shown = callAsShown(call);
     // The form remembers the card it was opened from (the thread or a copy) and the version that
     // card showed, so its submit is judged as that click would be: a form opened from #approvals
-    // does not count as the thread, and one opened from a card older than an edit is stale.
+    // does not count as the thread, and one opened from a card older than an edit is stale. Anyone
+    // can rewrite it, so its claim to the thread is checked again at submit (`formChannel`).
     const privateMetadata = encodeCallFormMetadata({ stepId: step.stepId, approvalId: call.approvalId, version: cardVersion, channel: origin.channel ?? step.channel });
     const view = await options.view({ step, call: shown, userId: body.user.id, privateMetadata });
     if (typeof view === 'string') return tellPrivately(messenger, body, view);

@@ -31,7 +31,7 @@ export function jsonSchemaEditForm(schema: object, input: Record<string, unknown
   const { app, action, view } = fakeBoltApp();
   const organisationMembership = { of: async () => 'member' as const };
   const silent = pino({ level: 'silent' });
-  registerEditCall(app, { store: storeWith(step), decider, messenger: recordingMessenger().messenger, toolSchemas, logger: silent, audit: createMemoryAuditLog({ logger: silent }), organisationMembership });
+  registerEditCall(app, { store: storeWith(step), channelsOf: async () => new Set([step.channel]), decider, messenger: recordingMessenger().messenger, toolSchemas, logger: silent, audit: createMemoryAuditLog({ logger: silent }), organisationMembership });
   return {
     record,
     toolSchemas,

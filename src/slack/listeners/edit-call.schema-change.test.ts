@@ -33,7 +33,7 @@ function openEditForm() {
   const decider = { record, publish: vi.fn() } as unknown as CallDecider;
   const { app, action, view } = fakeBoltApp();
   const organisationMembership = { of: async () => 'member' as const };
-  registerEditCall(app, { store: storeWith(step), decider, messenger: recordingMessenger().messenger, toolSchemas, logger: pino({ level: 'silent' }), audit: createMemoryAuditLog({ logger: pino({ level: 'silent' }) }), organisationMembership });
+  registerEditCall(app, { store: storeWith(step), channelsOf: async () => new Set([step.channel]), decider, messenger: recordingMessenger().messenger, toolSchemas, logger: pino({ level: 'silent' }), audit: createMemoryAuditLog({ logger: pino({ level: 'silent' }) }), organisationMembership });
   return {
     step,
     record,

@@ -13,7 +13,7 @@ describe('submitting the Edit form while Redis cannot be read', () => {
     const { app, view } = fakeBoltApp();
     const decider = { record: vi.fn(), publish: vi.fn() } as unknown as CallDecider;
     const toolSchemas = { jsonSchema: vi.fn(), validate: vi.fn() } as unknown as ToolSchemas;
-    registerEditCall(app, { store: failingStore(), decider, messenger: recordingMessenger().messenger, toolSchemas, logger: pino({ level: 'silent' }), audit: createMemoryAuditLog({ logger: pino({ level: 'silent' }) }) });
+    registerEditCall(app, { store: failingStore(), channelsOf: async () => undefined, decider, messenger: recordingMessenger().messenger, toolSchemas, logger: pino({ level: 'silent' }), audit: createMemoryAuditLog({ logger: pino({ level: 'silent' }) }) });
     const { args, ack } = formSubmit({ reference: { stepId: 'step01', approvalId: 'apv1', version: 0 }, blocks: [{ type: 'context' }, { type: 'input', block_id: 'namespace' }] });
     await view(EDIT_CALL_CALLBACK_ID)(args);
     expect(ack).toHaveBeenCalledExactlyOnceWith({ response_action: 'errors', errors: { namespace: UNREADABLE_CALL_TEXT } });

@@ -6,6 +6,7 @@ import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { StateStore } from '../../store/state-store.js';
 import type { ToolSchemas } from '../../tools/tool-schemas.js';
 import { APPROVAL_ACTION_IDS, decodeCallFormMetadata } from '../blocks/action-ids.js';
+import type { ChannelsOf } from '../channel-membership.js';
 import { formLayoutKey, readFormLayout, withFormLayout } from '../modals/form-layout.js';
 import { buildSchemaForm, parseSchemaForm, type TimeFormat } from '../modals/schema-form.js';
 import { EDIT_CALL_CALLBACK_ID, editCallView, formErrors } from '../views/edit-call-view.js';
@@ -13,6 +14,7 @@ import { inputFieldsOf, issuesToFieldErrors } from '../views/field-errors.js';
 import { createOrganisationMembership, type OrganisationMembership } from '../organisation-membership.js';
 import { actorOf } from './approval-actions.js';
 import { callAsShown, registerCallModalButton } from './call-modal-button.js';
+import { formChannel } from './form-channel.js';
 import { isUnreadable, readCall } from './read-call.js';
 import { submittedInputFields } from './submitted-input-fields.js';
 
@@ -27,6 +29,8 @@ export interface EditCallOptions {
   /** Where a refused click on the button is recorded. */
   audit: AuditLog;
   organisationMembership?: OrganisationMembership;
+  /** Which channels a person is in: a submit claiming the thread's channel counts as made there only for its members (`formChannel`). */
+  channelsOf: ChannelsOf;
 }
 
 /**
@@ -36,7 +40,7 @@ export interface EditCallOptions {
  * the tool's own schema, and the version it started from must still be the current one. A card
  * older than the current input opens no form (its text would not be what the form shows).
  */
-export function registerEditCall(app: App, { store, decider, messenger, toolSchemas, logger, audit, organisationMembership = createOrganisationMembership({ logger }) }: EditCallOptions): void {
+export function registerEditCall(app: App, { store, decider, messenger, toolSchemas, logger, audit, channelsOf, organisationMembership = createOrganisationMembership({ logger }) }: EditCallOptions): void {
   registerCallModalButton(app, {
     actionId: APPROVAL_ACTION_IDS.edit,
     buttonLabel: 'Edit',
@@ -76,13 +80,14 @@ export function registerEditCall(app: App, { store, decider, messenger, toolSche
     const validated = await toolSchemas.validate(lookup.call.toolName, parsed.value);
     if (!validated.success) return ack({ response_action: 'errors', errors: issuesToFieldErrors(validated.issues, inputFieldsOf(form)) });
 
+    const from = await formChannel({ claimed: reference.channel, threadChannel: lookup.step.channel, userId: body.user.id, channelsOf });
     const outcome = await decider.record({
       stepId: reference.stepId,
       approvalId: reference.approvalId,
-      ...(await actorOf({ body, channel: reference.channel, membership: organisationMembership, client })),
+      ...(await actorOf({ body, channel: from.channel, membership: organisationMembership, client })),
       action: { kind: 'edit', fromVersion: reference.version ?? 0, input: validated.value, submittedInput: parsed.value },
     });
-    if (!outcome.recorded) return ack(formErrors({ fields: inputFieldsOf(form), message: outcome.message }));
+    if (!outcome.recorded) return ack(formErrors({ fields: inputFieldsOf(form), message: from.refusal ?? outcome.message }));
     await ack();
     if (outcome.notice) await messenger.postEphemeral({ channel: reference.channel, userId: body.user.id, threadTs: outcome.step.threadTs, text: outcome.notice }).catch(() => {});
     await decider.publish(outcome);

@@ -5,10 +5,12 @@ import type { CallDecider } from '../../approvals/decide-call.js';
 import type { ThreadMessenger } from '../../conversation/thread-messenger.js';
 import type { StateStore } from '../../store/state-store.js';
 import { APPROVAL_ACTION_IDS, decodeCallFormMetadata } from '../blocks/action-ids.js';
+import type { ChannelsOf } from '../channel-membership.js';
 import { GRANT_CALLBACK_ID, grantView, submittedGrantChoice } from '../views/grant-view.js';
 import { createOrganisationMembership, type OrganisationMembership } from '../organisation-membership.js';
 import { actorOf } from './approval-actions.js';
 import { callAsShown, registerCallModalButton } from './call-modal-button.js';
+import { formChannel } from './form-channel.js';
 import { isUnreadable, readCall } from './read-call.js';
 
 export interface GrantApprovalOptions {
@@ -19,6 +21,8 @@ export interface GrantApprovalOptions {
   /** Where a refused click on the button is recorded. */
   audit: AuditLog;
   organisationMembership?: OrganisationMembership;
+  /** Which channels a person is in: a submit claiming the thread's channel counts as made there only for its members (`formChannel`). */
+  channelsOf: ChannelsOf;
 }
 
 /**
@@ -29,7 +33,7 @@ export interface GrantApprovalOptions {
  * shows the input it approves and opens only from a card showing the current input; its submit
  * approves the version that card showed, or nothing.
  */
-export function registerGrantApproval(app: App, { store, decider, messenger, logger, audit, organisationMembership = createOrganisationMembership({ logger }) }: GrantApprovalOptions): void {
+export function registerGrantApproval(app: App, { store, decider, messenger, logger, audit, channelsOf, organisationMembership = createOrganisationMembership({ logger }) }: GrantApprovalOptions): void {
   registerCallModalButton(app, {
     actionId: APPROVAL_ACTION_IDS.grant,
     buttonLabel: 'Approve & allow…',
@@ -54,13 +58,14 @@ export function registerGrantApproval(app: App, { store, decider, messenger, log
     if (!reference || !lookup?.call) return refuse('This approval request is no longer open.');
     const choice = submittedGrantChoice(view.state.values as never, callAsShown(lookup.call));
     if (!choice) return refuse('Choose where and for how long.');
+    const from = await formChannel({ claimed: reference.channel, threadChannel: lookup.step?.channel, userId: body.user.id, channelsOf });
     const outcome = await decider.record({
       stepId: reference.stepId,
       approvalId: reference.approvalId,
-      ...(await actorOf({ body, channel: reference.channel, membership: organisationMembership, client })),
+      ...(await actorOf({ body, channel: from.channel, membership: organisationMembership, client })),
       action: { kind: 'approve', version: reference.version ?? 0, grant: choice },
     });
-    if (!outcome.recorded) return refuse(outcome.message);
+    if (!outcome.recorded) return refuse(from.refusal ?? outcome.message);
     await ack();
     await decider.publish(outcome);
   });

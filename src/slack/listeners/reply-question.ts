@@ -10,6 +10,7 @@ import type { StateStore } from '../../store/state-store.js';
 import { answerSchemaOf, type AskUserInput } from '../../tools/ask-user.js';
 import type { JsonSchemaValidator } from '../../tools/json-schema-validator.js';
 import { APPROVAL_ACTION_IDS, decodeCallFormMetadata } from '../blocks/action-ids.js';
+import type { ChannelsOf } from '../channel-membership.js';
 import { buildSchemaForm, parseSchemaForm } from '../modals/schema-form.js';
 import { formErrors } from '../views/edit-call-view.js';
 import { inputFieldsOf, issuesToFieldErrors } from '../views/field-errors.js';
@@ -18,6 +19,7 @@ import { registerCallModalButton } from './call-modal-button.js';
 import { mayAnswer } from './answer-question.js';
 import { createOrganisationMembership, type OrganisationMembership } from '../organisation-membership.js';
 import { actorOf } from './approval-actions.js';
+import { formChannel } from './form-channel.js';
 import { isUnreadable, readCall } from './read-call.js';
 import { submittedInputFields } from './submitted-input-fields.js';
 
@@ -30,6 +32,8 @@ export interface ReplyQuestionOptions {
   /** Where a refused click on the button is recorded. */
   audit: AuditLog;
   organisationMembership?: OrganisationMembership;
+  /** Which channels a person is in: a submit claiming the thread's channel counts as made there only for its members (`formChannel`). */
+  channelsOf: ChannelsOf;
 }
 
 /**
@@ -38,7 +42,7 @@ export interface ReplyQuestionOptions {
  * question with options shows no Reply; a click or a submit that names one anyway (an old or forged
  * payload) is refused, since its answer is one of the options the model offered.
  */
-export function registerReplyQuestion(app: App, { store, decider, messenger, validator, logger, audit, organisationMembership = createOrganisationMembership({ logger }) }: ReplyQuestionOptions): void {
+export function registerReplyQuestion(app: App, { store, decider, messenger, validator, logger, audit, channelsOf, organisationMembership = createOrganisationMembership({ logger }) }: ReplyQuestionOptions): void {
   const formFor = (call: PendingCall) => {
     const schema = answerSchemaOf(call.input as AskUserInput, (candidate) => validator.isUsable(candidate));
     // The answer is validated with ajv, which refuses a `time` without seconds and a time zone.
@@ -75,9 +79,10 @@ export function registerReplyQuestion(app: App, { store, decider, messenger, val
     if (!parsed.ok) return ack({ response_action: 'errors', errors: parsed.errors });
     const validated = validator.validate(schema, parsed.value);
     if (!validated.success) return ack({ response_action: 'errors', errors: issuesToFieldErrors(validated.issues, inputFieldsOf(form)) });
-    // Who may answer is judged by the server with the answer (only the requester).
-    const outcome = await decider.record({ stepId: reference.stepId, approvalId: reference.approvalId, ...(await actorOf({ body, channel: reference.channel, membership: organisationMembership, client })), action: { kind: 'answer', answer: validated.value } });
-    if (!outcome.recorded) return ack(formErrors({ fields: inputFieldsOf(form), message: outcome.message }));
+    // Who may answer is judged by the server with the answer (the requester; in a scheduled turn, anyone in the channel).
+    const from = await formChannel({ claimed: reference.channel, threadChannel: lookup.step.channel, userId: body.user.id, channelsOf });
+    const outcome = await decider.record({ stepId: reference.stepId, approvalId: reference.approvalId, ...(await actorOf({ body, channel: from.channel, membership: organisationMembership, client })), action: { kind: 'answer', answer: validated.value } });
+    if (!outcome.recorded) return ack(formErrors({ fields: inputFieldsOf(form), message: from.refusal ?? outcome.message }));
     await ack();
     await decider.publish(outcome);
   });
