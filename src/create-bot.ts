@@ -180,7 +180,7 @@ async function assemble(
     (environment.redis === undefined
       ? createMemoryAuditLog({ logger })
       : createRedisAuditLog({ target: environment.redis, keyPrefix: STORE_KEY_PREFIX, ...redisShards(environment), logger, onRedisError }));
-  const store = options.store ?? createStore({ environment, logger, audit, onRedisError });
+  const store = options.store ?? createStore({ environment, logger, audit, onRedisError, now });
   const onSlackApiFailure = (failure: SlackApiFailure) => prometheus.metrics.slackApiFailed(failure);
   const identity = await resolveBotIdentity(environment, onSlackApiFailure);
   const role = options.role ?? environment.role;
@@ -319,7 +319,7 @@ async function assemble(
       resolveGroups,
       metrics: prometheus.metrics,
       tracer,
-      expireNow: (stepId) => sweeper.expireNow(stepId),
+      expireNow: (stepId, expireOptions) => sweeper.expireNow(stepId, expireOptions),
       evaluateInput,
     }),
     toolSchemas: createToolSchemas({ definitions: tools }),
@@ -423,13 +423,14 @@ const replicaWait = (environment: EnvironmentConfig) => ({
 /** Shared by the store and the audit streams; `npm run audit` reads them. */
 const STORE_KEY_PREFIX = 'countersign:';
 
-function createStore({ environment, logger, audit, onRedisError }: { environment: EnvironmentConfig; logger: Logger; audit: AuditLog; onRedisError: RedisFailureListener }): StateStore {
+/** `now`: the memory store's clock (one process, one clock); Redis judges deadlines by its own `TIME`. */
+function createStore({ environment, logger, audit, onRedisError, now }: { environment: EnvironmentConfig; logger: Logger; audit: AuditLog; onRedisError: RedisFailureListener; now: () => number }): StateStore {
   if (environment.redis !== undefined) return createRedisStore({ target: environment.redis, keyPrefix: STORE_KEY_PREFIX, ...redisShards(environment), ...replicaWait(environment), auditLogger: logger, onRedisError });
   logger.warn(
     { event: 'memory-store' },
     'REDIS_URL is not set: using an in-memory store. Pending approvals will not survive a restart and are not shared between bot processes.',
   );
-  return createMemoryStore({ audit });
+  return createMemoryStore({ audit, now });
 }
 
 /** The workspace of the bot token, asked once (`auth.test`), for the threads scheduled turns start. */

@@ -18,7 +18,7 @@ import { isQuestion, type PendingCall, type PendingStep } from './pending-step.j
 import { approverGroupIds, type GroupMembers } from './policy/approver-eligibility.js';
 import { whoCanApprove } from './policy/describe-approvers.js';
 import type { PolicyEvaluation } from './policy/evaluate-policy.js';
-import { applyCallAction, type CallAction, type CallActionEffect, type CallActionRequest } from './transitions/call-action.js';
+import { applyCallAction, EXPIRED_TEXT, type CallAction, type CallActionEffect, type CallActionRequest } from './transitions/call-action.js';
 import { unconfirmedWithdrawalText } from './unconfirmed-withdrawal.js';
 
 export { alreadyDecidedText } from './transitions/call-action.js';
@@ -36,8 +36,11 @@ export interface DecideCallOptions {
    * it) and for the version waiting (it governs with the policy the card showed).
    */
   evaluateInput: (options: { step: PendingStep; call: PendingCall; input: unknown }) => Promise<PolicyEvaluation>;
-  /** Closes a step whose expiry a click found passed, at once rather than at the next sweep. */
-  expireNow?: (stepId: string) => Promise<void>;
+  /**
+   * Closes a step whose expiry a click found passed, at once rather than at the next sweep. `due`:
+   * the deadline Redis's clock said had passed when this replica's own did not yet (see `expire`).
+   */
+  expireNow?: (stepId: string, options?: { due?: number }) => Promise<void>;
   now?: () => number;
   newGrantId?: () => string;
   /** Decisions and refusals counted for the operator's dashboards. */
@@ -127,7 +130,8 @@ export function createCallDecider(options: DecideCallOptions) {
     return groupIds.length === 0 ? new Map() : options.resolveGroups(groupIds);
   }
 
-  async function refuse(step: PendingStep | undefined, request: CallDecisionRequest, code: string, message: string): Promise<RecordOutcome> {
+  /** `due`: for a write Redis refused as 'expired', the deadline it refused it at (see `expireNow`). */
+  async function refuse(step: PendingStep | undefined, request: CallDecisionRequest, code: string, message: string, { due }: { due?: number } = {}): Promise<RecordOutcome> {
     const call = step?.calls.find((candidate) => candidate.approvalId === request.approvalId);
     // The step's workspace and channel (a click on a copy elsewhere is about the step), else the click's.
     const where = step ?? request.origin;
@@ -149,7 +153,7 @@ export function createCallDecider(options: DecideCallOptions) {
     );
     metrics.actionRefused({ reason: code });
     if (code === 'expired' && options.expireNow) {
-      await options.expireNow(request.stepId).catch((error: unknown) => logger.warn({ event: 'expire-now-failed', stepId: request.stepId, err: error }, 'could not close an expired step'));
+      await options.expireNow(request.stepId, due === undefined ? {} : { due }).catch((error: unknown) => logger.warn({ event: 'expire-now-failed', stepId: request.stepId, err: error }, 'could not close an expired step'));
     }
     return { recorded: false, message };
   }
@@ -199,6 +203,8 @@ export function createCallDecider(options: DecideCallOptions) {
         let committed: Awaited<ReturnType<typeof write>> | { result: 'unavailable' };
         do committed = await write().catch(unavailableAsRetry(storeWait));
         while (committed.result === 'unavailable');
+        // Judged in time by this replica's clock, but Redis's (the one every replica shares) says the deadline had passed.
+        if (committed.result === 'expired') return await refuse(step, request, 'expired', EXPIRED_TEXT, transition.deadline === undefined ? {} : { due: transition.deadline });
         if (committed.result === 'conflict') {
           conflicts += 1;
           continue;

@@ -139,10 +139,10 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
    * so the resume can never be lost between them; on a conflict it starts again from the step as it
    * is now. The thread's lock comes with it when it was free (then this process drains the thread).
    */
-  async function commitExpiry(stepId: string): Promise<{ step: PendingStep; claim?: TakenClaim } | undefined> {
+  async function commitExpiry(stepId: string, due: number | undefined): Promise<{ step: PendingStep; claim?: TakenClaim } | undefined> {
     for (let attempt = 0; attempt < MAX_COMMIT_ATTEMPTS; attempt += 1) {
       const current = await store.getStep(stepId);
-      const at = now();
+      const at = Math.max(now(), due ?? -Infinity);
       const transition = current && expireTransition(current, { now: at, expiresAt: await governingStepExpiry(current, at) });
       if (!transition) return undefined;
       const { step } = transition;
@@ -191,14 +191,18 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
     await remind(step);
   }
 
-  /** Closes the step if its expiry has passed; exactly one process (or click) wins it. */
-  async function expire(stepId: string): Promise<void> {
+  /**
+   * Closes the step if its expiry has passed; exactly one process (or click) wins it. `due`: a time
+   * the deadline is known to have passed by (a click's write Redis refused as 'expired', by its
+   * clock): the step closes as of then, however far behind this process's own clock runs.
+   */
+  async function expire(stepId: string, { due }: { due?: number } = {}): Promise<void> {
     const stored = await store.getStep(stepId);
     // Kept past its deadline (`stepRecordTtlMs`), a step is gone only after an outage longer than the grace: its card cannot be closed.
     if (stored === undefined) logger.warn({ event: 'expiring-step-gone', stepId }, 'a request due to expire has no record left; its card keeps its buttons');
     // Gone (its key expired) or closed some other way: nothing left to expire, ever.
     if (stored?.phase !== 'pending') return store.unschedule(stepId);
-    const expired = await commitExpiry(stepId);
+    const expired = await commitExpiry(stepId, due);
     if (!expired) return;
     const { step, claim } = expired;
     for (const call of step.calls) {

@@ -64,7 +64,9 @@ export async function recheckApprovals(options: {
     }
     const current = await options.currentEvaluation({ step, call, input: version.input });
     // Approved after the deadline the config in force sets (a deploy shortened the rule's expiry):
-    // the request had expired by then, as a click would now be told.
+    // the request had expired by then, as a click would now be told. `decision.at` is the clock of
+    // the replica that recorded it; an approval past the deadline in force at the click never gets
+    // here, whatever that clock said (Redis's refused its write: `StepTransition.deadline`).
     const expiresAt = governingExpiry({ step, current });
     if (expiresAt !== undefined && decision.at >= expiresAt) {
       revoke(call.approvalId, decision.userId, `approved after the request expired ${POLICY_CHANGED_TEXT}`, `it was approved after the request expired ${POLICY_CHANGED_TEXT}`);

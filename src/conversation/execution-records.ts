@@ -26,9 +26,9 @@ export function createExecutionRecords({ store, logger, limits, now, metrics }: 
       if (approval.grant) audit.push(grantAuditEvent('grant-used', approval.grant, approval.requesterId));
     }
     faultPoint('before-tool');
-    // A grant-cleared call's grant is checked in the write of its marker: a revoke is then ordered
-    // strictly before the start (nothing written, the call is not run) or after it.
-    const grant = call.basis.kind === 'grant' ? { teamId: thread.teamId, channel: thread.channel, grantId: call.basis.grantId, now: now() } : undefined;
+    // A grant-cleared call's grant is checked in the write of its marker: a revoke (or its expiry, by
+    // the store's clock) is then ordered strictly before the start (nothing written, the call is not run) or after it.
+    const grant = call.basis.kind === 'grant' ? { teamId: thread.teamId, channel: thread.channel, grantId: call.basis.grantId } : undefined;
     const marked = await scope.lease.guard(() =>
       store.markExecuting({ fence: scope.lease.fence, toolCallId: call.toolCallId, marker: { toolName: call.toolName, input: call.input, startedAt: now() }, ttlMs: limits.historyTtlMs, audit, ...(grant ? { grant } : {}) }),
     );

@@ -131,6 +131,8 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
     if (!entry || !stored) return 'not-found';
     if (transition.fence && !current(transition.fence)) return 'fenced';
     if (stored.revision !== transition.fromRevision) return 'conflict';
+    // One process, one clock: this store's judges the deadline, as Redis's `TIME` does for the Redis store.
+    if (transition.deadline !== undefined && now() >= transition.deadline) return 'expired';
     // The card's ts, link and copies live outside the revision: a transition never overwrites them.
     const { cardTs: _cardTs, cardLink: _cardLink, copies: _copies, ...next } = copy(transition.step);
     const { cardTs, cardLink, copies } = stored;
@@ -462,7 +464,7 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       guard(fence);
       if (location) {
         const grant = grants.get(location.grantId);
-        if (!grant || grant.teamId !== location.teamId || grant.channel !== location.channel || grant.expiresAt <= location.now) return 'grant-gone';
+        if (!grant || grant.teamId !== location.teamId || grant.channel !== location.channel || grant.expiresAt <= now()) return 'grant-gone';
       }
       const markers = executing.get(fence.threadKey) ?? new Map<string, ExecutingMarker>();
       markers.set(toolCallId, copy(marker));

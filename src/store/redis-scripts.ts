@@ -29,6 +29,21 @@ function namedWrite({ key, ttl, answer = 'written' }: { key: number; ttl: number
 }
 
 /**
+ * Sets the Lua local `clock` to the time deadlines are judged by, in epoch ms: ARGV[override] when
+ * given (a test's fake clock, see `RedisStoreOptions.serverClock`), else the server's `TIME`. One
+ * clock for every replica, whatever theirs say. A script may write after `TIME`: Redis 7 replicates
+ * a script by its effects, never by running it again.
+ */
+function serverClock({ override }: { override: number }): string {
+  return `
+local clock = tonumber(ARGV[${override}])
+if not clock then
+  local time = redis.call('TIME')
+  clock = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end`;
+}
+
+/**
  * Issues the thread's next fencing token into KEYS[fence], `<counter>.<nonce>` (`fencing-token.ts`):
  * the counter larger than the last one's, even if that expired (it never goes below the current
  * time in milliseconds), the nonce ARGV[nonce], drawn by the caller, so that a token lost in a
@@ -103,16 +118,18 @@ redis.call('PEXPIRE', KEYS[${list}], threadTtl)`;
  * so an operator with redis-cli can see it), [12] the step's channel, [13] the step's new expiry
  * or '' and [14] its new reminder or '' (an edit moved them earlier), [15] its next escalation hop
  * or '' (an edit put a call back under a ladder that had stopped: written with the step, as
- * CREATE_STEP_SCRIPT writes the first hop, so no lost write leaves the ladder unswept).
+ * CREATE_STEP_SCRIPT writes the first hop, so no lost write leaves the ladder unswept), [16] the
+ * deadline the change must come before (a person's action: 'expired' at or past it by the server's
+ * clock) or '', [17] the clock to judge it by instead of `TIME` (tests) or ''.
  * Alone (a decision that does not complete the step, a close, an expiry): KEYS[11] this write's
- * attempt key, ARGV[16] attempt key ttl ms, [17…] audit (type, json) pairs. The attempt key (a
+ * attempt key, ARGV[18] attempt key ttl ms, [19…] audit (type, json) pairs. The attempt key (a
  * fresh token per call) says the write ran: ioredis sends a command again when its reply was lost,
  * and the resend answers 'committed' rather than find its own decision in the step and call it a
  * conflict (a first approval of two would be refused as its approver's second one).
  */
-const commitStepAttempt = namedWrite({ key: 11, ttl: 16, answer: 'committed' });
+const commitStepAttempt = namedWrite({ key: 11, ttl: 18, answer: 'committed' });
 export const COMMIT_STEP_SCRIPT = commitStepLua({
-  auditFirst: 17,
+  auditFirst: 19,
   beforeWrite: `
 ${commitStepAttempt.ranBefore}`,
   afterWrite: `
@@ -120,13 +137,13 @@ ${commitStepAttempt.record}`,
 });
 
 /**
- * COMMIT_STEP_SCRIPT's first 10 keys and 15 arguments and, when the transition completes the step
+ * COMMIT_STEP_SCRIPT's first 10 keys and 17 arguments and, when the transition completes the step
  * (flag `c`), the resume item queued for its thread in the same step: no decision that completes a
  * step is recorded without its resume. KEYS[11] queue, [12] lock, [13] index of threads with work,
  * [14] in-flight item, [15] ready list, [16] this write's attempt key.
- * ARGV[16] item, [17] lock ttl ms, [18] queue ttl ms, [19] thread key, [20] fence ttl ms, [21]
+ * ARGV[18] item, [19] lock ttl ms, [20] queue ttl ms, [21] thread key, [22] fence ttl ms, [23]
  * 'drain' (a free lock is taken: {'committed', token, first item}) or 'hand-off' (a free thread is
- * offered to the workers), [22] most hints kept, [23] attempt key ttl ms, [24] token nonce, [25…]
+ * offered to the workers), [24] most hints kept, [25] attempt key ttl ms, [26] token nonce, [27…]
  * audit pairs.
  * The attempt key (a fresh token per call) keeps what the write did: the token of the lock it
  * took, or '' when it took none. ioredis sends a command again when its reply was lost; the resend
@@ -135,7 +152,7 @@ ${commitStepAttempt.record}`,
  * took until the lock lapses.
  */
 export const COMMIT_STEP_AND_QUEUE_SCRIPT = commitStepLua({
-  auditFirst: 25,
+  auditFirst: 27,
   beforeWrite: `
 local earlier = redis.call('GET', KEYS[16])
 if earlier then
@@ -145,23 +162,23 @@ end`,
   afterWrite: `
 local taken = ''
 if string.find(ARGV[5], 'c', 1, true) then
-  redis.call('RPUSH', KEYS[11], ARGV[16])
-  redis.call('PEXPIRE', KEYS[11], ARGV[18])
-  redis.call('ZADD', KEYS[13], ARGV[4], ARGV[19])
+  redis.call('RPUSH', KEYS[11], ARGV[18])
+  redis.call('PEXPIRE', KEYS[11], ARGV[20])
+  redis.call('ZADD', KEYS[13], ARGV[4], ARGV[21])
   if redis.call('EXISTS', KEYS[12]) == 0 then
-    if ARGV[21] == 'hand-off' then
-      redis.call('RPUSH', KEYS[15], ARGV[19])
-      redis.call('LTRIM', KEYS[15], -tonumber(ARGV[22]), -1)
+    if ARGV[23] == 'hand-off' then
+      redis.call('RPUSH', KEYS[15], ARGV[21])
+      redis.call('LTRIM', KEYS[15], -tonumber(ARGV[24]), -1)
     else
-      ${issueToken({ fence: 7, now: 4, nonce: 24, ttl: 20 })}
-      redis.call('SET', KEYS[12], token, 'PX', ARGV[17])
+      ${issueToken({ fence: 7, now: 4, nonce: 26, ttl: 22 })}
+      redis.call('SET', KEYS[12], token, 'PX', ARGV[19])
       taken = token
     end
   end
 end
-redis.call('SET', KEYS[16], taken, 'PX', ARGV[23])
+redis.call('SET', KEYS[16], taken, 'PX', ARGV[25])
 if taken ~= '' then
-  ${takeItem({ queue: 11, inflight: 14, ttl: 18 })}
+  ${takeItem({ queue: 11, inflight: 14, ttl: 20 })}
   return {'committed', taken, item}
 end`,
 });
@@ -173,6 +190,10 @@ local revision = redis.call('HGET', KEYS[1], 'revision')
 if not revision then return 'not-found' end
 if ARGV[6] ~= '' and redis.call('GET', KEYS[7]) ~= ARGV[6] then return 'fenced' end
 if revision ~= ARGV[1] then return 'conflict' end
+if ARGV[16] ~= '' then
+  ${serverClock({ override: 17 })}
+  if clock >= tonumber(ARGV[16]) then return 'expired' end
+end
 redis.call('HSET', KEYS[1], 'data', ARGV[2], 'revision', tostring(tonumber(ARGV[1]) + 1), 'phase', ARGV[11])
 if string.find(ARGV[5], 'c', 1, true) then redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3]) end
 if string.find(ARGV[5], 'r', 1, true) then redis.call('ZREM', KEYS[2], ARGV[3]) end
@@ -336,9 +357,11 @@ end`;
 /**
  * KEYS[1] executing markers, [2] fence, [3] audit stream, [4] the grants hash of the call's grant
  * (any key of the shard without one). ARGV[1] token, [2] call id, [3] marker JSON, [4] ttl ms,
- * [5] grant id ('' when the call is not cleared by a grant), [6] now (epoch ms), [7] audit cap,
- * [8…] audit pairs. A grant is checked in the same script that writes the marker, so a revoke is
- * ordered strictly before the start (refused: 'grant-gone', nothing written) or after it.
+ * [5] grant id ('' when the call is not cleared by a grant), [6] the clock to judge the grant's
+ * expiry by instead of the server's `TIME` (tests) or '', [7] audit cap, [8…] audit pairs. A grant
+ * is checked in the same script that writes the marker, so a revoke (or the grant's end, by the
+ * clock every replica shares) is ordered strictly before the start (refused: 'grant-gone', nothing
+ * written) or after it.
  */
 export const MARK_EXECUTING_SCRIPT = `
 if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 'fenced' end
@@ -346,7 +369,8 @@ if ARGV[5] ~= '' then
   local json = redis.call('HGET', KEYS[4], ARGV[5])
   if not json then return 'grant-gone' end
   local decoded, grant = pcall(cjson.decode, json)
-  if not decoded or type(grant) ~= 'table' or type(grant.expiresAt) ~= 'number' or grant.expiresAt <= tonumber(ARGV[6]) then return 'grant-gone' end
+  ${serverClock({ override: 6 })}
+  if not decoded or type(grant) ~= 'table' or type(grant.expiresAt) ~= 'number' or grant.expiresAt <= clock then return 'grant-gone' end
 end
 redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])

@@ -102,6 +102,12 @@ export interface RedisStoreOptions {
   auditLogger?: AuditLogger;
   auditMaxLength?: number;
   now?: () => number;
+  /**
+   * Stands in for the server's clock where the scripts judge a deadline (a decision's against the
+   * step's expiry, a call's start against its grant's): for tests whose bots run on a fake clock.
+   * Unset, as in production, Redis's `TIME` judges them, the one clock every replica shares.
+   */
+  serverClock?: () => number;
   /** Told of connection errors and failed store operations (see `RedisFailureListener`). */
   onRedisError?: RedisFailureListener;
   /**
@@ -123,6 +129,7 @@ export function createRedisStore({
   auditLogger,
   auditMaxLength = DEFAULT_AUDIT_MAX_LENGTH,
   now = Date.now,
+  serverClock,
   onRedisError,
   waitReplicas,
   waitTimeoutMs = DEFAULT_REPLICA_WAIT_TIMEOUT_MS,
@@ -141,6 +148,9 @@ export function createRedisStore({
   const layout = prepareKeyLayout({ redis, keys, keyPrefix });
   const replicas = waitReplicas ?? defaultReplicasToWaitFor(redis);
   const confirmedWrites = replicas > 0 ? createReplicaConfirmedWrites({ redis, replicas, timeoutMs: waitTimeoutMs, onConnectionError: reportConnectionError }) : undefined;
+
+  /** What the scripts judge deadlines by in place of the server's `TIME` ('': `TIME` itself). */
+  const clockArgument = () => (serverClock ? serverClock() : '');
 
   /** COMMIT_STEP_SCRIPT's keys, then its arguments before the audit pairs. */
   const commitStepKeys = ({ step, fence }: StepTransition) => {
@@ -165,7 +175,26 @@ export function createRedisStore({
     const expiry = transition.rescheduled?.expiry ? (step.expiresAt ?? '') : '';
     const reminder = transition.rescheduled?.reminder ? (step.remindAt ?? '') : '';
     const escalation = transition.rescheduled?.escalation ? (step.escalation?.nextAt ?? '') : '';
-    return [transition.fromRevision, stepData(step), step.stepId, now(), flags, fence?.token ?? '', grant?.grantId ?? '', grant ? JSON.stringify(grant) : '', grant?.expiresAt ?? 0, auditMaxLength, step.phase, step.channel, expiry, reminder, escalation] as const;
+    const deadline = transition.deadline ?? '';
+    return [
+      transition.fromRevision,
+      stepData(step),
+      step.stepId,
+      now(),
+      flags,
+      fence?.token ?? '',
+      grant?.grantId ?? '',
+      grant ? JSON.stringify(grant) : '',
+      grant?.expiresAt ?? 0,
+      auditMaxLength,
+      step.phase,
+      step.channel,
+      expiry,
+      reminder,
+      escalation,
+      deadline,
+      deadline === '' ? '' : clockArgument(),
+    ] as const;
   };
 
   /**
@@ -697,7 +726,7 @@ export function createRedisStore({
       // of another channel (never one that clears this thread's calls) is simply not found there.
       const grantsKey = grant ? at.grants(grant.teamId, grant.channel) : at.executing(fence.threadKey);
       const scriptKeys = [at.executing(fence.threadKey), at.fence(fence.threadKey), at.audit(), grantsKey];
-      const scriptArguments = [fence.token, toolCallId, markerJson, ttlMs, grant?.grantId ?? '', grant?.now ?? 0, auditMaxLength, ...args];
+      const scriptArguments = [fence.token, toolCallId, markerJson, ttlMs, grant?.grantId ?? '', grant ? clockArgument() : '', auditMaxLength, ...args];
       if (!confirmedWrites) {
         const reply = await run.csMarkExecuting(...scriptKeys, ...scriptArguments);
         if (reply === 'fenced') throw new FencedError(fence.threadKey);

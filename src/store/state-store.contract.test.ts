@@ -77,9 +77,9 @@ describe.each(createStores())('%s state store', (name, create) => {
     return step;
   }
 
-  const act = (stepId: string, userId: string, action: CallAction) =>
+  const act = (stepId: string, userId: string, action: CallAction, clock: { now?: number; newGrantId?: () => string } = {}) =>
     commitTransition(store, stepId, (step) => {
-      const result = applyCallAction(step, { stepId, approvalId: step.calls[0]!.approvalId, userId, origin: { teamId: step.teamId, channel: step.channel, membership: 'member' }, action }, { now: Date.now(), groupMembers: new Map(), newGrantId: randomUUID });
+      const result = applyCallAction(step, { stepId, approvalId: step.calls[0]!.approvalId, userId, origin: { teamId: step.teamId, channel: step.channel, membership: 'member' }, action }, { now: clock.now ?? Date.now(), groupMembers: new Map(), newGrantId: clock.newGrantId ?? randomUUID });
       return result.ok ? result.transition : undefined;
     });
 
@@ -378,6 +378,29 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect(await store.commitStepAndQueue(await approve(other.stepId, 'apv-1'), { item: 'resume-2', lockTtlMs: TTL, mode: 'hand-off' })).toEqual({ result: 'committed' });
     expect(await waiting).toEqual([other.threadKey]);
     expect((await store.lockAndTake(other.threadKey, TTL))?.item).toBe('resume-2');
+  });
+
+  it("refuses a person's action at or past its deadline by the store's clock (Redis's TIME), whatever the clock that judged it said", async () => {
+    const approveAt = (step: PendingStep, now: number) => {
+      const result = applyCallAction(step, { stepId: step.stepId, approvalId: 'apv-1', userId: 'UBOB', origin: { teamId: step.teamId, channel: step.channel, membership: 'member' }, action: { kind: 'approve', version: 0 } }, { now, groupMembers: new Map(), newGrantId: randomUUID });
+      if (!result.ok) throw new Error(result.refusal.message);
+      return result.transition;
+    };
+    // Due a second ago by the store's clock; the replica that judged the click runs ten minutes behind.
+    const lapsed = await createStep(makeStep(['apv-1'], { threadTs: uniqueTs(), expiresAt: Date.now() - 1_000 }));
+    const late = approveAt(lapsed, lapsed.expiresAt! - 10 * 60_000);
+    expect(late.deadline).toBe(lapsed.expiresAt);
+    expect(await store.commitStep(late)).toEqual({ result: 'expired' });
+    expect(await store.commitStepAndQueue(late, { item: 'resume-late', lockTtlMs: TTL, mode: 'drain' })).toEqual({ result: 'expired' });
+    // Nothing written, queued or audited.
+    expect(await store.getStep(lapsed.stepId)).toEqual(lapsed);
+    expect(await store.busyThreads({ limit: 1000 })).not.toContain(lapsed.threadKey);
+    expect((await audit.read({ sinceMs: 0 })).filter((event) => event.type === 'decision' && event.stepId === lapsed.stepId)).toEqual([]);
+
+    // A minute ahead by the store's clock: written.
+    const open = await createStep(makeStep(['apv-1'], { threadTs: uniqueTs(), expiresAt: Date.now() + 60_000 }));
+    expect(await store.commitStep(approveAt(open, Date.now()))).toEqual({ result: 'committed' });
+    expect((await store.getStep(open.stepId))?.phase).toBe('complete');
   });
 
   it('takes a completing decision sent again after its reply was lost as its own: the same claim, nothing queued twice', async () => {
@@ -784,24 +807,26 @@ describe.each(createStores())('%s state store', (name, create) => {
   });
 
   it('expires only pending steps, once, when their time has come', async () => {
-    const step = await createStep(makeStep(['apv-1', 'apv-2'], { expiresAt: 1_000, remindAt: 500 }));
+    // Ahead of the store's clock, which judges the approval against the deadline.
+    const at = Date.now() + 60_000;
+    const step = await createStep(makeStep(['apv-1', 'apv-2'], { createdAt: at, expiresAt: at + 1_000, remindAt: at + 500 }));
     await commitTransition(store, step.stepId, (current) => {
-      const result = applyCallAction(current, { stepId: step.stepId, approvalId: 'apv-1', userId: 'UBOB', origin: { teamId: current.teamId, channel: current.channel, membership: 'member' }, action: { kind: 'approve', version: 0 } }, { now: 2, groupMembers: new Map(), newGrantId: randomUUID });
+      const result = applyCallAction(current, { stepId: step.stepId, approvalId: 'apv-1', userId: 'UBOB', origin: { teamId: current.teamId, channel: current.channel, membership: 'member' }, action: { kind: 'approve', version: 0 } }, { now: at + 2, groupMembers: new Map(), newGrantId: randomUUID });
       return result.ok ? result.transition : undefined;
     });
-    expect(await store.dueSteps({ kind: 'expiry', now: 999, limit: 10 })).not.toContain(step.stepId);
-    expect(await store.dueSteps({ kind: 'reminder', now: 600, limit: 10 })).toContain(step.stepId);
+    expect(await store.dueSteps({ kind: 'expiry', now: at + 999, limit: 1000 })).not.toContain(step.stepId);
+    expect(await store.dueSteps({ kind: 'reminder', now: at + 600, limit: 1000 })).toContain(step.stepId);
     const claims = await Promise.all([store.claimReminder(step.stepId), store.claimReminder(step.stepId)]);
     expect(claims.filter(Boolean)).toHaveLength(1);
-    expect(await store.dueSteps({ kind: 'expiry', now: 1_000, limit: 10 })).toContain(step.stepId);
-    expect(await commitTransition(store, step.stepId, (current) => expireTransition(current, { now: 999 }))).toBeUndefined();
-    const expired = await Promise.all([1, 2].map(() => commitTransition(store, step.stepId, (current) => expireTransition(current, { now: 1_000 }))));
+    expect(await store.dueSteps({ kind: 'expiry', now: at + 1_000, limit: 1000 })).toContain(step.stepId);
+    expect(await commitTransition(store, step.stepId, (current) => expireTransition(current, { now: at + 999 }))).toBeUndefined();
+    const expired = await Promise.all([1, 2].map(() => commitTransition(store, step.stepId, (current) => expireTransition(current, { now: at + 1_000 }))));
     expect(expired.filter(Boolean)).toHaveLength(1);
     const closed = expired.find(Boolean)!;
     expect(closed.phase).toBe('complete');
     expect(closed.decisions['apv-1']?.outcome).toBe('approved');
     expect(closed.decisions['apv-2']?.outcome).toBe('expired');
-    expect(await store.dueSteps({ kind: 'expiry', now: 2_000, limit: 10 })).not.toContain(step.stepId);
+    expect(await store.dueSteps({ kind: 'expiry', now: at + 2_000, limit: 1000 })).not.toContain(step.stepId);
     expect((await audit.read({ sinceMs: 0 })).filter((event) => event.type === 'expired' && event.stepId === step.stepId && event.approvalId === 'apv-2')).toHaveLength(1);
   });
 
@@ -875,7 +900,8 @@ describe.each(createStores())('%s state store', (name, create) => {
   });
 
   it("moves the expiry and reminder schedules when an edit brings the step's deadlines forward", async () => {
-    const template = makeStep([{ approvalId: 'apv-1', input: { namespace: 'staging' } }]);
+    // Requested now: the store's clock judges the edit against the deadline.
+    const template = makeStep([{ approvalId: 'apv-1', input: { namespace: 'staging' } }], { createdAt: Date.now() });
     const { createdAt } = template;
     const step = await createStep({ ...template, expiresAt: createdAt + 60_000, remindAt: createdAt + 30_000 });
     const prod = evaluation({ approvers: [{ kind: 'user', userId: 'U0CAROL' }], expiryMs: 10_000, reminderMs: 5_000 });
@@ -924,25 +950,29 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect((await audit.read({ sinceMs: 0 })).filter((event) => event.type === 'grant-revoked' && event.grantId === grant!.grantId)).toHaveLength(1);
   });
 
-  it('writes the marker of a call cleared by a grant only while that grant is stored and unexpired, in the same write', async () => {
+  it("writes the marker of a call cleared by a grant only while that grant is stored and unexpired (by the store's clock), in the same write", async () => {
     const channel = `C${randomUUID().slice(0, 8).toUpperCase()}`;
     const step = await createStep(makeStep(['apv-1'], { channel }));
     await act(step.stepId, 'UBOB', { kind: 'approve', version: 0, grant: { scope: 'channel', hours: 1, identicalArgumentsOnly: false } });
     const [grant] = await store.listGrants({ teamId: step.teamId, channel, now: Date.now() });
+    // A grant whose hour ended a minute ago by the store's clock, given by a replica that stamped it
+    // then: still stored (the channel's grants live as long as the live one), but over.
+    const ended = await createStep(makeStep(['apv-1'], { channel }));
+    await act(ended.stepId, 'UBOB', { kind: 'approve', version: 0, grant: { scope: 'channel', hours: 1, identicalArgumentsOnly: false } }, { now: Date.now() - 61 * 60_000, newGrantId: () => `ended-${ended.stepId}` });
     const fence = await lock(`${step.teamId}:${channel}:${randomUUID()}`);
-    const start = (toolCallId: string, location: { channel?: string; now?: number } = {}) =>
+    const start = (toolCallId: string, location: { channel?: string; grantId?: string } = {}) =>
       store.markExecuting({
         fence,
         toolCallId,
         marker: { toolName: 'restart_service', input: {}, startedAt: 1 },
         ttlMs: TTL,
-        audit: [{ type: 'tool-started', teamId: step.teamId, channel, threadTs: '1.1', toolName: 'restart_service', toolCallId, input: {}, inputHash: 'h', basis: { kind: 'grant', grantId: grant!.grantId, grantedBy: 'UBOB' } }],
-        grant: { teamId: step.teamId, channel: location.channel ?? channel, grantId: grant!.grantId, now: location.now ?? Date.now() },
+        audit: [{ type: 'tool-started', teamId: step.teamId, channel, threadTs: '1.1', toolName: 'restart_service', toolCallId, input: {}, inputHash: 'h', basis: { kind: 'grant', grantId: location.grantId ?? grant!.grantId, grantedBy: 'UBOB' } }],
+        grant: { teamId: step.teamId, channel: location.channel ?? channel, grantId: location.grantId ?? grant!.grantId },
       });
     const startedCalls = async () => (await audit.read({ sinceMs: 0 })).flatMap((event) => (event.type === 'tool-started' && event.channel === channel ? [event.toolCallId] : []));
 
     expect(await start('live')).toBe('marked');
-    expect(await start('expired', { now: grant!.expiresAt })).toBe('grant-gone');
+    expect(await start('expired', { grantId: `ended-${ended.stepId}` })).toBe('grant-gone');
     expect(await start('other-channel', { channel: 'COTHER' })).toBe('grant-gone');
     await store.revokeGrant({ teamId: step.teamId, channel, grantId: grant!.grantId, audit: (stored) => ({ type: 'grant-revoked', grantId: stored.grantId, toolName: stored.toolName, scope: stored.scope, channel, userId: 'UCAROL', expiresAt: stored.expiresAt, identicalArgumentsOnly: false }) });
     expect(await start('revoked')).toBe('grant-gone');

@@ -18,8 +18,9 @@ export interface Fence {
 /**
  * `committed`: written. `conflict`: the step changed since it was read; read it again and judge
  * again. `not-found`: no such step. `fenced`: the caller's fencing token is no longer current.
+ * `expired`: the store's clock (Redis's `TIME`) was at or past the transition's `deadline`; nothing written.
  */
-export type CommitResult = 'committed' | 'conflict' | 'not-found' | 'fenced';
+export type CommitResult = 'committed' | 'conflict' | 'not-found' | 'fenced' | 'expired';
 
 /**
  * A write that withdrew authority (a step commit that `withdraws`, a grant's revoke) stands on the
@@ -247,14 +248,14 @@ export interface ThreadStore {
 
 /**
  * The grant a call was cleared by, for `markExecuting` to check in the same write as the marker:
- * unless it is still stored in the thread's team and channel and `expiresAt > now`, nothing is
- * written and the call must not start, so a revoke lands strictly before the start or after it.
+ * unless it is still stored in the thread's team and channel and its `expiresAt` is still ahead by
+ * the store's clock (Redis's `TIME`, not the caller's), nothing is written and the call must not
+ * start, so a revoke or the grant's end lands strictly before the start or after it.
  */
 export interface GrantLocation {
   teamId: string;
   channel: string;
   grantId: string;
-  now: number;
 }
 
 /** 'grant-gone': the call's grant was revoked or expired; no marker or audit was written. */

@@ -145,7 +145,7 @@ describe('authority withdrawn just before a Redis failover (Sentinel default COU
         marker: { toolName: 'restart_service', input: {}, startedAt: Date.now() },
         ttlMs: 60_000,
         audit: [],
-        grant: { teamId: step.teamId, channel, grantId: grant!.grantId, now: Date.now() },
+        grant: { teamId: step.teamId, channel, grantId: grant!.grantId },
       });
       expect(started, 'a grant whose revoke was acknowledged cleared a call after a failover').toBe('grant-gone');
     } finally {

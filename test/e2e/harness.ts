@@ -127,6 +127,13 @@ export interface HarnessOptions {
   shared?: { slack: FakeSlackApi; openai: FakeOpenAI; keyPrefix: string; logFile: string; watch: BotWatch };
 }
 
+/**
+ * The clock Redis judges deadlines by for the bots on a key prefix (`serverClock`, in place of its
+ * `TIME`): the first bot's fake clock, when it runs on one. Every replica on those keys is judged by
+ * it, as by the one Redis they share, whatever its own clock says.
+ */
+const redisClocks = new Map<string, () => number>();
+
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const slack = options.shared?.slack ?? (await startFakeSlackApi({ botUserId: BOT_USER_ID, teamId: TEAM_ID }));
   const openai = options.shared?.openai ?? (await startFakeOpenAI());
@@ -151,6 +158,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   });
   // Any REDIS_URL form (one server, redis+cluster://, redis+sentinel://), as the bot reads it.
   const redisTarget = environment.redis as RedisTarget;
+  if (options.shared === undefined && options.now) redisClocks.set(keyPrefix, options.now);
+  const serverClock = redisClocks.get(keyPrefix);
   const config = parseConfigFile(options.configYaml ?? `${recordingToolsYaml(logFile)}\n${options.extraYaml ?? ''}`, 'test.yml');
   // Kept, not printed: a flaky test can say what the bot saw (the last WARNINGS_KEPT lines).
   const warnings: string[] = [];
@@ -177,7 +186,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.sweepIntervalMs ? { sweepIntervalMs: options.sweepIntervalMs } : {}),
     ...(options.modelTimeoutMs ? { modelTimeoutMs: options.modelTimeoutMs } : {}),
     ...(options.statusDelayMs === undefined ? {} : { statusDelayMs: options.statusDelayMs }),
-    store: (options.wrapStore ?? ((store: StateStore) => store))(createRedisStore({ target: redisTarget, keyPrefix })),
+    store: (options.wrapStore ?? ((store: StateStore) => store))(createRedisStore({ target: redisTarget, keyPrefix, ...(serverClock ? { serverClock } : {}) })),
     audit: createRedisAuditLog({ target: redisTarget, keyPrefix, logger: pino({ level: 'silent' }) }),
   });
   watch.add(bot);

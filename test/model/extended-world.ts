@@ -203,7 +203,7 @@ export function createExtendedWorld({ store, policy, startAt }: { store: StateSt
         marker: { toolName: 'restart', input: call.input, startedAt: now() },
         ttlMs: TTL_MS,
         audit: [],
-        grant: { teamId: TEAM, channel: CHANNEL, grantId: call.grantId, now: now() },
+        grant: { teamId: TEAM, channel: CHANNEL, grantId: call.grantId },
       });
       if (marked !== 'marked') return 'not-run' as const;
       // And again after the marker, as the tool set does.

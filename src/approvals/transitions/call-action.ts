@@ -72,6 +72,8 @@ export type CallActionEffect =
 export type CallActionResult = { ok: false; refusal: Refusal } | { ok: true; transition: StepTransition; effect: CallActionEffect };
 
 export const EXTERNAL_USER_TEXT = "You are not a member of this workspace's organisation, so you cannot approve, deny or answer its requests; nothing changed.";
+/** What a person is told whose action came at or after the request's deadline (by this replica's clock or, at the write, by Redis's). */
+export const EXPIRED_TEXT = 'This request expired before you acted, so nothing changed and it will not run.';
 export const MEMBERSHIP_UNVERIFIED_TEXT = ":warning: I could not check that you are a member of this workspace's organisation just now, so nothing changed. Please try again in a minute.";
 
 /**
@@ -81,8 +83,16 @@ export const MEMBERSHIP_UNVERIFIED_TEXT = ":warning: I could not check that you 
  * the person saw, and the policy of that version together with the config now in force's (the
  * stricter of both; see `governingPolicy`). The store then writes the change only if the
  * step has not moved on since it was read, so the judgement and the write are one atomic step. Pure: no I/O, no clock but `context.now`.
+ * That clock is this replica's, which may run behind the one that stamped the deadline on the card:
+ * the change carries the deadline (`StepTransition.deadline`), and the store refuses it by Redis's clock.
  */
 export function applyCallAction(step: PendingStep | undefined, request: CallActionRequest, context: CallActionContext): CallActionResult {
+  const result = judgeCallAction(step, request, context);
+  const deadline = result.ok && step ? governingExpiry({ step, current: context.currentPolicy }) : undefined;
+  return result.ok && deadline !== undefined ? { ...result, transition: { ...result.transition, deadline } } : result;
+}
+
+function judgeCallAction(step: PendingStep | undefined, request: CallActionRequest, context: CallActionContext): CallActionResult {
   const call = step?.calls.find((candidate) => candidate.approvalId === request.approvalId);
   if (!step || !call) return refusal('not-found', 'This approval request is no longer open, so nothing changed.');
   if (request.origin.teamId !== step.teamId) return refusal('wrong-workspace', 'This request belongs to another Slack workspace, so nothing changed.');
@@ -97,9 +107,7 @@ export function applyCallAction(step: PendingStep | undefined, request: CallActi
   // The deadline the config in force sets counts too: past it the request has expired, and the
   // caller closes it as the sweep would have (`expireNow`).
   const expiresAt = governingExpiry({ step, current: context.currentPolicy });
-  if (expiresAt !== undefined && context.now >= expiresAt) {
-    return refusal('expired', 'This request expired before you acted, so nothing changed and it will not run.');
-  }
+  if (expiresAt !== undefined && context.now >= expiresAt) return refusal('expired', EXPIRED_TEXT);
   // The approval hook decides first (a veto must not lose to a click from App Home); only until its time limit.
   if (hookIsDeciding(step, context.now)) return refusal('hook-deciding', 'A policy check is still running on this request, so nothing changed; try again in a moment.');
   const { action } = request;

@@ -33,7 +33,8 @@ export async function commitTransition(
       return transition.step;
     }
     if (result === 'fenced') throw new FencedError(transition.fence?.threadKey ?? step.threadKey);
-    if (result === 'not-found') return undefined;
+    // 'expired': past the transition's `deadline` by the store's clock, so nothing to do after all.
+    if (result === 'not-found' || result === 'expired') return undefined;
   }
   throw new StepContendedError({ stepId, attempts: MAX_ATTEMPTS });
 }

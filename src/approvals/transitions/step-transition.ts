@@ -39,6 +39,14 @@ export interface StepTransition {
   withdraws?: boolean;
   /** Only while this thread holder's fencing token is current (claiming a resume, closing from a turn). */
   fence?: { threadKey: string; token: string };
+  /**
+   * The deadline a person's action must come before (epoch ms: the step's expiry under the policies
+   * that govern it, `governingExpiry`). The store refuses the write ('expired') when its own clock
+   * says it is at or past it: Redis's `TIME`, the one clock every replica shares, so a replica whose
+   * clock runs behind cannot record an approval after the deadline another replica put on the card.
+   * The transition was judged with the replica's clock first, for the message; this is the judgement that counts.
+   */
+  deadline?: number;
 }
 
 /** The step's next revision, to change: a deep copy, so the step as read stays what was read. */
