@@ -57,8 +57,12 @@ export type CallDecisionRequest = Omit<CallActionRequest, 'action'> & {
 export type RecordOutcome =
   /** `claim`: the step's resume was queued with the decision and this process took the thread's lock to run it (`publish`). */
   | { recorded: true; step: PendingStep; completedStep: boolean; effect: CallActionEffect; notice?: string; claim?: TakenClaim }
-  /** Nothing changed; `message` tells the person why, in their words. */
-  | { recorded: false; message: string };
+  /**
+   * Nothing changed; `message` tells the person why, in their words. `closing`: the expiry a refusal
+   * as expired set off (the step closed as the sweep would, and every copy of its card updated; a
+   * failure is logged), already under way: `publish` awaits it, after Slack has its answer.
+   */
+  | { recorded: false; message: string; closing?: Promise<void> };
 
 const NOT_OPEN = 'This approval request is no longer open, so nothing changed.';
 /** A request stored by a newer release (a rolling deploy, a rollback) is open for all this process knows. */
@@ -152,10 +156,13 @@ export function createCallDecider(options: DecideCallOptions) {
       logger,
     );
     metrics.actionRefused({ reason: code });
-    if (code === 'expired' && options.expireNow) {
-      await options.expireNow(request.stepId, due === undefined ? {} : { due }).catch((error: unknown) => logger.warn({ event: 'expire-now-failed', stepId: request.stepId, err: error }, 'could not close an expired step'));
-    }
-    return { recorded: false, message };
+    if (code !== 'expired' || !options.expireNow) return { recorded: false, message };
+    // Not awaited here: closing the step updates the card and every copy (a chat.update each), and a
+    // form's answer, this refusal, is due within Slack's 3 s. The expiry is written at once all the same.
+    const closing = options.expireNow(request.stepId, due === undefined ? {} : { due }).catch((error: unknown) => {
+      logger.warn({ event: 'expire-now-failed', stepId: request.stepId, err: error }, 'could not close an expired step');
+    });
+    return { recorded: false, message, closing };
   }
 
   /**
@@ -239,8 +246,12 @@ export function createCallDecider(options: DecideCallOptions) {
     }
   }
 
-  /** The slow part, after Slack has its acknowledgement: update the card, then run the resume this process took. */
-  async function publish(outcome: Extract<RecordOutcome, { recorded: true }>): Promise<void> {
+  /**
+   * The slow part, after Slack has its acknowledgement: update the card, then run the resume this
+   * process took; for a refusal, wait for the expiry it set off (`closing`), if any.
+   */
+  async function publish(outcome: RecordOutcome): Promise<void> {
+    if (!outcome.recorded) return outcome.closing;
     const step = outcome.effect.kind === 'new-version' ? await postCopiesForEdit(outcome.step) : outcome.step;
     try {
       await showDecisions(step);

@@ -128,6 +128,8 @@ async function perform(action: Action, model: Model, world: World): Promise<void
                   ? { kind: 'approve', version }
                   : { kind: 'deny' },
       });
+      // A refusal's follow-up (closing a request it found expired), seen through as a listener does after answering.
+      if (!outcome.recorded) await outcome.closing;
       expect(outcome.recorded, `${click.user} ${click.kind} on ${JSON.stringify(step)}: ${outcome.recorded ? 'recorded' : outcome.message}`).toBe(expected.allowed);
       if (expected.allowed) return applyClick(model, step, click);
       if (expected.expired) {

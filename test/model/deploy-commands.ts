@@ -209,6 +209,8 @@ async function perform(action: Action, model: DModel, world: DeployWorld): Promi
         action: c.kind === 'edit' ? { kind: 'edit', fromVersion: version, input: c.input, submittedInput: c.input } : c.kind === 'approve' ? { kind: 'approve', version } : { kind: 'deny' },
       });
       if (!outcome.recorded) count(`refusal:${outcome.message.slice(0, 40)}`);
+      // A refusal's follow-up (closing a request it found expired), seen through as a listener does after answering.
+      if (!outcome.recorded) await outcome.closing;
       expect(outcome.recorded, `${described}: ${outcome.recorded ? 'recorded' : outcome.message}`).toBe(verdict.kind === 'applied' || verdict.kind === 'closed-unapprovable');
       if (verdict.kind === 'expired') expect((await world.store.getStep(step.stepId))?.phase, described).toBe('complete');
       if (verdict.kind === 'refused') expect(await snapshot(world, step.stepId), `a refused click changed what is stored: ${described}`).toBe(before);

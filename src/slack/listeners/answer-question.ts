@@ -48,8 +48,8 @@ export function registerAnswerQuestion(app: App, { store, decider, messenger, lo
     // step does not come back, so the decider cannot record the `null` of a call that is gone.
     const chosen = { kind: 'answer' as const, answer: typeof answer === 'string' ? answer : null };
     const outcome = await decider.record({ ...reference, ...(await actorOf({ body, channel: clickOrigin(body).channel, membership: organisationMembership, client })), action: chosen }, { storeWaitMs: CLICK_STORE_WAIT_MS });
-    if (outcome.recorded) await decider.publish(outcome);
-    else await tellPrivately(messenger, body, outcome.message);
+    if (!outcome.recorded) await tellPrivately(messenger, body, outcome.message);
+    await decider.publish(outcome);
   });
   // A deny on a question: the server judges who may decline exactly as who may answer.
   app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: APPROVAL_ACTION_IDS.declineQuestion }, async ({ ack, body, action, client }) => {
@@ -59,9 +59,9 @@ export function registerAnswerQuestion(app: App, { store, decider, messenger, lo
     const { channel, messageTs } = clickOrigin(body);
     const actor = await actorOf({ body, channel, ...(messageTs === undefined ? {} : { messageTs }), membership: organisationMembership, client });
     const outcome = await decider.record({ stepId: reference.stepId, approvalId: reference.approvalId, ...actor, action: { kind: 'deny' } }, { storeWaitMs: CLICK_STORE_WAIT_MS });
-    if (!outcome.recorded) return tellPrivately(messenger, body, outcome.message);
+    if (!outcome.recorded) await tellPrivately(messenger, body, outcome.message);
     // Declined, but Redis's replicas did not confirm it yet.
-    if (outcome.notice) await tellPrivately(messenger, body, outcome.notice);
+    else if (outcome.notice) await tellPrivately(messenger, body, outcome.notice);
     await decider.publish(outcome);
   });
 }

@@ -100,7 +100,7 @@ export function registerAppHome(app: App, options: AppHomeOptions): void {
       });
       const notice = outcome.recorded ? recordedNotice(outcome) : member || !step ? outcome.message : memberOf ? NOT_A_MEMBER_TEXT : CHANNELS_UNKNOWN_TEXT;
       // Side by side: in a process that also runs turns, the decider's publish lasts as long as the resumed turn.
-      await Promise.all([outcome.recorded ? options.decider.publish(outcome) : undefined, publish({ client, teamId, userId: body.user.id, notice })]);
+      await Promise.all([options.decider.publish(outcome), publish({ client, teamId, userId: body.user.id, notice })]);
     });
   }
 

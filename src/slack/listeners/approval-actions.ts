@@ -77,9 +77,9 @@ export function registerApprovalActions(app: App, { decider, messenger, organisa
         },
         { storeWaitMs: CLICK_STORE_WAIT_MS },
       );
-      if (!outcome.recorded) return tellPrivately(messenger, body, outcome.message);
+      if (!outcome.recorded) await tellPrivately(messenger, body, outcome.message);
       // A Deny Redis's replicas did not confirm yet: the card alone would say it is done.
-      if (outcome.notice) await tellPrivately(messenger, body, outcome.notice);
+      else if (outcome.notice) await tellPrivately(messenger, body, outcome.notice);
       await decider.publish(outcome);
     });
   }

@@ -54,7 +54,11 @@ export function registerDenyWithReason(app: App, { store, decider, messenger, lo
       ...(await actorOf({ body, channel: from.channel, membership: organisationMembership, client })),
       action: { kind: 'deny', ...(reason ? { reason } : {}) },
     });
-    if (!outcome.recorded) return refuse(from.refusal ?? outcome.message);
+    if (!outcome.recorded) {
+      await refuse(from.refusal ?? outcome.message);
+      // Answered first: then whatever the refusal set off (an expiry updating the cards) is seen through.
+      return decider.publish(outcome);
+    }
     await ack();
     // Denied, but Redis's replicas did not confirm it yet: the card alone would say it is done.
     if (outcome.notice) await messenger.postEphemeral({ channel: reference.channel, userId: body.user.id, threadTs: outcome.step.threadTs, text: outcome.notice }).catch(() => {});

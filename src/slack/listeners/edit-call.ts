@@ -87,7 +87,11 @@ export function registerEditCall(app: App, { store, decider, messenger, toolSche
       ...(await actorOf({ body, channel: from.channel, membership: organisationMembership, client })),
       action: { kind: 'edit', fromVersion: reference.version ?? 0, input: validated.value, submittedInput: parsed.value },
     });
-    if (!outcome.recorded) return ack(formErrors({ fields: inputFieldsOf(form), message: from.refusal ?? outcome.message }));
+    if (!outcome.recorded) {
+      await ack(formErrors({ fields: inputFieldsOf(form), message: from.refusal ?? outcome.message }));
+      // Answered first: then whatever the refusal set off (an expiry updating the cards) is seen through.
+      return decider.publish(outcome);
+    }
     await ack();
     if (outcome.notice) await messenger.postEphemeral({ channel: reference.channel, userId: body.user.id, threadTs: outcome.step.threadTs, text: outcome.notice }).catch(() => {});
     await decider.publish(outcome);

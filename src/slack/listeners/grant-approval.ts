@@ -65,7 +65,11 @@ export function registerGrantApproval(app: App, { store, decider, messenger, log
       ...(await actorOf({ body, channel: from.channel, membership: organisationMembership, client })),
       action: { kind: 'approve', version: reference.version ?? 0, grant: choice },
     });
-    if (!outcome.recorded) return refuse(from.refusal ?? outcome.message);
+    if (!outcome.recorded) {
+      await refuse(from.refusal ?? outcome.message);
+      // Answered first: then whatever the refusal set off (an expiry updating the cards) is seen through.
+      return decider.publish(outcome);
+    }
     await ack();
     await decider.publish(outcome);
   });

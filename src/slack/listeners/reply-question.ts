@@ -82,7 +82,11 @@ export function registerReplyQuestion(app: App, { store, decider, messenger, val
     // Who may answer is judged by the server with the answer (the requester; in a scheduled turn, anyone in the channel).
     const from = await formChannel({ claimed: reference.channel, threadChannel: lookup.step.channel, userId: body.user.id, channelsOf });
     const outcome = await decider.record({ stepId: reference.stepId, approvalId: reference.approvalId, ...(await actorOf({ body, channel: from.channel, membership: organisationMembership, client })), action: { kind: 'answer', answer: validated.value } });
-    if (!outcome.recorded) return ack(formErrors({ fields: inputFieldsOf(form), message: from.refusal ?? outcome.message }));
+    if (!outcome.recorded) {
+      await ack(formErrors({ fields: inputFieldsOf(form), message: from.refusal ?? outcome.message }));
+      // Answered first: then whatever the refusal set off (an expiry updating the cards) is seen through.
+      return decider.publish(outcome);
+    }
     await ack();
     await decider.publish(outcome);
   });
