@@ -881,7 +881,9 @@ describe.each(createStores())('%s state store', (name, create) => {
     const staging = evaluation({ rule: { index: 1, fingerprint: 'staging' }, approvers: [{ kind: 'user', userId: 'U0STAGEOWNER' }], escalation: ladder });
     const prod = evaluation({ rule: { index: 0, fingerprint: 'prod' }, approvers: [{ kind: 'user', userId: 'U0SRELEAD' }] });
     // The ladder's call was edited to prod before its first hop, which then found nobody under the staging rule.
-    const template = makeStep([{ approvalId: 'apv-1', input: { namespace: 'staging' }, policy: staging }], { expiresAt: step0(ladder) + 10_000, escalation: { ladder, rule: { index: 1, fingerprint: 'staging' }, done: 0 } });
+    // Requested now: the store's clock judges the edit against the deadline.
+    const requestedAt = Date.now();
+    const template = makeStep([{ approvalId: 'apv-1', input: { namespace: 'staging' }, policy: staging }], { createdAt: requestedAt, expiresAt: requestedAt + ladder[0]!.afterMs + 10_000, escalation: { ladder, rule: { index: 1, fingerprint: 'staging' }, done: 0 } });
     const { createdAt } = template;
     template.calls[0]!.versions!.push({ number: 1, input: { namespace: 'prod' }, submittedInput: { namespace: 'prod' }, inputHash: 'prod', editedBy: 'U0STAGEOWNER', at: createdAt + 50, policy: prod });
     const step = await createStep(template);

@@ -53,9 +53,10 @@ afterEach(async () => {
 });
 
 function setup({ sweeperStore = (store: StateStore) => store }: { sweeperStore?: (store: StateStore) => StateStore } = {}) {
-  const store = createRedisStore({ url: inject('redisUrl'), keyPrefix: `stopped-ladder-edit:${randomUUID()}:` });
-  stores.push(store);
   let clock = CREATED_AT;
+  // The test's clock stands in for Redis's, which judges deadlines at the write.
+  const store = createRedisStore({ url: inject('redisUrl'), keyPrefix: `stopped-ladder-edit:${randomUUID()}:`, serverClock: () => clock });
+  stores.push(store);
   const notices: string[] = [];
   // Every messenger call is a no-op but for the mentions, which are what a hop sends.
   const messenger = new Proxy({} as ThreadMessenger, {
