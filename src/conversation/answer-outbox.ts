@@ -25,6 +25,8 @@ export async function postOutbox(scope: TurnScope, thread: ThreadState, answer?:
   }
   delete thread.outbox;
   delete thread.answerTs;
+  // The turn is over: a resume claimed inside this item has nothing left to finish.
+  delete thread.inlineResume;
   // A stream message the thread has no record of must be saved (or, fenced, removed) now: nobody
   // else would know to rewrite it, so it would stand beside the successor's answer.
   if (answer?.messageTs().some((ts) => !onRecord.has(ts))) return scope.save(thread);

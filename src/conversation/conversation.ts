@@ -20,7 +20,7 @@ import type { ThreadMessenger } from './thread-messenger.js';
 import type { ItemEnd } from './thread-worker.js';
 import { createMessageThreadLoader, createThreadLoader } from './thread-loader.js';
 import { createTurnScope } from './turn-scope.js';
-import type { WorkItem } from './work-item.js';
+import { workItemKey, type WorkItem } from './work-item.js';
 
 export interface ConversationLimits {
   maxSteps: number;
@@ -74,13 +74,13 @@ export function createConversation(options: ConversationOptions): Conversation {
   const phases = { loadThread, closeInterruptedCalls, runAndPublish };
   const resumer = createStepResumer({ ...dependencies, ...phases, cards });
   const handleMessage = createMessageHandler({ ...dependencies, ...phases, loadMessageThread: createMessageThreadLoader(dependencies), cards, resumer });
-  const retry = createRetryFailedTurn({ ...dependencies, ...phases, cards });
+  const retry = createRetryFailedTurn({ ...dependencies, ...phases, cards, resumer });
 
   return {
     handle: (item, lease, prefetched) =>
       // The item continues the trace of whatever queued it: the Slack event, or the decision that completed a step.
       inSpan({ tracer, name: 'countersign.turn', kind: SpanKind.CONSUMER, parent: contextFromTraceparent(item.traceparent), attributes: { 'countersign.work.kind': item.kind, 'countersign.channel': item.channel, 'countersign.thread_ts': item.threadTs } }, async (traceContext) => {
-        const scope = createTurnScope({ store, messenger: options.messenger, lease, limits, now: dependencies.now, traceContext });
+        const scope = createTurnScope({ store, messenger: options.messenger, lease, limits, now: dependencies.now, traceContext, itemKey: workItemKey(item) });
         try {
           if (item.kind === 'message') await handleMessage(scope, item);
           else if (item.kind === 'resume') await resumer.resume(scope, item.stepId, prefetched);

@@ -30,6 +30,7 @@ function threadWithDecidedSteps(chain: PendingStep[], { deletedTs = [], stored: 
   const turnsRun: ThreadState[] = [];
   const resumer = {
     resume: async () => {},
+    finishInlineResume: async () => false,
     claimAndResume: async (_scope: TurnScope, thread: ThreadState, stepId: string) => {
       resumed.push(stepId);
       const { pendingStepId: _resumed, ...rest } = thread;

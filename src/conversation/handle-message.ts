@@ -47,7 +47,11 @@ export function createMessageHandler(options: MessageDependencies) {
     // Already taken in by a process that stopped before finishing: continue its turn, don't add it again.
     if (thread.handledTs?.includes(item.ts)) return continueInterrupted(scope, thread, item.userId);
     // Before the deletion check: what the step's approvers decided has already run, deleted or not.
-    await finishInlineResume(scope, thread, item);
+    // Finished before the take-in, which would clear what that resumed turn left.
+    if (await resumer.finishInlineResume(scope, thread)) {
+      await scope.flush();
+      Object.assign(thread, await loadThread(thread, scope));
+    }
     if (deleted) {
       logger.info({ event: 'deleted-message-skipped', channel: item.channel, threadTs: item.threadTs, ts: item.ts }, 'did not take in a message deleted while it waited');
       return;
@@ -88,6 +92,8 @@ export function createMessageHandler(options: MessageDependencies) {
    * started is recorded so it is not started twice.
    */
   async function continueInterrupted(scope: TurnScope, thread: ThreadState, requesterId: string): Promise<void> {
+    // The turn went on to a step the approval hook decided and resumed here: run with its approvals.
+    if (await resumer.finishInlineResume(scope, thread)) return;
     if (thread.outbox !== undefined) return postOutbox(scope, thread);
     if (await postUnpostedNotice(scope, thread)) return;
     if (thread.pendingStepId !== undefined) {
@@ -126,8 +132,7 @@ export function createMessageHandler(options: MessageDependencies) {
       if (await supersede(scope, thread, { stepId, userId: item.userId })) return;
       // Decided before the message closed it: its approvers' decision stands and the turn runs.
       if (resumes === MAX_RESUMES_BEFORE_MESSAGE) throw new StepContendedError({ stepId, attempts: resumes + 1 });
-      // Saved with the claim: whoever takes this item over finishes the resumed turn (`finishInlineResume`).
-      thread.inlineResume = { stepId, messageTs: item.ts };
+      // The claim names this item (`ThreadState.inlineResume`): whoever takes it over finishes the resumed turn.
       if (!(await resumer.claimAndResume(scope, thread, stepId))) {
         delete thread.pendingStepId;
         return;
@@ -135,23 +140,6 @@ export function createMessageHandler(options: MessageDependencies) {
       await scope.flush();
       Object.assign(thread, await loadThread(thread, scope));
     }
-  }
-
-  /**
-   * A process resumed a step inline for this message (see `settlePendingStep`) and stopped before
-   * taking the message in: the resumed turn is finished as the step's own resume item would finish
-   * it (`recoverInterruptedResume`: its saved answer shown, its history run again), before the
-   * message's turn clears what that turn left. That item finds the step resumed and the history
-   * moved on, so nothing else would show the result of the call its approvers signed.
-   */
-  async function finishInlineResume(scope: TurnScope, thread: ThreadState, item: MessageWorkItem): Promise<void> {
-    const inline = thread.inlineResume;
-    if (inline?.messageTs !== item.ts) return;
-    const step = await store.getStep(inline.stepId);
-    if (step?.phase !== 'resumed') return;
-    await resumer.recoverInterruptedResume(scope, thread, step);
-    await scope.flush();
-    Object.assign(thread, await loadThread(thread, scope));
   }
 
   /** True when the open step was closed for the message; its calls are told so and its card says it. */

@@ -90,7 +90,7 @@ async function interruptedResume({ required = 1, groupsReadable = true, toolRemo
     cards: { postUnpostedCard: async () => false },
   };
   const resumer = createStepResumer(phases);
-  const retry = createRetryFailedTurn(phases);
+  const retry = createRetryFailedTurn({ ...phases, resumer });
   const refusals = async () => (await audit.read({ sinceMs: 0 })).filter((event) => event.type === 'action-refused');
   return {
     step,

@@ -24,6 +24,7 @@ import type { StepCards } from './step-card.js';
 import { validatedThread, type LoadThread } from './thread-loader.js';
 import { refreshCard as refreshStepCard } from './refresh-card.js';
 import type { TurnScope } from './turn-scope.js';
+import { resumeItemKey } from './work-item.js';
 import { closeUncheckedApprovals, decidedAt, GROUP_RECHECK_SPACING_MS, patienceRanOut, recheckSlot, UNCHECKED_APPROVAL_PATIENCE_MS, WAIT_NOTICE_AFTER_MS, waitNoticeText } from './unchecked-approvals.js';
 
 /** A decided step changes rarely (a re-claim after a stall): conflicts resolve within a few rounds. */
@@ -53,6 +54,8 @@ export function createStepResumer(options: ResumeDependencies) {
     if (!step) return;
     const thread = threadKeyOf(step) === threadKey ? validatedThread({ address: step, stored: read.thread, logger, now }) : await loadThread(step);
     if (thread.pendingStepId !== stepId) {
+      // This step's resumed turn went on to a step the approval hook decided, resumed in this item.
+      if (await finishInlineResume(scope, thread)) return;
       if (step.phase === 'resumed') await recoverInterruptedResume(scope, thread, step);
       return;
     }
@@ -103,6 +106,8 @@ export function createStepResumer(options: ResumeDependencies) {
       const changed = claimed !== transition.step;
       // Written as a copy: a conflict leaves the thread as it was, for the next round.
       const { next, stops } = withDecisions(thread, claimed);
+      // Claimed inside another item: whoever takes that item over finishes this turn (`finishInlineResume`).
+      if (scope.itemKey !== undefined && scope.itemKey !== resumeItemKey(stepId)) next.inlineResume = { stepId, in: scope.itemKey };
       // Audited in the claim itself: a claim that turned an approval into a denial never stands without saying why.
       const audit = [
         ...revoked.map((revocation) => revocationEvent(claimed, revocation)),
@@ -137,8 +142,9 @@ export function createStepResumer(options: ResumeDependencies) {
 
   /** The thread with what the model is told of the decisions; `stops` when the policy says expiry ends the turn. */
   function withDecisions(thread: ThreadState, step: PendingStep): { next: ThreadState; stops: boolean } {
-    // An answer still saved is an earlier turn's: recovering this resume must not post it.
-    const { pendingStepId: _answered, outbox: _earlier, ...rest } = thread;
+    // An answer still saved is an earlier turn's: recovering this resume must not post it. An
+    // earlier inline resume's turn is over too: this claim's own note, if any, replaces it.
+    const { pendingStepId: _answered, outbox: _earlier, inlineResume: _finished, ...rest } = thread;
     const stops = stopsOnExpiry(step);
     // Stopping: nothing runs and the model is not asked. Otherwise the model's calls stay in the
     // history exactly as it made them; approved calls run with the version their approvers signed
@@ -181,27 +187,42 @@ export function createStepResumer(options: ResumeDependencies) {
    * approvals still hold under the config in force (`rejudgeInterruptedResume`). A resumed turn
    * that failed was not interrupted: the thread shows its failure (its notice is posted if the
    * process stopped first), and only Try again runs it again. A turn that went on to open a new
-   * step may have stopped before that step's card was posted.
+   * step may have stopped before that step's card was posted. True when something was left to
+   * finish (an answer, a notice or a card to show, the turn to run).
    */
-  async function recoverInterruptedResume(scope: TurnScope, thread: ThreadState, step: PendingStep): Promise<void> {
-    if (thread.outbox !== undefined) return postOutbox(scope, thread);
-    if (thread.failedTurn !== undefined) {
-      await postUnpostedNotice(scope, thread);
-      return;
+  async function recoverInterruptedResume(scope: TurnScope, thread: ThreadState, step: PendingStep): Promise<boolean> {
+    if (thread.outbox !== undefined) {
+      await postOutbox(scope, thread);
+      return true;
     }
-    if (thread.pendingStepId !== undefined) {
-      await cards.postUnpostedCard(scope, thread);
-      return;
-    }
-    if (!isResumeMessageOf(step, thread.messages.at(-1))) return;
+    if (thread.failedTurn !== undefined) return postUnpostedNotice(scope, thread);
+    if (thread.pendingStepId !== undefined) return cards.postUnpostedCard(scope, thread);
+    if (!isResumeMessageOf(step, thread.messages.at(-1))) return false;
     await closeInterruptedCalls(scope, thread);
     // Judged again, as the claim did: the config in force may have changed since (a deploy killed the claim's process).
     const runs = await rejudgeInterruptedResume(scope, thread, step);
-    if (runs === undefined) return;
-    await runAndPublish(scope, thread, step.requesterId, runs);
+    if (runs !== undefined) await runAndPublish(scope, thread, step.requesterId, runs);
+    return true;
   }
 
-  return { resume, claimAndResume, recoverInterruptedResume };
+  /**
+   * The item `scope` runs claimed another step's resume (`ThreadState.inlineResume`) and its
+   * process stopped: that resumed turn is finished first, as the step's own resume item would
+   * finish it (`recoverInterruptedResume`), before the item goes on with its own recovery. That
+   * item, if there is one (the hook queues none), finds the step resumed and the history moved on;
+   * and the item's own recovery would run the history without the approvals, so the model would
+   * be told the approved calls were not run. True when that turn had something left to finish;
+   * otherwise the item's own recovery goes on as without it.
+   */
+  async function finishInlineResume(scope: TurnScope, thread: ThreadState): Promise<boolean> {
+    const inline = thread.inlineResume;
+    if (inline === undefined || inline.in !== scope.itemKey) return false;
+    const step = await store.getStep(inline.stepId);
+    if (step?.phase !== 'resumed') return false;
+    return recoverInterruptedResume(scope, thread, step);
+  }
+
+  return { resume, claimAndResume, finishInlineResume };
 }
 
 export type StepResumer = ReturnType<typeof createStepResumer>;

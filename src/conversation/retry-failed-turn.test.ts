@@ -96,6 +96,8 @@ function failedAfterApprovals(options: { openStep?: PendingStep } = {}) {
       turns.push({ messages: structuredClone(thread.messages), runs: [...(runs ?? new Map()).keys()] });
       await turn(thread);
     },
+    // No resume is claimed inside these retries (no approval hook): none is left to finish.
+    resumer: { finishInlineResume: async () => false },
     // The steps here are opened by `askedForApproval` and never get a card: each open one is unposted.
     cards: {
       postUnpostedCard: async (_scope, thread) => {

@@ -11,6 +11,7 @@ import type { CloseInterruptedCalls } from './close-interrupted-calls.js';
 import { judgeRetry, postUnpostedNotice } from './failed-turn.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
 import type { RunAndPublish } from './run-and-publish.js';
+import type { StepResumer } from './resume-step.js';
 import type { StepCards } from './step-card.js';
 import type { LoadThread } from './thread-loader.js';
 import type { TurnScope } from './turn-scope.js';
@@ -23,6 +24,7 @@ type RetryDependencies = Pick<PhaseDependencies, 'store' | 'audit' | 'logger' | 
   runAndPublish: RunAndPublish;
   closeInterruptedCalls: CloseInterruptedCalls;
   cards: Pick<StepCards, 'postUnpostedCard'>;
+  resumer: Pick<StepResumer, 'finishInlineResume'>;
 };
 
 /** Enough to recognise a retry item a stopped process left; older failures are long retried. */
@@ -37,11 +39,13 @@ const RETRIED_FAILURES_KEPT = 20;
  * first as at a resume (see `judgeCarriedApprovals`), each time the retry is started or continued:
  * one that no longer holds is denied, not asked for again.
  */
-export function createRetryFailedTurn({ store, audit, logger, now, policy, tools, approvalHook, resolveGroups, loadThread, runAndPublish, closeInterruptedCalls, cards }: RetryDependencies) {
+export function createRetryFailedTurn({ store, audit, logger, now, policy, tools, approvalHook, resolveGroups, loadThread, runAndPublish, closeInterruptedCalls, cards, resumer }: RetryDependencies) {
   // Held to the policy in force as well as to the one the card showed, as at a resume.
   const currentEvaluation = createCurrentEvaluation({ policy, tools });
   return async (scope: TurnScope, item: RetryWorkItem): Promise<void> => {
     const thread = await loadThread(item);
+    // The retried turn went on to a step the approval hook decided and resumed here: run with its approvals.
+    if (await resumer.finishInlineResume(scope, thread)) return;
     // Taken in by a process that stopped before showing what came of it: shown now, not retried again.
     if (thread.retriedFailureIds?.includes(item.failureId) && (await showLeftOver(scope, thread, item))) return;
     const last = thread.messages.at(-1);

@@ -28,6 +28,12 @@ export interface TurnScope {
   /** The trace context of the item's span: what the item does is traced as its children. */
   traceContext: Context;
   /**
+   * The item this scope runs (`workItemKey`): a resume of another step claimed inside it is
+   * recorded with it (`ThreadState.inlineResume`), for whoever takes the item over. Unset in a
+   * scope built for one phase alone (tests), which records none.
+   */
+  itemKey?: string;
+  /**
    * Trims and saves the thread under the fence; `settled`: every started call's result is in it;
    * `audit`: events of what the save records, written in the same atomic write; `takeBack`: what
    * to undo should the save be refused as fenced (an effect only this save would account for);
@@ -69,6 +75,7 @@ export function createTurnScope(options: {
   limits: HistoryLimits;
   now: () => number;
   traceContext?: Context;
+  itemKey?: string;
 }): TurnScope {
   const { store, lease, limits, now } = options;
   let kept: { closing: ClosingSave; takeBack?: () => Promise<void> } | undefined;
@@ -95,6 +102,7 @@ export function createTurnScope(options: {
   return {
     lease,
     traceContext: options.traceContext ?? ROOT_CONTEXT,
+    ...(options.itemKey === undefined ? {} : { itemKey: options.itemKey }),
     messenger: fencedMessenger(options.messenger, lease),
     async save(thread, { takeBack: own, named: asked = false, ...saveOptions } = {}) {
       // A superseded kept save leaves nothing to flush; a flush refused means this save was never sent either.

@@ -67,3 +67,18 @@ export function decodeWorkItem(encoded: string): WorkItem | undefined {
     return undefined;
   }
 }
+
+/**
+ * Names an item alike in every process that handles it (one that takes it over after a stall, a
+ * re-delivery): what the thread records of the item it was in (`ThreadState.inlineResume`) is
+ * matched by it. A resume item is named by its step, so `resumeItemKey` tells a step's own item.
+ */
+export function workItemKey(item: WorkItem): string {
+  if (item.kind === 'message') return `message:${item.ts}`;
+  if (item.kind === 'resume') return resumeItemKey(item.stepId);
+  return `retry:${item.failureId}`;
+}
+
+export function resumeItemKey(stepId: string): string {
+  return `resume:${stepId}`;
+}

@@ -17,13 +17,17 @@ export interface ThreadState {
   /** `ts` of the latest human messages already in `messages`, so a re-delivered item is not added twice. */
   handledTs?: string[];
   /**
-   * The decided step a new message's item resumed before taking the message in (see
-   * `settlePendingStep`), saved with the claim and dropped with the take-in. A process that takes
-   * that item over finds the message not yet taken in and would start its turn over what the
-   * resumed turn left (its answer saved but not shown, its history waiting for the model); it
-   * finishes that resumed turn first, as the step's own resume item (queued behind it) no longer can.
+   * A step resumed inside a work item that is not the step's own resume item, saved with its claim:
+   * a message that found the step decided (`settlePendingStep`), or a turn whose every call the
+   * approval hook decided (`resumeDecided`, in a message's, a resume's or a Try again's item).
+   * `in`: that item (`workItemKey`). A process that takes the item over finishes the resumed turn
+   * first (`finishInlineResume`: its answer shown, its approved calls run), since the step's own
+   * resume item finds it resumed and the item's own recovery knows nothing of its approvals.
+   * Dropped once that turn's answer is shown, by the next claim and by a message's take-in. One
+   * left behind (that turn failed, or ended in a card) is harmless: finishing the turn again
+   * shows only what was never shown, and finding nothing, the item recovers as it would without it.
    */
-  inlineResume?: { stepId: string; messageTs: string };
+  inlineResume?: { stepId: string; in: string };
   /**
    * An answer saved but not yet posted: a process that dies before posting leaves it for the one
    * that takes its work item over. It never outlives that item: a post Slack refuses drops it (the
