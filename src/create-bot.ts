@@ -21,6 +21,7 @@ import { wholeMilliseconds } from './config/duration.js';
 import { parseEnvironment, type BotRole, type EnvironmentConfig } from './config/environment.js';
 import { createConversation } from './conversation/conversation.js';
 import { recoverStalledWork } from './conversation/recover-stalled-work.js';
+import { createMessageTakeBacks } from './conversation/message-take-back.js';
 import { createLoadGate, createLoadMonitor } from './conversation/load-gate.js';
 import { createThreadWorker, type ThreadWorker } from './conversation/thread-worker.js';
 import { createWorkPuller } from './conversation/work-puller.js';
@@ -210,9 +211,12 @@ async function assemble(
   const channelsOf = createChannelMembership({ client: app.client, logger });
   const approvalHook = resolveApprovalHook(options.onApprovalRequest);
   const historyTtlMs = wholeMilliseconds(config.history.ttlHours, 'h');
+  // A fenced turn's clean-up, kept in the store when Slack fails it, and tried again by the sweep below.
+  const takeBacks = createMessageTakeBacks({ store, messenger, logger, now });
   const conversation = createConversation({
     store,
     messenger,
+    takeBacks,
     // Tool names such as `fs.read_file` are renamed on the wire: OpenAI refuses dots.
     model: withWireToolNames(options.model ?? createLanguageModel(environment.openai)),
     instructions: config.instructions,
@@ -287,7 +291,9 @@ async function assemble(
     resolveGroups,
     metrics: prometheus.metrics,
     ...(options.sweepIntervalMs ? { intervalMs: options.sweepIntervalMs } : {}),
-    ...(role === 'receiver' ? {} : { alsoRun: ({ stopping }) => recoverStalledWork({ store, worker, now, graceMs: lockTtlMs, logger, stopping }) }),
+    ...(role === 'receiver'
+      ? {}
+      : { alsoRun: async ({ stopping }) => void (await Promise.all([recoverStalledWork({ store, worker, now, graceMs: lockTtlMs, logger, stopping }), takeBacks.retryDue({ stopping })])) }),
   });
   // Schedules start turns, so only processes that run turns keep their timers; the claim in Redis
   // makes each firing one turn however many of them there are.

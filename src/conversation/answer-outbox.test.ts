@@ -17,7 +17,7 @@ function scopeWhoseAnswerPostFails() {
     },
   } as unknown as ThreadMessenger;
   const lease = createLease({ store, fence, heldUntil: () => Date.now() + 60_000 });
-  return createTurnScope({ store, messenger, lease, limits, now: Date.now });
+  return createTurnScope({ store, messenger, lease, limits, now: Date.now, takeBacks: { takeBack: async () => {} } });
 }
 
 describe('an answer Slack refuses', () => {

@@ -35,7 +35,7 @@ export async function postOutbox(scope: TurnScope, thread: ThreadState, answer?:
   // posted answer was never recorded before either, so that window is as it was). Should it
   // learn instead that another process took the thread (which shows the outbox again), the
   // messages of a whole post it has no record of are removed, so the answer stands once.
-  const takeBack = takeBackUnrecorded(scope, { channel: thread.channel, posted, recorded: onRecord });
+  const takeBack = takeBackUnrecorded(scope, { channel: thread.channel, threadKey: thread.threadKey, posted, recorded: onRecord });
   scope.saveAtEnd(thread, takeBack ? { takeBack } : {});
 }
 

@@ -10,6 +10,7 @@ import { createCloseInterruptedCalls } from './close-interrupted-calls.js';
 import { createMessageHandler } from './handle-message.js';
 import { leaveItemToNewerRelease } from './newer-release-item.js';
 import type { Lease } from './lease.js';
+import type { MessageTakeBacks } from './message-take-back.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
 import { createStepResumer } from './resume-step.js';
 import { createRetryFailedTurn } from './retry-failed-turn.js';
@@ -41,6 +42,8 @@ export type ConversationOptions = Omit<PhaseDependencies, 'limits' | 'now' | 'ne
   metrics?: Metrics;
   /** Default: the global tracer provider's (a no-op until an OpenTelemetry SDK registers). */
   tracer?: Tracer;
+  /** How a fenced item removes what it posted and never recorded; its sweep (`retryDue`) runs elsewhere. */
+  takeBacks: Pick<MessageTakeBacks, 'takeBack'>;
 };
 
 export interface Conversation {
@@ -80,7 +83,7 @@ export function createConversation(options: ConversationOptions): Conversation {
     handle: (item, lease, prefetched) =>
       // The item continues the trace of whatever queued it: the Slack event, or the decision that completed a step.
       inSpan({ tracer, name: 'countersign.turn', kind: SpanKind.CONSUMER, parent: contextFromTraceparent(item.traceparent), attributes: { 'countersign.work.kind': item.kind, 'countersign.channel': item.channel, 'countersign.thread_ts': item.threadTs } }, async (traceContext) => {
-        const scope = createTurnScope({ store, messenger: options.messenger, lease, limits, now: dependencies.now, traceContext, itemKey: workItemKey(item) });
+        const scope = createTurnScope({ store, messenger: options.messenger, lease, limits, now: dependencies.now, traceContext, itemKey: workItemKey(item), takeBacks: options.takeBacks });
         try {
           if (item.kind === 'message') await handleMessage(scope, item);
           else if (item.kind === 'resume') await resumer.resume(scope, item.stepId, prefetched);

@@ -134,7 +134,7 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
     if (answer.stream) await answer.stream.finish(outcome.text);
     else if (outcome.text.trim()) {
       const posted = await messenger.postAnswer({ ...where, markdown: outcome.text, mentionableUserIds: mentionable(thread), ...(thread.answerTs ? { replacing: thread.answerTs } : {}) });
-      takeBack = takeBackUnrecorded(scope, { channel: thread.channel, posted, recorded: thread.answerTs ?? [] });
+      takeBack = takeBackUnrecorded(scope, { channel: thread.channel, threadKey: thread.threadKey, posted, recorded: thread.answerTs ?? [] });
     }
     delete thread.answerTs;
     const rounds = hookRounds.get(scope) ?? 0;

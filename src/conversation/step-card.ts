@@ -124,7 +124,7 @@ export function createStepCards(options: StepCardDependencies) {
     // its post and its record, and the thread's new holder found no card): only the recorded card is
     // refreshed as the step changes, so this one would keep live buttons beside it. Taken back; the
     // recorded card is the step's from here on, for the copies too.
-    const takeBack = takeBackUnrecorded(scope, { channel: step.channel, posted: [cardTs], recorded: [recorded.cardTs] });
+    const takeBack = takeBackUnrecorded(scope, { channel: step.channel, threadKey: step.threadKey, stepId: step.stepId, posted: [cardTs], recorded: [recorded.cardTs] });
     if (takeBack) {
       logger.warn({ event: 'card-taken-back', stepId: step.stepId, cardTs, recordedTs: recorded.cardTs }, 'another card of the step was recorded first; this one is removed');
       await takeBack();

@@ -12,7 +12,7 @@ const thread = (): ThreadState => newThreadState({ teamId: 'T1', channel: 'C1', 
 /** A fenced turn's stream that showed `ts`, and what its take-back removes. */
 function fencedTurn(ts: string[], stored: { answerTs?: string[] } | 'unreadable' | undefined) {
   const removed: string[] = [];
-  const scope = { messenger: { deleteMessages: async ({ ts: each }: { ts: string[] }) => void removed.push(...each) } } as unknown as TurnScope;
+  const scope = { takeBack: async ({ ts: each }: { ts: readonly string[] }) => void removed.push(...each) } as unknown as TurnScope;
   const store = {
     getThread: async () => {
       if (stored === 'unreadable') throw new Error('Connection is closed.');

@@ -32,5 +32,5 @@ export async function takeBackStream(options: { scope: TurnScope; store: Pick<Th
     logger.warn({ event: 'answer-take-back-skipped', threadKey: thread.threadKey, err: error }, 'could not read the thread; the answer messages stay');
     return;
   }
-  await takeBackUnrecorded(scope, { channel: thread.channel, posted: unsaved, recorded: stored?.answerTs ?? [] })?.();
+  await takeBackUnrecorded(scope, { channel: thread.channel, threadKey: thread.threadKey, posted: unsaved, recorded: stored?.answerTs ?? [] })?.();
 }

@@ -47,6 +47,13 @@ export interface AnswerStreamOptions {
   guard?: () => Promise<void>;
 }
 
+/** What `deleteMessages` could not remove for now. */
+export interface UndeletedMessages {
+  ts: string[];
+  /** Slack asked for this long before another call (a rate limit's retry-after). */
+  retryAfterMs?: number;
+}
+
 export interface ThreadMessenger {
   /**
    * Posts model or tool text: converted to mrkdwn, pings neutralised, split within Slack limits.
@@ -80,8 +87,12 @@ export interface ThreadMessenger {
   /** A link to a message; undefined when Slack gives none (best effort). */
   permalinkOf(options: { channel: string; ts: string }): Promise<string | undefined>;
   postEphemeral(options: { channel: string; userId: string; threadTs?: string; text: string }): Promise<void>;
-  /** Removes messages the bot posted (best effort), e.g. an answer a fenced process started but never recorded. */
-  deleteMessages(options: { channel: string; ts: readonly string[] }): Promise<void>;
+  /**
+   * Removes messages the bot posted, e.g. an answer a fenced process started but never recorded; a
+   * message already gone (or that Slack says cannot be removed) counts as removed. Never throws: what
+   * Slack would not remove now (an outage, rate limits) is answered, to be tried again.
+   */
+  deleteMessages(options: { channel: string; ts: readonly string[] }): Promise<UndeletedMessages>;
   /** Best effort: a status that cannot be shown must not fail the turn. */
   setStatus(options: { channel: string; threadTs: string; status: string }): Promise<void>;
   readThread(options: { channel: string; threadTs: string }): Promise<EarlierThreadMessage[]>;

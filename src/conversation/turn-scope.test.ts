@@ -22,7 +22,7 @@ function scopeWith(state: { fenced: boolean; unreachable?: boolean }) {
     },
   } as unknown as StateStore;
   const lease = createLease({ store, fence, heldUntil: () => Date.now() + 60_000 });
-  const scope = createTurnScope({ store, messenger: {} as ThreadMessenger, lease, limits, now: Date.now });
+  const scope = createTurnScope({ store, messenger: {} as ThreadMessenger, lease, limits, now: Date.now, takeBacks: { takeBack: async () => {} } });
   return { scope, saves };
 }
 
@@ -81,7 +81,7 @@ describe('the take-back of a save kept for the end of the item', () => {
       },
     };
     const lease = createLease({ store, fence: held, heldUntil: () => Date.now() + 60_000 });
-    const scope = createTurnScope({ store, messenger: {} as ThreadMessenger, lease, limits, now: Date.now });
+    const scope = createTurnScope({ store, messenger: {} as ThreadMessenger, lease, limits, now: Date.now, takeBacks: { takeBack: async () => {} } });
     const takenBack: string[] = [];
     const shown = thread();
     scope.saveAtEnd(shown, { takeBack: async () => void takenBack.push('answer') });
@@ -118,7 +118,7 @@ describe('a save that trims the history', () => {
   it("marks the thread's call ids forgotten, so new calls get fresh ids; one that trims nothing does not", async () => {
     const store = { isCurrent: async () => true, saveThread: async () => {} } as unknown as StateStore;
     const lease = createLease({ store, fence, heldUntil: () => Date.now() + 60_000 });
-    const scope = createTurnScope({ store, messenger: {} as ThreadMessenger, lease, limits: { ...limits, maxMessages: 2 }, now: Date.now });
+    const scope = createTurnScope({ store, messenger: {} as ThreadMessenger, lease, limits: { ...limits, maxMessages: 2 }, now: Date.now, takeBacks: { takeBack: async () => {} } });
     const exchange = (text: string) => [
       { role: 'user' as const, content: text },
       { role: 'assistant' as const, content: 'ok' },

@@ -8,6 +8,7 @@ import type { ThreadState } from '../store/thread-state.js';
 import { trimHistory } from '../agent/history.js';
 import { fencedMessenger } from './fenced-messenger.js';
 import type { Lease } from './lease.js';
+import type { MessagesToTakeBack, MessageTakeBacks } from './message-take-back.js';
 import type { ThreadMessenger } from './thread-messenger.js';
 import type { ItemEnd } from './thread-worker.js';
 
@@ -54,6 +55,12 @@ export interface TurnScope {
    * all of it unchanged.
    */
   saveWithStep(transition: StepTransition, thread: ThreadState, options?: SaveOptions): Promise<Exclude<CommitResult, 'fenced'>>;
+  /**
+   * Removes messages this item posted that nothing records (see `takeBackUnrecorded`). Not fenced:
+   * it is the clean-up of a process that lost the thread. What Slack would not remove now is tried
+   * again (`MessageTakeBacks`).
+   */
+  takeBack(messages: MessagesToTakeBack): Promise<void>;
   /** Writes a kept `saveAtEnd` now, before reading the thread back. */
   flush(): Promise<void>;
   /** The kept last save and its take-back, for the worker's finish; undefined if none is waiting. */
@@ -76,6 +83,8 @@ export function createTurnScope(options: {
   now: () => number;
   traceContext?: Context;
   itemKey?: string;
+  /** Built on the same store and messenger, shared with the sweep that tries kept take-backs again. */
+  takeBacks: Pick<MessageTakeBacks, 'takeBack'>;
 }): TurnScope {
   const { store, lease, limits, now } = options;
   let kept: { closing: ClosingSave; takeBack?: () => Promise<void> } | undefined;
@@ -104,6 +113,7 @@ export function createTurnScope(options: {
     traceContext: options.traceContext ?? ROOT_CONTEXT,
     ...(options.itemKey === undefined ? {} : { itemKey: options.itemKey }),
     messenger: fencedMessenger(options.messenger, lease),
+    takeBack: (messages) => options.takeBacks.takeBack(messages),
     async save(thread, { takeBack: own, named: asked = false, ...saveOptions } = {}) {
       // A superseded kept save leaves nothing to flush; a flush refused means this save was never sent either.
       const takeBack = together(supersede(thread), own);

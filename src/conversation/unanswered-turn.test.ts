@@ -13,6 +13,7 @@ import { newThreadState, type ThreadState } from '../store/thread-state.js';
 import { createLease } from './lease.js';
 import type { LiveAnswer } from './live-answer.js';
 import type { ThreadMessenger } from './thread-messenger.js';
+import { createMessageTakeBacks } from './message-take-back.js';
 import { createTurnScope, type TurnScope } from './turn-scope.js';
 import { createUnansweredTurn, unansweredNotice, unansweredReason, withoutEmptyAnswer } from './unanswered-turn.js';
 
@@ -160,10 +161,13 @@ describe('the text of a turn that ended without an answer, posted whole', () => 
     const messenger = {
       postAnswer: async () => options.posted,
       postNotice: async () => {},
-      deleteMessages: async ({ ts }: { ts: readonly string[] }) => void deleted.push(...ts),
+      deleteMessages: async ({ ts }: { ts: readonly string[] }) => {
+        deleted.push(...ts);
+        return { ts: [] };
+      },
     } as unknown as ThreadMessenger;
     const lease = createLease({ store, fence, heldUntil: () => Date.now() + 60_000 });
-    const scope = createTurnScope({ store, messenger, lease, limits: { historyTtlMs: 60_000, maxMessages: 100, maxBytes: 1_000_000 }, now: Date.now });
+    const scope = createTurnScope({ store, messenger, lease, limits: { historyTtlMs: 60_000, maxMessages: 100, maxBytes: 1_000_000 }, now: Date.now, takeBacks: createMessageTakeBacks({ store, messenger, logger: pino({ level: 'silent' }) }) });
     const thread = newThreadState({ teamId: 'T1', channel: 'C1', threadTs: '1.1' }, 1);
     if (options.answerTs) thread.answerTs = options.answerTs;
     const recordUnansweredTurn = createUnansweredTurn({ logger: pino({ level: 'silent' }), now: () => 2 });

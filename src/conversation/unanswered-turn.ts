@@ -103,7 +103,7 @@ export function createUnansweredTurn({ logger, now }: Pick<PhaseDependencies, 'l
     const posted = await shown?.catch((error: unknown) => logger.warn({ event: 'answer-finish-failed', err: error }, 'could not show the text of an unfinished turn'));
     // A whole post is on record nowhere: should the save below be refused as fenced, the thread's
     // new holder runs the turn again and shows the text itself, so this copy is taken back.
-    const takeBack = posted ? takeBackUnrecorded(scope, { channel: thread.channel, posted, recorded: thread.answerTs ?? [] }) : undefined;
+    const takeBack = posted ? takeBackUnrecorded(scope, { channel: thread.channel, threadKey: thread.threadKey, posted, recorded: thread.answerTs ?? [] }) : undefined;
     delete thread.answerTs;
     const notice = unansweredNotice(unanswered.reason);
     thread.failedTurn = newFailedTurn({ requesterId: unanswered.requesterId, at: now(), notice, ...(unanswered.retryOf === undefined ? {} : { retryOf: unanswered.retryOf }) });

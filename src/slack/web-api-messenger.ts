@@ -9,6 +9,7 @@ import { createNativeAnswerStream } from './answer/native-answer-stream.js';
 import { answerShowsNothing } from './answer/render-answer.js';
 import { createUpdatingAnswerStream } from './answer/updating-answer-stream.js';
 import { buildApprovalCard } from './blocks/approval-card.js';
+import { deleteFailure } from './delete-failure.js';
 import { noticeBlocks } from './blocks/notice-blocks.js';
 
 /** The Slack Web API side of the conversation: every outbound call the agent makes goes through here. */
@@ -108,7 +109,18 @@ export function createWebApiMessenger(options: { client: WebClient; logger: Logg
     },
 
     async deleteMessages({ channel, ts }) {
-      for (const each of ts) await client.chat.delete({ channel, ts: each }).catch((error: unknown) => logger.warn({ event: 'message-delete-failed', err: error }, 'could not delete a message'));
+      for (const [index, each] of ts.entries()) {
+        try {
+          await client.chat.delete({ channel, ts: each });
+        } catch (error) {
+          const failure = deleteFailure(error);
+          if (failure.gone) continue;
+          // Slack is failing or throttling: the rest would fare no better now, so all of it is for later.
+          logger.warn({ event: 'message-delete-failed', channel, ts: each, err: error }, 'could not delete a message; it is tried again later');
+          return { ts: ts.slice(index), ...(failure.retryAfterMs === undefined ? {} : { retryAfterMs: failure.retryAfterMs }) };
+        }
+      }
+      return { ts: [] };
     },
 
     async readThread({ channel, threadTs }) {

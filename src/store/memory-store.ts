@@ -7,7 +7,8 @@ import type { StepTransition } from '../approvals/transitions/step-transition.js
 import { FencedError } from './fenced-error.js';
 import { newTokenNonce, nextFencingToken } from './fencing-token.js';
 import { NEWER_SCHEMA, refuseNewerSchema, unlessNewerSchema } from './newer-schema-error.js';
-import type { CommitResult, ExecutingMarker, Fence, ScheduleKind, StateStore, WorkClaim } from './state-store.js';
+import type { CommitResult, ExecutingMarker, Fence, PendingTakeBack, ScheduleKind, StateStore, WorkClaim } from './state-store.js';
+import { takeBackRecord } from './take-back-record.js';
 import { THREAD_STATE_SCHEMA_VERSION, type ThreadState } from './thread-state.js';
 
 /** How long a write's attempt is remembered, as the Redis store keeps it for a resend. */
@@ -45,6 +46,8 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
   const ready: string[] = [];
   const readyWaiters: Array<(threadKey: string) => void> = [];
   const complete = new Map<string, number>();
+  /** Take-backs to try again, by their record (`takeBackRecord`). */
+  const takeBacks = new Map<string, { takeBack: PendingTakeBack; at: number }>();
   const executing = new Map<string, Map<string, ExecutingMarker>>();
   /**
    * What a step commit or a write that may take a thread's lock did (the lock's token, or ''), by
@@ -309,6 +312,29 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
 
     async claimReminder(stepId) {
       return schedules.reminder.delete(stepId);
+    },
+
+    async scheduleTakeBack(takeBack, at) {
+      takeBacks.set(takeBackRecord(takeBack), { takeBack: { ...takeBack }, at });
+    },
+
+    async postponeTakeBack(takeBack, until) {
+      const kept = takeBacks.get(takeBackRecord(takeBack));
+      if (kept === undefined || kept.at === until) return false;
+      kept.at = until;
+      return true;
+    },
+
+    async dueTakeBacks({ now: at, limit }) {
+      return [...takeBacks.values()]
+        .filter((entry) => entry.at <= at)
+        .sort((left, right) => left.at - right.at)
+        .slice(0, limit)
+        .map((entry) => ({ ...entry.takeBack }));
+    },
+
+    async forgetTakeBack(takeBack) {
+      return takeBacks.delete(takeBackRecord(takeBack));
     },
 
     async completedSteps({ before, limit }) {

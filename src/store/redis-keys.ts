@@ -45,6 +45,8 @@ export interface ShardKeys {
   /** Steps decided but not resumed (sorted set, score = completion time). */
   complete(): string;
   schedule(kind: ScheduleKind): string;
+  /** Messages of this shard's threads still to be taken back (sorted set, score = next try; see `TakeBackStore`). */
+  takeBacks(): string;
   audit(): string;
   /** Refused actions of this shard's channels: a stream apart from `audit`, with its own cap, so refusals never trim decisions. */
   refusalAudit(): string;
@@ -113,6 +115,7 @@ function shardKeys(keyPrefix: string, index: number, tag: string): ShardKeys {
     ready: () => `${at}ready-threads`,
     complete: () => `${at}complete-steps`,
     schedule: (kind) => `${at}${SCHEDULE_NAMES[kind]}`,
+    takeBacks: () => `${at}take-backs`,
     audit: () => `${at}audit`,
     refusalAudit: () => `${at}audit-refusals`,
     openSteps: (teamId) => `${at}open-steps:${teamId}`,

@@ -44,6 +44,7 @@ import { createReplicaConfirmedWrites, defaultReplicasToWaitFor, DEFAULT_REPLICA
 import { ReplicationNotConfirmedError } from './replication-not-confirmed-error.js';
 import { createThreadHistories, type ThreadReply, type ThreadWrite } from './redis-thread-history.js';
 import { assertTakesWrites } from './redis-takes-writes.js';
+import { parseTakeBackRecord, takeBackRecord } from './take-back-record.js';
 import type { ThreadState } from './thread-state.js';
 import { copyField, stepData, stepFromRecord } from './step-record.js';
 
@@ -506,6 +507,24 @@ export function createRedisStore({
 
     async claimReminder(stepId) {
       return (await redis.zrem(keys.ofStep(stepId).schedule('reminder'), stepId)) === 1;
+    },
+
+    async scheduleTakeBack(takeBack, at) {
+      await redis.zadd(keys.ofThread(takeBack.threadKey).takeBacks(), at, takeBackRecord(takeBack));
+    },
+
+    async postponeTakeBack(takeBack, until) {
+      // XX: never kept again once forgotten; CH: counts a moved one, so the same time twice moves it once.
+      return (await redis.zadd(keys.ofThread(takeBack.threadKey).takeBacks(), 'XX', 'CH', until, takeBackRecord(takeBack))) === 1;
+    },
+
+    async dueTakeBacks({ now: at, limit }) {
+      const due = await lowestAcrossShards((shard) => shard.takeBacks(), at, limit);
+      return due.map(parseTakeBackRecord).filter((takeBack) => takeBack !== undefined);
+    },
+
+    async forgetTakeBack(takeBack) {
+      return (await redis.zrem(keys.ofThread(takeBack.threadKey).takeBacks(), takeBackRecord(takeBack))) === 1;
     },
 
     async completedSteps({ before, limit }) {

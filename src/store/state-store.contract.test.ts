@@ -1041,6 +1041,31 @@ describe.each(createStores())('%s state store', (name, create) => {
     await store.unschedule(step.stepId);
   });
 
+  it('keeps a take-back Slack did not complete until it is forgotten: due from its time, moved when kept again, forgotten once', async () => {
+    // Two channels: their threads may live in different shards, which the sweep's read covers alike.
+    const answer = { channel: 'CTAKE1', ts: '1700000001.000200', threadKey: 'T1:CTAKE1:1700000001.000100', since: 100 };
+    const card = { channel: 'CTAKE2', ts: '1700000002.000200', threadKey: 'T1:CTAKE2:1700000002.000100', stepId: newStepId('T1:CTAKE2:1700000002.000100'), since: 100 };
+    await store.scheduleTakeBack(answer, 1_000);
+    await store.scheduleTakeBack(card, 500);
+    expect(await store.dueTakeBacks({ now: 499, limit: 10 })).toEqual([]);
+    expect(await store.dueTakeBacks({ now: 1_000, limit: 10 })).toEqual([card, answer]);
+    expect(await store.dueTakeBacks({ now: 1_000, limit: 1 })).toEqual([card]);
+    // Kept again (a try that failed): due at its new time only, not twice.
+    await store.scheduleTakeBack(card, 2_000);
+    expect(await store.dueTakeBacks({ now: 1_999, limit: 10 })).toEqual([answer]);
+    // A sweep's claim moves it once; a second claim for the same time does not.
+    expect(await store.postponeTakeBack(card, 3_000)).toBe(true);
+    expect(await store.postponeTakeBack(card, 3_000)).toBe(false);
+    expect(await store.dueTakeBacks({ now: 2_999, limit: 10 })).toEqual([answer]);
+    expect(await store.forgetTakeBack(answer)).toBe(true);
+    expect(await store.forgetTakeBack(answer)).toBe(false);
+    // Forgotten, it is not kept again by a claim that comes late.
+    expect(await store.postponeTakeBack(answer, 4_000)).toBe(false);
+    expect(await store.dueTakeBacks({ now: 5_000, limit: 10 })).toEqual([card]);
+    expect(await store.forgetTakeBack(card)).toBe(true);
+    expect(await store.dueTakeBacks({ now: 5_000, limit: 10 })).toEqual([]);
+  });
+
   it("lists a workspace's grants across its channels", async () => {
     const teamId = `T${randomUUID().slice(0, 8).toUpperCase()}`;
     for (const channel of ['CGONE', 'CGTWO']) {

@@ -247,6 +247,38 @@ export interface ThreadStore {
 }
 
 /**
+ * A message a process that lost its thread posted, on record nowhere, that Slack would not remove
+ * when it tried (an outage, rate limits): kept so the removal is tried again, by that process for a
+ * few seconds and then by any process's sweep, even once it has stopped (see
+ * `conversation/message-take-back.ts`).
+ */
+export interface PendingTakeBack {
+  channel: string;
+  ts: string;
+  /** The thread it was posted in: an answer's messages are on record in its `answerTs`. */
+  threadKey: string;
+  /** Set for a step's card: on record as the step's `cardTs` instead. */
+  stepId?: string;
+  /** When it was first found not removed (epoch ms): tries end a day after. */
+  since: number;
+}
+
+/** Take-backs Slack did not complete, kept until they are. */
+export interface TakeBackStore {
+  /** Keeps `takeBack` due at `at` (epoch ms); one kept already is then due at `at`. */
+  scheduleTakeBack(takeBack: PendingTakeBack, at: number): Promise<void>;
+  /**
+   * Makes one still kept due at `until`: true when this call moved it, false when it is forgotten
+   * (never kept again by this) or already due then. A sweep's claim on it for its try.
+   */
+  postponeTakeBack(takeBack: PendingTakeBack, until: number): Promise<boolean>;
+  /** Take-backs due by `now`, earliest first, at most `limit`. */
+  dueTakeBacks(options: { now: number; limit: number }): Promise<PendingTakeBack[]>;
+  /** Forgets it; true only for the call that removed it, so its end is reported once. */
+  forgetTakeBack(takeBack: PendingTakeBack): Promise<boolean>;
+}
+
+/**
  * The grant a call was cleared by, for `markExecuting` to check in the same write as the marker:
  * unless it is still stored in the thread's team and channel and its `expiresAt` is still ahead by
  * the store's clock (Redis's `TIME`, not the caller's), nothing is written and the call must not
@@ -333,7 +365,7 @@ export interface WorkQueueStore {
  * Everything the bot keeps. Redis and memory implement it with the same semantics; every method
  * that changes shared state is atomic so any bot process can call it concurrently.
  */
-export interface StateStore extends DeliveryStore, StepStore, GrantStore, ThreadStore, WorkQueueStore {
+export interface StateStore extends DeliveryStore, StepStore, GrantStore, ThreadStore, WorkQueueStore, TakeBackStore {
   readonly kind: 'redis' | 'memory';
   /** Throws when the backing store cannot be reached, or answers but takes no writes (a Redis replica). */
   ping(): Promise<void>;

@@ -17,6 +17,7 @@ import { createStepResumer } from '../../src/conversation/resume-step.js';
 import type { ThreadMessenger } from '../../src/conversation/thread-messenger.js';
 import type { ThreadWorker } from '../../src/conversation/thread-worker.js';
 import { createTurnScope, type TurnScope } from '../../src/conversation/turn-scope.js';
+import { createMessageTakeBacks } from '../../src/conversation/message-take-back.js';
 import { noMetrics } from '../../src/metrics/metrics.js';
 import type { StateStore } from '../../src/store/state-store.js';
 import { newThreadState } from '../../src/store/thread-state.js';
@@ -94,7 +95,7 @@ export function createDeployWorld({ store, startAt, config }: { store: StateStor
   function scopeFor(threadKey: string, token: string): TurnScope {
     const fence = { threadKey, token };
     const lease: Lease = { fence, signal: new AbortController().signal, assertCurrent: async () => {}, assertHeld: async () => {}, guard: (write) => write(), lost: () => false };
-    return createTurnScope({ store, messenger, lease, limits: { historyTtlMs: TTL_MS, maxMessages: 500, maxBytes: 10_000_000 }, now });
+    return createTurnScope({ store, messenger, lease, limits: { historyTtlMs: TTL_MS, maxMessages: 500, maxBytes: 10_000_000 }, now, takeBacks: createMessageTakeBacks({ store, messenger, logger, now }) });
   }
 
   /** Runs `work` holding the thread's lock, as a worker does; drops the resume items decisions queued (the test resumes itself). */

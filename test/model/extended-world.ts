@@ -18,6 +18,7 @@ import { createStepResumer } from '../../src/conversation/resume-step.js';
 import type { ThreadMessenger } from '../../src/conversation/thread-messenger.js';
 import type { ThreadWorker } from '../../src/conversation/thread-worker.js';
 import { createTurnScope, type TurnScope } from '../../src/conversation/turn-scope.js';
+import { createMessageTakeBacks } from '../../src/conversation/message-take-back.js';
 import type { Lease } from '../../src/conversation/lease.js';
 import { revokeGrantAs } from '../../src/slack/listeners/revoke-grant.js';
 import type { StateStore } from '../../src/store/state-store.js';
@@ -112,7 +113,7 @@ export function createExtendedWorld({ store, policy, startAt }: { store: StateSt
       guard: (write) => write(),
       lost: () => false,
     };
-    return createTurnScope({ store, messenger, lease, limits: { historyTtlMs: TTL_MS, maxMessages: 500, maxBytes: 10_000_000 }, now });
+    return createTurnScope({ store, messenger, lease, limits: { historyTtlMs: TTL_MS, maxMessages: 500, maxBytes: 10_000_000 }, now, takeBacks: createMessageTakeBacks({ store, messenger, logger, now }) });
   }
 
   /**

@@ -1,0 +1,147 @@
+import type { Logger } from 'pino';
+import type { PendingTakeBack, StateStore, TakeBackStore } from '../store/state-store.js';
+import type { ThreadMessenger } from './thread-messenger.js';
+
+/** Messages posted in `threadKey` that nothing records (see `takeBackUnrecorded`), to be removed. */
+export interface MessagesToTakeBack {
+  channel: string;
+  ts: readonly string[];
+  threadKey: string;
+  /** Cards of this step (on record as its `cardTs`) rather than answers (on record in the thread's `answerTs`). */
+  stepId?: string;
+}
+
+export interface MessageTakeBacks {
+  /**
+   * Removes the messages. What Slack would not remove now (an outage, rate limits) is kept in the
+   * store and tried again: here a few times over some seconds (a blip), then by the sweep
+   * (`retryDue`), whichever process runs it, until it is removed or a day has passed.
+   */
+  takeBack(messages: MessagesToTakeBack): Promise<void>;
+  /** The sweep's part: tries again the kept take-backs that are due. Never throws: failures are logged. */
+  retryDue(options?: { stopping?: AbortSignal }): Promise<void>;
+}
+
+/** The pauses before the tries made here after the first (longer for a rate limit's retry-after). */
+const OWN_PAUSES_MS = [1_000, 2_000, 4_000];
+/** No try starts here later than this after the first failure; one that would is left to the sweep. */
+const OWN_LAST_TRY_MS = 10_000;
+/**
+ * A take-back kept by the process that made it is the sweep's from this long after its first
+ * failure: its own tries (each with the Slack client's retries) are over by then.
+ */
+const OWN_TRIES_MS = 15_000;
+/** The sweep's pause after a failed try: as long as the take-back has been failing (each wait doubles), within these. */
+const SWEEP_PAUSE_MIN_MS = 5_000;
+const SWEEP_PAUSE_MAX_MS = 15 * 60 * 1000;
+/** After this, the message is left standing and the operator told. */
+const GIVE_UP_AFTER_MS = 24 * 60 * 60 * 1000;
+/** Take-backs tried per sweep, so one sweep stays short while Slack fails. */
+const BATCH = 20;
+
+type Tried = { done: true; outcome: 'removed' | 'on-record' } | { done: false; retryAfterMs?: number };
+
+/**
+ * The take-back of messages a process that lost its thread posted but never recorded (the new
+ * holder shows the same text again): one failed `chat.delete` must not leave the answer twice.
+ */
+export function createMessageTakeBacks(options: {
+  store: Pick<StateStore, 'getThread' | 'getStep' | keyof TakeBackStore>;
+  messenger: Pick<ThreadMessenger, 'deleteMessages'>;
+  logger: Logger;
+  now?: () => number;
+  pause?: (ms: number) => Promise<void>;
+}): MessageTakeBacks {
+  const { store, messenger, logger, now = Date.now, pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms)) } = options;
+
+  /**
+   * Whether the message is on record now (the thread's answer, the step's card): then it is not
+   * this take-back's to remove, whatever was found when it was made. Undefined when unreadable.
+   */
+  const onRecord = async ({ threadKey, stepId, ts }: PendingTakeBack): Promise<boolean | undefined> => {
+    try {
+      if (stepId !== undefined) return (await store.getStep(stepId))?.cardTs === ts;
+      return (await store.getThread(threadKey))?.answerTs?.includes(ts) ?? false;
+    } catch {
+      return undefined;
+    }
+  };
+
+  const tryAgain = async (takeBack: PendingTakeBack): Promise<Tried> => {
+    const recorded = await onRecord(takeBack);
+    if (recorded === undefined) return { done: false };
+    if (recorded) return { done: true, outcome: 'on-record' };
+    const left = await messenger.deleteMessages({ channel: takeBack.channel, ts: [takeBack.ts] });
+    if (left.ts.length === 0) return { done: true, outcome: 'removed' };
+    return { done: false, ...(left.retryAfterMs === undefined ? {} : { retryAfterMs: left.retryAfterMs }) };
+  };
+
+  /** Said once per take-back: by whoever forgot its record. */
+  const reportEnd = (takeBack: PendingTakeBack, outcome: 'removed' | 'on-record' | 'given-up') => {
+    const fields = { event: outcome === 'given-up' ? 'take-back-given-up' : 'take-back-done', outcome, threadKey: takeBack.threadKey, channel: takeBack.channel, ts: takeBack.ts, failingMs: now() - takeBack.since };
+    if (outcome === 'given-up') logger.error(fields, 'Slack would not remove a message the thread does not record; it may show the answer twice');
+    else logger.info(fields, 'a message Slack would not remove at first is taken back');
+  };
+
+  return {
+    async takeBack({ channel, ts, threadKey, stepId }) {
+      if (ts.length === 0) return;
+      const left = await messenger.deleteMessages({ channel, ts });
+      if (left.ts.length === 0) return;
+      const since = now();
+      let pending: PendingTakeBack[] = left.ts.map((each) => ({ channel, ts: each, threadKey, ...(stepId === undefined ? {} : { stepId }), since }));
+      // Kept first: this process has lost its thread and may be stopping (or stall again) before its tries end.
+      const kept = await Promise.all(pending.map((takeBack) => store.scheduleTakeBack(takeBack, since + OWN_TRIES_MS))).then(
+        () => true,
+        (error: unknown) => {
+          logger.warn({ event: 'take-back-unkept', threadKey, ts: left.ts, err: error }, 'could not keep a take-back Slack refused; only this process tries again');
+          return false;
+        },
+      );
+      let retryAfterMs = left.retryAfterMs ?? 0;
+      for (const pauseMs of OWN_PAUSES_MS) {
+        const wait = Math.max(pauseMs, retryAfterMs);
+        // Slack asked for longer than these tries last: the sweep tries then.
+        if (now() + wait > since + OWN_LAST_TRY_MS) break;
+        await pause(wait);
+        retryAfterMs = 0;
+        const still: PendingTakeBack[] = [];
+        for (const takeBack of pending) {
+          const tried = await tryAgain(takeBack);
+          if (!tried.done) {
+            still.push(takeBack);
+            retryAfterMs = Math.max(retryAfterMs, tried.retryAfterMs ?? 0);
+            continue;
+          }
+          // A record that could not be forgotten is found by the sweep, which finds the message gone and reports it.
+          const forgot = kept ? await store.forgetTakeBack(takeBack).catch(() => false) : true;
+          if (forgot) reportEnd(takeBack, tried.outcome);
+        }
+        pending = still;
+        if (pending.length === 0) return;
+      }
+      if (!kept) for (const takeBack of pending) reportEnd(takeBack, 'given-up');
+    },
+
+    async retryDue({ stopping } = {}) {
+      try {
+        for (const takeBack of await store.dueTakeBacks({ now: now(), limit: BATCH })) {
+          if (stopping?.aborted) return;
+          const failingMs = now() - takeBack.since;
+          const pauseMs = Math.min(Math.max(failingMs, SWEEP_PAUSE_MIN_MS), SWEEP_PAUSE_MAX_MS);
+          // Claimed for the pause first: another process's sweep leaves it alone meanwhile, and one
+          // that process completed (and forgot) meanwhile is not kept again by a failure here.
+          if (!(await store.postponeTakeBack(takeBack, now() + pauseMs))) continue;
+          const tried = await tryAgain(takeBack);
+          if (tried.done || failingMs >= GIVE_UP_AFTER_MS) {
+            if (await store.forgetTakeBack(takeBack)) reportEnd(takeBack, tried.done ? tried.outcome : 'given-up');
+            continue;
+          }
+          if ((tried.retryAfterMs ?? 0) > pauseMs) await store.postponeTakeBack(takeBack, now() + (tried.retryAfterMs ?? 0));
+        }
+      } catch (error) {
+        logger.warn({ event: 'take-back-retry-failed', err: error }, 'could not try kept take-backs again; the next sweep does');
+      }
+    },
+  };
+}
