@@ -1,4 +1,5 @@
 import { asSchema, type JSONSchema7 } from 'ai';
+import { fillBranchDefaults } from './branch-defaults.js';
 import { createJsonSchemaValidator } from './json-schema-validator.js';
 import { isZodSchema } from './tool-schemas.js';
 import type { ToolDefinition } from './tool-definition.js';
@@ -11,6 +12,12 @@ import type { ToolDefinition } from './tool-definition.js';
  * prod deploy falls under a laxer rule. A zod tool's input has been parsed already (by the AI SDK,
  * or by `ToolSchemas.validate` for an edit), defaults included, so it is returned as it is.
  *
+ * ajv leaves out the defaults inside `anyOf` and `oneOf`, which is how pydantic writes a union of
+ * models or an optional model (`target: Deployment | None = None`); `fillBranchDefaults` fills those
+ * from the branch the input matches, and where several match and disagree it gives the field the
+ * list of their values, which input conditions read as unclear (so the stricter rule decides; a
+ * tool's own `approval` function sees that list too).
+ *
  * Only the policy's copy gets the defaults: what is sent to the tool, shown on the card and hashed
  * stays what was written. An input the schema refuses (it will not run) or a schema that cannot be
  * read is returned as it is.
@@ -20,7 +27,7 @@ export async function inputWithDefaults(definition: ToolDefinition | undefined, 
   const schema = await jsonSchemaOf(definition);
   if (schema === undefined) return input;
   const result = validator.validate(schema, input);
-  return result.success ? result.value : input;
+  return result.success ? fillBranchDefaults({ schema, value: result.value, validator }) : input;
 }
 
 const validator = createJsonSchemaValidator({ applyDefaults: true });
