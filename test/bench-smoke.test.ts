@@ -19,6 +19,7 @@ it('runs the benchmark end to end at smoke scale and reports every metric', asyn
   expect(results.ackLatency.repeatClick.map((level) => level.concurrency)).toEqual(SCALES.smoke.levels);
   for (const level of [...results.ackLatency.mention, ...results.ackLatency.click, ...results.ackLatency.repeatClick]) {
     expect(level.bot.requests).toBe((SCALES.smoke.requestsPerLevel[level.concurrency] ?? 0) * SCALES.smoke.rounds);
+    expect(level.roundRatiosP50).toHaveLength(SCALES.smoke.rounds);
     expect(level.roundRatiosP99).toHaveLength(SCALES.smoke.rounds);
     expect(level.noiseFloor.roundRatiosP99).toHaveLength(SCALES.smoke.rounds);
     expect(level.bot.errors + level.bare.errors).toBe(0);

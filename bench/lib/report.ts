@@ -45,7 +45,7 @@ function latencyRows(kind: string, levels: LevelResult[]): Array<Array<string | 
     level.bot.p99,
     level.bare.p50,
     level.bare.p99,
-    level.ratioP50,
+    ratioSpread(level.roundRatiosP50),
     ratioSpread(level.roundRatiosP99),
     ratioSpread(level.noiseFloor.roundRatiosP99),
     level.pooledRatioP99,

@@ -8,8 +8,9 @@ export interface LevelResult {
   rounds: number;
   bot: LatencySummary;
   bare: LatencySummary;
-  /** Median over rounds of the bot's p50 ÷ median over rounds of the bare app's p50. */
+  /** Median over rounds of (bot p50 ÷ bare p50) in the same round. */
   ratioP50: number;
+  roundRatiosP50: number[];
   /** Median over rounds of (bot p99 ÷ bare p99) in the same round: the number the target is judged on. */
   ratioP99: number;
   roundRatiosP99: number[];

@@ -89,6 +89,9 @@ export function levelResult(options: { concurrency: number; rounds: RoundSample[
     bot: summarize(round.bot.latenciesMs, round.bot.statuses),
     bare: summarize(round.bare.latenciesMs, round.bare.statuses),
   }));
+  // Both ratios per round, then the median over rounds: a ratio of medians would divide rounds that
+  // did not run under the same noise.
+  const roundRatiosP50 = perRound.map((round) => ratio(round.bot.p50, round.bare.p50));
   const roundRatiosP99 = perRound.map((round) => ratio(round.bot.p99, round.bare.p99));
   const noiseRatiosP99 = rounds.map((sample) => ratio(summarize(sample.bareAgain.latenciesMs, sample.bareAgain.statuses).p99, summarize(sample.bare.latenciesMs, sample.bare.statuses).p99));
   return {
@@ -96,7 +99,8 @@ export function levelResult(options: { concurrency: number; rounds: RoundSample[
     rounds: rounds.length,
     bot,
     bare,
-    ratioP50: ratio(median(perRound.map((round) => round.bot.p50)), median(perRound.map((round) => round.bare.p50))),
+    ratioP50: round(median(roundRatiosP50)),
+    roundRatiosP50,
     ratioP99: round(median(roundRatiosP99)),
     roundRatiosP99,
     noiseFloor: { ratioP99: round(median(noiseRatiosP99)), roundRatiosP99: noiseRatiosP99 },
