@@ -53,6 +53,7 @@ it('runs the benchmark end to end at smoke scale and reports every metric', asyn
     ['all-in-one', 1, SCALES.smoke.turnThroughput.turns],
     ...SCALES.smoke.turnThroughput.workerCounts.map((workers) => ['receiver + workers', workers, SCALES.smoke.turnThroughput.turns]),
   ]);
+  for (const run of results.turnThroughput.runs) expect(run.roundTurnsPerSecond).toHaveLength(SCALES.smoke.turnThroughput.rounds);
 
   const leaves = numericLeaves(results);
   const notFinite = leaves.filter((leaf) => !Number.isFinite(leaf.value)).map((leaf) => leaf.path);

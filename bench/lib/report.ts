@@ -125,10 +125,10 @@ export function formatResults(results: BenchResults): string {
       results.historySweep.map((point) => [point.exchanges, point.historyBytes, point.resumeRoundTrips, point.resumeBytesWritten, point.botCpuMsPerResume, point.ackToAnswerMs]),
     ),
     '',
-    `Turn throughput with a ${results.turnThroughput.modelMs} ms model, mentions sent to one all-in-one process, then to a receiver (COUNTERSIGN_ROLE) with one and two worker processes${results.turnThroughput.twoWorkersOverOne === undefined ? '' : `; two workers over one: ${results.turnThroughput.twoWorkersOverOne}×`}`,
+    `Turn throughput with a ${results.turnThroughput.modelMs} ms model, mentions sent to one all-in-one process and to a receiver (COUNTERSIGN_ROLE) with one and two worker processes, each warmed with ${results.scaleSettings.turnThroughput.warmUpTurns} turns first (not measured), then measured once per round in a rotating order; medians over rounds, turns/s as median (min–max)${results.turnThroughput.roundTwoWorkersOverOne === undefined ? '' : `; two workers over one, per round: ${ratioSpread(results.turnThroughput.roundTwoWorkersOverOne)}×`}`,
     table(
-      ['deployment', 'processes running turns', 'turns', 'turns/s', 'most model calls at once', 'CPU ms per turn (those processes)'],
-      results.turnThroughput.runs.map((run) => [run.deployment, run.workers, run.turns, run.turnsPerSecond, run.peakConcurrentModelCalls, run.workerCpuMsPerTurn]),
+      ['deployment', 'processes running turns', 'turns per round', 'rounds', 'turns/s', 'most model calls at once', 'CPU ms per turn (those processes)'],
+      results.turnThroughput.runs.map((run) => [run.deployment, run.workers, run.turns, run.rounds, ratioSpread(run.roundTurnsPerSecond), run.peakConcurrentModelCalls, run.workerCpuMsPerTurn]),
     ),
     '',
     table(

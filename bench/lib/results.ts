@@ -187,16 +187,34 @@ export interface BenchResults {
   closedLoopClicks: ClosedLoopResult;
   /** The same loop with a model that takes `modelMs` per call (one round): what a person waits for with a real model. */
   closedLoopClicksSlowModel: ClosedLoopResult;
-  /** Turns per second with a 500 ms model: one all-in-one process, then through a receiver, for one and two worker processes. */
+  /**
+   * Turns per second with a 500 ms model: one all-in-one process, then through a receiver, for one and
+   * two worker processes. Each deployment is warmed with a batch that is not measured, then measured
+   * once per round in an order that rotates; the figures are medians over the rounds.
+   */
   turnThroughput: {
     modelMs: number;
     /**
      * First one all-in-one process (`workers` 1: it runs the turns itself, behind its front thread),
-     * then a receiver with one and with two worker processes.
+     * then a receiver with one and with two worker processes. `turns` is per round; `wallMs`,
+     * `turnsPerSecond`, `peakConcurrentModelCalls` and `workerCpuMsPerTurn` (the CPU of the processes
+     * that ran the turns, until they were idle again) are medians over the rounds.
      */
-    runs: Array<{ deployment: 'all-in-one' | 'receiver + workers'; workers: number; turns: number; wallMs: number; turnsPerSecond: number; peakConcurrentModelCalls: number; workerCpuMsPerTurn: number }>;
-    /** With both a one- and a two-worker run (full scale). */
+    runs: Array<{
+      deployment: 'all-in-one' | 'receiver + workers';
+      workers: number;
+      turns: number;
+      rounds: number;
+      wallMs: number;
+      turnsPerSecond: number;
+      /** Each round's turns per second, in round order. */
+      roundTurnsPerSecond: number[];
+      peakConcurrentModelCalls: number;
+      workerCpuMsPerTurn: number;
+    }>;
+    /** With both a one- and a two-worker run (full scale): median over rounds of that round's two ÷ one. */
     twoWorkersOverOne?: number;
+    roundTwoWorkersOverOne?: number[];
   };
   /** Each first click from when it was sent: to its card showing the decision, and to the resumed answer in the thread. */
   clickEndToEnd: Array<{

@@ -22,8 +22,12 @@ export interface BenchScale {
   creation: { concurrency: number; batch: number };
   /** Sequential turns and clicks on a separate bot behind the counting Redis proxy (after `warmupCycles`). */
   accounting: { turns: number; clicks: number; warmupCycles: number };
-  /** Mentions answered by a 500 ms model, sent to one all-in-one process, then to a receiver with one and then two workers. */
-  turnThroughput: { turns: number; concurrency: number; workerCounts: number[] };
+  /**
+   * Mentions answered by a 500 ms model, sent to one all-in-one process and to a receiver with each
+   * count of workers: `warmUpTurns` to each first (not measured), then `turns` to each per round, for
+   * `rounds` rounds in a rotating order.
+   */
+  turnThroughput: { turns: number; concurrency: number; workerCounts: number[]; rounds: number; warmUpTurns: number };
   /**
    * Approve → answer, `lanes` threads in flight, each clicking its next card once its answer is
    * posted; `rounds` times with the instant model, `slowModelRounds` times with the 500 ms one.
@@ -47,7 +51,7 @@ export const SCALES: Record<'smoke' | 'full', BenchScale> = {
     pendingTargets: [0, 20],
     creation: { concurrency: 5, batch: 20 },
     accounting: { turns: 3, clicks: 3, warmupCycles: 1 },
-    turnThroughput: { turns: 10, concurrency: 10, workerCounts: [1] },
+    turnThroughput: { turns: 10, concurrency: 10, workerCounts: [1], rounds: 2, warmUpTurns: 10 },
     closedLoop: { lanes: 3, clicksPerLane: 2, rounds: 1, slowModelRounds: 1 },
     openLoop: { rates: [20], seconds: 0.5 },
     historySweep: { exchanges: [1, 3], threads: 1 },
@@ -63,7 +67,7 @@ export const SCALES: Record<'smoke' | 'full', BenchScale> = {
     pendingTargets: [0, 1_000, 10_000],
     creation: { concurrency: 50, batch: 1_000 },
     accounting: { turns: 50, clicks: 50, warmupCycles: 3 },
-    turnThroughput: { turns: 2_000, concurrency: 200, workerCounts: [1, 2] },
+    turnThroughput: { turns: 2_000, concurrency: 200, workerCounts: [1, 2], rounds: 3, warmUpTurns: 1_000 },
     closedLoop: { lanes: 50, clicksPerLane: 12, rounds: 3, slowModelRounds: 1 },
     openLoop: { rates: [25, 50, 100, 200], seconds: 10 },
     historySweep: { exchanges: [1, 10, 100], threads: 5 },
