@@ -21,10 +21,12 @@ export interface BurstHelpers {
   clickBurst(options: { cards: Card[]; concurrency: number }): Promise<LoadResult>;
   /** The cards posted in these threads; throws unless every thread has one. */
   cardsFor(threads: Thread[]): Promise<Card[]>;
+  /** Waits until every process of the measured bot (with BENCH_ROLES=split, the receiver and the worker) is idle. */
+  waitForBotIdle(options?: { windowMs?: number }): Promise<void>;
 }
 
-export function createBurstHelpers(options: { loadGenerator: LoadGenerator; observer: SlackObserver; botEventsUrl: string; botPid: number }): BurstHelpers {
-  const { loadGenerator, observer, botEventsUrl, botPid } = options;
+export function createBurstHelpers(options: { loadGenerator: LoadGenerator; observer: SlackObserver; botEventsUrl: string; botPids: number[] }): BurstHelpers {
+  const { loadGenerator, observer, botEventsUrl, botPids } = options;
   const helpers: BurstHelpers = {
     send: ({ url, concurrency, ratePerSecond, requests }) => loadGenerator.run({ url, signingSecret: SIGNING_SECRET, concurrency, ...(ratePerSecond === undefined ? {} : { ratePerSecond }), requests }),
     waitForSlack: ({ done, message }) =>
@@ -53,12 +55,13 @@ export function createBurstHelpers(options: { loadGenerator: LoadGenerator; obse
       return result;
     },
     cardsFor: async (threads) => {
-      // The card is posted before its ts is stored with the step; let those writes land.
-      await waitForCpuIdle(botPid);
+      // The card is posted before its ts is stored with the step (by the process that ran the turn); let those writes land.
+      await helpers.waitForBotIdle();
       const cards = observer.cards(threads);
       if (cards.length !== threads.length) throw new Error(`expected ${threads.length} cards, found ${cards.length}`);
       return cards;
     },
+    waitForBotIdle: (idleOptions) => waitForCpuIdle(botPids, idleOptions),
   };
   return helpers;
 }

@@ -30,6 +30,24 @@ export interface ServerUnderTest {
   eventsUrl: string;
 }
 
+/**
+ * The measured bot's processes: one all-in-one process, or with BENCH_ROLES=split a receiver (which
+ * acks Slack and hands every turn off) and a worker (which runs the turns). The ack latencies are the
+ * receiver's (`bot`); memory is read from the process that runs the turns, where their state lives;
+ * CPU and "the work is done" waits cover every process.
+ */
+export interface MeasuredBot {
+  /** `all-in-one process` or `receiver + worker`: what the CPU figures add up. */
+  label: string;
+  processes: ServerUnderTest[];
+  turnRunner: {
+    /** `all-in-one process` or `worker process`: whose RSS and heap are reported. */
+    label: string;
+    server: ServerUnderTest;
+    inspectorUrl: string | undefined;
+  };
+}
+
 /** The servers and clients every phase talks to; none of them is measured. */
 interface BenchServices {
   /** The Redis the measured bot uses. */
@@ -54,6 +72,8 @@ export interface BenchContext extends BenchServices, BurstHelpers {
   bot: ServerUnderTest;
   /** With BENCH_ROLES=split, the worker process beside `bot` (a receiver) that runs its turns. */
   botWorker: ServerUnderTest | undefined;
+  /** Every process of the measured bot, and the one that runs its turns. */
+  measuredBot: MeasuredBot;
   /** With BENCH_ROLES=split, the worker beside the bot `startBot` started under `name`. */
   workerOf(name: string): ServerUnderTest | undefined;
   bare: ServerUnderTest;
@@ -61,7 +81,10 @@ export interface BenchContext extends BenchServices, BurstHelpers {
   chat: ServerUnderTest | undefined;
   /** Fresh threads for the Chat SDK bot (channels of their own, so its posts are told apart). */
   newChatThreads: (count: number) => Thread[];
-  /** Each process's inspector, when started with --inspect: its event-loop delay, request timings and heap. */
+  /**
+   * Each process's inspector, when started with --inspect: its event-loop delay, request timings and heap
+   * (the bot's: the process that serves Slack; with BENCH_ROLES=split the worker's is `measuredBot.turnRunner`'s).
+   */
   botInspectorUrl: string | undefined;
   bareInspectorUrl: string | undefined;
   /** Fresh threads for the measured bot and the bare app (one sequence, so no two bursts share a thread). */
@@ -90,7 +113,8 @@ export async function startBenchContext(options: { inspect: boolean; cleanup: Cl
     if (split) {
       workers.set(
         name,
-        await startServerUnderTest({ name: `${name}-worker`, script: 'dist/main.js', withInspector: false, environment: (port) => botEnvironment({ port, redisUrl, services, role: 'worker' }), cleanup }),
+        // With the inspector when the receiver has it: the worker's heap after a full GC is the one that holds the turns' state.
+        await startServerUnderTest({ name: `${name}-worker`, script: 'dist/main.js', withInspector, environment: (port) => botEnvironment({ port, redisUrl, services, role: 'worker' }), cleanup }),
       );
     }
     return startServerUnderTest({
@@ -116,13 +140,17 @@ export async function startBenchContext(options: { inspect: boolean; cleanup: Cl
     bare: await startServerUnderTest({ name: 'bare-bolt', script: 'bench/bare-bolt-app.ts', withInspector: inspect, environment: (port) => bareEnvironment({ port, services }), cleanup }),
     chat: process.env.BENCH_CHAT_SDK === '0' ? undefined : await startChatSdkBot({ services, cleanup }),
   }));
+  const botWorker = workers.get('countersign');
+  const inspectorUrls = findInspectorUrls({ bot, bare, inspect });
+  const measuredBot = measuredBotOf({ bot, botInspectorUrl: inspectorUrls.botInspectorUrl, worker: botWorker, workerInspectorUrl: botWorker && inspect ? requiredInspectorUrl(botWorker) : undefined });
   return {
     ...services,
-    ...findInspectorUrls({ bot, bare, inspect }),
+    ...inspectorUrls,
     log: options.log,
     cleanup,
     bot,
-    botWorker: workers.get('countersign'),
+    botWorker,
+    measuredBot,
     workerOf: (name) => workers.get(name),
     bare,
     chat,
@@ -131,8 +159,15 @@ export async function startBenchContext(options: { inspect: boolean; cleanup: Cl
     startBot,
     startAllInOneBot,
     startSplitBot,
-    ...createBurstHelpers({ loadGenerator: services.loadGenerator, observer: services.observer, botEventsUrl: bot.eventsUrl, botPid: bot.handle.pid }),
+    ...createBurstHelpers({ loadGenerator: services.loadGenerator, observer: services.observer, botEventsUrl: bot.eventsUrl, botPids: measuredBot.processes.map((server) => server.handle.pid) }),
   };
+}
+
+/** The bot's processes as the phases measure them: with a worker beside it, the worker runs the turns. */
+export function measuredBotOf(options: { bot: ServerUnderTest; botInspectorUrl: string | undefined; worker: ServerUnderTest | undefined; workerInspectorUrl: string | undefined }): MeasuredBot {
+  const { bot, worker } = options;
+  if (!worker) return { label: 'all-in-one process', processes: [bot], turnRunner: { label: 'all-in-one process', server: bot, inspectorUrl: options.botInspectorUrl } };
+  return { label: 'receiver + worker', processes: [bot, worker], turnRunner: { label: 'worker process', server: worker, inspectorUrl: options.workerInspectorUrl } };
 }
 
 async function startServices(cleanup: CleanupStack): Promise<BenchServices> {
@@ -178,10 +213,13 @@ async function startServerUnderTest(options: {
 
 function findInspectorUrls(options: { bot: ServerUnderTest; bare: ServerUnderTest; inspect: boolean }): Pick<BenchContext, 'botInspectorUrl' | 'bareInspectorUrl'> {
   if (!options.inspect) return { botInspectorUrl: undefined, bareInspectorUrl: undefined };
-  const botInspectorUrl = inspectorUrl(options.bot.handle.startupOutput);
-  const bareInspectorUrl = inspectorUrl(options.bare.handle.startupOutput);
-  if (!botInspectorUrl || !bareInspectorUrl) throw new Error('started with --inspect but found no inspector URL in the start-up output');
-  return { botInspectorUrl, bareInspectorUrl };
+  return { botInspectorUrl: requiredInspectorUrl(options.bot), bareInspectorUrl: requiredInspectorUrl(options.bare) };
+}
+
+function requiredInspectorUrl(server: ServerUnderTest): string {
+  const url = inspectorUrl(server.handle.startupOutput);
+  if (!url) throw new Error(`${server.handle.name} was started with --inspect but its start-up output has no inspector URL`);
+  return url;
 }
 
 function botEnvironment(options: { port: number; redisUrl: string; services: BenchServices; role: 'all' | 'receiver' | 'worker' }): Record<string, string> {

@@ -17,6 +17,8 @@ interface RssJudgement {
   judgedAfterGc: boolean;
   /** Pending approvals at the last point. */
   pendingAtMax: number;
+  /** Whose RSS. */
+  process: string;
 }
 
 /** Puts every phase's measurements into the results file's shape (bench/lib/results.ts), with the targets judged. */
@@ -38,7 +40,7 @@ export function assembleResults(options: {
   phaseMs: Record<string, number>;
 }): BenchResults {
   const { scale, ackLatency, pending, memory, accounting } = options;
-  const rss = judgeRss(pending.rssPoints);
+  const rss = judgeRss(pending.rssPoints, pending.rssProcess);
   const targets = [
     ...targetChecks({ scale, ackLatency, memory, accounting, rss }),
     ...issueTargets({ ackLatency, accounting, turnThroughput: options.turnThroughput, closedLoopClicks: options.closedLoopClicks, historySweep: options.historySweep, resumedAnswers: options.resumedAnswers }),
@@ -61,11 +63,12 @@ export function assembleResults(options: {
     throughput: ackLatency.throughput ?? { concurrency: 0, clicks: 0, rounds: 0, decisionsPerSecond: Number.NaN, resumedTurnsPerSecond: Number.NaN, botCpuMsPerClick: Number.NaN },
     redis: { ...accounting, memory },
     rss: {
+      process: pending.rssProcess,
       points: pending.rssPoints,
       ratioMaxToZero: ratio(rss.rssAtMax, rss.rssAtZero),
       ...(rss.judgedAfterGc ? { ratioMaxToZeroAfterFullGc: ratio(rss.judgedMax, rss.judgedZero) } : {}),
       method:
-        `Each point follows the same burst (a batch of mentions at the creation concurrency; text answers before the 0 point). Settled: VmRSS of the bot process from /proc/<pid>/status, median of 5 samples 200 ms apart, after its CPU has been idle for 300 ms and a further ${scale.rssSettleMs} ms. Then, over the inspector, two forced full GCs in every isolate (the main thread and each worker thread, the bot thread behind the Slack front among them) and process.memoryUsage() (RSS, and the JS heaps summed over the isolates); the target is judged on that RSS.`,
+        `Each point follows the same burst (a batch of mentions at the creation concurrency; text answers before the 0 point). Settled: VmRSS of the ${pending.rssProcess} (the process that runs the turns; with BENCH_ROLES=split the worker, not the receiver) from /proc/<pid>/status, median of 5 samples 200 ms apart, after its CPU has been idle for 300 ms and a further ${scale.rssSettleMs} ms. Then, over the inspector, two forced full GCs in every isolate (the main thread and each worker thread, the bot thread behind the Slack front among them) and process.memoryUsage() (RSS, and the JS heaps summed over the isolates); the target is judged on that RSS.`,
     },
     cpu: cpuResult({ scale, ackLatency, pending }),
     phasesMs: options.phaseMs,
@@ -73,7 +76,7 @@ export function assembleResults(options: {
   };
 }
 
-function judgeRss(points: RssPoint[]): RssJudgement {
+function judgeRss(points: RssPoint[], process: string): RssJudgement {
   const zeroPoint = points.find((point) => point.pending === 0);
   const lastPoint = points.at(-1);
   const rssAtZero = zeroPoint?.rssBytes ?? Number.NaN;
@@ -87,17 +90,21 @@ function judgeRss(points: RssPoint[]): RssJudgement {
     judgedMax: lastPoint?.afterFullGc?.rssBytes ?? rssAtMax,
     judgedAfterGc: zeroPoint?.afterFullGc !== undefined,
     pendingAtMax: lastPoint?.pending ?? 0,
+    process,
   };
 }
 
 function cpuResult(options: { scale: BenchScale; ackLatency: AckLatencyMeasurement; pending: PendingApprovalsMeasurement }): BenchResults['cpu'] {
   const { creation } = options.pending;
+  const perTurn = (ms: number) => round(ms / Math.max(1, creation.turns));
   return {
-    msPerTurn: round(creation.cpuMs / Math.max(1, creation.turns)),
+    processes: creation.processes,
+    msPerTurn: perTurn(creation.cpuMs),
+    msPerTurnByProcess: Object.fromEntries(Object.entries(creation.cpuMsByProcess).map(([label, ms]) => [label, perTurn(ms)])),
     turnsMeasured: creation.turns,
     turnsPerSecond: round((creation.turns * 1000) / Math.max(1, creation.wallMs), 1),
     msPerClickWithResume: options.ackLatency.throughput?.botCpuMsPerClick ?? Number.NaN,
-    method: `utime+stime of the bot process (/proc/<pid>/stat) over ${creation.turns} mention turns (card mode, ${options.scale.creation.concurrency} in flight) with an instant model in another process, divided by the turns`,
+    method: `utime+stime (/proc/<pid>/stat) of every process of the bot (${creation.processes}) over ${creation.turns} mention turns (card mode, ${options.scale.creation.concurrency} in flight) until all were idle, with an instant model in another process, divided by the turns; the CPU per click likewise, over the click bursts at the highest level`,
   };
 }
 
@@ -129,7 +136,7 @@ function targetChecks(options: { scale: BenchScale; ackLatency: AckLatencyMeasur
       met: memory.bytesPerPendingApproval <= 2048,
     },
     {
-      name: `RSS at ${rss.pendingAtMax} pending within 10% of RSS at 0${rss.judgedAfterGc ? ' (after a forced full GC)' : ''}`,
+      name: `RSS of the ${rss.process} at ${rss.pendingAtMax} pending within 10% of RSS at 0${rss.judgedAfterGc ? ' (after a forced full GC)' : ''}`,
       limit: 1.1,
       measured: ratio(rss.judgedMax, rss.judgedZero),
       unit: 'x RSS at 0',

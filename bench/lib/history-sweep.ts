@@ -49,7 +49,7 @@ export async function measureHistorySweep(options: { context: BenchContext; scal
   const warmThreads = newThreads(scale.warmup.cardCycles);
   await context.send({ url: bot.eventsUrl, concurrency: scale.warmup.concurrency, requests: warmThreads.map((thread) => mentionRequest(thread, 'card')) });
   await context.waitForTurns({ threads: warmThreads, mode: 'card' });
-  for (const pid of pids) await waitForCpuIdle(pid);
+  await waitForCpuIdle(pids);
   const warmCards = context.observer.cards(warmThreads);
   await context.send({ url: bot.eventsUrl, concurrency: scale.warmup.concurrency, requests: botClicks(warmCards) });
   await context.waitForResumes(warmCards);
@@ -64,7 +64,7 @@ export async function measureHistorySweep(options: { context: BenchContext; scal
       await sendOne(threadMentionRequest({ thread, mode: 'card', sequence: exchanges }));
       await settle(() => context.observer.hasCard(thread));
     }
-    for (const pid of pids) await waitForCpuIdle(pid);
+    await waitForCpuIdle(pids);
     const idleCpuPerMs = await idleCpuRate(cpuMs);
     const samples = [];
     for (const [index, thread] of threads.entries()) samples.push(await measureClick({ context, proxy, cpuMs, idleCpuPerMs, thread, index, settle, sendClick: (request) => context.send({ url: bot.eventsUrl, concurrency: 1, requests: [request] }) }));

@@ -35,7 +35,8 @@ export interface ChatSide {
  * One round at one level: the bare app's burst, the Chat SDK bot's (when running), the bot's and
  * the bare app's again, back to back in an order that rotates from round to round, so every side sees the same
  * background noise and drift cancels. Each side's CPU and event-loop delay are taken around its
- * own burst; the bots' CPU includes draining the work the burst caused.
+ * own burst; the bots' CPU includes draining the work the burst caused, and the bot's is that of
+ * every one of its processes (with BENCH_ROLES=split the receiver and the worker that runs the turns).
  */
 export async function measureRound(options: {
   context: BenchContext;
@@ -46,22 +47,22 @@ export async function measureRound(options: {
   chat?: ChatSide;
 }): Promise<RoundSample> {
   const { context, round } = options;
-  const runBare = () => measureSide({ pid: context.bare.handle.pid, inspectorUrl: context.bareInspectorUrl, burst: options.bareBurst });
+  const runBare = () => measureSide({ pids: [context.bare.handle.pid], inspectorUrl: context.bareInspectorUrl, burst: options.bareBurst });
   const runBot = () =>
     measureSide({
-      pid: context.bot.handle.pid,
+      pids: context.measuredBot.processes.map((server) => server.handle.pid),
       inspectorUrl: context.botInspectorUrl,
       burst: options.botBurst,
       drain: async (result) => {
         await options.botDrain(result);
-        await waitForCpuIdle(context.bot.handle.pid);
+        await context.waitForBotIdle();
       },
     });
   const chat = context.chat && options.chat ? { server: context.chat, side: options.chat } : undefined;
   const runChat = chat
     ? () =>
         measureSide({
-          pid: chat.server.handle.pid,
+          pids: [chat.server.handle.pid],
           inspectorUrl: undefined,
           burst: chat.side.burst,
           drain: async () => {
@@ -104,17 +105,18 @@ export async function measureRound(options: {
   };
 }
 
-/** One side of a round: its burst observed from inside, and the CPU its process spent meanwhile. */
+/** One side of a round: its burst observed from inside, and the CPU its processes spent meanwhile. */
 async function measureSide(options: {
-  pid: number;
+  pids: number[];
   inspectorUrl: string | undefined;
   burst: () => Promise<LoadResult>;
   drain?: (result: LoadResult) => Promise<void>;
 }): Promise<BurstObservation & { cpuMs: number }> {
-  const before = cpuMs(options.pid);
+  const cpuOfAll = () => options.pids.reduce((sum, pid) => sum + cpuMs(pid), 0);
+  const before = cpuOfAll();
   const observation = await observeBurst({ inspectorUrl: options.inspectorUrl, burst: options.burst });
   await options.drain?.(observation.result);
-  return { ...observation, cpuMs: cpuMs(options.pid) - before };
+  return { ...observation, cpuMs: cpuOfAll() - before };
 }
 
 /** BENCH_DEBUG=1: where in a burst the slow requests were sent. */

@@ -66,7 +66,8 @@ async function sendAndDrain(options: { context: BenchContext; side: Side; ratePe
   const result = await context.send({ url: server.eventsUrl, concurrency: OPEN_LOOP_IN_FLIGHT_CAP, ratePerSecond: options.ratePerSecond, requests: options.requests });
   if (side === 'chat') await context.waitForSlack({ done: () => context.observer.chatSdkPostCount() >= chatPostsExpected, message: "the Chat SDK bot's posts" });
   if (side === 'bot') await options.botDrain();
-  await waitForCpuIdle(server.handle.pid);
+  if (side === 'bot') await context.waitForBotIdle();
+  else await waitForCpuIdle(server.handle.pid);
   return result;
 }
 

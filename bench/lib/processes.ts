@@ -156,17 +156,22 @@ function statCpuMs(path: string, children: boolean): number {
   return (total * 1000) / CLOCK_TICKS_PER_SECOND;
 }
 
-/** Waits until the process has used (almost) no CPU for `windowMs`: its queued work is done. */
-export async function waitForCpuIdle(pid: number, options: { windowMs?: number; timeoutMs?: number; toleranceMs?: number } = {}): Promise<void> {
+/**
+ * Waits until the process has used (almost) no CPU for `windowMs`: its queued work is done. Given
+ * several (a receiver and its worker), until all of them were idle in the same window: one going
+ * idle while another still works may be handed more.
+ */
+export async function waitForCpuIdle(pids: number | readonly number[], options: { windowMs?: number; timeoutMs?: number; toleranceMs?: number } = {}): Promise<void> {
+  const all = typeof pids === 'number' ? [pids] : pids;
   const windowMs = options.windowMs ?? 300;
   const tolerance = options.toleranceMs ?? 10;
   const deadline = Date.now() + (options.timeoutMs ?? 120_000);
-  let before = cpuMs(pid);
+  let before = all.map((pid) => cpuMs(pid));
   for (;;) {
     await sleep(windowMs);
-    const after = cpuMs(pid);
-    if (after - before <= tolerance) return;
-    if (Date.now() > deadline) throw new Error(`pid ${pid} still busy after ${options.timeoutMs ?? 120_000} ms`);
+    const after = all.map((pid) => cpuMs(pid));
+    if (after.every((ms, index) => ms - (before[index] ?? 0) <= tolerance)) return;
+    if (Date.now() > deadline) throw new Error(`pid ${all.join(', ')} still busy after ${options.timeoutMs ?? 120_000} ms`);
     before = after;
   }
 }

@@ -71,7 +71,7 @@ export function formatResults(results: BenchResults): string {
       [...latencyRows('mention', results.ackLatency.mention), ...latencyRows('click', results.ackLatency.click), ...latencyRows('repeat click', results.ackLatency.repeatClick)],
     ),
     '',
-    'Inside the servers (ms): p99 of sent → request read by the server / read → ack sent; event-loop delay during the bursts (median over rounds of the p99 / max); CPU per request (the bot\'s includes the work the requests caused)',
+    `Inside the servers (ms): p99 of sent → request read by the server / read → ack sent; event-loop delay during the bursts (median over rounds of the p99 / max); CPU per request (the bot's: every process of it, ${cpu.processes}, with the work the requests caused)`,
     table(
       ['kind', 'concurrency', 'bot wait / handle p99', 'bare wait / handle p99', 'bot loop delay', 'bare loop delay', 'bot CPU ms/req', 'bare CPU ms/req'],
       [...loopDelayRows('mention', results.ackLatency.mention), ...loopDelayRows('click', results.ackLatency.click), ...loopDelayRows('repeat click', results.ackLatency.repeatClick)],
@@ -150,13 +150,14 @@ export function formatResults(results: BenchResults): string {
         ...rss.points.map(
           (point) =>
             [
-              `bot RSS at ${point.pending} pending (MiB)${point.afterFullGc ? ' — after a forced full GC: RSS / JS heap used' : ''}`,
+              `RSS of the bot's ${rss.process} at ${point.pending} pending (MiB)${point.afterFullGc ? ' — after a forced full GC: RSS / JS heap used' : ''}`,
               `${(point.rssBytes / MIB).toFixed(1)}${point.afterFullGc ? ` — ${(point.afterFullGc.rssBytes / MIB).toFixed(1)} / ${(point.afterFullGc.heapUsedBytes / MIB).toFixed(1)}` : ''}`,
             ] as [string, string],
         ),
         ['RSS ratio, last point ÷ 0 pending (settled / after a forced full GC)', `${rss.ratioMaxToZero} / ${rss.ratioMaxToZeroAfterFullGc ?? 'n/a'}`],
-        [`bot CPU ms per turn, model excluded (${cpu.turnsMeasured} turns)`, cpu.msPerTurn],
-        ['bot CPU ms per click, resumed turn included', cpu.msPerClickWithResume],
+        [`bot CPU ms per turn, model excluded (${cpu.turnsMeasured} turns; ${cpu.processes})`, cpu.msPerTurn],
+        ...(Object.keys(cpu.msPerTurnByProcess).length > 1 ? [[`  of which ${Object.keys(cpu.msPerTurnByProcess).join(' / ')}`, Object.values(cpu.msPerTurnByProcess).join(' / ')] as [string, string]] : []),
+        [`bot CPU ms per click, resumed turn included (${cpu.processes})`, cpu.msPerClickWithResume],
         ['turns per second while creating pending approvals', cpu.turnsPerSecond],
       ],
     ),

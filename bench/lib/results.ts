@@ -21,7 +21,7 @@ export interface LevelResult {
   noiseFloor: { ratioP99: number; roundRatiosP99: number[] };
   /** Pooled bot p99 ÷ pooled bare p99. */
   pooledRatioP99: number;
-  /** CPU the process spent per request during the burst and the work it caused (turns included for the bot). */
+  /** CPU the process spent per request during the burst and the work it caused (the bot's: turns included, every process of it). */
   botCpuMsPerRequest: number;
   bareCpuMsPerRequest: number;
   /**
@@ -232,6 +232,7 @@ export interface BenchResults {
     decisionsPerSecond: number;
     /** Clicks ÷ time from the first click sent to the last resumed turn's answer. */
     resumedTurnsPerSecond: number;
+    /** Every process of the bot (with BENCH_ROLES=split the receiver and the worker), the resumed turn included. */
     botCpuMsPerClick: number;
   };
   redis: RedisAccounting & {
@@ -252,8 +253,13 @@ export interface BenchResults {
       method: string;
     };
   };
-  rss: { points: RssPoint[]; ratioMaxToZero: number; ratioMaxToZeroAfterFullGc?: number; method: string };
-  cpu: { msPerTurn: number; turnsMeasured: number; turnsPerSecond: number; msPerClickWithResume: number; method: string };
+  /** `process`: whose RSS (the process that runs the turns: `all-in-one process`, or the `worker process` with BENCH_ROLES=split). */
+  rss: { process: string; points: RssPoint[]; ratioMaxToZero: number; ratioMaxToZeroAfterFullGc?: number; method: string };
+  /**
+   * `processes`: whose CPU (every process of the bot: `all-in-one process`, or `receiver + worker`);
+   * `msPerTurnByProcess`: the turn's CPU in each of them.
+   */
+  cpu: { processes: string; msPerTurn: number; msPerTurnByProcess: Record<string, number>; turnsMeasured: number; turnsPerSecond: number; msPerClickWithResume: number; method: string };
   phasesMs: Record<string, number>;
   targets: TargetCheck[];
 }

@@ -103,7 +103,7 @@ async function runBatch(options: { context: BenchContext; scale: BenchScale; rea
   await context.waitForTurns({ threads, mode: 'slow-text' });
   const wallMs = Date.now() - startedAt;
   const peakConcurrentModelCalls = context.modelActivity.peakInFlight;
-  await Promise.all(deployment.processes.map((server) => readings.waitForCpuIdle(server.handle.pid)));
+  await readings.waitForCpuIdle(deployment.processes.map((server) => server.handle.pid));
   const cpuSpent = deployment.turnRunners.reduce((total, runner, index) => total + readings.cpuMs(runner.handle.pid) - (cpuBefore[index] ?? 0), 0);
   return {
     wallMs,

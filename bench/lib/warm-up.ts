@@ -19,7 +19,7 @@ export async function warmUp(options: { context: BenchContext; scale: BenchScale
   const cycleThreads = context.newThreads(warmup.cardCycles);
   await context.mentionBurst({ threads: cycleThreads, mode: 'card', concurrency: warmup.concurrency });
   await context.clickBurst({ cards: await context.cardsFor(cycleThreads), concurrency: warmup.concurrency });
-  await waitForCpuIdle(context.bot.handle.pid);
+  await context.waitForBotIdle();
   if (context.chat) {
     // The Chat SDK bot gets as many mentions and clicks as the bare app, and the posts they cause land.
     const chat = context.chat;

@@ -16,7 +16,8 @@ it('measures the RSS as pending approvals grow', async () => {
   const cleanup = createCleanupStack();
   try {
     const context = await startBenchContext({ inspect: true, cleanup, phase: createPhaseTimer(() => {}).phase, log });
-    const { rssPoints } = await measurePendingApprovals({ context, scale });
+    const { rssPoints, rssProcess } = await measurePendingApprovals({ context, scale });
+    log(`[probe] RSS of the bot's ${rssProcess}`);
     const [first] = rssPoints;
     const mib = (bytes: number) => (bytes / 1048576).toFixed(1);
     for (const point of rssPoints) {

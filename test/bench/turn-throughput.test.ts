@@ -5,7 +5,12 @@ import { measureTurnThroughput } from '../../bench/lib/turn-throughput.js';
 import { createThreadFactory } from '../../bench/lib/workload.js';
 
 /** No /proc: the fake processes use no CPU and are always idle. */
-const readings: ProcessReadings = { cpuMs: () => 0, waitForCpuIdle: async () => {}, settledRss: async () => 0 };
+const readings: ProcessReadings = {
+  cpuMs: () => 0,
+  waitForCpuIdle: async () => {},
+  settledRss: async () => 0,
+  heapAfterGc: async () => ({ heapUsedBytes: 0, heapTotalBytes: 0, externalBytes: 0, arrayBuffersBytes: 0, rssBytes: 0 }),
+};
 const cleanups: Array<() => Promise<void>> = [];
 
 /** Warm turns per second of each deployment, and what a fresh process's first batch costs on top. */
