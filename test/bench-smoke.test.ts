@@ -33,6 +33,10 @@ it('runs the benchmark end to end at smoke scale and reports every metric', asyn
   // Every approved click of every phase answered once: none twice (and none never, or the run had failed).
   expect(results.resumedAnswers.threads).toBeGreaterThan(0);
   expect(results.resumedAnswers.answeredMoreThanOnce).toBe(0);
+  // And no approved call started or finished twice in any bot's audit trail, read once every Redis had settled.
+  expect(results.approvedCalls).toMatchObject({ startedMoreThanOnce: 0, finishedMoreThanOnce: 0, unsettledRedises: 0 });
+  expect(results.approvedCalls.calls).toBe(results.resumedAnswers.threads);
+  expect(results.twoProcessApprovals).toMatchObject({ threads: SCALES.smoke.twoProcessApprovals.threads, turnRunners: 2, ackErrors: 0 });
   // The second baseline ran in every round of mentions and first clicks.
   for (const level of [...results.ackLatency.mention, ...results.ackLatency.click]) expect(level.chatSdk?.roundRatiosP99).toHaveLength(SCALES.smoke.rounds);
   expect(results.openLoop.map((level) => [level.kind, level.ratePerSecond])).toEqual(SCALES.smoke.openLoop.rates.flatMap((rate) => [['mention', rate], ['click', rate]]));

@@ -89,6 +89,10 @@ export interface BenchContext extends BenchServices, BurstHelpers {
   bareInspectorUrl: string | undefined;
   /** Fresh threads for the measured bot and the bare app (one sequence, so no two bursts share a thread). */
   newThreads: (count: number) => Thread[];
+  /** A fresh redis-server for another bot, stopped at cleanup; its audit trail is read for the exactly-once count. */
+  startRedis(): Promise<RedisServerHandle>;
+  /** Every Redis a countersign bot of the run used: the measured bot's, the accounting one and those of `startRedis`. */
+  botRedisUrls(): string[];
   /** Starts another bot on the shared fake Slack and model; stopped at cleanup. */
   startBot(options: { name: string; redisUrl: string; withInspector?: boolean }): Promise<ServerUnderTest>;
   /** One all-in-one process (COUNTERSIGN_ROLE=all, whatever BENCH_ROLES says) on `redisUrl`. */
@@ -109,6 +113,13 @@ export async function startBenchContext(options: { inspect: boolean; cleanup: Cl
   // process beside it, on the same Redis, runs the turns.
   const split = process.env.BENCH_ROLES === 'split';
   const workers = new Map<string, ServerUnderTest>();
+  const botRedisUrls = [services.redis.url, services.accountingRedis.url];
+  const startRedis = async () => {
+    const redis = await startRedisServer();
+    cleanup.push(() => redis.stop());
+    botRedisUrls.push(redis.url);
+    return redis;
+  };
   const startBot: BenchContext['startBot'] = async ({ name, redisUrl, withInspector = false }) => {
     if (split) {
       workers.set(
@@ -156,6 +167,8 @@ export async function startBenchContext(options: { inspect: boolean; cleanup: Cl
     chat,
     newThreads: createThreadFactory('B'),
     newChatThreads: createThreadFactory(CHAT_SDK_THREAD_PREFIX),
+    startRedis,
+    botRedisUrls: () => [...botRedisUrls],
     startBot,
     startAllInOneBot,
     startSplitBot,

@@ -1,4 +1,5 @@
 import type { AckLatencyMeasurement } from './ack-latency.js';
+import { exactlyOnceTarget } from './exactly-once.js';
 import { describeMachine } from './machine.js';
 import type { PendingApprovalsMeasurement } from './pending-approvals.js';
 import type { BenchResults, RedisAccounting, RssPoint, TargetCheck } from './results.js';
@@ -37,13 +38,23 @@ export function assembleResults(options: {
   openLoop: BenchResults['openLoop'];
   historySweep: BenchResults['historySweep'];
   resumedAnswers: BenchResults['resumedAnswers'];
+  approvedCalls: BenchResults['approvedCalls'];
+  twoProcessApprovals: BenchResults['twoProcessApprovals'];
   phaseMs: Record<string, number>;
 }): BenchResults {
   const { scale, ackLatency, pending, memory, accounting } = options;
   const rss = judgeRss(pending.rssPoints, pending.rssProcess);
   const targets = [
     ...targetChecks({ scale, ackLatency, memory, accounting, rss }),
-    ...issueTargets({ ackLatency, accounting, turnThroughput: options.turnThroughput, closedLoopClicks: options.closedLoopClicks, historySweep: options.historySweep, resumedAnswers: options.resumedAnswers }),
+    ...issueTargets({
+      ackLatency,
+      accounting,
+      turnThroughput: options.turnThroughput,
+      closedLoopClicks: options.closedLoopClicks,
+      historySweep: options.historySweep,
+      resumedAnswers: options.resumedAnswers,
+      approvedCalls: options.approvedCalls,
+    }),
   ];
   return {
     schemaVersion: 1,
@@ -60,6 +71,8 @@ export function assembleResults(options: {
     openLoop: options.openLoop,
     historySweep: options.historySweep,
     resumedAnswers: options.resumedAnswers,
+    approvedCalls: options.approvedCalls,
+    twoProcessApprovals: options.twoProcessApprovals,
     throughput: ackLatency.throughput ?? { concurrency: 0, clicks: 0, rounds: 0, decisionsPerSecond: Number.NaN, resumedTurnsPerSecond: Number.NaN, botCpuMsPerClick: Number.NaN },
     redis: { ...accounting, memory },
     rss: {
@@ -159,6 +172,7 @@ function issueTargets(options: {
   closedLoopClicks: BenchResults['closedLoopClicks'];
   historySweep: BenchResults['historySweep'];
   resumedAnswers: BenchResults['resumedAnswers'];
+  approvedCalls: BenchResults['approvedCalls'];
 }): TargetCheck[] {
   const { ackLatency } = options;
   const levels = [...ackLatency.mention, ...ackLatency.click];
@@ -171,16 +185,8 @@ function issueTargets(options: {
   const historyGrowth = firstHistory && lastHistory ? ratio(lastHistory.resumeBytesWritten, firstHistory.resumeBytesWritten) : Number.NaN;
   const twoOverOne = options.turnThroughput.twoWorkersOverOne;
   const oneProcess = options.turnThroughput.runs.find((run) => run.deployment === 'all-in-one');
-  const { resumedAnswers } = options;
   return [
-    {
-      // A click never answered fails the run (each phase waits for all its answers).
-      name: `every approved click answered exactly once (threads answered twice, of ${resumedAnswers.threads})`,
-      limit: 0,
-      measured: resumedAnswers.answeredMoreThanOnce,
-      unit: 'threads',
-      met: resumedAnswers.threads > 0 && resumedAnswers.answeredMoreThanOnce === 0,
-    },
+    exactlyOnceTarget({ resumedAnswers: options.resumedAnswers, approvedCalls: options.approvedCalls }),
     { name: 'mention and click ack p99 within 1.2x of bare Bolt at every concurrency (worst level)', limit: 1.2, measured: worstRatio, unit: 'x bare', met: worstRatio <= 1.2 },
     { name: 'no ack over 3 s', limit: 0, measured: overThreeSeconds, unit: 'acks', met: overThreeSeconds === 0 },
     ...(chatLevels.length > 0

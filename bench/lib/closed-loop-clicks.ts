@@ -106,12 +106,15 @@ export async function measureClosedLoopClicks(options: {
 
 const threadKey = (thread: { channel: string; threadTs: string }) => `${thread.channel}|${thread.threadTs}`;
 
-/** When each thread's approved call started, from the bot's own audit trail (epoch ms, the bot's clock: this machine's). */
+/**
+ * When each thread's approved call first started, from the bot's own audit trail (epoch ms, the bot's
+ * clock: this machine's). A call started twice is counted at the end of the run (exactly-once.ts).
+ */
 async function toolStartTimes(context: BenchContext, sinceMs: number): Promise<Map<string, number>> {
   const audit = createRedisAuditLog({ redis: context.redisInspector, logger: pino({ level: 'silent' }) });
   const events = await audit.read({ sinceMs });
   const starts = new Map<string, number>();
-  for (const event of events) if (event.type === 'tool-started') starts.set(threadKey(event), event.at);
+  for (const event of events) if (event.type === 'tool-started' && !starts.has(threadKey(event))) starts.set(threadKey(event), event.at);
   return starts;
 }
 

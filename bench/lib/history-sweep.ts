@@ -4,7 +4,6 @@ import type { BenchContext } from './bench-context.js';
 import { approver, botClicks } from './click-requests.js';
 import { preciseCpuMs, waitForCpuIdle } from './processes.js';
 import { foreground, splitAtResume } from './redis-accounting.js';
-import { startRedisServer } from '../../test/helpers/redis-server.js';
 import { startCountingProxy } from './redis-proxy.js';
 import type { HistorySweepPoint } from './results.js';
 import type { BenchScale } from './scale.js';
@@ -27,8 +26,7 @@ export async function measureHistorySweep(options: { context: BenchContext; scal
   const { context, scale } = options;
   // A Redis of its own: the round-trips phase's bot still runs on the accounting Redis, and in a split
   // deployment its worker would take some of these resumes off the shared queue, out of the count.
-  const redis = await startRedisServer();
-  context.cleanup.push(() => redis.stop());
+  const redis = await context.startRedis();
   const proxy = await startCountingProxy({ host: '127.0.0.1', port: redis.port });
   context.cleanup.push(() => proxy.close());
   const bot = await context.startBot({ name: 'countersign-history', redisUrl: proxy.url });

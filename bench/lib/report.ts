@@ -159,6 +159,12 @@ export function formatResults(results: BenchResults): string {
         ...(Object.keys(cpu.msPerTurnByProcess).length > 1 ? [[`  of which ${Object.keys(cpu.msPerTurnByProcess).join(' / ')}`, Object.values(cpu.msPerTurnByProcess).join(' / ')] as [string, string]] : []),
         [`bot CPU ms per click, resumed turn included (${cpu.processes})`, cpu.msPerClickWithResume],
         ['turns per second while creating pending approvals', cpu.turnsPerSecond],
+        ['threads given the resumed answer twice (the fake Slack, every phase)', `${results.resumedAnswers.answeredMoreThanOnce} of ${results.resumedAnswers.threads}`],
+        [
+          `approved calls started twice / finished twice (audit trails of ${results.approvedCalls.redises} Redis, read once settled${results.approvedCalls.unsettledRedises > 0 ? `; ${results.approvedCalls.unsettledRedises} NOT settled` : ''})`,
+          `${results.approvedCalls.startedMoreThanOnce} / ${results.approvedCalls.finishedMoreThanOnce} of ${results.approvedCalls.calls}`,
+        ],
+        [`of those, threads approved with ${results.twoProcessApprovals.turnRunners} processes running turns on one Redis (each Approve sent to both)`, results.twoProcessApprovals.threads],
       ],
     ),
     '',

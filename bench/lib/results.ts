@@ -177,6 +177,18 @@ export interface BenchResults {
    * those given it more than once. Each phase waits for all its answers, so one never given fails the run.
    */
   resumedAnswers: { threads: number; answeredMoreThanOnce: number };
+  /**
+   * Every approved call in the audit trails of every Redis a bot of the run used (each shard's stream),
+   * read once no Redis had work queued, busy or locked (or after the settle timeout: `unsettledRedises`):
+   * how many started (`tool-started`) or finished (`tool-executed`) more than once. A call started
+   * twice ran twice, whatever was posted.
+   */
+  approvedCalls: { calls: number; startedMoreThanOnce: number; finishedMoreThanOnce: number; redises: number; unsettledRedises: number };
+  /**
+   * The one phase with two processes that run turns on one Redis (two all-in-one processes, or two
+   * receivers and two workers), mentions spread over both and each Approve sent to both at once.
+   */
+  twoProcessApprovals: { threads: number; turnRunners: number; clicksSentPerCard: number; ackErrors: number };
   /** Fixed-rate arrivals (mentions, then clicks on the cards they posted), swept over rates. */
   openLoop: OpenLoopLevel[];
   /**

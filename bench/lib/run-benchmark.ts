@@ -13,6 +13,8 @@ import { measureClosedLoopRounds } from './closed-loop-clicks.js';
 import { measureTurnThroughput } from './turn-throughput.js';
 import { measureHistorySweep } from './history-sweep.js';
 import { measureOpenLoop } from './open-loop.js';
+import { readApprovedCalls } from './exactly-once.js';
+import { measureTwoProcessApprovals } from './two-process-approvals.js';
 import { warmUp } from './warm-up.js';
 
 export interface RunBenchmarkOptions {
@@ -63,10 +65,30 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<BenchR
     const openLoop = await phase('open-loop arrivals', () => measureOpenLoop({ context, scale }));
     const historySweep = await phase('history-length sweep', () => measureHistorySweep({ context, scale }));
     const turnThroughput = await phase('turn throughput, 500 ms model', () => measureTurnThroughput({ context, scale }));
+    const twoProcessApprovals = await phase('approvals, two processes on one Redis', () => measureTwoProcessApprovals({ context, scale }));
+    // After every Redis has settled (no work queued or locked: nothing left to run a call again).
+    const approvedCalls = await phase('exactly-once count', () => readApprovedCalls({ redisUrls: context.botRedisUrls() }));
     logBotOutput(context);
     context.observer.poll();
     const resumedAnswers = context.observer.resumedAnswerTally();
-    return assembleResults({ scale, startedAt, loadAverageAtStart, ackLatency, pending, memory, accounting, turnThroughput, closedLoopClicks, closedLoopClicksSlowModel, openLoop, historySweep, resumedAnswers, phaseMs });
+    return assembleResults({
+      scale,
+      startedAt,
+      loadAverageAtStart,
+      ackLatency,
+      pending,
+      memory,
+      accounting,
+      turnThroughput,
+      closedLoopClicks,
+      closedLoopClicksSlowModel,
+      openLoop,
+      historySweep,
+      resumedAnswers,
+      approvedCalls,
+      twoProcessApprovals,
+      phaseMs,
+    });
   } finally {
     await cleanup.runAll();
   }

@@ -35,6 +35,8 @@ export interface BenchScale {
   closedLoop: { lanes: number; clicksPerLane: number; rounds: number; slowModelRounds: number };
   /** Open-loop arrivals: each rate (requests per second) runs for `seconds`, mentions then clicks. */
   openLoop: { rates: number[]; seconds: number };
+  /** Card mentions spread over two bots on one Redis, each Approve then sent to both (see two-process-approvals.ts). */
+  twoProcessApprovals: { threads: number; concurrency: number };
   /** Threads built up to each number of earlier exchanges, then one approved call each, measured alone. */
   historySweep: { exchanges: number[]; threads: number };
   /** Idle time before RSS is sampled. */
@@ -54,6 +56,7 @@ export const SCALES: Record<'smoke' | 'full', BenchScale> = {
     turnThroughput: { turns: 10, concurrency: 10, workerCounts: [1], rounds: 2, warmUpTurns: 10 },
     closedLoop: { lanes: 3, clicksPerLane: 2, rounds: 1, slowModelRounds: 1 },
     openLoop: { rates: [20], seconds: 0.5 },
+    twoProcessApprovals: { threads: 10, concurrency: 5 },
     historySweep: { exchanges: [1, 3], threads: 1 },
     rssSettleMs: 200,
   },
@@ -70,6 +73,7 @@ export const SCALES: Record<'smoke' | 'full', BenchScale> = {
     turnThroughput: { turns: 2_000, concurrency: 200, workerCounts: [1, 2], rounds: 3, warmUpTurns: 1_000 },
     closedLoop: { lanes: 50, clicksPerLane: 12, rounds: 3, slowModelRounds: 1 },
     openLoop: { rates: [25, 50, 100, 200], seconds: 10 },
+    twoProcessApprovals: { threads: 500, concurrency: 50 },
     historySweep: { exchanges: [1, 10, 100], threads: 5 },
     rssSettleMs: 1_000,
   },

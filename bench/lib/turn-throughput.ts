@@ -1,4 +1,3 @@
-import { startRedisServer } from '../../test/helpers/redis-server.js';
 import type { BenchContext, ServerUnderTest } from './bench-context.js';
 import { PROC_READINGS, type ProcessReadings } from './process-readings.js';
 import type { BenchResults } from './results.js';
@@ -68,15 +67,10 @@ export async function measureTurnThroughput(options: { context: BenchContext; sc
 /** The all-in-one process, then a receiver with each count of workers, each on a fresh Redis of its own. */
 async function startDeployments(options: { context: BenchContext; scale: BenchScale }): Promise<Deployment[]> {
   const { context, scale } = options;
-  const freshRedis = async () => {
-    const redis = await startRedisServer();
-    context.cleanup.push(() => redis.stop());
-    return redis;
-  };
-  const allInOne = await context.startAllInOneBot({ name: 'throughput-all-in-one', redisUrl: (await freshRedis()).url });
+  const allInOne = await context.startAllInOneBot({ name: 'throughput-all-in-one', redisUrl: (await context.startRedis()).url });
   const deployments: Deployment[] = [{ deployment: 'all-in-one', label: 'all-in-one process', eventsUrl: allInOne.eventsUrl, turnRunners: [allInOne], processes: [allInOne] }];
   for (const workers of scale.turnThroughput.workerCounts) {
-    const { receiver, workers: started } = await context.startSplitBot({ name: `throughput-${workers}`, redisUrl: (await freshRedis()).url, workers });
+    const { receiver, workers: started } = await context.startSplitBot({ name: `throughput-${workers}`, redisUrl: (await context.startRedis()).url, workers });
     deployments.push({
       deployment: 'receiver + workers',
       label: `receiver + ${workers} worker${workers > 1 ? 's' : ''}`,

@@ -11,7 +11,6 @@ const readings: ProcessReadings = {
   settledRss: async () => 0,
   heapAfterGc: async () => ({ heapUsedBytes: 0, heapTotalBytes: 0, externalBytes: 0, arrayBuffersBytes: 0, rssBytes: 0 }),
 };
-const cleanups: Array<() => Promise<void>> = [];
 
 /** Warm turns per second of each deployment, and what a fresh process's first batch costs on top. */
 const WARM_RATE: Record<string, number> = { 'all-in-one': 300, 'one-worker': 200, 'two-workers': 400 };
@@ -20,10 +19,8 @@ const COLD_PENALTY_MS = 5_000;
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['Date'] });
 });
-afterEach(async () => {
+afterEach(() => {
   vi.useRealTimers();
-  // The phase's throwaway redis-servers (one per deployment).
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
 /**
@@ -37,7 +34,7 @@ function fakeContext() {
   // This process's pid: a real one, in case anything reads /proc for it.
   const server = (name: string) => ({ handle: { pid: process.pid, stop: async () => {} }, eventsUrl: `http://${name}/slack/events` });
   const context = {
-    cleanup: { push: (cleanup: () => Promise<void>) => cleanups.push(cleanup) },
+    startRedis: async () => ({ url: 'redis://127.0.0.1:1', port: 1 }),
     log: () => {},
     newThreads: createThreadFactory('T'),
     modelActivity: { inFlight: 0, peakInFlight: 0 },
