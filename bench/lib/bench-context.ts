@@ -9,7 +9,7 @@ import { createBurstHelpers, type BurstHelpers } from './bench-bursts.js';
 import type { CleanupStack } from './cleanup-stack.js';
 import { inspectorUrl } from './inspector.js';
 import type { RunPhase } from './phase-timer.js';
-import { freePort, startLoadGenerator, startNodeServer, type ChildHandle, type LoadGenerator } from './processes.js';
+import { freePort, REPOSITORY_ROOT, startLoadGenerator, startNodeServer, type ChildHandle, type LoadGenerator } from './processes.js';
 import {
   BENCH_CONFIG_YAML,
   BOT_ID,
@@ -46,6 +46,12 @@ export interface MeasuredBot {
     server: ServerUnderTest;
     inspectorUrl: string | undefined;
   };
+}
+
+/** Where a bot process reports its writes to Redis: the counting proxy's report port, and the proxy's port it writes to. */
+export interface RedisWriteReport {
+  reportPort: number;
+  redisPort: number;
 }
 
 /** The servers and clients every phase talks to; none of them is measured. */
@@ -93,8 +99,12 @@ export interface BenchContext extends BenchServices, BurstHelpers {
   startRedis(): Promise<RedisServerHandle>;
   /** Every Redis a countersign bot of the run used: the measured bot's, the accounting one and those of `startRedis`. */
   botRedisUrls(): string[];
-  /** Starts another bot on the shared fake Slack and model; stopped at cleanup. */
-  startBot(options: { name: string; redisUrl: string; withInspector?: boolean }): Promise<ServerUnderTest>;
+  /**
+   * Starts another bot on the shared fake Slack and model; stopped at cleanup. `redisWrites`: its
+   * Redis goes through a counting proxy, and each of its processes reports its writes to it (see
+   * redis-write-reporter.ts).
+   */
+  startBot(options: { name: string; redisUrl: string; withInspector?: boolean; redisWrites?: RedisWriteReport }): Promise<ServerUnderTest>;
   /** One all-in-one process (COUNTERSIGN_ROLE=all, whatever BENCH_ROLES says) on `redisUrl`. */
   startAllInOneBot(options: { name: string; redisUrl: string }): Promise<ServerUnderTest>;
   /** A receiver and `workers` worker processes on `redisUrl` (COUNTERSIGN_ROLE); returns the receiver and the workers' handles. */
@@ -120,18 +130,26 @@ export async function startBenchContext(options: { inspect: boolean; cleanup: Cl
     botRedisUrls.push(redis.url);
     return redis;
   };
-  const startBot: BenchContext['startBot'] = async ({ name, redisUrl, withInspector = false }) => {
+  const startBot: BenchContext['startBot'] = async ({ name, redisUrl, withInspector = false, redisWrites }) => {
     if (split) {
       workers.set(
         name,
         // With the inspector when the receiver has it: the worker's heap after a full GC is the one that holds the turns' state.
-        await startServerUnderTest({ name: `${name}-worker`, script: 'dist/main.js', withInspector, environment: (port) => botEnvironment({ port, redisUrl, services, role: 'worker' }), cleanup }),
+        await startServerUnderTest({
+          name: `${name}-worker`,
+          script: 'dist/main.js',
+          withInspector,
+          redisWrites,
+          environment: (port) => botEnvironment({ port, redisUrl, services, role: 'worker' }),
+          cleanup,
+        }),
       );
     }
     return startServerUnderTest({
       name,
       script: 'dist/main.js',
       withInspector,
+      redisWrites,
       environment: (port) => botEnvironment({ port, redisUrl, services, role: split ? 'receiver' : 'all' }),
       cleanup,
     });
@@ -205,20 +223,25 @@ async function startServices(cleanup: CleanupStack): Promise<BenchServices> {
   return { redis, accountingRedis, slack, openai, observer, modelActivity, redisInspector, loadGenerator, configPath };
 }
 
+const REDIS_WRITE_REPORTER = join(REPOSITORY_ROOT, 'bench/lib/redis-write-reporter.ts');
+
 async function startServerUnderTest(options: {
   name: string;
   script: string;
   withInspector: boolean;
+  redisWrites?: RedisWriteReport | undefined;
   environment: (port: number) => Record<string, string>;
   cleanup: CleanupStack;
 }): Promise<ServerUnderTest> {
   const port = await freePort();
+  const { redisWrites } = options;
   const handle = await startNodeServer({
     name: options.name,
     // Port 0: the inspector takes a free port and prints its URL, which findInspectorUrls reads.
-    args: [...(options.withInspector ? ['--inspect=127.0.0.1:0'] : []), ...botNodeFlags(options.script), options.script],
+    // --require, not --import: a preload given so also runs in the process's worker threads (the bot thread).
+    args: [...(options.withInspector ? ['--inspect=127.0.0.1:0'] : []), ...(redisWrites ? ['--require', REDIS_WRITE_REPORTER] : []), ...botNodeFlags(options.script), options.script],
     port,
-    env: options.environment(port),
+    env: { ...options.environment(port), ...(redisWrites ? { BENCH_REDIS_PORT: String(redisWrites.redisPort), BENCH_REDIS_WRITES_PORT: String(redisWrites.reportPort) } : {}) },
   });
   options.cleanup.push(() => handle.stop());
   return { handle, eventsUrl: `${handle.url}/slack/events` };

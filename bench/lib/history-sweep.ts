@@ -27,9 +27,9 @@ export async function measureHistorySweep(options: { context: BenchContext; scal
   // A Redis of its own: the round-trips phase's bot still runs on the accounting Redis, and in a split
   // deployment its worker would take some of these resumes off the shared queue, out of the count.
   const redis = await context.startRedis();
-  const proxy = await startCountingProxy({ host: '127.0.0.1', port: redis.port });
+  const proxy = await startCountingProxy({ host: '127.0.0.1', port: redis.port }, { clientWrites: true });
   context.cleanup.push(() => proxy.close());
-  const bot = await context.startBot({ name: 'countersign-history', redisUrl: proxy.url });
+  const bot = await context.startBot({ name: 'countersign-history', redisUrl: proxy.url, redisWrites: { reportPort: proxy.reportPort as number, redisPort: proxy.port } });
   // The turns' CPU: with BENCH_ROLES=split the worker beside the receiver runs them.
   const pids = [bot.handle.pid, context.workerOf('countersign-history')?.handle.pid].filter((pid) => pid !== undefined);
   const cpuMs = () => pids.reduce((sum, pid) => sum + preciseCpuMs(pid), 0);
@@ -39,7 +39,7 @@ export async function measureHistorySweep(options: { context: BenchContext; scal
   const sendOne = (body: ReturnType<typeof threadMentionRequest>) => context.send({ url: bot.eventsUrl, concurrency: 1, requests: [body] });
   const settle = async (done: () => boolean) => {
     await context.waitForSlack({ done, message: 'the history sweep turn' });
-    await waitUntil(() => performance.now() - proxy.lastActivityAt() > 150, { timeoutMs: 30_000, message: 'Redis traffic to stop' });
+    await waitUntil(() => performance.now() - proxy.lastActivityAt() > 150 && proxy.unmatchedBytes() === 0, { timeoutMs: 30_000, message: 'Redis traffic to stop and every write to be reported' });
   };
   // The resume path warm first: measured cold, each of a handful of clicks ran largely in V8's
   // interpreter and cost the bot thread 15-30 ms of CPU (about 10 ms for the whole process once

@@ -34,7 +34,7 @@ export async function redisAccounting(options: {
       },
       { timeoutMs: 30_000, message: 'the accounted request to finish' },
     );
-    await waitUntil(() => performance.now() - proxy.lastActivityAt() > 150, { timeoutMs: 30_000, message: 'Redis traffic to stop' });
+    await waitUntil(() => performance.now() - proxy.lastActivityAt() > 150 && proxy.unmatchedBytes() === 0, { timeoutMs: 30_000, message: 'Redis traffic to stop and every write to be reported' });
   };
   const mention = async (thread: Thread): Promise<Flight[]> => {
     const from = proxy.flights().length;
@@ -84,7 +84,7 @@ export async function redisAccounting(options: {
       longerResumeTraces: longerThanMost(resumePaths).map(describeFlights),
     },
     method:
-      'A second bot process connects to its own redis-server through a TCP proxy that parses the RESP commands it forwards. Turns and clicks are sent one at a time; each one\'s traffic is what the proxy sees until the expected Slack effect (card, resumed answer) has happened and Redis has been quiet for 150 ms. A round trip is one read of the client socket that starts a command: ioredis writes a pipeline or MULTI/EXEC in one write, so those count once, as does EVALSHA. The sweepers\' timer polls (flights of only ZRANGE/ZRANGEBYSCORE, every few seconds) and the idle waits for handed-off work (BLMPOP, every second) are left out. Server commands come from INFO commandstats deltas over the same batch (calls made inside Lua scripts count there too). A click\'s decision path is its traffic up to and including the decision\'s own script on the step (which queues the resume in the same write); the rest is the resumed turn.',
+      "A second bot process connects to its own redis-server through a TCP proxy that parses the RESP commands it forwards. Turns and clicks are sent one at a time; each one's traffic is what the proxy sees until the expected Slack effect (card, resumed answer) has happened and Redis has been quiet for 150 ms. A round trip is one write of a command, a pipeline or a MULTI/EXEC block by the bot's client (ioredis writes each with one socket write; EVALSHA is one command): every bot process is started with bench/lib/redis-write-reporter.ts preloaded, which reports the length of each write, and the proxy cuts the bytes it forwards there, so two writes TCP delivers together still count twice. Commands written in the same tick without waiting for each other are separate round trips here though they overlap in time. The sweepers' timer polls (flights of only ZRANGE/ZRANGEBYSCORE, every few seconds) and the writes of the idle waits for handed-off work (BLMPOP, every second) are left out; a wait whose reply handed work over (with COUNTERSIGN_ROLE=split, the worker picking up the turn or resume the receiver queued) counts as one round trip of the request. Server commands come from INFO commandstats deltas over the same batch (calls made inside Lua scripts count there too). A click's decision path is its traffic up to and including the decision's own script on the step (which queues the resume in the same write); the rest is the resumed turn.",
   };
 }
 
@@ -109,14 +109,14 @@ function describeFlights(flights: Flight[]): string[] {
 }
 
 /**
- * Drops the sweepers' timer polls (read-only range scans of the schedules) and the idle waits for
- * handed-off work (BLMPOP, or BLPOP on Redis 6, once a second), which belong to no request. With
- * COUNTERSIGN_ROLE split, the wait that picks a handed-off turn up does carry it: add one round trip
- * per turn there (or per burst: one wait takes what is queued).
+ * Drops the sweepers' timer polls (read-only range scans of the schedules) and the writes of the idle
+ * waits for handed-off work (BLMPOP, or BLPOP on Redis 6, once a second), which belong to no request.
+ * A wait whose reply handed work over (with COUNTERSIGN_ROLE split, the worker's pick-up of the turn
+ * the receiver queued) is the proxy's `delivery` flight and is kept: that round trip carried the turn.
  */
 const SWEEP_POLLS = new Set(['ZRANGE', 'ZRANGEBYSCORE', 'BLPOP', 'BLMPOP']);
 export function foreground(flights: Flight[]): Flight[] {
-  return flights.filter((flight) => !flight.commands.every((command) => SWEEP_POLLS.has(command.name)));
+  return flights.filter((flight) => flight.delivery === true || !flight.commands.every((command) => SWEEP_POLLS.has(command.name)));
 }
 
 /**

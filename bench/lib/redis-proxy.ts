@@ -1,60 +1,123 @@
-import { createConnection, createServer, type Socket } from 'node:net';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { createRespCommandParser, createRespReplyParser, type RedisCommand } from './resp-parsers.js';
+
+export type { RedisCommand } from './resp-parsers.js';
 
 /**
  * A TCP proxy in front of Redis that counts round trips. Every byte is forwarded unchanged; on the
- * way it parses the client's RESP commands and groups them into "flights": the commands that arrive
- * in one read of the client's socket, starting at a command boundary. ioredis writes a pipeline or a
- * MULTI…EXEC block with one socket write (so it is one flight, one round trip), a script call
- * (EVALSHA) is one command, and an ordinary `await redis.get()` is one flight of its own. A read that
- * starts in the middle of a command (a large value split by TCP) continues the previous flight.
+ * way it parses the client's RESP commands and groups them into "flights", one per round trip the
+ * client started:
+ *
+ * - With `clientWrites` (how the benchmark runs it), a flight is one write of the client: the bot
+ *   process is started with bench/lib/redis-write-reporter.ts preloaded, which reports the length of
+ *   each of its writes to Redis on `reportPort`, and the proxy cuts the bytes it forwards at those
+ *   lengths. ioredis writes a command, a pipeline or a MULTI…EXEC block with one socket write, so each
+ *   is one flight, however TCP happens to deliver them (two writes in the same tick often arrive in
+ *   one read).
+ * - Without it, a flight is what arrives in one read of the client's socket, starting at a command
+ *   boundary (a read that starts inside a command continues the previous flight): two writes that
+ *   arrive together count once. Kept for a client that cannot be given the preload.
+ *
+ * Either way, a blocking pop (BLMPOP, or BLPOP on Redis 6) whose reply carries work adds a flight of
+ * its own when the reply passes (`delivery`): its command was written earlier, while the worker
+ * waited, so no write of the request shows the round trip that handed the work over.
  */
-export interface RedisCommand {
-  /** Upper-case command name. */
-  name: string;
-  /** The first key: the first argument, or for EVAL/EVALSHA the first key after numkeys. */
-  key?: string;
-}
-
 export interface Flight {
-  /** performance.now() when the flight arrived. */
+  /** performance.now() when the flight arrived (a delivery: when its reply passed). */
   at: number;
   connection: number;
   commands: RedisCommand[];
   /** Bytes the client sent in this flight (commands and their values): what a write costs on the wire. */
   bytes: number;
+  /** A blocking pop's reply that handed work to the client (its command was sent before). */
+  delivery?: true;
 }
 
 export interface CountingProxy {
   url: string;
   port: number;
+  /** With `clientWrites`: where the preloaded reporter sends the lengths of the client's writes. */
+  reportPort: number | undefined;
   flights(): readonly Flight[];
-  /** performance.now() of the last client or server traffic. */
+  /** performance.now() of the last client or server traffic, or write report. */
   lastActivityAt(): number;
+  /** With `clientWrites`: client bytes not yet matched to a reported write (a flight still forming). */
+  unmatchedBytes(): number;
   close(): Promise<void>;
 }
 
-export async function startCountingProxy(target: { host: string; port: number }): Promise<CountingProxy> {
+const BLOCKING_POPS = new Set(['BLMPOP', 'BLPOP']);
+
+/** One client connection's bytes and write lengths, matched into flights as both arrive. */
+interface WriteMatcher {
+  chunks: Array<{ buffer: Buffer; at: number }>;
+  lengths: number[];
+}
+
+export async function startCountingProxy(target: { host: string; port: number }, options: { clientWrites?: boolean } = {}): Promise<CountingProxy> {
   const flights: Flight[] = [];
   const sockets = new Set<Socket>();
   let connectionSequence = 0;
   let lastActivity = performance.now();
+  // By the client's local port, which its reports name: the proxy sees it as the connection's remote port.
+  const matchers = new Map<number, { connection: number; matcher: WriteMatcher; parser: ReturnType<typeof createRespCommandParser>; awaiting: string[] }>();
+  // Reports can come before the proxy has accepted the connection they are about.
+  const earlyLengths = new Map<number, number[]>();
+
+  /** Cuts the connection's bytes at each reported write length: one flight per write. */
+  const matchWrites = (clientPort: number) => {
+    const state = matchers.get(clientPort);
+    if (!state) return;
+    const { matcher } = state;
+    for (;;) {
+      const length = matcher.lengths[0];
+      const available = matcher.chunks.reduce((sum, chunk) => sum + chunk.buffer.length, 0);
+      if (length === undefined || available < length) return;
+      matcher.lengths.shift();
+      const at = matcher.chunks[0]?.at ?? performance.now();
+      const parts: Buffer[] = [];
+      let needed = length;
+      while (needed > 0) {
+        const chunk = matcher.chunks[0] as { buffer: Buffer; at: number };
+        const take = Math.min(needed, chunk.buffer.length);
+        parts.push(chunk.buffer.subarray(0, take));
+        needed -= take;
+        if (take === chunk.buffer.length) matcher.chunks.shift();
+        else chunk.buffer = chunk.buffer.subarray(take);
+      }
+      const commands = state.parser.push(Buffer.concat(parts));
+      state.awaiting.push(...commands.map((command) => command.name));
+      flights.push({ at, connection: state.connection, commands, bytes: length });
+    }
+  };
 
   const server = createServer((client) => {
     connectionSequence += 1;
     const connection = connectionSequence;
+    const clientPort = client.remotePort ?? -connection;
     const upstream = createConnection(target);
     upstream.setNoDelay(true);
     client.setNoDelay(true);
     sockets.add(client);
     sockets.add(upstream);
     const parser = createRespCommandParser();
+    const replies = createRespReplyParser();
+    const state = { connection, matcher: { chunks: [], lengths: earlyLengths.get(clientPort) ?? [] } as WriteMatcher, parser, awaiting: [] as string[] };
+    earlyLengths.delete(clientPort);
+    matchers.set(clientPort, state);
     let current: Flight | undefined;
     client.on('data', (chunk: Buffer) => {
       lastActivity = performance.now();
       upstream.write(chunk);
+      if (options.clientWrites) {
+        state.matcher.chunks.push({ buffer: chunk, at: lastActivity });
+        matchWrites(clientPort);
+        return;
+      }
       const startsFlight = parser.atBoundary() || current === undefined;
       const commands = parser.push(chunk);
+      state.awaiting.push(...commands.map((command) => command.name));
       if (startsFlight) {
         current = { at: lastActivity, connection, commands: [], bytes: 0 };
         flights.push(current);
@@ -67,8 +130,14 @@ export async function startCountingProxy(target: { host: string; port: number })
     upstream.on('data', (chunk: Buffer) => {
       lastActivity = performance.now();
       client.write(chunk);
+      // Replies come in the order of the commands: a blocking pop's reply that is not null handed work over.
+      for (const reply of replies.push(chunk)) {
+        const command = state.awaiting.shift();
+        if (command !== undefined && BLOCKING_POPS.has(command) && !reply.isNull) flights.push({ at: lastActivity, connection, commands: [{ name: command }], bytes: 0, delivery: true });
+      }
     });
     const closeBoth = () => {
+      if (matchers.get(clientPort) === state) matchers.delete(clientPort);
       client.destroy();
       upstream.destroy();
       sockets.delete(client);
@@ -79,69 +148,54 @@ export async function startCountingProxy(target: { host: string; port: number })
     client.on('error', closeBoth);
     upstream.on('error', closeBoth);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await listen(server);
+  const reports = options.clientWrites ? await startReportServer({ sockets, onReport: (clientPort, length) => {
+    lastActivity = performance.now();
+    const state = matchers.get(clientPort);
+    if (!state) {
+      earlyLengths.set(clientPort, [...(earlyLengths.get(clientPort) ?? []), length]);
+      return;
+    }
+    state.matcher.lengths.push(length);
+    matchWrites(clientPort);
+  } }) : undefined;
   const { port } = server.address() as { port: number };
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
+    reportPort: reports ? (reports.address() as { port: number }).port : undefined,
     flights: () => flights,
     lastActivityAt: () => lastActivity,
+    unmatchedBytes: () => [...matchers.values()].reduce((sum, state) => sum + state.matcher.chunks.reduce((bytes, chunk) => bytes + chunk.buffer.length, 0), 0),
     async close() {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => server.close(resolve));
+      if (reports) await new Promise((resolve) => reports.close(resolve));
     },
   };
 }
 
-/** Incremental parser of client-side RESP: arrays of bulk strings (what ioredis sends). */
-export function createRespCommandParser(): { push(chunk: Buffer): RedisCommand[]; atBoundary(): boolean } {
-  let buffer: Buffer = Buffer.alloc(0);
-
-  function readLine(offset: number): { line: string; next: number } | undefined {
-    const end = buffer.indexOf('\r\n', offset);
-    if (end === -1) return undefined;
-    return { line: buffer.toString('latin1', offset, end), next: end + 2 };
-  }
-
-  function parseOne(): { command: RedisCommand; next: number } | undefined {
-    const header = readLine(0);
-    if (!header) return undefined;
-    if (!header.line.startsWith('*')) {
-      // An inline command (redis-cli style): the whole line.
-      const [name = '', key] = header.line.trim().split(/\s+/);
-      return { command: { name: name.toUpperCase(), ...(key ? { key } : {}) }, next: header.next };
-    }
-    const count = Number(header.line.slice(1));
-    const args: string[] = [];
-    let offset = header.next;
-    for (let index = 0; index < count; index += 1) {
-      const lengthLine = readLine(offset);
-      if (!lengthLine) return undefined;
-      const length = Number(lengthLine.line.slice(1));
-      const end = lengthLine.next + length;
-      if (buffer.length < end + 2) return undefined;
-      // Only the first few arguments matter (name, keys); values can be large.
-      if (index < 5) args.push(buffer.toString('utf8', lengthLine.next, Math.min(end, lengthLine.next + 256)));
-      offset = end + 2;
-    }
-    const name = (args[0] ?? '').toUpperCase();
-    const key = name === 'EVAL' || name === 'EVALSHA' ? (Number(args[2]) > 0 ? args[3] : undefined) : args[1];
-    return { command: { name, ...(key === undefined ? {} : { key }) }, next: offset };
-  }
-
-  return {
-    atBoundary: () => buffer.length === 0,
-    push(chunk) {
-      buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
-      const commands: RedisCommand[] = [];
-      for (;;) {
-        const parsed = parseOne();
-        if (!parsed) break;
-        commands.push(parsed.command);
-        buffer = buffer.subarray(parsed.next);
+/** Where the preloaded reporters send `<client port> <bytes>` lines, one per write to Redis. */
+async function startReportServer(options: { sockets: Set<Socket>; onReport: (clientPort: number, length: number) => void }): Promise<Server> {
+  const server = createServer((socket) => {
+    options.sockets.add(socket);
+    let pending = '';
+    socket.on('data', (chunk: Buffer) => {
+      pending += chunk.toString('latin1');
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) {
+        const [clientPort, length] = line.split(' ').map(Number);
+        if (Number.isInteger(clientPort) && Number.isInteger(length)) options.onReport(clientPort as number, length as number);
       }
-      if (buffer.length === 0) buffer = Buffer.alloc(0);
-      return commands;
-    },
-  };
+    });
+    socket.on('close', () => options.sockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+  });
+  await listen(server);
+  return server;
+}
+
+function listen(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 }

@@ -14,9 +14,9 @@ import { createThreadFactory } from './workload.js';
  */
 export async function measureRedisRoundTrips(options: { context: BenchContext; scale: BenchScale }): Promise<RedisAccounting> {
   const { context } = options;
-  const proxy = await startCountingProxy({ host: '127.0.0.1', port: context.accountingRedis.port });
+  const proxy = await startCountingProxy({ host: '127.0.0.1', port: context.accountingRedis.port }, { clientWrites: true });
   context.cleanup.push(() => proxy.close());
-  const accountedBot = await context.startBot({ name: 'countersign-accounting', redisUrl: proxy.url });
+  const accountedBot = await context.startBot({ name: 'countersign-accounting', redisUrl: proxy.url, redisWrites: { reportPort: proxy.reportPort as number, redisPort: proxy.port } });
   const accountingInspector = new Redis(context.accountingRedis.url);
   context.cleanup.push(() => accountingInspector.quit());
   const result = await redisAccounting({
