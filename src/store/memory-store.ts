@@ -120,9 +120,9 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
     if (item !== undefined) inflight.set(threadKey, item);
     return item;
   };
-  /** As applyHistoryWrite: a save never shortens the life a waiting step gave the thread (`stepRecordTtlMs`). */
+  /** As applyHistoryWrite: while a request waits in the thread, a save never shortens the life its step gave it (`stepRecordTtlMs`). */
   const writeThread = (thread: ThreadState, ttlMs: number, settled: boolean) => {
-    const kept = threads.get(thread.threadKey)?.expiresAt ?? 0;
+    const kept = thread.pendingStepId === undefined ? 0 : (threads.get(thread.threadKey)?.expiresAt ?? 0);
     threads.set(thread.threadKey, { value: JSON.stringify(thread), expiresAt: Math.max(kept, now() + ttlMs) });
     if (settled) executing.delete(thread.threadKey);
   };
@@ -283,6 +283,9 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       if (!current(transition.fence)) return 'fenced';
       if (stored.revision !== transition.fromRevision) return 'conflict';
       const result = writeStep(transition);
+      // As CLAIM_STEP_WITH_THREAD_SCRIPT: resumed, the step is kept no longer than its thread.
+      const entry = steps.get(transition.step.stepId);
+      if (entry) entry.expiresAt = Math.min(entry.expiresAt, now() + ttlMs);
       writeThread(thread, ttlMs, settled);
       if (attempt) remember(attempt, '');
       return result;

@@ -86,13 +86,16 @@ if history.mode == 'patch' and (kind ~= 'hash' or revision ~= history.baseRevisi
 /**
  * Applies the checked history write and stores the thread's other fields (ARGV[metaJson]) with the
  * next revision: a patch trims, replaces and appends; only a rewrite (a legacy thread, another
- * process's write in between) sends the whole history. Both keys expire after ARGV[ttl] ms, or
- * later if the thread was already kept longer: a save never shortens its life, which a step waiting
- * in it may have made longer than the history's TTL (CREATE_STEP_SCRIPT, `stepRecordTtlMs`).
+ * process's write in between) sends the whole history. Both keys expire after ARGV[ttl] ms. While
+ * a request waits in the thread (its `pendingStepId`), later if it was already kept longer: such a
+ * save never shortens the life the step gave it (CREATE_STEP_SCRIPT, `stepRecordTtlMs`). Once
+ * nothing waits, the save's TTL stands again: a thread whose request was decided at once is kept
+ * `history.ttlHours`, not until two days past that request's expiry.
  */
 function applyHistoryWrite({ meta, list, metaJson, ttl }: { meta: number; list: number; metaJson: number; ttl: number }): string {
   return `
-local threadTtl = math.max(tonumber(ARGV[${ttl}]), redis.call('PTTL', KEYS[${meta}]))
+local threadTtl = tonumber(ARGV[${ttl}])
+if type(cjson.decode(ARGV[${metaJson}]).pendingStepId) == 'string' then threadTtl = math.max(threadTtl, redis.call('PTTL', KEYS[${meta}])) end
 if history.mode == 'patch' then
   if history.dropFront > 0 then redis.call('LTRIM', KEYS[${list}], history.dropFront, -1) end
   for _, entry in ipairs(history.set) do redis.call('LSET', KEYS[${list}], entry[1], entry[2]) end
@@ -224,10 +227,10 @@ return 'committed'
  * [4] the thread's fence, [5] executing markers, [6] the thread's messages, [7] audit stream, [8]
  * this write's attempt key.
  * ARGV[1] the step's revision the claim was computed from, [2] step JSON, [3] step id, [4] token,
- * [5] phase, [6] thread JSON without its messages, [7] thread ttl ms, [8] '1' to drop the markers,
- * [9] history write, [10] audit cap, [11] attempt key ttl ms ('' for an unnamed write), [12…] audit
- * pairs (an approval the claim turned into a denial, or closed unchecked). Every check comes before
- * any write. Returns the thread's new revision, or 'written' for a named write that ran before
+ * [5] phase, [6] thread JSON without its messages, [7] thread ttl ms (the step's too, when shorter
+ * than what it has left), [8] '1' to drop the markers, [9] history write, [10] audit cap, [11]
+ * attempt key ttl ms ('' for an unnamed write), [12…] audit pairs (an approval the claim turned
+ * into a denial, or closed unchecked). Every check comes before any write. Returns the thread's new revision, or 'written' for a named write that ran before
  * (`namedWrite`).
  */
 export const CLAIM_STEP_WITH_THREAD_SCRIPT = `
@@ -238,6 +241,8 @@ if redis.call('GET', KEYS[4]) ~= ARGV[4] then return 'fenced' end
 if stepRevision ~= ARGV[1] then return 'conflict' end
 ${checkHistoryWrite({ meta: 3, list: 6, history: 9 })}
 redis.call('HSET', KEYS[1], 'data', ARGV[2], 'revision', tostring(tonumber(ARGV[1]) + 1), 'phase', ARGV[5])
+-- Resumed, the step is kept no longer than its thread: only a waiting step needs its deadline's life (\`stepRecordTtlMs\`).
+redis.call('PEXPIRE', KEYS[1], ARGV[7], 'LT')
 redis.call('ZREM', KEYS[2], ARGV[3])
 ${applyHistoryWrite({ meta: 3, list: 6, metaJson: 6, ttl: 7 })}
 if ARGV[8] == '1' then redis.call('DEL', KEYS[5]) end

@@ -148,6 +148,25 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect(await store.getStep(step.stepId)).toBeDefined();
   });
 
+  it('keeps a thread whose step was resumed, and the step, no longer than the TTL the claim gives', async () => {
+    const shortMs = 200;
+    const template = makeStep(['apv-1']);
+    const holder = await lock(`${template.teamId}:${template.channel}:${randomUUID()}`);
+    const step = { ...template, threadKey: holder.threadKey, stepId: newStepId(holder.threadKey) };
+    const thread = { ...newThreadState(step, 1), threadKey: holder.threadKey, pendingStepId: step.stepId };
+    // Kept long while the request waits (`stepRecordTtlMs`), as for a request decided at once.
+    await store.createStep({ step, thread, ttlMs: TTL, audit: [], fence: holder });
+    await act(step.stepId, 'UBOB', { kind: 'approve', version: 0 });
+    const { pendingStepId: _resumed, ...resumed } = thread;
+    const claim = claimResumeTransition((await store.getStep(step.stepId))!, holder)!;
+    expect(await store.commitStepWithThread({ transition: claim, thread: { ...resumed, messages: [{ role: 'user', content: 'resumed' }] }, ttlMs: shortMs })).toBe('committed');
+    // Barrier: a thread saved after it, for as short, lapses.
+    const other = await lock(`${template.teamId}:${template.channel}:${randomUUID()}`);
+    await store.saveThread({ ...newThreadState(step, 1), threadKey: other.threadKey }, shortMs, other);
+    await vi.waitFor(async () => expect(await store.getThread(other.threadKey)).toBeUndefined(), { timeout: 5_000, interval: 20 });
+    expect({ thread: await store.getThread(holder.threadKey), step: await store.getStep(step.stepId) }).toEqual({ thread: undefined, step: undefined });
+  });
+
   it('stores a step, its thread and its audit records in one write, and round-trips the step', async () => {
     const step = await createStep(makeStep(['apv-1'], { expiresAt: 5_000 }));
     await store.setStepCard(step.stepId, '123.456');

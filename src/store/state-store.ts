@@ -123,7 +123,8 @@ export interface StepStore {
    * escalation hop) and its `approval-requested` events, in one atomic write under the thread's
    * fence. Throws `FencedError` when fenced. `attempt` names the write (`NamedWrite`): the thread
    * it saves may record a post (the text before the card). Both are kept `ttlMs` (`stepRecordTtlMs`:
-   * past the step's deadline), and no later save of the thread shortens that.
+   * past the step's deadline), and no later save of the thread shortens that while the thread still
+   * names the step (`pendingStepId`); its resume claim (`commitStepWithThread`) ends that.
    */
   createStep(options: { step: PendingStep; thread: ThreadState; ttlMs: number; audit: AuditEventInput[]; fence: Fence } & NamedWrite): Promise<void>;
   getStep(stepId: string): Promise<PendingStep | undefined>;
@@ -167,6 +168,7 @@ export interface StepStore {
    * both or neither. For a resume claim (`claimResumeTransition`: no grant), whose thread records
    * what was decided: no process can hold a claimed step its thread does not show. Its audit events
    * (an approval the re-check turned into a denial) are written with it, so no claim stands unaudited.
+   * The thread is kept `ttlMs` as `saveThread` keeps it; the step, resumed, no longer than that.
    */
   commitStepWithThread(options: { transition: StepTransition; thread: ThreadState; ttlMs: number; settled?: boolean } & NamedWrite): Promise<CommitResult>;
   /** Steps whose expiry (or reminder, or next escalation hop) time has come, oldest first. */
@@ -229,8 +231,9 @@ export interface ThreadStore {
    * Saves the thread while `fence` is current; throws `FencedError` otherwise. `settled` says every
    * call that started in this thread now has its result in the history, so the markers can go.
    * `audit`: events of what the save records (an approval withdrawn), written in the same write.
-   * `attempt` names the save (`NamedWrite`). The thread is kept `ttlMs` from now, or longer if it
-   * already was (a step waiting in it: `createStep`).
+   * `attempt` names the save (`NamedWrite`). The thread is kept `ttlMs` from now; while it names a
+   * waiting step (`pendingStepId`), longer if it already was (`createStep`). Once nothing waits in
+   * it, `ttlMs` stands again, shorter or not.
    */
   saveThread(thread: ThreadState, ttlMs: number, fence: Fence, options?: { settled?: boolean; audit?: readonly AuditEventInput[] } & NamedWrite): Promise<void>;
   /** Starts following a thread unless it already is; never overwrites an existing history. */
