@@ -281,6 +281,8 @@ async function assemble(
       input,
       context: { requesterId: step.requesterId, teamId: step.teamId, channel: step.channel, threadTs: step.threadTs },
     });
+  // What this process's recovery sweeps have said already (`recoverStalledWork`).
+  const recoveryReported = { newerRelease: false };
   const sweeper = createExpirySweeper({
     store,
     messenger,
@@ -293,7 +295,7 @@ async function assemble(
     ...(options.sweepIntervalMs ? { intervalMs: options.sweepIntervalMs } : {}),
     ...(role === 'receiver'
       ? {}
-      : { alsoRun: async ({ stopping }) => void (await Promise.all([recoverStalledWork({ store, worker, now, graceMs: lockTtlMs, logger, stopping }), takeBacks.retryDue({ stopping })])) }),
+      : { alsoRun: async ({ stopping }) => void (await Promise.all([recoverStalledWork({ store, worker, now, graceMs: lockTtlMs, logger, stopping, reported: recoveryReported }), takeBacks.retryDue({ stopping })])) }),
   });
   // Schedules start turns, so only processes that run turns keep their timers; the claim in Redis
   // makes each firing one turn however many of them there are.

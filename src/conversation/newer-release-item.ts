@@ -13,7 +13,8 @@ export const NEWER_RELEASE_THREAD_TEXT =
  * neither closing the card nor starting the thread afresh over the stored one. A thread's items are
  * taken in order by whichever process holds its lock, this one again as likely, so the item cannot
  * wait for a newer one: it ends here. A message or Try again is told to come back; a resume says
- * nothing, since its step stays decided and the recovery sweep of a release that reads it resumes it.
+ * nothing, since its step stays decided and the recovery sweep of a release that reads it resumes it
+ * (this release's sweep leaves it alone: `recoverStalledWork`).
  */
 export async function leaveItemToNewerRelease(options: { scope: TurnScope; item: WorkItem; error: NewerSchemaError; logger: Logger }): Promise<void> {
   const { scope, item, error, logger } = options;

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { NEWER_RELEASE_RETRY_MS } from '../approvals/expiry-sweeper.js';
 import { NEWER_SCHEMA, newerSchemaOrThrow } from '../store/newer-schema-error.js';
 import type { StateStore } from '../store/state-store.js';
 import type { ThreadWorker } from './thread-worker.js';
@@ -21,8 +22,23 @@ const BUSY_THREADS_READ = 1_000;
  * with room to take from the ready list, and one taken here would hold its lock behind this
  * process's turns. So threads are taken only while this process has room (`ThreadWorker.room`), and
  * none once `stopping` is aborted (a worker told to stop starts no new thread).
+ *
+ * A decided step whose step or thread a newer release stored (a rolling deploy, a rollback) is
+ * left to that release: its resume here would only end unrun (`leaveItemToNewerRelease`) and the
+ * step stay decided, to be resubmitted by every sweep of every replica. It is put off instead
+ * (`postponeCompleted`), out of the way of the batch, and looked at again a little later, when the
+ * newer release's sweeps resume it (or nearly: they find it first unless this one swept just
+ * before). `reported`, kept across one process's sweeps: it says so at warn once, then at info.
  */
-export async function recoverStalledWork(options: { store: StateStore; worker: ThreadWorker; now: () => number; graceMs: number; logger: Logger; stopping?: AbortSignal }): Promise<void> {
+export async function recoverStalledWork(options: {
+  store: StateStore;
+  worker: ThreadWorker;
+  now: () => number;
+  graceMs: number;
+  logger: Logger;
+  stopping?: AbortSignal;
+  reported?: { newerRelease: boolean };
+}): Promise<void> {
   const { store, worker, logger, stopping } = options;
   const stalledBefore = options.now() - options.graceMs;
   // A dead holder's lock outlives its last renewal by the TTL (the grace in create-bot): work it was
@@ -44,17 +60,40 @@ export async function recoverStalledWork(options: { store: StateStore; worker: T
     return;
   }
   const busyThreads = new Set(busy);
+  const leftToNewerRelease: string[] = [];
+  const leaveToNewerRelease = async (stepId: string) => {
+    leftToNewerRelease.push(stepId);
+    // Listed as if completed then: looked at again NEWER_RELEASE_RETRY_MS from now, past the grace.
+    await store.postponeCompleted({ stepId, until: stalledBefore + NEWER_RELEASE_RETRY_MS });
+  };
   for (const stepId of decided) {
-    // A step a newer release wrote is left to that release's sweeps, which resume it.
+    if (stopping?.aborted) break;
     const step = await store.getStep(stepId).catch(newerSchemaOrThrow);
-    if (stopping?.aborted) return;
-    if (step === NEWER_SCHEMA || !step || step.phase !== 'complete') continue;
+    if (step === NEWER_SCHEMA) {
+      await leaveToNewerRelease(stepId);
+      continue;
+    }
+    if (step?.phase !== 'complete') continue;
     // Its thread has queued or in-flight work: the resume waits its turn there (a backlog, a full
     // gate), or is being claimed now. A second one would resume the turn again once it ended.
     if (busyThreads.has(step.threadKey)) continue;
+    // A step this release reads may wait in a thread a newer release saved (only the thread's schema
+    // moved on): its resume would be left to that release again. Read only for a step to resume here.
+    if ((await store.getThread(step.threadKey).catch(newerSchemaOrThrow)) === NEWER_SCHEMA) {
+      await leaveToNewerRelease(stepId);
+      continue;
+    }
+    if (stopping?.aborted) break;
     logger.warn({ event: 'resume-recovered', stepId }, 'resuming a decided step nobody resumed');
     void worker
       .submit(step.threadKey, { kind: 'resume', stepId, channel: step.channel, threadTs: step.threadTs, ...(step.traceparent ? { traceparent: step.traceparent } : {}) })
       .catch((error: unknown) => logger.warn({ event: 'recovery-failed', stepId, err: error }, 'could not resume step'));
   }
+  if (leftToNewerRelease.length === 0) return;
+  const firstTime = options.reported?.newerRelease !== true;
+  if (options.reported) options.reported.newerRelease = true;
+  logger[firstTime ? 'warn' : 'info'](
+    { event: 'resumes-left-to-newer-release', steps: leftToNewerRelease.length, stepIds: leftToNewerRelease },
+    'decided steps wait for a newer countersign release, which stored them or their threads; this one does not resume them',
+  );
 }

@@ -344,6 +344,11 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       return [...complete].filter(([, at]) => at <= before).sort(([, left], [, right]) => left - right).slice(0, limit).map(([stepId]) => stepId);
     },
 
+    async postponeCompleted({ stepId, until }) {
+      const at = complete.get(stepId);
+      if (at !== undefined && at < until) complete.set(stepId, until);
+    },
+
     async listPendingSteps({ teamId, channel, limit }) {
       return openSteps((step) => step.teamId === teamId && step.channel === channel, limit);
     },

@@ -531,6 +531,11 @@ export function createRedisStore({
       return lowestAcrossShards((shard) => shard.complete(), before, limit);
     },
 
+    async postponeCompleted({ stepId, until }) {
+      // As `postponeDue`: XX never adds an entry back, GT never brings one forward.
+      await redis.zadd(keys.ofStep(stepId).complete(), 'XX', 'GT', until, stepId);
+    },
+
     async listPendingSteps({ teamId, channel, limit }) {
       const index = keys.ofChannel(teamId, channel).pending(teamId, channel);
       const open = [];

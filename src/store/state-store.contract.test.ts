@@ -1060,6 +1060,22 @@ describe.each(createStores())('%s state store', (name, create) => {
     await store.unschedule(step.stepId);
   });
 
+  it('puts off only a decided step still unresumed, and never earlier than it was (a resume left to a newer release)', async () => {
+    // A thread of its own: other tests hold locks on the default one.
+    const step = await createStep(makeStep(['apv-1'], { threadTs: uniqueTs() }));
+    await act(step.stepId, 'UBOB', { kind: 'approve', version: 0 });
+    const until = Date.now() + 60_000;
+    await store.postponeCompleted({ stepId: step.stepId, until });
+    await store.postponeCompleted({ stepId: step.stepId, until: until - 30_000 });
+    expect(await store.completedSteps({ before: until - 1, limit: 1000 })).not.toContain(step.stepId);
+    expect(await store.completedSteps({ before: until, limit: 1000 })).toContain(step.stepId);
+    // Claimed meanwhile: it stays off.
+    const holder = await lock(step.threadKey);
+    expect(await commitTransition(store, step.stepId, (current) => claimResumeTransition(current, holder))).toBeDefined();
+    await store.postponeCompleted({ stepId: step.stepId, until: until + 1 });
+    expect(await store.completedSteps({ before: until + 1, limit: 1000 })).not.toContain(step.stepId);
+  });
+
   it('keeps a take-back Slack did not complete until it is forgotten: due from its time, moved when kept again, forgotten once', async () => {
     // Two channels: their threads may live in different shards, which the sweep's read covers alike.
     const answer = { channel: 'CTAKE1', ts: '1700000001.000200', threadKey: 'T1:CTAKE1:1700000001.000100', since: 100 };

@@ -190,6 +190,13 @@ export interface StepStore {
   claimReminder(stepId: string): Promise<boolean>;
   /** Steps every call of which is decided but that no process has resumed, completed before `before`. */
   completedSteps(options: { before: number; limit: number }): Promise<string[]>;
+  /**
+   * Has `completedSteps` list a decided step only from `until` on, as if completed then: only an
+   * entry still there and earlier (one a resume claim took off stays off). For a step whose resume
+   * this release cannot run (its step or thread a newer release stored): left for a process that
+   * can, out of the way of the recovery sweep's batch meanwhile.
+   */
+  postponeCompleted(options: { stepId: string; until: number }): Promise<void>;
   /** Open steps of a channel, newest first (for `/countersign pending`); closed ones are dropped. */
   listPendingSteps(options: { teamId: string; channel: string; limit: number }): Promise<PendingStep[]>;
   /**
