@@ -4,6 +4,7 @@ import type { StoredAuditEvent } from './audit-event.js';
 import { utcTime } from './describe-audit-event.js';
 import { formatAuditJsonLines, formatAuditTable } from './format-audit-table.js';
 import { AUDIT_USAGE, AuditUsageError, parseAuditArguments, type AuditQuery } from './parse-audit-arguments.js';
+import { RedisShardsMismatchError } from '../store/key-layout.js';
 import { readRedisAudit } from '../store/read-redis-audit.js';
 
 export interface Output {
@@ -68,6 +69,14 @@ export async function runAuditCli({ argv, env, stdout, stderr, now = Date.now() 
     const logger = pino({ level: 'warn', base: { service: 'countersign-audit' } }, { write: (line: string) => stderr.write(line) });
     events = await readRedisAudit({ target, keyPrefix, ...(shards !== undefined && { shards }), logger, query });
   } catch (error) {
+    if (error instanceof RedisShardsMismatchError) {
+      // Not a connection problem: say which count is wrong rather than "check that Redis is running".
+      stderr.write(
+        `countersign audit: COUNTERSIGN_REDIS_SHARDS is ${error.configured}, but this Redis holds data written with ${error.stored} shards.\n` +
+          `The count is read from Redis: unset COUNTERSIGN_REDIS_SHARDS, or set it to ${error.stored} as the bot has it.\n`,
+      );
+      return 1;
+    }
     const reason = error instanceof Error ? error.message : String(error);
     stderr.write(`countersign audit: could not read the audit trail from Redis: ${reason}\nCheck that Redis is running and that REDIS_URL is the bot's.\n`);
     return 1;

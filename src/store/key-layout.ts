@@ -1,7 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { CountersignError, ErrorCode } from '../errors/countersign-error.js';
 import { migrateLegacyKeys } from './migrate-legacy-keys.js';
-import type { RedisKeys } from './redis-keys.js';
+import { MAX_REDIS_SHARDS, type RedisKeys } from './redis-keys.js';
 
 /**
  * Gets the keyspace ready before a store's first command, once per process: the shard count must
@@ -24,6 +24,21 @@ async function prepare({ redis, keys, keyPrefix }: { redis: Redis | Cluster; key
   const written = await redis.set(keys.shardCountMarker(), String(keys.shardCount), 'NX', 'GET');
   if (written !== null && written !== String(keys.shardCount)) throw new RedisShardsMismatchError({ configured: keys.shardCount, stored: Number(written) });
   await migrateLegacyKeys({ redis, keys, keyPrefix });
+}
+
+/**
+ * The shard count recorded by the bot's first store command, without recording one: a reader such
+ * as `npm run audit` takes the data's count from here, so it reads every shard's stream whatever
+ * COUNTERSIGN_REDIS_SHARDS its own shell has. Undefined while no bot has written to this prefix.
+ */
+export async function readStoredShardCount({ redis, keys }: { redis: Redis | Cluster; keys: RedisKeys }): Promise<number | undefined> {
+  const stored = await redis.get(keys.shardCountMarker());
+  if (stored === null) return undefined;
+  const count = Number(stored);
+  if (!(Number.isInteger(count) && count >= 1 && count <= MAX_REDIS_SHARDS)) {
+    throw new RangeError(`${keys.shardCountMarker()} holds ${JSON.stringify(stored)}, not a shard count from 1 to ${MAX_REDIS_SHARDS}`);
+  }
+  return count;
 }
 
 /** COUNTERSIGN_REDIS_SHARDS is not the count this Redis's data was laid out with. */

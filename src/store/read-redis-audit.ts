@@ -2,11 +2,18 @@ import type { Logger } from 'pino';
 import type { StoredAuditEvent } from '../audit/audit-event.js';
 import type { RedisTarget } from '../config/redis-target.js';
 import { connectToRedis } from './connect-to-redis.js';
+import { RedisShardsMismatchError, readStoredShardCount } from './key-layout.js';
 import { createRedisAuditLog } from './redis-audit-log.js';
+import { createRedisKeys } from './redis-keys.js';
 
 /**
  * One read of the audit trail for a person at a terminal: connects with short timeouts, reads the
  * window and disconnects, so the CLI needs no Redis client of its own.
+ *
+ * The shard count is the one the data was written with (`<prefix>shards`): a reader with another
+ * count reads other streams, and the trail would come back shorter with nothing to say so. `shards`
+ * (COUNTERSIGN_REDIS_SHARDS) is only needed where no bot has recorded a count; if it disagrees with
+ * the recorded one, the read fails naming both, as a bot's store does.
  */
 export async function readRedisAudit(options: {
   target: RedisTarget;
@@ -17,7 +24,12 @@ export async function readRedisAudit(options: {
 }): Promise<StoredAuditEvent[]> {
   const redis = await connectToRedis(options.target);
   try {
-    return await createRedisAuditLog({ redis, keyPrefix: options.keyPrefix, ...(options.shards !== undefined && { shards: options.shards }), logger: options.logger }).read(options.query);
+    const stored = await readStoredShardCount({ redis, keys: createRedisKeys({ keyPrefix: options.keyPrefix }) });
+    if (stored !== undefined && options.shards !== undefined && options.shards !== stored) {
+      throw new RedisShardsMismatchError({ configured: options.shards, stored });
+    }
+    const shards = stored ?? options.shards;
+    return await createRedisAuditLog({ redis, keyPrefix: options.keyPrefix, ...(shards !== undefined && { shards }), logger: options.logger }).read(options.query);
   } finally {
     redis.disconnect();
   }
