@@ -135,6 +135,23 @@ describe('formatAuditJsonLines', () => {
     );
   });
 
+  it('escapes the controls JSON.stringify leaves raw, and parses back to the same text', () => {
+    // C1 CSI (U+009B) and OSC (U+009D) act in UTF-8 terminals; U+202E reverses what follows on screen.
+    const hostile: StoredAuditEvent = {
+      ...decision,
+      outcome: 'denied',
+      originalInput: { service: 'api\u009b2J\u009b31mAPPROVED\u007f' },
+      reason: 'looks fine \u009d0;pwned\u009c \u202edevorppa\u202c \u2066x\u2069 \u061c\u200e\u200f \u2028\u2029',
+      userId: 'UMALLORY',
+    };
+    const output = formatAuditJsonLines([hostile]);
+    expect(output).not.toMatch(/[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/);
+    expect(output).toContain('"service":"api\\u009b2J\\u009b31mAPPROVED\\u007f"');
+    expect(output).toContain('\\u202edevorppa\\u202c');
+    expect(output.trimEnd().split('\n')).toHaveLength(1);
+    expect(JSON.parse(output)).toEqual(hostile);
+  });
+
   it('prints nothing for no events, so a SIEM sees no blank record', () => {
     expect(formatAuditJsonLines([])).toBe('');
   });

@@ -45,9 +45,22 @@ export function formatAuditTable(events: readonly AuditEvent[], { now, detailsWi
   return `${[header, ...body].join('\n')}\n`;
 }
 
-/** One JSON object per line, for a SIEM or `jq`. Each line is a complete event, ids included. */
+/**
+ * Shown as `\uXXXX`: bidirectional controls reorder text on screen, U+2028/U+2029 break lines in
+ * some viewers.
+ */
+const REORDERING = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
+/** DEL and the C1 controls, which JSON.stringify (escaping only U+0000-U+001F) leaves raw: U+009B is CSI, U+009D OSC. */
+const UNESCAPED_CONTROLS = /[\u007f-\u009f]/g;
+
+/**
+ * One JSON object per line, for a SIEM or `jq`. Each line is a complete event, ids included. It is
+ * read at a terminal too, so no control character a user, model or tool wrote reaches it raw: the
+ * ones JSON.stringify leaves are escaped as well, which any JSON reader turns back into the same text
+ * (outside strings JSON has only ASCII, so every match is inside one).
+ */
 export function formatAuditJsonLines(events: readonly AuditEvent[]): string {
-  return events.map((event) => `${JSON.stringify(event)}\n`).join('');
+  return events.map((event) => `${JSON.stringify(event).replace(UNESCAPED_CONTROLS, unicodeEscape).replace(REORDERING, unicodeEscape)}\n`).join('');
 }
 
 /**
@@ -59,7 +72,11 @@ export function formatAuditJsonLines(events: readonly AuditEvent[]): string {
 function clean(text: string): string {
   return text
     .replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ')
-    .replace(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    .replace(REORDERING, unicodeEscape);
+}
+
+function unicodeEscape(character: string): string {
+  return `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
 /** Counted in code points, so an emoji is not cut in half. */
