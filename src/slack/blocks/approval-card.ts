@@ -15,7 +15,8 @@ import { untrustedTextToMrkdwn } from '../format/untrusted-text.js';
 import { ANSWER_ACTION_PREFIX, APPROVAL_ACTION_IDS, encodeApprovalActionValue } from './action-ids.js';
 import { cardRoutingLine, type CardPlacement } from './card-routing-line.js';
 import { fitRenderedText } from './fit-rendered-text.js';
-import { stringifyArguments } from './format-arguments.js';
+import { elisionNote } from './elision-note.js';
+import { displayArguments, stringifyArguments } from './format-arguments.js';
 import { SLACK_LIMITS, truncateText } from './limits.js';
 
 export { formatArguments, stringifyArguments, type FormattedArguments } from './format-arguments.js';
@@ -80,6 +81,7 @@ export function buildApprovalCard({ step, placement = 'thread' }: { step: Pendin
 interface CallDraft {
   /** Text length of everything but the arguments (or the question), with room for the truncation note. */
   fixedLength: number;
+  /** `truncated`: the arguments or question were cut, or parts of the input cannot be shown. */
   section: (share: number) => { text: string; truncated: boolean };
   /** Buttons while undecided (with "View full input" when the arguments or question were cut), the outcome once decided. */
   footer: (truncated: boolean) => KnownBlock;
@@ -92,8 +94,12 @@ function draftCall(step: PendingStep, call: PendingCall, index: number, actionab
   const shown = shownVersion(step, call);
   const prefix = [title, description, approversLine(step, call), versionLine(step, call, shown)].filter((line) => line !== '').join('\n') + '\n';
   const input = shown?.input ?? call.input;
-  const source = input === undefined ? undefined : stringifyArguments(input);
-  const argumentsOverhead = source === undefined ? NO_ARGUMENTS.length : CODE_BLOCK_OVERHEAD + truncationNote(source.length).length;
+  const displayed = input === undefined ? undefined : displayArguments(input);
+  const source = displayed?.text;
+  // Above the input, where it is read first: parts the tool receives that no view can show.
+  const warning = displayed === undefined ? undefined : elisionNote(displayed.elided);
+  const warningLine = warning === undefined ? '' : `${warning}\n`;
+  const argumentsOverhead = source === undefined ? NO_ARGUMENTS.length : warningLine.length + CODE_BLOCK_OVERHEAD + truncationNote(source.length).length;
   const footer = (truncated: boolean) => footerFor(step, call, index, truncated, actionable);
   const sectionRoom = SLACK_LIMITS.sectionTextLength - prefix.length - argumentsOverhead;
 
@@ -103,9 +109,9 @@ function draftCall(step: PendingStep, call: PendingCall, index: number, actionab
     section(share) {
       if (source === undefined) return { text: prefix + NO_ARGUMENTS, truncated: false };
       const fitted = fitRenderedText({ text: source, maxLength: Math.min(share, sectionRoom), render: untrustedTextToMrkdwn });
-      const truncated = fitted.omittedCharacters > 0;
-      const note = truncated ? truncationNote(fitted.omittedCharacters) : '';
-      return { text: `${prefix}${codeBlock(fitted.text)}${note}`, truncated };
+      const note = fitted.omittedCharacters > 0 ? truncationNote(fitted.omittedCharacters) : '';
+      // Elided parts offer View full input too: the modal says what it cannot show either.
+      return { text: `${prefix}${warningLine}${codeBlock(fitted.text)}${note}`, truncated: fitted.omittedCharacters > 0 || warning !== undefined };
     },
   };
 }

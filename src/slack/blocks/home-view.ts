@@ -9,7 +9,8 @@ import { actorMention, channelMention, slackDate, userMention } from '../format/
 import { untrustedTextToMrkdwn } from '../format/untrusted-text.js';
 import { encodeApprovalActionValue, HOME_ACTION_IDS } from './action-ids.js';
 import { fitRenderedText } from './fit-rendered-text.js';
-import { stringifyArguments } from './format-arguments.js';
+import { elisionNote } from './elision-note.js';
+import { displayArguments } from './format-arguments.js';
 import { SLACK_LIMITS, truncateText } from './limits.js';
 import { grantBlock } from './grant-block.js';
 import { lineSections } from './line-sections.js';
@@ -89,12 +90,16 @@ function waitingBlocks({ step, call, version, link }: AwaitingCall & { link?: st
   const tool = fitUntrusted(oneLine(call.toolName) || 'unnamed tool', TOOL_NAME_MAX_LENGTH);
   const edited = version.number > 0 ? ` · version ${version.number + 1}, edited by ${version.editedBy ? userMention(version.editedBy) : 'someone'}` : '';
   // The model orders the keys: what decides the call may come after the cut, so a cut says so.
-  const shownArguments = fitRenderedText({ text: stringifyArguments(version.input), maxLength: ARGUMENTS_MAX_LENGTH, render: untrustedTextToMrkdwn });
-  const truncated = shownArguments.omittedCharacters > 0;
+  const displayed = displayArguments(version.input);
+  const shownArguments = fitRenderedText({ text: displayed.text, maxLength: ARGUMENTS_MAX_LENGTH, render: untrustedTextToMrkdwn });
+  // Parts no view can show are said above the input, and offer View full input as a cut does.
+  const warning = elisionNote(displayed.elided);
+  const truncated = shownArguments.omittedCharacters > 0 || warning !== undefined;
   const lines = [
     `*${tool}* in ${channelMention(step.channel)} · requested by ${actorMention(step.requesterId)} ${slackDate({ epochMilliseconds: step.createdAt })}${edited}`,
     `_Approvers: ${describeApprovers(version.policy)}_${step.expiresAt === undefined ? '' : ` · expires ${slackDate({ epochMilliseconds: step.expiresAt })}`}`,
-    codeBlock(shownArguments.text) + (truncated ? truncationNote(shownArguments.omittedCharacters) : ''),
+    ...(warning === undefined ? [] : [warning]),
+    codeBlock(shownArguments.text) + (shownArguments.omittedCharacters > 0 ? truncationNote(shownArguments.omittedCharacters) : ''),
   ];
   const value = encodeApprovalActionValue({ stepId: step.stepId, approvalId: call.approvalId, version: version.number });
   const label = (verb: string) => truncateText(`${verb} ${oneLine(call.toolName)}`, SLACK_LIMITS.buttonAccessibilityLabelLength);

@@ -1,6 +1,7 @@
 import type { types } from '@slack/bolt';
 import { isQuestion, type PendingCall } from '../../approvals/pending-step.js';
-import { stringifyArguments } from '../blocks/format-arguments.js';
+import { elisionNote } from '../blocks/elision-note.js';
+import { displayArguments } from '../blocks/format-arguments.js';
 import { fitRenderedText } from '../blocks/fit-rendered-text.js';
 import { SLACK_LIMITS, truncateText } from '../blocks/limits.js';
 import { CODE_BLOCK_OVERHEAD, codeBlock } from '../format/code-block.js';
@@ -27,12 +28,20 @@ const SECTIONS_BYTE_BUDGET = 200_000;
 export function fullInputView({ call }: { call: PendingCall }): types.ModalView {
   const toolName = untrustedTextToMrkdwn(truncateText(call.toolName, 100));
   const question = questionOf(call);
+  const displayed = question === undefined ? displayArguments(call.input) : undefined;
   const { sections, omitted } = chunkSections(
-    question === undefined
-      ? { text: stringifyArguments(call.input), wrap: codeBlock }
-      : { text: question, wrap: (content) => content },
+    displayed !== undefined
+      ? { text: displayed.text, wrap: codeBlock }
+      : { text: question ?? '', wrap: (content) => content },
   );
-  const intro = question === undefined ? `Full input of *${toolName}*, exactly as the tool would receive it.` : `The whole question from *${toolName}*:`;
+  // "Exactly" only when nothing was elided; otherwise what was not shown, before the input.
+  const warning = displayed === undefined ? undefined : elisionNote(displayed.elided);
+  const intro =
+    question !== undefined
+      ? `The whole question from *${toolName}*:`
+      : warning === undefined
+        ? `Full input of *${toolName}*, exactly as the tool would receive it.`
+        : `Full input of *${toolName}*, as far as it can be shown.\n${warning}`;
   const blocks: types.KnownBlock[] = [{ type: 'context', elements: [{ type: 'mrkdwn', text: intro, verbatim: true }] }, ...sections];
   if (omitted !== '') {
     blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `_${countCharacters(omitted).toLocaleString('en-US')} more characters are not shown._` }] });

@@ -2,7 +2,8 @@ import type { types } from '@slack/bolt';
 import { GRANT_HOURS, type GrantChoice } from '../../approvals/grant.js';
 import type { PendingCall, PendingStep } from '../../approvals/pending-step.js';
 import { fitRenderedText } from '../blocks/fit-rendered-text.js';
-import { stringifyArguments } from '../blocks/format-arguments.js';
+import { elisionNote } from '../blocks/elision-note.js';
+import { displayArguments } from '../blocks/format-arguments.js';
 import { truncateText } from '../blocks/limits.js';
 import { codeBlock } from '../format/code-block.js';
 import { untrustedTextToMrkdwn } from '../format/untrusted-text.js';
@@ -59,10 +60,12 @@ export function grantView({ step, call, privateMetadata }: { step: Pick<PendingS
 
 /** The input approved now, so the approver sees what they allow without going back to the card. */
 function inputSection(input: unknown): types.SectionBlock {
-  const fitted = fitRenderedText({ text: stringifyArguments(input), maxLength: INPUT_MAX_LENGTH, render: untrustedTextToMrkdwn });
+  const displayed = displayArguments(input);
+  const fitted = fitRenderedText({ text: displayed.text, maxLength: INPUT_MAX_LENGTH, render: untrustedTextToMrkdwn });
   const fenced = codeBlock(fitted.text);
   const note = fitted.omittedCharacters > 0 ? `\n_(truncated, ${fitted.omittedCharacters.toLocaleString('en-US')} more characters)_` : '';
-  return { type: 'section', text: { type: 'mrkdwn', text: `Input approved now:\n${fenced}${note}`, verbatim: true } };
+  const warning = elisionNote(displayed.elided);
+  return { type: 'section', text: { type: 'mrkdwn', text: `Input approved now:\n${warning === undefined ? '' : `${warning}\n`}${fenced}${note}`, verbatim: true } };
 }
 
 /** The choice from a submitted grant form; values come from Slack, so anything unexpected is refused. */
