@@ -11,6 +11,7 @@ import { questionOptionsOf } from '../../approvals/question-options.js';
 import { scheduleNameOf } from '../../conversation/schedule-actor.js';
 import { CODE_BLOCK_OVERHEAD, codeBlock } from '../format/code-block.js';
 import { actorMention, channelMention, slackDate, userMention } from '../format/mrkdwn-tokens.js';
+import { revealInvisible } from '../format/reveal-invisible.js';
 import { untrustedTextToMrkdwn } from '../format/untrusted-text.js';
 import { ANSWER_ACTION_PREFIX, APPROVAL_ACTION_IDS, encodeApprovalActionValue } from './action-ids.js';
 import { cardRoutingLine, type CardPlacement } from './card-routing-line.js';
@@ -159,7 +160,8 @@ function versionLine(step: PendingStep, call: PendingCall, shown: InputVersion |
   if (!shown || shown.number === 0) return '';
   const changes = describeChanges(diffInputs(call.input, shown.input));
   const lines = [`:pencil2: *Version ${shown.number + 1}*, edited by ${shown.editedBy ? userMention(shown.editedBy) : 'someone'} · ${slackDate({ epochMilliseconds: shown.at })}. Changed from the model's input:`];
-  lines.push(...changes.slice(0, MAX_SHOWN_CHANGES).map((change) => `• ${fitUntrusted(oneLine(change), CHANGE_MAX_LENGTH)}`));
+  // Revealed as the input block reveals them: a change to a reordered value must not read harmlessly.
+  lines.push(...changes.slice(0, MAX_SHOWN_CHANGES).map((change) => `• ${fitUntrusted(oneLine(revealInvisible(change)), CHANGE_MAX_LENGTH)}`));
   if (changes.length > MAX_SHOWN_CHANGES) lines.push(`• …and ${changes.length - MAX_SHOWN_CHANGES} more changes`);
   if (changes.length === 0) lines.push('• (back to the model\'s input)');
   const earlier = [...new Set((step.approvals?.[call.approvalId] ?? []).filter((approval) => approval.version !== shown.number).map((approval) => approval.userId))];

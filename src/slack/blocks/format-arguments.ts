@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { revealInvisible } from '../format/reveal-invisible.js';
 import { truncateText } from './limits.js';
 
 /** Deeper structure is elided: it is unreadable on a card and could overflow the stack. */
@@ -14,11 +15,6 @@ export const MAX_VALUES = 10_000;
  */
 export const ELIDED_TOO_DEEP = '‹not shown: nested too deep›';
 export const ELIDED_PAST_LIMIT = `‹not shown: past the first ${MAX_VALUES.toLocaleString('en-US')} values›`;
-/**
- * Invisible or reordering characters (bidi overrides, zero-width marks). Shown as `\uXXXX` so
- * an approver sees the input the tool will get, not a string rearranged to look harmless.
- */
-const INVISIBLE_CHARACTERS = /[\u00AD\u061C\u180E\u200B-\u200F\u2028-\u202E\u2060-\u206F\uFEFF]/g;
 
 /**
  * Objects and arrays the display left out, each with everything it holds. The tool receives them,
@@ -73,7 +69,7 @@ export function displayArguments(input: unknown): DisplayedArguments {
     const text = (JSON.stringify(displayable, null, 2) ?? String(typeof input))
       .replaceAll(`"${placeholder}:deep"`, ELIDED_TOO_DEEP)
       .replaceAll(`"${placeholder}:limit"`, ELIDED_PAST_LIMIT);
-    return { text: text.replace(INVISIBLE_CHARACTERS, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`), elided };
+    return { text: revealInvisible(text), elided };
   } catch {
     return { text: '(input could not be displayed)', elided: { tooDeep: 0, pastLimit: 0 } };
   }

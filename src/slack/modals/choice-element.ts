@@ -1,5 +1,5 @@
 import type { types } from '@slack/bolt';
-import { CHARACTERS_SLACK_CHANGES, jsonElement, option, TEXT_MAX_LENGTH, type ElementChoice } from './element-basics.js';
+import { editedAsJson, jsonElement, option, TEXT_MAX_LENGTH, type ElementChoice } from './element-basics.js';
 import type { FieldControl, FormField } from './form-field.js';
 import type { Primitive } from './schema-shape.js';
 
@@ -33,7 +33,7 @@ export function choiceElement(field: FormField, control: Extract<FieldControl, {
   const value = prefill?.value;
   const allStrings = control.options.every((item) => typeof item === 'string');
   const asText = (): ElementChoice =>
-    typeof value === 'string' && value !== '' && allStrings && !CHARACTERS_SLACK_CHANGES.test(value) && !value.includes('\n') && value.length <= TEXT_MAX_LENGTH
+    typeof value === 'string' && value !== '' && allStrings && !editedAsJson(value) && !value.includes('\n') && value.length <= TEXT_MAX_LENGTH
       ? { variant: 'text', element: { type: 'plain_text_input', max_length: TEXT_MAX_LENGTH, initial_value: value } }
       : jsonElement(prefill);
   if (control.widget === 'text_input') return prefill === undefined ? { variant: 'text', element: { type: 'plain_text_input', max_length: TEXT_MAX_LENGTH } } : asText();

@@ -1,5 +1,6 @@
 import type { types } from '@slack/bolt';
 import { SLACK_LIMITS } from '../blocks/limits.js';
+import { hasInvisible, revealInvisible } from '../format/reveal-invisible.js';
 import type { Variant } from './field-presence.js';
 
 export type ElementWithoutActionId = DistributiveOmit<types.InputBlockElement, 'action_id'>;
@@ -13,15 +14,30 @@ export const TEXT_MAX_LENGTH = SLACK_LIMITS.plainTextInputMaxLength;
  * Control characters and unpaired surrogates: Slack's text boxes would drop or change them, so a
  * string holding them is edited as a JSON string, whose escapes survive.
  */
-export const CHARACTERS_SLACK_CHANGES = /[\u0000-\u0008\u000B-\u001F\u007F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const CHARACTERS_SLACK_CHANGES = /[\u0000-\u0008\u000B-\u001F\u007F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** Pretty JSON when it fits a text input, compact when only that fits, else undefined. */
+/**
+ * Whether a string must be edited as a JSON string rather than prefilled raw: Slack would change
+ * it (control characters, unpaired surrogates), or it holds bidi overrides or zero-width
+ * characters, which a text box renders, so the approver would read reordered text and approve it.
+ * `jsonText` writes those as `\uXXXX`, as the card does.
+ */
+export function editedAsJson(text: string): boolean {
+  return CHARACTERS_SLACK_CHANGES.test(text) || hasInvisible(text);
+}
+
+/**
+ * Pretty JSON when it fits a text input, compact when only that fits, else undefined. Invisible and
+ * reordering characters are written as `\uXXXX` (they only occur inside JSON strings, where that
+ * escape reads back as the same character).
+ */
 export function jsonText(value: unknown): string | undefined {
   try {
     const pretty = JSON.stringify(value, null, 2);
     if (pretty === undefined) return undefined;
-    if (pretty.length <= TEXT_MAX_LENGTH) return pretty;
-    const compact = JSON.stringify(value);
+    const revealed = revealInvisible(pretty);
+    if (revealed.length <= TEXT_MAX_LENGTH) return revealed;
+    const compact = revealInvisible(JSON.stringify(value));
     return compact.length <= TEXT_MAX_LENGTH ? compact : undefined;
   } catch {
     return undefined;

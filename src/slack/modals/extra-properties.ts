@@ -1,4 +1,5 @@
 import type { types } from '@slack/bolt';
+import { revealInvisible } from '../format/reveal-invisible.js';
 import { plainText } from './field-labels.js';
 import { valueAt } from './field-presence.js';
 import { isGroup, type FormField } from './form-field.js';
@@ -21,7 +22,8 @@ export function extraPropertiesNotice({ fields, initialValue, blockId }: { field
     const known = new Set(field.control.propertyNames);
     for (const name of Object.keys(original)) {
       if (known.has(name)) continue;
-      (field.control.extraProperties === 'allowed' ? kept : dropped).push([...field.path, name].join('.'));
+      // The model wrote these keys: a bidi override in one must not reorder the note.
+      (field.control.extraProperties === 'allowed' ? kept : dropped).push(revealInvisible([...field.path, name].join('.')));
     }
   }
   const lines = [

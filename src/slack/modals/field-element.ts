@@ -1,5 +1,5 @@
 import { booleanElement, choiceElement, multiChoiceElement } from './choice-element.js';
-import { CHARACTERS_SLACK_CHANGES, jsonElement, TEXT_MAX_LENGTH, unfitReason, type ElementChoice, type ElementWithoutActionId } from './element-basics.js';
+import { editedAsJson, jsonElement, TEXT_MAX_LENGTH, unfitReason, type ElementChoice, type ElementWithoutActionId } from './element-basics.js';
 import type { Variant } from './field-presence.js';
 import type { FieldControl, FormField } from './form-field.js';
 import { canonicalDateTimeSeconds, compilePattern, decimalString, isCalendarDate, isEmail, isUrl } from './validate-value.js';
@@ -63,7 +63,7 @@ export function demandsInput(field: FormField): boolean {
 function textElement(control: Extract<FieldControl, { kind: 'text' }>, prefill: { value: unknown } | undefined, required: boolean): ElementChoice {
   let value: string | undefined;
   if (prefill !== undefined) {
-    if (typeof prefill.value !== 'string' || CHARACTERS_SLACK_CHANGES.test(prefill.value)) return jsonElement(prefill);
+    if (typeof prefill.value !== 'string' || editedAsJson(prefill.value)) return jsonElement(prefill);
     if (prefill.value.length > TEXT_MAX_LENGTH) return { unfit: unfitReason(prefill.value) };
     value = prefill.value;
   }
@@ -180,6 +180,6 @@ function listElement(control: Extract<FieldControl, { kind: 'list' }>, prefill: 
 /** Lines are trimmed and blank ones skipped when read back, so only items that survive that fit. */
 function fitsOnALine(item: unknown, kind: 'string' | 'number'): boolean {
   if (kind === 'number') return typeof item === 'number' && Number.isFinite(item) && !Object.is(item, -0);
-  return typeof item === 'string' && item !== '' && item.trim() === item && !/[\n\r]/.test(item) && !CHARACTERS_SLACK_CHANGES.test(item);
+  return typeof item === 'string' && item !== '' && item.trim() === item && !/[\n\r]/.test(item) && !editedAsJson(item);
 }
 

@@ -49,6 +49,24 @@ describe('values the approver did not touch', () => {
     expect(parseSchemaForm({ form, stateValues })).toEqual({ ok: true, value: { max_surge: null } });
   });
 
+  it('strings with bidi overrides or zero-width characters are shown as JSON with them escaped, and come back unchanged', () => {
+    const schema: JsonSchema = { type: 'object', properties: { command: { type: 'string' }, hosts: { type: 'array', items: { type: 'string' } }, mode: { enum: ['fast', 'safe'] } } };
+    const input = { command: 'echo hi\u202E/ fr- mr', hosts: ['db\u200B1', 'db2'], mode: 'sa\u2066fe' };
+    const form = buildSchemaForm({ schema, initialValue: input });
+    const texts = form.blocks.flatMap((block) => (block.type === 'input' ? [(block.element as { initial_value?: string }).initial_value] : []));
+    expect(texts).toEqual(['"echo hi\\u202e/ fr- mr"', '[\n  "db\\u200b1",\n  "db2"\n]', '"sa\\u2066fe"']);
+    // The value off the enum is refused on submit, as any such value is; the others come back as they were.
+    expect(submittedUntouched(schema, { command: input.command, hosts: input.hosts })).toEqual({ command: input.command, hosts: input.hosts });
+  });
+
+  it('a key the model wrote with a bidi override is named with it escaped in the "kept unchanged" note', () => {
+    const schema: JsonSchema = { type: 'object', properties: { metadata: { type: 'object', properties: { owner: { type: 'string' } } } } };
+    const form = buildSchemaForm({ schema, initialValue: { metadata: { 'gnitsoh\u202Eteam': 'payments' } } });
+    const text = JSON.stringify(form.blocks);
+    expect(text).toContain('Not in the form, kept unchanged: metadata.gnitsoh\\\\u202eteam');
+    expect(text).not.toContain('\u202E');
+  });
+
   it('an explicit null of an enum that lists null stays null', () => {
     const schema: JsonSchema = { type: 'object', properties: { mode: { enum: ['fast', 'safe', null], default: 'safe' } } };
     expect(submittedUntouched(schema, { mode: null })).toEqual({ mode: null });
