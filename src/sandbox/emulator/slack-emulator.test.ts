@@ -74,6 +74,16 @@ describe('the Slack emulator driven by the real WebClient', () => {
     expect(messages('C1')).toEqual([]);
   });
 
+  it('rejects a message whose blocks hold more than 12,000 characters of text in all as msg_blocks_too_long', async () => {
+    const sections = (count: number) => Array.from({ length: count }, () => ({ type: 'section' as const, text: { type: 'mrkdwn' as const, text: 'a'.repeat(3000) } }));
+    await expect(client.chat.postMessage({ channel: 'C1', text: 'x', blocks: sections(5) })).rejects.toMatchObject({ data: { error: 'msg_blocks_too_long' } });
+    const posted = await client.chat.postMessage({ channel: 'C1', text: 'x', blocks: sections(4) });
+    await expect(client.chat.update({ channel: 'C1', ts: posted.ts ?? '', text: 'x', blocks: [...sections(4), { type: 'context', elements: [{ type: 'mrkdwn', text: 'b' }] }] })).rejects.toMatchObject({
+      data: { error: 'msg_blocks_too_long' },
+    });
+    expect(messages('C1').map((message) => message.blocks?.length)).toEqual([4]);
+  });
+
   it('streams a message through chat.startStream/appendStream/stopStream, marked as streaming until stopped', async () => {
     const streamer = client.chatStream({ channel: 'C1', thread_ts: '1.000001', recipient_team_id: 'T0A1B2C3D', recipient_user_id: 'U_ALICE', buffer_size: 1 });
     await streamer.append({ markdown_text: 'Hello' });

@@ -330,6 +330,24 @@ describe('buildApprovalCard', () => {
     expect(allButtons(card).map((button) => button.actionId)).toContain('countersign_approve');
   });
 
+  it('cuts the change lines of ten edited calls to fit the card, saying how many are not listed, with View full input', () => {
+    const fields = Array.from({ length: 6 }, (_, index) => `setting_${index}`);
+    const model = Object.fromEntries(fields.map((name) => [name, `model value ${'m'.repeat(280)}`]));
+    const changed = Object.fromEntries(fields.map((name) => [name, `approver value ${'a'.repeat(280)}`]));
+    const versions = [modelVersion({ input: model, policy: evaluation(), at: CREATED_AT }), { ...modelVersion({ input: changed, policy: evaluation(), at: CREATED_AT + 30_000 }), number: 1, editedBy: 'U04BOB0002' }];
+    const calls = Array.from({ length: 10 }, (_, index) => call({ approvalId: `ap${index}`, toolCallId: `call_${index}`, input: model, versions }));
+    const card = buildApprovalCard({ step: step({ calls }) });
+    expect(measureBlockText(card.blocks)).toBeLessThanOrEqual(APPROVAL_CARD_TEXT_BUDGET);
+    const sections = texts(card).filter((text) => text.includes('Changed from the model'));
+    expect(sections).toHaveLength(10);
+    for (const section of sections) expect(section).toMatch(/\n• …and [1-6] more changes?, see View full input\n/);
+    expect(allButtons(card).filter((button) => button.actionId === 'countersign_view_input')).toHaveLength(10);
+    // One edited call has the room: every change is listed.
+    const alone = texts(buildApprovalCard({ step: step({ calls: [call({ input: model, versions })] }) })).find((text) => text.includes('Changed from the model'))!;
+    expect(alone).not.toContain('more change');
+    expect(alone.match(/\n• setting_/g)).toHaveLength(6);
+  });
+
   it('shows what an approver changed when they edited the call', () => {
     const original = { namespace: 'staging', deployment: 'payments-api' };
     const changed = { namespace: 'prod', deployment: 'payments-api' };

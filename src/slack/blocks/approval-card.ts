@@ -64,14 +64,20 @@ export function buildApprovalCard({ step, placement = 'thread' }: { step: Pendin
   const drafts = shownCalls.map((call, index) => draftCall(step, call, index, actionable));
   const header = step.calls.length > 0 && step.calls.every(isQuestion) ? QUESTION_HEADER_TEXT : HEADER_TEXT;
   const fixedLength = header.length + summary.length + routing.length + (hiddenSummary?.length ?? 0) + sum(drafts.map((draft) => draft.fixedLength));
-  const share = Math.max(MIN_ARGUMENTS_LENGTH, Math.floor((APPROVAL_CARD_TEXT_BUDGET - fixedLength) / Math.max(1, drafts.length)));
+  const calls = Math.max(1, drafts.length);
+  // An edit's change lines give way before any call's arguments go under their minimum: View full
+  // input shows the version they describe. All of them when they fit, else an equal share each.
+  const changesRoom = Math.max(0, APPROVAL_CARD_TEXT_BUDGET - fixedLength - calls * MIN_ARGUMENTS_LENGTH);
+  const changesShare = sum(drafts.map((draft) => draft.changesLength(Number.POSITIVE_INFINITY))) <= changesRoom ? Number.POSITIVE_INFINITY : Math.floor(changesRoom / calls);
+  const changesLength = sum(drafts.map((draft) => draft.changesLength(changesShare)));
+  const share = Math.max(MIN_ARGUMENTS_LENGTH, Math.floor((APPROVAL_CARD_TEXT_BUDGET - fixedLength - changesLength) / calls));
 
   const blocks: KnownBlock[] = [
     { type: 'header', text: { type: 'plain_text', text: header, emoji: true } },
     contextBlock(summary),
     ...(routing === '' ? [] : [contextBlock(routing)]),
     ...drafts.flatMap((draft): KnownBlock[] => {
-      const section = draft.section(share);
+      const section = draft.section(share, changesShare);
       return [{ type: 'divider' }, { type: 'section', text: { type: 'mrkdwn', text: section.text, verbatim: true } }, draft.footer(section.truncated)];
     }),
   ];
@@ -80,10 +86,15 @@ export function buildApprovalCard({ step, placement = 'thread' }: { step: Pendin
 }
 
 interface CallDraft {
-  /** Text length of everything but the arguments (or the question), with room for the truncation note. */
+  /**
+   * Text length of everything but the arguments (or the question) and an edit's change lines, with
+   * room for the truncation note and for the note that says how many changes are not listed.
+   */
   fixedLength: number;
-  /** `truncated`: the arguments or question were cut, or parts of the input cannot be shown. */
-  section: (share: number) => { text: string; truncated: boolean };
+  /** Length the change lines take when given at most `room` characters (never more than `room`). */
+  changesLength: (room: number) => number;
+  /** `truncated`: the arguments, question or change lines were cut, or parts of the input cannot be shown. */
+  section: (share: number, changesRoom: number) => { text: string; truncated: boolean };
   /** Buttons while undecided (with "View full input" when the arguments or question were cut), the outcome once decided. */
   footer: (truncated: boolean) => KnownBlock;
 }
@@ -93,7 +104,11 @@ function draftCall(step: PendingStep, call: PendingCall, index: number, actionab
   const title = `*${fitUntrusted(toolNameOf(call), TOOL_NAME_MAX_LENGTH)}*`;
   const description = typeof call.description === 'string' ? fitUntrusted(call.description.trim(), DESCRIPTION_MAX_LENGTH) : '';
   const shown = shownVersion(step, call);
-  const prefix = [title, description, approversLine(step, call), versionLine(step, call, shown)].filter((line) => line !== '').join('\n') + '\n';
+  const prefix = (changesRoom: number) => {
+    const version = versionLine({ step, call, shown, changesRoom, offersFullInput: offersButtons(step, call, actionable) });
+    return { text: `${[title, description, approversLine(step, call), version.text].filter((line) => line !== '').join('\n')}\n`, cut: version.cut };
+  };
+  const shortest = prefix(0).text.length;
   const input = shown?.input ?? call.input;
   const displayed = input === undefined ? undefined : displayArguments(input);
   const source = displayed?.text;
@@ -102,17 +117,19 @@ function draftCall(step: PendingStep, call: PendingCall, index: number, actionab
   const warningLine = warning === undefined ? '' : `${warning}\n`;
   const argumentsOverhead = source === undefined ? NO_ARGUMENTS.length : warningLine.length + CODE_BLOCK_OVERHEAD + truncationNote(source.length).length;
   const footer = (truncated: boolean) => footerFor(step, call, index, truncated, actionable);
-  const sectionRoom = SLACK_LIMITS.sectionTextLength - prefix.length - argumentsOverhead;
 
   return {
-    fixedLength: prefix.length + argumentsOverhead + footer(true).textLength,
+    fixedLength: shortest + argumentsOverhead + footer(true).textLength,
+    changesLength: (room) => prefix(room).text.length - shortest,
     footer: (truncated) => footer(truncated).block,
-    section(share) {
-      if (source === undefined) return { text: prefix + NO_ARGUMENTS, truncated: false };
+    section(share, changesRoom) {
+      const { text: head, cut } = prefix(changesRoom);
+      if (source === undefined) return { text: head + NO_ARGUMENTS, truncated: cut };
+      const sectionRoom = SLACK_LIMITS.sectionTextLength - head.length - argumentsOverhead;
       const fitted = fitRenderedText({ text: source, maxLength: Math.min(share, sectionRoom), render: untrustedTextToMrkdwn });
       const note = fitted.omittedCharacters > 0 ? truncationNote(fitted.omittedCharacters) : '';
-      // Elided parts offer View full input too: the modal says what it cannot show either.
-      return { text: `${prefix}${warningLine}${codeBlock(fitted.text)}${note}`, truncated: fitted.omittedCharacters > 0 || warning !== undefined };
+      // Elided parts and unlisted changes offer View full input too: the modal shows the version.
+      return { text: `${head}${warningLine}${codeBlock(fitted.text)}${note}`, truncated: cut || fitted.omittedCharacters > 0 || warning !== undefined };
     },
   };
 }
@@ -154,21 +171,31 @@ function shownVersion(step: PendingStep, call: PendingCall): InputVersion | unde
 
 /**
  * For an input a human edited: which version this is, who wrote it and what changed, and, while it
- * waits, that approvals of earlier versions do not count for it.
+ * waits, that approvals of earlier versions do not count for it. The change lines take at most
+ * `changesRoom` characters (the card's budget); `cut` when some were left out for room, which then
+ * offers View full input.
  */
-function versionLine(step: PendingStep, call: PendingCall, shown: InputVersion | undefined): string {
-  if (!shown || shown.number === 0) return '';
+function versionLine({ step, call, shown, changesRoom, offersFullInput }: { step: PendingStep; call: PendingCall; shown: InputVersion | undefined; changesRoom: number; offersFullInput: boolean }): { text: string; cut: boolean } {
+  if (!shown || shown.number === 0) return { text: '', cut: false };
   const changes = describeChanges(diffInputs(call.input, shown.input));
   const lines = [`:pencil2: *Version ${shown.number + 1}*, edited by ${shown.editedBy ? userMention(shown.editedBy) : 'someone'} · ${slackDate({ epochMilliseconds: shown.at })}. Changed from the model's input:`];
-  // Revealed as the input block reveals them: a change to a reordered value must not read harmlessly.
-  lines.push(...changes.slice(0, MAX_SHOWN_CHANGES).map((change) => `• ${fitUntrusted(oneLine(revealInvisible(change)), CHANGE_MAX_LENGTH)}`));
-  if (changes.length > MAX_SHOWN_CHANGES) lines.push(`• …and ${changes.length - MAX_SHOWN_CHANGES} more changes`);
+  let room = changesRoom;
+  for (const change of changes.slice(0, MAX_SHOWN_CHANGES)) {
+    // Revealed as the input block reveals them: a change to a reordered value must not read harmlessly.
+    const line = `• ${fitUntrusted(oneLine(revealInvisible(change)), CHANGE_MAX_LENGTH)}`;
+    if (line.length + 1 > room) break;
+    lines.push(line);
+    room -= line.length + 1;
+  }
+  const listed = lines.length - 1;
+  const cut = listed < Math.min(changes.length, MAX_SHOWN_CHANGES);
+  if (listed < changes.length) lines.push(`• …and ${changes.length - listed} more ${changes.length - listed === 1 ? 'change' : 'changes'}${cut && offersFullInput ? ', see View full input' : ''}`);
   if (changes.length === 0) lines.push('• (back to the model\'s input)');
   const earlier = [...new Set((step.approvals?.[call.approvalId] ?? []).filter((approval) => approval.version !== shown.number).map((approval) => approval.userId))];
   if (earlier.length > 0 && !decisionFor(step, call)) {
     lines.push(`_Approvals of earlier versions (${earlier.map(userMention).join(', ')}) do not count for this one._`);
   }
-  return lines.join('\n');
+  return { text: lines.join('\n'), cut };
 }
 
 /**
@@ -225,6 +252,7 @@ function draftQuestion(step: PendingStep, call: PendingCall, index: number): Cal
   };
   return {
     fixedLength: prefix.length + questionOverhead + footer(true).textLength,
+    changesLength: () => 0,
     footer: (truncated) => footer(truncated).block,
     section(questionShare) {
       const fitted = fitRenderedText({ text: question, maxLength: Math.min(questionShare, QUESTION_MAX_LENGTH, sectionRoom), render: untrustedTextToMrkdwn });
@@ -236,6 +264,11 @@ function draftQuestion(step: PendingStep, call: PendingCall, index: number): Cal
 
 function truncationNote(omittedCharacters: number): string {
   return `\n_(truncated, ${omittedCharacters.toLocaleString('en-US')} more characters)_`;
+}
+
+/** Whether the call's footer is its buttons (View full input among them when something was cut), not an outcome or a pointer elsewhere. */
+function offersButtons(step: PendingStep, call: PendingCall, actionable: boolean): boolean {
+  return decisionFor(step, call) === undefined && step.phase === 'pending' && actionable;
 }
 
 function footerFor(step: PendingStep, call: PendingCall, index: number, truncated: boolean, actionable = true): { block: KnownBlock; textLength: number } {

@@ -9,6 +9,11 @@ const TEXT_OBJECT_MAX_CHARACTERS = 3000;
 const HEADER_TEXT_MAX_CHARACTERS = 150;
 const BUTTON_TEXT_MAX_CHARACTERS = 75;
 const BUTTON_VALUE_MAX_CHARACTERS = 2000;
+/**
+ * All the text in one message's blocks: above it Slack refuses the message whole with
+ * `msg_blocks_too_long` (not documented; seen from about 12,000 characters, so the low end).
+ */
+export const MESSAGE_BLOCKS_TEXT_MAX = 12_000;
 
 export function blockKitProblems(options: { blocks: unknown; maxBlocks: number; pointer?: string }): string[] {
   const pointer = options.pointer ?? '/blocks';
@@ -61,4 +66,13 @@ function checkLength(options: { value: unknown; max: number; pointer: string; pr
 
 function textOf(textObject: unknown): unknown {
   return typeof textObject === 'object' && textObject !== null ? (textObject as { text?: unknown }).text : undefined;
+}
+
+/** The characters of text in `blocks` as Slack totals them for `msg_blocks_too_long`: every `text` string. */
+export function blocksTextLength(blocks: unknown): number {
+  if (Array.isArray(blocks)) return blocks.reduce((total: number, child) => total + blocksTextLength(child), 0);
+  if (typeof blocks !== 'object' || blocks === null) return 0;
+  let total = 0;
+  for (const [key, child] of Object.entries(blocks)) total += key === 'text' && typeof child === 'string' ? child.length : blocksTextLength(child);
+  return total;
 }

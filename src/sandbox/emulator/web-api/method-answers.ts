@@ -1,6 +1,6 @@
 import type { StoredMessage } from '../state/message-log.js';
 import type { WorkspaceState } from '../state/workspace-state.js';
-import { blockKitProblems, MESSAGE_BLOCKS_MAX } from './block-kit-limits.js';
+import { blockKitProblems, blocksTextLength, MESSAGE_BLOCKS_MAX, MESSAGE_BLOCKS_TEXT_MAX } from './block-kit-limits.js';
 import type { SlackArguments } from './slack-request-arguments.js';
 
 /** A Web API answer body; always sent with HTTP 200, like Slack does for method-level errors. */
@@ -61,7 +61,14 @@ export function blocksArgument(value: unknown): unknown[] | undefined {
 
 /** Slack's refusal of a message's `blocks`, when it has some that break a limit. */
 export function messageBlocksProblem(args: SlackArguments): SlackAnswer | undefined {
-  return args.blocks === undefined ? undefined : invalidBlocksAnswer({ blocks: args.blocks, maxBlocks: MESSAGE_BLOCKS_MAX });
+  return args.blocks === undefined ? undefined : messageBlocksAnswer(args.blocks);
+}
+
+/** Slack's refusal of blocks for a message: a limit of one block, else too much text in all of them. */
+export function messageBlocksAnswer(blocks: unknown): SlackAnswer | undefined {
+  const invalid = invalidBlocksAnswer({ blocks, maxBlocks: MESSAGE_BLOCKS_MAX });
+  if (invalid) return invalid;
+  return blocksTextLength(blocks) > MESSAGE_BLOCKS_TEXT_MAX ? slackError('msg_blocks_too_long') : undefined;
 }
 
 /** The `blocks` and `metadata` a message call sets; Slack keeps what a call does not mention. */

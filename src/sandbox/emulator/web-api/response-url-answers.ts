@@ -1,8 +1,7 @@
 import type { ResponseTarget } from '../state/interaction-handles.js';
 import type { WorkspaceState } from '../state/workspace-state.js';
-import { MESSAGE_BLOCKS_MAX } from './block-kit-limits.js';
 import { clearThreadStatus } from './message-methods.js';
-import { blocksArgument, invalidBlocksAnswer, stringArgument, type SlackAnswer } from './method-answers.js';
+import { blocksArgument, messageBlocksAnswer, stringArgument, type SlackAnswer } from './method-answers.js';
 import { isPlainObject } from './slack-request-arguments.js';
 
 /**
@@ -21,7 +20,7 @@ export function answerResponseUrl(options: { state: WorkspaceState; target: Resp
     return { status: 200, body: { ok: true } };
   }
   if (payload.blocks !== undefined) {
-    const invalid = invalidBlocksAnswer({ blocks: payload.blocks, maxBlocks: MESSAGE_BLOCKS_MAX });
+    const invalid = messageBlocksAnswer(payload.blocks);
     if (invalid) return { status: 400, body: invalid };
   }
   const text = typeof payload.text === 'string' ? payload.text : '';
