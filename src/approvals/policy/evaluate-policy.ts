@@ -2,6 +2,7 @@ import type { PolicyConfig, PolicySettings } from '../../config/policy-config-sc
 import type { CompiledRule } from './compiled-policy.js';
 import { selectRules } from './select-rule.js';
 import { strictestEvaluation } from './strictest-evaluation.js';
+import { withStrictestLimits } from './strictest-limits.js';
 
 export type { ApproverSpec } from '../../config/policy-config-schema.js';
 
@@ -57,7 +58,7 @@ export function evaluatePolicy({
   if (!settled) evaluations.push({ rule: undefined, needsApproval: toolApproval !== 'never', ...settingsOf(policy.defaults) });
   const [first, ...rest] = evaluations;
   if (first === undefined) throw new Error('unreachable: an unsettled selection ends with the no-rule evaluation');
-  return strictestEvaluation([first, ...rest]);
+  return withStrictestLimits({ chosen: strictestEvaluation([first, ...rest]), candidates: evaluations });
 }
 
 function evaluateRule({ rule, index, fingerprint, needsApproval }: CompiledRule, input: unknown): PolicyEvaluation {

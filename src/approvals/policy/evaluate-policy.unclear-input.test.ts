@@ -105,4 +105,31 @@ policy:
 `);
     expect(evaluatePolicy({ policy, toolName: 'restart_service', channel: 'C1', input: { namespace: ['dev', 'prod'] } }).rule?.name).toBe('prod restarts');
   });
+
+  it("takes every limit of the rule it may fall under as well, though that rule's approvers do not decide", () => {
+    const policy = policyOf(`
+policy:
+  rules:
+    - name: deleting pods is SRE's
+      tools: [delete_pods]
+      approvers: [U0SRE]
+      autoApprove: forbidden
+      grants: forbidden
+      expiry: 1h
+    - name: dev deletes go to the dev lead
+      tools: [delete_pods]
+      input: [{ field: namespaces, oneOf: [dev] }]
+      approvers: [U0DEVLEAD]
+`);
+    const evaluate = (namespaces: unknown) => evaluatePolicy({ policy, toolName: 'delete_pods', channel: 'C1', input: { namespaces, selector: 'app=api' } });
+    const dev = evaluate(['dev']);
+    expect(dev).toMatchObject({ rule: { name: 'dev deletes go to the dev lead' }, autoApprove: 'allowed', grants: 'allowed', expiryMs: 86_400_000 });
+    for (const namespaces of [['dev', 'prod'], null, { name: 'dev' }]) {
+      const unclear = evaluate(namespaces);
+      expect(unclear).toMatchObject({ needsApproval: true, rule: { name: 'dev deletes go to the dev lead' }, approvers: [{ kind: 'user', userId: 'U0DEVLEAD' }] });
+      expect(unclear).toMatchObject({ autoApprove: 'forbidden', grants: 'forbidden', expiryMs: 3_600_000 });
+      // No longer the dev rule's answer alone: a grant given under it does not cover this call.
+      expect(unclear.rule?.fingerprint).not.toBe(dev.rule?.fingerprint);
+    }
+  });
 });

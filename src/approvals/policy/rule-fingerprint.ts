@@ -27,3 +27,12 @@ function normalisedRule(rule: PolicyRule): PolicyRule {
 function sortedBy<ITEM>(items: readonly ITEM[], keyOf: (item: ITEM) => string): ITEM[] {
   return [...items].sort((left, right) => (keyOf(left) < keyOf(right) ? -1 : keyOf(left) > keyOf(right) ? 1 : 0));
 }
+
+/**
+ * The identity of a rule's evaluation whose limits another rule made stricter (`withStrictestLimits`):
+ * the rule's fingerprint and the limits it ended with, so it names neither the rule alone nor
+ * another combination.
+ */
+export function tightenedFingerprint({ fingerprint, limits }: { fingerprint: string; limits: object }): string {
+  return createHash('sha256').update(canonicalJson({ rule: fingerprint, limits })).digest('base64url');
+}

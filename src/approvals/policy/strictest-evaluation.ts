@@ -1,12 +1,15 @@
-import { approverKey, type ApproverSpec, type AutoApprovePermission, type GrantPermission } from '../../config/policy-config-schema.js';
+import { approverKey, type ApproverSpec } from '../../config/policy-config-schema.js';
 import type { PolicyEvaluation } from './evaluate-policy.js';
+import { AUTO_APPROVE_STRICTNESS, GRANT_STRICTNESS } from './strictest-limits.js';
 
 /**
- * The strictest of the evaluations an unclear input may fall under, given most specific first.
- * `escalates` treats any change of approvers as raising the stakes, both ways, which is right for
- * an edit but orders nothing here; so this compares who may approve by inclusion. Where neither is
- * stricter (other approvers, or a larger quorum against fewer people) the more specific one stays,
- * as it would for a clear input.
+ * The strictest of `evaluations`, whole, given the one to keep on a tie first: of the rules an
+ * unclear input may fall under (most specific first; `evaluatePolicy` then holds it to the limits
+ * of the others too, `withStrictestLimits`), or of a card's policy and the config in force's for an
+ * edited input (`editedPolicy`). `escalates` treats any change of approvers as raising the stakes,
+ * both ways, which is right for an edit but orders nothing here; so this compares who may approve
+ * by inclusion. Where neither is stricter (other approvers, or a larger quorum against fewer
+ * people) the first one stays, as the more specific rule would for a clear input.
  */
 export function strictestEvaluation(evaluations: readonly [PolicyEvaluation, ...PolicyEvaluation[]]): PolicyEvaluation {
   let strictest = evaluations[0];
@@ -38,6 +41,3 @@ function approversWithin(inner: readonly ApproverSpec[], outer: readonly Approve
   if (outerKeys.has('channel')) return true;
   return inner.every((approver) => outerKeys.has(approverKey(approver)));
 }
-
-const AUTO_APPROVE_STRICTNESS: Record<AutoApprovePermission, number> = { allowed: 0, forbidden: 1 };
-const GRANT_STRICTNESS: Record<GrantPermission, number> = { allowed: 0, identicalArguments: 1, forbidden: 2 };

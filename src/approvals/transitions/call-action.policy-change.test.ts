@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfigFile } from '../../config/config-file.js';
 import { evaluatePolicy, type PolicyEvaluation } from '../policy/evaluate-policy.js';
+import { governingPolicy } from '../policy/governing-policy.js';
 import { applyCallAction, type CallActionRequest } from './call-action.js';
 import { recheckApprovals } from '../recheck-approvals.js';
 import { makeStep, CHANNEL, TEAM } from '../pending-step.test-support.js';
@@ -108,3 +109,64 @@ describe('approvals given before a deploy still count towards the quorum at the 
     expect(resumed.revoked).toEqual([]);
   });
 });
+
+describe('an edit on a replica whose config says other of the card than the card does', () => {
+  // The card was posted under a rule for Bob and the lead; this replica's config gives prod restarts
+  // to the lead and Carol, and keeps them from grants. Neither names only people the other does, so
+  // the card's rule stays for the edited version, whole: the config in force governs it beside the
+  // card's at every click (`governingPolicy`), not through the stored version.
+  const card = underRule('      approvers: [UBOB, U0LEAD]\n');
+  const inForce = underRule('      approvers: [U0LEAD, UCAROL]\n      grants: forbidden\n      expiry: 2h\n');
+
+  it("stores the edited version with the card's policy, which governs together with the config in force", () => {
+    const step = makeStep([{ approvalId: 'a1', input, policy: card }]);
+    const edited = { service: 'worker', namespace: 'prod', replicas: 2 };
+    const result = applyCallAction(step, click(step, 'U0LEAD', { kind: 'edit', fromVersion: 0, input: edited, submittedInput: edited, policy: inForce }), {
+      now: NOW,
+      groupMembers: new Map(),
+      newGrantId: () => 'g1',
+      currentPolicy: inForce,
+    });
+    if (!result.ok) throw new Error(result.refusal.message);
+    const version = result.transition.step.calls[0]!.versions!.at(-1)!;
+    expect(version.policy).toEqual(card);
+    expect(governingPolicy({ step: result.transition.step, stored: version.policy, current: inForce }).current).toMatchObject({ grants: 'forbidden', expiryMs: 2 * 3_600_000 });
+  });
+});
+
+describe("an edit back to an input under an unchanged rule, after an edit under a rule a deploy changed", () => {
+  // prod and staging restarts: anyone but the requester, one approval. A deploy raised prod's quorum
+  // to 2, then shortened staging's expiry. Alice's staging restart was posted before the second.
+  const config = (prod: string, staging: string) =>
+    parseConfigFile(
+      `policy:\n  rules:\n    - name: prod\n      tools: [restart_service]\n      input: [{ field: namespace, equals: prod }]\n${prod}    - name: other\n      tools: [restart_service]\n      autoApprove: forbidden\n${staging}`,
+      'countersign.yml',
+    ).policy;
+  const posted = config('      required: 2\n', '      expiry: 10m\n');
+  const now = config('      required: 2\n', '      expiry: 5m\n');
+  const staging = { service: 'worker', namespace: 'staging' };
+  const prod = { service: 'api', namespace: 'prod' };
+  const evaluate = (policy: typeof now, of: unknown) => evaluatePolicy({ policy, toolName: 'restart_service', channel: CHANNEL, input: of });
+
+  it("takes no quorum from the version it replaces: Carol's edit back to staging is her approval, and staging needs one", () => {
+    let step = makeStep([{ approvalId: 'a1', input: staging, policy: evaluate(posted, staging) }]);
+    const edit = (from: number, to: unknown, at: number) => {
+      const result = applyCallAction(step, click(step, 'UCAROL', { kind: 'edit', fromVersion: from, input: to, submittedInput: to, policy: evaluate(now, to) }), {
+        now: at,
+        groupMembers: new Map(),
+        newGrantId: () => 'g1',
+        currentPolicy: evaluate(now, currentInput(step)),
+      });
+      if (!result.ok) throw new Error(result.refusal.message);
+      step = result.transition.step;
+      return result.effect;
+    };
+    expect(edit(0, prod, NOW)).toMatchObject({ kind: 'new-version', counted: true, have: 1, need: 2 });
+    expect(step.calls[0]!.versions![2 - 1]!.policy.required).toBe(1);
+    expect(edit(1, staging, NOW + 1)).toMatchObject({ kind: 'decided', decision: { outcome: 'approved', userId: 'UCAROL', version: 2 } });
+  });
+});
+
+function currentInput(step: PendingStep): unknown {
+  return step.calls[0]!.versions!.at(-1)!.input;
+}
