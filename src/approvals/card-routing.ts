@@ -28,10 +28,21 @@ export function stepRouting(step: Pick<PendingStep, 'calls' | 'channel' | 'reque
   const dmUserIds = new Set(
     policies.flatMap((policy) => {
       if (!policy.notify?.dmApprovers) return [];
-      return policy.approvers.flatMap((approver) => (approver.kind === 'user' && (approver.userId !== step.requesterId || policy.allowSelfApproval) ? [approver.userId] : []));
+      return policy.approvers.flatMap((approver) =>
+        approver.kind === 'user' && (approver.userId !== step.requesterId || policy.allowSelfApproval) && mayAlsoApprove(policy, approver.userId) ? [approver.userId] : [],
+      );
     }),
   );
   return { thread, channels: [...channels], dmUserIds: [...dmUserIds] };
+}
+
+/**
+ * Whether a named approver may be among the other rules' approvers too (`alsoApprovers`): named by
+ * each, or possibly in a group it names. A dev lead that SRE's rule does not name gets no DM for a
+ * list with dev and prod, which he cannot approve.
+ */
+function mayAlsoApprove(policy: PolicyEvaluation, userId: string): boolean {
+  return (policy.alsoApprovers ?? []).every((list) => list.some((approver) => approver.kind === 'group' || approver.kind === 'channel' || (approver.kind === 'user' && approver.userId === userId)));
 }
 
 /**

@@ -10,7 +10,7 @@ import { decisionOf, isQuestion, undecidedCalls, type PendingCall, type PendingS
 import { postMissingCopies } from './post-card-copies.js';
 import { showStep } from './show-step.js';
 import { approverMentions } from './policy/describe-approvers.js';
-import type { GroupMembers } from './policy/approver-eligibility.js';
+import { approverLists, type GroupMembers } from './policy/approver-eligibility.js';
 import { governedReminderMentions, reminderGroupIds } from './policy/governed-reminder-mentions.js';
 import { callsOnStepLadder } from './policy/escalation-scope.js';
 import { governingExpiry } from './policy/approval-deadlines.js';
@@ -18,7 +18,7 @@ import { governingPolicy, type CurrentEvaluation } from './policy/governing-poli
 import { escalateTransition } from './transitions/escalate.js';
 import { ruleLabel } from './policy/rule-label.js';
 import { type Metrics, noMetrics } from '../metrics/metrics.js';
-import { approverKey, type EscalationStage } from '../config/policy-config-schema.js';
+import { approverKey, type ApproverSpec, type EscalationStage } from '../config/policy-config-schema.js';
 import { expireTransition } from './transitions/close-step.js';
 import { commitTransition, StepContendedError } from './transitions/commit-transition.js';
 
@@ -291,19 +291,21 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
   /**
    * The hop's approvers a click would accept on some call it reached: after a deploy that changed
    * the ladder's rule, the config in force also governs, and "<@U0LEAD> can now approve" must not
-   * send someone to a card that refuses them. Named in the config in force's evaluation counts
-   * (its groups are not read here, so a user it names only through a group goes unannounced).
+   * send someone to a card that refuses them; nor, for an input that may fall under several rules,
+   * where the other rules' approvers do not name them too (`alsoApprovers`). Named in every such
+   * list counts (groups are not read here, so a user named only through a group goes unannounced).
    */
   async function approversLetDecide(step: PendingStep, added: EscalationStage['addApprovers']): Promise<EscalationStage['addApprovers']> {
     const { currentEvaluation } = options;
-    if (added.length === 0 || !currentEvaluation) return added;
+    if (added.length === 0) return added;
     const accepted = new Set<string>();
     for (const call of callsOnStepLadder(step)) {
       const version = currentVersion(call)!;
-      const governing = governingPolicy({ step, stored: version.policy, current: await currentEvaluation({ step, call, input: version.input }) });
-      if (governing.current === undefined) return added;
-      const named = new Set(governing.current.approvers.map(approverKey));
-      for (const approver of added) if (named.has('channel') || named.has(approverKey(approver))) accepted.add(approverKey(approver));
+      const current = currentEvaluation ? await currentEvaluation({ step, call, input: version.input }) : undefined;
+      const governing = governingPolicy({ step, stored: version.policy, current });
+      const lists = [...(governing.stored.alsoApprovers ?? []), ...(governing.current ? approverLists(governing.current) : [])];
+      const names = (list: readonly ApproverSpec[], approver: ApproverSpec) => list.some((named) => named.kind === 'channel' || approverKey(named) === approverKey(approver));
+      for (const approver of added) if (lists.every((list) => names(list, approver))) accepted.add(approverKey(approver));
     }
     const announced = added.filter((approver) => accepted.has(approverKey(approver)));
     if (announced.length < added.length) {

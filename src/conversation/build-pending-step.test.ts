@@ -92,3 +92,39 @@ describe('buildPendingStep: more calls than a card holds', () => {
     }
   });
 });
+
+describe('buildPendingStep: an input that may fall under rules nobody can satisfy at once', () => {
+  const rules = (sre: string) =>
+    parseConfigFile(
+      `policy:\n  rules:\n    - { tools: [delete_pods], approvers: [${sre}] }\n    - { tools: [delete_pods], input: [{ field: namespaces, oneOf: [dev] }], approvers: [U0DEVLEAD] }\n`,
+      'countersign.yml',
+    ).policy;
+  const remove = (approvalId: string, namespaces: string[]) => ({ kind: 'approval' as const, approvalId, toolCallId: `call_${approvalId}`, toolName: 'delete_pods', input: { namespaces, selector: 'app=api' } });
+  const build = (sre: string, requests: Array<ReturnType<typeof remove>>) =>
+    buildPendingStep({
+      thread: newThreadState({ teamId: 'T0TEAM', channel: 'C0OPS', threadTs: '1700000000.000100' }, NOW),
+      requesterId: 'U0ALICE',
+      requests,
+      policy: rules(sre),
+      definitionOf: () => undefined,
+      stepId: 'step1',
+      now: NOW,
+    });
+
+  it('closes such a call at once, as countersign, saying why and to split it; the step is complete when nothing else waits', async () => {
+    const step = await build('U0SRE', [remove('a1', ['dev', 'prod'])]);
+    expect(step.decisions.a1).toEqual({ outcome: 'denied', userId: COUNTERSIGN_ACTOR, at: NOW, reason: expect.stringContaining('nobody can approve this input as it is') });
+    expect(step.decisions.a1?.reason).toContain('separate calls');
+    expect(step.phase).toBe('complete');
+  });
+
+  it('leaves the other calls of the step, and any call someone named by both rules can approve, waiting', async () => {
+    const mixed = await build('U0SRE', [remove('a1', ['dev', 'prod']), remove('a2', ['dev'])]);
+    expect(Object.keys(mixed.decisions)).toEqual(['a1']);
+    expect(mixed.phase).toBe('pending');
+    const shared = await build('U0SRE, U0DEVLEAD', [remove('a1', ['dev', 'prod'])]);
+    expect(shared.decisions).toEqual({});
+    // A group's members are not read here: the first click, which reads them, judges it.
+    expect((await build('"group:S0SRE"', [remove('a1', ['dev', 'prod'])])).decisions).toEqual({});
+  });
+});

@@ -6,6 +6,7 @@ import { PENDING_STEP_SCHEMA_VERSION, type Decision, type PendingCall, type Pend
 import { approvalDeadlines } from '../approvals/policy/approval-deadlines.js';
 import { ladderRuleOf } from '../approvals/policy/escalation-scope.js';
 import { nextHopAt } from '../approvals/policy/next-hop-at.js';
+import { UNAPPROVABLE_INPUT_TEXT, unapprovableInput } from '../approvals/policy/unapprovable-input.js';
 import type { PolicyConfig } from '../config/policy-config-schema.js';
 import type { ThreadState } from '../store/thread-state.js';
 import { definitionFingerprintOf } from '../tools/definition-fingerprint.js';
@@ -69,7 +70,7 @@ export async function buildPendingStep(options: {
       reason: `at most ${MAX_CALLS_PER_CARD} calls can wait for approval at once; ask for the rest separately`,
     };
   }
-  return {
+  const step: PendingStep = {
     schemaVersion: PENDING_STEP_SCHEMA_VERSION,
     stepId: options.stepId,
     threadKey: thread.threadKey,
@@ -88,4 +89,14 @@ export async function buildPendingStep(options: {
     phase: 'pending',
     revision: 0,
   };
+  // An input that may fall under rules with too few approvers in common would wait on a card nobody
+  // can approve: closed at once, so the card says why and the model may split the call. Judged on
+  // the step as built (its ladder and expiry), by the people the rules name; one that depends on a
+  // group's members is judged at the first click, which reads them.
+  for (const call of calls) {
+    if (call.policy === undefined || Object.hasOwn(decisions, call.approvalId)) continue;
+    if (unapprovableInput({ step, policy: call.policy, groupMembers: new Map() })) decisions[call.approvalId] = { outcome: 'denied', userId: COUNTERSIGN_ACTOR, at: now, reason: UNAPPROVABLE_INPUT_TEXT };
+  }
+  if (calls.length > 0 && calls.every((call) => Object.hasOwn(decisions, call.approvalId))) step.phase = 'complete';
+  return step;
 }

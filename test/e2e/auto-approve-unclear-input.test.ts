@@ -11,21 +11,22 @@ const FIRST_FIRING = Date.UTC(2026, 10, 25, 12, 15);
 /**
  * Deleting pods is never automatic, except that the dev lead's rule for dev-only deletes lets the
  * heartbeat (or auto-approve mode) skip the card. A list with dev AND prod may fall under either rule;
- * the README: "gets the strictest of them (... auto-approve or grants forbidden), never a laxer
- * `input:` rule because it is more specific".
+ * the README: it "must meet every one of them: ... auto-approve or grants forbidden by any". The SRE
+ * lead is an approver under both, so such a call can be approved at all (for rules that name nobody
+ * in common see unclear-input-approvers.test.ts).
  */
 const POLICY = `
 policy:
   rules:
     - name: deleting pods is SRE's and never automatic
       tools: [delete_pods]
-      approvers: [U0SRE]
+      approvers: [U0SRE, U0SRELEAD]
       autoApprove: forbidden
     - name: dev-only deletes go to the dev lead
       tools: [delete_pods]
       input:
         - { field: namespaces, oneOf: [dev] }
-      approvers: [U0DEVLEAD]
+      approvers: [U0DEVLEAD, U0SRELEAD]
 `;
 
 function deletePods(ran: unknown[]): ToolDefinition {
@@ -123,13 +124,13 @@ policy:
   rules:
     - name: deleting pods is SRE's, one call at a time
       tools: [delete_pods]
-      approvers: [U0SRE]
+      approvers: [U0SRE, U0SRELEAD]
       grants: forbidden
     - name: dev-only deletes go to the dev lead
       tools: [delete_pods]
       input:
         - { field: namespaces, oneOf: [dev] }
-      approvers: [U0DEVLEAD]
+      approvers: [U0DEVLEAD, U0SRELEAD]
 `;
 
   async function ask(h: Harness, { namespaces, answer, threadTs }: { namespaces: string[]; answer: string; threadTs: string }) {

@@ -41,14 +41,31 @@ export function approverEligibility({
 }): Eligibility {
   if (userId === requesterId && !evaluation.allowSelfApproval) return { eligible: false, why: 'self-approval' };
   if (instigatorIds.includes(userId) && !evaluation.allowSelfApproval) return { eligible: false, why: 'instigator' };
-  if (evaluation.approvers.some((approver) => isCoveredBy({ approver, userId, requesterId, groupMembers, inThreadChannel }))) return { eligible: true };
+  const covered = (list: readonly ApproverSpec[], clickedInChannel: boolean) =>
+    list.some((approver) => isCoveredBy({ approver, userId, requesterId, groupMembers, inThreadChannel: clickedInChannel }));
+  // Another rule's `channel` holds nobody back that `approvers` names, wherever they click: a named
+  // approver is stricter than anyone in the channel (`strictestEvaluation`), as for a clear input.
+  if (covered(evaluation.approvers, inThreadChannel) && (evaluation.alsoApprovers ?? []).every((list) => covered(list, true))) return { eligible: true };
   const unresolvedGroupIds = approverGroupIds(evaluation).filter((groupId) => !groupMembers.has(groupId));
   return { eligible: false, why: 'not-an-approver', unresolvedGroupIds };
 }
 
+/**
+ * The lists a person must be in, each, to approve under `evaluation`: its approvers, and for an input
+ * that may fall under several rules those of the others (`alsoApprovers`).
+ */
+export function approverLists(evaluation: Pick<PolicyEvaluation, 'approvers' | 'alsoApprovers'>): ApproverSpec[][] {
+  return [evaluation.approvers, ...(evaluation.alsoApprovers ?? [])];
+}
+
+/** Whether `evaluation` holds its approvers to other rules' too (`alsoApprovers`): an input that may fall under several. */
+export function combinesRules(evaluation: Pick<PolicyEvaluation, 'alsoApprovers'>): boolean {
+  return (evaluation.alsoApprovers?.length ?? 0) > 0;
+}
+
 /** The user groups whose members the caller must resolve (and cache) before authorizing a click. */
-export function approverGroupIds(evaluation: Pick<PolicyEvaluation, 'approvers'>): string[] {
-  return [...new Set(evaluation.approvers.flatMap((approver) => (approver.kind === 'group' ? [approver.groupId] : [])))];
+export function approverGroupIds(evaluation: Pick<PolicyEvaluation, 'approvers' | 'alsoApprovers'>): string[] {
+  return [...new Set(approverLists(evaluation).flatMap((list) => list.flatMap((approver) => (approver.kind === 'group' ? [approver.groupId] : []))))];
 }
 
 /**

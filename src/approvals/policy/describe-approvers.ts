@@ -1,4 +1,4 @@
-import type { ApproverSpec } from '../../config/policy-config-schema.js';
+import { approverKey, type ApproverSpec } from '../../config/policy-config-schema.js';
 import type { PolicyEvaluation } from './evaluate-policy.js';
 
 /**
@@ -7,13 +7,54 @@ import type { PolicyEvaluation } from './evaluate-policy.js';
  */
 export function describeApprovers(evaluation: PolicyEvaluation): string {
   if (!evaluation.needsApproval) return 'No approval needed';
-  const who = capitalize(joinWithOr(evaluation.approvers.map((approver) => approverPhrase({ approver, evaluation, membersOf: false }))));
+  const own = capitalize(joinWithOr(evaluation.approvers.map((approver) => approverPhrase({ approver, evaluation, membersOf: false }))));
+  const also = narrowing(evaluation);
+  const who = also.length > 0 ? `${own}, who must also be ${alsoPhrase(also)} (the input may fall under more than one rule)` : own;
   return evaluation.required > 1 ? `${who} · ${evaluation.required} approvals needed` : who;
 }
 
-/** `<@U0ALICE>, members of <!subteam^S0ONCALL> or the requester`: the subject of "… can approve this". */
+/**
+ * `<@U0ALICE>, members of <!subteam^S0ONCALL> or the requester`: the subject of "… can approve this".
+ * For an input that may fall under several rules, `someone who is <@U0DEVLEAD> and also <@U0SRE>`.
+ */
 export function whoCanApprove(evaluation: PolicyEvaluation): string {
+  const also = narrowing(evaluation);
+  if (also.length > 0) return `someone who is ${oneOf(evaluation.approvers)} and also ${alsoPhrase(also)}`;
   return joinWithOr(evaluation.approvers.map((approver) => approverPhrase({ approver, evaluation, membersOf: true })));
+}
+
+/**
+ * The other rules' approver lists (`alsoApprovers`) that leave out someone `approvers` names: worth
+ * saying. One that lets anyone in the channel approve, or names all of them, changes nobody's standing.
+ */
+function narrowing(evaluation: PolicyEvaluation): ApproverSpec[][] {
+  return (evaluation.alsoApprovers ?? []).filter((list) => {
+    const keys = new Set(list.map(approverKey));
+    return !keys.has('channel') && evaluation.approvers.some((approver) => !keys.has(approverKey(approver)));
+  });
+}
+
+/** Lists of approvers, as `<@U0SRE> or in <!subteam^S0SRE> and also …`. */
+function alsoPhrase(lists: readonly ApproverSpec[][]): string {
+  return lists.map(oneOf).join(' and also ');
+}
+
+/** Who a person must be to be among `approvers`: `<@U0SRE>, in <!subteam^S0SRE> or the requester`. */
+function oneOf(approvers: readonly ApproverSpec[]): string {
+  return joinWithOr(approvers.map(personPhrase));
+}
+
+function personPhrase(approver: ApproverSpec): string {
+  switch (approver.kind) {
+    case 'user':
+      return `<@${approver.userId}>`;
+    case 'group':
+      return `in <!subteam^${approver.groupId}>`;
+    case 'requester':
+      return 'the requester';
+    case 'channel':
+      return 'in the channel';
+  }
 }
 
 /**

@@ -52,3 +52,19 @@ describe('escalates', () => {
     expect(escalates({ before, after })).toBe(expected);
   });
 });
+
+describe('escalates: an input that may fall under several rules', () => {
+  const alone = evaluatePolicy({
+    policy: parseConfigFile('policy:\n  defaults:\n    approvers: [U0DEVLEAD]\n', 'countersign.yml').policy,
+    toolName: 'delete_pods',
+    channel: 'C1',
+    input: {},
+  });
+
+  it("counts the other rules' approvers: the same approvers held to another rule's too are other approvers", () => {
+    const combined = { ...alone, alsoApprovers: [[{ kind: 'user' as const, userId: 'U0SRE' }]] };
+    expect(escalates({ before: alone, after: combined })).toBe(true);
+    expect(escalates({ before: combined, after: { ...alone, alsoApprovers: [[{ kind: 'user' as const, userId: 'U0SRE2' }]] } })).toBe(true);
+    expect(escalates({ before: combined, after: structuredClone(combined) })).toBe(false);
+  });
+});

@@ -1,4 +1,5 @@
-import { approverKey } from '../../config/policy-config-schema.js';
+import { approverKey, type ApproverSpec } from '../../config/policy-config-schema.js';
+import { approverLists } from './approver-eligibility.js';
 import type { PolicyEvaluation } from './evaluate-policy.js';
 
 /**
@@ -15,8 +16,12 @@ export function escalates({ before, after }: { before: PolicyEvaluation; after: 
   return before.allowSelfApproval && !after.allowSelfApproval;
 }
 
+/** The same approvers, and the same other rules' approvers for an input that may fall under several (`alsoApprovers`). */
 function sameApprovers(before: PolicyEvaluation, after: PolicyEvaluation): boolean {
-  const beforeKeys = new Set(before.approvers.map(approverKey));
-  const afterKeys = new Set(after.approvers.map(approverKey));
-  return beforeKeys.size === afterKeys.size && [...afterKeys].every((key) => beforeKeys.has(key));
+  const beforeLists = approverLists(before).map(keysOf);
+  const afterLists = approverLists(after).map(keysOf);
+  return beforeLists.length === afterLists.length && beforeLists.every((keys, index) => sameKeys(keys, afterLists[index]!));
 }
+
+const keysOf = (list: readonly ApproverSpec[]) => new Set(list.map(approverKey));
+const sameKeys = (left: ReadonlySet<string>, right: ReadonlySet<string>) => left.size === right.size && [...right].every((key) => left.has(key));

@@ -1,8 +1,8 @@
-import type { PolicyConfig, PolicySettings } from '../../config/policy-config-schema.js';
+import type { ApproverSpec, PolicyConfig, PolicySettings } from '../../config/policy-config-schema.js';
 import type { CompiledRule } from './compiled-policy.js';
 import { selectRules } from './select-rule.js';
+import { underEveryRule } from './every-rule.js';
 import { strictestEvaluation } from './strictest-evaluation.js';
-import { withStrictestLimits } from './strictest-limits.js';
 
 export type { ApproverSpec } from '../../config/policy-config-schema.js';
 
@@ -24,6 +24,13 @@ export interface PolicyEvaluation extends PolicySettings {
    * the rule's own: a grant carries the rule's own approvers only (see `withoutEscalation`).
    */
   escalatedApprovers?: string[];
+  /**
+   * For an input that may fall under several rules that ask for approval: the approvers of the
+   * others, each list one rule's (`underEveryRule`). A person must be among `approvers` AND among
+   * each of these (`approverEligibility`); the hops of a ladder add to `approvers` only, so they
+   * never widen past another rule. Absent for an input under one rule.
+   */
+  alsoApprovers?: ApproverSpec[][];
 }
 
 /** A tool's own static rule; evaluate a function rule first and pass its answer as one of these. */
@@ -37,7 +44,8 @@ export type ToolApproval = 'always' | 'never';
  * 3. Neither: approval is needed. Unknown and MCP tools fail closed.
  * Approvers, quorum, expiry and the rest come from the rule, or from `policy.defaults` when no
  * rule covers the tool. An input that may fall under several of these (a list with prod and dev
- * against a rule for dev) gets the strictest of them, never a laxer one because it comes first.
+ * against a rule for dev) must meet every one of them (`underEveryRule`), never a laxer one alone
+ * because it comes first.
  */
 export function evaluatePolicy({
   policy,
@@ -58,7 +66,7 @@ export function evaluatePolicy({
   if (!settled) evaluations.push({ rule: undefined, needsApproval: toolApproval !== 'never', ...settingsOf(policy.defaults) });
   const [first, ...rest] = evaluations;
   if (first === undefined) throw new Error('unreachable: an unsettled selection ends with the no-rule evaluation');
-  return withStrictestLimits({ chosen: strictestEvaluation([first, ...rest]), candidates: evaluations });
+  return underEveryRule({ chosen: strictestEvaluation([first, ...rest]), candidates: evaluations });
 }
 
 function evaluateRule({ rule, index, fingerprint, needsApproval }: CompiledRule, input: unknown): PolicyEvaluation {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfigFile } from '../../config/config-file.js';
 import { createJsonSchemaValidator } from '../../tools/json-schema-validator.js';
+import { authorizeApprover } from './authorize-approver.js';
 import { evaluatePolicy } from './evaluate-policy.js';
 
 const policyOf = (yamlText: string) => parseConfigFile(yamlText, 'countersign.yml').policy;
@@ -96,17 +97,25 @@ policy:
     expect(evaluate({ namespace: ['scratch', 'prod'] })).toMatchObject({ needsApproval: true, rule: undefined });
   });
 
-  it('keeps the more specific rule when neither is stricter', () => {
+  it("keeps the more specific rule when neither is stricter, and holds its approvers to the other rule's", () => {
     const policy = policyOf(`
 policy:
   rules:
-    - { name: restarts, tools: [restart_service], approvers: [U0ALICE] }
-    - { name: prod restarts, tools: [restart_service], input: [{ field: namespace, equals: prod }], approvers: [U0BOB] }
+    - { name: restarts, tools: [restart_service], approvers: [U0ALICE, U0CAROL] }
+    - { name: prod restarts, tools: [restart_service], input: [{ field: namespace, equals: prod }], approvers: [U0BOB, U0CAROL] }
 `);
-    expect(evaluatePolicy({ policy, toolName: 'restart_service', channel: 'C1', input: { namespace: ['dev', 'prod'] } }).rule?.name).toBe('prod restarts');
+    const unclear = evaluatePolicy({ policy, toolName: 'restart_service', channel: 'C1', input: { namespace: ['dev', 'prod'] } });
+    expect(unclear).toMatchObject({ rule: { name: 'prod restarts' }, approvers: [{ kind: 'user', userId: 'U0BOB' }, { kind: 'user', userId: 'U0CAROL' }] });
+    expect(unclear.alsoApprovers).toEqual([[{ kind: 'user', userId: 'U0ALICE' }, { kind: 'user', userId: 'U0CAROL' }]]);
+    const mayApprove = (userId: string) => authorizeApprover({ evaluation: unclear, userId, requesterId: 'U0DAVE', groupMembers: new Map(), approvedBy: [] }).allowed;
+    expect(['U0ALICE', 'U0BOB', 'U0CAROL'].filter(mayApprove)).toEqual(['U0CAROL']);
+    expect(authorizeApprover({ evaluation: unclear, userId: 'U0BOB', requesterId: 'U0DAVE', groupMembers: new Map(), approvedBy: [] })).toMatchObject({
+      code: 'not-eligible',
+      reason: 'Only someone who is <@U0BOB> or <@U0CAROL> and also <@U0ALICE> or <@U0CAROL> can approve this',
+    });
   });
 
-  it("takes every limit of the rule it may fall under as well, though that rule's approvers do not decide", () => {
+  it('takes every limit and the approvers of the rule it may fall under as well', () => {
     const policy = policyOf(`
 policy:
   rules:
@@ -127,6 +136,7 @@ policy:
     for (const namespaces of [['dev', 'prod'], null, { name: 'dev' }]) {
       const unclear = evaluate(namespaces);
       expect(unclear).toMatchObject({ needsApproval: true, rule: { name: 'dev deletes go to the dev lead' }, approvers: [{ kind: 'user', userId: 'U0DEVLEAD' }] });
+      expect(unclear.alsoApprovers).toEqual([[{ kind: 'user', userId: 'U0SRE' }]]);
       expect(unclear).toMatchObject({ autoApprove: 'forbidden', grants: 'forbidden', expiryMs: 3_600_000 });
       // No longer the dev rule's answer alone: a grant given under it does not cover this call.
       expect(unclear.rule?.fingerprint).not.toBe(dev.rule?.fingerprint);

@@ -1,5 +1,5 @@
 import type { PendingStep } from '../pending-step.js';
-import { approverEligibility, type GroupMembers } from './approver-eligibility.js';
+import { approverEligibility, approverLists, combinesRules, type GroupMembers } from './approver-eligibility.js';
 import { withEscalationSoFar } from './escalated-approvers.js';
 import type { PolicyEvaluation } from './evaluate-policy.js';
 import { governingEvaluations, governingPolicy, type GoverningPolicy } from './governing-policy.js';
@@ -9,7 +9,9 @@ export type LadderProgress = Pick<PendingStep, 'escalation' | 'calls' | 'created
 
 /**
  * Whether enough people could still approve a waiting version, under both its stored policy and the
- * config in force's evaluation of its input (`governingPolicy`), to reach the governing quorum. After
+ * config in force's evaluation of its input (`governingPolicy`), to reach the governing quorum; and,
+ * where its input may fall under several rules, under each of them (`alsoApprovers`): with a rule
+ * for SRE and one for the dev lead, a list with dev and prod can be approved by nobody. After
  * a deploy that replaced a rule's approvers (prod restarts: Bob → the lead), nobody the card names is
  * let approve by the config in force and nobody the config names by the card: the card would wait,
  * undecidable, until it expires. Counted from the people the policies name: users, the requester,
@@ -41,10 +43,11 @@ export function quorumReachable({
   groupMembers: GroupMembers;
 }): boolean {
   const governing = governingAfterRemainingHops({ step, stored, current });
-  // The card's policy alone is what the card showed: not this check's business.
-  if (governing.current === undefined) return true;
+  // The card's policy of one rule alone is what the card showed, and the config loader made sure
+  // its approvers can meet its quorum: not this check's business. A combination of rules is.
+  if (governing.current === undefined && !combinesRules(governing.stored)) return true;
   const evaluations = governingEvaluations(governing);
-  if (evaluations.every((evaluation) => evaluation.approvers.some((approver) => approver.kind === 'channel'))) return true;
+  if (evaluations.every((evaluation) => approverLists(evaluation).every((list) => list.some((approver) => approver.kind === 'channel')))) return true;
   const candidates = namedPeople({ evaluations, requesterId, groupMembers });
   if (candidates === undefined) return true;
   const eligible = [...candidates].filter((userId) =>
@@ -88,11 +91,12 @@ function hopsBeforeExpiry({ escalation, createdAt, expiresAt }: LadderProgress):
 /**
  * Everyone the policies name, group members included; undefined when a group was not read (a hop's
  * group too: the click reads only the groups the card names so far). Anyone let approve by every
- * policy is among them: at least one policy names no `channel`, so whoever it lets approve, it names.
+ * policy is among them: at least one list of approvers names no `channel`, so whoever it lets
+ * approve, it names.
  */
 function namedPeople({ evaluations, requesterId, groupMembers }: { evaluations: readonly PolicyEvaluation[]; requesterId: string; groupMembers: GroupMembers }): Set<string> | undefined {
   const people = new Set<string>();
-  for (const approver of evaluations.flatMap((evaluation) => evaluation.approvers)) {
+  for (const approver of evaluations.flatMap((evaluation) => approverLists(evaluation).flat())) {
     if (approver.kind === 'user') people.add(approver.userId);
     else if (approver.kind === 'requester') people.add(requesterId);
     else if (approver.kind === 'group') {

@@ -29,10 +29,10 @@ function sortedBy<ITEM>(items: readonly ITEM[], keyOf: (item: ITEM) => string): 
 }
 
 /**
- * The identity of a rule's evaluation whose limits another rule made stricter (`withStrictestLimits`):
- * the rule's fingerprint and the limits it ended with, so it names neither the rule alone nor
- * another combination.
+ * The identity of a rule's evaluation that other rules the input may fall under added to
+ * (`underEveryRule`): the rule's fingerprint and what it ended with (limits and the other rules'
+ * approvers), so it names neither the rule alone nor another combination.
  */
-export function tightenedFingerprint({ fingerprint, limits }: { fingerprint: string; limits: object }): string {
-  return createHash('sha256').update(canonicalJson({ rule: fingerprint, limits })).digest('base64url');
+export function combinedFingerprint({ fingerprint, combination }: { fingerprint: string; combination: object }): string {
+  return createHash('sha256').update(canonicalJson({ rule: fingerprint, combination })).digest('base64url');
 }

@@ -14,6 +14,7 @@ import { authorizeGoverned, governingEvaluations, governingPolicy, POLICY_CHANGE
 import { nextHopAt } from '../policy/next-hop-at.js';
 import { quorumReachable } from '../policy/quorum-reachable.js';
 import { strictestEvaluation } from '../policy/strictest-evaluation.js';
+import { UNAPPROVABLE_INPUT_TEXT, unapprovableInput } from '../policy/unapprovable-input.js';
 import { fromThisCard } from '../card-routing.js';
 import { mayAnswerQuestion, questionRefusalText } from '../question-answerers.js';
 import { CHOOSE_AN_OPTION_TEXT, questionOptionsOf } from '../question-options.js';
@@ -168,6 +169,9 @@ function authorize(
 
 const counted = (step: PendingStep, call: PendingCall, version: InputVersion) => approvalsOf(step, call, version.number).map((approval) => approval.userId);
 
+export const EDIT_UNAPPROVABLE_TEXT =
+  'Nobody could approve the input as edited: it may fall under more than one approval rule, and too few people are approvers under every one of them, so nothing changed. Edit it to an input that falls under one rule.';
+
 /** The reason on a call closed because no approver could decide it any more: the card shows it, and the model reads it as an error. */
 export const UNAPPROVABLE_TEXT = 'the approval policy changed since this card was posted and nobody it names can approve this request now; ask again';
 
@@ -190,18 +194,20 @@ function earlierApprovals(step: PendingStep, call: PendingCall, version: InputVe
 
 /**
  * Closes a call no set of people can approve under both the card's policy and the config in force
- * (a deploy replaced its approvers, or raised its quorum past those both name), at the first click
- * rather than leaving a card nobody can decide until it expires. Closed by countersign as an error,
- * not as the clicker's denial: nobody declined the call.
+ * (a deploy replaced its approvers, or raised its quorum past those both name), or under every rule
+ * its input may fall under (`unapprovableInput`, where that took reading a group), at the first
+ * click rather than leaving a card nobody can decide until it expires. Closed by countersign as an
+ * error, not as the clicker's denial: nobody declined the call.
  */
-function closeUnapprovable(step: PendingStep, call: PendingCall, context: CallActionContext): Extract<CallActionResult, { ok: true }> {
+function closeUnapprovable(step: PendingStep, call: PendingCall, version: InputVersion, context: CallActionContext): Extract<CallActionResult, { ok: true }> {
   const next = nextRevision(step);
-  const decision: Decision = { outcome: 'denied', userId: COUNTERSIGN_ACTOR, at: context.now, reason: UNAPPROVABLE_TEXT };
+  const reason = unapprovableInput({ step, policy: version.policy, groupMembers: context.groupMembers }) ? UNAPPROVABLE_INPUT_TEXT : UNAPPROVABLE_TEXT;
+  const decision: Decision = { outcome: 'denied', userId: COUNTERSIGN_ACTOR, at: context.now, reason };
   next.decisions[call.approvalId] = decision;
   return { ok: true, transition: completeIfDone(next, [decisionEvent(step, call, decision)], decision), effect: { kind: 'decided', decision } };
 }
 
-/** Whether nobody could approve `version` under both policies, even after the hops of the ladder still to come. */
+/** Whether nobody could approve `version` under both policies (and every rule its input may fall under), even after the hops of the ladder still to come. */
 const unapprovable = (step: PendingStep, version: InputVersion, context: CallActionContext) =>
   !quorumReachable({
     step,
@@ -215,7 +221,7 @@ const unapprovable = (step: PendingStep, version: InputVersion, context: CallAct
 function deny(step: PendingStep, call: PendingCall, version: InputVersion, request: CallActionRequest, context: CallActionContext, reason: string | undefined): CallActionResult {
   const governing = governingOf(step, version, context);
   const refused = authorize(step, governing, request, context, { action: 'deny', approvedBy: counted(step, call, version) });
-  if (refused && unapprovable(step, version, context)) return closeUnapprovable(step, call, context);
+  if (refused && unapprovable(step, version, context)) return closeUnapprovable(step, call, version, context);
   return refused ?? decide(step, call, request, context, withReason({ outcome: 'denied' }, reason));
 }
 
@@ -228,7 +234,7 @@ function approve(
   grantChoice: GrantChoice | undefined,
 ): CallActionResult {
   const governing = governingOf(step, version, context);
-  if (unapprovable(step, version, context)) return closeUnapprovable(step, call, context);
+  if (unapprovable(step, version, context)) return closeUnapprovable(step, call, version, context);
   const { standing, lapsed } = earlierApprovals(step, call, version, governing, context);
   const refused = authorize(step, governing, request, context, { action: 'approve', approvedBy: standing });
   if (refused) return refused;
@@ -262,7 +268,7 @@ function edit(
 ): CallActionResult {
   // Editing is proposing what runs: it takes the standing to approve what is there now.
   const governingNow = governingOf(step, current, context);
-  if (unapprovable(step, current, context)) return closeUnapprovable(step, call, context);
+  if (unapprovable(step, current, context)) return closeUnapprovable(step, call, current, context);
   const refused = authorize(step, governingNow, request, context, { action: 'approve', approvedBy: [] });
   if (refused) return refused;
   const hash = inputHash(action.input);
@@ -275,6 +281,8 @@ function edit(
   // The new input's rule counts from the request, like the rule it was requested under: so an edit
   // to a stricter rule (staging to prod) cannot be approved after that rule's expiry.
   // And so does the one the config in force sets for it, which `editedPolicy` may not have taken.
+  // An input that may fall under rules nobody is an approver under at once is no proposal anyone could approve.
+  if (unapprovableInput({ step, policy, groupMembers: context.groupMembers })) return refusal('edit-unapprovable', EDIT_UNAPPROVABLE_TEXT);
   const deadlines = editedDeadlines({ step, evaluation: policy, inForce: action.policy, now: context.now });
   if (deadlines.expiresAt <= context.now) return refusal('edit-past-expiry', editPastExpiryText({ expiryMs: deadlines.expiresAt - step.createdAt, requestedAt: step.createdAt, now: context.now }));
   const version: InputVersion = {

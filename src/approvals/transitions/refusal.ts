@@ -12,6 +12,8 @@ export type RefusalCode =
   | 'expired'
   | 'hook-deciding'
   | 'edit-past-expiry'
+  /** An edit to an input that may fall under rules too few people are approvers under at once. */
+  | 'edit-unapprovable'
   | 'stale'
   | 'not-requester'
   | 'grant-not-allowed'
