@@ -71,6 +71,7 @@ export function createMessageHandler(options: MessageDependencies) {
     // earlier answer still saved is not this turn's either: nothing recovering this turn posts it.
     delete thread.answerTs;
     delete thread.outbox;
+    delete thread.unpostedStopNotice;
     delete thread.failedTurn;
     delete thread.inlineResume;
     // A new turn, asked for by this message's author: earlier answers steered the turn they were given in.

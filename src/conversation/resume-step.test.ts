@@ -1,7 +1,7 @@
 import type { ModelMessage } from 'ai';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { resumeToolMessage } from '../agent/decision-messages.js';
+import { closingToolMessage, resumeToolMessage } from '../agent/decision-messages.js';
 import { makeStep } from '../approvals/pending-step.test-support.js';
 import type { PendingStep } from '../approvals/pending-step.js';
 import { createMemoryAuditLog } from '../audit/memory-audit-log.js';
@@ -61,9 +61,11 @@ describe('resuming a step', () => {
 
 describe('a resume item for a step whose resume was already claimed', () => {
   /** A step resumed with its decisions recorded, and a resumer that records the turns it runs. */
-  function claimedResume(thread: Partial<ThreadState> | ((step: PendingStep) => Partial<ThreadState>)) {
+  function claimedResume(
+    thread: Partial<ThreadState> | ((step: PendingStep) => Partial<ThreadState>),
+    step = makeStep(['apv-1'], { phase: 'resumed', decisions: { 'apv-1': { outcome: 'approved', userId: 'U0BOB', at: 1_700_000_000_000, version: 0, approvedBy: ['U0BOB'] } } }),
+  ) {
     const logger = pino({ level: 'silent' });
-    const step = makeStep(['apv-1'], { phase: 'resumed', decisions: { 'apv-1': { outcome: 'approved', userId: 'U0BOB', at: 1_700_000_000_000, version: 0, approvedBy: ['U0BOB'] } } });
     const stored: ThreadState = { ...newThreadState(step, 1_700_000_000_000), messages: [{ role: 'user', content: 'restart the api' }, resumeToolMessage(step)], ...(typeof thread === 'function' ? thread(step) : thread) };
     const ran: string[] = [];
     const cardsPosted: string[] = [];
@@ -125,5 +127,22 @@ describe('a resume item for a step whose resume was already claimed', () => {
     const { resume, ran, notices } = claimedResume({ failedTurn: { id: 'failure-1', requesterId: 'U0ALICE', at: 1_700_000_000_000, unpostedNotice: notice } });
     await resume();
     expect({ ran, notices }).toEqual({ ran: [], notices: [notice] });
+  });
+
+  describe('a claim that ended the turn (every call expired, onExpiry: stop)', () => {
+    const expired = () => makeStep(['apv-1'], { phase: 'resumed', decisions: { 'apv-1': { outcome: 'expired', userId: 'U0ALICE', at: 1_700_000_000_000 } } });
+    const notice = ':alarm_clock: The approval request expired without a decision, so nothing was run. Mention me to try again.';
+
+    it('posts its notice when the process stopped before posting it, and does not ask the model', async () => {
+      const { resume, ran, notices } = claimedResume((step) => ({ messages: [{ role: 'user', content: 'restart the api' }, closingToolMessage(step)], unpostedStopNotice: notice }), expired());
+      await resume();
+      expect({ ran, notices }).toEqual({ ran: [], notices: [notice] });
+    });
+
+    it('does not ask the model once its notice was posted', async () => {
+      const { resume, ran, notices } = claimedResume((step) => ({ messages: [{ role: 'user', content: 'restart the api' }, closingToolMessage(step)] }), expired());
+      await resume();
+      expect({ ran, notices }).toEqual({ ran: [], notices: [] });
+    });
   });
 });

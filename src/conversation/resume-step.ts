@@ -2,8 +2,7 @@ import { approvedRunsFor } from '../agent/approved-runs.js';
 import { closeStaleApprovals, staleApprovalEvent } from '../agent/stale-approvals.js';
 import { closingToolMessage, COUNTERSIGN_ACTOR, isResumeMessageOf, resumeToolMessage } from '../agent/decision-messages.js';
 import { createCurrentEvaluation } from '../approvals/evaluate-call-policy.js';
-import { currentVersion } from '../approvals/input-version.js';
-import { isQuestion, type PendingStep } from '../approvals/pending-step.js';
+import type { PendingStep } from '../approvals/pending-step.js';
 import type { GroupMembers } from '../approvals/policy/approver-eligibility.js';
 import { recheckApprovals, revocationEvent, type UncheckedApproval } from '../approvals/recheck-approvals.js';
 import { claimResumeTransition } from '../approvals/transitions/close-step.js';
@@ -15,6 +14,7 @@ import type { PrefetchedStep } from '../store/state-store.js';
 import { threadKeyOf, type ThreadState } from '../store/thread-state.js';
 import { postOutbox } from './answer-outbox.js';
 import type { CloseInterruptedCalls } from './close-interrupted-calls.js';
+import { postStopNotice, stoppedOnExpiryText, stopsOnExpiry } from './expiry-stop.js';
 import { postUnpostedNotice } from './failed-turn.js';
 import { createInterruptedResumeJudge } from './interrupted-resume-approvals.js';
 import { addParticipants } from './participants.js';
@@ -126,11 +126,7 @@ export function createStepResumer(options: ResumeDependencies) {
       // The card said "Approved by …": it now says what became of the call.
       if (changed) await refreshCard(scope, claimed);
       if (stops) {
-        await scope.messenger.postNotice({
-          channel: thread.channel,
-          threadTs: thread.threadTs,
-          text: stoppedOnExpiryText(claimed),
-        });
+        await postStopNotice(scope, thread);
         return true;
       }
       logger.info({ event: 'turn-resumed', stepId: claimed.stepId, threadKey: thread.threadKey }, 'resuming turn');
@@ -144,12 +140,15 @@ export function createStepResumer(options: ResumeDependencies) {
   function withDecisions(thread: ThreadState, step: PendingStep): { next: ThreadState; stops: boolean } {
     // An answer still saved is an earlier turn's: recovering this resume must not post it. An
     // earlier inline resume's turn is over too: this claim's own note, if any, replaces it.
-    const { pendingStepId: _answered, outbox: _earlier, inlineResume: _finished, ...rest } = thread;
+    // An earlier stopped turn's notice still unposted is over too.
+    const { pendingStepId: _answered, outbox: _earlier, inlineResume: _finished, unpostedStopNotice: _stopped, ...rest } = thread;
     const stops = stopsOnExpiry(step);
     // Stopping: nothing runs and the model is not asked. Otherwise the model's calls stay in the
     // history exactly as it made them; approved calls run with the version their approvers signed
     // (`approvedRunsFor`), and the result says so.
     const next: ThreadState = { ...rest, messages: [...thread.messages, stops ? closingToolMessage(step) : resumeToolMessage(step)] };
+    // Its notice is to be posted, saved in the claim: a process taking the resume over after a stall posts it.
+    if (stops) next.unpostedStopNotice = stoppedOnExpiryText(step);
     addParticipants(next, Object.values(step.decisions).flatMap((decision) => [decision.userId, ...(decision.approvedBy ?? [])]));
     // The rest of the turn goes on from these answers and deny reasons: the calls it asks for next record who gave them.
     const instigatorIds = [...new Set([...(thread.instigatorIds ?? []), ...turnInstigators(step)])];
@@ -181,7 +180,8 @@ export function createStepResumer(options: ResumeDependencies) {
   const refreshCard = (scope: TurnScope, step: PendingStep) => refreshStepCard({ scope, step, logger });
 
   /**
-   * A process claimed this resume and stopped before finishing it. If the history still ends with
+   * A process claimed this resume and stopped before finishing it. A claim that ended the turn
+   * (expiry, `onExpiry: stop`) leaves at most its notice to post. If the history still ends with
    * the step's decisions, the turn never completed: calls that had started executing are closed as
    * "interrupted" (they may have run; they must not run twice), the others run now if their
    * approvals still hold under the config in force (`rejudgeInterruptedResume`). A resumed turn
@@ -191,12 +191,17 @@ export function createStepResumer(options: ResumeDependencies) {
    * finish (an answer, a notice or a card to show, the turn to run).
    */
   async function recoverInterruptedResume(scope: TurnScope, thread: ThreadState, step: PendingStep): Promise<boolean> {
+    // The claim ended the turn (expiry, `onExpiry: stop`) and the process stopped before the notice was posted.
+    if (await postStopNotice(scope, thread)) return true;
     if (thread.outbox !== undefined) {
       await postOutbox(scope, thread);
       return true;
     }
     if (thread.failedTurn !== undefined) return postUnpostedNotice(scope, thread);
     if (thread.pendingStepId !== undefined) return cards.postUnpostedCard(scope, thread);
+    // Its history ends with the calls closed (`closingToolMessage`), which reads as a resume: the
+    // policy ended this turn at its claim, so the model is never asked to go on with it.
+    if (stopsOnExpiry(step)) return false;
     if (!isResumeMessageOf(step, thread.messages.at(-1))) return false;
     await closeInterruptedCalls(scope, thread);
     // Judged again, as the claim did: the config in force may have changed since (a deploy killed the claim's process).
@@ -232,35 +237,4 @@ function uncheckedEvent(step: PendingStep, approval: UncheckedApproval): AuditEv
   const reason = step.decisions[approval.approvalId]?.reason ?? 'could not check the approving groups';
   const call = step.calls.find((candidate) => candidate.approvalId === approval.approvalId);
   return { type: 'action-refused', teamId: step.teamId, channel: step.channel, stepId: step.stepId, approvalId: approval.approvalId, toolName: call?.toolName ?? 'unknown', userId: COUNTERSIGN_ACTOR, action: 'resume', code: 'groups-unresolved', reason };
-}
-
-/**
- * Every call expired unanswered and their rules say expiry ends the turn (`onExpiry: stop`). A
- * question that expired (only a scheduled turn's do) has no rule: it neither ends the turn nor keeps
- * it going, and alone it lets the model go on, told that nobody answered.
- */
-/** What the thread hears when expiry ends the turn: a call someone denied is told apart from one nobody decided. */
-function stoppedOnExpiryText(step: PendingStep): string {
-  const decisions = step.calls.map((call) => step.decisions[call.approvalId]);
-  // A call countersign closed (an approval that no longer held, groups unread, nobody left to approve, past a card's limit) was denied by nobody.
-  const denied = decisions.filter((decision) => decision?.outcome === 'denied' && decision.userId !== COUNTERSIGN_ACTOR).length;
-  const closed = decisions.filter((decision) => decision?.outcome === 'denied' && decision.userId === COUNTERSIGN_ACTOR).length;
-  if (denied === 0 && closed === 0) return ':alarm_clock: The approval request expired without a decision, so nothing was run. Mention me to try again.';
-  const expired = decisions.filter((decision) => decision?.outcome === 'expired').length;
-  const parts = [
-    ...(denied === 0 ? [] : [denied === 1 ? '1 call was denied' : `${denied} calls were denied`]),
-    ...(closed === 0 ? [] : [closed === 1 ? '1 call was not run (countersign closed it; the card says why)' : `${closed} calls were not run (countersign closed them; the card says why)`]),
-    `${expired} expired without a decision`,
-  ];
-  return `:alarm_clock: The approval request expired: ${parts.join(', ').replace(/, ([^,]*)$/, ' and $1')}, so nothing was run. Mention me to try again.`;
-}
-
-function stopsOnExpiry(step: PendingStep): boolean {
-  const outcomes = step.calls.map((call) => ({ call, decision: step.decisions[call.approvalId] }));
-  if (!outcomes.some(({ call, decision }) => decision?.outcome === 'expired' && !isQuestion(call))) return false;
-  return outcomes.every(({ call, decision }) =>
-    decision?.outcome === 'expired'
-      ? isQuestion(call) || ((currentVersion(call)?.policy ?? call.policy)?.onExpiry ?? 'stop') === 'stop'
-      : decision?.outcome !== 'approved' && decision?.outcome !== 'answered',
-  );
 }

@@ -39,6 +39,13 @@ export interface ThreadState {
    * leaves them half written; the next showing of that answer rewrites them instead.
    */
   answerTs?: string[];
+  /**
+   * The notice of a turn its policy ended at the claim of its resume (every call expired, `onExpiry:
+   * stop`): saved with that claim, removed once posted. The process that takes the resume over after
+   * a stop in between posts it (the history alone reads as a resume to go on with), and the model is
+   * not asked. A later claim and a message's take-in drop one left over, as they drop an outbox.
+   */
+  unpostedStopNotice?: string;
   /** The turn that failed last, while it can still be tried again (Try again); see `FailedTurn`. */
   failedTurn?: FailedTurn;
   /**
