@@ -1,7 +1,7 @@
 import type { ModelMessage } from 'ai';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { closingToolMessage, resumeToolMessage } from '../agent/decision-messages.js';
+import { closingToolMessage, COUNTERSIGN_ACTOR, resumeToolMessage } from '../agent/decision-messages.js';
 import { makeStep } from '../approvals/pending-step.test-support.js';
 import type { PendingStep } from '../approvals/pending-step.js';
 import { createMemoryAuditLog } from '../audit/memory-audit-log.js';
@@ -94,19 +94,34 @@ describe('a resume item for a step whose resume was already claimed', () => {
       },
     });
     const notices: string[] = [];
+    const cardsShown: PendingStep[] = [];
     const scope = {
       lease: { fence: { threadKey: step.threadKey, token: '1' } },
-      messenger: { postNotice: async ({ text }: { text: string }) => void notices.push(text) },
+      messenger: {
+        postNotice: async ({ text }: { text: string }) => void notices.push(text),
+        updateStepCard: async ({ step: shown }: { step: PendingStep }) => void cardsShown.push(shown),
+      },
       saveAtEnd: () => {},
     } as unknown as TurnScope;
     const resume = () => resumer.resume(scope, step.stepId, { stepId: step.stepId, step, thread: stored });
-    return { resume, ran, cardsPosted, notices, requesterId: step.requesterId };
+    return { resume, ran, cardsPosted, notices, cardsShown, requesterId: step.requesterId };
   }
 
   it('runs the turn when the process that claimed it stopped before the turn ended', async () => {
     const { resume, ran, requesterId } = claimedResume({});
     await resume();
     expect(ran).toEqual([requesterId]);
+  });
+
+  it('shows the card as the claim left the step: the claim may have stopped before refreshing it (an approval it revoked)', async () => {
+    const revoked = makeStep(['apv-1'], {
+      phase: 'resumed',
+      cardTs: '1700000000.000200',
+      decisions: { 'apv-1': { outcome: 'denied', userId: COUNTERSIGN_ACTOR, at: 1_700_000_000_000, reason: 'the approval no longer holds' } },
+    });
+    const { resume, ran, cardsShown } = claimedResume({}, revoked);
+    await resume();
+    expect({ ran, cardsShown: cardsShown.map((shown) => shown.decisions) }).toEqual({ ran: [revoked.requesterId], cardsShown: [revoked.decisions] });
   });
 
   it('posts the card of the step the resumed turn went on to open when the process stopped before posting it', async () => {

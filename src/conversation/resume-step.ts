@@ -180,9 +180,21 @@ export function createStepResumer(options: ResumeDependencies) {
   const refreshCard = (scope: TurnScope, step: PendingStep) => refreshStepCard({ scope, step, logger });
 
   /**
-   * A process claimed this resume and stopped before finishing it. A claim that ended the turn
-   * (expiry, `onExpiry: stop`) leaves at most its notice to post. If the history still ends with
-   * the step's decisions, the turn never completed: calls that had started executing are closed as
+   * The claim closes an approval that no longer holds (revoked, its groups unread, its tool changed)
+   * in its atomic write but updates the card only after it: a process that stopped in between left
+   * the card saying "Approved by …" of a call that will not run. Recovery shows the step as stored
+   * when countersign closed any of its calls (the same update again if the claim had made it); a
+   * step whose approvals all held is left as it is.
+   */
+  async function showClosedCalls(scope: TurnScope, step: PendingStep): Promise<void> {
+    if (Object.values(step.decisions).some((decision) => decision.userId === COUNTERSIGN_ACTOR)) await refreshCard(scope, step);
+  }
+
+  /**
+   * A process claimed this resume and stopped before finishing it, perhaps before the claim's card
+   * update (`showClosedCalls`). A claim that ended the turn (expiry, `onExpiry: stop`) leaves at
+   * most its notice to post. If the history still ends with the step's decisions, the turn never
+   * completed: calls that had started executing are closed as
    * "interrupted" (they may have run; they must not run twice), the others run now if their
    * approvals still hold under the config in force (`rejudgeInterruptedResume`). A resumed turn
    * that failed was not interrupted: the thread shows its failure (its notice is posted if the
@@ -192,7 +204,10 @@ export function createStepResumer(options: ResumeDependencies) {
    */
   async function recoverInterruptedResume(scope: TurnScope, thread: ThreadState, step: PendingStep): Promise<boolean> {
     // The claim ended the turn (expiry, `onExpiry: stop`) and the process stopped before the notice was posted.
-    if (await postStopNotice(scope, thread)) return true;
+    if (thread.unpostedStopNotice !== undefined) {
+      await showClosedCalls(scope, step);
+      return postStopNotice(scope, thread);
+    }
     if (thread.outbox !== undefined) {
       await postOutbox(scope, thread);
       return true;
@@ -203,6 +218,7 @@ export function createStepResumer(options: ResumeDependencies) {
     // policy ended this turn at its claim, so the model is never asked to go on with it.
     if (stopsOnExpiry(step)) return false;
     if (!isResumeMessageOf(step, thread.messages.at(-1))) return false;
+    await showClosedCalls(scope, step);
     await closeInterruptedCalls(scope, thread);
     // Judged again, as the claim did: the config in force may have changed since (a deploy killed the claim's process).
     const runs = await rejudgeInterruptedResume(scope, thread, step);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { conversationOf } from '../helpers/fake-openai.js';
 import type { StateStore } from '../../src/store/state-store.js';
-import { cardButtons, nextTs, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
+import { CHANNEL, cardButtons, nextTs, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
 
 /**
  * A step's own resume claims it (`claimAndResume`, one atomic write) and its process stalls right
@@ -101,6 +101,67 @@ policy:
         modelAnswer: texts.includes('MODEL ANSWER after the expiry'),
         invocations: h.invocations(),
       }).toEqual({ modelRequests: 1, notices: 1, modelAnswer: false, invocations: [] });
+    } finally {
+      control.released.resolve();
+    }
+  }, 60_000);
+});
+
+describe('a resume whose claim revoked an approval (the approver left the group), its process stalling right after the claim', () => {
+  it('the card says the call was not run, as it does without the stall', async () => {
+    const { control, wrapStore } = stallAfterClaim();
+    let armed = false;
+    const h = await harness({
+      extraYaml: `
+policy:
+  rules:
+    - name: sre
+      tools: [restart_service]
+      approvers: [group:S0SRE]
+`,
+      sweepIntervalMs: 100,
+      environment: { COUNTERSIGN_LOCK_TTL_MS: '1000' },
+      wrapStore: (store) => {
+        const wrapped = wrapStore(store);
+        // Only the second thread's claim stalls.
+        return new Proxy(wrapped, {
+          get(target, property, receiver) {
+            if (property === 'commitStepWithThread' && !armed) return store.commitStepWithThread.bind(store);
+            return Reflect.get(target, property, receiver);
+          },
+        });
+      },
+    });
+    try {
+      h.slack.setUsergroupUsers('S0SRE', ['UBOB', 'UCAROL']);
+      // A first request Carol approves, so the group (with Bob in it) is read and cached.
+      h.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'cache', namespace: 'prod' } }] }, { text: 'Restarted once.' });
+      const first = nextTs();
+      await h.mention({ user: 'UALICE', text: 'restart cache', ts: first });
+      const firstCard = await waitFor(() => threadReplies(h, first).find((message) => cardButtons(message.blocks).length > 0), { message: 'first card' });
+      await h.click({ user: 'UCAROL', cardTs: firstCard.ts, threadTs: first, ...cardButtons(firstCard.blocks).find((button) => button.actionId === 'countersign_approve')! });
+      await waitFor(() => threadReplies(h, first).some((message) => message.text === 'Restarted once.'), { message: 'first answer' });
+      await h.settled();
+      h.slack.setUsergroupUsers('S0SRE', ['UCAROL']);
+
+      h.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'worker', namespace: 'prod' } }] }, { text: 'The worker restart was not run.' });
+      const threadTs = nextTs();
+      await h.mention({ user: 'UALICE', text: 'restart the worker', ts: threadTs });
+      const card = await waitFor(() => threadReplies(h, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'card' });
+      await h.settled();
+      armed = true;
+      // Bob's click reads the cached group (allowed); the resume reads it fresh and revokes the approval.
+      await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...cardButtons(card.blocks).find((button) => button.actionId === 'countersign_approve')! });
+      await replicaFinishes(h, control);
+      const cardNow = JSON.stringify(h.slack.messages(CHANNEL, threadTs).find((message) => message.ts === card.ts)?.blocks);
+      const audit = await h.auditEvents();
+      expect({
+        answers: threadReplies(h, threadTs).filter((message) => message.text === 'The worker restart was not run.').length,
+        invocations: h.invocations().length,
+        revocations: audit.filter((event) => event.type === 'action-refused' && event.code === 'approval-revoked').length,
+        cardSaysNotRun: cardNow.includes('Not run'),
+        cardSaysApproved: cardNow.includes('Approved by <@UBOB>'),
+      }).toEqual({ answers: 1, invocations: 1, revocations: 1, cardSaysNotRun: true, cardSaysApproved: false });
     } finally {
       control.released.resolve();
     }
