@@ -1,6 +1,7 @@
 import { approvedRunsFor } from '../agent/approved-runs.js';
 import { closeStaleApprovals, staleApprovalEvent } from '../agent/stale-approvals.js';
-import { closingToolMessage, COUNTERSIGN_ACTOR, isResumeMessageOf, resumeToolMessage } from '../agent/decision-messages.js';
+import { closingToolMessage, COUNTERSIGN_ACTOR, resumeToolMessage } from '../agent/decision-messages.js';
+import { resumedTurnUnfinished } from '../agent/unfinished-resume.js';
 import { createCurrentEvaluation } from '../approvals/evaluate-call-policy.js';
 import type { PendingStep } from '../approvals/pending-step.js';
 import type { GroupMembers } from '../approvals/policy/approver-eligibility.js';
@@ -193,9 +194,10 @@ export function createStepResumer(options: ResumeDependencies) {
   /**
    * A process claimed this resume and stopped before finishing it, perhaps before the claim's card
    * update (`showClosedCalls`). A claim that ended the turn (expiry, `onExpiry: stop`) leaves at
-   * most its notice to post. If the history still ends with the step's decisions, the turn never
-   * completed: calls that had started executing are closed as
-   * "interrupted" (they may have run; they must not run twice), the others run now if their
+   * most its notice to post. If nothing follows the step's decisions in the history but what an
+   * earlier recovery, interrupted too, recorded of the calls a stopped process started
+   * (`resumedTurnUnfinished`), the turn never completed: calls that had started executing are
+   * closed as "interrupted" (they may have run; they must not run twice), the others run now if their
    * approvals still hold under the config in force (`rejudgeInterruptedResume`). A resumed turn
    * that failed was not interrupted: the thread shows its failure (its notice is posted if the
    * process stopped first), and only Try again runs it again. A turn that went on to open a new
@@ -217,7 +219,7 @@ export function createStepResumer(options: ResumeDependencies) {
     // Its history ends with the calls closed (`closingToolMessage`), which reads as a resume: the
     // policy ended this turn at its claim, so the model is never asked to go on with it.
     if (stopsOnExpiry(step)) return false;
-    if (!isResumeMessageOf(step, thread.messages.at(-1))) return false;
+    if (!resumedTurnUnfinished(step, thread.messages)) return false;
     await showClosedCalls(scope, step);
     await closeInterruptedCalls(scope, thread);
     // Judged again, as the claim did: the config in force may have changed since (a deploy killed the claim's process).

@@ -230,3 +230,86 @@ describe('a resume of two approved calls, its process stalling once the first ca
     }
   }, 60_000);
 });
+
+describe('an interrupted resume whose recovery is itself interrupted right after it recorded the calls the first process started', () => {
+  it('the third process still finishes the turn: the thread gets its answer', async () => {
+    const first = { stalling: false, stalled: deferred(), released: deferred() };
+    const second = { stalling: false, stalled: deferred(), released: deferred() };
+    let built = 0;
+    let marks = 0;
+    const wrapStore = (store: StateStore): StateStore => {
+      built += 1;
+      if (built === 1) {
+        const stall = async () => {
+          if (first.stalling) await first.released.promise;
+        };
+        return stallable(stall, {
+          ...store,
+          async markExecuting(options) {
+            await stall();
+            const result = await store.markExecuting(options);
+            marks += 1;
+            // The approved restart ran; the turn's next call (get_pods) is marked started: the process stalls.
+            if (marks === 2) {
+              first.stalling = true;
+              first.stalled.resolve();
+              await first.released.promise;
+            }
+            return result;
+          },
+        });
+      }
+      if (built === 2) {
+        const stall = async () => {
+          if (second.stalling) await second.released.promise;
+        };
+        return stallable(stall, {
+          ...store,
+          async saveThread(...args) {
+            await stall();
+            const result = await store.saveThread(...args);
+            // The recovery's first save (`closeInterruptedCalls`): the second process stalls too.
+            if (!second.stalling && !process.env.NO_STALL) {
+              second.stalling = true;
+              second.stalled.resolve();
+              await second.released.promise;
+            } else second.stalled.resolve();
+            return result;
+          },
+        });
+      }
+      return store;
+    };
+    const h = await harness({ sweepIntervalMs: 100, environment: { COUNTERSIGN_LOCK_TTL_MS: '1000' }, wrapStore });
+    try {
+      h.openai.enqueue(
+        { toolCalls: [{ name: 'restart_service', arguments: { service: 'worker', namespace: 'prod' } }] },
+        { toolCalls: [{ name: 'get_pods', arguments: { namespace: 'prod' } }] },
+        { text: 'The worker was restarted; I could not list the pods.' },
+      );
+      const threadTs = nextTs();
+      await h.mention({ user: 'UALICE', text: 'restart the worker, then list the pods', ts: threadTs });
+      const card = await waitFor(() => threadReplies(h, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'the card' });
+      await h.settled();
+      await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...cardButtons(card.blocks).find((button) => button.actionId === 'countersign_approve')! });
+      await first.stalled.promise;
+      await h.startReplica();
+      await second.stalled.promise;
+      const third = await h.startReplica();
+      await waitFor(async () => (await third.bot.store.busyThreads({ limit: 10 })).length === 0, { timeoutMs: 20_000, message: 'the third process to finish the item' });
+      const modelRequestsBeforeRelease = h.openai.requests.length;
+      first.released.resolve();
+      second.released.resolve();
+      await h.settled();
+      expect({
+        invocations: h.invocations(),
+        answered: threadReplies(h, threadTs).some((message) => message.text === 'The worker was restarted; I could not list the pods.'),
+        // The first process asked twice (the mention, the resume); the turn's end needs one more.
+        modelRequestsBeforeRelease,
+      }).toEqual({ invocations: [['rollout', 'restart', 'deployment/worker', '-n', 'prod']], answered: true, modelRequestsBeforeRelease: 3 });
+    } finally {
+      first.released.resolve();
+      second.released.resolve();
+    }
+  }, 60_000);
+});
