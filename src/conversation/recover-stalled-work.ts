@@ -42,8 +42,10 @@ export async function recoverStalledWork(options: {
   const { store, worker, logger, stopping } = options;
   const stalledBefore = options.now() - options.graceMs;
   // A dead holder's lock outlives its last renewal by the TTL (the grace in create-bot): work it was
-  // given before then has waited that long when the lock lapses, so it is taken at once.
-  const stalled = worker.room() > 0 && !stopping?.aborted ? await store.busyThreads({ limit: BATCH, before: stalledBefore }) : [];
+  // given before then has waited that long when the lock lapses, so it is taken at once. Threads
+  // whose lock is live are left out by the store: a long turn keeps its old place in the index, and
+  // a batch of them would otherwise be tried (and refused) every sweep, ahead of a lost hand-off.
+  const stalled = worker.room() > 0 && !stopping?.aborted ? await store.stalledThreads({ limit: BATCH, before: stalledBefore }) : [];
   for (const threadKey of stalled) {
     if (stopping?.aborted || worker.room() <= 0) break;
     // Awaited only until the lock is taken or refused: a recovered turn may take minutes and must not hold up the sweep.

@@ -473,6 +473,11 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       return [...busy].filter(([, at]) => at <= before).sort(([, left], [, right]) => left - right).slice(0, limit).map(([threadKey]) => threadKey);
     },
 
+    async stalledThreads({ limit, before }) {
+      const stalled = [...busy].filter(([threadKey, at]) => at <= before && lockHolder(threadKey) === undefined);
+      return stalled.sort(([, left], [, right]) => left - right).slice(0, limit).map(([threadKey]) => threadKey);
+    },
+
     async extendLock(fence, ttlMs) {
       if (!current(fence)) return false;
       locks.set(fence.threadKey, { value: fence.token, expiresAt: now() + ttlMs });

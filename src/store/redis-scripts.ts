@@ -566,3 +566,35 @@ redis.call('DEL', KEYS[2])
 redis.call('ZREM', KEYS[4], ARGV[3])
 return 'released'
 `;
+
+/**
+ * KEYS[1] a shard's index of threads with work. ARGV[1] the latest score taken (a cut-off in epoch
+ * ms), [2] most threads answered, [3] most index entries looked at, [4] the shard's lock key prefix.
+ * The oldest threads whose work was last queued at or before the cut-off and whose lock nobody
+ * holds, with their scores, as ZRANGEBYSCORE … WITHSCORES gives them. A thread whose holder is alive
+ * is passed over here rather than answered: its holder drains it, and however many such threads
+ * are older, the answer still reaches a free one behind them. Read a page at a time, so a sweep
+ * that finds free threads at once reads no further.
+ * The lock keys are built here, so they are not declared; they carry the index's hash tag (a
+ * shard's threads share it), so a Cluster keeps them in the same slot.
+ */
+export const STALLED_THREADS_SCRIPT = `
+local wanted = tonumber(ARGV[2]) * 2
+local budget = tonumber(ARGV[3])
+local found = {}
+local offset = 0
+while offset < budget do
+  local count = math.min(100, budget - offset)
+  local entries = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', offset, count)
+  for index = 1, #entries, 2 do
+    if redis.call('EXISTS', ARGV[4] .. entries[index]) == 0 then
+      found[#found + 1] = entries[index]
+      found[#found + 1] = entries[index + 1]
+      if #found >= wanted then return found end
+    end
+  end
+  if #entries < count * 2 then break end
+  offset = offset + count
+end
+return found
+`;

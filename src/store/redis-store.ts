@@ -30,6 +30,7 @@ import {
   FINISH_WORK_SCRIPT,
   MARK_EXECUTING_SCRIPT,
   RELEASE_IF_IDLE_SCRIPT,
+  STALLED_THREADS_SCRIPT,
   UNMARK_EXECUTING_SCRIPT,
   REVOKE_GRANT_SCRIPT,
   SAVE_THREAD_SCRIPT,
@@ -79,12 +80,21 @@ const SCRIPTS = {
   csTakeWork: [3, TAKE_WORK_SCRIPT],
   csFinishWork: [5, FINISH_WORK_SCRIPT],
   csReleaseIfIdle: [5, RELEASE_IF_IDLE_SCRIPT],
+  csStalledThreads: [1, STALLED_THREADS_SCRIPT],
   csSetStepField: [1, SET_STEP_FIELD_SCRIPT],
   csSetStepCard: [1, SET_STEP_CARD_SCRIPT],
   csClaimOnce: [1, CLAIM_ONCE_SCRIPT],
 } as const;
 
 type ScriptRunner = Record<keyof typeof SCRIPTS, (...args: Array<string | number>) => Promise<unknown>>;
+
+/**
+ * Entries of a shard's index of threads with work that one `stalledThreads` read looks at, at most:
+ * the threads live holders are draining that it passes over, so one sweep's Redis time stays
+ * bounded. Only more live turns than this in one shard, all older than a lost hand-off, would still
+ * hide it (16,000 with the default 16 shards).
+ */
+const STALLED_THREADS_SCANNED = 1_000;
 
 /** Hints beyond this many are dropped (oldest first) when no worker takes them; the recovery sweep still finds the work. */
 const READY_HINTS_KEPT = 10_000;
@@ -725,6 +735,14 @@ export function createRedisStore({
     async busyThreads({ limit, before }) {
       // Scored by when work was last queued (the enqueue and hand-off scripts' ZADD).
       return lowestAcrossShards((shard) => shard.busy(), before ?? '+inf', limit);
+    },
+
+    async stalledThreads({ limit, before }) {
+      // One script per shard, each on its node (the lock keys share the shard's slot), merged by when work was queued.
+      const perShard = await Promise.all(
+        keys.shards().map((shard) => run.csStalledThreads(shard.busy(), before, limit, STALLED_THREADS_SCANNED, shard.lock('')) as Promise<string[]>),
+      );
+      return mergeByScore(perShard, limit);
     },
 
     async extendLock(fence, ttlMs) {

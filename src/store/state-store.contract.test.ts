@@ -746,6 +746,35 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect(await store.busyThreads({ limit: 1000 })).toContain(threadKey);
   });
 
+  it('lists for the recovery sweep the oldest threads nobody holds, past any number of older held ones', async () => {
+    // A store of its own: threads other tests leave busy must not fill the answer.
+    const { store: own, audit: ownAudit } = create();
+    try {
+      // One channel's threads share a shard, so one index (and one script) on Redis.
+      const held = Array.from({ length: 3 }, () => `T1:C1:${randomUUID()}`);
+      for (const threadKey of held) {
+        await own.tryLock(threadKey, TTL);
+        await own.handOffWork(threadKey, 'item');
+      }
+      // Queued a millisecond later at least, so every held one is older.
+      const queuedAt = Date.now();
+      while (Date.now() === queuedAt) await new Promise((resolve) => setTimeout(resolve, 1));
+      const free = `T1:C1:${randomUUID()}`;
+      const elsewhere = `T1:C7:${randomUUID()}`;
+      await own.handOffWork(free, 'item');
+      expect(await own.stalledThreads({ limit: 1, before: Date.now() + 60_000 })).toEqual([free]);
+      // Another shard's too (Redis reads each shard's index and merges them).
+      await own.handOffWork(elsewhere, 'item');
+      expect((await own.stalledThreads({ limit: 10, before: Date.now() + 60_000 })).sort()).toEqual([free, elsewhere].sort());
+      // Work just queued waits out the cut-off (a worker with room takes it from the ready list).
+      expect(await own.stalledThreads({ limit: 10, before: queuedAt - 60_000 })).toEqual([]);
+      expect((await own.busyThreads({ limit: 10 })).sort()).toEqual([...held, free, elsewhere].sort());
+    } finally {
+      await own.close();
+      await ownAudit.close();
+    }
+  });
+
   it('hands a burst of hand-offs to one wait, as many as the worker has room for, each once', async () => {
     // A store of its own: hints other tests leave unclaimed must not count here.
     const { store: own, audit: ownAudit } = create();

@@ -359,6 +359,14 @@ export interface WorkQueueStore {
    * waited at least that long (the recovery sweep's grace; a hand-off is taken well within it).
    */
   busyThreads(options: { limit: number; before?: number }): Promise<string[]>;
+  /**
+   * What the recovery sweep may take: `busyThreads` whose work was last queued at or before `before`
+   * and whose lock nobody holds, oldest first, read in one step. A thread a live holder is draining
+   * (a long turn keeps its old place in the index) is passed over rather than answered, so any
+   * number of them never hides a newer thread whose hand-off was lost. A store may look at a bounded
+   * number of index entries per read (Redis: `STALLED_THREADS_SCANNED` per shard).
+   */
+  stalledThreads(options: { limit: number; before: number }): Promise<string[]>;
   /** Renews (or takes back, if it lapsed and nobody took it) the lock; false once fenced. */
   extendLock(fence: Fence, ttlMs: number): Promise<boolean>;
   /** Whether `fence` is still the thread's newest token. */
