@@ -48,6 +48,7 @@ describe('work puller told to stop (SIGTERM) while one of its turns still runs',
           if (waits === 2) waiting.resolve();
           return store.nextReadyThreads(options);
         },
+        returnReadyThreads: (threadKeys) => store.returnReadyThreads(threadKeys),
       },
       worker,
       gate: createLoadGate({ monitor: calm, maxConcurrent: 10, maxEventLoopDelayMs: 1_000 }),

@@ -23,6 +23,7 @@ describe('work puller', () => {
         waits.push(taken.length);
         return taken;
       },
+      returnReadyThreads: (threadKeys: readonly string[]) => store.returnReadyThreads(threadKeys),
     };
     const pickedUp: string[] = [];
     let allPickedUp: () => void = () => {};

@@ -20,7 +20,7 @@ const MAX_THREADS_PER_WAKE_UP = 32;
  * says this process has room, and drains each here. Work that waits, waits in Redis, where any
  * worker with room can take it.
  */
-export function createWorkPuller(options: { store: Pick<WorkQueueStore, 'nextReadyThreads'>; worker: ThreadWorker; gate: LoadGate; logger: Logger }): WorkPuller {
+export function createWorkPuller(options: { store: Pick<WorkQueueStore, 'nextReadyThreads' | 'returnReadyThreads'>; worker: ThreadWorker; gate: LoadGate; logger: Logger }): WorkPuller {
   const { store, worker, gate, logger } = options;
   let running = false;
   let loop: Promise<void> | undefined;
@@ -32,6 +32,21 @@ export function createWorkPuller(options: { store: Pick<WorkQueueStore, 'nextRea
    */
   function leave(threadKeys: string[]): void {
     logger.info({ event: 'work-pull-left', threads: threadKeys.length }, 'stopping: left handed-off threads to the other workers');
+  }
+
+  /**
+   * Threads taken when the gate had room that it no longer has (the event loop fell behind during
+   * the wait) go back to the head of the ready list at once, keeping their turn, for a worker with
+   * room: held here, they would wait for this loop to recover while idle workers find the list
+   * empty. A failed return costs latency only: the recovery sweep finds their work.
+   */
+  async function giveBack(threadKeys: string[]): Promise<void> {
+    try {
+      await store.returnReadyThreads(threadKeys);
+      logger.debug({ event: 'work-pull-returned', threads: threadKeys.length }, 'no room after all: returned handed-off threads to the ready list');
+    } catch (error) {
+      logger.warn({ event: 'work-pull-return-failed', threads: threadKeys.length, err: error }, 'could not return handed-off threads to the ready list; the recovery sweep will find them');
+    }
   }
 
   async function pull(): Promise<void> {
@@ -50,6 +65,13 @@ export function createWorkPuller(options: { store: Pick<WorkQueueStore, 'nextRea
         continue;
       }
       for (const [index, threadKey] of threadKeys.entries()) {
+        if (!running) return leave(threadKeys.slice(index));
+        // Room was counted before the wait; the gate may have none now. Never wait for it holding hints.
+        if (gate.room() <= 0) {
+          await giveBack(threadKeys.slice(index));
+          break;
+        }
+        // Admitted at once: the gate has room and nothing runs between the check and this call.
         const release = await gate.acquire();
         if (!running) {
           release();

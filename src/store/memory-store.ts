@@ -427,6 +427,16 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       });
     },
 
+    async returnReadyThreads(threadKeys) {
+      const left: string[] = [];
+      for (const threadKey of threadKeys) {
+        const waiter = readyWaiters.shift();
+        if (waiter) waiter(threadKey);
+        else left.push(threadKey);
+      }
+      ready.unshift(...left);
+    },
+
     async tryLock(threadKey, ttlMs) {
       if (lockHolder(threadKey) !== undefined) return undefined;
       return issueToken(threadKey, ttlMs);

@@ -655,6 +655,16 @@ export function createRedisStore({
       return ready.next(options);
     },
 
+    async returnReadyThreads(threadKeys) {
+      const byList = new Map<string, string[]>();
+      for (const threadKey of threadKeys) {
+        const list = keys.ofThread(threadKey).ready();
+        byList.set(list, [...(byList.get(list) ?? []), threadKey]);
+      }
+      // LPUSH puts its last argument first: reversed, the hints keep their order at the head.
+      await Promise.all([...byList].map(([list, returned]) => redis.lpush(list, ...returned.reverse())));
+    },
+
     async tryLock(threadKey, ttlMs) {
       const at = keys.ofThread(threadKey);
       const token = await run.csTryLock(at.lock(threadKey), at.fence(threadKey), ttlMs, now(), FENCE_TTL_MS, newTokenNonce());

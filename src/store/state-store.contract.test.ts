@@ -804,6 +804,32 @@ describe.each(createStores())('%s state store', (name, create) => {
     }
   });
 
+  it('takes back hints a worker had no room to start, at the head of their lists and in their order', async () => {
+    // A store of its own: hints other tests leave unclaimed must not count here.
+    const { store: own, audit: ownAudit } = create();
+    try {
+      const [first, second, third] = [`T1:C1:${randomUUID()}`, `T1:C1:${randomUUID()}`, `T1:C1:${randomUUID()}`];
+      for (const threadKey of [first, second, third]) await own.handOffWork(threadKey, 'item');
+      expect(await own.nextReadyThreads({ timeoutMs: 5_000, max: 3 })).toEqual([first, second, third]);
+      await own.returnReadyThreads([second, third]);
+      const later = `T1:C1:${randomUUID()}`;
+      await own.handOffWork(later, 'item');
+      // Ahead of a hint handed off after them: they keep their turn.
+      expect(await own.nextReadyThreads({ timeoutMs: 5_000, max: 3 })).toEqual([second, third, later]);
+
+      // Each to its own shard's list (Redis), and each once.
+      const spread = [`T1:C3:${randomUUID()}`, `T1:C4:${randomUUID()}`];
+      await own.returnReadyThreads(spread);
+      const taken = await own.nextReadyThreads({ timeoutMs: 5_000, max: 5 });
+      while (taken.length < spread.length) taken.push(...(await own.nextReadyThreads({ timeoutMs: 5_000, max: 5 })));
+      expect(taken.sort()).toEqual([...spread].sort());
+      expect(await own.nextReadyThreads({ timeoutMs: 50, max: 5 })).toEqual([]);
+    } finally {
+      await own.close();
+      await ownAudit.close();
+    }
+  });
+
   it('keeps an item in flight until it is finished, so work a dead holder took is picked up by the next', async () => {
     const threadKey = `T1:C1:${randomUUID()}`;
     // Held long enough to be found held three calls later on a loaded machine.

@@ -326,6 +326,11 @@ export interface WorkQueueStore {
    * (none when the wait ran out); each hint goes to one caller.
    */
   nextReadyThreads(options: { timeoutMs: number; max: number }): Promise<string[]>;
+  /**
+   * Puts hints taken with `nextReadyThreads` back at the head of their lists, in their order, for
+   * another worker: a worker that took them and then found it had no room to start them.
+   */
+  returnReadyThreads(threadKeys: readonly string[]): Promise<void>;
   /** Takes a thread's lock if nobody holds it (to pick up work a dead process left). */
   tryLock(threadKey: string, ttlMs: number): Promise<string | undefined>;
   /**
