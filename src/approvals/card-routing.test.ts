@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fromThisCard, stepRouting, threadCardActionable } from './card-routing.js';
+import { copyCarriesCall, fromThisCard, stepRouting, threadCallActionable, threadCardActionable } from './card-routing.js';
 import { evaluation, makeStep } from './pending-step.test-support.js';
 import { escalateTransition } from './transitions/escalate.js';
 
@@ -58,6 +58,39 @@ describe('card routing', () => {
     expect(threadCardActionable(step)).toBe(false);
     const escalated = escalateTransition(step, { now: step.createdAt + 100 })!.transition.step;
     expect(threadCardActionable(escalated)).toBe(true);
+  });
+
+  it("judges each call by its own rule's copies: another rule's approval channel reaches none of its approvers", () => {
+    const prod = evaluation({ approvers: [{ kind: 'group', groupId: 'S0OPS' }], notify: { thread: false, channels: ['C0APPROVALS'], dmApprovers: false } });
+    const staging = evaluation({ approvers: [{ kind: 'user', userId: 'U0DBA' }], notify: { thread: false, channels: [], dmApprovers: true } });
+    const step = makeStep([{ approvalId: 'a', policy: prod }, { approvalId: 'b', policy: staging }]);
+    step.copies = [{ kind: 'channel', channel: 'C0APPROVALS', ts: '2.2' }];
+    const [a, b] = step.calls;
+    expect(threadCallActionable(step, a!)).toBe(false);
+    // The DM to U0DBA failed: #approvals is prod's channel, not a place U0DBA was sent to.
+    expect(threadCallActionable(step, b!)).toBe(true);
+    expect(threadCardActionable(step)).toBe(true);
+    step.copies.push({ kind: 'dm', channel: 'D0DBA', ts: '3.3', userId: 'U0DBA' });
+    expect(threadCallActionable(step, b!)).toBe(false);
+    expect(threadCardActionable(step)).toBe(false);
+  });
+
+  it('keeps in the thread the buttons of a call whose rule wants them there, and hands over those of a call whose rule does not', () => {
+    const routed = evaluation({ notify: { thread: false, channels: ['C0APPROVALS'], dmApprovers: false } });
+    const step = makeStep([{ approvalId: 'a', policy: routed }, 'b']);
+    step.copies = [{ kind: 'channel', channel: 'C0APPROVALS', ts: '2.2' }];
+    expect(threadCallActionable(step, step.calls[0]!)).toBe(false);
+    expect(threadCallActionable(step, step.calls[1]!)).toBe(true);
+  });
+
+  it("puts on a copy only the calls its rule sends there; a DM copy recorded without its owner carries them all", () => {
+    const prod = evaluation({ notify: { thread: false, channels: ['C0APPROVALS'], dmApprovers: false } });
+    const staging = evaluation({ approvers: [{ kind: 'user', userId: 'U0DBA' }], notify: { thread: false, channels: [], dmApprovers: true } });
+    const step = makeStep([{ approvalId: 'a', policy: prod }, { approvalId: 'b', policy: staging }]);
+    const [a, b] = step.calls;
+    expect([a, b].map((call) => copyCarriesCall(step, call!, { kind: 'channel', channel: 'C0APPROVALS' }))).toEqual([true, false]);
+    expect([a, b].map((call) => copyCarriesCall(step, call!, { kind: 'dm', userId: 'U0DBA' }))).toEqual([false, true]);
+    expect([a, b].map((call) => copyCarriesCall(step, call!, { kind: 'dm' }))).toEqual([true, true]);
   });
 
   it('accepts a click from the thread channel or a recorded copy, and from no other message or channel', () => {

@@ -1,9 +1,9 @@
 import type { ApproverSpec } from '../config/policy-config-schema.js';
 import { currentVersion } from './input-version.js';
-import { type CardCopy, type PendingStep, undecidedCalls } from './pending-step.js';
+import { type CardCopy, type PendingCall, type PendingStep, undecidedCalls } from './pending-step.js';
 import type { PolicyEvaluation } from './policy/evaluate-policy.js';
 
-/** Where one step's card goes: the union of what the policies of its calls ask for. */
+/** Where a card goes: for one call, what its rule asks for; for a step, the union over its calls. */
 export interface StepRouting {
   /** Whether the thread's card carries the buttons (otherwise it only shows the state). */
   thread: boolean;
@@ -14,25 +14,14 @@ export interface StepRouting {
 
 /**
  * A step with several calls goes everywhere any of its calls asks to go, so no approver misses a
- * call they must decide; the thread keeps its buttons if any call wants it to. The thread's own
- * channel never gets a second copy, and the requester gets no DM for a call they may not approve.
+ * call they must decide. The thread's own channel never gets a second copy, and the requester gets
+ * no DM for a call they may not approve.
  */
 export function stepRouting(step: Pick<PendingStep, 'calls' | 'channel' | 'requesterId'>): StepRouting {
-  const policies = step.calls.flatMap((call): PolicyEvaluation[] => {
-    const policy = currentVersion(call)?.policy ?? call.policy;
-    return policy?.needsApproval ? [policy] : [];
-  });
-  const thread = policies.length === 0 || policies.some((policy) => policy.notify?.thread !== false);
-  const channels = new Set(policies.flatMap((policy) => policy.notify?.channels ?? []));
-  channels.delete(step.channel);
-  const dmUserIds = new Set(
-    policies.flatMap((policy) => {
-      if (!policy.notify?.dmApprovers) return [];
-      return policy.approvers.flatMap((approver) =>
-        approver.kind === 'user' && (approver.userId !== step.requesterId || policy.allowSelfApproval) && mayAlsoApprove(policy, approver.userId) ? [approver.userId] : [],
-      );
-    }),
-  );
+  const routings = step.calls.flatMap((call) => callRouting(step, call) ?? []);
+  const thread = routings.length === 0 || routings.some((routing) => routing.thread);
+  const channels = new Set(routings.flatMap((routing) => routing.channels));
+  const dmUserIds = new Set(routings.flatMap((routing) => routing.dmUserIds));
   return { thread, channels: [...channels], dmUserIds: [...dmUserIds] };
 }
 
@@ -46,35 +35,83 @@ function mayAlsoApprove(policy: PolicyEvaluation, userId: string): boolean {
 }
 
 /**
- * Whether the thread's card shows buttons. It hands them to its copies only when they reach
- * everyone who may decide: a copy in every channel the rule names, and every approver of every
- * call still waiting (hops' included) reached by one, a user in a DM or an approval channel, a
- * group (or the requester) only in a channel, since DMs go to users named by id. Otherwise (a copy
- * that failed, an edit or a hop that brought approvers the copies miss) the thread keeps them, so
- * a card is never left without a way to decide it.
+ * Where one call's card goes, by the rule of its current version (an edit's, with a hop's
+ * approvers); undefined for a call that waits for no approval (a question), which stays in the thread.
  */
-export function threadCardActionable(step: PendingStep): boolean {
-  const routing = stepRouting(step);
-  const copies = step.copies ?? [];
-  if (routing.thread || copies.length === 0) return true;
-  const copiedChannels = new Set(copies.flatMap((copy) => (copy.kind === 'channel' ? [copy.channel] : [])));
-  if (!routing.channels.every((channel) => copiedChannels.has(channel))) return true;
-  // Anyone may be in an approval channel; a copy in one the rule no longer names is not counted on.
-  if (routing.channels.length > 0) return false;
-  const messaged = new Set(copies.flatMap((copy) => (copy.kind === 'dm' && copy.userId !== undefined ? [copy.userId] : [])));
-  return waitingApprovers(step).some((approver) => approver.kind !== 'channel' && !(approver.kind === 'user' && messaged.has(approver.userId)));
+export function callRouting(step: Pick<PendingStep, 'channel' | 'requesterId'>, call: PendingCall): StepRouting | undefined {
+  const policy = policyOf(call);
+  if (!policy) return undefined;
+  const channels = (policy.notify?.channels ?? []).filter((channel) => channel !== step.channel);
+  const dmUserIds = policy.notify?.dmApprovers
+    ? policy.approvers.flatMap((approver) => (approver.kind === 'user' && (approver.userId !== step.requesterId || policy.allowSelfApproval) && mayAlsoApprove(policy, approver.userId) ? [approver.userId] : []))
+    : [];
+  return { thread: policy.notify?.thread !== false, channels: [...new Set(channels)], dmUserIds: [...new Set(dmUserIds)] };
 }
 
 /**
- * The approvers of the calls still waiting, as their current versions name them (hops' included),
- * but for the requester named by id where they may not approve their own request (no DM goes to them).
+ * Whether the thread's card shows any buttons: for a call still waiting that keeps them there
+ * (`threadCallActionable`). Once none waits, whether the routing hands them elsewhere at all.
  */
-function waitingApprovers(step: PendingStep): ApproverSpec[] {
-  return undecidedCalls(step).flatMap((call) => {
-    const policy = currentVersion(call)?.policy ?? call.policy;
-    if (!policy?.needsApproval) return [];
-    return policy.approvers.filter((approver) => policy.allowSelfApproval || approver.kind !== 'user' || approver.userId !== step.requesterId);
-  });
+export function threadCardActionable(step: PendingStep): boolean {
+  const waiting = undecidedCalls(step);
+  if (waiting.length === 0) return stepRouting(step).thread || (step.copies ?? []).length === 0;
+  return waiting.some((call) => threadCallActionable(step, call));
+}
+
+/**
+ * Whether the thread's card shows buttons for `call`. It hands them to the copies only when the
+ * call's own routing reached everyone who may decide it: a copy in every channel its rule names,
+ * and every approver of the call (hops' included) reached by one, a user in a DM or one of those
+ * channels, a group (or the requester) only in a channel, since DMs go to users named by id.
+ * Another rule's copy reaches none of them: its channel is where that rule's approvers decide.
+ * Otherwise (a copy that failed, an edit or a hop that brought approvers the copies miss) the
+ * thread keeps them, so a call is never left without a way to decide it.
+ */
+export function threadCallActionable(step: PendingStep, call: PendingCall): boolean {
+  const routing = callRouting(step, call);
+  const copies = step.copies ?? [];
+  if (!routing || routing.thread || copies.length === 0) return true;
+  const copiedChannels = new Set(copies.flatMap((copy) => (copy.kind === 'channel' ? [copy.channel] : [])));
+  if (!routing.channels.every((channel) => copiedChannels.has(channel))) return true;
+  // Anyone may be in an approval channel; a copy in one the rule does not name is not counted on.
+  if (routing.channels.length > 0) return false;
+  const messaged = new Set(copies.flatMap((copy) => (copy.kind === 'dm' && copy.userId !== undefined ? [copy.userId] : [])));
+  return approversOf(step, call).some((approver) => approver.kind !== 'channel' && !(approver.kind === 'user' && messaged.has(approver.userId)));
+}
+
+/** Where a copy of the card is: a channel, or a DM to one approver (unknown for a DM copy recorded without its owner). */
+export interface CopyPlace {
+  kind: 'channel' | 'dm';
+  channel?: string;
+  userId?: string | undefined;
+}
+
+/**
+ * Whether the copy at `place` carries `call`: only where the call's own rule sends it, so a copy
+ * shows (to everyone in its channel) the input of no call another rule routes elsewhere, nor offers
+ * buttons for it. A DM copy recorded without its owner carries every call, as it always did.
+ */
+export function copyCarriesCall(step: Pick<PendingStep, 'channel' | 'requesterId'>, call: PendingCall, place: CopyPlace): boolean {
+  const routing = callRouting(step, call);
+  if (!routing) return false;
+  if (place.kind === 'channel') return place.channel !== undefined && routing.channels.includes(place.channel);
+  return place.userId === undefined || routing.dmUserIds.includes(place.userId);
+}
+
+/** The policy a call waits under now, when it asks for approval at all. */
+function policyOf(call: PendingCall): PolicyEvaluation | undefined {
+  const policy = currentVersion(call)?.policy ?? call.policy;
+  return policy?.needsApproval ? policy : undefined;
+}
+
+/**
+ * The approvers of a call, as its current version names them (hops' included), but for the
+ * requester named by id where they may not approve their own request (no DM goes to them).
+ */
+function approversOf(step: PendingStep, call: PendingCall): ApproverSpec[] {
+  const policy = policyOf(call);
+  if (!policy) return [];
+  return policy.approvers.filter((approver) => policy.allowSelfApproval || approver.kind !== 'user' || approver.userId !== step.requesterId);
 }
 
 /**

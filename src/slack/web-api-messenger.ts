@@ -76,7 +76,7 @@ export function createWebApiMessenger(options: { client: WebClient; logger: Logg
 
     async postStepCopy({ step, target }) {
       const channel = target.kind === 'channel' ? target.channel : await openDirectMessage(client, target.userId);
-      const card = buildApprovalCard({ step, placement: 'copy' });
+      const card = buildApprovalCard({ step, placement: 'copy', copy: target });
       const response = await client.chat.postMessage({ channel, text: card.text, blocks: card.blocks });
       if (!response.ts) throw new SlackResponseError({ method: 'chat.postMessage', missing: 'ts' });
       const permalink = await permalinkOf(client, logger, { channel, ts: response.ts });
@@ -90,7 +90,7 @@ export function createWebApiMessenger(options: { client: WebClient; logger: Logg
     },
 
     async updateStepCopy({ step, copy }) {
-      const card = buildApprovalCard({ step, placement: 'copy' });
+      const card = buildApprovalCard({ step, placement: 'copy', copy });
       await client.chat.update({ channel: copy.channel, ts: copy.ts, text: card.text, blocks: card.blocks });
     },
 

@@ -1,6 +1,6 @@
 import type { types } from '@slack/bolt';
 import { COUNTERSIGN_ACTOR } from '../../agent/decision-messages.js';
-import { threadCardActionable } from '../../approvals/card-routing.js';
+import { copyCarriesCall, type CopyPlace, threadCallActionable, threadCardActionable } from '../../approvals/card-routing.js';
 import { describeChanges, diffInputs } from '../../approvals/input-diff.js';
 import { approvalsOf, approvedVersion, currentVersion } from '../../approvals/input-version.js';
 import { approverMentions, describeApprovers } from '../../approvals/policy/describe-approvers.js';
@@ -51,19 +51,23 @@ const ANSWER_MAX_LENGTH = 500;
  * every decision. All model-supplied text is escaped and fitted, so the card stays within Slack's
  * limits for any input.
  */
-export function buildApprovalCard({ step, placement = 'thread' }: { step: PendingStep; placement?: CardPlacement }): ApprovalCard {
+export function buildApprovalCard({ step, placement = 'thread', copy }: { step: PendingStep; placement?: CardPlacement; copy?: CopyPlace }): ApprovalCard {
   // A thread card whose rule sends the decision elsewhere only shows the state, once a copy exists.
   const actionable = placement === 'copy' || threadCardActionable(step);
   const routing = cardRoutingLine({ step, placement, actionable });
-  const shownCalls = step.calls.slice(0, MAX_SHOWN_CALLS);
-  const hiddenCalls = step.calls.slice(MAX_SHOWN_CALLS);
+  // A copy carries the calls routed to it; the others wait in the thread and where their rules send them.
+  const carried = placement === 'copy' && copy !== undefined ? step.calls.filter((call) => copyCarriesCall(step, call, copy)) : step.calls;
+  const elsewhere = step.calls.length - carried.length;
+  const shownCalls = carried.slice(0, MAX_SHOWN_CALLS);
+  const hiddenCalls = carried.slice(MAX_SHOWN_CALLS);
   const waiting = step.phase === 'pending' ? undecidedCalls(step).length : 0;
   const expiry = step.expiresAt !== undefined && waiting > 0 ? ` · expires ${slackDate({ epochMilliseconds: step.expiresAt })}` : '';
   const summary = `Requested by ${actorMention(step.requesterId)} · ${slackDate({ epochMilliseconds: step.createdAt })} · ${statusText(step, waiting)}${expiry}${waiting > 0 ? escalationText(step) : ''}`;
   const hiddenSummary = hiddenCalls.length > 0 ? hiddenCallsText(step, hiddenCalls) : undefined;
-  const drafts = shownCalls.map((call, index) => draftCall(step, call, index, actionable));
+  const elsewhereSummary = elsewhere > 0 ? `:link: ${elsewhere} more ${elsewhere === 1 ? 'call' : 'calls'} of this request ${elsewhere === 1 ? 'is' : 'are'} not sent here: see the thread` : undefined;
+  const drafts = shownCalls.map((call, index) => draftCall(step, call, index, placement === 'copy' || threadCallActionable(step, call)));
   const header = step.calls.length > 0 && step.calls.every(isQuestion) ? QUESTION_HEADER_TEXT : HEADER_TEXT;
-  const fixedLength = header.length + summary.length + routing.length + (hiddenSummary?.length ?? 0) + sum(drafts.map((draft) => draft.fixedLength));
+  const fixedLength = header.length + summary.length + routing.length + (hiddenSummary?.length ?? 0) + (elsewhereSummary?.length ?? 0) + sum(drafts.map((draft) => draft.fixedLength));
   const calls = Math.max(1, drafts.length);
   // An edit's change lines give way before any call's arguments go under their minimum: View full
   // input shows the version they describe. All of them when they fit, else an equal share each.
@@ -82,7 +86,8 @@ export function buildApprovalCard({ step, placement = 'thread' }: { step: Pendin
     }),
   ];
   if (hiddenSummary !== undefined) blocks.push(contextBlock(hiddenSummary));
-  return { text: fallbackText(step, waiting), blocks };
+  if (elsewhereSummary !== undefined) blocks.push(contextBlock(elsewhereSummary));
+  return { text: fallbackText(step, carried, waiting), blocks };
 }
 
 interface CallDraft {
@@ -387,8 +392,8 @@ function hiddenCallsText(step: PendingStep, hiddenCalls: PendingCall[]): string 
   return `:heavy_plus_sign: ${hiddenCalls.length} more ${hiddenCalls.length === 1 ? 'call' : 'calls'} not shown on this card (${breakdown})`;
 }
 
-function fallbackText(step: PendingStep, waiting: number): string {
-  const names = [...new Set(step.calls.map(toolNameOf))].join(', ');
+function fallbackText(step: PendingStep, calls: PendingCall[], waiting: number): string {
+  const names = [...new Set(calls.map(toolNameOf))].join(', ');
   const heading = waiting > 0 ? 'Approval needed' : 'Approval decided';
   return `${heading}: ${fitUntrusted(names, FALLBACK_NAMES_MAX_LENGTH)} requested by ${actorMention(step.requesterId)}`;
 }

@@ -60,3 +60,34 @@ describe('card routing line', () => {
     expect(summary).not.toContain('escalates to');
   });
 });
+
+describe("a step whose calls two rules route to different places", () => {
+  const prod = evaluation({ approvers: [{ kind: 'group', groupId: 'S0OPS' }], notify: { thread: false, channels: ['C0APPROVALS'], dmApprovers: false } });
+  const staging = evaluation({ approvers: [{ kind: 'user', userId: 'U0DBA' }], notify: { thread: false, channels: [], dmApprovers: true } });
+  const twoRules = () =>
+    makeStep([
+      { approvalId: 'a', policy: prod, input: { service: 'api', namespace: 'prod' } },
+      { approvalId: 'b', policy: staging, input: { service: 'db-proxy', namespace: 'staging' } },
+    ]);
+  const text = (card: { blocks: unknown[] }) => JSON.stringify(card.blocks);
+
+  it("shows a copy only the calls routed to it: another rule's input and buttons stay out of #approvals and the DM", () => {
+    const step = twoRules();
+    const channelCopy = buildApprovalCard({ step, placement: 'copy', copy: { kind: 'channel', channel: 'C0APPROVALS' } });
+    expect(text(channelCopy)).toContain('api');
+    expect(text(channelCopy)).not.toContain('db-proxy');
+    expect(text(channelCopy)).toContain('1 more call of this request is not sent here');
+    expect(channelCopy.blocks.filter((block) => block.type === 'actions')).toHaveLength(1);
+    const dmCopy = buildApprovalCard({ step, placement: 'copy', copy: { kind: 'dm', userId: 'U0DBA' } });
+    expect(text(dmCopy)).toContain('db-proxy');
+    expect(dmCopy.blocks.filter((block) => block.type === 'section' && JSON.stringify(block).includes('restart_service'))).toHaveLength(1);
+    expect(dmCopy.blocks.filter((block) => block.type === 'actions')).toHaveLength(1);
+  });
+
+  it("keeps in the thread the buttons of the call whose DM copy failed, not those of the call #approvals reached", () => {
+    const step = { ...twoRules(), copies: [{ kind: 'channel' as const, channel: 'C0APPROVALS', ts: '2.2' }] };
+    const card = buildApprovalCard({ step });
+    expect(card.blocks.filter((block) => block.type === 'actions')).toHaveLength(1);
+    expect(text(card)).toContain('Also waiting for approval in <#C0APPROVALS>');
+  });
+});
