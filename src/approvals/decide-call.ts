@@ -267,7 +267,7 @@ export function createCallDecider(options: DecideCallOptions) {
    * its copies go there before the cards are shown, so the thread's card shows where they are.
    */
   async function postCopiesForEdit(step: PendingStep): Promise<PendingStep> {
-    const posted = await postMissingCopies({ store, messenger, logger, step }).catch((error: unknown) => {
+    const posted = await postMissingCopies({ store, messenger, logger, step, currentEvaluation: options.evaluateInput }).catch((error: unknown) => {
       logger.warn({ event: 'card-copy-failed', stepId: step.stepId, err: error }, 'could not post copies for an edited call');
       return 0;
     });

@@ -15,6 +15,7 @@ import { governedReminderMentions, reminderGroupIds } from './policy/governed-re
 import { callsOnStepLadder } from './policy/escalation-scope.js';
 import { governingExpiry } from './policy/approval-deadlines.js';
 import { governingPolicy, type CurrentEvaluation } from './policy/governing-policy.js';
+import { approversLetDecide } from './policy/approvers-let-decide.js';
 import { escalateTransition } from './transitions/escalate.js';
 import { ruleLabel } from './policy/rule-label.js';
 import { type Metrics, noMetrics } from '../metrics/metrics.js';
@@ -237,8 +238,8 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
       metrics.escalated({ stage: (step.escalation?.done ?? 0) + 1 });
       logger.info({ event: 'approval-escalated', stepId, hop: step.escalation?.done }, 'approval request escalated');
       await announceHop(step, stage).catch((error: unknown) => logger.warn({ event: 'escalation-notice-failed', stepId, err: error }, 'could not announce an escalation'));
-      // Fallback approvers named by user id get their DM copy when the rule sends DMs.
-      const posted = await postMissingCopies({ store, messenger, logger, step }).catch((error: unknown) => {
+      // Fallback approvers named by user id get their DM copy when the rule sends DMs, if the config in force lets them decide.
+      const posted = await postMissingCopies({ store, messenger, logger, step, currentEvaluation: options.currentEvaluation }).catch((error: unknown) => {
         logger.warn({ event: 'card-copy-failed', stepId, err: error }, 'could not post copies for added approvers');
         return 0;
       });
@@ -276,7 +277,7 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
     const stageText = `stage ${hop + 1} of ${(step.escalation?.ladder.length ?? 0) + 1}`;
     // The hop is the ladder's rule's answer to a slow request: it reminds only the approvers of the calls under that rule.
     if (stage.remind) await remind(step, { prefix: `:bell: Reminder (${stageText}): `, calls: callsOnStepLadder(step), names: reachedCallsText(step) });
-    const added = await approversLetDecide(step, stage.addApprovers);
+    const added = await hopApproversLetDecide(step, stage.addApprovers);
     if (added.length === 0) return;
     const waiting = reachedCallsText(step);
     if (waiting === '') return;
@@ -292,24 +293,13 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
    * The hop's approvers a click would accept on some call it reached: after a deploy that changed
    * the ladder's rule, the config in force also governs, and "<@U0LEAD> can now approve" must not
    * send someone to a card that refuses them; nor, for an input that may fall under several rules,
-   * where the other rules' approvers do not name them too (`alsoApprovers`). Named in every such
-   * list counts (groups are not read here, so a user named only through a group goes unannounced).
+   * where the other rules' approvers do not name them too (`alsoApprovers`).
    */
-  async function approversLetDecide(step: PendingStep, added: EscalationStage['addApprovers']): Promise<EscalationStage['addApprovers']> {
-    const { currentEvaluation } = options;
-    if (added.length === 0) return added;
-    const accepted = new Set<string>();
-    for (const call of callsOnStepLadder(step)) {
-      const version = currentVersion(call)!;
-      const current = currentEvaluation ? await currentEvaluation({ step, call, input: version.input }) : undefined;
-      const governing = governingPolicy({ step, stored: version.policy, current });
-      const lists = [...(governing.stored.alsoApprovers ?? []), ...(governing.current ? approverLists(governing.current) : [])];
-      const names = (list: readonly ApproverSpec[], approver: ApproverSpec) => list.some((named) => named.kind === 'channel' || approverKey(named) === approverKey(approver));
-      for (const approver of added) if (lists.every((list) => names(list, approver))) accepted.add(approverKey(approver));
-    }
-    const announced = added.filter((approver) => accepted.has(approverKey(approver)));
+  async function hopApproversLetDecide(step: PendingStep, added: EscalationStage['addApprovers']): Promise<EscalationStage['addApprovers']> {
+    const announced = await approversLetDecide({ step, calls: callsOnStepLadder(step), approvers: added, currentEvaluation: options.currentEvaluation });
     if (announced.length < added.length) {
-      logger.info({ event: 'escalation-approvers-unannounced', stepId: step.stepId, approvers: added.filter((approver) => !accepted.has(approverKey(approver))).map(approverKey) }, 'the config in force does not let these fallback approvers decide');
+      const left = added.filter((approver) => !announced.includes(approver)).map(approverKey);
+      logger.info({ event: 'escalation-approvers-unannounced', stepId: step.stepId, approvers: left }, 'the config in force does not let these fallback approvers decide');
     }
     return announced;
   }

@@ -2,14 +2,17 @@ import type { Logger } from 'pino';
 import type { CardCopyTarget, ThreadMessenger } from '../conversation/thread-messenger.js';
 import { isFencedError } from '../store/fenced-error.js';
 import type { StepStore } from '../store/state-store.js';
-import { stepRouting } from './card-routing.js';
-import type { PendingStep } from './pending-step.js';
+import { callRouting, stepRouting } from './card-routing.js';
+import { type PendingStep, undecidedCalls } from './pending-step.js';
+import { approversLetDecide } from './policy/approvers-let-decide.js';
+import type { CurrentEvaluation } from './policy/governing-policy.js';
 
 /**
  * Posts the copies of a step's card that its routing asks for and it does not have yet (when the
  * card is first posted, and for approvers an escalation hop adds). Each is recorded as soon as it is
  * posted, so clicks on it count; one that fails is logged and the rest still go out. A fenced write
  * (or `stop()` saying the caller lost its thread) is thrown. Resolves with how many were posted.
+ * With `currentEvaluation` (the config in force), a DM goes only to someone it lets decide too.
  */
 export async function postMissingCopies(options: {
   store: Pick<StepStore, 'recordCardCopy'>;
@@ -17,13 +20,15 @@ export async function postMissingCopies(options: {
   logger: Logger;
   step: PendingStep;
   stop?: () => boolean;
+  currentEvaluation?: CurrentEvaluation | undefined;
 }): Promise<number> {
   const { store, messenger, logger, step } = options;
   const routing = stepRouting(step);
   const copies = step.copies ?? [];
+  const dmUserIds = routing.dmUserIds.filter((userId) => !copies.some((copy) => copy.kind === 'dm' && copy.userId === userId));
   const targets: CardCopyTarget[] = [
     ...routing.channels.filter((channel) => !copies.some((copy) => copy.kind === 'channel' && copy.channel === channel)).map((channel) => ({ kind: 'channel' as const, channel })),
-    ...routing.dmUserIds.filter((userId) => !copies.some((copy) => copy.kind === 'dm' && copy.userId === userId)).map((userId) => ({ kind: 'dm' as const, userId })),
+    ...(await dmsLetDecide({ step, userIds: dmUserIds, currentEvaluation: options.currentEvaluation, logger })).map((userId) => ({ kind: 'dm' as const, userId })),
   ];
   let posted = 0;
   for (const target of targets) {
@@ -37,4 +42,23 @@ export async function postMissingCopies(options: {
     }
   }
   return posted;
+}
+
+/**
+ * The approvers to DM whom the config in force lets decide a waiting call that DMs them, as a hop
+ * announces only those: the card's policy is stored with it, and after a deploy that took someone
+ * off the rule (a fallback approver swapped) a DM would hand them the request's input and buttons
+ * that refuse them.
+ */
+async function dmsLetDecide({ step, userIds, currentEvaluation, logger }: { step: PendingStep; userIds: string[]; currentEvaluation: CurrentEvaluation | undefined; logger: Logger }): Promise<string[]> {
+  if (!currentEvaluation) return userIds;
+  const waiting = undecidedCalls(step);
+  const sent: string[] = [];
+  for (const userId of userIds) {
+    const calls = waiting.filter((call) => callRouting(step, call)?.dmUserIds.includes(userId));
+    const letDecide = await approversLetDecide({ step, calls, approvers: [{ kind: 'user', userId }], currentEvaluation });
+    if (calls.length > 0 && letDecide.length > 0) sent.push(userId);
+    else logger.info({ event: 'card-copy-withheld', stepId: step.stepId, userId }, 'the config in force does not let this approver decide; no DM copy');
+  }
+  return sent;
 }
