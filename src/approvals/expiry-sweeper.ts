@@ -8,6 +8,7 @@ import type { ScheduleKind, StateStore } from '../store/state-store.js';
 import { approvalsOf, currentVersion } from './input-version.js';
 import { decisionOf, isQuestion, undecidedCalls, type PendingCall, type PendingStep } from './pending-step.js';
 import { postMissingCopies } from './post-card-copies.js';
+import { type NoticePlace, noticePlaces } from './card-notice-places.js';
 import { showStep } from './show-step.js';
 import { approverMentions } from './policy/describe-approvers.js';
 import { approverLists, type GroupMembers } from './policy/approver-eligibility.js';
@@ -102,18 +103,26 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
   /**
    * Pings the approvers of `calls` (by default every approval still waiting: the step's own
    * reminder), naming them by tool (`names`, by default). The approvers are those a click would
-   * accept now: under the governing policy, the card's and the config in force's together.
+   * accept now: under the governing policy, the card's and the config in force's together. Pinged
+   * where they decide: in the thread, under each channel copy of those calls and in the DM copy of
+   * each one pinged (`noticePlaces`).
    */
   async function remind(step: PendingStep, { prefix = ':bell: ', calls: waiting = waitingApprovals(step), names }: { prefix?: string; calls?: PendingCall[]; names?: string } = {}): Promise<void> {
     if (waiting.length === 0 || step.phase !== 'pending') return;
-    const mentions = new Set((await Promise.all(waiting.map((call) => mentionsFor(step, call)))).flat());
+    const mentionsOf = new Map(await Promise.all(waiting.map(async (call) => [call.approvalId, await mentionsFor(step, call)] as const)));
+    const mentions = new Set([...mentionsOf.values()].flat());
     const named = names ?? [...new Set(waiting.map((call) => `\`${call.toolName}\``))].join(', ');
     const expires = step.expiresAt === undefined ? '' : ` It expires <!date^${Math.floor(step.expiresAt / 1000)}^{date_short_pretty} at {time}|soon>.`;
-    await messenger.postMention({
-      channel: step.channel,
-      threadTs: step.threadTs,
-      text: `${prefix}${[...mentions].join(' ')}${mentions.size > 0 ? ' ' : ''}Approval still needed for ${named}.${expires}`,
-    });
+    const text = `${prefix}${[...mentions].join(' ')}${mentions.size > 0 ? ' ' : ''}Approval still needed for ${named}.${expires}`;
+    const places = noticePlaces(step, { calls: waiting, inDm: (userId, call) => mentionsOf.get(call.approvalId)?.includes(`<@${userId}>`) ?? false });
+    await postNotice(step, { places, text, event: 'reminder-failed' });
+  }
+
+  /** Posts `text` in each of `places`; one Slack refuses is logged (as `event`) and the others still get it. */
+  async function postNotice(step: PendingStep, { places, text, event }: { places: NoticePlace[]; text: string; event: string }): Promise<void> {
+    for (const place of places) {
+      await messenger.postMention({ ...place, text }).catch((error: unknown) => logger.warn({ event, stepId: step.stepId, channel: place.channel, err: error }, 'could not post a notice about an approval request'));
+    }
   }
 
   /** Who a reminder about `call` pings: those the governing policy of its current version lets approve now. */
@@ -271,7 +280,7 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
     await store.postponeDue({ kind, stepId, until: now() + NEWER_RELEASE_RETRY_MS });
   }
 
-  /** Tells the people of a hop: a reminder, and/or the fallback approvers that they may now decide (in the thread and under each channel copy). */
+  /** Tells the people of a hop: a reminder, and/or the fallback approvers that they may now decide (in the thread and under each channel copy of the calls it reached). */
   async function announceHop(step: PendingStep, stage: EscalationStage): Promise<void> {
     const hop = step.escalation?.done ?? 0;
     const stageText = `stage ${hop + 1} of ${(step.escalation?.ladder.length ?? 0) + 1}`;
@@ -283,10 +292,8 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
     if (waiting === '') return;
     const expires = step.expiresAt === undefined ? '' : ` It expires <!date^${Math.floor(step.expiresAt / 1000)}^{date_short_pretty} at {time}|soon>.`;
     const text = `:rotating_light: Escalated (${stageText}): ${approverMentions(added)} can now approve ${waiting}.${expires}`;
-    const places = [{ channel: step.channel, threadTs: step.threadTs }, ...(step.copies ?? []).filter((copy) => copy.kind === 'channel').map((copy) => ({ channel: copy.channel, threadTs: copy.ts }))];
-    for (const place of places) {
-      await messenger.postMention({ ...place, text }).catch((error: unknown) => logger.warn({ event: 'escalation-notice-failed', stepId: step.stepId, channel: place.channel, err: error }, 'could not announce an escalation'));
-    }
+    // The added approvers get their DM copies after this, so the DMs there are not theirs to tell.
+    await postNotice(step, { places: noticePlaces(step, { calls: callsOnStepLadder(step) }), text, event: 'escalation-notice-failed' });
   }
 
   /**
