@@ -11,7 +11,7 @@ import { postMissingCopies } from './post-card-copies.js';
 import { type NoticePlace, noticePlaces } from './card-notice-places.js';
 import { showStep } from './show-step.js';
 import { approverMentions } from './policy/describe-approvers.js';
-import { approverLists, type GroupMembers } from './policy/approver-eligibility.js';
+import type { GroupMembers } from './policy/approver-eligibility.js';
 import { governedReminderMentions, reminderGroupIds } from './policy/governed-reminder-mentions.js';
 import { callsOnStepLadder } from './policy/escalation-scope.js';
 import { governingExpiry } from './policy/approval-deadlines.js';
