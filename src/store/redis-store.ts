@@ -67,8 +67,8 @@ const SCRIPTS = {
   csSaveThread: [6, SAVE_THREAD_SCRIPT],
   csCreateThreadIfAbsent: [2, CREATE_THREAD_IF_ABSENT_SCRIPT],
   csReadThread: [2, READ_THREAD_SCRIPT],
-  csMarkExecuting: [4, MARK_EXECUTING_SCRIPT],
-  csFinishExecuting: [2, FINISH_EXECUTING_SCRIPT],
+  csMarkExecuting: [5, MARK_EXECUTING_SCRIPT],
+  csFinishExecuting: [3, FINISH_EXECUTING_SCRIPT],
   csUnmarkExecuting: [3, UNMARK_EXECUTING_SCRIPT],
   csRevokeGrant: [2, REVOKE_GRANT_SCRIPT],
   csEnqueueAndLock: [6, ENQUEUE_AND_LOCK_SCRIPT],
@@ -337,7 +337,10 @@ export function createRedisStore({
       return reply !== 0;
     },
 
-    async createStep({ step, thread, ttlMs, audit, fence, attempt }) {
+    // Always named (a fresh attempt unless given): a resend after a lost reply finds the thread newer
+    // than its patch was planned from, and sent again as a rewrite it would write the step and its
+    // `approval-requested` records a second time.
+    async createStep({ step, thread, ttlMs, audit, fence, attempt = randomUUID() }) {
       const { prepared, args } = prepare(audit);
       const stepAt = keys.ofStep(step.stepId);
       const threadAt = keys.ofThread(thread.threadKey);
@@ -355,7 +358,7 @@ export function createRedisStore({
           stepAt.openStepTeams(),
           stepAt.schedule('escalation'),
           // The thread's shard, which is its step's (`newStepId`).
-          threadAt.attempt(attempt ?? ''),
+          threadAt.attempt(attempt),
           fence.token,
           stepData(step),
           ttlMs,
@@ -369,7 +372,7 @@ export function createRedisStore({
           write.historyJson,
           step.teamId,
           step.escalation?.nextAt ?? '',
-          attempt === undefined ? '' : ATTEMPT_TTL_MS,
+          ATTEMPT_TTL_MS,
           ...args,
         ),
       );
@@ -777,8 +780,9 @@ export function createRedisStore({
       // Looked up under the thread's shard: a channel's grants share its threads' slot, and a grant
       // of another channel (never one that clears this thread's calls) is simply not found there.
       const grantsKey = grant ? at.grants(grant.teamId, grant.channel) : at.executing(fence.threadKey);
-      const scriptKeys = [at.executing(fence.threadKey), at.fence(fence.threadKey), at.audit(), grantsKey];
-      const scriptArguments = [fence.token, toolCallId, markerJson, ttlMs, grant?.grantId ?? '', grant ? clockArgument() : '', auditMaxLength, ...args];
+      // Named once, here: a resend after a lost reply carries the same attempt (`namedWrite`).
+      const scriptKeys = [at.executing(fence.threadKey), at.fence(fence.threadKey), at.audit(), grantsKey, at.attempt(randomUUID())];
+      const scriptArguments = [fence.token, toolCallId, markerJson, ttlMs, grant?.grantId ?? '', grant ? clockArgument() : '', auditMaxLength, ATTEMPT_TTL_MS, ...args];
       if (!confirmedWrites) {
         const reply = await run.csMarkExecuting(...scriptKeys, ...scriptArguments);
         if (reply === 'fenced') throw new FencedError(fence.threadKey);
@@ -810,7 +814,8 @@ export function createRedisStore({
     async finishExecuting({ threadKey, toolCallId, marker, audit }) {
       const { prepared, args } = prepare([audit]);
       const at = keys.ofThread(threadKey);
-      await run.csFinishExecuting(at.executing(threadKey), at.audit(), toolCallId, JSON.stringify(marker), auditMaxLength, ...args);
+      // Named (`namedWrite`): a resend after a lost reply does not write the call's `tool-executed` again.
+      await run.csFinishExecuting(at.executing(threadKey), at.audit(), at.attempt(randomUUID()), toolCallId, JSON.stringify(marker), auditMaxLength, ATTEMPT_TTL_MS, ...args);
       logStored(prepared);
     },
 

@@ -122,7 +122,9 @@ export interface StepStore {
    * Stores a new step, the thread that now points at it, its schedules (expiry, reminder, first
    * escalation hop) and its `approval-requested` events, in one atomic write under the thread's
    * fence. Throws `FencedError` when fenced. `attempt` names the write (`NamedWrite`): the thread
-   * it saves may record a post (the text before the card). Both are kept `ttlMs` (`stepRecordTtlMs`:
+   * it saves may record a post (the text before the card). Unnamed, a store that can see the write
+   * sent twice (Redis: ioredis's resend after a lost reply) names it itself, so the step and its
+   * `approval-requested` records are written once. Both are kept `ttlMs` (`stepRecordTtlMs`:
    * past the step's deadline), and no later save of the thread shortens that while the thread still
    * names the step (`pendingStepId`); its resume claim (`commitStepWithThread`) ends that.
    */
