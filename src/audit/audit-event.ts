@@ -208,15 +208,31 @@ export interface ToolStartedEvent extends AuditEventCommon {
   basis: ExecutionBasis;
 }
 
-export interface ToolExecutedEvent extends AuditEventCommon {
+/** A started call's outcome: it returned (`ok`, `error`), or its process stopped while it ran (`interrupted`). */
+export type ToolExecutedEvent = ToolReturnedEvent | ToolInterruptedEvent;
+
+interface ToolOutcomeCommon extends AuditEventCommon {
   type: 'tool-executed';
   toolName: string;
   toolCallId: string;
   channel: string;
   threadTs: string;
+}
+
+export interface ToolReturnedEvent extends ToolOutcomeCommon {
   status: 'ok' | 'error';
   /** For commands; `null` when the process was killed by a signal. */
   exitCode?: number | null;
   durationMs: number;
   error?: string;
+}
+
+/**
+ * The process running the call stopped (a crash, a kill) after its `tool-started`: the call may
+ * or may not have completed, and how long it ran is not known. Written by the process that takes
+ * the thread over, when it closes the call in the history; the call is never run again.
+ */
+export interface ToolInterruptedEvent extends ToolOutcomeCommon {
+  status: 'interrupted';
+  error: string;
 }

@@ -1,4 +1,4 @@
-import type { AuditEvent, ToolStartedEvent } from './audit-event.js';
+import type { AuditEvent, ToolReturnedEvent, ToolStartedEvent } from './audit-event.js';
 
 /** One event as the table shows it; every cell is plain text, one line. */
 export interface AuditEventCells {
@@ -108,8 +108,8 @@ export function describeAuditEvent(event: AuditEvent): AuditEventCells {
         who: NOBODY,
         result: event.status,
         details: join([
-          event.exitCode !== undefined && (event.exitCode === null ? 'killed by a signal' : `exit ${event.exitCode}`),
-          `took ${duration(event.durationMs)}`,
+          // An interrupted call's exit and duration are not known: its process stopped while it ran.
+          ...(event.status === 'interrupted' ? [] : howItReturned(event)),
           event.error !== undefined && `error ${JSON.stringify(event.error)}`,
           `in ${place(event.channel, event.threadTs)}`,
         ]),
@@ -118,6 +118,11 @@ export function describeAuditEvent(event: AuditEvent): AuditEventCells {
       // Written by a newer version of the bot: still show that something happened.
       return { tool: NOBODY, who: NOBODY, result: NOBODY, details: compactJson(event) };
   }
+}
+
+/** A returned call's exit code (commands) and how long it ran. */
+function howItReturned(event: ToolReturnedEvent): Array<string | false> {
+  return [event.exitCode !== undefined && (event.exitCode === null ? 'killed by a signal' : `exit ${event.exitCode}`), `took ${duration(event.durationMs)}`];
 }
 
 /** Why a call was allowed to run, as the reviewer checks it. */

@@ -125,6 +125,17 @@ describe('formatAuditTable', () => {
   });
 });
 
+describe('an interrupted call', () => {
+  it('shows that it was interrupted, with no exit or duration: its process stopped while it ran', () => {
+    const interrupted: StoredAuditEvent = { ...execution, status: 'interrupted', error: 'stopped while it ran' };
+    delete (interrupted as { exitCode?: unknown }).exitCode;
+    delete (interrupted as { durationMs?: unknown }).durationMs;
+    expect(formatAuditTable([interrupted], { now }).split('\n')[1]).toBe(
+      '2024-05-01 12:01:08  1h   tool-executed  restart_service  -    interrupted  error "stopped while it ran" · in C1/1714564803.000100',
+    );
+  });
+});
+
 describe('formatAuditJsonLines', () => {
   it('prints one complete JSON event per line', () => {
     const output = formatAuditJsonLines([decision, execution]);

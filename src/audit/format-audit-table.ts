@@ -20,7 +20,8 @@ const COLUMNS = {
   type: { header: 'TYPE', maxWidth: 20 },
   tool: { header: 'TOOL', maxWidth: 24 },
   who: { header: 'WHO', maxWidth: 12 },
-  result: { header: 'RESULT', maxWidth: 10 },
+  // 11: room for `interrupted` (a call whose process stopped while it ran).
+  result: { header: 'RESULT', maxWidth: 11 },
 } satisfies Record<string, Column>;
 
 const DEFAULT_DETAILS_WIDTH = 100;

@@ -1,7 +1,8 @@
-import { currentExchange, toolCallIdsOf } from '../agent/current-exchange.js';
+import { answeredCallIdsOf, currentExchange, toolCallIdsOf } from '../agent/current-exchange.js';
 import { closingToolMessage } from '../agent/decision-messages.js';
 import { closeUnansweredCalls, recordUnrecordedCalls } from '../agent/interrupted-calls.js';
 import type { PendingStep } from '../approvals/pending-step.js';
+import type { AuditEventInput } from '../audit/audit-event.js';
 import { supersedeTransition } from '../approvals/transitions/close-step.js';
 import { commitTransition, StepContendedError } from '../approvals/transitions/commit-transition.js';
 import { logUnconfirmedWithdrawal } from '../approvals/unconfirmed-withdrawal.js';
@@ -9,6 +10,7 @@ import type { ThreadState } from '../store/thread-state.js';
 import { postOutbox } from './answer-outbox.js';
 import type { CloseInterruptedCalls } from './close-interrupted-calls.js';
 import { postUnpostedNotice } from './failed-turn.js';
+import { interruptedCallRecords } from './interrupted-call-records.js';
 import { addParticipants } from './participants.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
 import type { RunAndPublish } from './run-and-publish.js';
@@ -76,13 +78,13 @@ export function createMessageHandler(options: MessageDependencies) {
     delete thread.inlineResume;
     // A new turn, asked for by this message's author: earlier answers steered the turn they were given in.
     delete thread.instigatorIds;
-    await closeEarlierCalls(thread);
+    const interrupted = await closeEarlierCalls(thread);
     thread.messages.push(userMessage({ userId: item.userId, text: item.text }));
     thread.handledTs = [...(thread.handledTs ?? []), item.ts].slice(-HANDLED_TS_KEPT);
     // Saved before the model is asked, so the message (and any decision above) survives a crash.
     // Settled: closeEarlierCalls gave every call a result, and no call can be running elsewhere
     // while this item holds the thread, so no marker is left to pass for a later exchange's call.
-    await scope.save(thread, { settled: true });
+    await scope.save(thread, { settled: true, audit: interrupted });
     await runAndPublish(scope, thread, item.userId);
   }
 
@@ -112,14 +114,17 @@ export function createMessageHandler(options: MessageDependencies) {
    * says it started (a turn whose last save failed, a process that stopped mid-turn) is told as
    * interrupted, and one a stopped turn started without saving is written in; only a call that
    * never started is told it did not run. Told "not run" of a call that ran, the model would ask
-   * for it again, and a grant or auto-approve would run it twice.
+   * for it again, and a grant or auto-approve would run it twice. Returns the outcome records of
+   * the calls told as interrupted, for the save that closes them (`interruptedCallRecords`).
    */
-  async function closeEarlierCalls(thread: ThreadState): Promise<void> {
+  async function closeEarlierCalls(thread: ThreadState): Promise<AuditEventInput[]> {
     // A new thread has no calls, and saves its store round trip.
-    if (thread.messages.length === 0) return;
+    if (thread.messages.length === 0) return [];
     const markers = await store.executingCalls(thread.threadKey);
+    const before = answeredCallIdsOf(thread.messages);
     const closed = closeUnansweredCalls(thread.messages, markers, 'Not run: the turn was interrupted before this call finished.');
     thread.messages = recordUnrecordedCalls(closed, markers);
+    return interruptedCallRecords({ thread, before, markers });
   }
 
   /**

@@ -322,8 +322,11 @@ export function createRedisStore({
       return { thread: histories.read(threadKey, threadReply as ThreadReply), deleted: deleted === 1 };
     },
 
-    async saveThread(thread, ttlMs, fence, { settled = false, audit = [], attempt } = {}) {
+    async saveThread(thread, ttlMs, fence, { settled = false, audit = [], attempt: given } = {}) {
       const { prepared, args } = prepare(audit);
+      // A save with records is always named (`namedWrite`): resent after a lost reply, it would be
+      // refused as 'stale', sent again as a rewrite and append its records a second time.
+      const attempt = given ?? (audit.length > 0 ? randomUUID() : undefined);
       const reply = await histories.write(thread, (write) => run.csSaveThread(...saveThreadArguments({ thread, ttlMs, fence, settled, write, audit: args, ...(attempt ? { attempt } : {}) })));
       if (reply === 'fenced') throw new FencedError(fence.threadKey);
       logStored(prepared);

@@ -239,8 +239,9 @@ export interface ThreadStore {
   /**
    * Saves the thread while `fence` is current; throws `FencedError` otherwise. `settled` says every
    * call that started in this thread now has its result in the history, so the markers can go.
-   * `audit`: events of what the save records (an approval withdrawn), written in the same write.
-   * `attempt` names the save (`NamedWrite`). The thread is kept `ttlMs` from now; while it names a
+   * `audit`: events of what the save records (an approval withdrawn, a call interrupted), written
+   * in the same write, once: a store that can see the save sent twice names a save with records
+   * itself. `attempt` names the save (`NamedWrite`). The thread is kept `ttlMs` from now; while it names a
    * waiting step (`pendingStepId`), longer if it already was (`createStep`). Once nothing waits in
    * it, `ttlMs` stands again, shorter or not.
    */
