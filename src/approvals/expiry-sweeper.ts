@@ -20,7 +20,7 @@ import { approversLetDecide } from './policy/approvers-let-decide.js';
 import { escalateTransition } from './transitions/escalate.js';
 import { ruleLabel } from './policy/rule-label.js';
 import { type Metrics, noMetrics } from '../metrics/metrics.js';
-import { approverKey, type ApproverSpec, type EscalationStage } from '../config/policy-config-schema.js';
+import { approverKey, type EscalationStage } from '../config/policy-config-schema.js';
 import { expireTransition } from './transitions/close-step.js';
 import { commitTransition, StepContendedError } from './transitions/commit-transition.js';
 
