@@ -74,6 +74,21 @@ export function isResumeMessageOf(step: PendingStep, message: ModelMessage | und
 }
 
 /**
+ * Whether the step's calls were closed when its resume was claimed (`closingToolMessage`: each
+ * call's denied result is written beside its response) rather than handed back to the model
+ * (`resumeToolMessage`: responses only, for every call that is not a question). Read from the
+ * history, not from the step, whose decisions a later recovery may change.
+ */
+export function closedAtClaim(step: PendingStep, messages: readonly ModelMessage[]): boolean {
+  const message = messages.findLast((candidate) => isResumeMessageOf(step, candidate));
+  if (message?.role !== 'tool') return false;
+  // Denied results only: a resumed turn's recovery may add an approved call's "interrupted" result to it.
+  const denied = new Set(message.content.flatMap((part) => (part.type === 'tool-result' && part.output.type === 'execution-denied' ? [part.toolCallId] : [])));
+  const calls = step.calls.filter((call) => !isQuestion(call));
+  return calls.length > 0 && calls.every((call) => denied.has(call.toolCallId));
+}
+
+/**
  * Closes every call of a step that will not resume (a newer message superseded it) with an explicit
  * denied result, so the history stays valid for the next model call and nothing runs later.
  */

@@ -1,6 +1,6 @@
 import { approvedRunsFor } from '../agent/approved-runs.js';
 import { closeStaleApprovals, staleApprovalEvent } from '../agent/stale-approvals.js';
-import { closingToolMessage, COUNTERSIGN_ACTOR, resumeToolMessage } from '../agent/decision-messages.js';
+import { closedAtClaim, closingToolMessage, COUNTERSIGN_ACTOR, resumeToolMessage } from '../agent/decision-messages.js';
 import { resumedTurnUnfinished } from '../agent/unfinished-resume.js';
 import { createCurrentEvaluation } from '../approvals/evaluate-call-policy.js';
 import type { PendingStep } from '../approvals/pending-step.js';
@@ -217,8 +217,10 @@ export function createStepResumer(options: ResumeDependencies) {
     if (thread.failedTurn !== undefined) return postUnpostedNotice(scope, thread);
     if (thread.pendingStepId !== undefined) return cards.postUnpostedCard(scope, thread);
     // Its history ends with the calls closed (`closingToolMessage`), which reads as a resume: the
-    // policy ended this turn at its claim, so the model is never asked to go on with it.
-    if (stopsOnExpiry(step)) return false;
+    // policy ended this turn at its claim, so the model is never asked to go on with it. Judged by
+    // what the claim wrote, not by the step: a recovery that revoked an approval since may make the
+    // step read as stopped by expiry, although its claim let the turn go on.
+    if (closedAtClaim(step, thread.messages)) return false;
     if (!resumedTurnUnfinished(step, thread.messages)) return false;
     await showClosedCalls(scope, step);
     await closeInterruptedCalls(scope, thread);
