@@ -16,6 +16,7 @@ import type { ExecutableToolDefinition } from '../tool-definition.js';
 import { watchAnswerStreams } from './answer-stream-watch.js';
 import { cappedFetch, DEFAULT_MCP_RESPONSE_BYTES } from './capped-fetch.js';
 import { formatMcpResult, type McpToolOutput } from './mcp-result.js';
+import { redactListedTool } from './redact-listed-tool.js';
 import { DEFAULT_DISCOVERY_TIMEOUT_MS, StdioTransport, type ProcessExit } from './stdio-transport.js';
 
 /** Where an MCP tool came from and what its server says about it (hints, not guarantees). */
@@ -309,7 +310,7 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
       const signature = toolSignature(tool);
       if (old && listedAs.get(old) === signature) next.push(old);
       else {
-        const definition = toDefinition(tool);
+        const definition = toDefinition(redactListedTool(tool, redact));
         listedAs.set(definition, signature);
         next.push(definition);
       }
