@@ -163,11 +163,13 @@ async function send(options: {
   redact: Redactor;
 }): Promise<HttpRequestOutput> {
   const { request, base, url, context, config, redact } = options;
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(request.headers ?? {})) headers.set(name, value);
-  if (request.body !== undefined && !headers.has('content-type')) headers.set('content-type', isJson(request.body) ? 'application/json' : 'text/plain; charset=utf-8');
-  // Configured headers last: they win over anything the model asked for.
-  for (const [name, value] of Object.entries(base.resolvedHeaders)) headers.set(name, value);
+  let headers: Headers;
+  try {
+    headers = requestHeaders(request, base);
+  } catch (error) {
+    // Headers.set quotes the whole value it refuses, which may hold a configured secret.
+    throw new Error(redact(error instanceof Error ? error.message : String(error)));
+  }
 
   const timeoutMs = wholeMilliseconds(config.timeoutSeconds, 's');
   const timeout = AbortSignal.timeout(timeoutMs);
@@ -220,6 +222,25 @@ async function send(options: {
       ? {}
       : { note: redact(`The server answered ${response.status}, then the body was cut off (${interruptionReason({ error: read.interruption, timeout, timeoutMs, turnSignal: context.abortSignal })}); the request was processed as that status says.`) }),
   };
+}
+
+function requestHeaders(request: HttpRequestInput, base: ResolvedBase): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers ?? {})) headers.set(name, value);
+  if (request.body !== undefined && !headers.has('content-type')) headers.set('content-type', isJson(request.body) ? 'application/json' : 'text/plain; charset=utf-8');
+  // Configured headers last: they win over anything the model asked for.
+  for (const [name, value] of Object.entries(base.resolvedHeaders)) {
+    try {
+      headers.set(name, value);
+    } catch {
+      // Named, never quoted: the value is filled in from the environment (a secret read from a
+      // file with its trailing newline is the usual cause).
+      throw new Error(
+        `Refused: the header ${name} configured for ${base.url} is not a valid header value once its \${VAR} placeholders are filled in (a line break or another control character in an environment variable?). Nothing was sent.`,
+      );
+    }
+  }
+  return headers;
 }
 
 /**
