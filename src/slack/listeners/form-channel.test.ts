@@ -20,6 +20,13 @@ describe('formChannel', () => {
     expect(await formChannel({ claimed: THREAD, threadChannel: THREAD, userId: 'UBOB', channelsOf: async () => undefined })).toEqual({ channel: undefined, refusal: CHANNELS_UNKNOWN_TEXT });
   });
 
+  it('fails closed, in time for the form\'s answer, when Slack is slow to say (a rate limit, a slow answer)', async () => {
+    const never = () => new Promise<ReadonlySet<string> | undefined>(() => {});
+    expect(await formChannel({ claimed: THREAD, threadChannel: THREAD, userId: 'UBOB', channelsOf: never, waitMs: 20 })).toEqual({ channel: undefined, refusal: CHANNELS_UNKNOWN_TEXT });
+    const failing = async (): Promise<ReadonlySet<string> | undefined> => Promise.reject(new Error('ratelimited'));
+    expect(await formChannel({ claimed: THREAD, threadChannel: THREAD, userId: 'UBOB', channelsOf: failing })).toEqual({ channel: undefined, refusal: CHANNELS_UNKNOWN_TEXT });
+  });
+
   it("takes a copy's channel (which only narrows what the person may do) and a gone step's claim as they are, without asking Slack", async () => {
     const channelsOf = vi.fn(async () => undefined);
     expect(await formChannel({ claimed: 'C0APPROVALS', threadChannel: THREAD, userId: 'UDAVE', channelsOf })).toEqual({ channel: 'C0APPROVALS' });
