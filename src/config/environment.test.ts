@@ -56,9 +56,13 @@ describe('parseEnvironment', () => {
     });
     expect(problemsOf({ ...HTTP, COUNTERSIGN_MAX_EVENT_LOOP_DELAY_MS: 'fast', COUNTERSIGN_SWEEP_INTERVAL_MS: '5', COUNTERSIGN_MAX_RUNNING_COMMANDS: '0' }).problems).toEqual([
       { field: 'COUNTERSIGN_SWEEP_INTERVAL_MS', message: 'must be a whole number of milliseconds from 10 to 86400000 (a day)' },
-      { field: 'COUNTERSIGN_MAX_EVENT_LOOP_DELAY_MS', message: 'must be a whole number of milliseconds, at least 10' },
-      { field: 'COUNTERSIGN_MAX_RUNNING_COMMANDS', message: 'must be a whole number of commands, at least 1' },
+      { field: 'COUNTERSIGN_MAX_EVENT_LOOP_DELAY_MS', message: 'must be a whole number of milliseconds from 10 to 600000 (ten minutes)' },
+      { field: 'COUNTERSIGN_MAX_RUNNING_COMMANDS', message: 'must be a whole number of commands from 1 to 10000' },
     ]);
+  });
+
+  it.each(['0x10', '1e3', '1e300', '0b11', '1.0'])('refuses COUNTERSIGN_MAX_CONCURRENT_TURNS=%s like the bounded knobs do', (value) => {
+    expect(problemsOf({ ...HTTP, COUNTERSIGN_MAX_CONCURRENT_TURNS: value }).problems.map((problem) => problem.field)).toContain('COUNTERSIGN_MAX_CONCURRENT_TURNS');
   });
 
   it('refuses a timer knob past a day (Node fires a timer past 2^31-1 ms after 1 ms), naming the variable and the range', () => {

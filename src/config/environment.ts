@@ -132,13 +132,6 @@ const port = () =>
     .refine((value) => /^\d+$/.test(value) && Number(value) >= 1 && Number(value) <= 65_535, { error: 'must be an integer from 1 to 65535' })
     .transform(Number);
 
-/** A whole number, at least `minimum`: the tuning knobs. */
-const whole = (minimum: number, unit: string) =>
-  z
-    .string()
-    .refine((value) => Number.isInteger(Number(value)) && Number(value) >= minimum, { error: `must be a whole number of ${unit}, at least ${minimum}` })
-    .transform(Number);
-
 /**
  * A whole number from `minimum` to `maximum`: the knobs that end up in a timer or a Redis wait.
  * Node cannot time more than 2^31-1 ms and fires such a timer after 1 ms instead, so an unbounded
@@ -158,6 +151,14 @@ const MAX_TIMER_KNOB_MS = 86_400_000;
 const MAX_REDIS_WAIT_TIMEOUT_MS = 60_000;
 /** More replicas than any deployment has: a larger count only makes every call wait out the timeout. */
 const MAX_REDIS_WAIT_REPLICAS = 100;
+/**
+ * The load gate's limits. Bounded like the others so `1e300` or `0x10` is refused instead of read as a
+ * number: a delay past ten minutes means the gate never trips (100000 opens it wide, as benchmarks do),
+ * and a turn or command count past these is no limit at all (the defaults are 1000 turns and 32 commands).
+ */
+const MAX_CONCURRENT_TURNS = 100_000;
+const MAX_EVENT_LOOP_DELAY_MS = 600_000;
+const MAX_RUNNING_COMMANDS = 10_000;
 
 /**
  * Every variable countersign reads, in the order problems are reported. Values are trimmed and
@@ -216,10 +217,10 @@ const environmentSchema = z.object({
   COUNTERSIGN_SLACK_FRONT: lowerCaseChoice(SLACK_FRONTS).optional(),
   COUNTERSIGN_SWEEP_INTERVAL_MS: bounded({ minimum: 10, maximum: MAX_TIMER_KNOB_MS, unit: 'milliseconds', meaning: 'a day' }).optional(),
   COUNTERSIGN_LOCK_TTL_MS: bounded({ minimum: 10, maximum: MAX_TIMER_KNOB_MS, unit: 'milliseconds', meaning: 'a day' }).optional(),
-  COUNTERSIGN_MAX_CONCURRENT_TURNS: whole(1, 'turns').optional(),
-  COUNTERSIGN_MAX_EVENT_LOOP_DELAY_MS: whole(10, 'milliseconds').optional(),
+  COUNTERSIGN_MAX_CONCURRENT_TURNS: bounded({ minimum: 1, maximum: MAX_CONCURRENT_TURNS, unit: 'turns' }).optional(),
+  COUNTERSIGN_MAX_EVENT_LOOP_DELAY_MS: bounded({ minimum: 10, maximum: MAX_EVENT_LOOP_DELAY_MS, unit: 'milliseconds', meaning: 'ten minutes' }).optional(),
   COUNTERSIGN_COMMAND_SPAWNER: lowerCaseChoice(['on', 'off'] as const).optional(),
-  COUNTERSIGN_MAX_RUNNING_COMMANDS: whole(1, 'commands').optional(),
+  COUNTERSIGN_MAX_RUNNING_COMMANDS: bounded({ minimum: 1, maximum: MAX_RUNNING_COMMANDS, unit: 'commands' }).optional(),
   COUNTERSIGN_TURN_THREAD_NICE: z
     .string()
     .refine((value) => /^\d+$/.test(value) && Number(value) <= MAX_NICE, { error: `must be a whole number from 0 (the front's priority) to ${MAX_NICE} (the lowest)` })
