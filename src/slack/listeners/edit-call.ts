@@ -10,12 +10,13 @@ import type { ChannelsOf } from '../channel-membership.js';
 import { formLayoutKey, readFormLayout, withFormLayout } from '../modals/form-layout.js';
 import { buildSchemaForm, parseSchemaForm, type TimeFormat } from '../modals/schema-form.js';
 import { EDIT_CALL_CALLBACK_ID, editCallView, formErrors } from '../views/edit-call-view.js';
-import { inputFieldsOf, issuesToFieldErrors } from '../views/field-errors.js';
+import { inputFieldsOf } from '../views/field-errors.js';
 import { createOrganisationMembership, type OrganisationMembership } from '../organisation-membership.js';
 import { actorOf } from './approval-actions.js';
 import { callAsShown, registerCallModalButton } from './call-modal-button.js';
 import { formChannel } from './form-channel.js';
 import { isUnreadable, readCall } from './read-call.js';
+import { issuesResponse } from './issues-response.js';
 import { submittedInputFields } from './submitted-input-fields.js';
 
 export const SCHEMA_CHANGED_TEXT = "The tool's parameters changed since this form opened, so nothing changed. Close this form and open Edit again.";
@@ -78,7 +79,7 @@ export function registerEditCall(app: App, { store, decider, messenger, toolSche
     const parsed = parseSchemaForm({ form, stateValues: view.state.values as never });
     if (!parsed.ok) return ack({ response_action: 'errors', errors: parsed.errors });
     const validated = await toolSchemas.validate(lookup.call.toolName, parsed.value);
-    if (!validated.success) return ack({ response_action: 'errors', errors: issuesToFieldErrors(validated.issues, inputFieldsOf(form)) });
+    if (!validated.success) return ack(issuesResponse({ issues: validated.issues, form, view }));
 
     const from = await formChannel({ claimed: reference.channel, threadChannel: lookup.step.channel, userId: body.user.id, channelsOf });
     const outcome = await decider.record({

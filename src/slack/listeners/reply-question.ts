@@ -13,7 +13,7 @@ import { APPROVAL_ACTION_IDS, decodeCallFormMetadata } from '../blocks/action-id
 import type { ChannelsOf } from '../channel-membership.js';
 import { buildSchemaForm, parseSchemaForm } from '../modals/schema-form.js';
 import { formErrors } from '../views/edit-call-view.js';
-import { inputFieldsOf, issuesToFieldErrors } from '../views/field-errors.js';
+import { inputFieldsOf } from '../views/field-errors.js';
 import { REPLY_CALLBACK_ID, replyView } from '../views/reply-view.js';
 import { registerCallModalButton } from './call-modal-button.js';
 import { mayAnswer } from './answer-question.js';
@@ -21,6 +21,7 @@ import { createOrganisationMembership, type OrganisationMembership } from '../or
 import { actorOf } from './approval-actions.js';
 import { formChannel } from './form-channel.js';
 import { isUnreadable, readCall } from './read-call.js';
+import { issuesResponse } from './issues-response.js';
 import { submittedInputFields } from './submitted-input-fields.js';
 
 export interface ReplyQuestionOptions {
@@ -78,7 +79,7 @@ export function registerReplyQuestion(app: App, { store, decider, messenger, val
     const parsed = parseSchemaForm({ form, stateValues: view.state.values as never });
     if (!parsed.ok) return ack({ response_action: 'errors', errors: parsed.errors });
     const validated = validator.validate(schema, parsed.value);
-    if (!validated.success) return ack({ response_action: 'errors', errors: issuesToFieldErrors(validated.issues, inputFieldsOf(form)) });
+    if (!validated.success) return ack(issuesResponse({ issues: validated.issues, form, view }));
     // Who may answer is judged by the server with the answer (the requester; in a scheduled turn, anyone in the channel).
     const from = await formChannel({ claimed: reference.channel, threadChannel: lookup.step.channel, userId: body.user.id, channelsOf });
     const outcome = await decider.record({ stepId: reference.stepId, approvalId: reference.approvalId, ...(await actorOf({ body, channel: from.channel, membership: organisationMembership, client })), action: { kind: 'answer', answer: validated.value } });

@@ -1,4 +1,6 @@
 import type { JsonSchemaIssue } from '../../tools/json-schema-validator.js';
+import { groupAsJsonField } from '../modals/group-as-json.js';
+import type { FormField } from '../modals/form-field.js';
 
 interface FieldLike {
   blockId: string;
@@ -43,8 +45,10 @@ function isBelow(fieldPath: readonly string[], objectPath: readonly string[]): b
 /**
  * The fields of a form that are Slack inputs: the only blocks Slack shows errors under. Group
  * headings and values kept unchanged (too large for an input) are fields too, but not inputs.
+ * A group whose value is not an object is shown as one JSON input under its own block id
+ * (`showsGroupAsJson`): it is returned as that JSON field, so it holds every issue below its path.
  */
-export function inputFieldsOf<FIELD extends { blockId: string }>(form: { fields: readonly FIELD[]; inputBlockIds: readonly string[] }): FIELD[] {
+export function inputFieldsOf(form: { fields: readonly FormField[]; inputBlockIds: readonly string[] }): FormField[] {
   const inputs = new Set(form.inputBlockIds);
-  return form.fields.filter((field) => inputs.has(field.blockId));
+  return form.fields.filter((field) => inputs.has(field.blockId)).map((field) => (field.control.kind === 'group' ? groupAsJsonField(field) : field));
 }
