@@ -23,6 +23,24 @@ export function isCutOffStep(options: { finishReason: FinishReason; callCount: n
 }
 
 /**
+ * Whether a last step that called no tools but wrote text was cut off mid-answer: its output
+ * limit, a stream that ended with no finish (`interrupted`), a filter. Its text is only the start
+ * of an answer, and shown as the answer it would read as a whole one.
+ */
+export function isCutOffAnswer(options: { finishReason: FinishReason; callCount: number; hasText: boolean }): boolean {
+  return options.callCount === 0 && options.hasText && !TOOL_RUNNING_FINISH_REASONS.has(options.finishReason);
+}
+
+/**
+ * The turn's messages without its cut-off answer (its last assistant message): Try again asks the
+ * model again only from a history that ends with a user or tool message, and a half answer sent
+ * back would be taken for one the model gave. The steps before it, whose calls ran, stay.
+ */
+export function withoutCutOffAnswer(responseMessages: readonly ModelMessage[]): ModelMessage[] {
+  return responseMessages.at(-1)?.role === 'assistant' ? responseMessages.slice(0, -1) : [...responseMessages];
+}
+
+/**
  * The turn's messages with its cut-off last step (its last assistant message) closed, so the
  * history can be sent again: every call of the step without a result is answered "not run" (one
  * the AI SDK already answered, such as a call whose arguments were cut mid-JSON, keeps its answer),

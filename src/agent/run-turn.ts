@@ -2,7 +2,7 @@ import { CountersignError, ErrorCode } from '../errors/countersign-error.js';
 import { randomUUID } from 'node:crypto';
 import { stepCountIs, streamText, type FinishReason, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import type { ToolDefinition } from '../tools/tool-definition.js';
-import { closeCutOffStep, isCutOffStep } from './cut-off-step.js';
+import { closeCutOffStep, isCutOffAnswer, isCutOffStep, withoutCutOffAnswer } from './cut-off-step.js';
 import { startModelWatchdog } from './model-watchdog.js';
 import { withUniqueToolCallIds } from './unique-tool-call-ids.js';
 import { createTurnRuns } from './turn-runs.js';
@@ -41,9 +41,11 @@ export interface TurnOutcome {
    * Set when the model ended the last step some way other than `stop` or `tool-calls` (its output
    * limit, a content filter, …) while calling tools: the AI SDK ran none of that step's calls. They
    * are closed "not run" in `responseMessages` and nobody is asked about any of them, so the turn
-   * ends unanswered and Try again asks the model again.
+   * ends unanswered and Try again asks the model again. `midAnswer`: the last step called no tools
+   * but was cut off while writing its answer; that half answer is left out of `responseMessages`
+   * (`text` still has it, to be shown marked as cut off).
    */
-  cutOff?: { finishReason: FinishReason };
+  cutOff?: { finishReason: FinishReason; midAnswer?: boolean };
 }
 
 /** A turn that failed after tools already ran; `executions` must be recorded so they never re-run. */
@@ -220,6 +222,9 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
       // step whose other calls never ran (and then resume a history that lacks their results).
       const droppedApprovalIds = new Set(approvalRequests.map((request) => request.approvalId));
       return { responseMessages: closeCutOffStep({ responseMessages, finishReason, droppedApprovalIds }), text, approvalRequests: [], cutOff: { finishReason } };
+    }
+    if (finishReason !== undefined && isCutOffAnswer({ finishReason, callCount: stepCallCount, hasText: stepHasText })) {
+      return { responseMessages: withoutCutOffAnswer(responseMessages), text, approvalRequests: [], cutOff: { finishReason, midAnswer: true } };
     }
     return { responseMessages, text, approvalRequests: [...approvalRequests, ...questions] };
   } catch (error) {

@@ -10,11 +10,16 @@ import { takeBackUnrecorded } from './unrecorded-post.js';
 /**
  * Why a turn that waits for nobody ended without an answer: it reached `agent.maxSteps` while the
  * model was still calling tools (whatever it said along the way), the model's response was cut off
- * while it was calling tools (see `TurnOutcome.cutOff`: none of those calls ran), or what the model
+ * while it was calling tools (see `TurnOutcome.cutOff`: none of those calls ran) or while it was
+ * writing its answer (what it wrote is only the start of one), or what the model
  * said shows nothing (a content filter, a reasoning model that spent its output budget, an empty
  * reply, or text that renders to nothing, such as an empty code block).
  */
-export type UnansweredReason = { kind: 'step-limit'; steps: number } | { kind: 'cut-off'; finishReason: FinishReason } | { kind: 'no-answer' };
+export type UnansweredReason =
+  | { kind: 'step-limit'; steps: number }
+  | { kind: 'cut-off'; finishReason: FinishReason }
+  | { kind: 'answer-cut-off'; finishReason: FinishReason }
+  | { kind: 'no-answer' };
 
 /** Whether an answer of this text would show the reader nothing (see `ThreadMessenger.answerShowsNothing`). */
 export type ShowsNothing = (markdown: string) => boolean;
@@ -35,8 +40,10 @@ export function unansweredReason(options: {
   text: string;
   maxSteps: number;
   showsNothing: ShowsNothing;
-  cutOff?: { finishReason: FinishReason } | undefined;
+  cutOff?: { finishReason: FinishReason; midAnswer?: boolean } | undefined;
 }): UnansweredReason | undefined {
+  // A half answer is no answer, however much of it shows.
+  if (options.cutOff?.midAnswer) return options.showsNothing(options.text) ? { kind: 'no-answer' } : { kind: 'answer-cut-off', finishReason: options.cutOff.finishReason };
   // Whatever the model wrote before it was cut off is commentary on calls that never ran.
   if (options.cutOff) return { kind: 'cut-off', finishReason: options.cutOff.finishReason };
   const steps = options.responseMessages.filter((message) => message.role === 'assistant').length;
@@ -52,6 +59,8 @@ export function unansweredNotice(reason: UnansweredReason): string {
       return `:warning: I stopped after ${reason.steps} steps without finishing. Click *Try again* or ask me to continue.`;
     case 'cut-off':
       return `:warning: The model's response was cut off (finish reason \`${reason.finishReason}\`${reason.finishReason === 'length' ? ': its output limit' : ''}) while it was asking for tools, so none of those calls ran. Click *Try again* or send another message.`;
+    case 'answer-cut-off':
+      return `:warning: The model's answer was cut off (finish reason \`${reason.finishReason}\`${reason.finishReason === 'length' ? ': its output limit' : ''}). Click *Try again* or send another message.`;
     case 'no-answer':
       return ':warning: The model returned no answer. Click *Try again* or send another message.';
   }
@@ -94,11 +103,12 @@ export function createUnansweredTurn({ logger, now }: Pick<PhaseDependencies, 'l
     // The text is shown in full (blank text is closed as it is: there is nothing to mark as cut
     // off, and a stream that showed part of text that renders to nothing is emptied); the notice
     // after it says the turn did not finish, so a failed post only loses commentary. Posting the
-    // notice is what clears the status line.
+    // notice is what clears the status line. A half answer is marked as cut off, as after a failure.
+    const text = unanswered.reason.kind === 'answer-cut-off' ? `${unanswered.text} …` : unanswered.text;
     const shown = unanswered.answer.stream
-      ? unanswered.answer.stream.finish(unanswered.text)
-      : unanswered.text.trim()
-        ? scope.messenger.postAnswer({ ...where, markdown: unanswered.text, mentionableUserIds: mentionable(thread), ...(thread.answerTs ? { replacing: thread.answerTs } : {}) })
+      ? unanswered.answer.stream.finish(text)
+      : text.trim()
+        ? scope.messenger.postAnswer({ ...where, markdown: text, mentionableUserIds: mentionable(thread), ...(thread.answerTs ? { replacing: thread.answerTs } : {}) })
         : undefined;
     const posted = await shown?.catch((error: unknown) => logger.warn({ event: 'answer-finish-failed', err: error }, 'could not show the text of an unfinished turn'));
     // A whole post is on record nowhere: should the save below be refused as fenced, the thread's
@@ -108,7 +118,7 @@ export function createUnansweredTurn({ logger, now }: Pick<PhaseDependencies, 'l
     const notice = unansweredNotice(unanswered.reason);
     thread.failedTurn = newFailedTurn({ requesterId: unanswered.requesterId, at: now(), notice, ...(unanswered.retryOf === undefined ? {} : { retryOf: unanswered.retryOf }) });
     await scope.save(thread, { settled: true, ...(takeBack ? { takeBack } : {}) });
-    logger.warn({ event: 'turn-unanswered', threadKey: thread.threadKey, reason: unanswered.reason.kind, ...(unanswered.reason.kind === 'cut-off' ? { finishReason: unanswered.reason.finishReason } : {}) }, 'agent turn ended without an answer');
+    logger.warn({ event: 'turn-unanswered', threadKey: thread.threadKey, reason: unanswered.reason.kind, ...(unanswered.reason.kind === 'cut-off' || unanswered.reason.kind === 'answer-cut-off' ? { finishReason: unanswered.reason.finishReason } : {}) }, 'agent turn ended without an answer');
     await postFailureNotice(scope, thread, { text: notice, settled: true });
   };
 }
