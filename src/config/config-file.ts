@@ -4,6 +4,7 @@ import { LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError, type ConfigProblem } from './config-error.js';
 import { checkCommandTemplates } from './command-template-check.js';
+import { checkConditionFields } from './condition-field-check.js';
 import { countersignConfigSchema, KNOWN_CONFIG_KEYS, type CountersignConfig } from './config-schema.js';
 
 export type {
@@ -65,6 +66,8 @@ export function parseConfigFile(yamlText: string, sourceName: string): Countersi
     ...(result.success ? [] : result.error.issues.flatMap((issue) => issueToProblems(issue, sourceName))),
     ...checkCommandTemplates(raw).map((problem) => ({ field: fieldName(sourceName, problem.path), message: problem.message })),
   ];
+  // Needs the parsed tools and rules, so it runs only once the rest of the file is valid.
+  if (result.success) problems.push(...checkConditionFields(result.data).map((problem) => ({ field: fieldName(sourceName, problem.path), message: problem.message })));
   if (problems.length > 0 || !result.success) throw new ConfigError({ problems });
   // Typed as the documented interfaces, so the schema and the interfaces cannot drift apart.
   return result.data;

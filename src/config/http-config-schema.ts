@@ -26,6 +26,13 @@ export interface HttpConfig {
   bodyLimit: number;
 }
 
+export const HTTP_REQUEST_TOOL_NAME = 'http_request';
+/**
+ * The input fields of `http_request` (see http-request-tool.ts), here so the config can check
+ * policy conditions on them without loading the tool.
+ */
+export const HTTP_REQUEST_PARAMETERS = ['method', 'url', 'headers', 'body'] as const;
+
 export const DEFAULT_HTTP_TIMEOUT_SECONDS = 30;
 export const DEFAULT_HTTP_MAX_RESPONSE_BYTES = 1024 * 1024;
 export const DEFAULT_HTTP_BODY_LIMIT = 8000;

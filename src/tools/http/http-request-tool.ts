@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConfigError, type ConfigProblem } from '../../config/config-error.js';
-import { RESERVED_HTTP_HEADERS, type HttpBaseConfig, type HttpConfig } from '../../config/http-config-schema.js';
+import { HTTP_REQUEST_PARAMETERS, HTTP_REQUEST_TOOL_NAME, RESERVED_HTTP_HEADERS, type HttpBaseConfig, type HttpConfig } from '../../config/http-config-schema.js';
 import { wholeMilliseconds } from '../../config/duration.js';
 import type { ExecutableToolDefinition, ToolContext } from '../tool-definition.js';
 import { describeBases, findAllowedBase } from './allowed-base.js';
@@ -9,7 +9,9 @@ import { fingerprintOf } from '../definition-fingerprint.js';
 import { resolveTemplates } from './header-templates.js';
 import { createRedactor, type Redactor } from './redact.js';
 
-export const HTTP_REQUEST_TOOL_NAME = 'http_request';
+export { HTTP_REQUEST_TOOL_NAME };
+// The config checks policy conditions against this list: it must name only real input fields.
+HTTP_REQUEST_PARAMETERS satisfies readonly (keyof HttpRequestInput)[];
 
 export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
