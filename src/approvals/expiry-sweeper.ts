@@ -285,11 +285,10 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
     const hop = step.escalation?.done ?? 0;
     const stageText = `stage ${hop + 1} of ${(step.escalation?.ladder.length ?? 0) + 1}`;
     // The hop is the ladder's rule's answer to a slow request: it reminds only the approvers of the calls under that rule.
-    if (stage.remind) await remind(step, { prefix: `:bell: Reminder (${stageText}): `, calls: callsOnStepLadder(step), names: reachedCallsText(step) });
-    const added = await hopApproversLetDecide(step, stage.addApprovers);
-    if (added.length === 0) return;
     const waiting = reachedCallsText(step);
-    if (waiting === '') return;
+    if (stage.remind) await remind(step, { prefix: `:bell: Reminder (${stageText}): `, calls: callsOnStepLadder(step), names: waiting });
+    const added = await hopApproversLetDecide(step, stage.addApprovers);
+    if (added.length === 0 || waiting === '') return;
     const expires = step.expiresAt === undefined ? '' : ` It expires <!date^${Math.floor(step.expiresAt / 1000)}^{date_short_pretty} at {time}|soon>.`;
     const text = `:rotating_light: Escalated (${stageText}): ${approverMentions(added)} can now approve ${waiting}.${expires}`;
     // The added approvers get their DM copies after this, so the DMs there are not theirs to tell.
@@ -306,7 +305,7 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
     const announced = await approversLetDecide({ step, calls: callsOnStepLadder(step), approvers: added, currentEvaluation: options.currentEvaluation });
     if (announced.length < added.length) {
       const left = added.filter((approver) => !announced.includes(approver)).map(approverKey);
-      logger.info({ event: 'escalation-approvers-unannounced', stepId: step.stepId, approvers: left }, 'the config in force does not let these fallback approvers decide');
+      logger.info({ event: 'escalation-approvers-unannounced', stepId: step.stepId, approvers: left }, 'these fallback approvers may not decide the calls the hop reached (the config in force, or the other rules an unclear input falls under)');
     }
     return announced;
   }

@@ -247,7 +247,7 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
 
     async commitStep(transition, { attempt = randomUUID() } = {}) {
       // Sent again after its reply was lost (the Redis store's resend), the write finds itself.
-      if (live(attempts, attempt) !== undefined) return { result: 'committed' };
+      if (ranBefore(attempt)) return { result: 'committed' };
       const result = writeStep(transition);
       if (result === 'committed') remember(attempt, '');
       return { result };
@@ -399,7 +399,7 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
     },
 
     async handOffWork(threadKey, item, { attempt = randomUUID() } = {}) {
-      if (live(attempts, attempt) !== undefined) return;
+      if (ranBefore(attempt)) return;
       remember(attempt, '');
       const queue = queues.get(threadKey) ?? [];
       queue.push(item);

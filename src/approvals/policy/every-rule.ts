@@ -1,4 +1,5 @@
 import { approverKey, type ApproverSpec, type GrantPermission } from '../../config/policy-config-schema.js';
+import { approverLists } from './approver-eligibility.js';
 import type { PolicyEvaluation } from './evaluate-policy.js';
 import { combinedFingerprint } from './rule-fingerprint.js';
 import { GRANT_STRICTNESS } from './strictest-evaluation.js';
@@ -60,7 +61,7 @@ function otherApprovers({ chosen, asking }: { chosen: PolicyEvaluation; asking: 
   const add = (list: readonly ApproverSpec[]) => lists.set(listKey(list), [...list].sort(byKey).map((approver) => ({ ...approver })));
   for (const list of chosen.alsoApprovers ?? []) add(list);
   for (const candidate of asking) {
-    if (candidate !== chosen) for (const list of [candidate.approvers, ...(candidate.alsoApprovers ?? [])]) add(list);
+    if (candidate !== chosen) for (const list of approverLists(candidate)) add(list);
   }
   return [...lists.entries()].sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0)).map(([, list]) => list);
 }

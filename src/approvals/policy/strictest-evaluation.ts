@@ -1,4 +1,5 @@
 import { approverKey, type ApproverSpec, type AutoApprovePermission, type GrantPermission } from '../../config/policy-config-schema.js';
+import { approverLists } from './approver-eligibility.js';
 import type { PolicyEvaluation } from './evaluate-policy.js';
 
 /**
@@ -42,7 +43,7 @@ function atLeastAsStrict(left: PolicyEvaluation, right: PolicyEvaluation): boole
  */
 function onlyApproversOf(inner: PolicyEvaluation, outer: Pick<PolicyEvaluation, 'approvers' | 'alsoApprovers'>): boolean {
   const everyoneInner = mayComeToApprove(inner);
-  return [outer.approvers, ...(outer.alsoApprovers ?? [])].every((list) => approversWithin(everyoneInner, list));
+  return approverLists(outer).every((list) => approversWithin(everyoneInner, list));
 }
 
 /** The approvers of `evaluation` and those every hop of its ladder would add. */
@@ -57,5 +58,5 @@ function approversWithin(inner: readonly ApproverSpec[], outer: readonly Approve
   return inner.every((approver) => outerKeys.has(approverKey(approver)));
 }
 
-export const AUTO_APPROVE_STRICTNESS: Record<AutoApprovePermission, number> = { allowed: 0, forbidden: 1 };
+const AUTO_APPROVE_STRICTNESS: Record<AutoApprovePermission, number> = { allowed: 0, forbidden: 1 };
 export const GRANT_STRICTNESS: Record<GrantPermission, number> = { allowed: 0, identicalArguments: 1, forbidden: 2 };
