@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { nodeVersionProblem } from '../../src/runtime/node-version-problem.js';
 import { startRedisCluster } from './redis-cluster.js';
@@ -25,6 +28,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
     process.stderr.write(`${problem}\n(.ci/run installs it when it is missing.)\n`);
     process.exit(1);
   }
+  // Tests make temporary directories (pid files, Redis data, fixtures) that nobody removes one by one:
+  // one directory per run, which the workers inherit through TMPDIR, is removed at the end instead
+  // (thousands piled up in /tmp on a developer machine).
+  const runDirectory = mkdtempSync(join(tmpdir(), 'countersign-test-run-'));
+  process.env.TMPDIR = runDirectory;
   const externalUrl = process.env.REDIS_URL;
   const externalClusterUrl = process.env.REDIS_CLUSTER_URL;
   const [redis, cluster] = await Promise.all([externalUrl ? undefined : startRedisServer(), externalClusterUrl ? undefined : startRedisCluster()]);
@@ -32,5 +40,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('redisClusterUrl', externalClusterUrl || (cluster?.url as string));
   return async () => {
     await Promise.all([redis?.stop(), cluster?.stop()]);
+    rmSync(runDirectory, { recursive: true, force: true });
   };
 }
