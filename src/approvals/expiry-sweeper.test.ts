@@ -10,17 +10,12 @@ import { newStepId } from '../store/redis-keys.js';
 import { newThreadState } from '../store/thread-state.js';
 import { createExpirySweeper } from './expiry-sweeper.js';
 import { makeStep } from './pending-step.test-support.js';
+import { deferred } from '../../test/helpers/deferred.js';
 
 const logger = pino({ level: 'silent' });
 
 /** Resolves when `promise` does, or with 'timed-out' after `ms`: a bound for the failure message, not a wait before checking. */
 const within = <T>(promise: Promise<T>, ms: number) => Promise.race([promise, new Promise<'timed-out'>((resolve) => setTimeout(() => resolve('timed-out'), ms).unref())]);
-
-function deferred() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((done) => (resolve = done));
-  return { promise, resolve };
-}
 
 describe('expiry sweep while the turn of an expired step runs', () => {
   it("resumes the other expired step and recovers a stalled thread without waiting for that turn", async () => {

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRequestsInFlight } from './requests-in-flight.js';
-
-function deferred() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((done) => (resolve = done));
-  return { promise, resolve };
-}
+import { deferred } from '../../test/helpers/deferred.js';
 
 /** Runs the middleware for one request whose listeners return when `listenersDone` resolves. */
 function request(requests: ReturnType<typeof createRequestsInFlight>, listenersDone: Promise<void>): Promise<void> {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StateStore } from '../../src/store/state-store.js';
 import { CHANNEL, cardButtons, nextTs, threadReplies, useHarnesses, waitFor } from './harness.js';
+import { deferred } from '../helpers/deferred.js';
 
 /**
  * Review (take-backs). step-card.ts postThreadCard posts the card (guarded by the lease) and only then
@@ -13,12 +14,6 @@ import { CHANNEL, cardButtons, nextTs, threadReplies, useHarnesses, waitFor } fr
  * buttons.
  */
 const harness = useHarnesses();
-
-function deferred() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((done) => (resolve = done));
-  return { promise, resolve };
-}
 
 const restartCall = { name: 'restart_service', arguments: { service: 'worker', namespace: 'staging' } };
 

@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StateStore } from '../../src/store/state-store.js';
 import { nextTs, startHarness, threadReplies, waitFor } from './harness.js';
-
-function deferred() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((done) => (resolve = done));
-  return { promise, resolve };
-}
+import { deferred } from '../helpers/deferred.js';
 
 /**
  * SIGTERM (bot.stop()) while a follow-up message Slack already has its 200 for is still in its

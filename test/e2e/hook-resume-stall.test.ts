@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { conversationOf } from '../helpers/fake-openai.js';
 import type { StateStore } from '../../src/store/state-store.js';
 import { CHANNEL, cardButtons, nextTs, threadReplies, useHarnesses, waitFor } from './harness.js';
+import { deferred } from '../helpers/deferred.js';
+import { stallable } from '../helpers/stalling-store.js';
 
 /**
  * The approval hook approves every call of a step, so the turn resumes at once, inside the same
@@ -14,26 +16,6 @@ import { CHANNEL, cardButtons, nextTs, threadReplies, useHarnesses, waitFor } fr
  * run it once. With NO_STALL=1 the same scenario runs without the stall (a control, which passes).
  */
 const harness = useHarnesses();
-
-/** While the process is stalled, every store call it makes waits (its event loop would not run them either). */
-function stallable(stall: () => Promise<void>, wrapped: StateStore): StateStore {
-  return new Proxy(wrapped, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function' || property === 'close') return value;
-      return async (...args: unknown[]) => {
-        await stall();
-        return (value as (...rest: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-}
-
-function deferred() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((done) => (resolve = done));
-  return { promise, resolve };
-}
 
 describe('a turn the approval hook resumed inline, its process stalling right after the claim', () => {
   it('the hook-approved call still runs once, on the process that took the thread over', async () => {

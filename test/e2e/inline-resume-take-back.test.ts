@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { StateStore } from '../../src/store/state-store.js';
 import { conversationOf } from '../helpers/fake-openai.js';
 import { CHANNEL, cardButtons, nextTs, threadReplies, useHarnesses, waitFor } from './harness.js';
+import { deferred } from '../helpers/deferred.js';
 
 /**
  * Review (take-backs). A new message that finds the thread's step fully decided but not yet resumed
@@ -19,12 +20,6 @@ import { CHANNEL, cardButtons, nextTs, threadReplies, useHarnesses, waitFor } fr
  * until the replica has taken the message over and answered it.
  */
 const harness = useHarnesses();
-
-function deferred() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((done) => (resolve = done));
-  return { promise, resolve };
-}
 
 const restartCall = { name: 'restart_service', arguments: { service: 'worker', namespace: 'staging' } };
 

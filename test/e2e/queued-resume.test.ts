@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StateStore } from '../../src/store/state-store.js';
 import { CHANNEL, cardButtons, nextTs, startHarness, threadReplies, waitFor } from './harness.js';
-
-function deferred() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((done) => (resolve = done));
-  return { promise, resolve };
-}
+import { deferred } from '../helpers/deferred.js';
 
 /**
  * A decided step whose resume is queued but not claimed for longer than the lock TTL (a worker

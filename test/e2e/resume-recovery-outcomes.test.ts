@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { conversationOf } from '../helpers/fake-openai.js';
 import type { StateStore } from '../../src/store/state-store.js';
 import { CHANNEL, cardButtons, nextTs, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
+import { deferred } from '../helpers/deferred.js';
+import { stallable } from '../helpers/stalling-store.js';
 
 /**
  * A step's own resume claims it (`claimAndResume`, one atomic write) and its process stalls right
@@ -9,25 +11,6 @@ import { CHANNEL, cardButtons, nextTs, threadReplies, useHarnesses, waitFor, typ
  * it with `recoverInterruptedResume`. The thread must end as it would have without the stall.
  */
 const harness = useHarnesses();
-
-function stallable(stall: () => Promise<void>, wrapped: StateStore): StateStore {
-  return new Proxy(wrapped, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function' || property === 'close') return value;
-      return async (...args: unknown[]) => {
-        await stall();
-        return (value as (...rest: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-}
-
-function deferred() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((done) => (resolve = done));
-  return { promise, resolve };
-}
 
 /** The first bot stalls right after its first committed resume claim (every later store call waits). */
 function stallAfterClaim() {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conversationOf } from '../helpers/fake-openai.js';
 import type { StateStore } from '../../src/store/state-store.js';
 import { cardButtons, nextTs, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
+import { deferred } from '../helpers/deferred.js';
 
 /**
  * A call let through on a grant checks the grant again (a Redis read, `listGrants`) after its
@@ -20,12 +21,6 @@ const harness = useHarnesses();
 const LOCK_TTL_MS = 1_000;
 
 const restart = { name: 'restart_service', arguments: { service: 'worker', namespace: 'staging' } };
-
-function deferred() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((done) => (resolve = done));
-  return { promise, resolve };
-}
 
 function stallingStore(control: Control) {
   let built = 0;

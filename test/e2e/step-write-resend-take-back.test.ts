@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StateStore } from '../../src/store/state-store.js';
 import { cardButtons, nextTs, threadReplies, useHarnesses, waitFor } from './harness.js';
+import { deferred } from '../helpers/deferred.js';
 
 /**
  * run-and-publish.ts posts the model's text before a card whole (a quick reply) and then
@@ -18,12 +19,6 @@ import { cardButtons, nextTs, threadReplies, useHarnesses, waitFor } from './har
  * card; then the client's resend of the same write reaches Redis (refused as fenced).
  */
 const harness = useHarnesses();
-
-function deferred() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((done) => (resolve = done));
-  return { promise, resolve };
-}
 
 describe('the text before a card, when the step write landed but its reply was lost and the resend was fenced', () => {
   it('still shows once in the thread (it is the only copy)', async () => {

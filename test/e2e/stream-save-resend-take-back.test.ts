@@ -2,6 +2,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { createRedisStore } from '../../src/store/redis-store.js';
 import type { StateStore } from '../../src/store/state-store.js';
 import { CHANNEL, nextTs, TEAM_ID, threadReplies, useHarnesses, waitFor } from './harness.js';
+import { deferred } from '../helpers/deferred.js';
 
 /**
  * A hole in b041c2e: a streamed answer records its message ts with an unnamed save
@@ -17,12 +18,6 @@ import { CHANNEL, nextTs, TEAM_ID, threadReplies, useHarnesses, waitFor } from '
  * then the client's resend of the save reaches Redis.
  */
 const harness = useHarnesses();
-
-function deferred() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((done) => (resolve = done));
-  return { promise, resolve };
-}
 
 describe("a streamed answer's ts save that landed, whose reply was lost and whose resend was fenced", () => {
   it("does not delete the answer the thread's new holder showed in that message", async () => {

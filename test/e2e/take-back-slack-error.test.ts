@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StateStore } from '../../src/store/state-store.js';
 import { nextTs, threadReplies, useHarnesses, waitFor } from './harness.js';
+import { deferred } from '../helpers/deferred.js';
 
 /**
  * A quick answer (complete before the stream would open) is posted whole by `postOutbox`, and its
@@ -19,12 +20,6 @@ import { nextTs, threadReplies, useHarnesses, waitFor } from './harness.js';
  * renewal sent meanwhile, go to Redis only once released; the replica (same Redis) takes over.
  */
 const harness = useHarnesses();
-
-function deferred() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((done) => (resolve = done));
-  return { promise, resolve };
-}
 
 /** The stall and take-over above, with chat.delete failing `failures` times (503) once the stalled process wakes. */
 async function answerTakenBackWhileSlackFails(failures: number) {
