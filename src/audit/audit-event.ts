@@ -60,10 +60,21 @@ export interface DecisionEvent extends AuditEventCommon {
   toolName: string;
   outcome: DecisionOutcome;
   userId: string;
+  /**
+   * Where the step's card was posted (its thread), so a decision is read without joining it to its
+   * `approval-requested` by `stepId`; absent in records written before it was recorded.
+   */
+  channel?: string;
+  threadTs?: string;
   originalInput: unknown;
   /** Present when the approver changed the arguments: this is what ran, not `originalInput`. */
   editedInput?: unknown;
   reason?: string;
+  /**
+   * For an answered question (`ask_user`): what the person answered, which the model acts on
+   * (secrets redacted, as inputs are).
+   */
+  answer?: unknown;
   /** For calls that need several approvers: approvals so far, counting this one, and how many are needed. */
   quorum?: { have: number; need: number };
   /** For an approval: the input version it signs, and that version's hash. */
@@ -94,6 +105,9 @@ export interface InputEditedEvent extends AuditEventCommon {
   approvalId: string;
   toolName: string;
   userId: string;
+  /** Where the step's card was posted, as on `DecisionEvent`; absent in records written before it was recorded. */
+  channel?: string;
+  threadTs?: string;
   version: number;
   inputHash: string;
   input: unknown;

@@ -30,9 +30,10 @@ export function describeAuditEvent(event: AuditEvent): AuditEventCells {
         tool: event.toolName,
         who: event.userId,
         result: event.outcome,
-        // The reason first: inputs can be long, and the table cuts details short.
+        // The reason or answer first: inputs can be long, and the table cuts details short.
         details: join([
           event.reason !== undefined && `reason ${JSON.stringify(event.reason)}`,
+          Object.hasOwn(event, 'answer') && `answer ${compactJson(event.answer)}`,
           event.quorum !== undefined && `quorum ${event.quorum.have}/${event.quorum.need}`,
           event.version !== undefined && `of version ${event.version + 1}`,
           event.approvedBy !== undefined && `approved by ${event.approvedBy.join(', ')}`,
@@ -40,6 +41,7 @@ export function describeAuditEvent(event: AuditEvent): AuditEventCells {
             ? `input ${compactJson(event.originalInput)}`
             : `edited to ${compactJson(event.editedInput)} from ${compactJson(event.originalInput)}`,
           event.versions !== undefined && `versions ${event.versions.map((version) => `${version.version + 1}${version.editedBy ? ` by ${version.editedBy}` : ' (model)'} ${compactJson(version.input)}`).join('; ')}`,
+          event.channel !== undefined && `in ${place(event.channel, event.threadTs)}`,
         ]),
       };
     case 'input-edited':
@@ -47,7 +49,12 @@ export function describeAuditEvent(event: AuditEvent): AuditEventCells {
         tool: event.toolName,
         who: event.userId,
         result: 'edited',
-        details: join([`version ${event.version + 1}`, event.changes.length > 0 && `changed ${event.changes.join('; ')}`, `input ${compactJson(event.input)}`]),
+        details: join([
+          `version ${event.version + 1}`,
+          event.changes.length > 0 && `changed ${event.changes.join('; ')}`,
+          `input ${compactJson(event.input)}`,
+          event.channel !== undefined && `in ${place(event.channel, event.threadTs)}`,
+        ]),
       };
     case 'action-refused':
       return {

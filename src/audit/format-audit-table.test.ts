@@ -73,6 +73,14 @@ describe('formatAuditTable', () => {
     expect(row).toContain('UEVE\\u2066');
   });
 
+  it("shows an answer first, and where a decision or edit happened when the record says", () => {
+    const answered: StoredAuditEvent = { ...decision, toolName: 'ask_user', outcome: 'answered', editedInput: undefined, reason: undefined, originalInput: { question: 'Which?' }, answer: 'eu', channel: 'C1', threadTs: '1.1' };
+    const edited: StoredAuditEvent = { id: `${at}-1`, type: 'input-edited', at, stepId: 'step-1', approvalId: 'apv-1', toolName: 'restart_service', userId: 'UBOB', channel: 'C1', threadTs: '1.1', version: 1, inputHash: 'h', input: { service: 'web' }, changes: [] };
+    const [, answerRow, editRow] = formatAuditTable([answered, edited], { now }).split('\n');
+    expect(answerRow).toContain('answered  answer "eu" · input {"question":"Which?"} · in C1/1.1');
+    expect(editRow).toContain('version 2 · input {"service":"web"} · in C1/1.1');
+  });
+
   it('says so when there is nothing to show', () => {
     expect(formatAuditTable([], { now })).toBe('No audit events.\n');
   });

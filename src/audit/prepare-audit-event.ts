@@ -2,8 +2,11 @@ import type { AuditEvent, AuditEventInput } from './audit-event.js';
 import { redactChangeLine } from './redact-change-line.js';
 import { redactSecrets } from './redact-secrets.js';
 
-/** The fields that carry tool arguments, which are where credentials turn up. */
-const INPUT_FIELDS = ['input', 'originalInput', 'editedInput'] as const;
+/**
+ * The fields that carry tool arguments, which are where credentials turn up, and a question's answer:
+ * a form the model designed, whose fields can ask for one as well.
+ */
+const INPUT_FIELDS = ['input', 'originalInput', 'editedInput', 'answer'] as const;
 
 /**
  * What both audit logs store for an event: stamped with a time, and with secrets in the tool inputs

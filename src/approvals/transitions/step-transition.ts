@@ -66,8 +66,12 @@ export function decisionEvent(step: PendingStep, call: PendingCall, decision: De
     toolName: call.toolName,
     outcome: decision.outcome,
     userId: decision.userId,
+    channel: step.channel,
+    threadTs: step.threadTs,
     originalInput: call.input,
     ...(decision.reason ? { reason: decision.reason } : {}),
+    // An answer steers the turn as a deny reason does: the trail says what the person told the model.
+    ...(Object.hasOwn(decision, 'answer') ? { answer: decision.answer } : {}),
   };
 }
 
