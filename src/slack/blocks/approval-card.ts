@@ -336,7 +336,8 @@ function decisionText(decision: Decision, call: PendingCall, step?: PendingStep)
       return `:white_check_mark: Approved by ${approvers} · ${when}. Runs version ${runs.number + 1}, edited by ${runs.editedBy ? userMention(runs.editedBy) : 'someone'} (shown above).`;
     }
     case 'denied': {
-      const reason = typeof decision.reason === 'string' ? oneLine(decision.reason).trim() : '';
+      // Revealed as arguments are: a reason reordered by a bidi override must not read as something else.
+      const reason = typeof decision.reason === 'string' ? oneLine(revealInvisible(decision.reason)).trim() : '';
       // Closed by countersign on an error: nobody denied it, so no person is named.
       if (decision.userId === COUNTERSIGN_ACTOR) return `:warning: Not run: ${fitUntrusted(reason || 'countersign closed this call', REASON_MAX_LENGTH)} · ${when}`;
       return `:x: Denied by ${by} · ${when}${reason === '' ? '' : ` · Reason: ${fitUntrusted(reason, REASON_MAX_LENGTH)}`}`;
@@ -352,10 +353,14 @@ function decisionText(decision: Decision, call: PendingCall, step?: PendingStep)
   }
 }
 
+/**
+ * A form answer with one property named `answer` is shown as that property's value. Text is shown
+ * as written, anything else (an object the model's form asked for) as arguments are; either way with
+ * invisible and reordering characters revealed, since the model acts on the answer.
+ */
 function answerText(answer: unknown): string {
-  if (typeof answer === 'string') return answer;
-  if (typeof answer === 'object' && answer !== null && Object.keys(answer).length === 1 && 'answer' in answer) return String((answer as { answer: unknown }).answer);
-  return stringifyArguments(answer);
+  const value = typeof answer === 'object' && answer !== null && Object.keys(answer).length === 1 && 'answer' in answer ? (answer as { answer: unknown }).answer : answer;
+  return typeof value === 'string' ? revealInvisible(value) : stringifyArguments(value);
 }
 
 /**
