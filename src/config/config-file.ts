@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { normalize } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
+import { closestName } from './closest-name.js';
 import { ConfigError, type ConfigProblem } from './config-error.js';
 import { checkCommandTemplates } from './command-template-check.js';
 import { checkConditionFields } from './condition-field-check.js';
@@ -96,7 +97,7 @@ function issueToProblems(issue: z.core.$ZodIssue, sourceName: string): ConfigPro
 }
 
 function unknownKeyMessage(key: string): string {
-  const suggestion = closestKnownKey(key);
+  const suggestion = closestName(key, KNOWN_CONFIG_KEYS);
   return suggestion === undefined ? 'is not a known setting' : `is not a known setting (did you mean ${suggestion}?)`;
 }
 
@@ -109,26 +110,4 @@ function fieldName(sourceName: string, path: readonly PropertyKey[]): string {
     else field += `[${JSON.stringify(String(segment))}]`;
   }
   return field === '' ? sourceName : `${sourceName} ${field}`;
-}
-
-function closestKnownKey(key: string): string | undefined {
-  let best: { key: string; distance: number } | undefined;
-  for (const known of KNOWN_CONFIG_KEYS) {
-    const distance = editDistance(key.toLowerCase(), known.toLowerCase());
-    if (distance <= 2 && (best === undefined || distance < best.distance)) best = { key: known, distance };
-  }
-  return best?.key;
-}
-
-function editDistance(left: string, right: string): number {
-  let previous = Array.from({ length: right.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= left.length; i += 1) {
-    const current = [i];
-    for (let j = 1; j <= right.length; j += 1) {
-      const substitution = (previous[j - 1] ?? 0) + (left[i - 1] === right[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[right.length] ?? 0;
 }

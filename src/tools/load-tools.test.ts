@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -112,6 +113,58 @@ mcpServers:
       { field: 'tools.deploy', message: 'is defined more than once' },
     ]);
     expect(error.message).not.toContain('Bearer');
+  });
+
+  it('refuses a policy rule naming a tool that does not exist, knowing the custom tools and http_request', async () => {
+    const error = await configErrorOf(() =>
+      loadTools({
+        config: config(`
+tools:
+  - name: restart_service
+    description: Restart a service
+    command: ["systemctl", "restart", "api"]
+http:
+  bases: [{ url: "https://api.example.com/" }]
+policy:
+  rules:
+    - { tools: [deploy, http_request, ask_user] }
+    - { name: restarts, tools: [restart_servce], approvers: [U0ALICE] }
+`),
+        customTools: [deploy],
+        logger,
+      }),
+    );
+    expect(error.problems).toEqual([
+      { field: 'policy.rules[1].tools[0]', message: 'names restart_servce, which is not a tool (did you mean restart_service?); rules[1] ("restarts") would never apply to it' },
+    ]);
+  });
+
+  it('leaves a rule an MCP server could match to start-up, then warns when no listed tool matches it', async () => {
+    fake = await startFakeMcpHttpServer(MCP_TOOLS);
+    const lines: Record<string, unknown>[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+        callback();
+      },
+    });
+    await load({
+      config: config(`
+mcpServers:
+  ops: { url: "${fake.url}" }
+policy:
+  rules:
+    - { tools: ["ops.get_*", ops.restrat] }
+`),
+      logger: pino({ level: 'info' }, destination),
+    });
+    expect(lines.filter((line) => line.event === 'policy-pattern-matches-no-tool').map(({ field, pattern, msg }) => ({ field, pattern, msg }))).toEqual([
+      {
+        field: 'policy.rules[0].tools[1]',
+        pattern: 'ops.restrat',
+        msg: 'policy.rules[0].tools[1] (ops.restrat, in rules[0]) matches no tool the MCP servers listed at start-up (did you mean ops.restart?); a server not connected yet lists its tools when it connects',
+      },
+    ]);
   });
 
   it('refuses custom tools without a usable name, description or schema, and names that clash on the wire', async () => {
