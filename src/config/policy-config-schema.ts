@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { toolPatternCovers } from '../approvals/policy/tool-pattern-covers.js';
+import { compileToolPattern } from '../approvals/policy/tool-pattern.js';
 import { DURATION_HINT, formatDuration, parseDuration } from './duration.js';
 import { exactPatternSchema } from './exact-pattern-schema.js';
 
@@ -547,9 +549,11 @@ function checkRuleNames(rules: readonly ComparableRule[], report: (path: Path, m
 }
 
 /**
- * A rule without input conditions whose every pattern already appears in an earlier such rule with
- * the same (or a wider set of) channels can never be chosen: it is as specific and later in the file. Left silent, the operator
- * believes a setting applies that never does.
+ * A rule without input conditions each of whose patterns is covered by a pattern of an earlier such
+ * rule with the same (or a wider set of) channels can never be chosen: every tool it matches, the
+ * earlier rule matches too, at least as specifically (see select-rule.ts), and comes first: `ops.*`
+ * after `ops.**`, `restart_?*` after `restart_*`. Left silent, the operator believes a setting
+ * applies that never does.
  */
 function checkShadowedRules(rules: readonly ComparableRule[], report: (path: Path, message: string) => void): void {
   rules.forEach((rule, index) => {
@@ -558,17 +562,43 @@ function checkShadowedRules(rules: readonly ComparableRule[], report: (path: Pat
     if (rule.hasInput) return;
     const tools = rule.tools;
     if (tools === undefined || tools.length === 0) return;
-    const coveredBy = tools.map((pattern) =>
-      rules
-        .slice(0, index)
+    const coveredBy = tools.map((pattern) => {
+      for (const [earlierIndex, earlier] of rules.slice(0, index).entries()) {
         // A rule with input conditions covers only some inputs, so it shadows nothing.
-        .findIndex((earlier) => !earlier.hasInput && earlier.tools?.includes(pattern) === true && channelsCover(earlier.channels, rule.channels)),
-    );
-    if (coveredBy.every((earlierIndex) => earlierIndex >= 0)) {
-      const earlier = [...new Set(coveredBy)].map((earlierIndex) => `rules[${earlierIndex}]`).join(', ');
-      report([index, 'tools'], `is never used: ${earlier} already covers the same tools${rule.channels === undefined ? '' : ' in these channels'} and comes first`);
-    }
+        if (earlier.hasInput || !channelsCover(earlier.channels, rule.channels)) continue;
+        const wider = earlier.tools?.find((candidate) => shadowsPattern(candidate, pattern));
+        if (wider !== undefined) return { earlierIndex, wider, pattern };
+      }
+      return undefined;
+    });
+    if (!coveredBy.every((cover) => cover !== undefined)) return;
+    const earlierIndexes = [...new Set(coveredBy.map((cover) => cover.earlierIndex))];
+    const earlier = earlierIndexes.map((earlierIndex) => ruleLabel(rules, earlierIndex)).join(', ');
+    const where = rule.channels === undefined ? '' : ' in these channels';
+    const globs = coveredBy.filter((cover) => cover.wider !== cover.pattern).map((cover) => `${cover.pattern} by ${cover.wider}`);
+    const [covers, comes] = earlierIndexes.length === 1 ? ['covers', 'comes'] : ['cover', 'come'];
+    const what = globs.length === 0 ? 'the same tools' : `every tool it names (${globs.join(', ')})`;
+    report([index, 'tools'], `is never used: ${earlier} already ${covers} ${what}${where} and ${comes} first`);
   });
+}
+
+/**
+ * Whether a rule with `wider` wins every tool `narrower` matches over a later one with `narrower`:
+ * it matches them all (`toolPatternCovers`), and is as specific for each (select-rule.ts ranks
+ * literal characters, then an exact name; a pattern covering another has at most as many).
+ */
+function shadowsPattern(wider: string, narrower: string): boolean {
+  if (wider === narrower) return true;
+  if (!toolPatternSchema.safeParse(wider).success || !toolPatternSchema.safeParse(narrower).success) return false;
+  const [widerPattern, narrowerPattern] = [compileToolPattern(wider), compileToolPattern(narrower)];
+  if (widerPattern.literalCharacters !== narrowerPattern.literalCharacters) return false;
+  if (narrowerPattern.exact && !widerPattern.exact) return false;
+  return toolPatternCovers(wider, narrower);
+}
+
+function ruleLabel(rules: readonly ComparableRule[], index: number): string {
+  const name = rules[index]?.name;
+  return `rules[${index}]${name === undefined ? '' : ` (${JSON.stringify(name)})`}`;
 }
 
 function channelsCover(earlier: readonly string[] | undefined, later: readonly string[] | undefined): boolean {

@@ -327,6 +327,50 @@ policy:
   });
 });
 
+describe('policy config: a rule an earlier, as specific glob already covers', () => {
+  const rules = (...lines: string[]) => `policy:\n  rules:\n${lines.map((line) => `    - ${line}`).join('\n')}\n`;
+  const problemsAt = (yamlText: string) => problemsOf(yamlText).map(({ field, message }) => ({ field, message }));
+
+  it.each([
+    [['{ tools: ["ops.**"] }', '{ tools: ["ops.*"], approvers: [U0ALICE] }'], 'rules[0] already covers every tool it names (ops.* by ops.**) and comes first'],
+    [['{ tools: ["**"] }', '{ tools: ["*"] }'], 'rules[0] already covers every tool it names (* by **) and comes first'],
+    [['{ tools: ["restart_*"] }', '{ tools: ["restart_?*"] }'], 'rules[0] already covers every tool it names (restart_?* by restart_*) and comes first'],
+    [
+      ['{ name: ops, tools: ["ops.**"] }', '{ tools: ["db.*"] }', '{ name: late, tools: ["ops.?", "db.?"] }'],
+      'rules[0] ("ops"), rules[1] already cover every tool it names (ops.? by ops.**, db.? by db.*) and come first',
+    ],
+    [['{ tools: ["ops.**"], channels: [C0OPS, C0DEV] }', '{ tools: ["ops.*"], channels: [C0OPS] }'], 'rules[0] already covers every tool it names (ops.* by ops.**) in these channels and comes first'],
+  ])('refuses the later of %j', (lines, message) => {
+    const yamlText = rules(...lines);
+    expect(problemsAt(yamlText)).toEqual([{ field: `countersign.yml policy.rules[${lines.length - 1}].tools`, message: `is never used: ${message}` }]);
+  });
+
+  it.each([
+    // ops.** also matches ops.apps.delete, which ops.* does not.
+    ['{ tools: ["ops.*"] }', '{ tools: ["ops.**"] }'],
+    ['{ tools: ["*"] }', '{ tools: ["**"] }'],
+    // More literal characters, or an exact name, win over an earlier glob (select-rule.ts).
+    ['{ tools: ["**"] }', '{ tools: ["ops.*"] }'],
+    ['{ tools: ["ops.**"] }', '{ tools: ["ops.get_*"] }'],
+    ['{ tools: ["restart_*"] }', '{ tools: [restart_api] }'],
+    ['{ tools: ["restart_**"] }', '{ tools: ["restart_api*"] }'],
+    // Only part of the later rule is covered.
+    ['{ tools: ["ops.**"] }', '{ tools: ["ops.*", deploy] }'],
+    // A rule with input conditions covers only some inputs; a rule limited to channels, only those.
+    ['{ tools: ["ops.**"], input: [{ field: namespace, equals: prod }] }', '{ tools: ["ops.*"] }'],
+    ['{ tools: ["ops.**"], channels: [C0OPS] }', '{ tools: ["ops.*"] }'],
+    ['{ tools: ["ops.**"] }', '{ tools: ["ops.*"], channels: [C0OPS] }'],
+  ])('keeps %s then %s', (first, second) => {
+    expect(() => policyOf(rules(first, second))).not.toThrow();
+  });
+
+  it('keeps a later glob the earlier one does not cover, and it applies where only it matches', () => {
+    const policy = policyOf(rules('{ name: one part, tools: ["ops.*"] }', '{ name: any depth, tools: ["ops.**"] }'));
+    const ruleFor = (toolName: string) => evaluatePolicy({ policy, toolName, channel: 'C1', input: {} }).rule?.name;
+    expect([ruleFor('ops.restart'), ruleFor('ops.apps.restart')]).toEqual(['one part', 'any depth']);
+  });
+});
+
 describe('policy config: checks across rules beside a rule with its own problem', () => {
   it('reports the duplicate name and the shadowed rule in the same run as a bad approver', () => {
     const problems = problemsOf(`policy:
