@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ErrorCode } from '../../errors/countersign-error.js';
 import { createDirectCommandRunner } from './direct-command-runner.js';
-import { childrenOf, hangingCommand, isAlive, readPids } from './processes.test-support.js';
+import { childrenOf, hangingCommand, isAlive, killedRightAfterFork, processGroupMembers, readPids } from './processes.test-support.js';
 
 const DIRECT_COMMAND_RUNNER = fileURLToPath(new URL('./direct-command-runner.ts', import.meta.url));
 const HANGING = { timeoutMs: 60_000, outputLimit: 1000 };
@@ -53,6 +53,27 @@ describe.skipIf(process.platform !== 'linux')('the direct runner (COUNTERSIGN_CO
     await exited(bot);
 
     await waitUntilGone(commandPids);
+  });
+
+  it.each([
+    ['at once', 0],
+    // Its channel is closed, and the event that says so gone, before its listeners are there.
+    ['after a while', 300],
+  ])('leaves no command running when the bot is killed between the start of its watchdog and anything it could tell it (watchdog ready %s)', async (_, watchdogStartDelayMs) => {
+    const groupFile = join(mkdtempSync(join(tmpdir(), 'countersign-direct-')), 'group');
+    const bot = startBot(`${killedRightAfterFork(groupFile, { watchdogStartDelayMs })}
+await runner.run({ argv: ${JSON.stringify(hangingCommand(newPidFile()))}, timeoutMs: 60000, outputLimit: 100 });`);
+    expect(await exited(bot)).toEqual({ code: null, signal: 'SIGKILL' });
+    const group = Number(readFileSync(groupFile, 'utf8'));
+
+    await vi.waitFor(
+      () => {
+        const members = processGroupMembers(group);
+        leftovers.push(...members);
+        expect(members).toEqual([]);
+      },
+      { timeout: 10_000, interval: 50 },
+    );
   });
 
   it('leaves no command running when the bot dies of an uncaught exception, even without its watchdog', async () => {

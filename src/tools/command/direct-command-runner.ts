@@ -69,7 +69,8 @@ export function createDirectCommandRunner({ logger, withheldVariables = [], clos
         abortSignal: abortSignal === undefined ? controller.signal : AbortSignal.any([abortSignal, controller.signal]),
         onSpawn: (pid) => {
           call.pid = pid;
-          watchdog.watch(pid);
+          // The command runs already: nothing waits for the watchdog's word.
+          void watchdog.watch(pid);
         },
         onGroupGone: () => groupGone(),
       });

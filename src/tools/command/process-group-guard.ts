@@ -10,8 +10,11 @@ import { createProcessGroupWatchdog } from './process-group-watchdog.js';
  * way out; and the watchdog kills them if the bot is killed outright (SIGKILL, the OOM killer).
  */
 export interface ProcessGroupGuard {
-  /** From now on, the group `pid` leads is killed if the bot process dies. */
-  watch(pid: number): void;
+  /**
+   * From now on, the group `pid` leads is killed if the bot process dies. Settles once the watchdog
+   * confirmed it holds the group (or cannot: see `ProcessGroupWatchdog.watch`); never rejects.
+   */
+  watch(pid: number): Promise<void>;
   /** The group is gone (or stopped by its owner): nothing more to do for it. */
   unwatch(pid: number): void;
   /** Lets the watchdog go: it stops any group still watched and exits. */
@@ -36,7 +39,7 @@ export function createProcessGroupGuard({ logger, withheldVariables = [] }: Crea
     watch(pid) {
       if (watched.size === 0) process.on('exit', killWatched);
       watched.add(pid);
-      watchdog.watch(pid);
+      return watchdog.watch(pid);
     },
     unwatch(pid) {
       if (!watched.delete(pid)) return;

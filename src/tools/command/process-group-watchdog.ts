@@ -10,7 +10,11 @@ import { SPAWNER_EXEC_ARGV } from './spawner-client.js';
  * to see its IPC channel close. The direct command runner's counterpart of the spawner's own rule.
  */
 export interface ProcessGroupWatchdog {
-  watch(pid: number): void;
+  /**
+   * Settles once the watchdog confirmed it holds the group `pid` leads, or cannot (it could not be
+   * started, it died, it is closed), or after `confirmTimeoutMs`. Never rejects.
+   */
+  watch(pid: number): Promise<void>;
   unwatch(pid: number): void;
   /** Lets the watchdog go: it stops any group still watched and exits. */
   close(): void;
@@ -22,6 +26,8 @@ export interface CreateProcessGroupWatchdogOptions {
   logger?: Logger;
   /** Variables the config reads as secrets: the watchdog is not started with them. */
   withheldVariables?: readonly string[];
+  /** How long `watch` waits for the watchdog's word. Default `WATCH_CONFIRM_TIMEOUT_MS`. */
+  confirmTimeoutMs?: number;
 }
 
 // Built: dist/tools/command/process-group-watchdog-process.js. From the sources (tests): the .ts file.
@@ -29,11 +35,30 @@ export const WATCHDOG_ENTRY = fileURLToPath(
   new URL(import.meta.url.endsWith('.ts') ? './process-group-watchdog-process.ts' : './process-group-watchdog-process.js', import.meta.url),
 );
 
+/** How long `watch` waits for the watchdog's word: a watchdog that cannot answer must not stall a start. */
+const WATCH_CONFIRM_TIMEOUT_MS = 5_000;
+
 type WatchdogMessage = { type: 'watch' | 'unwatch'; pid: number };
 
-/** Forks the watchdog on the first `watch`, and again after it died, telling the new one every group still watched. */
-export function createProcessGroupWatchdog({ logger, withheldVariables = [] }: CreateProcessGroupWatchdogOptions = {}): ProcessGroupWatchdog {
+/** The group a message from the watchdog confirms it holds (`{ type: 'watching', pid }`), if it is one. */
+function watchingPid(message: unknown): number | undefined {
+  const { type, pid } = (typeof message === 'object' && message !== null ? message : {}) as { type?: unknown; pid?: unknown };
+  return type === 'watching' && typeof pid === 'number' ? pid : undefined;
+}
+
+/**
+ * Forks the watchdog on the first `watch`, and again after it died, with every group still watched
+ * in its argv: a message sent after the fork is lost if the bot is killed before it went out, and a
+ * watchdog that finds its channel closed knows no group then.
+ */
+export function createProcessGroupWatchdog({
+  logger,
+  withheldVariables = [],
+  confirmTimeoutMs = WATCH_CONFIRM_TIMEOUT_MS,
+}: CreateProcessGroupWatchdogOptions = {}): ProcessGroupWatchdog {
   const watched = new Set<number>();
+  /** The groups the watchdog has not confirmed yet, with what settles their `watch`. */
+  const unconfirmed = new Map<number, { confirmed: Promise<void>; settle: () => void }>();
   let child: ChildProcess | undefined;
   let closed = false;
 
@@ -41,10 +66,35 @@ export function createProcessGroupWatchdog({ logger, withheldVariables = [] }: C
     if (current.connected) current.send(message, undefined, undefined, () => {});
   };
 
+  const confirmation = (pid: number): Promise<void> => {
+    const pending = unconfirmed.get(pid);
+    if (pending) return pending.confirmed;
+    let settle = () => {};
+    const confirmed = new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        logger?.warn({ event: 'command-watchdog-slow', pid }, `the command watchdog did not confirm process group ${pid} within ${confirmTimeoutMs} ms; going on`);
+        settle();
+      }, confirmTimeoutMs);
+      // Waiting for the watchdog must not keep the bot process alive either.
+      timer.unref();
+      settle = () => {
+        clearTimeout(timer);
+        unconfirmed.delete(pid);
+        resolve();
+      };
+    });
+    unconfirmed.set(pid, { confirmed, settle });
+    return confirmed;
+  };
+  const settle = (pid: number) => unconfirmed.get(pid)?.settle();
+  const settleAll = () => {
+    for (const pid of [...unconfirmed.keys()]) settle(pid);
+  };
+
   const start = (): ChildProcess | undefined => {
     let started: ChildProcess;
     try {
-      started = fork(WATCHDOG_ENTRY, [], {
+      started = fork(WATCHDOG_ENTRY, [...watched].map(String), {
         // The same lean, secret-free Node as the spawner: none of the bot's flags or secrets apply to it.
         env: commandEnvironment({ environment: withholding(withheldVariables, { NODE_OPTIONS: undefined }) }),
         execArgv: [...SPAWNER_EXEC_ARGV],
@@ -57,30 +107,40 @@ export function createProcessGroupWatchdog({ logger, withheldVariables = [] }: C
     // It must never keep the bot process alive: it only matters once the bot is gone.
     started.unref();
     started.channel?.unref();
+    started.on('message', (message: unknown) => {
+      const pid = watchingPid(message);
+      if (pid !== undefined) settle(pid);
+    });
     started.once('error', (error) => logger?.error({ event: 'command-watchdog-failed', err: error }, 'the command watchdog failed'));
     started.once('exit', (code, signal) => {
       if (child === started) child = undefined;
+      // Nothing will confirm them now; the next `watch` forks a watchdog that knows them all.
+      settleAll();
       if (!closed) logger?.error({ event: 'command-watchdog-died', pid: started.pid, code, signal }, 'the command watchdog died; the next command starts a new one');
     });
-    for (const pid of watched) send(started, { type: 'watch', pid });
     return started;
   };
 
   return {
     watch(pid) {
       watched.add(pid);
-      if (closed) return;
+      if (closed) return Promise.resolve();
+      const confirmed = confirmation(pid);
       if (child === undefined) child = start();
       else send(child, { type: 'watch', pid });
+      if (child === undefined) settle(pid);
+      return confirmed;
     },
     unwatch(pid) {
       watched.delete(pid);
+      settle(pid);
       if (child !== undefined) send(child, { type: 'unwatch', pid });
     },
     close() {
       closed = true;
       if (child?.connected) child.disconnect();
       child = undefined;
+      settleAll();
     },
     watchdogPid: () => child?.pid,
   };

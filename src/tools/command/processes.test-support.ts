@@ -39,6 +39,20 @@ export function parentOf(pid: number): number {
   return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1]);
 }
 
+/** The live processes in the group `pgid` leads, whoever started them (Linux only). */
+export function processGroupMembers(pgid: number): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .map(Number)
+    .filter((candidate) => {
+      try {
+        return Number(readFileSync(`/proc/${candidate}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[2]) === pgid && isAlive(candidate);
+      } catch {
+        return false; // Gone while we looked.
+      }
+    });
+}
+
 /** The live processes `pid` started (Linux only). */
 export function childrenOf(pid: number): number[] {
   return readdirSync('/proc')
@@ -57,3 +71,30 @@ export function childrenOf(pid: number): number[] {
 export function literalArgvTemplate(argv: string[]): string[] {
   return argv.map((element) => element.replaceAll('{', '{{').replaceAll('}', '}}'));
 }
+
+/**
+ * Code for a stand-in bot (an ES module) that kills it the moment it forked a child (the process-group
+ * watchdog): before the bot's next line runs, so before it could tell the watchdog anything over
+ * IPC. What it spawned before (a command, a stdio MCP server: the leader of a process group) has its
+ * pid written to `groupFile` by the bot, as the process itself may be stopped before it wrote its
+ * own. `watchdogStartDelayMs`: the watchdog runs its own code only that long after it started, as on
+ * a busy machine. The named imports of the modules under test follow the builtin's properties once
+ * `syncBuiltinESMExports` ran.
+ */
+export const killedRightAfterFork = (groupFile: string, { watchdogStartDelayMs = 0 } = {}) => `const childProcess = (await import('node:child_process')).default;
+const { syncBuiltinESMExports } = await import('node:module');
+const { writeFileSync } = await import('node:fs');
+const { fork, spawn } = childProcess;
+childProcess.spawn = (...args) => {
+  const child = spawn(...args);
+  writeFileSync(${JSON.stringify(groupFile)}, String(child.pid));
+  return child;
+};
+childProcess.fork = (modulePath, args, options) => {
+  const delay = 'await new Promise((resolve) => setTimeout(resolve, ${watchdogStartDelayMs}))';
+  const execArgv = ${watchdogStartDelayMs} > 0 ? [...options.execArgv, '--import=data:text/javascript,' + encodeURIComponent(delay)] : options.execArgv;
+  const child = fork(modulePath, args, { ...options, execArgv });
+  process.kill(process.pid, 'SIGKILL');
+  return child;
+};
+syncBuiltinESMExports();`;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { childrenOf, isAlive } from '../command/processes.test-support.js';
+import { childrenOf, isAlive, killedRightAfterFork, processGroupMembers } from '../command/processes.test-support.js';
 
 const STDIO_TRANSPORT = fileURLToPath(new URL('./stdio-transport.ts', import.meta.url));
 const PROCESS_GROUP_GUARD = fileURLToPath(new URL('../command/process-group-guard.ts', import.meta.url));
@@ -19,15 +19,16 @@ afterEach(() => {
 /**
  * A stand-in for the bot: a stdio MCP server started through a wrapper script, whose server does
  * not exit when its stdin ends (so the end of the bot's pipes alone would not stop it), with the
- * guard the MCP tool source gives it. `script` runs after the server started.
+ * guard the MCP tool source gives it. `script` runs after the server started; `prelude` before it.
  */
-function startBot(pidFile: string, script: string): ChildProcess {
+function startBot(pidFile: string, script: string, prelude = ''): ChildProcess {
   const server = `require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); process.stdin.resume(); setInterval(() => {}, 60000);`;
   const wrapper = `${JSON.stringify(process.execPath)} -e ${JSON.stringify(server)}; echo "server stopped" >&2`;
   const bot = `import { registerHooks } from 'node:module';
 registerHooks({ resolve(specifier, context, next) { try { return next(specifier, context); } catch (error) { if (!specifier.startsWith('.') || !specifier.endsWith('.js')) throw error; return next(specifier.slice(0, -3) + '.ts', context); } } });
 const { StdioTransport } = await import(${JSON.stringify(STDIO_TRANSPORT)});
 const { createProcessGroupGuard } = await import(${JSON.stringify(PROCESS_GROUP_GUARD)});
+${prelude}
 const transport = new StdioTransport({ command: 'sh', args: ['-c', ${JSON.stringify(wrapper)}], env: { PATH: process.env.PATH }, processGroups: createProcessGroupGuard() });
 await transport.start();
 ${script}`;
@@ -62,9 +63,35 @@ describe.skipIf(process.platform !== 'linux')('a stdio MCP server that ignores t
     await waitUntilGone(pids);
   });
 
+  it.each([
+    ['at once', 0],
+    // Its channel is closed, and the event that says so gone, before its listeners are there.
+    ['after a while', 300],
+  ])('does not outlive the bot killed between the start of its watchdog and anything it could tell it (watchdog ready %s)', async (_, watchdogStartDelayMs) => {
+    const directory = mkdtempSync(join(tmpdir(), 'countersign-mcp-group-'));
+    const groupFile = join(directory, 'group');
+    const bot = startBot(join(directory, 'pid'), '', killedRightAfterFork(groupFile, { watchdogStartDelayMs }));
+    expect(await exited(bot)).toEqual({ code: null, signal: 'SIGKILL' });
+    // The watchdog may stop the group before the server even wrote its pid: the group is what counts.
+    const group = Number(readFileSync(groupFile, 'utf8'));
+
+    await vi.waitFor(
+      () => {
+        const members = processGroupMembers(group);
+        leftovers.push(...members);
+        expect(members).toEqual([]);
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+  });
+
   it('does not outlive the bot dying of an uncaught exception, even without its watchdog', async () => {
     const pidFile = join(mkdtempSync(join(tmpdir(), 'countersign-mcp-group-')), 'pid');
-    const bot = startBot(pidFile, `process.on('SIGUSR2', () => { throw new Error('the bot crashed'); }); setInterval(() => {}, 60000);`);
+    const bot = startBot(pidFile, `process.on('SIGUSR2', () => { throw new Error('the bot crashed'); }); process.stderr.write('ready\\n'); setInterval(() => {}, 60000);`);
+    // The server started (once its watchdog held it) and the bot listens for SIGUSR2.
+    let stderr = '';
+    bot.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await vi.waitFor(() => expect(stderr).toContain('ready'), { timeout: 10_000, interval: 20 });
     const pids = await serverPids(bot, pidFile);
     // The bot's children: the wrapper and the watchdog. Without the watchdog only the bot itself,
     // on its way out, can stop the server.

@@ -137,3 +137,40 @@ describe('a stdio MCP server whose input is gone before the bot gives up on it',
     expect(transport.exit).toEqual({ code: 3, signal: null, stderrTail: 'missing API_URL', expected: false });
   });
 });
+
+describe('the process group guard', () => {
+  it('is told the server\'s group as it is spawned, and the server is used only once the guard holds it', async () => {
+    let hold = () => {};
+    const held = new Promise<void>((resolve) => {
+      hold = resolve;
+    });
+    const watched: number[] = [];
+    const transportErrors: string[] = [];
+    const transport = new StdioTransport({
+      command: process.execPath,
+      args: ['-e', 'console.log("up"); setInterval(() => {}, 60000)'],
+      env: { PATH: process.env.PATH ?? '' },
+      onTransportError: (error) => transportErrors.push(error.message),
+      processGroups: {
+        watch: (pid) => {
+          watched.push(pid);
+          return held;
+        },
+        unwatch: () => {},
+      },
+    });
+    closing.push(transport);
+    let started = false;
+    const start = transport.start().then(() => {
+      started = true;
+    });
+    // In the same run of code as the spawn: no moment where the bot could die with the group unknown.
+    expect(watched).toEqual([transport.pid]);
+
+    // The server runs, and wrote (not JSON-RPC): still, start waits for the guard.
+    await until(() => transportErrors.length > 0, 'the server to write');
+    expect(started).toBe(false);
+    hold();
+    await start;
+  });
+});

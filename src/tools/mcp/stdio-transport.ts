@@ -48,6 +48,7 @@ export interface StdioTransportOptions {
   /**
    * Told the server's process group while it runs, so that it is killed if the bot process dies
    * without closing this transport (the group no longer gets the terminal's Ctrl-C, nor the bot's).
+   * `start` resolves once `watch` settled: the server is not used before its guard holds it.
    */
   processGroups?: Pick<ProcessGroupGuard, 'watch' | 'unwatch'>;
 }
@@ -155,11 +156,14 @@ export class StdioTransport implements MCPTransport {
         windowsHide: true,
       });
       this.child = child;
+      // At once, not on 'spawn' (a tick later): every moment between the two is one where a bot
+      // killed outright would leave the server running with nothing watching its group. No pid:
+      // the spawn failed ('error' follows).
+      const guarded = child.pid === undefined ? undefined : this.options.processGroups?.watch(child.pid);
       let spawned = false;
       child.once('spawn', () => {
         spawned = true;
-        if (child.pid !== undefined) this.options.processGroups?.watch(child.pid);
-        resolve();
+        void (guarded ?? Promise.resolve()).then(() => resolve());
       });
       // `on`, not `once`: a second 'error' without a listener would be thrown.
       child.on('error', (error) => {

@@ -1,0 +1,63 @@
+import { spawn } from 'node:child_process';
+import type { Logger } from 'pino';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createProcessGroupWatchdog } from './process-group-watchdog.js';
+import { isAlive } from './processes.test-support.js';
+
+const waitUntilGone = (pids: number[]) => vi.waitFor(() => expect(pids.filter(isAlive)).toEqual([]), { timeout: 10_000, interval: 50 });
+
+const leftovers: number[] = [];
+afterEach(() => {
+  for (const pid of leftovers.splice(0)) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+});
+
+/** A process leading a group of its own, as a command or a stdio MCP server does. */
+function groupLeader(): number {
+  const { pid } = spawn(process.execPath, ['-e', 'setInterval(() => {}, 60000)'], { detached: true, stdio: 'ignore' });
+  if (pid === undefined) throw new Error('could not spawn');
+  leftovers.push(pid);
+  return pid;
+}
+
+/** Collects what the watchdog logs as warnings. */
+function warningsLogger() {
+  const warnings: unknown[] = [];
+  const logger = { warn: (fields: unknown) => warnings.push(fields), error: () => {} } as unknown as Logger;
+  return { logger, warnings };
+}
+
+/**
+ * The watchdog's word is what the bot waits for before it uses a stdio MCP server: from then on, the
+ * server's group goes with the bot however it dies.
+ */
+describe.skipIf(process.platform !== 'linux')('the process group watchdog', () => {
+  it('confirms the group it holds, and stops it when the bot lets it go', async () => {
+    const { logger, warnings } = warningsLogger();
+    const watchdog = createProcessGroupWatchdog({ logger, confirmTimeoutMs: 60_000 });
+    const pid = groupLeader();
+
+    // Long before the minute is over: the watchdog answered.
+    await watchdog.watch(pid);
+    const watchdogPid = watchdog.watchdogPid()!;
+    leftovers.push(watchdogPid);
+    watchdog.close();
+
+    await waitUntilGone([pid, watchdogPid]);
+    expect(warnings).toEqual([]);
+  });
+
+  it('does not hold up the bot for good when the watchdog cannot answer', async () => {
+    const { logger, warnings } = warningsLogger();
+    const watchdog = createProcessGroupWatchdog({ logger, confirmTimeoutMs: 200 });
+    const pid = groupLeader();
+
+    const confirmed = watchdog.watch(pid);
+    // Stopped before it could run a line of its own: it never answers.
+    const watchdogPid = watchdog.watchdogPid()!;
+    leftovers.push(watchdogPid);
+    process.kill(watchdogPid, 'SIGSTOP');
+
+    await confirmed;
+    expect(warnings).toEqual([expect.objectContaining({ event: 'command-watchdog-slow', pid })]);
+  });
+});
