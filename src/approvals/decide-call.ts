@@ -18,7 +18,7 @@ import { isQuestion, type PendingCall, type PendingStep } from './pending-step.j
 import { approverGroupIds, type GroupMembers } from './policy/approver-eligibility.js';
 import { whoCanApprove } from './policy/describe-approvers.js';
 import type { PolicyEvaluation } from './policy/evaluate-policy.js';
-import { applyCallAction, EXPIRED_TEXT, type CallAction, type CallActionEffect, type CallActionRequest } from './transitions/call-action.js';
+import { applyCallAction, pastDeadlineRefusal, type CallAction, type CallActionEffect, type CallActionRequest } from './transitions/call-action.js';
 import { unconfirmedWithdrawalText } from './unconfirmed-withdrawal.js';
 
 export { alreadyDecidedText } from './transitions/call-action.js';
@@ -187,7 +187,8 @@ export function createCallDecider(options: DecideCallOptions) {
         if (!step || !call) return await refuse(step, request, 'not-found', NOT_OPEN);
         const { full, currentPolicy } = await judged(step, call, request);
         const groupMembers = await groupsFor(call, full, currentPolicy);
-        const result = applyCallAction(step, full, { now: now(), groupMembers, newGrantId, ...(currentPolicy ? { currentPolicy } : {}) });
+        const context = { now: now(), groupMembers, newGrantId, ...(currentPolicy ? { currentPolicy } : {}) };
+        const result = applyCallAction(step, full, context);
         if (!result.ok) return await refuse(step, request, result.refusal.code, result.refusal.message);
         const { transition, effect } = result;
         // Before the write that may take the thread's lock: the lock is ours from then at most.
@@ -211,7 +212,10 @@ export function createCallDecider(options: DecideCallOptions) {
         do committed = await write().catch(unavailableAsRetry(storeWait));
         while (committed.result === 'unavailable');
         // Judged in time by this replica's clock, but Redis's (the one every replica shares) says the deadline had passed.
-        if (committed.result === 'expired') return await refuse(step, request, 'expired', EXPIRED_TEXT, transition.deadline === undefined ? {} : { due: transition.deadline });
+        if (committed.result === 'expired') {
+          const { refusal, due } = pastDeadlineRefusal(step, transition, context);
+          return await refuse(step, request, refusal.code, refusal.message, due === undefined ? {} : { due });
+        }
         if (committed.result === 'conflict') {
           conflicts += 1;
           continue;

@@ -66,7 +66,9 @@ export async function recheckApprovals(options: {
     // Approved after the deadline the config in force sets (a deploy shortened the rule's expiry):
     // the request had expired by then, as a click would now be told. `decision.at` is the clock of
     // the replica that recorded it; an approval past the deadline in force at the click never gets
-    // here, whatever that clock said (Redis's refused its write: `StepTransition.deadline`).
+    // here, whatever that clock said (Redis's refused its write: `StepTransition.deadline`, an
+    // edit's the earlier of the card's and the edited rule's). Only a deploy after the click is
+    // judged here by that clock, for an approval that was in time by every rule in force when given.
     const expiresAt = governingExpiry({ step, current });
     if (expiresAt !== undefined && decision.at >= expiresAt) {
       revoke(call.approvalId, decision.userId, `approved after the request expired ${POLICY_CHANGED_TEXT}`, `it was approved after the request expired ${POLICY_CHANGED_TEXT}`);

@@ -89,8 +89,36 @@ export const MEMBERSHIP_UNVERIFIED_TEXT = ":warning: I could not check that you 
  */
 export function applyCallAction(step: PendingStep | undefined, request: CallActionRequest, context: CallActionContext): CallActionResult {
   const result = judgeCallAction(step, request, context);
-  const deadline = result.ok && step ? governingExpiry({ step, current: context.currentPolicy }) : undefined;
+  const deadline = result.ok && step ? actionDeadline(step, result.transition.step, context) : undefined;
   return result.ok && deadline !== undefined ? { ...result, transition: { ...result.transition, deadline } } : result;
+}
+
+/**
+ * The deadline an action's write must come before: the earliest that applies. That is the step's as
+ * read, under the config in force too (`governingExpiry`), and the one the step as written carries:
+ * an edit that put a call under a rule with a shorter expiry (staging's hour to prod's ten minutes)
+ * brought it forward (`editedDeadlines`), and an edit that counts as the approval of the new input
+ * must not be recorded past it by Redis's clock because this replica's own still said it was in time.
+ */
+function actionDeadline(read: PendingStep, written: PendingStep, context: CallActionContext): number | undefined {
+  const deadlines = [governingExpiry({ step: read, current: context.currentPolicy }), written.expiresAt].filter((deadline) => deadline !== undefined);
+  return deadlines.length === 0 ? undefined : Math.min(...deadlines);
+}
+
+/**
+ * What a person is told whose action this replica's clock (`context.now`) judged in time but whose
+ * write Redis's refused as past `transition.deadline`. When that deadline is an edit's (its new
+ * rule's expiry came before the request's), the request is still open: only the input as edited
+ * can no longer be approved, as a replica with the right clock would have said. Otherwise the
+ * request expired, and `due` is the deadline known to have passed (see `expireNow`).
+ */
+export function pastDeadlineRefusal(step: PendingStep, transition: StepTransition, context: Pick<CallActionContext, 'now' | 'currentPolicy'>): { refusal: Refusal; due?: number } {
+  const { deadline } = transition;
+  if (deadline === undefined) return { refusal: { code: 'expired', message: EXPIRED_TEXT } };
+  const requestDeadline = governingExpiry({ step, current: context.currentPolicy });
+  if (requestDeadline !== undefined && deadline >= requestDeadline) return { refusal: { code: 'expired', message: EXPIRED_TEXT }, due: deadline };
+  const now = Math.max(context.now, deadline);
+  return { refusal: { code: 'edit-past-expiry', message: editPastExpiryText({ expiryMs: deadline - step.createdAt, requestedAt: step.createdAt, now }) } };
 }
 
 function judgeCallAction(step: PendingStep | undefined, request: CallActionRequest, context: CallActionContext): CallActionResult {
