@@ -21,6 +21,9 @@ import type { TurnScope } from './turn-scope.js';
 /** How long after the hook's time limit its last answer may take to be written. */
 const HOOK_RECORD_GRACE_MS = 2_000;
 
+/** A verdict the store refused as past its `deadline` (see `commitVerdict`). */
+const PAST_DEADLINE: HookDecisionRefusal = { code: 'expired', reason: "the request expired before the hook decided, by the store's clock (the one every replica shares)" };
+
 type HookDependencies = Pick<PhaseDependencies, 'store' | 'audit' | 'logger' | 'now' | 'metrics' | 'approvalHook'>;
 
 /**
@@ -121,12 +124,17 @@ export function createApprovalHookConsultation(options: HookDependencies) {
           const at = now();
           notCounted = hookDecisionRefusal(current, { approvalId: call.approvalId, asked, verdict, now: at });
           const transition = hookDecisionTransition(current, { approvalId: call.approvalId, hookName: active.name, asked, verdict, now: at, finished });
+          // Said only if it is not written all the same: past its deadline by the store's clock (Redis's
+          // `TIME`), though this process's said it was in time. A step gone by the write is past it too:
+          // its record outlives its deadline.
+          if (transition) notCounted = PAST_DEADLINE;
           return transition && { ...transition, fence: scope.lease.fence };
         }, { onUnconfirmed: logUnconfirmedWithdrawal(logger) }),
       )
       .catch((error: unknown) => {
         if (isFencedError(error) || scope.lease.lost()) throw error;
-        // Not written: the card is still posted, and people decide this call.
+        // Not written, and not for the deadline (no late verdict to record): the card is still posted, and people decide this call.
+        notCounted = undefined;
         logger.error({ event: 'approval-hook-not-recorded', hook: active.name, stepId: step.stepId, toolName: call.toolName, err: error }, "could not record the approval hook's decision; the call waits for people");
         return undefined;
       });

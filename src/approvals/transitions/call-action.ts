@@ -20,7 +20,7 @@ import { mayAnswerQuestion, questionRefusalText } from '../question-answerers.js
 import { CHOOSE_AN_OPTION_TEXT, questionOptionsOf } from '../question-options.js';
 import { resumeStoppedLadder } from './escalate.js';
 import { refusal, type Refusal } from './refusal.js';
-import { completeIfDone, decisionEvent, nextRevision, type StepTransition } from './step-transition.js';
+import { completeIfDone, decisionEvent, nextRevision, type ActionTransition, type StepTransition } from './step-transition.js';
 
 /** What a person asks to do to one call. Versions come from the card or form they acted on. */
 export type CallAction =
@@ -70,7 +70,11 @@ export type CallActionEffect =
   /** An edit is now the version to approve; the editor's approval counts only if they may give it. */
   | { kind: 'new-version'; version: InputVersion; counted: boolean; have: number; need: number };
 
-export type CallActionResult = { ok: false; refusal: Refusal } | { ok: true; transition: StepTransition; effect: CallActionEffect };
+/** What an action comes to: refused, or a change carrying the deadline it must be written before. */
+export type CallActionResult = Judgement<ActionTransition>;
+
+/** An action judged, before `applyCallAction` puts its deadline on the change. */
+type Judgement<Transition extends StepTransition = StepTransition> = { ok: false; refusal: Refusal } | { ok: true; transition: Transition; effect: CallActionEffect };
 
 export const EXTERNAL_USER_TEXT = "You are not a member of this workspace's organisation, so you cannot approve, deny or answer its requests; nothing changed.";
 /** What a person is told whose action came at or after the request's deadline (by this replica's clock or, at the write, by Redis's). */
@@ -89,8 +93,8 @@ export const MEMBERSHIP_UNVERIFIED_TEXT = ":warning: I could not check that you 
  */
 export function applyCallAction(step: PendingStep | undefined, request: CallActionRequest, context: CallActionContext): CallActionResult {
   const result = judgeCallAction(step, request, context);
-  const deadline = result.ok && step ? actionDeadline(step, result.transition.step, context) : undefined;
-  return result.ok && deadline !== undefined ? { ...result, transition: { ...result.transition, deadline } } : result;
+  if (!result.ok) return result;
+  return { ...result, transition: { ...result.transition, deadline: step && actionDeadline(step, result.transition.step, context) } };
 }
 
 /**
@@ -121,7 +125,7 @@ export function pastDeadlineRefusal(step: PendingStep, transition: StepTransitio
   return { refusal: { code: 'edit-past-expiry', message: editPastExpiryText({ expiryMs: deadline - step.createdAt, requestedAt: step.createdAt, now }) } };
 }
 
-function judgeCallAction(step: PendingStep | undefined, request: CallActionRequest, context: CallActionContext): CallActionResult {
+function judgeCallAction(step: PendingStep | undefined, request: CallActionRequest, context: CallActionContext): Judgement {
   const call = step?.calls.find((candidate) => candidate.approvalId === request.approvalId);
   if (!step || !call) return refusal('not-found', 'This approval request is no longer open, so nothing changed.');
   if (request.origin.teamId !== step.teamId) return refusal('wrong-workspace', 'This request belongs to another Slack workspace, so nothing changed.');
@@ -227,7 +231,7 @@ function earlierApprovals(step: PendingStep, call: PendingCall, version: InputVe
  * click rather than leaving a card nobody can decide until it expires. Closed by countersign as an
  * error, not as the clicker's denial: nobody declined the call.
  */
-function closeUnapprovable(step: PendingStep, call: PendingCall, version: InputVersion, context: CallActionContext): Extract<CallActionResult, { ok: true }> {
+function closeUnapprovable(step: PendingStep, call: PendingCall, version: InputVersion, context: CallActionContext): Extract<Judgement, { ok: true }> {
   const next = nextRevision(step);
   const reason = unapprovableInput({ step, policy: version.policy, groupMembers: context.groupMembers }) ? UNAPPROVABLE_INPUT_TEXT : UNAPPROVABLE_TEXT;
   const decision: Decision = { outcome: 'denied', userId: COUNTERSIGN_ACTOR, at: context.now, reason };
@@ -246,7 +250,7 @@ const unapprovable = (step: PendingStep, version: InputVersion, context: CallAct
     groupMembers: context.groupMembers,
   });
 
-function deny(step: PendingStep, call: PendingCall, version: InputVersion, request: CallActionRequest, context: CallActionContext, reason: string | undefined): CallActionResult {
+function deny(step: PendingStep, call: PendingCall, version: InputVersion, request: CallActionRequest, context: CallActionContext, reason: string | undefined): Judgement {
   const governing = governingOf(step, version, context);
   const refused = authorize(step, governing, request, context, { action: 'deny', approvedBy: counted(step, call, version) });
   if (refused && unapprovable(step, version, context)) return closeUnapprovable(step, call, version, context);
@@ -260,7 +264,7 @@ function approve(
   request: CallActionRequest,
   context: CallActionContext,
   grantChoice: GrantChoice | undefined,
-): CallActionResult {
+): Judgement {
   const governing = governingOf(step, version, context);
   if (unapprovable(step, version, context)) return closeUnapprovable(step, call, version, context);
   const { standing, lapsed } = earlierApprovals(step, call, version, governing, context);
@@ -293,7 +297,7 @@ function edit(
   request: CallActionRequest,
   context: CallActionContext,
   action: Extract<CallAction, { kind: 'edit' }>,
-): CallActionResult {
+): Judgement {
   // Editing is proposing what runs: it takes the standing to approve what is there now.
   const governingNow = governingOf(step, current, context);
   if (unapprovable(step, current, context)) return closeUnapprovable(step, call, current, context);
@@ -433,7 +437,7 @@ function quorumOutcome(
   userId: string,
   now: number,
   approvedBy: string[],
-): Extract<CallActionResult, { ok: true }> {
+): Extract<Judgement, { ok: true }> {
   const need = Math.max(1, required);
   const have = approvedBy.length;
   recordQuorum(next, call, version, need);
@@ -473,7 +477,7 @@ function recordQuorum(next: PendingStep, call: PendingCall, version: InputVersio
   else delete stored.requiredNow;
 }
 
-function decide(step: PendingStep, call: PendingCall, request: CallActionRequest, context: CallActionContext, outcome: Omit<Decision, 'userId' | 'at'>): CallActionResult {
+function decide(step: PendingStep, call: PendingCall, request: CallActionRequest, context: CallActionContext, outcome: Omit<Decision, 'userId' | 'at'>): Judgement {
   const next = nextRevision(step);
   const decision: Decision = { ...outcome, userId: request.userId, at: context.now };
   next.decisions[call.approvalId] = decision;

@@ -3,7 +3,7 @@ import { hookActor } from '../approval-hook.js';
 import { currentVersion } from '../input-version.js';
 import { decisionOf, isQuestion, type Decision, type InputVersion, type PendingStep } from '../pending-step.js';
 import type { PolicyEvaluation } from '../policy/evaluate-policy.js';
-import { completeIfDone, decisionEvent, nextRevision, type StepTransition } from './step-transition.js';
+import { completeIfDone, decisionEvent, nextRevision, type ActionTransition, type StepTransition } from './step-transition.js';
 
 export type HookVerdict = { decision: 'approve' } | { decision: 'deny'; reason: string };
 
@@ -54,12 +54,14 @@ export function hookDecisionRefusal(
  * forbids automatic approval (`autoApprove: forbidden`) is kept: a hook may deny those calls but
  * not approve them. An approval names the version the hook was asked about (`asked`), which is
  * the version that runs. Undefined when there is nothing to do (see `hookDecisionRefusal`).
- * `finished`: the hook's last write on the step, which lets people act on it again.
+ * `finished`: the hook's last write on the step, which lets people act on it again. It carries the
+ * step's expiry as its `deadline`, as a click does: `now` is the clock of the process that asked
+ * the hook, and the store judges the expiry again by Redis's, the one every replica shares.
  */
 export function hookDecisionTransition(
   step: PendingStep,
   { approvalId, hookName, asked, verdict, now, finished = false }: { approvalId: string; hookName: string; asked: HookAskedVersion; verdict: HookVerdict; now: number; finished?: boolean },
-): StepTransition | undefined {
+): ActionTransition | undefined {
   if (hookDecisionRefusal(step, { approvalId, asked, verdict, now })) return undefined;
   const call = step.calls.find((candidate) => candidate.approvalId === approvalId);
   const version = call && currentVersion(call);
@@ -76,7 +78,7 @@ export function hookDecisionTransition(
     verdict.decision === 'approve'
       ? ({ ...decisionEvent(step, call, decision), version: version.number, inputHash: version.inputHash, approvedBy: [userId] } as AuditEventInput)
       : decisionEvent(step, call, decision);
-  return completeIfDone(next, [audit], decision);
+  return { ...completeIfDone(next, [audit], decision), deadline: step.expiresAt };
 }
 
 /**

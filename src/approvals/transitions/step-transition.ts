@@ -49,6 +49,14 @@ export interface StepTransition {
   deadline?: number;
 }
 
+/**
+ * A transition that records what a person or the approval hook did to a call (an approval, an
+ * edit, an answer, a denial): it must say its `deadline`, so no producer can leave the expiry to
+ * the clock of the process that computed it. Undefined only for a step without one (only a
+ * person's questions wait on it).
+ */
+export type ActionTransition = StepTransition & { deadline: number | undefined };
+
 /** The step's next revision, to change: a deep copy, so the step as read stays what was read. */
 export function nextRevision(step: PendingStep): PendingStep {
   const next = structuredClone(step);
