@@ -6,6 +6,7 @@ import { closestName } from './closest-name.js';
 import { ConfigError, type ConfigProblem } from './config-error.js';
 import { checkCommandTemplates } from './command-template-check.js';
 import { checkConditionFields } from './condition-field-check.js';
+import { checkConditionValues } from './condition-value-check.js';
 import { countersignConfigSchema, KNOWN_CONFIG_KEYS, type CountersignConfig } from './config-schema.js';
 
 export type {
@@ -69,6 +70,7 @@ export function parseConfigFile(yamlText: string, sourceName: string): Countersi
   ];
   // Needs the parsed tools and rules, so it runs only once the rest of the file is valid.
   if (result.success) problems.push(...checkConditionFields(result.data).map((problem) => ({ field: fieldName(sourceName, problem.path), message: problem.message })));
+  if (result.success) problems.push(...checkConditionValues(result.data).map((problem) => ({ field: fieldName(sourceName, problem.path), message: problem.message })));
   if (problems.length > 0 || !result.success) throw new ConfigError({ problems });
   // Typed as the documented interfaces, so the schema and the interfaces cannot drift apart.
   return result.data;

@@ -32,6 +32,8 @@ export const HTTP_REQUEST_TOOL_NAME = 'http_request';
  * policy conditions on them without loading the tool.
  */
 export const HTTP_REQUEST_PARAMETERS = ['method', 'url', 'headers', 'body'] as const;
+/** The methods `http_request` takes, in the upper case the model must send, for the same checks. */
+export const HTTP_REQUEST_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 export const DEFAULT_HTTP_TIMEOUT_SECONDS = 30;
 export const DEFAULT_HTTP_MAX_RESPONSE_BYTES = 1024 * 1024;

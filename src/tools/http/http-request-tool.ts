@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConfigError, type ConfigProblem } from '../../config/config-error.js';
-import { HTTP_REQUEST_PARAMETERS, HTTP_REQUEST_TOOL_NAME, RESERVED_HTTP_HEADERS, type HttpBaseConfig, type HttpConfig } from '../../config/http-config-schema.js';
+import { HTTP_REQUEST_METHODS, HTTP_REQUEST_PARAMETERS, HTTP_REQUEST_TOOL_NAME, RESERVED_HTTP_HEADERS, type HttpBaseConfig, type HttpConfig } from '../../config/http-config-schema.js';
 import { wholeMilliseconds } from '../../config/duration.js';
 import type { ExecutableToolDefinition, ToolContext } from '../tool-definition.js';
 import { describeBases, findAllowedBase } from './allowed-base.js';
@@ -13,7 +13,7 @@ export { HTTP_REQUEST_TOOL_NAME };
 // The config checks policy conditions against this list: it must name only real input fields.
 HTTP_REQUEST_PARAMETERS satisfies readonly (keyof HttpRequestInput)[];
 
-export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export const HTTP_METHODS = HTTP_REQUEST_METHODS;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 /** Methods that only read: they run without approval unless a policy rule says otherwise. */
 export const SAFE_HTTP_METHODS: ReadonlySet<HttpMethod> = new Set(['GET', 'HEAD']);
