@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { placeholderNames, placeholderProblem } from './env-placeholders.js';
+import { urlCredentialsProblem } from './url-credentials.js';
 
 /**
  * The `http:` section of `countersign.yml`: one `http_request` tool that may only reach the listed
@@ -82,8 +83,9 @@ const baseSchema = z.strictObject({
       context.addIssue({ code: 'custom', message: 'must be an absolute http:// or https:// URL' });
       return z.NEVER;
     }
+    const credentials = urlCredentialsProblem(url);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') context.addIssue({ code: 'custom', message: 'must be an http:// or https:// URL' });
-    else if (url.username !== '' || url.password !== '') context.addIssue({ code: 'custom', message: 'must not contain credentials; use headers with ${VAR} instead' });
+    else if (credentials !== undefined) context.addIssue({ code: 'custom', message: credentials });
     else if (url.search !== '' || url.hash !== '') context.addIssue({ code: 'custom', message: 'must not have a query or fragment' });
     else return url.pathname.endsWith('/') ? url.href : `${url.href}/`;
     return z.NEVER;

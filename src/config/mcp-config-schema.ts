@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { placeholderProblem } from './env-placeholders.js';
 import { headerTemplatesSchema } from './http-config-schema.js';
+import { urlCredentialsProblem } from './url-credentials.js';
 
 /**
  * The `mcpServers:` section of `countersign.yml`: MCP servers whose tools the agent may call, over
@@ -138,6 +139,11 @@ const serverSchema = serverObjectSchema.transform((server, context): McpServerCo
     }
     if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
       context.addIssue({ code: 'custom', path: ['url'], message: 'must be an absolute http:// or https:// URL' });
+      return z.NEVER;
+    }
+    const credentials = urlCredentialsProblem(url);
+    if (credentials !== undefined) {
+      context.addIssue({ code: 'custom', path: ['url'], message: credentials });
       return z.NEVER;
     }
     return { transport: 'http', url: url.href, headers: server.headers ?? {}, ...common };

@@ -57,6 +57,28 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
   return Object.assign(redact, { head, lookaheadBytes });
 }
 
+/**
+ * The userinfo of a URL (`scheme://user:password@`), up to the last `@` before the host ends, as URL
+ * parsers read it. Node's fetch refuses such a URL with an error that quotes it whole.
+ */
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#]*@/gi;
+
+/** `text` with the credentials of every URL in it replaced: `https://[redacted]@host/`. */
+export function withoutUrlCredentials(text: string): string {
+  return text.replace(URL_USERINFO, `$1${REDACTED}@`);
+}
+
+/**
+ * `redactor`, also replacing the credentials of every URL in the text, for what quotes URLs that are
+ * not known secrets (a connect error naming the server's URL).
+ */
+export function redactingUrlCredentials(redactor: Redactor): Redactor {
+  return Object.assign((text: string) => redactor(withoutUrlCredentials(text)), {
+    head: (text: string, end: number) => redactor.head(withoutUrlCredentials(text), end),
+    lookaheadBytes: redactor.lookaheadBytes,
+  });
+}
+
 function secretForms(value: string): string[] {
   const json = JSON.stringify(value).slice(1, -1);
   const forms = [value, json, json.replaceAll('/', '\\/'), encodeURIComponent(value), new URLSearchParams({ v: value }).toString().slice(2)];

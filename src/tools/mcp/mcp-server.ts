@@ -10,7 +10,7 @@ import type { ProcessGroupGuard } from '../command/process-group-guard.js';
 import { NO_CONFIG_SECRETS, type ConfigSecrets } from '../config-secrets.js';
 import { fingerprintOf } from '../definition-fingerprint.js';
 import { resolveTemplates } from '../http/header-templates.js';
-import { createRedactor, type Redactor } from '../http/redact.js';
+import { createRedactor, redactingUrlCredentials, type Redactor } from '../http/redact.js';
 import { createJsonSchemaValidator } from '../json-schema-validator.js';
 import type { ExecutableToolDefinition } from '../tool-definition.js';
 import { watchAnswerStreams } from './answer-stream-watch.js';
@@ -119,7 +119,9 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
   const headers = config.transport === 'http' ? resolveTemplates(config.headers, options.env, `mcpServers.${name}.headers`, options.problems) : undefined;
   const env = config.transport === 'stdio' ? resolveTemplates(config.env, options.env, `mcpServers.${name}.env`, options.problems) : undefined;
   secrets.push(...(headers?.secrets ?? []), ...(env?.secrets ?? []));
-  const redact: Redactor = createRedactor(secrets);
+  // The loader refuses a url with credentials; should one reach here anyway, fetch's error quotes it
+  // whole ("…a URL that includes credentials: https://user:password@…") into the notice and the logs.
+  const redact: Redactor = redactingUrlCredentials(createRedactor(secrets));
   const include = config.include?.map(compileToolPattern);
   const exclude = config.exclude.map(compileToolPattern);
   const validator = createJsonSchemaValidator();
