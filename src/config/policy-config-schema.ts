@@ -7,8 +7,9 @@ import { exactPatternSchema } from './exact-pattern-schema.js';
 /**
  * The `policy:` section of `countersign.yml`: who may approve which tool calls, when a call needs
  * approval at all, and for how long a card stays open. It is resolved at load time: every rule
- * carries its effective settings (its own, else `defaults`, else the built-ins), so what the bot
- * enforces is what `parseConfigFile` returns, and contradictions surface at start-up.
+ * carries its effective settings (its own, else `defaults`, else the built-ins; self-approval, which
+ * follows the approvers, is the stricter of theirs and an explicit default, see selfApprovalOf), so
+ * what the bot enforces is what `parseConfigFile` returns, and contradictions surface at start-up.
  */
 
 /** Who may countersign. `channel` (anyone who can see the card) is the default. */
@@ -343,10 +344,10 @@ export const policySchema = policyFieldsSchema
   // see these problems in the same run as that one.
   .superRefine(checkEffectiveSettings, { when: (payload) => isRecord(payload.value) })
   .transform((raw): PolicyConfig => {
-    const defaults = resolveSettings({ own: raw.defaults, inherited: undefined });
+    const defaults = resolveSettings({ own: raw.defaults });
     const rules = raw.rules.map((rawRule): PolicyRule => {
       const { name, tools, channels, input, approval } = rawRule;
-      const settings = resolveSettings({ own: rawRule, inherited: defaults });
+      const settings = resolveSettings({ own: rawRule, defaults: { own: raw.defaults, effective: defaults } });
       return {
         ...(name === undefined ? {} : { name }),
         tools,
@@ -377,12 +378,12 @@ function checkEffectiveSettings(raw: RawPolicy, context: z.RefinementCtx<RawPoli
     issuePaths.some((path) => at.every((key, index) => path[index] === key) && (path.length === at.length || READ_BY_CHECKS.has(path[at.length])));
   const report = (path: Path, message: string) => context.addIssue({ code: 'custom', path, message });
   if (malformed(['defaults'])) return;
-  const defaults = resolveSettings({ own: raw.defaults, inherited: undefined });
+  const defaults = resolveSettings({ own: raw.defaults });
   checkSettings({ own: raw.defaults, effective: defaults, at: ['defaults'], report });
   if (!Array.isArray(raw.rules)) return;
   raw.rules.forEach((rule, index) => {
     if (malformed(['rules', index]) || rule.approval === 'never') return;
-    checkSettings({ own: rule, effective: resolveSettings({ own: rule, inherited: defaults }), at: ['rules', index], report });
+    checkSettings({ own: rule, effective: resolveSettings({ own: rule, defaults: { own: raw.defaults, effective: defaults } }), at: ['rules', index], report });
   });
 }
 
@@ -417,10 +418,29 @@ function selfApprovalImpliedBy(approvers: readonly ApproverSpec[]): boolean {
   return approvers.some((approver) => approver.kind === 'requester' || approver.kind === 'channel');
 }
 
-function resolveSettings({ own, inherited }: { own: RawSettings; inherited: PolicySettings | undefined }): PolicySettings {
+/**
+ * A rule's self-approval: its own `allowSelfApproval`, else, when it names its own approvers, what
+ * they imply unless an explicit `defaults.allowSelfApproval` is stricter (a `false` there means
+ * "nobody approves their own request", which `approvers: [channel]` in a rule must not quietly
+ * undo, and a `true` there does not open a rule that names other people), else what it inherits.
+ */
+function selfApprovalOf({ own, approvers, defaults }: { own: RawSettings; approvers: readonly ApproverSpec[]; defaults: InheritedSettings | undefined }): boolean {
+  if (own.allowSelfApproval !== undefined) return own.allowSelfApproval;
+  if (defaults === undefined) return selfApprovalImpliedBy(approvers);
+  if (own.approvers === undefined) return defaults.effective.allowSelfApproval;
+  return selfApprovalImpliedBy(approvers) && defaults.own.allowSelfApproval !== false;
+}
+
+/** What a rule inherits: `defaults` as written (to tell an explicit setting from a derived one) and resolved. */
+interface InheritedSettings {
+  own: RawSettings;
+  effective: PolicySettings;
+}
+
+function resolveSettings({ own, defaults }: { own: RawSettings; defaults?: InheritedSettings }): PolicySettings {
+  const inherited = defaults?.effective;
   const approvers = own.approvers ?? inherited?.approvers ?? [{ kind: 'channel' }];
-  const allowSelfApproval =
-    own.allowSelfApproval ?? (own.approvers !== undefined || inherited === undefined ? selfApprovalImpliedBy(approvers) : inherited.allowSelfApproval);
+  const allowSelfApproval = selfApprovalOf({ own, approvers, defaults });
   const reminderMs = own.reminder === 'none' ? undefined : (own.reminder ?? inherited?.reminderMs);
   const notify = own.notify === undefined ? inherited?.notify : { thread: own.notify.thread ?? true, channels: own.notify.channels ?? [], dmApprovers: own.notify.dmApprovers ?? false };
   const escalation = own.escalation ?? inherited?.escalation;
@@ -454,10 +474,13 @@ function checkSettings({ own, effective, at, report }: { own: RawSettings; effec
     else if (own.expiry !== undefined) report([...at, 'expiry'], message);
   }
 
-  // Self-approval follows a rule's own approvers, so only an explicit `false` can contradict them.
+  // Self-approval follows a rule's own approvers, so only an explicit `false` can contradict them:
+  // the rule's own, or that of `defaults`, which a rule's approvers do not loosen (selfApprovalOf).
   const requesterListed = effective.approvers.some((approver) => approver.kind === 'requester');
   if (requesterListed && own.allowSelfApproval === false) {
     report([...at, 'allowSelfApproval'], `cannot be false while approvers${inherited('approvers')} lists requester; remove one of them`);
+  } else if (requesterListed && !effective.allowSelfApproval && own.approvers !== undefined) {
+    report([...at, 'approvers'], 'lists requester, but allowSelfApproval is false (inherited from defaults); set allowSelfApproval: true in this rule to let requesters approve their own calls, or remove requester');
   }
 
   checkNotify({ own, effective, at, report, inherited });
