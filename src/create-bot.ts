@@ -19,6 +19,7 @@ import type { CountersignConfig } from './config/config-schema.js';
 import { loadConfigFile } from './config/config-file.js';
 import { wholeMilliseconds } from './config/duration.js';
 import { parseEnvironment, type BotRole, type EnvironmentConfig } from './config/environment.js';
+import { ignoredVariablesMessage } from './config/unknown-environment-variables.js';
 import { createConversation } from './conversation/conversation.js';
 import { recoverStalledWork } from './conversation/recover-stalled-work.js';
 import { createMessageTakeBacks } from './conversation/message-take-back.js';
@@ -142,6 +143,7 @@ export async function createBot(given: CreateBotOptions = {}): Promise<Bot> {
   // Explicit options win over the environment's tuning knobs.
   const options: ResolvedOptions = { ...environment.tuning, ...given, environment, config };
   const logger = options.logger ?? createLogger({ level: environment.logLevel });
+  warnIgnoredVariables(environment, logger);
   const now = options.now ?? Date.now;
   const commandSlots = createCommandSlots({ maxRunning: options.maxRunningCommands ?? DEFAULT_MAX_RUNNING_COMMANDS });
   const loaded = await loadTools({
@@ -422,6 +424,13 @@ const DEFAULT_MAX_EVENT_LOOP_DELAY_MS_SERVING = 100;
 const DEFAULT_MAX_EVENT_LOOP_DELAY_MS_WORKER = 500;
 
 const redisShards = (environment: EnvironmentConfig) => (environment.redisShards === undefined ? {} : { shards: environment.redisShards });
+/** A misspelled COUNTERSIGN_* name is refused by parseEnvironment; one far from every known name is only said. */
+function warnIgnoredVariables(environment: EnvironmentConfig, logger: Logger): void {
+  const names = environment.ignoredVariables;
+  if (names === undefined || names.length === 0) return;
+  logger.warn({ event: 'environment-variables-ignored', variables: names }, ignoredVariablesMessage(names));
+}
+
 /** COUNTERSIGN_REDIS_WAIT_*: only the store runs tools' markers, so only it gets them. */
 const replicaWait = (environment: EnvironmentConfig) => ({
   ...(environment.redisWaitReplicas !== undefined && { waitReplicas: environment.redisWaitReplicas }),

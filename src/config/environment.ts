@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError, type ConfigProblem } from './config-error.js';
 import { describeRedisTarget, parseRedisTarget, type RedisTarget } from './redis-target.js';
+import { findUnknownVariables } from './unknown-environment-variables.js';
 
 export type OpenAiApi = 'responses' | 'chat';
 /**
@@ -78,6 +79,11 @@ export interface EnvironmentConfig {
   slackFront: SlackFront;
   /** Operational knobs, rarely changed; unset ones take `createBot`'s defaults. */
   tuning: EnvironmentTuning;
+  /**
+   * COUNTERSIGN_* variables set that countersign does not read and that are no near-miss of one it
+   * does (those are refused): logged at start-up. Absent: none.
+   */
+  ignoredVariables?: string[];
 }
 
 export interface EnvironmentTuning {
@@ -230,19 +236,26 @@ const environmentSchema = z.object({
 
 type EnvironmentVariable = keyof typeof environmentSchema.shape;
 const VARIABLES = Object.keys(environmentSchema.shape) as EnvironmentVariable[];
+/** Every variable parseEnvironment reads. */
+export const ENVIRONMENT_VARIABLES: readonly string[] = VARIABLES;
 
 /**
  * Reads and checks the process environment. Every problem is collected before throwing, field by
- * field (zod) and across fields (`crossFieldProblems`), and listed in the schema's order.
+ * field (zod), across fields (`crossFieldProblems`) and a misspelled COUNTERSIGN_* name
+ * (`findUnknownVariables`), and listed in the schema's order, misspellings last.
  */
 export function parseEnvironment(env: Record<string, string | undefined>, options: ParseEnvironmentOptions = {}): EnvironmentConfig {
   const given = readVariables(env);
   const result = environmentSchema.safeParse(given);
   const fieldProblems: ConfigProblem[] = result.success ? [] : result.error.issues.map((issue) => ({ field: String(issue.path[0] ?? 'environment'), message: issue.message }));
-  const problems = [...fieldProblems, ...crossFieldProblems(given, fieldProblems)];
+  const unknown = findUnknownVariables(env, ENVIRONMENT_VARIABLES);
+  const problems = [...fieldProblems, ...crossFieldProblems(given, fieldProblems), ...unknown.problems];
   if (!result.success || problems.length > 0) {
     // A stable sort: a variable's own problems stay in the order they were found.
-    const order = (problem: ConfigProblem) => VARIABLES.indexOf(problem.field as EnvironmentVariable);
+    const order = (problem: ConfigProblem) => {
+      const index = VARIABLES.indexOf(problem.field as EnvironmentVariable);
+      return index === -1 ? VARIABLES.length : index;
+    };
     throw new ConfigError({ problems: problems.sort((a, b) => order(a) - order(b)) });
   }
   const variables = result.data;
@@ -288,6 +301,7 @@ export function parseEnvironment(env: Record<string, string | undefined>, option
     role: variables.COUNTERSIGN_ROLE,
     slackFront: variables.COUNTERSIGN_SLACK_FRONT ?? (variables.SLACK_APP_TOKEN === undefined && variables.COUNTERSIGN_ROLE !== 'worker' ? 'thread' : 'inline'),
     tuning,
+    ...(unknown.ignored.length > 0 && { ignoredVariables: unknown.ignored }),
   };
 }
 
