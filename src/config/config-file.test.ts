@@ -158,6 +158,12 @@ tools:
     ]);
   });
 
+  it('keeps a thread history at most a year: 1e300 hours would make every Redis save fail', () => {
+    expect(problemsOf('history: { ttlHours: 1e300 }\n')).toEqual([{ field: 'countersign.yml history.ttlHours', message: 'must be at most 8760 (a year)' }]);
+    expect(problemsOf('history: { ttlHours: 8761 }\n')).toEqual([{ field: 'countersign.yml history.ttlHours', message: 'must be at most 8760 (a year)' }]);
+    expect(parseConfigFile('history: { ttlHours: 8760 }\n', 'countersign.yml').history.ttlHours).toBe(8760);
+  });
+
   it('reports a document that is not a mapping', () => {
     expect(fields('- just\n- a list\n')).toEqual(['countersign.yml']);
   });

@@ -85,6 +85,11 @@ export interface CountersignConfig {
 export const TOOL_NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
 
 export const DEFAULT_HISTORY: HistoryConfig = { ttlHours: 7 * 24, maxMessages: 200, maxBytes: 256 * 1024 };
+/**
+ * A year: far past any use of a thread's history, and it keeps the TTL of every save a whole number
+ * of milliseconds Redis takes (1e300 hours is 3.6e306 ms, which PEXPIRE refuses: every save would fail).
+ */
+export const MAX_HISTORY_TTL_HOURS = 365 * 24;
 export const DEFAULT_AGENT: AgentConfig = { maxSteps: 10 };
 export const DEFAULT_TIMEOUT_SECONDS = 30;
 export const MAX_TIMEOUT_SECONDS = 3600;
@@ -105,7 +110,7 @@ export const commandToolSchema = z.strictObject({
 });
 
 const historySchema = z.strictObject({
-  ttlHours: z.number().positive().default(DEFAULT_HISTORY.ttlHours),
+  ttlHours: z.number().positive().max(MAX_HISTORY_TTL_HOURS, `must be at most ${MAX_HISTORY_TTL_HOURS} (a year)`).default(DEFAULT_HISTORY.ttlHours),
   maxMessages: z.int().min(1).default(DEFAULT_HISTORY.maxMessages),
   maxBytes: z.int().min(1024).default(DEFAULT_HISTORY.maxBytes),
 });
