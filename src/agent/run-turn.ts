@@ -35,6 +35,8 @@ export interface TurnOutcome {
   /** Messages the turn added (assistant and tool), to append to the stored history. */
   responseMessages: ModelMessage[];
   text: string;
+  /** Model steps the turn took (each one model call); the caller holds a turn resumed inline to what is left of `maxSteps`. */
+  steps: number;
   /** Calls waiting for a human (approvals and questions); empty when the turn finished. */
   approvalRequests: ApprovalRequest[];
   /**
@@ -185,6 +187,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
     let stepHasText = false;
     let finishReason: FinishReason | undefined;
     let stepCallCount = 0;
+    let steps = 0;
     for await (const part of result.fullStream) {
       watchdog?.touch();
       if (part.type === 'error') throw part.error;
@@ -213,6 +216,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
           questions.push({ kind: 'question', approvalId: `q${randomUUID().replaceAll('-', '')}`, toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
         }
       } else if (part.type === 'finish-step') {
+        steps += 1;
         finishReason = part.finishReason;
       }
     }
@@ -221,12 +225,12 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
       // Only the last step can have asked for people: a card would let Bob approve one call of a
       // step whose other calls never ran (and then resume a history that lacks their results).
       const droppedApprovalIds = new Set(approvalRequests.map((request) => request.approvalId));
-      return { responseMessages: closeCutOffStep({ responseMessages, finishReason, droppedApprovalIds }), text, approvalRequests: [], cutOff: { finishReason } };
+      return { responseMessages: closeCutOffStep({ responseMessages, finishReason, droppedApprovalIds }), text, steps, approvalRequests: [], cutOff: { finishReason } };
     }
     if (finishReason !== undefined && isCutOffAnswer({ finishReason, callCount: stepCallCount, hasText: stepHasText })) {
-      return { responseMessages: withoutCutOffAnswer(responseMessages), text, approvalRequests: [], cutOff: { finishReason, midAnswer: true } };
+      return { responseMessages: withoutCutOffAnswer(responseMessages), text, steps, approvalRequests: [], cutOff: { finishReason, midAnswer: true } };
     }
-    return { responseMessages, text, approvalRequests: [...approvalRequests, ...questions] };
+    return { responseMessages, text, steps, approvalRequests: [...approvalRequests, ...questions] };
   } catch (error) {
     const cause = abortSignal?.aborted ? abortSignal.reason : error;
     // No call starts from here, the ones under way are told to stop, and the failure waits for them:

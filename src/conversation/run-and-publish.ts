@@ -44,13 +44,24 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
   const recordUnansweredTurn = createUnansweredTurn(options);
   const grantsFor = createGrantLookup(options);
   const consultApprovalHook = createApprovalHookConsultation(options);
-  // Steps the hook decided entirely, resumed in a row by one work item: a model that keeps asking
-  // for calls the hook approves would otherwise never stop; past the limit, people decide.
-  const hookRounds = new WeakMap<TurnScope, number>();
+  // Model steps one work item's turn has taken. A step the approval hook decided entirely, or one
+  // countersign closed as it was built (a call nobody could approve), is resumed at once in the
+  // same item: those rounds are one turn, held to `agent.maxSteps` together. A model that keeps
+  // asking for such calls would otherwise never stop.
+  const stepsTaken = new WeakMap<TurnScope, number>();
 
   async function runAndShow(scope: TurnScope, thread: ThreadState, requesterId: string, shown: ShownAnswer, approvedRuns?: ReadonlyMap<string, ApprovedRun>): Promise<void> {
     const { messenger } = scope;
     const where = { channel: thread.channel, threadTs: thread.threadTs };
+    const stepsBefore = stepsTaken.get(scope) ?? 0;
+    // A round resumed at once after the turn's last step: the decisions are in the history (the
+    // resume claimed the step), the model is not asked again. Stopped at the limit as any turn is,
+    // with its notice: Try again asks the model from here, and runs the approved calls not yet run.
+    if (stepsBefore >= limits.maxSteps) {
+      const answer = createLiveAnswer({ scope, thread, requesterId, shown, logger });
+      const retryOf = retriedFailureId(thread.failedTurn);
+      return recordUnansweredTurn(scope, thread, { reason: { kind: 'step-limit', steps: stepsBefore }, text: '', requesterId, answer, ...(retryOf === undefined ? {} : { retryOf }), ...(approvedRuns ? { approvedRuns } : {}) });
+    }
     const status = createTurnStatus({ messenger, where, ...(limits.statusDelayMs === undefined ? {} : { delayMs: limits.statusDelayMs }) });
     status.show('is thinking…');
     await notes.noteToolProblems(scope, thread);
@@ -67,7 +78,7 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
         policy: options.policy,
         messages: thread.messages,
         context: { requesterId, teamId: thread.teamId, channel: thread.channel, threadTs: thread.threadTs },
-        maxSteps: limits.maxSteps,
+        maxSteps: limits.maxSteps - stepsBefore,
         // Ids of calls trimmed from the history are not in the prompt to be checked against.
         ...(thread.callIdsForgotten ? { freshToolCallIds: true } : {}),
         ...(limits.modelTimeoutMs === undefined ? {} : { modelTimeoutMs: limits.modelTimeoutMs }),
@@ -101,12 +112,14 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
       answer.stopOpening();
       await status.end();
     }
+    const steps = stepsBefore + outcome.steps;
+    stepsTaken.set(scope, steps);
     const waiting = outcome.approvalRequests.length > 0;
     // Stopped at the step limit, or nothing to show, and nobody to ask: without a notice the thread
     // would go quiet, or take the model's commentary on its way for its answer.
     // Judged by what the thread would show: text that renders to nothing posts nothing.
     const showsNothing = (markdown: string) => messenger.answerShowsNothing({ markdown });
-    const unanswered = waiting ? undefined : unansweredReason({ responseMessages: outcome.responseMessages, text: outcome.text, maxSteps: limits.maxSteps, showsNothing, cutOff: outcome.cutOff });
+    const unanswered = waiting ? undefined : unansweredReason({ responseMessages: outcome.responseMessages, text: outcome.text, maxSteps: limits.maxSteps, stepsBefore, showsNothing, cutOff: outcome.cutOff });
     finished(waiting ? 'waiting' : unanswered ? 'failed' : 'answered');
     thread.messages.push(...(unanswered ? withoutEmptyAnswer(outcome.responseMessages, { showsNothing }) : outcome.responseMessages));
     const retryOf = retriedFailureId(thread.failedTurn);
@@ -137,11 +150,11 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
       takeBack = takeBackUnrecorded(scope, { channel: thread.channel, threadKey: thread.threadKey, posted, recorded: thread.answerTs ?? [] });
     }
     delete thread.answerTs;
-    const rounds = hookRounds.get(scope) ?? 0;
     const step = await inSpan({ tracer: options.tracer, name: 'countersign.card', parent: scope.traceContext, attributes: { 'countersign.calls': outcome.approvalRequests.length } }, async (traceContext) => {
       // The step remembers this span: the decision and the resumed turn join its trace.
       const cardScope = { ...scope, traceContext };
-      const asksHook = rounds < limits.maxSteps;
+      // Once the turn has taken its steps, the hook's approval could not be acted on in this item: people decide.
+      const asksHook = steps < limits.maxSteps;
       // Marked while the hook decides, so App Home (which lists the step at once) takes no click meanwhile.
       const marks = asksHook ? hookDecidingMark({ hook: options.approvalHook, now: options.now() }) : {};
       // Named when the text is taken back: a resend after a lost reply is answered as written, not fenced.
@@ -152,10 +165,7 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
       await cards.postCardFor(cardScope, decided);
       return decided;
     });
-    if (step.phase === 'complete') {
-      hookRounds.set(scope, rounds + 1);
-      await options.resumeDecided(scope, step.stepId);
-    }
+    if (step.phase === 'complete') await options.resumeDecided(scope, step.stepId);
   }
 
   /**

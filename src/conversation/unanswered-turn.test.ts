@@ -46,6 +46,15 @@ describe('why a turn ended without an answer', () => {
     expect(unansweredNotice({ kind: 'step-limit', steps: 3 })).toContain('I stopped after 3 steps without finishing');
   });
 
+  it('counts the steps of the rounds the same turn took before, resumed at once in its work item', async () => {
+    // Two steps were taken before: this round had one left, and still called tools in it.
+    const outcome = await outcomeOf([getPods('c1')], 1);
+    expect(outcome.steps).toBe(1);
+    expect(unansweredReason({ responseMessages: outcome.responseMessages, text: '', maxSteps: 3, stepsBefore: 2, showsNothing })).toEqual({ kind: 'step-limit', steps: 3 });
+    // Short of the limit it was not stopped there (only silent).
+    expect(unansweredReason({ responseMessages: outcome.responseMessages, text: '', maxSteps: 3, stepsBefore: 1, showsNothing })).toEqual({ kind: 'no-answer' });
+  });
+
   it('is the step limit when the model commented on its way there, and an answer when it finished', async () => {
     const commenting = (id: string, text: string) => reply([{ type: 'text', text }, { type: 'tool-call', toolCallId: id, toolName: 'get_pods', input: '{"namespace":"staging"}' }], 'tool-calls');
     const stopped = await outcomeOf([commenting('c1', 'Checking staging first.'), commenting('c2', 'Now prod.')], 2);

@@ -1,5 +1,8 @@
 import type { FinishReason, ModelMessage } from 'ai';
+import { approvedRunsAwaiting } from '../agent/approved-runs.js';
+import type { ApprovedRun } from '../agent/tool-set.js';
 import type { ThreadState } from '../store/thread-state.js';
+import { carriedApprovals } from './carried-approvals.js';
 import { newFailedTurn, postFailureNotice } from './failed-turn.js';
 import type { LiveAnswer } from './live-answer.js';
 import { mentionable } from './participants.js';
@@ -33,12 +36,15 @@ export type ShowsNothing = (markdown: string) => boolean;
  * the last step's tool results close the history. Text does not make that an answer: a model that
  * comments as it works ("Checking staging first.") reaches the limit with text from earlier steps.
  * A silent last step leaves no assistant message of its own (the AI SDK drops an empty one; see
- * `withoutEmptyAnswer`).
+ * `withoutEmptyAnswer`). `stepsBefore`: the steps the same turn took in the rounds before this one,
+ * resumed at once in the same work item (a step the approval hook or countersign decided), which
+ * count toward `maxSteps` as well.
  */
 export function unansweredReason(options: {
   responseMessages: readonly ModelMessage[];
   text: string;
   maxSteps: number;
+  stepsBefore?: number;
   showsNothing: ShowsNothing;
   cutOff?: { finishReason: FinishReason; midAnswer?: boolean } | undefined;
 }): UnansweredReason | undefined {
@@ -46,7 +52,7 @@ export function unansweredReason(options: {
   if (options.cutOff?.midAnswer) return options.showsNothing(options.text) ? { kind: 'no-answer' } : { kind: 'answer-cut-off', finishReason: options.cutOff.finishReason };
   // Whatever the model wrote before it was cut off is commentary on calls that never ran.
   if (options.cutOff) return { kind: 'cut-off', finishReason: options.cutOff.finishReason };
-  const steps = options.responseMessages.filter((message) => message.role === 'assistant').length;
+  const steps = (options.stepsBefore ?? 0) + options.responseMessages.filter((message) => message.role === 'assistant').length;
   const stoppedBetweenSteps = options.responseMessages.at(-1)?.role === 'tool';
   if (stoppedBetweenSteps && steps >= options.maxSteps) return { kind: 'step-limit', steps };
   return options.showsNothing(options.text) ? { kind: 'no-answer' } : undefined;
@@ -91,13 +97,15 @@ function isEmptyAnswer(message: ModelMessage, showsNothing: ShowsNothing): boole
  * Try again runs it again for the same requester. What the model wrote on the way is shown as it
  * is, above the notice. The calls that ran are in the history with their results, so the retry
  * continues from them and runs none of them again. `retryOf`: the failure this turn was Try again
- * of (see `FailedTurn.retryOf`).
+ * of (see `FailedTurn.retryOf`). `approvedRuns`: what a turn stopped before it could run them was
+ * resumed with; those still awaiting their run are kept with the failure, as after a failed turn,
+ * so Try again runs them (once, judged again) rather than finding them approved and nothing to run.
  */
 export function createUnansweredTurn({ logger, now }: Pick<PhaseDependencies, 'logger' | 'now'>) {
   return async function recordUnansweredTurn(
     scope: TurnScope,
     thread: ThreadState,
-    unanswered: { reason: UnansweredReason; text: string; requesterId: string; answer: LiveAnswer; retryOf?: string },
+    unanswered: { reason: UnansweredReason; text: string; requesterId: string; answer: LiveAnswer; retryOf?: string; approvedRuns?: ReadonlyMap<string, ApprovedRun> },
   ): Promise<void> {
     const where = { channel: thread.channel, threadTs: thread.threadTs };
     // The text is shown in full (blank text is closed as it is: there is nothing to mark as cut
@@ -116,7 +124,8 @@ export function createUnansweredTurn({ logger, now }: Pick<PhaseDependencies, 'l
     const takeBack = posted ? takeBackUnrecorded(scope, { channel: thread.channel, threadKey: thread.threadKey, posted, recorded: thread.answerTs ?? [] }) : undefined;
     delete thread.answerTs;
     const notice = unansweredNotice(unanswered.reason);
-    thread.failedTurn = newFailedTurn({ requesterId: unanswered.requesterId, at: now(), notice, ...(unanswered.retryOf === undefined ? {} : { retryOf: unanswered.retryOf }) });
+    const approvedCalls = carriedApprovals(approvedRunsAwaiting({ runs: unanswered.approvedRuns ?? new Map(), messages: thread.messages }));
+    thread.failedTurn = newFailedTurn({ requesterId: unanswered.requesterId, at: now(), notice, approvedCalls, ...(unanswered.retryOf === undefined ? {} : { retryOf: unanswered.retryOf }) });
     await scope.save(thread, { settled: true, ...(takeBack ? { takeBack } : {}) });
     logger.warn({ event: 'turn-unanswered', threadKey: thread.threadKey, reason: unanswered.reason.kind, ...(unanswered.reason.kind === 'cut-off' || unanswered.reason.kind === 'answer-cut-off' ? { finishReason: unanswered.reason.finishReason } : {}) }, 'agent turn ended without an answer');
     await postFailureNotice(scope, thread, { text: notice, settled: true });
