@@ -109,6 +109,16 @@ describe('parseEnvironment', () => {
     ]);
   });
 
+  it('refuses credentials in OPENAI_BASE_URL, naming the variable and never the password', () => {
+    for (const value of ['http://countersign:Pr0xyPassw0rd@llm-proxy.internal/v1', 'https://Pr0xyPassw0rd@llm-proxy.internal/v1', 'https://:Pr0xyPassw0rd@llm-proxy.internal/v1']) {
+      const error = problemsOf({ ...HTTP, OPENAI_BASE_URL: value });
+      expect(error.problems).toEqual([{ field: 'OPENAI_BASE_URL', message: expect.stringContaining('must not contain credentials') }]);
+      expect(error.message).toContain('OPENAI_API_KEY');
+      expect(error.message).not.toContain('Pr0xyPassw0rd');
+    }
+    expect(parseEnvironment({ ...HTTP, OPENAI_BASE_URL: 'https://llm-proxy.internal/v1' }, noFile).openai.baseUrl).toBe('https://llm-proxy.internal/v1');
+  });
+
   it('reports every problem at once, by variable name, without echoing secret values', () => {
     const error = problemsOf({
       SLACK_BOT_TOKEN: 'xoxp-user-token-oops',
@@ -210,7 +220,7 @@ describe('parseEnvironment', () => {
 describe('describeEnvironment', () => {
   it('replaces secrets with [set] and masks URL credentials', () => {
     const config = parseEnvironment(
-      { ...HTTP, SLACK_APP_TOKEN: 'xapp-secret', REDIS_URL: 'redis://:hunter2@redis:6379', OPENAI_BASE_URL: 'https://proxy-user:pw@llm.internal/v1' },
+      { ...HTTP, SLACK_APP_TOKEN: 'xapp-secret', REDIS_URL: 'redis://:hunter2@redis:6379', SLACK_API_URL: 'https://proxy-user:pw@slack.internal/api' },
       noFile,
     );
     const summary = describeEnvironment(config);
@@ -222,6 +232,6 @@ describe('describeEnvironment', () => {
     for (const secret of ['xoxb-secret-bot-token', 'signing-secret-value', 'sk-secret-openai-key', 'xapp-secret', 'hunter2', 'pw@', 'proxy-user']) {
       expect(logged).not.toContain(secret);
     }
-    expect(summary.openai.baseUrl).toContain('llm.internal/v1');
+    expect(summary.slack.apiUrl).toContain('slack.internal/api');
   });
 });

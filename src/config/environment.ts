@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ConfigError, type ConfigProblem } from './config-error.js';
 import { describeRedisTarget, parseRedisTarget, type RedisTarget } from './redis-target.js';
 import { findUnknownVariables } from './unknown-environment-variables.js';
+import { hasUrlCredentials } from './url-credentials.js';
 
 export type OpenAiApi = 'responses' | 'chat';
 /**
@@ -186,7 +187,11 @@ const environmentSchema = z.object({
   SLACK_BOT_USER_ID: z.string().regex(/^[UW][A-Z0-9]+$/, { error: 'must be a Slack user id (U... or W...)' }).optional(),
   SLACK_BOT_ID: z.string().regex(/^B[A-Z0-9]+$/, { error: 'must be a Slack bot id (B...)' }).optional(),
   OPENAI_API_KEY: required('use any placeholder if your OpenAI-compatible server ignores it'),
-  OPENAI_BASE_URL: url(['http:', 'https:']).optional(),
+  OPENAI_BASE_URL: url(['http:', 'https:'])
+    .refine((value) => !hasUrlCredentials(value), {
+      error: 'must not contain credentials (user:password@): they are never sent, and an error quoting the URL would show them; give the key as OPENAI_API_KEY (sent as the Authorization header) instead',
+    })
+    .optional(),
   OPENAI_MODEL: z.string().default(DEFAULT_OPENAI_MODEL),
   OPENAI_API: choice(OPENAI_APIS).default('responses'),
   SLACK_STREAMING: lowerCaseChoice(STREAMING_MODES).default('update'),

@@ -6,7 +6,7 @@ import { afterEach, inject } from 'vitest';
 import { pino } from 'pino';
 import type { TracerProvider } from '@opentelemetry/api';
 import { parseConfigFile } from '../../src/config/config-file.js';
-import { parseEnvironment } from '../../src/config/environment.js';
+import { parseEnvironment, type EnvironmentConfig } from '../../src/config/environment.js';
 import { createBot, type Bot, type CreateBotOptions } from '../../src/create-bot.js';
 import type { StoredAuditEvent } from '../../src/audit/audit-event.js';
 import type { RedisTarget } from '../../src/config/redis-target.js';
@@ -118,6 +118,8 @@ export interface HarnessOptions {
   wrapStore?: (store: StateStore) => StateStore;
   /** More environment variables for the bot (e.g. `SLACK_STREAMING`). */
   environment?: Record<string, string>;
+  /** Changes the parsed environment, as a `createBot` caller who builds it by hand may: no variable check applies. */
+  editEnvironment?: (environment: EnvironmentConfig) => EnvironmentConfig;
   tools?: ToolDefinition[];
   configYaml?: string;
   onApprovalRequest?: CreateBotOptions['onApprovalRequest'];
@@ -140,7 +142,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const keyPrefix = options.shared?.keyPrefix ?? `e2e:${randomUUID()}:`;
   const logFile = options.shared?.logFile ?? join(mkdtempSync(join(tmpdir(), 'countersign-')), 'invocations.log');
   const watch = options.shared?.watch ?? watchBots();
-  const environment = parseEnvironment({
+  const parsed = parseEnvironment({
     SLACK_BOT_TOKEN: 'xoxb-test-token',
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
     SLACK_API_URL: slack.url,
@@ -156,6 +158,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     METRICS_PORT: HARNESS_METRICS_PORT,
     ...options.environment,
   });
+  const environment = options.editEnvironment ? options.editEnvironment(parsed) : parsed;
   // Any REDIS_URL form (one server, redis+cluster://, redis+sentinel://), as the bot reads it.
   const redisTarget = environment.redis as RedisTarget;
   if (options.shared === undefined && options.now) redisClocks.set(keyPrefix, options.now);
