@@ -23,12 +23,41 @@ export function isCutOffStep(options: { finishReason: FinishReason; callCount: n
 }
 
 /**
- * Whether a last step that called no tools but wrote text was cut off mid-answer: its output
- * limit, a stream that ended with no finish (`interrupted`), a filter. Its text is only the start
- * of an answer, and shown as the answer it would read as a whole one.
+ * Finish reasons of a model that did not finish what it was writing: its output limit, a stream that
+ * ended with no finish (`interrupted`, as @ai-sdk/openai reports it), an error.
  */
-export function isCutOffAnswer(options: { finishReason: FinishReason; callCount: number; hasText: boolean }): boolean {
-  return options.callCount === 0 && options.hasText && !TOOL_RUNNING_FINISH_REASONS.has(options.finishReason);
+const UNFINISHED_FINISH_REASONS: ReadonlySet<FinishReason> = new Set<FinishReason>(['length', 'interrupted', 'error']);
+
+/** The step's finish as the AI SDK reports it (`finish-step`): unified, and as the server sent it. */
+export interface StepFinish {
+  finishReason: FinishReason;
+  /** Undefined when the server sent none (or a refusal in the Responses API, which has no reason of its own). */
+  rawFinishReason: string | undefined;
+}
+
+/**
+ * Whether a last step that called no tools but wrote text was cut off mid-answer. Its text is only
+ * the start of an answer, and shown as the answer it would read as a whole one. Only a real cut-off
+ * counts: an unfinished finish reason, or `other` with no reason from the server, which is what the
+ * AI SDK reports for a stream that ended with no finish at all. Every other end is the model's own:
+ * `stop`; `content-filter` for a refusal (@ai-sdk/openai reports a whole refusal so); `other` for an
+ * OpenAI-compatible server's own reason (`eos`), which the server did send; and a content filter
+ * that stopped the answer (see `isFilteredAnswer`).
+ */
+export function isCutOffAnswer(options: StepFinish & { callCount: number; hasText: boolean }): boolean {
+  if (options.callCount > 0 || !options.hasText) return false;
+  if (UNFINISHED_FINISH_REASONS.has(options.finishReason)) return true;
+  return options.finishReason === 'other' && options.rawFinishReason === undefined;
+}
+
+/**
+ * Whether a provider's content filter stopped the answer as it was written (`content_filter` from
+ * the server, in Chat Completions and the Responses API alike), not the model refusing in a whole
+ * answer (`content-filter` with `stop`, or with no reason). The model did end it, and asking again
+ * meets the same filter: it is its answer, with a note that the filter ended it there.
+ */
+export function isFilteredAnswer(options: StepFinish & { callCount: number; hasText: boolean }): boolean {
+  return options.callCount === 0 && options.hasText && options.finishReason === 'content-filter' && options.rawFinishReason === 'content_filter';
 }
 
 /**

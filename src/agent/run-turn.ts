@@ -2,7 +2,7 @@ import { CountersignError, ErrorCode } from '../errors/countersign-error.js';
 import { randomUUID } from 'node:crypto';
 import { stepCountIs, streamText, type FinishReason, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import type { ToolDefinition } from '../tools/tool-definition.js';
-import { closeCutOffStep, isCutOffAnswer, isCutOffStep, withoutCutOffAnswer } from './cut-off-step.js';
+import { closeCutOffStep, isCutOffAnswer, isCutOffStep, isFilteredAnswer, withoutCutOffAnswer } from './cut-off-step.js';
 import { startModelWatchdog } from './model-watchdog.js';
 import { withUniqueToolCallIds } from './unique-tool-call-ids.js';
 import { createTurnRuns } from './turn-runs.js';
@@ -48,6 +48,12 @@ export interface TurnOutcome {
    * (`text` still has it, to be shown marked as cut off).
    */
   cutOff?: { finishReason: FinishReason; midAnswer?: boolean };
+  /**
+   * The provider's content filter stopped the last step's answer as it was written (see
+   * `isFilteredAnswer`): it stands as the model's answer, in `responseMessages` too, and the thread
+   * is told the filter ended it there.
+   */
+  filtered?: true;
 }
 
 /** A turn that failed after tools already ran; `executions` must be recorded so they never re-run. */
@@ -186,6 +192,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
     let text = '';
     let stepHasText = false;
     let finishReason: FinishReason | undefined;
+    let rawFinishReason: string | undefined;
     let stepCallCount = 0;
     let steps = 0;
     for await (const part of result.fullStream) {
@@ -218,6 +225,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
       } else if (part.type === 'finish-step') {
         steps += 1;
         finishReason = part.finishReason;
+        rawFinishReason = part.rawFinishReason;
       }
     }
     const responseMessages = await result.responseMessages;
@@ -227,9 +235,11 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
       const droppedApprovalIds = new Set(approvalRequests.map((request) => request.approvalId));
       return { responseMessages: closeCutOffStep({ responseMessages, finishReason, droppedApprovalIds }), text, steps, approvalRequests: [], cutOff: { finishReason } };
     }
-    if (finishReason !== undefined && isCutOffAnswer({ finishReason, callCount: stepCallCount, hasText: stepHasText })) {
-      return { responseMessages: withoutCutOffAnswer(responseMessages), text, steps, approvalRequests: [], cutOff: { finishReason, midAnswer: true } };
+    const lastStep = finishReason === undefined ? undefined : { finishReason, rawFinishReason, callCount: stepCallCount, hasText: stepHasText };
+    if (lastStep && isCutOffAnswer(lastStep)) {
+      return { responseMessages: withoutCutOffAnswer(responseMessages), text, steps, approvalRequests: [], cutOff: { finishReason: lastStep.finishReason, midAnswer: true } };
     }
+    if (lastStep && isFilteredAnswer(lastStep)) return { responseMessages, text, steps, approvalRequests: [], filtered: true };
     return { responseMessages, text, steps, approvalRequests: [...approvalRequests, ...questions] };
   } catch (error) {
     const cause = abortSignal?.aborted ? abortSignal.reason : error;

@@ -3,6 +3,7 @@ import type { ApprovedRun, AutomaticApproval } from '../agent/tool-set.js';
 import type { ThreadState } from '../store/thread-state.js';
 import { postOutbox } from './answer-outbox.js';
 import { createExecutionRecords } from './execution-records.js';
+import { withFilteredNote } from './filtered-answer.js';
 import { retriedFailureId } from './failed-turn.js';
 import { createGrantLookup } from './grant-lookup.js';
 import { createTurnStatus } from './turn-status.js';
@@ -127,7 +128,7 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
     await notes.noteAutomaticApprovals(scope, thread, automatic);
     if (unanswered) return recordUnansweredTurn(scope, thread, { reason: unanswered, text: outcome.text, requesterId, answer, ...(retryOf === undefined ? {} : { retryOf }) });
     if (!waiting) {
-      thread.outbox = outcome.text;
+      thread.outbox = outcome.filtered ? withFilteredNote(outcome.text) : outcome.text;
       try {
         await scope.save(thread, { settled: true });
         for (const each of thread.answerTs ?? []) shown.recorded.add(each);
