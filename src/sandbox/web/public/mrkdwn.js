@@ -7,12 +7,16 @@
 import { formatSlackDate } from './dates.js';
 import { emojiFor } from './emoji.js';
 import { decodeSlackEntities, escapeHtml, linkHtml } from './escape.js';
+import { labelledLinkHtml } from './link-label.js';
+import { codeSpanAt, markdownBlocks, nestsTooDeep } from './markdown-code.js';
 
 const FENCE = '```';
 /** CommonMark's backslash escapes: a backslash before ASCII punctuation shows the character, never markup. */
 const ESCAPABLE = /[!-/:-@[-`{-~]/;
 /** What may stand next to a formatting marker: Slack needs a word boundary on the outside. */
 const BOUNDARY = /[\s.,;:!?'"()[\]{}\/\\<>*_~`—–-]/;
+const HEADING = /^(#{1,6})\s+(.*)$/;
+const LIST_ITEM = /^(\s*)([•◦▪‣*-]|\d{1,3}[.)])\s+(.*)$/;
 const MARKERS = [
   { token: '**', tag: 'strong', markdown: true, mrkdwn: true },
   { token: '~~', tag: 's', markdown: true, mrkdwn: false },
@@ -24,19 +28,26 @@ const MARKERS = [
 
 export function mrkdwnToHtml(text, ctx = {}, { markdown = false } = {}) {
   const options = { ctx, markdown };
+  return renderText(String(text ?? ''), options);
+}
+
+/** Code blocks, then the lines between them: a block quote's content is read again from here. */
+function renderText(text, options) {
+  if (options.markdown && nestsTooDeep(text)) return text.split('\n').map((line) => inline(line, options)).join('<br>');
+  if (options.markdown) return markdownBlocks(text).map((block) => ('code' in block ? preHtml(block.code) : renderLines(block.text, options))).join('');
   const out = [];
-  let rest = String(text ?? '');
+  let rest = text;
   while (rest.length > 0) {
     const start = rest.indexOf(FENCE);
     const end = start === -1 ? -1 : rest.indexOf(FENCE, start + FENCE.length);
-    // An unclosed fence is literal in mrkdwn; in a markdown stream it runs to the end.
-    if (start === -1 || (end === -1 && !markdown)) {
+    // An unclosed fence is literal in mrkdwn.
+    if (start === -1 || end === -1) {
       out.push(renderLines(rest, options));
       break;
     }
     if (start > 0) out.push(renderLines(rest.slice(0, start).replace(/\n$/, ''), options));
-    out.push(codeBlock(end === -1 ? rest.slice(start + FENCE.length) : rest.slice(start + FENCE.length, end), markdown));
-    rest = end === -1 ? '' : rest.slice(end + FENCE.length).replace(/^\n/, '');
+    out.push(preHtml(rest.slice(start + FENCE.length, end).replace(/^\n/, '').replace(/\n$/, '')));
+    rest = rest.slice(end + FENCE.length).replace(/^\n/, '');
   }
   return out.join('');
 }
@@ -47,9 +58,7 @@ export function plainTextToHtml(text, { emoji = true } = {}) {
   return emoji ? escaped.replace(/:([a-z0-9_+-]+):/g, (whole, name) => emojiFor(name) ?? whole) : escaped;
 }
 
-function codeBlock(body, markdown) {
-  let code = body.replace(/^\n/, '').replace(/\n$/, '');
-  if (markdown) code = code.replace(/^[\w+#.-]+\n/, '');
+function preHtml(code) {
   return `<pre class="mk-pre">${escapeHtml(decodeSlackEntities(code))}</pre>`;
 }
 
@@ -58,28 +67,37 @@ function renderLines(segment, options) {
   const parts = [];
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index];
-    const rest = /^(>>>|&gt;&gt;&gt;) ?/.exec(line);
+    // Slack's quote of everything after it; in markdown, `>>>` is three quotes, one in the other.
+    const rest = options.markdown ? null : /^(>>>|&gt;&gt;&gt;) ?/.exec(line);
     if (rest) {
-      parts.push({ block: `<blockquote class="mk-quote">${renderLines([line.slice(rest[0].length), ...lines.slice(index + 1)].join('\n'), options)}</blockquote>` });
+      parts.push({ block: `<blockquote class="mk-quote">${renderText([line.slice(rest[0].length), ...lines.slice(index + 1)].join('\n'), options)}</blockquote>` });
       break;
     }
     if (/^(>|&gt;)/.test(line)) {
       const quoted = [];
       while (index < lines.length && /^(>|&gt;)/.test(lines[index])) quoted.push(lines[index++].replace(/^(>|&gt;) ?/, ''));
       index--;
-      parts.push({ block: `<blockquote class="mk-quote">${renderLines(quoted.join('\n'), options)}</blockquote>` });
+      parts.push({ block: `<blockquote class="mk-quote">${renderText(quoted.join('\n'), options)}</blockquote>` });
       continue;
     }
-    const heading = options.markdown ? /^(#{1,6})\s+(.*)$/.exec(line) : null;
+    const heading = options.markdown ? HEADING.exec(line) : null;
     if (heading) {
       parts.push({ block: `<div class="mk-heading mk-h${heading[1].length}">${inline(heading[2], options)}</div>` });
       continue;
     }
-    const item = /^(\s*)([•◦▪‣*-]|\d{1,3}[.)])\s+(.*)$/.exec(line);
+    const item = LIST_ITEM.exec(line);
     if (item) {
       const level = Math.min(4, Math.floor(item[1].replace(/\t/g, '  ').length / 2));
       const marker = options.markdown && (item[2] === '-' || item[2] === '*') ? ['•', '◦', '▪'][level % 3] : item[2];
       parts.push({ block: `<div class="mk-li mk-indent-${level}"><span class="mk-marker">${escapeHtml(marker)}</span><span>${inline(item[3], options)}</span></div>` });
+      continue;
+    }
+    if (options.markdown && line.trim() !== '') {
+      // A paragraph's lines together: in markdown a code span may run from one line to the next.
+      let last = index;
+      while (last + 1 < lines.length && continuesParagraph(lines[last + 1])) last++;
+      parts.push({ line: inline(lines.slice(index, last + 1).join('\n'), options) });
+      index = last;
       continue;
     }
     parts.push({ line: inline(line, options) });
@@ -87,26 +105,36 @@ function renderLines(segment, options) {
   return parts.map((part, index) => ('block' in part ? part.block : `${part.line}${'line' in (parts[index + 1] ?? {}) ? '<br>' : ''}`)).join('');
 }
 
+/** Whether a markdown line goes on with the paragraph above it, rather than being blank or a block of its own. */
+function continuesParagraph(line) {
+  return line.trim() !== '' && !/^(>|&gt;)/.test(line) && !HEADING.test(line) && !LIST_ITEM.test(line);
+}
+
 function inline(text, options) {
   let out = '';
   for (let index = 0; index < text.length; ) {
     const character = text[index];
+    if (character === '\n') {
+      out += '<br>';
+      index++;
+      continue;
+    }
     if (character === '\\' && options.markdown && ESCAPABLE.test(text[index + 1] ?? '')) {
       out += escapeHtml(text[index + 1]);
       index += 2;
       continue;
     }
     if (character === '`') {
-      const end = text.indexOf('`', index + 1);
-      if (end > index + 1) {
-        out += `<code class="mk-code">${escapeHtml(decodeSlackEntities(text.slice(index + 1, end)))}</code>`;
-        index = end + 1;
+      const span = codeSpan(text, index, options.markdown);
+      if (span) {
+        out += 'code' in span ? `<code class="mk-code">${escapeHtml(decodeSlackEntities(span.code))}</code>` : escapeHtml(span.literal);
+        index = span.end;
         continue;
       }
     }
     if (character === '<') {
       const end = text.indexOf('>', index + 1);
-      if (end > index + 1) {
+      if (end > index + 1 && !text.slice(index, end).includes('\n')) {
         out += controlSequence(text.slice(index + 1, end), options.ctx);
         index = end + 1;
         continue;
@@ -115,7 +143,9 @@ function inline(text, options) {
     if (character === '[' && options.markdown) {
       const link = /^\[([^\]\n]+)\]\(([^)\s]+)\)/.exec(text.slice(index));
       if (link) {
-        out += linkHtml(decodeSlackEntities(link[2]), inline(link[1], options));
+        // The label as a reader sees it, escapes resolved, is what must not name another address.
+        const label = decodeSlackEntities(link[1]).replace(/\\([!-/:-@[-`{-~])/g, '$1');
+        out += labelledLinkHtml(decodeSlackEntities(link[2]), label, inline(link[1], options));
         index += link[0].length;
         continue;
       }
@@ -162,8 +192,15 @@ function closingMarker(text, from, token, markdown) {
       index++;
       continue;
     }
-    if (character === '`' || character === '<') {
-      const end = text.indexOf(character === '`' ? '`' : '>', index + 1);
+    if (character === '`') {
+      const span = codeSpan(text, index, markdown);
+      if (span) {
+        index = span.end - 1;
+        continue;
+      }
+    }
+    if (character === '<') {
+      const end = text.indexOf('>', index + 1);
       if (end > index) {
         index = end;
         continue;
@@ -191,7 +228,17 @@ function controlSequence(body, ctx) {
   }
   if (target.startsWith('!')) return special(target.slice(1), label, ctx);
   const url = decodeSlackEntities(target);
-  return linkHtml(url, escapeHtml(label ?? url));
+  return label === undefined ? linkHtml(url, escapeHtml(url)) : labelledLinkHtml(url, label);
+}
+
+/**
+ * Code at a backtick: in markdown, CommonMark's span between equal runs of backticks (an unmatched
+ * run is literal text); in mrkdwn, Slack's between single backticks.
+ */
+function codeSpan(text, index, markdown) {
+  if (markdown) return codeSpanAt(text, index);
+  const end = text.indexOf('`', index + 1);
+  return end > index + 1 ? { code: text.slice(index + 1, end), end: end + 1 } : undefined;
 }
 
 function special(command, label, ctx) {

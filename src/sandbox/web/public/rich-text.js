@@ -1,7 +1,8 @@
 /** `rich_text` blocks: sections, preformatted, quotes and lists, with their inline elements. */
 import { formatSlackDate } from './dates.js';
 import { emojiFor, emojiFromCodePoints } from './emoji.js';
-import { escapeHtml, isRecord, jsonFallbackHtml, linkHtml } from './escape.js';
+import { escapeHtml, isRecord, jsonFallbackHtml } from './escape.js';
+import { labelledLinkHtml } from './link-label.js';
 
 export function renderRichText(block, ctx) {
   const elements = Array.isArray(block.elements) ? block.elements : [];
@@ -46,7 +47,7 @@ function inlineContent(element, ctx) {
     case 'text':
       return escapeHtml(element.text);
     case 'link':
-      return linkHtml(element.url, escapeHtml(element.text || element.url));
+      return labelledLinkHtml(element.url, element.text || element.url);
     case 'user': {
       const name = ctx.users?.[element.user_id] ?? element.user_id;
       return `<span class="mk-mention${element.user_id === ctx.actingUserId ? ' mk-mention-me' : ''}">@${escapeHtml(name)}</span>`;
