@@ -24,7 +24,7 @@ export function renderControl(element, where, ctx) {
     case 'plain_text_input':
     case 'email_text_input':
     case 'url_text_input':
-      if (element.multiline === true) return `<textarea class="bk-control bk-textarea" rows="4" ${common}${placeholder}${length}>${escapeHtml(text('initial_value'))}</textarea>`;
+      if (element.multiline === true) return `<textarea class="bk-control bk-textarea" rows="4" ${common}${placeholder}${length}>${textareaContent(text('initial_value'))}</textarea>`;
       return `<input type="${TEXT_TYPES[element.type]}" class="bk-control" ${common}${placeholder}${length} value="${escapeHtml(text('initial_value'))}">`;
     case 'number_input': {
       const mode = element.is_decimal_allowed === true ? 'decimal' : 'numeric';
@@ -47,6 +47,16 @@ export function renderControl(element, where, ctx) {
     default:
       return undefined;
   }
+}
+
+/**
+ * A textarea's value as its HTML content. The HTML parser drops a newline right after `<textarea>`,
+ * so a value starting with one (a script, a heredoc; a carriage return is read as one) would come back
+ * without it, and a submit that left the field alone would change it: such a value gets one more,
+ * as HTML's own serializer writes it.
+ */
+function textareaContent(value) {
+  return `${/^[\r\n]/.test(value) ? '\n' : ''}${escapeHtml(value)}`;
 }
 
 function select(element, common, ctx) {
