@@ -241,7 +241,7 @@ const environmentSchema = z.object({
 
 type EnvironmentVariable = keyof typeof environmentSchema.shape;
 const VARIABLES = Object.keys(environmentSchema.shape) as EnvironmentVariable[];
-/** Every variable parseEnvironment reads. */
+/** The names of every variable countersign reads (the entry asks which Slack ones are set). */
 export const ENVIRONMENT_VARIABLES: readonly string[] = VARIABLES;
 
 /**

@@ -15,6 +15,10 @@ describe('which mode `npm start` runs in', () => {
     expect(wantsSandbox({ SLACK_SIGNING_SECRET: 'secret' }, installed)).toBe(false);
   });
 
+  it('runs the sandbox with SLACK_STREAMING set: a sandbox setting too, not a Slack setup', () => {
+    expect(wantsSandbox({ SLACK_STREAMING: 'update' }, installed)).toBe(true);
+  });
+
   it('reports the missing Slack variables where the sandbox cannot run: in production (the Docker image) or without its page', () => {
     expect(wantsSandbox({ NODE_ENV: 'production' }, installed)).toBe(false);
     expect(wantsSandbox({}, { sandboxInstalled: () => false })).toBe(false);

@@ -1,5 +1,15 @@
 import { existsSync } from 'node:fs';
+import { ENVIRONMENT_VARIABLES } from '../config/environment.js';
 import { sandboxSourcePath } from './package-root.js';
+
+/** How answers stream: a Slack variable the sandbox also honours (its default is `native`), so it says nothing of a Slack setup. */
+const SANDBOX_SETTINGS = new Set(['SLACK_STREAMING']);
+/**
+ * The variables that set up a Slack connection: every `SLACK_` one the bot reads (the token, the
+ * signing secret, the app token, the API URL, the bot's ids…), taken from the environment reader so
+ * a new one counts too.
+ */
+const SLACK_SETUP_VARIABLES = ENVIRONMENT_VARIABLES.filter((name) => name.startsWith('SLACK_') && !SANDBOX_SETTINGS.has(name));
 
 export interface WantsSandboxOptions {
   /** Whether this installation holds the sandbox page; default: its directory exists under src/. */
@@ -17,6 +27,6 @@ export interface WantsSandboxOptions {
  * Secret's keys spelled differently): the entry then reports the missing variables by name.
  */
 export function wantsSandbox(env: Record<string, string | undefined>, { sandboxInstalled = () => existsSync(sandboxSourcePath('web', 'public')) }: WantsSandboxOptions = {}): boolean {
-  if (!['SLACK_BOT_TOKEN', 'SLACK_APP_TOKEN', 'SLACK_SIGNING_SECRET'].every((name) => !env[name]?.trim())) return false;
+  if (SLACK_SETUP_VARIABLES.some((name) => env[name]?.trim())) return false;
   return env.NODE_ENV?.trim() !== 'production' && sandboxInstalled();
 }
