@@ -59,11 +59,12 @@ export async function startSlackFront(options: {
     async stop() {
       stopping = true;
       await new Promise((resolve) => server.close(resolve));
-      const stopped = new Promise<void>((resolve) => {
+      const stopped = new Promise<void>((resolve, reject) => {
         bot.on('message', (message: BotToFront) => {
           if (message.kind === 'stopped') resolve();
         });
-        bot.once('exit', () => resolve());
+        // A thread that could not stop its bot says so and exits 1: the process's stop failed too.
+        bot.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the bot thread exited with code ${code} while stopping`))));
       });
       bot.postMessage({ kind: 'stop' });
       await stopped;

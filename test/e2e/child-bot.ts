@@ -133,6 +133,6 @@ export async function waitUntilListening(bot: ChildBot, timeoutMs = 30_000): Pro
 
 /** The crash and stall tests' fault hook, preloaded only when they ask for a fault point. */
 function faultPreload(environment: Record<string, string>): string[] {
-  if (!environment.COUNTERSIGN_CRASH_AT && !environment.COUNTERSIGN_STALL_AT) return [];
+  if (!['COUNTERSIGN_CRASH_AT', 'COUNTERSIGN_STALL_AT', 'COUNTERSIGN_THROW_AT', 'COUNTERSIGN_END_THREAD_AT'].some((name) => environment[name])) return [];
   return ['--import', pathToFileURL(join(import.meta.dirname, 'fault-preload.mjs')).href];
 }

@@ -1,4 +1,5 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +12,12 @@ import { readInvocations, recordingToolsYaml, waitFor } from './harness.js';
  * ack, hand over) and runs the bot on another. Seen from Slack it is the same bot.
  */
 const world = usePairWorld();
+
+/** The model asks for a restart, then answers `text`: a responder, so a test that fails leaves nothing queued for the next. */
+function answerWithARestart(text: string): void {
+  let requests = 0;
+  world.openai.setResponder(() => (requests++ === 0 ? { toolCalls: [{ name: 'restart_service', arguments: { service: 'worker', namespace: 'prod' } }] } : { text }));
+}
 
 describe('a bot whose Slack requests are served by a front thread', () => {
   it('runs a mention, a card, an approval and the answer, the approved call once, and stops cleanly', async () => {
@@ -92,6 +99,73 @@ describe('a bot whose Slack requests are served by a front thread', () => {
       expect(await stopChildBot(bot)).toBe(0);
     }
   }, 120_000);
+
+  it('logs a stray exception or unhandled rejection in the bot thread and keeps serving, as a process without a front does', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'countersign-front-'));
+    const logFile = join(directory, 'invocations.log');
+    const configPath = join(directory, 'countersign.yml');
+    writeFileSync(configPath, recordingToolsYaml(logFile));
+    const port = await freePort();
+    const bot = startChildBot(pairEnvironment({ ...world, configPath, port, extra: { COUNTERSIGN_THROW_AT: 'after-decision' } }), { mainJs: world.mainJs });
+    try {
+      await waitFor(() => bot.output().includes('countersign listening'), { timeoutMs: 30_000, message: `start-up; output so far:\n${bot.output()}` });
+      answerWithARestart('Restarted after the stray errors.');
+      const threadTs = '1800400301.000100';
+      await mentionAndApprove(world.slack, `http://127.0.0.1:${port}/slack/events`, threadTs);
+      await waitFor(() => pairReplies(world.slack, threadTs).some((message) => message.text === 'Restarted after the stray errors.') || bot.child.exitCode !== null, {
+        timeoutMs: 15_000,
+        message: 'the answer',
+      });
+      await waitFor(() => bot.output().includes('"event":"unhandled-rejection"') && bot.output().includes('"event":"uncaught-exception"'), { timeoutMs: 10_000, message: `both logged; output:\n${bot.output()}` });
+      expect(bot.output()).not.toContain('bot-thread-failed');
+      expect(bot.child.exitCode).toBeNull();
+      expect(bot.output()).toContain('stray exception at after-decision');
+      expect(bot.output()).toContain('stray rejection at after-decision');
+      expect(readInvocations(logFile)).toEqual([['rollout', 'restart', 'deployment/worker', '-n', 'prod']]);
+      // Still serving: the front's health check is answered by the bot's thread.
+      expect(await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()).toMatchObject({ status: 'ok' });
+    } finally {
+      world.openai.setResponder(undefined);
+      expect(await stopChildBot(bot), bot.output()).toBe(0);
+    }
+  }, 90_000);
+
+  it('exits 1, saying why, when the bot thread ends: the front does not go on acking work no one handles', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'countersign-front-'));
+    const configPath = join(directory, 'countersign.yml');
+    writeFileSync(configPath, recordingToolsYaml(join(directory, 'invocations.log')));
+    const port = await freePort();
+    const bot = startChildBot(pairEnvironment({ ...world, configPath, port, extra: { COUNTERSIGN_END_THREAD_AT: 'after-decision' } }), { mainJs: world.mainJs });
+    try {
+      await waitFor(() => bot.output().includes('countersign listening'), { timeoutMs: 30_000, message: `start-up; output so far:\n${bot.output()}` });
+      answerWithARestart('Never answered.');
+      await mentionAndApprove(world.slack, `http://127.0.0.1:${port}/slack/events`, '1800400302.000100');
+      expect(await bot.exited).toBe(1);
+      expect(bot.output()).toMatch(/"event":"bot-thread-failed".*the bot thread exited with code 3/);
+    } finally {
+      world.openai.setResponder(undefined);
+      await stopChildBot(bot);
+    }
+  }, 90_000);
+
+  it('exits 1 naming the failure when the bot thread fails to start after its logger is up (METRICS_PORT taken), rather than wait for it forever', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'countersign-front-'));
+    const configPath = join(directory, 'countersign.yml');
+    writeFileSync(configPath, recordingToolsYaml(join(directory, 'invocations.log')));
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const metricsPort = (taken.address() as AddressInfo).port;
+    const bot = startChildBot(pairEnvironment({ ...world, configPath, port: await freePort(), extra: { METRICS_PORT: String(metricsPort), METRICS_HOST: '127.0.0.1' } }), { mainJs: world.mainJs });
+    try {
+      const exited = await Promise.race([bot.exited, new Promise((resolve) => setTimeout(() => resolve('still running after 30 s'), 30_000))]);
+      expect(exited, bot.output()).toBe(1);
+      expect(bot.output()).toContain('countersign failed to start');
+      expect(bot.output()).toContain('EADDRINUSE');
+    } finally {
+      await stopChildBot(bot);
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  }, 60_000);
 
   it('refuses the front thread with Socket Mode, naming the variable', async () => {
     const bot = startChildBot(
