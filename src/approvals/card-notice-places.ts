@@ -5,6 +5,8 @@ import type { PendingCall, PendingStep } from './pending-step.js';
 export interface NoticePlace {
   channel: string;
   threadTs: string;
+  /** A message of the step's there (its card, the copy itself): whatever notice of it was posted there is newer. */
+  stepMessageTs: string;
 }
 
 /**
@@ -16,12 +18,12 @@ export interface NoticePlace {
  * took off the rule).
  */
 export function noticePlaces(step: PendingStep, { calls, inDm }: { calls: readonly PendingCall[]; inDm?: (userId: string, call: PendingCall) => boolean }): NoticePlace[] {
-  const places: NoticePlace[] = [{ channel: step.channel, threadTs: step.threadTs }];
+  const places: NoticePlace[] = [{ channel: step.channel, threadTs: step.threadTs, stepMessageTs: step.cardTs ?? step.threadTs }];
   for (const copy of step.copies ?? []) {
     const carried = calls.filter((call) => copyCarriesCall(step, call, copy));
     const owner = copy.userId;
     const reached = copy.kind === 'channel' ? carried.length > 0 : owner !== undefined && inDm !== undefined && carried.some((call) => inDm(owner, call));
-    if (reached) places.push({ channel: copy.channel, threadTs: copy.ts });
+    if (reached) places.push({ channel: copy.channel, threadTs: copy.ts, stepMessageTs: copy.ts });
   }
   return places;
 }

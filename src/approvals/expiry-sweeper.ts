@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { ThreadMessenger } from '../conversation/thread-messenger.js';
 import type { TakenClaim, ThreadWorker } from '../conversation/thread-worker.js';
 import { encodeWorkItem } from '../conversation/work-item.js';
+import { slackMayTakeItLater } from '../errors/countersign-error.js';
 import { FencedError } from '../store/fenced-error.js';
 import { isNewerSchemaError } from '../store/newer-schema-error.js';
 import type { ScheduleKind, StateStore } from '../store/state-store.js';
@@ -37,6 +38,13 @@ const MAX_COMMIT_ATTEMPTS = 25;
  * handle it on time (or nearly: they find it first, unless this one swept just before).
  */
 export const NEWER_RELEASE_RETRY_MS = 30_000;
+/**
+ * The pause before a reminder Slack did not take everywhere is tried again: as long as it has been due
+ * (so each wait about doubles), within these. Its claim lasts that long, which is also all the time its
+ * sender has before another process may take it over: longer than the Slack client's own retries.
+ */
+const REMINDER_RETRY_MIN_MS = 2 * 60_000;
+const REMINDER_RETRY_MAX_MS = 15 * 60_000;
 
 /**
  * The calls a hop reaches, by tool. A call that shares its tool with a waiting call the hop does not
@@ -107,22 +115,35 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
    * where they decide: in the thread, under each channel copy of those calls and in the DM copy of
    * each one pinged (`noticePlaces`).
    */
-  async function remind(step: PendingStep, { prefix = ':bell: ', calls: waiting = waitingApprovals(step), names }: { prefix?: string; calls?: PendingCall[]; names?: string } = {}): Promise<void> {
-    if (waiting.length === 0 || step.phase !== 'pending') return;
+  async function remind(
+    step: PendingStep,
+    { prefix = ':bell: ', calls: waiting = waitingApprovals(step), names, tried = false }: { prefix?: string; calls?: PendingCall[]; names?: string; tried?: boolean } = {},
+  ): Promise<number> {
+    if (waiting.length === 0 || step.phase !== 'pending') return 0;
     const mentionsOf = new Map(await Promise.all(waiting.map(async (call) => [call.approvalId, await mentionsFor(step, call)] as const)));
     const mentions = new Set([...mentionsOf.values()].flat());
     const named = names ?? [...new Set(waiting.map((call) => `\`${call.toolName}\``))].join(', ');
     const expires = step.expiresAt === undefined ? '' : ` It expires <!date^${Math.floor(step.expiresAt / 1000)}^{date_short_pretty} at {time}|soon>.`;
     const text = `${prefix}${[...mentions].join(' ')}${mentions.size > 0 ? ' ' : ''}Approval still needed for ${named}.${expires}`;
     const places = noticePlaces(step, { calls: waiting, inDm: (userId, call) => mentionsOf.get(call.approvalId)?.includes(`<@${userId}>`) ?? false });
-    await postNotice(step, { places, text, event: 'reminder-failed' });
+    return postNotice(step, { places, text, event: 'reminder-failed', tried });
   }
 
-  /** Posts `text` in each of `places`; one Slack refuses is logged (as `event`) and the others still get it. */
-  async function postNotice(step: PendingStep, { places, text, event }: { places: NoticePlace[]; text: string; event: string }): Promise<void> {
-    for (const place of places) {
-      await messenger.postMention({ ...place, text }).catch((error: unknown) => logger.warn({ event, stepId: step.stepId, channel: place.channel, err: error }, 'could not post a notice about an approval request'));
+  /**
+   * Posts `text` in each of `places`; one Slack refuses is logged (as `event`) and the others still get
+   * it. `tried`: an earlier try may have posted it in some of them (Slack took it there, or took it but
+   * its reply was lost), so each is read first and gets it only if it has not. Returns how many places
+   * Slack failed in a way a later try may get past (`slackMayTakeItLater`).
+   */
+  async function postNotice(step: PendingStep, { places, text, event, tried = false }: { places: NoticePlace[]; text: string; event: string; tried?: boolean }): Promise<number> {
+    let tryLater = 0;
+    for (const { channel, threadTs, stepMessageTs } of places) {
+      await messenger.postMention({ channel, threadTs, text, ...(tried ? { unlessPostedAfter: stepMessageTs } : {}) }).catch((error: unknown) => {
+        if (slackMayTakeItLater(error)) tryLater += 1;
+        logger.warn({ event, stepId: step.stepId, channel, err: error }, 'could not post a notice about an approval request');
+      });
     }
+    return tryLater;
   }
 
   /** Who a reminder about `call` pings: those the governing policy of its current version lets approve now. */
@@ -187,18 +208,38 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
   }
 
   /**
-   * Sends a step's due reminder once: the process that takes it off the schedule sends it. Not for
-   * a request past its deadline (under the config in force too): a sweep after every process was
-   * down across the reminder and the expiry finds both due, and would ping the approvers "Approval
-   * still needed … It expires <a time already past>" for a request it then closes as expired.
+   * Sends a step's due reminder once: the process that claims it sends it, and takes it off the
+   * schedule once it is posted everywhere Slack will take it. Where Slack failed (a 500, the network,
+   * a rate limit) the claim is left to run out: a later sweep, of any process, tries again (posting
+   * only where it is not there yet), after a pause as long as it has been due (`REMINDER_RETRY_*`),
+   * until the request closes. So is one whose sender stopped before it finished.
    */
   async function remindDue(stepId: string, at: number): Promise<void> {
     // Read before the claim: a step this release cannot read keeps its reminder (`leaveToNewerRelease`).
     const step = await store.getStep(stepId);
-    if (!(await store.claimReminder(stepId)) || !step) return;
+    const dueSince = step?.remindAt ?? at;
+    const pause = Math.min(Math.max(at - dueSince, REMINDER_RETRY_MIN_MS), REMINDER_RETRY_MAX_MS);
+    const claim = await store.claimReminder({ stepId, now: at, until: at + pause });
+    if (!claim) return;
+    // Due later than the step says: an earlier try left it (or a newer release put it off).
+    const left = step ? await remindBeforeExpiry(step, at, { tried: claim.dueAt > dueSince }) : 0;
+    if (left > 0) {
+      logger.info({ event: 'reminder-tried-later', stepId, places: left, at: claim.until }, 'Slack did not take a reminder everywhere; a later sweep tries those places again');
+      return;
+    }
+    await store.finishReminder(stepId, claim);
+  }
+
+  /**
+   * The reminder, unless the request is past its deadline (under the config in force too): a sweep
+   * after every process was down across the reminder and the expiry finds both due, and would ping
+   * the approvers "Approval still needed … It expires <a time already past>" for a request it then
+   * closes as expired. Returns how many places Slack may take it later.
+   */
+  async function remindBeforeExpiry(step: PendingStep, at: number, { tried }: { tried: boolean }): Promise<number> {
     const expiresAt = await governingStepExpiry(step, at);
-    if (expiresAt !== undefined && at >= expiresAt) return;
-    await remind(step);
+    if (expiresAt !== undefined && at >= expiresAt) return 0;
+    return remind(step, { tried });
   }
 
   /**

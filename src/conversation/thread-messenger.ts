@@ -74,8 +74,14 @@ export interface ThreadMessenger {
    * must look like nothing an answer can: the model's text can copy its words, not its shape.
    */
   postNotice(options: { channel: string; threadTs: string; text: string; retryButton?: boolean }): Promise<void>;
-  /** Posts text the bot wrote from trusted config that is meant to notify people (reminders). */
-  postMention(options: { channel: string; threadTs: string; text: string }): Promise<void>;
+  /**
+   * Posts text the bot wrote from trusted config that is meant to notify people (reminders). With
+   * `unlessPostedAfter` (a message ts in that thread: the card or copy there) it first looks for a bot
+   * message with exactly this text newer than that one, and posts nothing if there is one: a try
+   * after one whose reply was lost (Slack may have posted it) does not post it twice. Throws a
+   * `SlackCallError` whose `tryLater` says whether a later try may succeed.
+   */
+  postMention(options: { channel: string; threadTs: string; text: string; unlessPostedAfter?: string }): Promise<void>;
   /** Posts the approval card of `step` in its thread; resolves with the card's message ts. */
   postStepCard(options: { step: PendingStep }): Promise<string>;
   /** Shows `step` as it is now on its card (`step.cardTs`): decisions, versions, expiry. */

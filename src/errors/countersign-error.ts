@@ -80,9 +80,21 @@ export class SlackCallError extends CountersignError {
   override readonly name = 'SlackCallError';
   readonly code = ErrorCode.SlackCallFailed;
   readonly method: string;
+  /**
+   * The same call may succeed if made again later: Slack failed or throttled it, or the network did
+   * (it may have been applied all the same). False when Slack refused it (a channel gone, the bot not
+   * in it), which a later call gets again, or when it is not known.
+   */
+  readonly tryLater: boolean;
 
-  constructor({ method, cause }: { method: string; cause: unknown }) {
+  constructor({ method, cause, tryLater = false }: { method: string; cause: unknown; tryLater?: boolean }) {
     super(`Slack ${method} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     this.method = method;
+    this.tryLater = tryLater;
   }
+}
+
+/** Whether `error` is a Slack call that may succeed if made again later (`SlackCallError.tryLater`). */
+export function slackMayTakeItLater(error: unknown): boolean {
+  return hasErrorCode(error, ErrorCode.SlackCallFailed) && (error as SlackCallError).tryLater === true;
 }

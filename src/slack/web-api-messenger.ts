@@ -1,4 +1,4 @@
-import { SlackResponseError } from '../errors/countersign-error.js';
+import { SlackCallError, SlackResponseError } from '../errors/countersign-error.js';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { AnswerStreaming } from '../config/environment.js';
@@ -10,6 +10,8 @@ import { answerShowsNothing } from './answer/render-answer.js';
 import { createUpdatingAnswerStream } from './answer/updating-answer-stream.js';
 import { buildApprovalCard } from './blocks/approval-card.js';
 import { deleteFailure } from './delete-failure.js';
+import { findUnconfirmedPost } from './answer/unconfirmed-post.js';
+import { worthTryingLater } from './post-failure.js';
 import { noticeBlocks } from './blocks/notice-blocks.js';
 
 /** The Slack Web API side of the conversation: every outbound call the agent makes goes through here. */
@@ -57,9 +59,18 @@ export function createWebApiMessenger(options: { client: WebClient; logger: Logg
       await client.chat.postMessage({ channel, thread_ts: threadTs, text: safe, blocks: noticeBlocks(safe, retryButton ? { retryButton } : {}) });
     },
 
-    async postMention({ channel, threadTs, text }) {
+    async postMention({ channel, threadTs, text, unlessPostedAfter }) {
+      // Said of each failure: whether a later try may succeed (the caller tries again then) or Slack refuses it.
+      const failed = (method: string) => (error: unknown) => {
+        throw new SlackCallError({ method, cause: error, tryLater: worthTryingLater(error) });
+      };
+      if (unlessPostedAfter !== undefined) {
+        const post = { text, after: unlessPostedAfter };
+        const earlier = await findUnconfirmedPost({ client, channel, threadTs, post, known: [] }).catch(failed('conversations.replies'));
+        if (earlier !== undefined) return;
+      }
       // The people it names are notified through `text`; the blocks tell it apart from an answer.
-      await client.chat.postMessage({ channel, thread_ts: threadTs, text, blocks: noticeBlocks(text) });
+      await client.chat.postMessage({ channel, thread_ts: threadTs, text, blocks: noticeBlocks(text) }).catch(failed('chat.postMessage'));
     },
 
     async postStepCard({ step }) {

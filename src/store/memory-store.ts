@@ -313,8 +313,15 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       if (due !== undefined && due < until) schedules[kind].set(stepId, until);
     },
 
-    async claimReminder(stepId) {
-      return schedules.reminder.delete(stepId);
+    async claimReminder({ stepId, now: at, until }) {
+      const dueAt = schedules.reminder.get(stepId);
+      if (dueAt === undefined || dueAt > at) return undefined;
+      schedules.reminder.set(stepId, until);
+      return { dueAt, until };
+    },
+
+    async finishReminder(stepId, claim) {
+      if (schedules.reminder.get(stepId) === claim.until) schedules.reminder.delete(stepId);
     },
 
     async scheduleTakeBack(takeBack, at) {

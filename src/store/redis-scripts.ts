@@ -495,6 +495,29 @@ if holder == ARGV[1] then return 1 end
 return 0
 `;
 
+/**
+ * KEYS[1] reminder schedule. ARGV[1] step id, [2] now, [3] until. Claims a reminder due by `now` for
+ * its sender: moves it to `until` (when it is due again unless `FINISH_REMINDER_SCRIPT` takes it off)
+ * and returns the time it was due; false when it is not there or not due (another sender claimed it).
+ * A resend after a lost reply finds it claimed: the reminder then comes due again at `until`.
+ */
+export const CLAIM_REMINDER_SCRIPT = `
+local due = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not due or tonumber(due) > tonumber(ARGV[2]) then return false end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+return due
+`;
+
+/**
+ * KEYS[1] reminder schedule. ARGV[1] step id, [2] the claim's until. Takes a claimed reminder off
+ * the schedule while it is still at its claim's time: one an edit put back on since stays.
+ */
+export const FINISH_REMINDER_SCRIPT = `
+local at = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if at and tonumber(at) == tonumber(ARGV[2]) then redis.call('ZREM', KEYS[1], ARGV[1]) end
+return 0
+`;
+
 /** KEYS[1] lock, [2] fence. ARGV[1] lock ttl ms, [2] now, [3] fence ttl ms, [4] token nonce. */
 export const TRY_LOCK_SCRIPT = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return false end

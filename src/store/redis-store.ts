@@ -39,6 +39,8 @@ import {
   SET_STEP_CARD_SCRIPT,
   SET_STEP_FIELD_SCRIPT,
   CLAIM_ONCE_SCRIPT,
+  CLAIM_REMINDER_SCRIPT,
+  FINISH_REMINDER_SCRIPT,
 } from './redis-scripts.js';
 import type { CommitResult, DeletedPost, ExecutingMarker, Fence, ReplicaShortfall, StateStore } from './state-store.js';
 import { createReplicaConfirmedWrites, defaultReplicasToWaitFor, DEFAULT_REPLICA_WAIT_TIMEOUT_MS } from './replica-confirmed-write.js';
@@ -84,6 +86,8 @@ const SCRIPTS = {
   csSetStepField: [1, SET_STEP_FIELD_SCRIPT],
   csSetStepCard: [1, SET_STEP_CARD_SCRIPT],
   csClaimOnce: [1, CLAIM_ONCE_SCRIPT],
+  csClaimReminder: [1, CLAIM_REMINDER_SCRIPT],
+  csFinishReminder: [1, FINISH_REMINDER_SCRIPT],
 } as const;
 
 type ScriptRunner = Record<keyof typeof SCRIPTS, (...args: Array<string | number>) => Promise<unknown>>;
@@ -521,8 +525,13 @@ export function createRedisStore({
       await redis.zadd(keys.ofStep(stepId).schedule(kind), 'XX', 'GT', until, stepId);
     },
 
-    async claimReminder(stepId) {
-      return (await redis.zrem(keys.ofStep(stepId).schedule('reminder'), stepId)) === 1;
+    async claimReminder({ stepId, now: at, until }) {
+      const due = (await run.csClaimReminder(keys.ofStep(stepId).schedule('reminder'), stepId, at, until)) as string | null;
+      return due === null ? undefined : { dueAt: Number(due), until };
+    },
+
+    async finishReminder(stepId, claim) {
+      await run.csFinishReminder(keys.ofStep(stepId).schedule('reminder'), stepId, claim.until);
     },
 
     async scheduleTakeBack(takeBack, at) {

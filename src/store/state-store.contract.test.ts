@@ -890,7 +890,7 @@ describe.each(createStores())('%s state store', (name, create) => {
     });
     expect(await store.dueSteps({ kind: 'expiry', now: at + 999, limit: 1000 })).not.toContain(step.stepId);
     expect(await store.dueSteps({ kind: 'reminder', now: at + 600, limit: 1000 })).toContain(step.stepId);
-    const claims = await Promise.all([store.claimReminder(step.stepId), store.claimReminder(step.stepId)]);
+    const claims = await Promise.all([1, 2].map(() => store.claimReminder({ stepId: step.stepId, now: at + 600, until: at + 60_600 })));
     expect(claims.filter(Boolean)).toHaveLength(1);
     expect(await store.dueSteps({ kind: 'expiry', now: at + 1_000, limit: 1000 })).toContain(step.stepId);
     expect(await commitTransition(store, step.stepId, (current) => expireTransition(current, { now: at + 999 }))).toBeUndefined();
@@ -902,6 +902,27 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect(closed.decisions['apv-2']?.outcome).toBe('expired');
     expect(await store.dueSteps({ kind: 'expiry', now: at + 2_000, limit: 1000 })).not.toContain(step.stepId);
     expect((await audit.read({ sinceMs: 0 })).filter((event) => event.type === 'expired' && event.stepId === step.stepId && event.approvalId === 'apv-2')).toHaveLength(1);
+  });
+
+  it("keeps a claimed reminder on the schedule, due again at the claim's end, until its sender finishes it", async () => {
+    const at = Date.now() + 60_000;
+    const step = await createStep(makeStep(['apv-1'], { createdAt: at, expiresAt: at + 100_000, remindAt: at + 500 }));
+    const { stepId } = step;
+    expect(await store.claimReminder({ stepId, now: at + 499, until: at + 10_499 })).toBeUndefined();
+    const first = await store.claimReminder({ stepId, now: at + 600, until: at + 10_600 });
+    expect(first).toEqual({ dueAt: at + 500, until: at + 10_600 });
+    expect(await store.dueSteps({ kind: 'reminder', now: at + 10_599, limit: 1000 })).not.toContain(stepId);
+    // Its sender stopped, or Slack failed: a later sweep claims it, and sees it was due before (tried).
+    expect(await store.dueSteps({ kind: 'reminder', now: at + 10_600, limit: 1000 })).toContain(stepId);
+    const second = await store.claimReminder({ stepId, now: at + 10_600, until: at + 20_600 });
+    expect(second).toEqual({ dueAt: at + 10_600, until: at + 20_600 });
+    // The first claim's finish, late, leaves the entry the second claim holds.
+    await store.finishReminder(stepId, first!);
+    expect(await store.dueSteps({ kind: 'reminder', now: at + 20_600, limit: 1000 })).toContain(stepId);
+    await store.finishReminder(stepId, second!);
+    expect(await store.dueSteps({ kind: 'reminder', now: at + 1_000_000, limit: 1000 })).not.toContain(stepId);
+    expect(await store.claimReminder({ stepId, now: at + 1_000_000, until: at + 1_010_000 })).toBeUndefined();
+    await store.unschedule(stepId);
   });
 
   it('schedules escalation hops and lets exactly one of several processes make each hop', async () => {

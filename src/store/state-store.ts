@@ -116,6 +116,14 @@ export interface DeletedPost {
 
 export type ScheduleKind = 'expiry' | 'reminder' | 'escalation';
 
+/** A reminder one sender took (`claimReminder`). */
+export interface ReminderClaim {
+  /** When it was due: later than the step's `remindAt` when an earlier try left it (or a newer release put it off). */
+  dueAt: number;
+  /** When it is due again unless finished. */
+  until: number;
+}
+
 /** Pending steps: written only through transitions computed from the step as read. */
 export interface StepStore {
   /**
@@ -188,8 +196,14 @@ export interface StepStore {
    * cannot read (`NewerSchemaError`): its schedule is left for one that can, out of the way meanwhile.
    */
   postponeDue(options: { kind: ScheduleKind; stepId: string; until: number }): Promise<void>;
-  /** Takes a due reminder off the schedule; true for exactly one caller. */
-  claimReminder(stepId: string): Promise<boolean>;
+  /**
+   * Claims a reminder due by `now` for its sender, for exactly one caller (undefined for the others):
+   * its entry is moved to `until`, when the reminder comes due again unless the sender finishes it
+   * (`finishReminder`): a sender that stopped, or that Slack failed, leaves it for a later sweep.
+   */
+  claimReminder(options: { stepId: string; now: number; until: number }): Promise<ReminderClaim | undefined>;
+  /** Takes a claimed reminder off the schedule while it is still at the claim's `until`: one an edit put back on since stays. */
+  finishReminder(stepId: string, claim: ReminderClaim): Promise<void>;
   /** Steps every call of which is decided but that no process has resumed, completed before `before`. */
   completedSteps(options: { before: number; limit: number }): Promise<string[]>;
   /**

@@ -1,0 +1,28 @@
+/** Slack's answers (`ok: false`) that say it failed on its side for now, not that it refuses the call. */
+const SLACK_FAILING = new Set(['internal_error', 'fatal_error', 'service_unavailable', 'request_timeout', 'ratelimited']);
+
+/** The client's last error after rate-limited tries: `A rate limit was exceeded (url: …, retry-after: 7)`. */
+const RETRY_AFTER = /retry-after: \d+/;
+
+/**
+ * Whether a failed Web API call may succeed if made again later: no answer came (the network; a write
+ * the client would not send again, `mayHaveBeenApplied`, a 5xx or a connection lost after it went
+ * out, is among these), or Slack failed or throttled it (a 5xx, a 429, the errors above). Not when
+ * Slack refused it (`channel_not_found`, `not_in_channel`, `is_archived`, a revoked token): a later
+ * try would be refused again.
+ */
+export function worthTryingLater(error: unknown): boolean {
+  const failure = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; statusCode?: unknown; data?: { error?: unknown }; message?: unknown };
+  switch (failure.code) {
+    case 'slack_webapi_request_error':
+    case 'slack_webapi_rate_limited_error':
+      return true;
+    case 'slack_webapi_http_error':
+      return typeof failure.statusCode === 'number' && (failure.statusCode >= 500 || failure.statusCode === 429);
+    case 'slack_webapi_platform_error':
+      return typeof failure.data?.error === 'string' && SLACK_FAILING.has(failure.data.error);
+    default:
+      // The client waits out rate limits itself and, out of tries, throws a plain Error that says so.
+      return typeof failure.message === 'string' && RETRY_AFTER.test(failure.message);
+  }
+}
