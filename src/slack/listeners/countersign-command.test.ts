@@ -12,6 +12,8 @@ async function pendingReply(count: number): Promise<{ text: string; blocks: stri
   const store = {
     // As the stores do: newest first, at most `limit`.
     listPendingSteps: async ({ limit }: { limit: number }) => waiting.slice(0, limit),
+    // Where copies in the channel are looked for: none here.
+    listOpenSteps: async () => [],
   } as unknown as StateStore;
   let command: ((args: Record<string, unknown>) => Promise<void>) | undefined;
   const app = { command: (_name: string, handler: typeof command) => void (command = handler), action: () => {} };

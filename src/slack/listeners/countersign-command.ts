@@ -1,6 +1,7 @@
 import type { App, BlockAction, ButtonAction, SlashCommand, types } from '@slack/bolt';
 import type { Logger } from 'pino';
 import type { GroupMembers } from '../../approvals/policy/approver-eligibility.js';
+import { requestsWaitingIn } from '../../approvals/requests-waiting-in.js';
 import { appendQuietly, type AuditLog } from '../../audit/audit-log.js';
 import type { StateStore } from '../../store/state-store.js';
 import { APPROVAL_ACTION_IDS } from '../blocks/action-ids.js';
@@ -26,13 +27,15 @@ export interface CountersignCommandOptions {
 
 /** Entries per list: an ephemeral message holds 50 blocks. */
 const MAX_LISTED = 20;
+/** Open requests of the workspace read for their copies in the channel: the newest ones, as App Home reads. */
+const OPEN_STEPS_READ = 200;
 /** Tool names come from config and MCP servers; cut so a pending line stays one short line. */
 const LINE_TOOL_MAX_LENGTH = 60;
 const LINE_TOOLS_MAX_LENGTH = 120;
 /** Slack's own permalinks are far shorter; a longer one is left out rather than crowd the line. */
 const LINK_MAX_LENGTH = 500;
 const LIST_FAILED = ':warning: Slack would not show that list just now. Please try again in a minute; the cards in the channel still work.';
-const HELP = '`/countersign grants` lists the grants in this channel (with Revoke buttons); `/countersign pending` lists approval requests waiting here.';
+const HELP = '`/countersign grants` lists the grants in this channel (with Revoke buttons); `/countersign pending` lists approval requests waiting here (their thread or a copy of their card).';
 
 /**
  * `/countersign grants` and `/countersign pending`, answered privately to whoever asked, if they
@@ -71,19 +74,22 @@ export function registerCountersignCommand(app: App, options: CountersignCommand
       return void (await reply(`${grants.length} active grant(s) in this channel`, grants.slice(0, MAX_LISTED).map((grant) => grantBlock({ grant, actionId: APPROVAL_ACTION_IDS.revokeGrant }))));
     }
     if (subcommand === 'pending') {
-      // One more than is listed, only to know whether the list is all of them.
-      const read = await store.listPendingSteps({ ...where, limit: MAX_LISTED + 1 });
+      // One more than is listed, only to know whether the list is all of them. The copies in this
+      // channel (#approvals) are found among the workspace's newest open requests, as App Home finds its own.
+      const [inThread, open] = await Promise.all([store.listPendingSteps({ ...where, limit: MAX_LISTED + 1 }), store.listOpenSteps({ teamId: where.teamId, limit: OPEN_STEPS_READ })]);
+      const read = requestsWaitingIn({ channel: where.channel, inThread, open }).slice(0, MAX_LISTED + 1);
       if (read.length === 0) return void (await reply('No approval requests are waiting in this channel.'));
-      const steps = read.slice(0, MAX_LISTED);
+      const listed = read.slice(0, MAX_LISTED);
       const moreThanListed = read.length > MAX_LISTED;
       const lines = await Promise.all(
-        steps.map(async (step) => {
-          const link = step.cardTs ? await permalink(client, step.channel, step.cardTs) : undefined;
-          const open = link && link.length <= LINK_MAX_LENGTH ? ` · <${link}|open the card>` : '';
-          return `• ${toolList(step.calls)} requested by ${actorMention(step.requesterId)} ${slackDate({ epochMilliseconds: step.createdAt })}${open}`;
+        listed.map(async ({ step, calls, copy }) => {
+          // Under a copy, the copy: the card here, whose buttons count (the thread may be in a channel the reader is not in).
+          const link = copy ? (copy.permalink ?? (await permalink(client, copy.channel, copy.ts))) : step.cardTs ? await permalink(client, step.channel, step.cardTs) : undefined;
+          const openCard = link && link.length <= LINK_MAX_LENGTH ? ` · <${link}|open the card>` : '';
+          return `• ${toolList(calls)} requested by ${actorMention(step.requesterId)} ${slackDate({ epochMilliseconds: step.createdAt })}${openCard}`;
         }),
       );
-      if (!moreThanListed) return void (await reply(`${steps.length} approval request(s) waiting`, lineSections({ lines })));
+      if (!moreThanListed) return void (await reply(`${listed.length} approval request(s) waiting`, lineSections({ lines })));
       const blocks = [...lineSections({ lines, maxBlocks: SLACK_LIMITS.blocksPerMessage - 1 }), moreNote(`…and more: only the newest ${MAX_LISTED} are listed here`)];
       return void (await reply(`More than ${MAX_LISTED} approval requests waiting`, blocks));
     }
