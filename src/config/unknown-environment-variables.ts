@@ -7,12 +7,12 @@ const PREFIX = 'COUNTERSIGN_';
 /**
  * COUNTERSIGN_* variables read by other entry points than the bot's environment (parseEnvironment):
  * setting one for the bot is not a typo. KEY_PREFIX: `npm run audit` (audit/run-audit-cli.ts);
- * CRASH_AT and STALL_AT: the fault points the e2e tests preload into a bot process
+ * CRASH_AT, STALL_AT, THROW_AT and END_THREAD_AT: the fault points the e2e tests preload into a bot process
  * (test/e2e/fault-preload.mjs); SCREENSHOTS: the browser test, whose environment the sandbox it
  * starts inherits. src/config/environment-unknown-names.test.ts checks that every name the
  * repository reads is here or in the environment schema.
  */
-export const READ_ELSEWHERE: readonly string[] = ['COUNTERSIGN_KEY_PREFIX', 'COUNTERSIGN_CRASH_AT', 'COUNTERSIGN_STALL_AT', 'COUNTERSIGN_SCREENSHOTS'];
+export const READ_ELSEWHERE: readonly string[] = ['COUNTERSIGN_KEY_PREFIX', 'COUNTERSIGN_CRASH_AT', 'COUNTERSIGN_STALL_AT', 'COUNTERSIGN_THROW_AT', 'COUNTERSIGN_END_THREAD_AT', 'COUNTERSIGN_SCREENSHOTS'];
 
 /** At most this many edits from a known name: a misspelling of it. */
 const MAX_TYPO_DISTANCE = 2;
