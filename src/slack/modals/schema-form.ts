@@ -140,15 +140,16 @@ function isFieldList(form: SchemaForm | readonly FormField[]): form is readonly 
 /**
  * What to put in an input. A missing property shows its default (left out again if submitted
  * unchanged); `null` shows as nothing, except on menus that have a "(none)" choice and as JSON text.
+ * A `null` default (pydantic's `note: str | None = None`) shows as the model's own `null` would:
+ * an empty text box or picker, not a JSON box holding `null` that refuses plain text.
  */
 function prefillFor(field: FormField, presences: readonly Presence[], initialValue: unknown): { value: unknown } | undefined {
   const presence = presences.at(-1);
   if (field.control.kind === 'rest') return restValue(field, initialValue);
   if (presence === 'set' || presence === 'empty') return valueAt(initialValue, field.path);
-  if (presence === 'null') {
-    // JSON text can show `null` itself, so it is seen and kept, whatever the schema says about null.
-    if (field.control.kind === 'json') return { value: null };
-    return field.nullable && (field.control.kind === 'choice' || field.control.kind === 'boolean') ? { value: null } : undefined;
-  }
-  return field.defaultValue;
+  const shown = presence === 'null' ? { value: null } : field.defaultValue;
+  if (shown === undefined || shown.value !== null) return shown;
+  // JSON text can show `null` itself, so it is seen and kept, whatever the schema says about null.
+  if (field.control.kind === 'json') return { value: null };
+  return field.nullable && (field.control.kind === 'choice' || field.control.kind === 'boolean') ? { value: null } : undefined;
 }
