@@ -1,5 +1,6 @@
 import { truncateText } from '../blocks/limits.js';
 import { NONE_OPTION_VALUE } from './choice-element.js';
+import { inexactNumber, parseJsonExactly } from './exact-numbers.js';
 import { decodeActionId, presenceOf, type Presence, type Variant } from './field-presence.js';
 import { textFormatOf, type FieldControl, type FormField } from './form-field.js';
 import { isRecord } from './json-schema.js';
@@ -114,7 +115,8 @@ function readWidget(field: FormField, variant: Variant, state: SlackStateValue):
       const text = state.value;
       if (typeof text !== 'string' || text.trim() === '') return { empty: true };
       const number = parseDecimal(text);
-      return number === undefined ? { error: 'Must be a number' } : validated(number, validateNumber(number, control.rules));
+      if (number === undefined) return { error: 'Must be a number' };
+      return validated(number, inexactNumber(text, number) ?? validateNumber(number, control.rules));
     }
     case 'boolean': {
       if (state.selected_options !== undefined) return state.selected_options.some((option) => option.value === 'true') ? { value: true } : { empty: true };
@@ -153,6 +155,8 @@ function readWidget(field: FormField, variant: Variant, state: SlackStateValue):
       for (const [index, line] of lines.entries()) {
         const item = control.item.kind === 'number' ? parseDecimal(line) : line;
         if (item === undefined) return { error: `Line ${index + 1}: must be a number` };
+        const inexact = typeof item === 'number' ? inexactNumber(line, item) : undefined;
+        if (inexact !== undefined) return { error: `Line ${index + 1}: ${inexact.charAt(0).toLowerCase()}${inexact.slice(1)}` };
         items.push(item);
       }
       return validated(items, validateControl(control, items));
@@ -183,7 +187,9 @@ function readJson(field: FormField, state: SlackStateValue): Reading {
   if (text.trim() === '') return field.control.kind === 'rest' ? validated({}, validateControl(field.control, {})) : { empty: true };
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    const read = parseJsonExactly(text);
+    if (read.inexact !== undefined) return { error: truncateText(read.inexact, JSON_ERROR_LENGTH) };
+    parsed = read.value;
   } catch (error) {
     return { error: truncateText(`Not valid JSON: ${error instanceof Error ? error.message : String(error)}`, JSON_ERROR_LENGTH) };
   }

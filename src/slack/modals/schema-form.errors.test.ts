@@ -53,6 +53,29 @@ describe('parseSchemaForm reports, on the input concerned,', () => {
     expect(errorOn(form, 'x', typed(form, '12 pods'))).toBe('Must be a number');
   });
 
+  it('a number that would be recorded as another number (past 2^53, or more digits than a double holds)', () => {
+    const form = buildSchemaForm({ schema: { type: 'object', properties: { x: { type: 'integer' } } } });
+    expect(errorOn(form, 'x', typed(form, '1234567890123456789'))).toBe('Too many digits to keep exactly: 1234567890123456789 would be sent as 1234567890123456800');
+    expect(errorOn(form, 'x', typed(form, '9007199254740993'))).toBe('Too many digits to keep exactly: 9007199254740993 would be sent as 9007199254740992');
+    const decimal = buildSchemaForm({ schema: { type: 'object', properties: { x: { type: 'number' } } } });
+    expect(errorOn(decimal, 'x', typed(decimal, '0.10000000000000000001'))).toMatch(/^Too many digits to keep exactly: /);
+    expect(errorOn(decimal, 'x', typed(decimal, '1e-400'))).toMatch(/^Too many digits to keep exactly: /);
+    // 2^60 is a double, but JSON writes it 1152921504606847000: typed exactly, it would be sent otherwise.
+    expect(errorOn(form, 'x', typed(form, '1152921504606846976'))).toBe('Too many digits to keep exactly: 1152921504606846976 would be sent as 1152921504606847000');
+    // Other spellings of the number recorded are that number, and so is the spelling JSON gives it (what the form prefills).
+    for (const [text, value] of [['9007199254740992', 2 ** 53], [' 0.10 ', 0.1], ['1e3', 1000], ['-0', -0], ['1152921504606847000', 2 ** 60]] as const) {
+      expect(parseSchemaForm({ form: decimal, stateValues: typed(decimal, text) })).toEqual({ ok: true, value: { x: value } });
+    }
+  });
+
+  it('a number in a list or in JSON that would be recorded as another number', () => {
+    const list = buildSchemaForm({ schema: { type: 'object', properties: { x: { type: 'array', items: { type: 'integer' } } } } });
+    expect(errorOn(list, 'x', typed(list, '80\n1234567890123456789'))).toBe('Line 2: too many digits to keep exactly: 1234567890123456789 would be sent as 1234567890123456800');
+    const json = buildSchemaForm({ schema: { type: 'object', properties: { x: { type: 'object' } } } });
+    expect(errorOn(json, 'x', typed(json, '{"ids": [1, 1234567890123456789]}'))).toBe('Too many digits to keep exactly: 1234567890123456789 would be sent as 1234567890123456800');
+    expect(parseSchemaForm({ form: json, stateValues: typed(json, '{"ids": [1.50, 2e3, "1234567890123456789"]}') })).toEqual({ ok: true, value: { x: { ids: [1.5, 2000, '1234567890123456789'] } } });
+  });
+
   it('a value outside an enum too large for a menu', () => {
     const options = Array.from({ length: 120 }, (_, index) => `service-${index}`);
     const form = buildSchemaForm({ schema: { type: 'object', properties: { x: { type: 'string', enum: options } } } });
