@@ -53,6 +53,10 @@ export function isGroup(field: FormField): field is FormField & { control: { kin
   return field.control.kind === 'group';
 }
 
+export function samePath(left: readonly string[], right: readonly string[]): boolean {
+  return left.length === right.length && left.every((name, index) => right[index] === name);
+}
+
 /** Whether `child` sits directly inside the object at `parent`. */
 export function isDirectChild(parent: readonly string[], child: readonly string[]): boolean {
   return child.length === parent.length + 1 && parent.every((name, index) => child[index] === name);

@@ -1,8 +1,9 @@
-import { isGroup, isDirectChild, type FormField } from './form-field.js';
+import { isGroup, isDirectChild, samePath, type FormField } from './form-field.js';
 import { decodeActionId, presencesAlong, valueAt, type Presence } from './field-presence.js';
 import { groupAsJsonField, isBelowGroup, showsGroupAsJson } from './group-as-json.js';
 import { isRecord } from './json-schema.js';
 import { clearedField, parseFieldState, type FieldOutcome, type FieldResult, type SlackStateValue } from './parse-field-state.js';
+import { shownDefault } from './shown-default.js';
 
 /** The original values of the properties a rest field holds; undefined when it had none of them. */
 export function restValue(field: FormField, initialValue: unknown): { value: Record<string, unknown> } | undefined {
@@ -35,12 +36,17 @@ export class FormReader {
     const entry = this.stateEntry(field);
     let result: FieldResult;
     if (entry !== undefined) {
-      result = parseFieldState({ field, actionId: entry.actionId, state: entry.state });
+      const shown = shownDefault({ fields: this.fields, field, presences: decodeActionId(entry.actionId).presences });
+      result = parseFieldState({ field, actionId: entry.actionId, state: entry.state, shown });
     } else {
       // Not an input in the view: its value could not be shown, so it is kept from the original.
       const kept = field.control.kind === 'rest' ? (restValue(field, this.initialValue) ?? { value: {} }) : valueAt(this.initialValue, field.path);
-      const presence = presencesAlong({ initialValue: this.initialValue, path: field.path }).at(-1) ?? 'absent';
-      result = kept !== undefined ? { blank: false, outcome: { kind: 'value', value: kept.value } } : clearedField(field, presence);
+      const presences = presencesAlong({ initialValue: this.initialValue, path: field.path });
+      const shown = shownDefault({ fields: this.fields, field, presences });
+      if (kept !== undefined) result = { blank: false, outcome: { kind: 'value', value: kept.value } };
+      // An object's default it could not show is kept too, should the object be kept (see shownDefault).
+      else if (shown?.fromObject) result = { blank: true, outcome: { kind: 'value', value: shown.value } };
+      else result = clearedField(field, presences.at(-1) ?? 'absent');
     }
     return { ...result, errors: result.outcome.kind === 'error' ? { [field.blockId]: result.outcome.message } : {} };
   }
@@ -51,12 +57,16 @@ export class FormReader {
       field.control.kind === 'rest' ? samePath(field.path, group.path) : isDirectChild(group.path, field.path),
     );
     const results = children.map((child) => ({ child, result: this.read(child) }));
-    const presence = this.groupPresence(group);
+    const presences = this.groupPresences(group);
+    const presence = presences.at(-1) ?? 'absent';
     const kept = this.keptExtraProperties(group);
     // Properties no input shows are still the object's content: with them, blank inputs do not empty it.
     const allBlank = kept.length === 0 && results.every(({ result }) => result.blank);
     const blank = allBlank && (presence === 'absent' || presence === 'fresh' || presence === 'set');
-    if (allBlank) {
+    // Shown from the default of an object around it: assembled as shown, should that object be kept.
+    const shown = group.path.length > 0 ? shownDefault({ fields: this.fields, field: group, presences }) : undefined;
+    if (allBlank && shown?.fromObject === true && !isRecord(shown.value)) return { blank, outcome: { kind: 'value', value: shown.value }, errors: {} };
+    if (allBlank && shown?.fromObject !== true) {
       const collapsed = collapse(group, presence);
       if (collapsed !== undefined) return { blank, outcome: collapsed, errors: {} };
     }
@@ -89,18 +99,18 @@ export class FormReader {
     return first === undefined ? undefined : { actionId: first[0], state: first[1] };
   }
 
-  /** From any input below the group (its action id carries every level), else from the original value. */
-  private groupPresence(group: FormField): Presence {
+  /** Each level down to the group, from any input below it (its action id carries every level), else from the original value. */
+  private groupPresences(group: FormField): Presence[] {
     const depth = group.path.length;
     // Action ids carry the levels below the form, not the form itself.
-    if (depth === 0) return presencesAlong({ initialValue: this.initialValue, path: [] })[0] ?? 'fresh';
+    if (depth === 0) return [presencesAlong({ initialValue: this.initialValue, path: [] })[0] ?? 'fresh'];
     for (const field of this.fields) {
       if (field.path.length <= depth || !group.path.every((name, index) => field.path[index] === name)) continue;
       const entry = this.stateEntry(field);
-      const presence = entry === undefined ? undefined : decodeActionId(entry.actionId).presences[depth - 1];
-      if (presence !== undefined) return presence;
+      const presences = entry === undefined ? [] : decodeActionId(entry.actionId).presences.slice(0, depth);
+      if (presences.length === depth) return presences;
     }
-    return presencesAlong({ initialValue: this.initialValue, path: group.path }).at(-1) ?? 'absent';
+    return presencesAlong({ initialValue: this.initialValue, path: group.path });
   }
 
   /** Properties the schema does not list but allows: no input shows them, so they stay as they were. */
@@ -111,10 +121,6 @@ export class FormReader {
     const known = new Set(group.control.propertyNames);
     return Object.entries(original).filter(([name]) => !known.has(name));
   }
-}
-
-function samePath(left: readonly string[], right: readonly string[]): boolean {
-  return left.length === right.length && left.every((name, index) => right[index] === name);
 }
 
 /**

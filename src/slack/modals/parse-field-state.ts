@@ -2,6 +2,7 @@ import { truncateText } from '../blocks/limits.js';
 import { NONE_OPTION_VALUE } from './choice-element.js';
 import { inexactNumber, parseJsonExactly } from './exact-numbers.js';
 import { decodeActionId, presenceOf, type Presence, type Variant } from './field-presence.js';
+import type { ShownDefault } from './shown-default.js';
 import { textFormatOf, type FieldControl, type FormField } from './form-field.js';
 import { isRecord } from './json-schema.js';
 import { formatDateTime, parseDecimal, validateItemCount, validateNumber, validateText } from './validate-value.js';
@@ -35,22 +36,27 @@ const CHOICES_IN_MESSAGE_LENGTH = 120;
 const TIMEPICKER_SUFFIXES: Partial<Record<Variant, string>> = { seconds: ':00', utc: ':00Z' };
 const JSON_ERROR_LENGTH = 150;
 
-/** Reads one input's state back into a typed value, checking what Slack does not. */
-export function parseFieldState({ field, actionId, state }: { field: FormField; actionId: string; state: SlackStateValue }): FieldResult {
+/**
+ * Reads one input's state back into a typed value, checking what Slack does not. `shown`: the
+ * default the input was prefilled with if the model left the property out (`shownDefault`, for the
+ * presences its action id carries).
+ */
+export function parseFieldState({ field, actionId, state, shown }: { field: FormField; actionId: string; state: SlackStateValue; shown: ShownDefault | undefined }): FieldResult {
   const { variant, presences } = decodeActionId(actionId);
   const presence = presences.at(-1) ?? 'set';
   const reading = variant === 'json' ? readJson(field, state) : readWidget(field, variant, state);
   if ('error' in reading) return { blank: false, outcome: { kind: 'error', message: reading.error } };
-  // The model left the property out, so the input was prefilled with the schema's default (if any).
-  const shown = presence === 'absent' ? field.defaultValue : undefined;
-  const asIfProposed = shown === undefined ? presence : presenceOf(shown.value, { present: true });
+  // The model left the property out, so the input was prefilled with a default (if any).
+  const prefilled = presence === 'absent' ? shown : undefined;
+  const asIfProposed = prefilled === undefined ? presence : presenceOf(prefilled.value, { present: true });
   const result: FieldResult = reading.empty ? clearedField(field, asIfProposed) : { blank: false, outcome: value(reading.value) };
-  return shown === undefined ? result : fromShownDefault(field, shown.value, result);
+  return prefilled === undefined ? result : fromShownDefault(field, prefilled, result);
 }
 
 /**
- * An input prefilled with the default of a property the model left out reads as if the model had
- * proposed that default: whatever the approver leaves in it comes back explicitly (an unticked
+ * An input prefilled with the default of a property the model left out (its own, or what the
+ * default of an object left out around it holds for it) reads as if the model had proposed that
+ * default: whatever the approver leaves in it comes back explicitly (an unticked
  * checkbox `false`, an emptied multi-select or list `[]`, an emptied nullable input `null`), so the
  * default, applied again after the form, can never undo what the approver chose. Only a result
  * equal to the default (the input submitted as shown) stays left out, which means the same thing;
@@ -59,8 +65,10 @@ export function parseFieldState({ field, actionId, state }: { field: FormField; 
  * when emptied, as for a value the model did propose: left out, so the default their hint names
  * applies.
  */
-function fromShownDefault(field: FormField, shown: unknown, result: FieldResult): FieldResult {
-  if (result.outcome.kind !== 'value' || !sameJson(result.outcome.value, shown)) return result;
+function fromShownDefault(field: FormField, shown: ShownDefault, result: FieldResult): FieldResult {
+  if (result.outcome.kind !== 'value' || !sameJson(result.outcome.value, shown.value)) return result;
+  // An object's default applies only to the object left out as a whole: kept, for when another of its inputs changes.
+  if (shown.fromObject) return { blank: true, outcome: result.outcome };
   return { blank: true, outcome: field.required ? result.outcome : { kind: 'omit' } };
 }
 

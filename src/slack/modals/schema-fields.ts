@@ -116,6 +116,8 @@ function propertyDrafts(shape: SchemaShape, placement: Placement, reading: Readi
     hint: fieldHint({ description: shape.description }),
     required: placement.required,
     nullable: shape.nullable,
+    // Its inputs show it when the model left the object out (see shownDefault).
+    defaultValue: shape.defaultValue,
     insideOptionalObject: placement.insideOptionalObject,
     control: { kind: 'group', depth, propertyNames: shape.properties.map((property) => property.name), extraProperties: shape.extraProperties },
   };

@@ -3,8 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { findBlockKitViolations, SLACK_LIMITS } from '../blocks/limits.js';
 import type { JsonSchema } from './json-schema.js';
 import { modalView } from './modal-view.js';
-import { decodeActionId, valueAt } from './field-presence.js';
+import { decodeActionId, presencesAlong, valueAt } from './field-presence.js';
 import { buildSchemaForm, parseSchemaForm, type FormField, type SchemaForm } from './schema-form.js';
+import { shownDefault } from './shown-default.js';
 import { stateFromBlocks, stateFromInput, type StateValues } from './view-state.test-support.js';
 
 /** More runs for a soak: `PROPERTY_RUNS=4000 npx vitest run src/slack/modals`. */
@@ -233,7 +234,7 @@ function settingFor(field: FormField): fc.Arbitrary<unknown> | undefined {
 /**
  * A form built from a generated value, where the approver ticks and unticks checkboxes, picks and
  * clears multi-selects and rewrites or empties lists (each input as natural widget, whose original
- * value was not `null`), and leaves every other input as shown.
+ * value, or default shown, was not `null`), and leaves every other input as shown.
  */
 const EDITED_CASES = ROOT_CASES.chain(({ schema, value }) => {
   const form = buildSchemaForm({ schema, initialValue: value });
@@ -242,7 +243,9 @@ const EDITED_CASES = ROOT_CASES.chain(({ schema, value }) => {
     const field = form.fields.find((candidate) => candidate.blockId === block.block_id);
     const setting = field === undefined ? undefined : settingFor(field);
     if (field === undefined || setting === undefined || decodeActionId(String(block.element.action_id)).variant !== 'widget') return [];
+    // An empty widget shows `null` too: emptied, it is `null` again.
     if (valueAt(value, field.path)?.value === null) return [];
+    if (shownDefault({ fields: form.fields, field, presences: presencesAlong({ initialValue: value, path: field.path }) })?.value === null) return [];
     return [fc.option(setting.map((chosen) => ({ field, chosen })), { nil: undefined })];
   });
   return fc.tuple(...editable).map((settings) => ({ value, form, settings: settings.filter((setting) => setting !== undefined) }));
@@ -302,7 +305,9 @@ describe('any schema with any valid value', () => {
         }
         for (const { field, chosen } of settings) {
           const original = valueAt(value, field.path);
-          const shown = original?.value ?? field.defaultValue?.value ?? (field.control.kind === 'boolean' ? false : []);
+          // A default shows where the model left the property out: its own, or an object's around it.
+          const defaulted = shownDefault({ fields: form.fields, field, presences: presencesAlong({ initialValue: value, path: field.path }) });
+          const shown = original?.value ?? defaulted?.value ?? (field.control.kind === 'boolean' ? false : []);
           const result = valueAt(parsed.value, field.path);
           // Left as shown where the model had left the property out: still left out (or the same value),
           // so the default that was shown applies again. Anything else comes back exactly as set.

@@ -12,8 +12,9 @@
  *   submitted unchanged stay as they were. A missing property is shown with its default and stays
  *   missing if submitted unchanged; changed, it comes back as the approver left it, explicitly (an
  *   unticked checkbox `false`, an emptied multi-select or list `[]`), so the default can never undo
- *   the approver's choice (see `fromShownDefault`). A form opened without any value returns
- *   defaults explicitly.
+ *   the approver's choice (see `fromShownDefault`). Inside an object left out that has a default of
+ *   its own, inputs show what that default holds (see `shownDefault`), and once any of them changes,
+ *   the others come back as shown. A form opened without any value returns defaults explicitly.
  * - Nothing is truncated. A value no input can hold exactly is shown another way (as text, or as
  *   JSON; a nested object's inputs give way to one JSON input when its value is not an object,
  *   see `showsGroupAsJson`), and one too long for any input (over 3,000 characters, or past the view's size) is
@@ -32,6 +33,7 @@ import type { JsonSchemaDefinition } from './json-schema.js';
 import type { SlackStateValue } from './parse-field-state.js';
 import { byteLength, minimumFieldBytes, renderField, renderKeptField } from './render-field.js';
 import { buildSchemaFields } from './schema-fields.js';
+import { shownDefault } from './shown-default.js';
 import { extraPropertiesNotice } from './extra-properties.js';
 import { groupAsJsonField, isBelowGroup, showsGroupAsJson } from './group-as-json.js';
 
@@ -80,7 +82,7 @@ export function buildSchemaForm({
   for (const [index, field] of shown.entries()) {
     reserved -= minimumCosts[index] ?? 0;
     const presences = presencesAlong({ initialValue, path: field.path });
-    let block = renderField({ field, presences, prefill: prefillFor(field, presences, initialValue) });
+    let block = renderField({ field, presences, prefill: prefillFor({ fields, field, presences, initialValue }) });
     if (used + byteLength(block) + reserved > FORM_BYTE_LIMIT) block = renderKeptField({ field, reason: 'does not fit in one Slack form' });
     used += byteLength(block);
     blocks.push(block);
@@ -139,15 +141,21 @@ function isFieldList(form: SchemaForm | readonly FormField[]): form is readonly 
 
 /**
  * What to put in an input. A missing property shows its default (left out again if submitted
- * unchanged); `null` shows as nothing, except on menus that have a "(none)" choice and as JSON text.
- * A `null` default (pydantic's `note: str | None = None`) shows as the model's own `null` would:
- * an empty text box or picker, not a JSON box holding `null` that refuses plain text.
+ * unchanged), or what the default of an object left out around it holds for it (see
+ * `shownDefault`); `null` shows as nothing, except on menus that have a "(none)" choice and as JSON
+ * text. A `null` default (pydantic's `note: str | None = None`) shows as the model's own `null`
+ * would: an empty text box or picker, not a JSON box holding `null` that refuses plain text.
  */
-function prefillFor(field: FormField, presences: readonly Presence[], initialValue: unknown): { value: unknown } | undefined {
+function prefillFor({
+  fields,
+  field,
+  presences,
+  initialValue,
+}: { fields: readonly FormField[]; field: FormField; presences: readonly Presence[]; initialValue: unknown }): { value: unknown } | undefined {
   const presence = presences.at(-1);
   if (field.control.kind === 'rest') return restValue(field, initialValue);
   if (presence === 'set' || presence === 'empty') return valueAt(initialValue, field.path);
-  const shown = presence === 'null' ? { value: null } : field.defaultValue;
+  const shown = presence === 'null' ? { value: null } : shownDefault({ fields, field, presences });
   if (shown === undefined || shown.value !== null) return shown;
   // JSON text can show `null` itself, so it is seen and kept, whatever the schema says about null.
   if (field.control.kind === 'json') return { value: null };
