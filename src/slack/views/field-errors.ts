@@ -5,14 +5,17 @@ import type { FormField } from '../modals/form-field.js';
 interface FieldLike {
   blockId: string;
   path: readonly string[];
-  control: { kind: string };
+  /** A rest field (`kind: 'rest'`) lists the properties it holds. */
+  control: { kind: string; properties?: readonly { name: string }[] };
 }
 
 /**
  * Puts each server-side validation issue on the form field it concerns: the field whose path is
- * the longest prefix of the issue's path (a JSON field covers everything below it). An issue about
+ * the longest prefix of the issue's path (a JSON field covers everything below it; the "Other
+ * fields" JSON field only the properties it holds, though its path is its object's). An issue about
  * an object shown as several inputs goes on its first input, naming the object; issues about the
- * whole value, or about nothing on the form, go on the first field so they are still seen.
+ * whole value go on the first field so they are still seen, and about nothing on the form, on the
+ * "Other fields" field if there is one, else on the first field.
  */
 export function issuesToFieldErrors(issues: readonly JsonSchemaIssue[], fields: readonly FieldLike[]): Record<string, string> {
   const inputs = fields.filter((field) => field.control.kind !== 'group');
@@ -21,13 +24,13 @@ export function issuesToFieldErrors(issues: readonly JsonSchemaIssue[], fields: 
     const path = issue.path.map(String);
     let best: FieldLike | undefined;
     for (const field of inputs) {
-      const covers = field.path.every((name, index) => path[index] === name);
-      if (covers && (!best || field.path.length > best.path.length)) best = field;
+      if (covers(field, path) && (!best || field.path.length > best.path.length)) best = field;
     }
     // No input holds the whole path (an object's own rule, such as `dependencies`): the issue goes on
     // the object's first input, else the form's first, and names the path so it is not read as
     // being about that input.
-    const target = best ?? inputs.find((field) => isBelow(field.path, path)) ?? inputs[0];
+    const rest = inputs.find((field) => field.control.kind === 'rest');
+    const target = best ?? inputs.find((field) => isBelow(field.path, path)) ?? rest ?? inputs[0];
     if (!target) continue;
     const unnamed = best ? path.slice(best.path.length) : path;
     const label = unnamed.length > 0 ? `${unnamed.join('.')}: ` : '';
@@ -36,6 +39,18 @@ export function issuesToFieldErrors(issues: readonly JsonSchemaIssue[], fields: 
   }
   for (const [blockId, message] of Object.entries(errors)) errors[blockId] = message.length > 300 ? `${message.slice(0, 299)}…` : message;
   return errors;
+}
+
+/**
+ * Whether the field holds the value at `path`. The rest field's path is its object's, but it holds
+ * only some of the object's properties: an issue about the object itself, or about a property with
+ * inputs of its own, is not about it.
+ */
+function covers(field: FieldLike, path: readonly string[]): boolean {
+  if (!field.path.every((name, index) => path[index] === name)) return false;
+  if (field.control.kind !== 'rest') return true;
+  const property = path[field.path.length];
+  return property !== undefined && (field.control.properties ?? []).some(({ name }) => name === property);
 }
 
 function isBelow(fieldPath: readonly string[], objectPath: readonly string[]): boolean {
