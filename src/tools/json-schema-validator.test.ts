@@ -21,6 +21,12 @@ describe('JSON Schema validation of human input', () => {
     expect(!missing.success && missing.issues).toEqual([{ path: ['email'], message: 'is required' }]);
   });
 
+  it('gives array indexes in a path as numbers, and property names that look like numbers as names', () => {
+    const lists = { type: 'object' as const, properties: { hosts: { type: 'array' as const, items: { type: 'string' as const } }, ports: { type: 'object' as const, additionalProperties: { type: 'integer' as const } } } };
+    const result = validator.validate(lists, { hosts: ['a', 'b', 3], ports: { '2': 'http' } });
+    expect(!result.success && result.issues.map((issue) => issue.path)).toEqual([['hosts', 2], ['ports', '2']]);
+  });
+
   it('reports a broken schema instead of throwing', () => {
     const broken = { type: 'object' as const, properties: { a: { type: 'nonsense' as never } } };
     expect(validator.isUsable(broken)).toBe(false);

@@ -89,7 +89,7 @@ export function createJsonSchemaValidator({ applyDefaults = false, maxCompiled =
       // ajv fills defaults in place, so it works on a copy (inputs are JSON: structuredClone keeps them whole).
       const checked = applyDefaults ? structuredClone(value) : value;
       if (validate(checked)) return { success: true, value: checked };
-      return { success: false, issues: (validate.errors ?? []).map(toIssue) };
+      return { success: false, issues: (validate.errors ?? []).map((error) => toIssue(error, checked)) };
     },
   };
 }
@@ -144,14 +144,28 @@ const linearRegExp: NonNullable<NonNullable<Options['code']>['regExp']> = Object
   { code: 'compileSchemaPattern' },
 );
 
-function toIssue(error: ErrorObject): JsonSchemaIssue {
-  const path = error.instancePath
+function toIssue(error: ErrorObject, value: unknown): JsonSchemaIssue {
+  const segments = error.instancePath
     .split('/')
     .slice(1)
     .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'));
+  const path = withIndexes(segments, value);
   // A missing required property is reported on its parent; point at the property itself.
   if (error.keyword === 'required' && typeof error.params.missingProperty === 'string') {
     return { path: [...path, error.params.missingProperty], message: 'is required' };
   }
   return { path, message: error.message ?? 'is not valid' };
+}
+
+/**
+ * Array indexes as numbers, as zod reports them: a JSON Pointer cannot tell `hosts/2` (the third
+ * host) from a property named "2", and a form counts list items from one.
+ */
+function withIndexes(segments: readonly string[], value: unknown): Array<string | number> {
+  let container = value;
+  return segments.map((segment) => {
+    const index = Array.isArray(container) && /^(0|[1-9]\d*)$/.test(segment) ? Number(segment) : undefined;
+    container = typeof container === 'object' && container !== null && Object.hasOwn(container, segment) ? (container as Record<string, unknown>)[segment] : undefined;
+    return index ?? segment;
+  });
 }

@@ -8,7 +8,7 @@ import { APPROVAL_ACTION_IDS, encodeCallFormMetadata } from '../blocks/action-id
 import { stateFromBlocks } from '../modals/view-state.test-support.js';
 import { EDIT_CALL_CALLBACK_ID } from '../views/edit-call-view.js';
 import { cardClick, fakeBoltApp, recordingMessenger, storeWith } from './bolt-listener.test-support.js';
-import { registerEditCall, SCHEMA_CHANGED_TEXT } from './edit-call.js';
+import { registerEditCall, SCHEMA_CHANGED_TEXT, toolUnavailableText } from './edit-call.js';
 
 const SOURCE_THEN_TARGET = { type: 'object', properties: { source: { type: 'string' }, target: { type: 'string' } }, required: ['source', 'target'], additionalProperties: false };
 const TARGET_THEN_SOURCE = { type: 'object', properties: { target: { type: 'string' }, source: { type: 'string' } }, required: ['source', 'target'], additionalProperties: false };
@@ -22,7 +22,7 @@ const input = { source: 'backup-bucket', target: 'prod-db' };
  * Bob's name.
  */
 function openEditForm() {
-  let schema: object = SOURCE_THEN_TARGET;
+  let schema: object | undefined = SOURCE_THEN_TARGET;
   const toolSchemas = {
     jsonSchema: vi.fn(async () => schema),
     validate: vi.fn(async (_tool: string, value: unknown) => ({ success: true, value })),
@@ -37,7 +37,7 @@ function openEditForm() {
   return {
     step,
     record,
-    changeSchema: (next: object) => {
+    changeSchema: (next: object | undefined) => {
       schema = next;
     },
     async open() {
@@ -101,5 +101,19 @@ describe('Edit form submitted after the tool schema changed', () => {
 
     expect(form.record).not.toHaveBeenCalled();
     expect(ack).toHaveBeenCalledExactlyOnceWith({ response_action: 'errors', errors: { [firstInputBlockId(opened.blocks)]: SCHEMA_CHANGED_TEXT } });
+  });
+
+  it('says the tool is no longer available when it went away while the form was open (the request is still open), keeps the form and records nothing', async () => {
+    const form = openEditForm();
+    const opened = await form.open();
+
+    form.changeSchema(undefined);
+    const ack = await form.submit(opened);
+
+    expect(form.record).not.toHaveBeenCalled();
+    expect(ack).toHaveBeenCalledExactlyOnceWith({
+      response_action: 'errors',
+      errors: { [firstInputBlockId(opened.blocks)]: `${toolUnavailableText('restart_service')} Nothing changed.` },
+    });
   });
 });

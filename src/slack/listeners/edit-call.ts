@@ -21,6 +21,11 @@ import { submittedInputFields } from './submitted-input-fields.js';
 
 export const SCHEMA_CHANGED_TEXT = "The tool's parameters changed since this form opened, so nothing changed. Close this form and open Edit again.";
 
+/** Said on a click on Edit, and on a submit, when the call's tool is no longer loaded (an MCP server gone or restarting). */
+export function toolUnavailableText(toolName: string): string {
+  return `The tool ${toolName} is not available any more, so it cannot be edited.`;
+}
+
 export interface EditCallOptions {
   store: StateStore;
   decider: CallDecider;
@@ -53,7 +58,7 @@ export function registerEditCall(app: App, { store, decider, messenger, toolSche
     onlyForCurrentInput: true,
     async view({ step, call, privateMetadata }) {
       const schema = await toolSchemas.jsonSchema(call.toolName);
-      if (!schema) return `The tool ${call.toolName} is not available any more, so it cannot be edited.`;
+      if (!schema) return toolUnavailableText(call.toolName);
       const form = buildSchemaForm({ schema, initialValue: call.input, timeFormat: timeFormatOf(toolSchemas, call.toolName) });
       return editCallView({ step, call, form, privateMetadata: withFormLayout({ privateMetadata, layoutKey: formLayoutKey(form.fields) }) });
     },
@@ -65,9 +70,15 @@ export function registerEditCall(app: App, { store, decider, messenger, toolSche
     const lookup = reference ? await readCall({ store, logger, reference }) : undefined;
     // The form stays as filled in, so the person can submit it again.
     if (isUnreadable(lookup)) return ack(formErrors({ fields: submittedInputFields(view), message: lookup.message }));
-    const schema = lookup?.call ? await toolSchemas.jsonSchema(lookup.call.toolName) : undefined;
-    if (!reference || !lookup?.call || !schema) {
+    if (!reference || !lookup?.call) {
       return ack(formErrors({ fields: [], message: lookup && !lookup.open ? lookup.message : 'This request is no longer open.' }));
+    }
+    const schema = await toolSchemas.jsonSchema(lookup.call.toolName);
+    if (!schema) {
+      if (!lookup.open) return ack(formErrors({ fields: [], message: lookup.message }));
+      // The request is still open: say what happened, as a click on Edit does. The form stays as filled in,
+      // so it can be submitted again should the tool come back (an MCP server restarting).
+      return ack(formErrors({ fields: submittedInputFields(view), message: `${toolUnavailableText(lookup.call.toolName)} Nothing changed.` }));
     }
     // Rebuilt server-side from the stored call: nothing in the submitted view is trusted but its values.
     const form = buildSchemaForm({ schema, initialValue: callAsShown(lookup.call).input, timeFormat: timeFormatOf(toolSchemas, lookup.call.toolName) });

@@ -32,8 +32,8 @@ export function issuesToFieldErrors(issues: readonly JsonSchemaIssue[], fields: 
     const rest = inputs.find((field) => field.control.kind === 'rest');
     const target = best ?? inputs.find((field) => isBelow(field.path, path)) ?? rest ?? inputs[0];
     if (!target) continue;
-    const unnamed = best ? path.slice(best.path.length) : path;
-    const label = unnamed.length > 0 ? `${unnamed.join('.')}: ` : '';
+    const unnamed = best ? issue.path.slice(best.path.length) : issue.path;
+    const label = unnamed.length > 0 ? `${pathLabel(unnamed)}: ` : '';
     const message = `${label}${issue.message}`;
     errors[target.blockId] = errors[target.blockId] ? `${errors[target.blockId]}; ${message}` : message;
   }
@@ -51,6 +51,27 @@ function covers(field: FieldLike, path: readonly string[]): boolean {
   if (field.control.kind !== 'rest') return true;
   const property = path[field.path.length];
   return property !== undefined && (field.control.properties ?? []).some(({ name }) => name === property);
+}
+
+/**
+ * `limits.cpu`, `Item 3`, `hosts, item 3, name`: property names joined by dots, and list items
+ * (numbers in the path) counted from one, as the form's own messages count them.
+ */
+function pathLabel(path: readonly (string | number)[]): string {
+  const parts: string[] = [];
+  let names: string[] = [];
+  for (const segment of path) {
+    if (typeof segment === 'string') {
+      names.push(segment);
+      continue;
+    }
+    if (names.length > 0) parts.push(names.join('.'));
+    names = [];
+    parts.push(`item ${segment + 1}`);
+  }
+  if (names.length > 0) parts.push(names.join('.'));
+  const label = parts.join(', ');
+  return typeof path[0] === 'number' ? `${label.charAt(0).toUpperCase()}${label.slice(1)}` : label;
 }
 
 function isBelow(fieldPath: readonly string[], objectPath: readonly string[]): boolean {
