@@ -8,6 +8,7 @@ import { commitTransition, StepContendedError } from '../approvals/transitions/c
 import { logUnconfirmedWithdrawal } from '../approvals/unconfirmed-withdrawal.js';
 import type { ThreadState } from '../store/thread-state.js';
 import { postOutbox } from './answer-outbox.js';
+import { createCarriedApprovalsClosing } from './close-carried-approvals.js';
 import type { CloseInterruptedCalls } from './close-interrupted-calls.js';
 import { postUnpostedNotice } from './failed-turn.js';
 import { interruptedCallRecords } from './interrupted-call-records.js';
@@ -41,6 +42,7 @@ type MessageDependencies = Pick<PhaseDependencies, 'store' | 'logger' | 'now' | 
 /** A new message in a thread: settle the open card, take the message in (once), run the model. */
 export function createMessageHandler(options: MessageDependencies) {
   const { store, logger, now, loadThread, loadMessageThread, runAndPublish, cards, resumer } = options;
+  const closeCarriedApprovals = createCarriedApprovalsClosing(options);
 
   async function handleMessage(scope: TurnScope, item: MessageWorkItem): Promise<void> {
     // Read under the thread's lock, before the take-in: deleted while it waited, the message is
@@ -74,6 +76,9 @@ export function createMessageHandler(options: MessageDependencies) {
     delete thread.answerTs;
     delete thread.outbox;
     delete thread.unpostedStopNotice;
+    // The message ends a failed turn (its Try again finds nothing to retry): what people approved
+    // for that Try again lapses visibly, not with the card still saying "Approved".
+    await closeCarriedApprovals(scope, thread);
     delete thread.failedTurn;
     delete thread.inlineResume;
     // A new turn, asked for by this message's author: earlier answers steered the turn they were given in.

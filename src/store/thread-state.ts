@@ -87,6 +87,7 @@ export interface FailedTurn {
   /**
    * Approved calls the failed turn had not started: Try again runs them with the version their
    * approvers signed, once their approvals are checked again against the step they were given in.
+   * A new message instead closes them unrun, on their steps too (`createCarriedApprovalsClosing`).
    */
   approvedCalls?: CarriedApproval[];
   /**

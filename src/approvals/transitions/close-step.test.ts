@@ -3,7 +3,7 @@ import { COUNTERSIGN_ACTOR } from '../../agent/decision-messages.js';
 import { inputHash } from '../input-version.js';
 import type { Decision, PendingStep } from '../pending-step.js';
 import { makeStep } from '../pending-step.test-support.js';
-import { closeStepTransition, rejudgeResumeTransition, supersedeTransition } from './close-step.js';
+import { closeCarriedApprovalsTransition, closeStepTransition, rejudgeResumeTransition, supersedeTransition } from './close-step.js';
 
 const INPUT = { service: 'api', namespace: 'staging' };
 const HOOK = 'hook:staging-only';
@@ -54,5 +54,26 @@ describe('rejudgeResumeTransition (an interrupted resume taken over)', () => {
 
   it('is no transition for a step that is not resumed', () => {
     expect(rejudgeResumeTransition({ ...resumed, phase: 'complete' }, { fence, decisions: { a1: revoked } })).toBeUndefined();
+  });
+});
+
+describe('closeCarriedApprovalsTransition (a newer message instead of Try again)', () => {
+  const fence = { threadKey: step.threadKey, token: '9' };
+  const resumed: PendingStep = { ...step, phase: 'resumed', resumedBy: '3', revision: 4, decisions: { ...step.decisions, a3: { outcome: 'approved', userId: 'U0BOB', at: 2, version: 0, approvedBy: ['U0BOB'] } } };
+  const reason = 'a newer message came instead of Try again';
+
+  it('closes the listed approvals unrun as countersign, saying who had approved them, audited; the others stay', () => {
+    const transition = closeCarriedApprovalsTransition(resumed, { fence, approvalIds: ['a2', 'a3'], reason, now: 5 })!;
+    expect(transition).toMatchObject({ fromRevision: 4, resumed: true, fence });
+    expect(transition.step.decisions).toEqual({
+      ...resumed.decisions,
+      a3: { outcome: 'denied', userId: COUNTERSIGN_ACTOR, at: 5, reason: `${reason}; it had been approved by <@U0BOB>, but was closed before it ran` },
+    });
+    expect(transition.audit).toEqual([expect.objectContaining({ type: 'decision', approvalId: 'a3', outcome: 'denied', userId: COUNTERSIGN_ACTOR, reason: expect.stringContaining('closed before it ran') })]);
+  });
+
+  it('is no transition when none of them is still approved, or the step is not resumed', () => {
+    expect(closeCarriedApprovalsTransition(resumed, { fence, approvalIds: ['a2'], reason, now: 5 })).toBeUndefined();
+    expect(closeCarriedApprovalsTransition({ ...resumed, phase: 'complete' }, { fence, approvalIds: ['a3'], reason, now: 5 })).toBeUndefined();
   });
 });

@@ -1,3 +1,4 @@
+import { COUNTERSIGN_ACTOR } from '../../agent/decision-messages.js';
 import type { AuditEventInput } from '../../audit/audit-event.js';
 import { deciderText } from '../approval-hook.js';
 import { decisionOf, type Decision, type PendingStep } from '../pending-step.js';
@@ -57,6 +58,32 @@ function closeUndecided(step: PendingStep, decision: Decision, phase: 'supersede
   }
   next.phase = phase;
   return { step: next, fromRevision: step.revision, audit, closed: true, withdraws: true };
+}
+
+/**
+ * A failed turn kept these approvals for its Try again (`FailedTurn.approvedCalls`), and a newer
+ * message came instead: their calls, never started, will not run. Each approval still on the
+ * resumed step is closed as countersign's (`reason`, and who had approved it), so the card says
+ * "Not run" and why rather than "Approved by …", and audited. Written with the thread that tells
+ * the model so, by the thread's holder (`commitStepWithThread`, as a resume claim is); undefined
+ * when the step is not resumed or none of `approvalIds` is still approved on it.
+ */
+export function closeCarriedApprovalsTransition(
+  step: PendingStep,
+  { fence, approvalIds, reason, now }: { fence: { threadKey: string; token: string }; approvalIds: readonly string[]; reason: string; now: number },
+): StepTransition | undefined {
+  const decisions: Record<string, Decision> = {};
+  const audit: AuditEventInput[] = [];
+  for (const call of step.calls) {
+    const approved = decisionOf(step, call.approvalId);
+    if (!approvalIds.includes(call.approvalId) || approved?.outcome !== 'approved') continue;
+    const closing: Decision = { outcome: 'denied', userId: COUNTERSIGN_ACTOR, at: now, reason };
+    decisions[call.approvalId] = { ...closing, reason: approvalClosedReason(closing, approved) };
+    audit.push(decisionEvent(step, call, decisions[call.approvalId]!));
+  }
+  if (audit.length === 0) return undefined;
+  const transition = rejudgeResumeTransition(step, { fence, decisions });
+  return transition && { ...transition, audit };
 }
 
 /** Why an approved call was closed unrun: the step's reason, and whose approval lapsed with it. */
