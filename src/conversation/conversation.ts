@@ -73,7 +73,7 @@ export function createConversation(options: ConversationOptions): Conversation {
   const closeInterruptedCalls = createCloseInterruptedCalls(dependencies);
   const cards = createStepCards(dependencies);
   // The resumer runs and publishes, and a step the approval hook decided entirely is resumed at once.
-  const runAndPublish = createRunAndPublish({ ...dependencies, cards, resumeDecided: (scope, stepId) => resumer.resume(scope, stepId) });
+  const runAndPublish = createRunAndPublish({ ...dependencies, cards, resumeDecided: (scope, stepId, soFar) => resumer.resume(scope, stepId, undefined, soFar) });
   const phases = { loadThread, closeInterruptedCalls, runAndPublish };
   const resumer = createStepResumer({ ...dependencies, ...phases, cards });
   const handleMessage = createMessageHandler({ ...dependencies, ...phases, loadMessageThread: createMessageThreadLoader(dependencies), cards, resumer });

@@ -20,7 +20,7 @@ import { postUnpostedNotice } from './failed-turn.js';
 import { createInterruptedResumeJudge } from './interrupted-resume-approvals.js';
 import { addParticipants } from './participants.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
-import type { RunAndPublish } from './run-and-publish.js';
+import type { RunAndPublish, TurnSoFar } from './run-and-publish.js';
 import type { StepCards } from './step-card.js';
 import { validatedThread, type LoadThread } from './thread-loader.js';
 import { refreshCard as refreshStepCard } from './refresh-card.js';
@@ -46,8 +46,11 @@ export function createStepResumer(options: ResumeDependencies) {
   const currentEvaluation = createCurrentEvaluation({ policy: options.policy, tools: options.tools });
   const rejudgeInterruptedResume = createInterruptedResumeJudge({ ...options, currentEvaluation, hookInForce: options.approvalHook?.name });
 
-  /** `prefetched`: the step and thread as the pick-up read them under this lease's lock. */
-  async function resume(scope: TurnScope, stepId: string, prefetched?: PrefetchedStep): Promise<void> {
+  /**
+   * `prefetched`: the step and thread as the pick-up read them under this lease's lock. `soFar`: the
+   * turn this resume goes on with, when its step was decided as it was opened (see `TurnSoFar`).
+   */
+  async function resume(scope: TurnScope, stepId: string, prefetched?: PrefetchedStep, soFar?: TurnSoFar): Promise<void> {
     // The step's thread is the lease's: both are read in one round trip, or were read with the lock.
     const { threadKey } = scope.lease.fence;
     const read = prefetched?.stepId === stepId ? prefetched : await store.getStepAndThread(stepId, threadKey);
@@ -60,7 +63,7 @@ export function createStepResumer(options: ResumeDependencies) {
       if (step.phase === 'resumed') await recoverInterruptedResume(scope, thread, step);
       return;
     }
-    await claimAndResume(scope, thread, stepId, step, { waitForGroups: true });
+    await claimAndResume(scope, thread, stepId, step, { waitForGroups: true, ...(soFar ? { soFar } : {}) });
   }
 
   /**
@@ -74,8 +77,11 @@ export function createStepResumer(options: ResumeDependencies) {
    * recovery sweep offers it again until the groups are read or `UNCHECKED_APPROVAL_PATIENCE_MS`
    * has passed; then, or at once without it (a newer message moves the thread on), the call is
    * closed by countersign as an error.
+   *
+   * `soFar`: the turn the resumed round belongs to (see `TurnSoFar`); without it, the resume starts
+   * a turn of its own, with all of `agent.maxSteps`, as after any decision people made.
    */
-  async function claimAndResume(scope: TurnScope, thread: ThreadState, stepId: string, read?: PendingStep, { waitForGroups = false } = {}): Promise<boolean> {
+  async function claimAndResume(scope: TurnScope, thread: ThreadState, stepId: string, read?: PendingStep, { waitForGroups = false, soFar }: { waitForGroups?: boolean; soFar?: TurnSoFar } = {}): Promise<boolean> {
     let known = read;
     for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt += 1) {
       const step = known ?? (await store.getStep(stepId));
@@ -131,7 +137,7 @@ export function createStepResumer(options: ResumeDependencies) {
         return true;
       }
       logger.info({ event: 'turn-resumed', stepId: claimed.stepId, threadKey: thread.threadKey }, 'resuming turn');
-      await runAndPublish(scope, thread, claimed.requesterId, approvedRunsFor(claimed));
+      await runAndPublish(scope, thread, claimed.requesterId, approvedRunsFor(claimed), soFar);
       return true;
     }
     throw new StepContendedError({ stepId, attempts: MAX_CLAIM_ATTEMPTS });

@@ -27,11 +27,27 @@ type RunAndPublishDependencies = Pick<
   'store' | 'audit' | 'model' | 'instructions' | 'tools' | 'policy' | 'toolProblems' | 'resolveGroups' | 'channelsOf' | 'limits' | 'logger' | 'now' | 'metrics' | 'approvalHook' | 'schedules' | 'tracer'
 > & {
   cards: StepCards;
-  /** Resumes a step the approval hook decided entirely (late-bound: resuming runs and publishes again). */
-  resumeDecided: (scope: TurnScope, stepId: string) => Promise<void>;
+  /**
+   * Resumes a step decided as it was opened (by the approval hook, or closed by countersign) in the
+   * same turn, `soFar` (late-bound: resuming runs and publishes again).
+   */
+  resumeDecided: (scope: TurnScope, stepId: string, soFar: TurnSoFar) => Promise<void>;
 };
 
-export type RunAndPublish = (scope: TurnScope, thread: ThreadState, requesterId: string, approvedRuns?: ReadonlyMap<string, ApprovedRun>) => Promise<void>;
+/**
+ * A turn going on in a round resumed at once, in the same work item: a step its last round opened
+ * was decided as it was opened (the approval hook decided every call, or countersign closed them as
+ * nobody could approve them). Those rounds are one turn, held to `agent.maxSteps` together: a model
+ * that keeps asking for such calls would otherwise never stop. Anything else that runs the model
+ * (a new message, Try again, a resume of a step people decided, even one resumed inside a message's
+ * item) starts a turn of its own, with all of `agent.maxSteps`.
+ */
+export interface TurnSoFar {
+  /** Model steps the turn's earlier rounds took. */
+  stepsTaken: number;
+}
+
+export type RunAndPublish = (scope: TurnScope, thread: ThreadState, requesterId: string, approvedRuns?: ReadonlyMap<string, ApprovedRun>, soFar?: TurnSoFar) => Promise<void>;
 
 /**
  * Running the model for a thread and showing what came of it: the answer, a card for calls that
@@ -45,16 +61,11 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
   const recordUnansweredTurn = createUnansweredTurn(options);
   const grantsFor = createGrantLookup(options);
   const consultApprovalHook = createApprovalHookConsultation(options);
-  // Model steps one work item's turn has taken. A step the approval hook decided entirely, or one
-  // countersign closed as it was built (a call nobody could approve), is resumed at once in the
-  // same item: those rounds are one turn, held to `agent.maxSteps` together. A model that keeps
-  // asking for such calls would otherwise never stop.
-  const stepsTaken = new WeakMap<TurnScope, number>();
 
-  async function runAndShow(scope: TurnScope, thread: ThreadState, requesterId: string, shown: ShownAnswer, approvedRuns?: ReadonlyMap<string, ApprovedRun>): Promise<void> {
+  async function runAndShow(scope: TurnScope, thread: ThreadState, requesterId: string, shown: ShownAnswer, approvedRuns?: ReadonlyMap<string, ApprovedRun>, soFar?: TurnSoFar): Promise<void> {
     const { messenger } = scope;
     const where = { channel: thread.channel, threadTs: thread.threadTs };
-    const stepsBefore = stepsTaken.get(scope) ?? 0;
+    const stepsBefore = soFar?.stepsTaken ?? 0;
     // A round resumed at once after the turn's last step: the decisions are in the history (the
     // resume claimed the step), the model is not asked again. Stopped at the limit as any turn is,
     // with its notice: Try again asks the model from here, and runs the approved calls not yet run.
@@ -114,7 +125,6 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
       await status.end();
     }
     const steps = stepsBefore + outcome.steps;
-    stepsTaken.set(scope, steps);
     const waiting = outcome.approvalRequests.length > 0;
     // Stopped at the step limit, or nothing to show, and nobody to ask: without a notice the thread
     // would go quiet, or take the model's commentary on its way for its answer.
@@ -154,7 +164,7 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
     const step = await inSpan({ tracer: options.tracer, name: 'countersign.card', parent: scope.traceContext, attributes: { 'countersign.calls': outcome.approvalRequests.length } }, async (traceContext) => {
       // The step remembers this span: the decision and the resumed turn join its trace.
       const cardScope = { ...scope, traceContext };
-      // Once the turn has taken its steps, the hook's approval could not be acted on in this item: people decide.
+      // Once the turn has taken its steps, a hook's approval could not run in it: people decide, and their decision resumes a turn of its own.
       const asksHook = steps < limits.maxSteps;
       // Marked while the hook decides, so App Home (which lists the step at once) takes no click meanwhile.
       const marks = asksHook ? hookDecidingMark({ hook: options.approvalHook, now: options.now() }) : {};
@@ -166,7 +176,7 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
       await cards.postCardFor(cardScope, decided);
       return decided;
     });
-    if (step.phase === 'complete') await options.resumeDecided(scope, step.stepId);
+    if (step.phase === 'complete') await options.resumeDecided(scope, step.stepId, { stepsTaken: steps });
   }
 
   /**
@@ -174,10 +184,10 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
    * answer messages it posted but never recorded are removed: the process that took the thread
    * over did not know them and wrote the answer again, so they would be a second answer.
    */
-  return async (scope, thread, requesterId, approvedRuns) => {
+  return async (scope, thread, requesterId, approvedRuns, soFar) => {
     const shown = newShownAnswer(thread.answerTs);
     try {
-      await runAndShow(scope, thread, requesterId, shown, approvedRuns);
+      await runAndShow(scope, thread, requesterId, shown, approvedRuns, soFar);
     } catch (error) {
       if (scope.lease.lost()) await takeBackStream({ scope, store: options.store, thread, shown, logger });
       throw error;

@@ -37,7 +37,7 @@ export type ShowsNothing = (markdown: string) => boolean;
  * comments as it works ("Checking staging first.") reaches the limit with text from earlier steps.
  * A silent last step leaves no assistant message of its own (the AI SDK drops an empty one; see
  * `withoutEmptyAnswer`). `stepsBefore`: the steps the same turn took in the rounds before this one,
- * resumed at once in the same work item (a step the approval hook or countersign decided), which
+ * resumed at once (a step the approval hook or countersign decided; see `TurnSoFar`), which
  * count toward `maxSteps` as well.
  */
 export function unansweredReason(options: {
