@@ -17,8 +17,18 @@ describe('how a last step that wrote text and called no tools ended', () => {
     ['a refusal (Chat Completions)', 'content-filter', 'stop', 'whole'],
     ['a refusal (Responses API)', 'content-filter', undefined, 'whole'],
     // An OpenAI-compatible server's own end of an answer.
-    ['eos', 'other', 'eos', 'whole'],
-    ['eos_token', 'other', 'eos_token', 'whole'],
+    ['eos (Together)', 'other', 'eos', 'whole'],
+    ['eos_token (TGI)', 'other', 'eos_token', 'whole'],
+    ['stop_sequence (TGI)', 'other', 'stop_sequence', 'whole'],
+    ['end_turn (Anthropic, through a gateway)', 'other', 'end_turn', 'whole'],
+    // An OpenAI-compatible server's own cut-off, and a reason nobody has listed yet.
+    ['model_length (Mistral: the context is full)', 'other', 'model_length', 'cut off'],
+    ['error (Mistral)', 'other', 'error', 'cut off'],
+    ['insufficient_system_resource (DeepSeek)', 'other', 'insufficient_system_resource', 'cut off'],
+    ['abort (vLLM)', 'other', 'abort', 'cut off'],
+    ['a reason of its own', 'other', 'unheard_of', 'cut off'],
+    // The Responses API: an incomplete response for a reason other than its output limit or a filter.
+    ['incomplete for another reason (Responses API)', 'other', 'server_shutdown', 'cut off'],
     ['a content filter that stopped the answer', 'content-filter', 'content_filter', 'filtered'],
   ])('%s', (_name, finishReason, rawFinishReason, expected) => {
     const step = { ...answer, finishReason, rawFinishReason };

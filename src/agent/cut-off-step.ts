@@ -36,18 +36,31 @@ export interface StepFinish {
 }
 
 /**
+ * The raw finish reasons of OpenAI-compatible servers that mean the model ended its answer itself,
+ * which @ai-sdk/openai reports as `other` (it maps only OpenAI's own reasons): Together's `eos`,
+ * Hugging Face TGI's `eos_token` and `stop_sequence`, and Anthropic's `end_turn` (and
+ * `stop_sequence`) that some gateways pass through as they are; `stop` in any case. vLLM, Ollama,
+ * llama.cpp, Mistral and DeepSeek end an answer with `stop`. The same servers report their own
+ * cut-offs as `other` too (Mistral's `model_length` and `error`, DeepSeek's
+ * `insufficient_system_resource`, vLLM's `abort`), and so would a server's next new one: a reason
+ * not listed here is taken for a cut-off, since a whole answer marked cut off only costs a Try
+ * again, while half an answer shown as whole misleads and stays in the history as said.
+ */
+const MODEL_END_RAW_FINISH_REASONS: ReadonlySet<string> = new Set(['stop', 'eos', 'eos_token', 'stop_sequence', 'end_turn']);
+
+/**
  * Whether a last step that called no tools but wrote text was cut off mid-answer. Its text is only
- * the start of an answer, and shown as the answer it would read as a whole one. Only a real cut-off
- * counts: an unfinished finish reason, or `other` with no reason from the server, which is what the
- * AI SDK reports for a stream that ended with no finish at all. Every other end is the model's own:
- * `stop`; `content-filter` for a refusal (@ai-sdk/openai reports a whole refusal so); `other` for an
- * OpenAI-compatible server's own reason (`eos`), which the server did send; and a content filter
- * that stopped the answer (see `isFilteredAnswer`).
+ * the start of an answer, and shown as the answer it would read as a whole one. An unfinished finish
+ * reason is a cut-off, and so is `other` unless the server's raw reason is a known end of an answer
+ * (`MODEL_END_RAW_FINISH_REASONS`): with no reason at all, it is what the AI SDK reports for a stream
+ * that ended with no finish. Every other end is the model's own: `stop`; `content-filter` for a
+ * refusal (@ai-sdk/openai reports a whole refusal so); and a content filter that stopped the answer
+ * (see `isFilteredAnswer`).
  */
 export function isCutOffAnswer(options: StepFinish & { callCount: number; hasText: boolean }): boolean {
   if (options.callCount > 0 || !options.hasText) return false;
   if (UNFINISHED_FINISH_REASONS.has(options.finishReason)) return true;
-  return options.finishReason === 'other' && options.rawFinishReason === undefined;
+  return options.finishReason === 'other' && !MODEL_END_RAW_FINISH_REASONS.has(options.rawFinishReason ?? '');
 }
 
 /**

@@ -27,6 +27,7 @@ export function fencedMessenger(messenger: ThreadMessenger, lease: Lease): Threa
       };
     },
     answerShowsNothing: (options) => messenger.answerShowsNothing(options),
+    withOpenCodeClosed: (options) => messenger.withOpenCodeClosed(options),
     postNotice: guarded((options) => messenger.postNotice(options)),
     postMention: guarded((options) => messenger.postMention(options)),
     postStepCard: guarded((options) => messenger.postStepCard(options)),

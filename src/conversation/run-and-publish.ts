@@ -138,7 +138,7 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
     await notes.noteAutomaticApprovals(scope, thread, automatic);
     if (unanswered) return recordUnansweredTurn(scope, thread, { reason: unanswered, text: outcome.text, requesterId, answer, ...(retryOf === undefined ? {} : { retryOf }) });
     if (!waiting) {
-      thread.outbox = outcome.filtered ? withFilteredNote(outcome.text) : outcome.text;
+      thread.outbox = outcome.filtered ? withFilteredNote({ text: outcome.text, messenger }) : outcome.text;
       try {
         await scope.save(thread, { settled: true });
         for (const each of thread.answerTs ?? []) shown.recorded.add(each);

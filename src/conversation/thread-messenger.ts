@@ -70,6 +70,11 @@ export interface ThreadMessenger {
    */
   answerShowsNothing(options: { markdown: string }): boolean;
   /**
+   * `markdown` with a code block it leaves open at its end (a model stopped inside it) closed, so
+   * text added after it is not shown as code. Pure.
+   */
+  withOpenCodeClosed(options: { markdown: string }): string;
+  /**
    * Posts a short notice the bot itself wrote (errors, notes); any pings in it are neutralised. It
    * must look like nothing an answer can: the model's text can copy its words, not its shape.
    */

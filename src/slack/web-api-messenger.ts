@@ -6,7 +6,7 @@ import type { ThreadMessenger } from '../conversation/thread-messenger.js';
 import { neutralisePings } from './format/markdown-to-mrkdwn.js';
 import { isSlackUserId } from './format/mrkdwn-tokens.js';
 import { createNativeAnswerStream } from './answer/native-answer-stream.js';
-import { answerShowsNothing } from './answer/render-answer.js';
+import { answerShowsNothing, withOpenCodeClosed } from './answer/render-answer.js';
 import { createUpdatingAnswerStream } from './answer/updating-answer-stream.js';
 import { buildApprovalCard } from './blocks/approval-card.js';
 import { deleteFailure } from './delete-failure.js';
@@ -51,6 +51,7 @@ export function createWebApiMessenger(options: { client: WebClient; logger: Logg
     },
 
     answerShowsNothing: ({ markdown }) => answerShowsNothing(markdown),
+    withOpenCodeClosed: ({ markdown }) => withOpenCodeClosed(markdown),
 
     async postNotice({ channel, threadTs, text, retryButton }) {
       // The bot's own notices name the people they are about (a grant's owner): only broadcasts are defused.

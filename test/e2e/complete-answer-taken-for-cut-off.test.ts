@@ -92,4 +92,15 @@ describe('an answer a content filter stopped as it was written', () => {
       expect(told).toEqual([answer]);
     });
   }
+
+  it('stopped inside a code block: the block is closed before the note, which is not shown as code', async () => {
+    const { h, openai } = await throughProxy('chat', filteredCases[0]![2]);
+    openai.enqueue({ text: 'Run this:\n```sh\nrm -f /var/lock/app' });
+    const threadTs = nextTs();
+    await h.mention({ user: 'UALICE', text: 'how do I clear the lock?', ts: threadTs });
+    await waitFor(() => threadReplies(h, threadTs).some((message) => message.text.includes('Run this')), { message: 'the answer' });
+    await h.settled();
+    const [shown] = threadReplies(h, threadTs).map((message) => message.text);
+    expect(shown).toMatch(/rm -f \/var\/lock\/app\n```\n\n_The model's content filter ended this answer here\._$/);
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerShowsNothing, renderAnswer } from './render-answer.js';
+import { answerShowsNothing, renderAnswer, withOpenCodeClosed } from './render-answer.js';
 
 /**
  * `x@here` is left alone by the ping defusing (a letter before the `@`: not a word), but when the
@@ -32,5 +32,32 @@ describe('an answer that shows nothing', () => {
       expect(renderAnswer(markdown).length).toBeGreaterThan(0);
       expect(answerShowsNothing(markdown), JSON.stringify(markdown)).toBe(false);
     }
+  });
+});
+
+describe('an answer that stops inside a code block (the content filter ended it there)', () => {
+  it.each([
+    ['a backtick fence', 'Run this:\n```sh\nkubectl get pods', 'Run this:\n```sh\nkubectl get pods\n```'],
+    ['ending with a newline', 'Run this:\n```\nls\n', 'Run this:\n```\nls\n```'],
+    ['a longer fence, with a shorter one inside', '````md\n```\nnested', '````md\n```\nnested\n````'],
+    ['a tilde fence', '~~~\nls', '~~~\nls\n~~~'],
+    ['only the opening line', 'Here:\n```', 'Here:\n```\n```'],
+    ['CRLF line endings', 'Run:\r\n```\r\nls', 'Run:\r\n```\r\nls\n```'],
+  ])('%s is closed', (_name, markdown, closed) => {
+    expect(withOpenCodeClosed(markdown)).toBe(closed);
+    // After it, text is text again.
+    expect(renderAnswer(`${withOpenCodeClosed(markdown)}\n\n_note_`).join('\n')).toMatch(/_note_$/);
+  });
+
+  it.each([
+    ['closed', '```\nls\n```'],
+    ['closed, then text', '```\nls\n```\nDone.'],
+    ['closed by a longer fence', '```\nls\n`````'],
+    ['indented code, which has no fence to close', 'Text\n\n    ls -l'],
+    ['a fence in a quote, which ends with the quote', '> ```\n> ls'],
+    ['a fence in a list item', '- step:\n  ```\n  ls'],
+    ['no code at all', 'Just text.'],
+  ])('%s is left as it is', (_name, markdown) => {
+    expect(withOpenCodeClosed(markdown)).toBe(markdown);
   });
 });

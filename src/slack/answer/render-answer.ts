@@ -1,4 +1,5 @@
 import { markdownToMrkdwn, type MarkdownToMrkdwnOptions } from '../format/markdown-to-mrkdwn.js';
+import { fenceLeftOpen, normaliseLineEndings } from '../format/parse-markdown.js';
 import { splitMessage } from '../format/split-message.js';
 
 /** A message of only spaces and invisible characters (a zero-width space) reads as an empty one. */
@@ -20,4 +21,14 @@ export function renderAnswer(markdown: string, options: MarkdownToMrkdwnOptions 
  */
 export function answerShowsNothing(markdown: string): boolean {
   return renderAnswer(markdown).every((message) => INVISIBLE.test(message));
+}
+
+/**
+ * `markdown` with a fenced code block it leaves open at its end closed (see `fenceLeftOpen`), so
+ * text the bot adds after an answer (the content filter's note) is not shown inside the code.
+ */
+export function withOpenCodeClosed(markdown: string): string {
+  const fence = fenceLeftOpen(normaliseLineEndings(markdown));
+  if (fence === undefined) return markdown;
+  return `${markdown}${/\r?\n$/.test(markdown) ? '' : '\n'}${fence}`;
 }

@@ -111,3 +111,19 @@ export function fenceOpenAt(source: string, offset: number): string | undefined 
   }
   return undefined;
 }
+
+/**
+ * The fence of a fenced code block the text leaves open at its end (a model stopped inside it),
+ * for text added after it to close first. Only a block at the top level: one in a quote or a list
+ * item ends with its container, and a fence written after it would open a block of its own.
+ */
+export function fenceLeftOpen(source: string): string | undefined {
+  const last = parseMarkdown(source).children.at(-1);
+  if (last?.type !== 'code') return undefined;
+  const fence = openingFence(source, last);
+  if (fence === undefined) return undefined;
+  const lines = source.slice(startOf(last), endOf(last)).split('\n');
+  const closing = lines.length > 1 ? /^ {0,3}(`+|~+)[ \t]*$/.exec(lines.at(-1) ?? '')?.[1] : undefined;
+  const closed = closing !== undefined && closing[0] === fence[0] && closing.length >= fence.length;
+  return closed ? undefined : fence;
+}
