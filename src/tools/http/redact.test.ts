@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRedactor, REDACTED, redactingUrlCredentials, withoutUrlCredentials } from './redact.js';
+import { createRedactor, REDACTED, redactingUrlCredentials } from './redact.js';
 
 const SECRET = 'sk/live+4f9a=Q7 z!~(x)';
 
@@ -46,22 +46,8 @@ describe('createRedactor', () => {
   });
 });
 
-describe('withoutUrlCredentials', () => {
-  it.each([
-    ['user and password', 'connect https://deploy:hunter2@mcp.internal:8443/mcp failed', 'connect https://[redacted]@mcp.internal:8443/mcp failed'],
-    ['a user alone', 'http://token@host/', 'http://[redacted]@host/'],
-    ['an @ inside the password, up to the last @ of the authority', 'wss://u:p@ss@host?x=a@b', 'wss://[redacted]@host?x=a@b'],
-    ['several URLs', 'https://a:b@one/ and HTTPS://c:d@two', 'https://[redacted]@one/ and HTTPS://[redacted]@two'],
-  ])('replaces %s', (_, text, expected) => {
-    expect(withoutUrlCredentials(text)).toBe(expected);
-  });
-
-  it('leaves URLs without credentials and addresses outside URLs alone', () => {
-    const text = 'https://host/path?mail=a@b.c#x@y and ops@example.com at https://host:8443/';
-    expect(withoutUrlCredentials(text)).toBe(text);
-  });
-
-  it('also applies before a redactor cuts', () => {
+describe('redactingUrlCredentials', () => {
+  it('replaces the userinfo of every URL too, before a cut', () => {
     const redact = redactingUrlCredentials(createRedactor([SECRET]));
     expect(redact(`https://u:pw@h/ ${SECRET}`)).toBe(`https://${REDACTED}@h/ ${REDACTED}`);
     expect(redact.head('https://user:password@h/path', 12)).toBe(`https://${REDACTED}`.slice(0, 12));

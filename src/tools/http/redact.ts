@@ -1,3 +1,5 @@
+import { withoutUrlUserinfo } from './url-userinfo.js';
+
 /**
  * Replaces known secret values wherever they appear in text the model, a card or a log could see:
  * an API that echoes request headers (httpbin, debug endpoints, error pages) must not hand the
@@ -58,21 +60,11 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
 }
 
 /**
- * The userinfo of a URL (`scheme://user:password@`), up to the last `@` before the host ends, as URL
- * parsers read it. Node's fetch refuses such a URL with an error that quotes it whole.
- */
-const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#]*@/gi;
-
-/** `text` with the credentials of every URL in it replaced: `https://[redacted]@host/`. */
-export function withoutUrlCredentials(text: string): string {
-  return text.replace(URL_USERINFO, `$1${REDACTED}@`);
-}
-
-/**
- * `redactor`, also replacing the credentials of every URL in the text, for what quotes URLs that are
- * not known secrets (a connect error naming the server's URL).
+ * `redactor`, also replacing the credentials of every URL in the text (`https://[redacted]@host/`),
+ * for what quotes URLs that are not known secrets (a connect error naming the server's URL).
  */
 export function redactingUrlCredentials(redactor: Redactor): Redactor {
+  const withoutUrlCredentials = (text: string) => withoutUrlUserinfo(text, REDACTED);
   return Object.assign((text: string) => redactor(withoutUrlCredentials(text)), {
     head: (text: string, end: number) => redactor.head(withoutUrlCredentials(text), end),
     lookaheadBytes: redactor.lookaheadBytes,
