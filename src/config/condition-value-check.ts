@@ -33,15 +33,32 @@ export function checkConditionValues(config: CountersignConfig): TemplateProblem
     const check = (conditions: readonly PolicyCondition[], at: (string | number)[]) => {
       conditions.forEach((condition, index) => {
         const path = ['policy', 'rules', ruleIndex, ...at, index];
-        for (const tool of known) {
-          for (const problem of conditionProblems(condition, tool.name, tool.fields)) problems.push({ path: [...path, ...problem.path], message: problem.message });
-        }
+        const byTool = known.map((tool) => conditionProblems(condition, tool.name, tool.fields));
+        for (const problem of metByNoTool(byTool)) problems.push({ path: [...path, ...problem.path], message: problem.message });
       });
     };
     if (rule.input !== undefined) check(rule.input, ['input']);
     if (typeof rule.approval === 'object') check(rule.approval.when, ['approval', 'when']);
   });
   return problems;
+}
+
+/**
+ * A rule's condition is tested on the input of whichever of its tools is called, so a value of a
+ * `oneOf` is refused only when no tool of the rule may hold it, and a condition as a whole only when
+ * it can match none of them: `tools: [restart, scale]` with `oneOf: [prod, production]` is right when
+ * restart's namespace has prod and scale's has production. Of each tool's problems (`byTool`), those
+ * every other tool shares are kept: the same value refused, or the whole condition never met there.
+ */
+function metByNoTool(byTool: readonly TemplateProblem[][]): TemplateProblem[] {
+  const refuses = (problems: readonly TemplateProblem[], path: TemplateProblem['path']) =>
+    problems.some((problem) => !isValueProblem(problem) || (isValueProblem({ path }) && problem.path[1] === path[1]));
+  return byTool.flatMap((problems) => problems.filter((problem) => byTool.every((others) => refuses(others, problem.path))));
+}
+
+/** A problem with one value of a `oneOf` (`oneOf[1]`), not with the condition as a whole. */
+function isValueProblem({ path }: Pick<TemplateProblem, 'path'>): boolean {
+  return path.length === 2 && path[0] === 'oneOf';
 }
 
 /** What the config knows of one input field of a tool. */
