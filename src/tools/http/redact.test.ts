@@ -52,4 +52,19 @@ describe('redactingUrlCredentials', () => {
     expect(redact(`https://u:pw@h/ ${SECRET}`)).toBe(`https://${REDACTED}@h/ ${REDACTED}`);
     expect(redact.head('https://user:password@h/path', 12)).toBe(`https://${REDACTED}`.slice(0, 12));
   });
+
+  // A caller reads only `lookaheadBytes` past the cut (0 without secrets): the `@` may not be in the text.
+  it.each([
+    ['a password cut before its @', 'connect postgres://admin:S3cretPa', 30, `connect postgres://${REDACTED}`],
+    ['a password with an @, cut before its last one', 'at https://u:p@ssw', 18, `at https://${REDACTED}`],
+    ['a user cut at the end of the text', 'at https://deploy', 17, `at https://${REDACTED}`],
+  ])('replaces a URL authority that runs to the end of the text from before the cut: %s', (_, text, end, expected) => {
+    expect(redactingUrlCredentials(createRedactor([])).head(text, end)).toBe(expected);
+  });
+
+  it('keeps an authority the text shows the end of, and text that the cut does not reach', () => {
+    const redact = redactingUrlCredentials(createRedactor([]));
+    expect(redact.head('see https://host:8443/path and more', 20)).toBe('see https://host:844');
+    expect(redact.head('see https://host:8443', 40)).toBe('see https://host:8443');
+  });
 });

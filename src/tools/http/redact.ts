@@ -1,4 +1,4 @@
-import { withoutUrlUserinfo } from './url-userinfo.js';
+import { unfinishedUrlAuthority, withoutUrlUserinfo } from './url-userinfo.js';
 
 /**
  * Replaces known secret values wherever they appear in text the model, a card or a log could see:
@@ -62,13 +62,22 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
 /**
  * `redactor`, also replacing the credentials of every URL in the text (`https://[redacted]@host/`),
  * for what quotes URLs that are not known secrets (a connect error naming the server's URL).
+ *
+ * Its `head` cannot read far enough past the cut to see a userinfo whole (`lookaheadBytes` covers only
+ * the known secrets, and a password has no length): when the text reaches the cut and ends inside
+ * the authority of a URL that starts before it, the caller may have cut the text before the `@`, so
+ * the authority is replaced from its start (`postgres://[redacted]`) rather than leaving
+ * `postgres://admin:` and the start of the password.
  */
 export function redactingUrlCredentials(redactor: Redactor): Redactor {
   const withoutUrlCredentials = (text: string) => withoutUrlUserinfo(text, REDACTED);
-  return Object.assign((text: string) => redactor(withoutUrlCredentials(text)), {
-    head: (text: string, end: number) => redactor.head(withoutUrlCredentials(text), end),
-    lookaheadBytes: redactor.lookaheadBytes,
-  });
+  const head = (text: string, end: number) => {
+    const redacted = withoutUrlCredentials(text);
+    const authority = text.length >= end ? unfinishedUrlAuthority(redacted) : undefined;
+    if (authority !== undefined && authority < end) return `${redactor.head(redacted, authority)}${REDACTED}`;
+    return redactor.head(redacted, end);
+  };
+  return Object.assign((text: string) => redactor(withoutUrlCredentials(text)), { head, lookaheadBytes: redactor.lookaheadBytes });
 }
 
 function secretForms(value: string): string[] {

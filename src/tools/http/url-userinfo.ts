@@ -14,3 +14,15 @@ const URL_USERINFO = /\b([a-z][a-z0-9+.-]{0,31}:\/\/)[^\s/?#]*@/gi;
 export function withoutUrlUserinfo(text: string, replacement: string): string {
   return text.replace(URL_USERINFO, (_userinfo, scheme: string) => `${scheme}${replacement}@`);
 }
+
+/**
+ * A URL whose authority runs to the end of the text (`postgres://admin:S3cr`): if the text was cut
+ * there, its `@` may lie past the cut, so everything after `://` may be a user and part of a password.
+ */
+const UNFINISHED_AUTHORITY = /\b([a-z][a-z0-9+.-]{0,31}:\/\/)[^\s/?#]*$/i;
+
+/** Where the authority of a URL that runs to the end of `text` starts (just after `://`), if one does. */
+export function unfinishedUrlAuthority(text: string): number | undefined {
+  const found = UNFINISHED_AUTHORITY.exec(text);
+  return found === null ? undefined : found.index + (found[1]?.length ?? 0);
+}
