@@ -16,6 +16,7 @@ import { createStepResumer } from './resume-step.js';
 import { createRetryFailedTurn } from './retry-failed-turn.js';
 import { createRunAndPublish } from './run-and-publish.js';
 import { shortError } from './short-error.js';
+import { postStateLostNotice } from './state-lost-notice.js';
 import { createStepCards } from './step-card.js';
 import type { ThreadMessenger } from './thread-messenger.js';
 import type { ItemEnd } from './thread-worker.js';
@@ -84,11 +85,17 @@ export function createConversation(options: ConversationOptions): Conversation {
       // The item continues the trace of whatever queued it: the Slack event, or the decision that completed a step.
       inSpan({ tracer, name: 'countersign.turn', kind: SpanKind.CONSUMER, parent: contextFromTraceparent(item.traceparent), attributes: { 'countersign.work.kind': item.kind, 'countersign.channel': item.channel, 'countersign.thread_ts': item.threadTs } }, async (traceContext) => {
         const scope = createTurnScope({ store, messenger: options.messenger, lease, limits, now: dependencies.now, traceContext, itemKey: workItemKey(item), takeBacks: options.takeBacks });
+        // Redis lost the thread under the item: nothing is left to save, and the thread hears why.
+        const stateLost = async (error?: unknown) => {
+          await postStateLostNotice({ store, messenger: options.messenger, lease, where: { channel: item.channel, threadTs: item.threadTs }, error, logger });
+          return undefined;
+        };
         try {
           if (item.kind === 'message') await handleMessage(scope, item);
           else if (item.kind === 'resume') await resumer.resume(scope, item.stepId, prefetched);
           else await retry(scope, item);
         } catch (error) {
+          if (lease.stateLost()) return stateLost(error);
           // Another process holds the thread now: stop here, with nothing more said or saved.
           if (isFencedError(error) || lease.lost()) throw error;
           // Stored by a newer release: left as it is, not taken for gone.
@@ -108,6 +115,8 @@ export function createConversation(options: ConversationOptions): Conversation {
             })
             .catch(() => {});
         }
+        // Found after the item's last write (a renewal, or the item caught the refusal itself).
+        if (lease.stateLost()) return stateLost();
         return scope.takeItemEnd();
       }),
   };

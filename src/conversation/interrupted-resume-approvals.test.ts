@@ -70,7 +70,7 @@ async function interruptedResume({ required = 1, groupsReadable = true, toolRemo
     updateStepCard: async ({ step: shown }: { step: PendingStep }) => void cards.push(shown),
     postEphemeral: async () => {},
   } as unknown as TurnScope['messenger'];
-  const lease: Lease = { fence, signal: new AbortController().signal, assertCurrent: async () => {}, assertHeld: async () => {}, guard: (write) => write(), lost: () => false };
+  const lease: Lease = { fence, signal: new AbortController().signal, assertCurrent: async () => {}, assertHeld: async () => {}, guard: (write) => write(), lost: () => false, stateLost: () => false };
   const scope = createTurnScope({ store, messenger, lease, limits: { historyTtlMs: TTL, maxMessages: 500, maxBytes: 10_000_000 }, now: Date.now, takeBacks: { takeBack: async () => {} } });
 
   const turns: Array<{ messages: ModelMessage[]; runs: string[] }> = [];

@@ -1,16 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { FencedError } from '../store/fenced-error.js';
+import type { FenceState } from '../store/state-store.js';
 import { createLease } from './lease.js';
+import { StateLostError } from './state-lost-error.js';
 
 const fence = { threadKey: 'T1:C1:1.1', token: '7' };
 
-function setup(answer: () => Promise<boolean>) {
-  const clock = { now: 1_000, heldUntil: 2_000, asked: 0 };
+function setup(answer: () => Promise<boolean>, options: { fenceState?: () => FenceState } = {}) {
+  const clock = { now: 1_000, heldUntil: 2_000, asked: 0, statesLost: 0 };
   const lease = createLease({
-    store: { isCurrent: async () => ((clock.asked += 1), answer()) },
+    store: { isCurrent: async () => ((clock.asked += 1), answer()), fenceState: async () => options.fenceState?.() ?? 'taken' },
     fence,
     heldUntil: () => clock.heldUntil,
     now: () => clock.now,
+    onStateLost: () => (clock.statesLost += 1),
   });
   return { clock, lease };
 }
@@ -41,6 +44,33 @@ describe('lease', () => {
     const { lease } = setup(async () => true);
     await expect(lease.guard(async () => Promise.reject(new FencedError(fence.threadKey)))).rejects.toBeInstanceOf(FencedError);
     expect(lease.lost()).toBe(true);
+    await expect(lease.assertCurrent()).rejects.toBeInstanceOf(FencedError);
+  });
+
+  it('lets a running call finish when Redis lost the token, and stops the turn at its next check as state lost, not fenced', async () => {
+    const { clock, lease } = setup(async () => false, { fenceState: () => 'missing' });
+    lease.markMissing();
+    expect(lease.signal.aborted).toBe(false);
+    expect(lease.stateLost()).toBe(true);
+    expect(clock.statesLost).toBe(1);
+    // The lock cannot have lapsed by this clock, but a token known gone is asked about all the same.
+    await expect(lease.assertHeld()).rejects.toBeInstanceOf(StateLostError);
+    expect(lease.signal.reason).toBeInstanceOf(StateLostError);
+    expect(lease.lost()).toBe(true);
+    expect(lease.stateLost()).toBe(true);
+    expect(clock.statesLost).toBe(1);
+  });
+
+  it('answers a write refused for a lost token with StateLostError (no take-back), and one refused for a newer token as fenced', async () => {
+    let state: FenceState = 'missing';
+    const { clock, lease } = setup(async () => false, { fenceState: () => state });
+    await expect(lease.guard(async () => Promise.reject(new FencedError(fence.threadKey)))).rejects.toBeInstanceOf(StateLostError);
+    expect(lease.stateLost()).toBe(true);
+    expect(clock.statesLost).toBe(1);
+    // A new message took the thread since: the old holder is fenced as any other, and says nothing.
+    state = 'taken';
+    await expect(lease.guard(async () => Promise.reject(new FencedError(fence.threadKey)))).rejects.toBeInstanceOf(FencedError);
+    expect(lease.stateLost()).toBe(false);
     await expect(lease.assertCurrent()).rejects.toBeInstanceOf(FencedError);
   });
 });

@@ -1,5 +1,6 @@
 import { FencedError, isFencedError } from '../store/fenced-error.js';
 import type { Fence, WorkQueueStore } from '../store/state-store.js';
+import { StateLostError } from './state-lost-error.js';
 
 /**
  * A drain's hold on its thread: the fencing token every guarded write carries, a check for effects
@@ -8,11 +9,12 @@ import type { Fence, WorkQueueStore } from '../store/state-store.js';
  */
 export interface Lease {
   readonly fence: Fence;
-  /** Aborted once this process knows it no longer holds the thread. */
+  /** Aborted once this process knows it no longer holds the thread, or that Redis lost its state. */
   readonly signal: AbortSignal;
   /**
-   * Asks Redis whether the token is still the thread's newest and throws `FencedError` otherwise,
-   * so a process that stalled past its lock stops before posting rather than after.
+   * Asks Redis whether the token is still the thread's newest and throws `FencedError` otherwise
+   * (`StateLostError` when the token is gone with no other in its place), so a process that stalled
+   * past its lock stops before posting rather than after.
    */
   assertCurrent(): Promise<void>;
   /**
@@ -22,24 +24,59 @@ export interface Lease {
    * but a round trip each time would be waste.
    */
   assertHeld(): Promise<void>;
-  /** Runs a fenced write; a `FencedError` from it ends the lease. */
+  /**
+   * Runs a fenced write; a `FencedError` from it ends the lease. Refused because the token is gone
+   * (not replaced), it throws `StateLostError` instead: what the write was to record stays, since
+   * no new holder will show it again (see `takingBackIfFenced`).
+   */
   guard<T>(write: () => Promise<T>): Promise<T>;
-  /** True once this process knows another holder took the thread. */
+  /** True once this process knows it must stop: another holder took the thread, or Redis lost its state. */
   lost(): boolean;
+  /**
+   * True while what ended (or is ending) the lease is Redis having lost the thread's state, not
+   * another holder: the turn stops all the same, but may tell the thread (`state-lost-notice.ts`).
+   * False again once another holder is known to have taken the thread since.
+   */
+  stateLost(): boolean;
 }
 
 export function createLease(options: {
-  store: Pick<WorkQueueStore, 'isCurrent'>;
+  store: Pick<WorkQueueStore, 'isCurrent' | 'fenceState'>;
   fence: Fence;
   /** Until when (epoch ms, by this process's clock) the lock was last known to be ours. */
   heldUntil: () => number;
   now?: () => number;
-}): Lease & { markLost(): void } {
+  /** Told once, when this lease first learns Redis lost the thread's state. */
+  onStateLost?: () => void;
+}): Lease & { markLost(): void; markMissing(): void; settleRefusal(): Promise<void> } {
   const { store, fence, now = Date.now } = options;
   const controller = new AbortController();
+  // `missing`: the token is gone and no other holder is known; `fenced`: another holder took the thread.
+  let fate: 'held' | 'missing' | 'fenced' = 'held';
   const markLost = () => {
+    fate = 'fenced';
     if (!controller.signal.aborted) controller.abort(new FencedError(fence.threadKey));
   };
+  /**
+   * The token is gone (a renewal found none). Not aborted here: a tool or model call under way
+   * finishes (killing a migration half-way because Redis restarted would be the worst outcome), and
+   * the next check (before a post, a tool start, after a tool ran) or write ends the turn.
+   */
+  const markMissing = () => {
+    if (fate !== 'held') return;
+    fate = 'missing';
+    options.onStateLost?.();
+  };
+  const stopped = () => (fate === 'missing' ? new StateLostError(fence.threadKey) : new FencedError(fence.threadKey));
+  /** A write or check was refused: Redis says whether another holder has the thread or the token is gone. */
+  async function settleRefusal(): Promise<void> {
+    if (fate === 'fenced') return;
+    // Unreadable: taken for fenced, the safe reading (the thread is told nothing).
+    const state = await store.fenceState(fence).catch(() => 'taken' as const);
+    if (state !== 'missing') return markLost();
+    markMissing();
+    if (!controller.signal.aborted) controller.abort(new StateLostError(fence.threadKey));
+  }
   async function assertCurrent(): Promise<void> {
     if (!controller.signal.aborted) {
       let current: boolean;
@@ -48,30 +85,35 @@ export function createLease(options: {
       } catch (error) {
         // Redis cannot say (an outage): while the lock we last renewed has not lapsed, nobody else
         // can have taken the thread, so a notice about the outage may still go out.
-        if (now() < options.heldUntil()) return;
+        if (fate === 'held' && now() < options.heldUntil()) return;
         throw error;
       }
       if (current) return;
+      await settleRefusal();
     }
-    markLost();
-    throw new FencedError(fence.threadKey);
+    throw stopped();
   }
   return {
     fence,
     signal: controller.signal,
     assertCurrent,
     async assertHeld() {
-      if (controller.signal.aborted || now() >= options.heldUntil()) await assertCurrent();
+      if (controller.signal.aborted || fate !== 'held' || now() >= options.heldUntil()) await assertCurrent();
     },
     async guard(write) {
       try {
         return await write();
       } catch (error) {
-        if (isFencedError(error)) markLost();
+        if (!isFencedError(error)) throw error;
+        await settleRefusal();
+        if (fate === 'missing') throw new StateLostError(fence.threadKey, { cause: error });
         throw error;
       }
     },
     lost: () => controller.signal.aborted,
+    stateLost: () => fate === 'missing',
     markLost,
+    markMissing,
+    settleRefusal,
   };
 }

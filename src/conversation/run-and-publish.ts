@@ -189,7 +189,8 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
     try {
       await runAndShow(scope, thread, requesterId, shown, approvedRuns, soFar);
     } catch (error) {
-      if (scope.lease.lost()) await takeBackStream({ scope, store: options.store, thread, shown, logger });
+      // Not when Redis lost the thread's state: no new holder shows the answer again, so what was shown stays.
+      if (scope.lease.lost() && !scope.lease.stateLost()) await takeBackStream({ scope, store: options.store, thread, shown, logger });
       throw error;
     }
   };

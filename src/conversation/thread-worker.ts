@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { CountersignError, ErrorCode } from '../errors/countersign-error.js';
 import type { Logger } from 'pino';
 import { isFencedError } from '../store/fenced-error.js';
-import type { ClosingSave, Fence, PrefetchedStep, StateStore, WorkClaim } from '../store/state-store.js';
+import type { ClosingSave, Fence, FenceState, PrefetchedStep, StateStore, WorkClaim } from '../store/state-store.js';
 import { createLease, type Lease } from './lease.js';
 import type { LoadGate } from './load-gate.js';
+import { isStateLostError } from './state-lost-error.js';
 import { decodeWorkItem, encodeWorkItem, type WorkItem } from './work-item.js';
 
 /** What a handled item leaves for the queue's finish of it. */
@@ -105,8 +106,15 @@ export function createThreadWorker({
     const { token, item: first, askedAt } = claim;
     let prefetched = claim.read;
     const fence: Fence = { threadKey, token };
-    const hold = createHold({ store, fence, lockTtlMs, askedAt });
-    const lease = createLease({ store, fence, heldUntil: hold.heldUntil });
+    // Called only once both exist: a renewal that finds the token gone tells the lease.
+    const hold = createHold({ store, fence, lockTtlMs, askedAt, onMissing: () => lease.markMissing() });
+    const lease = createLease({
+      store,
+      fence,
+      heldUntil: hold.heldUntil,
+      // For an operator to alert on: whatever else ran on this Redis lost its state too.
+      onStateLost: () => logger.error({ event: 'redis-state-lost', threadKey }, "Redis lost this thread's state (its fencing token is gone: restarted or failed over without its data?); the turn cannot be saved"),
+    });
     // Finishing an item and releasing the lock set the lock's expiry themselves (or delete the
     // lock). A renewal sent while one is on its way could land after the release and lock the
     // thread again for a whole TTL with nobody draining it, so the heartbeat sits those out.
@@ -124,7 +132,8 @@ export function createThreadWorker({
       if (settling > 0) return;
       hold.renew().then(
         (held) => {
-          if (held) return;
+          // Gone rather than taken: the lease was told (`onMissing`), and a running tool is left to finish.
+          if (held !== 'taken') return;
           lease.markLost();
           logger.warn({ event: 'thread-lock-lost', threadKey }, 'another process took this thread over; stopping without further effects');
         },
@@ -160,16 +169,20 @@ export function createThreadWorker({
             prefetched = undefined;
             end = (await handle(item, lease, read)) ?? undefined;
           } catch (error) {
-            if (isFencedError(error)) throw new LockLostError(`lost the lock on ${threadKey}`);
+            if (isFencedError(error) || isStateLostError(error)) throw new LockLostError(`lost the lock on ${threadKey}`);
             logger.error({ event: 'work-item-failed', threadKey, kind: item.kind, err: error }, 'work item failed');
           } finally {
             release();
           }
         }
+        // Only for another holder, who shows the item's effect again from the save before: when
+        // Redis lost the thread's state nobody will, so what was shown stays.
         const takeBack = async () => {
+          if (lease.stateLost()) return;
           await end?.takeBack?.().catch((error: unknown) => logger.warn({ event: 'take-back-failed', threadKey, err: error }, 'could not take back what the unfinished item did'));
         };
-        if (lease.lost()) {
+        // State lost: the finish would be refused (the token is gone), and the queue is gone with it.
+        if (lease.lost() || lease.stateLost()) {
           await takeBack();
           throw new LockLostError(`lost the lock on ${threadKey}`);
         }
@@ -184,15 +197,20 @@ export function createThreadWorker({
           // One step: finish this item and take the next, or release the lock when there is none.
           encoded = await settlingQueue(() => whileHeld(finish));
         } catch (error) {
-          if (isFencedError(error)) await takeBack();
+          if (isFencedError(error)) {
+            await lease.settleRefusal();
+            await takeBack();
+          }
           throw error;
         }
         if (encoded === undefined) return;
       }
     } catch (error) {
       if (!(error instanceof LockLostError) && !isFencedError(error)) throw error;
-      // Another process owns the thread now (or Redis restarted without it); what is left is theirs.
-      logger.warn({ event: 'thread-fenced', threadKey }, 'another process holds this thread now; stopped draining without further effects');
+      // Redis lost the thread (logged as `redis-state-lost` when found): there is nothing left to drain.
+      if (lease.stateLost()) logger.warn({ event: 'thread-state-lost', threadKey }, 'stopped draining a thread whose state Redis lost');
+      // Another process owns the thread now; what is left is theirs.
+      else logger.warn({ event: 'thread-fenced', threadKey }, 'another process holds this thread now; stopped draining without further effects');
     } finally {
       clearInterval(heartbeat);
     }
@@ -265,17 +283,18 @@ class LockLostError extends CountersignError {
  * (or Redis came back without the lock): that ends the drain with a LockLostError. Past the lock's
  * TTL the original error is thrown; the recovery sweep then treats the work like a dead process's.
  */
-function createHold(options: { store: StateStore; fence: Fence; lockTtlMs: number; askedAt: number }) {
+function createHold(options: { store: StateStore; fence: Fence; lockTtlMs: number; askedAt: number; onMissing: () => void }) {
   const { store, fence, lockTtlMs } = options;
   const { threadKey } = fence;
   // Counted from before the lock was asked for, not from now: a process that stalled between
   // taking the lock and running its work must not take the lock for held (a successor may have it).
   let heldUntil = options.askedAt + lockTtlMs;
 
-  async function renew(): Promise<boolean> {
+  async function renew(): Promise<FenceState> {
     const askedAt = Date.now();
     const held = await store.extendLock(fence, lockTtlMs);
-    if (held) heldUntil = Math.max(heldUntil, askedAt + lockTtlMs);
+    if (held === 'current') heldUntil = Math.max(heldUntil, askedAt + lockTtlMs);
+    if (held === 'missing') options.onMissing();
     return held;
   }
 
@@ -293,7 +312,7 @@ function createHold(options: { store: StateStore; fence: Fence; lockTtlMs: numbe
       if (Date.now() + delay >= heldUntil) throw failure;
       await new Promise((resolve) => setTimeout(resolve, delay));
       const held = await renew().catch(() => undefined);
-      if (held === false) throw new LockLostError(`lost the lock on ${threadKey}`);
+      if (held === 'taken' || held === 'missing') throw new LockLostError(`lost the lock on ${threadKey}`);
       // Still unreachable: wait longer, until the lock would lapse.
       if (held === undefined) continue;
       try {

@@ -15,6 +15,7 @@ function scopeWith(state: { fenced: boolean; unreachable?: boolean }) {
   const saves: unknown[] = [];
   const store = {
     isCurrent: async () => !state.fenced,
+    fenceState: async () => (state.fenced ? 'taken' : 'current'),
     saveThread: async (thread: ThreadState) => {
       if (state.fenced) throw new FencedError(fence.threadKey);
       if (state.unreachable) throw new Error('Connection is closed.');

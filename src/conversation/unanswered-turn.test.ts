@@ -163,6 +163,7 @@ describe('the text of a turn that ended without an answer, posted whole', () => 
     const deleted: string[] = [];
     const store = {
       isCurrent: async () => !options.fenced,
+      fenceState: async () => (options.fenced ? 'taken' : 'current'),
       saveThread: async () => {
         if (options.fenced) throw new FencedError(fence.threadKey);
       },

@@ -15,6 +15,8 @@ export const ErrorCode = {
   Fenced: 'countersign_fenced',
   /** A thread's lock lapsed while this process drained it. */
   LockLost: 'countersign_lock_lost',
+  /** Redis lost a thread's state (its fencing token) under a running turn: nothing the turn does can be saved. */
+  StateLost: 'countersign_state_lost',
   /** A step kept changing under concurrent decisions until the retries ran out. */
   StepContended: 'countersign_step_contended',
   /** The model sent nothing for longer than the watchdog allows. */

@@ -7,7 +7,7 @@ import type { StepTransition } from '../approvals/transitions/step-transition.js
 import { FencedError } from './fenced-error.js';
 import { newTokenNonce, nextFencingToken } from './fencing-token.js';
 import { NEWER_SCHEMA, refuseNewerSchema, unlessNewerSchema } from './newer-schema-error.js';
-import type { CommitResult, ExecutingMarker, Fence, PendingTakeBack, ScheduleKind, StateStore, WorkClaim } from './state-store.js';
+import type { CommitResult, ExecutingMarker, Fence, FenceState, PendingTakeBack, ScheduleKind, StateStore, WorkClaim } from './state-store.js';
 import { takeBackRecord } from './take-back-record.js';
 import { THREAD_STATE_SCHEMA_VERSION, type ThreadState } from './thread-state.js';
 
@@ -86,6 +86,11 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       .slice(0, limit);
   const lockHolder = (threadKey: string) => live(locks, threadKey);
   const current = (fence: Fence) => fences.get(fence.threadKey) === fence.token;
+  // Memory loses nothing while it runs: a token is missing only for a thread never locked here.
+  const fenceState = (fence: Fence): FenceState => {
+    const newest = fences.get(fence.threadKey);
+    return newest === undefined ? 'missing' : newest === fence.token ? 'current' : 'taken';
+  };
   const guard = (fence: Fence) => {
     if (!current(fence)) throw new FencedError(fence.threadKey);
   };
@@ -496,13 +501,17 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
     },
 
     async extendLock(fence, ttlMs) {
-      if (!current(fence)) return false;
-      locks.set(fence.threadKey, { value: fence.token, expiresAt: now() + ttlMs });
-      return true;
+      const state = fenceState(fence);
+      if (state === 'current') locks.set(fence.threadKey, { value: fence.token, expiresAt: now() + ttlMs });
+      return state;
     },
 
     async isCurrent(fence) {
       return current(fence);
+    },
+
+    async fenceState(fence) {
+      return fenceState(fence);
     },
 
     async releaseLockIfIdle(fence, lockTtlMs) {

@@ -552,10 +552,14 @@ return {token, item, stepId, readThread(KEYS[5], KEYS[6]), redis.call('HGETALL',
 
 /**
  * KEYS[1] lock, [2] fence. ARGV[1] token, [2] ttl ms. A lock that lapsed while nobody took the
- * thread is taken back: the token is still the newest, so nothing happened in between.
+ * thread is taken back: the token is still the newest, so nothing happened in between. 1: renewed;
+ * 0: another token holds the thread; -1: no token at all (Redis lost it), and none is written: the
+ * holder's state is gone with it, so its writes stay refused and the next message takes the thread.
  */
 export const EXTEND_LOCK_SCRIPT = `
-if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end
+local fence = redis.call('GET', KEYS[2])
+if not fence then return -1 end
+if fence ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1
 `;

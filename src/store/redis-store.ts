@@ -772,11 +772,17 @@ export function createRedisStore({
 
     async extendLock(fence, ttlMs) {
       const at = keys.ofThread(fence.threadKey);
-      return (await run.csExtendLock(at.lock(fence.threadKey), at.fence(fence.threadKey), fence.token, ttlMs)) === 1;
+      const renewed = await run.csExtendLock(at.lock(fence.threadKey), at.fence(fence.threadKey), fence.token, ttlMs);
+      return renewed === 1 ? 'current' : renewed === -1 ? 'missing' : 'taken';
     },
 
     async isCurrent(fence) {
       return (await redis.get(keys.ofThread(fence.threadKey).fence(fence.threadKey))) === fence.token;
+    },
+
+    async fenceState(fence) {
+      const newest = await redis.get(keys.ofThread(fence.threadKey).fence(fence.threadKey));
+      return newest === null ? 'missing' : newest === fence.token ? 'current' : 'taken';
     },
 
     async releaseLockIfIdle(fence, lockTtlMs) {

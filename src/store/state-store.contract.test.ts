@@ -560,8 +560,9 @@ describe.each(createStores())('%s state store', (name, create) => {
     await expect(store.markExecuting({ fence: stalled, toolCallId: 'c1', marker: { toolName: 't', input: {}, startedAt: 1 }, ttlMs: TTL, audit: [] })).rejects.toBeInstanceOf(FencedError);
     await expect(store.finishWork(stalled, 'one', TTL)).rejects.toBeInstanceOf(FencedError);
     await expect(store.takeWork(stalled)).rejects.toBeInstanceOf(FencedError);
-    expect(await store.extendLock(stalled, TTL)).toBe(false);
+    expect(await store.extendLock(stalled, TTL)).toBe('taken');
     expect(await store.isCurrent(stalled)).toBe(false);
+    expect(await store.fenceState(stalled)).toBe('taken');
     expect(await store.releaseLockIfIdle(stalled, TTL)).toBe('fenced');
     // The new holder finds the stalled one's item still in flight, and owns the thread.
     expect(await store.takeLeftover(threadKey)).toBe('one');
@@ -680,8 +681,28 @@ describe.each(createStores())('%s state store', (name, create) => {
     const threadKey = `T1:C1:${randomUUID()}`;
     const fence = await lock(threadKey, 30);
     await new Promise((resolve) => setTimeout(resolve, 60));
-    expect(await store.extendLock(fence, TTL)).toBe(true);
+    expect(await store.extendLock(fence, TTL)).toBe('current');
+    expect(await store.fenceState(fence)).toBe('current');
     expect(await store.tryLock(threadKey, TTL)).toBeUndefined();
+  });
+
+  it('tells a token the store lost (no token at all) from one another holder replaced, and issues no token for it', async () => {
+    // What a holder finds after Redis came back without its data: the thread has no token.
+    const threadKey = `T1:C1:${randomUUID()}`;
+    const orphan = { threadKey, token: '7.lost' };
+    expect(await store.extendLock(orphan, TTL)).toBe('missing');
+    expect(await store.fenceState(orphan)).toBe('missing');
+    expect(await store.isCurrent(orphan)).toBe(false);
+    // Nothing was written for it: its writes stay refused, and the next message takes the thread.
+    const thread = { ...newThreadState({ teamId: 'T1', channel: 'C1', threadTs: '1.1' }, 1), threadKey };
+    await expect(store.saveThread(thread, TTL, orphan)).rejects.toBeInstanceOf(FencedError);
+    const fresh = await lock(threadKey);
+    expect(fresh.token).toBeDefined();
+    // Once it has, the old holder is fenced as any other.
+    expect(await store.extendLock(orphan, TTL)).toBe('taken');
+    expect(await store.fenceState(orphan)).toBe('taken');
+    await expect(store.saveThread(thread, TTL, orphan)).rejects.toBeInstanceOf(FencedError);
+    await store.saveThread(thread, TTL, fresh);
   });
 
   it('reads a step and a thread together as each reads alone', async () => {

@@ -16,6 +16,14 @@ export interface Fence {
 }
 
 /**
+ * Where a fencing token stands. `current`: it is the thread's newest. `taken`: another token is
+ * (another process took the thread). `missing`: the thread has no token at all: Redis lost it (a
+ * restart without persistence, a failover to a replica that never had it), so nobody else holds
+ * the thread, but nothing this holder saved is there either and no write under the token is taken.
+ */
+export type FenceState = 'current' | 'taken' | 'missing';
+
+/**
  * `committed`: written. `conflict`: the step changed since it was read; read it again and judge
  * again. `not-found`: no such step. `fenced`: the caller's fencing token is no longer current.
  * `expired`: the store's clock (Redis's `TIME`) was at or past the transition's `deadline`; nothing written.
@@ -389,10 +397,16 @@ export interface WorkQueueStore {
    * number of index entries per read (Redis: `STALLED_THREADS_SCANNED` per shard).
    */
   stalledThreads(options: { limit: number; before: number }): Promise<string[]>;
-  /** Renews (or takes back, if it lapsed and nobody took it) the lock; false once fenced. */
-  extendLock(fence: Fence, ttlMs: number): Promise<boolean>;
+  /**
+   * Renews (or takes back, if it lapsed and nobody took it) the lock while `fence` is `current`.
+   * `taken` or `missing` (see `FenceState`): nothing is written; a missing token is not issued again,
+   * so every write under it stays refused and the thread is free for the next message to take.
+   */
+  extendLock(fence: Fence, ttlMs: number): Promise<FenceState>;
   /** Whether `fence` is still the thread's newest token. */
   isCurrent(fence: Fence): Promise<boolean>;
+  /** `isCurrent`, telling a token another holder replaced from one Redis lost (`FenceState`). */
+  fenceState(fence: Fence): Promise<FenceState>;
   /**
    * Releases the lock only when the queue is empty, atomically, so work enqueued while the holder
    * was finishing is never stranded. `more`: keep draining. `released`: done. `fenced`: a newer

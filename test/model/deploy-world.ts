@@ -94,7 +94,7 @@ export function createDeployWorld({ store, startAt, config }: { store: StateStor
 
   function scopeFor(threadKey: string, token: string): TurnScope {
     const fence = { threadKey, token };
-    const lease: Lease = { fence, signal: new AbortController().signal, assertCurrent: async () => {}, assertHeld: async () => {}, guard: (write) => write(), lost: () => false };
+    const lease: Lease = { fence, signal: new AbortController().signal, assertCurrent: async () => {}, assertHeld: async () => {}, guard: (write) => write(), lost: () => false, stateLost: () => false };
     return createTurnScope({ store, messenger, lease, limits: { historyTtlMs: TTL_MS, maxMessages: 500, maxBytes: 10_000_000 }, now, takeBacks: createMessageTakeBacks({ store, messenger, logger, now }) });
   }
 

@@ -112,6 +112,7 @@ export function createExtendedWorld({ store, policy, startAt }: { store: StateSt
       assertHeld: async () => {},
       guard: (write) => write(),
       lost: () => false,
+      stateLost: () => false,
     };
     return createTurnScope({ store, messenger, lease, limits: { historyTtlMs: TTL_MS, maxMessages: 500, maxBytes: 10_000_000 }, now, takeBacks: createMessageTakeBacks({ store, messenger, logger, now }) });
   }

@@ -132,7 +132,7 @@ export function createUnclearInputWorld({ store, clock, policy }: { store: State
 
   function scopeFor(threadKey: string, token: string): TurnScope {
     const fence = { threadKey, token };
-    const lease: Lease = { fence, signal: new AbortController().signal, assertCurrent: async () => {}, assertHeld: async () => {}, guard: (write) => write(), lost: () => false };
+    const lease: Lease = { fence, signal: new AbortController().signal, assertCurrent: async () => {}, assertHeld: async () => {}, guard: (write) => write(), lost: () => false, stateLost: () => false };
     return createTurnScope({ store, messenger, lease, limits, now, takeBacks: createMessageTakeBacks({ store, messenger, logger, now }) });
   }
 

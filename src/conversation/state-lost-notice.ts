@@ -1,0 +1,43 @@
+import type { Logger } from 'pino';
+import { TurnFailedError } from '../agent/run-turn.js';
+import type { ExecutionRecord } from '../agent/tool-set.js';
+import type { WorkQueueStore } from '../store/state-store.js';
+import type { Lease } from './lease.js';
+import { shortError } from './short-error.js';
+import type { ThreadMessenger } from './thread-messenger.js';
+
+/**
+ * Redis lost the thread's state under a running item (`Lease.stateLost`): the item stopped, nothing
+ * it did can be saved, and no other process knows of it, so unlike a fenced item it tells the thread
+ * ("A turn that cannot save its state gets a short message in the thread"), with what its tools did:
+ * a call that ran must not go unmentioned. Posted only while the thread's token is still gone: once
+ * another process has taken the thread (a new message after the loss), the thread is theirs and this
+ * process is fenced as any other. `error`: what ended the item, if it threw; a failed turn carries
+ * the calls it ran.
+ */
+export async function postStateLostNotice(options: {
+  store: Pick<WorkQueueStore, 'fenceState'>;
+  /** Not the item's fenced messenger: that refuses every post once the state is lost. */
+  messenger: ThreadMessenger;
+  lease: Lease;
+  where: { channel: string; threadTs: string };
+  error?: unknown;
+  logger: Logger;
+}): Promise<void> {
+  const { lease, logger } = options;
+  const state = await options.store.fenceState(lease.fence).catch(() => undefined);
+  if (state !== 'missing') return;
+  const executions = options.error instanceof TurnFailedError ? options.error.executions : [];
+  const text = [
+    ":warning: I lost this thread's saved state (my Redis came back without its data), so I stopped here and could not record this turn.",
+    ...executions.map(outcomeLine),
+    'Please send your request again if you still need it.',
+  ].join('\n');
+  await options.messenger.postNotice({ ...options.where, text }).catch((error: unknown) => logger.warn({ event: 'state-lost-notice-failed', err: error }, 'could not tell the thread its state was lost'));
+}
+
+/** One line per call that ran: its result or error, bounded, credential-shaped text removed (`shortError`). */
+function outcomeLine(execution: ExecutionRecord): string {
+  if ('error' in execution) return `• \`${execution.toolName}\` ran and failed: ${shortError(execution.error)}`;
+  return `• \`${execution.toolName}\` ran; it returned: ${shortError(JSON.stringify(execution.output) ?? 'nothing')}`;
+}
