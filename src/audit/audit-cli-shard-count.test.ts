@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { describe, expect, inject, it } from 'vitest';
+import { connectToRedis } from '../store/connect-to-redis.js';
 import { createRedisKeys } from '../store/redis-keys.js';
 import { createRedisStore } from '../store/redis-store.js';
 import { createRedisAuditLog } from '../store/redis-audit-log.js';
@@ -61,5 +62,26 @@ describe('npm run audit against a bot with a non-default shard count', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('COUNTERSIGN_REDIS_SHARDS is 16, but this Redis holds data written with 32 shards');
     expect(result.stderr).not.toContain('Check that Redis is running');
+  });
+
+  it('refuses to guess a count when the recorded one is gone but the data is there, and reads with the one it is given', async () => {
+    const { url, keyPrefix } = await botWith32Shards();
+    // Redis lost the marker (an eviction, a restart that kept some data) and no bot wrote it again yet.
+    const redis = await connectToRedis(url);
+    await redis.del(createRedisKeys({ keyPrefix }).shardCountMarker());
+    redis.disconnect();
+    const guessed = await run(['--since', '1h', '--json'], { REDIS_URL: url, COUNTERSIGN_KEY_PREFIX: keyPrefix });
+    expect(guessed.exitCode).toBe(1);
+    expect(guessed.stdout).toBe('');
+    expect(guessed.stderr).toContain(`not the shard count it was written with (${keyPrefix}shards)`);
+    expect(guessed.stderr).toContain("Set COUNTERSIGN_REDIS_SHARDS to the bot's count");
+    const told = await run(['--since', '1h', '--json'], { REDIS_URL: url, COUNTERSIGN_KEY_PREFIX: keyPrefix, COUNTERSIGN_REDIS_SHARDS: '32' });
+    expect(told.exitCode).toBe(0);
+    expect(told.stdout).toContain('step-prod-deploy');
+  });
+
+  it('reads an empty trail as empty where nothing was ever written, with no count recorded', async () => {
+    const result = await run(['--since', '1h', '--json'], { REDIS_URL: inject('redisUrl'), COUNTERSIGN_KEY_PREFIX: `audit-shards:${randomUUID()}:` });
+    expect(result).toEqual({ exitCode: 0, stdout: '', stderr: '' });
   });
 });

@@ -4,7 +4,7 @@ import type { StoredAuditEvent } from './audit-event.js';
 import { utcTime } from './describe-audit-event.js';
 import { formatAuditJsonLines, formatAuditTable } from './format-audit-table.js';
 import { AUDIT_USAGE, AuditUsageError, parseAuditArguments, type AuditQuery } from './parse-audit-arguments.js';
-import { RedisShardsMismatchError } from '../store/key-layout.js';
+import { RedisShardsMismatchError, RedisShardsUnknownError } from '../store/key-layout.js';
 import { readRedisAudit } from '../store/read-redis-audit.js';
 
 export interface Output {
@@ -74,6 +74,16 @@ export async function runAuditCli({ argv, env, stdout, stderr, now = Date.now() 
       stderr.write(
         `countersign audit: COUNTERSIGN_REDIS_SHARDS is ${error.configured}, but this Redis holds data written with ${error.stored} shards.\n` +
           `The count is read from Redis: unset COUNTERSIGN_REDIS_SHARDS, or set it to ${error.stored} as the bot has it.\n`,
+      );
+      return 1;
+    }
+    if (error instanceof RedisShardsUnknownError) {
+      stderr.write(
+        (error.certain
+          ? `countersign audit: this Redis holds the bot's data under ${keyPrefix}, but not the shard count it was written with (${error.marker}).\n`
+          : `countersign audit: this Redis records no shard count under ${error.marker}, and holds too many keys to tell whether it has the bot's data.\n`) +
+          'Redis may have lost it (restarted without its data, or evicted it); a running bot writes it again within a minute.\n' +
+          "Set COUNTERSIGN_REDIS_SHARDS to the bot's count to read the trail now: with another count, events would be missed.\n",
       );
       return 1;
     }

@@ -33,6 +33,8 @@ export const ErrorCode = {
   AuditUsage: 'countersign_audit_usage',
   /** COUNTERSIGN_REDIS_SHARDS differs from the shard count the Redis data was written with. */
   RedisShardsMismatch: 'countersign_redis_shards_mismatch',
+  /** A reader found no recorded shard count beside data it would read: it does not guess one. */
+  RedisShardsUnknown: 'countersign_redis_shards_unknown',
   /** Fewer Redis replicas than required confirmed a call's executing marker in time; the call was not started. */
   ReplicationNotConfirmed: 'countersign_replication_not_confirmed',
   /** A step or thread was stored by a newer release (a rolling deploy, a rollback) in a format this one cannot read. */

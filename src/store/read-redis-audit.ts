@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import type { StoredAuditEvent } from '../audit/audit-event.js';
 import type { RedisTarget } from '../config/redis-target.js';
 import { connectToRedis } from './connect-to-redis.js';
-import { RedisShardsMismatchError, readStoredShardCount } from './key-layout.js';
+import { RedisShardsMismatchError, RedisShardsUnknownError, readStoredShardCount } from './key-layout.js';
+import { prefixHasKeys } from './prefix-has-keys.js';
 import { createRedisAuditLog } from './redis-audit-log.js';
 import { createRedisKeys } from './redis-keys.js';
 
@@ -13,7 +14,8 @@ import { createRedisKeys } from './redis-keys.js';
  * The shard count is the one the data was written with (`<prefix>shards`): a reader with another
  * count reads other streams, and the trail would come back shorter with nothing to say so. `shards`
  * (COUNTERSIGN_REDIS_SHARDS) is only needed where no bot has recorded a count; if it disagrees with
- * the recorded one, the read fails naming both, as a bot's store does.
+ * the recorded one, the read fails naming both, as a bot's store does. Where none is recorded but
+ * the prefix holds data, the read fails too (`RedisShardsUnknownError`) unless `shards` is given.
  */
 export async function readRedisAudit(options: {
   target: RedisTarget;
@@ -24,9 +26,16 @@ export async function readRedisAudit(options: {
 }): Promise<StoredAuditEvent[]> {
   const redis = await connectToRedis(options.target);
   try {
-    const stored = await readStoredShardCount({ redis, keys: createRedisKeys({ keyPrefix: options.keyPrefix }) });
+    const keys = createRedisKeys({ keyPrefix: options.keyPrefix });
+    const stored = await readStoredShardCount({ redis, keys });
     if (stored !== undefined && options.shards !== undefined && options.shards !== stored) {
       throw new RedisShardsMismatchError({ configured: options.shards, stored });
+    }
+    // The marker is gone but data is there (Redis lost it, and no bot has written it again yet):
+    // reading with a default count could print a shorter trail with nothing to say so.
+    if (stored === undefined && options.shards === undefined) {
+      const data = await prefixHasKeys({ redis, keyPrefix: options.keyPrefix });
+      if (data !== 'none') throw new RedisShardsUnknownError({ marker: keys.shardCountMarker(), certain: data === 'some' });
     }
     const shards = stored ?? options.shards;
     return await createRedisAuditLog({ redis, keyPrefix: options.keyPrefix, ...(shards !== undefined && { shards }), logger: options.logger }).read(options.query);

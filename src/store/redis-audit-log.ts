@@ -2,6 +2,7 @@ import { CountersignError, ErrorCode } from '../errors/countersign-error.js';
 import type { Cluster, Redis } from 'ioredis';
 import type { RedisTarget } from '../config/redis-target.js';
 import { connectRedisClient } from './connect-to-redis.js';
+import { shardCountGuard } from './key-layout.js';
 import { createRedisKeys, DEFAULT_REDIS_SHARDS } from './redis-keys.js';
 import type { AuditEventInput, StoredAuditEvent } from '../audit/audit-event.js';
 import {
@@ -68,6 +69,8 @@ export function createRedisAuditLog({
   };
   if (onRedisError) redis.on('error', reportFailure('connection'));
   const keys = createRedisKeys({ keyPrefix, shards });
+  // Appends write the sharded layout as the store does, so they record (and check) its count too.
+  const shardCount = shardCountGuard({ redis, keys });
   // Read newest layout first; the stream of the untagged layout is only read (and trimmed) until it ages out.
   const recordStreams = [...keys.shards().map((shard) => shard.audit()), keys.legacyAudit()];
   const streams = [...keys.shards().map((shard) => shard.refusalAudit()), ...recordStreams];
@@ -128,6 +131,7 @@ export function createRedisAuditLog({
       const key = refusal ? shard.refusalAudit() : shard.audit();
       let id: string;
       try {
+        await shardCount();
         id = String(await redis.xadd(key, 'MAXLEN', '~', refusal ? refusalMaxLength : maxLength, '*', 'type', event.type, 'event', JSON.stringify(event)));
       } catch (error) {
         reportFailure('command')(error);
