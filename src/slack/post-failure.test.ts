@@ -7,6 +7,7 @@ describe('whether a failed Slack call is worth making again later', () => {
     expect(worthTryingLater({ code: 'slack_webapi_rate_limited_error' })).toBe(true);
     expect(worthTryingLater({ code: 'slack_webapi_http_error', statusCode: 503 })).toBe(true);
     expect(worthTryingLater({ code: 'slack_webapi_http_error', statusCode: 429 })).toBe(true);
+    expect(worthTryingLater({ code: 'slack_webapi_http_error', statusCode: 408 })).toBe(true);
     expect(worthTryingLater({ code: 'slack_webapi_platform_error', data: { error: 'internal_error' } })).toBe(true);
     expect(worthTryingLater(new Error('A rate limit was exceeded (url: https://slack.com/api/chat.postMessage, retry-after: 7)'))).toBe(true);
   });

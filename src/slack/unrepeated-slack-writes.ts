@@ -18,22 +18,40 @@ const UNREPEATABLE_METHODS = new Set([
 
 /** Every error the guard threw: a write Slack may or may not have applied. */
 const unconfirmed = new WeakSet<object>();
+/** The HTTP status of the answer behind such an error, when one came. */
+const answeredWith = new WeakMap<object, number>();
+
+/** The guard's error in what a Web API call threw: itself, or what the client hands on as `original`. */
+function guardErrorOf(error: unknown): object | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  if (unconfirmed.has(error)) return error;
+  const original = (error as { original?: unknown }).original;
+  return typeof original === 'object' && original !== null && unconfirmed.has(original) ? original : undefined;
+}
 
 /**
  * Whether `error` (what a Web API call threw) is the guard's refusal to send a write again: Slack may have
  * applied it, so what it posted, if anything, can only be found by reading the conversation.
  */
 export function mayHaveBeenApplied(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  // The client hands what `fetch` threw on as `original`.
-  const original = (error as { original?: unknown }).original;
-  return unconfirmed.has(error) || (typeof original === 'object' && original !== null && unconfirmed.has(original));
+  return guardErrorOf(error) !== undefined;
 }
 
-/** The error for a write that was sent but whose outcome is unknown: it is not sent again. */
-export function unconfirmedWriteError({ method, cause }: { method: string; cause: unknown }): SlackCallError {
+/**
+ * The HTTP status the write behind the guard's refusal was answered with (a 5xx, a 4xx from Slack or
+ * an edge before it); undefined when no answer came (a timeout, a connection lost after the request
+ * went out) or for any other error. Whether a later try may get past it depends on it.
+ */
+export function unconfirmedWriteStatus(error: unknown): number | undefined {
+  const guardError = guardErrorOf(error);
+  return guardError === undefined ? undefined : answeredWith.get(guardError);
+}
+
+/** The error for a write that was sent but whose outcome is unknown: it is not sent again. `status`: the HTTP answer it got, if any. */
+export function unconfirmedWriteError({ method, cause, status }: { method: string; cause: unknown; status?: number }): SlackCallError {
   const error = new SlackCallError({ method, cause });
   unconfirmed.add(error);
+  if (status !== undefined) answeredWith.set(error, status);
   return error;
 }
 
@@ -53,8 +71,8 @@ export function createUnrepeatedSlackWrites({ retryConfig, fetch }: { retryConfi
   const guardedFetch: typeof globalThis.fetch = async (input, init) => {
     const method = methodOf(input);
     if (!UNREPEATABLE_METHODS.has(method)) return fetch(input, init);
-    const refuse = (cause: unknown): never => {
-      throw unconfirmedWriteError({ method, cause });
+    const refuse = (cause: unknown, status?: number): never => {
+      throw unconfirmedWriteError({ method, cause, ...(status === undefined ? {} : { status }) });
     };
     let response: Response;
     try {
@@ -65,7 +83,7 @@ export function createUnrepeatedSlackWrites({ retryConfig, fetch }: { retryConfi
     }
     if (response.status === 200 || response.status === 429) return response;
     await response.body?.cancel().catch(() => {});
-    return refuse(new Error(`HTTP ${response.status}; it may have been posted all the same, so it was not sent again`));
+    return refuse(new Error(`HTTP ${response.status}; it may have been posted all the same, so it was not sent again`), response.status);
   };
 
   return {

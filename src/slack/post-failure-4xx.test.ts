@@ -1,0 +1,49 @@
+import { LogLevel, WebClient } from '@slack/web-api';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { SlackCallError } from '../errors/countersign-error.js';
+import { SLACK_RETRY_CONFIG } from './create-slack-app.js';
+import { createUnrepeatedSlackWrites } from './unrepeated-slack-writes.js';
+import { createWebApiMessenger } from './web-api-messenger.js';
+
+/** Every Web API call answered with this HTTP status (an edge or proxy refusing the request), or failing as `fetch` does when a connection is lost. */
+function messengerAnswering(status: number | 'connection lost') {
+  const fetch: typeof globalThis.fetch = async () => {
+    if (status === 'connection lost') throw new TypeError('fetch failed', { cause: new Error('other side closed') });
+    return new Response('refused', { status });
+  };
+  const writes = createUnrepeatedSlackWrites({ retryConfig: SLACK_RETRY_CONFIG, fetch });
+  const client = new WebClient('xoxb-test', { slackApiUrl: 'http://127.0.0.1:9/api/', retryConfig: writes.retryConfig, timeout: 300, fetch: writes.fetch, logLevel: LogLevel.ERROR });
+  return createWebApiMessenger({ client, logger: pino({ level: 'silent' }) } as never);
+}
+
+async function tryLaterOf(promise: Promise<unknown>): Promise<boolean | string> {
+  return promise.then(
+    () => 'posted',
+    (error: unknown) => (error instanceof SlackCallError ? error.tryLater : `not a SlackCallError: ${String(error)}`),
+  );
+}
+
+/**
+ * post-failure.ts: a failure is worth trying later when Slack failed (5xx, 429), "not when Slack
+ * refused it", and its own test says an HTTP 404 is not (`slack_webapi_http_error`, 404 → false).
+ * But chat.postMessage goes through the unrepeated-writes guard, which turns EVERY status other than
+ * 200/429 into a "may have been applied" request error (`slack_webapi_request_error`), which the
+ * classifier takes as worth trying later. So a reminder whose post is refused with a 4xx is tried
+ * again every 2-15 minutes until the request expires, while the same refusal on a read is given up.
+ */
+describe('a reminder post refused with an HTTP 4xx', () => {
+  it.each([403, 404])('is classified like the same refusal of a read (%i): not worth trying later', async (status) => {
+    const messenger = messengerAnswering(status);
+    const read = await tryLaterOf(messenger.postMention({ channel: 'C0OPS', threadTs: '1.1', text: 'hi', unlessPostedAfter: '1.1' }));
+    const post = await tryLaterOf(messenger.postMention({ channel: 'C0OPS', threadTs: '1.1', text: 'hi' }));
+    expect(read).toBe(false);
+    expect(post, `HTTP ${status} on chat.postMessage is taken as worth trying later`).toBe(false);
+  });
+
+  // The guard still will not send such a post again (Slack may have posted it): a later try reads first.
+  it.each([500, 502, 408, 'connection lost' as const])('is still worth trying later when Slack or the network failed it (%s)', async (status) => {
+    const messenger = messengerAnswering(status);
+    expect(await tryLaterOf(messenger.postMention({ channel: 'C0OPS', threadTs: '1.1', text: 'hi' }))).toBe(true);
+  });
+});
