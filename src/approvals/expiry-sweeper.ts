@@ -40,11 +40,21 @@ const MAX_COMMIT_ATTEMPTS = 25;
 export const NEWER_RELEASE_RETRY_MS = 30_000;
 /**
  * The pause before a reminder Slack did not take everywhere is tried again: as long as it has been due
- * (so each wait about doubles), within these. Its claim lasts that long, which is also all the time its
- * sender has before another process may take it over: longer than the Slack client's own retries.
+ * (so each wait about doubles), within these.
  */
 const REMINDER_RETRY_MIN_MS = 2 * 60_000;
 const REMINDER_RETRY_MAX_MS = 15 * 60_000;
+/**
+ * How long a reminder's claim keeps every other process off it, by the store's clock: from the claim,
+ * then from each renewal, which its sender makes before each post (`keepReminder`; one that finds it
+ * lost stops). A post already on its way when the lease runs out can still be sent a second time by
+ * the process that takes the reminder over, so the lease is well beyond one post's worst case with the
+ * Slack client's settings (`create-slack-app.ts`: a 15 s timeout, 2 retries): a retry's read of the
+ * place first (up to 5 pages of replies, each up to 3 tries of 15 s: under 4 minutes), then the post
+ * (15 s, which the client does not repeat, and a Retry-After for each of up to 2 rate limits). A
+ * sender that died holds its reminder back this long at most.
+ */
+const REMINDER_LEASE_MS = 10 * 60_000;
 
 /**
  * The calls a hop reaches, by tool. A call that shares its tool with a waiting call the hop does not
@@ -117,7 +127,13 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
    */
   async function remind(
     step: PendingStep,
-    { prefix = ':bell: ', calls: waiting = waitingApprovals(step), names, tried = false }: { prefix?: string; calls?: PendingCall[]; names?: string; tried?: boolean } = {},
+    {
+      prefix = ':bell: ',
+      calls: waiting = waitingApprovals(step),
+      names,
+      tried = false,
+      stillHeld,
+    }: { prefix?: string; calls?: PendingCall[]; names?: string; tried?: boolean; stillHeld?: () => Promise<boolean> } = {},
   ): Promise<number> {
     if (waiting.length === 0 || step.phase !== 'pending') return 0;
     const mentionsOf = new Map(await Promise.all(waiting.map(async (call) => [call.approvalId, await mentionsFor(step, call)] as const)));
@@ -126,18 +142,23 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
     const expires = step.expiresAt === undefined ? '' : ` It expires <!date^${Math.floor(step.expiresAt / 1000)}^{date_short_pretty} at {time}|soon>.`;
     const text = `${prefix}${[...mentions].join(' ')}${mentions.size > 0 ? ' ' : ''}Approval still needed for ${named}.${expires}`;
     const places = noticePlaces(step, { calls: waiting, inDm: (userId, call) => mentionsOf.get(call.approvalId)?.includes(`<@${userId}>`) ?? false });
-    return postNotice(step, { places, text, event: 'reminder-failed', tried });
+    return postNotice(step, { places, text, event: 'reminder-failed', tried, ...(stillHeld ? { stillHeld } : {}) });
   }
 
   /**
    * Posts `text` in each of `places`; one Slack refuses is logged (as `event`) and the others still get
    * it. `tried`: an earlier try may have posted it in some of them (Slack took it there, or took it but
    * its reply was lost), so each is read first and gets it only if it has not. Returns how many places
-   * Slack failed in a way a later try may get past (`slackMayTakeItLater`).
+   * Slack failed in a way a later try may get past (`slackMayTakeItLater`). `stillHeld`: asked before
+   * each post; once it says no, nothing more is posted (another process has taken the notice over).
    */
-  async function postNotice(step: PendingStep, { places, text, event, tried = false }: { places: NoticePlace[]; text: string; event: string; tried?: boolean }): Promise<number> {
+  async function postNotice(
+    step: PendingStep,
+    { places, text, event, tried = false, stillHeld }: { places: NoticePlace[]; text: string; event: string; tried?: boolean; stillHeld?: () => Promise<boolean> },
+  ): Promise<number> {
     let tryLater = 0;
     for (const { channel, threadTs, stepMessageTs } of places) {
+      if (stillHeld && !(await stillHeld())) break;
       await messenger.postMention({ channel, threadTs, text, ...(tried ? { unlessPostedAfter: stepMessageTs } : {}) }).catch((error: unknown) => {
         if (slackMayTakeItLater(error)) tryLater += 1;
         logger.warn({ event, stepId: step.stepId, channel, err: error }, 'could not post a notice about an approval request');
@@ -208,23 +229,37 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
   }
 
   /**
-   * Sends a step's due reminder once: the process that claims it sends it, and takes it off the
-   * schedule once it is posted everywhere Slack will take it. Where Slack failed (a 500, the network,
-   * a rate limit) the claim is left to run out: a later sweep, of any process, tries again (posting
-   * only where it is not there yet), after a pause as long as it has been due (`REMINDER_RETRY_*`),
-   * until the request closes. So is one whose sender stopped before it finished.
+   * Sends a step's due reminder once: the process that claims it sends it, holding the claim
+   * (`REMINDER_LEASE_MS`) while it posts, and takes it off the schedule once it is posted everywhere
+   * Slack will take it. Where Slack failed (a 500, the network, a rate limit) it lets go of the claim: a
+   * later sweep, of any process, tries again (posting only where it is not there yet), after a pause as
+   * long as it has been due (`REMINDER_RETRY_*`), until the request closes. So does one whose sender
+   * stopped before it finished, once the lease runs out; a sender that finds its lease ran out (it took
+   * longer than that) stops posting and leaves the rest to the process that took it over.
    */
-  async function remindDue(stepId: string, at: number): Promise<void> {
+  async function remindDue(stepId: string): Promise<void> {
     // Read before the claim: a step this release cannot read keeps its reminder (`leaveToNewerRelease`).
     const step = await store.getStep(stepId);
+    // Now, not the sweep's start: a reminder late in a slow batch is tried again a pause after its claim.
+    const at = now();
     const dueSince = step?.remindAt ?? at;
     const pause = Math.min(Math.max(at - dueSince, REMINDER_RETRY_MIN_MS), REMINDER_RETRY_MAX_MS);
-    const claim = await store.claimReminder({ stepId, now: at, until: at + pause });
+    const claim = await store.claimReminder({ stepId, now: at, until: at + pause, leaseMs: REMINDER_LEASE_MS });
     if (!claim) return;
+    let held = true;
+    const stillHeld = async () => {
+      held = await store.keepReminder(stepId, claim, REMINDER_LEASE_MS);
+      return held;
+    };
     // Due later than the step says: an earlier try left it (or a newer release put it off).
-    const left = step ? await remindBeforeExpiry(step, at, { tried: claim.dueAt > dueSince }) : 0;
+    const left = step ? await remindBeforeExpiry(step, at, { tried: claim.dueAt > dueSince, stillHeld }) : 0;
+    if (!held) {
+      logger.warn({ event: 'reminder-claim-lost', stepId }, 'a reminder took longer to send than its claim lasts; the process that took it over posts the rest');
+      return;
+    }
     if (left > 0) {
       logger.info({ event: 'reminder-tried-later', stepId, places: left, at: claim.until }, 'Slack did not take a reminder everywhere; a later sweep tries those places again');
+      await store.releaseReminder(stepId, claim);
       return;
     }
     await store.finishReminder(stepId, claim);
@@ -236,10 +271,10 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
    * the approvers "Approval still needed … It expires <a time already past>" for a request it then
    * closes as expired. Returns how many places Slack may take it later.
    */
-  async function remindBeforeExpiry(step: PendingStep, at: number, { tried }: { tried: boolean }): Promise<number> {
+  async function remindBeforeExpiry(step: PendingStep, at: number, options: { tried: boolean; stillHeld: () => Promise<boolean> }): Promise<number> {
     const expiresAt = await governingStepExpiry(step, at);
     if (expiresAt !== undefined && at >= expiresAt) return 0;
-    return remind(step, { tried });
+    return remind(step, options);
   }
 
   /**
@@ -354,7 +389,7 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
   async function sweepOnce(): Promise<void> {
     const at = now();
     for (const stepId of await store.dueSteps({ kind: 'reminder', now: at, limit: BATCH })) {
-      await remindDue(stepId, at)
+      await remindDue(stepId)
         .catch((error: unknown) => leaveToNewerRelease('reminder', stepId, error))
         .catch((error: unknown) => logger.warn({ event: 'reminder-failed', stepId, err: error }, 'could not send reminder'));
     }

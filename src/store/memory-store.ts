@@ -39,6 +39,8 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
   const locks = new Map<string, Expiring<string>>();
   const fences = new Map<string, string>();
   const schedules: Record<ScheduleKind, Map<string, number>> = { expiry: new Map(), reminder: new Map(), escalation: new Map() };
+  /** Who is sending a step's due reminder (`claimReminder`), until its lease runs out. */
+  const reminderClaims = new Map<string, Expiring<{ claimant: string; dueAt: number }>>();
   const grants = new Map<string, Grant>();
   const inflight = new Map<string, string>();
   const busy = new Map<string, number>();
@@ -318,15 +320,30 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       if (due !== undefined && due < until) schedules[kind].set(stepId, until);
     },
 
-    async claimReminder({ stepId, now: at, until }) {
+    async claimReminder({ stepId, now: at, until, leaseMs, claimant = randomUUID() }) {
+      const holder = live(reminderClaims, stepId);
+      // Its own claim again: a resend after a lost reply, as the Redis store sees one.
+      if (holder) return holder.claimant === claimant ? { dueAt: holder.dueAt, until, claimant } : undefined;
       const dueAt = schedules.reminder.get(stepId);
       if (dueAt === undefined || dueAt > at) return undefined;
       schedules.reminder.set(stepId, until);
-      return { dueAt, until };
+      reminderClaims.set(stepId, { value: { claimant, dueAt }, expiresAt: now() + leaseMs });
+      return { dueAt, until, claimant };
+    },
+
+    async keepReminder(stepId, claim, leaseMs) {
+      if (live(reminderClaims, stepId)?.claimant !== claim.claimant) return false;
+      reminderClaims.get(stepId)!.expiresAt = now() + leaseMs;
+      return true;
+    },
+
+    async releaseReminder(stepId, claim) {
+      if (live(reminderClaims, stepId)?.claimant === claim.claimant) reminderClaims.delete(stepId);
     },
 
     async finishReminder(stepId, claim) {
       if (schedules.reminder.get(stepId) === claim.until) schedules.reminder.delete(stepId);
+      if (live(reminderClaims, stepId)?.claimant === claim.claimant) reminderClaims.delete(stepId);
     },
 
     async scheduleTakeBack(takeBack, at) {

@@ -45,6 +45,8 @@ export interface ShardKeys {
   /** Steps decided but not resumed (sorted set, score = completion time). */
   complete(): string;
   schedule(kind: ScheduleKind): string;
+  /** Who is sending a step's due reminder, and until when (a hash with a TTL; see CLAIM_REMINDER_SCRIPT). */
+  reminderClaim(stepId: string): string;
   /** Messages of this shard's threads still to be taken back (sorted set, score = next try; see `TakeBackStore`). */
   takeBacks(): string;
   audit(): string;
@@ -115,6 +117,7 @@ function shardKeys(keyPrefix: string, index: number, tag: string): ShardKeys {
     ready: () => `${at}ready-threads`,
     complete: () => `${at}complete-steps`,
     schedule: (kind) => `${at}${SCHEDULE_NAMES[kind]}`,
+    reminderClaim: (stepId) => `${at}reminder-claim:${stepId}`,
     takeBacks: () => `${at}take-backs`,
     audit: () => `${at}audit`,
     refusalAudit: () => `${at}audit-refusals`,

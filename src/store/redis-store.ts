@@ -41,6 +41,8 @@ import {
   CLAIM_ONCE_SCRIPT,
   CLAIM_REMINDER_SCRIPT,
   FINISH_REMINDER_SCRIPT,
+  KEEP_REMINDER_SCRIPT,
+  RELEASE_REMINDER_SCRIPT,
 } from './redis-scripts.js';
 import type { CommitResult, DeletedPost, ExecutingMarker, Fence, ReplicaShortfall, StateStore } from './state-store.js';
 import { createReplicaConfirmedWrites, defaultReplicasToWaitFor, DEFAULT_REPLICA_WAIT_TIMEOUT_MS } from './replica-confirmed-write.js';
@@ -86,8 +88,10 @@ const SCRIPTS = {
   csSetStepField: [1, SET_STEP_FIELD_SCRIPT],
   csSetStepCard: [1, SET_STEP_CARD_SCRIPT],
   csClaimOnce: [1, CLAIM_ONCE_SCRIPT],
-  csClaimReminder: [1, CLAIM_REMINDER_SCRIPT],
-  csFinishReminder: [1, FINISH_REMINDER_SCRIPT],
+  csClaimReminder: [2, CLAIM_REMINDER_SCRIPT],
+  csKeepReminder: [1, KEEP_REMINDER_SCRIPT],
+  csReleaseReminder: [1, RELEASE_REMINDER_SCRIPT],
+  csFinishReminder: [2, FINISH_REMINDER_SCRIPT],
 } as const;
 
 type ScriptRunner = Record<keyof typeof SCRIPTS, (...args: Array<string | number>) => Promise<unknown>>;
@@ -525,13 +529,23 @@ export function createRedisStore({
       await redis.zadd(keys.ofStep(stepId).schedule(kind), 'XX', 'GT', until, stepId);
     },
 
-    async claimReminder({ stepId, now: at, until }) {
-      const due = (await run.csClaimReminder(keys.ofStep(stepId).schedule('reminder'), stepId, at, until)) as string | null;
-      return due === null ? undefined : { dueAt: Number(due), until };
+    async claimReminder({ stepId, now: at, until, leaseMs, claimant = randomUUID() }) {
+      const stepAt = keys.ofStep(stepId);
+      const due = (await run.csClaimReminder(stepAt.schedule('reminder'), stepAt.reminderClaim(stepId), stepId, at, until, claimant, leaseMs)) as string | null;
+      return due === null ? undefined : { dueAt: Number(due), until, claimant };
+    },
+
+    async keepReminder(stepId, claim, leaseMs) {
+      return (await run.csKeepReminder(keys.ofStep(stepId).reminderClaim(stepId), claim.claimant, leaseMs)) === 1;
+    },
+
+    async releaseReminder(stepId, claim) {
+      await run.csReleaseReminder(keys.ofStep(stepId).reminderClaim(stepId), claim.claimant);
     },
 
     async finishReminder(stepId, claim) {
-      await run.csFinishReminder(keys.ofStep(stepId).schedule('reminder'), stepId, claim.until);
+      const stepAt = keys.ofStep(stepId);
+      await run.csFinishReminder(stepAt.schedule('reminder'), stepAt.reminderClaim(stepId), stepId, claim.until, claim.claimant);
     },
 
     async scheduleTakeBack(takeBack, at) {

@@ -911,7 +911,7 @@ describe.each(createStores())('%s state store', (name, create) => {
     });
     expect(await store.dueSteps({ kind: 'expiry', now: at + 999, limit: 1000 })).not.toContain(step.stepId);
     expect(await store.dueSteps({ kind: 'reminder', now: at + 600, limit: 1000 })).toContain(step.stepId);
-    const claims = await Promise.all([1, 2].map(() => store.claimReminder({ stepId: step.stepId, now: at + 600, until: at + 60_600 })));
+    const claims = await Promise.all([1, 2].map(() => store.claimReminder({ stepId: step.stepId, now: at + 600, until: at + 60_600, leaseMs: TTL })));
     expect(claims.filter(Boolean)).toHaveLength(1);
     expect(await store.dueSteps({ kind: 'expiry', now: at + 1_000, limit: 1000 })).toContain(step.stepId);
     expect(await commitTransition(store, step.stepId, (current) => expireTransition(current, { now: at + 999 }))).toBeUndefined();
@@ -929,20 +929,52 @@ describe.each(createStores())('%s state store', (name, create) => {
     const at = Date.now() + 60_000;
     const step = await createStep(makeStep(['apv-1'], { createdAt: at, expiresAt: at + 100_000, remindAt: at + 500 }));
     const { stepId } = step;
-    expect(await store.claimReminder({ stepId, now: at + 499, until: at + 10_499 })).toBeUndefined();
-    const first = await store.claimReminder({ stepId, now: at + 600, until: at + 10_600 });
-    expect(first).toEqual({ dueAt: at + 500, until: at + 10_600 });
+    expect(await store.claimReminder({ stepId, now: at + 499, until: at + 10_499, leaseMs: TTL })).toBeUndefined();
+    const first = await store.claimReminder({ stepId, now: at + 600, until: at + 10_600, leaseMs: TTL });
+    expect(first).toEqual({ dueAt: at + 500, until: at + 10_600, claimant: expect.any(String) });
     expect(await store.dueSteps({ kind: 'reminder', now: at + 10_599, limit: 1000 })).not.toContain(stepId);
-    // Its sender stopped, or Slack failed: a later sweep claims it, and sees it was due before (tried).
+    // Slack failed: its sender lets go of it, and a later sweep claims it and sees it was due before (tried).
+    await store.releaseReminder(stepId, first!);
     expect(await store.dueSteps({ kind: 'reminder', now: at + 10_600, limit: 1000 })).toContain(stepId);
-    const second = await store.claimReminder({ stepId, now: at + 10_600, until: at + 20_600 });
-    expect(second).toEqual({ dueAt: at + 10_600, until: at + 20_600 });
-    // The first claim's finish, late, leaves the entry the second claim holds.
+    const second = await store.claimReminder({ stepId, now: at + 10_600, until: at + 20_600, leaseMs: TTL });
+    expect(second).toEqual({ dueAt: at + 10_600, until: at + 20_600, claimant: expect.any(String) });
+    // The first claim's finish, late, leaves the entry and the claim the second one holds.
     await store.finishReminder(stepId, first!);
     expect(await store.dueSteps({ kind: 'reminder', now: at + 20_600, limit: 1000 })).toContain(stepId);
+    expect(await store.keepReminder(stepId, second!, TTL)).toBe(true);
     await store.finishReminder(stepId, second!);
+    expect(await store.keepReminder(stepId, second!, TTL)).toBe(false);
     expect(await store.dueSteps({ kind: 'reminder', now: at + 1_000_000, limit: 1000 })).not.toContain(stepId);
-    expect(await store.claimReminder({ stepId, now: at + 1_000_000, until: at + 1_010_000 })).toBeUndefined();
+    expect(await store.claimReminder({ stepId, now: at + 1_000_000, until: at + 1_010_000, leaseMs: TTL })).toBeUndefined();
+    await store.unschedule(stepId);
+  });
+
+  it("lets nobody else claim a reminder while its sender's lease runs, past the claim's end too, and tells the sender once it ran out", async () => {
+    const at = Date.now() + 60_000;
+    const step = await createStep(makeStep(['apv-1'], { createdAt: at, expiresAt: at + 100_000, remindAt: at + 500 }));
+    const { stepId } = step;
+    const first = await store.claimReminder({ stepId, now: at + 600, until: at + 10_600, leaseMs: TTL, claimant: 'sweep-a' });
+    expect(first).toEqual({ dueAt: at + 500, until: at + 10_600, claimant: 'sweep-a' });
+    // The claim sent again after its reply was lost: the same claim.
+    expect(await store.claimReminder({ stepId, now: at + 600, until: at + 10_600, leaseMs: TTL, claimant: 'sweep-a' })).toEqual(first);
+    // Due again by the schedule, but its sender is still posting.
+    expect(await store.dueSteps({ kind: 'reminder', now: at + 20_000, limit: 1000 })).toContain(stepId);
+    expect(await store.claimReminder({ stepId, now: at + 20_000, until: at + 30_000, leaseMs: TTL })).toBeUndefined();
+    expect(await store.keepReminder(stepId, first!, TTL)).toBe(true);
+    // Its sender keeps it a little longer, then stalls: the lease runs out by the store's clock, and another sweep takes the reminder over.
+    expect(await store.keepReminder(stepId, first!, 50)).toBe(true);
+    const second = await vi.waitFor(async () => {
+      const claim = await store.claimReminder({ stepId, now: at + 20_000, until: at + 30_000, leaseMs: TTL });
+      expect(claim).toBeDefined();
+      return claim!;
+    });
+    expect(second).toEqual({ dueAt: at + 10_600, until: at + 30_000, claimant: expect.any(String) });
+    expect(await store.keepReminder(stepId, first!, TTL)).toBe(false);
+    // The first sender letting go, late, leaves the second one's claim.
+    await store.releaseReminder(stepId, first!);
+    expect(await store.keepReminder(stepId, second, TTL)).toBe(true);
+    expect(await store.claimReminder({ stepId, now: at + 40_000, until: at + 50_000, leaseMs: TTL })).toBeUndefined();
+    await store.finishReminder(stepId, second);
     await store.unschedule(stepId);
   });
 

@@ -130,6 +130,8 @@ export interface ReminderClaim {
   dueAt: number;
   /** When it is due again unless finished. */
   until: number;
+  /** The sender's: only it keeps (`keepReminder`), finishes or lets go of the claim. */
+  claimant: string;
 }
 
 /** Pending steps: written only through transitions computed from the step as read. */
@@ -208,9 +210,22 @@ export interface StepStore {
    * Claims a reminder due by `now` for its sender, for exactly one caller (undefined for the others):
    * its entry is moved to `until`, when the reminder comes due again unless the sender finishes it
    * (`finishReminder`): a sender that stopped, or that Slack failed, leaves it for a later sweep.
+   * Until then the claim is a lease of `leaseMs` by the store's clock, from this call: while it lasts
+   * (`keepReminder` renews it) nobody else claims the reminder, even once `until` has passed.
+   * `claimant`: a claim made again with the same one (a resend after a lost reply) is the same claim.
    */
-  claimReminder(options: { stepId: string; now: number; until: number }): Promise<ReminderClaim | undefined>;
-  /** Takes a claimed reminder off the schedule while it is still at the claim's `until`: one an edit put back on since stays. */
+  claimReminder(options: { stepId: string; now: number; until: number; leaseMs: number; claimant?: string }): Promise<ReminderClaim | undefined>;
+  /**
+   * Whether the claim is still its sender's (its lease has not run out, or nobody took the reminder
+   * since); if so its lease is renewed for `leaseMs` from now by the store's clock.
+   */
+  keepReminder(stepId: string, claim: ReminderClaim, leaseMs: number): Promise<boolean>;
+  /** Lets go of a claim before its lease runs out: the reminder comes due again at its `until` (a later sweep tries again). */
+  releaseReminder(stepId: string, claim: ReminderClaim): Promise<void>;
+  /**
+   * Takes a claimed reminder off the schedule while it is still at the claim's `until` (one an edit put
+   * back on since stays), and lets go of the claim.
+   */
   finishReminder(stepId: string, claim: ReminderClaim): Promise<void>;
   /** Steps every call of which is decided but that no process has resumed, completed before `before`. */
   completedSteps(options: { before: number; limit: number }): Promise<string[]>;
