@@ -352,6 +352,7 @@ async function assemble(
     store,
     worker,
     async start(startOptions = {}) {
+      warnOfStoreRisks(store, logger);
       sweeper.start();
       puller?.start();
       schedules?.start();
@@ -429,6 +430,20 @@ function warnIgnoredVariables(environment: EnvironmentConfig, logger: Logger): v
   const names = environment.ignoredVariables;
   if (names === undefined || names.length === 0) return;
   logger.warn({ event: 'environment-variables-ignored', variables: names }, ignoredVariablesMessage(names));
+}
+
+/**
+ * The store's server settings that could lose what the bot wrote (an RDB-only Redis: an approved call
+ * may run twice after its restart), once it answers. Not awaited: a Redis still away at start-up
+ * delays nothing, and `/healthz` names them once it is read.
+ */
+function warnOfStoreRisks(store: StateStore, logger: Logger): void {
+  store.risks().then(
+    (risks) => {
+      for (const risk of risks) logger.warn({ event: risk.code }, risk.message);
+    },
+    () => {},
+  );
 }
 
 /** COUNTERSIGN_REDIS_WAIT_*: only the store runs tools' markers, so only it gets them. */

@@ -1,7 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHealthServer, type RenderMetrics } from '../runtime/health-check.js';
-import type { StateStore } from '../store/state-store.js';
+import { createHealthServer, type HealthCheckedStore, type RenderMetrics } from '../runtime/health-check.js';
 
 /**
  * The METRICS_PORT listener: `GET /metrics`, and `GET /healthz` for the probes that reach this port
@@ -9,7 +8,7 @@ import type { StateStore } from '../store/state-store.js';
  * with the variable's name in the message.
  */
 export async function startMetricsServer(options: {
-  store: Pick<StateStore, 'ping' | 'kind'>;
+  store: HealthCheckedStore;
   renderMetrics: RenderMetrics;
   port: number;
   /** Default: every interface, so a scraper in the pod's network (Prometheus on the pod IP) reaches it. */

@@ -8,14 +8,23 @@ export interface HttpReply {
   body: string;
 }
 
+/** What the health check asks of the store. */
+export type HealthCheckedStore = Pick<StateStore, 'ping' | 'kind' | 'risks'>;
+
 /**
  * `200` while the store answers and takes writes, `503` when it cannot be reached or takes none (a Redis
  * left on a replica, where every write the bot makes fails): what a load balancer or orchestrator probes.
  * The reason given is one of these fixed sentences: the error itself (addresses) is not for a public port.
+ * A `200` names the store's risks by code (`warnings`, e.g. `redis-not-durable`; the start-up log says
+ * what they mean): they do not make the bot unhealthy, but a dashboard should show them.
  */
-export function healthReply(store: Pick<StateStore, 'ping' | 'kind'>): Promise<HttpReply> {
+export function healthReply(store: HealthCheckedStore): Promise<HttpReply> {
   return store.ping().then(
-    () => jsonReply(200, { status: 'ok', store: store.kind, redis: store.kind === 'redis' ? 'up' : 'not configured' }),
+    async () => {
+      // Read once by the store; an answer that failed only leaves the warnings out.
+      const warnings = (await store.risks().catch(() => [])).map((risk) => risk.code);
+      return jsonReply(200, { status: 'ok', store: store.kind, redis: store.kind === 'redis' ? 'up' : 'not configured', ...(warnings.length > 0 ? { warnings } : {}) });
+    },
     (error: unknown) =>
       error instanceof Error && /^READONLY\b/.test(error.message)
         ? jsonReply(503, { status: 'unavailable', store: store.kind, redis: 'read-only', reason: 'Redis answers but takes no writes: it is a replica' })
@@ -33,7 +42,7 @@ export function metricsReply(render: RenderMetrics): Promise<HttpReply> {
   );
 }
 
-export function answerHealthCheck(store: Pick<StateStore, 'ping' | 'kind'>, response: ServerResponse): void {
+export function answerHealthCheck(store: HealthCheckedStore, response: ServerResponse): void {
   void healthReply(store).then((reply) => writeReply(response, reply));
 }
 
@@ -46,7 +55,7 @@ export function answerMetrics(render: RenderMetrics, response: ServerResponse): 
  * serves no Slack requests), and the `METRICS_PORT` listener of every role. Anything else is a 404
  * that says what is served here.
  */
-export function createHealthServer(options: { store: Pick<StateStore, 'ping' | 'kind'>; renderMetrics?: RenderMetrics; servedBy: string }): Server {
+export function createHealthServer(options: { store: HealthCheckedStore; renderMetrics?: RenderMetrics; servedBy: string }): Server {
   const { store, renderMetrics, servedBy } = options;
   const served = renderMetrics ? 'GET /healthz and GET /metrics' : 'GET /healthz';
   return createServer((request, response) => {

@@ -566,6 +566,10 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
 
     async ping() {},
 
+    async risks() {
+      return [];
+    },
+
     async close() {},
   };
   return store;

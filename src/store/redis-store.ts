@@ -45,7 +45,8 @@ import {
   RELEASE_REMINDER_SCRIPT,
 } from './redis-scripts.js';
 import type { CommitResult, DeletedPost, ExecutingMarker, Fence, ReplicaShortfall, StateStore } from './state-store.js';
-import { createReplicaConfirmedWrites, defaultReplicasToWaitFor, DEFAULT_REPLICA_WAIT_TIMEOUT_MS } from './replica-confirmed-write.js';
+import { createReplicaConfirmedWrites, defaultReplicasToWaitFor, DEFAULT_REPLICA_WAIT_TIMEOUT_MS, DISK_WAIT_FLOOR_MS } from './replica-confirmed-write.js';
+import { persistenceRisks, readRedisPersistence, type RedisPersistence } from './redis-persistence.js';
 import { ReplicationNotConfirmedError } from './replication-not-confirmed-error.js';
 import { createThreadHistories, type ThreadReply, type ThreadWrite } from './redis-thread-history.js';
 import { assertTakesWrites } from './redis-takes-writes.js';
@@ -132,7 +133,8 @@ export interface RedisStoreOptions {
   /**
    * Replicas that must have a call's executing marker before the call starts (never more than the
    * primary has connected): 0 starts it once the primary has it. Default: 1 behind Sentinel or in
-   * a Cluster, else 0 (see `defaultReplicasToWaitFor`).
+   * a Cluster, else 0 (see `defaultReplicasToWaitFor`). Whatever the count, a primary with
+   * `appendonly yes` and `WAITAOF` (Redis 7.2+) must also have it fsynced to its append-only file.
    */
   waitReplicas?: number;
   /** How long the marker waits for them; fewer in time and the call is not started. */
@@ -166,7 +168,35 @@ export function createRedisStore({
   const histories = createThreadHistories();
   const layout = prepareKeyLayout({ redis, keys, keyPrefix });
   const replicas = waitReplicas ?? defaultReplicasToWaitFor(redis);
-  const confirmedWrites = replicas > 0 ? createReplicaConfirmedWrites({ redis, replicas, timeoutMs: waitTimeoutMs, onConnectionError: reportConnectionError }) : undefined;
+  // Its connection opens on the first write that waits: never, with no replica to wait for and no append-only file.
+  const confirmedWrites = createReplicaConfirmedWrites({ redis, replicas, timeoutMs: waitTimeoutMs, onConnectionError: reportConnectionError });
+
+  /**
+   * What the primaries keep across a restart, read once (`redis-persistence.ts`). A failed read is
+   * not remembered, and a wait Redis refused forgets it (AOF turned off since, a failover to an
+   * older server), so the next write asks again.
+   */
+  let persistence: Promise<RedisPersistence> | undefined;
+  const readPersistence = () => {
+    persistence ??= readRedisPersistence({ redis, keys }).catch((error: unknown) => {
+      persistence = undefined;
+      throw error;
+    });
+    return persistence;
+  };
+  const forgetPersistence = () => {
+    persistence = undefined;
+  };
+  /**
+   * Whether the writes that must not be lost (a call's executing marker, a withdrawal) also wait
+   * until the primary has fsynced them to its append-only file: with `appendfsync everysec` (the
+   * usual setting) an OS crash or power loss otherwise loses the last second of them. Redis 6 and
+   * 7.0 have no WAITAOF: there the file is as fresh as its fsync policy makes it.
+   */
+  const waitsForDisk = async () => {
+    const { appendOnly, waitAof } = await readPersistence();
+    return appendOnly === true && waitAof;
+  };
 
   /** What the scripts judge deadlines by in place of the server's `TIME` ('': `TIME` itself). */
   const clockArgument = () => (serverClock ? serverClock() : '');
@@ -283,15 +313,19 @@ export function createRedisStore({
 
   /**
    * Runs a script that withdraws authority (a `withdraws` step commit, a grant's revoke) as a call's
-   * executing marker is written: with a WAIT for the replicas, on the confirmed writes' connection.
-   * `direct` is the plain write, when no replica is waited for. Fewer confirmations than required
-   * leave the write standing (it took effect on the primary): the caller tells the person.
+   * executing marker is written: with a WAIT for the replicas (and a WAITAOF for the primary's
+   * append-only file, see `waitsForDisk`), on the confirmed writes' connection. `direct` is the
+   * plain write, when nothing is waited for. Fewer confirmations than required leave the write
+   * standing (it took effect on the primary): the caller tells the person.
    */
   const withdraw = async (options: { shard: number; script: string; keys: readonly string[]; args: ReadonlyArray<string | number> }, direct: () => Promise<unknown>): Promise<{ reply: unknown; unconfirmed?: ReplicaShortfall }> => {
-    if (!confirmedWrites) return { reply: await direct() };
-    const written = await confirmedWrites.run(options);
-    if (!written.waitError && written.confirmed >= written.required) return { reply: written.reply };
-    return { reply: written.reply, unconfirmed: { wanted: written.required, confirmed: written.confirmed } };
+    const disk = await waitsForDisk();
+    if (replicas === 0 && !disk) return { reply: await direct() };
+    const written = await confirmedWrites.run({ ...options, disk });
+    if (written.waitError) forgetPersistence();
+    const notOnDisk = disk && (written.waitError !== undefined || written.onDisk === false);
+    if (!written.waitError && written.confirmed >= written.required && !notOnDisk) return { reply: written.reply };
+    return { reply: written.reply, unconfirmed: { wanted: written.required, confirmed: written.confirmed, ...(notOnDisk ? { onDisk: false as const } : {}) } };
   };
 
   const store: StateStore = {
@@ -815,7 +849,8 @@ export function createRedisStore({
       // Named once, here: a resend after a lost reply carries the same attempt (`namedWrite`).
       const scriptKeys = [at.executing(fence.threadKey), at.fence(fence.threadKey), at.audit(), grantsKey, at.attempt(randomUUID())];
       const scriptArguments = [fence.token, toolCallId, markerJson, ttlMs, grant?.grantId ?? '', grant ? clockArgument() : '', auditMaxLength, ATTEMPT_TTL_MS, ...args];
-      if (!confirmedWrites) {
+      const disk = await waitsForDisk();
+      if (replicas === 0 && !disk) {
         const reply = await run.csMarkExecuting(...scriptKeys, ...scriptArguments);
         if (reply === 'fenced') throw new FencedError(fence.threadKey);
         if (reply === 'grant-gone') return 'grant-gone';
@@ -824,11 +859,15 @@ export function createRedisStore({
       }
       // The call starts once the replicas have the marker too: a failover before that would lose
       // it (and the lock and claim written before it), and a successor would run the call again.
+      // Likewise the primary's append-only file: a restart after an OS crash would lose it.
       const takeBack = (reason: string) => unmarkExecuting({ fence, toolCallId, markerJson, audit, reason });
       let written;
       try {
-        written = await confirmedWrites.run({ shard: at.index, script: MARK_EXECUTING_SCRIPT, keys: scriptKeys, args: scriptArguments });
-        if (written.waitError) throw written.waitError;
+        written = await confirmedWrites.run({ shard: at.index, script: MARK_EXECUTING_SCRIPT, keys: scriptKeys, args: scriptArguments, disk });
+        if (written.waitError) {
+          forgetPersistence();
+          throw written.waitError;
+        }
       } catch (error) {
         // The marker may have been written before the wait failed (a refused WAIT, a lost connection).
         await takeBack(`Not run: Redis failed while recording it (${error instanceof Error ? error.message : String(error)})`);
@@ -837,8 +876,11 @@ export function createRedisStore({
       if (written.reply === 'fenced') throw new FencedError(fence.threadKey);
       if (written.reply === 'grant-gone') return 'grant-gone';
       logStored(prepared);
-      if (written.confirmed >= written.required) return 'marked';
-      const shortfall = new ReplicationNotConfirmedError({ wanted: written.required, confirmed: written.confirmed, timeoutMs: waitTimeoutMs });
+      if (written.confirmed >= written.required && written.onDisk !== false) return 'marked';
+      const shortfall =
+        written.confirmed >= written.required
+          ? new ReplicationNotConfirmedError({ wanted: 0, confirmed: 0, onDisk: false, timeoutMs: Math.max(waitTimeoutMs, DISK_WAIT_FLOOR_MS) })
+          : new ReplicationNotConfirmedError({ wanted: written.required, confirmed: written.confirmed, timeoutMs: waitTimeoutMs });
       await takeBack(shortfall.message);
       throw shortfall;
     },
@@ -864,10 +906,14 @@ export function createRedisStore({
       await assertTakesWrites(redis);
     },
 
+    async risks() {
+      return persistenceRisks({ persistence: await readPersistence(), waitReplicas: replicas });
+    },
+
     async close() {
       closed = true;
       ready.close();
-      confirmedWrites?.close();
+      confirmedWrites.close();
       redis.disconnect();
     },
   };
@@ -882,7 +928,7 @@ function afterLayout(store: StateStore, layout: () => Promise<void>): StateStore
   const gated = { ...store };
   for (const name of Object.keys(store) as Array<keyof StateStore>) {
     const method = store[name];
-    if (typeof method !== 'function' || name === 'close' || name === 'ping') continue;
+    if (typeof method !== 'function' || name === 'close' || name === 'ping' || name === 'risks') continue;
     (gated as unknown as Record<string, unknown>)[name] = async (...args: unknown[]) => {
       await layout();
       return (method as (...parameters: unknown[]) => Promise<unknown>).apply(store, args);

@@ -31,23 +31,34 @@ export function replicasRequired({ wanted, online }: { wanted: number; online: n
   return Math.min(wanted, online ?? wanted);
 }
 
+/**
+ * The least time a wait for the primary's append-only file is given, whatever the replicas' wait:
+ * with `appendfsync everysec` Redis fsyncs once a second (later on a slow disk), so a shorter wait
+ * would refuse calls on a healthy server.
+ */
+export const DISK_WAIT_FLOOR_MS = 2_000;
+
 export interface ConfirmedWriteResult {
   /** The script's own reply. */
   reply: unknown;
   /** Replicas that had to confirm it, and those that did within the wait. */
   required: number;
   confirmed: number;
-  /** The WAIT failed after the script ran (`confirmed` is then 0): the write stands on the primary, unconfirmed. */
+  /** Asked with `disk`: whether the primary had it fsynced to its append-only file within the wait (`WAITAOF`). */
+  onDisk?: boolean;
+  /** The WAIT or WAITAOF failed after the script ran (`confirmed` is then 0): the write stands on the primary, unconfirmed. */
   waitError?: Error;
 }
 
 export interface ReplicaConfirmedWrites {
   /**
-   * Runs `script` on the primary of `shard` and waits until `required` replicas have it. `keys[0]`
-   * routes the pipeline in a Cluster. Rejects when the pipeline fails (the script may or may not
-   * have run) or the script failed; resolves with `waitError` when only the WAIT did.
+   * Runs `script` on the primary of `shard` and waits until `required` replicas have it, and with
+   * `disk` until the primary has fsynced it to its append-only file (`WAITAOF 1 0`: Redis 7.2 or
+   * later, with `appendonly yes`). `keys[0]` routes the pipeline in a Cluster. Rejects when the
+   * pipeline fails (the script may or may not have run) or the script failed; resolves with
+   * `waitError` when only a wait did.
    */
-  run(options: { shard: number; script: string; keys: readonly string[]; args: ReadonlyArray<string | number> }): Promise<ConfirmedWriteResult>;
+  run(options: { shard: number; script: string; keys: readonly string[]; args: ReadonlyArray<string | number>; disk?: boolean }): Promise<ConfirmedWriteResult>;
   close(): void;
 }
 
@@ -79,7 +90,7 @@ async function execRouted(client: Redis | Cluster, build: () => ChainableCommand
 }
 
 /**
- * Writes that a replica must confirm before the caller acts on them. WAIT counts the replicas that
+ * Writes that a replica (or the primary's disk) must confirm before the caller acts on them. WAIT counts the replicas that
  * acknowledged the replication offset of the connection it is sent on: so the script and its WAIT
  * go out together, in one pipeline (one round trip), on one connection; everything written before
  * on other connections (a lock, a resume claim) is earlier in the one replication stream and
@@ -87,7 +98,9 @@ async function execRouted(client: Redis | Cluster, build: () => ChainableCommand
  * keyless WAIT and ROLE with it. WAIT blocks its connection, so the connection is a duplicate of
  * the store's, opened on the first write: clicks' commands never queue behind a wait. The script
  * goes as EVAL, not EVALSHA: an EVALSHA refused with NOSCRIPT is sent again by ioredis after the
- * WAIT, which would then not cover it.
+ * WAIT, which would then not cover it. WAITAOF counts the same way, for the primary's own
+ * append-only file: an OS crash with `appendfsync everysec` loses up to a second of acknowledged
+ * writes, and a marker among them would let the call run again after the restart.
  */
 export function createReplicaConfirmedWrites({
   redis,
@@ -96,8 +109,9 @@ export function createReplicaConfirmedWrites({
   onConnectionError,
 }: {
   redis: Redis | Cluster;
-  /** Replicas that must confirm, at most (see `replicasRequired`); at least 1. */
+  /** Replicas that must confirm, at most (see `replicasRequired`); 0 when only the disk is waited for. */
   replicas: number;
+  /** The replicas' wait; the disk's is at least `DISK_WAIT_FLOOR_MS`. */
   timeoutMs: number;
   onConnectionError?: (error: unknown) => void;
 }): ReplicaConfirmedWrites {
@@ -116,9 +130,9 @@ export function createReplicaConfirmedWrites({
   };
 
   return {
-    async run({ shard, script, keys, args }) {
+    async run({ shard, script, keys, args, disk = false }) {
       const client = open();
-      if (!online.has(shard)) {
+      if (replicas > 0 && !online.has(shard)) {
         // Once per shard and connection: a primary without replicas (the one left after a failover)
         // should not cost the first call a whole wait. The key routes ROLE to the shard's node.
         const [, role] = (await execRouted(client, () => client.pipeline().exists(keys[0] as string).role())) ?? [];
@@ -129,18 +143,24 @@ export function createReplicaConfirmedWrites({
         const pipeline = client.pipeline();
         pipeline.eval(script, keys.length, ...keys, ...args);
         if (wanted > 0) pipeline.wait(wanted, timeoutMs);
-        // After the WAIT: who the primary streams to now, for this shard's next write and to judge this one.
-        return pipeline.role();
+        if (disk) pipeline.call('WAITAOF', '1', '0', String(Math.max(timeoutMs, DISK_WAIT_FLOOR_MS)));
+        // After the waits: who the primary streams to now, for this shard's next write and to judge this one.
+        if (replicas > 0) pipeline.role();
+        return pipeline;
       });
       const [scripted, ...rest] = replies ?? [];
       if (!scripted) throw new Error('Redis gave no reply to a confirmed write');
       if (scripted[0]) throw scripted[0];
-      const [waited, role] = wanted > 0 ? rest : [undefined, ...rest];
+      const waited = wanted > 0 ? rest.shift() : undefined;
+      const fsynced = disk ? rest.shift() : undefined;
+      const [role] = rest;
       const now = role && !role[0] ? onlineReplicas(role[1]) : undefined;
-      online.set(shard, now);
-      if (waited?.[0]) return { reply: scripted[1], required: wanted, confirmed: 0, waitError: waited[0] };
+      if (replicas > 0) online.set(shard, now);
+      const waitError = waited?.[0] ?? fsynced?.[0];
+      if (waitError) return { reply: scripted[1], required: wanted, confirmed: 0, waitError };
       const confirmed = waited === undefined ? 0 : Number(waited[1]);
-      return { reply: scripted[1], required: replicasRequired({ wanted, online: now }), confirmed };
+      const onDisk = fsynced === undefined ? {} : { onDisk: Array.isArray(fsynced[1]) && Number(fsynced[1][0]) >= 1 };
+      return { reply: scripted[1], required: replicasRequired({ wanted, online: now }), confirmed, ...onDisk };
     },
     close() {
       connection?.disconnect();

@@ -33,14 +33,17 @@ export type CommitResult = 'committed' | 'conflict' | 'not-found' | 'fenced' | '
 /**
  * A write that withdrew authority (a step commit that `withdraws`, a grant's revoke) stands on the
  * primary, but fewer replicas than required confirmed it within the wait (the executing marker's
- * `COUNTERSIGN_REDIS_WAIT_*`): a Redis failover now could lose it, and what it withdrew would be
- * back. The person who withdrew it is told so, not that it is done.
+ * `COUNTERSIGN_REDIS_WAIT_*`), or the primary did not confirm it in its append-only file (`onDisk`):
+ * a Redis failover or restart now could lose it, and what it withdrew would be back. The person who
+ * withdrew it is told so, not that it is done.
  */
 export interface ReplicaShortfall {
   /** Replicas that had to confirm it. */
   wanted: number;
   /** Replicas that did within the wait. */
   confirmed: number;
+  /** False: the primary's append-only file did not have it fsynced within the wait (`WAITAOF`); absent when not asked or it did. */
+  onDisk?: false;
 }
 
 /** A step commit's result; `unconfirmed` only on a committed withdrawal that replicas did not confirm in time. */
@@ -438,5 +441,17 @@ export interface StateStore extends DeliveryStore, StepStore, GrantStore, Thread
   readonly kind: 'redis' | 'memory';
   /** Throws when the backing store cannot be reached, or answers but takes no writes (a Redis replica). */
   ping(): Promise<void>;
+  /**
+   * How this store's server could lose writes the bot relies on, as read from it once (Redis's `INFO`):
+   * logged at start-up and named in `/healthz`. None for memory, whose own start-up warning says it all.
+   * Rejects when the server cannot be reached (the next call asks again).
+   */
+  risks(): Promise<readonly StoreRisk[]>;
   close(): Promise<void>;
+}
+
+/** A setting of the store's server that can lose what the bot wrote: `code` names it (a log event), `message` says what follows and what to set. */
+export interface StoreRisk {
+  code: string;
+  message: string;
 }

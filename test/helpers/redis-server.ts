@@ -15,8 +15,9 @@ export interface RedisServerHandle {
   /**
    * Stops and starts on the same port. The data is gone, unless the server was started with
    * `persist: true`. `whileDown` runs between the stop and the start (the server is unreachable).
+   * `signal: 'SIGKILL'` is a crash: a server configured to `save` writes no snapshot on the way down.
    */
-  restart(options?: { whileDown?: () => Promise<void> }): Promise<void>;
+  restart(options?: { whileDown?: () => Promise<void>; signal?: 'SIGTERM' | 'SIGKILL' }): Promise<void>;
 }
 
 export interface StartRedisServerOptions {
@@ -75,7 +76,7 @@ export async function startRedisServer(options: StartRedisServerOptions = {}): P
       removeData();
     },
     async restart(restartOptions = {}) {
-      await stopRedis(running);
+      await stopRedis(running, restartOptions.signal);
       try {
         await restartOptions.whileDown?.();
       } finally {

@@ -1,0 +1,76 @@
+import type { Cluster, Redis } from 'ioredis';
+import type { RedisKeys } from './redis-keys.js';
+import type { StoreRisk } from './state-store.js';
+
+/**
+ * What the Redis primaries keep across their own restart, as they say at start-up. Read with `INFO`,
+ * not `CONFIG GET`, which managed offerings (ElastiCache, Memorystore, Azure Cache) refuse.
+ */
+export interface RedisPersistence {
+  /** `aof_enabled` on every primary; undefined when one would not say (`INFO` refused by an ACL). */
+  appendOnly: boolean | undefined;
+  /** Every primary answers `WAITAOF` (Redis 7.2 or later, allowed to this user). */
+  waitAof: boolean;
+}
+
+/**
+ * Asks each primary once. `WAITAOF 0 0 0` waits for nothing, so it answers at once where the command
+ * exists and is allowed. One server: one round trip. A Cluster: one per shard, each routed to the
+ * shard's primary by an `EXISTS` of one of its keys (the keyless `INFO` and `WAITAOF` go with it), so
+ * every node the bot writes to is asked. Rejects only when Redis could not be reached.
+ */
+export async function readRedisPersistence({ redis, keys }: { redis: Redis | Cluster; keys: RedisKeys }): Promise<RedisPersistence> {
+  const routing = redis.isCluster ? keys.shards().map((shard) => shard.ready()) : [undefined];
+  const nodes = await Promise.all(
+    routing.map(async (key) => {
+      const pipeline = redis.pipeline();
+      if (key !== undefined) pipeline.exists(key);
+      pipeline.info('persistence').call('WAITAOF', '0', '0', '0');
+      const replies = (await pipeline.exec()) ?? [];
+      const [info, waitAof] = (key === undefined ? replies : replies.slice(1)).map(answered);
+      return { appendOnly: info === undefined ? undefined : infoField(String(info), 'aof_enabled') === '1', waitAof: waitAof !== undefined };
+    }),
+  );
+  const appendOnly = nodes.some((node) => node.appendOnly === false) ? false : nodes.every((node) => node.appendOnly === true) ? true : undefined;
+  return { appendOnly, waitAof: nodes.every((node) => node.waitAof) };
+}
+
+/**
+ * A pipeline reply's value; undefined when the server refused the command (unknown on this version,
+ * renamed, denied by an ACL, not for a replica). Any other error (a lost connection) is thrown.
+ */
+function answered(reply: [Error | null, unknown] | undefined): unknown {
+  if (!reply) throw new Error('Redis gave no reply to INFO or WAITAOF');
+  const [error, value] = reply;
+  if (!error) return value;
+  if (/^(ERR|NOPERM)\b/.test(error.message)) return undefined;
+  throw error;
+}
+
+/** `name:value` lines, as `INFO` sections are written. */
+export function infoField(info: string, name: string): string | undefined {
+  for (const line of info.split(/\r?\n/)) {
+    if (line.startsWith(`${name}:`)) return line.slice(name.length + 1).trim();
+  }
+  return undefined;
+}
+
+/**
+ * What an operator must be told about this Redis, at start-up and in `/healthz`. With neither an
+ * append-only file nor a replica that must confirm the executing marker, Redis keeps only what its
+ * last snapshot had: a restart (a crash, an OOM kill, a host reboot, a deploy of Redis itself)
+ * brings back a decided step without the marker of the call that already ran, and the recovery
+ * sweep runs it again. No code of the bot can prevent that; the server's settings can.
+ */
+export function persistenceRisks({ persistence, waitReplicas }: { persistence: RedisPersistence; waitReplicas: number }): StoreRisk[] {
+  if (waitReplicas > 0 || persistence.appendOnly === true) return [];
+  const found = persistence.appendOnly === false ? 'Redis keeps no append-only file (INFO persistence: aof_enabled:0)' : 'Redis would not say whether it keeps an append-only file (INFO refused)';
+  return [
+    {
+      code: 'redis-not-durable',
+      message:
+        `${found} and no replica has to confirm the bot's writes (COUNTERSIGN_REDIS_WAIT_REPLICAS=0): a Redis restart brings back only its last snapshot, ` +
+        'so an approved call may run twice and decisions may be lost. Set `appendonly yes` on the Redis server, or run a replica and set COUNTERSIGN_REDIS_WAIT_REPLICAS=1 (README: "Redis persistence").',
+    },
+  ];
+}
