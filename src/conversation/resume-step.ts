@@ -18,6 +18,7 @@ import type { CloseInterruptedCalls } from './close-interrupted-calls.js';
 import { postStopNotice, stoppedOnExpiryText, stopsOnExpiry } from './expiry-stop.js';
 import { postUnpostedNotice } from './failed-turn.js';
 import { createInterruptedResumeJudge } from './interrupted-resume-approvals.js';
+import { closeLostThreadResume, threadStateLost } from './lost-thread.js';
 import { addParticipants } from './participants.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
 import type { RunAndPublish, TurnSoFar } from './run-and-publish.js';
@@ -56,7 +57,13 @@ export function createStepResumer(options: ResumeDependencies) {
     const read = prefetched?.stepId === stepId ? prefetched : await store.getStepAndThread(stepId, threadKey);
     const { step } = read;
     if (!step) return;
-    const thread = threadKeyOf(step) === threadKey ? validatedThread({ address: step, stored: read.thread, logger, now }) : await loadThread(step);
+    const ownThread = threadKeyOf(step) === threadKey;
+    const thread = ownThread ? validatedThread({ address: step, stored: read.thread, logger, now }) : await loadThread(step);
+    // Redis evicted or flushed the thread while its card waited: there is no turn to go on with.
+    if (ownThread && step.phase === 'complete' && threadStateLost(read.thread, stepId)) {
+      await closeLostThreadResume({ scope, step, thread, store, logger, now });
+      return;
+    }
     if (thread.pendingStepId !== stepId) {
       // This step's resumed turn went on to a step the approval hook decided, resumed in this item.
       if (await finishInlineResume(scope, thread)) return;

@@ -10,18 +10,29 @@ const keys = createRedisKeys({ keyPrefix: 'test:persistence:' });
 
 describe('what an operator is told about Redis persistence', () => {
   it('warns when neither an append-only file nor a replica keeps what the last snapshot lacks', () => {
-    const [risk, ...more] = persistenceRisks({ persistence: { appendOnly: false, waitAof: false }, waitReplicas: 0 });
+    const [risk, ...more] = persistenceRisks({ persistence: { appendOnly: false, waitAof: false, evictionPolicy: 'noeviction' }, waitReplicas: 0 });
     expect(more).toEqual([]);
     expect(risk?.code).toBe('redis-not-durable');
     expect(risk?.message).toContain('an approved call may run twice');
     expect(risk?.message).toContain('`appendonly yes`');
     // A Redis that would not say is not taken for a durable one.
-    expect(persistenceRisks({ persistence: { appendOnly: undefined, waitAof: false }, waitReplicas: 0 }).map((found) => found.code)).toEqual(['redis-not-durable']);
+    expect(persistenceRisks({ persistence: { appendOnly: undefined, waitAof: false, evictionPolicy: 'noeviction' }, waitReplicas: 0 }).map((found) => found.code)).toEqual(['redis-not-durable']);
   });
 
   it('says nothing with `appendonly yes`, or with a replica that must confirm the marker', () => {
-    expect(persistenceRisks({ persistence: { appendOnly: true, waitAof: false }, waitReplicas: 0 })).toEqual([]);
-    expect(persistenceRisks({ persistence: { appendOnly: false, waitAof: false }, waitReplicas: 1 })).toEqual([]);
+    expect(persistenceRisks({ persistence: { appendOnly: true, waitAof: false, evictionPolicy: 'noeviction' }, waitReplicas: 0 })).toEqual([]);
+    expect(persistenceRisks({ persistence: { appendOnly: false, waitAof: false, evictionPolicy: 'noeviction' }, waitReplicas: 1 })).toEqual([]);
+  });
+
+  it('warns when Redis may evict keys (every countersign key has a TTL), and says to set noeviction', () => {
+    const [risk, ...more] = persistenceRisks({ persistence: { appendOnly: true, waitAof: false, evictionPolicy: 'volatile-lru' }, waitReplicas: 0 });
+    expect(more).toEqual([]);
+    expect(risk?.code).toBe('redis-evicts-keys');
+    expect(risk?.message).toContain('maxmemory-policy volatile-lru');
+    expect(risk?.message).toContain('Set maxmemory-policy noeviction');
+    expect(persistenceRisks({ persistence: { appendOnly: true, waitAof: false, evictionPolicy: undefined }, waitReplicas: 0 })).toEqual([]);
+    // Both at once, each with its own code.
+    expect(persistenceRisks({ persistence: { appendOnly: false, waitAof: false, evictionPolicy: 'allkeys-lru' }, waitReplicas: 0 }).map((found) => found.code)).toEqual(['redis-not-durable', 'redis-evicts-keys']);
   });
 
   it('reads INFO fields', () => {
@@ -33,15 +44,21 @@ describe('what an operator is told about Redis persistence', () => {
 describe('reading a Redis its persistence', () => {
   let withAof: RedisServerHandle;
   let snapshotsOnly: RedisServerHandle;
+  let evicting: RedisServerHandle;
   beforeAll(async () => {
-    [withAof, snapshotsOnly] = await Promise.all([startRedisServer({ persist: true }), startRedisServer()]);
+    [withAof, snapshotsOnly, evicting] = await Promise.all([
+      startRedisServer({ persist: true }),
+      startRedisServer(),
+      // As ElastiCache, Memorystore and Azure Cache run by default.
+      startRedisServer({ extraArguments: ['--maxmemory', '100mb', '--maxmemory-policy', 'volatile-lru'] }),
+    ]);
     // A user without INFO, as some managed offerings' restricted users are.
     const admin = new Redis(snapshotsOnly.url);
     await admin.call('ACL', 'SETUSER', 'bot', 'on', '>secret', '~*', '&*', '+@all', '-info');
     admin.disconnect();
   });
   afterAll(async () => {
-    await Promise.all([withAof?.stop(), snapshotsOnly?.stop()]);
+    await Promise.all([withAof?.stop(), snapshotsOnly?.stop(), evicting?.stop()]);
   });
 
   async function read(url: string) {
@@ -60,7 +77,7 @@ describe('reading a Redis its persistence', () => {
 
   it('finds `appendonly yes`, and WAITAOF where the server has it (Redis 7.2+)', async () => {
     const { persistence, waitAof } = await read(withAof.url);
-    expect(persistence).toEqual({ appendOnly: true, waitAof });
+    expect(persistence).toEqual({ appendOnly: true, waitAof, evictionPolicy: 'noeviction' });
   });
 
   it('finds snapshots only, and takes an INFO refused by an ACL for "would not say"', async () => {
@@ -69,6 +86,11 @@ describe('reading a Redis its persistence', () => {
     restricted.username = 'bot';
     restricted.password = 'secret';
     expect((await read(restricted.toString())).persistence.appendOnly).toBeUndefined();
+  });
+
+  it('finds an eviction policy', async () => {
+    expect((await read(evicting.url)).persistence.evictionPolicy).toBe('volatile-lru');
+    expect((await read(snapshotsOnly.url)).persistence.evictionPolicy).toBe('noeviction');
   });
 
   it('asks every primary of a Cluster', async () => {

@@ -11,6 +11,11 @@ export interface RedisPersistence {
   appendOnly: boolean | undefined;
   /** Every primary answers `WAITAOF` (Redis 7.2 or later, allowed to this user). */
   waitAof: boolean;
+  /**
+   * `maxmemory_policy` of the primaries (`INFO memory`): the first that is not `noeviction`, else
+   * `noeviction`; undefined when none would say.
+   */
+  evictionPolicy: string | undefined;
 }
 
 /**
@@ -25,14 +30,20 @@ export async function readRedisPersistence({ redis, keys }: { redis: Redis | Clu
     routing.map(async (key) => {
       const pipeline = redis.pipeline();
       if (key !== undefined) pipeline.exists(key);
-      pipeline.info('persistence').call('WAITAOF', '0', '0', '0');
+      pipeline.info('persistence').call('WAITAOF', '0', '0', '0').info('memory');
       const replies = (await pipeline.exec()) ?? [];
-      const [info, waitAof] = (key === undefined ? replies : replies.slice(1)).map(answered);
-      return { appendOnly: info === undefined ? undefined : infoField(String(info), 'aof_enabled') === '1', waitAof: waitAof !== undefined };
+      const [info, waitAof, memory] = (key === undefined ? replies : replies.slice(1)).map(answered);
+      return {
+        appendOnly: info === undefined ? undefined : infoField(String(info), 'aof_enabled') === '1',
+        waitAof: waitAof !== undefined,
+        evictionPolicy: memory === undefined ? undefined : infoField(String(memory), 'maxmemory_policy'),
+      };
     }),
   );
   const appendOnly = nodes.some((node) => node.appendOnly === false) ? false : nodes.every((node) => node.appendOnly === true) ? true : undefined;
-  return { appendOnly, waitAof: nodes.every((node) => node.waitAof) };
+  const policies = nodes.map((node) => node.evictionPolicy).filter((policy) => policy !== undefined);
+  const evictionPolicy = policies.find((policy) => policy !== 'noeviction') ?? policies[0];
+  return { appendOnly, waitAof: nodes.every((node) => node.waitAof), evictionPolicy };
 }
 
 /**
@@ -55,14 +66,18 @@ export function infoField(info: string, name: string): string | undefined {
   return undefined;
 }
 
-/**
- * What an operator must be told about this Redis, at start-up and in `/healthz`. With neither an
- * append-only file nor a replica that must confirm the executing marker, Redis keeps only what its
- * last snapshot had: a restart (a crash, an OOM kill, a host reboot, a deploy of Redis itself)
- * brings back a decided step without the marker of the call that already ran, and the recovery
- * sweep runs it again. No code of the bot can prevent that; the server's settings can.
- */
+/** What an operator must be told about this Redis, at start-up and in `/healthz`: no code of the bot can prevent these; the server's settings can. */
 export function persistenceRisks({ persistence, waitReplicas }: { persistence: RedisPersistence; waitReplicas: number }): StoreRisk[] {
+  return [...restartRisks({ persistence, waitReplicas }), ...evictionRisks(persistence)];
+}
+
+/**
+ * With neither an append-only file nor a replica that must confirm the executing marker, Redis
+ * keeps only what its last snapshot had: a restart (a crash, an OOM kill, a host reboot, a deploy of
+ * Redis itself) brings back a decided step without the marker of the call that already ran, and
+ * the recovery sweep runs it again.
+ */
+function restartRisks({ persistence, waitReplicas }: { persistence: RedisPersistence; waitReplicas: number }): StoreRisk[] {
   if (waitReplicas > 0 || persistence.appendOnly === true) return [];
   const found = persistence.appendOnly === false ? 'Redis keeps no append-only file (INFO persistence: aof_enabled:0)' : 'Redis would not say whether it keeps an append-only file (INFO refused)';
   return [
@@ -71,6 +86,24 @@ export function persistenceRisks({ persistence, waitReplicas }: { persistence: R
       message:
         `${found} and no replica has to confirm the bot's writes (COUNTERSIGN_REDIS_WAIT_REPLICAS=0): a Redis restart brings back only its last snapshot, ` +
         'so an approved call may run twice and decisions may be lost. Set `appendonly yes` on the Redis server, or run a replica and set COUNTERSIGN_REDIS_WAIT_REPLICAS=1 (README: "Redis persistence").',
+    },
+  ];
+}
+
+/**
+ * Every key the bot writes has a TTL, so under `maxmemory` any `volatile-*` or `allkeys-*` policy
+ * (volatile-lru is the default of ElastiCache, Memorystore and Azure Cache) may evict them. A card
+ * waits for hours while nothing reads its thread: the thread's keys go first, and its decision can
+ * then run nothing (`lost-thread.ts` closes it, visibly). A policy that would not say is not warned of.
+ */
+function evictionRisks({ evictionPolicy }: RedisPersistence): StoreRisk[] {
+  if (evictionPolicy === undefined || evictionPolicy === 'noeviction') return [];
+  return [
+    {
+      code: 'redis-evicts-keys',
+      message:
+        `Redis may evict the bot's keys when it reaches maxmemory (maxmemory-policy ${evictionPolicy}; every countersign key has a TTL): a waiting approval's thread can vanish, ` +
+        'and its decision then runs nothing. Set maxmemory-policy noeviction on the Redis server, so a full Redis refuses writes instead of dropping state (README: "Redis persistence").',
     },
   ];
 }

@@ -8,7 +8,7 @@ import type { Grant } from '../approvals/grant.js';
 import { PENDING_STEP_SCHEMA_VERSION, type PendingStep } from '../approvals/pending-step.js';
 import { evaluation, makeStep } from '../approvals/pending-step.test-support.js';
 import { applyCallAction, type CallAction } from '../approvals/transitions/call-action.js';
-import { claimResumeTransition, expireTransition, rejudgeResumeTransition, supersedeTransition } from '../approvals/transitions/close-step.js';
+import { claimResumeTransition, closeLostThreadTransition, expireTransition, rejudgeResumeTransition, supersedeTransition } from '../approvals/transitions/close-step.js';
 import { commitTransition } from '../approvals/transitions/commit-transition.js';
 import { escalateTransition } from '../approvals/transitions/escalate.js';
 import { ErrorCode } from '../errors/countersign-error.js';
@@ -317,6 +317,22 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect(await store.commitStepWithThread({ transition: claim(holder), thread, ttlMs: TTL })).toBe('committed');
     expect(await refusals()).toEqual([expect.objectContaining({ userId: 'UBOB', code: 'approval-revoked', action: 'resume' })]);
     expect((await store.getThread(step.threadKey))?.messages).toEqual(thread.messages);
+  });
+
+  it('closes a decided step whose thread lost its saved state, with its records and the fresh thread in one write: it is no longer offered for resuming', async () => {
+    const step = await createStep(makeStep(['apv-1'], { threadTs: `1700004${String((threadCounter += 1) % 1000).padStart(3, '0')}.000100` }));
+    await act(step.stepId, 'UBOB', { kind: 'approve', version: 0 });
+    const decided = (await store.getStep(step.stepId))!;
+    const holder = await lock(step.threadKey);
+    const lost = { outcome: 'denied' as const, userId: 'countersign', at: 3, reason: "the thread's saved state was lost" };
+    const transition = closeLostThreadTransition(decided, { fence: holder, decision: lost })!;
+    const thread = { ...newThreadState(decided, 1), threadKey: step.threadKey, unpostedStopNotice: 'lost' };
+    expect(await store.commitStepWithThread({ transition, thread, ttlMs: TTL, settled: true })).toBe('committed');
+    expect(await store.getStep(step.stepId)).toMatchObject({ phase: 'resumed', resumedBy: holder.token, decisions: { 'apv-1': { outcome: 'denied', userId: 'countersign' } } });
+    expect(await store.completedSteps({ before: Date.now() + 60_000, limit: 1000 })).not.toContain(step.stepId);
+    expect((await store.getThread(step.threadKey))?.unpostedStopNotice).toBe('lost');
+    const closings = (await audit.read({ sinceMs: 0 })).filter((event) => event.type === 'decision' && event.stepId === step.stepId && event.userId === 'countersign');
+    expect(closings).toEqual([expect.objectContaining({ outcome: 'denied', reason: expect.stringContaining("the thread's saved state was lost") })]);
   });
 
   it("writes an interrupted resume's re-judged decisions with the thread that tells the model, under the recovering holder's fence: both, or neither", async () => {

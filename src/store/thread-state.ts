@@ -41,7 +41,8 @@ export interface ThreadState {
   answerTs?: string[];
   /**
    * The notice of a turn its policy ended at the claim of its resume (every call expired, `onExpiry:
-   * stop`): saved with that claim, removed once posted. The process that takes the resume over after
+   * stop`), or that could not go on because its thread lost its saved state (`lost-thread.ts`): saved
+   * with that claim, removed once posted. The process that takes the resume over after
    * a stop in between posts it (the history alone reads as a resume to go on with), and the model is
    * not asked. A later claim and a message's take-in drop one left over, as they drop an outbox.
    */

@@ -3,7 +3,7 @@ import { COUNTERSIGN_ACTOR } from '../../agent/decision-messages.js';
 import { inputHash } from '../input-version.js';
 import type { Decision, PendingStep } from '../pending-step.js';
 import { makeStep } from '../pending-step.test-support.js';
-import { closeCarriedApprovalsTransition, closeStepTransition, rejudgeResumeTransition, supersedeTransition } from './close-step.js';
+import { closeCarriedApprovalsTransition, closeLostThreadTransition, closeStepTransition, rejudgeResumeTransition, supersedeTransition } from './close-step.js';
 
 const INPUT = { service: 'api', namespace: 'staging' };
 const HOOK = 'hook:staging-only';
@@ -75,5 +75,36 @@ describe('closeCarriedApprovalsTransition (a newer message instead of Try again)
   it('is no transition when none of them is still approved, or the step is not resumed', () => {
     expect(closeCarriedApprovalsTransition(resumed, { fence, approvalIds: ['a2'], reason, now: 5 })).toBeUndefined();
     expect(closeCarriedApprovalsTransition({ ...resumed, phase: 'complete' }, { fence, approvalIds: ['a3'], reason, now: 5 })).toBeUndefined();
+  });
+});
+
+describe('closeLostThreadTransition (a decided step whose thread Redis evicted or flushed)', () => {
+  const fence = { threadKey: step.threadKey, token: '9' };
+  const lost: Decision = { outcome: 'denied', userId: COUNTERSIGN_ACTOR, at: 4, reason: "the thread's saved state was lost (Redis evicted or flushed it), so the turn could not go on" };
+  const decided: PendingStep = {
+    ...step,
+    phase: 'complete',
+    revision: 5,
+    decisions: { ...step.decisions, a3: { outcome: 'approved', userId: 'U0BOB', at: 2, version: 0, approvedBy: ['U0BOB'] } },
+  };
+
+  it("claims the resume under the holder's fence and closes every approved call unrun, saying why and who had approved it; a denial stays", () => {
+    const transition = closeLostThreadTransition(decided, { fence, decision: lost })!;
+    expect(transition).toMatchObject({ fromRevision: 5, resumed: true, fence });
+    expect(transition.step).toMatchObject({ phase: 'resumed', resumedBy: '9', revision: 6 });
+    expect(transition.step.decisions).toEqual({
+      a1: { ...lost, reason: `${lost.reason}; it had been approved by the policy hook staging-only, but was closed before it ran` },
+      a2: decided.decisions.a2,
+      a3: { ...lost, reason: `${lost.reason}; it had been approved by <@U0BOB>, but was closed before it ran` },
+    });
+    expect(transition.audit).toEqual([
+      expect.objectContaining({ type: 'decision', approvalId: 'a1', outcome: 'denied', userId: COUNTERSIGN_ACTOR }),
+      expect.objectContaining({ type: 'decision', approvalId: 'a3', outcome: 'denied', userId: COUNTERSIGN_ACTOR }),
+    ]);
+  });
+
+  it('is no transition for a step still pending or already resumed', () => {
+    expect(closeLostThreadTransition(step, { fence, decision: lost })).toBeUndefined();
+    expect(closeLostThreadTransition({ ...decided, phase: 'resumed', resumedBy: '3' }, { fence, decision: lost })).toBeUndefined();
   });
 });

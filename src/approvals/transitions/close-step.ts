@@ -107,6 +107,29 @@ export function claimResumeTransition(step: PendingStep, { threadKey, token }: {
 }
 
 /**
+ * A decided step whose thread's saved state is gone (Redis evicted or flushed its keys): the turn it
+ * paused cannot go on, since the model's calls went with the history. It is claimed as a resume is,
+ * by the thread holder under its fence (so it leaves the decided-steps index and the recovery sweep
+ * stops offering it), with every approved call closed unrun by `decision` (the bot's, saying why)
+ * and who had approved it, so the card and the audit trail say it was not run. A denial or an
+ * answer stays as it was. Undefined for a step that is not decided and unclaimed.
+ */
+export function closeLostThreadTransition(step: PendingStep, { fence, decision }: { fence: { threadKey: string; token: string }; decision: Decision }): StepTransition | undefined {
+  if (step.phase !== 'complete') return undefined;
+  const claim = claimResumeTransition(step, fence);
+  if (!claim) return undefined;
+  const audit: AuditEventInput[] = [];
+  for (const call of step.calls) {
+    const decided = decisionOf(step, call.approvalId);
+    if (decided?.outcome !== 'approved') continue;
+    const closing: Decision = { ...decision, reason: approvalClosedReason(decision, decided) };
+    claim.step.decisions[call.approvalId] = closing;
+    audit.push(decisionEvent(step, call, closing));
+  }
+  return { ...claim, audit };
+}
+
+/**
  * A resume a process claimed and stopped before its calls started, taken over by the thread holder
  * that recovers it, with the approvals of those calls judged again under the config in force:
  * `decisions` closes the ones that no longer hold, as the claim would have. The step stays resumed,

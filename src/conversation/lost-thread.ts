@@ -1,0 +1,61 @@
+import { COUNTERSIGN_ACTOR } from '../agent/decision-messages.js';
+import type { Decision, PendingStep } from '../approvals/pending-step.js';
+import { closeLostThreadTransition } from '../approvals/transitions/close-step.js';
+import { StepContendedError } from '../approvals/transitions/commit-transition.js';
+import type { ThreadState } from '../store/thread-state.js';
+import { postStopNotice } from './expiry-stop.js';
+import type { PhaseDependencies } from './phase-dependencies.js';
+import { refreshCard } from './refresh-card.js';
+import type { TurnScope } from './turn-scope.js';
+
+/** Why the approved calls of a step whose thread is gone were closed: the card shows it after "Not run:". */
+export const THREAD_LOST_REASON = "the thread's saved state was lost (Redis evicted or flushed it), so the turn could not go on";
+
+/** What the thread hears. */
+export const THREAD_LOST_NOTICE =
+  ":warning: I lost this thread's saved conversation (Redis evicted or flushed it) while the approval request waited, so I could not go on after the decision: nothing approved here was run. Mention me to start again.";
+
+/** A decided step changes rarely: conflicts resolve within a few rounds. */
+const MAX_ATTEMPTS = 25;
+
+/**
+ * Whether the thread a decided step waits in has lost its saved state: its keys are gone (Redis
+ * evicted them under `maxmemory`, or someone flushed them), or only its history is (its two keys
+ * are evicted one by one), which a thread that waits on a step never has empty: the model's calls
+ * are in it. Either way the turn cannot go on: resumed, it would start a fresh thread and leave
+ * the step decided forever, offered again by every recovery sweep and never run.
+ */
+export function threadStateLost(stored: ThreadState | undefined, stepId: string): boolean {
+  return stored === undefined || (stored.pendingStepId === stepId && stored.messages.length === 0);
+}
+
+/**
+ * Closes a decided step whose thread lost its saved state, visibly: its resume is claimed under the
+ * lease's fence with every approved call closed unrun by the bot (`closeLostThreadTransition`: the
+ * recovery sweep stops offering it, and the audit trail records each call's closing), the card says
+ * "Not run" and why, and the thread gets a short notice. The notice is saved with the claim
+ * (`unpostedStopNotice`), so a process that stops before posting it leaves it, and the card's
+ * update, to the one that takes the item over (`recoverInterruptedResume`). `thread`: the thread as
+ * the resume read it, whatever is left of it.
+ */
+export async function closeLostThreadResume(options: { scope: TurnScope; step: PendingStep; thread: ThreadState } & Pick<PhaseDependencies, 'store' | 'logger' | 'now'>): Promise<void> {
+  const { scope, thread, store, logger } = options;
+  const decision: Decision = { outcome: 'denied', userId: COUNTERSIGN_ACTOR, at: options.now(), reason: THREAD_LOST_REASON };
+  const { pendingStepId: _lost, ...rest } = thread;
+  const next: ThreadState = { ...rest, messages: [], unpostedStopNotice: THREAD_LOST_NOTICE };
+  let step: PendingStep | undefined = options.step;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+    const transition = step && closeLostThreadTransition(step, { fence: scope.lease.fence, decision });
+    if (!transition) return;
+    const result = await scope.saveWithStep(transition, next, { settled: true });
+    if (result === 'not-found') return;
+    if (result === 'committed') {
+      logger.warn({ event: 'thread-state-lost', stepId: transition.step.stepId, threadKey: thread.threadKey }, "a decided step's thread lost its saved state (Redis evicted or flushed it); its approved calls were closed without running");
+      await refreshCard({ scope, step: transition.step, logger });
+      await postStopNotice(scope, next);
+      return;
+    }
+    step = await store.getStep(options.step.stepId);
+  }
+  throw new StepContendedError({ stepId: options.step.stepId, attempts: MAX_ATTEMPTS });
+}
