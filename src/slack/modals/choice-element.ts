@@ -33,10 +33,12 @@ export function choiceElement(field: FormField, control: Extract<FieldControl, {
   const value = prefill?.value;
   const allStrings = control.options.every((item) => typeof item === 'string');
   const asText = (): ElementChoice =>
-    typeof value === 'string' && value !== '' && allStrings && !editedAsJson(value) && !value.includes('\n') && value.length <= TEXT_MAX_LENGTH
-      ? { variant: 'text', element: { type: 'plain_text_input', max_length: TEXT_MAX_LENGTH, initial_value: value } }
-      : jsonElement(prefill);
-  if (control.widget === 'text_input') return prefill === undefined ? { variant: 'text', element: { type: 'plain_text_input', max_length: TEXT_MAX_LENGTH } } : asText();
+    allStrings && typeable(value) ? { variant: 'text', element: { type: 'plain_text_input', max_length: TEXT_MAX_LENGTH, initial_value: value } } : jsonElement(prefill);
+  if (control.widget === 'text_input') {
+    // A member the box cannot give back (`""`, a line break) could never be chosen: then the answer is JSON, which writes every member exactly.
+    if (!control.options.every(typeable)) return jsonElement(prefill);
+    return prefill === undefined ? { variant: 'text', element: { type: 'plain_text_input', max_length: TEXT_MAX_LENGTH } } : asText();
+  }
   const options = control.options.map((item, index) => option(optionText(item), String(index)));
   if (offersNone(field)) options.push(option('(none)', NONE_OPTION_VALUE));
   let initial: types.PlainTextOption | undefined;
@@ -47,6 +49,11 @@ export function choiceElement(field: FormField, control: Extract<FieldControl, {
     else return asText();
   }
   return { variant: 'widget', element: { type: control.widget, options, ...(initial ? { initial_option: initial } : {}) } };
+}
+
+/** A string a one-line text box shows and gives back as it is. */
+function typeable(value: unknown): value is string {
+  return typeof value === 'string' && value !== '' && !editedAsJson(value) && !value.includes('\n') && value.length <= TEXT_MAX_LENGTH;
 }
 
 export function multiChoiceElement(control: Extract<FieldControl, { kind: 'multi-choice' }>, prefill: { value: unknown } | undefined): ElementChoice {

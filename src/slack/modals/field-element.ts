@@ -158,6 +158,9 @@ function numberElement(control: Extract<FieldControl, { kind: 'number' }>, prefi
 }
 
 function listElement(control: Extract<FieldControl, { kind: 'list' }>, prefill: { value: unknown } | undefined): ElementChoice {
+  // An enum member a line cannot hold (` 0`, `a\nb`, `""`) could never be chosen, or would come back
+  // as another string: such an enum is edited as JSON, where every member is written exactly.
+  if (control.allowed !== undefined && !control.allowed.every((member) => fitsOnALine(member, 'string'))) return jsonElement(prefill);
   const value = prefill?.value;
   let text: string | undefined;
   if (prefill !== undefined) {

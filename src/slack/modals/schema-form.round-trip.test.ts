@@ -323,6 +323,33 @@ describe('values kept exactly', () => {
     expect(untouched(form)).toEqual(original);
   });
 
+  it('members of an enum too large for a menu that a line cannot hold are chosen as JSON, spaces and all', () => {
+    // One-per-line lists trim their lines: ` 0` would come back as `0`, which is not a member.
+    const spaced = Array.from({ length: 101 }, (_, index) => ` ${index}`);
+    const schema: JsonSchema = { type: 'object', properties: { shards: { type: 'array', items: { type: 'string', enum: spaced } } } };
+    const fresh = buildSchemaForm({ schema });
+    expect(submitted(fresh, stateFromInput(fresh, { shards: [' 0', ' 42'] }))).toEqual({ shards: [' 0', ' 42'] });
+    expect(inputBlockAt(fresh, 'shards')).toMatchObject({ label: { text: 'Shards (JSON)' } });
+    expect(untouched(buildSchemaForm({ schema, initialValue: { shards: [' 7'] } }))).toEqual({ shards: [' 7'] });
+    // A blank line is skipped and a line break splits a line: `""` and `two\nlines` could never be listed.
+    const odd = [...Array.from({ length: 101 }, (_, index) => `shard-${index}`), '', 'two\nlines'];
+    const oddForm = buildSchemaForm({ schema: { type: 'object', properties: { shards: { type: 'array', items: { type: 'string', enum: odd } } } } });
+    expect(submitted(oddForm, stateFromInput(oddForm, { shards: ['', 'two\nlines'] }))).toEqual({ shards: ['', 'two\nlines'] });
+    // Members that all fit a line keep the list.
+    const plain = buildSchemaForm({ schema: { type: 'object', properties: { shards: { type: 'array', items: { type: 'string', enum: odd.slice(0, 101) } } } } });
+    expect(inputBlockAt(plain, 'shards').element).toMatchObject({ placeholder: { text: 'One per line' } });
+    expect(submitted(plain, stateFromInput(plain, { shards: ['shard-0', 'shard-42'] }))).toEqual({ shards: ['shard-0', 'shard-42'] });
+  });
+
+  it('members of a one-choice enum too large for a menu that a text box cannot give back are chosen as JSON', () => {
+    const options = [...Array.from({ length: 120 }, (_, index) => `service-${index}`), '', 'two\nlines'];
+    const form = buildSchemaForm({ schema: { type: 'object', properties: { service: { type: 'string', enum: options } }, required: ['service'] } });
+    expect(submitted(form, stateFromInput(form, { service: '' }))).toEqual({ service: '' });
+    expect(inputBlockAt(form, 'service')).toMatchObject({ label: { text: 'Service (JSON)' } });
+    expect(submitted(form, stateFromInput(form, { service: 'two\nlines' }))).toEqual({ service: 'two\nlines' });
+    expect(submitted(form, stateFromInput(form, { service: 'service-7' }))).toEqual({ service: 'service-7' });
+  });
+
   it('values too long for any input are kept unchanged and said so', () => {
     const schema: JsonSchema = { type: 'object', properties: { script: { type: 'string' }, name: { type: 'string' } } };
     const original = { script: 'echo hi\n'.repeat(600), name: 'job' };
