@@ -2,6 +2,7 @@ import type { WebClient } from '@slack/web-api';
 import fc from 'fast-check';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import { boundedShrinking } from '../../../test/helpers/bounded-shrinking.js';
 import { markdownToMrkdwn } from '../format/markdown-to-mrkdwn.js';
 import { codeNodes, endOf, parseMarkdown, startOf } from '../format/parse-markdown.js';
 import { isSafeMarkdown, safeMarkdown } from '../format/safe-markdown.js';
@@ -255,7 +256,7 @@ describe('what is code is the CommonMark parser’s call, in both answer modes',
         checkBothModes(markdown);
       }),
       // Seed 540381172's find: a fence in a nested quote closed lazily, then an indented block.
-      { numRuns: 400, examples: [['> > ` <!channel> `\n> </span>\n> > ```\n>     <!channel>\n>     <!channel>\n> <!channel>\n> <!channel>\n- - ']] },
+      { numRuns: 400, plugins: [boundedShrinking()], examples: [['> > ` <!channel> `\n> </span>\n> > ```\n>     <!channel>\n>     <!channel>\n> <!channel>\n> <!channel>\n- - ']] },
     );
     // Hundreds of parses take seconds alone and far longer beside a second suite on two cores.
   }, 120_000);
@@ -270,7 +271,7 @@ describe('what is code is the CommonMark parser’s call, in both answer modes',
         const prefix = markdown.slice(0, cut % (markdown.length + 1));
         checkUpdateMode(prefix, codeView(prefix));
       }),
-      { numRuns: 300 },
+      { numRuns: 300, plugins: [boundedShrinking()] },
     );
   }, 120_000);
 
@@ -297,7 +298,7 @@ describe('what is code is the CommonMark parser’s call, in both answer modes',
         // Otherwise the messages hold the safe rendering of the whole answer.
         if (edits.length === 0) expect(stripRollovers([...texts.values()])).toBe(stripRollovers([safeMarkdown(markdown, { mentionableUserIds: MENTIONABLE })]));
       }),
-      { numRuns: 60 },
+      { numRuns: 60, plugins: [boundedShrinking()] },
     );
   }, 120_000);
 });

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { boundedShrinking } from '../../../test/helpers/bounded-shrinking.js';
 import { inputHash, modelVersion } from '../../approvals/input-version.js';
 import { COUNTERSIGN_ACTOR } from '../../agent/decision-messages.js';
 import type { Decision, PendingCall, PendingStep } from '../../approvals/pending-step.js';
@@ -301,7 +302,7 @@ describe('buildApprovalCard', () => {
           waiting.flatMap((each) => [each.approvalId, each.approvalId]),
         );
       }),
-      { numRuns: 200 },
+      { numRuns: 200, plugins: [boundedShrinking()] },
     );
   });
 

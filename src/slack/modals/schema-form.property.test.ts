@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { boundedShrinking } from '../../../test/helpers/bounded-shrinking.js';
 import { findBlockKitViolations, SLACK_LIMITS } from '../blocks/limits.js';
 import type { JsonSchema } from './json-schema.js';
 import { modalView } from './modal-view.js';
@@ -272,7 +273,7 @@ describe('any schema with any valid value', () => {
         const fresh = buildSchemaForm({ schema });
         expect(findBlockKitViolations(fresh.blocks, { surface: 'modal' })).toEqual([]);
       }),
-      { numRuns: PROPERTY_RUNS },
+      { numRuns: PROPERTY_RUNS, plugins: [boundedShrinking()] },
     );
   }, PROPERTY_TIMEOUT);
 
@@ -285,7 +286,7 @@ describe('any schema with any valid value', () => {
         // The submit handler's way: fields rebuilt from the schema alone.
         expect(parseSchemaForm({ schema, stateValues: stateFromBlocks(form.blocks), initialValue: value })).toEqual({ ok: true, value });
       }),
-      { numRuns: PROPERTY_RUNS },
+      { numRuns: PROPERTY_RUNS, plugins: [boundedShrinking()] },
     );
   }, PROPERTY_TIMEOUT);
 
@@ -315,7 +316,7 @@ describe('any schema with any valid value', () => {
           expect(result, field.path.join('.')).toEqual({ value: chosen });
         }
       }),
-      { numRuns: PROPERTY_RUNS },
+      { numRuns: PROPERTY_RUNS, plugins: [boundedShrinking()] },
     );
   }, PROPERTY_TIMEOUT);
 
@@ -325,7 +326,7 @@ describe('any schema with any valid value', () => {
         const ids = (initialValue?: unknown) => buildSchemaForm({ schema, initialValue }).fields.map((field) => field.blockId);
         expect(ids(value)).toEqual(ids());
       }),
-      { numRuns: Math.ceil(PROPERTY_RUNS / 2) },
+      { numRuns: Math.ceil(PROPERTY_RUNS / 2), plugins: [boundedShrinking()] },
     );
   }, PROPERTY_TIMEOUT);
 });
