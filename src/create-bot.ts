@@ -23,6 +23,7 @@ import { ignoredVariablesMessage } from './config/unknown-environment-variables.
 import { createConversation } from './conversation/conversation.js';
 import { recoverStalledWork } from './conversation/recover-stalled-work.js';
 import { createMessageTakeBacks } from './conversation/message-take-back.js';
+import { createCardRefreshes } from './approvals/card-refreshes.js';
 import { createLoadGate, createLoadMonitor } from './conversation/load-gate.js';
 import { createThreadWorker, type ThreadWorker } from './conversation/thread-worker.js';
 import { createWorkPuller } from './conversation/work-puller.js';
@@ -215,6 +216,8 @@ async function assemble(
   const historyTtlMs = wholeMilliseconds(config.history.ttlHours, 'h');
   // A fenced turn's clean-up, kept in the store when Slack fails it, and tried again by the sweep below.
   const takeBacks = createMessageTakeBacks({ store, messenger, logger, now });
+  // A card Slack would not update, kept in the store and drawn again (by the sweep below too).
+  const cardRefreshes = createCardRefreshes({ store, messenger, takeBacks, logger, now });
   const conversation = createConversation({
     store,
     messenger,
@@ -295,9 +298,12 @@ async function assemble(
     resolveGroups,
     metrics: prometheus.metrics,
     ...(options.sweepIntervalMs ? { intervalMs: options.sweepIntervalMs } : {}),
-    ...(role === 'receiver'
-      ? {}
-      : { alsoRun: async ({ stopping }) => void (await Promise.all([recoverStalledWork({ store, worker, now, graceMs: lockTtlMs, logger, stopping, reported: recoveryReported }), takeBacks.retryDue({ stopping })])) }),
+    // Cards are drawn again by every process (a receiver's clicks update cards too); the rest only where turns run.
+    alsoRun: async ({ stopping }) =>
+      void (await Promise.all([
+        cardRefreshes.retryDue({ stopping }),
+        ...(role === 'receiver' ? [] : [recoverStalledWork({ store, worker, now, graceMs: lockTtlMs, logger, stopping, reported: recoveryReported }), takeBacks.retryDue({ stopping })]),
+      ])),
   });
   // Schedules start turns, so only processes that run turns keep their timers; the claim in Redis
   // makes each firing one turn however many of them there are.
@@ -331,6 +337,7 @@ async function assemble(
       tracer,
       expireNow: (stepId, expireOptions) => sweeper.expireNow(stepId, expireOptions),
       evaluateInput,
+      cardRefreshes,
     }),
     toolSchemas: createToolSchemas({ definitions: tools }),
     validator: createJsonSchemaValidator(),

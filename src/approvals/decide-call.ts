@@ -14,6 +14,7 @@ import { createStoreWait } from './store-wait.js';
 import { currentVersion } from './input-version.js';
 import { postMissingCopies } from './post-card-copies.js';
 import { showStep } from './show-step.js';
+import type { CardRefreshes } from './card-refreshes.js';
 import { isQuestion, type PendingCall, type PendingStep } from './pending-step.js';
 import { approverGroupIds, type GroupMembers } from './policy/approver-eligibility.js';
 import { whoCanApprove } from './policy/describe-approvers.js';
@@ -47,6 +48,8 @@ export interface DecideCallOptions {
   metrics?: Metrics;
   /** Where decision spans go; default the global tracer provider's. */
   tracer?: Tracer;
+  /** Draws a card again whose update Slack failed; without it, such a failure is only logged. */
+  cardRefreshes?: Pick<CardRefreshes, 'redraw'>;
 }
 
 /** What a person did, before the server judged it; an edit carries the input, not its policy. */
@@ -257,13 +260,18 @@ export function createCallDecider(options: DecideCallOptions) {
   async function publish(outcome: RecordOutcome): Promise<void> {
     if (!outcome.recorded) return outcome.closing;
     const step = outcome.effect.kind === 'new-version' ? await postCopiesForEdit(outcome.step) : outcome.step;
+    let redrawing: Promise<void> | undefined;
     try {
       await showDecisions(step);
     } catch (error) {
       logger.warn({ event: 'card-update-failed', stepId: step.stepId, err: error }, 'could not update approval card');
+      // Left as it is, the card would show what the server no longer judges clicks by (after an edit:
+      // the version it refuses) until the step changes again, which may be never.
+      redrawing = options.cardRefreshes?.redraw({ stepId: step.stepId, error });
     }
-    // Queued with the decision; when the thread's lock was free this process took it and drains it.
-    if (outcome.claim) await worker.drainClaimed(step.threadKey, outcome.claim);
+    // Queued with the decision; when the thread's lock was free this process took it and drains it,
+    // while the card's tries go on: the resumed turn does not wait for them.
+    await Promise.all([redrawing, outcome.claim ? worker.drainClaimed(step.threadKey, outcome.claim) : undefined]);
   }
 
   /**

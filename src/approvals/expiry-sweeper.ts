@@ -11,6 +11,7 @@ import { decisionOf, isQuestion, undecidedCalls, type PendingCall, type PendingS
 import { postMissingCopies } from './post-card-copies.js';
 import { type NoticePlace, noticePlaces } from './card-notice-places.js';
 import { showStep } from './show-step.js';
+import { keepCardToRedraw } from './card-refreshes.js';
 import { approverMentions } from './policy/describe-approvers.js';
 import type { GroupMembers } from './policy/approver-eligibility.js';
 import { governedReminderMentions, reminderGroupIds } from './policy/governed-reminder-mentions.js';
@@ -294,8 +295,10 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
     for (const call of step.calls) {
       if (decisionOf(step, call.approvalId)?.outcome === 'expired') metrics.approvalExpired({ rule: ruleLabel(currentVersion(call)?.policy ?? call.policy) });
     }
-    await showStep({ messenger, step, logger }).catch((error: unknown) => {
+    await showStep({ messenger, step, logger }).catch(async (error: unknown) => {
       logger.warn({ event: 'card-update-failed', stepId, err: error }, 'could not mark the card expired');
+      // Drawn again by a later sweep: left as it is, the card would keep its buttons.
+      await keepCardToRedraw({ store, stepId, logger, at: now() });
     });
     logger.info({ event: 'approval-expired', stepId }, 'approval request expired');
     // Queued with the expiry. Not awaited: the drain runs the resumed turn (minutes), and the sweep
@@ -329,7 +332,10 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
         return 0;
       });
       const shown = posted > 0 ? ((await store.getStep(stepId)) ?? step) : step;
-      await showStep({ messenger, step: shown, logger }).catch((error: unknown) => logger.warn({ event: 'card-update-failed', stepId, err: error }, 'could not show an escalation on the card'));
+      await showStep({ messenger, step: shown, logger }).catch(async (error: unknown) => {
+        logger.warn({ event: 'card-update-failed', stepId, err: error }, 'could not show an escalation on the card');
+        await keepCardToRedraw({ store, stepId, logger, at: now() });
+      });
     }
     // Read after the hops: whoever reads last sets what is left (a stale entry only costs a no-op sweep).
     const nextAt = hopAtOf(await store.getStep(stepId));

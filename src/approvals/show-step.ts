@@ -9,7 +9,7 @@ import type { PendingStep } from './pending-step.js';
  * shared). A copy that cannot be updated is logged and does not stop the others; a failure on the
  * thread's card is thrown after all were tried, as is a fenced write, for the caller to handle.
  */
-export async function showStep({ messenger, step, logger }: { messenger: ThreadMessenger; step: PendingStep; logger: Logger }): Promise<void> {
+export async function showStep({ messenger, step, logger }: { messenger: Pick<ThreadMessenger, 'updateStepCard' | 'updateStepCopy'>; step: PendingStep; logger: Logger }): Promise<void> {
   const { cardTs } = step;
   const copies = step.copies ?? [];
   const [thread, ...onCopies] = await Promise.allSettled([

@@ -61,7 +61,7 @@ export function createCarriedApprovalsClosing({ store, logger, now }: Pick<Phase
       if (result !== 'committed') continue;
       thread.messages = messages;
       logger.warn({ event: 'carried-approvals-closed', stepId, approvalIds }, 'a newer message came instead of Try again; approved calls the failed turn never started were closed without running');
-      await refreshCard({ scope, step: transition.step, logger });
+      await refreshCard({ scope, step: transition.step, logger, store, now });
       return;
     }
     throw new StepContendedError({ stepId, attempts: MAX_ATTEMPTS });

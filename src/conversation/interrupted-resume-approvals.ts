@@ -75,7 +75,7 @@ export function createInterruptedResumeJudge({ store, logger, now, tools, resolv
       for (const revocation of recheck.revoked) logger.warn({ event: 'approval-revoked', stepId: step.stepId, ...revocation }, 'approval no longer authorized when the interrupted resume was recovered');
       for (const approval of stale) logger.warn({ event: 'approval-stale', stepId: step.stepId, approvalId: approval.approvalId, code: approval.code }, 'the approved tool was removed or changed since the approval; the call was closed without running');
       // The card said "Approved by …": it now says what became of the call.
-      await refreshCard({ scope, step: transition.step, logger });
+      await refreshCard({ scope, step: transition.step, logger, store, now });
       return approvedRunsAwaiting({ runs: approvedRunsFor(transition.step), messages: thread.messages });
     }
     throw new StepContendedError({ stepId: read.stepId, attempts: MAX_ATTEMPTS });

@@ -51,7 +51,7 @@ export async function closeLostThreadResume(options: { scope: TurnScope; step: P
     if (result === 'not-found') return;
     if (result === 'committed') {
       logger.warn({ event: 'thread-state-lost', stepId: transition.step.stepId, threadKey: thread.threadKey }, "a decided step's thread lost its saved state (Redis evicted or flushed it); its approved calls were closed without running");
-      await refreshCard({ scope, step: transition.step, logger });
+      await refreshCard({ scope, step: transition.step, logger, store, now: options.now });
       await postStopNotice(scope, next);
       return;
     }

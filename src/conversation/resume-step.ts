@@ -191,7 +191,7 @@ export function createStepResumer(options: ResumeDependencies) {
     await scope.messenger.postNotice({ channel: thread.channel, threadTs: thread.threadTs, text: waitNoticeText(unchecked) });
   }
 
-  const refreshCard = (scope: TurnScope, step: PendingStep) => refreshStepCard({ scope, step, logger });
+  const refreshCard = (scope: TurnScope, step: PendingStep) => refreshStepCard({ scope, step, logger, store, now });
 
   /**
    * The claim closes an approval that no longer holds (revoked, its groups unread, its tool changed)

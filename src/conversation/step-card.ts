@@ -189,7 +189,7 @@ export function createStepCards(options: StepCardDependencies) {
     return true;
   }
 
-  const refreshCard = (scope: TurnScope, step: PendingStep) => refreshStepCard({ scope, step, logger });
+  const refreshCard = (scope: TurnScope, step: PendingStep) => refreshStepCard({ scope, step, logger, store, now });
 
   return { openStep, postCardFor, postUnpostedCard, refreshCard };
 }

@@ -55,7 +55,7 @@ function createStoredThreadSettler({ store, logger, now }: Pick<PhaseDependencie
       // Left pending, it decides nothing: the thread no longer waits on it, so its resume finds nothing to do.
       logger.warn({ event: 'dropped-step-close-failed', stepId, err: error }, 'could not close the step of a history that failed validation');
     }
-    if (closed && scope) await refreshCard({ scope, step: closed, logger });
+    if (closed && scope) await refreshCard({ scope, step: closed, logger, store, now });
   }
 
   return async (address: ThreadAddress, stored: ThreadState | undefined, scope: TurnScope | undefined): Promise<ThreadState> => {

@@ -90,15 +90,23 @@ export class SlackCallError extends CountersignError {
    * in it), which a later call gets again, or when it is not known.
    */
   readonly tryLater: boolean;
+  /** For a rate limit: how long Slack asked for before the call is made again. */
+  readonly retryAfterMs: number | undefined;
 
-  constructor({ method, cause, tryLater = false }: { method: string; cause: unknown; tryLater?: boolean }) {
+  constructor({ method, cause, tryLater = false, retryAfterMs }: { method: string; cause: unknown; tryLater?: boolean; retryAfterMs?: number }) {
     super(`Slack ${method} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     this.method = method;
     this.tryLater = tryLater;
+    this.retryAfterMs = retryAfterMs;
   }
 }
 
 /** Whether `error` is a Slack call that may succeed if made again later (`SlackCallError.tryLater`). */
 export function slackMayTakeItLater(error: unknown): boolean {
   return hasErrorCode(error, ErrorCode.SlackCallFailed) && (error as SlackCallError).tryLater === true;
+}
+
+/** How long Slack asked for before `error`'s call is made again, for a rate-limited one (`SlackCallError.retryAfterMs`). */
+export function slackRetryAfterMs(error: unknown): number | undefined {
+  return hasErrorCode(error, ErrorCode.SlackCallFailed) ? (error as SlackCallError).retryAfterMs : undefined;
 }

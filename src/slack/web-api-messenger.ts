@@ -10,6 +10,7 @@ import { answerShowsNothing, withOpenCodeClosed } from './answer/render-answer.j
 import { createUpdatingAnswerStream } from './answer/updating-answer-stream.js';
 import { buildApprovalCard } from './blocks/approval-card.js';
 import { deleteFailure } from './delete-failure.js';
+import { retryAfterMsOf } from './retry-after.js';
 import { findUnconfirmedPost } from './answer/unconfirmed-post.js';
 import { worthTryingLater } from './post-failure.js';
 import { noticeBlocks } from './blocks/notice-blocks.js';
@@ -83,7 +84,11 @@ export function createWebApiMessenger(options: { client: WebClient; logger: Logg
 
     async updateStepCard({ step }) {
       const card = buildApprovalCard({ step });
-      await client.chat.update({ channel: step.channel, ts: step.cardTs, text: card.text, blocks: card.blocks });
+      // Said of a failure: whether a later try may get past it, and when (the card is drawn again then, `CardRefreshes`).
+      await client.chat.update({ channel: step.channel, ts: step.cardTs, text: card.text, blocks: card.blocks }).catch((error: unknown) => {
+        const retryAfterMs = retryAfterMsOf(error);
+        throw new SlackCallError({ method: 'chat.update', cause: error, tryLater: worthTryingLater(error), ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+      });
     },
 
     async postStepCopy({ step, target }) {

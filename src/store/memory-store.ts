@@ -7,8 +7,9 @@ import type { StepTransition } from '../approvals/transitions/step-transition.js
 import { FencedError } from './fenced-error.js';
 import { newTokenNonce, nextFencingToken } from './fencing-token.js';
 import { NEWER_SCHEMA, refuseNewerSchema, unlessNewerSchema } from './newer-schema-error.js';
-import type { CommitResult, ExecutingMarker, Fence, FenceState, PendingTakeBack, ScheduleKind, StateStore, WorkClaim } from './state-store.js';
+import type { CommitResult, ExecutingMarker, Fence, FenceState, PendingCardRefresh, PendingTakeBack, ScheduleKind, StateStore, WorkClaim } from './state-store.js';
 import { takeBackRecord } from './take-back-record.js';
+import { cardRefreshRecord } from './card-refresh-record.js';
 import { THREAD_STATE_SCHEMA_VERSION, type ThreadState } from './thread-state.js';
 
 /** How long a write's attempt is remembered, as the Redis store keeps it for a resend. */
@@ -50,6 +51,8 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
   const complete = new Map<string, number>();
   /** Take-backs to try again, by their record (`takeBackRecord`). */
   const takeBacks = new Map<string, { takeBack: PendingTakeBack; at: number }>();
+  /** Card refreshes to try again, by their record (`cardRefreshRecord`). */
+  const cardRefreshes = new Map<string, { refresh: PendingCardRefresh; at: number }>();
   const executing = new Map<string, Map<string, ExecutingMarker>>();
   /**
    * What a step commit or a write that may take a thread's lock did (the lock's token, or ''), by
@@ -245,6 +248,15 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       return { revision: step.revision, cardTs: step.cardTs };
     },
 
+    async replaceStepCard(stepId, { from, to, link }) {
+      const step = live(steps, stepId);
+      if (!step || step.cardTs !== from) return false;
+      step.cardTs = to;
+      if (link === undefined) delete step.cardLink;
+      else step.cardLink = link;
+      return true;
+    },
+
     async recordCardCopy(stepId, cardCopy) {
       const step = live(steps, stepId);
       if (!step) return;
@@ -367,6 +379,29 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
 
     async forgetTakeBack(takeBack) {
       return takeBacks.delete(takeBackRecord(takeBack));
+    },
+
+    async scheduleCardRefresh(refresh, at) {
+      cardRefreshes.set(cardRefreshRecord(refresh), { refresh: { ...refresh }, at });
+    },
+
+    async postponeCardRefresh(refresh, until) {
+      const kept = cardRefreshes.get(cardRefreshRecord(refresh));
+      if (kept === undefined || kept.at === until) return false;
+      kept.at = until;
+      return true;
+    },
+
+    async dueCardRefreshes({ now: at, limit }) {
+      return [...cardRefreshes.values()]
+        .filter((entry) => entry.at <= at)
+        .sort((left, right) => left.at - right.at)
+        .slice(0, limit)
+        .map((entry) => ({ ...entry.refresh }));
+    },
+
+    async forgetCardRefresh(refresh) {
+      return cardRefreshes.delete(cardRefreshRecord(refresh));
     },
 
     async completedSteps({ before, limit }) {

@@ -49,6 +49,8 @@ export interface ShardKeys {
   reminderClaim(stepId: string): string;
   /** Messages of this shard's threads still to be taken back (sorted set, score = next try; see `TakeBackStore`). */
   takeBacks(): string;
+  /** Steps of this shard whose thread card is to be drawn again (sorted set, score = next try; see `CardRefreshStore`). */
+  cardRefreshes(): string;
   audit(): string;
   /** Refused actions of this shard's channels: a stream apart from `audit`, with its own cap, so refusals never trim decisions. */
   refusalAudit(): string;
@@ -119,6 +121,7 @@ function shardKeys(keyPrefix: string, index: number, tag: string): ShardKeys {
     schedule: (kind) => `${at}${SCHEDULE_NAMES[kind]}`,
     reminderClaim: (stepId) => `${at}reminder-claim:${stepId}`,
     takeBacks: () => `${at}take-backs`,
+    cardRefreshes: () => `${at}card-refreshes`,
     audit: () => `${at}audit`,
     refusalAudit: () => `${at}audit-refusals`,
     openSteps: (teamId) => `${at}open-steps:${teamId}`,

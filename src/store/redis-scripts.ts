@@ -269,6 +269,17 @@ return { redis.call('HGET', KEYS[1], 'revision') or '0', card }
 `;
 
 /**
+ * KEYS[1] step. ARGV[1] the card on record, [2] the card that replaces it, [3] its link ('' for
+ * none). Replaces the thread card only while ARGV[1] is the one on record. Returns 1 when it did.
+ */
+export const REPLACE_STEP_CARD_SCRIPT = `
+if redis.call('HGET', KEYS[1], 'card') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'card', ARGV[2])
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], '${CARD_LINK_FIELD}', ARGV[3]) else redis.call('HDEL', KEYS[1], '${CARD_LINK_FIELD}') end
+return 1
+`;
+
+/**
  * KEYS[1] step. ARGV[1] field, [2] value. Sets a field of a step that still exists: a copy posted
  * after the step's key expired must not leave a hash without a step behind.
  */

@@ -37,6 +37,7 @@ import {
   TAKE_WORK_SCRIPT,
   TRY_LOCK_SCRIPT,
   SET_STEP_CARD_SCRIPT,
+  REPLACE_STEP_CARD_SCRIPT,
   SET_STEP_FIELD_SCRIPT,
   CLAIM_ONCE_SCRIPT,
   CLAIM_REMINDER_SCRIPT,
@@ -51,6 +52,7 @@ import { ReplicationNotConfirmedError } from './replication-not-confirmed-error.
 import { createThreadHistories, type ThreadReply, type ThreadWrite } from './redis-thread-history.js';
 import { assertTakesWrites } from './redis-takes-writes.js';
 import { parseTakeBackRecord, takeBackRecord } from './take-back-record.js';
+import { cardRefreshRecord, parseCardRefreshRecord } from './card-refresh-record.js';
 import type { ThreadState } from './thread-state.js';
 import { copyField, stepData, stepFromRecord } from './step-record.js';
 
@@ -88,6 +90,7 @@ const SCRIPTS = {
   csStalledThreads: [1, STALLED_THREADS_SCRIPT],
   csSetStepField: [1, SET_STEP_FIELD_SCRIPT],
   csSetStepCard: [1, SET_STEP_CARD_SCRIPT],
+  csReplaceStepCard: [1, REPLACE_STEP_CARD_SCRIPT],
   csClaimOnce: [1, CLAIM_ONCE_SCRIPT],
   csClaimReminder: [2, CLAIM_REMINDER_SCRIPT],
   csKeepReminder: [1, KEEP_REMINDER_SCRIPT],
@@ -449,6 +452,10 @@ export function createRedisStore({
       return reply === null ? undefined : { revision: Number(reply[0]), cardTs: reply[1] };
     },
 
+    async replaceStepCard(stepId, { from, to, link }) {
+      return (await run.csReplaceStepCard(keys.ofStep(stepId).step(stepId), from, to, link ?? '')) === 1;
+    },
+
     async recordCardCopy(stepId, copy) {
       await run.csSetStepField(keys.ofStep(stepId).step(stepId), copyField(copy), JSON.stringify(copy));
     },
@@ -598,6 +605,24 @@ export function createRedisStore({
 
     async forgetTakeBack(takeBack) {
       return (await redis.zrem(keys.ofThread(takeBack.threadKey).takeBacks(), takeBackRecord(takeBack))) === 1;
+    },
+
+    async scheduleCardRefresh(refresh, at) {
+      await redis.zadd(keys.ofStep(refresh.stepId).cardRefreshes(), at, cardRefreshRecord(refresh));
+    },
+
+    async postponeCardRefresh(refresh, until) {
+      // XX: never keeps one forgotten again; CH: counts a moved score.
+      return (await redis.zadd(keys.ofStep(refresh.stepId).cardRefreshes(), 'XX', 'CH', until, cardRefreshRecord(refresh))) === 1;
+    },
+
+    async dueCardRefreshes({ now: at, limit }) {
+      const due = await lowestAcrossShards((shard) => shard.cardRefreshes(), at, limit);
+      return due.map(parseCardRefreshRecord).filter((refresh) => refresh !== undefined);
+    },
+
+    async forgetCardRefresh(refresh) {
+      return (await redis.zrem(keys.ofStep(refresh.stepId).cardRefreshes(), cardRefreshRecord(refresh))) === 1;
     },
 
     async completedSteps({ before, limit }) {

@@ -195,6 +195,21 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect(await store.getStep('missing')).toBeUndefined();
   });
 
+  it('replaces the thread card only over the one on record, with its link; a gone step, or another card, is left as it is', async () => {
+    const step = await createStep(makeStep(['apv-1']));
+    await store.setStepCard(step.stepId, '6.1', 'https://slack.example/old-card');
+    expect(await store.replaceStepCard(step.stepId, { from: '6.1', to: '6.2', link: 'https://slack.example/new-card' })).toBe(true);
+    expect(await store.getStep(step.stepId)).toMatchObject({ cardTs: '6.2', cardLink: 'https://slack.example/new-card', revision: step.revision });
+    // Another process replaced it first: this one's card is not recorded over it.
+    expect(await store.replaceStepCard(step.stepId, { from: '6.1', to: '6.3' })).toBe(false);
+    expect(await store.getStep(step.stepId)).toMatchObject({ cardTs: '6.2', cardLink: 'https://slack.example/new-card' });
+    // Without a link, the old card's is not left pointing at it.
+    expect(await store.replaceStepCard(step.stepId, { from: '6.2', to: '6.4' })).toBe(true);
+    expect((await store.getStep(step.stepId))?.cardLink).toBeUndefined();
+    expect(await store.replaceStepCard('missing', { from: '6.1', to: '6.5' })).toBe(false);
+    expect(await store.getStep('missing')).toBeUndefined();
+  });
+
   it('records copies of a card outside the revision: a decision keeps them, a gone step gets none', async () => {
     const step = await createStep(makeStep(['apv-1']));
     await store.setStepCard(step.stepId, '1.1', 'https://slack.example/thread-card');
@@ -1244,6 +1259,30 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect(await store.dueTakeBacks({ now: 5_000, limit: 10 })).toEqual([card]);
     expect(await store.forgetTakeBack(card)).toBe(true);
     expect(await store.dueTakeBacks({ now: 5_000, limit: 10 })).toEqual([]);
+  });
+
+  it('keeps a card refresh Slack did not complete until it is forgotten: due from its time, moved when kept again, forgotten once', async () => {
+    // Two threads in two channels: their steps may live in different shards, which the sweep's read covers alike.
+    const first = { stepId: newStepId('T1:CREDRAW1:1700000001.000100'), since: 100 };
+    const second = { stepId: newStepId('T1:CREDRAW2:1700000002.000100'), since: 100 };
+    await store.scheduleCardRefresh(first, 1_000);
+    await store.scheduleCardRefresh(second, 500);
+    expect(await store.dueCardRefreshes({ now: 499, limit: 10 })).toEqual([]);
+    expect(await store.dueCardRefreshes({ now: 1_000, limit: 10 })).toEqual([second, first]);
+    expect(await store.dueCardRefreshes({ now: 1_000, limit: 1 })).toEqual([second]);
+    // Kept again (a try that failed): due at its new time only, not twice.
+    await store.scheduleCardRefresh(second, 2_000);
+    expect(await store.dueCardRefreshes({ now: 1_999, limit: 10 })).toEqual([first]);
+    // A sweep's claim moves it once; a second claim for the same time does not.
+    expect(await store.postponeCardRefresh(second, 3_000)).toBe(true);
+    expect(await store.postponeCardRefresh(second, 3_000)).toBe(false);
+    expect(await store.forgetCardRefresh(first)).toBe(true);
+    expect(await store.forgetCardRefresh(first)).toBe(false);
+    // Forgotten, it is not kept again by a claim that comes late.
+    expect(await store.postponeCardRefresh(first, 4_000)).toBe(false);
+    expect(await store.dueCardRefreshes({ now: 5_000, limit: 10 })).toEqual([second]);
+    expect(await store.forgetCardRefresh(second)).toBe(true);
+    expect(await store.dueCardRefreshes({ now: 5_000, limit: 10 })).toEqual([]);
   });
 
   it("lists a workspace's grants across its channels", async () => {

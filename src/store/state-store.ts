@@ -164,6 +164,12 @@ export interface StepStore {
    */
   setStepCard(stepId: string, cardTs: string, link?: string): Promise<RecordedCard | undefined>;
   /**
+   * Records `to` as the thread card in place of `from` (and `link` as its permalink, or none), only
+   * while `from` is the card on record: a card Slack would not update for good is posted again, and
+   * the new one is the step's from then on. False when the step is gone or has another card.
+   */
+  replaceStepCard(stepId: string, cards: { from: string; to: string; link?: string }): Promise<boolean>;
+  /**
    * Records a copy of the card outside the thread (one per channel), outside the step's revision:
    * from then on clicks on it count, and every change is shown on it. Nothing when the step is gone.
    */
@@ -332,6 +338,31 @@ export interface TakeBackStore {
 }
 
 /**
+ * A step whose thread card Slack would not update (a rate limit past the client's retries, an
+ * outage, a refusal): kept so the card is drawn again from the step as it is then, by the process
+ * that failed for a few seconds and then by any process's sweep, until it is (see
+ * `approvals/card-refreshes.ts`). Without it the card would show a state the server no longer
+ * judges clicks by until the step changes again.
+ */
+export interface PendingCardRefresh {
+  stepId: string;
+  /** When the card's update first failed (epoch ms): tries end a day after. */
+  since: number;
+}
+
+/** Card refreshes Slack did not complete, kept until they are: the take-backs' pattern (`TakeBackStore`). */
+export interface CardRefreshStore {
+  /** Keeps `refresh` due at `at` (epoch ms); one kept already is then due at `at`. */
+  scheduleCardRefresh(refresh: PendingCardRefresh, at: number): Promise<void>;
+  /** As `postponeTakeBack`: true when this call moved one still kept (a sweep's claim on it for its try). */
+  postponeCardRefresh(refresh: PendingCardRefresh, until: number): Promise<boolean>;
+  /** Refreshes due by `now`, earliest first, at most `limit`. */
+  dueCardRefreshes(options: { now: number; limit: number }): Promise<PendingCardRefresh[]>;
+  /** Forgets it; true only for the call that removed it. */
+  forgetCardRefresh(refresh: PendingCardRefresh): Promise<boolean>;
+}
+
+/**
  * The grant a call was cleared by, for `markExecuting` to check in the same write as the marker:
  * unless it is still stored in the thread's team and channel and its `expiresAt` is still ahead by
  * the store's clock (Redis's `TIME`, not the caller's), nothing is written and the call must not
@@ -437,7 +468,7 @@ export interface WorkQueueStore {
  * Everything the bot keeps. Redis and memory implement it with the same semantics; every method
  * that changes shared state is atomic so any bot process can call it concurrently.
  */
-export interface StateStore extends DeliveryStore, StepStore, GrantStore, ThreadStore, WorkQueueStore, TakeBackStore {
+export interface StateStore extends DeliveryStore, StepStore, GrantStore, ThreadStore, WorkQueueStore, TakeBackStore, CardRefreshStore {
   readonly kind: 'redis' | 'memory';
   /** Throws when the backing store cannot be reached, or answers but takes no writes (a Redis replica). */
   ping(): Promise<void>;

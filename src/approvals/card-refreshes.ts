@@ -1,0 +1,206 @@
+import type { Logger } from 'pino';
+import type { MessageTakeBacks } from '../conversation/message-take-back.js';
+import { shortError } from '../conversation/short-error.js';
+import type { ThreadMessenger } from '../conversation/thread-messenger.js';
+import { ErrorCode, hasErrorCode, slackMayTakeItLater, slackRetryAfterMs } from '../errors/countersign-error.js';
+import type { PendingCardRefresh, StateStore } from '../store/state-store.js';
+import type { PendingStep } from './pending-step.js';
+import { showStep } from './show-step.js';
+import { stepStateText } from './step-state-text.js';
+
+export interface CardRefreshes {
+  /**
+   * Draws the step's thread card again after its update failed (`error`), from the step as it is
+   * then: kept in the store first, tried again here a few times over some seconds, then by the
+   * sweep (`retryDue`), whichever process runs it. Never throws: failures are logged.
+   */
+  redraw(options: { stepId: string; error: unknown }): Promise<void>;
+  /** The sweep's part: tries again the kept refreshes that are due. Never throws: failures are logged. */
+  retryDue(options?: { stopping?: AbortSignal }): Promise<void>;
+}
+
+/** The pauses before the tries made here after the first (longer for a rate limit's retry-after). */
+const OWN_PAUSES_MS = [1_000, 2_000, 4_000];
+/** No try starts here later than this after the failure; one that would is left to the sweep. */
+const OWN_LAST_TRY_MS = 10_000;
+/** A refresh kept by the process that failed is the sweep's from this long after: its own tries are over by then. */
+const OWN_TRIES_MS = 15_000;
+/** The sweep's pause after a failed try: as long as the card has been failing (each wait doubles), within these. */
+const SWEEP_PAUSE_MIN_MS = 5_000;
+const SWEEP_PAUSE_MAX_MS = 15 * 60 * 1000;
+/** After this, the card is left as it is and the operator told. */
+const GIVE_UP_AFTER_MS = 24 * 60 * 60 * 1000;
+/** Refreshes tried per sweep, so one sweep stays short while Slack fails. */
+const BATCH = 20;
+
+type Tried = { done: true; outcome: 'shown' | 'posted-again' | 'gone' } | { done: false; retryAfterMs?: number };
+
+type Dependencies = {
+  store: Pick<StateStore, 'getStep' | 'replaceStepCard' | 'scheduleCardRefresh' | 'postponeCardRefresh' | 'dueCardRefreshes' | 'forgetCardRefresh'>;
+  messenger: Pick<ThreadMessenger, 'updateStepCard' | 'updateStepCopy' | 'postStepCard' | 'permalinkOf' | 'postNotice'>;
+  /** For a card posted again that could not be recorded: it would keep live buttons nobody updates. */
+  takeBacks: Pick<MessageTakeBacks, 'takeBack'>;
+  logger: Logger;
+  now?: () => number;
+  pause?: (ms: number) => Promise<void>;
+};
+
+/**
+ * Keeps a card whose update failed for the sweep alone, due at once: for a caller that must not
+ * wait for tries of its own (a turn, a sweep). Never throws.
+ */
+export async function keepCardToRedraw({ store, stepId, logger, at }: { store: Pick<StateStore, 'scheduleCardRefresh'>; stepId: string; logger: Logger; at: number }): Promise<void> {
+  await store.scheduleCardRefresh({ stepId, since: at }, at).catch((error: unknown) => {
+    logger.warn({ event: 'card-refresh-unkept', stepId, err: error }, 'could not keep a card Slack would not update; it shows an earlier state until the step changes again');
+  });
+}
+
+/**
+ * The card of a step whose update Slack failed (a rate limit past the client's retries, an outage,
+ * a refusal) is drawn again, not left showing a state the server no longer judges clicks by: after
+ * an edit, approvers would be refused for approving the version on the card, and its Edit button
+ * as stale, until the request expired. A card Slack still refuses on a later try (`invalid_blocks`,
+ * `message_not_found`, `cant_update_message`) is posted again in the thread while the request is
+ * open, with buttons for the version waiting, and a notice says what became of the request.
+ */
+export function createCardRefreshes(options: Dependencies): CardRefreshes {
+  const { store, messenger, takeBacks, logger, now = Date.now, pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms)) } = options;
+
+  /** Shows the step, and again while it changed meanwhile: an update of an older revision may land after a newer one's. */
+  const showLatest = async (step: PendingStep & { cardTs: string }): Promise<void> => {
+    let rendered = step;
+    for (;;) {
+      await showStep({ messenger, step: rendered, logger });
+      const latest = await store.getStep(rendered.stepId);
+      if (latest?.cardTs === undefined || (latest.revision <= rendered.revision && latest.cardTs === rendered.cardTs)) return;
+      rendered = { ...latest, cardTs: latest.cardTs };
+    }
+  };
+
+  /**
+   * A new card for an open step, recorded in place of the one Slack would not update. Undefined
+   * when it could not be posted; 'taken-back' when another card was recorded first (another process
+   * posted it again, and tells the thread) or the record failed.
+   */
+  const postCardAgain = async (step: PendingStep & { cardTs: string }): Promise<string | 'taken-back' | undefined> => {
+    let fresh: string;
+    try {
+      fresh = await messenger.postStepCard({ step });
+    } catch (error) {
+      logger.warn({ event: 'card-repost-failed', stepId: step.stepId, err: error }, 'could not post an approval card again');
+      return undefined;
+    }
+    // Copies link to the thread's card: only then is the new one's link needed.
+    const link = step.cardLink === undefined ? undefined : await messenger.permalinkOf({ channel: step.channel, ts: fresh });
+    const replaced = await store.replaceStepCard(step.stepId, { from: step.cardTs, to: fresh, ...(link === undefined ? {} : { link }) }).catch((error: unknown) => {
+      logger.warn({ event: 'card-repost-unrecorded', stepId: step.stepId, err: error }, 'could not record an approval card posted again');
+      return false;
+    });
+    if (!replaced) {
+      await takeBacks.takeBack({ channel: step.channel, ts: [fresh], threadKey: step.threadKey, stepId: step.stepId });
+      return 'taken-back';
+    }
+    if ((step.copies ?? []).length > 0) {
+      const { cardLink: _earlier, ...rest } = step;
+      await showStep({ messenger, step: { ...rest, cardTs: fresh, ...(link === undefined ? {} : { cardLink: link }) }, logger }).catch((error: unknown) => {
+        logger.warn({ event: 'card-copy-update-failed', stepId: step.stepId, err: error }, 'could not link the copies to the card posted again');
+      });
+    }
+    return fresh;
+  };
+
+  /** Slack refuses the card's update, not for now: the card is posted again (an open request) and the thread told. */
+  const postAgain = async (step: PendingStep & { cardTs: string }, error: unknown): Promise<void> => {
+    const posted = step.phase === 'pending' ? await postCardAgain(step) : undefined;
+    if (posted === 'taken-back') return;
+    const reason = shortError(error);
+    const text =
+      posted === undefined
+        ? `:warning: Slack would not update the approval card above (${reason}), so it may show an earlier state. ${stepStateText(step)}`
+        : `:warning: Slack would not update the earlier approval card (${reason}), so it is posted again just above, as the request stands now. ${stepStateText(step)}`;
+    await messenger.postNotice({ channel: step.channel, threadTs: step.threadTs, text });
+    logger.warn({ event: 'card-posted-again', stepId: step.stepId, cardTs: posted, err: error }, 'Slack refused to update an approval card; the thread was told');
+  };
+
+  const tryAgain = async ({ stepId }: PendingCardRefresh): Promise<Tried> => {
+    try {
+      const step = await store.getStep(stepId);
+      // Gone, or never posted (whoever posts it shows the step as it is then).
+      if (step?.cardTs === undefined) return { done: true, outcome: 'gone' };
+      const shown = { ...step, cardTs: step.cardTs };
+      try {
+        await showLatest(shown);
+        return { done: true, outcome: 'shown' };
+      } catch (error) {
+        // Only Slack's own refusal is for good; a rate limit, an outage or the store is tried again later.
+        if (!hasErrorCode(error, ErrorCode.SlackCallFailed) || slackMayTakeItLater(error)) {
+          const retryAfterMs = slackRetryAfterMs(error);
+          return { done: false, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
+        }
+        await postAgain(shown, error);
+        return { done: true, outcome: 'posted-again' };
+      }
+    } catch (error) {
+      logger.warn({ event: 'card-refresh-failed', stepId, err: error }, 'could not draw an approval card again; it is tried again later');
+      return { done: false };
+    }
+  };
+
+  /** Said once per refresh: by whoever forgot its record. */
+  const reportEnd = (refresh: PendingCardRefresh, outcome: 'shown' | 'posted-again' | 'gone' | 'given-up') => {
+    const fields = { event: outcome === 'given-up' ? 'card-refresh-given-up' : 'card-refresh-done', outcome, stepId: refresh.stepId, failingMs: now() - refresh.since };
+    if (outcome === 'given-up') logger.error(fields, 'Slack would not update an approval card for a day; it shows an earlier state');
+    else logger.info(fields, 'an approval card Slack would not update at first is drawn again');
+  };
+
+  return {
+    async redraw({ stepId, error }) {
+      const since = now();
+      const refresh = { stepId, since };
+      // Kept first: this process may stop (or Slack fail) for longer than its own tries last.
+      const kept = await store.scheduleCardRefresh(refresh, since + OWN_TRIES_MS).then(
+        () => true,
+        (storeError: unknown) => {
+          logger.warn({ event: 'card-refresh-unkept', stepId, err: storeError }, 'could not keep a card Slack would not update; only this process tries again');
+          return false;
+        },
+      );
+      let retryAfterMs = slackRetryAfterMs(error) ?? 0;
+      for (const pauseMs of OWN_PAUSES_MS) {
+        const wait = Math.max(pauseMs, retryAfterMs);
+        // Slack asked for longer than these tries last: the sweep tries then.
+        if (now() + wait > since + OWN_LAST_TRY_MS) break;
+        await pause(wait);
+        const tried = await tryAgain(refresh);
+        if (tried.done) {
+          // A record that could not be forgotten is found by the sweep, which shows the card once more and forgets it.
+          const forgot = kept ? await store.forgetCardRefresh(refresh).catch(() => false) : true;
+          if (forgot) reportEnd(refresh, tried.outcome);
+          return;
+        }
+        retryAfterMs = tried.retryAfterMs ?? 0;
+      }
+      if (!kept) reportEnd(refresh, 'given-up');
+    },
+
+    async retryDue({ stopping } = {}) {
+      try {
+        for (const refresh of await store.dueCardRefreshes({ now: now(), limit: BATCH })) {
+          if (stopping?.aborted) return;
+          const failingMs = now() - refresh.since;
+          const pauseMs = Math.min(Math.max(failingMs, SWEEP_PAUSE_MIN_MS), SWEEP_PAUSE_MAX_MS);
+          // Claimed for the pause first: another process's sweep leaves it alone meanwhile.
+          if (!(await store.postponeCardRefresh(refresh, now() + pauseMs))) continue;
+          const tried = await tryAgain(refresh);
+          if (tried.done || failingMs >= GIVE_UP_AFTER_MS) {
+            if (await store.forgetCardRefresh(refresh)) reportEnd(refresh, tried.done ? tried.outcome : 'given-up');
+            continue;
+          }
+          if ((tried.retryAfterMs ?? 0) > pauseMs) await store.postponeCardRefresh(refresh, now() + (tried.retryAfterMs ?? 0));
+        }
+      } catch (error) {
+        logger.warn({ event: 'card-refresh-retry-failed', err: error }, 'could not try kept card refreshes again; the next sweep does');
+      }
+    },
+  };
+}

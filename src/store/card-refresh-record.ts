@@ -1,0 +1,23 @@
+import type { PendingCardRefresh } from './state-store.js';
+
+/**
+ * A card refresh as the stores keep it: the same text for the same refresh, so the record found by
+ * a sweep is the one that is moved or forgotten (a member of a sorted set, in Redis).
+ */
+export function cardRefreshRecord({ stepId, since }: PendingCardRefresh): string {
+  return JSON.stringify({ stepId, since });
+}
+
+/** Undefined for a record that is not a card refresh. */
+export function parseCardRefreshRecord(record: string): PendingCardRefresh | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(record);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  const { stepId, since } = parsed as Record<string, unknown>;
+  if (typeof stepId !== 'string' || typeof since !== 'number') return undefined;
+  return { stepId, since };
+}
