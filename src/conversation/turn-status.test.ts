@@ -85,4 +85,14 @@ describe('turn status', () => {
     await status.end();
     expect(attempts).toBe(2);
   });
+
+  it('does not hold the answer back for a status call that does not land: the end waits for it only so long', async () => {
+    const messenger = holdingMessenger();
+    const status = createTurnStatus({ messenger, where, delayMs: 0, endWaitMs: 20 });
+    status.show('is thinking…');
+    await messenger.callsMade(1);
+    // Never settled (Slack slow, or its client waiting out a rate limit): the end comes all the same.
+    await status.end();
+    expect(messenger.calls.map((call) => call.status)).toEqual(['is thinking…']);
+  });
 });

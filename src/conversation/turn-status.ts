@@ -7,14 +7,20 @@ import type { ThreadMessenger } from './thread-messenger.js';
  * quick model call.
  */
 export const TURN_STATUS_DELAY_MS = 250;
+/**
+ * How long the end waits for the status call on its way. The status is cosmetic, and the answer is
+ * not: a slow or failing Slack must not hold it back (a status that lands after the answer is
+ * removed by Slack two minutes later, as any status no message follows).
+ */
+export const TURN_STATUS_END_WAIT_MS = 1_000;
 
 export interface TurnStatus {
   /** What the turn is doing now; shown once the turn has run the delay, at once after that. */
   show(status: string): void;
   /**
    * The turn is about to post what came of it: no status goes out after this, and the one on its
-   * way has landed when this resolves. Slack clears the status when the bot posts in the thread;
-   * a status set after that would stay under the answer.
+   * way has landed when this resolves, or `endWaitMs` passed. Slack clears the status when the bot
+   * posts in the thread; a status set after that would stay under the answer.
    */
   end(): Promise<void>;
 }
@@ -24,6 +30,8 @@ export function createTurnStatus(options: {
   messenger: Pick<ThreadMessenger, 'setStatus'>;
   where: { channel: string; threadTs: string };
   delayMs?: number;
+  /** `TURN_STATUS_END_WAIT_MS` unless given. */
+  endWaitMs?: number;
 }): TurnStatus {
   const { messenger, where } = options;
   let wanted: string | undefined;
@@ -52,7 +60,12 @@ export function createTurnStatus(options: {
     async end() {
       ended = true;
       clearTimeout(timer);
-      await sending;
+      let bound: NodeJS.Timeout | undefined;
+      const waited = new Promise<void>((resolve) => {
+        bound = setTimeout(resolve, options.endWaitMs ?? TURN_STATUS_END_WAIT_MS);
+      });
+      await Promise.race([sending, waited]);
+      clearTimeout(bound);
     },
   };
 }

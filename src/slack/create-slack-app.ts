@@ -1,11 +1,13 @@
 import { answerHealthCheck, answerMetrics, type RenderMetrics } from '../runtime/health-check.js';
 import { App, type CustomRoute, type Receiver } from '@slack/bolt';
+import type { WebClientOptions } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { createBoltLogger } from '../log/bolt-logger.js';
 import type { StateStore } from '../store/state-store.js';
 import { sharedLeanFetch } from '../http/lean-fetch.js';
 import { createObservedSlackFetch, type SlackApiFailure } from './observed-slack-fetch.js';
 import { createUnrepeatedSlackWrites } from './unrepeated-slack-writes.js';
+import { createPerCallRateLimits } from './per-call-rate-limits.js';
 
 export interface SlackAppSettings {
   botToken: string;
@@ -21,9 +23,22 @@ export interface SlackAppSettings {
 /**
  * Outbound Slack calls retry a little, then give up: the default policy retries for about thirty
  * minutes, which would leave a thread silently waiting instead of saying something went wrong.
- * Posts are retried only when Slack cannot have applied them (`createUnrepeatedSlackWrites`).
+ * Posts are retried only when Slack cannot have applied them (`createUnrepeatedSlackWrites`); a
+ * rate-limited call waits out its Retry-After before its next try (`createPerCallRateLimits`).
  */
 export const SLACK_RETRY_CONFIG = { retries: 2, factor: 2, minTimeout: 300, maxTimeout: 2_000 };
+
+/**
+ * How the Web API client retries and sends: posts only when Slack cannot have applied them
+ * (`createUnrepeatedSlackWrites`), and a 429 waited out by its own call (`createPerCallRateLimits`),
+ * not by pausing every call of the process as the client does by default: Slack's limits are per
+ * method, and a throttled status line must not hold back the cards and answers.
+ */
+export function slackTransport({ fetch, pause }: { fetch: typeof globalThis.fetch; pause?: (ms: number) => Promise<void> }): Pick<WebClientOptions, 'retryConfig' | 'rejectRateLimitedCalls' | 'fetch'> {
+  const writes = createUnrepeatedSlackWrites({ retryConfig: SLACK_RETRY_CONFIG, fetch });
+  // Outside the write guard, which hands a 429 on untouched: Slack applied nothing.
+  return { retryConfig: writes.retryConfig, rejectRateLimitedCalls: true, fetch: createPerCallRateLimits({ fetch: writes.fetch, ...(pause ? { pause } : {}) }) };
+}
 
 /** The transport: Bolt's HTTP receiver (or Socket Mode), the Web API client and the health route. */
 export function createSlackApp({
@@ -48,10 +63,7 @@ export function createSlackApp({
     method: ['GET'],
     handler: (_request, response) => answerHealthCheck(store, response),
   };
-  const writes = createUnrepeatedSlackWrites({
-    retryConfig: SLACK_RETRY_CONFIG,
-    fetch: onSlackApiFailure ? createObservedSlackFetch({ onFailure: onSlackApiFailure }) : sharedLeanFetch(),
-  });
+  const transport = slackTransport({ fetch: onSlackApiFailure ? createObservedSlackFetch({ onFailure: onSlackApiFailure }) : sharedLeanFetch() });
   const metricsRoutes: CustomRoute[] = renderMetrics ? [{ path: '/metrics', method: ['GET'], handler: (_request, response) => answerMetrics(renderMetrics, response) }] : [];
   return new App({
     token: settings.botToken,
@@ -64,9 +76,8 @@ export function createSlackApp({
     convoStore: false,
     clientOptions: {
       ...(settings.apiUrl === undefined ? {} : { slackApiUrl: settings.apiUrl }),
-      retryConfig: writes.retryConfig,
+      ...transport,
       timeout: 15_000,
-      fetch: writes.fetch,
     },
     ...(receiver
       ? { receiver }
