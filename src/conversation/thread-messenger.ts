@@ -87,7 +87,11 @@ export interface ThreadMessenger {
    * `SlackCallError` whose `tryLater` says whether a later try may succeed.
    */
   postMention(options: { channel: string; threadTs: string; text: string; unlessPostedAfter?: string }): Promise<void>;
-  /** Posts the approval card of `step` in its thread; resolves with the card's message ts. */
+  /**
+   * Posts the approval card of `step` in its thread; resolves with the card's message ts. A post
+   * whose reply was lost (Slack may have applied it) resolves with the card found in the thread, if
+   * there is one, and throws otherwise.
+   */
   postStepCard(options: { step: PendingStep }): Promise<string>;
   /** Shows `step` as it is now on its card (`step.cardTs`): decisions, versions, expiry. */
   updateStepCard(options: { step: PendingStep & { cardTs: string } }): Promise<void>;

@@ -11,7 +11,8 @@ import { createUpdatingAnswerStream } from './answer/updating-answer-stream.js';
 import { buildApprovalCard } from './blocks/approval-card.js';
 import { deleteFailure } from './delete-failure.js';
 import { retryAfterMsOf } from './retry-after.js';
-import { findUnconfirmedPost } from './answer/unconfirmed-post.js';
+import { findUnconfirmedPost, postedAfter } from './answer/unconfirmed-post.js';
+import { mayHaveBeenApplied } from './unrepeated-slack-writes.js';
 import { worthTryingLater } from './post-failure.js';
 import { noticeBlocks } from './blocks/notice-blocks.js';
 
@@ -77,9 +78,24 @@ export function createWebApiMessenger(options: { client: WebClient; logger: Logg
 
     async postStepCard({ step }) {
       const card = buildApprovalCard({ step });
-      const response = await client.chat.postMessage({ channel: step.channel, thread_ts: step.threadTs, text: card.text, blocks: card.blocks });
-      if (!response.ts) throw new SlackResponseError({ method: 'chat.postMessage', missing: 'ts' });
-      return response.ts;
+      const after = postedAfter(undefined);
+      try {
+        const response = await client.chat.postMessage({ channel: step.channel, thread_ts: step.threadTs, text: card.text, blocks: card.blocks });
+        if (!response.ts) throw new SlackResponseError({ method: 'chat.postMessage', missing: 'ts' });
+        return response.ts;
+      } catch (error) {
+        if (!mayHaveBeenApplied(error)) throw error;
+        // Slack may have posted it though its reply was lost (a 502, a timeout): a card found stands as
+        // the step's (its buttons decide), rather than live beside a "could not post" notice.
+        const post = { text: card.text, after, carrying: step.stepId };
+        const found = await findUnconfirmedPost({ client, channel: step.channel, threadTs: step.threadTs, post, known: [] }).catch((readError: unknown) => {
+          logger.warn({ event: 'card-post-unconfirmed', stepId: step.stepId, err: readError }, 'could not look for an approval card whose post lost its reply');
+          return undefined;
+        });
+        if (found === undefined) throw error;
+        logger.warn({ event: 'card-post-reply-lost', stepId: step.stepId, ts: found }, 'the approval card was posted though its reply was lost');
+        return found;
+      }
     },
 
     async updateStepCard({ step }) {

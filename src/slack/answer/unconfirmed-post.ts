@@ -19,6 +19,11 @@ const MAX_PAGES = 5;
 export interface UnconfirmedPost {
   text: string;
   after: string;
+  /**
+   * Text its blocks carry (a card's step id, in its buttons' values): for a post whose text another
+   * post may share (two cards of one tool), which only this tells apart.
+   */
+  carrying?: string;
 }
 
 /** The lower bound of a post about to be made: the answer's message before it, else this host's clock less the skew margin. */
@@ -28,7 +33,8 @@ export function postedAfter(previousTs: string | undefined, now: number = Date.n
 
 /**
  * The message an unconfirmed post left in the thread, if it left one: the newest bot reply newer than
- * `post.after` whose text is exactly the post's, that is not one of `known` (the answer's own messages).
+ * `post.after` whose text is exactly the post's (and whose blocks carry `post.carrying`), that is not
+ * one of `known` (the answer's own messages).
  * Undefined when the thread has none, which is taken to mean Slack did not apply it. Throws when the
  * thread cannot be read: the post's outcome is then still unknown.
  */
@@ -49,6 +55,7 @@ export async function findUnconfirmedPost(options: {
       const ts = message.ts ?? '';
       const at = microseconds(ts);
       if (ts === threadTs || !message.bot_id || message.text !== post.text || at <= after || known.includes(ts)) continue;
+      if (post.carrying !== undefined && !JSON.stringify(message.blocks ?? []).includes(post.carrying)) continue;
       if (found === undefined || at > found.at) found = { ts, at };
     }
     cursor = response.response_metadata?.next_cursor || undefined;
