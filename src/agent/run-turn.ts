@@ -40,6 +40,11 @@ export interface TurnOutcome {
   /** Calls waiting for a human (approvals and questions); empty when the turn finished. */
   approvalRequests: ApprovalRequest[];
   /**
+   * The calls that ran (or started and threw), as `TurnFailedError.executions`: what the thread
+   * is told of should the turn's work never be recorded (a Redis that lost the thread's state).
+   */
+  executions: ExecutionRecord[];
+  /**
    * Set when the model ended the last step some way other than `stop` or `tool-calls` (its output
    * limit, a content filter, …) while calling tools: the AI SDK ran none of that step's calls. They
    * are closed "not run" in `responseMessages` and nobody is asked about any of them, so the turn
@@ -233,14 +238,14 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
       // Only the last step can have asked for people: a card would let Bob approve one call of a
       // step whose other calls never ran (and then resume a history that lacks their results).
       const droppedApprovalIds = new Set(approvalRequests.map((request) => request.approvalId));
-      return { responseMessages: closeCutOffStep({ responseMessages, finishReason, droppedApprovalIds }), text, steps, approvalRequests: [], cutOff: { finishReason } };
+      return { responseMessages: closeCutOffStep({ responseMessages, finishReason, droppedApprovalIds }), text, steps, executions, approvalRequests: [], cutOff: { finishReason } };
     }
     const lastStep = finishReason === undefined ? undefined : { finishReason, rawFinishReason, callCount: stepCallCount, hasText: stepHasText };
     if (lastStep && isCutOffAnswer(lastStep)) {
-      return { responseMessages: withoutCutOffAnswer(responseMessages), text, steps, approvalRequests: [], cutOff: { finishReason: lastStep.finishReason, midAnswer: true } };
+      return { responseMessages: withoutCutOffAnswer(responseMessages), text, steps, executions, approvalRequests: [], cutOff: { finishReason: lastStep.finishReason, midAnswer: true } };
     }
-    if (lastStep && isFilteredAnswer(lastStep)) return { responseMessages, text, steps, approvalRequests: [], filtered: true };
-    return { responseMessages, text, steps, approvalRequests: [...approvalRequests, ...questions] };
+    if (lastStep && isFilteredAnswer(lastStep)) return { responseMessages, text, steps, executions, approvalRequests: [], filtered: true };
+    return { responseMessages, text, steps, executions, approvalRequests: [...approvalRequests, ...questions] };
   } catch (error) {
     const cause = abortSignal?.aborted ? abortSignal.reason : error;
     // No call starts from here, the ones under way are told to stop, and the failure waits for them:

@@ -86,8 +86,8 @@ export function createConversation(options: ConversationOptions): Conversation {
       inSpan({ tracer, name: 'countersign.turn', kind: SpanKind.CONSUMER, parent: contextFromTraceparent(item.traceparent), attributes: { 'countersign.work.kind': item.kind, 'countersign.channel': item.channel, 'countersign.thread_ts': item.threadTs } }, async (traceContext) => {
         const scope = createTurnScope({ store, messenger: options.messenger, lease, limits, now: dependencies.now, traceContext, itemKey: workItemKey(item), takeBacks: options.takeBacks });
         // Redis lost the thread under the item: nothing is left to save, and the thread hears why.
-        const stateLost = async (error?: unknown) => {
-          await postStateLostNotice({ store, messenger: options.messenger, lease, where: { channel: item.channel, threadTs: item.threadTs }, error, logger });
+        const stateLost = async () => {
+          await postStateLostNotice({ store, messenger: options.messenger, lease, where: { channel: item.channel, threadTs: item.threadTs }, executions: scope.executions, logger });
           return undefined;
         };
         try {
@@ -95,7 +95,7 @@ export function createConversation(options: ConversationOptions): Conversation {
           else if (item.kind === 'resume') await resumer.resume(scope, item.stepId, prefetched);
           else await retry(scope, item);
         } catch (error) {
-          if (lease.stateLost()) return stateLost(error);
+          if (lease.stateLost()) return stateLost();
           // Another process holds the thread now: stop here, with nothing more said or saved.
           if (isFencedError(error) || lease.lost()) throw error;
           // Stored by a newer release: left as it is, not taken for gone.

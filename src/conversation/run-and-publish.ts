@@ -1,4 +1,4 @@
-import { runTurn } from '../agent/run-turn.js';
+import { runTurn, TurnFailedError } from '../agent/run-turn.js';
 import type { ApprovedRun, AutomaticApproval } from '../agent/tool-set.js';
 import type { ThreadState } from '../store/thread-state.js';
 import { postOutbox } from './answer-outbox.js';
@@ -111,7 +111,9 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
         tracer: options.tracer,
         traceContext: scope.traceContext,
       });
+      scope.executions.push(...outcome.executions);
     } catch (error) {
+      if (error instanceof TurnFailedError) scope.executions.push(...error.executions);
       // Fenced: another process has the thread; this one must not save, post or say anything.
       if (scope.lease.lost()) throw error;
       finished('failed');

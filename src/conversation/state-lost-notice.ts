@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import { TurnFailedError } from '../agent/run-turn.js';
 import type { ExecutionRecord } from '../agent/tool-set.js';
 import type { WorkQueueStore } from '../store/state-store.js';
 import type { Lease } from './lease.js';
@@ -10,10 +9,11 @@ import type { ThreadMessenger } from './thread-messenger.js';
  * Redis lost the thread's state under a running item (`Lease.stateLost`): the item stopped, nothing
  * it did can be saved, and no other process knows of it, so unlike a fenced item it tells the thread
  * ("A turn that cannot save its state gets a short message in the thread"), with what its tools did:
- * a call that ran must not go unmentioned. Posted only while the thread's token is still gone: once
- * another process has taken the thread (a new message after the loss), the thread is theirs and this
- * process is fenced as any other. `error`: what ended the item, if it threw; a failed turn carries
- * the calls it ran.
+ * a call that ran must not go unmentioned, whatever stopped the item (a failed turn, or a save
+ * refused after the turn ran its calls well), or the thread, told to ask again, would have it run
+ * twice. Posted only while the thread's token is still gone: once another process has taken the
+ * thread (a new message after the loss), the thread is theirs and this process is fenced as any
+ * other. `executions`: every call the item ran (`TurnScope.executions`).
  */
 export async function postStateLostNotice(options: {
   store: Pick<WorkQueueStore, 'fenceState'>;
@@ -21,18 +21,21 @@ export async function postStateLostNotice(options: {
   messenger: ThreadMessenger;
   lease: Lease;
   where: { channel: string; threadTs: string };
-  error?: unknown;
+  executions: readonly ExecutionRecord[];
   logger: Logger;
 }): Promise<void> {
-  const { lease, logger } = options;
+  const { lease, logger, executions } = options;
   const state = await options.store.fenceState(lease.fence).catch(() => undefined);
   if (state !== 'missing') return;
-  const executions = options.error instanceof TurnFailedError ? options.error.executions : [];
-  const text = [
-    ":warning: I lost this thread's saved state (my Redis came back without its data), so I stopped here and could not record this turn.",
-    ...executions.map(outcomeLine),
-    'Please send your request again if you still need it.',
-  ].join('\n');
+  const lost = ":warning: I lost this thread's saved state (my Redis came back without its data), so I stopped here and could not record this turn.";
+  const text =
+    executions.length === 0
+      ? [lost, 'Please send your request again if you still need it.'].join('\n')
+      : [
+          `${lost} These calls already ran in it, and nothing I keep remembers them now:`,
+          ...executions.map(outcomeLine),
+          'Check what they did before you send your request again: asked again, I would run them again.',
+        ].join('\n');
   await options.messenger.postNotice({ ...options.where, text }).catch((error: unknown) => logger.warn({ event: 'state-lost-notice-failed', err: error }, 'could not tell the thread its state was lost'));
 }
 

@@ -6,6 +6,7 @@ import { FencedError, isFencedError } from '../store/fenced-error.js';
 import type { ClosingSave, CommitResult, NamedWrite, StateStore } from '../store/state-store.js';
 import type { ThreadState } from '../store/thread-state.js';
 import { trimHistory } from '../agent/history.js';
+import type { ExecutionRecord } from '../agent/tool-set.js';
 import { fencedMessenger } from './fenced-messenger.js';
 import type { Lease } from './lease.js';
 import type { MessagesToTakeBack, MessageTakeBacks } from './message-take-back.js';
@@ -34,6 +35,12 @@ export interface TurnScope {
    * scope built for one phase alone (tests), which records none.
    */
   itemKey?: string;
+  /**
+   * Every call that ran (or started and threw) in this item, in each of its turns (`TurnOutcome.executions`):
+   * should Redis lose the thread's state before they are recorded, the thread is still told what
+   * ran (`state-lost-notice.ts`), so nobody asks again for a call that already had its effect.
+   */
+  executions: ExecutionRecord[];
   /**
    * Trims and saves the thread under the fence; `settled`: every started call's result is in it;
    * `audit`: events of what the save records, written in the same atomic write; `takeBack`: what
@@ -112,6 +119,7 @@ export function createTurnScope(options: {
     lease,
     traceContext: options.traceContext ?? ROOT_CONTEXT,
     ...(options.itemKey === undefined ? {} : { itemKey: options.itemKey }),
+    executions: [],
     messenger: fencedMessenger(options.messenger, lease),
     takeBack: (messages) => options.takeBacks.takeBack(messages),
     async save(thread, { takeBack: own, named: asked = false, ...saveOptions } = {}) {
