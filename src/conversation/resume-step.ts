@@ -18,7 +18,7 @@ import type { CloseInterruptedCalls } from './close-interrupted-calls.js';
 import { postStopNotice, stoppedOnExpiryText, stopsOnExpiry } from './expiry-stop.js';
 import { postUnpostedNotice } from './failed-turn.js';
 import { createInterruptedResumeJudge } from './interrupted-resume-approvals.js';
-import { closeLostThreadResume, threadStateLost } from './lost-thread.js';
+import { closeLostThreadResume, threadLoss } from './lost-thread.js';
 import { addParticipants } from './participants.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
 import type { RunAndPublish, TurnSoFar } from './run-and-publish.js';
@@ -59,9 +59,10 @@ export function createStepResumer(options: ResumeDependencies) {
     if (!step) return;
     const ownThread = threadKeyOf(step) === threadKey;
     const thread = ownThread ? validatedThread({ address: step, stored: read.thread, logger, now }) : await loadThread(step);
-    // Redis evicted or flushed the thread while its card waited: there is no turn to go on with.
-    if (ownThread && step.phase === 'complete' && threadStateLost(read.thread, stepId)) {
-      await closeLostThreadResume({ scope, step, thread, store, logger, now });
+    // Redis evicted or flushed the thread while its card waited, or its history no longer validates: there is no turn to go on with.
+    const loss = ownThread && step.phase === 'complete' ? threadLoss(read.thread, thread, stepId) : undefined;
+    if (loss) {
+      await closeLostThreadResume({ scope, step, thread, loss, store, logger, now });
       return;
     }
     if (thread.pendingStepId !== stepId) {
