@@ -21,7 +21,7 @@ export type HealthCheckedStore = Pick<StateStore, 'ping' | 'kind' | 'risks'>;
 export function healthReply(store: HealthCheckedStore): Promise<HttpReply> {
   return store.ping().then(
     async () => {
-      // Read once by the store; an answer that failed only leaves the warnings out.
+      // Kept by the store for a minute (no round trip per hit); an answer that failed only leaves the warnings out.
       const warnings = (await store.risks().catch(() => [])).map((risk) => risk.code);
       return jsonReply(200, { status: 'ok', store: store.kind, redis: store.kind === 'redis' ? 'up' : 'not configured', ...(warnings.length > 0 ? { warnings } : {}) });
     },

@@ -10,29 +10,42 @@ const keys = createRedisKeys({ keyPrefix: 'test:persistence:' });
 
 describe('what an operator is told about Redis persistence', () => {
   it('warns when neither an append-only file nor a replica keeps what the last snapshot lacks', () => {
-    const [risk, ...more] = persistenceRisks({ persistence: { appendOnly: false, waitAof: false, evictionPolicy: 'noeviction' }, waitReplicas: 0 });
+    const [risk, ...more] = persistenceRisks({ persistence: { appendOnly: false, waitAof: false, evictionPolicy: 'noeviction', replicas: 0 }, waitReplicas: 0 });
     expect(more).toEqual([]);
     expect(risk?.code).toBe('redis-not-durable');
     expect(risk?.message).toContain('an approved call may run twice');
     expect(risk?.message).toContain('`appendonly yes`');
     // A Redis that would not say is not taken for a durable one.
-    expect(persistenceRisks({ persistence: { appendOnly: undefined, waitAof: false, evictionPolicy: 'noeviction' }, waitReplicas: 0 }).map((found) => found.code)).toEqual(['redis-not-durable']);
+    expect(persistenceRisks({ persistence: { appendOnly: undefined, waitAof: false, evictionPolicy: 'noeviction', replicas: 0 }, waitReplicas: 0 }).map((found) => found.code)).toEqual(['redis-not-durable']);
   });
 
-  it('says nothing with `appendonly yes`, or with a replica that must confirm the marker', () => {
-    expect(persistenceRisks({ persistence: { appendOnly: true, waitAof: false, evictionPolicy: 'noeviction' }, waitReplicas: 0 })).toEqual([]);
-    expect(persistenceRisks({ persistence: { appendOnly: false, waitAof: false, evictionPolicy: 'noeviction' }, waitReplicas: 1 })).toEqual([]);
+  it('says nothing with `appendonly yes`, or with a connected replica that must confirm the marker', () => {
+    expect(persistenceRisks({ persistence: { appendOnly: true, waitAof: false, evictionPolicy: 'noeviction', replicas: 0 }, waitReplicas: 0 })).toEqual([]);
+    expect(persistenceRisks({ persistence: { appendOnly: true, waitAof: false, evictionPolicy: 'noeviction', replicas: 0 }, waitReplicas: 1 })).toEqual([]);
+    expect(persistenceRisks({ persistence: { appendOnly: false, waitAof: false, evictionPolicy: 'noeviction', replicas: 1 }, waitReplicas: 1 })).toEqual([]);
+    // A count the primary would not say (INFO refused) is not warned of.
+    expect(persistenceRisks({ persistence: { appendOnly: false, waitAof: false, evictionPolicy: 'noeviction', replicas: undefined }, waitReplicas: 1 })).toEqual([]);
+  });
+
+  it('warns when the replicas the marker waits for are not connected: the wait covers only connected ones', () => {
+    const [risk, ...more] = persistenceRisks({ persistence: { appendOnly: false, waitAof: false, evictionPolicy: 'noeviction', replicas: 0 }, waitReplicas: 1 });
+    expect(more).toEqual([]);
+    expect(risk?.code).toBe('redis-not-durable');
+    expect(risk?.message).toContain('connected_slaves:0');
+    expect(risk?.message).toContain('COUNTERSIGN_REDIS_WAIT_REPLICAS=1 waits only for connected ones');
+    // Connected replicas that nothing waits for keep nothing either.
+    expect(persistenceRisks({ persistence: { appendOnly: false, waitAof: false, evictionPolicy: 'noeviction', replicas: 2 }, waitReplicas: 0 }).map((found) => found.code)).toEqual(['redis-not-durable']);
   });
 
   it('warns when Redis may evict keys (every countersign key has a TTL), and says to set noeviction', () => {
-    const [risk, ...more] = persistenceRisks({ persistence: { appendOnly: true, waitAof: false, evictionPolicy: 'volatile-lru' }, waitReplicas: 0 });
+    const [risk, ...more] = persistenceRisks({ persistence: { appendOnly: true, waitAof: false, evictionPolicy: 'volatile-lru', replicas: 0 }, waitReplicas: 0 });
     expect(more).toEqual([]);
     expect(risk?.code).toBe('redis-evicts-keys');
     expect(risk?.message).toContain('maxmemory-policy volatile-lru');
     expect(risk?.message).toContain('Set maxmemory-policy noeviction');
-    expect(persistenceRisks({ persistence: { appendOnly: true, waitAof: false, evictionPolicy: undefined }, waitReplicas: 0 })).toEqual([]);
+    expect(persistenceRisks({ persistence: { appendOnly: true, waitAof: false, evictionPolicy: undefined, replicas: 0 }, waitReplicas: 0 })).toEqual([]);
     // Both at once, each with its own code.
-    expect(persistenceRisks({ persistence: { appendOnly: false, waitAof: false, evictionPolicy: 'allkeys-lru' }, waitReplicas: 0 }).map((found) => found.code)).toEqual(['redis-not-durable', 'redis-evicts-keys']);
+    expect(persistenceRisks({ persistence: { appendOnly: false, waitAof: false, evictionPolicy: 'allkeys-lru', replicas: 0 }, waitReplicas: 0 }).map((found) => found.code)).toEqual(['redis-not-durable', 'redis-evicts-keys']);
   });
 
   it('reads INFO fields', () => {
@@ -77,7 +90,7 @@ describe('reading a Redis its persistence', () => {
 
   it('finds `appendonly yes`, and WAITAOF where the server has it (Redis 7.2+)', async () => {
     const { persistence, waitAof } = await read(withAof.url);
-    expect(persistence).toEqual({ appendOnly: true, waitAof, evictionPolicy: 'noeviction' });
+    expect(persistence).toEqual({ appendOnly: true, waitAof, evictionPolicy: 'noeviction', replicas: 0 });
   });
 
   it('finds snapshots only, and takes an INFO refused by an ACL for "would not say"', async () => {

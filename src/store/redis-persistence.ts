@@ -16,6 +16,12 @@ export interface RedisPersistence {
    * `noeviction`; undefined when none would say.
    */
   evictionPolicy: string | undefined;
+  /**
+   * The fewest replicas a primary streams to (`connected_slaves`, `INFO replication`): a call's marker
+   * waits only for replicas that are connected (`replicasRequired`), so with none it is in the
+   * primary's memory alone. Undefined when a primary would not say.
+   */
+  replicas: number | undefined;
 }
 
 /**
@@ -30,20 +36,24 @@ export async function readRedisPersistence({ redis, keys }: { redis: Redis | Clu
     routing.map(async (key) => {
       const pipeline = redis.pipeline();
       if (key !== undefined) pipeline.exists(key);
-      pipeline.info('persistence').call('WAITAOF', '0', '0', '0').info('memory');
+      pipeline.info('persistence').call('WAITAOF', '0', '0', '0').info('memory').info('replication');
       const replies = (await pipeline.exec()) ?? [];
-      const [info, waitAof, memory] = (key === undefined ? replies : replies.slice(1)).map(answered);
+      const [info, waitAof, memory, replication] = (key === undefined ? replies : replies.slice(1)).map(answered);
+      const connected = replication === undefined ? undefined : Number(infoField(String(replication), 'connected_slaves'));
       return {
         appendOnly: info === undefined ? undefined : infoField(String(info), 'aof_enabled') === '1',
         waitAof: waitAof !== undefined,
         evictionPolicy: memory === undefined ? undefined : infoField(String(memory), 'maxmemory_policy'),
+        replicas: connected === undefined || !Number.isInteger(connected) ? undefined : connected,
       };
     }),
   );
   const appendOnly = nodes.some((node) => node.appendOnly === false) ? false : nodes.every((node) => node.appendOnly === true) ? true : undefined;
   const policies = nodes.map((node) => node.evictionPolicy).filter((policy) => policy !== undefined);
   const evictionPolicy = policies.find((policy) => policy !== 'noeviction') ?? policies[0];
-  return { appendOnly, waitAof: nodes.every((node) => node.waitAof), evictionPolicy };
+  const counts = nodes.map((node) => node.replicas);
+  const replicas = counts.includes(0) ? 0 : counts.every((count) => count !== undefined) ? Math.min(...counts) : undefined;
+  return { appendOnly, waitAof: nodes.every((node) => node.waitAof), evictionPolicy, replicas };
 }
 
 /**
@@ -75,17 +85,26 @@ export function persistenceRisks({ persistence, waitReplicas }: { persistence: R
  * With neither an append-only file nor a replica that must confirm the executing marker, Redis
  * keeps only what its last snapshot had: a restart (a crash, an OOM kill, a host reboot, a deploy of
  * Redis itself) brings back a decided step without the marker of the call that already ran, and
- * the recovery sweep runs it again.
+ * the recovery sweep runs it again. COUNTERSIGN_REDIS_WAIT_REPLICAS ≥ 1 counts only while a replica
+ * is connected: the marker's wait is capped at the replicas the primary streams to, so a primary
+ * with none (a Cluster or Sentinel set up without replicas, a replica that went away) starts calls
+ * on markers its memory alone holds. A count a primary would not say is not warned of.
  */
 function restartRisks({ persistence, waitReplicas }: { persistence: RedisPersistence; waitReplicas: number }): StoreRisk[] {
-  if (waitReplicas > 0 || persistence.appendOnly === true) return [];
+  if (persistence.appendOnly === true) return [];
+  if (waitReplicas > 0 && persistence.replicas !== 0) return [];
   const found = persistence.appendOnly === false ? 'Redis keeps no append-only file (INFO persistence: aof_enabled:0)' : 'Redis would not say whether it keeps an append-only file (INFO refused)';
+  const unconfirmed =
+    waitReplicas === 0
+      ? "no replica has to confirm the bot's writes (COUNTERSIGN_REDIS_WAIT_REPLICAS=0)"
+      : `no replica is connected to confirm the bot's writes (INFO replication: connected_slaves:0; COUNTERSIGN_REDIS_WAIT_REPLICAS=${waitReplicas} waits only for connected ones)`;
+  const remedy = waitReplicas === 0 ? 'run a replica and set COUNTERSIGN_REDIS_WAIT_REPLICAS=1' : 'connect a replica to every primary';
   return [
     {
       code: 'redis-not-durable',
       message:
-        `${found} and no replica has to confirm the bot's writes (COUNTERSIGN_REDIS_WAIT_REPLICAS=0): a Redis restart brings back only its last snapshot, ` +
-        'so an approved call may run twice and decisions may be lost. Set `appendonly yes` on the Redis server, or run a replica and set COUNTERSIGN_REDIS_WAIT_REPLICAS=1 (README: "Redis persistence").',
+        `${found} and ${unconfirmed}: a Redis restart brings back only its last snapshot, ` +
+        `so an approved call may run twice and decisions may be lost. Set \`appendonly yes\` on the Redis server, or ${remedy} (README: "Redis persistence").`,
     },
   ];
 }

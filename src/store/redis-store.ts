@@ -142,7 +142,15 @@ export interface RedisStoreOptions {
   waitReplicas?: number;
   /** How long the marker waits for them; fewer in time and the call is not started. */
   waitTimeoutMs?: number;
+  /**
+   * How old a read of the primaries' settings `risks()` may answer with (default `RISKS_MAX_AGE_MS`):
+   * `/healthz` follows a failover, or a replica that went away, within it, without a round trip per hit.
+   */
+  risksMaxAgeMs?: number;
 }
+
+/** See `RedisStoreOptions.risksMaxAgeMs`. */
+export const RISKS_MAX_AGE_MS = 60_000;
 
 export function createRedisStore({
   redis: given,
@@ -157,6 +165,7 @@ export function createRedisStore({
   onRedisError,
   waitReplicas,
   waitTimeoutMs = DEFAULT_REPLICA_WAIT_TIMEOUT_MS,
+  risksMaxAgeMs = RISKS_MAX_AGE_MS,
 }: RedisStoreOptions): StateStore {
   const redis = given ?? connectRedisClient(target ?? (url === undefined ? undefined : { kind: 'standalone', url }));
   let closed = false;
@@ -175,17 +184,21 @@ export function createRedisStore({
   const confirmedWrites = createReplicaConfirmedWrites({ redis, replicas, timeoutMs: waitTimeoutMs, onConnectionError: reportConnectionError });
 
   /**
-   * What the primaries keep across a restart, read once (`redis-persistence.ts`). A failed read is
-   * not remembered, and a wait Redis refused forgets it (AOF turned off since, a failover to an
+   * What the primaries keep across a restart, read once (`redis-persistence.ts`), and again once
+   * older than `maxAgeMs` (`risks()`: the replicas connected change with a failover). A failed read
+   * is not remembered, and a wait Redis refused forgets it (AOF turned off since, a failover to an
    * older server), so the next write asks again.
    */
-  let persistence: Promise<RedisPersistence> | undefined;
-  const readPersistence = () => {
-    persistence ??= readRedisPersistence({ redis, keys }).catch((error: unknown) => {
-      persistence = undefined;
-      throw error;
-    });
-    return persistence;
+  let persistence: { read: Promise<RedisPersistence>; at: number } | undefined;
+  const readPersistence = ({ maxAgeMs = Number.POSITIVE_INFINITY }: { maxAgeMs?: number } = {}) => {
+    if (persistence === undefined || performance.now() - persistence.at >= maxAgeMs) {
+      const read: Promise<RedisPersistence> = readRedisPersistence({ redis, keys }).catch((error: unknown) => {
+        if (persistence?.read === read) persistence = undefined;
+        throw error;
+      });
+      persistence = { read, at: performance.now() };
+    }
+    return persistence.read;
   };
   const forgetPersistence = () => {
     persistence = undefined;
@@ -932,7 +945,7 @@ export function createRedisStore({
     },
 
     async risks() {
-      return persistenceRisks({ persistence: await readPersistence(), waitReplicas: replicas });
+      return persistenceRisks({ persistence: await readPersistence({ maxAgeMs: risksMaxAgeMs }), waitReplicas: replicas });
     },
 
     async close() {

@@ -473,8 +473,9 @@ export interface StateStore extends DeliveryStore, StepStore, GrantStore, Thread
   /** Throws when the backing store cannot be reached, or answers but takes no writes (a Redis replica). */
   ping(): Promise<void>;
   /**
-   * How this store's server could lose writes the bot relies on, as read from it once (Redis's `INFO`):
-   * logged at start-up and named in `/healthz`. None for memory, whose own start-up warning says it all.
+   * How this store's server could lose writes the bot relies on, as read from it (Redis's `INFO`; read
+   * again once the last read is a minute old, so a failover or a replica that left shows): logged at
+   * start-up and named in `/healthz`. None for memory, whose own start-up warning says it all.
    * Rejects when the server cannot be reached (the next call asks again).
    */
   risks(): Promise<readonly StoreRisk[]>;
