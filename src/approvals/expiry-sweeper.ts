@@ -248,22 +248,37 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
     const claim = await store.claimReminder({ stepId, now: at, until: at + pause, leaseMs: REMINDER_LEASE_MS });
     if (!claim) return;
     let held = true;
+    // Whether the claim was let go of here: finished, released, or found lost.
+    let settled = false;
     const stillHeld = async () => {
       held = await store.keepReminder(stepId, claim, REMINDER_LEASE_MS);
       return held;
     };
-    // Due later than the step says: an earlier try left it (or a newer release put it off).
-    const left = step ? await remindBeforeExpiry(step, at, { tried: claim.dueAt > dueSince, stillHeld }) : 0;
-    if (!held) {
-      logger.warn({ event: 'reminder-claim-lost', stepId }, 'a reminder took longer to send than its claim lasts; the process that took it over posts the rest');
-      return;
+    try {
+      // Due later than the step says: an earlier try left it (or a newer release put it off).
+      const left = step ? await remindBeforeExpiry(step, at, { tried: claim.dueAt > dueSince, stillHeld }) : 0;
+      if (!held) {
+        settled = true;
+        logger.warn({ event: 'reminder-claim-lost', stepId }, 'a reminder took longer to send than its claim lasts; the process that took it over posts the rest');
+        return;
+      }
+      if (left > 0) {
+        logger.info({ event: 'reminder-tried-later', stepId, places: left, at: claim.until }, 'Slack did not take a reminder everywhere; a later sweep tries those places again');
+        await store.releaseReminder(stepId, claim);
+        settled = true;
+        return;
+      }
+      await store.finishReminder(stepId, claim);
+      settled = true;
+    } finally {
+      // Something threw (a Redis blip renewing the lease, say): a live sender lets go of the claim, so the
+      // reminder comes due again at `until` rather than when the lease runs out, perhaps past the expiry.
+      if (!settled) {
+        await store.releaseReminder(stepId, claim).catch((error: unknown) => {
+          logger.warn({ event: 'reminder-release-failed', stepId, err: error }, 'could not let go of a reminder claim; it is tried again once its lease runs out');
+        });
+      }
     }
-    if (left > 0) {
-      logger.info({ event: 'reminder-tried-later', stepId, places: left, at: claim.until }, 'Slack did not take a reminder everywhere; a later sweep tries those places again');
-      await store.releaseReminder(stepId, claim);
-      return;
-    }
-    await store.finishReminder(stepId, claim);
   }
 
   /**
