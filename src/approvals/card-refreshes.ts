@@ -47,10 +47,23 @@ type Dependencies = {
 
 /**
  * Keeps a card whose update failed for the sweep alone, due at once: for a caller that must not
- * wait for tries of its own (a turn, a sweep). Never throws.
+ * wait for tries of its own (a turn, a sweep). `refresh`: one kept already for this card, made due
+ * now. Never throws.
  */
-export async function keepCardToRedraw({ store, stepId, logger, at }: { store: Pick<StateStore, 'scheduleCardRefresh'>; stepId: string; logger: Logger; at: number }): Promise<void> {
-  await store.scheduleCardRefresh({ stepId, since: at }, at).catch((error: unknown) => {
+export async function keepCardToRedraw({
+  store,
+  stepId,
+  logger,
+  at,
+  refresh = { stepId, since: at },
+}: {
+  store: Pick<StateStore, 'scheduleCardRefresh'>;
+  stepId: string;
+  logger: Logger;
+  at: number;
+  refresh?: PendingCardRefresh;
+}): Promise<void> {
+  await store.scheduleCardRefresh(refresh, at).catch((error: unknown) => {
     logger.warn({ event: 'card-refresh-unkept', stepId, err: error }, 'could not keep a card Slack would not update; it shows an earlier state until the step changes again');
   });
 }

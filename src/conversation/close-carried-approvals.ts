@@ -1,11 +1,12 @@
 import { COUNTERSIGN_ACTOR, denialReason } from '../agent/decision-messages.js';
 import { approvedCallsAwaitingRun } from '../agent/unavailable-tools.js';
+import type { PendingStep } from '../approvals/pending-step.js';
 import { closeCarriedApprovalsTransition } from '../approvals/transitions/close-step.js';
 import { StepContendedError } from '../approvals/transitions/commit-transition.js';
 import type { CarriedApproval, ThreadState } from '../store/thread-state.js';
+import { writeThenShowCard } from './card-after-write.js';
 import { withWithdrawals } from './carried-approvals.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
-import { refreshCard } from './refresh-card.js';
 import type { TurnScope } from './turn-scope.js';
 
 /** A resumed step is written only by holders of its thread, and this one holds it: a conflict is all but impossible. */
@@ -36,7 +37,13 @@ export function createCarriedApprovalsClosing({ store, logger, now }: Pick<Phase
     }
   };
 
-  async function closeOnStep(scope: TurnScope, thread: ThreadState, stepId: string, approvals: readonly CarriedApproval[]): Promise<void> {
+  /** Shown on the card crash-safely: a process stopping right after the write must not leave it saying "Approved by" (`writeThenShowCard`). */
+  function closeOnStep(scope: TurnScope, thread: ThreadState, stepId: string, approvals: readonly CarriedApproval[]): Promise<void> {
+    return writeThenShowCard({ scope, store, stepId, logger, now }, () => writeClosed(scope, thread, stepId, approvals));
+  }
+
+  /** Closes the approvals on their step with the thread; returns the step as written, or undefined when there was nothing to close on it. */
+  async function writeClosed(scope: TurnScope, thread: ThreadState, stepId: string, approvals: readonly CarriedApproval[]): Promise<PendingStep | undefined> {
     const approvalIds = approvals.map((approval) => approval.approvalId);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
       const step = await store.getStep(stepId);
@@ -45,7 +52,7 @@ export function createCarriedApprovalsClosing({ store, logger, now }: Pick<Phase
         // Its step is gone (past its lifetime) or no longer says approved: no card to change, the model is told all the same.
         const closed = { outcome: 'denied' as const, userId: COUNTERSIGN_ACTOR, at: now(), reason: CLOSED_BY_NEWER_MESSAGE };
         thread.messages = withWithdrawals(thread.messages, approvals.map((approval) => ({ approval, told: denialReason(closed) })));
-        return;
+        return undefined;
       }
       // Written as a copy, without the failure (nothing is left for its Try again): a conflict leaves the thread as it was.
       const { failedTurn: _lapsed, ...rest } = thread;
@@ -61,8 +68,7 @@ export function createCarriedApprovalsClosing({ store, logger, now }: Pick<Phase
       if (result !== 'committed') continue;
       thread.messages = messages;
       logger.warn({ event: 'carried-approvals-closed', stepId, approvalIds }, 'a newer message came instead of Try again; approved calls the failed turn never started were closed without running');
-      await refreshCard({ scope, step: transition.step, logger, store, now });
-      return;
+      return transition.step;
     }
     throw new StepContendedError({ stepId, attempts: MAX_ATTEMPTS });
   }

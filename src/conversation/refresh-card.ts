@@ -3,21 +3,41 @@ import { keepCardToRedraw } from '../approvals/card-refreshes.js';
 import type { PendingStep } from '../approvals/pending-step.js';
 import { showStep } from '../approvals/show-step.js';
 import { isFencedError } from '../store/fenced-error.js';
-import type { StateStore } from '../store/state-store.js';
+import type { PendingCardRefresh, StateStore } from '../store/state-store.js';
 import type { TurnScope } from './turn-scope.js';
 
 /**
  * Shows a step's new state on its card and its copies. A card Slack will not update is not fatal:
  * the model and the audit trail already know, and the sweep draws it again (`keepCardToRedraw`);
- * losing the thread (fenced) still stops the turn.
+ * losing the thread (fenced) still stops the turn. `kept`: a refresh kept for the sweep before the
+ * step was written (`writeThenShowCard`): forgotten once the card is shown, due at once if Slack
+ * would not update it, and left for the sweep when this process lost the thread.
  */
-export async function refreshCard({ scope, step, logger, store, now }: { scope: Pick<TurnScope, 'messenger'>; step: PendingStep; logger: Logger; store: Pick<StateStore, 'scheduleCardRefresh'>; now: () => number }): Promise<void> {
-  if (step.cardTs === undefined) return;
-  try {
-    await showStep({ messenger: scope.messenger, step, logger });
-  } catch (error) {
-    if (isFencedError(error)) throw error;
-    logger.warn({ event: 'card-update-failed', stepId: step.stepId, err: error }, 'could not update approval card');
-    await keepCardToRedraw({ store, stepId: step.stepId, logger, at: now() });
+export async function refreshCard({
+  scope,
+  step,
+  logger,
+  store,
+  now,
+  kept,
+}: {
+  scope: Pick<TurnScope, 'messenger'>;
+  step: PendingStep;
+  logger: Logger;
+  store: Pick<StateStore, 'scheduleCardRefresh' | 'forgetCardRefresh'>;
+  now: () => number;
+  kept?: PendingCardRefresh;
+}): Promise<void> {
+  if (step.cardTs !== undefined) {
+    try {
+      await showStep({ messenger: scope.messenger, step, logger });
+    } catch (error) {
+      if (isFencedError(error)) throw error;
+      logger.warn({ event: 'card-update-failed', stepId: step.stepId, err: error }, 'could not update approval card');
+      await keepCardToRedraw({ store, stepId: step.stepId, logger, at: now(), ...(kept ? { refresh: kept } : {}) });
+      return;
+    }
   }
+  // A record left behind costs the sweep one more update of the card, as it stands.
+  if (kept) await store.forgetCardRefresh(kept).catch(() => false);
 }

@@ -1,0 +1,42 @@
+import type { Logger } from 'pino';
+import type { PendingStep } from '../approvals/pending-step.js';
+import type { StateStore } from '../store/state-store.js';
+import { refreshCard } from './refresh-card.js';
+import type { TurnScope } from './turn-scope.js';
+
+/**
+ * When the sweep draws the card itself: well after the write and the writer's own update of the card
+ * (a round trip each), so it does not draw the step as it was before the write. A writer stopped
+ * longer than that before its write is fenced out of it once another holder took the thread, or
+ * shows the card itself once it writes.
+ */
+export const SWEEP_SHOWS_AFTER_MS = 10_000;
+
+/**
+ * Runs `write`, which changes a step the card must then show and returns it as written (undefined:
+ * nothing was written), and shows it on the card (`refreshCard`), with a card refresh kept for the
+ * sweep (`CardRefreshes.retryDue`) from before the write until the card is shown. A process that
+ * stops between the two (a crash, or a GC pause or frozen VM past its lock, its card update then
+ * refused as fenced) would otherwise leave the card saying what the step no longer says ("Approved
+ * by …" of a call closed unrun) for good: whoever takes its work over finds nothing left to show.
+ * Kept before the write (which cannot record it), due `SWEEP_SHOWS_AFTER_MS` later: whatever this
+ * process does, the sweep draws the step as stored then. A refresh that cannot be kept (Redis
+ * failing, when the write will likely fail too) leaves the card to this process, as before.
+ */
+export async function writeThenShowCard(
+  { scope, store, stepId, logger, now }: { scope: Pick<TurnScope, 'messenger'>; store: Pick<StateStore, 'scheduleCardRefresh' | 'forgetCardRefresh'>; stepId: string; logger: Logger; now: () => number },
+  write: () => Promise<PendingStep | undefined>,
+): Promise<void> {
+  const refresh = { stepId, since: now() };
+  const kept = await store.scheduleCardRefresh(refresh, refresh.since + SWEEP_SHOWS_AFTER_MS).then(
+    () => true,
+    (error: unknown) => {
+      logger.warn({ event: 'card-refresh-unkept', stepId, err: error }, 'could not keep a card refresh before a step write; only this process shows the card');
+      return false;
+    },
+  );
+  const written = await write();
+  if (written) return refreshCard({ scope, step: written, logger, store, now, ...(kept ? { kept: refresh } : {}) });
+  // Nothing changed: nothing to show.
+  if (kept) await store.forgetCardRefresh(refresh).catch(() => false);
+}
