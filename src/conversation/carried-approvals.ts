@@ -2,7 +2,7 @@ import type { ModelMessage } from 'ai';
 import { approvedRunsFor } from '../agent/approved-runs.js';
 import { COUNTERSIGN_ACTOR, denialReason } from '../agent/decision-messages.js';
 import type { ApprovedRun } from '../agent/tool-set.js';
-import { decisionOf, type PendingStep } from '../approvals/pending-step.js';
+import { decisionOf, type Decision, type PendingStep } from '../approvals/pending-step.js';
 import type { GroupMembers } from '../approvals/policy/approver-eligibility.js';
 import type { CurrentEvaluation } from '../approvals/policy/governing-policy.js';
 import { recheckApprovals } from '../approvals/recheck-approvals.js';
@@ -18,6 +18,12 @@ export interface Withdrawal {
   reason: string;
   /** What the model reads for the call. */
   told: string;
+  /**
+   * For an approval the stored step still records but that no longer holds (`approval-revoked`):
+   * the step's decision that closes it, to be written on the step so its card says "Not run" and
+   * why, not "Approved by …". None when the step has no such approval to close.
+   */
+  closing?: Decision;
 }
 
 export type CarriedApprovalsJudgement =
@@ -69,7 +75,7 @@ export async function judgeCarriedApprovals(options: {
       const decision = decisionOf(recheck.step, approval.approvalId);
       withdrawn.push(
         revocation && decision
-          ? { approval, userId: revocation.userId, code: 'approval-revoked', reason: revocation.reason, told: denialReason(decision) }
+          ? { approval, userId: revocation.userId, code: 'approval-revoked', reason: revocation.reason, told: denialReason(decision), closing: decision }
           : notOnRecord({ approval, now, reason: 'the approval on record no longer matches this call, so it could not be checked again' }),
       );
     }

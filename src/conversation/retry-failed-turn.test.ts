@@ -7,6 +7,7 @@ import type { ApprovedRun } from '../agent/tool-set.js';
 import { inputHash } from '../approvals/input-version.js';
 import type { PendingStep } from '../approvals/pending-step.js';
 import { evaluation, makeStep } from '../approvals/pending-step.test-support.js';
+import type { StepTransition } from '../approvals/transitions/step-transition.js';
 import type { AuditEventInput } from '../audit/audit-event.js';
 import { createMemoryAuditLog } from '../audit/memory-audit-log.js';
 import { defaultConfig } from '../config/config-file.js';
@@ -44,7 +45,7 @@ function failedAfterApprovals(options: { openStep?: PendingStep } = {}) {
     ],
     { phase: 'resumed' },
   );
-  const step: PendingStep = { ...resumed, decisions: { a1: APPROVED_BY_BOB(WORKER), a2: APPROVED_BY_BOB(API) } };
+  let step: PendingStep = { ...resumed, decisions: { a1: APPROVED_BY_BOB(WORKER), a2: APPROVED_BY_BOB(API) } };
   const asked: ModelMessage = {
     role: 'assistant',
     content: [
@@ -62,6 +63,9 @@ function failedAfterApprovals(options: { openStep?: PendingStep } = {}) {
   const store = {
     getStep: async (stepId: string) => structuredClone([step, options.openStep].find((each) => each?.stepId === stepId)),
     executingCalls: async () => new Map(markers),
+    // The steps here have no card: nothing for the sweep to draw.
+    scheduleCardRefresh: async () => {},
+    forgetCardRefresh: async () => true,
   } as unknown as StateStore;
   const ephemerals: string[] = [];
   const notices: string[] = [];
@@ -78,6 +82,13 @@ function failedAfterApprovals(options: { openStep?: PendingStep } = {}) {
     },
     save: async (thread: ThreadState, saveOptions?: { audit?: readonly AuditEventInput[] }) => save(thread, saveOptions),
     saveAtEnd: save,
+    saveWithStep: async (transition: StepTransition, thread: ThreadState) => {
+      if (transition.step.stepId !== step.stepId) return 'not-found';
+      if (transition.fromRevision !== step.revision) return 'conflict';
+      step = structuredClone(transition.step);
+      save(thread, { audit: transition.audit });
+      return 'committed';
+    },
   } as unknown as TurnScope;
   const turns: Array<{ messages: ModelMessage[]; runs: string[] }> = [];
   const cardsPosted: string[] = [];
@@ -110,6 +121,8 @@ function failedAfterApprovals(options: { openStep?: PendingStep } = {}) {
   const click: RetryWorkItem = { kind: 'retry', failureId: 'failure-1', clickedBy: step.requesterId, teamId: step.teamId, channel: step.channel, threadTs: step.threadTs };
   return {
     step,
+    /** The step as stored now. */
+    storedStep: () => step,
     click: () => retry(scope, click),
     /** What the next model turn does. */
     onTurn: (next: (thread: ThreadState) => Promise<void>) => {
@@ -232,6 +245,11 @@ describe('Try again clicked again after a retry whose item failed once it was ta
       expect.objectContaining({ type: 'action-refused', action: 'retry', code: 'approval-revoked', userId: 'U0BOB', approvalId: 'a2' }),
     ]);
     expect(thread.stored().failedTurn?.retrying).toEqual({ approvedRuns: [] });
+    // Closed on the step too, as a resume claim closes a revoked approval: its card no longer says "Approved by".
+    expect(thread.storedStep().decisions).toEqual({
+      a1: expect.objectContaining({ outcome: 'denied', userId: 'countersign', reason: expect.stringContaining('the approval by <@U0BOB> no longer holds') }),
+      a2: expect.objectContaining({ outcome: 'denied', userId: 'countersign', reason: expect.stringContaining('the approval by <@U0BOB> no longer holds') }),
+    });
 
     // A third handling neither withdraws nor audits them twice.
     thread.onTurn(thread.answered);

@@ -16,6 +16,7 @@ import type { StepCards } from './step-card.js';
 import type { LoadThread } from './thread-loader.js';
 import type { TurnScope } from './turn-scope.js';
 import type { RetryWorkItem } from './work-item.js';
+import { createWithdrawalsOnSteps } from './withdrawals-on-steps.js';
 
 type RetryDependencies = Pick<PhaseDependencies, 'store' | 'audit' | 'logger' | 'now' | 'policy' | 'tools' | 'approvalHook'> & {
   /** `fresh`: past any cache; an approval is checked again with the groups as they are now. */
@@ -42,6 +43,7 @@ const RETRIED_FAILURES_KEPT = 20;
 export function createRetryFailedTurn({ store, audit, logger, now, policy, tools, approvalHook, resolveGroups, loadThread, runAndPublish, closeInterruptedCalls, cards, resumer }: RetryDependencies) {
   // Held to the policy in force as well as to the one the card showed, as at a resume.
   const currentEvaluation = createCurrentEvaluation({ policy, tools });
+  const saveWithdrawals = createWithdrawalsOnSteps({ store, logger, now });
   return async (scope: TurnScope, item: RetryWorkItem): Promise<void> => {
     const thread = await loadThread(item);
     // The retried turn went on to a step the approval hook decided and resumed here: run with its approvals.
@@ -95,8 +97,9 @@ export function createRetryFailedTurn({ store, audit, logger, now, policy, tools
 
   /**
    * Saves the retry as taken in: approvals that no longer hold turned into denials, audited in the
-   * same save (the history never says "no longer holds" while the trail says only "approved"), and
-   * the failure kept, marked with the runs judged to hold, until the retried turn ends.
+   * same save (the history never says "no longer holds" while the trail says only "approved") and
+   * closed on their steps, whose cards then say so (`saveWithdrawals`), and the failure kept,
+   * marked with the runs judged to hold, until the retried turn ends.
    */
   async function takeIn(scope: TurnScope, thread: ThreadState, { failed, approvals }: { failed: FailedTurn; approvals: { runs: ReadonlyMap<string, ApprovedRun>; withdrawn: readonly Withdrawal[] } }): Promise<void> {
     thread.messages = withWithdrawals(thread.messages, approvals.withdrawn);
@@ -105,7 +108,7 @@ export function createRetryFailedTurn({ store, audit, logger, now, policy, tools
     delete thread.outbox;
     const retried = (thread.retriedFailureIds ?? []).filter((id) => id !== failed.id);
     thread.retriedFailureIds = [...retried, failed.id].slice(-RETRIED_FAILURES_KEPT);
-    await scope.save(thread, { audit: approvals.withdrawn.map((withdrawal) => withdrawalEvent(thread, withdrawal)) });
+    await saveWithdrawals(scope, thread, { withdrawn: approvals.withdrawn, audit: approvals.withdrawn.map((withdrawal) => withdrawalEvent(thread, withdrawal)) });
     for (const withdrawal of approvals.withdrawn) logWithdrawal(withdrawal);
   }
 
