@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { KEPT_RETRIES, type KeptTry, retryDueKept } from '../conversation/kept-retries.js';
 import type { MessageTakeBacks } from '../conversation/message-take-back.js';
 import { shortError } from '../conversation/short-error.js';
 import type { ThreadMessenger } from '../conversation/thread-messenger.js';
@@ -19,21 +20,7 @@ export interface CardRefreshes {
   retryDue(options?: { stopping?: AbortSignal }): Promise<void>;
 }
 
-/** The pauses before the tries made here after the first (longer for a rate limit's retry-after). */
-const OWN_PAUSES_MS = [1_000, 2_000, 4_000];
-/** No try starts here later than this after the failure; one that would is left to the sweep. */
-const OWN_LAST_TRY_MS = 10_000;
-/** A refresh kept by the process that failed is the sweep's from this long after: its own tries are over by then. */
-const OWN_TRIES_MS = 15_000;
-/** The sweep's pause after a failed try: as long as the card has been failing (each wait doubles), within these. */
-const SWEEP_PAUSE_MIN_MS = 5_000;
-const SWEEP_PAUSE_MAX_MS = 15 * 60 * 1000;
-/** After this, the card is left as it is and the operator told. */
-const GIVE_UP_AFTER_MS = 24 * 60 * 60 * 1000;
-/** Refreshes tried per sweep, so one sweep stays short while Slack fails. */
-const BATCH = 20;
-
-type Tried = { done: true; outcome: 'shown' | 'posted-again' | 'gone' } | { done: false; retryAfterMs?: number };
+type Tried = KeptTry<'shown' | 'posted-again' | 'gone'>;
 
 type Dependencies = {
   store: Pick<StateStore, 'getStep' | 'replaceStepCard' | 'scheduleCardRefresh' | 'postponeCardRefresh' | 'dueCardRefreshes' | 'forgetCardRefresh'>;
@@ -171,7 +158,7 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
       const since = now();
       const refresh = { stepId, since };
       // Kept first: this process may stop (or Slack fail) for longer than its own tries last.
-      const kept = await store.scheduleCardRefresh(refresh, since + OWN_TRIES_MS).then(
+      const kept = await store.scheduleCardRefresh(refresh, since + KEPT_RETRIES.ownTriesMs).then(
         () => true,
         (storeError: unknown) => {
           logger.warn({ event: 'card-refresh-unkept', stepId, err: storeError }, 'could not keep a card Slack would not update; only this process tries again');
@@ -179,10 +166,10 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
         },
       );
       let retryAfterMs = slackRetryAfterMs(error) ?? 0;
-      for (const pauseMs of OWN_PAUSES_MS) {
+      for (const pauseMs of KEPT_RETRIES.ownPausesMs) {
         const wait = Math.max(pauseMs, retryAfterMs);
         // Slack asked for longer than these tries last: the sweep tries then.
-        if (now() + wait > since + OWN_LAST_TRY_MS) break;
+        if (now() + wait > since + KEPT_RETRIES.ownLastTryMs) break;
         await pause(wait);
         const tried = await tryAgain(refresh);
         if (tried.done) {
@@ -198,19 +185,15 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
 
     async retryDue({ stopping } = {}) {
       try {
-        for (const refresh of await store.dueCardRefreshes({ now: now(), limit: BATCH })) {
-          if (stopping?.aborted) return;
-          const failingMs = now() - refresh.since;
-          const pauseMs = Math.min(Math.max(failingMs, SWEEP_PAUSE_MIN_MS), SWEEP_PAUSE_MAX_MS);
-          // Claimed for the pause first: another process's sweep leaves it alone meanwhile.
-          if (!(await store.postponeCardRefresh(refresh, now() + pauseMs))) continue;
-          const tried = await tryAgain(refresh);
-          if (tried.done || failingMs >= GIVE_UP_AFTER_MS) {
-            if (await store.forgetCardRefresh(refresh)) reportEnd(refresh, tried.done ? tried.outcome : 'given-up');
-            continue;
-          }
-          if ((tried.retryAfterMs ?? 0) > pauseMs) await store.postponeCardRefresh(refresh, now() + (tried.retryAfterMs ?? 0));
-        }
+        await retryDueKept({
+          due: (options) => store.dueCardRefreshes(options),
+          postpone: (refresh, until) => store.postponeCardRefresh(refresh, until),
+          forget: (refresh) => store.forgetCardRefresh(refresh),
+          tryAgain,
+          reportEnd,
+          now,
+          stopping,
+        });
       } catch (error) {
         logger.warn({ event: 'card-refresh-retry-failed', err: error }, 'could not try kept card refreshes again; the next sweep does');
       }

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { PendingTakeBack, StateStore, TakeBackStore } from '../store/state-store.js';
+import { KEPT_RETRIES, type KeptTry, retryDueKept } from './kept-retries.js';
 import type { ThreadMessenger } from './thread-messenger.js';
 
 /** Messages posted in `threadKey` that nothing records (see `takeBackUnrecorded`), to be removed. */
@@ -22,24 +23,7 @@ export interface MessageTakeBacks {
   retryDue(options?: { stopping?: AbortSignal }): Promise<void>;
 }
 
-/** The pauses before the tries made here after the first (longer for a rate limit's retry-after). */
-const OWN_PAUSES_MS = [1_000, 2_000, 4_000];
-/** No try starts here later than this after the first failure; one that would is left to the sweep. */
-const OWN_LAST_TRY_MS = 10_000;
-/**
- * A take-back kept by the process that made it is the sweep's from this long after its first
- * failure: its own tries (each with the Slack client's retries) are over by then.
- */
-const OWN_TRIES_MS = 15_000;
-/** The sweep's pause after a failed try: as long as the take-back has been failing (each wait doubles), within these. */
-const SWEEP_PAUSE_MIN_MS = 5_000;
-const SWEEP_PAUSE_MAX_MS = 15 * 60 * 1000;
-/** After this, the message is left standing and the operator told. */
-const GIVE_UP_AFTER_MS = 24 * 60 * 60 * 1000;
-/** Take-backs tried per sweep, so one sweep stays short while Slack fails. */
-const BATCH = 20;
-
-type Tried = { done: true; outcome: 'removed' | 'on-record' } | { done: false; retryAfterMs?: number };
+type Tried = KeptTry<'removed' | 'on-record'>;
 
 /**
  * The take-back of messages a process that lost its thread posted but never recorded (the new
@@ -91,7 +75,7 @@ export function createMessageTakeBacks(options: {
       const since = now();
       let pending: PendingTakeBack[] = left.ts.map((each) => ({ channel, ts: each, threadKey, ...(stepId === undefined ? {} : { stepId }), since }));
       // Kept first: this process has lost its thread and may be stopping (or stall again) before its tries end.
-      const kept = await Promise.all(pending.map((takeBack) => store.scheduleTakeBack(takeBack, since + OWN_TRIES_MS))).then(
+      const kept = await Promise.all(pending.map((takeBack) => store.scheduleTakeBack(takeBack, since + KEPT_RETRIES.ownTriesMs))).then(
         () => true,
         (error: unknown) => {
           logger.warn({ event: 'take-back-unkept', threadKey, ts: left.ts, err: error }, 'could not keep a take-back Slack refused; only this process tries again');
@@ -99,10 +83,10 @@ export function createMessageTakeBacks(options: {
         },
       );
       let retryAfterMs = left.retryAfterMs ?? 0;
-      for (const pauseMs of OWN_PAUSES_MS) {
+      for (const pauseMs of KEPT_RETRIES.ownPausesMs) {
         const wait = Math.max(pauseMs, retryAfterMs);
         // Slack asked for longer than these tries last: the sweep tries then.
-        if (now() + wait > since + OWN_LAST_TRY_MS) break;
+        if (now() + wait > since + KEPT_RETRIES.ownLastTryMs) break;
         await pause(wait);
         retryAfterMs = 0;
         const still: PendingTakeBack[] = [];
@@ -125,20 +109,15 @@ export function createMessageTakeBacks(options: {
 
     async retryDue({ stopping } = {}) {
       try {
-        for (const takeBack of await store.dueTakeBacks({ now: now(), limit: BATCH })) {
-          if (stopping?.aborted) return;
-          const failingMs = now() - takeBack.since;
-          const pauseMs = Math.min(Math.max(failingMs, SWEEP_PAUSE_MIN_MS), SWEEP_PAUSE_MAX_MS);
-          // Claimed for the pause first: another process's sweep leaves it alone meanwhile, and one
-          // that process completed (and forgot) meanwhile is not kept again by a failure here.
-          if (!(await store.postponeTakeBack(takeBack, now() + pauseMs))) continue;
-          const tried = await tryAgain(takeBack);
-          if (tried.done || failingMs >= GIVE_UP_AFTER_MS) {
-            if (await store.forgetTakeBack(takeBack)) reportEnd(takeBack, tried.done ? tried.outcome : 'given-up');
-            continue;
-          }
-          if ((tried.retryAfterMs ?? 0) > pauseMs) await store.postponeTakeBack(takeBack, now() + (tried.retryAfterMs ?? 0));
-        }
+        await retryDueKept({
+          due: (options) => store.dueTakeBacks(options),
+          postpone: (takeBack, until) => store.postponeTakeBack(takeBack, until),
+          forget: (takeBack) => store.forgetTakeBack(takeBack),
+          tryAgain,
+          reportEnd,
+          now,
+          stopping,
+        });
       } catch (error) {
         logger.warn({ event: 'take-back-retry-failed', err: error }, 'could not try kept take-backs again; the next sweep does');
       }

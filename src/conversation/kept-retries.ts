@@ -1,0 +1,59 @@
+/**
+ * The schedule of work a process keeps in the store when Slack refuses it (a take-back, a card's
+ * redraw): the process that failed tries a few times itself, then any process's sweep, with pauses
+ * that double, until it gives up and tells the operator. Shared so both kinds back off alike.
+ */
+export const KEPT_RETRIES = {
+  /** The pauses before the tries the failing process makes after the first (longer for a rate limit's retry-after). */
+  ownPausesMs: [1_000, 2_000, 4_000],
+  /** No try starts in the failing process later than this after the failure; one that would is left to the sweep. */
+  ownLastTryMs: 10_000,
+  /** Kept work is the sweep's from this long after the failure: the process's own tries (each with the Slack client's retries) are over by then. */
+  ownTriesMs: 15_000,
+  /** The sweep's pause after a failed try: as long as the work has been failing (each wait doubles), within these. */
+  sweepPauseMinMs: 5_000,
+  sweepPauseMaxMs: 15 * 60 * 1000,
+  /** After this, the work is left undone and the operator told. */
+  giveUpAfterMs: 24 * 60 * 60 * 1000,
+  /** Kept work tried per sweep, so one sweep stays short while Slack fails. */
+  batch: 20,
+} as const;
+
+export type KeptTry<OUTCOME extends string> = { done: true; outcome: OUTCOME } | { done: false; retryAfterMs?: number };
+
+/**
+ * One sweep's pass over the kept work that is due. Each is claimed for its pause first
+ * (`postpone`: false when another process's sweep has it, or it was completed and forgotten
+ * meanwhile, so a failure here does not keep it again); done or failing for too long, it is
+ * forgotten, and reported by whoever forgot it.
+ */
+export async function retryDueKept<WORK extends { since: number }, OUTCOME extends string>({
+  due,
+  postpone,
+  forget,
+  tryAgain,
+  reportEnd,
+  now,
+  stopping,
+}: {
+  due: (options: { now: number; limit: number }) => Promise<readonly WORK[]>;
+  postpone: (work: WORK, until: number) => Promise<boolean>;
+  forget: (work: WORK) => Promise<boolean>;
+  tryAgain: (work: WORK) => Promise<KeptTry<OUTCOME>>;
+  reportEnd: (work: WORK, outcome: OUTCOME | 'given-up') => void;
+  now: () => number;
+  stopping?: AbortSignal | undefined;
+}): Promise<void> {
+  for (const work of await due({ now: now(), limit: KEPT_RETRIES.batch })) {
+    if (stopping?.aborted) return;
+    const failingMs = now() - work.since;
+    const pauseMs = Math.min(Math.max(failingMs, KEPT_RETRIES.sweepPauseMinMs), KEPT_RETRIES.sweepPauseMaxMs);
+    if (!(await postpone(work, now() + pauseMs))) continue;
+    const tried = await tryAgain(work);
+    if (tried.done || failingMs >= KEPT_RETRIES.giveUpAfterMs) {
+      if (await forget(work)) reportEnd(work, tried.done ? tried.outcome : 'given-up');
+      continue;
+    }
+    if ((tried.retryAfterMs ?? 0) > pauseMs) await postpone(work, now() + (tried.retryAfterMs ?? 0));
+  }
+}
