@@ -40,8 +40,9 @@ export interface TurnOutcome {
   /** Calls waiting for a human (approvals and questions); empty when the turn finished. */
   approvalRequests: ApprovalRequest[];
   /**
-   * The calls that ran (or started and threw), as `TurnFailedError.executions`: what the thread
-   * is told of should the turn's work never be recorded (a Redis that lost the thread's state).
+   * The calls that ran (or started and threw), and those refused before their start (`started:
+   * false`), as `TurnFailedError.executions`: what the thread is told of should the turn's work
+   * never be recorded (a Redis that lost the thread's state).
    */
   executions: ExecutionRecord[];
   /**

@@ -35,11 +35,13 @@ export interface ExecutionReport {
 export type TraceExecution = <RESULT>(call: { toolName: string; toolCallId: string }, run: (failed: (failure: ContentFreeFailure) => void) => Promise<RESULT>) => Promise<RESULT>;
 
 /**
- * What ran during one turn, so a turn that fails after executing tools can still record them:
+ * What the turn's calls did, so a turn that fails after executing tools can still record them:
  * `output` for a call that returned, `error` for one that started and threw (it may have had
- * effects, so it must not run again either).
+ * effects, so it must not run again either). `started: false` for a call refused before its start
+ * (`notRunAnswer`): its output is the text saying nothing ran, kept as its result in the history,
+ * and whoever tells people what ran leaves it out of that (asked again, it would run for the first time).
  */
-export type ExecutionRecord = { toolCallId: string; toolName: string; input: unknown } & ({ output: unknown } | { error: string; edit?: EditNote });
+export type ExecutionRecord = { toolCallId: string; toolName: string; input: unknown; started?: false } & ({ output: unknown } | { error: string; edit?: EditNote });
 
 /** A call a human approved: it runs with the approved version of the input, whatever the model asked. */
 export interface ApprovedRun {
@@ -253,7 +255,7 @@ async function notRunAnswer(options: ModelCall & {
 }): Promise<never> {
   const { toolCallId, toolName, input, text } = options;
   options.failed(options.failure);
-  options.executions.push({ toolCallId, toolName, input, output: text });
+  options.executions.push({ toolCallId, toolName, input, output: text, started: false });
   await options.afterExecute?.({ toolCallId, toolName, status: 'error', durationMs: 0, error: text });
   throw new Error(text);
 }

@@ -105,7 +105,7 @@ describe('the tools of a closed turn', () => {
     await expect(executeOf(tools)({ team: 'db' }, options)).rejects.toThrow(TURN_CLOSED_TEXT);
     await closing;
     expect(log).toEqual(['marker']);
-    expect(executions).toEqual([{ toolCallId: 'c1', toolName: 'page', input: { team: 'db' }, output: TURN_CLOSED_TEXT }]);
+    expect(executions).toEqual([{ toolCallId: 'c1', toolName: 'page', input: { team: 'db' }, output: TURN_CLOSED_TEXT, started: false }]);
     expect(reports).toMatchObject([{ toolCallId: 'c1', status: 'error', error: TURN_CLOSED_TEXT }]);
   });
 });

@@ -58,11 +58,17 @@ export function createTurnFailure({ store, logger, now }: Pick<PhaseDependencies
 }
 
 /**
- * Which calls ran before the failure, for the log: ids, names and whether each threw. Never their
- * inputs or outputs, which the audit trail keeps (inputs redacted) for the people allowed to read it.
+ * Which calls ran before the failure, for the log: ids, names and whether each threw, and
+ * `started: false` for one refused before its start, which did not run. Never their inputs or
+ * outputs, which the audit trail keeps (inputs redacted) for the people allowed to read it.
  */
-function callSummary(executions: readonly ExecutionRecord[]): Array<{ toolCallId: string; toolName: string; failed: boolean }> {
-  return executions.map((execution) => ({ toolCallId: execution.toolCallId, toolName: execution.toolName, failed: 'error' in execution }));
+function callSummary(executions: readonly ExecutionRecord[]): Array<{ toolCallId: string; toolName: string; failed: boolean; started?: false }> {
+  return executions.map((execution) => ({
+    toolCallId: execution.toolCallId,
+    toolName: execution.toolName,
+    failed: 'error' in execution,
+    ...(execution.started === false ? { started: false as const } : {}),
+  }));
 }
 
 function shortReason(error: unknown): string {

@@ -36,9 +36,10 @@ export interface TurnScope {
    */
   itemKey?: string;
   /**
-   * Every call that ran (or started and threw) in this item, in each of its turns (`TurnOutcome.executions`):
-   * should Redis lose the thread's state before they are recorded, the thread is still told what
-   * ran (`state-lost-notice.ts`), so nobody asks again for a call that already had its effect.
+   * Every call that ran (or started and threw) in this item, in each of its turns (`TurnOutcome.executions`),
+   * and those refused before their start (`started: false`): should Redis lose the thread's state
+   * before they are recorded, the thread is still told what ran (`state-lost-notice.ts`), so nobody
+   * asks again for a call that already had its effect, nor is told a refused call ran.
    */
   executions: ExecutionRecord[];
   /**
