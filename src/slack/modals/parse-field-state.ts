@@ -66,7 +66,9 @@ export function parseFieldState({ field, actionId, state, shown }: { field: Form
  * applies.
  */
 function fromShownDefault(field: FormField, shown: ShownDefault, result: FieldResult): FieldResult {
-  if (result.outcome.kind !== 'value' || !sameJson(result.outcome.value, shown.value)) return result;
+  // Anything but the default shown is the approver's change, even an emptied input (`null`): never blank,
+  // or an object left out around it would be dropped whole and its default, applied again, undo the change.
+  if (result.outcome.kind !== 'value' || !sameJson(result.outcome.value, shown.value)) return result.outcome.kind === 'value' ? { blank: false, outcome: result.outcome } : result;
   // An object's default applies only to the object left out as a whole: kept, for when another of its inputs changes.
   if (shown.fromObject) return { blank: true, outcome: result.outcome };
   return { blank: true, outcome: field.required ? result.outcome : { kind: 'omit' } };
