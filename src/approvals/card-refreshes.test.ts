@@ -6,6 +6,7 @@ import { newThreadState } from '../store/thread-state.js';
 import { createCardRefreshes } from './card-refreshes.js';
 import type { PendingStep } from './pending-step.js';
 import { makeStep } from './pending-step.test-support.js';
+import { applyCallAction } from './transitions/call-action.js';
 
 const rateLimited = () => new SlackCallError({ method: 'chat.update', cause: new Error('A rate limit was exceeded (retry-after: 3)'), tryLater: true, retryAfterMs: 3_000 });
 const refused = () => new SlackCallError({ method: 'chat.update', cause: new Error('An API error occurred: invalid_blocks'), tryLater: false });
@@ -113,6 +114,25 @@ describe('drawing again a card Slack would not update', () => {
     await w.refreshes.redraw({ stepId: w.step.stepId, error: refused() });
     expect((await w.store.getStep(w.step.stepId))?.cardTs).toBe('card-1');
     expect(w.notices).toEqual([expect.stringContaining('Slack would not update the approval card above')]);
+    expect(await w.kept()).toEqual([]);
+  });
+
+  it('keeps for the sweep a card posted again that could not be drawn as the step changed while it was posted', async () => {
+    // An approval lands while the card is posted again; the new card's update to show it is rate-limited.
+    const approve = async (store: ReturnType<typeof createMemoryStore>) => {
+      const current = (await store.getStep(w.step.stepId))!;
+      const origin = { teamId: current.teamId, channel: current.channel, membership: 'member' as const };
+      const result = applyCallAction(current, { stepId: current.stepId, approvalId: 'apv-1', userId: 'UBOB', origin, action: { kind: 'approve', version: 0 } }, { now: 1, groupMembers: new Map(), newGrantId: () => 'grant-1' });
+      if (!result.ok) throw new Error(result.refusal.message);
+      await store.commitStep(result.transition);
+    };
+    const w = await world({ updates: [refused(), rateLimited()], whileReposting: approve });
+    await w.refreshes.redraw({ stepId: w.step.stepId, error: refused() });
+    expect((await w.store.getStep(w.step.stepId))?.cardTs).toBe('card-2');
+    expect(w.shown).toEqual([]);
+    expect(await w.kept()).toHaveLength(1);
+    await w.refreshes.retryDue();
+    expect(w.shown).toEqual([{ ts: 'card-2', revision: 1 }]);
     expect(await w.kept()).toEqual([]);
   });
 

@@ -66,23 +66,47 @@ export async function keepCardToRedraw({
 export function createCardRefreshes(options: Dependencies): CardRefreshes {
   const { store, messenger, takeBacks, logger, now = Date.now, pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms)) } = options;
 
-  /** Shows the step, and again while it changed meanwhile: an update of an older revision may land after a newer one's. */
-  const showLatest = async (step: PendingStep & { cardTs: string }): Promise<void> => {
+  /**
+   * Shows the step, and again while it changed meanwhile: an update of an older revision may land
+   * after a newer one's. Answers the step as last shown.
+   */
+  const showLatest = async (step: PendingStep & { cardTs: string }): Promise<PendingStep> => {
     let rendered = step;
     for (;;) {
       await showStep({ messenger, step: rendered, logger });
       const latest = await store.getStep(rendered.stepId);
-      if (latest?.cardTs === undefined || (latest.revision <= rendered.revision && latest.cardTs === rendered.cardTs)) return;
+      if (latest?.cardTs === undefined || (latest.revision <= rendered.revision && latest.cardTs === rendered.cardTs)) return rendered;
       rendered = { ...latest, cardTs: latest.cardTs };
     }
   };
 
   /**
-   * A new card for an open step, recorded in place of the one Slack would not update. Undefined
-   * when it could not be posted; 'taken-back' when another card was recorded first (another process
-   * posted it again, and tells the thread) or the record failed.
+   * After a card posted again is recorded: it was drawn from the step as read before the post, and
+   * the record checks only the card it replaces, so a click or an edit on another replica meanwhile
+   * is on no card (the new one would offer an older version, or live buttons on a decided step, for
+   * good; that replica's own card, posted again too, lost the record to this one and was taken back).
+   * So the step is read again and, if it changed, the card is drawn again from it, as are the copies,
+   * which link to the new card. Answers the step as last shown; a draw that fails is the sweep's.
    */
-  const postCardAgain = async (step: PendingStep & { cardTs: string }): Promise<string | 'taken-back' | undefined> => {
+  const showAfterRepost = async (posted: PendingStep): Promise<PendingStep> => {
+    try {
+      const latest = await store.getStep(posted.stepId);
+      if (latest?.cardTs === undefined || (latest.revision <= posted.revision && (latest.copies ?? []).length === 0)) return posted;
+      return await showLatest({ ...latest, cardTs: latest.cardTs });
+    } catch (error) {
+      logger.warn({ event: 'card-repost-redraw-failed', stepId: posted.stepId, err: error }, 'could not draw an approval card posted again as the request stands now; it is tried again later');
+      await keepCardToRedraw({ store, stepId: posted.stepId, logger, at: now() });
+      return posted;
+    }
+  };
+
+  /**
+   * A new card for an open step, recorded in place of the one Slack would not update, with the step
+   * it shows. Undefined when it could not be posted; 'taken-back' when another card was recorded first
+   * (another process posted it again, draws it as the step stands after its record, and tells the
+   * thread) or the record failed.
+   */
+  const postCardAgain = async (step: PendingStep & { cardTs: string }): Promise<{ ts: string; shown: PendingStep } | 'taken-back' | undefined> => {
     let fresh: string;
     try {
       fresh = await messenger.postStepCard({ step });
@@ -100,13 +124,7 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
       await takeBacks.takeBack({ channel: step.channel, ts: [fresh], threadKey: step.threadKey, stepId: step.stepId });
       return 'taken-back';
     }
-    if ((step.copies ?? []).length > 0) {
-      const { cardLink: _earlier, ...rest } = step;
-      await showStep({ messenger, step: { ...rest, cardTs: fresh, ...(link === undefined ? {} : { cardLink: link }) }, logger }).catch((error: unknown) => {
-        logger.warn({ event: 'card-copy-update-failed', stepId: step.stepId, err: error }, 'could not link the copies to the card posted again');
-      });
-    }
-    return fresh;
+    return { ts: fresh, shown: await showAfterRepost(step) };
   };
 
   /** Slack refuses the card's update, not for now: the card is posted again (an open request) and the thread told. */
@@ -117,9 +135,9 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
     const text =
       posted === undefined
         ? `:warning: Slack would not update the approval card above (${reason}), so it may show an earlier state. ${stepStateText(step)}`
-        : `:warning: Slack would not update the earlier approval card (${reason}), so it is posted again just above, as the request stands now. ${stepStateText(step)}`;
+        : `:warning: Slack would not update the earlier approval card (${reason}), so it is posted again just above, as the request stands now. ${stepStateText(posted.shown)}`;
     await messenger.postNotice({ channel: step.channel, threadTs: step.threadTs, text });
-    logger.warn({ event: 'card-posted-again', stepId: step.stepId, cardTs: posted, err: error }, 'Slack refused to update an approval card; the thread was told');
+    logger.warn({ event: 'card-posted-again', stepId: step.stepId, cardTs: posted?.ts, err: error }, 'Slack refused to update an approval card; the thread was told');
   };
 
   const tryAgain = async ({ stepId }: PendingCardRefresh): Promise<Tried> => {
