@@ -11,7 +11,7 @@ import { createUpdatingAnswerStream } from './answer/updating-answer-stream.js';
 import { buildApprovalCard } from './blocks/approval-card.js';
 import { deleteFailure } from './delete-failure.js';
 import { retryAfterMsOf } from './retry-after.js';
-import { findUnconfirmedPost, postedAfter } from './answer/unconfirmed-post.js';
+import { findUnconfirmedPost, laterTs, postedAfter } from './answer/unconfirmed-post.js';
 import { mayHaveBeenApplied } from './unrepeated-slack-writes.js';
 import { worthTryingLater } from './post-failure.js';
 import { noticeBlocks } from './blocks/notice-blocks.js';
@@ -78,7 +78,9 @@ export function createWebApiMessenger(options: { client: WebClient; logger: Logg
 
     async postStepCard({ step }) {
       const card = buildApprovalCard({ step });
-      const after = postedAfter(undefined);
+      // A card posted again (`CardRefreshes`) has the text and step id of the one on record, and of any
+      // before it: only a message newer than those is this post's.
+      const after = step.cardTs === undefined ? postedAfter(undefined) : laterTs(postedAfter(undefined), step.cardTs);
       try {
         const response = await client.chat.postMessage({ channel: step.channel, thread_ts: step.threadTs, text: card.text, blocks: card.blocks });
         if (!response.ts) throw new SlackResponseError({ method: 'chat.postMessage', missing: 'ts' });

@@ -1,7 +1,7 @@
 import { LogLevel, WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeSlackApi } from '../../../test/helpers/fake-slack-api.js';
-import { findUnconfirmedPost } from './unconfirmed-post.js';
+import { findUnconfirmedPost, laterTs } from './unconfirmed-post.js';
 
 const CHANNEL = 'C0OPS0001';
 
@@ -27,5 +27,10 @@ describe('finding a post whose reply was lost', () => {
     const post = { text: 'Approval needed: restart_service', after: '0', carrying: 'step-one' };
     expect(await findUnconfirmedPost({ client, channel: CHANNEL, threadTs: thread.ts!, post, known: [] })).toBe(first.ts);
     expect(await findUnconfirmedPost({ client, channel: CHANNEL, threadTs: thread.ts!, post: { ...post, carrying: 'step-three' }, known: [] })).toBeUndefined();
+  });
+
+  it('bounds a post by the later of two timestamps, compared exactly (not as floats)', () => {
+    expect(laterTs('1800000000.000100', '1800000000.000099')).toBe('1800000000.000100');
+    expect(laterTs('1799999999.999999', '1800000000.000001')).toBe('1800000000.000001');
   });
 });

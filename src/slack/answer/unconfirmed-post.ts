@@ -31,6 +31,11 @@ export function postedAfter(previousTs: string | undefined, now: number = Date.n
   return previousTs ?? ((now - POST_CLOCK_SKEW_MS) / 1000).toFixed(6);
 }
 
+/** The later of two message timestamps (`postedAfter`'s bounds). */
+export function laterTs(left: string, right: string): string {
+  return microseconds(left) >= microseconds(right) ? left : right;
+}
+
 /**
  * The message an unconfirmed post left in the thread, if it left one: the newest bot reply newer than
  * `post.after` whose text is exactly the post's (and whose blocks carry `post.carrying`), that is not
