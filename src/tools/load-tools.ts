@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { ConfigError, type ConfigProblem } from '../config/config-error.js';
 import type { CountersignConfig } from '../config/config-schema.js';
-import { checkPolicyToolNames, policyPatternsMatchingNoTool } from '../config/policy-tool-names.js';
+import { checkToolNameLists, toolPatternsMatchingNoTool } from '../config/tool-name-lists.js';
 import type { CommandRunnerKind } from './command/command-runner.js';
 import type { CommandSlots } from './command/command-slots.js';
 import { configSecrets } from './config-secrets.js';
@@ -126,7 +126,7 @@ export async function loadTools(options: LoadToolsOptions): Promise<LoadedTools>
   const fixed = sources.filter((source) => !source.dynamic);
   problems.push(...nameClashes(fixed));
   // Only here are all the tools but MCP ones known: the TypeScript tools are not in the config file.
-  problems.push(...checkPolicyToolNames({ config: options.config, toolNames: fixed.flatMap((source) => source.tools().map((tool) => tool.name)) }));
+  problems.push(...checkToolNameLists({ config: options.config, toolNames: fixed.flatMap((source) => source.tools().map((tool) => tool.name)) }));
   if (problems.length > 0) throw new ConfigError({ problems });
 
   /** Lists every source's tools in order; a dynamic source's tool whose name is taken is left out and reported once. */
@@ -169,7 +169,7 @@ export async function loadTools(options: LoadToolsOptions): Promise<LoadedTools>
   started = true;
   rebuild();
   logger.info({ event: 'tools-loaded', tools: tools.map((tool) => tool.name) }, `${tools.length} tools loaded`);
-  if (sources.some((source) => source.dynamic)) warnPolicyPatternsMatchingNoTool({ config: options.config, tools, logger });
+  if (sources.some((source) => source.dynamic)) warnToolPatternsMatchingNoTool({ config: options.config, tools, logger });
 
   return {
     tools,
@@ -197,13 +197,17 @@ export async function loadTools(options: LoadToolsOptions): Promise<LoadedTools>
   };
 }
 
-/** A rule left to run time by `checkPolicyToolNames` that the tools listed at start-up do not bear out: likely a typo. */
-function warnPolicyPatternsMatchingNoTool({ config, tools, logger }: { config: CountersignConfig; tools: readonly ToolDefinition[]; logger: Logger }): void {
-  for (const { field, pattern, rule, suggestion } of policyPatternsMatchingNoTool({ config, toolNames: tools.map((tool) => tool.name) })) {
+/**
+ * A rule's or schedule's pattern left to run time by `checkToolNameLists` that the tools listed at
+ * start-up do not bear out: likely a typo. The event keeps its first name, from when only rules were
+ * checked, so alerts on it still fire.
+ */
+function warnToolPatternsMatchingNoTool({ config, tools, logger }: { config: CountersignConfig; tools: readonly ToolDefinition[]; logger: Logger }): void {
+  for (const { field, pattern, owner, suggestion } of toolPatternsMatchingNoTool({ config, toolNames: tools.map((tool) => tool.name) })) {
     const hint = suggestion === undefined ? '' : ` (did you mean ${suggestion}?)`;
     logger.warn(
       { event: 'policy-pattern-matches-no-tool', field, pattern },
-      `${field} (${pattern}, in ${rule}) matches no tool the MCP servers listed at start-up${hint}; a server not connected yet lists its tools when it connects`,
+      `${field} (${pattern}, in ${owner}) matches no tool the MCP servers listed at start-up${hint}; a server not connected yet lists its tools when it connects`,
     );
   }
 }

@@ -1,21 +1,22 @@
 import { compileToolPattern } from '../approvals/policy/tool-pattern.js';
 import { closestName } from './closest-name.js';
 import type { ConfigProblem } from './config-error.js';
-import type { CountersignConfig, PolicyRule } from './config-schema.js';
+import type { CountersignConfig } from './config-schema.js';
 
 /**
- * A policy rule's tool name or glob that names no tool applies to nothing, silently: a misspelled
- * `restart_servce` leaves `restart_service` to a laxer rule or the default, maybe without a card.
- * Which tools exist is known once the tools are built (`loadTools`: `ask_user`, the command tools,
+ * A tool name or glob in the config that names no tool applies to nothing, silently: a misspelled
+ * `restart_servce` in a policy rule leaves `restart_service` to a laxer rule or the default, maybe
+ * without a card; in a schedule's `autoApprove`, it leaves every firing waiting on a card nobody
+ * expected. Every list of tool names is checked (`eachPattern`). Which tools exist is known once the tools are built (`loadTools`: `ask_user`, the command tools,
  * `http_request`, the TypeScript tools), except MCP tools, which a server lists when it connects.
  * MCP tools are named `server.tool` (server names have no dots), so a pattern that could only match
  * another server's tools, or names without a dot, is refused too; one that could match a configured
  * server's tools waits for `policyPatternsMatchingNoTool` once they are listed.
  */
-export function checkPolicyToolNames({ config, toolNames }: { config: CountersignConfig; toolNames: readonly string[] }): ConfigProblem[] {
+export function checkToolNameLists({ config, toolNames }: { config: CountersignConfig; toolNames: readonly string[] }): ConfigProblem[] {
   const servers = Object.keys(config.mcpServers ?? {});
   const problems: ConfigProblem[] = [];
-  eachPattern(config.policy.rules, ({ pattern, field, rule }) => {
+  eachPattern(config, ({ pattern, field, owner, unused }) => {
     const compiled = compileToolPattern(pattern);
     if (toolNames.some((name) => compiled.matches(name))) return;
     const mcp = mcpServerOf({ pattern, servers });
@@ -31,7 +32,7 @@ export function checkPolicyToolNames({ config, toolNames }: { config: Countersig
     } else if (servers.length > 0) {
       why = ', and no MCP tool (named server.tool) could match it';
     }
-    problems.push({ field, message: `${what}${why}; ${rule} would never apply to it` });
+    problems.push({ field, message: `${what}${why}; ${owner} would never ${unused} it` });
   });
   return problems;
 }
@@ -40,33 +41,43 @@ export function checkPolicyToolNames({ config, toolNames }: { config: Countersig
 export interface UnmatchedPattern {
   field: string;
   pattern: string;
-  /** `rules[2]`, with its name when it has one. */
-  rule: string;
+  /** Whose list it is in: `rules[2]`, with its name when it has one, or `schedule heartbeat`. */
+  owner: string;
   /** The closest tool name, when one is close. */
   suggestion?: string;
 }
 
 /**
- * What `checkPolicyToolNames` left to run time, checked against the tools the MCP servers listed
+ * What `checkToolNameLists` left to run time, checked against the tools the MCP servers listed
  * at start-up: each pattern still matching none, to be logged (not refused: a server that has not
  * connected yet, or lists a tool later, may still bring it).
  */
-export function policyPatternsMatchingNoTool({ config, toolNames }: { config: CountersignConfig; toolNames: readonly string[] }): UnmatchedPattern[] {
+export function toolPatternsMatchingNoTool({ config, toolNames }: { config: CountersignConfig; toolNames: readonly string[] }): UnmatchedPattern[] {
   const unmatched: UnmatchedPattern[] = [];
-  eachPattern(config.policy.rules, ({ pattern, field, rule }) => {
+  eachPattern(config, ({ pattern, field, owner }) => {
     const compiled = compileToolPattern(pattern);
     if (toolNames.some((name) => compiled.matches(name))) return;
     const suggestion = compiled.exact ? closestTool(pattern, toolNames) : undefined;
-    unmatched.push({ field, pattern, rule, ...(suggestion === undefined ? {} : { suggestion }) });
+    unmatched.push({ field, pattern, owner, ...(suggestion === undefined ? {} : { suggestion }) });
   });
   return unmatched;
 }
 
-function eachPattern(rules: readonly PolicyRule[], visit: (at: { pattern: string; field: string; rule: string }) => void): void {
-  rules.forEach((rule, ruleIndex) => {
-    const label = `rules[${ruleIndex}]${rule.name === undefined ? '' : ` (${JSON.stringify(rule.name)})`}`;
+/**
+ * Every tool name or glob the config lists, where it is and what it would fail to do. A new list
+ * of tool names in the config belongs here, or its typos go unseen. (`mcpServers.*.include` and
+ * `exclude` are not: they name a server's own tools, before the `server.` prefix.)
+ */
+function eachPattern(config: CountersignConfig, visit: (at: { pattern: string; field: string; owner: string; unused: string }) => void): void {
+  config.policy.rules.forEach((rule, ruleIndex) => {
+    const owner = `rules[${ruleIndex}]${rule.name === undefined ? '' : ` (${JSON.stringify(rule.name)})`}`;
     rule.tools.forEach((pattern, index) => {
-      visit({ pattern, field: `policy.rules[${ruleIndex}].tools[${index}]`, rule: label });
+      visit({ pattern, field: `policy.rules[${ruleIndex}].tools[${index}]`, owner, unused: 'apply to' });
+    });
+  });
+  config.schedules.forEach((schedule, scheduleIndex) => {
+    schedule.autoApprove.forEach((pattern, index) => {
+      visit({ pattern, field: `schedules[${scheduleIndex}].autoApprove[${index}]`, owner: `schedule ${schedule.name}`, unused: 'auto-approve' });
     });
   });
 }
