@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compileToolPattern } from './tool-pattern.js';
-import { toolPatternCovers } from './tool-pattern-covers.js';
+import { toolPatternCovers, toolPatternsMayOverlap } from './tool-pattern-covers.js';
 
 describe('toolPatternCovers', () => {
   it.each([
@@ -58,6 +58,21 @@ describe('toolPatternCovers', () => {
         expect(toolPatternCovers(wider, narrower)).toBe(!escapes);
       }),
       { numRuns: 500 },
+    );
+  });
+
+  it('is false for every pair toolPatternsMayOverlap rules out, so skipping those pairs changes no answer', () => {
+    expect(toolPatternsMayOverlap('svc_001_*', 'svc_002_*')).toBe(false);
+    expect(toolPatternsMayOverlap('restart_*', 'restart_api')).toBe(true);
+    expect(toolPatternsMayOverlap('**', 'ops.delete')).toBe(true);
+    const prefixed = fc.tuple(fc.constantFrom('', 'a', 'b', 'ab', 'ba', 'a.'), pattern).map(([prefix, rest]) => prefix + rest);
+    fc.assert(
+      fc.property(prefixed, prefixed, (first, second) => {
+        if (toolPatternsMayOverlap(first, second)) return;
+        expect(toolPatternCovers(first, second)).toBe(false);
+        expect(toolPatternCovers(second, first)).toBe(false);
+      }),
+      { numRuns: 1000 },
     );
   });
 });

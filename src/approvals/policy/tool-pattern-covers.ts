@@ -44,6 +44,22 @@ export function toolPatternCovers(wider: string, narrower: string): boolean {
   return true;
 }
 
+/**
+ * False when no tool name can match both patterns, told cheaply, so a caller comparing many pairs
+ * (the loader's check for shadowed rules, every rule against every earlier one) can skip
+ * `toolPatternCovers` for them: it would answer false. Every name a pattern matches starts with its
+ * text up to the first wildcard, so two patterns whose such texts differ before the shorter ends
+ * (`svc_001_*`, `svc_002_*`) share no name.
+ */
+export function toolPatternsMayOverlap(first: string, second: string): boolean {
+  const [firstStart, secondStart] = [literalStart(first), literalStart(second)];
+  return firstStart.startsWith(secondStart) || secondStart.startsWith(firstStart);
+}
+
+function literalStart(pattern: string): string {
+  return pattern.split(/[*?]/, 1)[0] ?? '';
+}
+
 /** About the characters compared, so that start-up never waits on a contrived pattern (tens of milliseconds at most). */
 const MAX_WORK = 100_000;
 
