@@ -120,11 +120,26 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
       logger.warn({ event: 'card-repost-unrecorded', stepId: step.stepId, err: error }, 'could not record an approval card posted again');
       return false;
     });
-    if (!replaced) {
+    if (!replaced && !(await onRecord(step.stepId, fresh))) {
       await takeBacks.takeBack({ channel: step.channel, ts: [fresh], threadKey: step.threadKey, stepId: step.stepId });
       return 'taken-back';
     }
     return { ts: fresh, shown: await showAfterRepost(step) };
+  };
+
+  /**
+   * Whether `ts` is the step's card on record, read again after a record that failed: the card
+   * `postStepCard` answers may be another process's, posted again for the step (the lookup of a post
+   * whose reply was lost finds it) and recorded by it, or this one's, recorded by a write whose reply
+   * was lost. Either way it is the step's only card with live buttons: taken back, the request would
+   * be left with none. False when unreadable (the card is taken back, as one unrecorded).
+   */
+  const onRecord = async (stepId: string, ts: string): Promise<boolean> => {
+    try {
+      return (await store.getStep(stepId))?.cardTs === ts;
+    } catch {
+      return false;
+    }
   };
 
   /** Slack refuses the card's update, not for now: the card is posted again (an open request) and the thread told. */

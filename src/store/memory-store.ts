@@ -250,7 +250,8 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
 
     async replaceStepCard(stepId, { from, to, link }) {
       const step = live(steps, stepId);
-      if (!step || step.cardTs !== from) return false;
+      // `to` on record already is a success, as in REPLACE_STEP_CARD_SCRIPT.
+      if (!step || (step.cardTs !== from && step.cardTs !== to)) return false;
       step.cardTs = to;
       if (link === undefined) delete step.cardLink;
       else step.cardLink = link;

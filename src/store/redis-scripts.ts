@@ -270,10 +270,13 @@ return { redis.call('HGET', KEYS[1], 'revision') or '0', card }
 
 /**
  * KEYS[1] step. ARGV[1] the card on record, [2] the card that replaces it, [3] its link ('' for
- * none). Replaces the thread card only while ARGV[1] is the one on record. Returns 1 when it did.
+ * none). Replaces the thread card only while ARGV[1] is the one on record. Returns 1 when it did,
+ * or when ARGV[2] is on record already: a resend after a lost reply, or another process's card
+ * posted again that this one's lost-reply lookup found, is the step's card and must not be taken back.
  */
 export const REPLACE_STEP_CARD_SCRIPT = `
-if redis.call('HGET', KEYS[1], 'card') ~= ARGV[1] then return 0 end
+local card = redis.call('HGET', KEYS[1], 'card')
+if card ~= ARGV[1] and card ~= ARGV[2] then return 0 end
 redis.call('HSET', KEYS[1], 'card', ARGV[2])
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], '${CARD_LINK_FIELD}', ARGV[3]) else redis.call('HDEL', KEYS[1], '${CARD_LINK_FIELD}') end
 return 1

@@ -203,6 +203,9 @@ describe.each(createStores())('%s state store', (name, create) => {
     // Another process replaced it first: this one's card is not recorded over it.
     expect(await store.replaceStepCard(step.stepId, { from: '6.1', to: '6.3' })).toBe(false);
     expect(await store.getStep(step.stepId)).toMatchObject({ cardTs: '6.2', cardLink: 'https://slack.example/new-card' });
+    // The same card again (a resend after a lost reply; another process's card found by a lost post's lookup): on record, so a success.
+    expect(await store.replaceStepCard(step.stepId, { from: '6.1', to: '6.2', link: 'https://slack.example/new-card' })).toBe(true);
+    expect(await store.getStep(step.stepId)).toMatchObject({ cardTs: '6.2', cardLink: 'https://slack.example/new-card', revision: step.revision });
     // Without a link, the old card's is not left pointing at it.
     expect(await store.replaceStepCard(step.stepId, { from: '6.2', to: '6.4' })).toBe(true);
     expect((await store.getStep(step.stepId))?.cardLink).toBeUndefined();
