@@ -23,7 +23,7 @@ export interface CardRefreshes {
 type Tried = KeptTry<'shown' | 'posted-again' | 'gone'>;
 
 type Dependencies = {
-  store: Pick<StateStore, 'getStep' | 'replaceStepCard' | 'scheduleCardRefresh' | 'postponeCardRefresh' | 'dueCardRefreshes' | 'forgetCardRefresh'>;
+  store: Pick<StateStore, 'getStep' | 'replaceStepCard' | 'scheduleCardRefresh' | 'postponeCardRefresh' | 'claimCardRefresh' | 'dueCardRefreshes' | 'forgetCardRefresh'>;
   messenger: Pick<ThreadMessenger, 'updateStepCard' | 'updateStepCopy' | 'postStepCard' | 'permalinkOf' | 'postNotice'>;
   /** For a card posted again that could not be recorded: it would keep live buttons nobody updates. */
   takeBacks: Pick<MessageTakeBacks, 'takeBack'>;
@@ -220,6 +220,7 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
       try {
         await retryDueKept({
           due: (options) => store.dueCardRefreshes(options),
+          claim: (refresh, claim) => store.claimCardRefresh(refresh, claim),
           postpone: (refresh, until) => store.postponeCardRefresh(refresh, until),
           forget: (refresh) => store.forgetCardRefresh(refresh),
           tryAgain,

@@ -22,13 +22,15 @@ export const KEPT_RETRIES = {
 export type KeptTry<OUTCOME extends string> = { done: true; outcome: OUTCOME } | { done: false; retryAfterMs?: number };
 
 /**
- * One sweep's pass over the kept work that is due. Each is claimed for its pause first
- * (`postpone`: false when another process's sweep has it, or it was completed and forgotten
- * meanwhile, so a failure here does not keep it again); done or failing for too long, it is
- * forgotten, and reported by whoever forgot it.
+ * One sweep's pass over the kept work that is due. Each is claimed for its pause first (`claim`:
+ * moved to `until` only while still due by `now`, so false when another process's sweep claimed
+ * it, whatever pause it chose, or it was completed and forgotten meanwhile, so a failure here does
+ * not keep it again); done or failing for too long, it is forgotten, and reported by whoever forgot
+ * it. `postpone` moves it later still for a try that asked for longer (a Retry-After).
  */
 export async function retryDueKept<WORK extends { since: number }, OUTCOME extends string>({
   due,
+  claim,
   postpone,
   forget,
   tryAgain,
@@ -37,6 +39,7 @@ export async function retryDueKept<WORK extends { since: number }, OUTCOME exten
   stopping,
 }: {
   due: (options: { now: number; limit: number }) => Promise<readonly WORK[]>;
+  claim: (work: WORK, options: { now: number; until: number }) => Promise<boolean>;
   postpone: (work: WORK, until: number) => Promise<boolean>;
   forget: (work: WORK) => Promise<boolean>;
   tryAgain: (work: WORK) => Promise<KeptTry<OUTCOME>>;
@@ -46,9 +49,10 @@ export async function retryDueKept<WORK extends { since: number }, OUTCOME exten
 }): Promise<void> {
   for (const work of await due({ now: now(), limit: KEPT_RETRIES.batch })) {
     if (stopping?.aborted) return;
-    const failingMs = now() - work.since;
+    const at = now();
+    const failingMs = at - work.since;
     const pauseMs = Math.min(Math.max(failingMs, KEPT_RETRIES.sweepPauseMinMs), KEPT_RETRIES.sweepPauseMaxMs);
-    if (!(await postpone(work, now() + pauseMs))) continue;
+    if (!(await claim(work, { now: at, until: at + pauseMs }))) continue;
     const tried = await tryAgain(work);
     if (tried.done || failingMs >= KEPT_RETRIES.giveUpAfterMs) {
       if (await forget(work)) reportEnd(work, tried.done ? tried.outcome : 'given-up');

@@ -111,6 +111,7 @@ export function createMessageTakeBacks(options: {
       try {
         await retryDueKept({
           due: (options) => store.dueTakeBacks(options),
+          claim: (takeBack, claim) => store.claimTakeBack(takeBack, claim),
           postpone: (takeBack, until) => store.postponeTakeBack(takeBack, until),
           forget: (takeBack) => store.forgetTakeBack(takeBack),
           tryAgain,

@@ -15,6 +15,13 @@ import { THREAD_STATE_SCHEMA_VERSION, type ThreadState } from './thread-state.js
 /** How long a write's attempt is remembered, as the Redis store keeps it for a resend. */
 const ATTEMPT_TTL_MS = 5 * 60 * 1000;
 
+/** A sweep's claim on kept work, as CLAIM_KEPT_SCRIPT: moved to `until` only while still due by `now`. */
+function claimKept(kept: { at: number } | undefined, now: number, until: number): boolean {
+  if (kept === undefined || kept.at > now) return false;
+  kept.at = until;
+  return true;
+}
+
 interface Expiring<T> {
   value: T;
   expiresAt: number;
@@ -370,6 +377,10 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       return true;
     },
 
+    async claimTakeBack(takeBack, { now: at, until }) {
+      return claimKept(takeBacks.get(takeBackRecord(takeBack)), at, until);
+    },
+
     async dueTakeBacks({ now: at, limit }) {
       return [...takeBacks.values()]
         .filter((entry) => entry.at <= at)
@@ -391,6 +402,10 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       if (kept === undefined || kept.at === until) return false;
       kept.at = until;
       return true;
+    },
+
+    async claimCardRefresh(refresh, { now: at, until }) {
+      return claimKept(cardRefreshes.get(cardRefreshRecord(refresh)), at, until);
     },
 
     async dueCardRefreshes({ now: at, limit }) {

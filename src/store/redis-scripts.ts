@@ -494,6 +494,20 @@ return 1
 `;
 
 /**
+ * KEYS[1] a schedule of kept work (take-backs, card refreshes). ARGV[1] the member, [2] now, [3]
+ * until. A sweep's claim on work it read as due: moves it to `until` only while it is still kept and
+ * due by `now`, returning 1; 0 otherwise. Another sweep that read it due too then finds it moved past
+ * its `now` and leaves it (an unconditional ZADD XX CH moved it again for any other `until`, so both
+ * tried it). A resend after a lost reply finds it moved and answers 0: it is tried a pause later.
+ */
+export const CLAIM_KEPT_SCRIPT = `
+local at = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not at or tonumber(at) > tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+return 1
+`;
+
+/**
  * KEYS[1] a once-key. ARGV[1] the claimant's token, [2] ttl ms. 1 when the key was free (it now
  * holds the token) or already holds this token, 0 when another claimant holds it. The token is
  * what tells a command resent after a lost reply (ioredis resends what it never heard back

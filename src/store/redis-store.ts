@@ -39,6 +39,7 @@ import {
   SET_STEP_CARD_SCRIPT,
   REPLACE_STEP_CARD_SCRIPT,
   SET_STEP_FIELD_SCRIPT,
+  CLAIM_KEPT_SCRIPT,
   CLAIM_ONCE_SCRIPT,
   CLAIM_REMINDER_SCRIPT,
   FINISH_REMINDER_SCRIPT,
@@ -92,6 +93,7 @@ const SCRIPTS = {
   csSetStepCard: [1, SET_STEP_CARD_SCRIPT],
   csReplaceStepCard: [1, REPLACE_STEP_CARD_SCRIPT],
   csClaimOnce: [1, CLAIM_ONCE_SCRIPT],
+  csClaimKept: [1, CLAIM_KEPT_SCRIPT],
   csClaimReminder: [2, CLAIM_REMINDER_SCRIPT],
   csKeepReminder: [1, KEEP_REMINDER_SCRIPT],
   csReleaseReminder: [1, RELEASE_REMINDER_SCRIPT],
@@ -611,6 +613,10 @@ export function createRedisStore({
       return (await redis.zadd(keys.ofThread(takeBack.threadKey).takeBacks(), 'XX', 'CH', until, takeBackRecord(takeBack))) === 1;
     },
 
+    async claimTakeBack(takeBack, { now: at, until }) {
+      return (await run.csClaimKept(keys.ofThread(takeBack.threadKey).takeBacks(), takeBackRecord(takeBack), at, until)) === 1;
+    },
+
     async dueTakeBacks({ now: at, limit }) {
       const due = await lowestAcrossShards((shard) => shard.takeBacks(), at, limit);
       return due.map(parseTakeBackRecord).filter((takeBack) => takeBack !== undefined);
@@ -627,6 +633,10 @@ export function createRedisStore({
     async postponeCardRefresh(refresh, until) {
       // XX: never keeps one forgotten again; CH: counts a moved score.
       return (await redis.zadd(keys.ofStep(refresh.stepId).cardRefreshes(), 'XX', 'CH', until, cardRefreshRecord(refresh))) === 1;
+    },
+
+    async claimCardRefresh(refresh, { now: at, until }) {
+      return (await run.csClaimKept(keys.ofStep(refresh.stepId).cardRefreshes(), cardRefreshRecord(refresh), at, until)) === 1;
     },
 
     async dueCardRefreshes({ now: at, limit }) {

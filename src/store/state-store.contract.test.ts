@@ -1288,6 +1288,33 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect(await store.dueCardRefreshes({ now: 5_000, limit: 10 })).toEqual([]);
   });
 
+  it("lets one sweep claim a due take-back or card refresh: a second claim with another `until` finds it no longer due", async () => {
+    const takeBack = { channel: 'CCLAIM1', ts: '1700000003.000200', threadKey: 'T1:CCLAIM1:1700000003.000100', since: 100 };
+    const refresh = { stepId: newStepId('T1:CCLAIM2:1700000004.000100'), since: 100 };
+    await store.scheduleTakeBack(takeBack, 1_000);
+    await store.scheduleCardRefresh(refresh, 1_000);
+    // Not due yet by the claimer's clock: not claimed.
+    expect(await store.claimTakeBack(takeBack, { now: 999, until: 6_000 })).toBe(false);
+    expect(await store.claimCardRefresh(refresh, { now: 999, until: 6_000 })).toBe(false);
+    // Two sweeps that read it due, their clocks a millisecond apart: only the first claim holds.
+    expect(await store.claimTakeBack(takeBack, { now: 2_000, until: 7_000 })).toBe(true);
+    expect(await store.claimTakeBack(takeBack, { now: 2_001, until: 7_001 })).toBe(false);
+    expect(await store.claimCardRefresh(refresh, { now: 2_000, until: 7_000 })).toBe(true);
+    expect(await store.claimCardRefresh(refresh, { now: 2_001, until: 7_001 })).toBe(false);
+    // Due at the first claim's `until`, not moved by the second.
+    expect(await store.dueTakeBacks({ now: 6_999, limit: 10 })).not.toContainEqual(takeBack);
+    expect(await store.dueTakeBacks({ now: 7_000, limit: 10 })).toContainEqual(takeBack);
+    expect(await store.dueCardRefreshes({ now: 6_999, limit: 10 })).not.toContainEqual(refresh);
+    expect(await store.dueCardRefreshes({ now: 7_000, limit: 10 })).toContainEqual(refresh);
+    // Forgotten, it is not kept again by a claim that comes late.
+    expect(await store.forgetTakeBack(takeBack)).toBe(true);
+    expect(await store.forgetCardRefresh(refresh)).toBe(true);
+    expect(await store.claimTakeBack(takeBack, { now: 9_000, until: 14_000 })).toBe(false);
+    expect(await store.claimCardRefresh(refresh, { now: 9_000, until: 14_000 })).toBe(false);
+    expect(await store.dueTakeBacks({ now: 20_000, limit: 10 })).not.toContainEqual(takeBack);
+    expect(await store.dueCardRefreshes({ now: 20_000, limit: 10 })).not.toContainEqual(refresh);
+  });
+
   it("lists a workspace's grants across its channels", async () => {
     const teamId = `T${randomUUID().slice(0, 8).toUpperCase()}`;
     for (const channel of ['CGONE', 'CGTWO']) {

@@ -330,9 +330,15 @@ export interface TakeBackStore {
   scheduleTakeBack(takeBack: PendingTakeBack, at: number): Promise<void>;
   /**
    * Makes one still kept due at `until`: true when this call moved it, false when it is forgotten
-   * (never kept again by this) or already due then. A sweep's claim on it for its try.
+   * (never kept again by this) or already due then. For a later time a try asks for (a Retry-After).
    */
   postponeTakeBack(takeBack: PendingTakeBack, until: number): Promise<boolean>;
+  /**
+   * A sweep's claim on one for its try: makes it due at `until` only while it is still kept and due
+   * by `now`, atomically. False when it is forgotten, or not due (another sweep claimed it first,
+   * whatever `until` it chose), so two sweeps that read it due never both try it.
+   */
+  claimTakeBack(takeBack: PendingTakeBack, options: { now: number; until: number }): Promise<boolean>;
   /** Take-backs due by `now`, earliest first, at most `limit`. */
   dueTakeBacks(options: { now: number; limit: number }): Promise<PendingTakeBack[]>;
   /** Forgets it; true only for the call that removed it, so its end is reported once. */
@@ -356,8 +362,10 @@ export interface PendingCardRefresh {
 export interface CardRefreshStore {
   /** Keeps `refresh` due at `at` (epoch ms); one kept already is then due at `at`. */
   scheduleCardRefresh(refresh: PendingCardRefresh, at: number): Promise<void>;
-  /** As `postponeTakeBack`: true when this call moved one still kept (a sweep's claim on it for its try). */
+  /** As `postponeTakeBack`: true when this call moved one still kept (for a later time a try asks for). */
   postponeCardRefresh(refresh: PendingCardRefresh, until: number): Promise<boolean>;
+  /** As `claimTakeBack`: a sweep's claim on one still kept and due by `now`, for its try. */
+  claimCardRefresh(refresh: PendingCardRefresh, options: { now: number; until: number }): Promise<boolean>;
   /** Refreshes due by `now`, earliest first, at most `limit`. */
   dueCardRefreshes(options: { now: number; limit: number }): Promise<PendingCardRefresh[]>;
   /** Forgets it; true only for the call that removed it. */
