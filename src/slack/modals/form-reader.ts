@@ -66,9 +66,16 @@ export class FormReader {
     // Shown from the default of an object around it: assembled as shown, should that object be kept.
     const shown = group.path.length > 0 ? shownDefault({ fields: this.fields, field: group, presences }) : undefined;
     if (allBlank && shown?.fromObject === true && !isRecord(shown.value)) return { blank, outcome: { kind: 'value', value: shown.value }, errors: {} };
+    const cleared = kept.length === 0 && results.every(({ result }) => result.cleared === true);
     if (allBlank && shown?.fromObject !== true) {
       const collapsed = collapse(group, presence);
-      if (collapsed !== undefined) return { blank, outcome: collapsed, errors: {} };
+      if (collapsed !== undefined) return { blank, cleared, outcome: collapsed, errors: {} };
+    }
+    // Cleared on screen by the approver: left out or `null` as a whole only where no default of its own brings back what was removed.
+    if (cleared && !allBlank && shown?.fromObject !== true) {
+      const collapsed = collapse(group, presence);
+      const undone = collapsed?.kind === 'omit' && group.defaultValue !== undefined;
+      if (collapsed !== undefined && !undone) return { blank: false, cleared, outcome: collapsed, errors: {} };
     }
     const entries: (readonly [string, unknown])[] = [];
     const errors: Record<string, string> = {};
@@ -80,7 +87,7 @@ export class FormReader {
       else if (child.path.length > 0) entries.push([child.path.at(-1) ?? '', outcome.value]);
     }
     entries.push(...kept);
-    return { blank, outcome: { kind: 'value', value: objectFrom(entries) }, errors };
+    return { blank, cleared, outcome: { kind: 'value', value: objectFrom(entries) }, errors };
   }
 
   /**

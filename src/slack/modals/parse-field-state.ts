@@ -21,11 +21,18 @@ export interface SlackStateValue {
 export type FieldOutcome = { kind: 'omit' } | { kind: 'value'; value: unknown } | { kind: 'error'; message: string };
 
 /**
- * `blank` means the approver left nothing here that was not there by default: an object whose
- * fields are all blank may be left out as a whole, and its "Required" errors with it.
+ * `blank` means the approver left this input as it was shown, with nothing in it that was not there
+ * by default: an object whose fields are all blank may be left out as a whole, and its "Required"
+ * errors with it. An input that showed a value and was emptied is the approver's change, never
+ * blank, whatever it gives (`null`, left out): else the object around it, left out, would let a
+ * default bring back the value the approver removed.
+ * `cleared` means the input is empty as submitted and gives nothing of its own: emptied, or showing
+ * nothing and left so. An object all of whose inputs are cleared was cleared on screen: it may be
+ * left out or `null` as a whole, but only where no default of its own brings it back (see `FormReader`).
  */
 export interface FieldResult {
   blank: boolean;
+  cleared?: boolean;
   outcome: FieldOutcome;
 }
 
@@ -66,9 +73,8 @@ export function parseFieldState({ field, actionId, state, shown }: { field: Form
  * applies.
  */
 function fromShownDefault(field: FormField, shown: ShownDefault, result: FieldResult): FieldResult {
-  // Anything but the default shown is the approver's change, even an emptied input (`null`): never blank,
-  // or an object left out around it would be dropped whole and its default, applied again, undo the change.
-  if (result.outcome.kind !== 'value' || !sameJson(result.outcome.value, shown.value)) return result.outcome.kind === 'value' ? { blank: false, outcome: result.outcome } : result;
+  // Anything but the default shown is the approver's change, already not blank (an emptied input too: see `clearedField`).
+  if (result.outcome.kind !== 'value' || !sameJson(result.outcome.value, shown.value)) return result;
   // An object's default applies only to the object left out as a whole: kept, for when another of its inputs changes.
   if (shown.fromObject) return { blank: true, outcome: result.outcome };
   return { blank: true, outcome: field.required ? result.outcome : { kind: 'omit' } };
@@ -91,7 +97,7 @@ export function clearedField(field: FormField, presence: Presence): FieldResult 
   const blankWhen = (...presences: Presence[]): boolean => presences.includes(presence);
   if ((control.kind === 'boolean' && !field.nullable) || control.kind === 'list' || control.kind === 'multi-choice') {
     if (presence === 'null' && field.nullable) return { blank: false, outcome: value(null) };
-    if (presence === 'absent' && !field.required) return { blank: true, outcome: { kind: 'omit' } };
+    if (presence === 'absent' && !field.required) return { blank: true, cleared: true, outcome: { kind: 'omit' } };
     const empty = control.kind === 'boolean' ? false : [];
     return { blank: blankWhen('fresh', 'absent'), outcome: checked(empty, validateControl(control, empty)) };
   }
@@ -99,13 +105,16 @@ export function clearedField(field: FormField, presence: Presence): FieldResult 
   if (presence === 'null' && field.nullable) return { blank: false, outcome: value(null) };
   if (presence === 'empty' && control.kind === 'text') return { blank: false, outcome: checked('', validateControl(control, '')) };
   if (presence === 'null' || presence === 'empty' || presence === 'set') {
-    if (field.nullable) return { blank: true, outcome: value(null) };
-    if (!field.required) return { blank: true, outcome: { kind: 'omit' } };
-    return { blank: true, outcome: requiredEmpty(control) };
+    // Unless it held `null`, it showed a value (the model's, or a default read as proposed; `false` is "No", `[]` JSON
+    // text): emptying it is the approver's change.
+    const read = { blank: presence === 'null', cleared: true };
+    if (field.nullable) return { ...read, outcome: value(null) };
+    if (!field.required) return { ...read, outcome: { kind: 'omit' } };
+    return { ...read, outcome: requiredEmpty(control) };
   }
-  if (!field.required) return { blank: true, outcome: { kind: 'omit' } };
-  if (field.nullable) return { blank: true, outcome: value(null) };
-  return { blank: true, outcome: requiredEmpty(control) };
+  if (!field.required) return { blank: true, cleared: true, outcome: { kind: 'omit' } };
+  if (field.nullable) return { blank: true, cleared: true, outcome: value(null) };
+  return { blank: true, cleared: true, outcome: requiredEmpty(control) };
 }
 
 /** A required string with no `minLength` may be `""`; anything else left empty is missing. */
