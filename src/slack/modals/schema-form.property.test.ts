@@ -8,6 +8,9 @@ import { decodeActionId, presencesAlong, valueAt } from './field-presence.js';
 import { buildSchemaForm, parseSchemaForm, type FormField, type SchemaForm } from './schema-form.js';
 import { shownDefault } from './shown-default.js';
 import { stateFromBlocks, stateFromInput, type StateValues } from './view-state.test-support.js';
+import type { JSONSchema7 } from 'ai';
+import { fillBranchDefaults } from '../../tools/branch-defaults.js';
+import { createJsonSchemaValidator } from '../../tools/json-schema-validator.js';
 
 /** More runs for a soak: `PROPERTY_RUNS=4000 npx vitest run src/slack/modals`. */
 const PROPERTY_RUNS = Number(process.env.PROPERTY_RUNS ?? 150);
@@ -327,6 +330,210 @@ describe('any schema with any valid value', () => {
         expect(ids(value)).toEqual(ids());
       }),
       { numRuns: Math.ceil(PROPERTY_RUNS / 2), plugins: [boundedShrinking()] },
+    );
+  }, PROPERTY_TIMEOUT);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Object defaults and approver edits: guarantee (2). After the approver sets, empties or unticks
+// inputs, the parsed input with the schema's defaults applied (as the server applies them: ajv
+// `useDefaults`, then the defaults inside unions) holds exactly what the approver left on screen.
+// ---------------------------------------------------------------------------------------------
+
+/** A leaf kind, its schema (before nullability), model values and values an approver may set. */
+interface LeafKind {
+  schema: JsonSchema;
+  value: fc.Arbitrary<unknown>;
+}
+const WORD = fc.stringMatching(/^[a-z]{1,6}$/);
+const SMALL_INTEGER = fc.integer({ min: -50, max: 50 }).filter((number) => !Object.is(number, -0));
+const LEAF_KINDS: fc.Arbitrary<LeafKind> = fc.oneof(
+  fc.constant<LeafKind>({ schema: { type: 'string' }, value: WORD }),
+  fc.constant<LeafKind>({ schema: { type: 'integer' }, value: SMALL_INTEGER }),
+  fc.constant<LeafKind>({ schema: { type: 'boolean' }, value: fc.boolean() }),
+  fc.constant<LeafKind>({ schema: { type: 'string', enum: ['red', 'green', 'blue'] }, value: fc.constantFrom('red', 'green', 'blue') }),
+  fc.constant<LeafKind>({ schema: { type: 'array', items: { type: 'string' } }, value: fc.array(WORD, { minLength: 1, maxLength: 3 }) }),
+  fc.constant<LeafKind>({ schema: { type: 'array', items: { type: 'string', enum: ['a', 'b', 'c'] } }, value: fc.subarray(['a', 'b', 'c'], { minLength: 1 }) }),
+);
+
+interface DefaultsNode {
+  schema: JsonSchema;
+  /** Values the model (or an object default) may hold here. */
+  value: fc.Arbitrary<unknown>;
+}
+
+const NULLABILITY = fc.constantFrom('no', 'no', 'anyOf', 'type', 'nullable');
+
+function defaultsLeaf(): fc.Arbitrary<DefaultsNode> {
+  return fc.tuple(LEAF_KINDS, NULLABILITY, fc.nat(3)).chain(([kind, nullable, defaultKind]) => {
+    const base = kind.schema;
+    const schema: JsonSchema =
+      nullable === 'anyOf'
+        ? { anyOf: [base, { type: 'null' }] }
+        : nullable === 'nullable'
+          ? { ...base, nullable: true, ...(base.enum ? { enum: [...base.enum, null] } : {}) }
+          : nullable === 'type'
+            ? { ...base, type: [base.type as string, 'null'], ...(base.enum ? { enum: [...base.enum, null] } : {}) }
+            : base;
+    const value = nullable === 'no' ? kind.value : fc.oneof({ weight: 3, arbitrary: kind.value }, { weight: 1, arbitrary: fc.constant(null) });
+    // No default, a value, or (nullable) a `null` default as pydantic writes `x: int | None = None`.
+    if (defaultKind === 0) return fc.constant({ schema, value });
+    if (defaultKind === 1 && nullable !== 'no') return fc.constant({ schema: { ...schema, default: null }, value });
+    return kind.value.map((chosen) => ({ schema: { ...schema, default: chosen }, value }));
+  });
+}
+
+/** An object whose default (often) covers some of its properties, nested objects included. */
+function defaultsObject(depth: number): fc.Arbitrary<DefaultsNode> {
+  const child: fc.Arbitrary<DefaultsNode> = depth >= 3 ? defaultsLeaf() : fc.oneof({ weight: 3, arbitrary: defaultsLeaf() }, { weight: 1, arbitrary: defaultsObject(depth + 1) });
+  return fc
+    .uniqueArray(fc.tuple(fc.stringMatching(/^[a-z]{1,3}$/), child, fc.nat(5)), { minLength: 1, maxLength: 4, selector: ([name]) => name })
+    .chain((entries) => {
+      const properties = Object.fromEntries(entries.map(([name, node]) => [name, node.schema]));
+      // Required only at the top level (an object default must hold its required properties).
+      const required = depth === 1 ? entries.filter(([, , flag]) => flag === 0).map(([name]) => name) : [];
+      const value = partialRecord(entries, required);
+      const schema: JsonSchema = { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
+      if (depth === 1) return fc.constant({ schema, value });
+      return fc.oneof(
+        { weight: 1, arbitrary: fc.constant<DefaultsNode>({ schema, value }) },
+        { weight: 3, arbitrary: value.map((objectDefault): DefaultsNode => ({ schema: { ...schema, default: objectDefault }, value })) },
+      );
+    });
+}
+
+function partialRecord(entries: readonly (readonly [string, DefaultsNode, number])[], required: readonly string[]): fc.Arbitrary<Record<string, unknown>> {
+  return fc
+    .tuple(...entries.map(([name, node]) => (required.includes(name) ? node.value.map((value) => ({ value })) : fc.option(node.value.map((value) => ({ value })), { nil: undefined, freq: 2 }))))
+    .map((values) => Object.fromEntries(values.flatMap((found, index) => (found === undefined ? [] : [[entries[index]![0], found.value]]))));
+}
+
+type Edit = { kind: 'set'; chosen: unknown } | { kind: 'empty' };
+
+function settableValue(field: FormField): fc.Arbitrary<unknown> | undefined {
+  const control = field.control;
+  switch (control.kind) {
+    case 'text':
+      return WORD;
+    case 'number':
+      return SMALL_INTEGER;
+    case 'boolean':
+      return fc.boolean();
+    case 'choice':
+      return fc.constantFrom(...control.options.filter((option) => option !== null));
+    case 'multi-choice':
+      return fc.subarray([...control.options], { minLength: 1 });
+    case 'list':
+      return fc.array(WORD, { minLength: 1, maxLength: 3 });
+    default:
+      return undefined;
+  }
+}
+
+const OBJECT_DEFAULT_CASES = defaultsObject(1).chain(({ schema, value }) =>
+  value.chain((input) => {
+    const form = buildSchemaForm({ schema, initialValue: input });
+    const edits = form.blocks.flatMap((block) => {
+      if (block.type !== 'input') return [];
+      const field = form.fields.find((candidate) => candidate.blockId === block.block_id);
+      const setting = field === undefined ? undefined : settableValue(field);
+      if (field === undefined || setting === undefined || decodeActionId(String(block.element.action_id)).variant !== 'widget') return [];
+      const edit: fc.Arbitrary<Edit | undefined> = fc.oneof(
+        { weight: 2, arbitrary: fc.constant(undefined) },
+        { weight: 2, arbitrary: setting.map((chosen): Edit => ({ kind: 'set', chosen })) },
+        { weight: 1, arbitrary: fc.constant<Edit>({ kind: 'empty' }) },
+      );
+      return [edit.map((chosen) => ({ field, edit: chosen as Edit | undefined }))];
+    });
+    return fc.tuple(...edits).map((all) => ({ schema, input, form, edits: all }));
+  }),
+);
+
+/** `PROPERTY_SEED=123` replays one seed. */
+const SEED = process.env.PROPERTY_SEED === undefined ? {} : { seed: Number(process.env.PROPERTY_SEED) };
+
+const defaultsValidator = createJsonSchemaValidator({ applyDefaults: true });
+
+/** The input as the server acts on it: the schema's defaults applied. */
+function withDefaults(schema: JsonSchema, input: unknown): unknown {
+  const checked = defaultsValidator.validate(schema as JSONSchema7, input);
+  expect(checked, `invalid for the schema: ${JSON.stringify(input)}`).toMatchObject({ success: true });
+  return fillBranchDefaults({ schema: schema as JSONSchema7, value: (checked as { value: unknown }).value, validator: defaultsValidator });
+}
+
+/** What an input shows: the model's value, else the default shown for it (`undefined`: nothing). */
+function onScreen(form: SchemaForm, field: FormField, input: unknown): { value: unknown } | undefined {
+  const shown = valueAt(input, field.path) ?? shownDefault({ fields: form.fields, field, presences: presencesAlong({ initialValue: input, path: field.path }) });
+  return shown === undefined ? undefined : { value: shown.value };
+}
+
+/**
+ * What an emptied input means (`clearedField`, read as if the model had proposed what it showed):
+ * checkboxes `false`, lists and multi-selects `[]`; a nullable input `null`; an input showing `""`
+ * gives `""` back, as does a required plain string; an optional input that showed nothing stays left out; otherwise "not set":
+ * left out, so the default its hint names (the property's own) applies. `undefined`: left out.
+ */
+function emptiedMeaning(field: FormField, shown: { value: unknown } | undefined): { value: unknown } | undefined {
+  const control = field.control;
+  if (shown === undefined && !field.required) return field.defaultValue;
+  if ((control.kind === 'boolean' && !field.nullable) || control.kind === 'list' || control.kind === 'multi-choice') {
+    if (shown?.value === null && field.nullable) return { value: null };
+    return { value: control.kind === 'boolean' ? false : [] };
+  }
+  if (field.nullable) return { value: null };
+  if (shown?.value === '' && control.kind === 'text') return { value: '' };
+  // A required string with no `minLength` may be `""` (`requiredEmpty`); any other required input is refused.
+  if (field.required && control.kind === 'text' && control.format === 'plain') return { value: '' };
+  return field.defaultValue;
+}
+
+describe('object defaults under approver edits', () => {
+  it('untouched, gives back the model input unchanged', () => {
+    fc.assert(
+      fc.property(OBJECT_DEFAULT_CASES, ({ form, input }) => {
+        expect(parseSchemaForm({ form, stateValues: stateFromBlocks(form.blocks) })).toEqual({ ok: true, value: input });
+      }),
+      { numRuns: PROPERTY_RUNS, plugins: [boundedShrinking()], ...SEED },
+    );
+  });
+
+  it('with the defaults applied, holds what the approver left on screen in every input', () => {
+    fc.assert(
+      fc.property(OBJECT_DEFAULT_CASES, ({ schema, input, form, edits }) => {
+        const untouched = stateFromBlocks(form.blocks);
+        const stateValues = stateFromBlocks(form.blocks);
+        for (const entry of edits) {
+          const { field, edit } = entry;
+          if (edit === undefined) continue;
+          const typed = edit.kind === 'set' ? field.path.reduceRight<unknown>((inner, name) => Object.defineProperty({}, name, { value: inner, enumerable: true }), edit.chosen) : {};
+          stateValues[field.blockId] = stateFromInput(form, typed)[field.blockId]!;
+          // Ticking a box that was ticked, or emptying an empty input, leaves it untouched.
+          if (JSON.stringify(stateValues[field.blockId]) === JSON.stringify(untouched[field.blockId])) entry.edit = undefined;
+        }
+        const parsed = parseSchemaForm({ form, stateValues });
+        if (!parsed.ok) {
+          // Only an emptied (or untouched) required input may be refused.
+          const refused = Object.keys(parsed.errors);
+          expect(refused.filter((blockId) => edits.some(({ field, edit }) => field.blockId === blockId && (edit?.kind === 'set' || !field.required)))).toEqual([]);
+          return;
+        }
+        const before = withDefaults(schema, input);
+        const after = withDefaults(schema, parsed.value);
+        for (const { field, edit } of edits) {
+          const shown = onScreen(form, field, input);
+          const got = valueAt(after, field.path);
+          const label = `${field.path.join('.')} (${edit === undefined ? 'untouched' : edit.kind === 'set' ? `set ${JSON.stringify(edit.chosen)}` : 'emptied'}, showed ${JSON.stringify(shown)}) in ${JSON.stringify(parsed.value)}`;
+          const expected = edit === undefined ? shown : edit.kind === 'set' ? { value: edit.chosen } : emptiedMeaning(field, shown);
+          if (got === undefined && expected !== undefined) {
+            // Left out with the object around it, and no default brings the object in: an object whose
+            // inputs were all left blank (emptied, or untouched and missing before) is left out (`collapse`).
+            const parent = valueAt(after, field.path.slice(0, -1));
+            if (parent === undefined && (edit?.kind === 'empty' || (edit === undefined && valueAt(before, field.path) === undefined))) continue;
+          }
+          expect(got, label).toEqual(expected);
+        }
+      }),
+      { numRuns: PROPERTY_RUNS, plugins: [boundedShrinking()], ...SEED },
     );
   }, PROPERTY_TIMEOUT);
 });
