@@ -15,6 +15,7 @@ import { findUnconfirmedPost, laterTs, postedAfter } from './answer/unconfirmed-
 import { mayHaveBeenApplied } from './unrepeated-slack-writes.js';
 import { worthTryingLater } from './post-failure.js';
 import { noticeBlocks } from './blocks/notice-blocks.js';
+import { withPostMark } from './blocks/post-mark.js';
 
 /** The Slack Web API side of the conversation: every outbound call the agent makes goes through here. */
 export function createWebApiMessenger(options: { client: WebClient; logger: Logger; streaming?: AnswerStreaming }): ThreadMessenger {
@@ -78,18 +79,19 @@ export function createWebApiMessenger(options: { client: WebClient; logger: Logg
 
     async postStepCard({ step }) {
       const card = buildApprovalCard({ step });
-      // A card posted again (`CardRefreshes`) has the text and step id of the one on record, and of any
-      // before it: only a message newer than those is this post's.
+      // A card posted again (`CardRefreshes`) has the text and blocks of the one on record, of any before
+      // it, and of one another process posts again at the same time: only the mark is this post's alone.
+      const { blocks, mark } = withPostMark(card.blocks);
       const after = step.cardTs === undefined ? postedAfter(undefined) : laterTs(postedAfter(undefined), step.cardTs);
       try {
-        const response = await client.chat.postMessage({ channel: step.channel, thread_ts: step.threadTs, text: card.text, blocks: card.blocks });
+        const response = await client.chat.postMessage({ channel: step.channel, thread_ts: step.threadTs, text: card.text, blocks });
         if (!response.ts) throw new SlackResponseError({ method: 'chat.postMessage', missing: 'ts' });
         return response.ts;
       } catch (error) {
         if (!mayHaveBeenApplied(error)) throw error;
         // Slack may have posted it though its reply was lost (a 502, a timeout): a card found stands as
         // the step's (its buttons decide), rather than live beside a "could not post" notice.
-        const post = { text: card.text, after, carrying: step.stepId };
+        const post = { text: card.text, after, carrying: mark };
         const found = await findUnconfirmedPost({ client, channel: step.channel, threadTs: step.threadTs, post, known: [] }).catch((readError: unknown) => {
           logger.warn({ event: 'card-post-unconfirmed', stepId: step.stepId, err: readError }, 'could not look for an approval card whose post lost its reply');
           return undefined;

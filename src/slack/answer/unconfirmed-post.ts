@@ -20,8 +20,8 @@ export interface UnconfirmedPost {
   text: string;
   after: string;
   /**
-   * Text its blocks carry (a card's step id, in its buttons' values): for a post whose text another
-   * post may share (two cards of one tool), which only this tells apart.
+   * Text its blocks carry (a card's post mark, `withPostMark`): for a post whose text another post may
+   * share (two cards of one tool, one card posted again by two processes), which only this tells apart.
    */
   carrying?: string;
 }
