@@ -69,7 +69,9 @@ export class FormReader {
     const cleared = kept.length === 0 && results.every(({ result }) => result.cleared === true);
     if (allBlank && shown?.fromObject !== true) {
       const collapsed = collapse(group, presence);
-      if (collapsed !== undefined) return { blank, cleared, outcome: collapsed, errors: {} };
+      // Back to what the model sent: a `null` it sent is content, not an input the approver emptied, so an
+      // object around it is not taken for cleared (an untouched submit must give the model's input back).
+      if (collapsed !== undefined) return { blank, cleared: cleared && collapsed.kind === 'omit', outcome: collapsed, errors: {} };
     }
     // Cleared on screen by the approver: left out or `null` as a whole only where no default of its own brings back what was removed.
     if (cleared && !allBlank && shown?.fromObject !== true) {
