@@ -29,7 +29,7 @@ export function isCutOffStep(options: { finishReason: FinishReason; callCount: n
 const UNFINISHED_FINISH_REASONS: ReadonlySet<FinishReason> = new Set<FinishReason>(['length', 'interrupted', 'error']);
 
 /** The step's finish as the AI SDK reports it (`finish-step`): unified, and as the server sent it. */
-export interface StepFinish {
+interface StepFinish {
   finishReason: FinishReason;
   /** Undefined when the server sent none (or a refusal in the Responses API, which has no reason of its own). */
   rawFinishReason: string | undefined;

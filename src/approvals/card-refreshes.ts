@@ -128,11 +128,10 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
   };
 
   /**
-   * Whether `ts` is the step's card on record, read again after a record that failed: the card
-   * `postStepCard` answers may be another process's, posted again for the step (the lookup of a post
-   * whose reply was lost finds it) and recorded by it, or this one's, recorded by a write whose reply
-   * was lost. Either way it is the step's only card with live buttons: taken back, the request would
-   * be left with none. False when unreadable (the card is taken back, as one unrecorded).
+   * Whether `ts` is the step's card on record, read again after a record that failed: this process's
+   * own card, recorded by a write whose reply was lost. Then it is the step's only card with live
+   * buttons: taken back, the request would be left with none. False when unreadable (the card is
+   * taken back, as one unrecorded).
    */
   const onRecord = async (stepId: string, ts: string): Promise<boolean> => {
     try {
@@ -182,7 +181,7 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
   /** Said once per refresh: by whoever forgot its record. */
   const reportEnd = (refresh: PendingCardRefresh, outcome: 'shown' | 'posted-again' | 'gone' | 'given-up') => {
     const fields = { event: outcome === 'given-up' ? 'card-refresh-given-up' : 'card-refresh-done', outcome, stepId: refresh.stepId, failingMs: now() - refresh.since };
-    if (outcome === 'given-up') logger.error(fields, 'Slack would not update an approval card for a day; it shows an earlier state');
+    if (outcome === 'given-up') logger.error(fields, 'Slack would not update an approval card (for a day, or for the tries of a process that could not keep it for the sweep); it shows an earlier state');
     else logger.info(fields, 'an approval card Slack would not update at first is drawn again');
   };
 

@@ -13,7 +13,7 @@ import type { TurnScope } from './turn-scope.js';
 const MAX_ATTEMPTS = 5;
 
 /** Why the call did not run, on its card, in the audit trail and for the model. */
-export const CLOSED_BY_NEWER_MESSAGE = 'its turn stopped before it ran, and a newer message came instead of Try again';
+const CLOSED_BY_NEWER_MESSAGE = 'its turn stopped before it ran, and a newer message came instead of Try again';
 
 /**
  * A new message moves the thread on from a failed turn (its notice offers Try again "or send another

@@ -8,7 +8,11 @@ export const KEPT_RETRIES = {
   ownPausesMs: [1_000, 2_000, 4_000],
   /** No try starts in the failing process later than this after the failure; one that would is left to the sweep. */
   ownLastTryMs: 10_000,
-  /** Kept work is the sweep's from this long after the failure: the process's own tries (each with the Slack client's retries) are over by then. */
+  /**
+   * Kept work is the sweep's from this long after the failure: the process's own tries are usually over by then;
+   * one waiting out a long Retry-After (`createPerCallRateLimits`) may not be, and the sweep then repeats a redraw
+   * or a delete, which is harmless (a re-post is settled by `replaceStepCard`).
+   */
   ownTriesMs: 15_000,
   /** The sweep's pause after a failed try: as long as the work has been failing (each wait doubles), within these. */
   sweepPauseMinMs: 5_000,

@@ -9,17 +9,17 @@ import { refreshCard } from './refresh-card.js';
 import type { TurnScope } from './turn-scope.js';
 
 /** Why the approved calls of a step whose thread is gone were closed: the card shows it after "Not run:". */
-export const THREAD_LOST_REASON = "the thread's saved state was lost (Redis evicted or flushed it), so the turn could not go on";
+const THREAD_LOST_REASON = "the thread's saved state was lost (Redis evicted or flushed it), so the turn could not go on";
 
 /** What the thread hears. */
-export const THREAD_LOST_NOTICE =
+const THREAD_LOST_NOTICE =
   ":warning: I lost this thread's saved conversation (Redis evicted or flushed it) while the approval request waited, so I could not go on after the decision: nothing approved here was run. Mention me to start again.";
 
 /** Why the approved calls of a step whose thread's history no longer validates were closed (see `THREAD_LOST_REASON`). */
-export const HISTORY_UNREADABLE_REASON = "the thread's saved history could not be read (a stored message is damaged or in a format this release does not read), so the turn could not go on";
+const HISTORY_UNREADABLE_REASON = "the thread's saved history could not be read (a stored message is damaged or in a format this release does not read), so the turn could not go on";
 
 /** What the thread hears. */
-export const HISTORY_UNREADABLE_NOTICE =
+const HISTORY_UNREADABLE_NOTICE =
   ":warning: I could not read this thread's saved conversation (a stored message is damaged or in a format I do not read) after the decision, so I could not go on: nothing approved here was run. Mention me to start again.";
 
 /**
@@ -31,7 +31,7 @@ export const HISTORY_UNREADABLE_NOTICE =
 export type ThreadLoss = 'lost' | 'unreadable';
 
 const LOSSES: Record<ThreadLoss, { reason: string; notice: string; event: string; message: string }> = {
-  lost: { reason: THREAD_LOST_REASON, notice: THREAD_LOST_NOTICE, event: 'thread-state-lost', message: "a decided step's thread lost its saved state (Redis evicted or flushed it); its approved calls were closed without running" },
+  lost: { reason: THREAD_LOST_REASON, notice: THREAD_LOST_NOTICE, event: 'decided-step-thread-lost', message: "a decided step's thread lost its saved state (Redis evicted or flushed it); its approved calls were closed without running" },
   unreadable: {
     reason: HISTORY_UNREADABLE_REASON,
     notice: HISTORY_UNREADABLE_NOTICE,

@@ -12,7 +12,7 @@ export const TURN_STATUS_DELAY_MS = 250;
  * not: a slow or failing Slack must not hold it back (a status that lands after the answer is
  * removed by Slack two minutes later, as any status no message follows).
  */
-export const TURN_STATUS_END_WAIT_MS = 1_000;
+const TURN_STATUS_END_WAIT_MS = 1_000;
 
 export interface TurnStatus {
   /** What the turn is doing now; shown once the turn has run the delay, at once after that. */

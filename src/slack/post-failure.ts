@@ -1,10 +1,8 @@
+import { retryAfterMsOf } from './retry-after.js';
 import { unconfirmedWriteStatus } from './unrepeated-slack-writes.js';
 
 /** Slack's answers (`ok: false`) that say it failed on its side for now, not that it refuses the call. */
 const SLACK_FAILING = new Set(['internal_error', 'fatal_error', 'service_unavailable', 'request_timeout', 'ratelimited']);
-
-/** The client's last error after rate-limited tries: `A rate limit was exceeded (url: …, retry-after: 7)`. */
-const RETRY_AFTER = /retry-after: \d+/;
 
 /**
  * HTTP statuses a later try may get past: Slack failed (5xx), throttled (429), or an edge stopped
@@ -36,7 +34,7 @@ export function worthTryingLater(error: unknown): boolean {
     case 'slack_webapi_platform_error':
       return typeof failure.data?.error === 'string' && SLACK_FAILING.has(failure.data.error);
     default:
-      // The client waits out rate limits itself and, out of tries, throws a plain Error that says so.
-      return typeof failure.message === 'string' && RETRY_AFTER.test(failure.message);
+      // A rate limit `createPerCallRateLimits` waited out, out of the client's tries: a plain Error naming its Retry-After.
+      return retryAfterMsOf(error) !== undefined;
   }
 }

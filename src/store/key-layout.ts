@@ -8,7 +8,7 @@ import { MAX_REDIS_SHARDS, type RedisKeys } from './redis-keys.js';
  * process seeing its connection drop (the key evicted, a Cluster node restarted behind the
  * cluster client, a FLUSHDB) has it written again by the first command after this.
  */
-export const SHARD_COUNT_RECHECK_MS = 60_000;
+const SHARD_COUNT_RECHECK_MS = 60_000;
 
 /**
  * Gets the keyspace ready before a store's commands: the shard count must be the one the data was

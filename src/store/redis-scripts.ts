@@ -271,8 +271,8 @@ return { redis.call('HGET', KEYS[1], 'revision') or '0', card }
 /**
  * KEYS[1] step. ARGV[1] the card on record, [2] the card that replaces it, [3] its link ('' for
  * none). Replaces the thread card only while ARGV[1] is the one on record. Returns 1 when it did,
- * or when ARGV[2] is on record already: a resend after a lost reply, or another process's card
- * posted again that this one's lost-reply lookup found, is the step's card and must not be taken back.
+ * or when ARGV[2] is on record already: a resend after a lost reply, whose card is the step's and
+ * must not be taken back.
  */
 export const REPLACE_STEP_CARD_SCRIPT = `
 local card = redis.call('HGET', KEYS[1], 'card')

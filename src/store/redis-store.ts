@@ -152,7 +152,7 @@ export interface RedisStoreOptions {
 }
 
 /** See `RedisStoreOptions.risksMaxAgeMs`. */
-export const RISKS_MAX_AGE_MS = 60_000;
+const RISKS_MAX_AGE_MS = 60_000;
 
 export function createRedisStore({
   redis: given,

@@ -167,8 +167,7 @@ export interface StepStore {
    * Records `to` as the thread card in place of `from` (and `link` as its permalink, or none), only
    * while `from` is the card on record: a card Slack would not update for good is posted again, and
    * the new one is the step's from then on. False when the step is gone or has another card; true
-   * when `to` is on record already (a resend after a lost reply; or another process's card posted
-   * again, which the lookup of a post whose reply was lost found and took for this one's).
+   * when `to` is on record already (a resend after a lost reply).
    */
   replaceStepCard(stepId: string, cards: { from: string; to: string; link?: string }): Promise<boolean>;
   /**

@@ -78,7 +78,7 @@ type Judgement<Transition extends StepTransition = StepTransition> = { ok: false
 
 export const EXTERNAL_USER_TEXT = "You are not a member of this workspace's organisation, so you cannot approve, deny or answer its requests; nothing changed.";
 /** What a person is told whose action came at or after the request's deadline (by this replica's clock or, at the write, by Redis's). */
-export const EXPIRED_TEXT = 'This request expired before you acted, so nothing changed and it will not run.';
+const EXPIRED_TEXT = 'This request expired before you acted, so nothing changed and it will not run.';
 export const MEMBERSHIP_UNVERIFIED_TEXT = ":warning: I could not check that you are a member of this workspace's organisation just now, so nothing changed. Please try again in a minute.";
 
 /**

@@ -13,8 +13,7 @@ export { HTTP_REQUEST_TOOL_NAME };
 // The config checks policy conditions against this list: it must name only real input fields.
 HTTP_REQUEST_PARAMETERS satisfies readonly (keyof HttpRequestInput)[];
 
-export const HTTP_METHODS = HTTP_REQUEST_METHODS;
-export type HttpMethod = (typeof HTTP_METHODS)[number];
+export type HttpMethod = (typeof HTTP_REQUEST_METHODS)[number];
 /** Methods that only read: they run without approval unless a policy rule says otherwise. */
 export const SAFE_HTTP_METHODS: ReadonlySet<HttpMethod> = new Set(['GET', 'HEAD']);
 
@@ -123,7 +122,7 @@ function describeTool(bases: readonly ResolvedBase[]): string {
 function httpRequestInputSchema(bases: readonly ResolvedBase[]) {
   return z
     .object({
-      method: z.enum(HTTP_METHODS).describe('HTTP method'),
+      method: z.enum(HTTP_REQUEST_METHODS).describe('HTTP method'),
       url: z
         .string()
         .min(1)
