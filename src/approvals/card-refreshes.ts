@@ -20,7 +20,9 @@ export interface CardRefreshes {
   retryDue(options?: { stopping?: AbortSignal }): Promise<void>;
 }
 
-type Tried = KeptTry<'shown' | 'posted-again' | 'gone'>;
+/** `told`: the card could not be posted again (or the request is closed): only the thread was told. */
+type Outcome = 'shown' | 'posted-again' | 'told' | 'gone';
+type Tried = KeptTry<Outcome>;
 
 type Dependencies = {
   store: Pick<StateStore, 'getStep' | 'replaceStepCard' | 'scheduleCardRefresh' | 'postponeCardRefresh' | 'claimCardRefresh' | 'dueCardRefreshes' | 'forgetCardRefresh'>;
@@ -142,16 +144,18 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
   };
 
   /** Slack refuses the card's update, not for now: the card is posted again (an open request) and the thread told. */
-  const postAgain = async (step: PendingStep & { cardTs: string }, error: unknown): Promise<void> => {
+  const postAgain = async (step: PendingStep & { cardTs: string }, error: unknown): Promise<'posted-again' | 'told' | 'gone'> => {
     const posted = step.phase === 'pending' ? await postCardAgain(step) : undefined;
-    if (posted === 'taken-back') return;
+    // Another process's card is the step's: it tells the thread.
+    if (posted === 'taken-back') return 'gone';
     const reason = shortError(error);
     const text =
       posted === undefined
         ? `:warning: Slack would not update the approval card above (${reason}), so it may show an earlier state. ${stepStateText(step)}`
         : `:warning: Slack would not update the earlier approval card (${reason}), so it is posted again just above, as the request stands now. ${stepStateText(posted.shown)}`;
     await messenger.postNotice({ channel: step.channel, threadTs: step.threadTs, text });
-    logger.warn({ event: 'card-posted-again', stepId: step.stepId, cardTs: posted?.ts, err: error }, 'Slack refused to update an approval card; the thread was told');
+    logger.warn({ event: posted === undefined ? 'card-not-updated' : 'card-posted-again', stepId: step.stepId, cardTs: posted?.ts, err: error }, 'Slack refused to update an approval card; the thread was told');
+    return posted === undefined ? 'told' : 'posted-again';
   };
 
   const tryAgain = async ({ stepId }: PendingCardRefresh): Promise<Tried> => {
@@ -169,8 +173,7 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
           const retryAfterMs = slackRetryAfterMs(error);
           return { done: false, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
         }
-        await postAgain(shown, error);
-        return { done: true, outcome: 'posted-again' };
+        return { done: true, outcome: await postAgain(shown, error) };
       }
     } catch (error) {
       logger.warn({ event: 'card-refresh-failed', stepId, err: error }, 'could not draw an approval card again; it is tried again later');
@@ -179,10 +182,10 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
   };
 
   /** Said once per refresh: by whoever forgot its record. */
-  const reportEnd = (refresh: PendingCardRefresh, outcome: 'shown' | 'posted-again' | 'gone' | 'given-up') => {
+  const reportEnd = (refresh: PendingCardRefresh, outcome: Outcome | 'given-up') => {
     const fields = { event: outcome === 'given-up' ? 'card-refresh-given-up' : 'card-refresh-done', outcome, stepId: refresh.stepId, failingMs: now() - refresh.since };
     if (outcome === 'given-up') logger.error(fields, 'Slack would not update an approval card (for a day, or for the tries of a process that could not keep it for the sweep); it shows an earlier state');
-    else logger.info(fields, 'an approval card Slack would not update at first is drawn again');
+    else logger.info(fields, outcome === 'told' ? 'an approval card Slack would not update is left as it was; the thread was told' : 'an approval card Slack would not update at first is drawn again');
   };
 
   return {
