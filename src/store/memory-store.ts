@@ -3,6 +3,7 @@ import type { AuditEventInput } from '../audit/audit-event.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { Grant } from '../approvals/grant.js';
 import { PENDING_STEP_SCHEMA_VERSION, type PendingStep } from '../approvals/pending-step.js';
+import { stampGrant } from '../approvals/transitions/stamp-grant.js';
 import type { StepTransition } from '../approvals/transitions/step-transition.js';
 import { FencedError } from './fenced-error.js';
 import { newTokenNonce, nextFencingToken } from './fencing-token.js';
@@ -137,6 +138,17 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
     if (item !== undefined) inflight.set(threadKey, item);
     return item;
   };
+  /**
+   * As LIST_GRANTS_SCRIPT: only this store's clock removes a grant (its `grant-created` record says
+   * that end); the reader's (`readerNow`) only leaves out one it thinks over, so a reader whose clock
+   * runs fast fails closed for itself without taking a live grant from every replica.
+   */
+  const liveGrants = (readerNow: number): Grant[] => {
+    const storeNow = now();
+    for (const [grantId, grant] of grants) if (grant.expiresAt <= storeNow) grants.delete(grantId);
+    return [...grants.values()].filter((grant) => grant.expiresAt > readerNow);
+  };
+
   /** As applyHistoryWrite: while a request waits in the thread, a save never shortens the life its step gave it (`stepRecordTtlMs`). */
   const writeThread = (thread: ThreadState, ttlMs: number, settled: boolean) => {
     const kept = thread.pendingStepId === undefined ? 0 : (threads.get(thread.threadKey)?.expiresAt ?? 0);
@@ -175,8 +187,10 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       schedules.expiry.delete(stepId);
       schedules.reminder.delete(stepId);
     }
-    if (transition.grant) grants.set(transition.grant.grantId, copy(transition.grant));
-    record(transition.audit);
+    // The grant's end by this store's clock, as the Redis store stamps it by `TIME`, not the replica's.
+    const stamped = stampGrant(transition, now());
+    if (stamped.grant) grants.set(stamped.grant.grantId, copy(stamped.grant));
+    record(stamped.audit);
     return 'committed';
   };
 
@@ -442,13 +456,11 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
     },
 
     async listTeamGrants({ teamId, now: at }) {
-      for (const [grantId, grant] of grants) if (grant.expiresAt <= at) grants.delete(grantId);
-      return [...grants.values()].filter((grant) => grant.teamId === teamId).sort((left, right) => left.createdAt - right.createdAt).map(copy);
+      return liveGrants(at).filter((grant) => grant.teamId === teamId).sort((left, right) => left.createdAt - right.createdAt).map(copy);
     },
 
     async listGrants({ teamId, channel, now: at }) {
-      for (const [grantId, grant] of grants) if (grant.expiresAt <= at) grants.delete(grantId);
-      return [...grants.values()]
+      return liveGrants(at)
         .filter((grant) => grant.teamId === teamId && grant.channel === channel)
         .sort((left, right) => left.createdAt - right.createdAt)
         .map(copy);

@@ -432,6 +432,37 @@ return 'ok'
 `;
 
 /**
+ * KEYS[1] a key of the shard whose clock is asked (a channel's grants hash). ARGV[1] the clock to
+ * answer instead of `TIME` (tests) or ''. The time, in epoch ms, that shard's scripts judge
+ * deadlines by: a grant is stamped by it (`stampGrant`), as its start is judged by it (MARK_EXECUTING_SCRIPT).
+ */
+export const STORE_CLOCK_SCRIPT = `
+${serverClock({ override: 1 })}
+return clock
+`;
+
+/**
+ * KEYS[1] a channel's grants hash. ARGV[1] the clock to judge expiry by instead of `TIME` (tests)
+ * or ''. Removes the grants over by that clock, the one their `grant-created` records stamped their
+ * end by (so the trail still says when each ended), and returns the JSON of the others. A reader's
+ * own clock never removes one: one running fast would take live grants from every replica.
+ */
+export const LIST_GRANTS_SCRIPT = `
+${serverClock({ override: 1 })}
+local live = {}
+local stored = redis.call('HGETALL', KEYS[1])
+for i = 1, #stored, 2 do
+  local decoded, grant = pcall(cjson.decode, stored[i + 1])
+  if decoded and type(grant) == 'table' and type(grant.expiresAt) == 'number' and grant.expiresAt <= clock then
+    redis.call('HDEL', KEYS[1], stored[i])
+  else
+    table.insert(live, stored[i + 1])
+  end
+end
+return live
+`;
+
+/**
  * KEYS[1] grants hash, [2] audit stream. ARGV[1] grant id, [2] the grant's JSON as read (the audit
  * event was built from it), [3] audit cap, [4…] audit pair. 0 when the grant is gone or changed.
  */

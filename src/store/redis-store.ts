@@ -5,6 +5,7 @@ import { DEFAULT_AUDIT_MAX_LENGTH, logAuditEvent, type AuditLogger } from '../au
 import { prepareAuditEvent } from '../audit/prepare-audit-event.js';
 import type { Grant } from '../approvals/grant.js';
 import type { PendingStep } from '../approvals/pending-step.js';
+import { stampGrant } from '../approvals/transitions/stamp-grant.js';
 import type { StepTransition } from '../approvals/transitions/step-transition.js';
 import { FencedError } from './fenced-error.js';
 import { NEWER_SCHEMA, unlessNewerSchema } from './newer-schema-error.js';
@@ -33,6 +34,8 @@ import {
   STALLED_THREADS_SCRIPT,
   UNMARK_EXECUTING_SCRIPT,
   REVOKE_GRANT_SCRIPT,
+  LIST_GRANTS_SCRIPT,
+  STORE_CLOCK_SCRIPT,
   SAVE_THREAD_SCRIPT,
   TAKE_WORK_SCRIPT,
   TRY_LOCK_SCRIPT,
@@ -79,6 +82,8 @@ const SCRIPTS = {
   csFinishExecuting: [3, FINISH_EXECUTING_SCRIPT],
   csUnmarkExecuting: [3, UNMARK_EXECUTING_SCRIPT],
   csRevokeGrant: [2, REVOKE_GRANT_SCRIPT],
+  csListGrants: [1, LIST_GRANTS_SCRIPT],
+  csStoreClock: [1, STORE_CLOCK_SCRIPT],
   csEnqueueAndLock: [6, ENQUEUE_AND_LOCK_SCRIPT],
   csClaimStepWithThread: [8, CLAIM_STEP_WITH_THREAD_SCRIPT],
   csHandOffWork: [5, HAND_OFF_WORK_SCRIPT],
@@ -218,6 +223,18 @@ export function createRedisStore({
 
   /** What the scripts judge deadlines by in place of the server's `TIME` ('': `TIME` itself). */
   const clockArgument = () => (serverClock ? serverClock() : '');
+
+  /**
+   * The transition with its grant (if any) stamped by the clock of the shard that stores it
+   * (`stampGrant`), read just before the write: the end the approver chose, by the clock every
+   * replica's call start under it is judged by, never by the clock of the replica that took the click.
+   */
+  const withStoreStampedGrant = async (transition: StepTransition): Promise<StepTransition> => {
+    const { step, grant } = transition;
+    if (!grant) return transition;
+    const clock = await run.csStoreClock(keys.ofChannel(step.teamId, step.channel).grants(step.teamId, step.channel), clockArgument());
+    return stampGrant(transition, Number(clock));
+  };
 
   /** COMMIT_STEP_SCRIPT's keys, then its arguments before the audit pairs. */
   const commitStepKeys = ({ step, fence }: StepTransition) => {
@@ -475,7 +492,8 @@ export function createRedisStore({
       await run.csSetStepField(keys.ofStep(stepId).step(stepId), copyField(copy), JSON.stringify(copy));
     },
 
-    async commitStep(transition, { attempt = randomUUID() } = {}) {
+    async commitStep(judged, { attempt = randomUUID() } = {}) {
+      const transition = await withStoreStampedGrant(judged);
       const { prepared, args } = prepare(transition.audit);
       const scriptKeys = [...commitStepKeys(transition), keys.ofStep(transition.step.stepId).attempt(attempt)];
       // Built once, as `commitStepAndQueue`'s: a resend carries the same attempt.
@@ -490,8 +508,9 @@ export function createRedisStore({
       return unconfirmed ? { result, unconfirmed } : { result };
     },
 
-    async commitStepAndQueue(transition, resume) {
+    async commitStepAndQueue(judged, resume) {
       const { attempt = randomUUID() } = resume;
+      const transition = await withStoreStampedGrant(judged);
       const { prepared, args } = prepare(transition.audit);
       const { threadKey } = transition.step;
       const at = keys.ofThread(threadKey);
@@ -708,12 +727,9 @@ export function createRedisStore({
 
     async listGrants({ teamId, channel, now: at }) {
       const grants = keys.ofChannel(teamId, channel).grants(teamId, channel);
-      const live: Grant[] = [];
-      for (const [grantId, json] of Object.entries(await redis.hgetall(grants))) {
-        const grant = JSON.parse(json) as Grant;
-        if (grant.expiresAt > at) live.push(grant);
-        else await redis.hdel(grants, grantId);
-      }
+      // Removed by Redis's clock only (LIST_GRANTS_SCRIPT); the reader's only leaves out one it thinks over.
+      const stored = (await run.csListGrants(grants, clockArgument())) as string[];
+      const live = stored.map((json) => JSON.parse(json) as Grant).filter((grant) => grant.expiresAt > at);
       return live.sort((left, right) => left.createdAt - right.createdAt);
     },
 

@@ -27,29 +27,32 @@ let threadCounter = 0;
 const step0 = (ladder: ReadonlyArray<{ afterMs: number }>) => makeStep(['x']).createdAt + ladder[0]!.afterMs;
 const silent = pino({ level: 'silent' });
 
-function createStores(): Array<[string, () => { store: StateStore; audit: AuditLog }]> {
+/** `clock`: the store's own clock (the memory store's `now`, Redis's `TIME` through `serverClock`), for a case that moves it. */
+type StoreFactory = (options?: { clock?: () => number }) => { store: StateStore; audit: AuditLog };
+
+function createStores(): Array<[string, StoreFactory]> {
   return [
     [
       'memory',
-      () => {
+      ({ clock } = {}) => {
         const audit = createMemoryAuditLog({ logger: silent });
-        return { store: createMemoryStore({ audit }), audit };
+        return { store: createMemoryStore({ audit, ...(clock ? { now: clock } : {}) }), audit };
       },
     ],
     [
       'redis',
-      () => {
+      ({ clock } = {}) => {
         const keyPrefix = `test:${randomUUID()}:`;
-        return { store: createRedisStore({ url: inject('redisUrl'), keyPrefix }), audit: createRedisAuditLog({ url: inject('redisUrl'), keyPrefix, logger: silent }) };
+        return { store: createRedisStore({ url: inject('redisUrl'), keyPrefix, ...(clock ? { serverClock: clock } : {}) }), audit: createRedisAuditLog({ url: inject('redisUrl'), keyPrefix, logger: silent }) };
       },
     ],
     [
       // Every script must touch one slot (CROSSSLOT otherwise) and every sweep cover every shard.
       'redis cluster',
-      () => {
+      ({ clock } = {}) => {
         const keyPrefix = `test:${randomUUID()}:`;
         const target = parseRedisTarget(inject('redisClusterUrl')) as RedisTarget;
-        return { store: createRedisStore({ target, keyPrefix }), audit: createRedisAuditLog({ target, keyPrefix, logger: silent }) };
+        return { store: createRedisStore({ target, keyPrefix, ...(clock ? { serverClock: clock } : {}) }), audit: createRedisAuditLog({ target, keyPrefix, logger: silent }) };
       },
     ],
   ];
@@ -62,23 +65,23 @@ describe.each(createStores())('%s state store', (name, create) => {
     await audit.close();
   });
 
-  const lock = async (threadKey: string, ttlMs = TTL): Promise<Fence> => ({ threadKey, token: (await store.tryLock(threadKey, ttlMs))! });
+  const lock = async (threadKey: string, ttlMs = TTL, on: StateStore = store): Promise<Fence> => ({ threadKey, token: (await on.tryLock(threadKey, ttlMs))! });
 
   /**
    * Stores a new step (and its thread) the way a turn does, under a fresh lock on its thread (in
    * the step's channel), with an id from `newStepId` as a turn gives it.
    */
-  async function createStep(template: PendingStep): Promise<PendingStep> {
+  async function createStep(template: PendingStep, on: StateStore = store): Promise<PendingStep> {
     const threadKey = `${template.teamId}:${template.channel}:${template.threadTs}`;
-    const fence = await lock(`${threadKey}-${randomUUID()}`);
+    const fence = await lock(`${threadKey}-${randomUUID()}`, TTL, on);
     const step = { ...template, threadKey, stepId: newStepId(threadKey) };
     const thread = { ...newThreadState(step, 1), threadKey: fence.threadKey, pendingStepId: step.stepId };
-    await store.createStep({ step, thread, ttlMs: TTL, audit: [{ type: 'expired', stepId: step.stepId, approvalId: 'x', toolName: 'marker' }], fence });
+    await on.createStep({ step, thread, ttlMs: TTL, audit: [{ type: 'expired', stepId: step.stepId, approvalId: 'x', toolName: 'marker' }], fence });
     return step;
   }
 
-  const act = (stepId: string, userId: string, action: CallAction, clock: { now?: number; newGrantId?: () => string } = {}) =>
-    commitTransition(store, stepId, (step) => {
+  const act = (stepId: string, userId: string, action: CallAction, clock: { now?: number; newGrantId?: () => string; on?: StateStore } = {}) =>
+    commitTransition(clock.on ?? store, stepId, (step) => {
       const result = applyCallAction(step, { stepId, approvalId: step.calls[0]!.approvalId, userId, origin: { teamId: step.teamId, channel: step.channel, membership: 'member' }, action }, { now: clock.now ?? Date.now(), groupMembers: new Map(), newGrantId: clock.newGrantId ?? randomUUID });
       return result.ok ? result.transition : undefined;
     });
@@ -1139,10 +1142,6 @@ describe.each(createStores())('%s state store', (name, create) => {
     const step = await createStep(makeStep(['apv-1'], { channel }));
     await act(step.stepId, 'UBOB', { kind: 'approve', version: 0, grant: { scope: 'channel', hours: 1, identicalArgumentsOnly: false } });
     const [grant] = await store.listGrants({ teamId: step.teamId, channel, now: Date.now() });
-    // A grant whose hour ended a minute ago by the store's clock, given by a replica that stamped it
-    // then: still stored (the channel's grants live as long as the live one), but over.
-    const ended = await createStep(makeStep(['apv-1'], { channel }));
-    await act(ended.stepId, 'UBOB', { kind: 'approve', version: 0, grant: { scope: 'channel', hours: 1, identicalArgumentsOnly: false } }, { now: Date.now() - 61 * 60_000, newGrantId: () => `ended-${ended.stepId}` });
     const fence = await lock(`${step.teamId}:${channel}:${randomUUID()}`);
     const start = (toolCallId: string, location: { channel?: string; grantId?: string } = {}) =>
       store.markExecuting({
@@ -1156,7 +1155,7 @@ describe.each(createStores())('%s state store', (name, create) => {
     const startedCalls = async () => (await audit.read({ sinceMs: 0 })).flatMap((event) => (event.type === 'tool-started' && event.channel === channel ? [event.toolCallId] : []));
 
     expect(await start('live')).toBe('marked');
-    expect(await start('expired', { grantId: `ended-${ended.stepId}` })).toBe('grant-gone');
+    // A grant over by the store's clock: "stamps a grant's end by the store's clock" below.
     expect(await start('other-channel', { channel: 'COTHER' })).toBe('grant-gone');
     await store.revokeGrant({ teamId: step.teamId, channel, grantId: grant!.grantId, audit: (stored) => ({ type: 'grant-revoked', grantId: stored.grantId, toolName: stored.toolName, scope: stored.scope, channel, userId: 'UCAROL', expiresAt: stored.expiresAt, identicalArgumentsOnly: false }) });
     expect(await start('revoked')).toBe('grant-gone');
@@ -1164,6 +1163,52 @@ describe.each(createStores())('%s state store', (name, create) => {
     // Refused calls leave no marker (a successor would think they may have run) and no tool-started.
     expect([...(await store.executingCalls(fence.threadKey)).keys()]).toEqual(['live']);
     expect(await startedCalls()).toEqual(['live']);
+  });
+
+  it("stamps a grant's end by the store's clock (Redis's TIME), not the granting replica's, and only that clock removes it", async () => {
+    // The store's clock, moved by the case; the replica that takes the click runs ten minutes ahead of it.
+    let storeNow = Date.now();
+    const skewed = create({ clock: () => storeNow });
+    try {
+      const channel = `C${randomUUID().slice(0, 8).toUpperCase()}`;
+      const step = await createStep(makeStep(['apv-1'], { channel }), skewed.store);
+      const { teamId } = step;
+      await act(step.stepId, 'UBOB', { kind: 'approve', version: 0, grant: { scope: 'channel', hours: 1, identicalArgumentsOnly: false } }, { now: storeNow + 10 * 60_000, on: skewed.store });
+      const [grant] = await skewed.store.listGrants({ teamId, channel, now: storeNow });
+      // "For 1 h" from the write, by the store's clock; the trail says the same end.
+      expect(grant).toMatchObject({ createdAt: storeNow, expiresAt: storeNow + 60 * 60_000 });
+      const created = (await skewed.audit.read({ sinceMs: 0 })).filter((event) => event.type === 'grant-created');
+      expect(created).toMatchObject([{ grantId: grant!.grantId, expiresAt: grant!.expiresAt }]);
+
+      // Held past the case's hour, so only the grant decides.
+      const fence = await lock(`${teamId}:${channel}:${randomUUID()}`, 3 * 60 * 60_000, skewed.store);
+      const start = (toolCallId: string) =>
+        skewed.store.markExecuting({
+          fence,
+          toolCallId,
+          marker: { toolName: 'restart_service', input: {}, startedAt: 1 },
+          ttlMs: TTL,
+          audit: [{ type: 'tool-started', teamId, channel, threadTs: '1.1', toolName: 'restart_service', toolCallId, input: {}, inputHash: 'h', basis: { kind: 'grant', grantId: grant!.grantId, grantedBy: 'UBOB' } }],
+          grant: { teamId, channel, grantId: grant!.grantId },
+        });
+
+      // 55 minutes on: a reader whose clock runs an hour fast thinks it over and leaves it out, but the grant stays for the others.
+      storeNow += 55 * 60_000;
+      expect(await skewed.store.listGrants({ teamId, channel, now: storeNow + 60 * 60_000 })).toEqual([]);
+      expect(await skewed.store.listTeamGrants({ teamId, now: storeNow + 60 * 60_000 })).toEqual([]);
+      expect(await skewed.store.listGrants({ teamId, channel, now: storeNow })).toEqual([grant]);
+      expect(await start('in-time')).toBe('marked');
+
+      // 65 minutes after it was given, by the store's clock: over, whatever the granting replica's said, and
+      // removed even for a reader whose clock runs behind.
+      storeNow += 10 * 60_000;
+      expect(await start('late')).toBe('grant-gone');
+      expect(await skewed.store.listGrants({ teamId, channel, now: storeNow - 60 * 60_000 })).toEqual([]);
+      expect(await skewed.store.listTeamGrants({ teamId, now: storeNow - 60 * 60_000 })).toEqual([]);
+    } finally {
+      await skewed.store.close();
+      await skewed.audit.close();
+    }
   });
 
   it("lists a channel's open steps and forgets closed ones", async () => {

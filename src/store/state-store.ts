@@ -258,9 +258,14 @@ export interface StepStore {
 }
 
 export interface GrantStore {
-  /** Live grants of a channel; expired ones are removed as a side effect. */
+  /**
+   * Live grants of a channel, oldest first. Grants over by the store's clock (Redis's `TIME`, the
+   * one their ends were stamped by) are removed as a side effect; `now`, the reader's clock, only
+   * leaves out one it thinks over: a reader whose clock runs fast fails closed for itself, and never
+   * takes a live grant from the other replicas.
+   */
   listGrants(options: { teamId: string; channel: string; now: number }): Promise<Grant[]>;
-  /** Live grants of a workspace across its channels, oldest first (App Home). */
+  /** Live grants of a workspace across its channels, oldest first (App Home), as `listGrants` judges them. */
   listTeamGrants(options: { teamId: string; now: number }): Promise<Grant[]>;
   /**
    * Removes a grant and writes `audit` in the same atomic operation; undefined when it was gone.

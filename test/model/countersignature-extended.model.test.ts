@@ -322,20 +322,21 @@ class Command implements fc.AsyncCommand<XModel, ExtendedWorld> {
   }
 }
 
-const stores: Array<[string, () => StateStore, number]> = [
-  ['memory', () => createMemoryStore(), RUNS],
-  ['redis', () => createRedisStore({ url: inject('redisUrl'), keyPrefix: `xmodel:${randomUUID()}:` }), Math.ceil(RUNS / 4)],
+// Each on the world's clock: grants are stamped, and their ends judged, by the store's.
+const stores: Array<[string, (clock: { now: number }) => StateStore, number]> = [
+  ['memory', (clock) => createMemoryStore({ now: () => clock.now }), RUNS],
+  ['redis', (clock) => createRedisStore({ url: inject('redisUrl'), keyPrefix: `xmodel:${randomUUID()}:`, serverClock: () => clock.now }), Math.ceil(RUNS / 4)],
 ];
 
 describe.each(stores)('the countersignature holds with changing groups, revoked grants and resumes (model-based, %s store)', (_name, createStore, runs) => {
   it('for any sequence of actions by anyone, on any policy', async () => {
     await fc.assert(
       fc.asyncProperty(policySpec, fc.commands(actions.map((arbitrary) => arbitrary.map((action) => new Command(action))), { maxCommands: 70, size: 'max' }), async (spec, commands) => {
-        const store = createStore();
-        const startAt = Date.now();
+        const clock = { now: Date.now() };
+        const store = createStore(clock);
         try {
-          const world = createExtendedWorld({ store, policy: policyOf(spec), startAt });
-          await fc.asyncModelRun(() => ({ model: { spec, now: startAt, steps: [], grants: [], queued: [], groups: newGroups() }, real: world }), commands);
+          const world = createExtendedWorld({ store, policy: policyOf(spec), clock });
+          await fc.asyncModelRun(() => ({ model: { spec, now: clock.now, steps: [], grants: [], queued: [], groups: newGroups() }, real: world }), commands);
         } finally {
           await store.close();
         }

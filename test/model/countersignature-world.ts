@@ -102,10 +102,10 @@ export interface Execution {
  * conversation's supersede, resume (claim, re-check, approved runs) and grant lookup, over `store`.
  * "Running" a call records it in `executions`.
  */
-export function createWorld({ store, policy, startAt }: { store: StateStore; policy: PolicyConfig; startAt: number }) {
+/** `clock`: the world's time, which is also its store's (see the model tests' store factories), as one Redis's is every replica's. */
+export function createWorld({ store, policy, clock }: { store: StateStore; policy: PolicyConfig; clock: { now: number } }) {
   const logger = pino({ level: 'silent' });
   const audit = createMemoryAuditLog({ logger });
-  const clock = { now: startAt };
   const now = () => clock.now;
   const resolveGroups = async (groupIds: readonly string[]) => new Map(groupIds.filter((id) => id === ONCALL_GROUP).map((id) => [id, ONCALL_MEMBERS]));
   const messenger = { updateStepCard: async () => {}, postMention: async () => {} } as unknown as ThreadMessenger;

@@ -205,20 +205,21 @@ class Command implements fc.AsyncCommand<Model, World> {
 }
 
 // The logic is the same over both stores; Redis round trips cost more, so it gets fewer runs.
-const stores: Array<[string, () => StateStore, number]> = [
-  ['memory', () => createMemoryStore(), RUNS],
-  ['redis', () => createRedisStore({ url: inject('redisUrl'), keyPrefix: `model:${randomUUID()}:` }), Math.ceil(RUNS / 3)],
+// Each on the world's clock: grants are stamped, and their ends judged, by the store's.
+const stores: Array<[string, (clock: { now: number }) => StateStore, number]> = [
+  ['memory', (clock) => createMemoryStore({ now: () => clock.now }), RUNS],
+  ['redis', (clock) => createRedisStore({ url: inject('redisUrl'), keyPrefix: `model:${randomUUID()}:`, serverClock: () => clock.now }), Math.ceil(RUNS / 3)],
 ];
 
 describe.each(stores)('the countersignature holds (model-based, %s store)', (_name, createStore, runs) => {
   it('for any sequence of actions by anyone, on any policy', async () => {
     await fc.assert(
       fc.asyncProperty(policySpec, fc.commands(actions.map((arbitrary) => arbitrary.map((action) => new Command(action))), { maxCommands: 60, size: 'max' }), async (spec, commands) => {
-        const store = createStore();
-        const startAt = Date.now();
+        const clock = { now: Date.now() };
+        const store = createStore(clock);
         try {
-          const world = createWorld({ store, policy: policyOf(spec), startAt });
-          await fc.asyncModelRun(() => ({ model: { spec, now: startAt, steps: [], grants: [] }, real: world }), commands);
+          const world = createWorld({ store, policy: policyOf(spec), clock });
+          await fc.asyncModelRun(() => ({ model: { spec, now: clock.now, steps: [], grants: [] }, real: world }), commands);
         } finally {
           await store.close();
         }

@@ -61,10 +61,10 @@ interface QueuedCall {
 const LOCK_MS = 60_000;
 const TTL_MS = 86_400_000;
 
-export function createExtendedWorld({ store, policy, startAt }: { store: StateStore; policy: PolicyConfig; startAt: number }) {
+/** `clock`: the world's time, which is also its store's (see the model tests' store factories), as one Redis's is every replica's. */
+export function createExtendedWorld({ store, policy, clock }: { store: StateStore; policy: PolicyConfig; clock: { now: number } }) {
   const logger = pino({ level: 'silent' });
   const audit = createMemoryAuditLog({ logger });
-  const clock = { now: startAt };
   const now = () => clock.now;
   /** The approving group as Slack has it, and whether Slack answers for it. */
   const groups = { readable: true, members: new Set(ONCALL_MEMBERS) };

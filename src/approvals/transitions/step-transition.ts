@@ -13,7 +13,11 @@ export interface StepTransition {
   step: PendingStep;
   fromRevision: number;
   audit: AuditEventInput[];
-  /** Created together with the approval that allowed it. */
+  /**
+   * Created together with the approval that allowed it. Its `createdAt` and `expiresAt` are this
+   * replica's clock's: the store stamps them again by its own (Redis's `TIME`), keeping the length
+   * the approver chose, and its `grant-created` record with them (`stampGrant`).
+   */
   grant?: Grant;
   /** Every call is decided now: indexed until a process claims the resume. */
   completed?: boolean;
