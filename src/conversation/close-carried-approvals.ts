@@ -2,11 +2,11 @@ import { COUNTERSIGN_ACTOR, denialReason } from '../agent/decision-messages.js';
 import { approvedCallsAwaitingRun } from '../agent/unavailable-tools.js';
 import type { PendingStep } from '../approvals/pending-step.js';
 import { closeCarriedApprovalsTransition } from '../approvals/transitions/close-step.js';
-import { StepContendedError } from '../approvals/transitions/commit-transition.js';
 import type { CarriedApproval, ThreadState } from '../store/thread-state.js';
 import { writeThenShowCard } from './card-after-write.js';
 import { withWithdrawals } from './carried-approvals.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
+import { type StepWithThreadWrite, saveWithStepRetrying } from './save-with-step-retrying.js';
 import type { TurnScope } from './turn-scope.js';
 
 /** A resumed step is written only by holders of its thread, and this one holds it: a conflict is all but impossible. */
@@ -43,16 +43,15 @@ export function createCarriedApprovalsClosing({ store, logger, now }: Pick<Phase
   }
 
   /** Closes the approvals on their step with the thread; returns the step as written, or undefined when there was nothing to close on it. */
-  async function writeClosed(scope: TurnScope, thread: ThreadState, stepId: string, approvals: readonly CarriedApproval[]): Promise<PendingStep | undefined> {
+  function writeClosed(scope: TurnScope, thread: ThreadState, stepId: string, approvals: readonly CarriedApproval[]): Promise<PendingStep | undefined> {
     const approvalIds = approvals.map((approval) => approval.approvalId);
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
-      const step = await store.getStep(stepId);
+    const writeFor = (step: PendingStep | undefined): StepWithThreadWrite<PendingStep | undefined> => {
       const transition = step?.threadKey === thread.threadKey ? closeCarriedApprovalsTransition(step, { fence: scope.lease.fence, approvalIds, reason: CLOSED_BY_NEWER_MESSAGE, now: now() }) : undefined;
       if (!transition) {
         // Its step is gone (past its lifetime) or no longer says approved: no card to change, the model is told all the same.
         const closed = { outcome: 'denied' as const, userId: COUNTERSIGN_ACTOR, at: now(), reason: CLOSED_BY_NEWER_MESSAGE };
         thread.messages = withWithdrawals(thread.messages, approvals.map((approval) => ({ approval, told: denialReason(closed) })));
-        return undefined;
+        return { done: undefined };
       }
       // Written as a copy, without the failure (nothing is left for its Try again): a conflict leaves the thread as it was.
       const { failedTurn: _lapsed, ...rest } = thread;
@@ -63,13 +62,17 @@ export function createCarriedApprovalsClosing({ store, logger, now }: Pick<Phase
           return decision ? [{ approval: { approvalId }, told: denialReason(decision) }] : [];
         }),
       );
-      const result = await scope.saveWithStep(transition, { ...rest, messages });
-      // Changed since it was read, or gone: read again.
-      if (result !== 'committed') continue;
-      thread.messages = messages;
-      logger.warn({ event: 'carried-approvals-closed', stepId, approvalIds }, 'a newer message came instead of Try again; approved calls the failed turn never started were closed without running');
-      return transition.step;
-    }
-    throw new StepContendedError({ stepId, attempts: MAX_ATTEMPTS });
+      // Gone at the write: read again, and told to the model as above.
+      return {
+        transition,
+        thread: { ...rest, messages },
+        whenCommitted: () => {
+          thread.messages = messages;
+          logger.warn({ event: 'carried-approvals-closed', stepId, approvalIds }, 'a newer message came instead of Try again; approved calls the failed turn never started were closed without running');
+          return transition.step;
+        },
+      };
+    };
+    return saveWithStepRetrying({ scope, store, stepId, maxAttempts: MAX_ATTEMPTS, writeFor });
   }
 }

@@ -6,12 +6,12 @@ import type { Decision, PendingStep } from '../approvals/pending-step.js';
 import type { CurrentEvaluation } from '../approvals/policy/governing-policy.js';
 import { recheckApprovals, revocationEvent } from '../approvals/recheck-approvals.js';
 import { rejudgeResumeTransition } from '../approvals/transitions/close-step.js';
-import { StepContendedError } from '../approvals/transitions/commit-transition.js';
 import type { ThreadState } from '../store/thread-state.js';
 import { carriedApprovals, withWithdrawals } from './carried-approvals.js';
 import { newFailedTurn, postFailureNotice } from './failed-turn.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
 import { refreshCard } from './refresh-card.js';
+import { saveWithStepRetrying } from './save-with-step-retrying.js';
 import type { TurnScope } from './turn-scope.js';
 import { groupNames } from './unchecked-approvals.js';
 
@@ -41,44 +41,51 @@ type Dependencies = Pick<PhaseDependencies, 'store' | 'logger' | 'now' | 'tools'
  */
 export function createInterruptedResumeJudge({ store, logger, now, tools, resolveGroups, currentEvaluation, hookInForce }: Dependencies) {
   return async function rejudgeInterruptedResume(scope: TurnScope, thread: ThreadState, read: PendingStep): Promise<ReadonlyMap<string, ApprovedRun> | undefined> {
-    let known: PendingStep | undefined = read;
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
-      const step = known ?? (await store.getStep(read.stepId));
-      known = undefined;
-      if (!step) return notOnRecord(read);
-      const awaiting = approvedRunsAwaiting({ runs: approvedRunsFor(step), messages: thread.messages });
-      if (awaiting.size === 0) return awaiting;
-      // Only the calls still to run: the step's others ran, were denied, or were interrupted.
-      const judging = { ...step, calls: step.calls.filter((call) => awaiting.has(call.toolCallId)) };
-      const recheck = await recheckApprovals({ step: judging, resolveGroups, currentEvaluation, hookInForce, now: now() });
-      if (recheck.unchecked.length > 0) {
-        await leaveForTryAgain(scope, thread, { step, awaiting, groupNames: groupNames(recheck.unchecked) });
-        return undefined;
-      }
-      const { step: checked, stale } = await closeStaleApprovals({ step: recheck.step, tools, at: now() });
-      const closed = [...recheck.revoked.map(({ approvalId }) => approvalId), ...stale.map(({ approvalId }) => approvalId)];
-      if (closed.length === 0) return awaiting;
-      const decisions: Record<string, Decision> = Object.fromEntries(closed.map((approvalId) => [approvalId, checked.decisions[approvalId]!]));
-      const transition = rejudgeResumeTransition(step, { fence: scope.lease.fence, decisions });
-      // No longer resumed (nothing else moves a resumed step): nothing of it is run.
-      if (!transition) return undefined;
-      const audit = [...recheck.revoked.map((revocation) => revocationEvent(step, revocation)), ...stale.map((approval) => staleApprovalEvent(step, approval))];
-      // Written as a copy: a conflict leaves the thread as it was, for the next round.
-      const messages = withWithdrawals(
-        thread.messages,
-        closed.map((approvalId) => ({ approval: { approvalId }, told: denialReason(decisions[approvalId]!) })),
-      );
-      const result = await scope.saveWithStep({ ...transition, audit }, { ...thread, messages });
-      if (result === 'conflict') continue;
-      if (result === 'not-found') return notOnRecord(step);
-      thread.messages = messages;
-      for (const revocation of recheck.revoked) logger.warn({ event: 'approval-revoked', stepId: step.stepId, ...revocation }, 'approval no longer authorized when the interrupted resume was recovered');
-      for (const approval of stale) logger.warn({ event: 'approval-stale', stepId: step.stepId, approvalId: approval.approvalId, code: approval.code }, 'the approved tool was removed or changed since the approval; the call was closed without running');
-      // The card said "Approved by …": it now says what became of the call.
-      await refreshCard({ scope, step: transition.step, logger, store, now });
-      return approvedRunsAwaiting({ runs: approvedRunsFor(transition.step), messages: thread.messages });
-    }
-    throw new StepContendedError({ stepId: read.stepId, attempts: MAX_ATTEMPTS });
+    return saveWithStepRetrying<ReadonlyMap<string, ApprovedRun> | undefined>({
+      scope,
+      store,
+      stepId: read.stepId,
+      stepAsRead: read,
+      maxAttempts: MAX_ATTEMPTS,
+      writeFor: async (step) => {
+        if (!step) return { done: notOnRecord(read) };
+        const awaiting = approvedRunsAwaiting({ runs: approvedRunsFor(step), messages: thread.messages });
+        if (awaiting.size === 0) return { done: awaiting };
+        // Only the calls still to run: the step's others ran, were denied, or were interrupted.
+        const judging = { ...step, calls: step.calls.filter((call) => awaiting.has(call.toolCallId)) };
+        const recheck = await recheckApprovals({ step: judging, resolveGroups, currentEvaluation, hookInForce, now: now() });
+        if (recheck.unchecked.length > 0) {
+          await leaveForTryAgain(scope, thread, { step, awaiting, groupNames: groupNames(recheck.unchecked) });
+          return { done: undefined };
+        }
+        const { step: checked, stale } = await closeStaleApprovals({ step: recheck.step, tools, at: now() });
+        const closed = [...recheck.revoked.map(({ approvalId }) => approvalId), ...stale.map(({ approvalId }) => approvalId)];
+        if (closed.length === 0) return { done: awaiting };
+        const decisions: Record<string, Decision> = Object.fromEntries(closed.map((approvalId) => [approvalId, checked.decisions[approvalId]!]));
+        const transition = rejudgeResumeTransition(step, { fence: scope.lease.fence, decisions });
+        // No longer resumed (nothing else moves a resumed step): nothing of it is run.
+        if (!transition) return { done: undefined };
+        const audit = [...recheck.revoked.map((revocation) => revocationEvent(step, revocation)), ...stale.map((approval) => staleApprovalEvent(step, approval))];
+        // Written as a copy: a conflict leaves the thread as it was, for the next round.
+        const messages = withWithdrawals(
+          thread.messages,
+          closed.map((approvalId) => ({ approval: { approvalId }, told: denialReason(decisions[approvalId]!) })),
+        );
+        return {
+          transition: { ...transition, audit },
+          thread: { ...thread, messages },
+          whenGone: () => notOnRecord(step),
+          whenCommitted: async () => {
+            thread.messages = messages;
+            for (const revocation of recheck.revoked) logger.warn({ event: 'approval-revoked', stepId: step.stepId, ...revocation }, 'approval no longer authorized when the interrupted resume was recovered');
+            for (const approval of stale) logger.warn({ event: 'approval-stale', stepId: step.stepId, approvalId: approval.approvalId, code: approval.code }, 'the approved tool was removed or changed since the approval; the call was closed without running');
+            // The card said "Approved by …": it now says what became of the call.
+            await refreshCard({ scope, step: transition.step, logger, store, now });
+            return approvedRunsAwaiting({ runs: approvedRunsFor(transition.step), messages: thread.messages });
+          },
+        };
+      },
+    });
   };
 
   /** Gone past its lifetime since it was read: nothing it approved can be checked, so nothing runs. */

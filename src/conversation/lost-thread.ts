@@ -1,11 +1,11 @@
 import { COUNTERSIGN_ACTOR } from '../agent/decision-messages.js';
 import type { Decision, PendingStep } from '../approvals/pending-step.js';
 import { closeLostThreadTransition } from '../approvals/transitions/close-step.js';
-import { StepContendedError } from '../approvals/transitions/commit-transition.js';
 import type { ThreadState } from '../store/thread-state.js';
 import { postStopNotice } from './expiry-stop.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
 import { refreshCard } from './refresh-card.js';
+import { saveWithStepRetrying } from './save-with-step-retrying.js';
 import type { TurnScope } from './turn-scope.js';
 
 /** Why the approved calls of a step whose thread is gone were closed: the card shows it after "Not run:". */
@@ -80,19 +80,26 @@ export async function closeLostThreadResume(options: { scope: TurnScope; step: P
   const decision: Decision = { outcome: 'denied', userId: COUNTERSIGN_ACTOR, at: options.now(), reason: loss.reason };
   const { pendingStepId: _lost, ...rest } = thread;
   const next: ThreadState = { ...rest, messages: [], unpostedStopNotice: loss.notice };
-  let step: PendingStep | undefined = options.step;
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
-    const transition = step && closeLostThreadTransition(step, { fence: scope.lease.fence, decision });
-    if (!transition) return;
-    const result = await scope.saveWithStep(transition, next, { settled: true });
-    if (result === 'not-found') return;
-    if (result === 'committed') {
-      logger.warn({ event: loss.event, stepId: transition.step.stepId, threadKey: thread.threadKey }, loss.message);
-      await refreshCard({ scope, step: transition.step, logger, store, now: options.now });
-      await postStopNotice(scope, next);
-      return;
-    }
-    step = await store.getStep(options.step.stepId);
-  }
-  throw new StepContendedError({ stepId: options.step.stepId, attempts: MAX_ATTEMPTS });
+  await saveWithStepRetrying<void>({
+    scope,
+    store,
+    stepId: options.step.stepId,
+    stepAsRead: options.step,
+    maxAttempts: MAX_ATTEMPTS,
+    writeFor: (step) => {
+      const transition = step && closeLostThreadTransition(step, { fence: scope.lease.fence, decision });
+      if (!transition) return { done: undefined };
+      return {
+        transition,
+        thread: next,
+        settled: true,
+        whenCommitted: async () => {
+          logger.warn({ event: loss.event, stepId: transition.step.stepId, threadKey: thread.threadKey }, loss.message);
+          await refreshCard({ scope, step: transition.step, logger, store, now: options.now });
+          await postStopNotice(scope, next);
+        },
+        whenGone: () => undefined,
+      };
+    },
+  });
 }

@@ -1,11 +1,11 @@
 import { decisionOf, type Decision, type PendingStep } from '../approvals/pending-step.js';
 import { rejudgeResumeTransition } from '../approvals/transitions/close-step.js';
-import { StepContendedError } from '../approvals/transitions/commit-transition.js';
 import type { AuditEventInput } from '../audit/audit-event.js';
 import type { ThreadState } from '../store/thread-state.js';
 import { writeThenShowCard } from './card-after-write.js';
 import type { Withdrawal } from './carried-approvals.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
+import { type StepWithThreadWrite, saveWithStepRetrying } from './save-with-step-retrying.js';
 import type { TurnScope } from './turn-scope.js';
 
 /** A resumed step is written only by holders of its thread, and this one holds it: a conflict is all but impossible. */
@@ -39,19 +39,14 @@ export function createWithdrawalsOnSteps({ store, logger, now }: Pick<PhaseDepen
   };
 
   /** The step as written with the thread, or undefined when it no longer records any of these approvals (gone, or closed since). */
-  async function closeOnStep(scope: TurnScope, thread: ThreadState, { stepId, decisions, audit }: { stepId: string; decisions: Readonly<Record<string, Decision>>; audit: readonly AuditEventInput[] }): Promise<PendingStep | undefined> {
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
-      const step = await store.getStep(stepId);
-      if (step?.threadKey !== thread.threadKey) return undefined;
+  function closeOnStep(scope: TurnScope, thread: ThreadState, { stepId, decisions, audit }: { stepId: string; decisions: Readonly<Record<string, Decision>>; audit: readonly AuditEventInput[] }): Promise<PendingStep | undefined> {
+    const writeFor = (step: PendingStep | undefined): StepWithThreadWrite<PendingStep | undefined> => {
+      if (step?.threadKey !== thread.threadKey) return { done: undefined };
       const still = Object.fromEntries(Object.entries(decisions).filter(([approvalId]) => decisionOf(step, approvalId)?.outcome === 'approved'));
       const transition = Object.keys(still).length === 0 ? undefined : rejudgeResumeTransition(step, { fence: scope.lease.fence, decisions: still });
-      if (!transition) return undefined;
-      const result = await scope.saveWithStep({ ...transition, audit: [...audit] }, thread);
-      if (result === 'not-found') return undefined;
-      // Changed since it was read: read again.
-      if (result !== 'committed') continue;
-      return transition.step;
-    }
-    throw new StepContendedError({ stepId, attempts: MAX_ATTEMPTS });
+      if (!transition) return { done: undefined };
+      return { transition: { ...transition, audit: [...audit] }, thread, whenCommitted: () => transition.step, whenGone: () => undefined };
+    };
+    return saveWithStepRetrying({ scope, store, stepId, maxAttempts: MAX_ATTEMPTS, writeFor });
   }
 }
