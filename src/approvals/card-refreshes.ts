@@ -52,9 +52,21 @@ export async function keepCardToRedraw({
   at: number;
   refresh?: PendingCardRefresh;
 }): Promise<void> {
-  await store.scheduleCardRefresh(refresh, at).catch((error: unknown) => {
-    logger.warn({ event: 'card-refresh-unkept', stepId, err: error }, 'could not keep a card Slack would not update; it shows an earlier state until the step changes again');
-  });
+  await keepCardRefresh({ store, refresh, at, logger, unkept: 'could not keep a card Slack would not update; it shows an earlier state until the step changes again' });
+}
+
+/**
+ * Keeps a card refresh for the sweep, due `at`; false, and logged with `unkept` (what that leaves
+ * the card to), when the store would not keep it: every caller goes on without it. Never throws.
+ */
+export function keepCardRefresh({ store, refresh, at, logger, unkept }: { store: Pick<StateStore, 'scheduleCardRefresh'>; refresh: PendingCardRefresh; at: number; logger: Logger; unkept: string }): Promise<boolean> {
+  return store.scheduleCardRefresh(refresh, at).then(
+    () => true,
+    (error: unknown) => {
+      logger.warn({ event: 'card-refresh-unkept', stepId: refresh.stepId, err: error }, unkept);
+      return false;
+    },
+  );
 }
 
 /**
@@ -193,13 +205,7 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
       const since = now();
       const refresh = { stepId, since };
       // Kept first: this process may stop (or Slack fail) for longer than its own tries last.
-      const kept = await store.scheduleCardRefresh(refresh, since + KEPT_RETRIES.ownTriesMs).then(
-        () => true,
-        (storeError: unknown) => {
-          logger.warn({ event: 'card-refresh-unkept', stepId, err: storeError }, 'could not keep a card Slack would not update; only this process tries again');
-          return false;
-        },
-      );
+      const kept = await keepCardRefresh({ store, refresh, at: since + KEPT_RETRIES.ownTriesMs, logger, unkept: 'could not keep a card Slack would not update; only this process tries again' });
       let retryAfterMs = slackRetryAfterMs(error) ?? 0;
       for (const pauseMs of KEPT_RETRIES.ownPausesMs) {
         const wait = Math.max(pauseMs, retryAfterMs);

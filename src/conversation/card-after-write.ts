@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { keepCardRefresh } from '../approvals/card-refreshes.js';
 import type { PendingStep } from '../approvals/pending-step.js';
 import type { StateStore } from '../store/state-store.js';
 import { refreshCard } from './refresh-card.js';
@@ -28,13 +29,7 @@ export async function writeThenShowCard(
   write: () => Promise<PendingStep | undefined>,
 ): Promise<void> {
   const refresh = { stepId, since: now() };
-  const kept = await store.scheduleCardRefresh(refresh, refresh.since + SWEEP_SHOWS_AFTER_MS).then(
-    () => true,
-    (error: unknown) => {
-      logger.warn({ event: 'card-refresh-unkept', stepId, err: error }, 'could not keep a card refresh before a step write; only this process shows the card');
-      return false;
-    },
-  );
+  const kept = await keepCardRefresh({ store, refresh, at: refresh.since + SWEEP_SHOWS_AFTER_MS, logger, unkept: 'could not keep a card refresh before a step write; only this process shows the card' });
   const written = await write();
   if (written) return refreshCard({ scope, step: written, logger, store, now, ...(kept ? { kept: refresh } : {}) });
   // Nothing changed: nothing to show.
