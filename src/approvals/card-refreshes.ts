@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { KEPT_RETRIES, type KeptTry, retryDueKept } from '../conversation/kept-retries.js';
+import { KEPT_RETRIES, type KeptTry, retryDueKept, runOwnTries } from '../conversation/kept-retries.js';
 import type { MessageTakeBacks } from '../conversation/message-take-back.js';
 import { shortError } from '../conversation/short-error.js';
 import type { ThreadMessenger } from '../conversation/thread-messenger.js';
@@ -206,22 +206,21 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
       const refresh = { stepId, since };
       // Kept first: this process may stop (or Slack fail) for longer than its own tries last.
       const kept = await keepCardRefresh({ store, refresh, at: since + KEPT_RETRIES.ownTriesMs, logger, unkept: 'could not keep a card Slack would not update; only this process tries again' });
-      let retryAfterMs = slackRetryAfterMs(error) ?? 0;
-      for (const pauseMs of KEPT_RETRIES.ownPausesMs) {
-        const wait = Math.max(pauseMs, retryAfterMs);
-        // Slack asked for longer than these tries last: the sweep tries then.
-        if (now() + wait > since + KEPT_RETRIES.ownLastTryMs) break;
-        await pause(wait);
-        const tried = await tryAgain(refresh);
-        if (tried.done) {
+      const done = await runOwnTries({
+        since,
+        retryAfterMs: slackRetryAfterMs(error),
+        now,
+        pause,
+        tryOnce: async () => {
+          const tried = await tryAgain(refresh);
+          if (!tried.done) return tried;
           // A record that could not be forgotten is found by the sweep, which shows the card once more and forgets it.
           const forgot = kept ? await store.forgetCardRefresh(refresh).catch(() => false) : true;
           if (forgot) reportEnd(refresh, tried.outcome);
-          return;
-        }
-        retryAfterMs = tried.retryAfterMs ?? 0;
-      }
-      if (!kept) reportEnd(refresh, 'given-up');
+          return tried;
+        },
+      });
+      if (!done && !kept) reportEnd(refresh, 'given-up');
     },
 
     async retryDue({ stopping } = {}) {

@@ -26,6 +26,38 @@ export const KEPT_RETRIES = {
 export type KeptTry<OUTCOME extends string> = { done: true; outcome: OUTCOME } | { done: false; retryAfterMs?: number };
 
 /**
+ * The failing process's own tries (`KEPT_RETRIES.ownPausesMs`), from `since`, the first failure:
+ * `tryOnce` tries what is still to do, until it is all done (true) or the tries are over (false:
+ * the sweep, or nobody if it could not be kept, has the rest). `retryAfterMs`: how long Slack asked
+ * to wait before the next try (the first failure's, then each try's).
+ */
+export async function runOwnTries({
+  since,
+  retryAfterMs: firstRetryAfterMs,
+  tryOnce,
+  now,
+  pause,
+}: {
+  since: number;
+  retryAfterMs: number | undefined;
+  tryOnce: () => Promise<{ done: true } | { done: false; retryAfterMs?: number | undefined }>;
+  now: () => number;
+  pause: (ms: number) => Promise<void>;
+}): Promise<boolean> {
+  let retryAfterMs = firstRetryAfterMs ?? 0;
+  for (const pauseMs of KEPT_RETRIES.ownPausesMs) {
+    const wait = Math.max(pauseMs, retryAfterMs);
+    // Slack asked for longer than these tries last: the sweep tries then.
+    if (now() + wait > since + KEPT_RETRIES.ownLastTryMs) break;
+    await pause(wait);
+    const tried = await tryOnce();
+    if (tried.done) return true;
+    retryAfterMs = tried.retryAfterMs ?? 0;
+  }
+  return false;
+}
+
+/**
  * One sweep's pass over the kept work that is due. Each is claimed for its pause first (`claim`:
  * moved to `until` only while still due by `now`, so false when another process's sweep claimed
  * it, whatever pause it chose, or it was completed and forgotten meanwhile, so a failure here does

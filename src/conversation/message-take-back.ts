@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { PendingTakeBack, StateStore, TakeBackStore } from '../store/state-store.js';
-import { KEPT_RETRIES, type KeptTry, retryDueKept } from './kept-retries.js';
+import { KEPT_RETRIES, type KeptTry, retryDueKept, runOwnTries } from './kept-retries.js';
 import type { ThreadMessenger } from './thread-messenger.js';
 
 /** Messages posted in `threadKey` that nothing records (see `takeBackUnrecorded`), to be removed. */
@@ -82,29 +82,30 @@ export function createMessageTakeBacks(options: {
           return false;
         },
       );
-      let retryAfterMs = left.retryAfterMs ?? 0;
-      for (const pauseMs of KEPT_RETRIES.ownPausesMs) {
-        const wait = Math.max(pauseMs, retryAfterMs);
-        // Slack asked for longer than these tries last: the sweep tries then.
-        if (now() + wait > since + KEPT_RETRIES.ownLastTryMs) break;
-        await pause(wait);
-        retryAfterMs = 0;
-        const still: PendingTakeBack[] = [];
-        for (const takeBack of pending) {
-          const tried = await tryAgain(takeBack);
-          if (!tried.done) {
-            still.push(takeBack);
-            retryAfterMs = Math.max(retryAfterMs, tried.retryAfterMs ?? 0);
-            continue;
+      const done = await runOwnTries({
+        since,
+        retryAfterMs: left.retryAfterMs,
+        now,
+        pause,
+        tryOnce: async () => {
+          let retryAfterMs = 0;
+          const still: PendingTakeBack[] = [];
+          for (const takeBack of pending) {
+            const tried = await tryAgain(takeBack);
+            if (!tried.done) {
+              still.push(takeBack);
+              retryAfterMs = Math.max(retryAfterMs, tried.retryAfterMs ?? 0);
+              continue;
+            }
+            // A record that could not be forgotten is found by the sweep, which finds the message gone and reports it.
+            const forgot = kept ? await store.forgetTakeBack(takeBack).catch(() => false) : true;
+            if (forgot) reportEnd(takeBack, tried.outcome);
           }
-          // A record that could not be forgotten is found by the sweep, which finds the message gone and reports it.
-          const forgot = kept ? await store.forgetTakeBack(takeBack).catch(() => false) : true;
-          if (forgot) reportEnd(takeBack, tried.outcome);
-        }
-        pending = still;
-        if (pending.length === 0) return;
-      }
-      if (!kept) for (const takeBack of pending) reportEnd(takeBack, 'given-up');
+          pending = still;
+          return pending.length === 0 ? { done: true } : { done: false, retryAfterMs };
+        },
+      });
+      if (!done && !kept) for (const takeBack of pending) reportEnd(takeBack, 'given-up');
     },
 
     async retryDue({ stopping } = {}) {
