@@ -1,3 +1,4 @@
+import { recordFields } from './record-fields.js';
 import type { PendingCardRefresh } from './state-store.js';
 
 /**
@@ -10,14 +11,7 @@ export function cardRefreshRecord({ stepId, since }: PendingCardRefresh): string
 
 /** Undefined for a record that is not a card refresh. */
 export function parseCardRefreshRecord(record: string): PendingCardRefresh | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(record);
-  } catch {
-    return undefined;
-  }
-  if (typeof parsed !== 'object' || parsed === null) return undefined;
-  const { stepId, since } = parsed as Record<string, unknown>;
+  const { stepId, since } = recordFields(record);
   if (typeof stepId !== 'string' || typeof since !== 'number') return undefined;
   return { stepId, since };
 }

@@ -1,3 +1,4 @@
+import { recordFields } from './record-fields.js';
 import type { PendingTakeBack } from './state-store.js';
 
 /**
@@ -10,14 +11,7 @@ export function takeBackRecord({ channel, ts, threadKey, stepId, since }: Pendin
 
 /** Undefined for a record that is not a take-back. */
 export function parseTakeBackRecord(record: string): PendingTakeBack | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(record);
-  } catch {
-    return undefined;
-  }
-  if (typeof parsed !== 'object' || parsed === null) return undefined;
-  const { channel, ts, threadKey, stepId, since } = parsed as Record<string, unknown>;
+  const { channel, ts, threadKey, stepId, since } = recordFields(record);
   if (typeof channel !== 'string' || typeof ts !== 'string' || typeof threadKey !== 'string' || typeof since !== 'number') return undefined;
   if (stepId !== undefined && typeof stepId !== 'string') return undefined;
   return { channel, ts, threadKey, ...(stepId === undefined ? {} : { stepId }), since };
