@@ -175,3 +175,14 @@ describe('formatAuditJsonLines', () => {
     expect(formatAuditJsonLines([])).toBe('');
   });
 });
+
+describe('formatAuditTable with damaged entries', () => {
+  it('shows an entry whose fields do not fit its type as JSON, and one with an impossible `at` at its entry time', () => {
+    const noChanges = { id: `${at}-1`, type: 'input-edited', at, toolName: 'deploy' } as unknown as StoredAuditEvent;
+    const farAt = { id: `${at}-2`, type: 'note', at: 1e20 } as unknown as StoredAuditEvent;
+    const table = formatAuditTable([decision, noChanges, farAt], { now, detailsWidth: 200 });
+    const lines = table.split('\n');
+    expect(lines[2]).toContain('"type":"input-edited"');
+    expect(lines[3]).toMatch(/^2024-05-01 12:00:03 +2h +note .*\(no event time: the entry's\)/);
+  });
+});

@@ -1,5 +1,6 @@
-import type { AuditEvent } from './audit-event.js';
-import { describeAuditEvent, utcTime } from './describe-audit-event.js';
+import type { StoredAuditEvent } from './audit-event.js';
+import { auditEventTime } from './audit-event-time.js';
+import { type AuditEventCells, describeAuditEvent, utcTime } from './describe-audit-event.js';
 
 export interface FormatAuditTableOptions {
   /** Epoch milliseconds, for the AGE column. */
@@ -27,12 +28,9 @@ const COLUMNS = {
 const DEFAULT_DETAILS_WIDTH = 100;
 
 /** A fixed-width table for people at a terminal, oldest first, as the events are given. */
-export function formatAuditTable(events: readonly AuditEvent[], { now, detailsWidth = DEFAULT_DETAILS_WIDTH }: FormatAuditTableOptions): string {
+export function formatAuditTable(events: readonly StoredAuditEvent[], { now, detailsWidth = DEFAULT_DETAILS_WIDTH }: FormatAuditTableOptions): string {
   if (events.length === 0) return 'No audit events.\n';
-  const rows = events.map((event) => {
-    const cells = describeAuditEvent(event);
-    return { time: utcTime(event.at), age: age(now - event.at), type: event.type, ...cells };
-  });
+  const rows = events.map((event) => tableRow(event, now));
   const columns = Object.entries(COLUMNS) as Array<[keyof typeof COLUMNS, Column]>;
   const widths = columns.map(([name, column]) =>
     Math.max(column.header.length, ...rows.map((row) => Math.min(column.maxWidth, length(clean(row[name]))))),
@@ -44,6 +42,39 @@ export function formatAuditTable(events: readonly AuditEvent[], { now, detailsWi
   const header = line(columns.map(([, column]) => column.header), 'DETAILS');
   const body = rows.map((row) => line(columns.map(([name]) => row[name]), row.details));
   return `${[header, ...body].join('\n')}\n`;
+}
+
+/**
+ * One event's cells. The trail can hold entries this version did not write (by hand, by an older or
+ * newer bot): one without a usable `at` is shown at its entry's time and says so, and one whose
+ * fields do not fit its type shows its JSON, rather than one entry taking the whole table down.
+ */
+function tableRow(event: StoredAuditEvent, now: number): Record<keyof typeof COLUMNS | 'details', string> {
+  const { ms, fromId } = auditEventTime(event);
+  let cells: AuditEventCells;
+  try {
+    cells = describeAuditEvent(event);
+  } catch {
+    cells = { tool: NOBODY, who: NOBODY, result: NOBODY, details: JSON.stringify(event) };
+  }
+  const details = text(cells.details);
+  return {
+    time: ms === undefined ? '?' : utcTime(ms),
+    age: ms === undefined ? '?' : age(now - ms),
+    type: text(event.type),
+    tool: text(cells.tool),
+    who: text(cells.who),
+    result: text(cells.result),
+    details: fromId ? `(no event time: the entry's) ${details}` : details,
+  };
+}
+
+const NOBODY = '-';
+
+/** A cell from a field that may be missing or not a string in a damaged entry. */
+function text(value: unknown): string {
+  if (typeof value === 'string') return value;
+  return value === undefined ? NOBODY : (JSON.stringify(value) ?? String(value));
 }
 
 /**
@@ -60,7 +91,7 @@ const UNESCAPED_CONTROLS = /[\u007f-\u009f]/g;
  * ones JSON.stringify leaves are escaped as well, which any JSON reader turns back into the same text
  * (outside strings JSON has only ASCII, so every match is inside one).
  */
-export function formatAuditJsonLines(events: readonly AuditEvent[]): string {
+export function formatAuditJsonLines(events: readonly StoredAuditEvent[]): string {
   return events.map((event) => `${JSON.stringify(event).replace(UNESCAPED_CONTROLS, unicodeEscape).replace(REORDERING, unicodeEscape)}\n`).join('');
 }
 

@@ -78,13 +78,21 @@ export function createRedisAuditLog({
 
   const toStored = ([id, fields]: [string, string[]]): StoredAuditEvent[] => {
     const json = fields[fields.indexOf('event') + 1];
+    let parsed: unknown;
     try {
-      return [{ id, ...(JSON.parse(json ?? '') as object) } as StoredAuditEvent];
+      parsed = JSON.parse(json ?? '');
     } catch {
       // One damaged entry (written by hand, say) must not hide the rest of the trail.
       logger.warn({ auditId: id }, 'Skipped an audit entry that is not valid JSON');
       return [];
     }
+    // Valid JSON but no event (`42`, `"text"`, `[...]`, `null`): spread into one, it would be an
+    // event of numbered fields or of none.
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      logger.warn({ auditId: id }, 'Skipped an audit entry that is not a JSON object');
+      return [];
+    }
+    return [{ id, ...parsed } as StoredAuditEvent];
   };
 
   const readWhole = async (stream: string, start: string, end: string): Promise<Array<[string, string[]]>> => {
