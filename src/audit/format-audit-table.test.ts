@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredAuditEvent } from './audit-event.js';
-import { formatAuditJsonLines, formatAuditTable } from './format-audit-table.js';
+import { auditTableLines, formatAuditJsonLines, formatAuditTable } from './format-audit-table.js';
 
 const at = Date.UTC(2024, 4, 1, 12, 0, 3);
 const now = at + 2 * 60 * 60 * 1000;
@@ -185,4 +185,13 @@ describe('formatAuditTable with damaged entries', () => {
     expect(lines[2]).toContain('"type":"input-edited"');
     expect(lines[3]).toMatch(/^2024-05-01 12:00:03 +2h +note .*\(no event time: the entry's\)/);
   });
+});
+
+describe('auditTableLines on a long window', () => {
+  it('lines up 500,000 rows (column widths are not found by spreading every row into one call)', () => {
+    const events = Array.from({ length: 500_000 }, (_, index) => ({ ...decision, id: `${at + index}-0`, at: at + index }));
+    let lines = 0;
+    for (const line of auditTableLines(events, { now })) lines += line.endsWith('\n') ? 1 : 0;
+    expect(lines).toBe(500_001);
+  }, 60_000);
 });

@@ -28,20 +28,36 @@ const COLUMNS = {
 const DEFAULT_DETAILS_WIDTH = 100;
 
 /** A fixed-width table for people at a terminal, oldest first, as the events are given. */
-export function formatAuditTable(events: readonly StoredAuditEvent[], { now, detailsWidth = DEFAULT_DETAILS_WIDTH }: FormatAuditTableOptions): string {
-  if (events.length === 0) return 'No audit events.\n';
-  const rows = events.map((event) => tableRow(event, now));
+export function formatAuditTable(events: readonly StoredAuditEvent[], options: FormatAuditTableOptions): string {
+  return [...auditTableLines(events, options)].join('');
+}
+
+/**
+ * The table line by line, each ending in a newline, for writing without building one string of
+ * the whole window. The column widths need every row first; a row holds only cut-short cells.
+ */
+export function* auditTableLines(events: readonly StoredAuditEvent[], { now, detailsWidth = DEFAULT_DETAILS_WIDTH }: FormatAuditTableOptions): Generator<string> {
+  if (events.length === 0) {
+    yield 'No audit events.\n';
+    return;
+  }
+  const rows = events.map((event) => {
+    const row = tableRow(event, now);
+    // Cut now, not when printed: details can hold a whole tool input, and every row is kept until then.
+    return { ...row, details: truncate(clean(row.details), detailsWidth) };
+  });
   const columns = Object.entries(COLUMNS) as Array<[keyof typeof COLUMNS, Column]>;
+  // A reduce, not Math.max(...rows): spread, a long window's rows are more arguments than a call takes.
   const widths = columns.map(([name, column]) =>
-    Math.max(column.header.length, ...rows.map((row) => Math.min(column.maxWidth, length(clean(row[name]))))),
+    rows.reduce((widest, row) => Math.max(widest, Math.min(column.maxWidth, length(clean(row[name])))), column.header.length),
   );
   const line = (cells: string[], details: string) =>
-    [...cells.map((cell, index) => pad(truncate(clean(cell), widths[index] ?? 0), widths[index] ?? 0)), truncate(clean(details), detailsWidth)]
-      .join('  ')
-      .trimEnd();
-  const header = line(columns.map(([, column]) => column.header), 'DETAILS');
-  const body = rows.map((row) => line(columns.map(([name]) => row[name]), row.details));
-  return `${[header, ...body].join('\n')}\n`;
+    `${[...cells.map((cell, index) => pad(truncate(clean(cell), widths[index] ?? 0), widths[index] ?? 0)), details].join('  ').trimEnd()}\n`;
+  yield line(
+    columns.map(([, column]) => column.header),
+    truncate('DETAILS', detailsWidth),
+  );
+  for (const row of rows) yield line(columns.map(([name]) => row[name]), row.details);
 }
 
 /**
@@ -92,7 +108,12 @@ const UNESCAPED_CONTROLS = /[\u007f-\u009f]/g;
  * (outside strings JSON has only ASCII, so every match is inside one).
  */
 export function formatAuditJsonLines(events: readonly StoredAuditEvent[]): string {
-  return events.map((event) => `${JSON.stringify(event).replace(UNESCAPED_CONTROLS, unicodeEscape).replace(REORDERING, unicodeEscape)}\n`).join('');
+  return [...auditJsonLines(events)].join('');
+}
+
+/** The JSON lines one by one, for writing without building one string of the whole window. */
+export function* auditJsonLines(events: readonly StoredAuditEvent[]): Generator<string> {
+  for (const event of events) yield `${JSON.stringify(event).replace(UNESCAPED_CONTROLS, unicodeEscape).replace(REORDERING, unicodeEscape)}\n`;
 }
 
 /**

@@ -2,14 +2,11 @@ import { parseRedisTarget } from '../config/redis-target.js';
 import { pino } from 'pino';
 import type { StoredAuditEvent } from './audit-event.js';
 import { utcTime } from './describe-audit-event.js';
-import { formatAuditJsonLines, formatAuditTable } from './format-audit-table.js';
+import { auditJsonLines, auditTableLines } from './format-audit-table.js';
 import { AUDIT_USAGE, AuditUsageError, parseAuditArguments, type AuditQuery } from './parse-audit-arguments.js';
 import { RedisShardsMismatchError, RedisShardsUnknownError } from '../store/key-layout.js';
 import { readRedisAudit } from '../store/read-redis-audit.js';
-
-export interface Output {
-  write(text: string): unknown;
-}
+import { type Output, writeLines } from './write-lines.js';
 
 export interface RunAuditCliOptions {
   argv: readonly string[];
@@ -29,8 +26,22 @@ structured log (lines with "event":"audit") is then the only record.
 Run this with the same REDIS_URL (and COUNTERSIGN_KEY_PREFIX, if set) as the bot.
 `;
 
-/** `npm run audit`, minus the process: returns the exit code, so tests can run it in-process. */
-export async function runAuditCli({ argv, env, stdout, stderr, now = Date.now() }: RunAuditCliOptions): Promise<number> {
+/**
+ * `npm run audit`, minus the process: returns the exit code, so tests can run it in-process. An
+ * error no step expected ends in one line and exit code 1, not a stack trace at the operator.
+ */
+export async function runAuditCli(options: RunAuditCliOptions): Promise<number> {
+  try {
+    return await runAudit(options);
+  } catch (error) {
+    // The message only: a stack says nothing to an operator, and nothing here holds REDIS_URL.
+    const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    options.stderr.write(`countersign audit: failed: ${reason.slice(0, 500)}\n`);
+    return 1;
+  }
+}
+
+async function runAudit({ argv, env, stdout, stderr, now = Date.now() }: RunAuditCliOptions): Promise<number> {
   let query: AuditQuery;
   try {
     const parsed = parseAuditArguments(argv, { now });
@@ -92,11 +103,13 @@ export async function runAuditCli({ argv, env, stdout, stderr, now = Date.now() 
     return 1;
   }
 
+  // Line by line: the window can be more than fits in one string (the events themselves are held in
+  // memory: readRedisAudit returns the whole window, sorted across streams).
   if (query.json) {
-    stdout.write(formatAuditJsonLines(events));
+    await writeLines(stdout, auditJsonLines(events));
   } else {
-    stdout.write(formatAuditTable(events, { now }));
-    stdout.write(summary(query, events.length, now));
+    await writeLines(stdout, auditTableLines(events, { now }));
+    await writeLines(stdout, [summary(query, events.length, now)]);
   }
   return 0;
 }
