@@ -71,7 +71,14 @@ export function registerCountersignCommand(app: App, options: CountersignCommand
     if (subcommand === 'grants') {
       const grants = await store.listGrants({ ...where, now: now() });
       if (grants.length === 0) return void (await reply('No grants are active in this channel.'));
-      return void (await reply(`${grants.length} active grant(s) in this channel`, grants.slice(0, MAX_LISTED).map((grant) => grantBlock({ grant, actionId: APPROVAL_ACTION_IDS.revokeGrant }))));
+      // Newest first: the grant just given is the one someone wants to take back, and for anyone
+      // but its grantor this list is the only Revoke (App Home lists only the viewer's own grants).
+      const newestFirst = [...grants].sort((left, right) => right.createdAt - left.createdAt);
+      const blocks = newestFirst.slice(0, MAX_LISTED).map((grant) => grantBlock({ grant, actionId: APPROVAL_ACTION_IDS.revokeGrant }));
+      const hidden = grants.length - blocks.length;
+      // With blocks the text is only the notification: what is left out must be said on screen.
+      if (hidden > 0) blocks.push(moreNote(`…and ${hidden} more, older: only the newest ${MAX_LISTED} are listed here`));
+      return void (await reply(`${grants.length} active grant(s) in this channel`, blocks));
     }
     if (subcommand === 'pending') {
       // One more than is listed, only to know whether the list is all of them. The copies in this
