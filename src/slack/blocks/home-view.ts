@@ -86,6 +86,22 @@ export function buildHomeView(content: HomeContent): types.HomeView {
   return { type: 'home', blocks };
 }
 
+/**
+ * The Home tab when what it lists could not be read, published only to carry the outcome of a click
+ * that was recorded anyway: the person must learn it, and the lists are not shown rather than shown
+ * stale (the old view would still offer Approve on a call already decided).
+ */
+export function buildUnreadHomeView({ notice, now }: { notice: string; now: number }): types.HomeView {
+  return {
+    type: 'home',
+    blocks: [
+      section(truncateText(notice, NOTICE_MAX_LENGTH)),
+      { type: 'divider' },
+      context(`:warning: I could not read the rest of your Home tab just now (${slackDate({ epochMilliseconds: now })}). Open this tab again in a minute.`),
+    ],
+  };
+}
+
 function waitingBlocks({ step, call, version, link }: AwaitingCall & { link?: string }): KnownBlock[] {
   const tool = fitUntrusted(oneLine(call.toolName) || 'unnamed tool', TOOL_NAME_MAX_LENGTH);
   const edited = version.number > 0 ? ` · version ${version.number + 1}, edited by ${version.editedBy ? userMention(version.editedBy) : 'someone'}` : '';

@@ -10,7 +10,7 @@ import { type Membership, UNAPPROVABLE_TEXT } from '../../approvals/transitions/
 import { appendQuietly, type AuditLog } from '../../audit/audit-log.js';
 import type { StateStore } from '../../store/state-store.js';
 import { decodeApprovalActionValue, HOME_ACTION_IDS } from '../blocks/action-ids.js';
-import { buildHomeView } from '../blocks/home-view.js';
+import { buildHomeView, buildUnreadHomeView } from '../blocks/home-view.js';
 import { escapeMrkdwn } from '../format/escape-mrkdwn.js';
 import { CHANNELS_UNKNOWN_TEXT, type ChannelsOf, NOT_A_MEMBER_TEXT } from '../channel-membership.js';
 import { readHomeContent } from '../home-content.js';
@@ -71,6 +71,16 @@ export function registerAppHome(app: App, options: AppHomeOptions): void {
       await client.views.publish({ user_id: userId, view: buildHomeView(content) });
     } catch (error) {
       logger.warn({ event: 'home-publish-failed', userId, err: error }, 'could not publish the App Home view');
+      // A click's outcome (recorded or not) is shown only here: without the lists, but shown.
+      if (notice) await publishNoticeOnly({ client, userId, notice });
+    }
+  }
+
+  async function publishNoticeOnly({ client, userId, notice }: { client: WebClient; userId: string; notice: string }): Promise<void> {
+    try {
+      await client.views.publish({ user_id: userId, view: buildUnreadHomeView({ notice, now: options.now() }) });
+    } catch (error) {
+      logger.error({ event: 'home-notice-lost', userId, err: error }, 'could not show the outcome of an App Home click');
     }
   }
 

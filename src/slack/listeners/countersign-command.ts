@@ -35,6 +35,9 @@ const LINE_TOOLS_MAX_LENGTH = 120;
 /** Slack's own permalinks are far shorter; a longer one is left out rather than crowd the line. */
 const LINK_MAX_LENGTH = 500;
 const LIST_FAILED = ':warning: Slack would not show that list just now. Please try again in a minute; the cards in the channel still work.';
+/** The lists are only read: a store that failed them changed nothing. */
+const READ_FAILED = (what: string) => `:warning: I could not read the ${what} in this channel just now; nothing changed. Please try again in a minute.`;
+const REVOKE_FAILED = ':warning: I could not revoke that grant just now, so nothing changed. Please try again in a minute.';
 const HELP = '`/countersign grants` lists the grants in this channel (with Revoke buttons); `/countersign pending` lists approval requests waiting here (their thread or a copy of their card).';
 
 /**
@@ -68,8 +71,19 @@ export function registerCountersignCommand(app: App, options: CountersignCommand
         return void (await reply(outsider.reason));
       }
     }
+    // The answer was acked empty: a failed read must still tell the person, not only the log.
+    const readOrAnswer = async <T>(what: string, read: () => Promise<T>): Promise<T | undefined> => {
+      try {
+        return await read();
+      } catch (error) {
+        logger.error({ event: 'command-read-failed', subcommand, err: error }, 'could not read what /countersign lists');
+        await reply(READ_FAILED(what));
+        return undefined;
+      }
+    };
     if (subcommand === 'grants') {
-      const grants = await store.listGrants({ ...where, now: now() });
+      const grants = await readOrAnswer('grants', () => store.listGrants({ ...where, now: now() }));
+      if (!grants) return;
       if (grants.length === 0) return void (await reply('No grants are active in this channel.'));
       // Newest first: the grant just given is the one someone wants to take back, and for anyone
       // but its grantor this list is the only Revoke (App Home lists only the viewer's own grants).
@@ -83,7 +97,11 @@ export function registerCountersignCommand(app: App, options: CountersignCommand
     if (subcommand === 'pending') {
       // One more than is listed, only to know whether the list is all of them. The copies in this
       // channel (#approvals) are found among the workspace's newest open requests, as App Home finds its own.
-      const [inThread, open] = await Promise.all([store.listPendingSteps({ ...where, limit: MAX_LISTED + 1 }), store.listOpenSteps({ teamId: where.teamId, limit: OPEN_STEPS_READ })]);
+      const both = await readOrAnswer('approval requests', () =>
+        Promise.all([store.listPendingSteps({ ...where, limit: MAX_LISTED + 1 }), store.listOpenSteps({ teamId: where.teamId, limit: OPEN_STEPS_READ })]),
+      );
+      if (!both) return;
+      const [inThread, open] = both;
       const read = requestsWaitingIn({ channel: where.channel, inThread, open }).slice(0, MAX_LISTED + 1);
       if (read.length === 0) return void (await reply('No approval requests are waiting in this channel.'));
       const listed = read.slice(0, MAX_LISTED);
@@ -109,11 +127,19 @@ export function registerCountersignCommand(app: App, options: CountersignCommand
     const teamId = body.team?.id ?? body.user.team_id;
     if (!channel || !teamId || typeof action.value !== 'string') return;
     const answer = (text: string) => client.chat.postEphemeral({ channel, user: body.user.id, text }).catch(() => {});
-    const grant = (await store.listGrants({ teamId, channel, now: now() })).find((candidate) => candidate.grantId === action.value);
-    if (!grant) return void (await answer('That grant has already expired or been revoked.'));
-    // The grant is found by the click's own workspace and channel.
-    const clicker = await membership.of({ client, user: actingUserOf(body) });
-    await answer((await revokeGrantAs({ store, audit, logger, resolveGroups }, { grant, userId: body.user.id, membership: clicker })).message);
+    let message: string;
+    try {
+      const grant = (await store.listGrants({ teamId, channel, now: now() })).find((candidate) => candidate.grantId === action.value);
+      if (!grant) return void (await answer('That grant has already expired or been revoked.'));
+      // The grant is found by the click's own workspace and channel.
+      const clicker = await membership.of({ client, user: actingUserOf(body) });
+      // A failed write is answered by revokeGrantAs itself: only what comes before it can fail here.
+      message = (await revokeGrantAs({ store, audit, logger, resolveGroups }, { grant, userId: body.user.id, membership: clicker })).message;
+    } catch (error) {
+      logger.error({ event: 'revoke-failed', userId: body.user.id, err: error }, 'could not revoke a grant from /countersign grants');
+      message = REVOKE_FAILED;
+    }
+    await answer(message);
   });
 }
 

@@ -8,6 +8,9 @@ import { appendQuietly, type AuditLog } from '../../audit/audit-log.js';
 import type { StateStore } from '../../store/state-store.js';
 import { membershipRefusal } from './membership-refusal.js';
 
+export const REVOKE_UNKNOWN_TEXT =
+  ':warning: I could not revoke that grant just now, and cannot tell whether it went through. If it is still listed, it is still active: revoke it again in a minute.';
+
 export interface RevokeGrantOptions {
   store: StateStore;
   audit: AuditLog;
@@ -19,7 +22,8 @@ export interface RevokeGrantOptions {
  * Revokes `grant` for `userId`, wherever the click came from (`/countersign grants`, App Home):
  * allowed to the person who granted it and to anyone who could approve the tool, and only to
  * members of the workspace's organisation (`membership`, from the click's payload); a refusal is
- * audited and changes nothing. Returns what to tell the person.
+ * audited and changes nothing. Returns what to tell the person, also when the store's write failed
+ * (then whether it went through is unknown); what fails before the write is the caller's to answer.
  */
 export async function revokeGrantAs(
   { store, audit, logger, resolveGroups }: RevokeGrantOptions,
@@ -46,7 +50,14 @@ export async function revokeGrantAs(
     }
   }
   // Removed with its audit record in one write, only if it is still the grant that was read.
-  const revoked = await store.revokeGrant({ teamId: grant.teamId, channel: grant.channel, grantId: grant.grantId, audit: (stored) => grantAuditEvent('grant-revoked', stored, userId) });
+  let revoked: Awaited<ReturnType<StateStore['revokeGrant']>>;
+  try {
+    revoked = await store.revokeGrant({ teamId: grant.teamId, channel: grant.channel, grantId: grant.grantId, audit: (stored) => grantAuditEvent('grant-revoked', stored, userId) });
+  } catch (error) {
+    // A write that failed may still have been applied (a reply lost after Redis ran it): not "nothing changed".
+    logger.error({ event: 'revoke-write-failed', grantId: grant.grantId, err: error }, 'could not tell whether a grant was revoked');
+    return { revoked: false, message: REVOKE_UNKNOWN_TEXT };
+  }
   if (!revoked) return { revoked: false, message: 'That grant has already been revoked.' };
   const message = `Revoked the grant for \`${revoked.grant.toolName.replace(/[`<>&]/g, '')}\`: it will ask for approval again.`;
   if (!revoked.unconfirmed) return { revoked: true, message };
