@@ -26,7 +26,13 @@ describe('writeLines', () => {
 
   it('stops when the stream is closed while it waits (the reader went away)', async () => {
     const seen: string[] = [];
-    const stream = new Writable({ highWaterMark: 1, write: (chunk: Buffer, _encoding, callback) => (seen.push(chunk.toString()), callback()) });
+    const stream = new Writable({
+      highWaterMark: 1,
+      write: (chunk: Buffer, _encoding, callback) => {
+        seen.push(chunk.toString());
+        callback();
+      },
+    });
     stream.cork();
     const written = writeLines(stream, ['a\n', 'b\n', 'c\n']);
     stream.destroy();
