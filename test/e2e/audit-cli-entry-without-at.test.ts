@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { describe, expect, inject, it } from 'vitest';
-import { createRedisAuditLog } from '../store/redis-audit-log.js';
-import { createRedisKeys } from '../store/redis-keys.js';
-import { runAuditCli } from './run-audit-cli.js';
+import { createRedisAuditLog } from '../../src/store/redis-audit-log.js';
+import { createRedisKeys } from '../../src/store/redis-keys.js';
+import { runAuditCli } from '../../src/audit/run-audit-cli.js';
 
 /**
  * redis-audit-log.ts: "One damaged entry (written by hand, say) must not hide the rest of the trail",
