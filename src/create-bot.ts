@@ -29,7 +29,7 @@ import { createThreadWorker, type ThreadWorker } from './conversation/thread-wor
 import { createWorkPuller } from './conversation/work-puller.js';
 import { createScheduledTurns, type ScheduleClock } from './conversation/scheduled-turns.js';
 import { createChannelPoster } from './slack/channel-poster.js';
-import { createHealthServer, healthReply, metricsReply, type HttpReply } from './runtime/health-check.js';
+import { createHealthServer, healthReply, metricsReply, withOtherRisks, type HttpReply } from './runtime/health-check.js';
 import { describeMetricsPlacement, metricsPlacement, metricsPlacementNotice } from './http/metrics-placement.js';
 import { startMetricsServer } from './http/metrics-server.js';
 import { createPrometheusMetrics } from './metrics/prometheus-metrics.js';
@@ -190,9 +190,11 @@ async function assemble(
   const role = options.role ?? environment.role;
   const metricsWhere = metricsPlacement({ ...environment, role });
   const metricsOnMainPort = metricsWhere.kind === 'main-port';
+  // `/healthz` names what the tools show is wrong with the config (an MCP exclude matching none of its server's tools) beside the store's risks.
+  const health = withOtherRisks(store, () => loaded.warnings());
   const app = createSlackApp({
     settings: { ...environment.slack, ...identity },
-    store,
+    health,
     logger,
     ...(metricsOnMainPort ? { renderMetrics: prometheus.render } : {}),
     onSlackApiFailure,
@@ -201,7 +203,7 @@ async function assemble(
           receiver: createForwardedReceiver({
             front: options.slackFront,
             logger,
-            route: (path) => (path !== '/metrics' ? healthReply(store) : metricsOnMainPort ? metricsReply(prometheus.render) : Promise.resolve(NOT_SERVED_HERE)),
+            route: (path) => (path !== '/metrics' ? healthReply(health) : metricsOnMainPort ? metricsReply(prometheus.render) : Promise.resolve(NOT_SERVED_HERE)),
           }),
         }
       : {}),
@@ -368,7 +370,7 @@ async function assemble(
       let metricsPort: number | undefined;
       if (metricsWhere.kind === 'own-port') {
         const host = startOptions.metricsHost ?? metricsWhere.host;
-        const listening = await startMetricsServer({ store, renderMetrics: prometheus.render, port: startOptions.metricsPort ?? metricsWhere.port, ...(host === undefined ? {} : { host }) });
+        const listening = await startMetricsServer({ store: health, renderMetrics: prometheus.render, port: startOptions.metricsPort ?? metricsWhere.port, ...(host === undefined ? {} : { host }) });
         metricsServer = listening.server;
         metricsPort = listening.port;
       }
@@ -377,7 +379,7 @@ async function assemble(
       const started = { tools: tools.map((tool) => tool.name), metrics: describeMetricsPlacement(metricsWhere, metricsPort) };
       const withMetricsPort = <T extends object>(result: T) => (metricsPort === undefined ? result : { ...result, metricsPort });
       if (role === 'worker') {
-        healthServer = createHealthServer({ store, ...(metricsOnMainPort ? { renderMetrics: prometheus.render } : {}), servedBy: 'a countersign worker' });
+        healthServer = createHealthServer({ store: health, ...(metricsOnMainPort ? { renderMetrics: prometheus.render } : {}), servedBy: 'a countersign worker' });
         const server = healthServer;
         await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, startOptions.host, resolve));
         const bound = (server.address() as AddressInfo).port;

@@ -66,7 +66,8 @@ export function toolPatternsMatchingNoTool({ config, toolNames }: { config: Coun
 /**
  * Every tool name or glob the config lists, where it is and what it would fail to do. A new list
  * of tool names in the config belongs here, or its typos go unseen. (`mcpServers.*.include` and
- * `exclude` are not: they name a server's own tools, before the `server.` prefix.)
+ * `exclude` are not: they name a server's own tools, before the `server.` prefix, known only once
+ * it lists them; `tools/mcp/tool-filter.ts` checks them then.)
  */
 function eachPattern(config: CountersignConfig, visit: (at: { pattern: string; field: string; owner: string; unused: string }) => void): void {
   config.policy.rules.forEach((rule, ruleIndex) => {

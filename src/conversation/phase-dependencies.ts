@@ -24,7 +24,8 @@ export interface PhaseDependencies {
   /** Live: MCP servers connect late and reconnect, so look tools up per call. */
   tools: readonly ToolDefinition[];
   policy: PolicyConfig;
-  toolProblems?: () => ReadonlyArray<{ source: string; message: string }>;
+  /** Tool sources that are down, or whose tools are withheld until the config changes (`needsConfigChange`). */
+  toolProblems?: () => ReadonlyArray<{ source: string; message: string; needsConfigChange?: boolean }>;
   /** `fresh`: past the per-process cache, for a check that decides whether a call runs (a grant's at the gate). */
   resolveGroups: (groupIds: readonly string[], options?: { fresh?: boolean }) => Promise<GroupMembers>;
   /**

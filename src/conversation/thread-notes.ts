@@ -12,7 +12,10 @@ const MAX_PROBLEM_LENGTH = 600;
 
 /** One-line notes in the thread beside the answer; failing to post one is logged, not fatal (unless fenced). */
 export function createThreadNotes({ toolProblems, logger }: Pick<PhaseDependencies, 'toolProblems' | 'logger'>) {
-  /** A tool source that is down is said once per thread: its tools will fail until it reconnects. */
+  /**
+   * A tool source that is down is said once per thread: its tools will fail until it reconnects. One
+   * whose tools are withheld until its config changes says only why: retrying does not bring them.
+   */
   async function noteToolProblems(scope: TurnScope, thread: ThreadState): Promise<void> {
     const problems = toolProblems?.() ?? [];
     const fresh = problems.filter((problem) => !thread.notedProblems?.includes(`${problem.source}: ${problem.message}`));
@@ -23,7 +26,7 @@ export function createThreadNotes({ toolProblems, logger }: Pick<PhaseDependenci
         channel: thread.channel,
         threadTs: thread.threadTs,
         text: fresh
-          .map((problem) => `:electric_plug: ${untrustedNoticeText(problem.message, { maxLength: MAX_PROBLEM_LENGTH })} Its tools will fail until it is back; I keep retrying.`)
+          .map((problem) => `:electric_plug: ${untrustedNoticeText(problem.message, { maxLength: MAX_PROBLEM_LENGTH })}${problem.needsConfigChange ? '' : ' Its tools will fail until it is back; I keep retrying.'}`)
           .join('\n'),
       })
       .catch((error: unknown) => {

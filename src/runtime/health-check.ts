@@ -1,5 +1,5 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { StateStore } from '../store/state-store.js';
+import type { StateStore, StoreRisk } from '../store/state-store.js';
 
 /** An answer to a plain HTTP GET, as data: written here, or handed to the thread that serves HTTP. */
 export interface HttpReply {
@@ -12,17 +12,31 @@ export interface HttpReply {
 export type HealthCheckedStore = Pick<StateStore, 'ping' | 'kind' | 'risks'>;
 
 /**
+ * The store as `/healthz` reads it, with the risks the rest of the process names beside its own:
+ * the tool sources' (`mcp-exclude-matches-no-tool`: an MCP server whose tools are withheld). Like
+ * the store's, they do not make the bot unhealthy, and are named even while the store's cannot be read.
+ */
+export function withOtherRisks(store: HealthCheckedStore, others: () => readonly StoreRisk[]): HealthCheckedStore {
+  return {
+    kind: store.kind,
+    ping: () => store.ping(),
+    risks: async () => [...(await store.risks().catch(() => [])), ...others()],
+  };
+}
+
+/**
  * `200` while the store answers and takes writes, `503` when it cannot be reached or takes none (a Redis
  * left on a replica, where every write the bot makes fails): what a load balancer or orchestrator probes.
  * The reason given is one of these fixed sentences: the error itself (addresses) is not for a public port.
  * A `200` names the store's risks by code (`warnings`, e.g. `redis-not-durable`; the start-up log says
- * what they mean): they do not make the bot unhealthy, but a dashboard should show them.
+ * what they mean), and those given beside them (`withOtherRisks`), each code once: they do not make
+ * the bot unhealthy, but a dashboard should show them.
  */
 export function healthReply(store: HealthCheckedStore): Promise<HttpReply> {
   return store.ping().then(
     async () => {
       // Kept by the store for a minute (no round trip per hit); an answer that failed only leaves the warnings out.
-      const warnings = (await store.risks().catch(() => [])).map((risk) => risk.code);
+      const warnings = [...new Set((await store.risks().catch(() => [])).map((risk) => risk.code))];
       return jsonReply(200, { status: 'ok', store: store.kind, redis: store.kind === 'redis' ? 'up' : 'not configured', ...(warnings.length > 0 ? { warnings } : {}) });
     },
     (error: unknown) =>

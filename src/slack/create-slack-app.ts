@@ -1,9 +1,8 @@
-import { answerHealthCheck, answerMetrics, type RenderMetrics } from '../runtime/health-check.js';
+import { answerHealthCheck, answerMetrics, type HealthCheckedStore, type RenderMetrics } from '../runtime/health-check.js';
 import { App, type CustomRoute, type Receiver } from '@slack/bolt';
 import type { WebClientOptions } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { createBoltLogger } from '../log/bolt-logger.js';
-import type { StateStore } from '../store/state-store.js';
 import { sharedLeanFetch } from '../http/lean-fetch.js';
 import { createObservedSlackFetch, type SlackApiFailure } from './observed-slack-fetch.js';
 import { createUnrepeatedSlackWrites } from './unrepeated-slack-writes.js';
@@ -43,14 +42,15 @@ export function slackTransport({ fetch, pause }: { fetch: typeof globalThis.fetc
 /** The transport: Bolt's HTTP receiver (or Socket Mode), the Web API client and the health route. */
 export function createSlackApp({
   settings,
-  store,
+  health,
   logger,
   renderMetrics,
   onSlackApiFailure,
   receiver,
 }: {
   settings: SlackAppSettings;
-  store: StateStore;
+  /** What `GET /healthz` reads: the store, and the risks named beside it (`withOtherRisks`). */
+  health: HealthCheckedStore;
   logger: Logger;
   renderMetrics?: RenderMetrics;
   /** Told of every failed Web API response (429s included), for the operator's metrics. */
@@ -61,7 +61,7 @@ export function createSlackApp({
   const healthRoute: CustomRoute = {
     path: '/healthz',
     method: ['GET'],
-    handler: (_request, response) => answerHealthCheck(store, response),
+    handler: (_request, response) => answerHealthCheck(health, response),
   };
   const transport = slackTransport({ fetch: onSlackApiFailure ? createObservedSlackFetch({ onFailure: onSlackApiFailure }) : sharedLeanFetch() });
   const metricsRoutes: CustomRoute[] = renderMetrics ? [{ path: '/metrics', method: ['GET'], handler: (_request, response) => answerMetrics(renderMetrics, response) }] : [];

@@ -8,12 +8,12 @@ import { configSecrets } from './config-secrets.js';
 import type { McpRetryOptions } from './mcp/mcp-server.js';
 import { wireToolName } from './mcp/wire-tool-names.js';
 import type { ToolDefinition } from './tool-definition.js';
-import type { ToolOrigin, ToolSource, ToolSourceContext, ToolSourceFactory, ToolSourceKind } from './tool-source.js';
+import type { ToolOrigin, ToolSource, ToolSourceContext, ToolSourceFactory, ToolSourceKind, ToolSourceWarning } from './tool-source.js';
 import { TOOL_SOURCE_FACTORIES } from './tool-sources.js';
 
 export { withWireToolNames, wireToolName } from './mcp/wire-tool-names.js';
 export type { McpToolDefinition, McpToolMetadata } from './mcp/mcp-server.js';
-export { TOOL_SOURCE_KINDS, type ToolOrigin, type ToolSource, type ToolSourceFactory, type ToolSourceKind } from './tool-source.js';
+export { TOOL_SOURCE_KINDS, type ToolOrigin, type ToolSource, type ToolSourceFactory, type ToolSourceKind, type ToolSourceWarning } from './tool-source.js';
 
 /** Something wrong with a tool source at run time (an MCP server that failed or died). */
 export interface ToolSourceProblem {
@@ -21,6 +21,8 @@ export interface ToolSourceProblem {
   source: string;
   /** One line for a Slack notice; never holds a configured secret. */
   message: string;
+  /** Its tools stay away until the config changes (an MCP server's `exclude` matches none of its tools): no retry brings them back. */
+  needsConfigChange?: boolean;
 }
 
 export interface ToolSourceStatus {
@@ -31,6 +33,7 @@ export interface ToolSourceStatus {
   error?: string;
   /** Epoch milliseconds of the next reconnection attempt. */
   nextRetryAt?: number;
+  warnings?: readonly ToolSourceWarning[];
 }
 
 export interface LoadedTools {
@@ -44,8 +47,10 @@ export interface LoadedTools {
   sourceOf(name: string): ToolOrigin | undefined;
   /** Each source and whether it works now. */
   status(): ToolSourceStatus[];
-  /** Sources that are down right now, e.g. to mention at the start of a turn. */
+  /** Sources that are down right now, or whose tools are withheld, e.g. to mention at the start of a turn. */
   problems(): ToolSourceProblem[];
+  /** What is wrong with the sources' config as their tools show it now, for `/healthz` (see `ToolSourceHealth.warnings`). */
+  warnings(): ToolSourceWarning[];
   /** Called after `tools` changed; returns an unsubscribe function. */
   onChange(listener: (tools: readonly ToolDefinition[]) => void): () => void;
   /** Stops MCP servers and reconnection timers. */
@@ -108,8 +113,8 @@ export async function loadTools(options: LoadToolsOptions): Promise<LoadedTools>
     onToolsChanged: () => {
       if (started) rebuild();
     },
-    onProblem(source, message) {
-      const problem = { source, message };
+    onProblem(source, message, { needsConfigChange = false } = {}) {
+      const problem = { source, message, ...(needsConfigChange ? { needsConfigChange } : {}) };
       activeProblems.set(source, problem);
       safely(() => options.onSourceProblem?.(problem));
     },
@@ -186,6 +191,7 @@ export async function loadTools(options: LoadToolsOptions): Promise<LoadedTools>
         tools: tools.filter((tool) => origins.get(tool.name) === source).map((tool) => tool.name),
       })),
     problems: () => [...activeProblems.values()],
+    warnings: () => sources.flatMap((source) => source.health().warnings ?? []),
     onChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -28,6 +28,14 @@ export interface ToolSourceHealth {
   error?: string;
   /** Epoch milliseconds of the next reconnection attempt. */
   nextRetryAt?: number;
+  /** What is wrong with the source's config that only its tools show (an MCP server's `exclude` matching none of them): named in `/healthz`. */
+  warnings?: readonly ToolSourceWarning[];
+}
+
+/** `code` names it (a log event, a `/healthz` warning); `message` says what follows and what to change. */
+export interface ToolSourceWarning {
+  code: string;
+  message: string;
 }
 
 /**
@@ -62,8 +70,11 @@ export interface ToolSourceContext {
   problems: ConfigProblem[];
   /** A dynamic source's tool list changed. */
   onToolsChanged(): void;
-  /** The source failed to start or died (said once until it recovers). */
-  onProblem(sourceId: string, message: string): void;
+  /**
+   * The source failed to start or died (said once until it recovers), or its tools are withheld
+   * until its config changes (`needsConfigChange`: retrying does not help).
+   */
+  onProblem(sourceId: string, message: string, options?: { needsConfigChange?: boolean }): void;
   onRecovered(sourceId: string, message: string): void;
   mcpRetry?: Partial<McpRetryOptions>;
   fetch?: typeof fetch;

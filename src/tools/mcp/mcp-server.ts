@@ -4,7 +4,6 @@ import type { Logger } from 'pino';
 import type { ConfigProblem } from '../../config/config-error.js';
 import type { McpServerConfig } from '../../config/mcp-config-schema.js';
 import { wholeMilliseconds } from '../../config/duration.js';
-import { compileToolPattern } from '../../approvals/policy/tool-pattern.js';
 import { commandEnvironment, withholding } from '../command/command-environment.js';
 import type { ProcessGroupGuard } from '../command/process-group-guard.js';
 import { NO_CONFIG_SECRETS, type ConfigSecrets } from '../config-secrets.js';
@@ -18,6 +17,7 @@ import { cappedFetch, DEFAULT_MCP_RESPONSE_BYTES } from './capped-fetch.js';
 import { formatMcpResult, type McpToolOutput } from './mcp-result.js';
 import { redactListedTool } from './redact-listed-tool.js';
 import { DEFAULT_DISCOVERY_TIMEOUT_MS, StdioTransport, type ProcessExit } from './stdio-transport.js';
+import { createMcpToolFilter, type ToolFilterMismatch } from './tool-filter.js';
 
 /** Where an MCP tool came from and what its server says about it (hints, not guarantees). */
 export interface McpToolMetadata {
@@ -45,6 +45,14 @@ export interface McpServerStatus {
   nextRetryAt?: number;
   /** The server process, for stdio servers that are running. */
   pid?: number;
+  /** What is wrong with its config as its last tool list shows (`include`/`exclude` globs matching no tool); named in `/healthz`. */
+  warnings?: McpServerWarning[];
+}
+
+/** `code` names it (a log event and a `/healthz` warning); `message` says what follows and what to change. */
+export interface McpServerWarning {
+  code: 'mcp-exclude-matches-no-tool' | 'mcp-include-matches-no-tool';
+  message: string;
 }
 
 export interface McpRetryOptions {
@@ -82,8 +90,11 @@ export interface CreateMcpServerOptions {
   problems: ConfigProblem[];
   /** The tool list changed (connected, refreshed). */
   onToolsChanged: () => void;
-  /** Failed to start or died: said once until it recovers. */
-  onProblem: (message: string) => void;
+  /**
+   * Failed to start or died, or its tools are withheld (`needsConfigChange`: an `exclude` glob
+   * matches none of them): said once until it recovers, or until the problem changes.
+   */
+  onProblem: (message: string, options?: { needsConfigChange?: boolean }) => void;
   onRecovered: (message: string) => void;
   retry?: Partial<McpRetryOptions>;
   now?: () => number;
@@ -122,8 +133,7 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
   // The loader refuses a url with credentials; should one reach here anyway, fetch's error quotes it
   // whole ("…a URL that includes credentials: https://user:password@…") into the notice and the logs.
   const redact: Redactor = redactingUrlCredentials(createRedactor(secrets));
-  const include = config.include?.map(compileToolPattern);
-  const exclude = config.exclude.map(compileToolPattern);
+  const filter = createMcpToolFilter(config);
   const validator = createJsonSchemaValidator();
   /** What the server listed for each definition, to keep unchanged tools' definitions on refresh. */
   const listedAs = new WeakMap<McpToolDefinition, string>();
@@ -138,7 +148,10 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
   let connectedAt: number | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
   let nextRetryAt: number | undefined;
-  let reported = false;
+  /** What the problem notices say now: a connection problem, or tools withheld by the config. */
+  let said: { message: string; withheld: boolean } | undefined;
+  /** The `include` and `exclude` globs the last tool list did not bear out. */
+  let mismatch: ToolFilterMismatch = { include: [], exclude: [] };
   let closed = false;
   let connecting: Promise<void> | undefined;
   /**
@@ -149,9 +162,38 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
 
   function report(message: string): void {
     log.warn({ event: 'mcp-server-problem', error: lastError }, message);
-    if (reported) return;
-    reported = true;
+    if (said) return;
+    said = { message, withheld: false };
     options.onProblem(message);
+  }
+
+  /**
+   * After each tool list: tools withheld for an `exclude` glob matching none of them are said (again
+   * if the globs changed), and a problem said before that the list no longer shows is over.
+   */
+  function settleProblem(): void {
+    if (mismatch.exclude.length > 0) {
+      const message = withheldMessage(mismatch.exclude);
+      if (said?.message === message) return;
+      said = { message, withheld: true };
+      options.onProblem(message, { needsConfigChange: true });
+      return;
+    }
+    if (!said) return;
+    const { withheld } = said;
+    said = undefined;
+    options.onRecovered(withheld ? `MCP server ${name}'s exclude list matches its tools now (${definitions.length} tools offered).` : `MCP server ${name} is back (${definitions.length} tools).`);
+  }
+
+  function withheldMessage(unmatched: readonly string[]): string {
+    return (
+      `MCP server ${name}: its exclude lists ${globsMatchingNone(unmatched)} of the tools it lists, so none of its tools are offered ` +
+      `(a misspelled exclude would offer the tool it was meant to hide). Correct mcpServers.${name}.exclude.`
+    );
+  }
+
+  function includeMessage(unmatched: readonly string[]): string {
+    return `MCP server ${name}: its include lists ${globsMatchingNone(unmatched)} of the tools it lists; the tools the rest of the list matches are offered. Correct mcpServers.${name}.include.`;
   }
 
   function scheduleRetry(): void {
@@ -241,10 +283,7 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
       lastError = undefined;
       applyToolList(listed);
       log.info({ event: 'mcp-server-connected', tools: definitions.map((definition) => definition.name) }, `MCP server ${name} connected`);
-      if (reported) {
-        reported = false;
-        options.onRecovered(`MCP server ${name} is back (${definitions.length} tools).`);
-      }
+      settleProblem();
       if (toolsChangedWhileConnecting) {
         toolsChangedWhileConnecting = false;
         void refresh();
@@ -292,12 +331,30 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
       if (current !== client) return;
       applyToolList(listed);
       log.info({ event: 'mcp-tools-refreshed', tools: definitions.map((definition) => definition.name) }, `MCP server ${name} changed its tools`);
+      settleProblem();
     } catch (error) {
       log.warn({ event: 'mcp-tools-refresh-failed', err: redact(errorMessage(error)) }, `could not refresh the tools of MCP server ${name}`);
     }
   }
 
+  /**
+   * Offers the listed tools that `include` and `exclude` let through, unless an `exclude` glob matches
+   * none of them: then none (fail closed). A misspelled `exclude: [delete_databse]` would otherwise
+   * offer `delete_database`, the very tool the operator meant to hide, and nothing would say so.
+   */
   function applyToolList(listed: ListToolsResult['tools']): void {
+    mismatch = filter.unmatched(listed.map((tool) => tool.name));
+    if (mismatch.include.length > 0 || mismatch.exclude.length > 0) {
+      // The server's names, so the operator can correct the globs; its text, so redacted and cut.
+      const names = listed.slice(0, 200).map((tool) => redact(tool.name).slice(0, 200));
+      if (mismatch.include.length > 0) log.warn({ event: 'mcp-include-matches-no-tool', include: mismatch.include, listed: names }, includeMessage(mismatch.include));
+      if (mismatch.exclude.length > 0) {
+        log.error({ event: 'mcp-exclude-matches-no-tool', exclude: mismatch.exclude, listed: names }, withheldMessage(mismatch.exclude));
+        definitions = [];
+        options.onToolsChanged();
+        return;
+      }
+    }
     const previous = new Map(definitions.map((definition) => [definition.metadata.tool, definition]));
     const next: McpToolDefinition[] = [];
     for (const tool of listed) {
@@ -305,8 +362,7 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
         log.warn({ event: 'mcp-tool-skipped', tool: redact(tool.name).slice(0, 200) }, `MCP server ${name} offers a tool whose name cannot be used in policy rules; skipped`);
         continue;
       }
-      if (include && !include.some((pattern) => pattern.matches(tool.name))) continue;
-      if (exclude.some((pattern) => pattern.matches(tool.name))) continue;
+      if (!filter.offers(tool.name)) continue;
       const old = previous.get(tool.name);
       // Unchanged tools keep their definition, so anything holding one stays valid.
       const signature = toolSignature(tool);
@@ -387,6 +443,7 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
       ...(lastError === undefined ? {} : { error: lastError }),
       ...(nextRetryAt === undefined ? {} : { nextRetryAt }),
       ...(state === 'connected' && stdio?.pid !== undefined ? { pid: stdio.pid } : {}),
+      ...(mismatch.exclude.length + mismatch.include.length > 0 ? { warnings: filterWarnings() } : {}),
     }),
     async close() {
       closed = true;
@@ -401,6 +458,13 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
     },
   };
 
+  function filterWarnings(): McpServerWarning[] {
+    return [
+      ...(mismatch.exclude.length > 0 ? [{ code: 'mcp-exclude-matches-no-tool' as const, message: withheldMessage(mismatch.exclude) }] : []),
+      ...(mismatch.include.length > 0 ? [{ code: 'mcp-include-matches-no-tool' as const, message: includeMessage(mismatch.include) }] : []),
+    ];
+  }
+
   /** Redacted before it is cut, so a cut cannot leave half a secret. */
   function shortReason(reason: string): string {
     const kept = redact.head(reason, MAX_ERROR_LENGTH);
@@ -411,6 +475,11 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
     if (transport instanceof StdioTransport && transport.exit && !transport.exit.expected) return describeExit(transport.exit, redact);
     return errorMessage(error);
   }
+}
+
+/** `a, b`: "a, which matches none" or "a, b, which match none" (the config's globs, not the server's text). */
+function globsMatchingNone(globs: readonly string[]): string {
+  return `${globs.join(', ')}, which ${globs.length === 1 ? 'matches' : 'match'} none`;
 }
 
 async function listAllTools(client: MCPClient, timeoutMs: number): Promise<ListToolsResult['tools']> {

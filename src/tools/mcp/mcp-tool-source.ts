@@ -22,7 +22,7 @@ export const mcpToolSources: ToolSourceFactory = (context) => {
       problems: context.problems,
       ...(context.mcpRetry ? { retry: context.mcpRetry } : {}),
       onToolsChanged: context.onToolsChanged,
-      onProblem: (message) => context.onProblem(id, message),
+      onProblem: (message, problem) => context.onProblem(id, message, problem),
       onRecovered: (message) => context.onRecovered(id, message),
       processGroups,
     });
@@ -37,6 +37,7 @@ export const mcpToolSources: ToolSourceFactory = (context) => {
           state: status.state === 'connected' ? 'ready' : status.state,
           ...(status.error === undefined ? {} : { error: status.error }),
           ...(status.nextRetryAt === undefined ? {} : { nextRetryAt: status.nextRetryAt }),
+          ...(status.warnings === undefined ? {} : { warnings: status.warnings }),
         };
       },
       start: () => server.start(),

@@ -1,0 +1,118 @@
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseConfigFile } from '../../config/config-file.js';
+import { createMcpServer, type McpServerHandle } from './mcp-server.js';
+
+/**
+ * `include` and `exclude` name a server's own tools, known only once it lists them. A misspelled
+ * `exclude: [delete_databse]` matched nothing, so `delete_database`, the tool the operator meant
+ * to hide, was offered and nothing said so. Now an `exclude` glob that matches no listed tool
+ * withholds all the server's tools (fail closed) and says so; an `include` one only warns.
+ */
+const SERVER = join(import.meta.dirname, '../../../test/fixtures/mutable-mcp-server.mjs');
+const DELETE = { name: 'delete_database', description: 'Drop a database', inputSchema: { type: 'object', properties: { name: { type: 'string' } } } };
+const STATUS = { name: 'status', description: 'Status', inputSchema: { type: 'object', properties: {} } };
+const LIST = { name: 'list_databases', description: 'List databases', inputSchema: { type: 'object', properties: {} } };
+
+const running: McpServerHandle[] = [];
+afterEach(async () => {
+  while (running.length > 0) await running.pop()?.close();
+});
+
+function start(tools: object[], filterYaml: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'countersign-mcp-filter-'));
+  const toolsFile = join(dir, 'tools.json');
+  writeFileSync(toolsFile, JSON.stringify(tools));
+  const yaml = `mcpServers:\n  db:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(SERVER)}, ${JSON.stringify(toolsFile)}, ${JSON.stringify(join(dir, 'calls.jsonl'))}]\n${filterYaml.replace(/^/gm, '    ')}\n`;
+  const config = parseConfigFile(yaml, 'test.yml').mcpServers!.db!;
+  const events = { problems: [] as Array<{ message: string; needsConfigChange?: boolean }>, recovered: [] as string[] };
+  const logged: Array<Record<string, unknown>> = [];
+  const logger = pino(
+    { level: 'warn' },
+    {
+      write(line: string) {
+        logged.push(JSON.parse(line) as Record<string, unknown>);
+      },
+    },
+  );
+  const handle = createMcpServer({
+    name: 'db',
+    config,
+    env: { PATH: process.env.PATH },
+    logger,
+    problems: [],
+    onToolsChanged: () => {},
+    onProblem: (message, options) => events.problems.push({ message, ...options }),
+    onRecovered: (message) => events.recovered.push(message),
+  });
+  running.push(handle);
+  const listed = (): string[][] => (existsSync(`${toolsFile}.listed`) ? readFileSync(`${toolsFile}.listed`, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as string[]) : []);
+  return { handle, events, logged, listed, setTools: (next: object[]) => writeFileSync(toolsFile, JSON.stringify(next)) };
+}
+
+async function until<T>(probe: () => T | undefined | false, message: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${message}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('an MCP server whose exclude names no tool it lists', () => {
+  it('offers none of its tools, and says so in the log, the problem notice and its status', { timeout: 20_000 }, async () => {
+    const { handle, events, logged } = start([DELETE, STATUS], 'exclude: [delete_databse]');
+    await handle.start();
+
+    expect(handle.status().state).toBe('connected');
+    expect(handle.tools().map((tool) => tool.name)).toEqual([]);
+    const said =
+      'MCP server db: its exclude lists delete_databse, which matches none of the tools it lists, so none of its tools are offered ' +
+      '(a misspelled exclude would offer the tool it was meant to hide). Correct mcpServers.db.exclude.';
+    expect(events.problems).toEqual([{ message: said, needsConfigChange: true }]);
+    expect(handle.status().warnings).toEqual([{ code: 'mcp-exclude-matches-no-tool', message: said }]);
+    expect(logged).toContainEqual(
+      expect.objectContaining({ level: 50, event: 'mcp-exclude-matches-no-tool', mcpServer: 'db', exclude: ['delete_databse'], listed: ['delete_database', 'status'], msg: said }),
+    );
+  });
+
+  it('takes globs: one that matches no listed tool withholds them too, until a list bears it out', { timeout: 20_000 }, async () => {
+    const { handle, events, listed, setTools } = start([STATUS, LIST], 'exclude: ["delete_*"]');
+    await handle.start();
+    expect(handle.tools()).toEqual([]);
+    expect(events.problems.map((problem) => problem.message)).toEqual([expect.stringContaining('its exclude lists delete_*, which matches none of the tools it lists')]);
+
+    // The server now lists the tool the glob was written for (tools/list_changed): the others are offered.
+    setTools([STATUS, LIST, DELETE]);
+    await until(() => listed().some((names) => names.includes('delete_database')), 'the list read again');
+    await until(() => handle.tools().length > 0, 'the tools offered');
+    expect(handle.tools().map((tool) => tool.name)).toEqual(['db.status', 'db.list_databases']);
+    expect(handle.status().warnings).toBeUndefined();
+    expect(events.recovered).toEqual(["MCP server db's exclude list matches its tools now (2 tools offered)."]);
+  });
+
+  it('offers what a matching exclude leaves, with no warning', { timeout: 20_000 }, async () => {
+    const { handle, events } = start([DELETE, STATUS, LIST], 'exclude: ["delete_*"]');
+    await handle.start();
+    expect(handle.tools().map((tool) => tool.name)).toEqual(['db.status', 'db.list_databases']);
+    expect(events.problems).toEqual([]);
+    expect(handle.status().warnings).toBeUndefined();
+  });
+});
+
+describe('an MCP server whose include names a tool it does not list', () => {
+  it('offers the tools the rest of include matches, with a warning in the log and its status', { timeout: 20_000 }, async () => {
+    const { handle, events, logged } = start([DELETE, STATUS, LIST], 'include: [stauts, "list_*"]');
+    await handle.start();
+
+    expect(handle.tools().map((tool) => tool.name)).toEqual(['db.list_databases']);
+    expect(events.problems).toEqual([]);
+    const said = 'MCP server db: its include lists stauts, which matches none of the tools it lists; the tools the rest of the list matches are offered. Correct mcpServers.db.include.';
+    expect(handle.status().warnings).toEqual([{ code: 'mcp-include-matches-no-tool', message: said }]);
+    expect(logged).toContainEqual(expect.objectContaining({ level: 40, event: 'mcp-include-matches-no-tool', mcpServer: 'db', include: ['stauts'], msg: said }));
+  });
+});
