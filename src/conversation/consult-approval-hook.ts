@@ -1,13 +1,13 @@
 import { hookActor, readHookDecision, type ApprovalHook, type ApprovalHookRequest } from '../approvals/approval-hook.js';
 import { currentVersion } from '../approvals/input-version.js';
 import { isQuestion, type InputVersion, type PendingCall, type PendingStep } from '../approvals/pending-step.js';
+import type { CurrentEvaluation } from '../approvals/policy/governing-policy.js';
 import {
   hookDecisionRefusal,
   hookDecisionTransition,
   hookFinishedTransition,
   hookMayApprove,
   hookStartedTransition,
-  type HookAskedVersion,
   type HookDecisionRefusal,
   type HookVerdict,
 } from '../approvals/transitions/hook-decision.js';
@@ -24,7 +24,13 @@ const HOOK_RECORD_GRACE_MS = 2_000;
 /** A verdict the store refused as past its `deadline` (see `commitVerdict`). */
 const PAST_DEADLINE: HookDecisionRefusal = { code: 'expired', reason: "the request expired before the hook decided, by the store's clock (the one every replica shares)" };
 
-type HookDependencies = Pick<PhaseDependencies, 'store' | 'audit' | 'logger' | 'now' | 'metrics' | 'approvalHook'>;
+type HookDependencies = Pick<PhaseDependencies, 'store' | 'audit' | 'logger' | 'now' | 'metrics' | 'approvalHook'> & {
+  /**
+   * The config in force's evaluation of a call's input: its expiry governs the hook's verdict as it
+   * does a click (`governingExpiry`). Absent: the step's stored deadline alone, as for a config that never changed.
+   */
+  currentEvaluation?: CurrentEvaluation;
+};
 
 /**
  * Asks the `onApprovalRequest` hook about each call of a step that was just opened, before its card
@@ -108,22 +114,24 @@ export function createApprovalHookConsultation(options: HookDependencies) {
 
   /**
    * Commits one verdict on the version the hook was asked about (`asked`); `finished` when it is
-   * the hook's last write on the step. Undefined when nothing was written.
+   * the hook's last write on the step. Undefined when nothing was written. The deadline is the one a
+   * click's would be: the step's, or the earlier one the config in force sets for the asked input.
    */
   async function commitVerdict(
     scope: TurnScope,
     step: PendingStep,
-    { call, asked, verdict }: { call: PendingCall; asked: HookAskedVersion; verdict: HookVerdict },
+    { call, asked, verdict }: { call: PendingCall; asked: InputVersion; verdict: HookVerdict },
     active: ApprovalHook,
     finished: boolean,
   ): Promise<PendingStep | undefined> {
     let notCounted: HookDecisionRefusal | undefined;
+    const currentPolicy = await options.currentEvaluation?.({ step, call, input: asked.input });
     const committed = await scope.lease
       .guard(() =>
         commitTransition(store, step.stepId, (current) => {
           const at = now();
-          notCounted = hookDecisionRefusal(current, { approvalId: call.approvalId, asked, verdict, now: at });
-          const transition = hookDecisionTransition(current, { approvalId: call.approvalId, hookName: active.name, asked, verdict, now: at, finished });
+          notCounted = hookDecisionRefusal(current, { approvalId: call.approvalId, asked, verdict, now: at, currentPolicy });
+          const transition = hookDecisionTransition(current, { approvalId: call.approvalId, hookName: active.name, asked, verdict, now: at, finished, currentPolicy });
           // Said only if it is not written all the same: past its deadline by the store's clock (Redis's
           // `TIME`), though this process's said it was in time. A step gone by the write is past it too:
           // its record outlives its deadline.
@@ -191,7 +199,7 @@ export function createApprovalHookConsultation(options: HookDependencies) {
     });
     const timeLimitMs = hookTimeLimit({ hook, step: marked, now: now() });
     const verdicts = await Promise.all(asking.map(async ({ call, asked }) => ({ call, asked, verdict: await verdictFor(marked, call, asked, hook, timeLimitMs) })));
-    const toCommit: { call: PendingCall; asked: HookAskedVersion; verdict: HookVerdict }[] = [];
+    const toCommit: { call: PendingCall; asked: InputVersion; verdict: HookVerdict }[] = [];
     for (const { call, asked, verdict } of verdicts) {
       if (!verdict) continue;
       if (verdict.decision === 'approve' && !hookMayApprove(marked, call.approvalId)) await refuseApproval(marked, call, hook);

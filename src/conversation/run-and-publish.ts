@@ -11,6 +11,7 @@ import { createLiveAnswer, newShownAnswer, type ShownAnswer } from './live-answe
 import { mentionable } from './participants.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
 import type { StepCards } from './step-card.js';
+import { createCurrentEvaluation } from '../approvals/evaluate-call-policy.js';
 import { createApprovalHookConsultation, hookDecidingMark } from './consult-approval-hook.js';
 import { scheduleAutoApproval } from './schedule-actor.js';
 import { createThreadNotes } from './thread-notes.js';
@@ -60,7 +61,8 @@ export function createRunAndPublish(options: RunAndPublishDependencies): RunAndP
   const recordTurnFailure = createTurnFailure(options);
   const recordUnansweredTurn = createUnansweredTurn(options);
   const grantsFor = createGrantLookup(options);
-  const consultApprovalHook = createApprovalHookConsultation(options);
+  // The hook's verdict is held to the expiry the config in force sets, as a click is.
+  const consultApprovalHook = createApprovalHookConsultation({ ...options, currentEvaluation: createCurrentEvaluation({ policy: options.policy, tools: options.tools }) });
 
   async function runAndShow(scope: TurnScope, thread: ThreadState, requesterId: string, shown: ShownAnswer, approvedRuns?: ReadonlyMap<string, ApprovedRun>, soFar?: TurnSoFar): Promise<void> {
     const { messenger } = scope;

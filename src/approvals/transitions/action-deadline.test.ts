@@ -63,6 +63,17 @@ const producers: Array<{ name: string; transition: () => StepTransition | undefi
     transition: () => hookDecisionTransition(stagingStep(), { approvalId: 'a1', hookName: 'h', asked, verdict: { decision: 'deny', reason: 'freeze' }, now: NOW }),
     deadline: STAGING_DEADLINE,
   },
+  {
+    name: "the approval hook's approval after a deploy shortened the rule's expiry",
+    transition: () => hookDecisionTransition(stagingStep(), { approvalId: 'a1', hookName: 'h', asked, verdict: { decision: 'approve' }, now: NOW, currentPolicy: evaluation({ expiryMs: 30 * MINUTE }) }),
+    deadline: CREATED_AT + 30 * MINUTE,
+  },
+  {
+    name: "the approval hook's denial after a deploy shortened the rule's expiry",
+    transition: () =>
+      hookDecisionTransition(stagingStep(), { approvalId: 'a1', hookName: 'h', asked, verdict: { decision: 'deny', reason: 'freeze' }, now: NOW, currentPolicy: evaluation({ expiryMs: 30 * MINUTE }) }),
+    deadline: CREATED_AT + 30 * MINUTE,
+  },
 ];
 
 describe('every change that records an action on a call carries its deadline for the store', () => {

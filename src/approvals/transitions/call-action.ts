@@ -18,6 +18,7 @@ import { UNAPPROVABLE_INPUT_TEXT, unapprovableInput } from '../policy/unapprovab
 import { fromThisCard } from '../card-routing.js';
 import { mayAnswerQuestion, questionRefusalText } from '../question-answerers.js';
 import { CHOOSE_AN_OPTION_TEXT, questionOptionsOf } from '../question-options.js';
+import { actionDeadline } from './action-deadline.js';
 import { resumeStoppedLadder } from './escalate.js';
 import { refusal, type Refusal } from './refusal.js';
 import { completeIfDone, decisionEvent, nextRevision, type ActionTransition, type StepTransition } from './step-transition.js';
@@ -94,19 +95,7 @@ export const MEMBERSHIP_UNVERIFIED_TEXT = ":warning: I could not check that you 
 export function applyCallAction(step: PendingStep | undefined, request: CallActionRequest, context: CallActionContext): CallActionResult {
   const result = judgeCallAction(step, request, context);
   if (!result.ok) return result;
-  return { ...result, transition: { ...result.transition, deadline: step && actionDeadline(step, result.transition.step, context) } };
-}
-
-/**
- * The deadline an action's write must come before: the earliest that applies. That is the step's as
- * read, under the config in force too (`governingExpiry`), and the one the step as written carries:
- * an edit that put a call under a rule with a shorter expiry (staging's hour to prod's ten minutes)
- * brought it forward (`editedDeadlines`), and an edit that counts as the approval of the new input
- * must not be recorded past it by Redis's clock because this replica's own still said it was in time.
- */
-function actionDeadline(read: PendingStep, written: PendingStep, context: CallActionContext): number | undefined {
-  const deadlines = [governingExpiry({ step: read, current: context.currentPolicy }), written.expiresAt].filter((deadline) => deadline !== undefined);
-  return deadlines.length === 0 ? undefined : Math.min(...deadlines);
+  return { ...result, transition: { ...result.transition, deadline: step && actionDeadline({ read: step, written: result.transition.step, currentPolicy: context.currentPolicy }) } };
 }
 
 /**

@@ -56,6 +56,21 @@ describe('hookDecisionTransition', () => {
     expect(hookDecisionTransition(step, { approvalId: 'a1', asked, hookName: 'slow-cab', verdict: approve, now: expiresAt - 1 })).toBeDefined();
   });
 
+  it('is refused after the expiry the config in force sets, like a click at that moment, though the step was created with a longer one', () => {
+    const step = makeStep(['a1'], { expiresAt: NOW + 60 * 60_000 });
+    // A deploy shortened the rule to 10 minutes from the request.
+    const currentPolicy = evaluation({ expiryMs: 10 * 60_000 });
+    const shortened = step.createdAt + 10 * 60_000;
+    const click = applyCallAction(
+      step,
+      { stepId: step.stepId, approvalId: 'a1', userId: 'U0BOB', origin: { teamId: step.teamId, channel: step.channel, membership: 'member' }, action: { kind: 'approve', version: 0 } },
+      { now: shortened, groupMembers: new Map(), newGrantId: () => 'g', currentPolicy },
+    );
+    expect(click.ok).toBe(false);
+    expect(hookDecisionRefusal(step, { approvalId: 'a1', asked, verdict: approve, now: shortened, currentPolicy })?.code).toBe('expired');
+    expect(hookDecisionTransition(step, { approvalId: 'a1', asked, hookName: 'h', verdict: approve, now: shortened - 1, currentPolicy })).toMatchObject({ deadline: shortened });
+  });
+
   it("keeps people's hands off the step until the hook's last decision, and only until the mark's deadline", () => {
     const step = makeStep(['a1', 'a2'], { hookDecidingUntil: NOW + 7_000 });
     const bobApproves = (at: PendingStep, now: number) =>

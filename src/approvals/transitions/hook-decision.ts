@@ -2,7 +2,9 @@ import type { AuditEventInput } from '../../audit/audit-event.js';
 import { hookActor } from '../approval-hook.js';
 import { currentVersion } from '../input-version.js';
 import { decisionOf, isQuestion, type Decision, type InputVersion, type PendingStep } from '../pending-step.js';
+import { governingExpiry } from '../policy/approval-deadlines.js';
 import type { PolicyEvaluation } from '../policy/evaluate-policy.js';
+import { actionDeadline } from './action-deadline.js';
 import { completeIfDone, decisionEvent, nextRevision, type ActionTransition, type StepTransition } from './step-transition.js';
 
 export type HookVerdict = { decision: 'approve' } | { decision: 'deny'; reason: string };
@@ -18,14 +20,15 @@ export interface HookDecisionRefusal {
 
 /**
  * Whether the hook's verdict may still be recorded on the step as it stands: the same conditions a
- * person's click meets (the call undecided, the step pending and not past its expiry, an approval
+ * person's click meets (the call undecided, the step pending and not past its expiry, under the
+ * config in force too: `currentPolicy`, as a click's `CallActionContext.currentPolicy`; an approval
  * only of the version that was shown: `asked`), and a rule that forbids automatic approval is
  * kept. A deny holds whatever the version, as a person's does: a veto must not be lost to an edit
  * the hook never saw. Undefined when it may. Pure.
  */
 export function hookDecisionRefusal(
   step: PendingStep,
-  { approvalId, asked, verdict, now }: { approvalId: string; asked: HookAskedVersion; verdict: HookVerdict; now: number },
+  { approvalId, asked, verdict, now, currentPolicy }: { approvalId: string; asked: HookAskedVersion; verdict: HookVerdict; now: number; currentPolicy?: PolicyEvaluation | undefined },
 ): HookDecisionRefusal | undefined {
   const call = step.calls.find((candidate) => candidate.approvalId === approvalId);
   const version = call && !isQuestion(call) ? currentVersion(call) : undefined;
@@ -33,7 +36,8 @@ export function hookDecisionRefusal(
   const decided = decisionOf(step, approvalId);
   if (decided) return { code: 'already-decided', reason: `the call was already ${decided.outcome} by ${decided.userId} while the hook was deciding` };
   if (step.phase !== 'pending') return { code: 'closed', reason: 'the request was closed while the hook was deciding' };
-  if (step.expiresAt !== undefined && now >= step.expiresAt) return { code: 'expired', reason: 'the request expired before the hook decided' };
+  const expiresAt = governingExpiry({ step, current: currentPolicy });
+  if (expiresAt !== undefined && now >= expiresAt) return { code: 'expired', reason: 'the request expired before the hook decided' };
   if (verdict.decision === 'approve' && (version.number !== asked.number || version.inputHash !== asked.inputHash)) {
     const by = version.editedBy ? ` by ${version.editedBy}` : '';
     return { code: 'input-changed', reason: `the input was edited${by} while the hook was deciding (now version ${version.number + 1}); the hook approved version ${asked.number + 1}` };
@@ -55,14 +59,23 @@ export function hookDecisionRefusal(
  * not approve them. An approval names the version the hook was asked about (`asked`), which is
  * the version that runs. Undefined when there is nothing to do (see `hookDecisionRefusal`).
  * `finished`: the hook's last write on the step, which lets people act on it again. It carries the
- * step's expiry as its `deadline`, as a click does: `now` is the clock of the process that asked
- * the hook, and the store judges the expiry again by Redis's, the one every replica shares.
+ * deadline a click does (`actionDeadline`: the step's expiry, under the config in force too,
+ * `currentPolicy`): `now` is the clock of the process that asked the hook, and the store judges the
+ * deadline again by Redis's, the one every replica shares.
  */
 export function hookDecisionTransition(
   step: PendingStep,
-  { approvalId, hookName, asked, verdict, now, finished = false }: { approvalId: string; hookName: string; asked: HookAskedVersion; verdict: HookVerdict; now: number; finished?: boolean },
+  {
+    approvalId,
+    hookName,
+    asked,
+    verdict,
+    now,
+    finished = false,
+    currentPolicy,
+  }: { approvalId: string; hookName: string; asked: HookAskedVersion; verdict: HookVerdict; now: number; finished?: boolean; currentPolicy?: PolicyEvaluation | undefined },
 ): ActionTransition | undefined {
-  if (hookDecisionRefusal(step, { approvalId, asked, verdict, now })) return undefined;
+  if (hookDecisionRefusal(step, { approvalId, asked, verdict, now, currentPolicy })) return undefined;
   const call = step.calls.find((candidate) => candidate.approvalId === approvalId);
   const version = call && currentVersion(call);
   if (!call || !version) return undefined;
@@ -78,7 +91,8 @@ export function hookDecisionTransition(
     verdict.decision === 'approve'
       ? ({ ...decisionEvent(step, call, decision), version: version.number, inputHash: version.inputHash, approvedBy: [userId] } as AuditEventInput)
       : decisionEvent(step, call, decision);
-  return { ...completeIfDone(next, [audit], decision), deadline: step.expiresAt };
+  const done = completeIfDone(next, [audit], decision);
+  return { ...done, deadline: actionDeadline({ read: step, written: done.step, currentPolicy }) };
 }
 
 /**
