@@ -9,7 +9,8 @@ import { nextTs, threadReplies, useHarnesses, waitFor } from './harness.js';
  * tools are known only once it lists them, so start-up cannot refuse it; before the fix the model
  * was offered `ops.delete_database`, the tool the operator meant to hide, and nothing said so. Now
  * none of the server's tools are offered, the thread is told as it is of a server that could not be
- * started, and `/healthz` names the warning; an unmatched `include` glob is a warning there too.
+ * started, and `/healthz` names the warning. An `exclude` glob kept for tools the server may list
+ * later (`drop_*`) and an unmatched `include` entry are only warnings there: those servers' tools are offered.
  */
 const harness = useHarnesses();
 const SERVER = join(import.meta.dirname, '../fixtures/mutable-mcp-server.mjs');
@@ -25,7 +26,7 @@ function serverYaml(name: string, filter: string): string {
 
 describe('an MCP server whose exclude names no tool it lists', () => {
   it('offers none of its tools, says so in the thread, and /healthz names it', { timeout: 30_000 }, async () => {
-    const h = await harness({ extraYaml: `mcpServers:\n${serverYaml('ops', 'exclude: [delete_databse]')}${serverYaml('info', 'include: [stauts, status]')}` });
+    const h = await harness({ extraYaml: `mcpServers:\n${serverYaml('ops', 'exclude: [delete_databse]')}${serverYaml('info', 'include: [stauts, status]')}${serverYaml('later', 'exclude: ["drop_*"]')}` });
     h.openai.enqueue({ text: 'Nothing to do.' });
     const threadTs = nextTs();
     await h.mention({ user: 'UALICE', text: 'drop the staging database', ts: threadTs });
@@ -36,6 +37,9 @@ describe('an MCP server whose exclude names no tool it lists', () => {
     expect(offered.filter((name) => name.startsWith('ops__'))).toEqual([]);
     // The include with one unmatched glob still offers the matched tool.
     expect(offered).toContain('info__status');
+    // An exclude glob that matches no tool yet withholds nothing.
+    expect(offered.filter((name) => name.startsWith('later__')).sort()).toEqual(['later__delete_database', 'later__status']);
+    expect(threadReplies(h, threadTs).filter((message) => message.text.includes('MCP server later'))).toEqual([]);
     expect(notice.text).toBe(
       ':electric_plug: MCP server ops: its exclude lists delete_databse, which matches none of the tools it lists, so none of its tools are offered ' +
         '(a misspelled exclude would offer the tool it was meant to hide). Correct mcpServers.ops.exclude.',
@@ -43,7 +47,7 @@ describe('an MCP server whose exclude names no tool it lists', () => {
 
     const health = await fetch(`${h.baseUrl}/healthz`);
     expect(health.status).toBe(200);
-    expect(((await health.json()) as { warnings?: string[] }).warnings).toEqual(expect.arrayContaining(['mcp-exclude-matches-no-tool', 'mcp-include-matches-no-tool']));
+    expect(((await health.json()) as { warnings?: string[] }).warnings).toEqual(expect.arrayContaining(['mcp-exclude-matches-no-tool', 'mcp-exclude-glob-matches-no-tool', 'mcp-include-matches-no-tool']));
     expect(h.warnings().join('\n')).toMatch(/"event":"mcp-exclude-matches-no-tool".*"mcpServer":"ops"|"mcpServer":"ops".*"event":"mcp-exclude-matches-no-tool"/);
   });
 });

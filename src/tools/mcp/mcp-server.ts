@@ -45,13 +45,13 @@ export interface McpServerStatus {
   nextRetryAt?: number;
   /** The server process, for stdio servers that are running. */
   pid?: number;
-  /** What is wrong with its config as its last tool list shows (`include`/`exclude` globs matching no tool); named in `/healthz`. */
+  /** What is wrong with its config as its last tool list shows (`include`/`exclude` entries matching no tool); named in `/healthz`. */
   warnings?: McpServerWarning[];
 }
 
 /** `code` names it (a log event and a `/healthz` warning); `message` says what follows and what to change. */
 export interface McpServerWarning {
-  code: 'mcp-exclude-matches-no-tool' | 'mcp-include-matches-no-tool';
+  code: 'mcp-exclude-matches-no-tool' | 'mcp-exclude-glob-matches-no-tool' | 'mcp-include-matches-no-tool';
   message: string;
 }
 
@@ -150,8 +150,8 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
   let nextRetryAt: number | undefined;
   /** What the problem notices say now: a connection problem, or tools withheld by the config. */
   let said: { message: string; withheld: boolean } | undefined;
-  /** The `include` and `exclude` globs the last tool list did not bear out. */
-  let mismatch: ToolFilterMismatch = { include: [], exclude: [] };
+  /** The `include` and `exclude` entries the last tool list did not bear out. */
+  let mismatch: ToolFilterMismatch = { include: [], exclude: [], excludeGlobs: [] };
   let closed = false;
   let connecting: Promise<void> | undefined;
   /**
@@ -168,8 +168,8 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
   }
 
   /**
-   * After each tool list: tools withheld for an `exclude` glob matching none of them are said (again
-   * if the globs changed), and a problem said before that the list no longer shows is over.
+   * After each tool list: tools withheld for an `exclude` name matching none of them are said (again
+   * if the names changed), and a problem said before that the list no longer shows is over.
    */
   function settleProblem(): void {
     if (mismatch.exclude.length > 0) {
@@ -189,6 +189,13 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
     return (
       `MCP server ${name}: its exclude lists ${globsMatchingNone(unmatched)} of the tools it lists, so none of its tools are offered ` +
       `(a misspelled exclude would offer the tool it was meant to hide). Correct mcpServers.${name}.exclude.`
+    );
+  }
+
+  function excludeGlobMessage(unmatched: readonly string[]): string {
+    return (
+      `MCP server ${name}: its exclude lists ${globsMatchingNone(unmatched)} of the tools it lists; its tools are offered, ` +
+      `and a tool it lists later that ${unmatched.length === 1 ? 'the glob matches' : 'the globs match'} is hidden. If it is a typo, correct mcpServers.${name}.exclude.`
     );
   }
 
@@ -338,16 +345,22 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
   }
 
   /**
-   * Offers the listed tools that `include` and `exclude` let through, unless an `exclude` glob matches
-   * none of them: then none (fail closed). A misspelled `exclude: [delete_databse]` would otherwise
-   * offer `delete_database`, the very tool the operator meant to hide, and nothing would say so.
+   * Offers the listed tools that `include` and `exclude` let through, unless a plain `exclude` name
+   * (no `*` or `?`) matches none of them: then none (fail closed). A misspelled `exclude: [delete_databse]`
+   * would otherwise offer `delete_database`, the very tool the operator meant to hide, and nothing
+   * would say so. An unmatched `exclude` glob only warns: `delete_*` on a server with no delete tool
+   * yet is written on purpose, and hiding the whole server for it would teach operators not to use
+   * exclude; the glob still hides a matching tool the server lists later.
    */
   function applyToolList(listed: ListToolsResult['tools']): void {
     mismatch = filter.unmatched(listed.map((tool) => tool.name));
-    if (mismatch.include.length > 0 || mismatch.exclude.length > 0) {
+    if (mismatch.include.length > 0 || mismatch.exclude.length > 0 || mismatch.excludeGlobs.length > 0) {
       // The server's names, so the operator can correct the globs; its text, so redacted and cut.
       const names = listed.slice(0, 200).map((tool) => redact(tool.name).slice(0, 200));
       if (mismatch.include.length > 0) log.warn({ event: 'mcp-include-matches-no-tool', include: mismatch.include, listed: names }, includeMessage(mismatch.include));
+      if (mismatch.excludeGlobs.length > 0) {
+        log.warn({ event: 'mcp-exclude-glob-matches-no-tool', exclude: mismatch.excludeGlobs, listed: names }, excludeGlobMessage(mismatch.excludeGlobs));
+      }
       if (mismatch.exclude.length > 0) {
         log.error({ event: 'mcp-exclude-matches-no-tool', exclude: mismatch.exclude, listed: names }, withheldMessage(mismatch.exclude));
         definitions = [];
@@ -443,7 +456,7 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
       ...(lastError === undefined ? {} : { error: lastError }),
       ...(nextRetryAt === undefined ? {} : { nextRetryAt }),
       ...(state === 'connected' && stdio?.pid !== undefined ? { pid: stdio.pid } : {}),
-      ...(mismatch.exclude.length + mismatch.include.length > 0 ? { warnings: filterWarnings() } : {}),
+      ...(mismatch.include.length + mismatch.exclude.length + mismatch.excludeGlobs.length > 0 ? { warnings: filterWarnings() } : {}),
     }),
     async close() {
       closed = true;
@@ -461,6 +474,7 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
   function filterWarnings(): McpServerWarning[] {
     return [
       ...(mismatch.exclude.length > 0 ? [{ code: 'mcp-exclude-matches-no-tool' as const, message: withheldMessage(mismatch.exclude) }] : []),
+      ...(mismatch.excludeGlobs.length > 0 ? [{ code: 'mcp-exclude-glob-matches-no-tool' as const, message: excludeGlobMessage(mismatch.excludeGlobs) }] : []),
       ...(mismatch.include.length > 0 ? [{ code: 'mcp-include-matches-no-tool' as const, message: includeMessage(mismatch.include) }] : []),
     ];
   }

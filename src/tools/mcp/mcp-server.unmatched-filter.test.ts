@@ -9,8 +9,9 @@ import { createMcpServer, type McpServerHandle } from './mcp-server.js';
 /**
  * `include` and `exclude` name a server's own tools, known only once it lists them. A misspelled
  * `exclude: [delete_databse]` matched nothing, so `delete_database`, the tool the operator meant
- * to hide, was offered and nothing said so. Now an `exclude` glob that matches no listed tool
- * withholds all the server's tools (fail closed) and says so; an `include` one only warns.
+ * to hide, was offered and nothing said so. Now an `exclude` name that matches no listed tool
+ * withholds all the server's tools (fail closed) and says so; an `exclude` glob (`delete_*`, often
+ * written for tools the server may list later) and an `include` entry only warn.
  */
 const SERVER = join(import.meta.dirname, '../../../test/fixtures/mutable-mcp-server.mjs');
 const DELETE = { name: 'delete_database', description: 'Drop a database', inputSchema: { type: 'object', properties: { name: { type: 'string' } } } };
@@ -80,13 +81,13 @@ describe('an MCP server whose exclude names no tool it lists', () => {
     );
   });
 
-  it('takes globs: one that matches no listed tool withholds them too, until a list bears it out', { timeout: 20_000 }, async () => {
-    const { handle, events, listed, setTools } = start([STATUS, LIST], 'exclude: ["delete_*"]');
+  it('withholds them until a list bears the name out', { timeout: 20_000 }, async () => {
+    const { handle, events, listed, setTools } = start([STATUS, LIST], 'exclude: [delete_database]');
     await handle.start();
     expect(handle.tools()).toEqual([]);
-    expect(events.problems.map((problem) => problem.message)).toEqual([expect.stringContaining('its exclude lists delete_*, which matches none of the tools it lists')]);
+    expect(events.problems).toEqual([{ message: expect.stringContaining('its exclude lists delete_database, which matches none of the tools it lists'), needsConfigChange: true }]);
 
-    // The server now lists the tool the glob was written for (tools/list_changed): the others are offered.
+    // The server now lists the tool the name was written for (tools/list_changed): the others are offered.
     setTools([STATUS, LIST, DELETE]);
     await until(() => listed().some((names) => names.includes('delete_database')), 'the list read again');
     await until(() => handle.tools().length > 0, 'the tools offered');
@@ -95,12 +96,45 @@ describe('an MCP server whose exclude names no tool it lists', () => {
     expect(events.recovered).toEqual(["MCP server db's exclude list matches its tools now (2 tools offered)."]);
   });
 
+  it('withholds them for an unmatched name even beside an unmatched glob, and warns of both', { timeout: 20_000 }, async () => {
+    const { handle, events } = start([DELETE, STATUS], 'exclude: [delete_databse, "drop_*"]');
+    await handle.start();
+    expect(handle.tools()).toEqual([]);
+    expect(events.problems).toEqual([{ message: expect.stringContaining('its exclude lists delete_databse, which matches none'), needsConfigChange: true }]);
+    expect(handle.status().warnings?.map((warning) => warning.code)).toEqual(['mcp-exclude-matches-no-tool', 'mcp-exclude-glob-matches-no-tool']);
+  });
+
   it('offers what a matching exclude leaves, with no warning', { timeout: 20_000 }, async () => {
     const { handle, events } = start([DELETE, STATUS, LIST], 'exclude: ["delete_*"]');
     await handle.start();
     expect(handle.tools().map((tool) => tool.name)).toEqual(['db.status', 'db.list_databases']);
     expect(events.problems).toEqual([]);
     expect(handle.status().warnings).toBeUndefined();
+  });
+});
+
+describe('an MCP server whose exclude has a glob matching no tool it lists', () => {
+  it('offers its tools with a warning, and the glob hides a matching tool the server lists later', { timeout: 20_000 }, async () => {
+    const { handle, events, logged, listed, setTools } = start([STATUS, LIST], 'exclude: ["delete_*"]');
+    await handle.start();
+
+    expect(handle.tools().map((tool) => tool.name)).toEqual(['db.status', 'db.list_databases']);
+    expect(events.problems).toEqual([]);
+    const said =
+      'MCP server db: its exclude lists delete_*, which matches none of the tools it lists; its tools are offered, ' +
+      'and a tool it lists later that the glob matches is hidden. If it is a typo, correct mcpServers.db.exclude.';
+    expect(handle.status().warnings).toEqual([{ code: 'mcp-exclude-glob-matches-no-tool', message: said }]);
+    expect(logged).toContainEqual(
+      expect.objectContaining({ level: 40, event: 'mcp-exclude-glob-matches-no-tool', mcpServer: 'db', exclude: ['delete_*'], listed: ['status', 'list_databases'], msg: said }),
+    );
+
+    // The server now lists a tool the glob matches (tools/list_changed): it is hidden, the warning is over.
+    setTools([STATUS, LIST, DELETE]);
+    await until(() => listed().some((names) => names.includes('delete_database')), 'the list read again');
+    await until(() => handle.status().warnings === undefined, 'the warning cleared');
+    expect(handle.tools().map((tool) => tool.name)).toEqual(['db.status', 'db.list_databases']);
+    expect(events.problems).toEqual([]);
+    expect(events.recovered).toEqual([]);
   });
 });
 
