@@ -66,12 +66,14 @@ export class FormReader {
     // Shown from the default of an object around it: assembled as shown, should that object be kept.
     const shown = group.path.length > 0 ? shownDefault({ fields: this.fields, field: group, presences }) : undefined;
     if (allBlank && shown?.fromObject === true && !isRecord(shown.value)) return { blank, outcome: { kind: 'value', value: shown.value }, errors: {} };
-    const cleared = kept.length === 0 && results.every(({ result }) => result.cleared === true);
+    // Cleared on screen: every input gives nothing, and either the approver emptied one of them or, untouched, the
+    // object may be left out as a whole (blank). Untouched, an object the model sent as `{}` or `null` is content, not
+    // cleared, at any depth: else the object around it would be dropped or made null, and an untouched submit (or an
+    // edit elsewhere) would run an input other than the one the approver saw.
+    const cleared = kept.length === 0 && results.every(({ result }) => result.cleared === true) && (blank || !allBlank);
     if (allBlank && shown?.fromObject !== true) {
       const collapsed = collapse(group, presence);
-      // Back to what the model sent: a `null` it sent is content, not an input the approver emptied, so an
-      // object around it is not taken for cleared (an untouched submit must give the model's input back).
-      if (collapsed !== undefined) return { blank, cleared: cleared && collapsed.kind === 'omit', outcome: collapsed, errors: {} };
+      if (collapsed !== undefined) return { blank, cleared, outcome: collapsed, errors: {} };
     }
     // Cleared on screen by the approver: left out or `null` as a whole only where no default of its own brings back what was removed.
     if (cleared && !allBlank && shown?.fromObject !== true) {

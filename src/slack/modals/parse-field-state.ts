@@ -27,8 +27,9 @@ export type FieldOutcome = { kind: 'omit' } | { kind: 'value'; value: unknown } 
  * blank, whatever it gives (`null`, left out): else the object around it, left out, would let a
  * default bring back the value the approver removed.
  * `cleared` means the input is empty as submitted and gives nothing of its own: emptied, or showing
- * nothing and left so. An object all of whose inputs are cleared was cleared on screen: it may be
- * left out or `null` as a whole, but only where no default of its own brings it back (see `FormReader`).
+ * nothing and left so. An object all of whose inputs are cleared, one of them by the approver, was cleared
+ * on screen: it may be left out or `null` as a whole, but only where no default of its own brings it back
+ * (see `FormReader`; an untouched `{}` or `null` the model sent for an object inside it is content, not cleared).
  */
 export interface FieldResult {
   blank: boolean;
