@@ -56,6 +56,9 @@ async function world() {
       await hooks.onPost?.(who);
       return ts;
     },
+    async findPostedCard() {
+      return undefined;
+    },
     async permalinkOf() {
       return undefined;
     },

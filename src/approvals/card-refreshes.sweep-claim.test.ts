@@ -75,6 +75,9 @@ describe('two replicas sweeping the same kept card refresh (review S)', () => {
         posts.push(who);
         return `card-${who}`;
       },
+      async findPostedCard() {
+        return undefined;
+      },
       async permalinkOf() {
         return undefined;
       },

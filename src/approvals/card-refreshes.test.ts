@@ -41,6 +41,9 @@ async function world(options: { updates: Error[]; step?: PendingStep; repostFail
       posted.push(`card-${posted.length + 2}`);
       return posted.at(-1)!;
     },
+    async findPostedCard() {
+      return undefined;
+    },
     async permalinkOf() {
       return undefined;
     },

@@ -3,8 +3,8 @@ import { KEPT_RETRIES, type KeptTry, retryDueKept, runOwnTries } from '../conver
 import type { MessageTakeBacks } from '../conversation/message-take-back.js';
 import { shortError } from '../conversation/short-error.js';
 import type { ThreadMessenger } from '../conversation/thread-messenger.js';
-import { ErrorCode, hasErrorCode, slackMayTakeItLater, slackRetryAfterMs } from '../errors/countersign-error.js';
-import type { PendingCardRefresh, StateStore } from '../store/state-store.js';
+import { ErrorCode, hasErrorCode, slackMayTakeItLater, slackRetryAfterMs, type UnconfirmedCardPost, unconfirmedCardPostOf } from '../errors/countersign-error.js';
+import type { PendingCardRefresh, StateStore, UnconfirmedRepost } from '../store/state-store.js';
 import type { PendingStep } from './pending-step.js';
 import { showStep } from './show-step.js';
 import { stepStateText } from './step-state-text.js';
@@ -20,13 +20,18 @@ export interface CardRefreshes {
   retryDue(options?: { stopping?: AbortSignal }): Promise<void>;
 }
 
-/** `told`: the card could not be posted again (or the request is closed): only the thread was told. */
-type Outcome = 'shown' | 'posted-again' | 'told' | 'gone';
+/**
+ * `told`: the card could not be posted again (or the request is closed): only the thread was told.
+ * `unconfirmed`: whether Slack posted the card again is not known: a refresh of its own looks for it.
+ */
+type Outcome = 'shown' | 'posted-again' | 'told' | 'gone' | 'unconfirmed';
 type Tried = KeptTry<Outcome>;
+/** A card posted again and recorded, with the step it shows. */
+type Reposted = { ts: string; shown: PendingStep };
 
 type Dependencies = {
   store: Pick<StateStore, 'getStep' | 'replaceStepCard' | 'scheduleCardRefresh' | 'postponeCardRefresh' | 'claimCardRefresh' | 'dueCardRefreshes' | 'forgetCardRefresh'>;
-  messenger: Pick<ThreadMessenger, 'updateStepCard' | 'updateStepCopy' | 'postStepCard' | 'permalinkOf' | 'postNotice'>;
+  messenger: Pick<ThreadMessenger, 'updateStepCard' | 'updateStepCopy' | 'postStepCard' | 'findPostedCard' | 'permalinkOf' | 'postNotice'>;
   /** For a card posted again that could not be recorded: it would keep live buttons nobody updates. */
   takeBacks: Pick<MessageTakeBacks, 'takeBack'>;
   logger: Logger;
@@ -68,6 +73,15 @@ export function keepCardRefresh({ store, refresh, at, logger, unkept }: { store:
     },
   );
 }
+
+/** What the log says of a refresh done, by its outcome. */
+const endText: Record<Outcome, string> = {
+  shown: 'an approval card Slack would not update at first is drawn again',
+  'posted-again': 'an approval card Slack would not update at first is drawn again',
+  told: 'an approval card Slack would not update is left as it was; the thread was told',
+  gone: 'an approval card Slack would not update at first is drawn again',
+  unconfirmed: 'an approval card Slack would not update was posted again, whether Slack posted it is not known; it is looked for later',
+};
 
 /**
  * The card of a step whose update Slack failed (a rate limit past the client's retries, an outage,
@@ -116,18 +130,28 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
 
   /**
    * A new card for an open step, recorded in place of the one Slack would not update, with the step
-   * it shows. Undefined when it could not be posted; 'taken-back' when another card was recorded first
-   * (another process posted it again, draws it as the step stands after its record, and tells the
-   * thread) or the record failed.
+   * it shows. Undefined when it could not be posted; `unconfirmed` when Slack may have posted it but
+   * it could not be looked for; else as `recordPosted`.
    */
-  const postCardAgain = async (step: PendingStep & { cardTs: string }): Promise<{ ts: string; shown: PendingStep } | 'taken-back' | undefined> => {
+  const postCardAgain = async (step: PendingStep & { cardTs: string }): Promise<Reposted | 'taken-back' | { unconfirmed: UnconfirmedCardPost } | undefined> => {
     let fresh: string;
     try {
       fresh = await messenger.postStepCard({ step });
     } catch (error) {
+      const unconfirmed = unconfirmedCardPostOf(error);
+      if (unconfirmed !== undefined) return { unconfirmed };
       logger.warn({ event: 'card-repost-failed', stepId: step.stepId, err: error }, 'could not post an approval card again');
       return undefined;
     }
+    return recordPosted(step, fresh);
+  };
+
+  /**
+   * Records `fresh`, a card posted again from `step` (`step.cardTs`: the card it replaces), with the
+   * step it shows. 'taken-back' when another card was recorded first (another process posted it
+   * again, draws it as the step stands after its record, and tells the thread) or the record failed.
+   */
+  const recordPosted = async (step: PendingStep & { cardTs: string }, fresh: string): Promise<Reposted | 'taken-back'> => {
     // Copies link to the thread's card: only then is the new one's link needed.
     const link = step.cardLink === undefined ? undefined : await messenger.permalinkOf({ channel: step.channel, ts: fresh });
     const replaced = await store.replaceStepCard(step.stepId, { from: step.cardTs, to: fresh, ...(link === undefined ? {} : { link }) }).catch((error: unknown) => {
@@ -155,24 +179,88 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
     }
   };
 
-  /** Slack refuses the card's update, not for now: the card is posted again (an open request) and the thread told. */
-  const postAgain = async (step: PendingStep & { cardTs: string }, error: unknown): Promise<'posted-again' | 'told' | 'gone'> => {
+  /**
+   * Slack refuses the card's update, not for now: the card is posted again (an open request) and the
+   * thread told. A card Slack may have posted though it could not be looked for is not forgotten: a
+   * refresh of its own (`unconfirmed`) looks for it before any other card is posted for `refresh`.
+   */
+  const postAgain = async (refresh: PendingCardRefresh, step: PendingStep & { cardTs: string }, error: unknown): Promise<Outcome> => {
     const posted = step.phase === 'pending' ? await postCardAgain(step) : undefined;
     // Another process's card is the step's: it tells the thread.
     if (posted === 'taken-back') return 'gone';
-    const reason = shortError(error);
+    if (posted !== undefined && 'unconfirmed' in posted) {
+      const unconfirmed: UnconfirmedRepost = { ...posted.unconfirmed, replacing: step.cardTs, revision: step.revision, channel: step.channel, threadTs: step.threadTs, threadKey: step.threadKey };
+      if (await keepUnconfirmed(refresh, unconfirmed, error)) return 'unconfirmed';
+      return tell(step, undefined, shortError(error), error);
+    }
+    return tell(step, posted, shortError(error), error);
+  };
+
+  /**
+   * Keeps a refresh that looks for `unconfirmed` first, in place of `refresh` (its caller forgets
+   * that one, done): kept before, so a process that stops in between leaves both, not neither. False
+   * when it could not be kept.
+   */
+  const keepUnconfirmed = async (refresh: PendingCardRefresh, unconfirmed: UnconfirmedRepost, error: unknown): Promise<boolean> => {
+    const stepId = refresh.stepId;
+    try {
+      await store.scheduleCardRefresh({ stepId, since: refresh.since, unconfirmed }, now() + KEPT_RETRIES.sweepPauseMinMs);
+    } catch (storeError) {
+      logger.error(
+        { event: 'card-repost-unconfirmed-unkept', stepId, err: storeError },
+        'could not keep an approval card posted again whose reply was lost; if Slack posted it, it keeps live buttons nobody updates',
+      );
+      return false;
+    }
+    logger.warn({ event: 'card-repost-unconfirmed', stepId, err: error }, 'an approval card was posted again but whether Slack posted it is not known; it is looked for later');
+    return true;
+  };
+
+  /**
+   * A refresh's card posted again whose outcome was not known: found, it is recorded in place of the
+   * card it replaces (drawn again from the step as it stands, the thread told), or taken back when
+   * another card was recorded meanwhile or its step is gone. 'absent' when Slack did not post it.
+   */
+  const settleUnconfirmed = async (stepId: string, unconfirmed: UnconfirmedRepost, step: PendingStep | undefined): Promise<Tried | 'absent'> => {
+    let found: string | undefined;
+    try {
+      found = await messenger.findPostedCard({ channel: unconfirmed.channel, threadTs: unconfirmed.threadTs, post: unconfirmed });
+    } catch (error) {
+      logger.warn({ event: 'card-repost-still-unconfirmed', stepId, err: error }, 'could not look for an approval card posted again whose reply was lost; it is looked for again later');
+      return { done: false };
+    }
+    if (found === undefined) return 'absent';
+    if (step === undefined) {
+      await takeBacks.takeBack({ channel: unconfirmed.channel, ts: [found], threadKey: unconfirmed.threadKey, stepId });
+      return { done: true, outcome: 'gone' };
+    }
+    // Drawn from the step at `revision`: `recordPosted` draws it again if the step changed since.
+    const posted = await recordPosted({ ...step, revision: unconfirmed.revision, cardTs: unconfirmed.replacing }, found);
+    if (posted === 'taken-back') return { done: true, outcome: 'gone' };
+    return { done: true, outcome: await tell(step, posted, undefined, undefined) };
+  };
+
+  /** Tells the thread what became of a card Slack would not update: `posted` again, or left as it was. */
+  const tell = async (step: PendingStep, posted: Reposted | undefined, reason: string | undefined, error: unknown): Promise<'posted-again' | 'told'> => {
+    const why = reason === undefined ? '' : ` (${reason})`;
     const text =
       posted === undefined
-        ? `:warning: Slack would not update the approval card above (${reason}), so it may show an earlier state. ${stepStateText(step)}`
-        : `:warning: Slack would not update the earlier approval card (${reason}), so it is posted again just above, as the request stands now. ${stepStateText(posted.shown)}`;
+        ? `:warning: Slack would not update the approval card above${why}, so it may show an earlier state. ${stepStateText(step)}`
+        : `:warning: Slack would not update the earlier approval card${why}, so it is posted again just above, as the request stands now. ${stepStateText(posted.shown)}`;
     await messenger.postNotice({ channel: step.channel, threadTs: step.threadTs, text });
     logger.warn({ event: posted === undefined ? 'card-not-updated' : 'card-posted-again', stepId: step.stepId, cardTs: posted?.ts, err: error }, 'Slack refused to update an approval card; the thread was told');
     return posted === undefined ? 'told' : 'posted-again';
   };
 
-  const tryAgain = async ({ stepId }: PendingCardRefresh): Promise<Tried> => {
+  const tryAgain = async (refresh: PendingCardRefresh): Promise<Tried> => {
+    const { stepId } = refresh;
     try {
       const step = await store.getStep(stepId);
+      // A card this refresh posted may stand in the thread: nothing else is posted before it is found, or found absent.
+      if (refresh.unconfirmed !== undefined) {
+        const settled = await settleUnconfirmed(stepId, refresh.unconfirmed, step);
+        if (settled !== 'absent') return settled;
+      }
       // Gone, or never posted (whoever posts it shows the step as it is then).
       if (step?.cardTs === undefined) return { done: true, outcome: 'gone' };
       const shown = { ...step, cardTs: step.cardTs };
@@ -185,7 +273,7 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
           const retryAfterMs = slackRetryAfterMs(error);
           return { done: false, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
         }
-        return { done: true, outcome: await postAgain(shown, error) };
+        return { done: true, outcome: await postAgain(refresh, shown, error) };
       }
     } catch (error) {
       logger.warn({ event: 'card-refresh-failed', stepId, err: error }, 'could not draw an approval card again; it is tried again later');
@@ -196,8 +284,13 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
   /** Said once per refresh: by whoever forgot its record. */
   const reportEnd = (refresh: PendingCardRefresh, outcome: Outcome | 'given-up') => {
     const fields = { event: outcome === 'given-up' ? 'card-refresh-given-up' : 'card-refresh-done', outcome, stepId: refresh.stepId, failingMs: now() - refresh.since };
-    if (outcome === 'given-up') logger.error(fields, 'Slack would not update an approval card (for a day, or for the tries of a process that could not keep it for the sweep); it shows an earlier state');
-    else logger.info(fields, outcome === 'told' ? 'an approval card Slack would not update is left as it was; the thread was told' : 'an approval card Slack would not update at first is drawn again');
+    if (outcome === 'given-up') {
+      const left =
+        refresh.unconfirmed === undefined
+          ? 'it shows an earlier state'
+          : `a card posted again whose reply was lost was never found nor found absent; if Slack posted it (ts unknown, mark ${refresh.unconfirmed.mark}), it keeps live buttons nobody updates`;
+      logger.error(fields, `Slack would not update an approval card (for a day, or for the tries of a process that could not keep it for the sweep); ${left}`);
+    } else logger.info(fields, endText[outcome]);
   };
 
   return {

@@ -38,6 +38,7 @@ export function fencedMessenger(messenger: ThreadMessenger, lease: Lease): Threa
     postEphemeral: guarded((options) => messenger.postEphemeral(options)),
     setStatus: guarded((options) => messenger.setStatus(options)),
     readThread: (options) => messenger.readThread(options),
+    findPostedCard: (options) => messenger.findPostedCard(options),
     // Not guarded: a fenced process removing what it posted but never recorded is the clean-up.
     deleteMessages: (options) => messenger.deleteMessages(options),
   };

@@ -1,4 +1,5 @@
 import type { CardCopy, PendingStep } from '../approvals/pending-step.js';
+import type { UnconfirmedCardPost } from '../errors/countersign-error.js';
 
 /** Where a copy of a card goes outside its thread. */
 export type CardCopyTarget = { kind: 'channel'; channel: string } | { kind: 'dm'; userId: string };
@@ -90,9 +91,15 @@ export interface ThreadMessenger {
   /**
    * Posts the approval card of `step` in its thread; resolves with the card's message ts. A post
    * whose reply was lost (Slack may have applied it) resolves with the card found in the thread, if
-   * there is one, and throws otherwise.
+   * there is one, and throws otherwise: a `CardPostUnconfirmedError` when the thread could not be
+   * searched, whose `post` finds the card later (`findPostedCard`).
    */
   postStepCard(options: { step: PendingStep }): Promise<string>;
+  /**
+   * The card a post whose outcome was not known left in the thread (`CardPostUnconfirmedError`), or
+   * undefined when it left none (Slack did not apply it). Throws when the thread cannot be read.
+   */
+  findPostedCard(options: { channel: string; threadTs: string; post: UnconfirmedCardPost }): Promise<string | undefined>;
   /** Shows `step` as it is now on its card (`step.cardTs`): decisions, versions, expiry. */
   updateStepCard(options: { step: PendingStep & { cardTs: string } }): Promise<void>;
   /** Posts a copy of `step`'s card outside its thread, linked to the thread (`step.cardLink`). */

@@ -25,6 +25,11 @@ export const ErrorCode = {
   TurnFailed: 'countersign_turn_failed',
   /** A Slack Web API call failed outright (network, auth, an error answer). */
   SlackCallFailed: 'countersign_slack_call_failed',
+  /**
+   * A card's post Slack may have applied though its reply was lost, and the thread could not be searched
+   * for it (`CardPostUnconfirmedError`): whether the card is in the thread is not known yet.
+   */
+  CardPostUnconfirmed: 'countersign_card_post_unconfirmed',
   /** Slack answered a call without what the bot needs (no `ts`, no bot id). */
   SlackResponseInvalid: 'countersign_slack_response_invalid',
   /** The audit trail could not be written. */
@@ -109,4 +114,35 @@ export function slackMayTakeItLater(error: unknown): boolean {
 /** How long Slack asked for before `error`'s call is made again, for a rate-limited one (`SlackCallError.retryAfterMs`). */
 export function slackRetryAfterMs(error: unknown): number | undefined {
   return hasErrorCode(error, ErrorCode.SlackCallFailed) ? (error as SlackCallError).retryAfterMs : undefined;
+}
+
+/**
+ * What finds a card whose post's outcome is not known, once the thread can be read: the post's own
+ * mark (a card posted again has the text and blocks of others), its text and a message ts it is newer than.
+ */
+export interface UnconfirmedCardPost {
+  mark: string;
+  text: string;
+  after: string;
+}
+
+/**
+ * A card's post that failed in a way Slack may have applied (a 502, a connection lost after the request
+ * went out), whose card could not be looked for in the thread: the card may stand there with live buttons.
+ * Its message is the failure's, so a notice quoting it reads as before.
+ */
+export class CardPostUnconfirmedError extends CountersignError {
+  override readonly name = 'CardPostUnconfirmedError';
+  readonly code = ErrorCode.CardPostUnconfirmed;
+  readonly post: UnconfirmedCardPost;
+
+  constructor({ cause, post }: { cause: unknown; post: UnconfirmedCardPost }) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    this.post = post;
+  }
+}
+
+/** The post whose outcome is not known, for a `CardPostUnconfirmedError`. */
+export function unconfirmedCardPostOf(error: unknown): UnconfirmedCardPost | undefined {
+  return hasErrorCode(error, ErrorCode.CardPostUnconfirmed) ? (error as CardPostUnconfirmedError).post : undefined;
 }

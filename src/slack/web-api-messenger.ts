@@ -1,4 +1,4 @@
-import { SlackCallError, SlackResponseError } from '../errors/countersign-error.js';
+import { CardPostUnconfirmedError, SlackCallError, SlackResponseError, type UnconfirmedCardPost } from '../errors/countersign-error.js';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { AnswerStreaming } from '../config/environment.js';
@@ -91,16 +91,22 @@ export function createWebApiMessenger(options: { client: WebClient; logger: Logg
         if (!mayHaveBeenApplied(error)) throw error;
         // Slack may have posted it though its reply was lost (a 502, a timeout): a card found stands as
         // the step's (its buttons decide), rather than live beside a "could not post" notice.
-        const post = { text: card.text, after, carrying: mark };
-        const found = await findUnconfirmedPost({ client, channel: step.channel, threadTs: step.threadTs, post, known: [] }).catch((readError: unknown) => {
+        const post = { text: card.text, after, mark };
+        let found: string | undefined;
+        try {
+          found = await findPostedCard(client, { channel: step.channel, threadTs: step.threadTs, post });
+        } catch (readError) {
+          // Neither posted nor not: the caller keeps what finds it for a later look (`findPostedCard`).
           logger.warn({ event: 'card-post-unconfirmed', stepId: step.stepId, err: readError }, 'could not look for an approval card whose post lost its reply');
-          return undefined;
-        });
+          throw new CardPostUnconfirmedError({ cause: error, post });
+        }
         if (found === undefined) throw error;
         logger.warn({ event: 'card-post-reply-lost', stepId: step.stepId, ts: found }, 'the approval card was posted though its reply was lost');
         return found;
       }
     },
+
+    findPostedCard: ({ channel, threadTs, post }) => findPostedCard(client, { channel, threadTs, post }),
 
     async updateStepCard({ step }) {
       const card = buildApprovalCard({ step });
@@ -170,6 +176,11 @@ export function createWebApiMessenger(options: { client: WebClient; logger: Logg
       }));
     },
   };
+}
+
+/** The card a post whose reply was lost left in the thread, found by its mark (`withPostMark`). */
+function findPostedCard(client: WebClient, { channel, threadTs, post }: { channel: string; threadTs: string; post: UnconfirmedCardPost }): Promise<string | undefined> {
+  return findUnconfirmedPost({ client, channel, threadTs, post: { text: post.text, after: post.after, carrying: post.mark }, known: [] });
 }
 
 /** The bot's DM channel with a user (`conversations.open` answers the same one every time). */

@@ -1,17 +1,30 @@
 import { recordFields } from './record-fields.js';
-import type { PendingCardRefresh } from './state-store.js';
+import type { PendingCardRefresh, UnconfirmedRepost } from './state-store.js';
 
 /**
  * A card refresh as the stores keep it: the same text for the same refresh, so the record found by
- * a sweep is the one that is moved or forgotten (a member of a sorted set, in Redis).
+ * a sweep is the one that is moved or forgotten (a member of a sorted set, in Redis). Its fields are
+ * written in one order, whatever order the object had them in.
  */
-export function cardRefreshRecord({ stepId, since }: PendingCardRefresh): string {
-  return JSON.stringify({ stepId, since });
+export function cardRefreshRecord({ stepId, since, unconfirmed }: PendingCardRefresh): string {
+  if (unconfirmed === undefined) return JSON.stringify({ stepId, since });
+  const { mark, text, after, replacing, revision, channel, threadTs, threadKey } = unconfirmed;
+  return JSON.stringify({ stepId, since, unconfirmed: { mark, text, after, replacing, revision, channel, threadTs, threadKey } });
 }
 
 /** Undefined for a record that is not a card refresh. */
 export function parseCardRefreshRecord(record: string): PendingCardRefresh | undefined {
-  const { stepId, since } = recordFields(record);
+  const { stepId, since, unconfirmed } = recordFields(record);
   if (typeof stepId !== 'string' || typeof since !== 'number') return undefined;
-  return { stepId, since };
+  if (unconfirmed === undefined) return { stepId, since };
+  const repost = parseUnconfirmedRepost(unconfirmed);
+  return repost === undefined ? undefined : { stepId, since, unconfirmed: repost };
+}
+
+function parseUnconfirmedRepost(value: unknown): UnconfirmedRepost | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { mark, text, after, replacing, revision, channel, threadTs, threadKey } = value as Record<string, unknown>;
+  if (typeof mark !== 'string' || typeof text !== 'string' || typeof after !== 'string' || typeof replacing !== 'string') return undefined;
+  if (typeof revision !== 'number' || typeof channel !== 'string' || typeof threadTs !== 'string' || typeof threadKey !== 'string') return undefined;
+  return { mark, text, after, replacing, revision, channel, threadTs, threadKey };
 }

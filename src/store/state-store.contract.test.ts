@@ -1333,6 +1333,24 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect(await store.dueCardRefreshes({ now: 5_000, limit: 10 })).toEqual([]);
   });
 
+  it('keeps a card refresh that looks for a card posted again beside the refresh it came from, each claimed and forgotten on its own', async () => {
+    const threadKey = 'T1:CUNCONF1:1700000005.000100';
+    const refresh = { stepId: newStepId(threadKey), since: 100 };
+    // Fields in another order than the store writes them: the refresh read back is still the one claimed and forgotten.
+    const unconfirmed = { threadKey, threadTs: '1700000005.000100', channel: 'CUNCONF1', revision: 3, replacing: '1700000005.000200', after: '1700000005.000200', text: 'Approval needed: restart', mark: 'countersign_post_1' };
+    const looking = { unconfirmed, since: 100, stepId: refresh.stepId };
+    await store.scheduleCardRefresh(refresh, 1_000);
+    await store.scheduleCardRefresh(looking, 1_000);
+    expect(await store.dueCardRefreshes({ now: 1_000, limit: 10 })).toEqual(expect.arrayContaining([refresh, looking]));
+    expect(await store.forgetCardRefresh(refresh)).toBe(true);
+    expect(await store.dueCardRefreshes({ now: 1_000, limit: 10 })).toEqual([looking]);
+    const [due] = await store.dueCardRefreshes({ now: 1_000, limit: 10 });
+    expect(await store.claimCardRefresh(due!, { now: 2_000, until: 7_000 })).toBe(true);
+    expect(await store.claimCardRefresh(looking, { now: 2_001, until: 7_001 })).toBe(false);
+    expect(await store.forgetCardRefresh(due!)).toBe(true);
+    expect(await store.dueCardRefreshes({ now: 20_000, limit: 10 })).toEqual([]);
+  });
+
   it("lets one sweep claim a due take-back or card refresh: a second claim with another `until` finds it no longer due", async () => {
     const takeBack = { channel: 'CCLAIM1', ts: '1700000003.000200', threadKey: 'T1:CCLAIM1:1700000003.000100', since: 100 };
     const refresh = { stepId: newStepId('T1:CCLAIM2:1700000004.000100'), since: 100 };

@@ -2,6 +2,7 @@ import type { AuditEventInput } from '../audit/audit-event.js';
 import type { Grant } from '../approvals/grant.js';
 import type { CardCopy, PendingStep } from '../approvals/pending-step.js';
 import type { StepTransition } from '../approvals/transitions/step-transition.js';
+import type { UnconfirmedCardPost } from '../errors/countersign-error.js';
 import type { ThreadState } from './thread-state.js';
 
 /**
@@ -360,6 +361,23 @@ export interface PendingCardRefresh {
   stepId: string;
   /** When the card's update first failed (epoch ms): tries end a day after. */
   since: number;
+  /**
+   * The card this refresh posted again, when whether Slack posted it is not known: it is looked for
+   * before anything else, and recorded or taken back when found; no other card is posted meanwhile.
+   */
+  unconfirmed?: UnconfirmedRepost;
+}
+
+/** A card posted again whose post's outcome is not known (`CardPostUnconfirmedError`), and what to do with it once found. */
+export interface UnconfirmedRepost extends UnconfirmedCardPost {
+  /** The step's card it was posted in place of: it is recorded only over that one. */
+  replacing: string;
+  /** The step's revision it was drawn from. */
+  revision: number;
+  /** Where it may stand: where it is looked for, and taken back from if its step is gone. */
+  channel: string;
+  threadTs: string;
+  threadKey: string;
 }
 
 /** Card refreshes Slack did not complete, kept until they are: the take-backs' pattern (`TakeBackStore`). */
