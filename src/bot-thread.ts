@@ -5,6 +5,7 @@ import { pino } from 'pino';
 import { loadConfigFile } from './config/config-file.js';
 import { parseEnvironment } from './config/environment.js';
 import { createBot } from './create-bot.js';
+import { environmentSecrets } from './config/environment-secrets.js';
 import { createLogger } from './log/create-logger.js';
 import { logProcessFailures } from './runtime/log-process-failures.js';
 import { runTurnsBelowAcks } from './runtime/thread-priority.js';
@@ -22,7 +23,7 @@ async function main(): Promise<void> {
   // Straight to the process's stdout: through `process.stdout` every line would be written by the
   // front's thread. Written as logged, so no line is lost when the process exits.
   const destination = pino.destination({ dest: 1, sync: true });
-  const logger = createLogger({ level: environment.logLevel, destination });
+  const logger = createLogger({ level: environment.logLevel, destination, secrets: environmentSecrets(environment) });
   // Before any tool source starts, as main.js does for a process without a front. A thread's stray
   // exceptions and rejections are its own `process`'s events: the front's handlers never see them,
   // and without these one would end this thread, and with it the process (`onBotFailure`).

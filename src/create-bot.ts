@@ -37,6 +37,7 @@ import { readPendingApprovals } from './approvals/pending-approvals.js';
 import type { AuditLog } from './audit/audit-log.js';
 import { createMemoryAuditLog } from './audit/memory-audit-log.js';
 import { createRedisAuditLog } from './store/redis-audit-log.js';
+import { environmentSecrets } from './config/environment-secrets.js';
 import { createLogger } from './log/create-logger.js';
 import { createSlackApp, SLACK_RETRY_CONFIG } from './slack/create-slack-app.js';
 import { registerListeners } from './slack/listeners/register-listeners.js';
@@ -143,7 +144,7 @@ export async function createBot(given: CreateBotOptions = {}): Promise<Bot> {
   const config = given.config ?? (await loadConfigFile(environment.configPath));
   // Explicit options win over the environment's tuning knobs.
   const options: ResolvedOptions = { ...environment.tuning, ...given, environment, config };
-  const logger = options.logger ?? createLogger({ level: environment.logLevel });
+  const logger = options.logger ?? createLogger({ level: environment.logLevel, secrets: environmentSecrets(environment) });
   warnIgnoredVariables(environment, logger);
   const now = options.now ?? Date.now;
   const commandSlots = createCommandSlots({ maxRunning: options.maxRunningCommands ?? DEFAULT_MAX_RUNNING_COMMANDS });

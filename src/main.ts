@@ -3,6 +3,7 @@ import './runtime/require-node-version.js';
 import { ConfigError } from './config/config-error.js';
 import { loadConfigFile } from './config/config-file.js';
 import { parseEnvironment } from './config/environment.js';
+import { environmentSecrets } from './config/environment-secrets.js';
 import { createLogger } from './log/create-logger.js';
 import { wantsSandbox } from './sandbox/wants-sandbox.js';
 import { logProcessFailures } from './runtime/log-process-failures.js';
@@ -28,7 +29,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger({ level: environment.logLevel });
+  const logger = createLogger({ level: environment.logLevel, secrets: environmentSecrets(environment) });
   // Before any tool source starts.
   logProcessFailures(logger);
   // Before the first log line: a stdout nobody reads any more would otherwise loop (see there). The

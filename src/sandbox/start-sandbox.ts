@@ -9,6 +9,7 @@ import type { CountersignConfig } from '../config/config-schema.js';
 import { loadConfigFile } from '../config/config-file.js';
 import { parseEnvironment, type EnvironmentConfig } from '../config/environment.js';
 import { createBot, type Bot } from '../create-bot.js';
+import { environmentSecrets } from '../config/environment-secrets.js';
 import { createLogger } from '../log/create-logger.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import { createRedisStore } from '../store/redis-store.js';
@@ -61,7 +62,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
   const signingSecret = randomBytes(SIGNING_SECRET_BYTES).toString('hex');
   const botToken = `xoxb-sandbox-${randomBytes(BOT_TOKEN_BYTES).toString('hex')}`;
   const parsed = parseEnvironment(sandboxEnvironment({ env, signingSecret, botToken }));
-  const logger = options.logger ?? createLogger({ level: parsed.logLevel });
+  const logger = options.logger ?? createLogger({ level: parsed.logLevel, secrets: environmentSecrets(parsed) });
   const publicDirectory = sandboxSourcePath('web', 'public');
   if (!existsSync(publicDirectory)) throw new Error(`the sandbox page is missing from this installation (${publicDirectory}); run countersign from a checkout of its repository`);
   const configPath = env.COUNTERSIGN_CONFIG?.trim();
