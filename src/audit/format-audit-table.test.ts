@@ -188,10 +188,10 @@ describe('formatAuditTable with damaged entries', () => {
 });
 
 describe('auditTableLines on a long window', () => {
-  it('lines up 500,000 rows (column widths are not found by spreading every row into one call)', () => {
-    const events = Array.from({ length: 500_000 }, (_, index) => ({ ...decision, id: `${at + index}-0`, at: at + index }));
+  it('lines up 200,000 rows (column widths are not found by spreading every row into one call, which overflows the stack past about 120,000)', () => {
+    const events = Array.from({ length: 200_000 }, (_, index) => ({ ...decision, id: `${at + index}-0`, at: at + index }));
     let lines = 0;
     for (const line of auditTableLines(events, { now })) lines += line.endsWith('\n') ? 1 : 0;
-    expect(lines).toBe(500_001);
+    expect(lines).toBe(200_001);
   }, 60_000);
 });
