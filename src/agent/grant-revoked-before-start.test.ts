@@ -27,9 +27,9 @@ function grantedTurn(options: { clock: { now: number }; run?: (context: ToolCont
   // The grant reads and lease checks, in order, and the start (a tool's own `run` may check before it).
   const checks: string[] = [];
   const store = {
-    listGrants: async ({ now }: { now: number }) => {
+    listGrants: async ({ hideEndedBy }: { hideEndedBy?: number }) => {
       checks.push('grant');
-      return grants.filter((grant) => grant.expiresAt > now);
+      return grants.filter((grant) => hideEndedBy === undefined || grant.expiresAt > hideEndedBy);
     },
   };
   const evaluation = { rule: undefined, needsApproval: true, ...policy.defaults } as never;

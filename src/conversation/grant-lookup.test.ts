@@ -45,7 +45,7 @@ function restartTool(does?: string): ToolDefinition {
 
 /** Alice's later call in the channel, after a deploy brought config `after`: the real gate, the real grant lookup. */
 async function callAfterDeploy({ grant, after, namespace, toolDoes }: { grant: Grant; after: PolicyConfig; namespace: string; toolDoes?: string }) {
-  const store = { listGrants: async ({ now }: { now: number }) => [grant].filter((stored) => stored.expiresAt > now) };
+  const store = { listGrants: async ({ hideEndedBy }: { hideEndedBy?: number }) => [grant].filter((stored) => hideEndedBy === undefined || stored.expiresAt > hideEndedBy) };
   const lookup = createGrantLookup({ store: store as never, resolveGroups: async () => new Map(), channelsOf: async () => new Set(['C1']), now: () => Date.now() });
   const executed: unknown[] = [];
   const definitions: ToolDefinition[] = [{ ...restartTool(toolDoes), execute: async (input) => executed.push(input) && 'ok' }];

@@ -9,7 +9,8 @@ import type { PhaseDependencies } from './phase-dependencies.js';
 export function createGrantLookup({ store, resolveGroups, channelsOf, now }: Pick<PhaseDependencies, 'store' | 'resolveGroups' | 'channelsOf' | 'now'>) {
   return (thread: ThreadState, requesterId: string): NonNullable<RunTurnOptions['findGrant']> =>
     async ({ toolName, input, evaluation, grantId, definitionFingerprint }): Promise<Grant | undefined> => {
-      const listed = await store.listGrants({ teamId: thread.teamId, channel: thread.channel, now: now() });
+      // Also hidden by this replica's clock (`hideEndedBy`): this read lets a call skip its card, so a fast clock fails closed.
+      const listed = await store.listGrants({ teamId: thread.teamId, channel: thread.channel, hideEndedBy: now() });
       // With `grantId` (a call checking the grant it was let through on): that grant or none, so a revoke is seen even when another grant would cover the call.
       const grants = listed.filter((grant) => grant.toolName === toolName && (grantId === undefined || grant.grantId === grantId));
       if (grants.length === 0) return undefined;

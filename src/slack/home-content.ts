@@ -39,7 +39,7 @@ export async function readHomeContent(
   const [steps, memberOf, grants, events] = await Promise.all([
     store.listOpenSteps({ teamId, limit: OPEN_STEPS_READ }),
     channelsOf(userId),
-    store.listTeamGrants({ teamId, now: at }),
+    store.listTeamGrants({ teamId }),
     // Without refusals: anyone can cause those, and they must not push decisions out of the events read.
     audit.read({ sinceMs: at - DECISIONS_WINDOW_MS, limit: AUDIT_EVENTS_READ, refusals: false }).catch(() => []),
   ]);

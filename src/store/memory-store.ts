@@ -139,14 +139,15 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
     return item;
   };
   /**
-   * As LIST_GRANTS_SCRIPT: only this store's clock removes a grant (its `grant-created` record says
-   * that end); the reader's (`readerNow`) only leaves out one it thinks over, so a reader whose clock
-   * runs fast fails closed for itself without taking a live grant from every replica.
+   * As LIST_GRANTS_SCRIPT: only this store's clock judges and removes a grant (its `grant-created`
+   * record says that end); the reader's (`hideEndedBy`, the turn's own lookup only) just leaves out
+   * one it thinks over, so a reader whose clock runs fast fails closed for itself without taking a
+   * live grant from every replica.
    */
-  const liveGrants = (readerNow: number): Grant[] => {
+  const liveGrants = (hideEndedBy?: number): Grant[] => {
     const storeNow = now();
     for (const [grantId, grant] of grants) if (grant.expiresAt <= storeNow) grants.delete(grantId);
-    return [...grants.values()].filter((grant) => grant.expiresAt > readerNow);
+    return [...grants.values()].filter((grant) => hideEndedBy === undefined || grant.expiresAt > hideEndedBy);
   };
 
   /** As applyHistoryWrite: while a request waits in the thread, a save never shortens the life its step gave it (`stepRecordTtlMs`). */
@@ -455,12 +456,12 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       return [...new Set([...steps.values()].map((entry) => entry.value.teamId))];
     },
 
-    async listTeamGrants({ teamId, now: at }) {
-      return liveGrants(at).filter((grant) => grant.teamId === teamId).sort((left, right) => left.createdAt - right.createdAt).map(copy);
+    async listTeamGrants({ teamId }) {
+      return liveGrants().filter((grant) => grant.teamId === teamId).sort((left, right) => left.createdAt - right.createdAt).map(copy);
     },
 
-    async listGrants({ teamId, channel, now: at }) {
-      return liveGrants(at)
+    async listGrants({ teamId, channel, hideEndedBy }) {
+      return liveGrants(hideEndedBy)
         .filter((grant) => grant.teamId === teamId && grant.channel === channel)
         .sort((left, right) => left.createdAt - right.createdAt)
         .map(copy);

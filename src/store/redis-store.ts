@@ -718,18 +718,18 @@ export function createRedisStore({
       return [...new Set(perShard.flat())];
     },
 
-    async listTeamGrants({ teamId, now: at }) {
+    async listTeamGrants({ teamId }) {
       const perShard = await Promise.all(keys.shards().map((shard) => redis.smembers(shard.grantChannels(teamId))));
       const live: Grant[] = [];
-      for (const channel of new Set(perShard.flat())) live.push(...(await this.listGrants({ teamId, channel, now: at })));
+      for (const channel of new Set(perShard.flat())) live.push(...(await this.listGrants({ teamId, channel })));
       return live.sort((left, right) => left.createdAt - right.createdAt);
     },
 
-    async listGrants({ teamId, channel, now: at }) {
+    async listGrants({ teamId, channel, hideEndedBy }) {
       const grants = keys.ofChannel(teamId, channel).grants(teamId, channel);
-      // Removed by Redis's clock only (LIST_GRANTS_SCRIPT); the reader's only leaves out one it thinks over.
+      // Live and removed by Redis's clock only (LIST_GRANTS_SCRIPT); the reader's, when given, only leaves out one it thinks over.
       const stored = (await run.csListGrants(grants, clockArgument())) as string[];
-      const live = stored.map((json) => JSON.parse(json) as Grant).filter((grant) => grant.expiresAt > at);
+      const live = stored.map((json) => JSON.parse(json) as Grant).filter((grant) => hideEndedBy === undefined || grant.expiresAt > hideEndedBy);
       return live.sort((left, right) => left.createdAt - right.createdAt);
     },
 

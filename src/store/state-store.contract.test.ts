@@ -1115,25 +1115,26 @@ describe.each(createStores())('%s state store', (name, create) => {
     const channel = `C${randomUUID().slice(0, 8).toUpperCase()}`;
     const step = await createStep(makeStep(['apv-1'], { channel }));
     await act(step.stepId, 'UBOB', { kind: 'approve', version: 0, grant: { scope: 'channel', hours: 1, identicalArgumentsOnly: false } });
-    const grants = await store.listGrants({ teamId: step.teamId, channel, now: Date.now() });
+    const grants = await store.listGrants({ teamId: step.teamId, channel });
     expect(grants).toHaveLength(1);
     const grant = grants[0] as Grant;
     expect(grant).toMatchObject({ grantedBy: 'UBOB', scope: 'channel', toolName: 'restart_service' });
-    expect(await store.listGrants({ teamId: step.teamId, channel: 'COTHER', now: Date.now() })).toEqual([]);
-    expect(await store.listGrants({ teamId: step.teamId, channel, now: grant.expiresAt })).toEqual([]);
+    expect(await store.listGrants({ teamId: step.teamId, channel: 'COTHER' })).toEqual([]);
+    // The turn's own lookup, by a reader's clock at the grant's end, leaves it out.
+    expect(await store.listGrants({ teamId: step.teamId, channel, hideEndedBy: grant.expiresAt })).toEqual([]);
   });
 
   it('revokes a grant once, with its audit record', async () => {
     const channel = `C${randomUUID().slice(0, 8).toUpperCase()}`;
     const step = await createStep(makeStep(['apv-1'], { channel }));
     await act(step.stepId, 'UBOB', { kind: 'approve', version: 0, grant: { scope: 'thread', hours: 1, identicalArgumentsOnly: true } });
-    const [grant] = await store.listGrants({ teamId: step.teamId, channel, now: Date.now() });
+    const [grant] = await store.listGrants({ teamId: step.teamId, channel });
     const revoke = () =>
       store.revokeGrant({ teamId: step.teamId, channel, grantId: grant!.grantId, audit: (stored) => ({ type: 'grant-revoked', grantId: stored.grantId, toolName: stored.toolName, scope: stored.scope, channel, userId: 'UCAROL', expiresAt: stored.expiresAt, identicalArgumentsOnly: true }) });
     const results = await Promise.all([revoke(), revoke()]);
     // No replica to wait for, so nothing unconfirmed.
     expect(results.filter(Boolean)).toEqual([{ grant }]);
-    expect(await store.listGrants({ teamId: step.teamId, channel, now: Date.now() })).toEqual([]);
+    expect(await store.listGrants({ teamId: step.teamId, channel })).toEqual([]);
     expect((await audit.read({ sinceMs: 0 })).filter((event) => event.type === 'grant-revoked' && event.grantId === grant!.grantId)).toHaveLength(1);
   });
 
@@ -1141,7 +1142,7 @@ describe.each(createStores())('%s state store', (name, create) => {
     const channel = `C${randomUUID().slice(0, 8).toUpperCase()}`;
     const step = await createStep(makeStep(['apv-1'], { channel }));
     await act(step.stepId, 'UBOB', { kind: 'approve', version: 0, grant: { scope: 'channel', hours: 1, identicalArgumentsOnly: false } });
-    const [grant] = await store.listGrants({ teamId: step.teamId, channel, now: Date.now() });
+    const [grant] = await store.listGrants({ teamId: step.teamId, channel });
     const fence = await lock(`${step.teamId}:${channel}:${randomUUID()}`);
     const start = (toolCallId: string, location: { channel?: string; grantId?: string } = {}) =>
       store.markExecuting({
@@ -1174,7 +1175,7 @@ describe.each(createStores())('%s state store', (name, create) => {
       const step = await createStep(makeStep(['apv-1'], { channel }), skewed.store);
       const { teamId } = step;
       await act(step.stepId, 'UBOB', { kind: 'approve', version: 0, grant: { scope: 'channel', hours: 1, identicalArgumentsOnly: false } }, { now: storeNow + 10 * 60_000, on: skewed.store });
-      const [grant] = await skewed.store.listGrants({ teamId, channel, now: storeNow });
+      const [grant] = await skewed.store.listGrants({ teamId, channel });
       // "For 1 h" from the write, by the store's clock; the trail says the same end.
       expect(grant).toMatchObject({ createdAt: storeNow, expiresAt: storeNow + 60 * 60_000 });
       const created = (await skewed.audit.read({ sinceMs: 0 })).filter((event) => event.type === 'grant-created');
@@ -1192,19 +1193,23 @@ describe.each(createStores())('%s state store', (name, create) => {
           grant: { teamId, channel, grantId: grant!.grantId },
         });
 
-      // 55 minutes on: a reader whose clock runs an hour fast thinks it over and leaves it out, but the grant stays for the others.
+      // 55 minutes on: the turn's own lookup on a replica whose clock runs an hour fast thinks it over and
+      // leaves it out (it asks with a card), but the grant stays for the others; and what lists or revokes
+      // grants (no `hideEndedBy`) still finds it there, so a Revoke on that replica takes it back.
       storeNow += 55 * 60_000;
-      expect(await skewed.store.listGrants({ teamId, channel, now: storeNow + 60 * 60_000 })).toEqual([]);
-      expect(await skewed.store.listTeamGrants({ teamId, now: storeNow + 60 * 60_000 })).toEqual([]);
-      expect(await skewed.store.listGrants({ teamId, channel, now: storeNow })).toEqual([grant]);
+      expect(await skewed.store.listGrants({ teamId, channel, hideEndedBy: storeNow + 60 * 60_000 })).toEqual([]);
+      expect(await skewed.store.listGrants({ teamId, channel })).toEqual([grant]);
+      expect(await skewed.store.listTeamGrants({ teamId })).toEqual([grant]);
+      expect(await skewed.store.listGrants({ teamId, channel, hideEndedBy: storeNow })).toEqual([grant]);
       expect(await start('in-time')).toBe('marked');
 
       // 65 minutes after it was given, by the store's clock: over, whatever the granting replica's said, and
       // removed even for a reader whose clock runs behind.
       storeNow += 10 * 60_000;
       expect(await start('late')).toBe('grant-gone');
-      expect(await skewed.store.listGrants({ teamId, channel, now: storeNow - 60 * 60_000 })).toEqual([]);
-      expect(await skewed.store.listTeamGrants({ teamId, now: storeNow - 60 * 60_000 })).toEqual([]);
+      expect(await skewed.store.listGrants({ teamId, channel, hideEndedBy: storeNow - 60 * 60_000 })).toEqual([]);
+      expect(await skewed.store.listGrants({ teamId, channel })).toEqual([]);
+      expect(await skewed.store.listTeamGrants({ teamId })).toEqual([]);
     } finally {
       await skewed.store.close();
       await skewed.audit.close();
@@ -1384,9 +1389,9 @@ describe.each(createStores())('%s state store', (name, create) => {
       const step = await createStep(makeStep(['apv-1'], { teamId, channel }));
       await act(step.stepId, 'UBOB', { kind: 'approve', version: 0, grant: { scope: 'channel', hours: 1, identicalArgumentsOnly: false } });
     }
-    const grants = await store.listTeamGrants({ teamId, now: Date.now() });
+    const grants = await store.listTeamGrants({ teamId });
     expect(grants.map((grant) => grant.channel).sort()).toEqual(['CGONE', 'CGTWO']);
-    expect(await store.listTeamGrants({ teamId, now: Math.max(...grants.map((grant) => grant.expiresAt)) })).toEqual([]);
+    // Their ends are judged by the store's clock only: "stamps a grant's end by the store's clock" above.
   });
 
   it('remembers which calls started, with what, until a save says they all have results', async () => {

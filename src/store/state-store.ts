@@ -260,14 +260,22 @@ export interface StepStore {
 
 export interface GrantStore {
   /**
-   * Live grants of a channel, oldest first. Grants over by the store's clock (Redis's `TIME`, the
-   * one their ends were stamped by) are removed as a side effect; `now`, the reader's clock, only
-   * leaves out one it thinks over: a reader whose clock runs fast fails closed for itself, and never
-   * takes a live grant from the other replicas.
+   * Live grants of a channel, oldest first, by the store's clock (Redis's `TIME`, the one their ends
+   * were stamped by, the one every replica's call start under them is judged by); the grants over by
+   * it are removed as a side effect. What everything that shows or revokes grants reads.
+   *
+   * `hideEndedBy`, the reader's clock, also leaves out a grant that clock thinks over, removing
+   * nothing. Only for the turn's own lookup that lets a call skip its card: a reader whose clock runs
+   * fast then fails closed for itself (it asks with a card). Never for a list or a Revoke: there it
+   * would hide a grant that still runs every other replica's calls, so its Revoke would answer
+   * "already expired" and write nothing, and the grant would live on (revoking would fail open).
    */
-  listGrants(options: { teamId: string; channel: string; now: number }): Promise<Grant[]>;
-  /** Live grants of a workspace across its channels, oldest first (App Home), as `listGrants` judges them. */
-  listTeamGrants(options: { teamId: string; now: number }): Promise<Grant[]>;
+  listGrants(options: { teamId: string; channel: string; hideEndedBy?: number }): Promise<Grant[]>;
+  /**
+   * Live grants of a workspace across its channels, oldest first (App Home's lists and Revoke), by the
+   * store's clock only, as `listGrants` without `hideEndedBy`.
+   */
+  listTeamGrants(options: { teamId: string }): Promise<Grant[]>;
   /**
    * Removes a grant and writes `audit` in the same atomic operation; undefined when it was gone.
    * A withdrawal: it waits for the replicas as a `withdraws` step commit does.

@@ -126,14 +126,14 @@ describe('authority withdrawn just before a Redis failover (Sentinel default COU
     try {
       const step = await createStep(before, channel);
       await act(before, step.stepId, 'UBOB', { kind: 'approve', version: 0, grant: { scope: 'channel', hours: 1, identicalArgumentsOnly: false } });
-      const [grant] = await before.listGrants({ teamId: step.teamId, channel, now: Date.now() });
+      const [grant] = await before.listGrants({ teamId: step.teamId, channel });
       expect(grant).toBeDefined();
       await replicatedThenLate();
 
       // Carol revokes the grant: the store says it is revoked (App Home shows it gone, the audit trail has it).
       const revoked = await before.revokeGrant({ teamId: step.teamId, channel, grantId: grant!.grantId, audit: (stored) => ({ type: 'grant-revoked', grantId: stored.grantId, toolName: stored.toolName, scope: stored.scope, channel, userId: 'UCAROL', expiresAt: stored.expiresAt, identicalArgumentsOnly: false }) });
       expect(revoked).toEqual({ grant });
-      expect(await before.listGrants({ teamId: step.teamId, channel, now: Date.now() })).toEqual([]);
+      expect(await before.listGrants({ teamId: step.teamId, channel })).toEqual([]);
 
       after = await failover(keyPrefix);
       // A later call in the channel, cleared by that grant, is started on the new primary.
@@ -190,11 +190,11 @@ describe('authority withdrawn while the replica is cut off', () => {
       const denied = await createStep(store, 'CUNCONFIRMED2');
       await replicatedThenLagging();
       expect(await act(approving, granted.stepId, 'UBOB', { kind: 'approve', version: 0, grant: { scope: 'channel', hours: 1, identicalArgumentsOnly: false } })).toMatchObject({ decisions: { 'apv-1': { outcome: 'approved' } } });
-      const [grant] = await store.listGrants({ teamId: granted.teamId, channel, now: Date.now() });
+      const [grant] = await store.listGrants({ teamId: granted.teamId, channel });
 
       const revoked = await store.revokeGrant({ teamId: granted.teamId, channel, grantId: grant!.grantId, audit: (stored) => ({ type: 'grant-revoked', grantId: stored.grantId, toolName: stored.toolName, scope: stored.scope, channel, userId: 'UCAROL', expiresAt: stored.expiresAt, identicalArgumentsOnly: false }) });
       expect(revoked).toEqual({ grant, unconfirmed: { wanted: 1, confirmed: 0 } });
-      expect(await store.listGrants({ teamId: granted.teamId, channel, now: Date.now() })).toEqual([]);
+      expect(await store.listGrants({ teamId: granted.teamId, channel })).toEqual([]);
 
       const shortfalls: unknown[] = [];
       const step = await commitTransition(

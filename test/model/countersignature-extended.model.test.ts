@@ -97,7 +97,7 @@ function pick(model: XModel, index: number, states: ReadonlyArray<XStep['state']
 }
 
 async function snapshot(world: ExtendedWorld, stepId: string) {
-  return JSON.stringify([await world.store.getStep(stepId), await world.store.listGrants({ teamId: TEAM, channel: CHANNEL, now: 0 })]);
+  return JSON.stringify([await world.store.getStep(stepId), await world.store.listGrants({ teamId: TEAM, channel: CHANNEL })]);
 }
 
 /** The invariant for a call that ran after its step: approved as exactly this input by enough people eligible now; never twice. */
@@ -189,7 +189,7 @@ async function perform(action: Action, model: XModel, world: ExtendedWorld): Pro
       const current = (call.versions?.length ?? 1) - 1;
       const version = click.version === 'previous' && current > 0 ? current - 1 : current;
       const before = await snapshot(world, step.stepId);
-      const grantsBefore = new Set((await world.store.listGrants({ teamId: TEAM, channel: CHANNEL, now: 0 })).map((grant) => grant.grantId));
+      const grantsBefore = new Set((await world.store.listGrants({ teamId: TEAM, channel: CHANNEL })).map((grant) => grant.grantId));
       const expected = allowsX(model, step, click);
       const origin = {
         teamId: click.origin === 'other-team' ? 'T0OTHER' : TEAM,
@@ -218,7 +218,7 @@ async function perform(action: Action, model: XModel, world: ExtendedWorld): Pro
       expect(outcome.recorded, `${click.user} ${click.kind} on ${JSON.stringify(step, (_k, v) => (v instanceof Set ? [...v] : v))}: ${outcome.recorded ? 'recorded' : outcome.message}`).toBe(expected.allowed);
       if (expected.allowed) {
         const grant = applyClickX(model, step, click);
-        const created = (await world.store.listGrants({ teamId: TEAM, channel: CHANNEL, now: 0 })).filter((stored) => !grantsBefore.has(stored.grantId));
+        const created = (await world.store.listGrants({ teamId: TEAM, channel: CHANNEL })).filter((stored) => !grantsBefore.has(stored.grantId));
         expect(created, 'grants the click created').toHaveLength(grant ? 1 : 0);
         if (grant) grant.grantId = created[0]!.grantId;
         return;

@@ -123,7 +123,7 @@ export function createWorld({ store, policy, clock }: { store: StateStore; polic
     if (input.service === 'ask') return { ran: false, stepId: await createStep({ requesterId, threadTs, input: { question: 'Which region?' }, kind: 'question' }) };
     const evaluation = await evaluateCallPolicy({ policy, definition: restart, toolName: 'restart', input, context: context(requesterId, threadTs) });
     const groupMembers = await resolveGroups([ONCALL_GROUP]);
-    const grants = await store.listGrants({ teamId: TEAM, channel: CHANNEL, now: now() });
+    const grants = await store.listGrants({ teamId: TEAM, channel: CHANNEL, hideEndedBy: now() });
     // Nobody leaves the channel in this world.
     const everyoneInChannel = () => true;
     const definitionFingerprint = await definitionFingerprintOf(restart);

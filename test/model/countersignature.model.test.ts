@@ -65,7 +65,7 @@ function pick(model: Model, index: number): ModelStep | undefined {
 }
 
 async function snapshot(world: World, stepId: string) {
-  return JSON.stringify([await world.store.getStep(stepId), await world.store.listGrants({ teamId: TEAM, channel: CHANNEL, now: 0 })]);
+  return JSON.stringify([await world.store.getStep(stepId), await world.store.listGrants({ teamId: TEAM, channel: CHANNEL })]);
 }
 
 /** A proposal through the gate: a grant runs it at once (it must be a valid one), else a card waits. */

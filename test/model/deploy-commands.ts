@@ -121,7 +121,7 @@ function pickToResume(model: DModel, index: number): DStep | undefined {
 }
 
 async function snapshot(world: DeployWorld, stepId: string) {
-  return JSON.stringify([await world.store.getStep(stepId), await world.store.listGrants({ teamId: TEAM, channel: CHANNEL, now: 0 })]);
+  return JSON.stringify([await world.store.getStep(stepId), await world.store.listGrants({ teamId: TEAM, channel: CHANNEL })]);
 }
 
 function applied(rule: DRule, change: RuleChange): DRule {

@@ -163,7 +163,7 @@ export function createExtendedWorld({ store, policy, clock }: { store: StateStor
 
   async function findGrant(call: { input: Input; requesterId: string; threadTs: string; evaluation: PolicyEvaluation; grantId?: string }): Promise<Grant | undefined> {
     const groupMembers = await resolveGroups(approverGroupIds(call.evaluation));
-    const grants = await store.listGrants({ teamId: TEAM, channel: CHANNEL, now: now() });
+    const grants = await store.listGrants({ teamId: TEAM, channel: CHANNEL, hideEndedBy: now() });
     // Nobody leaves the channel in this world.
     const everyoneInChannel = () => true;
     const fingerprint = await definitionFingerprintOf(restart);
@@ -218,7 +218,7 @@ export function createExtendedWorld({ store, policy, clock }: { store: StateStor
 
   /** `/countersign grants` → Revoke, by `userId`, of the live grant `grantId`. */
   async function revoke(grantId: string, userId: string): Promise<boolean> {
-    const grant = (await store.listGrants({ teamId: TEAM, channel: CHANNEL, now: now() })).find((candidate) => candidate.grantId === grantId);
+    const grant = (await store.listGrants({ teamId: TEAM, channel: CHANNEL })).find((candidate) => candidate.grantId === grantId);
     if (!grant) return false;
     return (await revokeGrantAs({ store, audit, logger, resolveGroups }, { grant, userId, membership: 'member' })).revoked;
   }

@@ -189,7 +189,7 @@ function pick(model: UModel, index: number, states: ReadonlyArray<UStep['state']
 }
 
 async function snapshot(world: UnclearInputWorld, stepId: string) {
-  return JSON.stringify([await world.store.getStep(stepId), await world.store.listGrants({ teamId: TEAM, channel: CHANNEL, now: 0 })]);
+  return JSON.stringify([await world.store.getStep(stepId), await world.store.listGrants({ teamId: TEAM, channel: CHANNEL })]);
 }
 
 /** The policy after a deploy that changes one setting of one rule. */
@@ -280,7 +280,7 @@ async function perform(action: Action, model: UModel, world: UnclearInputWorld):
       const current = (call.versions?.length ?? 1) - 1;
       const version = c.version === 'previous' && current > 0 ? current - 1 : current;
       const before = await snapshot(world, step.stepId);
-      const grantsBefore = new Set((await world.store.listGrants({ teamId: TEAM, channel: CHANNEL, now: 0 })).map((grant) => grant.grantId));
+      const grantsBefore = new Set((await world.store.listGrants({ teamId: TEAM, channel: CHANNEL })).map((grant) => grant.grantId));
       const unclear = step.state === 'pending' && governing(judged, step.versions.at(-1)!).flat().length > 1;
       const described = `${c.user} ${c.kind}${c.kind === 'edit' ? ` to ${JSON.stringify(c.input)}` : ''}${stale ? ' (on the process before the last deploy)' : ''} on ${describeStep(step)} at +${(model.now - step.createdAt) / 60_000}m under\n${policyYaml(judged.policy)}`;
       const verdict = click(judged, step, c);
@@ -304,7 +304,7 @@ async function perform(action: Action, model: UModel, world: UnclearInputWorld):
       });
       // A refusal's follow-up (closing a request it found expired), seen through as a listener does after answering.
       if (!outcome.recorded) await outcome.closing;
-      const created = (await world.store.listGrants({ teamId: TEAM, channel: CHANNEL, now: 0 })).filter((grant) => !grantsBefore.has(grant.grantId));
+      const created = (await world.store.listGrants({ teamId: TEAM, channel: CHANNEL })).filter((grant) => !grantsBefore.has(grant.grantId));
       const grant = verdict.kind === 'applied' ? verdict.grant : undefined;
       if (grant && created.length === 1) grant.grantId = created[0]!.grantId;
       if (RUNS_ONLY) return;

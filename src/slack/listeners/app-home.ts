@@ -121,7 +121,8 @@ export function registerAppHome(app: App, options: AppHomeOptions): void {
     const userId = body.user.id;
     let notice: string;
     try {
-      const grant = (await options.store.listTeamGrants({ teamId, now: options.now() })).find((candidate) => candidate.grantId === action.value);
+      // By the store's clock only, as `/countersign grants` Revoke (`listTeamGrants`).
+      const grant = (await options.store.listTeamGrants({ teamId })).find((candidate) => candidate.grantId === action.value);
       if (!grant) notice = 'That grant has already expired or been revoked.';
       else {
         const clicker = await membership.of({ client, user: actingUserOf(body) });

@@ -23,7 +23,6 @@ export function countersignHarness(store: Partial<StateStore>) {
     audit: { append: async () => {} } as unknown as AuditLog,
     logger: pino({ level: 'silent' }),
     resolveGroups: async () => new Map(),
-    now: () => 1_764_190_000_000,
     organisationMembership: { of: async () => 'member' } as unknown as OrganisationMembership,
   });
   const postEphemeral = vi.fn(async (_args: { text: string; blocks?: unknown[] }) => ({ ok: true }));
