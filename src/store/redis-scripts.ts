@@ -432,12 +432,18 @@ return 'ok'
 `;
 
 /**
- * KEYS[1] a key of the shard whose clock is asked (a channel's grants hash). ARGV[1] the clock to
- * answer instead of `TIME` (tests) or ''. The time, in epoch ms, that shard's scripts judge
- * deadlines by: a grant is stamped by it (`stampGrant`), as its start is judged by it (MARK_EXECUTING_SCRIPT).
+ * KEYS[1] the stamp of one write's grant, named by the write's attempt, in the shard that stores the
+ * grant (whose clock is asked). ARGV[1] the clock to answer instead of `TIME` (tests) or '', [2] how
+ * long the stamp is kept (ms, as the attempt's own key). The time, in epoch ms, that shard's scripts
+ * judge deadlines by: a grant is stamped by it (`stampGrant`), as its start is judged by it
+ * (MARK_EXECUTING_SCRIPT). Read once per attempt: a resend under the same attempt, which the commit
+ * finds done and does not write again, gets the first answer, so what it logs is the end stored.
  */
 export const STORE_CLOCK_SCRIPT = `
+local kept = redis.call('GET', KEYS[1])
+if kept then return tonumber(kept) end
 ${serverClock({ override: 1 })}
+redis.call('SET', KEYS[1], clock, 'PX', ARGV[2])
 return clock
 `;
 

@@ -228,11 +228,14 @@ export function createRedisStore({
    * The transition with its grant (if any) stamped by the clock of the shard that stores it
    * (`stampGrant`), read just before the write: the end the approver chose, by the clock every
    * replica's call start under it is judged by, never by the clock of the replica that took the click.
+   * Once per `attempt` (STORE_CLOCK_SCRIPT keeps the first answer): a resend of the write (decide-call
+   * sends it again after a failure) is not written again, and must log the end that was.
    */
-  const withStoreStampedGrant = async (transition: StepTransition): Promise<StepTransition> => {
+  const withStoreStampedGrant = async (transition: StepTransition, attempt: string): Promise<StepTransition> => {
     const { step, grant } = transition;
     if (!grant) return transition;
-    const clock = await run.csStoreClock(keys.ofChannel(step.teamId, step.channel).grants(step.teamId, step.channel), clockArgument());
+    const stampKey = keys.ofChannel(step.teamId, step.channel).attempt(`grant-clock:${attempt}`);
+    const clock = await run.csStoreClock(stampKey, clockArgument(), ATTEMPT_TTL_MS);
     return stampGrant(transition, Number(clock));
   };
 
@@ -493,7 +496,7 @@ export function createRedisStore({
     },
 
     async commitStep(judged, { attempt = randomUUID() } = {}) {
-      const transition = await withStoreStampedGrant(judged);
+      const transition = await withStoreStampedGrant(judged, attempt);
       const { prepared, args } = prepare(transition.audit);
       const scriptKeys = [...commitStepKeys(transition), keys.ofStep(transition.step.stepId).attempt(attempt)];
       // Built once, as `commitStepAndQueue`'s: a resend carries the same attempt.
@@ -510,7 +513,7 @@ export function createRedisStore({
 
     async commitStepAndQueue(judged, resume) {
       const { attempt = randomUUID() } = resume;
-      const transition = await withStoreStampedGrant(judged);
+      const transition = await withStoreStampedGrant(judged, attempt);
       const { prepared, args } = prepare(transition.audit);
       const { threadKey } = transition.step;
       const at = keys.ofThread(threadKey);
