@@ -159,6 +159,14 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
    * tools/list, say, when it announces tools it was still loading. Read again once connected.
    */
   let toolsChangedWhileConnecting = false;
+  /**
+   * Each tools/list asked gets the next number; `listApplied` is that of the list the definitions
+   * come from. Two tools/list_changed close together can be answered out of order: an answer older
+   * than the list applied is dropped, or it would undo what the newer list called for (withhold the
+   * tools for an exclude name the server no longer lists, or offer them again).
+   */
+  let listAsked = 0;
+  let listApplied = 0;
 
   function report(message: string): void {
     log.warn({ event: 'mcp-server-problem', error: lastError }, message);
@@ -288,6 +296,9 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
       state = 'connected';
       connectedAt = now();
       lastError = undefined;
+      // Newer than anything a lost connection was still asking for.
+      listAsked += 1;
+      listApplied = listAsked;
       applyToolList(listed);
       log.info({ event: 'mcp-server-connected', tools: definitions.map((definition) => definition.name) }, `MCP server ${name} connected`);
       settleProblem();
@@ -332,10 +343,18 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
   async function refresh(): Promise<void> {
     const current = client;
     if (!current || state !== 'connected') return;
+    listAsked += 1;
+    const asked = listAsked;
     try {
       const listed = await listAllTools(current, wholeMilliseconds(config.connectTimeoutSeconds, 's'));
       // The connection was lost (or replaced) meanwhile: the new one lists its own tools.
       if (current !== client) return;
+      // A list asked later was applied already; the answer to the latest one lands after it.
+      if (asked <= listApplied) {
+        log.debug({ event: 'mcp-tools-list-superseded' }, `MCP server ${name}: an older tools/list answer arrived after a newer one; dropped`);
+        return;
+      }
+      listApplied = asked;
       applyToolList(listed);
       log.info({ event: 'mcp-tools-refreshed', tools: definitions.map((definition) => definition.name) }, `MCP server ${name} changed its tools`);
       settleProblem();

@@ -1,0 +1,114 @@
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseConfigFile } from '../../config/config-file.js';
+import { createMcpServer, type McpServerHandle } from './mcp-server.js';
+
+/**
+ * Withholding a server's tools (an `exclude` name matching none of the tools it lists) must hold
+ * while the server changes its list: an older tools/list answer arriving after a newer one must not
+ * undo it.
+ */
+const SERVER = join(import.meta.dirname, '../../../test/fixtures/mutable-mcp-server.mjs');
+const DELETE = { name: 'delete_database', description: 'Drop a database', inputSchema: { type: 'object', properties: { name: { type: 'string' } } } };
+const DELETE_RENAMED = { name: 'delete_db', description: 'Drop a database', inputSchema: { type: 'object', properties: { name: { type: 'string' } } } };
+const STATUS = { name: 'status', description: 'Status', inputSchema: { type: 'object', properties: {} } };
+
+const running: McpServerHandle[] = [];
+afterEach(async () => {
+  while (running.length > 0) await running.pop()?.close();
+});
+
+function start(tools: object, filterYaml: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'countersign-mcp-review-'));
+  const toolsFile = join(dir, 'tools.json');
+  const callsFile = join(dir, 'calls.jsonl');
+  writeFileSync(toolsFile, JSON.stringify(tools));
+  const yaml = `mcpServers:\n  db:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(SERVER)}, ${JSON.stringify(toolsFile)}, ${JSON.stringify(callsFile)}]\n${filterYaml.replace(/^/gm, '    ')}\n`;
+  const config = parseConfigFile(yaml, 'test.yml').mcpServers!.db!;
+  const events = { problems: [] as string[], recovered: [] as string[] };
+  const logged: Array<{ event?: string }> = [];
+  const logger = pino(
+    { level: 'debug' },
+    {
+      write(line: string) {
+        logged.push(JSON.parse(line) as { event?: string });
+      },
+    },
+  );
+  const handle = createMcpServer({
+    name: 'db',
+    config,
+    env: { PATH: process.env.PATH },
+    logger,
+    problems: [],
+    onToolsChanged: () => {},
+    onProblem: (message) => events.problems.push(message),
+    onRecovered: (message) => events.recovered.push(message),
+  });
+  running.push(handle);
+  const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : []);
+  return {
+    handle,
+    events,
+    /** tools/list answers read after the connection's first: applied, or dropped as older than the list applied. */
+    answersRead: () => logged.filter((line) => line.event === 'mcp-tools-refreshed' || line.event === 'mcp-tools-list-superseded').length,
+    asked: () => lines(`${toolsFile}.asked`).length,
+    calls: () => lines(callsFile),
+    setTools: (next: object) => writeFileSync(toolsFile, JSON.stringify(next)),
+  };
+}
+
+async function until<T>(probe: () => T | undefined | false, message: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${message}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('an MCP server whose tools/list answers arrive out of order', () => {
+  it('a tools/list answer that was asked before the latest one does not undo the withholding the latest list calls for', { timeout: 30_000 }, async () => {
+    const { handle, events, answersRead, asked, setTools } = start([STATUS, DELETE], 'exclude: [delete_database]');
+    await handle.start();
+    expect(handle.tools().map((tool) => tool.name)).toEqual(['db.status']);
+
+    // list_changed #1: the server's list handler is slow this time (it awaits its backend).
+    const askedBefore = asked();
+    setTools({ delayMs: 1500, tools: [STATUS, DELETE] });
+    await until(() => asked() > askedBefore, 'the first refresh asked');
+    // The server renames delete_database (list_changed #2, answered at once): the exclude now matches none -> withheld.
+    setTools([STATUS, DELETE_RENAMED]);
+    await until(() => handle.tools().length === 0, 'the tools withheld by the latest list');
+    expect(events.problems).toEqual([expect.stringContaining('its exclude lists delete_database, which matches none')]);
+    // The slow answer to the first refresh, read before the rename, arrives now.
+    await until(() => answersRead() === 2, 'the slow answer read');
+
+    // The server lists [status, delete_db] now: its exclude matches none of them, so nothing may be offered.
+    expect(handle.tools().map((tool) => tool.name)).toEqual([]);
+    expect(handle.status().warnings?.map((warning) => warning.code)).toEqual(['mcp-exclude-matches-no-tool']);
+    expect(events.recovered).toEqual([]);
+  });
+
+  it('nor does one keep withholding the tools of a server whose latest list bears the exclude out', { timeout: 30_000 }, async () => {
+    const { handle, events, answersRead, asked, setTools } = start([STATUS, DELETE_RENAMED], 'exclude: [delete_database]');
+    await handle.start();
+    expect(handle.tools()).toEqual([]);
+
+    // list_changed #1, answered slowly with the list as it is now; #2 answered at once, after the server renamed the tool back.
+    const askedBefore = asked();
+    setTools({ delayMs: 1500, tools: [STATUS, DELETE_RENAMED] });
+    await until(() => asked() > askedBefore, 'the first refresh asked');
+    setTools([STATUS, DELETE]);
+    await until(() => handle.tools().length > 0, 'the tools offered by the latest list');
+    await until(() => answersRead() === 2, 'the slow answer read');
+
+    expect(handle.tools().map((tool) => tool.name)).toEqual(['db.status']);
+    expect(handle.status().warnings).toBeUndefined();
+    expect(events.recovered).toEqual(["MCP server db's exclude list matches its tools now (1 tools offered)."]);
+  });
+});
