@@ -440,6 +440,11 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
         if (state !== 'connected' || !current) {
           throw new Error(`MCP server ${name} is not available${lastError ? ` (${lastError})` : ''}; ${toolName} did not run. The bot reconnects in the background.`);
         }
+        // A turn holds the definitions it was handed at its start: one the server no longer offers
+        // (its tools withheld for the exclude, or the tool gone from its list) must not run, and a
+        // call the policy, a grant or auto-approve let through without a card would.
+        const unavailable = notOffered(tool.name);
+        if (unavailable) throw new Error(`${unavailable}; ${toolName} did not run.`);
         const checked = validator.validate(schema, input);
         if (!checked.success) {
           throw new Error(`Invalid input for ${toolName}: ${checked.issues.map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`).join('; ')}`);
@@ -489,6 +494,13 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
       await stdio?.close().catch(() => {});
     },
   };
+
+  /** Why the server does not offer its tool `tool` now, if it does not. */
+  function notOffered(tool: string): string | undefined {
+    if (mismatch.exclude.length > 0) return `MCP server ${name}'s tools are withheld: ${withheldMessage(mismatch.exclude)}`;
+    if (!definitions.some((definition) => definition.metadata.tool === tool)) return `MCP server ${name} no longer offers ${name}.${tool}`;
+    return undefined;
+  }
 
   function filterWarnings(): McpServerWarning[] {
     return [

@@ -112,3 +112,37 @@ describe('an MCP server whose tools/list answers arrive out of order', () => {
     expect(events.recovered).toEqual(["MCP server db's exclude list matches its tools now (1 tools offered)."]);
   });
 });
+
+describe('a definition handed out before its server stopped offering the tool', () => {
+  const context = { toolCallId: 'c1', idempotencyKey: 'k', teamId: 'T', channel: 'C', threadTs: '1', requesterId: 'U' } as never;
+
+  it('does not run while the server is withheld (a turn built its tool set before the list changed), and runs once it is offered again', { timeout: 30_000 }, async () => {
+    const { handle, calls, setTools } = start([STATUS, DELETE], 'exclude: [delete_database]');
+    await handle.start();
+    const status = handle.tools().find((tool) => tool.name === 'db.status')!;
+    expect(status).toBeDefined();
+    setTools([STATUS, DELETE_RENAMED]);
+    await until(() => handle.tools().length === 0, 'the tools withheld');
+
+    await expect(status.execute!({}, context)).rejects.toThrow(
+      "MCP server db's tools are withheld: MCP server db: its exclude lists delete_database, which matches none of the tools it lists",
+    );
+    await expect(status.execute!({}, context)).rejects.toThrow(/; db\.status did not run\.$/);
+    expect(calls()).toEqual([]);
+
+    setTools([STATUS, DELETE]);
+    await until(() => handle.tools().length > 0, 'the tools offered again');
+    await expect(status.execute!({}, context)).resolves.toEqual(expect.objectContaining({ text: 'ran status with {}' }));
+  });
+
+  it('does not run once the server no longer lists the tool', { timeout: 30_000 }, async () => {
+    const { handle, calls, setTools } = start([STATUS, DELETE_RENAMED], 'exclude: ["delete_*"]');
+    await handle.start();
+    const status = handle.tools().find((tool) => tool.name === 'db.status')!;
+    setTools([DELETE_RENAMED]);
+    await until(() => !handle.tools().some((tool) => tool.name === 'db.status'), 'status gone from the list');
+
+    await expect(status.execute!({}, context)).rejects.toThrow('MCP server db no longer offers db.status; db.status did not run.');
+    expect(calls()).toEqual([]);
+  });
+});
