@@ -203,8 +203,10 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
    */
   const keepUnconfirmed = async (refresh: PendingCardRefresh, unconfirmed: UnconfirmedRepost, error: unknown): Promise<boolean> => {
     const stepId = refresh.stepId;
+    const at = now();
     try {
-      await store.scheduleCardRefresh({ stepId, since: refresh.since, unconfirmed }, now() + KEPT_RETRIES.sweepPauseMinMs);
+      // Its own `since`: the post is looked for a full day, not what is left of `refresh`'s (maybe a look or none).
+      await store.scheduleCardRefresh({ stepId, since: at, unconfirmed }, at + KEPT_RETRIES.sweepPauseMinMs);
     } catch (storeError) {
       logger.error(
         { event: 'card-repost-unconfirmed-unkept', stepId, err: storeError },

@@ -367,7 +367,12 @@ export interface TakeBackStore {
  */
 export interface PendingCardRefresh {
   stepId: string;
-  /** When the card's update first failed (epoch ms): tries end a day after. */
+  /**
+   * When the card's update first failed (epoch ms): tries end a day after. For a refresh carrying an
+   * `unconfirmed` card, when that card was posted: it gets the full day to be found, however long the
+   * update had failed before it (else one look, in the same outage, and a card Slack posted kept live
+   * buttons for good).
+   */
   since: number;
   /**
    * The card this refresh posted again, when whether Slack posted it is not known: it is looked for
