@@ -221,9 +221,11 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
   /**
    * A refresh's card posted again whose outcome was not known: found, it is recorded in place of the
    * card it replaces (drawn again from the step as it stands, the thread told), or taken back when
-   * another card was recorded meanwhile or its step is gone. 'absent' when Slack did not post it.
+   * another card was recorded meanwhile or its step is gone. Found on record already, another
+   * process's sweep recorded it (this one's claim lapsed during a slow look) and told the thread:
+   * nothing more is said. 'absent' when Slack did not post it.
    */
-  const settleUnconfirmed = async (stepId: string, unconfirmed: UnconfirmedRepost, step: PendingStep | undefined): Promise<Tried | 'absent'> => {
+  const settleUnconfirmed = async (stepId: string, unconfirmed: UnconfirmedRepost): Promise<Tried | 'absent'> => {
     let found: string | undefined;
     try {
       found = await messenger.findPostedCard({ channel: unconfirmed.channel, threadTs: unconfirmed.threadTs, post: unconfirmed });
@@ -232,6 +234,9 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
       return { done: false };
     }
     if (found === undefined) return 'absent';
+    // Read again after the look: the record checks only the card replaced, so it cannot tell this write from the other sweep's.
+    const step = await store.getStep(stepId);
+    if (step?.cardTs === found) return { done: true, outcome: 'gone' };
     if (step === undefined) {
       await takeBacks.takeBack({ channel: unconfirmed.channel, ts: [found], threadKey: unconfirmed.threadKey, stepId });
       return { done: true, outcome: 'gone' };
@@ -260,7 +265,7 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
       const step = await store.getStep(stepId);
       // A card this refresh posted may stand in the thread: nothing else is posted before it is found, or found absent.
       if (refresh.unconfirmed !== undefined) {
-        const settled = await settleUnconfirmed(stepId, refresh.unconfirmed, step);
+        const settled = await settleUnconfirmed(stepId, refresh.unconfirmed);
         if (settled !== 'absent') return settled;
       }
       // Gone, or never posted (whoever posts it shows the step as it is then).
