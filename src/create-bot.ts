@@ -23,6 +23,7 @@ import { ignoredVariablesMessage } from './config/unknown-environment-variables.
 import { createConversation } from './conversation/conversation.js';
 import { recoverStalledWork } from './conversation/recover-stalled-work.js';
 import { createMessageTakeBacks } from './conversation/message-take-back.js';
+import type { KeptRetrySchedule } from './conversation/kept-retries.js';
 import { createCardRefreshes } from './approvals/card-refreshes.js';
 import { createLoadGate, createLoadMonitor } from './conversation/load-gate.js';
 import { createThreadWorker, type ThreadWorker } from './conversation/thread-worker.js';
@@ -77,6 +78,8 @@ export interface CreateBotOptions {
   modelTimeoutMs?: number;
   /** How long a turn runs before its thread shows "is thinking…" (default 250 ms); quicker turns show none. */
   statusDelayMs?: number;
+  /** When a take-back or card redraw Slack refused is tried again (default `KEPT_RETRIES`); tests shorten it. */
+  keptRetries?: KeptRetrySchedule;
   /**
    * How long a thread's lock outlives a process that died holding it (default 30 s); other
    * processes pick up its work after that. A live holder renews it.
@@ -218,9 +221,9 @@ async function assemble(
   const approvalHook = resolveApprovalHook(options.onApprovalRequest);
   const historyTtlMs = wholeMilliseconds(config.history.ttlHours, 'h');
   // A fenced turn's clean-up, kept in the store when Slack fails it, and tried again by the sweep below.
-  const takeBacks = createMessageTakeBacks({ store, messenger, logger, now });
+  const takeBacks = createMessageTakeBacks({ store, messenger, logger, now, ...(options.keptRetries ? { schedule: options.keptRetries } : {}) });
   // A card Slack would not update, kept in the store and drawn again (by the sweep below too).
-  const cardRefreshes = createCardRefreshes({ store, messenger, takeBacks, logger, now });
+  const cardRefreshes = createCardRefreshes({ store, messenger, takeBacks, logger, now, ...(options.keptRetries ? { schedule: options.keptRetries } : {}) });
   const conversation = createConversation({
     store,
     messenger,

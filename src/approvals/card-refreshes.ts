@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { KEPT_RETRIES, type KeptTry, retryDueKept, runOwnTries } from '../conversation/kept-retries.js';
+import { KEPT_RETRIES, type KeptRetrySchedule, type KeptTry, retryDueKept, runOwnTries } from '../conversation/kept-retries.js';
 import type { MessageTakeBacks } from '../conversation/message-take-back.js';
 import { shortError } from '../conversation/short-error.js';
 import type { ThreadMessenger } from '../conversation/thread-messenger.js';
@@ -37,6 +37,8 @@ type Dependencies = {
   logger: Logger;
   now?: () => number;
   pause?: (ms: number) => Promise<void>;
+  /** When to try again; default `KEPT_RETRIES`. */
+  schedule?: KeptRetrySchedule;
 };
 
 /**
@@ -92,7 +94,7 @@ const endText: Record<Outcome, string> = {
  * open, with buttons for the version waiting, and a notice says what became of the request.
  */
 export function createCardRefreshes(options: Dependencies): CardRefreshes {
-  const { store, messenger, takeBacks, logger, now = Date.now, pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms)) } = options;
+  const { store, messenger, takeBacks, logger, now = Date.now, pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms)), schedule = KEPT_RETRIES } = options;
 
   /**
    * Shows the step, and again while it changed meanwhile: an update of an older revision may land
@@ -206,7 +208,7 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
     const at = now();
     try {
       // Its own `since`: the post is looked for a full day, not what is left of `refresh`'s (maybe a look or none).
-      await store.scheduleCardRefresh({ stepId, since: at, unconfirmed }, at + KEPT_RETRIES.sweepPauseMinMs);
+      await store.scheduleCardRefresh({ stepId, since: at, unconfirmed }, at + schedule.sweepPauseMinMs);
     } catch (storeError) {
       logger.error(
         { event: 'card-repost-unconfirmed-unkept', stepId, err: storeError },
@@ -305,8 +307,9 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
       const since = now();
       const refresh = { stepId, since };
       // Kept first: this process may stop (or Slack fail) for longer than its own tries last.
-      const kept = await keepCardRefresh({ store, refresh, at: since + KEPT_RETRIES.ownTriesMs, logger, unkept: 'could not keep a card Slack would not update; only this process tries again' });
+      const kept = await keepCardRefresh({ store, refresh, at: since + schedule.ownTriesMs, logger, unkept: 'could not keep a card Slack would not update; only this process tries again' });
       const done = await runOwnTries({
+        schedule,
         since,
         retryAfterMs: slackRetryAfterMs(error),
         now,
@@ -334,6 +337,7 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
           reportEnd,
           now,
           stopping,
+          schedule,
         });
       } catch (error) {
         logger.warn({ event: 'card-refresh-retry-failed', err: error }, 'could not try kept card refreshes again; the next sweep does');

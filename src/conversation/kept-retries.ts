@@ -21,7 +21,18 @@ export const KEPT_RETRIES = {
   giveUpAfterMs: 24 * 60 * 60 * 1000,
   /** Kept work tried per sweep, so one sweep stays short while Slack fails. */
   batch: 20,
-} as const;
+} as const satisfies KeptRetrySchedule;
+
+/** The schedule's shape: `KEPT_RETRIES` in production; tests give shorter pauses (`CreateBotOptions.keptRetries`). */
+export interface KeptRetrySchedule {
+  readonly ownPausesMs: readonly number[];
+  readonly ownLastTryMs: number;
+  readonly ownTriesMs: number;
+  readonly sweepPauseMinMs: number;
+  readonly sweepPauseMaxMs: number;
+  readonly giveUpAfterMs: number;
+  readonly batch: number;
+}
 
 export type KeptTry<OUTCOME extends string> = { done: true; outcome: OUTCOME } | { done: false; retryAfterMs?: number };
 
@@ -37,18 +48,20 @@ export async function runOwnTries({
   tryOnce,
   now,
   pause,
+  schedule = KEPT_RETRIES,
 }: {
   since: number;
   retryAfterMs: number | undefined;
   tryOnce: () => Promise<{ done: true } | { done: false; retryAfterMs?: number | undefined }>;
   now: () => number;
   pause: (ms: number) => Promise<void>;
+  schedule?: KeptRetrySchedule;
 }): Promise<boolean> {
   let retryAfterMs = firstRetryAfterMs ?? 0;
-  for (const pauseMs of KEPT_RETRIES.ownPausesMs) {
+  for (const pauseMs of schedule.ownPausesMs) {
     const wait = Math.max(pauseMs, retryAfterMs);
     // Slack asked for longer than these tries last: the sweep tries then.
-    if (now() + wait > since + KEPT_RETRIES.ownLastTryMs) break;
+    if (now() + wait > since + schedule.ownLastTryMs) break;
     await pause(wait);
     const tried = await tryOnce();
     if (tried.done) return true;
@@ -73,6 +86,7 @@ export async function retryDueKept<WORK extends { since: number }, OUTCOME exten
   reportEnd,
   now,
   stopping,
+  schedule = KEPT_RETRIES,
 }: {
   due: (options: { now: number; limit: number }) => Promise<readonly WORK[]>;
   claim: (work: WORK, options: { now: number; until: number }) => Promise<boolean>;
@@ -82,15 +96,16 @@ export async function retryDueKept<WORK extends { since: number }, OUTCOME exten
   reportEnd: (work: WORK, outcome: OUTCOME | 'given-up') => void;
   now: () => number;
   stopping?: AbortSignal | undefined;
+  schedule?: KeptRetrySchedule;
 }): Promise<void> {
-  for (const work of await due({ now: now(), limit: KEPT_RETRIES.batch })) {
+  for (const work of await due({ now: now(), limit: schedule.batch })) {
     if (stopping?.aborted) return;
     const at = now();
     const failingMs = at - work.since;
-    const pauseMs = Math.min(Math.max(failingMs, KEPT_RETRIES.sweepPauseMinMs), KEPT_RETRIES.sweepPauseMaxMs);
+    const pauseMs = Math.min(Math.max(failingMs, schedule.sweepPauseMinMs), schedule.sweepPauseMaxMs);
     if (!(await claim(work, { now: at, until: at + pauseMs }))) continue;
     const tried = await tryAgain(work);
-    if (tried.done || failingMs >= KEPT_RETRIES.giveUpAfterMs) {
+    if (tried.done || failingMs >= schedule.giveUpAfterMs) {
       if (await forget(work)) reportEnd(work, tried.done ? tried.outcome : 'given-up');
       continue;
     }

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { PendingTakeBack, StateStore, TakeBackStore } from '../store/state-store.js';
-import { KEPT_RETRIES, type KeptTry, retryDueKept, runOwnTries } from './kept-retries.js';
+import { KEPT_RETRIES, type KeptRetrySchedule, type KeptTry, retryDueKept, runOwnTries } from './kept-retries.js';
 import type { ThreadMessenger } from './thread-messenger.js';
 
 /** Messages posted in `threadKey` that nothing records (see `takeBackUnrecorded`), to be removed. */
@@ -35,8 +35,10 @@ export function createMessageTakeBacks(options: {
   logger: Logger;
   now?: () => number;
   pause?: (ms: number) => Promise<void>;
+  /** When to try again; default `KEPT_RETRIES`. */
+  schedule?: KeptRetrySchedule;
 }): MessageTakeBacks {
-  const { store, messenger, logger, now = Date.now, pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms)) } = options;
+  const { store, messenger, logger, now = Date.now, pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms)), schedule = KEPT_RETRIES } = options;
 
   /**
    * Whether the message is on record now (the thread's answer, the step's card): then it is not
@@ -75,7 +77,7 @@ export function createMessageTakeBacks(options: {
       const since = now();
       let pending: PendingTakeBack[] = left.ts.map((each) => ({ channel, ts: each, threadKey, ...(stepId === undefined ? {} : { stepId }), since }));
       // Kept first: this process has lost its thread and may be stopping (or stall again) before its tries end.
-      const kept = await Promise.all(pending.map((takeBack) => store.scheduleTakeBack(takeBack, since + KEPT_RETRIES.ownTriesMs))).then(
+      const kept = await Promise.all(pending.map((takeBack) => store.scheduleTakeBack(takeBack, since + schedule.ownTriesMs))).then(
         () => true,
         (error: unknown) => {
           logger.warn({ event: 'take-back-unkept', threadKey, ts: left.ts, err: error }, 'could not keep a take-back Slack refused; only this process tries again');
@@ -83,6 +85,7 @@ export function createMessageTakeBacks(options: {
         },
       );
       const done = await runOwnTries({
+        schedule,
         since,
         retryAfterMs: left.retryAfterMs,
         now,
@@ -119,6 +122,7 @@ export function createMessageTakeBacks(options: {
           reportEnd,
           now,
           stopping,
+          schedule,
         });
       } catch (error) {
         logger.warn({ event: 'take-back-retry-failed', err: error }, 'could not try kept take-backs again; the next sweep does');

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { StateStore } from '../../src/store/state-store.js';
 import { nextTs, threadReplies, useHarnesses, waitFor } from './harness.js';
 import { deferred } from '../helpers/deferred.js';
+import { FAST_KEPT_RETRIES } from '../helpers/fast-kept-retries.js';
 
 /**
  * A quick answer (complete before the stream would open) is posted whole by `postOutbox`, and its
@@ -14,7 +15,7 @@ import { deferred } from '../helpers/deferred.js';
  * The take-back is one chat.delete per message with the client's two retries: when Slack fails it
  * (a blip, rate limits) the message must be tried again later, not dropped, or the thread shows the
  * answer twice. A take-back Slack refused is kept in Redis, tried again by the fenced process for
- * a few seconds and then by any process's sweep.
+ * a few seconds and then by any process's sweep (here on `FAST_KEPT_RETRIES`, the same tries in less time).
  *
  * The stall is modelled with the doomed bot's store: its finish of the item, and every lock
  * renewal sent meanwhile, go to Redis only once released; the replica (same Redis) takes over.
@@ -47,7 +48,7 @@ async function answerTakenBackWhileSlackFails(failures: number) {
       },
     };
   };
-  const h = await harness({ environment: { COUNTERSIGN_LOCK_TTL_MS: '1000' }, sweepIntervalMs: 100, wrapStore });
+  const h = await harness({ environment: { COUNTERSIGN_LOCK_TTL_MS: '1000' }, sweepIntervalMs: 100, wrapStore, keptRetries: FAST_KEPT_RETRIES });
   await h.startReplica();
 
   const answer = 'All pods are healthy.';
