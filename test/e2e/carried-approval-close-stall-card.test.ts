@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { SWEEP_SHOWS_AFTER_MS } from '../../src/conversation/card-after-write.js';
 import type { StateStore } from '../../src/store/state-store.js';
 import { deferred } from '../helpers/deferred.js';
 import { stallable } from '../helpers/stalling-store.js';
@@ -14,6 +15,9 @@ import { CHANNEL, cardButtons, nextTs, threadReplies, useHarnesses, waitFor } fr
  * model and the audit trail say it was closed). The resume claim has a recovery for exactly this
  * window (`showClosedCalls`); this write had none. A card refresh is now kept for the sweep before
  * the write (`writeThenShowCard`), due a few seconds after it.
+ *
+ * Those seconds (`SWEEP_SHOWS_AFTER_MS`) are not waited out: once both processes are idle, the
+ * clock the bots and Redis judge deadlines by moves on by them.
  */
 const harness = useHarnesses();
 
@@ -50,7 +54,8 @@ describe('a message closing a failed turn\'s carried approval, its process stall
         },
       });
     };
-    const h = await harness({ environment: { COUNTERSIGN_LOCK_TTL_MS: '1000' }, sweepIntervalMs: 100, wrapStore });
+    const clock = { skewMs: 0 };
+    const h = await harness({ environment: { COUNTERSIGN_LOCK_TTL_MS: '1000' }, sweepIntervalMs: 100, wrapStore, now: () => Date.now() + clock.skewMs });
     try {
       h.openai.enqueue(
         { toolCalls: [{ name: 'restart_service', arguments: { service: 'worker', namespace: 'prod' } }] },
@@ -74,6 +79,7 @@ describe('a message closing a failed turn\'s carried approval, its process stall
       control.released.resolve();
       await h.settled();
       // The stalled process, fenced, can no longer update the card: the sweep draws it from the step, a few seconds after the write.
+      clock.skewMs = SWEEP_SHOWS_AFTER_MS;
       await waitFor(() => !JSON.stringify(currentCard().blocks).includes('Approved by'), { timeoutMs: 30_000, message: 'the sweep to draw the card again' });
 
       // What the record says: closed by countersign, not run.
