@@ -78,6 +78,8 @@ export interface CreateBotOptions {
   modelTimeoutMs?: number;
   /** How long a turn runs before its thread shows "is thinking…" (default 250 ms); quicker turns show none. */
   statusDelayMs?: number;
+  /** How long a posted card's ts waits for an unavailable store before it is given up on (default 10 s); tests shorten it. */
+  cardRecordWaitMs?: number;
   /** When a take-back or card redraw Slack refused is tried again (default `KEPT_RETRIES`); tests shorten it. */
   keptRetries?: KeptRetrySchedule;
   /**
@@ -240,6 +242,7 @@ async function assemble(
       maxSteps: config.agent.maxSteps,
       modelTimeoutMs: options.modelTimeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS,
       ...(options.statusDelayMs === undefined ? {} : { statusDelayMs: options.statusDelayMs }),
+      ...(options.cardRecordWaitMs === undefined ? {} : { cardRecordWaitMs: options.cardRecordWaitMs }),
       historyTtlMs,
       maxMessages: config.history.maxMessages,
       maxBytes: config.history.maxBytes,

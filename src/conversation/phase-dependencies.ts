@@ -33,8 +33,11 @@ export interface PhaseDependencies {
    * A grant under a `channel` approver holds only while its grantor is in the grant's channel.
    */
   channelsOf: (userId: string, options?: { fresh?: boolean }) => Promise<ReadonlySet<string> | undefined>;
-  /** `statusDelayMs`: how long a turn runs before its status line shows (`TURN_STATUS_DELAY_MS`). */
-  limits: HistoryLimits & { maxSteps: number; modelTimeoutMs?: number; statusDelayMs?: number };
+  /**
+   * `statusDelayMs`: how long a turn runs before its status line shows (`TURN_STATUS_DELAY_MS`);
+   * `cardRecordWaitMs`: how long a posted card's ts waits for an unavailable store (`CARD_RECORD_WAIT_MS`).
+   */
+  limits: HistoryLimits & { maxSteps: number; modelTimeoutMs?: number; statusDelayMs?: number; cardRecordWaitMs?: number };
   logger: Logger;
   botUserId: string;
   now: () => number;

@@ -112,7 +112,7 @@ export function createStepCards(options: StepCardDependencies) {
     const posted = { ...step, cardTs, ...(cardLink === undefined ? {} : { cardLink }) };
     let recorded: RecordedCard | undefined;
     try {
-      recorded = await whileStoreReturns(() => store.setStepCard(step.stepId, cardTs, cardLink), { until: Date.now() + CARD_RECORD_WAIT_MS });
+      recorded = await whileStoreReturns(() => store.setStepCard(step.stepId, cardTs, cardLink), { until: Date.now() + (options.limits.cardRecordWaitMs ?? CARD_RECORD_WAIT_MS) });
     } catch (error) {
       // Unrecorded, the card is not refreshed when the step changes (its clicks still decide):
       // stale buttons on a step that stays decidable are better than a card closed behind its back.

@@ -114,6 +114,8 @@ export interface HarnessOptions {
   modelTimeoutMs?: number;
   /** How long a turn runs before its status line shows; default 250 ms. */
   statusDelayMs?: number;
+  /** How long a posted card's ts waits for an unavailable store (default 10 s). */
+  cardRecordWaitMs?: number;
   /** When kept take-backs and card redraws are tried again (default `KEPT_RETRIES`). */
   keptRetries?: CreateBotOptions['keptRetries'];
   /** Wraps the bot's (real Redis) store, e.g. to hold one of its writes at a chosen moment. */
@@ -192,6 +194,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.modelTimeoutMs ? { modelTimeoutMs: options.modelTimeoutMs } : {}),
     ...(options.statusDelayMs === undefined ? {} : { statusDelayMs: options.statusDelayMs }),
     ...(options.keptRetries ? { keptRetries: options.keptRetries } : {}),
+    ...(options.cardRecordWaitMs === undefined ? {} : { cardRecordWaitMs: options.cardRecordWaitMs }),
     store: (options.wrapStore ?? ((store: StateStore) => store))(createRedisStore({ target: redisTarget, keyPrefix, ...(serverClock ? { serverClock } : {}) })),
     audit: createRedisAuditLog({ target: redisTarget, keyPrefix, logger: pino({ level: 'silent' }) }),
   });
