@@ -78,6 +78,8 @@ export interface CreateBotOptions {
   modelTimeoutMs?: number;
   /** How long a turn runs before its thread shows "is thinking…" (default 250 ms); quicker turns show none. */
   statusDelayMs?: number;
+  /** How long a click or a reply waits for an unavailable store before it is answered that it could not be taken (default 5 s); tests shorten it. */
+  storeWaitMs?: number;
   /** How long a posted card's ts waits for an unavailable store before it is given up on (default 10 s); tests shorten it. */
   cardRecordWaitMs?: number;
   /** When a take-back or card redraw Slack refused is tried again (default `KEPT_RETRIES`); tests shorten it. */
@@ -331,6 +333,7 @@ async function assemble(
           ...(options.scheduleClock ? { clock: options.scheduleClock } : {}),
         });
   registerListeners(app, {
+    ...(options.storeWaitMs === undefined ? {} : { storeWaitMs: options.storeWaitMs }),
     store,
     worker,
     messenger,

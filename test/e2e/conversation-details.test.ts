@@ -157,7 +157,8 @@ describe('when Redis is unreachable', () => {
     const { startRedisServer } = await import('../helpers/redis-server.js');
     const redis = await startRedisServer();
     try {
-      const h = await harness({ redisUrl: redis.url });
+      // Clicks and replies wait 1 s for Redis to come back instead of CLICK_STORE_WAIT_MS: what they say after is the same.
+      const h = await harness({ redisUrl: redis.url, storeWaitMs: 1_000 });
       h.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'api', namespace: 'prod' } }] });
       const threadTs = nextTs();
       await h.mention({ user: 'UALICE', text: 'restart api', ts: threadTs });
@@ -166,7 +167,7 @@ describe('when Redis is unreachable', () => {
 
       const approve = cardButtons(card.blocks).find((button) => button.actionId === 'countersign_approve')!;
       await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...approve });
-      // After the click has waited CLICK_STORE_WAIT_MS for Redis to come back.
+      // After the click has waited (storeWaitMs) for Redis to come back.
       const ephemeral = await waitFor(() => h.slack.callsTo('chat.postEphemeral')[0], { message: 'ephemeral', timeoutMs: CLICK_STORE_WAIT_MS + 10_000 });
       expect(ephemeral.args.text).toContain('could not record your decision');
 

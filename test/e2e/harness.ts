@@ -114,6 +114,8 @@ export interface HarnessOptions {
   modelTimeoutMs?: number;
   /** How long a turn runs before its status line shows; default 250 ms. */
   statusDelayMs?: number;
+  /** How long a click or a reply waits for an unavailable store (default `CLICK_STORE_WAIT_MS`). */
+  storeWaitMs?: number;
   /** How long a posted card's ts waits for an unavailable store (default 10 s). */
   cardRecordWaitMs?: number;
   /** When kept take-backs and card redraws are tried again (default `KEPT_RETRIES`). */
@@ -195,6 +197,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.statusDelayMs === undefined ? {} : { statusDelayMs: options.statusDelayMs }),
     ...(options.keptRetries ? { keptRetries: options.keptRetries } : {}),
     ...(options.cardRecordWaitMs === undefined ? {} : { cardRecordWaitMs: options.cardRecordWaitMs }),
+    ...(options.storeWaitMs === undefined ? {} : { storeWaitMs: options.storeWaitMs }),
     store: (options.wrapStore ?? ((store: StateStore) => store))(createRedisStore({ target: redisTarget, keyPrefix, ...(serverClock ? { serverClock } : {}) })),
     audit: createRedisAuditLog({ target: redisTarget, keyPrefix, logger: pino({ level: 'silent' }) }),
   });

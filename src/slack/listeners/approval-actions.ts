@@ -10,6 +10,8 @@ export interface ApprovalActionOptions {
   messenger: ThreadMessenger;
   /** Whether a clicker belongs to the workspace's organisation (shared with the other listeners). */
   organisationMembership?: OrganisationMembership;
+  /** How long a click waits for an unavailable store; default `CLICK_STORE_WAIT_MS`. */
+  storeWaitMs?: number;
 }
 
 /** Where a click came from: the channel to answer in privately, the card's thread, and the card's message. */
@@ -61,7 +63,7 @@ export async function tellPrivately(messenger: ThreadMessenger, body: BlockActio
  * after it (store, card update, resuming the turn) may take longer. An Approve names the input
  * version its card showed; the server refuses it if the input changed since.
  */
-export function registerApprovalActions(app: App, { decider, messenger, organisationMembership = createOrganisationMembership() }: ApprovalActionOptions): void {
+export function registerApprovalActions(app: App, { decider, messenger, organisationMembership = createOrganisationMembership(), storeWaitMs = CLICK_STORE_WAIT_MS }: ApprovalActionOptions): void {
   for (const actionId of [APPROVAL_ACTION_IDS.approve, APPROVAL_ACTION_IDS.deny]) {
     app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: actionId }, async ({ ack, body, action, client }) => {
       await ack();
@@ -75,7 +77,7 @@ export function registerApprovalActions(app: App, { decider, messenger, organisa
           ...(await actorOf({ body, channel, ...(messageTs === undefined ? {} : { messageTs }), membership: organisationMembership, client })),
           action: actionId === APPROVAL_ACTION_IDS.approve ? { kind: 'approve', version: target.version ?? 0 } : { kind: 'deny' },
         },
-        { storeWaitMs: CLICK_STORE_WAIT_MS },
+        { storeWaitMs },
       );
       if (!outcome.recorded) await tellPrivately(messenger, body, outcome.message);
       // A Deny Redis's replicas did not confirm yet: the card alone would say it is done.

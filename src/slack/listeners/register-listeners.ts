@@ -45,6 +45,8 @@ export interface ListenerDependencies {
   logger: Logger;
   /** Where the Slack event spans go; default the global tracer provider's. */
   tracer?: Tracer;
+  /** How long a click or a reply waits for an unavailable store; default `CLICK_STORE_WAIT_MS`. */
+  storeWaitMs?: number;
 }
 
 /** Every Slack entry point of the bot, in one list: messages, card buttons and modal submits. */
