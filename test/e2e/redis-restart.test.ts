@@ -137,7 +137,8 @@ describe('redis-server stopped and restarted mid-turn', () => {
   });
 
   it('Approve clicked while down for longer than a click waits: told privately it was not recorded, nothing runs, /healthz 503; after the restart Approve runs the call once', async () => {
-    const h = await harness({ redisUrl: redis.url });
+    // A click waits 1 s for Redis here, not CLICK_STORE_WAIT_MS: the restart outlasts it all the same.
+    const h = await harness({ redisUrl: redis.url, storeWaitMs: 1_000 });
     h.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'worker', namespace: 'staging' } }] }, { text: 'Restarted worker in staging.' });
     const threadTs = nextTs();
     await h.mention({ user: 'UALICE', text: 'restart the worker in staging', ts: threadTs });
