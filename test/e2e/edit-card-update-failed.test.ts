@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fillForm } from './fill-form.js';
+import { FAST_KEPT_RETRIES } from '../helpers/fast-kept-retries.js';
 import { CHANNEL, cardButtons, nextTs, threadReplies, useHarnesses, waitFor } from './harness.js';
 
 const harness = useHarnesses();
@@ -23,7 +24,7 @@ const cases: Array<{ name: string; failure: Failure; times: number }> = [
 describe('an edit whose card update fails', () => {
   for (const { name, failure, times } of cases) {
     it(`(${name}) leaves the second approver a way to approve the new version, or says so in the thread`, async () => {
-      const h = await harness({ extraYaml: POLICY });
+      const h = await harness({ extraYaml: POLICY, keptRetries: FAST_KEPT_RETRIES });
       h.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'worker', namespace: 'prod' } }] }, { text: 'Restarted worker-2 in staging.' });
       const threadTs = nextTs();
       await h.mention({ user: 'UALICE', text: 'restart the worker', ts: threadTs });
@@ -58,7 +59,7 @@ describe('an edit whose card update fails', () => {
 
 describe('an edit whose card Slack refuses to update for good', () => {
   it('posts the card again with the new version to approve, says so, and the second approver approves it there', async () => {
-    const h = await harness({ extraYaml: POLICY });
+    const h = await harness({ extraYaml: POLICY, keptRetries: FAST_KEPT_RETRIES });
     h.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'worker', namespace: 'prod' } }] }, { text: 'Restarted worker-2 in staging.' });
     const threadTs = nextTs();
     await h.mention({ user: 'UALICE', text: 'restart the worker', ts: threadTs });
