@@ -93,9 +93,10 @@ describe('redis-server stopped and restarted mid-turn', () => {
         });
         expect(notice.text).toContain('Please try again');
         expect(notice.text).toContain('the state store (Redis) is unreachable');
-        // Down for longer than the failed turn: the bot's queue bookkeeping after the notice fails
-        // too (each probe outlasts one round of the client's failed reconnects).
-        for (let probe = 0; probe < 2; probe += 1) expect(await healthStatus(h)).toBe(503);
+        expect(await healthStatus(h)).toBe(503);
+        // Down for longer than the failed turn: until the bot's queue bookkeeping after the notice
+        // has failed too (it tries again while it holds the thread's lock).
+        await waitFor(() => h.warnings().some((line) => line.includes('"event":"thread-queue-unreachable"')), { timeoutMs: 10_000, message: 'the queue bookkeeping to fail' });
       },
     });
     await healthTurns(h, 200);
