@@ -1,5 +1,6 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { StoredAuditEvent } from './audit-event.js';
+import { runAuditCli } from './run-audit-cli.js';
 
 /**
  * The trail may hold 100,000 entries per stream, two streams per shard, 16 shards by default, kept 90
@@ -27,18 +28,20 @@ const events: StoredAuditEvent[] = Array.from({ length: 60 }, (_, index) => ({
   basis: { kind: 'no-approval-needed' },
 }) as unknown as StoredAuditEvent);
 
-vi.mock('../store/read-redis-audit.js', () => ({ readRedisAudit: async () => events }));
+// Given as an option, not vi.mock: test files share a worker's module graph (isolate: false), and a
+// module mock leaked into the next audit test file there.
+const readAudit = async () => events;
 
 describe('npm run audit --json with a large window', () => {
   it('writes every event as a line of its own, so no window is ever one string past V8\'s limit', async () => {
-    const { runAuditCli } = await import('./run-audit-cli.js');
-    const writes: number[] = [];
+        const writes: number[] = [];
     let outcome: number | Error;
     try {
       outcome = await runAuditCli({
         argv: ['--since', '90d', '--json'],
         env: { REDIS_URL: 'redis://127.0.0.1:1', COUNTERSIGN_REDIS_SHARDS: '16' },
         now: 1_800_000_100_000,
+        readAudit,
         stdout: {
           write: (text: string) => {
             writes.push(text.split('\n').length - 1);
@@ -54,12 +57,12 @@ describe('npm run audit --json with a large window', () => {
   });
 
   it('ends an unexpected error in one line and exit code 1, not a stack trace', async () => {
-    const { runAuditCli } = await import('./run-audit-cli.js');
-    let stderr = '';
+        let stderr = '';
     const code = await runAuditCli({
       argv: ['--since', '90d', '--json'],
       env: { REDIS_URL: 'redis://:hunter2@127.0.0.1:1', COUNTERSIGN_REDIS_SHARDS: '16' },
       now: 1_800_000_100_000,
+      readAudit,
       stdout: {
         write: () => {
           throw new Error('ENOSPC: no space left on device');

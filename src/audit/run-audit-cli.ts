@@ -15,6 +15,8 @@ export interface RunAuditCliOptions {
   stderr: Output;
   /** Epoch milliseconds. */
   now?: number;
+  /** Reads the window; `readRedisAudit` unless a test stands in for Redis. */
+  readAudit?: typeof readRedisAudit;
 }
 
 export const DEFAULT_KEY_PREFIX = 'countersign:';
@@ -41,7 +43,7 @@ export async function runAuditCli(options: RunAuditCliOptions): Promise<number> 
   }
 }
 
-async function runAudit({ argv, env, stdout, stderr, now = Date.now() }: RunAuditCliOptions): Promise<number> {
+async function runAudit({ argv, env, stdout, stderr, now = Date.now(), readAudit = readRedisAudit }: RunAuditCliOptions): Promise<number> {
   let query: AuditQuery;
   try {
     const parsed = parseAuditArguments(argv, { now });
@@ -78,7 +80,7 @@ async function runAudit({ argv, env, stdout, stderr, now = Date.now() }: RunAudi
   let events: StoredAuditEvent[];
   try {
     const logger = pino({ level: 'warn', base: { service: 'countersign-audit' } }, { write: (line: string) => stderr.write(line) });
-    events = await readRedisAudit({ target, keyPrefix, ...(shards !== undefined && { shards }), logger, query });
+    events = await readAudit({ target, keyPrefix, ...(shards !== undefined && { shards }), logger, query });
   } catch (error) {
     if (error instanceof RedisShardsMismatchError) {
       // Not a connection problem: say which count is wrong rather than "check that Redis is running".
