@@ -2,6 +2,8 @@ import { stdSerializers } from 'pino';
 
 /** Longer string fields are cut: a reply body can be a whole HTML error page. */
 const MAX_FIELD_LENGTH = 1_000;
+/** More inner errors of an AggregateError are counted, not written (`Promise.any` over many calls). */
+const MAX_INNER_ERRORS = 10;
 /** `scheme://user:password@` in a URL quoted anywhere in the error. */
 const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@]*@/gi;
 
@@ -33,9 +35,17 @@ function described(error: Error, seen: Set<object>): Record<string, unknown> {
     else if (typeof field === 'string') out[key] = masked(field).slice(0, MAX_FIELD_LENGTH);
     else if (isErrorLike(field)) {
       if (!seen.has(field)) out[key] = described(field, seen);
-    } else if (key === 'errors' && Array.isArray(field) && field.every(isErrorLike)) {
-      out.aggregateErrors = field.filter((each) => !seen.has(each)).map((each) => described(each, seen));
-    } else omitted.push(key);
+    } else if (key === 'errors' && isErrorList(field)) continue;
+    else omitted.push(key);
+  }
+  // An AggregateError's `errors` is not enumerable, and is all it tells: Node's connect to a host
+  // with several addresses (`localhost`: ::1 and 127.0.0.1) fails with an empty message, the
+  // refused addresses only in its inner errors. Written as pino did, as `aggregateErrors`.
+  const inner = (error as { errors?: unknown }).errors;
+  if (isErrorList(inner)) {
+    const unseen = inner.filter((each) => !seen.has(each));
+    out.aggregateErrors = unseen.slice(0, MAX_INNER_ERRORS).map((each) => described(each, seen));
+    if (unseen.length > MAX_INNER_ERRORS) out.aggregateErrorsLeftOut = unseen.length - MAX_INNER_ERRORS;
   }
   if (omitted.length > 0) out.omitted = omitted;
   return out;
@@ -43,6 +53,10 @@ function described(error: Error, seen: Set<object>): Record<string, unknown> {
 
 function masked(text: string): string {
   return text.replace(URL_CREDENTIALS, '$1[masked]@');
+}
+
+function isErrorList(value: unknown): value is Error[] {
+  return Array.isArray(value) && value.length > 0 && value.every(isErrorLike);
 }
 
 function isErrorLike(value: unknown): value is Error {
