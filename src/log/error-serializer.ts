@@ -1,4 +1,5 @@
 import { stdSerializers } from 'pino';
+import { keptErrorDetails } from './kept-error-details.js';
 
 /** Longer string fields are cut: a reply body can be a whole HTML error page. */
 const MAX_FIELD_LENGTH = 1_000;
@@ -10,8 +11,9 @@ const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@]*@/gi;
 /**
  * How an error is written to the log (`err` and `error`): its type, message and stack (a cause's
  * folded in, as pino does), its own scalar fields, and its nested errors told the same way. Any
- * other field is named in `omitted` and left out: libraries hang what they sent on their errors,
- * and what they sent holds credentials. ioredis puts the refused command on the error
+ * other field is named in `omitted` and left out (but for a few nested strings an operator needs,
+ * `keptErrorDetails`): libraries hang what they sent on their errors, and what they sent holds
+ * credentials. ioredis puts the refused command on the error
  * (`command.args`: `HELLO 3 AUTH default <password>` when Redis refuses the password), an HTTP
  * client its request and config (`Authorization` headers), the AI SDK the whole prompt
  * (`requestBodyValues`). Redact paths cannot follow these: they are nested at any depth, under any
@@ -32,11 +34,16 @@ function described(error: Error, seen: Set<object>): Record<string, unknown> {
     const field = (error as unknown as Record<string, unknown>)[key];
     if (field === undefined || typeof field === 'function') continue;
     if (field === null || typeof field === 'number' || typeof field === 'boolean') out[key] = field;
-    else if (typeof field === 'string') out[key] = masked(field).slice(0, MAX_FIELD_LENGTH);
+    else if (typeof field === 'string') out[key] = fieldText(field);
     else if (isErrorLike(field)) {
       if (!seen.has(field)) out[key] = described(field, seen);
     } else if (key === 'errors' && isErrorList(field)) continue;
-    else omitted.push(key);
+    else {
+      // A few nested strings an operator needs (Slack's refused block, ioredis's command name).
+      const kept = typeof field === 'object' ? keptErrorDetails({ key, value: field, text: fieldText }) : undefined;
+      if (kept === undefined) omitted.push(key);
+      else out[key] = kept;
+    }
   }
   // An AggregateError's `errors` is not enumerable, and is all it tells: Node's connect to a host
   // with several addresses (`localhost`: ::1 and 127.0.0.1) fails with an empty message, the
@@ -49,6 +56,10 @@ function described(error: Error, seen: Set<object>): Record<string, unknown> {
   }
   if (omitted.length > 0) out.omitted = omitted;
   return out;
+}
+
+function fieldText(text: string): string {
+  return masked(text).slice(0, MAX_FIELD_LENGTH);
 }
 
 function masked(text: string): string {
