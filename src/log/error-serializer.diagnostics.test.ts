@@ -63,3 +63,40 @@ describe('review: diagnostics an operator needs survive the error serializer', (
     expect(line().err.omitted).toEqual(['extra']);
   });
 });
+
+describe('review: the serializer never throws from a log call', () => {
+  it('logs an Error whose message is not a string (pino before 07d6464 wrote it as it was)', () => {
+    // Some libraries set an object as `message` (a JSON error body); pino's own serializer passes such
+    // an error through, the new one calls .replace on it and the log call itself throws.
+    const odd = Object.assign(new Error('x'), { message: { error: 'bad_request' } as unknown as string });
+    const { logger } = capture();
+    expect(() => logger.error({ event: 'turn-failed', err: odd }, 'agent turn failed')).not.toThrow();
+  });
+  it('writes the message that is not a string as text', () => {
+    const odd = Object.assign(new Error('x'), { message: 42 as unknown as string });
+    const { logger, line } = capture();
+    logger.error({ event: 'turn-failed', err: odd }, 'agent turn failed');
+    expect(line().err).toMatchObject({ type: 'Error', message: '42' });
+  });
+
+  it('writes a field whose getter throws as unreadable, and the rest as usual', () => {
+    const odd = new Error('boom');
+    Object.defineProperty(odd, 'status', { enumerable: true, get: () => { throw new Error('getter'); } });
+    Object.defineProperty(odd, 'message', { get: () => { throw new Error('getter'); } });
+    const tagged = Object.assign(new Error('tagged'), { code: 'E_TAG', inner: odd });
+    const { logger, line } = capture();
+    expect(() => logger.error({ event: 'turn-failed', err: tagged }, 'agent turn failed')).not.toThrow();
+    expect(line().err).toMatchObject({ message: 'tagged', code: 'E_TAG', inner: { type: 'Error', message: '[unreadable]', status: '[unreadable]' } });
+  });
+
+  it('logs a frozen error, and an error it cannot walk at all', () => {
+    const frozen = Object.freeze(Object.assign(new Error('frozen'), { code: 'E_FROZEN' }));
+    const walled = new Proxy(new Error('walled'), { ownKeys: () => { throw new Error('trap'); } });
+    const { logger, text } = capture();
+    expect(() => logger.error({ err: frozen }, 'frozen')).not.toThrow();
+    expect(() => logger.error({ err: walled }, 'walled')).not.toThrow();
+    const [first, second] = text().trim().split('\n').map((each) => JSON.parse(each) as Record<string, any>);
+    expect(first?.err).toMatchObject({ message: 'frozen', code: 'E_FROZEN' });
+    expect(second?.err).toMatchObject({ message: 'walled' });
+  });
+});

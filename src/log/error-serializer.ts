@@ -1,5 +1,6 @@
 import { stdSerializers } from 'pino';
 import { keptErrorDetails } from './kept-error-details.js';
+import { asText, readField } from './read-field.js';
 
 /** Longer string fields are cut: a reply body can be a whole HTML error page. */
 const MAX_FIELD_LENGTH = 1_000;
@@ -17,21 +18,29 @@ const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@]*@/gi;
  * (`command.args`: `HELLO 3 AUTH default <password>` when Redis refuses the password), an HTTP
  * client its request and config (`Authorization` headers), the AI SDK the whole prompt
  * (`requestBodyValues`). Redact paths cannot follow these: they are nested at any depth, under any
- * name. Credentials in a quoted URL are masked too.
+ * name. Credentials in a quoted URL are masked too. It never throws: a log call runs in a catch
+ * block, where a throw would replace the error being reported; a field that cannot be read is
+ * written as `[unreadable]`, a message that is not a string as text.
  */
 export function serializeError(value: unknown): unknown {
-  return isErrorLike(value) ? described(value, new Set()) : value;
+  if (!isErrorLike(value)) return value;
+  try {
+    return described(value, new Set());
+  } catch {
+    // What is left to try when even walking the error throws (a Proxy, say).
+    return { type: asText(readField(value, 'name')) || 'Error', message: fieldText(asText(readField(value, 'message'))), unreadable: true };
+  }
 }
 
 function described(error: Error, seen: Set<object>): Record<string, unknown> {
   seen.add(error);
-  const standard = stdSerializers.err(error) as { type: string; message: string; stack?: string };
-  const out: Record<string, unknown> = { type: standard.type, message: masked(standard.message), stack: masked(standard.stack ?? '') };
+  const { type, message, stack } = headline(error);
+  const out: Record<string, unknown> = { type, message: masked(message), stack: masked(stack) };
   const omitted: string[] = [];
   // Own and inherited enumerable fields, as pino's own serializer reads them.
   for (const key in error) {
     if (key === 'cause' || key in out) continue;
-    const field = (error as unknown as Record<string, unknown>)[key];
+    const field = readField(error, key);
     if (field === undefined || typeof field === 'function') continue;
     if (field === null || typeof field === 'number' || typeof field === 'boolean') out[key] = field;
     else if (typeof field === 'string') out[key] = fieldText(field);
@@ -48,7 +57,7 @@ function described(error: Error, seen: Set<object>): Record<string, unknown> {
   // An AggregateError's `errors` is not enumerable, and is all it tells: Node's connect to a host
   // with several addresses (`localhost`: ::1 and 127.0.0.1) fails with an empty message, the
   // refused addresses only in its inner errors. Written as pino did, as `aggregateErrors`.
-  const inner = (error as { errors?: unknown }).errors;
+  const inner = readField(error, 'errors');
   if (isErrorList(inner)) {
     const unseen = inner.filter((each) => !seen.has(each));
     out.aggregateErrors = unseen.slice(0, MAX_INNER_ERRORS).map((each) => described(each, seen));
@@ -56,6 +65,23 @@ function described(error: Error, seen: Set<object>): Record<string, unknown> {
   }
   if (omitted.length > 0) out.omitted = omitted;
   return out;
+}
+
+/**
+ * Type, message and stack as pino's serializer writes them (causes folded in), or read one by one
+ * when it cannot: it passes an error whose message is not a string through as it is, and throws on
+ * a getter that throws or a frozen error.
+ */
+function headline(error: Error): { type: string; message: string; stack: string } {
+  try {
+    // pino hands back the error itself when it does not take it for one (a message not a string).
+    const standard = stdSerializers.err(error) as unknown as Partial<Record<'type' | 'message' | 'stack', unknown>>;
+    if ((standard as unknown) !== error && typeof standard.message === 'string') return { type: asText(standard.type), message: standard.message, stack: asText(standard.stack) };
+  } catch {
+    // Read below.
+  }
+  const maker = readField(error, 'constructor');
+  return { type: asText(typeof maker === 'function' ? maker.name : readField(error, 'name')) || 'Error', message: asText(readField(error, 'message')), stack: asText(readField(error, 'stack')) };
 }
 
 function fieldText(text: string): string {
@@ -71,5 +97,9 @@ function isErrorList(value: unknown): value is Error[] {
 }
 
 function isErrorLike(value: unknown): value is Error {
-  return value instanceof Error || (typeof value === 'object' && value !== null && typeof (value as { message?: unknown }).message === 'string' && typeof (value as { stack?: unknown }).stack === 'string');
+  try {
+    return value instanceof Error || (typeof value === 'object' && value !== null && typeof (value as { message?: unknown }).message === 'string' && typeof (value as { stack?: unknown }).stack === 'string');
+  } catch {
+    return false;
+  }
 }

@@ -1,3 +1,5 @@
+import { readField } from './read-field.js';
+
 /** More strings in a kept list are left out: Slack lists one message per refused block. */
 const MAX_KEPT_STRINGS = 10;
 
@@ -35,10 +37,7 @@ export function keptErrorDetails(options: { key: string; value: object; text: (v
 
 function valueAt(value: unknown, path: readonly string[]): unknown {
   let current = value;
-  for (const step of path) {
-    if (typeof current !== 'object' || current === null) return undefined;
-    current = (current as Record<string, unknown>)[step];
-  }
+  for (const step of path) current = readField(current, step);
   return current;
 }
 
