@@ -15,4 +15,11 @@ describe('the secrets the logger scrubs', () => {
     const environment = parseEnvironment({ ...HTTP, REDIS_URL: 'redis+sentinel://:primary-PASS@s1:26379,s2:26379/mymaster?sentinelPassword=sentinel-PASS' }, noFile);
     expect(environmentSecrets(environment)).toEqual(expect.arrayContaining(['primary-PASS', 'sentinel-PASS']));
   });
+
+  it('hold the whole Redis password when it has an unencoded `@`, as the client reads it (up to the last `@`)', () => {
+    const environment = parseEnvironment({ ...HTTP, REDIS_URL: 'redis://:p@ssword-123@localhost:6379' }, noFile);
+    // What ioredis sends (WHATWG URL's password, decoded), and as URL writes it back.
+    expect(decodeURIComponent(new URL('redis://:p@ssword-123@localhost:6379').password)).toBe('p@ssword-123');
+    expect(environmentSecrets(environment)).toEqual(expect.arrayContaining(['p@ssword-123', 'p%40ssword-123']));
+  });
 });

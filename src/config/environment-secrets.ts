@@ -14,10 +14,16 @@ export function environmentSecrets(environment: EnvironmentConfig): string[] {
   return [...new Set(secrets.filter((secret): secret is string => secret !== undefined && secret !== ''))];
 }
 
-/** The password of `scheme://user:password@…` (also a multi-host Redis URL, which URL cannot parse). */
+/**
+ * The password of `scheme://user:password@…`: as written, as URL writes it back (an error quoting
+ * `url.href`), and decoded (what the client sends). Its userinfo ends at the LAST `@` before the
+ * path, as WHATWG URL (which ioredis parses a redis:// URL with) reads it: `redis://:p@ss-123@host`
+ * sends `p@ss-123`, not `p`. The regex also reads a multi-host Redis URL, which URL cannot parse.
+ */
 function urlPasswords(url: string | undefined): string[] {
-  const password = url === undefined ? undefined : /^[a-z][a-z0-9+.-]*:\/\/[^:@/]*:([^@/]*)@/i.exec(url)?.[1];
-  return withDecoded(password);
+  if (url === undefined) return [];
+  const written = /^[a-z][a-z0-9+.-]*:\/\/[^:/?#]*:([^/?#]*)@/i.exec(url)?.[1];
+  return [...withDecoded(written), ...withDecoded(URL.parse(url)?.password)];
 }
 
 function withDecoded(value: string | undefined): string[] {

@@ -100,3 +100,13 @@ describe('review: the serializer never throws from a log call', () => {
     expect(second?.err).toMatchObject({ message: 'walled' });
   });
 });
+
+describe('a URL quoted in an error', () => {
+  it('has its whole password masked when the password holds an `@` (the userinfo ends at the last `@`)', () => {
+    const error = new Error('could not connect to redis://:p@ssword-123@redis.internal:6379/0 (and https://host/a@b stays)');
+    const { logger, line } = capture();
+    logger.error({ err: error }, 'could not connect');
+    expect(line().err.message).toBe('could not connect to redis://[masked]@redis.internal:6379/0 (and https://host/a@b stays)');
+  });
+});
+

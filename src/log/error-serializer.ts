@@ -6,8 +6,11 @@ import { asText, readField } from './read-field.js';
 const MAX_FIELD_LENGTH = 1_000;
 /** More inner errors of an AggregateError are counted, not written (`Promise.any` over many calls). */
 const MAX_INNER_ERRORS = 10;
-/** `scheme://user:password@` in a URL quoted anywhere in the error. */
-const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@]*@/gi;
+/**
+ * `scheme://user:password@` in a URL quoted anywhere in the error, up to the LAST `@` before the
+ * path, as URL and the clients read it: `redis://:p@ss-123@host` sends the password `p@ss-123`.
+ */
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#]*@/gi;
 
 /**
  * How an error is written to the log (`err` and `error`): its type, message and stack (a cause's
