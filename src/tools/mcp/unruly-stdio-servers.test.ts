@@ -11,7 +11,7 @@ import { StdioTransport } from './stdio-transport.js';
 
 /**
  * A tool source must never take the bot down: a slow stdio MCP server (it answers every request
- * after 1.5 s, so a 1 s protocol-discovery probe gives up and its late "Method not found" arrives
+ * after 1.1 s, so a 1 s protocol-discovery probe gives up and its late "Method not found" arrives
  * for an id the client no longer knows) and one that writes garbage between its answers, loaded
  * together with `http_request` and the filesystem MCP server. Before the fix the late answer threw
  * inside the transport's stdout handler: an uncaught exception that ends the process.
@@ -77,7 +77,7 @@ describe('unruly stdio MCP servers', () => {
     const root = newFilesystemRoot();
     const { logger, lines } = capturingLogger();
     const base = toolSourcesYaml({ apiOrigin: api.origin, root });
-    const yaml = `${base}${fixtureServer('slow', ['--delay', '1500'], 'connectTimeoutSeconds: 15\ntimeoutSeconds: 10')}${fixtureServer('junk', ['--garbage'], 'connectTimeoutSeconds: 10\ntimeoutSeconds: 5')}`;
+    const yaml = `${base}${fixtureServer('slow', ['--delay', '1100'], 'connectTimeoutSeconds: 15\ntimeoutSeconds: 10')}${fixtureServer('junk', ['--garbage'], 'connectTimeoutSeconds: 10\ntimeoutSeconds: 5')}`;
     const problems: string[] = [];
     const tools = await loadTools({
       config: parseConfigFile(yaml, 'unruly.yml'),
@@ -138,8 +138,9 @@ describe('unruly stdio MCP servers', () => {
 
   it('falls back to initialize when a server never answers protocol discovery, within the connect timeout', { timeout: 30_000 }, async () => {
     const { logger } = capturingLogger();
+    // A 4 s budget: discovery is given up after 2 s, and the server has the other 2 to initialize.
     const tools = await loadTools({
-      config: parseConfigFile(`mcpServers:\n${fixtureServer('quiet', ['--ignore-unknown'], 'connectTimeoutSeconds: 6')}`, 'quiet.yml'),
+      config: parseConfigFile(`mcpServers:\n${fixtureServer('quiet', ['--ignore-unknown'], 'connectTimeoutSeconds: 4')}`, 'quiet.yml'),
       logger,
       env: { PATH: process.env.PATH, HOME: process.env.HOME },
     });
