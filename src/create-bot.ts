@@ -1,7 +1,7 @@
 import { SlackCallError, SlackResponseError } from './errors/countersign-error.js';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { WebClient } from '@slack/web-api';
+import { type RetryOptions, WebClient } from '@slack/web-api';
 import type { App } from '@slack/bolt';
 import { createForwardedReceiver } from './slack/front/forwarded-receiver.js';
 import type { BotToFront, FrontChannel, FrontToBot } from './slack/front/front-messages.js';
@@ -117,6 +117,11 @@ export interface CreateBotOptions {
    */
   tracerProvider?: TracerProvider;
   /**
+   * How the Slack Web API client retries a failed call (default `SLACK_RETRY_CONFIG`: twice, after
+   * 300 ms then 600 ms); injected in tests, which shorten the waits.
+   */
+  slackRetryConfig?: RetryOptions;
+  /**
    * Default true (`COUNTERSIGN_COMMAND_SPAWNER`): command tools are started by a small spawner
    * process, so forking them costs this big process almost nothing; false spawns them from here.
    */
@@ -206,6 +211,7 @@ async function assemble(
     logger,
     ...(metricsOnMainPort ? { renderMetrics: prometheus.render } : {}),
     onSlackApiFailure,
+    ...(options.slackRetryConfig ? { retryConfig: options.slackRetryConfig } : {}),
     ...(options.slackFront
       ? {
           receiver: createForwardedReceiver({

@@ -1,6 +1,6 @@
 import { answerHealthCheck, answerMetrics, type HealthCheckedStore, type RenderMetrics } from '../runtime/health-check.js';
 import { App, type CustomRoute, type Receiver } from '@slack/bolt';
-import type { WebClientOptions } from '@slack/web-api';
+import type { RetryOptions, WebClientOptions } from '@slack/web-api';
 import type { Logger } from 'pino';
 import { createBoltLogger } from '../log/bolt-logger.js';
 import { sharedLeanFetch } from '../http/lean-fetch.js';
@@ -33,8 +33,17 @@ export const SLACK_RETRY_CONFIG = { retries: 2, factor: 2, minTimeout: 300, maxT
  * not by pausing every call of the process as the client does by default: Slack's limits are per
  * method, and a throttled status line must not hold back the cards and answers.
  */
-export function slackTransport({ fetch, pause }: { fetch: typeof globalThis.fetch; pause?: (ms: number) => Promise<void> }): Pick<WebClientOptions, 'retryConfig' | 'rejectRateLimitedCalls' | 'fetch'> {
-  const writes = createUnrepeatedSlackWrites({ retryConfig: SLACK_RETRY_CONFIG, fetch });
+export function slackTransport({
+  fetch,
+  pause,
+  retryConfig = SLACK_RETRY_CONFIG,
+}: {
+  fetch: typeof globalThis.fetch;
+  pause?: (ms: number) => Promise<void>;
+  /** Default `SLACK_RETRY_CONFIG`; tests shorten its waits. */
+  retryConfig?: RetryOptions;
+}): Pick<WebClientOptions, 'retryConfig' | 'rejectRateLimitedCalls' | 'fetch'> {
+  const writes = createUnrepeatedSlackWrites({ retryConfig, fetch });
   // Outside the write guard, which hands a 429 on untouched: Slack applied nothing.
   return { retryConfig: writes.retryConfig, rejectRateLimitedCalls: true, fetch: createPerCallRateLimits({ fetch: writes.fetch, ...(pause ? { pause } : {}) }) };
 }
@@ -47,6 +56,7 @@ export function createSlackApp({
   renderMetrics,
   onSlackApiFailure,
   receiver,
+  retryConfig,
 }: {
   settings: SlackAppSettings;
   /** What `GET /healthz` reads: the store, and the risks named beside it (`withOtherRisks`). */
@@ -57,13 +67,15 @@ export function createSlackApp({
   onSlackApiFailure?: (failure: SlackApiFailure) => void;
   /** Requests from elsewhere (the Slack front thread, which verified them) instead of Bolt's own HTTP server. */
   receiver?: Receiver;
+  /** How the Web API client retries (default `SLACK_RETRY_CONFIG`). */
+  retryConfig?: RetryOptions;
 }): App {
   const healthRoute: CustomRoute = {
     path: '/healthz',
     method: ['GET'],
     handler: (_request, response) => answerHealthCheck(health, response),
   };
-  const transport = slackTransport({ fetch: onSlackApiFailure ? createObservedSlackFetch({ onFailure: onSlackApiFailure }) : sharedLeanFetch() });
+  const transport = slackTransport({ fetch: onSlackApiFailure ? createObservedSlackFetch({ onFailure: onSlackApiFailure }) : sharedLeanFetch(), ...(retryConfig ? { retryConfig } : {}) });
   const metricsRoutes: CustomRoute[] = renderMetrics ? [{ path: '/metrics', method: ['GET'], handler: (_request, response) => answerMetrics(renderMetrics, response) }] : [];
   return new App({
     token: settings.botToken,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { SLACK_RETRY_CONFIG } from '../../src/slack/create-slack-app.js';
 import { conversationOf, type ScriptedReply } from '../helpers/fake-openai.js';
 import { blockActionsPayload, postSlackEvent, postSlackInteraction } from '../helpers/signed-request.js';
 import { CHANNEL, SIGNING_SECRET, TEAM_ID, cardButtons, nextTs, startHarness, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
@@ -23,6 +24,12 @@ policy:
 `;
 
 const WAIT_NOTICE = /could not check who is in the user group S0SRE/;
+
+/**
+ * The production policy (each failed usergroups.users.list tried twice more) with its waits cut
+ * from 300 ms and 600 ms to 10 ms and 20 ms: every failure still costs the same three calls.
+ */
+const QUICK_SLACK_RETRIES = { ...SLACK_RETRY_CONFIG, minTimeout: 10, maxTimeout: 20 };
 
 /** The bot's clock, moved ahead by the test: the recovery sweep then sees the decided step as that long ago. */
 function movableClock() {
@@ -49,7 +56,7 @@ async function pausedCall(h: Harness, afterResume: string | ScriptedReply) {
  * turn and cannot check that Bob is still in @sre.
  */
 async function quorumReachedWhileSlackFails(clock: ReturnType<typeof movableClock>, afterResume: string | ScriptedReply = 'Restarted.') {
-  const a = await startHarness({ extraYaml: SRE_AND_LEAD, now: clock.now, sweepIntervalMs: 100 });
+  const a = await startHarness({ extraYaml: SRE_AND_LEAD, now: clock.now, sweepIntervalMs: 100, slackRetryConfig: QUICK_SLACK_RETRIES });
   const b = await a.startReplica();
   a.slack.setUsergroupUsers('S0SRE', ['UBOB']);
   const call = await pausedCall(a, afterResume);

@@ -132,6 +132,8 @@ export interface HarnessOptions {
   scheduleClock?: CreateBotOptions['scheduleClock'];
   /** Where the bot's spans go (e.g. an in-memory exporter's provider). */
   tracerProvider?: TracerProvider;
+  /** How the bot's Slack client retries (default the production `SLACK_RETRY_CONFIG`). */
+  slackRetryConfig?: CreateBotOptions['slackRetryConfig'];
   shared?: { slack: FakeSlackApi; openai: FakeOpenAI; keyPrefix: string; logFile: string; watch: BotWatch };
 }
 
@@ -190,6 +192,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.onApprovalRequest ? { onApprovalRequest: options.onApprovalRequest } : {}),
     ...(options.scheduleClock ? { scheduleClock: options.scheduleClock } : {}),
     ...(options.tracerProvider ? { tracerProvider: options.tracerProvider } : {}),
+    ...(options.slackRetryConfig ? { slackRetryConfig: options.slackRetryConfig } : {}),
     logger,
     ...(options.now ? { now: options.now } : {}),
     ...(options.sweepIntervalMs ? { sweepIntervalMs: options.sweepIntervalMs } : {}),
