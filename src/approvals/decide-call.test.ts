@@ -7,7 +7,7 @@ import { decodeWorkItem, type WorkItem } from '../conversation/work-item.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import type { StateStore, WorkClaim } from '../store/state-store.js';
 import { newThreadState } from '../store/thread-state.js';
-import { createCallDecider, type CallDecisionRequest } from './decide-call.js';
+import { createCallDecider, type CallDecisionRequest, type DecideCallOptions } from './decide-call.js';
 import type { PendingStep } from './pending-step.js';
 import { makeStep } from './pending-step.test-support.js';
 import { evaluatePolicy } from './policy/evaluate-policy.js';
@@ -30,7 +30,7 @@ policy:
 
 const logger = pino({ level: 'silent' });
 
-function setup(options: { wrapStore?: (store: StateStore) => StateStore } = {}) {
+function setup(options: { wrapStore?: (store: StateStore) => StateStore; cardRefreshes?: DecideCallOptions['cardRefreshes'] } = {}) {
   const audit = createMemoryAuditLog({ logger });
   const store = createMemoryStore({ audit });
   const submitted: WorkItem[] = [];
@@ -52,6 +52,7 @@ function setup(options: { wrapStore?: (store: StateStore) => StateStore } = {}) 
     audit,
     resolveGroups: async () => new Map([['S0ONCALL', new Set(['U0BOB'])]]),
     evaluateInput: async ({ call, input }) => evaluatePolicy({ policy: config.policy, toolName: (input as { tool?: string }).tool ?? call.toolName, channel: 'C0OPS', input }),
+    ...(options.cardRefreshes ? { cardRefreshes: options.cardRefreshes } : {}),
   });
   return { store, audit, decider, submitted };
 }
@@ -235,6 +236,38 @@ describe('a click while the store is unavailable', () => {
     expect(outcome).toMatchObject({ recorded: true, completedStep: false });
     expect((await states.getStep(step.stepId))?.revision).toBe(step.revision + 1);
     expect((await audit.read({ sinceMs: 0 })).filter((event) => event.type === 'decision')).toHaveLength(1);
+  });
+
+  it('gives up on a write that may have landed: says whether it was recorded is not known (not "nothing changed"), and has the card drawn again', async () => {
+    const redrawn: string[] = [];
+    const { store: states, decider } = setup({
+      wrapStore: (store) => flakyStore(store, { writes: ['write then fail'] }).wrapped,
+      cardRefreshes: { redraw: async ({ stepId }) => void redrawn.push(stepId) },
+    });
+    const step = await store(states, stepFor('restart_service'));
+    // No wait (a form): the write is not sent again, so Redis never says what became of it.
+    const outcome = await decider.record(click(step, 'U0ALICE', { kind: 'approve', version: 0 }));
+    expect(outcome).toMatchObject({ recorded: false, unsettled: { stepId: step.stepId } });
+    expect(outcome.recorded === false && outcome.message).toContain('could not confirm whether your approval was recorded');
+    expect(outcome.recorded === false && outcome.message).not.toContain('nothing changed');
+    // It did land: the card, drawn again, shows it.
+    expect((await states.getStep(step.stepId))?.revision).toBe(step.revision + 1);
+    await decider.publish(outcome);
+    expect(redrawn).toEqual([step.stepId]);
+  });
+
+  it('says "nothing changed" for a write Redis refused unrun (a replica, still loading)', async () => {
+    const { store: states, decider } = setup({
+      wrapStore: (store) => ({
+        ...store,
+        commitStep: async () => {
+          throw new Error("READONLY You can't write against a read only replica.");
+        },
+      }),
+    });
+    const step = await store(states, stepFor('restart_service'));
+    const outcome = await decider.record(click(step, 'U0ALICE', { kind: 'approve', version: 0 }));
+    expect(outcome).toEqual({ recorded: false, message: expect.stringContaining('could not record your decision, so nothing changed') });
   });
 
   it('does not retry what is not an outage', async () => {

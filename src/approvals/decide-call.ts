@@ -21,6 +21,7 @@ import { whoCanApprove } from './policy/describe-approvers.js';
 import type { PolicyEvaluation } from './policy/evaluate-policy.js';
 import { applyCallAction, pastDeadlineRefusal, type CallAction, type CallActionEffect, type CallActionRequest } from './transitions/call-action.js';
 import { unconfirmedWithdrawalText } from './unconfirmed-withdrawal.js';
+import { unsettledDecisionText, writeMayHaveRun } from './unsettled-decision.js';
 
 export { alreadyDecidedText } from './transitions/call-action.js';
 
@@ -64,8 +65,11 @@ export type RecordOutcome =
    * Nothing changed; `message` tells the person why, in their words. `closing`: the expiry a refusal
    * as expired set off (the step closed as the sweep would, and every copy of its card updated; a
    * failure is logged), already under way: `publish` awaits it, after Slack has its answer.
+   * `unsettled`: not known to be nothing: the write may have landed (its reply lost, Redis unreachable
+   * past the wait), and `message` says so; `publish` draws the card again, from the step as Redis then
+   * has it, so it shows the outcome.
    */
-  | { recorded: false; message: string; closing?: Promise<void> };
+  | { recorded: false; message: string; closing?: Promise<void>; unsettled?: { stepId: string; error: unknown } };
 
 const NOT_OPEN = 'This approval request is no longer open, so nothing changed.';
 /** A request stored by a newer release (a rolling deploy, a rollback) is open for all this process knows. */
@@ -182,6 +186,8 @@ export function createCallDecider(options: DecideCallOptions) {
     const storeWait = { stepId: request.stepId, waitUntil: receivedAt + (recordOptions.storeWaitMs ?? 0) };
     // Started before the write that completes a step: the resume it queues continues from it.
     let completing: DecisionSpan | undefined;
+    // Set while a write is unanswered after a try that may have run: then a failure is not "nothing changed".
+    let unsettled = false;
     try {
       // Counts conflicts with other writers only: tries after an outage are bounded by `waitUntil`.
       for (let conflicts = 0; conflicts < MAX_ATTEMPTS; ) {
@@ -212,8 +218,15 @@ export function createCallDecider(options: DecideCallOptions) {
         // afresh instead, the step would hold this very decision and it would be refused as made twice,
         // and nobody would drain the lock it took until the lock lapsed.
         let committed: Awaited<ReturnType<typeof write>> | { result: 'unavailable' };
-        do committed = await write().catch(unavailableAsRetry(storeWait));
+        const retryUnavailable = unavailableAsRetry(storeWait);
+        do
+          committed = await write().catch((error: unknown) => {
+            unsettled ||= writeMayHaveRun(error);
+            return retryUnavailable(error);
+          });
         while (committed.result === 'unavailable');
+        // Redis answered this attempt: whatever it said is what happened.
+        unsettled = false;
         // Judged in time by this replica's clock, but Redis's (the one every replica shares) says the deadline had passed.
         if (committed.result === 'expired') {
           const { refusal, due } = pastDeadlineRefusal(step, transition, context);
@@ -245,6 +258,10 @@ export function createCallDecider(options: DecideCallOptions) {
       return { recorded: false, message: ':warning: Many people acted on this card at once and I could not record yours, so nothing changed. Please try again.' };
     } catch (error) {
       if (isNewerSchemaError(error)) return await refuse(undefined, request, 'newer-schema', NEWER_RELEASE_CLICK_TEXT);
+      if (unsettled) {
+        logger.error({ event: 'decision-unsettled', stepId: request.stepId, err: error }, 'could not learn whether a decision was recorded: its write may have run before Redis stopped answering');
+        return { recorded: false, message: unsettledDecisionText(request.action.kind), unsettled: { stepId: request.stepId, error } };
+      }
       logger.error({ event: 'decision-store-failed', stepId: request.stepId, err: error }, 'could not record decision');
       return { recorded: false, message: ':warning: I could not record your decision, so nothing changed. Please try again.' };
     } finally {
@@ -258,7 +275,12 @@ export function createCallDecider(options: DecideCallOptions) {
    * process took; for a refusal, wait for the expiry it set off (`closing`), if any.
    */
   async function publish(outcome: RecordOutcome): Promise<void> {
-    if (!outcome.recorded) return outcome.closing;
+    if (!outcome.recorded) {
+      // A decision that may have landed: its card is drawn again from the step as Redis has it, by this process's
+      // tries over some seconds, and by the sweep when Redis took the refresh (it may not have, still unreachable).
+      if (outcome.unsettled) await options.cardRefreshes?.redraw(outcome.unsettled);
+      return outcome.closing;
+    }
     const step = outcome.effect.kind === 'new-version' ? await postCopiesForEdit(outcome.step) : outcome.step;
     let redrawing: Promise<void> | undefined;
     try {

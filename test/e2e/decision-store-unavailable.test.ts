@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { startReplyLosingProxy, type ReplyLosingProxy } from '../helpers/reply-losing-proxy.js';
-import { cardButtons, nextTs, threadReplies, useHarnesses, waitFor } from './harness.js';
+import { CHANNEL, cardButtons, nextTs, threadReplies, useHarnesses, waitFor } from './harness.js';
 
 /**
  * A click's decision write runs in Redis, then the connection is cut before its reply and Redis
@@ -83,5 +83,35 @@ describe('a decision whose write ran but whose command then failed while Redis w
     const decisions = (await h.auditEvents()).filter((event) => event.type === 'decision');
     expect(decisions).toHaveLength(1);
     expect(decisions[0]).toMatchObject({ outcome: 'approved', userId: 'UBOB' });
+  }, 60_000);
+
+  it('past the click\'s wait: its approver is told the outcome is not known (not "nothing changed"), and the card shows the approval once Redis answers', async () => {
+    // Only Bob's decision write names him; Redis stays unreachable for longer than the click waits for it.
+    const proxy = await startReplyLosingProxy(inject('redisUrl'), 'UBOB', { refuseForMs: 2_500 });
+    proxies.push(proxy);
+    const h = await harness({ redisUrl: proxy.url, storeWaitMs: 1_000, extraYaml: 'policy:\n  rules:\n    - name: two people\n      tools: [restart_service]\n      required: 2\n' });
+    h.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'worker', namespace: 'staging' } }] }, { text: 'Restarted the worker in staging.' });
+    const threadTs = nextTs();
+    await h.mention({ user: 'UALICE', text: 'restart the worker in staging', ts: threadTs });
+    const card = await waitFor(() => threadReplies(h, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'the approval card' });
+    await h.settled();
+    expect(proxy.cut()).toBe(false);
+
+    const approve = cardButtons(card.blocks).find((button) => button.actionId === 'countersign_approve')!;
+    expect((await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...approve })).status).toBe(200);
+    await waitFor(() => proxy.cut(), { message: 'the decision reply to be cut' });
+    const ephemeral = await h.slack.waitForCall('chat.postEphemeral', undefined, { timeoutMs: 10_000 });
+    // Told while Redis is still unreachable: the click gave up waiting before the outage ended.
+    expect(proxy.back()).toBe(false);
+    expect(ephemeral.args).toMatchObject({ channel: CHANNEL, user: 'UBOB' });
+    expect(String(ephemeral.args.text), 'Bob is told nothing changed although his approval is recorded').not.toContain('nothing changed');
+    expect(ephemeral.args.text).toContain('could not confirm whether your approval was recorded');
+    // The decision did land: once Redis answers, the card shows it without anyone clicking again.
+    await waitFor(() => proxy.back(), { message: 'Redis to be reachable again' });
+    await waitFor(() => h.slack.callsTo('chat.update').some((call) => JSON.stringify(call).includes('UBOB')), { timeoutMs: 15_000, message: "the card to show Bob's approval" });
+    const decisions = (await h.auditEvents()).filter((event) => event.type === 'decision');
+    expect(decisions).toHaveLength(1);
+    expect(decisions[0]).toMatchObject({ outcome: 'approved', userId: 'UBOB' });
+    expect(h.slack.callsTo('chat.postEphemeral')).toHaveLength(1);
   }, 60_000);
 });

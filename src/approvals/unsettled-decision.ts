@@ -1,0 +1,27 @@
+import type { CallAction } from './transitions/call-action.js';
+
+/**
+ * Redis's own refusals of a command (still loading, a replica, no primary, a cluster slot moving):
+ * it did not run. Every other failure (a connection cut before the reply, ioredis giving up on a
+ * command it may already have sent) leaves whether it ran unknown.
+ */
+const REFUSED_UNRUN = /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN)\b/;
+
+/** Whether a decision write that failed with `error` may have run in Redis all the same. */
+export function writeMayHaveRun(error: unknown): boolean {
+  return !(error instanceof Error && REFUSED_UNRUN.test(error.message));
+}
+
+/** What a decision is called in the sentence telling its maker that whether it was recorded is not known. */
+const DECISION_NOUN: Record<CallAction['kind'], string> = { approve: 'approval', deny: 'denial', edit: 'edit', answer: 'answer' };
+const DO_AGAIN: Record<CallAction['kind'], string> = { approve: 'approve', deny: 'deny', edit: 'edit', answer: 'answer' };
+
+/**
+ * What the person is told when their decision's write may have landed but its reply was lost and
+ * Redis did not answer again in time: "nothing changed" would be false if it landed (an approval
+ * that will run, a denial that stands), and they might decide again elsewhere or ask a colleague to.
+ */
+export function unsettledDecisionText(kind: CallAction['kind']): string {
+  const noun = DECISION_NOUN[kind];
+  return `:warning: I could not confirm whether your ${noun} was recorded (Redis did not answer in time). The card will show the outcome once Redis answers again; do not ${DO_AGAIN[kind]} again elsewhere until then.`;
+}
