@@ -76,7 +76,8 @@ function safePass(source: string, mentionable: MentionableUserIds): string {
         return;
       case 'html':
         // Raw HTML, which CommonMark does not unescape: shown as the plain text it is.
-        return rewrite(node, FLOW_CONTAINERS.has(parent.type) ? safeHtmlBlock(node, parent, quotes) : safeText(written(node), mentionable, escapePlain));
+        if (FLOW_CONTAINERS.has(parent.type)) return void edits.push(safeHtmlBlock(node, parent, quotes));
+        return rewrite(node, safeText(written(node), mentionable, escapePlain));
       case 'text':
       case 'definition':
         return asText(node);
@@ -117,24 +118,35 @@ function safePass(source: string, mentionable: MentionableUserIds): string {
    * could continue a paragraph just before it, each of its lines could start a block (a fence), and
    * the line after it could continue it (a lazy line, or an indented line that was code): so it gets
    * a blank line before and after, inside the same quote or list item, and the first mark of each line is escaped.
+   * Its first line may be a lazy line, without the marks and indentation of the quotes and list
+   * items it is in (the parser takes a tag after a paragraph's lazy line as a block in the
+   * paragraph's container): after the blank line it would fall out of them, and what follows with
+   * it (a fence in the list item, which then opens at another indentation), so it is given theirs.
    */
-  const safeHtmlBlock = (node: Nodes, parent: Nodes, quotes: number): string => {
+  const safeHtmlBlock = (node: Nodes, parent: Nodes, quotes: number): Edit => {
     const lineStart = source.lastIndexOf('\n', startOf(node) - 1) + 1;
-    const prefix = source.slice(lineStart, startOf(node));
-    const blank = `\n${prefix.replace(/[^>\s]/g, ' ').trimEnd()}`;
     const siblings = 'children' in parent ? (parent.children as Nodes[]) : [];
     const previous = siblings[siblings.indexOf(node) - 1];
-    const before = previous !== undefined && endsInParagraph(previous) && (previous.position?.end.line ?? 0) === (node.position?.start.line ?? 0) - 1 ? `\n${prefix}` : '';
+    const ownPrefix = source.slice(lineStart, startOf(node));
+    const containers = previous === undefined ? ownPrefix : containerPrefix(previous, source);
+    const lazy = isLazyPrefix(ownPrefix, containers);
+    const prefix = lazy ? containers : ownPrefix;
+    const blank = `\n${prefix.replace(/[^>\s]/g, ' ').trimEnd()}`;
+    const afterParagraph = previous !== undefined && endsInParagraph(previous) && (previous.position?.end.line ?? 0) === (node.position?.start.line ?? 0) - 1;
     const lines = written(node)
       .split('\n')
       .map((line, index) => {
         // Each line after the first starts with the marks of the quotes it is in (HTML has no lazy
         // lines) and indentation; a `>` after those is text, and is escaped like any first mark.
+        // A lazy first line's own indentation goes: with the containers' it could make indented code.
         const indent = index === 0 ? '' : (new RegExp(`^(?:[ \\t]*>){${quotes}}[ \\t]*`).exec(line)?.[0] ?? '');
-        return indent + safeText(line.slice(indent.length), mentionable, escapePlain);
+        const text = index === 0 && lazy ? line.trimStart() : line.slice(indent.length);
+        return indent + safeText(text, mentionable, escapePlain);
       });
     const after = /^\n[ \t]*\S/.test(source.slice(endOf(node))) ? blank : '';
-    return before + lines.join('\n') + after;
+    // A lazy line is written again from its start, its containers' marks in place of its own.
+    if (lazy) return { start: lineStart, end: endOf(node), text: `${afterParagraph ? `${blank.slice(1)}\n` : ''}${prefix}${lines.join('\n')}${after}` };
+    return { start: startOf(node), end: endOf(node), text: (afterParagraph ? `\n${prefix}` : '') + lines.join('\n') + after };
   };
 
   visit(tree, tree, 0);
@@ -180,6 +192,28 @@ function escapeText(text: string): string {
     backslashes = character === '\\' ? backslashes + 1 : 0;
   }
   return neutralisePlainBroadcasts(result);
+}
+
+/**
+ * The marks and indentation that put a line in the quotes and list items `node` is in, list
+ * markers as spaces: what stands before its first line, which no block starts lazily.
+ */
+function containerPrefix(node: Nodes, source: string): string {
+  const lineStart = source.lastIndexOf('\n', startOf(node) - 1) + 1;
+  return source.slice(lineStart, startOf(node)).replace(/[^>\s]/g, ' ');
+}
+
+/** Whether a line that starts with `prefix` lacks some of `containers`' quote marks or indentation (a lazy line). */
+function isLazyPrefix(prefix: string, containers: string): boolean {
+  const marks = (text: string) => text.split('>').length - 1;
+  return marks(prefix) < marks(containers) || columns(prefix) < columns(containers);
+}
+
+/** How many columns `text` takes at a line start, tabs to the next multiple of 4 as CommonMark counts them. */
+function columns(text: string): number {
+  let column = 0;
+  for (const character of text) column = character === '\t' ? column + 4 - (column % 4) : column + 1;
+  return column;
 }
 
 /** Whether a line after `node` could continue a paragraph at its end (in its last list item or quote, lazily). */
