@@ -1,13 +1,7 @@
-import { LogLevel, WebClient } from '@slack/web-api';
-import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startFakeSlackApi } from '../../test/helpers/fake-slack-api.js';
+import { CARD_REPOST_CHANNEL as CHANNEL, startCardRepostScene } from '../../test/helpers/card-repost-scene.js';
 import { startFlakySlackEdge } from '../../test/helpers/flaky-slack-edge.js';
 import { createCardRefreshes } from '../approvals/card-refreshes.js';
-import { makeStep } from '../approvals/pending-step.test-support.js';
-import { createMemoryStore } from '../store/memory-store.js';
-import { newThreadState } from '../store/thread-state.js';
-import { slackTransport } from './create-slack-app.js';
 import { createWebApiMessenger } from './web-api-messenger.js';
 
 /**
@@ -19,8 +13,6 @@ import { createWebApiMessenger } from './web-api-messenger.js';
  * forgotten, and the thread is told the card "is posted again just above, as the request stands now".
  */
 
-const CHANNEL = 'C0OPS';
-
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -28,28 +20,17 @@ afterEach(async () => {
 
 describe('a card posted again whose reply was lost (review N)', () => {
   it('is not taken to be the old card Slack would not update', async () => {
-    const slack = await startFakeSlackApi({ botUserId: 'UBOT0001', teamId: 'T0TEAM' });
-    cleanups.push(() => slack.close());
-    const client = new WebClient('xoxb-test', { slackApiUrl: `${slack.url}`, logLevel: LogLevel.ERROR, ...slackTransport({ fetch: globalThis.fetch }) });
-    const logger = pino({ level: 'silent' });
-    const messenger = createWebApiMessenger({ client, logger });
-    const thread = await client.chat.postMessage({ channel: CHANNEL, text: 'restart api' });
-    const step = makeStep(['apv-1'], { channel: CHANNEL, threadTs: thread.ts! });
-    const store = createMemoryStore();
-    const token = (await store.tryLock(step.threadKey, 60_000))!;
-    await store.createStep({ step, thread: { ...newThreadState(step, 1), pendingStepId: step.stepId }, ttlMs: 3_600_000, audit: [], fence: { threadKey: step.threadKey, token } });
-    const first = await messenger.postStepCard({ step });
-    await store.setStepCard(step.stepId, first);
+    const { slack, logger, messenger, threadTs, step, store, firstCardTs: first } = await startCardRepostScene({ cleanups });
 
-    // Slack will not update the first card any more; the re-post meets a 502 and is not applied.
+    // Slack will not update any card any more; the re-post meets a 502 and is not applied.
     slack.failWhen('chat.update', () => true, { error: 'cant_update_message' });
     slack.failNext('chat.postMessage', { status: 502 });
     const takeBacks = { takeBack: async () => {} };
     const refreshes = createCardRefreshes({ store, messenger, takeBacks, logger, pause: async () => {} });
     await refreshes.redraw({ stepId: step.stepId, error: new Error('cant_update_message') });
 
-    const cardsInThread = slack.messages(CHANNEL, thread.ts!).filter((message) => message.ts !== thread.ts && JSON.stringify(message.blocks ?? []).includes(step.stepId));
-    const notices = slack.messages(CHANNEL, thread.ts!).filter((message) => message.text.includes('posted again just above'));
+    const cardsInThread = slack.messages(CHANNEL, threadTs).filter((message) => message.ts !== threadTs && JSON.stringify(message.blocks ?? []).includes(step.stepId));
+    const notices = slack.messages(CHANNEL, threadTs).filter((message) => message.text.includes('posted again just above'));
     const recorded = (await store.getStep(step.stepId))?.cardTs;
     // Only one card was ever posted (the one Slack will not update); the thread must not be told a new
     // one is "just above", and the step's card must not be taken as updated.
@@ -57,29 +38,16 @@ describe('a card posted again whose reply was lost (review N)', () => {
   });
 
   it('is found when Slack did post it, and recorded in place of the old card', async () => {
-    const slack = await startFakeSlackApi({ botUserId: 'UBOT0001', teamId: 'T0TEAM' });
-    cleanups.push(() => slack.close());
-    const logger = pino({ level: 'silent' });
-    const clientOf = (url: string) => new WebClient('xoxb-test', { slackApiUrl: url, logLevel: LogLevel.ERROR, ...slackTransport({ fetch: globalThis.fetch }) });
-    const direct = clientOf(`${slack.url}`);
-    const thread = await direct.chat.postMessage({ channel: CHANNEL, text: 'restart api' });
-    const step = makeStep(['apv-1'], { channel: CHANNEL, threadTs: thread.ts! });
-    const store = createMemoryStore();
-    const token = (await store.tryLock(step.threadKey, 60_000))!;
-    await store.createStep({ step, thread: { ...newThreadState(step, 1), pendingStepId: step.stepId }, ttlMs: 3_600_000, audit: [], fence: { threadKey: step.threadKey, token } });
-    const first = await createWebApiMessenger({ client: direct, logger }).postStepCard({ step });
-    await store.setStepCard(step.stepId, first);
-
     // Slack will not update the first card any more; the re-post lands, but its reply is a 502.
-    slack.failWhen('chat.update', (call) => call.args.ts === first, { error: 'cant_update_message' });
+    const { slack, clientTo, logger, threadTs, step, store } = await startCardRepostScene({ cleanups });
     const edge = await startFlakySlackEdge(slack, { method: 'chat.postMessage', lost: 'bad-gateway', matches: (form) => (form.get('blocks') ?? '').includes('countersign_approve') });
     cleanups.push(() => edge.close());
-    const messenger = createWebApiMessenger({ client: clientOf(edge.url), logger });
+    const messenger = createWebApiMessenger({ client: clientTo(edge.url), logger });
     const refreshes = createCardRefreshes({ store, messenger, takeBacks: { takeBack: async () => {} }, logger, pause: async () => {} });
     await refreshes.redraw({ stepId: step.stepId, error: new Error('cant_update_message') });
 
-    const cards = slack.messages(CHANNEL, thread.ts!).filter((message) => message.ts !== thread.ts && JSON.stringify(message.blocks ?? []).includes(step.stepId));
-    const notices = slack.messages(CHANNEL, thread.ts!).filter((message) => message.text.includes('posted again just above'));
+    const cards = slack.messages(CHANNEL, threadTs).filter((message) => message.ts !== threadTs && JSON.stringify(message.blocks ?? []).includes(step.stepId));
+    const notices = slack.messages(CHANNEL, threadTs).filter((message) => message.text.includes('posted again just above'));
     expect({ cards: cards.length, recorded: (await store.getStep(step.stepId))?.cardTs, notices: notices.length }).toEqual({ cards: 2, recorded: cards[1]?.ts, notices: 1 });
   });
 });

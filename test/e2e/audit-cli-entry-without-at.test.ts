@@ -12,18 +12,24 @@ import { runAuditCli } from '../../src/audit/run-audit-cli.js';
  * prints utcTime(event.at) for every row: an entry that is valid JSON but has no `at` throws
  * RangeError: Invalid time value out of runAuditCli, and the reviewer sees a stack trace, not the trail.
  */
+/** A trail holding one entry the bot wrote (step step-real), then `handWritten` events added straight to its stream. */
+async function trailWithHandWrittenEntries(options: { name: string; handWritten: string[] }) {
+  const keyPrefix = `${options.name}:${randomUUID()}:`;
+  const url = inject('redisUrl');
+  const log = createRedisAuditLog({ url, keyPrefix, logger: pino({ level: 'silent' }) });
+  await log.append({ type: 'expired', stepId: 'step-real', approvalId: 'a', toolName: 'deploy' });
+  await log.close();
+  const redis = new Redis(url);
+  const stream = createRedisKeys({ keyPrefix }).shard(0).audit();
+  for (const json of options.handWritten) await redis.xadd(stream, '*', 'type', 'note', 'event', json);
+  redis.disconnect();
+  return { url, keyPrefix };
+}
+
 describe('npm run audit (table) with one entry that has no `at`', () => {
   it('still prints the rest of the trail', async () => {
-    const keyPrefix = `audit-no-at:${randomUUID()}:`;
-    const url = inject('redisUrl');
-    const log = createRedisAuditLog({ url, keyPrefix, logger: pino({ level: 'silent' }) });
-    await log.append({ type: 'expired', stepId: 'step-real', approvalId: 'a', toolName: 'deploy' });
-    await log.close();
     // An entry an operator added by hand (or an older/newer writer) without an `at` field.
-    const redis = new Redis(url);
-    const stream = createRedisKeys({ keyPrefix }).shard(0).audit();
-    await redis.xadd(stream, '*', 'type', 'note', 'event', JSON.stringify({ type: 'note', text: 'maintenance window' }));
-    redis.disconnect();
+    const { url, keyPrefix } = await trailWithHandWrittenEntries({ name: 'audit-no-at', handWritten: [JSON.stringify({ type: 'note', text: 'maintenance window' })] });
 
     let stdout = '';
     let stderr = '';
@@ -39,15 +45,7 @@ describe('npm run audit (table) with one entry that has no `at`', () => {
     expect(stdout).toMatch(/note .*\(no event time: the entry's\) .*maintenance window/);
   });
   it('skips an entry that is valid JSON but not an object, with a warning, and prints the rest', async () => {
-    const keyPrefix = `audit-not-object:${randomUUID()}:`;
-    const url = inject('redisUrl');
-    const log = createRedisAuditLog({ url, keyPrefix, logger: pino({ level: 'silent' }) });
-    await log.append({ type: 'expired', stepId: 'step-real', approvalId: 'a', toolName: 'deploy' });
-    await log.close();
-    const redis = new Redis(url);
-    const stream = createRedisKeys({ keyPrefix }).shard(0).audit();
-    for (const json of ['42', '"maintenance"', '[1,2]', 'null']) await redis.xadd(stream, '*', 'type', 'note', 'event', json);
-    redis.disconnect();
+    const { url, keyPrefix } = await trailWithHandWrittenEntries({ name: 'audit-not-object', handWritten: ['42', '"maintenance"', '[1,2]', 'null'] });
 
     for (const argv of [['--since', '1h'], ['--since', '1h', '--json']]) {
       let stdout = '';

@@ -1,14 +1,6 @@
-import { LogLevel, WebClient } from '@slack/web-api';
-import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startFakeSlackApi } from '../helpers/fake-slack-api.js';
-import { createMemoryStore } from '../../src/store/memory-store.js';
-import { newThreadState } from '../../src/store/thread-state.js';
-import { createCardRefreshes } from '../../src/approvals/card-refreshes.js';
-import { makeStep } from '../../src/approvals/pending-step.test-support.js';
-import { slackTransport } from '../../src/slack/create-slack-app.js';
-import { createWebApiMessenger } from '../../src/slack/web-api-messenger.js';
-import { unconfirmedWriteError } from '../../src/slack/unrepeated-slack-writes.js';
+import { describe, expect, it } from 'vitest';
+import { CARD_REPOST_CHANNEL } from '../helpers/card-repost-scene.js';
+import { useUnconfirmedCardRepost } from '../helpers/unconfirmed-card-repost.js';
 
 /**
  * A card posted again whose reply was lost while the thread could not be read (the reviewer's
@@ -18,69 +10,7 @@ import { unconfirmedWriteError } from '../../src/slack/unrepeated-slack-writes.j
  * not apply is made again.
  */
 
-const CHANNEL = 'C0OPS';
-const DAY_MS = 86_400_000;
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function setUp({ applied }: { applied: boolean }) {
-  const slack = await startFakeSlackApi({ botUserId: 'UBOT0001', teamId: 'T0TEAM' });
-  cleanups.push(() => slack.close());
-  const client = new WebClient('xoxb-test', { slackApiUrl: `${slack.url}`, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 }, ...slackTransport({ fetch: globalThis.fetch }) });
-  const logger = pino({ level: 'silent' });
-  const messenger = createWebApiMessenger({ client, logger });
-  const thread = await client.chat.postMessage({ channel: CHANNEL, text: 'restart api' });
-  const step = makeStep(['apv-1'], { channel: CHANNEL, threadTs: thread.ts! });
-  const store = createMemoryStore();
-  const token = (await store.tryLock(step.threadKey, 60_000))!;
-  await store.createStep({ step, thread: { ...newThreadState(step, 1), pendingStepId: step.stepId }, ttlMs: 3_600_000, audit: [], fence: { threadKey: step.threadKey, token } });
-  const first = await messenger.postStepCard({ step });
-  await store.setStepCard(step.stepId, first);
-  slack.failWhen('chat.update', (call) => call.args.ts === first, { error: 'cant_update_message' });
-  slack.failWhen('conversations.replies', () => true, { status: 503 });
-
-  const takenBack: string[] = [];
-  const takeBacks = {
-    async takeBack({ ts }: { ts: readonly string[] }) {
-      takenBack.push(...ts);
-    },
-  };
-  // The first card posted again loses its reply: applied by Slack, or not.
-  let lost: string | 'not-applied' | undefined;
-  const chat = Object.create(client.chat) as typeof client.chat;
-  chat.postMessage = (async (args: Parameters<typeof client.chat.postMessage>[0]) => {
-    const isCard = JSON.stringify('blocks' in args ? args.blocks : []).includes(step.stepId);
-    if (!isCard || lost !== undefined) return client.chat.postMessage(args);
-    lost = applied ? (await client.chat.postMessage(args)).ts : 'not-applied';
-    throw unconfirmedWriteError({ method: 'chat.postMessage', cause: new Error('502 Bad Gateway'), status: 502 });
-  }) as typeof client.chat.postMessage;
-  const lossy = Object.create(client) as WebClient;
-  Object.defineProperty(lossy, 'chat', { value: chat });
-
-  let clock = Date.now();
-  const refreshes = createCardRefreshes({ store, messenger: createWebApiMessenger({ client: lossy, logger }), takeBacks, logger, now: () => clock, pause: async () => {} });
-  const cardsPosted = () => slack.callsTo('chat.postMessage').filter((call) => JSON.stringify(call.args.blocks ?? []).includes(step.stepId)).length;
-  const notices = () => slack.messages(CHANNEL, thread.ts!).filter((message) => message.text.startsWith(':warning:')).map((message) => message.text);
-  return {
-    slack,
-    store,
-    step,
-    first,
-    refreshes,
-    takenBack,
-    lost: () => lost,
-    cardsPosted,
-    notices,
-    /** A sweep a while later (the kept pauses double: an hour is past any of them). */
-    sweepLater: async (ms = 3_600_000) => {
-      clock += ms;
-      await refreshes.retryDue();
-    },
-    kept: async () => store.dueCardRefreshes({ now: clock + DAY_MS, limit: 10 }),
-  };
-}
+const setUp = useUnconfirmedCardRepost();
 
 describe('card posted again, reply lost, thread unreadable: settled by a later sweep', () => {
   it('posts no other card while the thread stays unreadable, then records the card Slack posted', async () => {
@@ -130,7 +60,7 @@ describe('card posted again, reply lost, thread unreadable: settled by a later s
     await t.sweepLater();
     const cardTs = (await t.store.getStep(t.step.stepId))?.cardTs;
     expect(cardTs).not.toBe(t.first);
-    expect(t.slack.messages(CHANNEL).some((message) => message.ts === cardTs)).toBe(true);
+    expect(t.slack.messages(CARD_REPOST_CHANNEL).some((message) => message.ts === cardTs)).toBe(true);
     expect({ cardsPosted: t.cardsPosted(), kept: await t.kept() }).toEqual({ cardsPosted: 2, kept: [] });
     expect(t.notices()).toEqual([expect.stringContaining('so it is posted again just above')]);
   });

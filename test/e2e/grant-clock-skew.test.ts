@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { watchBots } from '../helpers/bot-activity.js';
+import { grantFromCard } from './grant-form.js';
 import { cardButtons, nextTs, startHarness, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
 
 /**
@@ -39,20 +40,8 @@ describe('a grant given through a replica whose clock is ahead', () => {
     const threadTs = nextTs();
     await a.mention({ user: 'UALICE', text: 'restart the worker', ts: threadTs });
     const card = await waitFor(() => threadReplies(a, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'card' });
-    const grantButton = cardButtons(card.blocks).find((button) => button.actionId === 'countersign_grant')!;
-    const opened = a.slack.callsTo('views.open').length;
-    await b.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...grantButton });
-    const view = (await waitFor(() => a.slack.callsTo('views.open')[opened], { message: 'grant form' })).args.view;
-    const option = (value: string) => ({ text: { type: 'plain_text', text: value }, value });
-    await b.submitView({
-      user: 'UBOB',
-      view,
-      values: {
-        scope: { value: { type: 'radio_buttons', selected_option: option('channel') } },
-        duration: { value: { type: 'static_select', selected_option: option('1') } },
-        identical: { value: { type: 'checkboxes', selected_options: [] } },
-      },
-    });
+    // Through B, which shares A's fake Slack (and so records the form it opens).
+    await grantFromCard(b, { card, threadTs, scope: 'channel', hours: 1 });
     await waitFor(() => threadReplies(a, threadTs).some((message) => message.text === 'Granted.'), { message: 'the approved call ran' });
     await a.settled();
     await b.settled();

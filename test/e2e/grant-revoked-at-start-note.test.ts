@@ -1,27 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { StateStore } from '../../src/store/state-store.js';
-import { CHANNEL, TEAM_ID, cardButtons, nextTs, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
+import { CHANNEL, TEAM_ID, cardButtons, nextTs, threadReplies, useHarnesses, waitFor } from './harness.js';
+import { grantFromCard } from './grant-form.js';
 
 const harness = useHarnesses();
 
 const restart = { name: 'restart_service', arguments: { service: 'worker', namespace: 'staging' } };
-
-async function grantFrom(h: Harness, card: { ts: string; blocks?: any[] }, threadTs: string) {
-  const button = cardButtons(card.blocks).find((candidate) => candidate.actionId === 'countersign_grant')!;
-  const opened = h.slack.callsTo('views.open').length;
-  await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...button });
-  const view = (await waitFor(() => h.slack.callsTo('views.open')[opened], { message: 'grant form' })).args.view;
-  const option = (value: string) => ({ text: { type: 'plain_text', text: value }, value });
-  return h.submitView({
-    user: 'UBOB',
-    view,
-    values: {
-      scope: { value: { type: 'radio_buttons', selected_option: option('channel') } },
-      duration: { value: { type: 'static_select', selected_option: option('1') } },
-      identical: { value: { type: 'checkboxes', selected_options: [] } },
-    },
-  });
-}
 
 describe('a grant revoked as a call starts', () => {
   it('does not announce "ran without a card" for a call the marker write refused', async () => {
@@ -44,7 +28,7 @@ describe('a grant revoked as a call starts', () => {
     const threadTs = nextTs();
     await h.mention({ user: 'UALICE', text: 'restart the worker', ts: threadTs });
     const card = await waitFor(() => threadReplies(h, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'card' });
-    await grantFrom(h, card, threadTs);
+    await grantFromCard(h, { card, threadTs, scope: 'channel' });
     await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === 'Restarted once.'), { message: 'first answer' });
     await h.settled();
     expect(h.invocations()).toHaveLength(1);
@@ -82,7 +66,7 @@ describe('a grant revoked as a call starts', () => {
     const threadTs = nextTs();
     await h.mention({ user: 'UALICE', text: 'restart the worker', ts: threadTs });
     const card = await waitFor(() => threadReplies(h, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'card' });
-    await grantFrom(h, card, threadTs);
+    await grantFromCard(h, { card, threadTs, scope: 'channel' });
     await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === 'Restarted once.'), { message: 'first answer' });
     await h.settled();
     expect(h.invocations()).toHaveLength(1);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cardButtons, nextTs, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
+import { grantFromCard } from './grant-form.js';
 
 const harness = useHarnesses();
 
@@ -19,30 +20,13 @@ async function ask(h: Harness, options: { user: string; threadTs?: string; answe
   return { threadTs, card: cardButtons(outcome.blocks).length > 0 ? outcome : undefined };
 }
 
-async function grantFrom(h: Harness, card: { ts: string; blocks?: any[] }, threadTs: string, user: string) {
-  const button = cardButtons(card.blocks).find((candidate) => candidate.actionId === 'countersign_grant')!;
-  const opened = h.slack.callsTo('views.open').length;
-  await h.click({ user, cardTs: card.ts, threadTs, ...button });
-  const view = (await waitFor(() => h.slack.callsTo('views.open')[opened], { message: 'grant form' })).args.view;
-  const option = (value: string) => ({ text: { type: 'plain_text', text: value }, value });
-  return h.submitView({
-    user,
-    view,
-    values: {
-      scope: { value: { type: 'radio_buttons', selected_option: option('channel') } },
-      duration: { value: { type: 'static_select', selected_option: option('1') } },
-      identical: { value: { type: 'checkboxes', selected_options: [] } },
-    },
-  });
-}
-
 describe('the grant-used audit record names who used the grant', () => {
   it('records the person whose request the grant let through (audit-event.ts: "Who created, revoked or (by asking the bot) used the grant")', async () => {
     const h = await harness();
     // Alice asks, Bob approves with a channel grant.
     const first = await ask(h, { user: 'UALICE', answer: 'Restarted once.' });
     expect(first.card).toBeDefined();
-    await grantFrom(h, first.card!, first.threadTs, 'UBOB');
+    await grantFromCard(h, { card: first.card!, threadTs: first.threadTs, scope: 'channel', user: 'UBOB' });
     await waitFor(() => threadReplies(h, first.threadTs).some((message) => message.text === 'Restarted once.'), { message: 'first answer' });
 
     // Dave, in another thread of the channel, asks: the grant lets his call run without a card.

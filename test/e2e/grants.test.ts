@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MESSAGE_BLOCKS_MAX, blockKitProblems } from '../helpers/block-kit-limits.js';
 import { CHANNEL, cardButtons, nextTs, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
+import { grantFromCard } from './grant-form.js';
 
 const harness = useHarnesses();
 
@@ -21,30 +22,12 @@ async function ask(h: Harness, options: { threadTs?: string; namespace?: string;
   return { threadTs, card: cardButtons(outcome.blocks).length > 0 ? outcome : undefined };
 }
 
-async function grantFrom(h: Harness, card: { ts: string; blocks?: any[] }, threadTs: string, choice: { scope: 'thread' | 'channel'; hours?: number; identical?: boolean; user?: string }) {
-  const user = choice.user ?? 'UBOB';
-  const button = cardButtons(card.blocks).find((candidate) => candidate.actionId === 'countersign_grant')!;
-  const opened = h.slack.callsTo('views.open').length;
-  await h.click({ user, cardTs: card.ts, threadTs, ...button });
-  const view = (await waitFor(() => h.slack.callsTo('views.open')[opened], { message: 'grant form' })).args.view;
-  const option = (value: string) => ({ text: { type: 'plain_text', text: value }, value });
-  return h.submitView({
-    user,
-    view,
-    values: {
-      scope: { value: { type: 'radio_buttons', selected_option: option(choice.scope) } },
-      duration: { value: { type: 'static_select', selected_option: option(String(choice.hours ?? 1)) } },
-      identical: { value: { type: 'checkboxes', selected_options: choice.identical ? [option('identical')] : [] } },
-    },
-  });
-}
-
 describe('always-allow grants', () => {
   it('approves the call and lets later matching calls in the thread run without a card, with a note naming the grant', async () => {
     const h = await harness();
     const first = await ask(h, { answer: 'Restarted once.' });
     expect(first.card).toBeDefined();
-    const response = await grantFrom(h, first.card!, first.threadTs, { scope: 'thread' });
+    const response = await grantFromCard(h, { card: first.card!, threadTs: first.threadTs, scope: 'thread' });
     expect(response.status).toBe(200);
     await waitFor(() => threadReplies(h, first.threadTs).some((message) => message.text === 'Restarted once.'), { message: 'first answer' });
 
@@ -65,7 +48,7 @@ describe('always-allow grants', () => {
   it('covers only identical arguments when asked to', async () => {
     const h = await harness();
     const first = await ask(h, { answer: 'ok 1' });
-    await grantFrom(h, first.card!, first.threadTs, { scope: 'channel', identical: true });
+    await grantFromCard(h, { card: first.card!, threadTs: first.threadTs, scope: 'channel', identical: true });
     await waitFor(() => threadReplies(h, first.threadTs).some((message) => message.text === 'ok 1'), { message: 'first answer' });
     expect((await ask(h, { answer: 'same args' })).card).toBeUndefined();
     expect((await ask(h, { namespace: 'prod', answer: 'other args' })).card).toBeDefined();
@@ -74,7 +57,7 @@ describe('always-allow grants', () => {
   it('lists grants with /countersign grants and stops covering calls once revoked', async () => {
     const h = await harness();
     const first = await ask(h, { answer: 'granted' });
-    await grantFrom(h, first.card!, first.threadTs, { scope: 'channel', hours: 4 });
+    await grantFromCard(h, { card: first.card!, threadTs: first.threadTs, scope: 'channel', hours: 4 });
     await waitFor(() => threadReplies(h, first.threadTs).some((message) => message.text === 'granted'), { message: 'answer' });
 
     await h.slashCommand({ user: 'UCAROL', text: 'grants' });
@@ -93,7 +76,7 @@ describe('always-allow grants', () => {
     let clock = Date.now();
     const h = await harness({ now: () => clock });
     const first = await ask(h, { answer: 'granted' });
-    await grantFrom(h, first.card!, first.threadTs, { scope: 'channel', hours: 1 });
+    await grantFromCard(h, { card: first.card!, threadTs: first.threadTs, scope: 'channel', hours: 1 });
     await waitFor(() => threadReplies(h, first.threadTs).some((message) => message.text === 'granted'), { message: 'answer' });
     clock += 61 * 60 * 1000;
     expect((await ask(h, { answer: 'after expiry' })).card).toBeDefined();
@@ -135,7 +118,7 @@ policy:
       await h.settled({ sweep: true });
     }
     const card = h.slack.messages(CHANNEL, first.threadTs).find((message) => message.ts === first.card!.ts)!;
-    expect((await grantFrom(h, card, first.threadTs, { scope: 'channel', hours: 4, user })).status).toBe(200);
+    expect((await grantFromCard(h, { card, threadTs: first.threadTs, scope: 'channel', hours: 4, user })).status).toBe(200);
     await waitFor(() => threadReplies(h, first.threadTs).some((message) => message.text === 'first done'), { message: 'first answer' });
     expect((await h.auditEvents()).filter((event) => event.type === 'grant-created')).toHaveLength(1);
 

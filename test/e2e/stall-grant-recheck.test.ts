@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conversationOf } from '../helpers/fake-openai.js';
 import type { StateStore } from '../../src/store/state-store.js';
 import { cardButtons, nextTs, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
+import { grantFromCard } from './grant-form.js';
 import { deferred } from '../helpers/deferred.js';
 
 /**
@@ -67,30 +68,13 @@ interface Control {
 
 const newControl = (stallAtLookup: number): Control => ({ armed: false, lookups: 0, stallAtLookup, stalling: false, reached: deferred(), released: deferred() });
 
-async function grantFrom(h: Harness, card: { ts: string; blocks?: any[] }, threadTs: string) {
-  const button = cardButtons(card.blocks).find((candidate) => candidate.actionId === 'countersign_grant')!;
-  const opened = h.slack.callsTo('views.open').length;
-  await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...button });
-  const view = (await waitFor(() => h.slack.callsTo('views.open')[opened], { message: 'grant form' })).args.view;
-  const option = (value: string) => ({ text: { type: 'plain_text', text: value }, value });
-  return h.submitView({
-    user: 'UBOB',
-    view,
-    values: {
-      scope: { value: { type: 'radio_buttons', selected_option: option('channel') } },
-      duration: { value: { type: 'static_select', selected_option: option('1') } },
-      identical: { value: { type: 'checkboxes', selected_options: [] } },
-    },
-  });
-}
-
 /** First call: a card, granted for the channel (it runs once). Returns once that turn is settled. */
 async function grantOnce(h: Harness, call: { name: string; arguments: Record<string, unknown> }, answer: string) {
   h.openai.enqueue({ toolCalls: [call] }, { text: answer });
   const threadTs = nextTs();
   await h.mention({ user: 'UALICE', text: 'do it', ts: threadTs });
   const card = await waitFor(() => threadReplies(h, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'card' });
-  await grantFrom(h, card, threadTs);
+  await grantFromCard(h, { card, threadTs, scope: 'channel' });
   await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === answer), { message: 'first answer' });
   await h.settled();
 }

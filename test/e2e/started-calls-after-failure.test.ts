@@ -2,7 +2,8 @@ import { jsonSchema } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { defineTool } from '../../src/tools/tool-definition.js';
 import { conversationOf } from '../helpers/fake-openai.js';
-import { cardButtons, nextTs, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
+import { cardButtons, nextTs, threadReplies, useHarnesses, waitFor } from './harness.js';
+import { grantFromCard } from './grant-form.js';
 
 const harness = useHarnesses();
 
@@ -31,23 +32,6 @@ describe('a failed turn after an approved call started and threw', () => {
     return { deploy, runs };
   }
 
-  async function grantFrom(h: Harness, card: { ts: string; blocks?: any[] }, threadTs: string) {
-    const button = cardButtons(card.blocks).find((candidate) => candidate.actionId === 'countersign_grant')!;
-    const opened = h.slack.callsTo('views.open').length;
-    await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...button });
-    const view = (await waitFor(() => h.slack.callsTo('views.open')[opened], { message: 'grant form' })).args.view;
-    const option = (value: string) => ({ text: { type: 'plain_text', text: value }, value });
-    return h.submitView({
-      user: 'UBOB',
-      view,
-      values: {
-        scope: { value: { type: 'radio_buttons', selected_option: option('thread') } },
-        duration: { value: { type: 'static_select', selected_option: option('1') } },
-        identical: { value: { type: 'checkboxes', selected_options: [] } },
-      },
-    });
-  }
-
   it('Try again does not run the approved call a second time', async () => {
     const { deploy, runs } = throwingDeploy();
     const h = await harness({ tools: [deploy] });
@@ -56,7 +40,7 @@ describe('a failed turn after an approved call started and threw', () => {
     const threadTs = nextTs();
     await h.mention({ user: 'UALICE', text: 'deploy api', ts: threadTs });
     const card = await waitFor(() => threadReplies(h, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'card' });
-    await grantFrom(h, card, threadTs);
+    await grantFromCard(h, { card, threadTs, scope: 'thread' });
     const notice = await waitFor(() => threadReplies(h, threadTs).find((message) => message.text.includes('could not finish')), { timeoutMs: 10_000, message: 'failure notice' });
     expect(runs).toHaveLength(1);
 

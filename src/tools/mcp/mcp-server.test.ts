@@ -10,6 +10,7 @@ import { startFakeMcpHttpServer, type FakeMcpHttpServer } from '../../../test/fi
 import type { ConfigProblem } from '../../config/config-error.js';
 import { parseConfigFile } from '../../config/config-file.js';
 import { createMcpServer, type CreateMcpServerOptions, type McpServerHandle } from './mcp-server.js';
+import { until } from './until.test-support.js';
 
 const FILESYSTEM_SERVER = join(import.meta.dirname, '../../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const context = { requesterId: 'UALICE', teamId: 'T1', channel: 'C1', threadTs: '1.1', toolCallId: 'call_1', idempotencyKey: 'k1' };
@@ -53,16 +54,6 @@ function startServer(name: string, yaml: string, extra: Partial<CreateMcpServerO
 
 function filesystemYaml(root: string, more = ''): string {
   return `command: ${JSON.stringify(process.execPath)}\nargs: [${JSON.stringify(FILESYSTEM_SERVER)}, ${JSON.stringify(root)}]\n${more}`;
-}
-
-async function until<T>(probe: () => T | undefined | false, message: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${message}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 describe('an MCP server over stdio (@modelcontextprotocol/server-filesystem)', () => {

@@ -1,10 +1,7 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseConfigFile } from '../../config/config-file.js';
-import { createMcpServer, type McpServerHandle } from './mcp-server.js';
+import type { McpServerHandle } from './mcp-server.js';
+import { startMutableMcpServer } from './mutable-mcp-server.test-support.js';
+import { until } from './until.test-support.js';
 
 /**
  * `include` and `exclude` name a server's own tools, known only once it lists them. A misspelled
@@ -13,7 +10,6 @@ import { createMcpServer, type McpServerHandle } from './mcp-server.js';
  * withholds all the server's tools (fail closed) and says so; an `exclude` glob (`delete_*`, often
  * written for tools the server may list later) and an `include` entry only warn.
  */
-const SERVER = join(import.meta.dirname, '../../../test/fixtures/mutable-mcp-server.mjs');
 const DELETE = { name: 'delete_database', description: 'Drop a database', inputSchema: { type: 'object', properties: { name: { type: 'string' } } } };
 const STATUS = { name: 'status', description: 'Status', inputSchema: { type: 'object', properties: {} } };
 const LIST = { name: 'list_databases', description: 'List databases', inputSchema: { type: 'object', properties: {} } };
@@ -24,44 +20,7 @@ afterEach(async () => {
 });
 
 function start(tools: object[], filterYaml: string) {
-  const dir = mkdtempSync(join(tmpdir(), 'countersign-mcp-filter-'));
-  const toolsFile = join(dir, 'tools.json');
-  writeFileSync(toolsFile, JSON.stringify(tools));
-  const yaml = `mcpServers:\n  db:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(SERVER)}, ${JSON.stringify(toolsFile)}, ${JSON.stringify(join(dir, 'calls.jsonl'))}]\n${filterYaml.replace(/^/gm, '    ')}\n`;
-  const config = parseConfigFile(yaml, 'test.yml').mcpServers!.db!;
-  const events = { problems: [] as Array<{ message: string; needsConfigChange?: boolean }>, recovered: [] as string[] };
-  const logged: Array<Record<string, unknown>> = [];
-  const logger = pino(
-    { level: 'warn' },
-    {
-      write(line: string) {
-        logged.push(JSON.parse(line) as Record<string, unknown>);
-      },
-    },
-  );
-  const handle = createMcpServer({
-    name: 'db',
-    config,
-    env: { PATH: process.env.PATH },
-    logger,
-    problems: [],
-    onToolsChanged: () => {},
-    onProblem: (message, options) => events.problems.push({ message, ...options }),
-    onRecovered: (message) => events.recovered.push(message),
-  });
-  running.push(handle);
-  const listed = (): string[][] => (existsSync(`${toolsFile}.listed`) ? readFileSync(`${toolsFile}.listed`, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as string[]) : []);
-  return { handle, events, logged, listed, setTools: (next: object[]) => writeFileSync(toolsFile, JSON.stringify(next)) };
-}
-
-async function until<T>(probe: () => T | undefined | false, message: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${message}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  return startMutableMcpServer({ running, tools, filterYaml, logLevel: 'warn' });
 }
 
 describe('an MCP server whose exclude names no tool it lists', () => {

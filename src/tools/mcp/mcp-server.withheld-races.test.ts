@@ -1,17 +1,13 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseConfigFile } from '../../config/config-file.js';
-import { createMcpServer, type McpServerHandle } from './mcp-server.js';
+import type { McpServerHandle } from './mcp-server.js';
+import { startMutableMcpServer } from './mutable-mcp-server.test-support.js';
+import { until } from './until.test-support.js';
 
 /**
  * Withholding a server's tools (an `exclude` name matching none of the tools it lists) must hold
  * while the server changes its list: an older tools/list answer arriving after a newer one must not
  * undo it.
  */
-const SERVER = join(import.meta.dirname, '../../../test/fixtures/mutable-mcp-server.mjs');
 const DELETE = { name: 'delete_database', description: 'Drop a database', inputSchema: { type: 'object', properties: { name: { type: 'string' } } } };
 const DELETE_RENAMED = { name: 'delete_db', description: 'Drop a database', inputSchema: { type: 'object', properties: { name: { type: 'string' } } } };
 const STATUS = { name: 'status', description: 'Status', inputSchema: { type: 'object', properties: {} } };
@@ -22,53 +18,12 @@ afterEach(async () => {
 });
 
 function start(tools: object, filterYaml: string) {
-  const dir = mkdtempSync(join(tmpdir(), 'countersign-mcp-review-'));
-  const toolsFile = join(dir, 'tools.json');
-  const callsFile = join(dir, 'calls.jsonl');
-  writeFileSync(toolsFile, JSON.stringify(tools));
-  const yaml = `mcpServers:\n  db:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(SERVER)}, ${JSON.stringify(toolsFile)}, ${JSON.stringify(callsFile)}]\n${filterYaml.replace(/^/gm, '    ')}\n`;
-  const config = parseConfigFile(yaml, 'test.yml').mcpServers!.db!;
-  const events = { problems: [] as string[], recovered: [] as string[] };
-  const logged: Array<{ event?: string }> = [];
-  const logger = pino(
-    { level: 'debug' },
-    {
-      write(line: string) {
-        logged.push(JSON.parse(line) as { event?: string });
-      },
-    },
-  );
-  const handle = createMcpServer({
-    name: 'db',
-    config,
-    env: { PATH: process.env.PATH },
-    logger,
-    problems: [],
-    onToolsChanged: () => {},
-    onProblem: (message) => events.problems.push(message),
-    onRecovered: (message) => events.recovered.push(message),
-  });
-  running.push(handle);
-  const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : []);
+  const server = startMutableMcpServer({ running, tools, filterYaml, logLevel: 'debug' });
   return {
-    handle,
-    events,
+    ...server,
     /** tools/list answers read after the connection's first: applied, or dropped as older than the list applied. */
-    answersRead: () => logged.filter((line) => line.event === 'mcp-tools-refreshed' || line.event === 'mcp-tools-list-superseded').length,
-    asked: () => lines(`${toolsFile}.asked`).length,
-    calls: () => lines(callsFile),
-    setTools: (next: object) => writeFileSync(toolsFile, JSON.stringify(next)),
+    answersRead: () => server.logged.filter((line) => line.event === 'mcp-tools-refreshed' || line.event === 'mcp-tools-list-superseded').length,
   };
-}
-
-async function until<T>(probe: () => T | undefined | false, message: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${message}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 describe('an MCP server whose tools/list answers arrive out of order', () => {
@@ -84,7 +39,7 @@ describe('an MCP server whose tools/list answers arrive out of order', () => {
     // The server renames delete_database (list_changed #2, answered at once): the exclude now matches none -> withheld.
     setTools([STATUS, DELETE_RENAMED]);
     await until(() => handle.tools().length === 0, 'the tools withheld by the latest list');
-    expect(events.problems).toEqual([expect.stringContaining('its exclude lists delete_database, which matches none')]);
+    expect(events.problems.map((problem) => problem.message)).toEqual([expect.stringContaining('its exclude lists delete_database, which matches none')]);
     // The slow answer to the first refresh, read before the rename, arrives now.
     await until(() => answersRead() === 2, 'the slow answer read');
 

@@ -4,6 +4,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfigFile } from '../../config/config-file.js';
 import { createMcpServer, type McpServerHandle } from './mcp-server.js';
+import { until } from './until.test-support.js';
 
 /**
  * An MCP stdio server that starts a long-lived helper process the default way (Node's
@@ -32,16 +33,6 @@ afterEach(async () => {
   }
   await Promise.all(handles.splice(0).map((handle) => handle.close()));
 });
-
-async function until<T>(probe: () => T | undefined | false, message: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${message}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('an MCP stdio server whose helper process shares its pipes', () => {
   async function startServerWithHelper(more = '') {

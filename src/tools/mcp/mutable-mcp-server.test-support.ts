@@ -1,0 +1,56 @@
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { parseConfigFile } from '../../config/config-file.js';
+import { createMcpServer, type McpServerHandle } from './mcp-server.js';
+
+const SERVER = join(import.meta.dirname, '../../../test/fixtures/mutable-mcp-server.mjs');
+
+/**
+ * An MCP server `db` over stdio (test/fixtures/mutable-mcp-server.mjs) whose tools the test sets and changes
+ * (`setTools`: a list, or `{ delayMs, tools }` for a slow answer), configured with `filterYaml` (its include
+ * or exclude). Records what the handle reports and logs (at `logLevel` and above), and what the server was
+ * asked: `asked()` tools/list requests, `listed()` the names each answer listed, `calls()` the tool calls.
+ * The handle is pushed on `running`, for the test to close.
+ */
+export function startMutableMcpServer(options: { running: McpServerHandle[]; tools: object; filterYaml: string; logLevel: 'debug' | 'warn' }) {
+  const { running, tools, filterYaml, logLevel } = options;
+  const dir = mkdtempSync(join(tmpdir(), 'countersign-mutable-mcp-'));
+  const toolsFile = join(dir, 'tools.json');
+  const callsFile = join(dir, 'calls.jsonl');
+  writeFileSync(toolsFile, JSON.stringify(tools));
+  const yaml = `mcpServers:\n  db:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(SERVER)}, ${JSON.stringify(toolsFile)}, ${JSON.stringify(callsFile)}]\n${filterYaml.replace(/^/gm, '    ')}\n`;
+  const config = parseConfigFile(yaml, 'test.yml').mcpServers!.db!;
+  const events = { problems: [] as Array<{ message: string; needsConfigChange?: boolean }>, recovered: [] as string[] };
+  const logged: Array<Record<string, unknown>> = [];
+  const logger = pino(
+    { level: logLevel },
+    {
+      write(line: string) {
+        logged.push(JSON.parse(line) as Record<string, unknown>);
+      },
+    },
+  );
+  const handle = createMcpServer({
+    name: 'db',
+    config,
+    env: { PATH: process.env.PATH },
+    logger,
+    problems: [],
+    onToolsChanged: () => {},
+    onProblem: (message, problem) => events.problems.push({ message, ...problem }),
+    onRecovered: (message) => events.recovered.push(message),
+  });
+  running.push(handle);
+  const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : []);
+  return {
+    handle,
+    events,
+    logged,
+    asked: () => lines(`${toolsFile}.asked`).length,
+    listed: () => lines(`${toolsFile}.listed`).map((line) => JSON.parse(line) as string[]),
+    calls: () => lines(callsFile),
+    setTools: (next: object) => writeFileSync(toolsFile, JSON.stringify(next)),
+  };
+}
