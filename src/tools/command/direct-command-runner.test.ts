@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ErrorCode } from '../../errors/countersign-error.js';
 import { createDirectCommandRunner } from './direct-command-runner.js';
-import { childrenOf, hangingCommand, isAlive, killedRightAfterFork, processGroupMembers, readPids } from './processes.test-support.js';
+import { childrenOf, hangingCommand, isAlive, killedRightAfterFork, killedRightAfterSpawn, processGroupMembers, readPids } from './processes.test-support.js';
 
 const DIRECT_COMMAND_RUNNER = fileURLToPath(new URL('./direct-command-runner.ts', import.meta.url));
 const HANGING = { timeoutMs: 60_000, outputLimit: 1000 };
@@ -62,6 +62,28 @@ describe.skipIf(process.platform !== 'linux')('the direct runner (COUNTERSIGN_CO
   ])('leaves no command running when the bot is killed between the start of its watchdog and anything it could tell it (watchdog ready %s)', async (_, watchdogStartDelayMs) => {
     const groupFile = join(mkdtempSync(join(tmpdir(), 'countersign-direct-')), 'group');
     const bot = startBot(`${killedRightAfterFork(groupFile, { watchdogStartDelayMs })}
+await runner.run({ argv: ${JSON.stringify(hangingCommand(newPidFile()))}, timeoutMs: 60000, outputLimit: 100 });`);
+    expect(await exited(bot)).toEqual({ code: null, signal: 'SIGKILL' });
+    const group = Number(readFileSync(groupFile, 'utf8'));
+
+    await vi.waitFor(
+      () => {
+        const members = processGroupMembers(group);
+        leftovers.push(...members);
+        expect(members).toEqual([]);
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+  });
+
+  // The watchdog was started by an earlier command, so only a message could tell it the new group.
+  it.each([
+    ['its first command (no watchdog yet)', ''],
+    ['a later command (the watchdog runs)', `await runner.run({ argv: [process.execPath, '-e', ''], timeoutMs: 10000, outputLimit: 100 });`],
+  ])('leaves no command running when the bot is killed right after spawning %s, before it told the watchdog', async (_, earlier) => {
+    const groupFile = join(mkdtempSync(join(tmpdir(), 'countersign-direct-')), 'group');
+    const bot = startBot(`${earlier}
+${killedRightAfterSpawn(groupFile)}
 await runner.run({ argv: ${JSON.stringify(hangingCommand(newPidFile()))}, timeoutMs: 60000, outputLimit: 100 });`);
     expect(await exited(bot)).toEqual({ code: null, signal: 'SIGKILL' });
     const group = Number(readFileSync(groupFile, 'utf8'));

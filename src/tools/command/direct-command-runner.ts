@@ -67,10 +67,12 @@ export function createDirectCommandRunner({ logger, withheldVariables = [], clos
         ...rest,
         environment: commandEnvironment({ environment }),
         abortSignal: abortSignal === undefined ? controller.signal : AbortSignal.any([abortSignal, controller.signal]),
-        onSpawn: (pid) => {
+        // Held until the watchdog confirmed its group: a bot killed before it could tell the
+        // watchdog leaves no command running (the held process exits when the bot's end of its
+        // pipe closes), and one killed after it leaves the watchdog to stop it.
+        hold: (pid) => {
           call.pid = pid;
-          // The command runs already: nothing waits for the watchdog's word.
-          void watchdog.watch(pid);
+          return watchdog.watch(pid);
         },
         onGroupGone: () => groupGone(),
       });

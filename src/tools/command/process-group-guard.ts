@@ -12,7 +12,7 @@ import { createProcessGroupWatchdog } from './process-group-watchdog.js';
 export interface ProcessGroupGuard {
   /**
    * From now on, the group `pid` leads is killed if the bot process dies. Settles once the watchdog
-   * confirmed it holds the group (or cannot: see `ProcessGroupWatchdog.watch`); never rejects.
+   * holds the group (or cannot: see `ProcessGroupWatchdog.watch`); never rejects.
    */
   watch(pid: number): Promise<void>;
   /** The group is gone (or stopped by its owner): nothing more to do for it. */

@@ -11,8 +11,10 @@ import { SPAWNER_EXEC_ARGV } from './spawner-client.js';
  */
 export interface ProcessGroupWatchdog {
   /**
-   * Settles once the watchdog confirmed it holds the group `pid` leads, or cannot (it could not be
-   * started, it died, it is closed), or after `confirmTimeoutMs`. Never rejects.
+   * Settles once the watchdog holds the group `pid` leads: at once when this forked it (the group is
+   * in its argv, which it acts on even if the bot dies before it ran a line), else once it confirmed
+   * the message telling it; or when it cannot (it could not be started, it died, it is closed), or
+   * after `confirmTimeoutMs`. Never rejects.
    */
   watch(pid: number): Promise<void>;
   unwatch(pid: number): void;
@@ -126,9 +128,11 @@ export function createProcessGroupWatchdog({
       watched.add(pid);
       if (closed) return Promise.resolve();
       const confirmed = confirmation(pid);
-      if (child === undefined) child = start();
-      else send(child, { type: 'watch', pid });
-      if (child === undefined) settle(pid);
+      if (child === undefined) {
+        child = start();
+        // Forked or not, nothing to wait for: the argv holds the group (see `watch`).
+        settle(pid);
+      } else send(child, { type: 'watch', pid });
       return confirmed;
     },
     unwatch(pid) {

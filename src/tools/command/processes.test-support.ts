@@ -98,3 +98,21 @@ childProcess.fork = (modulePath, args, options) => {
   return child;
 };
 syncBuiltinESMExports();`;
+
+/**
+ * Code for a stand-in bot (an ES module) that kills it the moment `spawn` returned the first child
+ * it spawns (a command, a stdio MCP server): before the bot's next line runs, so before it could
+ * tell its process-group watchdog about the child's group. The child's pid (its group) is written to
+ * `groupFile` first. The watchdog's own `fork` is not `spawn`: it is not caught.
+ */
+export const killedRightAfterSpawn = (groupFile: string) => `const childProcess = (await import('node:child_process')).default;
+const { syncBuiltinESMExports } = await import('node:module');
+const { writeFileSync } = await import('node:fs');
+const { spawn } = childProcess;
+childProcess.spawn = (...args) => {
+  const child = spawn(...args);
+  writeFileSync(${JSON.stringify(groupFile)}, String(child.pid));
+  process.kill(process.pid, 'SIGKILL');
+  return child;
+};
+syncBuiltinESMExports();`;

@@ -3,6 +3,7 @@ import { stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { createBoundedOutput } from './bounded-output.js';
 import { commandEnvironment } from './command-environment.js';
+import { spawnHeld } from './held-spawn.js';
 import { endLeftoverProcessGroup, signalProcessGroup, USE_PROCESS_GROUP } from './process-group.js';
 
 export { commandEnvironment, isSecretVariableName } from './command-environment.js';
@@ -36,6 +37,12 @@ export interface SpawnCommandOptions extends Omit<RunCommandOptions, 'environmen
   environment: Record<string, string>;
   /** Told the process id once the command started, e.g. so a supervisor can kill its group. */
   onSpawn?: (pid: number) => void;
+  /**
+   * Given, the command is spawned held (`spawnHeld`): told its process id, and its executable runs
+   * only once this settled, so that a supervisor holds its group before it can run anything (a bot
+   * killed between the spawn and a plain `onSpawn` left it running unwatched). Must not reject.
+   */
+  hold?: (pid: number) => Promise<void>;
   /**
    * Told once, after the result, when nothing of a command that started is left: what its process
    * left running in its group has ended, or was stopped at the command's timeout or an abort
@@ -80,7 +87,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
  * environment the bot process computed (the spawner itself holds no secrets to filter).
  */
 export async function spawnCommand(options: SpawnCommandOptions): Promise<CommandResult> {
-  const { argv, workingDirectory, timeoutMs, outputLimit, environment, abortSignal, onSpawn, onGroupGone } = options;
+  const { argv, workingDirectory, timeoutMs, outputLimit, environment, abortSignal, onSpawn, hold, onGroupGone } = options;
   const killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   const [executable, ...args] = argv;
   if (executable === undefined) throw new TypeError('runCommand: argv must not be empty');
@@ -99,15 +106,15 @@ export async function spawnCommand(options: SpawnCommandOptions): Promise<Comman
   if (abortSignal?.aborted) return failed(ABORTED_BEFORE_START);
 
   return new Promise<CommandResult>((resolve) => {
-    const child = spawn(executable, args, {
-      shell: false,
+    const spawnOptions = {
       cwd: workingDirectory,
       env: environment,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'],
       // A process group lets a timeout kill a script's children too, not just the script.
       detached: USE_PROCESS_GROUP,
       windowsHide: true,
-    });
+    };
+    const { child, release } = hold ? spawnHeld(executable, args, spawnOptions) : { child: spawn(executable, args, { ...spawnOptions, shell: false }), release: () => {} };
     const spawnedAt = performance.now();
     let timedOut = false;
     let stopReason: string | undefined;
@@ -153,7 +160,11 @@ export async function spawnCommand(options: SpawnCommandOptions): Promise<Comman
       }
     };
     const onAbort = () => stop('aborted');
-    if (child.pid !== undefined) onSpawn?.(child.pid);
+    if (child.pid !== undefined) {
+      onSpawn?.(child.pid);
+      // Stopped (timed out, aborted) while held: the group is being signalled, nothing to let run.
+      if (hold) void hold(child.pid).then(() => stopReason === undefined && exit === undefined && release());
+    }
 
     child.stdout?.on('data', (chunk: Buffer) => stdout.write(chunk));
     child.stderr?.on('data', (chunk: Buffer) => stderr.write(chunk));

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createRedactor, type Redactor } from '../http/redact.js';
 import { StdioTransport, type ProcessExit } from './stdio-transport.js';
@@ -139,7 +140,7 @@ describe('a stdio MCP server whose input is gone before the bot gives up on it',
 });
 
 describe('the process group guard', () => {
-  it('is told the server\'s group as it is spawned, and the server is used only once the guard holds it', async () => {
+  it('is told the server\'s group as it is spawned, and the server runs and is used only once the guard holds it', async () => {
     let hold = () => {};
     const held = new Promise<void>((resolve) => {
       hold = resolve;
@@ -167,10 +168,18 @@ describe('the process group guard', () => {
     // In the same run of code as the spawn: no moment where the bot could die with the group unknown.
     expect(watched).toEqual([transport.pid]);
 
-    // The server runs, and wrote (not JSON-RPC): still, start waits for the guard.
-    await until(() => transportErrors.length > 0, 'the server to write');
+    // Held: the process is there (its group known) but it is the stand-in waiting to be let go, not
+    // the server, which must not run unwatched.
+    if (process.platform === 'linux') {
+      await until(() => /^State:\s+S/m.test(readFileSync(`/proc/${transport.pid}/status`, 'utf8')), 'the held process to wait');
+      expect(readFileSync(`/proc/${transport.pid}/cmdline`, 'utf8').split('\0')[0]).toBe('/bin/sh');
+    }
     expect(started).toBe(false);
+    expect(transportErrors).toEqual([]);
     hold();
     await start;
+    // The server runs, with the same pid (its group), and wrote (not JSON-RPC).
+    await until(() => transportErrors.length > 0, 'the server to write');
+    expect(watched).toEqual([transport.pid]);
   });
 });

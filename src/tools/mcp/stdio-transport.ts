@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { validateJSONRPCMessage, type JSONRPCMessage, type MCPTransport } from '@ai-sdk/mcp';
 import type { ProcessGroupGuard } from '../command/process-group-guard.js';
+import { spawnHeld } from '../command/held-spawn.js';
 import { endProcessGroup, signalProcessGroup, USE_PROCESS_GROUP } from '../command/process-group.js';
 import { createRedactor, type Redactor } from '../http/redact.js';
 
@@ -146,24 +147,32 @@ export class StdioTransport implements MCPTransport {
   start(): Promise<void> {
     if (this.child) return Promise.reject(new Error('already started'));
     return new Promise((resolve, reject) => {
-      const child = spawn(this.options.command, this.options.args, {
+      const spawnOptions = {
         env: this.options.env,
-        stdio: ['pipe', 'pipe', 'pipe'],
+        stdio: ['pipe', 'pipe', 'pipe'] as ['pipe', 'pipe', 'pipe'],
         ...(this.options.cwd === undefined ? {} : { cwd: this.options.cwd }),
         // A group of its own, so that stopping the server stops what it started: the real server of
         // a wrapper (`sh -c 'node server.mjs'`), the helpers that hold its pipes.
         detached: USE_PROCESS_GROUP,
         windowsHide: true,
-      });
+      };
+      const { processGroups } = this.options;
+      // Held while its group is not watched yet: a bot killed before the watchdog held it leaves no
+      // server running (holding credentials), as the held process exits when its pipe from the bot closes.
+      const { child, release } = processGroups
+        ? spawnHeld(this.options.command, this.options.args, spawnOptions)
+        : { child: spawn(this.options.command, this.options.args, spawnOptions), release: () => {} };
       this.child = child;
-      // At once, not on 'spawn' (a tick later): every moment between the two is one where a bot
-      // killed outright would leave the server running with nothing watching its group. No pid:
-      // the spawn failed ('error' follows).
-      const guarded = child.pid === undefined ? undefined : this.options.processGroups?.watch(child.pid);
+      // At once, not on 'spawn' (a tick later): the sooner the watchdog holds the group, the sooner
+      // the server runs. No pid: the spawn failed ('error' follows).
+      const guarded = child.pid === undefined ? undefined : processGroups?.watch(child.pid);
+      const running = (guarded ?? Promise.resolve()).then(() => {
+        if (!this.exited && !this.closing) release();
+      });
       let spawned = false;
       child.once('spawn', () => {
         spawned = true;
-        void (guarded ?? Promise.resolve()).then(() => resolve());
+        void running.then(() => resolve());
       });
       // `on`, not `once`: a second 'error' without a listener would be thrown.
       child.on('error', (error) => {

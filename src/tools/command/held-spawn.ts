@@ -1,0 +1,86 @@
+import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, resolve } from 'node:path';
+import type { Writable } from 'node:stream';
+import { USE_PROCESS_GROUP } from './process-group.js';
+
+/**
+ * The stand-in a held child runs until it is let go: it waits for a line on fd 3, then becomes the
+ * command (`exec`: the same process, so the same pid and process group), fd 3 closed. The command
+ * and its arguments are positional parameters, never part of the script: nothing is interpolated.
+ * If the line never comes (the bot was killed before it let the child go), `read` meets the end of
+ * the pipe and the stand-in exits: the command never ran.
+ */
+const HOLD_SCRIPT = 'read -r _ <&3 || exit 125; exec "$@" 3<&-';
+const HOLD_SHELL = '/bin/sh';
+
+export interface HeldChild {
+  child: ChildProcess;
+  /** Lets the command run. Quiet if the child is gone (stopped while held). */
+  release(): void;
+}
+
+export interface SpawnHeldOptions extends Omit<SpawnOptions, 'stdio' | 'shell'> {
+  stdio: [StdioChoice, StdioChoice, StdioChoice];
+}
+type StdioChoice = 'pipe' | 'ignore' | 'inherit';
+
+/**
+ * Spawns `command` held: its process exists (its pid, the group it leads, are known) but runs none
+ * of the command's code until `release`. So whatever must watch the group (the process-group
+ * watchdog) is told before the command can do anything that matters; spawned outright, the command
+ * runs from the moment `spawn` returns, and a bot killed before it told the watchdog left it running
+ * unwatched. When holding is not possible (Windows, no process groups), or the command would not run
+ * anyway (not found, not executable: let `spawn` report it, as before), it is spawned outright.
+ */
+export function spawnHeld(command: string, args: readonly string[], options: SpawnHeldOptions): HeldChild {
+  if (!canHold(command, options)) return { child: spawn(command, args, { ...options, shell: false }), release: () => {} };
+  const child = spawn(HOLD_SHELL, ['-c', HOLD_SCRIPT, 'sh', command, ...args], { ...options, shell: false, stdio: [...options.stdio, 'pipe'] });
+  // A socket both ways (Node's 'pipe'); only written to.
+  const gate = child.stdio[3] as Writable | null | undefined;
+  // A child stopped while held is gone: writing to it fails (EPIPE), which is no news.
+  gate?.on('error', () => {});
+  let released = false;
+  return {
+    child,
+    release() {
+      if (released || gate === null || gate === undefined) return;
+      released = true;
+      // Closed once written: an open pipe would keep the bot process alive.
+      gate.end('\n', () => gate.destroy());
+    },
+  };
+}
+
+/**
+ * Whether `command` can be held: it is found as `spawn` would find it (the `PATH` of the child's
+ * environment, a path relative to its cwd) and the shell's `exec` finds the same. A name starting
+ * with `-` could be read as an option of `exec`: spawned outright.
+ */
+function canHold(command: string, { env, cwd }: SpawnHeldOptions): boolean {
+  if (!USE_PROCESS_GROUP || command === '' || command.startsWith('-')) return false;
+  const directory = cwd === undefined ? process.cwd() : String(cwd);
+  if (!isDirectory(directory)) return false;
+  if (command.includes('/')) return isExecutableFile(resolve(directory, command));
+  const path = (env ?? process.env).PATH;
+  if (path === undefined) return false;
+  return path.split(delimiter).some((entry) => isExecutableFile(resolve(directory, entry, command)));
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function isExecutableFile(path: string): boolean {
+  try {
+    if (!statSync(path).isFile()) return false;
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
