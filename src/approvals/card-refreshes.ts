@@ -23,8 +23,9 @@ export interface CardRefreshes {
 /**
  * `told`: the card could not be posted again (or the request is closed): only the thread was told.
  * `unconfirmed`: whether Slack posted the card again is not known: a refresh of its own looks for it.
+ * `notice-owed`: a card posted again was found and recorded, the thread not told: a refresh of its own tells it.
  */
-type Outcome = 'shown' | 'posted-again' | 'told' | 'gone' | 'unconfirmed';
+type Outcome = 'shown' | 'posted-again' | 'told' | 'gone' | 'unconfirmed' | 'notice-owed';
 type Tried = KeptTry<Outcome>;
 /** A card posted again and recorded, with the step it shows. */
 type Reposted = { ts: string; shown: PendingStep };
@@ -83,6 +84,7 @@ const endText: Record<Outcome, string> = {
   told: 'an approval card Slack would not update is left as it was; the thread was told',
   gone: 'an approval card Slack would not update at first is drawn again',
   unconfirmed: 'an approval card Slack would not update was posted again, whether Slack posted it is not known; it is looked for later',
+  'notice-owed': 'an approval card Slack would not update was posted again and recorded; the thread could not be told, it is told later',
 };
 
 /**
@@ -224,8 +226,9 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
    * A refresh's card posted again whose outcome was not known: found, it is recorded in place of the
    * card it replaces (drawn again from the step as it stands, the thread told), or taken back when
    * another card was recorded meanwhile or its step is gone. Found on record already, another
-   * process's sweep recorded it (this one's claim lapsed during a slow look) and told the thread:
-   * nothing more is said. 'absent' when Slack did not post it.
+   * process's sweep recorded it (this one's claim lapsed during a slow look) and told the thread, or
+   * owes the notice in a refresh of its own (`keepNoticeOwed`): nothing more is said. 'absent' when
+   * Slack did not post it.
    */
   const settleUnconfirmed = async (stepId: string, unconfirmed: UnconfirmedRepost): Promise<Tried | 'absent'> => {
     let found: string | undefined;
@@ -246,7 +249,44 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
     // Drawn from the step at `revision`: `recordPosted` draws it again if the step changed since.
     const posted = await recordPosted({ ...step, revision: unconfirmed.revision, cardTs: unconfirmed.replacing }, found);
     if (posted === 'taken-back') return { done: true, outcome: 'gone' };
-    return { done: true, outcome: await tell(step, posted, undefined, undefined) };
+    try {
+      return { done: true, outcome: await tell(step, posted, undefined, undefined) };
+    } catch (error) {
+      // Tried again as is, this refresh would find the card on record and say nothing, as a losing sweep does.
+      if (await keepNoticeOwed(stepId, { ...unconfirmed, recorded: posted.ts }, error)) return { done: true, outcome: 'notice-owed' };
+      return { done: false };
+    }
+  };
+
+  /**
+   * Keeps a refresh that only tells the thread of `owed.recorded`, a card this sweep recorded, in
+   * place of the one that found it (forgotten by its caller, done). False when it could not be kept:
+   * the card stands on record, the thread untold.
+   */
+  const keepNoticeOwed = async (stepId: string, owed: UnconfirmedRepost, error: unknown): Promise<boolean> => {
+    const at = now();
+    try {
+      // Its own `since`: the notice is tried for a full day, not what is left of the look's.
+      await store.scheduleCardRefresh({ stepId, since: at, unconfirmed: owed }, at + schedule.sweepPauseMinMs);
+    } catch (storeError) {
+      logger.error(
+        { event: 'card-repost-notice-unkept', stepId, cardTs: owed.recorded, err: storeError },
+        'could not keep the notice of an approval card posted again; the thread keeps the earlier card and the new one, untold why',
+      );
+      return false;
+    }
+    logger.warn({ event: 'card-repost-notice-owed', stepId, cardTs: owed.recorded, err: error }, 'an approval card was posted again and recorded but the thread could not be told; it is told later');
+    return true;
+  };
+
+  /**
+   * The notice owed for `recorded`, a card posted again that this refresh's sweep recorded: the card is
+   * left as it is. Nothing is said when the step is gone or has another card since (whoever recorded
+   * that one tells the thread).
+   */
+  const tellOwed = async (step: PendingStep | undefined, recorded: string): Promise<Tried> => {
+    if (step?.cardTs !== recorded) return { done: true, outcome: 'gone' };
+    return { done: true, outcome: await tell(step, { ts: recorded, shown: step }, undefined, undefined) };
   };
 
   /** Tells the thread what became of a card Slack would not update: `posted` again, or left as it was. */
@@ -265,6 +305,7 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
     const { stepId } = refresh;
     try {
       const step = await store.getStep(stepId);
+      if (refresh.unconfirmed?.recorded !== undefined) return await tellOwed(step, refresh.unconfirmed.recorded);
       // A card this refresh posted may stand in the thread: nothing else is posted before it is found, or found absent.
       if (refresh.unconfirmed !== undefined) {
         const settled = await settleUnconfirmed(stepId, refresh.unconfirmed);
@@ -297,7 +338,9 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
       const left =
         refresh.unconfirmed === undefined
           ? 'it shows an earlier state'
-          : `a card posted again whose reply was lost was never found nor found absent; if Slack posted it (ts unknown, mark ${refresh.unconfirmed.mark}), it keeps live buttons nobody updates`;
+          : refresh.unconfirmed.recorded !== undefined
+            ? `a card posted again (${refresh.unconfirmed.recorded}) stands below the earlier one, and the thread was never told why`
+            : `a card posted again whose reply was lost was never found nor found absent; if Slack posted it (ts unknown, mark ${refresh.unconfirmed.mark}), it keeps live buttons nobody updates`;
       logger.error(fields, `Slack would not update an approval card (for a day, or for the tries of a process that could not keep it for the sweep); ${left}`);
     } else logger.info(fields, endText[outcome]);
   };

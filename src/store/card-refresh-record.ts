@@ -8,8 +8,9 @@ import type { PendingCardRefresh, UnconfirmedRepost } from './state-store.js';
  */
 export function cardRefreshRecord({ stepId, since, unconfirmed }: PendingCardRefresh): string {
   if (unconfirmed === undefined) return JSON.stringify({ stepId, since });
-  const { mark, text, after, replacing, revision, channel, threadTs, threadKey } = unconfirmed;
-  return JSON.stringify({ stepId, since, unconfirmed: { mark, text, after, replacing, revision, channel, threadTs, threadKey } });
+  const { mark, text, after, replacing, revision, channel, threadTs, threadKey, recorded } = unconfirmed;
+  // `recorded` only when set: a record kept without it has the same text as before the field existed.
+  return JSON.stringify({ stepId, since, unconfirmed: { mark, text, after, replacing, revision, channel, threadTs, threadKey, ...(recorded === undefined ? {} : { recorded }) } });
 }
 
 /** Undefined for a record that is not a card refresh. */
@@ -23,8 +24,9 @@ export function parseCardRefreshRecord(record: string): PendingCardRefresh | und
 
 function parseUnconfirmedRepost(value: unknown): UnconfirmedRepost | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
-  const { mark, text, after, replacing, revision, channel, threadTs, threadKey } = value as Record<string, unknown>;
+  const { mark, text, after, replacing, revision, channel, threadTs, threadKey, recorded } = value as Record<string, unknown>;
   if (typeof mark !== 'string' || typeof text !== 'string' || typeof after !== 'string' || typeof replacing !== 'string') return undefined;
   if (typeof revision !== 'number' || typeof channel !== 'string' || typeof threadTs !== 'string' || typeof threadKey !== 'string') return undefined;
-  return { mark, text, after, replacing, revision, channel, threadTs, threadKey };
+  if (recorded !== undefined && typeof recorded !== 'string') return undefined;
+  return { mark, text, after, replacing, revision, channel, threadTs, threadKey, ...(recorded === undefined ? {} : { recorded }) };
 }

@@ -1356,6 +1356,24 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect(await store.dueCardRefreshes({ now: 20_000, limit: 10 })).toEqual([]);
   });
 
+  it('keeps a card refresh that owes the notice of a card it recorded apart from the look it came from, read back with the card', async () => {
+    const threadKey = 'T1:CUNCONF2:1700000006.000100';
+    const stepId = newStepId(threadKey);
+    const unconfirmed = { mark: 'countersign_post_2', text: 'Approval needed: restart', after: '1700000006.000200', replacing: '1700000006.000200', revision: 2, channel: 'CUNCONF2', threadTs: '1700000006.000100', threadKey };
+    const looking = { stepId, since: 100, unconfirmed };
+    // A refresh kept without `recorded` (as before the field existed) is another record than the one owing the notice.
+    const owing = { stepId, since: 100, unconfirmed: { ...unconfirmed, recorded: '1700000006.000300' } };
+    await store.scheduleCardRefresh(looking, 1_000);
+    await store.scheduleCardRefresh(owing, 1_000);
+    expect(await store.dueCardRefreshes({ now: 1_000, limit: 10 })).toEqual(expect.arrayContaining([looking, owing]));
+    expect(await store.forgetCardRefresh(looking)).toBe(true);
+    const [due] = await store.dueCardRefreshes({ now: 1_000, limit: 10 });
+    expect(due).toEqual(owing);
+    expect(await store.claimCardRefresh(due!, { now: 2_000, until: 7_000 })).toBe(true);
+    expect(await store.forgetCardRefresh(due!)).toBe(true);
+    expect(await store.dueCardRefreshes({ now: 20_000, limit: 10 })).toEqual([]);
+  });
+
   it("lets one sweep claim a due take-back or card refresh: a second claim with another `until` finds it no longer due", async () => {
     const takeBack = { channel: 'CCLAIM1', ts: '1700000003.000200', threadKey: 'T1:CCLAIM1:1700000003.000100', since: 100 };
     const refresh = { stepId: newStepId('T1:CCLAIM2:1700000004.000100'), since: 100 };

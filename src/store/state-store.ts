@@ -391,6 +391,12 @@ export interface UnconfirmedRepost extends UnconfirmedCardPost {
   channel: string;
   threadTs: string;
   threadKey: string;
+  /**
+   * The card (its ts), found and recorded as the step's card by this refresh's sweep, when the thread
+   * could not be told then: only the notice is left, owed by this record alone (a sweep that finds the
+   * card on record from a refresh without it says nothing: another sweep recorded it and tells).
+   */
+  recorded?: string;
 }
 
 /** Card refreshes Slack did not complete, kept until they are: the take-backs' pattern (`TakeBackStore`). */
