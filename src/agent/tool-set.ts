@@ -16,6 +16,7 @@ import { changedParametersText, fitsCurrentSchema, resumeSchema } from './change
 import { changedDefinitionText, currentFingerprint, definitionChangedSince } from './changed-definition.js';
 import { definitionFingerprintOf } from '../tools/definition-fingerprint.js';
 import { GrantNoLongerHoldsError } from './revoked-grant.js';
+import { isToolNotStartedError } from '../tools/tool-not-started-error.js';
 import { TURN_CLOSED_TEXT, TurnClosedError, type TurnRuns } from './turn-runs.js';
 
 export type TurnContext = Omit<ToolContext, 'toolCallId' | 'idempotencyKey' | 'abortSignal' | 'assertHeld'>;
@@ -99,7 +100,8 @@ export function createTurnTools(options: {
   automaticApprovals?: ReadonlyMap<string, AutomaticApproval>;
   /**
    * Told of a call let through without a card once its tool was invoked and did not refuse to start:
-   * never for one a check before the start refused (a revoked grant), which did not run.
+   * never for one a check before the start refused (a revoked grant) or its tool refused at its start
+   * (`ToolNotStartedError`), which did not run.
    */
   onAutomaticApproval?: (approval: AutomaticApproval) => void;
   /** Awaited just before a tool runs: records that it started (and may refuse, e.g. when fenced). */
@@ -208,6 +210,9 @@ export function createTurnTools(options: {
           } catch (error) {
             // A command's check after its slot (`assertHeld`): nothing was spawned.
             if (error instanceof GrantNoLongerHoldsError) return notRun(error);
+            // The tool refused at its start (an MCP server gone or its tools withheld): nothing ran, so it
+            // is recorded as not started and nobody is told it ran without a card.
+            if (isToolNotStartedError(error)) return answerNotRun({ ...call, input, failed }, error.message, NOT_STARTED);
             ranAutomatically();
             const message = error instanceof Error ? error.message : String(error);
             options.executions.push({ toolCallId, toolName: definition.name, input, error: message, ...(approved?.edit ? { edit: approved.edit } : {}) });
@@ -239,6 +244,7 @@ const PARAMETERS_CHANGED: ContentFreeFailure = { type: 'tool_parameters_changed'
 const DEFINITION_CHANGED: ContentFreeFailure = { type: 'tool_definition_changed', description: 'tool definition changed since the approval' };
 const UNAVAILABLE: ContentFreeFailure = { type: 'tool_unavailable', description: 'tool not available' };
 const GRANT_GONE: ContentFreeFailure = { type: 'grant_no_longer_holds', description: 'grant revoked or expired' };
+const NOT_STARTED: ContentFreeFailure = { type: 'tool_not_started', description: 'the tool refused the call at its start' };
 const TURN_CLOSED: ContentFreeFailure = { type: 'turn_failed', description: 'the turn failed before the call started' };
 
 /**

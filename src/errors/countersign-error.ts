@@ -42,6 +42,11 @@ export const ErrorCode = {
   RedisShardsUnknown: 'countersign_redis_shards_unknown',
   /** Fewer Redis replicas than required confirmed a call's executing marker in time; the call was not started. */
   ReplicationNotConfirmed: 'countersign_replication_not_confirmed',
+  /**
+   * A tool refused a call at its start, before anything reached what it drives (an MCP server's tools
+   * withheld, the tool no longer offered, the server not connected): the call did not run.
+   */
+  ToolNotStarted: 'countersign_tool_not_started',
   /** A step or thread was stored by a newer release (a rolling deploy, a rollback) in a format this one cannot read. */
   NewerSchema: 'countersign_newer_schema',
 } as const;

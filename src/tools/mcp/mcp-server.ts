@@ -12,6 +12,7 @@ import { resolveTemplates } from '../http/header-templates.js';
 import { createRedactor, redactingUrlCredentials, type Redactor } from '../http/redact.js';
 import { createJsonSchemaValidator } from '../json-schema-validator.js';
 import type { ExecutableToolDefinition } from '../tool-definition.js';
+import { ToolNotStartedError, type ToolNotStartedReason } from '../tool-not-started-error.js';
 import { watchAnswerStreams } from './answer-stream-watch.js';
 import { cappedFetch, DEFAULT_MCP_RESPONSE_BYTES } from './capped-fetch.js';
 import { formatMcpResult, type McpToolOutput } from './mcp-result.js';
@@ -437,14 +438,17 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
       metadata,
       async execute(input, context) {
         const current = client;
+        // These refusals come after the turn wrote the call's start marker, and nothing reached the
+        // server: a `ToolNotStartedError` has the turn record the call as not run, not as run and failed.
         if (state !== 'connected' || !current) {
-          throw new Error(`MCP server ${name} is not available${lastError ? ` (${lastError})` : ''}; ${toolName} did not run. The bot reconnects in the background.`);
+          const message = `MCP server ${name} is not available${lastError ? ` (${lastError})` : ''}; ${toolName} did not run. The bot reconnects in the background.`;
+          throw new ToolNotStartedError({ toolName, reason: 'server-unavailable', message });
         }
         // A turn holds the definitions it was handed at its start: one the server no longer offers
         // (its tools withheld for the exclude, or the tool gone from its list) must not run, and a
         // call the policy, a grant or auto-approve let through without a card would.
         const unavailable = notOffered(tool.name);
-        if (unavailable) throw new Error(`${unavailable}; ${toolName} did not run.`);
+        if (unavailable) throw new ToolNotStartedError({ toolName, reason: unavailable.reason, message: `${unavailable.text}; ${toolName} did not run.` });
         const checked = validator.validate(schema, input);
         if (!checked.success) {
           throw new Error(`Invalid input for ${toolName}: ${checked.issues.map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`).join('; ')}`);
@@ -496,9 +500,9 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
   };
 
   /** Why the server does not offer its tool `tool` now, if it does not. */
-  function notOffered(tool: string): string | undefined {
-    if (mismatch.exclude.length > 0) return `MCP server ${name}'s tools are withheld: ${withheldMessage(mismatch.exclude)}`;
-    if (!definitions.some((definition) => definition.metadata.tool === tool)) return `MCP server ${name} no longer offers ${name}.${tool}`;
+  function notOffered(tool: string): { reason: ToolNotStartedReason; text: string } | undefined {
+    if (mismatch.exclude.length > 0) return { reason: 'withheld', text: `MCP server ${name}'s tools are withheld: ${withheldMessage(mismatch.exclude)}` };
+    if (!definitions.some((definition) => definition.metadata.tool === tool)) return { reason: 'not-offered', text: `MCP server ${name} no longer offers ${name}.${tool}` };
     return undefined;
   }
 

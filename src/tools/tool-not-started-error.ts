@@ -1,0 +1,28 @@
+import { CountersignError, ErrorCode, hasErrorCode } from '../errors/countersign-error.js';
+
+/** Why a tool refused a call at its start. */
+export type ToolNotStartedReason = 'withheld' | 'not-offered' | 'server-unavailable';
+
+/**
+ * Thrown by a tool's `execute` that refuses a call before anything reaches what it drives: the turn
+ * records it as not started (its audit says "not run", nobody is told it ran without a card), as
+ * for a grant gone before the start, not as a call that ran and failed, which may have had effects.
+ * The message is what the model is told.
+ */
+export class ToolNotStartedError extends CountersignError {
+  override readonly name = 'ToolNotStartedError';
+  readonly code = ErrorCode.ToolNotStarted;
+  readonly toolName: string;
+  readonly reason: ToolNotStartedReason;
+
+  constructor({ toolName, reason, message }: { toolName: string; reason: ToolNotStartedReason; message: string }) {
+    super(message);
+    this.toolName = toolName;
+    this.reason = reason;
+  }
+}
+
+/** By code, not `instanceof`, so a duplicate copy of this module is recognised too. */
+export function isToolNotStartedError(error: unknown): error is ToolNotStartedError {
+  return hasErrorCode(error, ErrorCode.ToolNotStarted);
+}
