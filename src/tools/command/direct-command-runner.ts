@@ -67,9 +67,9 @@ export function createDirectCommandRunner({ logger, withheldVariables = [], clos
         ...rest,
         environment: commandEnvironment({ environment }),
         abortSignal: abortSignal === undefined ? controller.signal : AbortSignal.any([abortSignal, controller.signal]),
-        // Held until the watchdog confirmed its group: a bot killed before it could tell the
-        // watchdog leaves no command running (the held process exits when the bot's end of its
-        // pipe closes), and one killed after it leaves the watchdog to stop it.
+        // Held until the watchdog holds its group: a bot killed before it could tell the watchdog
+        // leaves no command running (the held process exits when the bot's end of its pipe
+        // closes), and one killed after it leaves the watchdog to stop it. No watchdog: not run.
         hold: (pid) => {
           call.pid = pid;
           return watchdog.watch(pid);

@@ -52,6 +52,11 @@ export function spawnHeld(command: string, args: readonly string[], options: Spa
   };
 }
 
+/** Why a held command or server was not let go: nothing would stop it if the bot were killed. */
+export function notWatched(executable: string): string {
+  return `could not start ${executable}: the process-group watchdog is not running, so it was not started`;
+}
+
 /**
  * Whether `command` can be held: it is found as `spawn` would find it (the `PATH` of the child's
  * environment, a path relative to its cwd) and the shell's `exec` finds the same. A name starting

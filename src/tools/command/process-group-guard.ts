@@ -11,10 +11,11 @@ import { createProcessGroupWatchdog } from './process-group-watchdog.js';
  */
 export interface ProcessGroupGuard {
   /**
-   * From now on, the group `pid` leads is killed if the bot process dies. Settles once the watchdog
-   * holds the group (or cannot: see `ProcessGroupWatchdog.watch`); never rejects.
+   * From now on, the group `pid` leads is killed if the bot process dies. Settles `true` once the
+   * watchdog holds the group, `false` if none can (see `ProcessGroupWatchdog.watch`): then what is
+   * held for it must not run. Never rejects.
    */
-  watch(pid: number): Promise<void>;
+  watch(pid: number): Promise<boolean>;
   /** The group is gone (or stopped by its owner): nothing more to do for it. */
   unwatch(pid: number): void;
   /** Lets the watchdog go: it stops any group still watched and exits. */

@@ -46,18 +46,47 @@ describe.skipIf(process.platform !== 'linux')('the process group watchdog', () =
     expect(warnings).toEqual([]);
   });
 
-  it('does not hold up the bot for good when the watchdog cannot answer', async () => {
+  it('replaces a watchdog that cannot answer, the new one holding every group', async () => {
     const { logger, warnings } = warningsLogger();
     const watchdog = createProcessGroupWatchdog({ logger, confirmTimeoutMs: 200 });
     // The first group is in the argv of the watchdog it forks: nothing to wait for.
-    await watchdog.watch(groupLeader());
+    const first = groupLeader();
+    expect(await watchdog.watch(first)).toBe(true);
     const pid = groupLeader();
     const watchdogPid = watchdog.watchdogPid()!;
     leftovers.push(watchdogPid);
     // Stopped: it never answers the message that tells it the next group.
     process.kill(watchdogPid, 'SIGSTOP');
 
-    await watchdog.watch(pid);
+    expect(await watchdog.watch(pid)).toBe(true);
     expect(warnings).toEqual([expect.objectContaining({ event: 'command-watchdog-slow', pid })]);
+    // Killed, not let go: a stopped watchdog let go would stop every group it held once it ran again.
+    await waitUntilGone([watchdogPid]);
+    expect([first, pid].filter(isAlive)).toEqual([first, pid]);
+    const replacement = watchdog.watchdogPid()!;
+    leftovers.push(replacement);
+    expect(replacement).not.toBe(watchdogPid);
+    // The new watchdog holds both: its channel closing stops them.
+    watchdog.close();
+    await waitUntilGone([first, pid, replacement]);
+  });
+
+  it('has a new watchdog take the groups still running when it dies', async () => {
+    const watchdog = createProcessGroupWatchdog({ confirmTimeoutMs: 60_000 });
+    const pid = groupLeader();
+    await watchdog.watch(pid);
+    // Answered: it runs.
+    await watchdog.watch(groupLeader());
+    const watchdogPid = watchdog.watchdogPid()!;
+    leftovers.push(watchdogPid);
+
+    process.kill(watchdogPid, 'SIGKILL');
+
+    await vi.waitFor(() => expect(watchdog.watchdogPid()).not.toBe(watchdogPid), { timeout: 10_000, interval: 20 });
+    const replacement = watchdog.watchdogPid()!;
+    expect(replacement).toBeDefined();
+    leftovers.push(replacement);
+    watchdog.close();
+    await waitUntilGone([pid, replacement]);
   });
 });

@@ -11,12 +11,14 @@ import { SPAWNER_EXEC_ARGV } from './spawner-client.js';
  */
 export interface ProcessGroupWatchdog {
   /**
-   * Settles once the watchdog holds the group `pid` leads: at once when this forked it (the group is
-   * in its argv, which it acts on even if the bot dies before it ran a line), else once it confirmed
-   * the message telling it; or when it cannot (it could not be started, it died, it is closed), or
-   * after `confirmTimeoutMs`. Never rejects.
+   * Settles `true` once a watchdog holds the group `pid` leads: at once when this forked it (the
+   * group is in its argv, which it acts on even if the bot dies before it ran a line), else once it
+   * confirmed the message telling it. A watchdog that died, or did not answer within
+   * `confirmTimeoutMs` (it is killed), is replaced once by a new one, with every group still
+   * watched in its argv. `false` when none holds it even so (no watchdog could be forked, or it is
+   * closed): what is held for it must not run. Never rejects.
    */
-  watch(pid: number): Promise<void>;
+  watch(pid: number): Promise<boolean>;
   unwatch(pid: number): void;
   /** Lets the watchdog go: it stops any group still watched and exits. */
   close(): void;
@@ -59,8 +61,8 @@ export function createProcessGroupWatchdog({
   confirmTimeoutMs = WATCH_CONFIRM_TIMEOUT_MS,
 }: CreateProcessGroupWatchdogOptions = {}): ProcessGroupWatchdog {
   const watched = new Set<number>();
-  /** The groups the watchdog has not confirmed yet, with what settles their `watch`. */
-  const unconfirmed = new Map<number, { confirmed: Promise<void>; settle: () => void }>();
+  /** The groups the watchdog has not confirmed yet, with what settles their `watch` (held or not). */
+  const unconfirmed = new Map<number, { confirmed: Promise<boolean>; settle: (held: boolean) => void }>();
   let child: ChildProcess | undefined;
   let closed = false;
 
@@ -68,29 +70,29 @@ export function createProcessGroupWatchdog({
     if (current.connected) current.send(message, undefined, undefined, () => {});
   };
 
-  const confirmation = (pid: number): Promise<void> => {
+  const confirmation = (pid: number): Promise<boolean> => {
     const pending = unconfirmed.get(pid);
     if (pending) return pending.confirmed;
-    let settle = () => {};
-    const confirmed = new Promise<void>((resolve) => {
+    let settle = (_held: boolean) => {};
+    const confirmed = new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => {
-        logger?.warn({ event: 'command-watchdog-slow', pid }, `the command watchdog did not confirm process group ${pid} within ${confirmTimeoutMs} ms; going on`);
-        settle();
+        logger?.warn({ event: 'command-watchdog-slow', pid }, `the command watchdog did not confirm process group ${pid} within ${confirmTimeoutMs} ms; replacing it`);
+        settle(false);
       }, confirmTimeoutMs);
       // Waiting for the watchdog must not keep the bot process alive either.
       timer.unref();
-      settle = () => {
+      settle = (held) => {
         clearTimeout(timer);
         unconfirmed.delete(pid);
-        resolve();
+        resolve(held);
       };
     });
     unconfirmed.set(pid, { confirmed, settle });
     return confirmed;
   };
-  const settle = (pid: number) => unconfirmed.get(pid)?.settle();
-  const settleAll = () => {
-    for (const pid of [...unconfirmed.keys()]) settle(pid);
+  const settle = (pid: number, held: boolean) => unconfirmed.get(pid)?.settle(held);
+  const settleAll = (held: boolean) => {
+    for (const pid of [...unconfirmed.keys()]) settle(pid, held);
   };
 
   const start = (): ChildProcess | undefined => {
@@ -103,48 +105,81 @@ export function createProcessGroupWatchdog({
         stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
       });
     } catch (error) {
-      logger?.error({ event: 'command-watchdog-failed', err: error }, 'could not start the command watchdog; commands still run');
+      logger?.error({ event: 'command-watchdog-failed', err: error }, 'could not start the command watchdog; commands and stdio MCP servers are not started meanwhile');
       return undefined;
     }
     // It must never keep the bot process alive: it only matters once the bot is gone.
     started.unref();
     started.channel?.unref();
+    let answered = false;
     started.on('message', (message: unknown) => {
       const pid = watchingPid(message);
-      if (pid !== undefined) settle(pid);
+      if (pid === undefined) return;
+      answered = true;
+      settle(pid, true);
     });
     started.once('error', (error) => logger?.error({ event: 'command-watchdog-failed', err: error }, 'the command watchdog failed'));
     started.once('exit', (code, signal) => {
-      if (child === started) child = undefined;
-      // Nothing will confirm them now; the next `watch` forks a watchdog that knows them all.
-      settleAll();
-      if (!closed) logger?.error({ event: 'command-watchdog-died', pid: started.pid, code, signal }, 'the command watchdog died; the next command starts a new one');
+      if (child !== started) return;
+      child = undefined;
+      if (closed) return;
+      // The groups still running are watched by nothing now: a new watchdog takes them all (argv).
+      // Only after one that answered, so a watchdog that cannot even start is not forked in a loop;
+      // then the next `watch` forks one.
+      if (answered && watched.size > 0) replace();
+      // Nothing will confirm them now: each `watch` forks a new watchdog.
+      else settleAll(false);
+      logger?.error(
+        { event: 'command-watchdog-died', pid: started.pid, code, signal },
+        child === undefined ? 'the command watchdog died; the next command starts a new one' : 'the command watchdog died; a new one watches the process groups still running',
+      );
     });
     return started;
   };
 
+  /**
+   * Forks a watchdog with every group watched in its argv: nothing to wait for, the argv holds them
+   * (see `watch`), those still waiting for the watchdog before included. Not forked: none is held.
+   */
+  const replace = () => {
+    child = start();
+    settleAll(child !== undefined);
+  };
+
+  /** Tells the watchdog `pid` (forking it if there is none). */
+  const hold = (pid: number): { confirmed: Promise<boolean>; to: ChildProcess | undefined } => {
+    const confirmed = confirmation(pid);
+    if (child === undefined) replace();
+    else send(child, { type: 'watch', pid });
+    return { confirmed, to: child };
+  };
+
   return {
-    watch(pid) {
+    async watch(pid) {
       watched.add(pid);
-      if (closed) return Promise.resolve();
-      const confirmed = confirmation(pid);
-      if (child === undefined) {
-        child = start();
-        // Forked or not, nothing to wait for: the argv holds the group (see `watch`).
-        settle(pid);
-      } else send(child, { type: 'watch', pid });
-      return confirmed;
+      if (closed) return false;
+      const first = hold(pid);
+      if (await first.confirmed) return true;
+      if (closed || !watched.has(pid)) return false;
+      // The watchdog it was sent to died, or did not answer: a stopped one is killed (not let go,
+      // which would stop every group it holds). One forked since holds `pid` (its argv); else one more try.
+      if (child !== undefined && child === first.to) {
+        child.kill('SIGKILL');
+        child = undefined;
+      }
+      if (child !== undefined) return true;
+      return hold(pid).confirmed;
     },
     unwatch(pid) {
       watched.delete(pid);
-      settle(pid);
+      settle(pid, false);
       if (child !== undefined) send(child, { type: 'unwatch', pid });
     },
     close() {
       closed = true;
       if (child?.connected) child.disconnect();
       child = undefined;
-      settleAll();
+      settleAll(false);
     },
     watchdogPid: () => child?.pid,
   };

@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { createBoundedOutput } from './bounded-output.js';
 import { commandEnvironment } from './command-environment.js';
-import { spawnHeld } from './held-spawn.js';
+import { notWatched, spawnHeld } from './held-spawn.js';
 import { endLeftoverProcessGroup, signalProcessGroup, USE_PROCESS_GROUP } from './process-group.js';
 
 export { commandEnvironment, isSecretVariableName } from './command-environment.js';
@@ -39,10 +39,11 @@ export interface SpawnCommandOptions extends Omit<RunCommandOptions, 'environmen
   onSpawn?: (pid: number) => void;
   /**
    * Given, the command is spawned held (`spawnHeld`): told its process id, and its executable runs
-   * only once this settled, so that a supervisor holds its group before it can run anything (a bot
-   * killed between the spawn and a plain `onSpawn` left it running unwatched). Must not reject.
+   * only once this settled `true`, so that a supervisor holds its group before it can run anything
+   * (a bot killed between the spawn and a plain `onSpawn` left it running unwatched). `false`: no
+   * supervisor holds it, so the command is not started (`notWatched`). Must not reject.
    */
-  hold?: (pid: number) => Promise<void>;
+  hold?: (pid: number) => Promise<boolean>;
   /**
    * Told once, after the result, when nothing of a command that started is left: what its process
    * left running in its group has ended, or was stopped at the command's timeout or an abort
@@ -118,6 +119,8 @@ export async function spawnCommand(options: SpawnCommandOptions): Promise<Comman
     const spawnedAt = performance.now();
     let timedOut = false;
     let stopReason: string | undefined;
+    /** The held stand-in was killed before it became the command: its exit is not the command's. */
+    let neverRan = false;
     let exit: { code: number | null; signal: string | null } | undefined;
     let settled = false;
     const timers: NodeJS.Timeout[] = [];
@@ -142,8 +145,8 @@ export async function spawnCommand(options: SpawnCommandOptions): Promise<Comman
       const err = stderr.finish();
       const message = error ?? stopReason;
       resolve({
-        exitCode: exit?.code ?? null,
-        signal: exit?.signal ?? null,
+        exitCode: neverRan ? null : (exit?.code ?? null),
+        signal: neverRan ? null : (exit?.signal ?? null),
         stdout: out.text,
         stderr: err.text,
         stdoutTruncated: out.truncated,
@@ -163,7 +166,16 @@ export async function spawnCommand(options: SpawnCommandOptions): Promise<Comman
     if (child.pid !== undefined) {
       onSpawn?.(child.pid);
       // Stopped (timed out, aborted) while held: the group is being signalled, nothing to let run.
-      if (hold) void hold(child.pid).then(() => stopReason === undefined && exit === undefined && release());
+      if (hold) {
+        void hold(child.pid).then((held) => {
+          if (stopReason !== undefined || exit !== undefined) return;
+          if (held) return release();
+          // Never run unwatched: a bot killed then would leave it running for good.
+          stopReason = notWatched(executable);
+          neverRan = true;
+          sendSignal('SIGKILL');
+        });
+      }
     }
 
     child.stdout?.on('data', (chunk: Buffer) => stdout.write(chunk));

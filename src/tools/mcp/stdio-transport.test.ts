@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createRedactor, type Redactor } from '../http/redact.js';
 import { StdioTransport, type ProcessExit } from './stdio-transport.js';
@@ -142,8 +144,8 @@ describe('a stdio MCP server whose input is gone before the bot gives up on it',
 describe('the process group guard', () => {
   it('is told the server\'s group as it is spawned, and the server runs and is used only once the guard holds it', async () => {
     let hold = () => {};
-    const held = new Promise<void>((resolve) => {
-      hold = resolve;
+    const held = new Promise<boolean>((resolve) => {
+      hold = () => resolve(true);
     });
     const watched: number[] = [];
     const transportErrors: string[] = [];
@@ -181,5 +183,20 @@ describe('the process group guard', () => {
     // The server runs, with the same pid (its group), and wrote (not JSON-RPC).
     await until(() => transportErrors.length > 0, 'the server to write');
     expect(watched).toEqual([transport.pid]);
+  });
+
+  it('does not start the server when no watchdog holds its group, and says so', async () => {
+    const ran = join(mkdtempSync(join(tmpdir(), 'countersign-stdio-')), 'ran');
+    const transport = new StdioTransport({
+      command: process.execPath,
+      args: ['-e', `require('node:fs').writeFileSync(${JSON.stringify(ran)}, 'ran'); setInterval(() => {}, 60000)`],
+      env: { PATH: process.env.PATH ?? '' },
+      processGroups: { watch: () => Promise.resolve(false), unwatch: () => {} },
+    });
+    closing.push(transport);
+
+    await expect(transport.start()).rejects.toThrow(`could not start ${process.execPath}: the process-group watchdog is not running, so it was not started`);
+    await until(() => transport.exit !== undefined, 'the held process to go');
+    expect(existsSync(ran)).toBe(false);
   });
 });

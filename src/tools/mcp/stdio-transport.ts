@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { validateJSONRPCMessage, type JSONRPCMessage, type MCPTransport } from '@ai-sdk/mcp';
 import type { ProcessGroupGuard } from '../command/process-group-guard.js';
-import { spawnHeld } from '../command/held-spawn.js';
+import { notWatched, spawnHeld } from '../command/held-spawn.js';
 import { endProcessGroup, signalProcessGroup, USE_PROCESS_GROUP } from '../command/process-group.js';
 import { createRedactor, type Redactor } from '../http/redact.js';
 
@@ -166,13 +166,22 @@ export class StdioTransport implements MCPTransport {
       // At once, not on 'spawn' (a tick later): the sooner the watchdog holds the group, the sooner
       // the server runs. No pid: the spawn failed ('error' follows).
       const guarded = child.pid === undefined ? undefined : processGroups?.watch(child.pid);
-      const running = (guarded ?? Promise.resolve()).then(() => {
-        if (!this.exited && !this.closing) release();
+      const running = (guarded ?? Promise.resolve(true)).then((held) => {
+        if (this.exited || this.closing) return true;
+        if (held) {
+          release();
+          return true;
+        }
+        // No watchdog holds its group: never run unwatched (a bot killed then would leave it
+        // running, holding credentials). The stand-in goes; the start's error says why.
+        this.exitExpected = true;
+        if (child.pid !== undefined) signalProcessGroup(child.pid, 'SIGKILL');
+        return false;
       });
       let spawned = false;
       child.once('spawn', () => {
         spawned = true;
-        void running.then(() => resolve());
+        void running.then((held) => (held ? resolve() : reject(new Error(notWatched(this.options.command)))));
       });
       // `on`, not `once`: a second 'error' without a listener would be thrown.
       child.on('error', (error) => {
