@@ -1,5 +1,5 @@
 import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, openSync, readSync, statSync } from 'node:fs';
 import { delimiter, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { USE_PROCESS_GROUP } from './process-group.js';
@@ -66,10 +66,52 @@ function canHold(command: string, { env, cwd }: SpawnHeldOptions): boolean {
   if (!USE_PROCESS_GROUP || command === '' || command.startsWith('-')) return false;
   const directory = cwd === undefined ? process.cwd() : String(cwd);
   if (!isDirectory(directory)) return false;
-  if (command.includes('/')) return isExecutableFile(resolve(directory, command));
+  if (command.includes('/')) return isRunnable(resolve(directory, command), directory);
   const path = (env ?? process.env).PATH;
   if (path === undefined) return false;
-  return path.split(delimiter).some((entry) => isExecutableFile(resolve(directory, entry, command)));
+  // Both `spawn` and the shell's `exec` go on along PATH past a file whose exec fails.
+  return path.split(delimiter).some((entry) => isRunnable(resolve(directory, entry, command), directory));
+}
+
+/** Linux reads at most this much of a `#!` line (BINPRM_BUF_SIZE), and follows at most this many `#!` in a row. */
+const SHEBANG_LINE_LIMIT = 256;
+const SHEBANG_DEPTH_LIMIT = 4;
+
+/**
+ * Whether `exec` of the executable file `path` would start: a script's `#!` interpreter must be an
+ * executable file too (else the exec fails with ENOENT or EACCES, which a direct spawn reports as
+ * `command not found` / `permission denied`, and the shell as its own exit 127/126). Only the first
+ * line is read. A file that cannot be read is left to `exec` (a binary needs only execute permission).
+ */
+function isRunnable(path: string, directory: string, depth = 0): boolean {
+  if (!isExecutableFile(path)) return false;
+  const interpreter = shebangInterpreter(path);
+  if (interpreter === undefined) return true;
+  if (interpreter === '' || depth >= SHEBANG_DEPTH_LIMIT) return false;
+  // A relative interpreter is found from the cwd of the process, as the kernel does.
+  return isRunnable(resolve(directory, interpreter), directory, depth + 1);
+}
+
+/** The interpreter named on the `#!` line `path` starts with ('' if none is named), if it starts with one. */
+function shebangInterpreter(path: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const head = Buffer.alloc(SHEBANG_LINE_LIMIT);
+    const length = readSync(fd, head, 0, head.length, 0);
+    if (length < 2 || head[0] !== 0x23 || head[1] !== 0x21) return undefined;
+    const line = head.subarray(2, length).toString('latin1').split('\n')[0] ?? '';
+    // As the kernel reads it: spaces and tabs around the name, nothing else (a '\r' is part of it).
+    return line.replace(/^[ \t]+/, '').split(/[ \t]/)[0] ?? '';
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function isDirectory(path: string): boolean {
