@@ -10,6 +10,9 @@ import { USE_PROCESS_GROUP } from './process-group.js';
  * and its arguments are positional parameters, never part of the script: nothing is interpolated.
  * If the line never comes (the bot was killed before it let the child go), `read` meets the end of
  * the pipe and the stand-in exits: the command never ran.
+ * The command gets its environment through the shell: names that are not shell identifiers are
+ * dropped, IFS, OPTIND and PPID (if set) are the shell's, PWD is set (README, "Command tools and
+ * `spawn`"). Not handed over otherwise: in argv, anyone could read it in /proc/<pid>/cmdline.
  */
 const HOLD_SCRIPT = 'read -r _ <&3 || exit 125; exec "$@" 3<&-';
 const HOLD_SHELL = '/bin/sh';
