@@ -7,6 +7,7 @@ import { decodeWorkItem, type WorkItem } from '../conversation/work-item.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import type { StateStore, WorkClaim } from '../store/state-store.js';
 import { newThreadState } from '../store/thread-state.js';
+import { ReplyError } from '../store/write-not-run.js';
 import { createCallDecider, type CallDecisionRequest, type DecideCallOptions } from './decide-call.js';
 import type { PendingStep } from './pending-step.js';
 import { makeStep } from './pending-step.test-support.js';
@@ -256,12 +257,12 @@ describe('a click while the store is unavailable', () => {
     expect(redrawn).toEqual([step.stepId]);
   });
 
-  it('says "nothing changed" for a write Redis refused unrun (a replica, still loading)', async () => {
+  it('says "nothing changed" for a write Redis refused unrun (an error reply: a replica, still loading, out of memory)', async () => {
     const { store: states, decider } = setup({
       wrapStore: (store) => ({
         ...store,
         commitStep: async () => {
-          throw new Error("READONLY You can't write against a read only replica.");
+          throw new ReplyError("READONLY You can't write against a read only replica.");
         },
       }),
     });

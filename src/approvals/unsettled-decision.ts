@@ -1,15 +1,9 @@
+import { writeDidNotRun } from '../store/write-not-run.js';
 import type { CallAction } from './transitions/call-action.js';
 
-/**
- * Redis's own refusals of a command (still loading, a replica, no primary, a cluster slot moving):
- * it did not run. Every other failure (a connection cut before the reply, ioredis giving up on a
- * command it may already have sent) leaves whether it ran unknown.
- */
-const REFUSED_UNRUN = /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN)\b/;
-
-/** Whether a decision write that failed with `error` may have run in Redis all the same. */
+/** Whether a decision write that failed with `error` may have run in Redis all the same: Redis did not answer it (see `writeDidNotRun`). */
 export function writeMayHaveRun(error: unknown): boolean {
-  return !(error instanceof Error && REFUSED_UNRUN.test(error.message));
+  return !writeDidNotRun(error);
 }
 
 /** What a decision is called in the sentence telling its maker that whether it was recorded is not known. */
