@@ -58,6 +58,7 @@ import { assertTakesWrites } from './redis-takes-writes.js';
 import { parseTakeBackRecord, takeBackRecord } from './take-back-record.js';
 import { cardRefreshRecord, parseCardRefreshRecord } from './card-refresh-record.js';
 import type { ThreadState } from './thread-state.js';
+import { notSent } from './write-not-run.js';
 import { copyField, stepData, stepFromRecord } from './step-record.js';
 
 /** Work queued for a thread outlives a crashed holder for this long, then Redis drops it. */
@@ -235,7 +236,8 @@ export function createRedisStore({
     const { step, grant } = transition;
     if (!grant) return transition;
     const stampKey = keys.ofChannel(step.teamId, step.channel).attempt(`grant-clock:${attempt}`);
-    const clock = await run.csStoreClock(stampKey, clockArgument(), ATTEMPT_TTL_MS);
+    // Failing here, the write was never sent: decide-call then knows nothing was recorded.
+    const clock = await run.csStoreClock(stampKey, clockArgument(), ATTEMPT_TTL_MS).catch(notSent);
     return stampGrant(transition, Number(clock));
   };
 
@@ -357,7 +359,8 @@ export function createRedisStore({
    * standing (it took effect on the primary): the caller tells the person.
    */
   const withdraw = async (options: { shard: number; script: string; keys: readonly string[]; args: ReadonlyArray<string | number> }, direct: () => Promise<unknown>): Promise<{ reply: unknown; unconfirmed?: ReplicaShortfall }> => {
-    const disk = await waitsForDisk();
+    // Before the write: failing here, it was never sent.
+    const disk = await waitsForDisk().catch(notSent);
     if (replicas === 0 && !disk) return { reply: await direct() };
     const written = await confirmedWrites.run({ ...options, disk });
     if (written.waitError) forgetPersistence();

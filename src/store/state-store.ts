@@ -181,7 +181,9 @@ export interface StepStore {
    * is current), with its audit events and grant, atomically. A transition that `withdraws`
    * authority waits for the replicas too (see `ReplicaShortfall`). `attempt` (a fresh token per
    * call unless given) names this write: sent again after its reply was lost, it answers
-   * 'committed', not 'conflict' with its own decision (as `commitStepAndQueue`'s does).
+   * 'committed', not 'conflict' with its own decision (as `commitStepAndQueue`'s does). A failure
+   * before the write is sent (the grant's clock read, the persistence read) throws
+   * `WriteNotSentError`: nothing was written (the memory store has no such step, so never does).
    */
   commitStep(transition: StepTransition, options?: { attempt?: string }): Promise<StepCommit>;
   /**
