@@ -14,11 +14,17 @@ export interface CardRefreshes {
    * Draws the step's thread card again after its update failed (`error`), from the step as it is
    * then: kept in the store first, tried again here a few times over some seconds, then by the
    * sweep (`retryDue`), whichever process runs it. Never throws: failures are logged.
+   * `untilStoreAnswers`: when neither the record nor the own tries got through (the store itself
+   * unreachable: a decision whose reply was lost), the record is offered again in the background,
+   * for minutes (`keepUntilStoreAnswers`), so the card is drawn once the store is back.
    */
-  redraw(options: { stepId: string; error: unknown }): Promise<void>;
+  redraw(options: { stepId: string; error: unknown; untilStoreAnswers?: boolean }): Promise<void>;
   /** The sweep's part: tries again the kept refreshes that are due. Never throws: failures are logged. */
   retryDue(options?: { stopping?: AbortSignal }): Promise<void>;
 }
+
+/** How long an unsettled decision's card refresh is offered to an unreachable store: this many times the own tries' span. */
+const OUTAGE_KEEP = { ownTriesTimes: 20 };
 
 /**
  * `told`: the card could not be posted again (or the request is closed): only the thread was told.
@@ -345,8 +351,30 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
     } else logger.info(fields, endText[outcome]);
   };
 
+  /**
+   * Offers `refresh` to the store again and again, due at once, until it takes it or
+   * `OUTAGE_KEEP.ownTriesTimes` times the own tries' span has passed (5 min by default: past a
+   * Sentinel failover's 30 s detection and a primary's restart). Pauses start at the own tries'
+   * first and double up to the sweep's shortest; timers do not hold a stopping process open.
+   */
+  const keepUntilStoreAnswers = async (refresh: PendingCardRefresh): Promise<void> => {
+    const until = refresh.since + schedule.ownTriesMs * OUTAGE_KEEP.ownTriesTimes;
+    for (let pauseMs = schedule.ownPausesMs[0] ?? schedule.sweepPauseMinMs; now() < until; pauseMs = Math.min(pauseMs * 2, schedule.sweepPauseMinMs)) {
+      await new Promise((resolve) => setTimeout(resolve, pauseMs).unref());
+      const kept = await store.scheduleCardRefresh(refresh, now()).then(
+        () => true,
+        () => false,
+      );
+      if (kept) {
+        logger.info({ event: 'card-refresh-kept-late', stepId: refresh.stepId, failingMs: now() - refresh.since }, 'kept a card to draw again once the store answered; the sweep draws it');
+        return;
+      }
+    }
+    reportEnd(refresh, 'given-up');
+  };
+
   return {
-    async redraw({ stepId, error }) {
+    async redraw({ stepId, error, untilStoreAnswers = false }) {
       const since = now();
       const refresh = { stepId, since };
       // Kept first: this process may stop (or Slack fail) for longer than its own tries last.
@@ -366,7 +394,10 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
           return tried;
         },
       });
-      if (!done && !kept) reportEnd(refresh, 'given-up');
+      if (done || kept) return;
+      // Not awaited: the caller (a click's answer) goes on; the card is the sweep's once the record is kept.
+      if (untilStoreAnswers) void keepUntilStoreAnswers(refresh);
+      else reportEnd(refresh, 'given-up');
     },
 
     async retryDue({ stopping } = {}) {

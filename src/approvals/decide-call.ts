@@ -278,7 +278,8 @@ export function createCallDecider(options: DecideCallOptions) {
     if (!outcome.recorded) {
       // A decision that may have landed: its card is drawn again from the step as Redis has it, by this process's
       // tries over some seconds, and by the sweep when Redis took the refresh (it may not have, still unreachable).
-      if (outcome.unsettled) await options.cardRefreshes?.redraw(outcome.unsettled);
+      // Redis may stay unreachable past those tries (a Sentinel failover takes 30 s): the refresh is kept once it answers.
+      if (outcome.unsettled) await options.cardRefreshes?.redraw({ ...outcome.unsettled, untilStoreAnswers: true });
       return outcome.closing;
     }
     const step = outcome.effect.kind === 'new-version' ? await postCopiesForEdit(outcome.step) : outcome.step;
