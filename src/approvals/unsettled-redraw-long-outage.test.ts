@@ -96,8 +96,10 @@ describe('an unsettled decision during an outage longer than the redraw\'s own t
     await decider.publish(outcome);
 
     // Redis answers again; the sweeps run (every process's, as often as they like).
+    // Sweeps until the card shows the recorded decision, or a deadline (a barrier, not a fixed number of sweeps).
     down = false;
-    for (let sweep = 0; sweep < 5; sweep += 1) {
+    const drawn = () => shown.some((card) => card.revision === step.revision + 1);
+    for (const deadline = Date.now() + 10_000; !drawn() && Date.now() < deadline; ) {
       await cardRefreshes.retryDue();
       await new Promise((resolve) => setTimeout(resolve, SCHEDULE.sweepPauseMinMs));
     }
