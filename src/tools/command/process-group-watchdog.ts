@@ -11,9 +11,10 @@ import { SPAWNER_EXEC_ARGV } from './spawner-client.js';
  */
 export interface ProcessGroupWatchdog {
   /**
-   * Settles `true` once a watchdog holds the group `pid` leads: at once when this forked it (the
-   * group is in its argv, which it acts on even if the bot dies before it ran a line), else once it
-   * confirmed the message telling it. A watchdog that died, or did not answer within
+   * Settles `true` once a watchdog confirmed it holds the group `pid` leads: one this forked answers
+   * for the groups of its argv as soon as it runs (not at the fork: Node reports a fork that failed,
+   * ENOENT, EAGAIN, EACCES, later, as an 'error'), one already running for the message telling it.
+   * A watchdog that died, or did not answer within
    * `confirmTimeoutMs` (it is killed), is replaced once by a new one, with every group still
    * watched in its argv. `false` when none holds it even so (no watchdog could be forked, or it is
    * closed): what is held for it must not run. Never rejects.
@@ -65,6 +66,8 @@ export function createProcessGroupWatchdog({
   const unconfirmed = new Map<number, { confirmed: Promise<boolean>; settle: (held: boolean) => void }>();
   let child: ChildProcess | undefined;
   let closed = false;
+  /** Watchdogs that died (or never started) before they answered, since one last answered. */
+  let unansweredInARow = 0;
 
   const send = (current: ChildProcess, message: WatchdogMessage) => {
     if (current.connected) current.send(message, undefined, undefined, () => {});
@@ -116,34 +119,41 @@ export function createProcessGroupWatchdog({
       const pid = watchingPid(message);
       if (pid === undefined) return;
       answered = true;
+      unansweredInARow = 0;
       settle(pid, true);
     });
-    started.once('error', (error) => logger?.error({ event: 'command-watchdog-failed', err: error }, 'the command watchdog failed'));
-    started.once('exit', (code, signal) => {
+    const gone = (code: number | null, signal: NodeJS.Signals | null) => {
       if (child !== started) return;
       child = undefined;
       if (closed) return;
+      if (!answered) unansweredInARow += 1;
       // The groups still running are watched by nothing now: a new watchdog takes them all (argv).
-      // Only after one that answered, so a watchdog that cannot even start is not forked in a loop;
-      // then the next `watch` forks one.
-      if (answered && watched.size > 0) replace();
+      // After one that never answered (it could not start, or died while it did), only once, so a
+      // watchdog that cannot start is not forked in a loop; then the next `watch` forks one.
+      if (watched.size > 0 && unansweredInARow <= 1) replace();
       // Nothing will confirm them now: each `watch` forks a new watchdog.
       else settleAll(false);
       logger?.error(
         { event: 'command-watchdog-died', pid: started.pid, code, signal },
         child === undefined ? 'the command watchdog died; the next command starts a new one' : 'the command watchdog died; a new one watches the process groups still running',
       );
+    };
+    started.on('error', (error) => {
+      logger?.error({ event: 'command-watchdog-failed', err: error }, 'the command watchdog failed');
+      // A fork that failed (no pid) is reported here, with no 'exit': it is gone as one that died.
+      if (started.pid === undefined) gone(null, null);
     });
+    started.once('exit', gone);
     return started;
   };
 
   /**
-   * Forks a watchdog with every group watched in its argv: nothing to wait for, the argv holds them
-   * (see `watch`), those still waiting for the watchdog before included. Not forked: none is held.
+   * Forks a watchdog with every group watched in its argv: it confirms them all once it runs, those
+   * still waiting for the watchdog before included. Not forked: none is held.
    */
   const replace = () => {
     child = start();
-    settleAll(child !== undefined);
+    if (child === undefined) settleAll(false);
   };
 
   /** Tells the watchdog `pid` (forking it if there is none). */
@@ -162,12 +172,12 @@ export function createProcessGroupWatchdog({
       if (await first.confirmed) return true;
       if (closed || !watched.has(pid)) return false;
       // The watchdog it was sent to died, or did not answer: a stopped one is killed (not let go,
-      // which would stop every group it holds). One forked since holds `pid` (its argv); else one more try.
+      // which would stop every group it holds). One more try: with one forked since (which has
+      // `pid` in its argv, or not yet answered), or a new one.
       if (child !== undefined && child === first.to) {
         child.kill('SIGKILL');
         child = undefined;
       }
-      if (child !== undefined) return true;
       return hold(pid).confirmed;
     },
     unwatch(pid) {
