@@ -34,7 +34,9 @@ type StdioChoice = 'pipe' | 'ignore' | 'inherit';
  * watchdog) is told before the command can do anything that matters; spawned outright, the command
  * runs from the moment `spawn` returns, and a bot killed before it told the watchdog left it running
  * unwatched. When holding is not possible (Windows, no process groups), or the command would not run
- * anyway (not found, not executable: let `spawn` report it, as before), it is spawned outright.
+ * anyway (not found, not executable, `cwd` not a directory: let `spawn` report it, as before), it is
+ * spawned outright; so is a command whose name starts with `-` or that is given no `PATH`. Those two
+ * run before the watchdog holds them: if it then cannot, they are killed, though they ran.
  */
 export function spawnHeld(command: string, args: readonly string[], options: SpawnHeldOptions): HeldChild {
   if (!canHold(command, options)) return { child: spawn(command, args, { ...options, shell: false }), release: () => {} };

@@ -92,8 +92,9 @@ export interface CreateMcpServerOptions {
   /** The tool list changed (connected, refreshed). */
   onToolsChanged: () => void;
   /**
-   * Failed to start or died, or its tools are withheld (`needsConfigChange`: an `exclude` glob
-   * matches none of them): said once until it recovers, or until the problem changes.
+   * Failed to start or died, or its tools are withheld (`needsConfigChange`: an `exclude` name, one
+   * without `*` or `?`, matches none of them; an unmatched glob only warns): said once until it
+   * recovers, or until the problem changes.
    */
   onProblem: (message: string, options?: { needsConfigChange?: boolean }) => void;
   onRecovered: (message: string) => void;
