@@ -48,7 +48,10 @@ describe('a reminder Slack did not take', () => {
     h.slack.failWhen('chat.postMessage', (call) => isReminder(call) && call.args.channel === APPROVALS && failed++ === 0, { status: 500 });
 
     clock += 11 * MINUTE;
-    await waitFor(() => remindersIn(h, CHANNEL, threadTs).length === 1 && failed === 1, { message: 'the reminder in the thread, and the failed one under the copy' });
+    // What the bot logged goes with a timeout: this wait timed out in two suites run side by side (once each), never alone.
+    await waitFor(() => remindersIn(h, CHANNEL, threadTs).length === 1 && failed === 1, { message: 'the reminder in the thread, and the failed one under the copy' }).catch((error: Error) => {
+      throw new Error(`${error.message} (failed ${failed}, in the thread ${remindersIn(h, CHANNEL, threadTs).length}); warnings:\n${h.warnings().join('\n')}`);
+    });
     await h.settled({ sweep: true });
     expect(remindersIn(h, APPROVALS, copyTs)).toHaveLength(0);
 
@@ -71,7 +74,9 @@ describe('a reminder Slack did not take', () => {
       const { threadTs } = await waitingRequest(world);
 
       clock += 11 * MINUTE;
-      await waitFor(() => reminderPosts(world).length === 2, { message: 'both reminders sent, one of whose replies is lost' });
+      await waitFor(() => reminderPosts(world).length === 2, { message: 'both reminders sent, one of whose replies is lost' }).catch((error: Error) => {
+        throw new Error(`${error.message} (sent ${reminderPosts(world).length}); warnings:\n${h.warnings().join('\n')}`);
+      });
       const lookedAt = slack.callsTo('conversations.replies').length;
       clock += 5 * MINUTE;
       await h.settled({ sweep: true });
