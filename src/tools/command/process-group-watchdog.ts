@@ -15,7 +15,7 @@ export interface ProcessGroupWatchdog {
    * for the groups of its argv as soon as it runs (not at the fork: Node reports a fork that failed,
    * ENOENT, EAGAIN, EACCES, later, as an 'error'), one already running for the message telling it.
    * A watchdog that died, or did not answer within
-   * `confirmTimeoutMs` (it is killed), is replaced once by a new one, with every group still
+   * `confirmTimeoutMs` (`startTimeoutMs` for one just forked; it is killed), is replaced once by a new one, with every group still
    * watched in its argv. `false` when none holds it even so (no watchdog could be forked, or it is
    * closed): what is held for it must not run. Never rejects.
    */
@@ -31,8 +31,10 @@ export interface CreateProcessGroupWatchdogOptions {
   logger?: Logger;
   /** Variables the config reads as secrets: the watchdog is not started with them. */
   withheldVariables?: readonly string[];
-  /** How long `watch` waits for the watchdog's word. Default `WATCH_CONFIRM_TIMEOUT_MS`. */
+  /** How long `watch` waits for a running watchdog's word. Default `WATCH_CONFIRM_TIMEOUT_MS`. */
   confirmTimeoutMs?: number;
+  /** How long `watch` waits for the word of a watchdog it just forked (Node has to start). Default `WATCHDOG_START_TIMEOUT_MS`. */
+  startTimeoutMs?: number;
 }
 
 // Built: dist/tools/command/process-group-watchdog-process.js. From the sources (tests): the .ts file.
@@ -42,6 +44,11 @@ export const WATCHDOG_ENTRY = fileURLToPath(
 
 /** How long `watch` waits for the watchdog's word: a watchdog that cannot answer must not stall a start. */
 const WATCH_CONFIRM_TIMEOUT_MS = 5_000;
+/**
+ * How long `watch` waits for a watchdog it just forked: a new Node process, which on a loaded host
+ * takes well over a running one's answer; given up on, the command it holds is not started at all.
+ */
+const WATCHDOG_START_TIMEOUT_MS = 30_000;
 
 type WatchdogMessage = { type: 'watch' | 'unwatch'; pid: number };
 
@@ -60,6 +67,7 @@ export function createProcessGroupWatchdog({
   logger,
   withheldVariables = [],
   confirmTimeoutMs = WATCH_CONFIRM_TIMEOUT_MS,
+  startTimeoutMs = WATCHDOG_START_TIMEOUT_MS,
 }: CreateProcessGroupWatchdogOptions = {}): ProcessGroupWatchdog {
   const watched = new Set<number>();
   /** The groups the watchdog has not confirmed yet, with what settles their `watch` (held or not). */
@@ -73,15 +81,15 @@ export function createProcessGroupWatchdog({
     if (current.connected) current.send(message, undefined, undefined, () => {});
   };
 
-  const confirmation = (pid: number): Promise<boolean> => {
+  const confirmation = (pid: number, timeoutMs: number): Promise<boolean> => {
     const pending = unconfirmed.get(pid);
     if (pending) return pending.confirmed;
     let settle = (_held: boolean) => {};
     const confirmed = new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => {
-        logger?.warn({ event: 'command-watchdog-slow', pid }, `the command watchdog did not confirm process group ${pid} within ${confirmTimeoutMs} ms; replacing it`);
+        logger?.warn({ event: 'command-watchdog-slow', pid }, `the command watchdog did not confirm process group ${pid} within ${timeoutMs} ms; replacing it`);
         settle(false);
-      }, confirmTimeoutMs);
+      }, timeoutMs);
       // Waiting for the watchdog must not keep the bot process alive either.
       timer.unref();
       settle = (held) => {
@@ -158,7 +166,7 @@ export function createProcessGroupWatchdog({
 
   /** Tells the watchdog `pid` (forking it if there is none). */
   const hold = (pid: number): { confirmed: Promise<boolean>; to: ChildProcess | undefined } => {
-    const confirmed = confirmation(pid);
+    const confirmed = confirmation(pid, child === undefined ? startTimeoutMs : confirmTimeoutMs);
     if (child === undefined) replace();
     else send(child, { type: 'watch', pid });
     return { confirmed, to: child };
