@@ -29,13 +29,19 @@ const isReminder = (call: RecordedSlackCall) => String(call.args.text).includes(
 const remindersIn = (h: Harness, channel: string, threadTs: string) => h.slack.messages(channel, threadTs).filter((message) => message.text.includes(REMINDER));
 const reminderPosts = (h: Harness) => h.slack.callsTo('chat.postMessage').filter(isReminder);
 
-/** A request waiting on its card in the thread and its copy in #approvals; the clock at its creation. */
+/**
+ * A request waiting on its card in the thread and its copy in #approvals, both on record; the clock at its creation.
+ * The copy is in Slack a moment before the bot records it: a clock moved on in between had the sweep read
+ * a step with no copy, remind only the thread and be done (these tests timed out under load that way).
+ */
 async function waitingRequest(h: Harness) {
   h.openai.enqueue({ toolCalls: [restart] }, { text: 'Restarted.' });
   const threadTs = nextTs();
   await h.mention({ user: 'UALICE', text: 'restart the worker in prod', ts: threadTs });
   await waitFor(() => threadReplies(h, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'the card' });
   const copy = await waitFor(() => h.slack.messages(APPROVALS).find((message) => cardButtons(message.blocks).length > 0), { message: 'the copy in #approvals' });
+  // The turn that posted the copy recorded it before its drain ended.
+  await h.settled();
   return { threadTs, copyTs: copy.ts };
 }
 
