@@ -7,6 +7,7 @@ import { appendQuietly, type AuditLog } from '../audit/audit-log.js';
 import type { TakenClaim, ThreadWorker } from '../conversation/thread-worker.js';
 import type { ThreadMessenger } from '../conversation/thread-messenger.js';
 import { isNewerSchemaError } from '../store/newer-schema-error.js';
+import { writeDidNotRun } from '../store/write-not-run.js';
 import type { ReplicaShortfall, StateStore } from '../store/state-store.js';
 import { encodeWorkItem } from '../conversation/work-item.js';
 import { faultPoint } from '../runtime/fault-points.js';
@@ -21,7 +22,7 @@ import { whoCanApprove } from './policy/describe-approvers.js';
 import type { PolicyEvaluation } from './policy/evaluate-policy.js';
 import { applyCallAction, pastDeadlineRefusal, type CallAction, type CallActionEffect, type CallActionRequest } from './transitions/call-action.js';
 import { unconfirmedWithdrawalText } from './unconfirmed-withdrawal.js';
-import { unsettledDecisionText, writeMayHaveRun } from './unsettled-decision.js';
+import { unsettledDecisionText } from './unsettled-decision.js';
 
 export { alreadyDecidedText } from './transitions/call-action.js';
 
@@ -221,7 +222,8 @@ export function createCallDecider(options: DecideCallOptions) {
         const retryUnavailable = unavailableAsRetry(storeWait);
         do
           committed = await write().catch((error: unknown) => {
-            unsettled ||= writeMayHaveRun(error);
+            // Redis answered it with a refusal, or it was never sent: it did not run.
+            unsettled ||= !writeDidNotRun(error);
             return retryUnavailable(error);
           });
         while (committed.result === 'unavailable');

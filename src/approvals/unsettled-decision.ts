@@ -1,14 +1,7 @@
-import { writeDidNotRun } from '../store/write-not-run.js';
 import type { CallAction } from './transitions/call-action.js';
-
-/** Whether a decision write that failed with `error` may have run in Redis all the same: Redis did not answer it (see `writeDidNotRun`). */
-export function writeMayHaveRun(error: unknown): boolean {
-  return !writeDidNotRun(error);
-}
 
 /** What a decision is called in the sentence telling its maker that whether it was recorded is not known. */
 const DECISION_NOUN: Record<CallAction['kind'], string> = { approve: 'approval', deny: 'denial', edit: 'edit', answer: 'answer' };
-const DO_AGAIN: Record<CallAction['kind'], string> = { approve: 'approve', deny: 'deny', edit: 'edit', answer: 'answer' };
 
 /**
  * What the person is told when their decision's write may have landed but its reply was lost and
@@ -17,5 +10,5 @@ const DO_AGAIN: Record<CallAction['kind'], string> = { approve: 'approve', deny:
  */
 export function unsettledDecisionText(kind: CallAction['kind']): string {
   const noun = DECISION_NOUN[kind];
-  return `:warning: I could not confirm whether your ${noun} was recorded (Redis did not answer in time). The card will show the outcome once Redis answers again; do not ${DO_AGAIN[kind]} again elsewhere until then.`;
+  return `:warning: I could not confirm whether your ${noun} was recorded (Redis did not answer in time). The card will show the outcome once Redis answers again; do not ${kind} again elsewhere until then.`;
 }
