@@ -110,3 +110,19 @@ describe('a URL quoted in an error', () => {
   });
 });
 
+
+describe('the error serializer on untrusted text', () => {
+  /**
+   * Not a performance assertion: a guard against a quadratic URL pattern. An error's message can quote
+   * a tool's or a server's output; with the scheme unbounded (the serializer's own copy of the pattern
+   * before the shared `withoutUrlUserinfo`), 100 KB of `a.a.a…` took 2.8 s of a blocked event loop and
+   * 400 KB about a minute; bounded, a few milliseconds. 10 s is far from both on a loaded machine.
+   */
+  it('masks URL credentials in 400 KB of a run of scheme characters in far less than the quadratic pattern took', () => {
+    const { logger, line } = capture();
+    const started = performance.now();
+    logger.error({ err: new Error(`${'a.'.repeat(200_000)} redis://:hunter2-secret@host:6379`) }, 'failed');
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(JSON.stringify(line())).not.toContain('hunter2-secret');
+  });
+});
