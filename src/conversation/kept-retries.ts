@@ -48,14 +48,15 @@ export async function runOwnTries({
   tryOnce,
   now,
   pause,
-  schedule = KEPT_RETRIES,
+  schedule,
 }: {
   since: number;
   retryAfterMs: number | undefined;
   tryOnce: () => Promise<{ done: true } | { done: false; retryAfterMs?: number | undefined }>;
   now: () => number;
   pause: (ms: number) => Promise<void>;
-  schedule?: KeptRetrySchedule;
+  /** `KEPT_RETRIES` in production; the callers' own (tests give shorter pauses). */
+  schedule: KeptRetrySchedule;
 }): Promise<boolean> {
   let retryAfterMs = firstRetryAfterMs ?? 0;
   for (const pauseMs of schedule.ownPausesMs) {
@@ -86,7 +87,7 @@ export async function retryDueKept<WORK extends { since: number }, OUTCOME exten
   reportEnd,
   now,
   stopping,
-  schedule = KEPT_RETRIES,
+  schedule,
 }: {
   due: (options: { now: number; limit: number }) => Promise<readonly WORK[]>;
   claim: (work: WORK, options: { now: number; until: number }) => Promise<boolean>;
@@ -96,7 +97,8 @@ export async function retryDueKept<WORK extends { since: number }, OUTCOME exten
   reportEnd: (work: WORK, outcome: OUTCOME | 'given-up') => void;
   now: () => number;
   stopping?: AbortSignal | undefined;
-  schedule?: KeptRetrySchedule;
+  /** `KEPT_RETRIES` in production; the callers' own (tests give shorter pauses). */
+  schedule: KeptRetrySchedule;
 }): Promise<void> {
   for (const work of await due({ now: now(), limit: schedule.batch })) {
     if (stopping?.aborted) return;

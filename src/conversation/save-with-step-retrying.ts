@@ -49,7 +49,7 @@ export async function saveWithStepRetrying<RESULT>({
     known = undefined;
     const write = await writeFor(step);
     if ('done' in write) return write.done;
-    const result = write.settled === undefined ? await scope.saveWithStep(write.transition, write.thread) : await scope.saveWithStep(write.transition, write.thread, { settled: write.settled });
+    const result = await scope.saveWithStep(write.transition, write.thread, { settled: write.settled });
     if (result === 'committed') return write.whenCommitted();
     if (result === 'not-found' && write.whenGone) return write.whenGone();
     // Changed since it was read (or gone, for a caller that reads it again then): read again.

@@ -26,11 +26,10 @@ async function tryLaterOf(promise: Promise<unknown>): Promise<boolean | string> 
 
 /**
  * post-failure.ts: a failure is worth trying later when Slack failed (5xx, 429), "not when Slack
- * refused it", and its own test says an HTTP 404 is not (`slack_webapi_http_error`, 404 → false).
- * But chat.postMessage goes through the unrepeated-writes guard, which turns EVERY status other than
- * 200/429 into a "may have been applied" request error (`slack_webapi_request_error`), which the
- * classifier takes as worth trying later. So a reminder whose post is refused with a 4xx is tried
- * again every 2-15 minutes until the request expires, while the same refusal on a read is given up.
+ * refused it" (an HTTP 404 is not: `slack_webapi_http_error`, 404 → false). chat.postMessage goes
+ * through the unrepeated-writes guard, which once turned every status other than 200/429 into a "may
+ * have been applied" request error, so a reminder refused with a 4xx was tried again every 2–15
+ * minutes until the request expired. A 4xx on a post is now classified as the same refusal on a read.
  */
 describe('a reminder post refused with an HTTP 4xx', () => {
   it.each([403, 404])('is classified like the same refusal of a read (%i): not worth trying later', async (status) => {

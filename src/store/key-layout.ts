@@ -15,7 +15,7 @@ const SHARD_COUNT_RECHECK_MS = 60_000;
  * written with (`shardCountGuard`), and keys of the untagged layout are moved (once per process).
  * A failure is not remembered: the next command tries again (Redis may just have been away).
  */
-export function prepareKeyLayout(options: { redis: Redis | Cluster; keys: RedisKeys; keyPrefix: string; recheckMs?: number; now?: () => number }): () => Promise<void> {
+export function prepareKeyLayout(options: { redis: Redis | Cluster; keys: RedisKeys; keyPrefix: string }): () => Promise<void> {
   const shardCount = shardCountGuard(options);
   let migrated: Promise<void> | undefined;
   return async () => {

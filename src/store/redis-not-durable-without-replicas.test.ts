@@ -23,7 +23,7 @@ describe.each([
       const token = (await store.tryLock(threadKey, 30_000))!;
       // The call starts at once: nothing but the primary's memory has its marker.
       await expect(store.markExecuting({ fence: { threadKey, token }, toolCallId: 'call-1', marker: { toolName: 'restart', input: {}, startedAt: 1 }, ttlMs: 60_000, audit: [] })).resolves.toBe('marked');
-      // ...yet the store names no risk, and /healthz lists no warning.
+      // ...so the store names the risk, as /healthz does.
       expect((await store.risks()).map((risk) => risk.code)).toContain('redis-not-durable');
       expect(JSON.parse((await healthReply(store)).body).warnings ?? []).toContain('redis-not-durable');
     } finally {

@@ -101,8 +101,9 @@ describe('a decision whose write ran but whose command then failed while Redis w
     expect((await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...approve })).status).toBe(200);
     await waitFor(() => proxy.cut(), { message: 'the decision reply to be cut' });
     const ephemeral = await h.slack.waitForCall('chat.postEphemeral', undefined, { timeoutMs: 10_000 });
-    // Told while Redis is still unreachable: the click gave up waiting before the outage ended.
-    expect(proxy.back()).toBe(false);
+    // Told "could not confirm", so the click gave up waiting before the outage ended (a Redis back in time
+    // would have answered the resent write). Not checked with proxy.back(): on a loaded machine the
+    // answer can come after the 2.5 s outage, which says nothing about what the bot did.
     expect(ephemeral.args).toMatchObject({ channel: CHANNEL, user: 'UBOB' });
     expect(String(ephemeral.args.text), 'Bob is told nothing changed although his approval is recorded').not.toContain('nothing changed');
     expect(ephemeral.args.text).toContain('could not confirm whether your approval was recorded');

@@ -49,10 +49,7 @@ describe('an edit whose card update fails', () => {
       // Refused as stale ("Check the card again"): the card must then show the version to approve.
       expect(refusals.join('\n')).toContain('Check the card again');
       const approveNow = button(shown().blocks, 'countersign_approve');
-      const noticeInThread = threadReplies(h, threadTs).some((message) => message.ts !== card.ts && /version 2|edited/i.test(message.text));
-      expect({ cardApproveValue: approveNow?.value, noticeInThread }, 'Ops2 is told to check the card, but the card still offers only version 1 and nothing else shows version 2').toMatchObject({
-        cardApproveValue: expect.stringMatching(/:v1$/),
-      });
+      expect(approveNow?.value, 'Ops2 is told to check the card, but the card still offers only version 1').toMatch(/:v1$/);
     }, 40_000);
   }
 });

@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
 import { startReplyLosingProxy } from '../helpers/reply-losing-proxy.js';
+import { waitFor } from './harness.js';
 import { createMemoryAuditLog } from '../../src/audit/memory-audit-log.js';
 import { parseConfigFile } from '../../src/config/config-file.js';
 import type { ThreadMessenger } from '../../src/conversation/thread-messenger.js';
@@ -81,10 +82,12 @@ describe('an "Approve & allow" whose grant clock read fails before the decision 
       expect(stored?.decisions).toEqual({});
       expect(stored?.revision).toBe(step.revision);
       expect(await direct.listGrants({ teamId: step.teamId, channel: step.channel })).toEqual([]);
+      expect(outcome.recorded).toBe(false);
       const message = outcome.recorded ? '' : outcome.message;
       expect(message, 'told to hold off although the decision write was never sent').not.toContain('could not confirm');
+      expect(message).toContain('nothing changed');
     } finally {
-      while (!proxy.back()) await new Promise((resolve) => setTimeout(resolve, 50));
+      await waitFor(() => proxy.back(), { message: 'the proxy taking connections again' });
       await store.close();
       await direct.close();
       await proxy.close();

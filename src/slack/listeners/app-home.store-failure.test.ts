@@ -46,7 +46,7 @@ describe('App Home click when the Home content cannot be read', () => {
       client: { views: { publish }, chat: { getPermalink: async () => ({ ok: false }) }, users: { info: async () => ({}) } },
     });
     expect(decider.record).toHaveBeenCalledTimes(1);
-    // The approval counted, but nothing is published: Bob's Home keeps the Approve button and no notice.
+    // The approval counted, and a view holding only the notice is published in place of the Home that could not be read.
     expect(publish).toHaveBeenCalled();
     expect(JSON.stringify(publish.mock.calls[0]![0].view.blocks)).toContain('Approved');
   });

@@ -8,7 +8,7 @@ import { appendQuietly, type AuditLog } from '../../audit/audit-log.js';
 import type { StateStore } from '../../store/state-store.js';
 import { membershipRefusal } from './membership-refusal.js';
 
-export const REVOKE_UNKNOWN_TEXT =
+const REVOKE_UNKNOWN_TEXT =
   ':warning: I could not revoke that grant just now, and cannot tell whether it went through. If it is still listed, it is still active: revoke it again in a minute.';
 
 export interface RevokeGrantOptions {
