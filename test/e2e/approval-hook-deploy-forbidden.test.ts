@@ -2,10 +2,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { StateStore } from '../../src/store/state-store.js';
 import { watchBots } from '../helpers/bot-activity.js';
 import { conversationOf, startFakeOpenAI } from '../helpers/fake-openai.js';
 import { startFakeSlackApi } from '../helpers/fake-slack-api.js';
+import { markerWriteFailsOnce } from '../helpers/marker-write-fails-once.js';
 import { BOT_USER_ID, CHANNEL, TEAM_ID, cardButtons, nextTs, recordingToolsYaml, startHarness, threadReplies, waitFor, type Harness, type HarnessOptions } from './harness.js';
 import type { ApprovalHookOption } from '../../src/index.js';
 
@@ -134,21 +134,6 @@ describe('a hook approval on a waiting card, then a deploy that no longer lets t
     ]);
   });
 });
-
-/** The store with Redis out for the first executing marker: the approved call never starts, then the model request fails. */
-function markerWriteFailsOnce(store: StateStore): StateStore {
-  let failed = false;
-  return {
-    ...store,
-    markExecuting: async (options) => {
-      if (!failed) {
-        failed = true;
-        throw new Error('Connection is closed.');
-      }
-      return store.markExecuting(options);
-    },
-  };
-}
 
 describe('Try again of a turn that failed before a hook-approved call started, after a deploy', () => {
   /** The hook decides the only call: the turn resumes at once, its marker cannot be written, and the model request fails. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { StateStore } from '../../src/store/state-store.js';
 import { conversationOf } from '../helpers/fake-openai.js';
+import { markerWriteFailsOnce } from '../helpers/marker-write-fails-once.js';
 import { CHANNEL, cardButtons, nextTs, threadReplies, useHarnesses, waitFor } from './harness.js';
 
 /**
@@ -12,21 +12,6 @@ import { CHANNEL, cardButtons, nextTs, threadReplies, useHarnesses, waitFor } fr
  * the card says "Not run" and why, the model and the audit trail are told the same.
  */
 const harness = useHarnesses();
-
-/** Redis is out for the first executing marker: the approved call never starts, and the turn fails. */
-function markerWriteFailsOnce(store: StateStore): StateStore {
-  let failed = false;
-  return {
-    ...store,
-    markExecuting: async (options) => {
-      if (!failed) {
-        failed = true;
-        throw new Error('Connection is closed.');
-      }
-      return store.markExecuting(options);
-    },
-  };
-}
 
 describe('a new message after a turn that failed before an approved call started', () => {
   it('closes that approval on its card, tells the model why, and runs nothing', async () => {

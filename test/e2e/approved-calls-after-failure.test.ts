@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { installFaultHook } from '../../src/runtime/fault-points.js';
-import type { StateStore } from '../../src/store/state-store.js';
 import { conversationOf } from '../helpers/fake-openai.js';
+import { markerWriteFailsOnce } from '../helpers/marker-write-fails-once.js';
 import { CHANNEL, cardButtons, nextTs, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
 
 const harness = useHarnesses();
@@ -13,21 +13,6 @@ policy:
       tools: [restart_service]
       approvers: [group:S0SRE]
 `;
-
-/** The store with Redis out for the first executing marker: the approved call never starts, then the model request fails. */
-function markerWriteFailsOnce(store: StateStore): StateStore {
-  let failed = false;
-  return {
-    ...store,
-    markExecuting: async (options) => {
-      if (!failed) {
-        failed = true;
-        throw new Error('Connection is closed.');
-      }
-      return store.markExecuting(options);
-    },
-  };
-}
 
 const restart = (service: string) => ({ name: 'restart_service', arguments: { service, namespace: 'prod' } });
 const approveButtons = (h: Harness, threadTs: string) => threadReplies(h, threadTs).flatMap((message) => cardButtons(message.blocks).filter((button) => button.actionId === 'countersign_approve'));
@@ -58,7 +43,11 @@ async function failedAfterApproval(h: Harness, options: { deny?: boolean } = {})
   const notice = await waitFor(() => threadReplies(h, threadTs).find((message) => message.text.includes('could not finish')), { timeoutMs: 10_000, message: 'failure notice' });
   await h.settled();
   const retry = cardButtons(notice.blocks).find((button) => button.actionId === 'countersign_retry')!;
-  return { threadTs, clickTryAgain: () => h.click({ user: 'UALICE', cardTs: notice.ts, threadTs, ...retry }) };
+  return {
+    threadTs,
+    clickTryAgain: () => h.click({ user: 'UALICE', cardTs: notice.ts, threadTs, ...retry }),
+    shownOnCard: () => JSON.stringify(h.slack.messages(CHANNEL, threadTs).find((message) => message.ts === card.ts)!.blocks),
+  };
 }
 
 /**
@@ -88,11 +77,11 @@ describe('Try again after a turn that failed before an approved call started', (
     expect(started).toEqual([expect.objectContaining({ toolName: 'restart_service', input: { service: 'worker', namespace: 'prod' }, basis: expect.objectContaining({ kind: 'approval', approvedBy: ['UBOB'] }) })]);
   }, 30_000);
 
-  it('does not run it when its approver has left the approving group since', async () => {
+  it('does not run it when its approver has left the approving group since, and its card no longer says it was approved', async () => {
     const h = await harness({ wrapStore: markerWriteFailsOnce, extraYaml: SRE_ONLY });
     h.slack.setUsergroupUsers('S0SRE', ['UBOB']);
     h.openai.enqueue({ toolCalls: [restart('worker')] }, { error: { status: 400, message: 'model exploded' } }, { text: 'Bob can no longer approve that.' });
-    const { threadTs, clickTryAgain } = await failedAfterApproval(h);
+    const { threadTs, clickTryAgain, shownOnCard } = await failedAfterApproval(h);
     h.slack.setUsergroupUsers('S0SRE', []);
 
     await clickTryAgain();
@@ -103,6 +92,9 @@ describe('Try again after a turn that failed before an approved call started', (
     expect(told).toContain('the approval by <@UBOB> no longer holds');
     const refusals = (await h.auditEvents()).filter((event) => event.type === 'action-refused');
     expect(refusals).toEqual([expect.objectContaining({ userId: 'UBOB', code: 'approval-revoked', channel: CHANNEL })]);
+    // Try again writes the withdrawal on its step and refreshes the card (`createWithdrawalsOnSteps`), as a newer message does.
+    expect(shownOnCard(), 'the card still says the refused call was approved').not.toContain('Approved by');
+    expect(shownOnCard()).toContain('Not run');
   }, 30_000);
 
   it('does not run a call whose executing marker was written: it is reported interrupted, never run twice', async () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SWEEP_SHOWS_AFTER_MS } from '../../src/conversation/card-after-write.js';
 import type { StateStore } from '../../src/store/state-store.js';
 import { deferred } from '../helpers/deferred.js';
+import { markerWriteFailsOnce } from '../helpers/marker-write-fails-once.js';
 import { stallable } from '../helpers/stalling-store.js';
 import { CHANNEL, cardButtons, nextTs, threadReplies, useHarnesses, waitFor } from './harness.js';
 
@@ -23,7 +24,7 @@ const harness = useHarnesses();
 
 describe('a message closing a failed turn\'s carried approval, its process stalling right after that write', () => {
   it('the card still ends up saying the call was not run (not "Approved by")', async () => {
-    const control = { markerFailed: false, stalling: false, stalled: deferred(), released: deferred() };
+    const control = { stalling: false, stalled: deferred(), released: deferred() };
     let built = 0;
     const wrapStore = (store: StateStore): StateStore => {
       built += 1;
@@ -32,15 +33,7 @@ describe('a message closing a failed turn\'s carried approval, its process stall
         if (control.stalling) await control.released.promise;
       };
       return stallable(stall, {
-        ...store,
-        // Redis is out for the first executing marker: the approved call never starts, and the turn fails.
-        async markExecuting(options) {
-          if (!control.markerFailed) {
-            control.markerFailed = true;
-            throw new Error('Connection is closed.');
-          }
-          return store.markExecuting(options);
-        },
+        ...markerWriteFailsOnce(store),
         async commitStepWithThread(options) {
           const result = await store.commitStepWithThread(options);
           const closesCarried = Object.values(options.transition.step.decisions).some((decision) => decision.reason?.includes('newer message came instead of Try again'));
