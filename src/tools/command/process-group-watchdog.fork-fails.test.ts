@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createProcessGroupWatchdog } from './process-group-watchdog.js';
-import { isAlive } from './processes.test-support.js';
+import { groupLeader as sharedGroupLeader, isAlive } from './processes.test-support.js';
 
 const leftovers: number[] = [];
 const realExecPath = process.execPath;
@@ -10,12 +9,7 @@ afterEach(() => {
   for (const pid of leftovers.splice(0)) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
 });
 
-function groupLeader(): number {
-  const { pid } = spawn(process.execPath, ['-e', 'setInterval(() => {}, 60000)'], { detached: true, stdio: 'ignore' });
-  if (pid === undefined) throw new Error('could not spawn');
-  leftovers.push(pid);
-  return pid;
-}
+const groupLeader = () => sharedGroupLeader(leftovers);
 
 /**
  * The commit (4ff3cb8): "watch() settles true only when a watchdog holds the group ... if no watchdog

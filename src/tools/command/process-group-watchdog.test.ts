@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import type { Logger } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createProcessGroupWatchdog } from './process-group-watchdog.js';
-import { isAlive } from './processes.test-support.js';
+import { groupLeader as sharedGroupLeader, isAlive } from './processes.test-support.js';
 
 const waitUntilGone = (pids: number[]) => vi.waitFor(() => expect(pids.filter(isAlive)).toEqual([]), { timeout: 10_000, interval: 50 });
 
@@ -11,13 +10,7 @@ afterEach(() => {
   for (const pid of leftovers.splice(0)) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
 });
 
-/** A process leading a group of its own, as a command or a stdio MCP server does. */
-function groupLeader(): number {
-  const { pid } = spawn(process.execPath, ['-e', 'setInterval(() => {}, 60000)'], { detached: true, stdio: 'ignore' });
-  if (pid === undefined) throw new Error('could not spawn');
-  leftovers.push(pid);
-  return pid;
-}
+const groupLeader = () => sharedGroupLeader(leftovers);
 
 /** Collects what the watchdog logs as warnings. */
 function warningsLogger() {

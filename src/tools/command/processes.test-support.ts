@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
 // A killed orphan stays a zombie until PID 1 reaps it, and some container PID 1s never do.
@@ -17,6 +18,14 @@ export function isAlive(pid: number): boolean {
  * A command that starts a grandchild (in its process group), writes both process ids to `pidFile`
  * as JSON, and waits a minute: what a stuck tool looks like.
  */
+/** A process leading a group of its own, as a command or a stdio MCP server does; its pid goes to `leftovers` (killed after the test). */
+export function groupLeader(leftovers: number[]): number {
+  const { pid } = spawn(process.execPath, ['-e', 'setInterval(() => {}, 60000)'], { detached: true, stdio: 'ignore' });
+  if (pid === undefined) throw new Error('could not spawn');
+  leftovers.push(pid);
+  return pid;
+}
+
 export function hangingCommand(pidFile: string): string[] {
   const script = `const child = require('node:child_process').spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
 require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, JSON.stringify([process.pid, child.pid]));
