@@ -10,7 +10,7 @@ const fence = { threadKey: 'T1:C1:1.1', token: 't1' };
 const limits = { historyTtlMs: 60_000, maxMessages: 100, maxBytes: 1_000_000 };
 
 function scopeWhoseAnswerPostFails() {
-  const store = { isCurrent: async () => true } as unknown as StateStore;
+  const store = { fenceState: async () => 'current' } as unknown as StateStore;
   const messenger = {
     postAnswer: async () => {
       throw new Error('Slack chat.postMessage failed: HTTP 500');

@@ -6,10 +6,15 @@ import { StateLostError } from './state-lost-error.js';
 
 const fence = { threadKey: 'T1:C1:1.1', token: '7' };
 
-function setup(answer: () => Promise<boolean>, options: { fenceState?: () => FenceState } = {}) {
+function setup(answer: () => Promise<FenceState>) {
   const clock = { now: 1_000, heldUntil: 2_000, asked: 0, statesLost: 0 };
   const lease = createLease({
-    store: { isCurrent: async () => ((clock.asked += 1), answer()), fenceState: async () => options.fenceState?.() ?? 'taken' },
+    store: {
+      fenceState: async () => {
+        clock.asked += 1;
+        return answer();
+      },
+    },
     fence,
     heldUntil: () => clock.heldUntil,
     now: () => clock.now,
@@ -20,7 +25,7 @@ function setup(answer: () => Promise<boolean>, options: { fenceState?: () => Fen
 
 describe('lease', () => {
   it('asks Redis nothing while the lock it last renewed cannot have lapsed, and asks once it may have', async () => {
-    const { clock, lease } = setup(async () => false);
+    const { clock, lease } = setup(async () => 'taken');
     await lease.assertHeld();
     expect(clock.asked).toBe(0);
     clock.now = 2_000;
@@ -41,14 +46,14 @@ describe('lease', () => {
   });
 
   it('ends when a guarded write is fenced, and stays ended', async () => {
-    const { lease } = setup(async () => true);
+    const { lease } = setup(async () => 'taken');
     await expect(lease.guard(async () => Promise.reject(new FencedError(fence.threadKey)))).rejects.toBeInstanceOf(FencedError);
     expect(lease.lost()).toBe(true);
     await expect(lease.assertCurrent()).rejects.toBeInstanceOf(FencedError);
   });
 
   it('lets a running call finish when Redis lost the token, and stops the turn at its next check as state lost, not fenced', async () => {
-    const { clock, lease } = setup(async () => false, { fenceState: () => 'missing' });
+    const { clock, lease } = setup(async () => 'missing');
     lease.markMissing();
     expect(lease.signal.aborted).toBe(false);
     expect(lease.stateLost()).toBe(true);
@@ -63,7 +68,7 @@ describe('lease', () => {
 
   it('answers a write refused for a lost token with StateLostError (no take-back), and one refused for a newer token as fenced', async () => {
     let state: FenceState = 'missing';
-    const { clock, lease } = setup(async () => false, { fenceState: () => state });
+    const { clock, lease } = setup(async () => state);
     await expect(lease.guard(async () => Promise.reject(new FencedError(fence.threadKey)))).rejects.toBeInstanceOf(StateLostError);
     expect(lease.stateLost()).toBe(true);
     expect(clock.statesLost).toBe(1);

@@ -1,5 +1,5 @@
 import { FencedError, isFencedError } from '../store/fenced-error.js';
-import type { Fence, WorkQueueStore } from '../store/state-store.js';
+import type { Fence, FenceState, WorkQueueStore } from '../store/state-store.js';
 import { StateLostError } from './state-lost-error.js';
 
 /**
@@ -41,7 +41,7 @@ export interface Lease {
 }
 
 export function createLease(options: {
-  store: Pick<WorkQueueStore, 'isCurrent' | 'fenceState'>;
+  store: Pick<WorkQueueStore, 'fenceState'>;
   fence: Fence;
   /** Until when (epoch ms, by this process's clock) the lock was last known to be ours. */
   heldUntil: () => number;
@@ -68,28 +68,33 @@ export function createLease(options: {
     options.onStateLost?.();
   };
   const stopped = () => (fate === 'missing' ? new StateLostError(fence.threadKey) : new FencedError(fence.threadKey));
-  /** A write or check was refused: Redis says whether another holder has the thread or the token is gone. */
-  async function settleRefusal(): Promise<void> {
+  /** Another holder has the thread (`taken`) or the token is gone (`missing`): end the lease accordingly. */
+  function settle(state: FenceState): void {
     if (fate === 'fenced') return;
-    // Unreadable: taken for fenced, the safe reading (the thread is told nothing).
-    const state = await store.fenceState(fence).catch(() => 'taken' as const);
     if (state !== 'missing') return markLost();
     markMissing();
     if (!controller.signal.aborted) controller.abort(new StateLostError(fence.threadKey));
   }
+  /** A write was refused: Redis says whether another holder has the thread or the token is gone. */
+  async function settleRefusal(): Promise<void> {
+    if (fate === 'fenced') return;
+    // Unreadable: taken for fenced, the safe reading (the thread is told nothing).
+    settle(await store.fenceState(fence).catch(() => 'taken' as const));
+  }
   async function assertCurrent(): Promise<void> {
     if (!controller.signal.aborted) {
-      let current: boolean;
+      let state: FenceState;
       try {
-        current = await store.isCurrent(fence);
+        // One round trip: the state that refuses the check also says how the lease ends.
+        state = await store.fenceState(fence);
       } catch (error) {
         // Redis cannot say (an outage): while the lock we last renewed has not lapsed, nobody else
         // can have taken the thread, so a notice about the outage may still go out.
         if (fate === 'held' && now() < options.heldUntil()) return;
         throw error;
       }
-      if (current) return;
-      await settleRefusal();
+      if (state === 'current') return;
+      settle(state);
     }
     throw stopped();
   }

@@ -151,14 +151,13 @@ describe('thread worker running a claim taken earlier', () => {
 
 describe('thread worker ending an item whose closing save another process made sure is never written', () => {
   /** One item whose handling posted something its closing save records, and asks for it to be taken back. */
-  async function endItem(options: { finishWork?: StateStore['finishWork']; isCurrent?: StateStore['isCurrent']; fenceState?: StateStore['fenceState']; loseLease?: boolean }) {
+  async function endItem(options: { finishWork?: StateStore['finishWork']; fenceState?: StateStore['fenceState']; loseLease?: boolean }) {
     const store = createMemoryStore();
     const takenBack: string[] = [];
     const worker = createThreadWorker({
       store: {
         ...store,
         ...(options.finishWork ? { finishWork: options.finishWork } : {}),
-        ...(options.isCurrent ? { isCurrent: options.isCurrent } : {}),
         ...(options.fenceState ? { fenceState: options.fenceState } : {}),
       },
       logger: pino({ level: 'silent' }),
@@ -181,11 +180,11 @@ describe('thread worker ending an item whose closing save another process made s
   });
 
   it('takes back what the item did when the lease was lost before the finish was sent', async () => {
-    expect(await endItem({ isCurrent: async () => false, loseLease: true })).toEqual(['answer']);
+    expect(await endItem({ fenceState: async () => 'taken', loseLease: true })).toEqual(['answer']);
   });
 
   it("keeps it when Redis lost the thread's state (its token is gone, nobody else's in its place): nobody would show it again", async () => {
-    expect(await endItem({ isCurrent: async () => false, fenceState: async () => 'missing', loseLease: true })).toEqual([]);
+    expect(await endItem({ fenceState: async () => 'missing', loseLease: true })).toEqual([]);
     expect(await endItem({ finishWork: async (fence) => Promise.reject(new FencedError(fence.threadKey)), fenceState: async () => 'missing' })).toEqual([]);
   });
 

@@ -14,7 +14,6 @@ const limits = { historyTtlMs: 60_000, maxMessages: 100, maxBytes: 1_000_000 };
 function scopeWith(state: { fenced: boolean; unreachable?: boolean }) {
   const saves: unknown[] = [];
   const store = {
-    isCurrent: async () => !state.fenced,
     fenceState: async () => (state.fenced ? 'taken' : 'current'),
     saveThread: async (thread: ThreadState) => {
       if (state.fenced) throw new FencedError(fence.threadKey);
@@ -117,7 +116,7 @@ describe('the take-back of a save', () => {
 
 describe('a save that trims the history', () => {
   it("marks the thread's call ids forgotten, so new calls get fresh ids; one that trims nothing does not", async () => {
-    const store = { isCurrent: async () => true, saveThread: async () => {} } as unknown as StateStore;
+    const store = { fenceState: async () => 'current', saveThread: async () => {} } as unknown as StateStore;
     const lease = createLease({ store, fence, heldUntil: () => Date.now() + 60_000 });
     const scope = createTurnScope({ store, messenger: {} as ThreadMessenger, lease, limits: { ...limits, maxMessages: 2 }, now: Date.now, takeBacks: { takeBack: async () => {} } });
     const exchange = (text: string) => [

@@ -162,7 +162,6 @@ describe('the text of a turn that ended without an answer, posted whole', () => 
     const fence = { threadKey: 'T1:C1:1.1', token: 't1' };
     const deleted: string[] = [];
     const store = {
-      isCurrent: async () => !options.fenced,
       fenceState: async () => (options.fenced ? 'taken' : 'current'),
       saveThread: async () => {
         if (options.fenced) throw new FencedError(fence.threadKey);

@@ -119,7 +119,7 @@ describe('a Cluster failover (the replica promoted with CLUSTER FAILOVER, as man
       const token = (await store.tryLock(`${threadKey}9`, 30_000))!;
       const fence = { threadKey: `${threadKey}9`, token };
       // The store's own client has followed the failover: a fenced read answers from the new master.
-      expect(await store.isCurrent(fence)).toBe(true);
+      expect(await store.fenceState(fence)).toBe('current');
       // Calls spread over about 6 s, past ioredis's periodic slot refresh (every 5 s): the marker's connection has every chance to learn the new slot map.
       const outcomes: unknown[] = [];
       for (let call = 1; call <= 5; call += 1) {

@@ -84,7 +84,7 @@ describe('an executing marker and a Redis failover (COUNTERSIGN_REDIS_WAIT_REPLI
         );
         void marked.finally(() => (settled = true));
         // The wait holds a connection of its own: the store's other commands (a click's) answer meanwhile.
-        expect(await before.isCurrent(fence)).toBe(true);
+        expect(await before.fenceState(fence)).toBe('current');
         expect(settled, 'a command queued behind the wait for the replica').toBe(false);
         outcome = await marked;
         expect(outcome, 'markExecuting resolved although no replica has the marker: the tool would run').toBeInstanceOf(ReplicationNotConfirmedError);

@@ -91,8 +91,8 @@ describe('fencing tokens across a failover that lost the newest token', () => {
       // B reconnects to the promoted replica (as a Sentinel client does) and checks its fence before acting.
       const bAfter = createRedisStore({ url: replica.url, keyPrefix });
       try {
-        expect(await c.isCurrent({ threadKey, token: tokenC })).toBe(true);
-        expect(await bAfter.isCurrent({ threadKey, token: tokenB }), `B (token ${tokenB}) and C (token ${tokenC}) both hold the thread`).toBe(false);
+        expect(await c.fenceState({ threadKey, token: tokenC })).toBe('current');
+        expect(await bAfter.fenceState({ threadKey, token: tokenB }), `B (token ${tokenB}) and C (token ${tokenC}) both hold the thread`).not.toBe('current');
       } finally {
         await bAfter.close();
       }

@@ -53,13 +53,13 @@ describe('fencing tokens across a rolling upgrade (Redis)', () => {
 
     const newer = (await store.tryLock(threadKey, 60_000))!;
     expect(newer).toMatch(new RegExp(`^${ahead + 1}\\.\\d{12}$`));
-    expect(await store.isCurrent({ threadKey, token: older })).toBe(false);
+    expect(await store.fenceState({ threadKey, token: older })).not.toBe('current');
     expect(await store.releaseLockIfIdle({ threadKey, token: newer }, 60_000)).toBe('released');
 
     // An older release still running reads the new token as a number: its next one is larger, and another.
     const next = (await raw.eval(OLDER_RELEASE_TRY_LOCK, 2, at.lock(threadKey), at.fence(threadKey), 60_000, Date.now(), 60_000)) as string;
     expect(Number(next)).toBeGreaterThan(Number(newer));
-    expect(await store.isCurrent({ threadKey, token: newer })).toBe(false);
-    expect(await store.isCurrent({ threadKey, token: next })).toBe(true);
+    expect(await store.fenceState({ threadKey, token: newer })).not.toBe('current');
+    expect(await store.fenceState({ threadKey, token: next })).toBe('current');
   });
 });

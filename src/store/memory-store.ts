@@ -587,10 +587,6 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       return state;
     },
 
-    async isCurrent(fence) {
-      return current(fence);
-    },
-
     async fenceState(fence) {
       return fenceState(fence);
     },

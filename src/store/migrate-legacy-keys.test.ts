@@ -52,7 +52,7 @@ describe('keys written by the version before sharding', () => {
       // The holder from before the upgrade still holds the thread, with its token.
       expect(await store.tryLock(step.threadKey, HOUR)).toBeUndefined();
       const fence = { threadKey: step.threadKey, token: legacyToken };
-      expect(await store.isCurrent(fence)).toBe(true);
+      expect(await store.fenceState(fence)).toBe('current');
       expect(await store.takeWork(fence)).toBe('queued-item');
 
       const click = applyCallAction(step, { stepId: step.stepId, approvalId: 'apv-1', userId: 'UBOB', origin: { teamId: step.teamId, channel: step.channel, membership: 'member' }, action: { kind: 'approve', version: 0 } }, { now: Date.now(), groupMembers: new Map(), newGrantId: randomUUID });

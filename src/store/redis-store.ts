@@ -894,10 +894,6 @@ export function createRedisStore({
       return renewed === 1 ? 'current' : renewed === -1 ? 'missing' : 'taken';
     },
 
-    async isCurrent(fence) {
-      return (await redis.get(keys.ofThread(fence.threadKey).fence(fence.threadKey))) === fence.token;
-    },
-
     async fenceState(fence) {
       const newest = await redis.get(keys.ofThread(fence.threadKey).fence(fence.threadKey));
       return newest === null ? 'missing' : newest === fence.token ? 'current' : 'taken';

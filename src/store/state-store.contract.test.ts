@@ -425,7 +425,7 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect(done).toEqual({ result: 'committed', claim: { token: expect.any(String), item: 'resume-1' } });
     expect((await store.getStep(step.stepId))?.phase).toBe('complete');
     const fence = { threadKey: step.threadKey, token: done.claim!.token };
-    expect(await store.isCurrent(fence)).toBe(true);
+    expect(await store.fenceState(fence)).toBe('current');
     expect(await store.finishWork(fence, 'resume-1', TTL)).toBeUndefined();
 
     // A process that only receives offers the thread to the workers instead.
@@ -598,7 +598,7 @@ describe.each(createStores())('%s state store', (name, create) => {
     await expect(store.finishWork(stalled, 'one', TTL)).rejects.toBeInstanceOf(FencedError);
     await expect(store.takeWork(stalled)).rejects.toBeInstanceOf(FencedError);
     expect(await store.extendLock(stalled, TTL)).toBe('taken');
-    expect(await store.isCurrent(stalled)).toBe(false);
+    expect(await store.fenceState(stalled)).not.toBe('current');
     expect(await store.fenceState(stalled)).toBe('taken');
     expect(await store.releaseLockIfIdle(stalled, TTL)).toBe('fenced');
     // The new holder finds the stalled one's item still in flight, and owns the thread.
@@ -650,7 +650,7 @@ describe.each(createStores())('%s state store', (name, create) => {
     // ioredis sends the first finish again (its reply was lost): written, not fenced, and not run again.
     expect(await store.finishWork(first, 'one', TTL, { thread: answered, ttlMs: TTL }, named)).toBeUndefined();
     expect((await store.getThread(threadKey))?.messages).toEqual(asked.messages);
-    expect(await store.isCurrent(next)).toBe(true);
+    expect(await store.fenceState(next)).toBe('current');
     expect(await store.takeLeftover(threadKey)).toBe('two');
     // Another finish of the stalled holder was never written: fenced.
     await expect(store.finishWork(first, 'one', TTL, { thread: answered, ttlMs: TTL }, { attempt: `finish-${randomUUID()}` })).rejects.toBeInstanceOf(FencedError);
@@ -729,7 +729,7 @@ describe.each(createStores())('%s state store', (name, create) => {
     const orphan = { threadKey, token: '7.lost' };
     expect(await store.extendLock(orphan, TTL)).toBe('missing');
     expect(await store.fenceState(orphan)).toBe('missing');
-    expect(await store.isCurrent(orphan)).toBe(false);
+    expect(await store.fenceState(orphan)).not.toBe('current');
     // Nothing was written for it: its writes stay refused, and the next message takes the thread.
     const thread = { ...newThreadState({ teamId: 'T1', channel: 'C1', threadTs: '1.1' }, 1), threadKey };
     await expect(store.saveThread(thread, TTL, orphan)).rejects.toBeInstanceOf(FencedError);

@@ -505,9 +505,7 @@ export interface WorkQueueStore {
    * so every write under it stays refused and the thread is free for the next message to take.
    */
   extendLock(fence: Fence, ttlMs: number): Promise<FenceState>;
-  /** Whether `fence` is still the thread's newest token. */
-  isCurrent(fence: Fence): Promise<boolean>;
-  /** `isCurrent`, telling a token another holder replaced from one Redis lost (`FenceState`). */
+  /** Whether `fence` is still the thread's newest token, telling a token another holder replaced from one Redis lost. */
   fenceState(fence: Fence): Promise<FenceState>;
   /**
    * Releases the lock only when the queue is empty, atomically, so work enqueued while the holder

@@ -52,9 +52,9 @@ describe('a turn the approval hook resumed inline, its process stalling right af
           await stall();
           return store.markExecuting(...args);
         },
-        async isCurrent(...args) {
+        async fenceState(...args) {
           await stall();
-          return store.isCurrent(...args);
+          return store.fenceState(...args);
         },
         async finishWork(...args) {
           await stall();

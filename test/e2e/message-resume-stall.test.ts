@@ -72,9 +72,9 @@ describe('a message that resumes a decided step, its process stalling right afte
           await stall();
           return store.markExecuting(...args);
         },
-        async isCurrent(...args) {
+        async fenceState(...args) {
           await stall();
-          return store.isCurrent(...args);
+          return store.fenceState(...args);
         },
         async finishWork(...args) {
           await stall();
@@ -158,9 +158,9 @@ describe('a message that resumes a decided step, its process stalling once the r
           await stall();
           return store.extendLock(fence, ttlMs);
         },
-        async isCurrent(...args) {
+        async fenceState(...args) {
           await stall();
-          return store.isCurrent(...args);
+          return store.fenceState(...args);
         },
         async finishWork(...args) {
           await stall();

@@ -93,7 +93,7 @@ describe('command tools behind the slots', () => {
 describe('a command that waited for a slot', () => {
   it('does not start once its process lost the thread while it waited (a stall the heartbeat had not seen yet)', async () => {
     const clock = { now: 1_000, heldUntil: 2_000, current: true };
-    const lease = createLease({ store: { isCurrent: async () => clock.current, fenceState: async () => (clock.current ? 'current' : 'taken') }, fence: { threadKey: 'T1:C1:1.1', token: '7' }, heldUntil: () => clock.heldUntil, now: () => clock.now });
+    const lease = createLease({ store: { fenceState: async () => (clock.current ? 'current' : 'taken') }, fence: { threadKey: 'T1:C1:1.1', token: '7' }, heldUntil: () => clock.heldUntil, now: () => clock.now });
     const started: string[][] = [];
     let finishFirst = () => {};
     const firstRunning = new Promise<void>((resolve) => {
