@@ -11,17 +11,12 @@ import { NEWER_SCHEMA, refuseNewerSchema, unlessNewerSchema } from './newer-sche
 import type { CommitResult, ExecutingMarker, Fence, FenceState, PendingCardRefresh, PendingTakeBack, ScheduleKind, StateStore, WorkClaim } from './state-store.js';
 import { takeBackRecord } from './take-back-record.js';
 import { cardRefreshRecord } from './card-refresh-record.js';
+import { createMemoryKeptSchedule } from './memory-kept-schedule.js';
+import { keptScheduleMethods } from './kept-schedule.js';
 import { THREAD_STATE_SCHEMA_VERSION, type ThreadState } from './thread-state.js';
 
 /** How long a write's attempt is remembered, as the Redis store keeps it for a resend. */
 const ATTEMPT_TTL_MS = 5 * 60 * 1000;
-
-/** A sweep's claim on kept work, as CLAIM_KEPT_SCRIPT: moved to `until` only while still due by `now`. */
-function claimKept(kept: { at: number } | undefined, now: number, until: number): boolean {
-  if (kept === undefined || kept.at > now) return false;
-  kept.at = until;
-  return true;
-}
 
 interface Expiring<T> {
   value: T;
@@ -57,10 +52,9 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
   const ready: string[] = [];
   const readyWaiters: Array<(threadKey: string) => void> = [];
   const complete = new Map<string, number>();
-  /** Take-backs to try again, by their record (`takeBackRecord`). */
-  const takeBacks = new Map<string, { takeBack: PendingTakeBack; at: number }>();
-  /** Card refreshes to try again, by their record (`cardRefreshRecord`). */
-  const cardRefreshes = new Map<string, { refresh: PendingCardRefresh; at: number }>();
+  /** Take-backs and card refreshes to try again, by their record. */
+  const takeBacks = createMemoryKeptSchedule<PendingTakeBack>({ record: takeBackRecord });
+  const cardRefreshes = createMemoryKeptSchedule<PendingCardRefresh>({ record: cardRefreshRecord });
   const executing = new Map<string, Map<string, ExecutingMarker>>();
   /**
    * What a step commit or a write that may take a thread's lock did (the lock's token, or ''), by
@@ -381,59 +375,7 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       if (live(reminderClaims, stepId)?.claimant === claim.claimant) reminderClaims.delete(stepId);
     },
 
-    async scheduleTakeBack(takeBack, at) {
-      takeBacks.set(takeBackRecord(takeBack), { takeBack: { ...takeBack }, at });
-    },
-
-    async postponeTakeBack(takeBack, until) {
-      const kept = takeBacks.get(takeBackRecord(takeBack));
-      if (kept === undefined || kept.at === until) return false;
-      kept.at = until;
-      return true;
-    },
-
-    async claimTakeBack(takeBack, { now: at, until }) {
-      return claimKept(takeBacks.get(takeBackRecord(takeBack)), at, until);
-    },
-
-    async dueTakeBacks({ now: at, limit }) {
-      return [...takeBacks.values()]
-        .filter((entry) => entry.at <= at)
-        .sort((left, right) => left.at - right.at)
-        .slice(0, limit)
-        .map((entry) => ({ ...entry.takeBack }));
-    },
-
-    async forgetTakeBack(takeBack) {
-      return takeBacks.delete(takeBackRecord(takeBack));
-    },
-
-    async scheduleCardRefresh(refresh, at) {
-      cardRefreshes.set(cardRefreshRecord(refresh), { refresh: { ...refresh }, at });
-    },
-
-    async postponeCardRefresh(refresh, until) {
-      const kept = cardRefreshes.get(cardRefreshRecord(refresh));
-      if (kept === undefined || kept.at === until) return false;
-      kept.at = until;
-      return true;
-    },
-
-    async claimCardRefresh(refresh, { now: at, until }) {
-      return claimKept(cardRefreshes.get(cardRefreshRecord(refresh)), at, until);
-    },
-
-    async dueCardRefreshes({ now: at, limit }) {
-      return [...cardRefreshes.values()]
-        .filter((entry) => entry.at <= at)
-        .sort((left, right) => left.at - right.at)
-        .slice(0, limit)
-        .map((entry) => ({ ...entry.refresh }));
-    },
-
-    async forgetCardRefresh(refresh) {
-      return cardRefreshes.delete(cardRefreshRecord(refresh));
-    },
+    ...keptScheduleMethods({ takeBacks, cardRefreshes }),
 
     async completedSteps({ before, limit }) {
       return [...complete].filter(([, at]) => at <= before).sort(([, left], [, right]) => left - right).slice(0, limit).map(([stepId]) => stepId);

@@ -49,7 +49,7 @@ import {
   KEEP_REMINDER_SCRIPT,
   RELEASE_REMINDER_SCRIPT,
 } from './redis-scripts.js';
-import type { CommitResult, DeletedPost, ExecutingMarker, Fence, ReplicaShortfall, StateStore } from './state-store.js';
+import type { CommitResult, DeletedPost, ExecutingMarker, Fence, PendingCardRefresh, PendingTakeBack, ReplicaShortfall, StateStore } from './state-store.js';
 import { createReplicaConfirmedWrites, defaultReplicasToWaitFor, DEFAULT_REPLICA_WAIT_TIMEOUT_MS, DISK_WAIT_FLOOR_MS } from './replica-confirmed-write.js';
 import { persistenceRisks, readRedisPersistence, type RedisPersistence } from './redis-persistence.js';
 import { ReplicationNotConfirmedError } from './replication-not-confirmed-error.js';
@@ -57,6 +57,8 @@ import { createThreadHistories, type ThreadReply, type ThreadWrite } from './red
 import { assertTakesWrites } from './redis-takes-writes.js';
 import { parseTakeBackRecord, takeBackRecord } from './take-back-record.js';
 import { cardRefreshRecord, parseCardRefreshRecord } from './card-refresh-record.js';
+import { createRedisKeptSchedule } from './redis-kept-schedule.js';
+import { keptScheduleMethods } from './kept-schedule.js';
 import type { ThreadState } from './thread-state.js';
 import { notSent } from './write-not-run.js';
 import { copyField, stepData, stepFromRecord } from './step-record.js';
@@ -331,6 +333,11 @@ export function createRedisStore({
     const perShard = await Promise.all(keys.shards().map((shard) => redis.zrangebyscore(keyOf(shard), '-inf', max, 'WITHSCORES', 'LIMIT', 0, limit)));
     return mergeByScore(perShard, limit);
   };
+
+  const keptSchedule = { redis, claimKept: (key: string, record: string, now: number, until: number) => run.csClaimKept(key, record, now, until), lowestAcrossShards };
+  /** A take-back is kept in its thread's shard, a card refresh in its step's. */
+  const takeBacks = createRedisKeptSchedule({ ...keptSchedule, shardOf: (takeBack: PendingTakeBack) => keys.ofThread(takeBack.threadKey), keyOf: (shard) => shard.takeBacks(), record: takeBackRecord, parse: parseTakeBackRecord });
+  const cardRefreshes = createRedisKeptSchedule({ ...keptSchedule, shardOf: (refresh: PendingCardRefresh) => keys.ofStep(refresh.stepId), keyOf: (shard) => shard.cardRefreshes(), record: cardRefreshRecord, parse: parseCardRefreshRecord });
 
   /**
    * A marker whose call will not start comes off again, under the fence, with a `tool-executed`
@@ -629,49 +636,7 @@ export function createRedisStore({
       await run.csFinishReminder(stepAt.schedule('reminder'), stepAt.reminderClaim(stepId), stepId, claim.until, claim.claimant);
     },
 
-    async scheduleTakeBack(takeBack, at) {
-      await redis.zadd(keys.ofThread(takeBack.threadKey).takeBacks(), at, takeBackRecord(takeBack));
-    },
-
-    async postponeTakeBack(takeBack, until) {
-      // XX: never kept again once forgotten; CH: counts a moved one, so the same time twice moves it once.
-      return (await redis.zadd(keys.ofThread(takeBack.threadKey).takeBacks(), 'XX', 'CH', until, takeBackRecord(takeBack))) === 1;
-    },
-
-    async claimTakeBack(takeBack, { now: at, until }) {
-      return (await run.csClaimKept(keys.ofThread(takeBack.threadKey).takeBacks(), takeBackRecord(takeBack), at, until)) === 1;
-    },
-
-    async dueTakeBacks({ now: at, limit }) {
-      const due = await lowestAcrossShards((shard) => shard.takeBacks(), at, limit);
-      return due.map(parseTakeBackRecord).filter((takeBack) => takeBack !== undefined);
-    },
-
-    async forgetTakeBack(takeBack) {
-      return (await redis.zrem(keys.ofThread(takeBack.threadKey).takeBacks(), takeBackRecord(takeBack))) === 1;
-    },
-
-    async scheduleCardRefresh(refresh, at) {
-      await redis.zadd(keys.ofStep(refresh.stepId).cardRefreshes(), at, cardRefreshRecord(refresh));
-    },
-
-    async postponeCardRefresh(refresh, until) {
-      // XX: never keeps one forgotten again; CH: counts a moved score.
-      return (await redis.zadd(keys.ofStep(refresh.stepId).cardRefreshes(), 'XX', 'CH', until, cardRefreshRecord(refresh))) === 1;
-    },
-
-    async claimCardRefresh(refresh, { now: at, until }) {
-      return (await run.csClaimKept(keys.ofStep(refresh.stepId).cardRefreshes(), cardRefreshRecord(refresh), at, until)) === 1;
-    },
-
-    async dueCardRefreshes({ now: at, limit }) {
-      const due = await lowestAcrossShards((shard) => shard.cardRefreshes(), at, limit);
-      return due.map(parseCardRefreshRecord).filter((refresh) => refresh !== undefined);
-    },
-
-    async forgetCardRefresh(refresh) {
-      return (await redis.zrem(keys.ofStep(refresh.stepId).cardRefreshes(), cardRefreshRecord(refresh))) === 1;
-    },
+    ...keptScheduleMethods({ takeBacks, cardRefreshes }),
 
     async completedSteps({ before, limit }) {
       return lowestAcrossShards((shard) => shard.complete(), before, limit);
