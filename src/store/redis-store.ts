@@ -707,7 +707,8 @@ export function createRedisStore({
     async revokeGrant({ teamId, channel, grantId, audit }) {
       const channelAt = keys.ofChannel(teamId, channel);
       const grants = channelAt.grants(teamId, channel);
-      const json = await redis.hget(grants, grantId);
+      // Before the write: failing here, it was never sent.
+      const json = await redis.hget(grants, grantId).catch(notSent);
       if (json === null) return undefined;
       const grant = JSON.parse(json) as Grant;
       const { prepared, args } = prepare([audit(grant)]);

@@ -280,7 +280,9 @@ export interface GrantStore {
   listTeamGrants(options: { teamId: string }): Promise<Grant[]>;
   /**
    * Removes a grant and writes `audit` in the same atomic operation; undefined when it was gone.
-   * A withdrawal: it waits for the replicas as a `withdraws` step commit does.
+   * A withdrawal: it waits for the replicas as a `withdraws` step commit does. A failure before
+   * its write is sent (the grant's read, the persistence read) throws `WriteNotSentError`: nothing
+   * was written (never from the memory store, which reads nothing first).
    */
   revokeGrant(options: { teamId: string; channel: string; grantId: string; audit: (grant: Grant) => AuditEventInput }): Promise<RevokedGrant | undefined>;
 }

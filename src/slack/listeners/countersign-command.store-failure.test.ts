@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ReplyError, WriteNotSentError } from '../../store/write-not-run.js';
 import { countersignHarness, grantInOps } from './countersign-command.test-support.js';
 
 const redisDown = async () => {
@@ -28,6 +29,26 @@ describe('/countersign when the store cannot be read', () => {
     expect(carol.postEphemeral).toHaveBeenCalled();
     // The write may have been applied before its reply was lost: not "nothing changed".
     expect(carol.postEphemeral.mock.calls[0]![0].text).toContain('cannot tell whether it went through');
+  });
+
+  it.each([
+    { how: 'Redis refused it with an error reply', error: new ReplyError('NOREPLICAS Not enough good replicas to write.') },
+    { how: 'it was never sent (the read before it failed)', error: new WriteNotSentError(new Error('Connection is closed.')) },
+  ])('a Revoke click whose write did not run ($how) says that nothing changed and the grant stands', async ({ error }) => {
+    const carol = countersignHarness({ listGrants: async () => [grantInOps(1)], revokeGrant: async () => Promise.reject(error) });
+    expect(await carol.clickRevoke('g1')).toBe('returned');
+    const text = carol.postEphemeral.mock.calls[0]![0].text;
+    expect(text).not.toContain('cannot tell');
+    expect(text).toContain('nothing changed: it is still in force');
+  });
+
+  it('a Revoke whose replicas did not confirm it says it was revoked (it stands on the primary), not that nothing changed', async () => {
+    const revokeGrant = async () => ({ grant: grantInOps(1), unconfirmed: { wanted: 1, confirmed: 0 } });
+    const carol = countersignHarness({ listGrants: async () => [grantInOps(1)], revokeGrant });
+    expect(await carol.clickRevoke('g1')).toBe('returned');
+    const text = carol.postEphemeral.mock.calls[0]![0].text;
+    expect(text).toContain('Revoked the grant');
+    expect(text).not.toContain('nothing changed');
   });
 
   it('a Revoke click whose grants cannot be read says that nothing changed (no write was tried)', async () => {

@@ -6,10 +6,12 @@ import type { Membership } from '../../approvals/transitions/call-action.js';
 import { unconfirmedWithdrawalText } from '../../approvals/unconfirmed-withdrawal.js';
 import { appendQuietly, type AuditLog } from '../../audit/audit-log.js';
 import type { StateStore } from '../../store/state-store.js';
+import { writeDidNotRun } from '../../store/write-not-run.js';
 import { membershipRefusal } from './membership-refusal.js';
 
 const REVOKE_UNKNOWN_TEXT =
   ':warning: I could not revoke that grant just now, and cannot tell whether it went through. If it is still listed, it is still active: revoke it again in a minute.';
+const REVOKE_NOT_RUN_TEXT = ':warning: I could not revoke that grant just now, so nothing changed: it is still in force. Please revoke it again in a minute.';
 
 export interface RevokeGrantOptions {
   store: StateStore;
@@ -22,8 +24,9 @@ export interface RevokeGrantOptions {
  * Revokes `grant` for `userId`, wherever the click came from (`/countersign grants`, App Home):
  * allowed to the person who granted it and to anyone who could approve the tool, and only to
  * members of the workspace's organisation (`membership`, from the click's payload); a refusal is
- * audited and changes nothing. Returns what to tell the person, also when the store's write failed
- * (then whether it went through is unknown); what fails before the write is the caller's to answer.
+ * audited and changes nothing. Returns what to tell the person, also when the store's write failed:
+ * that nothing changed when Redis refused it or it was never sent (`writeDidNotRun`), else that
+ * whether it went through is unknown; what fails before the store is asked is the caller's to answer.
  */
 export async function revokeGrantAs(
   { store, audit, logger, resolveGroups }: RevokeGrantOptions,
@@ -54,7 +57,12 @@ export async function revokeGrantAs(
   try {
     revoked = await store.revokeGrant({ teamId: grant.teamId, channel: grant.channel, grantId: grant.grantId, audit: (stored) => grantAuditEvent('grant-revoked', stored, userId) });
   } catch (error) {
-    // A write that failed may still have been applied (a reply lost after Redis ran it): not "nothing changed".
+    // Redis answered with a refusal (NOREPLICAS, MISCONF, READONLY, ...) or the write never left: the grant stands.
+    if (writeDidNotRun(error)) {
+      logger.error({ event: 'revoke-write-refused', grantId: grant.grantId, err: error }, 'could not revoke a grant: the write did not run');
+      return { revoked: false, message: REVOKE_NOT_RUN_TEXT };
+    }
+    // Otherwise it may still have been applied (a reply lost after Redis ran it): not "nothing changed".
     logger.error({ event: 'revoke-write-failed', grantId: grant.grantId, err: error }, 'could not tell whether a grant was revoked');
     return { revoked: false, message: REVOKE_UNKNOWN_TEXT };
   }
