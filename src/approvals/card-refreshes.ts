@@ -37,7 +37,7 @@ type Tried = KeptTry<Outcome>;
 type Reposted = { ts: string; shown: PendingStep };
 
 type Dependencies = {
-  store: Pick<StateStore, 'getStep' | 'replaceStepCard' | 'scheduleCardRefresh' | 'postponeCardRefresh' | 'claimCardRefresh' | 'dueCardRefreshes' | 'forgetCardRefresh'>;
+  store: Pick<StateStore, 'getStep' | 'setStepCard' | 'replaceStepCard' | 'scheduleCardRefresh' | 'postponeCardRefresh' | 'claimCardRefresh' | 'dueCardRefreshes' | 'forgetCardRefresh'>;
   messenger: Pick<ThreadMessenger, 'updateStepCard' | 'updateStepCopy' | 'postStepCard' | 'findPostedCard' | 'permalinkOf' | 'postNotice'>;
   /** For a card posted again that could not be recorded: it would keep live buttons nobody updates. */
   takeBacks: Pick<MessageTakeBacks, 'takeBack'>;
@@ -81,6 +81,23 @@ export function keepCardRefresh({ store, refresh, at, logger, unkept }: { store:
       return false;
     },
   );
+}
+
+/**
+ * Keeps a look for a step's first card, whose post Slack may have applied though its reply was lost,
+ * when the thread could not be read to find it (`CardPostUnconfirmedError`): the request stays open
+ * (the card's clicks decide), and the sweep looks for the card, records it once found (so decisions
+ * and expiry show on it), or posts the card if Slack did not. Due at once. False, logged, when the
+ * store would not keep it. Never throws.
+ */
+export function keepFirstCardToFind({ store, step, post, logger, at }: { store: Pick<StateStore, 'scheduleCardRefresh'>; step: PendingStep; post: UnconfirmedCardPost; logger: Logger; at: number }): Promise<boolean> {
+  const refresh = { stepId: step.stepId, since: at, unconfirmed: firstCardPost(step, post) };
+  return keepCardRefresh({ store, refresh, at, logger, unkept: 'could not keep the look for an approval card whose post lost its reply' });
+}
+
+/** A step's first card whose post's outcome is not known: no card it replaces. */
+function firstCardPost(step: PendingStep, post: UnconfirmedCardPost): UnconfirmedRepost {
+  return { mark: post.mark, text: post.text, after: post.after, revision: step.revision, channel: step.channel, threadTs: step.threadTs, threadKey: step.threadKey };
 }
 
 /** What the log says of a refresh done, by its outcome. */
@@ -252,6 +269,7 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
       await takeBacks.takeBack({ channel: unconfirmed.channel, ts: [found], threadKey: unconfirmed.threadKey, stepId });
       return { done: true, outcome: 'gone' };
     }
+    if (unconfirmed.replacing === undefined) return { done: true, outcome: await recordFirstCard({ ...step, revision: unconfirmed.revision }, found) };
     // Drawn from the step at `revision`: `recordPosted` draws it again if the step changed since.
     const posted = await recordPosted({ ...step, revision: unconfirmed.revision, cardTs: unconfirmed.replacing }, found);
     if (posted === 'taken-back') return { done: true, outcome: 'gone' };
@@ -262,6 +280,43 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
       if (await keepNoticeOwed(stepId, { ...unconfirmed, recorded: posted.ts }, error)) return { done: true, outcome: 'notice-owed' };
       return { done: false };
     }
+  };
+
+  /**
+   * Records `ts` as the step's first card, drawn from `step` (its post lost its reply): drawn again
+   * if the step changed since (a click on it decides before it is recorded), with its copies, which
+   * then link to it. Taken back when another card was recorded first (a message in the thread posted
+   * one meanwhile, `postUnpostedCard`) or the step is gone. The thread is not told: this is its card.
+   */
+  const recordFirstCard = async (step: PendingStep, ts: string): Promise<'shown' | 'gone'> => {
+    // Copies link to the thread's card: only then is its link needed.
+    const link = (step.copies ?? []).length === 0 ? undefined : await messenger.permalinkOf({ channel: step.channel, ts });
+    const recorded = await store.setStepCard(step.stepId, ts, link);
+    if (recorded?.cardTs !== ts) {
+      await takeBacks.takeBack({ channel: step.channel, ts: [ts], threadKey: step.threadKey, stepId: step.stepId });
+      return 'gone';
+    }
+    logger.warn({ event: 'card-post-found', stepId: step.stepId, cardTs: ts }, 'an approval card whose post lost its reply is recorded; decisions show on it from now on');
+    await showAfterRepost({ ...step, cardTs: ts });
+    return 'shown';
+  };
+
+  /**
+   * A step's first card that Slack did not post after all (found absent): posted now, as the step
+   * stands, and recorded. Posted with its reply lost and not found again, it is looked for in a
+   * refresh of its own; refused, it is tried again later (the request's expiry still applies).
+   */
+  const postFirstCard = async (refresh: PendingCardRefresh, step: PendingStep): Promise<Tried> => {
+    let fresh: string;
+    try {
+      fresh = await messenger.postStepCard({ step });
+    } catch (error) {
+      const unconfirmed = unconfirmedCardPostOf(error);
+      if (unconfirmed !== undefined && (await keepUnconfirmed(refresh, firstCardPost(step, unconfirmed), error))) return { done: true, outcome: 'unconfirmed' };
+      logger.warn({ event: 'card-post-failed', stepId: step.stepId, err: error }, 'could not post the approval card of an open request; it is tried again later');
+      return { done: false };
+    }
+    return { done: true, outcome: await recordFirstCard(step, fresh) };
   };
 
   /**
@@ -316,6 +371,8 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
       if (refresh.unconfirmed !== undefined) {
         const settled = await settleUnconfirmed(stepId, refresh.unconfirmed);
         if (settled !== 'absent') return settled;
+        // The step's first card, not posted after all: nobody could decide on a card nobody sees.
+        if (refresh.unconfirmed.replacing === undefined && step?.cardTs === undefined && step?.phase === 'pending') return await postFirstCard(refresh, step);
       }
       // Gone, or never posted (whoever posts it shows the step as it is then).
       if (step?.cardTs === undefined) return { done: true, outcome: 'gone' };
@@ -346,7 +403,9 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
           ? 'it shows an earlier state'
           : refresh.unconfirmed.recorded !== undefined
             ? `a card posted again (${refresh.unconfirmed.recorded}) stands below the earlier one, and the thread was never told why`
-            : `a card posted again whose reply was lost was never found nor found absent; if Slack posted it (ts unknown, mark ${refresh.unconfirmed.mark}), it keeps live buttons nobody updates`;
+            : refresh.unconfirmed.replacing === undefined
+              ? `the request's first card, whose post lost its reply, was never found nor found absent; if Slack posted it (ts unknown, mark ${refresh.unconfirmed.mark}), its clicks decide but it is never updated`
+              : `a card posted again whose reply was lost was never found nor found absent; if Slack posted it (ts unknown, mark ${refresh.unconfirmed.mark}), it keeps live buttons nobody updates`;
       logger.error(fields, `Slack would not update an approval card (for a day, or for the tries of a process that could not keep it for the sweep); ${left}`);
     } else logger.info(fields, endText[outcome]);
   };

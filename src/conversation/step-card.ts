@@ -5,11 +5,13 @@ import type { AuditEventInput } from '../audit/audit-event.js';
 import type { Decision, PendingStep } from '../approvals/pending-step.js';
 import { describeApprovers } from '../approvals/policy/describe-approvers.js';
 import { stepRouting } from '../approvals/card-routing.js';
+import { keepFirstCardToFind } from '../approvals/card-refreshes.js';
 import { postMissingCopies } from '../approvals/post-card-copies.js';
 import { stepRecordTtlMs } from '../approvals/step-record-ttl.js';
 import { closeStepTransition } from '../approvals/transitions/close-step.js';
 import { commitTransition } from '../approvals/transitions/commit-transition.js';
 import { logUnconfirmedWithdrawal } from '../approvals/unconfirmed-withdrawal.js';
+import { unconfirmedCardPostOf } from '../errors/countersign-error.js';
 import type { NamedWrite, RecordedCard } from '../store/state-store.js';
 import { isStoreUnavailable } from '../store/store-unavailable.js';
 import type { ThreadState } from '../store/thread-state.js';
@@ -81,7 +83,10 @@ export function createStepCards(options: StepCardDependencies) {
     return step;
   }
 
-  /** Posts a step's card; if Slack refuses it, the step is closed so nothing waits on a card no one sees. */
+  /**
+   * Posts a step's card; if Slack refuses it, the step is closed so nothing waits on a card no one
+   * sees. One Slack may have posted is looked for later (`keepFirstCardToFind`).
+   */
   async function postCardFor(scope: TurnScope, step: PendingStep): Promise<void> {
     const posted = await postThreadCard(scope, step);
     if (posted) await postCopies(scope, posted);
@@ -93,6 +98,12 @@ export function createStepCards(options: StepCardDependencies) {
       cardTs = await scope.messenger.postStepCard({ step });
     } catch (error) {
       if (scope.lease.lost()) throw error;
+      // Slack may have posted it (its reply was lost) and the thread could not be read to find it: the
+      // request stays open (that card's clicks decide) and the sweep looks for the card, recording it
+      // once found or posting it if Slack did not; closed here, a card Slack did post would stand with
+      // live buttons whose clicks are refused. Copies go without a link to it.
+      const unconfirmed = unconfirmedCardPostOf(error);
+      if (unconfirmed !== undefined && (await keepFirstCardToFind({ store, step, post: unconfirmed, logger, at: now() }))) return step;
       await closeUnpostedStep(scope, step, error);
       return undefined;
     }

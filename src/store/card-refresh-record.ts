@@ -10,7 +10,12 @@ export function cardRefreshRecord({ stepId, since, unconfirmed }: PendingCardRef
   if (unconfirmed === undefined) return JSON.stringify({ stepId, since });
   const { mark, text, after, replacing, revision, channel, threadTs, threadKey, recorded } = unconfirmed;
   // `recorded` only when set: a record kept without it has the same text as before the field existed.
-  return JSON.stringify({ stepId, since, unconfirmed: { mark, text, after, replacing, revision, channel, threadTs, threadKey, ...(recorded === undefined ? {} : { recorded }) } });
+  // `replacing` is absent for a step's first card (in its place, so a card posted again reads as before).
+  return JSON.stringify({
+    stepId,
+    since,
+    unconfirmed: { mark, text, after, ...(replacing === undefined ? {} : { replacing }), revision, channel, threadTs, threadKey, ...(recorded === undefined ? {} : { recorded }) },
+  });
 }
 
 /** Undefined for a record that is not a card refresh. */
@@ -25,8 +30,8 @@ export function parseCardRefreshRecord(record: string): PendingCardRefresh | und
 function parseUnconfirmedRepost(value: unknown): UnconfirmedRepost | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const { mark, text, after, replacing, revision, channel, threadTs, threadKey, recorded } = value as Record<string, unknown>;
-  if (typeof mark !== 'string' || typeof text !== 'string' || typeof after !== 'string' || typeof replacing !== 'string') return undefined;
+  if (typeof mark !== 'string' || typeof text !== 'string' || typeof after !== 'string' || (replacing !== undefined && typeof replacing !== 'string')) return undefined;
   if (typeof revision !== 'number' || typeof channel !== 'string' || typeof threadTs !== 'string' || typeof threadKey !== 'string') return undefined;
   if (recorded !== undefined && typeof recorded !== 'string') return undefined;
-  return { mark, text, after, replacing, revision, channel, threadTs, threadKey, ...(recorded === undefined ? {} : { recorded }) };
+  return { mark, text, after, ...(replacing === undefined ? {} : { replacing }), revision, channel, threadTs, threadKey, ...(recorded === undefined ? {} : { recorded }) };
 }

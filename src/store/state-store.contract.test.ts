@@ -1356,6 +1356,19 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect(await store.dueCardRefreshes({ now: 20_000, limit: 10 })).toEqual([]);
   });
 
+  it("keeps a card refresh that looks for a step's first card (no card it replaces), read back, claimed and forgotten as kept", async () => {
+    const threadKey = 'T1:CUNCONF3:1700000007.000100';
+    const unconfirmed = { mark: 'countersign_post_3', text: 'Approval needed: restart', after: '1700000007.000200', revision: 1, channel: 'CUNCONF3', threadTs: '1700000007.000100', threadKey };
+    const looking = { stepId: newStepId(threadKey), since: 100, unconfirmed };
+    await store.scheduleCardRefresh(looking, 1_000);
+    const [due] = await store.dueCardRefreshes({ now: 1_000, limit: 10 });
+    expect(due).toEqual(looking);
+    expect(due!.unconfirmed).not.toHaveProperty('replacing');
+    expect(await store.claimCardRefresh(due!, { now: 2_000, until: 7_000 })).toBe(true);
+    expect(await store.forgetCardRefresh(due!)).toBe(true);
+    expect(await store.dueCardRefreshes({ now: 20_000, limit: 10 })).toEqual([]);
+  });
+
   it('keeps a card refresh that owes the notice of a card it recorded apart from the look it came from, read back with the card', async () => {
     const threadKey = 'T1:CUNCONF2:1700000006.000100';
     const stepId = newStepId(threadKey);

@@ -385,10 +385,16 @@ export interface PendingCardRefresh {
   unconfirmed?: UnconfirmedRepost;
 }
 
-/** A card posted again whose post's outcome is not known (`CardPostUnconfirmedError`), and what to do with it once found. */
+/**
+ * A card posted again, or a step's first card, whose post's outcome is not known
+ * (`CardPostUnconfirmedError`), and what to do with it once found.
+ */
 export interface UnconfirmedRepost extends UnconfirmedCardPost {
-  /** The step's card it was posted in place of: it is recorded only over that one. */
-  replacing: string;
+  /**
+   * The step's card it was posted in place of: it is recorded only over that one. None for the step's
+   * first card: it is recorded only while the step has no card.
+   */
+  replacing?: string;
   /** The step's revision it was drawn from. */
   revision: number;
   /** Where it may stand: where it is looked for, and taken back from if its step is gone. */
