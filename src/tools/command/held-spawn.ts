@@ -2,6 +2,7 @@ import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process'
 import { accessSync, closeSync, constants, openSync, readSync, statSync } from 'node:fs';
 import { delimiter, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
+import { defaultSearchPath } from './default-search-path.js';
 import { USE_PROCESS_GROUP } from './process-group.js';
 
 /**
@@ -15,6 +16,12 @@ import { USE_PROCESS_GROUP } from './process-group.js';
  * `spawn`"). Not handed over otherwise: in argv, anyone could read it in /proc/<pid>/cmdline.
  */
 const HOLD_SCRIPT = 'read -r _ <&3 || exit 125; exec "$@" 3<&-';
+/**
+ * `HOLD_SCRIPT` for a child given no `PATH`: the shell looks the command up along `$1`, the search
+ * path `spawn` would have used (`defaultSearchPath`), not along its own default. A variable that was
+ * not in the environment is not exported when it is set: the command still gets no `PATH`.
+ */
+const HOLD_SCRIPT_SEARCHING = 'read -r _ <&3 || exit 125; PATH=$1; shift; exec "$@" 3<&-';
 const HOLD_SHELL = '/bin/sh';
 
 export interface HeldChild {
@@ -33,14 +40,14 @@ type StdioChoice = 'pipe' | 'ignore' | 'inherit';
  * of the command's code until `release`. So whatever must watch the group (the process-group
  * watchdog) is told before the command can do anything that matters; spawned outright, the command
  * runs from the moment `spawn` returns, and a bot killed before it told the watchdog left it running
- * unwatched. When holding is not possible (Windows, no process groups), or the command would not run
- * anyway (not found, not executable, `cwd` not a directory: let `spawn` report it, as before), it is
- * spawned outright; so is a command whose name starts with `-` or that is given no `PATH`. Those two
- * run before the watchdog holds them: if it then cannot, they are killed, though they ran.
+ * unwatched. When holding is not possible (Windows, no process groups; a child given no `PATH` where
+ * `spawn`'s default search path is not known), or the command would not run anyway (not found, not
+ * executable, `cwd` not a directory: let `spawn` report it, as before), it is spawned outright.
  */
 export function spawnHeld(command: string, args: readonly string[], options: SpawnHeldOptions): HeldChild {
-  if (!canHold(command, options)) return { child: spawn(command, args, { ...options, shell: false }), release: () => {} };
-  const child = spawn(HOLD_SHELL, ['-c', HOLD_SCRIPT, 'sh', command, ...args], { ...options, shell: false, stdio: [...options.stdio, 'pipe'] });
+  const standIn = standInArguments(command, args, options);
+  if (standIn === undefined) return { child: spawn(command, args, { ...options, shell: false }), release: () => {} };
+  const child = spawn(HOLD_SHELL, standIn, { ...options, shell: false, stdio: [...options.stdio, 'pipe'] });
   // A socket both ways (Node's 'pipe'); only written to.
   const gate = child.stdio[3] as Writable | null | undefined;
   // A child stopped while held is gone: writing to it fails (EPIPE), which is no news.
@@ -63,19 +70,42 @@ export function notWatched(executable: string): string {
 }
 
 /**
- * Whether `command` can be held: it is found as `spawn` would find it (the `PATH` of the child's
- * environment, a path relative to its cwd) and the shell's `exec` finds the same. A name starting
- * with `-` could be read as an option of `exec`: spawned outright.
+ * The stand-in's arguments if `command` can be held: it is found as `spawn` would find it (the `PATH`
+ * of the child's environment, or the C library's default without one; a path relative to its cwd),
+ * and the shell's `exec` is handed what runs that same file with the same arguments.
  */
-function canHold(command: string, { env, cwd }: SpawnHeldOptions): boolean {
-  if (!USE_PROCESS_GROUP || command === '' || command.startsWith('-')) return false;
+function standInArguments(command: string, args: readonly string[], { env, cwd }: SpawnHeldOptions): string[] | undefined {
+  if (!USE_PROCESS_GROUP || command === '') return undefined;
   const directory = cwd === undefined ? process.cwd() : String(cwd);
-  if (!isDirectory(directory)) return false;
-  if (command.includes('/')) return isRunnable(resolve(directory, command), directory);
-  const path = (env ?? process.env).PATH;
-  if (path === undefined) return false;
-  // Both `spawn` and the shell's `exec` go on along PATH past a file whose exec fails.
-  return path.split(delimiter).some((entry) => isRunnable(resolve(directory, entry, command), directory));
+  if (!isDirectory(directory)) return undefined;
+  const found = whatSpawnRuns(command, directory, (env ?? process.env).PATH);
+  if (found === undefined) return undefined;
+  // A leading '-' could be read as an option of `exec` (bash's -a, -c, -l; FreeBSD sh's `--`): the
+  // file's absolute path cannot be. It is then the command's argv[0] too, and what a script's
+  // interpreter is handed (found on a PATH of absolute directories, the same as `spawn` hands it).
+  if (command.startsWith('-')) return ['-c', HOLD_SCRIPT, 'sh', found.file, ...args];
+  if (found.searchPath !== undefined) return ['-c', HOLD_SCRIPT_SEARCHING, 'sh', found.searchPath, command, ...args];
+  return ['-c', HOLD_SCRIPT, 'sh', command, ...args];
+}
+
+/**
+ * The file `spawn` would run for `command`, and the search path the shell must be given to find it
+ * too (the child has no `PATH`); undefined if it would not run or where that is not known.
+ */
+function whatSpawnRuns(command: string, directory: string, path: string | undefined): { file: string; searchPath?: string } | undefined {
+  if (command.includes('/')) {
+    const file = resolve(directory, command);
+    return isRunnable(file, directory) ? { file } : undefined;
+  }
+  const searchPath = path ?? defaultSearchPath();
+  if (searchPath === undefined) return undefined;
+  // Both `spawn` and the shell's `exec` go on along it past a file whose exec fails.
+  const file = searchPath
+    .split(delimiter)
+    .map((entry) => resolve(directory, entry, command))
+    .find((candidate) => isRunnable(candidate, directory));
+  if (file === undefined) return undefined;
+  return path === undefined ? { file, searchPath } : { file };
 }
 
 /** Linux reads at most this much of a `#!` line (BINPRM_BUF_SIZE), and follows at most this many `#!` in a row. */
