@@ -9,7 +9,10 @@ export const ErrorCode = {
   ConfigInvalid: 'countersign_config_invalid',
   /** A command tool's argv template is malformed. */
   ArgvTemplateInvalid: 'countersign_argv_template_invalid',
-  /** The command spawner process died or was stopped while a command tool ran; the command was killed. */
+  /**
+   * The command spawner process died or was stopped while a command tool ran; the command was killed.
+   * Or the runner was closed (the bot is stopping) before the command was started (`started: false`).
+   */
   CommandRunnerFailed: 'countersign_command_runner_failed',
   /** Another process holds the thread now; this one stops without further effects. */
   Fenced: 'countersign_fenced',

@@ -1,7 +1,13 @@
 import { CountersignError, ErrorCode, hasErrorCode } from '../errors/countersign-error.js';
 
 /** Why a tool refused a call at its start. */
-export type ToolNotStartedReason = 'withheld' | 'not-offered' | 'server-unavailable';
+export type ToolNotStartedReason =
+  // An MCP server's tools are withheld, it no longer offers the tool, or it is not connected.
+  | 'withheld'
+  | 'not-offered'
+  | 'server-unavailable'
+  // A command tool's runner is closed (the bot is stopping): nothing was spawned.
+  | 'runner-closed';
 
 /**
  * Thrown by a tool's `execute` that refuses a call before anything reaches what it drives: the turn

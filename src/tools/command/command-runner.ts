@@ -1,4 +1,4 @@
-import { CountersignError, ErrorCode } from '../../errors/countersign-error.js';
+import { CountersignError, ErrorCode, hasErrorCode } from '../../errors/countersign-error.js';
 import type { RunCommand } from './run-command.js';
 
 /**
@@ -14,15 +14,26 @@ export interface CommandRunner {
 
 export type CommandRunnerKind = 'spawner' | 'direct';
 
-/** The command could not be run to the end because the runner itself failed (the spawner died). */
+/**
+ * The command could not be run to the end because the runner itself failed (the spawner died), or
+ * was not started at all because the runner is closed (`started: false`).
+ */
 export class CommandRunnerError extends CountersignError {
   override readonly name = 'CommandRunnerError';
   readonly code = ErrorCode.CommandRunnerFailed;
   /** The program the call was running, `argv[0]`. */
   readonly executable: string;
+  /** False only when the runner refused the call before it spawned anything: the command did not run. */
+  readonly started: boolean;
 
-  constructor({ executable, reason }: { executable: string; reason: string }) {
-    super(`${executable} did not finish: ${reason}`);
+  constructor({ executable, reason, started = true }: { executable: string; reason: string; started?: boolean }) {
+    super(started ? `${executable} did not finish: ${reason}` : `${executable} was not started: ${reason}`);
     this.executable = executable;
+    this.started = started;
   }
+}
+
+/** A runner's refusal before it spawned anything (by code, so a duplicate copy of this module is recognised too). */
+export function isCommandNotStarted(error: unknown): error is CommandRunnerError {
+  return hasErrorCode(error, ErrorCode.CommandRunnerFailed) && (error as CommandRunnerError).started === false;
 }

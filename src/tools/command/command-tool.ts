@@ -2,8 +2,10 @@ import { z } from 'zod';
 import type { CommandToolConfig } from '../../config/config-schema.js';
 import { wholeMilliseconds } from '../../config/duration.js';
 import type { ExecutableToolDefinition } from '../tool-definition.js';
+import { ToolNotStartedError } from '../tool-not-started-error.js';
 import { fingerprintOf } from '../definition-fingerprint.js';
 import { renderArgv } from './argv-template.js';
+import { isCommandNotStarted } from './command-runner.js';
 import { parametersToZodSchema, type ParameterValues } from './parameters-schema.js';
 import { runCommand as defaultRunCommand, type CommandResult, type RunCommandOptions } from './run-command.js';
 
@@ -51,14 +53,21 @@ export function createCommandTool(
       if (!parsed.success) throw new Error(`Invalid input for ${toolConfig.name}:\n${z.prettifyError(parsed.error)}`);
       const values = parsed.data;
       const argv = renderArgv(toolConfig.command, values);
-      const result = await runCommand({
-        argv,
-        ...(toolConfig.workingDirectory !== undefined && { workingDirectory: toolConfig.workingDirectory }),
-        timeoutMs: wholeMilliseconds(toolConfig.timeoutSeconds, 's'),
-        outputLimit: toolConfig.outputLimit,
-        ...(context.abortSignal !== undefined && { abortSignal: context.abortSignal }),
-        ...(context.assertHeld !== undefined && { beforeStart: context.assertHeld }),
-      });
+      let result: CommandResult;
+      try {
+        result = await runCommand({
+          argv,
+          ...(toolConfig.workingDirectory !== undefined && { workingDirectory: toolConfig.workingDirectory }),
+          timeoutMs: wholeMilliseconds(toolConfig.timeoutSeconds, 's'),
+          outputLimit: toolConfig.outputLimit,
+          ...(context.abortSignal !== undefined && { abortSignal: context.abortSignal }),
+          ...(context.assertHeld !== undefined && { beforeStart: context.assertHeld }),
+        });
+      } catch (error) {
+        // The runner is closed (the bot is stopping) and spawned nothing: the turn records the call as not run.
+        if (isCommandNotStarted(error)) throw new ToolNotStartedError({ toolName: toolConfig.name, reason: 'runner-closed', message: `${error.message}; ${toolConfig.name} did not run.` });
+        throw error;
+      }
       return {
         command: argv,
         exitCode: result.exitCode,

@@ -53,7 +53,8 @@ export function createDirectCommandRunner({ logger, withheldVariables = [], clos
     const { environment, abortSignal, beforeStart: _beforeStart, ...rest } = options;
     const [executable] = options.argv;
     if (executable === undefined) throw new TypeError('runCommand: argv must not be empty');
-    if (closed) throw new CommandRunnerError({ executable, reason: 'the command runner is closed (the bot is stopping)' });
+    // Nothing is spawned: the call is not started, which the turn records as not run (see the command tool).
+    if (closed) throw new CommandRunnerError({ executable, reason: 'the command runner is closed (the bot is stopping)', started: false });
     const controller = new AbortController();
     if (running.size === 0) process.on('exit', killRunning);
     return new Promise<CommandResult>((resolve, reject) => {

@@ -105,7 +105,8 @@ export function createSpawnerCommandRunner({ logger, closeTimeoutMs = DEFAULT_CL
     const { argv, environment, abortSignal, beforeStart: _beforeStart, ...rest } = options;
     const [executable] = argv;
     if (executable === undefined) throw new TypeError('runCommand: argv must not be empty');
-    if (closed) throw new CommandRunnerError({ executable, reason: 'the command runner is closed (the bot is stopping)' });
+    // Nothing is spawned: the call is not started, which the turn records as not run (see the command tool).
+    if (closed) throw new CommandRunnerError({ executable, reason: 'the command runner is closed (the bot is stopping)', started: false });
     if (abortSignal?.aborted) return commandNotRun({ error: ABORTED_BEFORE_START, durationMs: 0 });
     // A spawner whose channel closed is on its way out (its exit handler fails its own calls).
     if (spawner !== undefined && !spawner.process.connected) spawner = undefined;
