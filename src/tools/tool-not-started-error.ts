@@ -7,7 +7,10 @@ export type ToolNotStartedReason =
   | 'not-offered'
   | 'server-unavailable'
   // A command tool's runner is closed (the bot is stopping): nothing was spawned.
-  | 'runner-closed';
+  | 'runner-closed'
+  // http_request's URL is not the one checked or not under a base, or a header cannot be sent: nothing was sent.
+  | 'url-refused'
+  | 'header-refused';
 
 /**
  * Thrown by a tool's `execute` that refuses a call before anything reaches what it drives: the turn

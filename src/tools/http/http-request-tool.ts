@@ -3,6 +3,7 @@ import { ConfigError, type ConfigProblem } from '../../config/config-error.js';
 import { HTTP_REQUEST_METHODS, HTTP_REQUEST_PARAMETERS, HTTP_REQUEST_TOOL_NAME, RESERVED_HTTP_HEADERS, type HttpBaseConfig, type HttpConfig } from '../../config/http-config-schema.js';
 import { wholeMilliseconds } from '../../config/duration.js';
 import type { ExecutableToolDefinition, ToolContext } from '../tool-definition.js';
+import { ToolNotStartedError, type ToolNotStartedReason } from '../tool-not-started-error.js';
 import { describeBases, findAllowedBase } from './allowed-base.js';
 import { canonicalUrl, urlSpellingProblem } from './canonical-url.js';
 import { fingerprintOf } from '../definition-fingerprint.js';
@@ -102,12 +103,20 @@ export function createHttpRequestTool(
       const request = parsed.data;
       // What was gated, shown and approved is the canonical spelling: a stored URL in another one
       // was never checked as the request that would be sent, so it is refused, not rewritten.
-      if (request.url !== input.url) throw new Error(`Refused: ${input.url} is not written as the URL that would be sent (${request.url}), so it is not the request that was checked. Nothing was sent.`);
+      if (request.url !== input.url) throw notSent('url-refused', `Refused: ${input.url} is not written as the URL that would be sent (${request.url}), so it is not the request that was checked. Nothing was sent.`);
       const allowed = findAllowedBase(bases, request.url);
-      if (!allowed) throw new Error(`Refused: ${request.url} is not under an allowed base (${describeBases(bases)}). Nothing was sent.`);
+      if (!allowed) throw notSent('url-refused', `Refused: ${request.url} is not under an allowed base (${describeBases(bases)}). Nothing was sent.`);
       return send({ request, base: allowed.base, url: allowed.url, context, config, fetchImpl, redact });
     },
   };
+}
+
+/**
+ * A refusal before the request left: it comes after the turn wrote the call's start marker, and a
+ * `ToolNotStartedError` has the turn record the call as not run, not as run and failed.
+ */
+function notSent(reason: ToolNotStartedReason, message: string): ToolNotStartedError {
+  return new ToolNotStartedError({ toolName: HTTP_REQUEST_TOOL_NAME, reason, message });
 }
 
 function describeTool(bases: readonly ResolvedBase[]): string {
@@ -169,7 +178,7 @@ async function send(options: {
     headers = requestHeaders(request, base);
   } catch (error) {
     // Headers.set quotes the whole value it refuses, which may hold a configured secret.
-    throw new Error(redact(error instanceof Error ? error.message : String(error)));
+    throw notSent('header-refused', redact(error instanceof Error ? error.message : String(error)));
   }
 
   const timeoutMs = wholeMilliseconds(config.timeoutSeconds, 's');
