@@ -210,8 +210,9 @@ export function createTurnTools(options: {
           } catch (error) {
             // A command's check after its slot (`assertHeld`): nothing was spawned.
             if (error instanceof GrantNoLongerHoldsError) return notRun(error);
-            // The tool refused at its start (an MCP server gone or its tools withheld): nothing ran, so it
-            // is recorded as not started and nobody is told it ran without a card.
+            // The tool refused at its start (an MCP server gone or its tools withheld, a closed command runner,
+            // a request http_request would not send, input its own check refused): nothing ran, so it is
+            // recorded as not started and nobody is told it ran without a card.
             if (isToolNotStartedError(error)) return answerNotRun({ ...call, input, failed }, error.message, NOT_STARTED);
             ranAutomatically();
             const message = error instanceof Error ? error.message : String(error);

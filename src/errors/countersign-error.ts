@@ -47,7 +47,8 @@ export const ErrorCode = {
   ReplicationNotConfirmed: 'countersign_replication_not_confirmed',
   /**
    * A tool refused a call at its start, before anything reached what it drives (an MCP server's tools
-   * withheld, the tool no longer offered, the server not connected): the call did not run.
+   * withheld, the tool no longer offered, the server not connected; a closed command runner; a request
+   * http_request would not send; input the tool's own check refused): the call did not run.
    */
   ToolNotStarted: 'countersign_tool_not_started',
   /** A step or thread was stored by a newer release (a rolling deploy, a rollback) in a format this one cannot read. */

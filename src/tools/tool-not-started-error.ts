@@ -10,7 +10,9 @@ export type ToolNotStartedReason =
   | 'runner-closed'
   // http_request's URL is not the one checked or not under a base, or a header cannot be sent: nothing was sent.
   | 'url-refused'
-  | 'header-refused';
+  | 'header-refused'
+  // The tool's own check of the input, again at the start (an approved input may have been edited since).
+  | 'invalid-input';
 
 /**
  * Thrown by a tool's `execute` that refuses a call before anything reaches what it drives: the turn

@@ -49,8 +49,11 @@ export function createCommandTool(
     }),
     async execute(input, context) {
       // Validated again here because approved input may have been edited since the model sent it.
+      // Refused before anything is spawned: the turn records the call as not run.
       const parsed = inputSchema.safeParse(input);
-      if (!parsed.success) throw new Error(`Invalid input for ${toolConfig.name}:\n${z.prettifyError(parsed.error)}`);
+      if (!parsed.success) {
+        throw new ToolNotStartedError({ toolName: toolConfig.name, reason: 'invalid-input', message: `Invalid input for ${toolConfig.name}:\n${z.prettifyError(parsed.error)}` });
+      }
       const values = parsed.data;
       const argv = renderArgv(toolConfig.command, values);
       let result: CommandResult;

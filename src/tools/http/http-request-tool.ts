@@ -99,7 +99,7 @@ export function createHttpRequestTool(
     async execute(input, context) {
       // Parsed again: an approver may have edited the input since the model sent it.
       const parsed = inputSchema.safeParse(input);
-      if (!parsed.success) throw new Error(`Invalid input for ${HTTP_REQUEST_TOOL_NAME}:\n${z.prettifyError(parsed.error)}`);
+      if (!parsed.success) throw notSent('invalid-input', `Invalid input for ${HTTP_REQUEST_TOOL_NAME}:\n${z.prettifyError(parsed.error)}`);
       const request = parsed.data;
       // What was gated, shown and approved is the canonical spelling: a stored URL in another one
       // was never checked as the request that would be sent, so it is refused, not rewritten.

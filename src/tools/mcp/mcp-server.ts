@@ -439,8 +439,8 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
       metadata,
       async execute(input, context) {
         const current = client;
-        // These refusals come after the turn wrote the call's start marker, and nothing reached the
-        // server: a `ToolNotStartedError` has the turn record the call as not run, not as run and failed.
+        // These refusals (and the input's check below) come after the turn wrote the call's start marker, and
+        // nothing reached the server: a `ToolNotStartedError` has the turn record the call as not run, not as run and failed.
         if (state !== 'connected' || !current) {
           const message = `MCP server ${name} is not available${lastError ? ` (${lastError})` : ''}; ${toolName} did not run. The bot reconnects in the background.`;
           throw new ToolNotStartedError({ toolName, reason: 'server-unavailable', message });
@@ -452,7 +452,8 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
         if (unavailable) throw new ToolNotStartedError({ toolName, reason: unavailable.reason, message: `${unavailable.text}; ${toolName} did not run.` });
         const checked = validator.validate(schema, input);
         if (!checked.success) {
-          throw new Error(`Invalid input for ${toolName}: ${checked.issues.map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`).join('; ')}`);
+          const message = `Invalid input for ${toolName}: ${checked.issues.map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`).join('; ')}`;
+          throw new ToolNotStartedError({ toolName, reason: 'invalid-input', message });
         }
         let result: unknown;
         try {
