@@ -124,6 +124,9 @@ export function createProcessGroupWatchdog({
     started.channel?.unref();
     let answered = false;
     started.on('message', (message: unknown) => {
+      // A watchdog killed for answering late may still have its answer in the socket: it holds
+      // nothing now, so that answer must not count as the confirmation of the one that replaced it.
+      if (child !== started) return;
       const pid = watchingPid(message);
       if (pid === undefined) return;
       answered = true;
