@@ -14,9 +14,10 @@ export interface ProcessGroupWatchdog {
    * Settles `true` once a watchdog confirmed it holds the group `pid` leads: one this forked answers
    * for the groups of its argv as soon as it runs (not at the fork: Node reports a fork that failed,
    * ENOENT, EAGAIN, EACCES, later, as an 'error'), one already running for the message telling it.
-   * A watchdog that died, or did not answer within
-   * `confirmTimeoutMs` (`startTimeoutMs` for one just forked; it is killed), is replaced once by a new one, with every group still
-   * watched in its argv. `false` when none holds it even so (no watchdog could be forked, or it is
+   * A watchdog that died, or did not answer within `confirmTimeoutMs` (it is killed), is replaced
+   * once by a new one, with every group still watched in its argv. One that has not answered once
+   * yet is still starting: every `watch` waits for it until `startTimeoutMs` after its fork, and it
+   * is killed only then. `false` when none holds it even so (no watchdog could be forked, or it is
    * closed): what is held for it must not run. Never rejects.
    */
   watch(pid: number): Promise<boolean>;
@@ -73,6 +74,13 @@ export function createProcessGroupWatchdog({
   /** The groups the watchdog has not confirmed yet, with what settles their `watch` (held or not). */
   const unconfirmed = new Map<number, { confirmed: Promise<boolean>; settle: (held: boolean) => void }>();
   let child: ChildProcess | undefined;
+  /**
+   * While `child` has not answered once (Node still starts it): when its start allowance runs out
+   * (`Date.now()` ms). A command arriving meanwhile waits for the rest of it, not `confirmTimeoutMs`:
+   * otherwise, where Node takes longer than that to start, each such command killed the starting
+   * watchdog and forked another, and none ever ran.
+   */
+  let startDeadline: number | undefined;
   let closed = false;
   /** Watchdogs that died (or never started) before they answered, since one last answered. */
   let unansweredInARow = 0;
@@ -130,6 +138,7 @@ export function createProcessGroupWatchdog({
       const pid = watchingPid(message);
       if (pid === undefined) return;
       answered = true;
+      startDeadline = undefined;
       unansweredInARow = 0;
       settle(pid, true);
     });
@@ -164,12 +173,17 @@ export function createProcessGroupWatchdog({
    */
   const replace = () => {
     child = start();
+    startDeadline = Date.now() + startTimeoutMs;
     if (child === undefined) settleAll(false);
   };
 
+  /** What is left of the current watchdog's start allowance: 0 once it answered, or it is spent. */
+  const startAllowanceLeft = () => (child === undefined || startDeadline === undefined ? 0 : Math.max(0, startDeadline - Date.now()));
+
   /** Tells the watchdog `pid` (forking it if there is none). */
   const hold = (pid: number): { confirmed: Promise<boolean>; to: ChildProcess | undefined } => {
-    const confirmed = confirmation(pid, child === undefined ? startTimeoutMs : confirmTimeoutMs);
+    const timeoutMs = child === undefined ? startTimeoutMs : startDeadline !== undefined ? startAllowanceLeft() : confirmTimeoutMs;
+    const confirmed = confirmation(pid, timeoutMs);
     if (child === undefined) replace();
     else send(child, { type: 'watch', pid });
     return { confirmed, to: child };
@@ -183,9 +197,10 @@ export function createProcessGroupWatchdog({
       if (await first.confirmed) return true;
       if (closed || !watched.has(pid)) return false;
       // The watchdog it was sent to died, or did not answer: a stopped one is killed (not let go,
-      // which would stop every group it holds). One more try: with one forked since (which has
-      // `pid` in its argv, or not yet answered), or a new one.
-      if (child !== undefined && child === first.to) {
+      // which would stop every group it holds), unless it is still within its start allowance (the
+      // wait that ran out was one for the watchdog before it). One more try: with one forked since
+      // (which has `pid` in its argv, or not yet answered), or a new one.
+      if (child !== undefined && child === first.to && startAllowanceLeft() === 0) {
         child.kill('SIGKILL');
         child = undefined;
       }
