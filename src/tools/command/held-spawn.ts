@@ -26,6 +26,11 @@ const HOLD_SHELL = '/bin/sh';
 
 export interface HeldChild {
   child: ChildProcess;
+  /**
+   * Whether `child` is the stand-in, which runs none of the command until `release`; false when the
+   * command was spawned outright (it runs already, and `release` does nothing).
+   */
+  held: boolean;
   /** Lets the command run. Quiet if the child is gone (stopped while held). */
   release(): void;
 }
@@ -46,7 +51,7 @@ type StdioChoice = 'pipe' | 'ignore' | 'inherit';
  */
 export function spawnHeld(command: string, args: readonly string[], options: SpawnHeldOptions): HeldChild {
   const standIn = standInArguments(command, args, options);
-  if (standIn === undefined) return { child: spawn(command, args, { ...options, shell: false }), release: () => {} };
+  if (standIn === undefined) return { child: spawn(command, args, { ...options, shell: false }), held: false, release: () => {} };
   const child = spawn(HOLD_SHELL, standIn, { ...options, shell: false, stdio: [...options.stdio, 'pipe'] });
   // A socket both ways (Node's 'pipe'); only written to.
   const gate = child.stdio[3] as Writable | null | undefined;
@@ -55,6 +60,7 @@ export function spawnHeld(command: string, args: readonly string[], options: Spa
   let released = false;
   return {
     child,
+    held: true,
     release() {
       if (released || gate === null || gate === undefined) return;
       released = true;

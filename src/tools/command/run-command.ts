@@ -41,7 +41,9 @@ export interface SpawnCommandOptions extends Omit<RunCommandOptions, 'environmen
    * Given, the command is spawned held (`spawnHeld`): told its process id, and its executable runs
    * only once this settled `true`, so that a supervisor holds its group before it can run anything
    * (a bot killed between the spawn and a plain `onSpawn` left it running unwatched). `false`: no
-   * supervisor holds it, so the command is not started (`notWatched`). Must not reject.
+   * supervisor holds it, so the command is not started (`notWatched`). Must not reject. The
+   * command's timeout starts when it is let go; one that passes first, or an abort, while it is
+   * held stops it unrun (`timedOutBeforeStart`, `ABORTED_BEFORE_START`), as `false` does.
    */
   hold?: (pid: number) => Promise<boolean>;
   /**
@@ -115,8 +117,13 @@ export async function spawnCommand(options: SpawnCommandOptions): Promise<Comman
       detached: USE_PROCESS_GROUP,
       windowsHide: true,
     };
-    const { child, release } = hold ? spawnHeld(executable, args, spawnOptions) : { child: spawn(executable, args, { ...spawnOptions, shell: false }), release: () => {} };
-    const spawnedAt = performance.now();
+    const { child, release, held } = hold
+      ? spawnHeld(executable, args, spawnOptions)
+      : { child: spawn(executable, args, { ...spawnOptions, shell: false }), release: () => {}, held: false };
+    /** Whether the command may be running: false while the held stand-in waits to be let go. */
+    let started = !held;
+    /** When the command's timeout clock started: at its start, so a hold does not use up its time. */
+    let clockStartedAt = performance.now();
     let timedOut = false;
     let stopReason: string | undefined;
     /** The held stand-in was killed before it became the command: its exit is not the command's. */
@@ -124,20 +131,38 @@ export async function spawnCommand(options: SpawnCommandOptions): Promise<Comman
     let exit: { code: number | null; signal: string | null } | undefined;
     let settled = false;
     const timers: NodeJS.Timeout[] = [];
+    let timeoutTimer: NodeJS.Timeout | undefined;
 
     const sendSignal = (signal: NodeJS.Signals) => {
       if (child.pid !== undefined) signalProcessGroup(child.pid, signal);
     };
-    const stop = (reason: string) => {
+    /** `beforeStart` is the reason if the command is still held: then it never ran, and has nothing to clean up. */
+    const stop = ({ reason, beforeStart }: { reason: string; beforeStart: string }) => {
       if (stopReason !== undefined || exit !== undefined || settled) return;
+      if (!started) {
+        stopReason = beforeStart;
+        neverRan = true;
+        sendSignal('SIGKILL');
+        return;
+      }
       stopReason = reason;
       sendSignal('SIGTERM');
       timers.push(setTimeout(() => sendSignal('SIGKILL'), killGraceMs));
+    };
+    const startClock = () => {
+      clearTimeout(timeoutTimer);
+      clockStartedAt = performance.now();
+      timeoutTimer = setTimeout(() => {
+        if (exit !== undefined) return;
+        timedOut = true;
+        stop({ reason: `timed out after ${timeoutMs} ms`, beforeStart: timedOutBeforeStart(timeoutMs) });
+      }, timeoutMs);
     };
     const settle = (error?: string) => {
       if (settled) return;
       settled = true;
       for (const timer of timers) clearTimeout(timer);
+      clearTimeout(timeoutTimer);
       abortSignal?.removeEventListener('abort', onAbort);
       child.stdout?.destroy();
       child.stderr?.destroy();
@@ -159,21 +184,28 @@ export async function spawnCommand(options: SpawnCommandOptions): Promise<Comman
       // rest of the command's time, as it would have had the command waited for it.
       const pid = child.pid;
       if (pid !== undefined) {
-        endLeftoverProcessGroup({ pid, remainingMs: timeoutMs - (performance.now() - spawnedAt), graceMs: killGraceMs, ...(abortSignal && { abortSignal }), onGone: () => onGroupGone?.() });
+        endLeftoverProcessGroup({ pid, remainingMs: timeoutMs - (performance.now() - clockStartedAt), graceMs: killGraceMs, ...(abortSignal && { abortSignal }), onGone: () => onGroupGone?.() });
       }
     };
-    const onAbort = () => stop('aborted');
+    const onAbort = () => stop({ reason: 'aborted', beforeStart: ABORTED_BEFORE_START });
     if (child.pid !== undefined) {
       onSpawn?.(child.pid);
       // Stopped (timed out, aborted) while held: the group is being signalled, nothing to let run.
       if (hold) {
-        void hold(child.pid).then((held) => {
+        void hold(child.pid).then((watched) => {
           if (stopReason !== undefined || exit !== undefined) return;
-          if (held) return release();
-          // Never run unwatched: a bot killed then would leave it running for good.
-          stopReason = notWatched(executable);
-          neverRan = true;
-          sendSignal('SIGKILL');
+          if (!watched) {
+            // Never run unwatched: a bot killed then would leave it running for good.
+            stopReason = notWatched(executable);
+            neverRan = true;
+            sendSignal('SIGKILL');
+            return;
+          }
+          // Spawned outright (it could not be held): it runs already, on the clock it started with.
+          if (started) return;
+          release();
+          started = true;
+          startClock();
         });
       }
     }
@@ -193,18 +225,18 @@ export async function spawnCommand(options: SpawnCommandOptions): Promise<Comman
     });
     child.on('close', () => settle());
 
-    timers.push(
-      setTimeout(() => {
-        if (exit !== undefined) return;
-        timedOut = true;
-        stop(`timed out after ${timeoutMs} ms`);
-      }, timeoutMs),
-    );
+    // A held command's clock starts again when it is let go; until then this bounds its wait.
+    startClock();
     abortSignal?.addEventListener('abort', onAbort, { once: true });
   });
 }
 
 export const ABORTED_BEFORE_START = 'aborted before start';
+
+/** Why a held command whose timeout passed before the process-group watchdog held its group did not run. */
+export function timedOutBeforeStart(timeoutMs: number): string {
+  return `timed out after ${timeoutMs} ms before it could start: the process-group watchdog did not confirm in time that it watches the command, so it was not started`;
+}
 
 /** The result of a command that did not run (or was not waited for): no output, only `error`. */
 export function commandNotRun({ error, durationMs }: { error: string; durationMs: number }): CommandResult {
