@@ -3,6 +3,7 @@ import { accessSync, closeSync, constants, openSync, readSync, statSync } from '
 import { delimiter, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { defaultSearchPath } from './default-search-path.js';
+import { elfInterpreter } from './elf-interpreter.js';
 import { USE_PROCESS_GROUP } from './process-group.js';
 
 /**
@@ -10,18 +11,19 @@ import { USE_PROCESS_GROUP } from './process-group.js';
  * command (`exec`: the same process, so the same pid and process group), fd 3 closed. The command
  * and its arguments are positional parameters, never part of the script: nothing is interpolated.
  * If the line never comes (the bot was killed before it let the child go), `read` meets the end of
- * the pipe and the stand-in exits: the command never ran.
+ * the pipe and the stand-in exits: the command never ran. `read` runs in a subshell, so the variable
+ * it sets is not the command's (any name could be one it is given: `_` is in most environments).
  * The command gets its environment through the shell: names that are not shell identifiers are
  * dropped, IFS, OPTIND and PPID (if set) are the shell's, PWD is set (README, "Command tools and
  * `spawn`"). Not handed over otherwise: in argv, anyone could read it in /proc/<pid>/cmdline.
  */
-const HOLD_SCRIPT = 'read -r _ <&3 || exit 125; exec "$@" 3<&-';
+const HOLD_SCRIPT = '(read -r line <&3) || exit 125; exec "$@" 3<&-';
 /**
  * `HOLD_SCRIPT` for a child given no `PATH`: the shell looks the command up along `$1`, the search
  * path `spawn` would have used (`defaultSearchPath`), not along its own default. A variable that was
  * not in the environment is not exported when it is set: the command still gets no `PATH`.
  */
-const HOLD_SCRIPT_SEARCHING = 'read -r _ <&3 || exit 125; PATH=$1; shift; exec "$@" 3<&-';
+const HOLD_SCRIPT_SEARCHING = '(read -r line <&3) || exit 125; PATH=$1; shift; exec "$@" 3<&-';
 const HOLD_SHELL = '/bin/sh';
 
 export interface HeldChild {
@@ -47,7 +49,8 @@ type StdioChoice = 'pipe' | 'ignore' | 'inherit';
  * runs from the moment `spawn` returns, and a bot killed before it told the watchdog left it running
  * unwatched. When holding is not possible (Windows, no process groups; a child given no `PATH` where
  * `spawn`'s default search path is not known), or the command would not run anyway (not found, not
- * executable, `cwd` not a directory: let `spawn` report it, as before), it is spawned outright.
+ * executable, its `#!` interpreter or ELF loader missing, `cwd` not a directory: let `spawn` report
+ * it, as before), it is spawned outright.
  */
 export function spawnHeld(command: string, args: readonly string[], options: SpawnHeldOptions): HeldChild {
   const standIn = standInArguments(command, args, options);
@@ -120,21 +123,26 @@ const SHEBANG_DEPTH_LIMIT = 4;
 
 /**
  * Whether `exec` of the executable file `path` would start: a script's `#!` interpreter must be an
- * executable file too (else the exec fails with ENOENT or EACCES, which a direct spawn reports as
- * `command not found` / `permission denied`, and the shell as its own exit 127/126). Only the first
- * line is read. A file that cannot be read is left to `exec` (a binary needs only execute permission).
+ * executable file too, and so must an ELF binary's loader (else the exec fails with ENOENT or EACCES,
+ * which a direct spawn reports as `command not found` / `permission denied`, and the shell as its
+ * own exit 127/126). Only the `#!` line, or the ELF headers and loader path, are read. A file that
+ * cannot be read is left to `exec` (a binary needs only execute permission).
  */
 function isRunnable(path: string, directory: string, depth = 0): boolean {
   if (!isExecutableFile(path)) return false;
-  const interpreter = shebangInterpreter(path);
+  const interpreter = interpreterOf(path);
   if (interpreter === undefined) return true;
-  if (interpreter === '' || depth >= SHEBANG_DEPTH_LIMIT) return false;
-  // A relative interpreter is found from the cwd of the process, as the kernel does.
-  return isRunnable(resolve(directory, interpreter), directory, depth + 1);
+  // A relative path is found from the cwd of the process, as the kernel does.
+  if (interpreter.kind === 'loader') return isExecutableFile(resolve(directory, interpreter.path));
+  if (interpreter.path === '' || depth >= SHEBANG_DEPTH_LIMIT) return false;
+  return isRunnable(resolve(directory, interpreter.path), directory, depth + 1);
 }
 
-/** The interpreter named on the `#!` line `path` starts with ('' if none is named), if it starts with one. */
-function shebangInterpreter(path: string): string | undefined {
+/**
+ * What `exec` of `path` runs first: the interpreter named on the `#!` line it starts with ('' if none
+ * is named), or the loader an ELF binary names; undefined for neither, or a file that cannot be read.
+ */
+function interpreterOf(path: string): { kind: 'script' | 'loader'; path: string } | undefined {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -144,10 +152,13 @@ function shebangInterpreter(path: string): string | undefined {
   try {
     const head = Buffer.alloc(SHEBANG_LINE_LIMIT);
     const length = readSync(fd, head, 0, head.length, 0);
-    if (length < 2 || head[0] !== 0x23 || head[1] !== 0x21) return undefined;
+    if (length < 2 || head[0] !== 0x23 || head[1] !== 0x21) {
+      const loader = elfInterpreter(fd);
+      return loader === undefined ? undefined : { kind: 'loader', path: loader };
+    }
     const line = head.subarray(2, length).toString('latin1').split('\n')[0] ?? '';
     // As the kernel reads it: spaces and tabs around the name, nothing else (a '\r' is part of it).
-    return line.replace(/^[ \t]+/, '').split(/[ \t]/)[0] ?? '';
+    return { kind: 'script', path: line.replace(/^[ \t]+/, '').split(/[ \t]/)[0] ?? '' };
   } catch {
     return undefined;
   } finally {

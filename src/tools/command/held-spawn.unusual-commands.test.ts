@@ -16,7 +16,7 @@ const argvOf = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').spl
 const isStandIn = (pid: number) => {
   try {
     const [shell, flag, script] = argvOf(pid);
-    return shell === '/bin/sh' && flag === '-c' && script?.startsWith('read -r _ <&3') === true;
+    return shell === '/bin/sh' && flag === '-c' && script?.startsWith('(read -r line <&3)') === true;
   } catch {
     return false;
   }
