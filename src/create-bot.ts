@@ -25,6 +25,7 @@ import { recoverStalledWork } from './conversation/recover-stalled-work.js';
 import { createMessageTakeBacks } from './conversation/message-take-back.js';
 import type { KeptRetrySchedule } from './conversation/kept-retries.js';
 import { createCardRefreshes } from './approvals/card-refreshes.js';
+import { withMissingCopies } from './approvals/post-card-copies.js';
 import { createLoadGate, createLoadMonitor } from './conversation/load-gate.js';
 import { createThreadWorker, type ThreadWorker } from './conversation/thread-worker.js';
 import { createWorkPuller } from './conversation/work-puller.js';
@@ -232,8 +233,6 @@ async function assemble(
   const historyTtlMs = wholeMilliseconds(config.history.ttlHours, 'h');
   // A fenced turn's clean-up, kept in the store when Slack fails it, and tried again by the sweep below.
   const takeBacks = createMessageTakeBacks({ store, messenger, logger, now, ...(options.keptRetries ? { schedule: options.keptRetries } : {}) });
-  // A card Slack would not update, kept in the store and drawn again (by the sweep below too).
-  const cardRefreshes = createCardRefreshes({ store, messenger, takeBacks, logger, now, ...(options.keptRetries ? { schedule: options.keptRetries } : {}) });
   const conversation = createConversation({
     store,
     messenger,
@@ -303,6 +302,17 @@ async function assemble(
       input,
       context: { requesterId: step.requesterId, teamId: step.teamId, channel: step.channel, threadTs: step.threadTs },
     });
+  // A card Slack would not update, kept in the store and drawn again (by the sweep below too), with
+  // the copies its routing lacks first (a decision whose outcome was not known posts none itself).
+  const cardRefreshes = createCardRefreshes({
+    store,
+    messenger,
+    takeBacks,
+    logger,
+    now,
+    ...(options.keptRetries ? { schedule: options.keptRetries } : {}),
+    copies: (step) => withMissingCopies({ store, messenger, logger, step, currentEvaluation: evaluateInput, failure: 'could not post copies of an approval card drawn again' }),
+  });
   // What this process's recovery sweeps have said already (`recoverStalledWork`).
   const recoveryReported = { newerRelease: false };
   const sweeper = createExpirySweeper({

@@ -46,6 +46,13 @@ type Dependencies = {
   pause?: (ms: number) => Promise<void>;
   /** When to try again; default `KEPT_RETRIES`. */
   schedule?: KeptRetrySchedule;
+  /**
+   * Posts the copies an open step's routing asks for and it lacks, answering the step as it then
+   * stands (`withMissingCopies`): run before its card is drawn again. A decision whose outcome was
+   * not known posts none itself: an edit that landed under a rule routed elsewhere would never be
+   * shown to that rule's approvers.
+   */
+  copies?: (step: PendingStep) => Promise<PendingStep>;
 };
 
 /**
@@ -119,7 +126,7 @@ const endText: Record<Outcome, string> = {
  * open, with buttons for the version waiting, and a notice says what became of the request.
  */
 export function createCardRefreshes(options: Dependencies): CardRefreshes {
-  const { store, messenger, takeBacks, logger, now = Date.now, pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms)), schedule = KEPT_RETRIES } = options;
+  const { store, messenger, takeBacks, logger, now = Date.now, pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms)), schedule = KEPT_RETRIES, copies } = options;
 
   /**
    * Shows the step, and again while it changed meanwhile: an update of an older revision may land
@@ -376,7 +383,7 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
       }
       // Gone, or never posted (whoever posts it shows the step as it is then).
       if (step?.cardTs === undefined) return { done: true, outcome: 'gone' };
-      const shown = { ...step, cardTs: step.cardTs };
+      const shown = { ...(copies && step.phase === 'pending' ? await copies(step) : step), cardTs: step.cardTs };
       try {
         await showLatest(shown);
         return { done: true, outcome: 'shown' };

@@ -13,7 +13,7 @@ import { encodeWorkItem } from '../conversation/work-item.js';
 import { faultPoint } from '../runtime/fault-points.js';
 import { createStoreWait } from './store-wait.js';
 import { currentVersion } from './input-version.js';
-import { postMissingCopies } from './post-card-copies.js';
+import { withMissingCopies } from './post-card-copies.js';
 import { showStep } from './show-step.js';
 import type { CardRefreshes } from './card-refreshes.js';
 import { isQuestion, type PendingCall, type PendingStep } from './pending-step.js';
@@ -281,6 +281,7 @@ export function createCallDecider(options: DecideCallOptions) {
       // A decision that may have landed: its card is drawn again from the step as Redis has it, by this process's
       // tries over some seconds, and by the sweep when Redis took the refresh (it may not have, still unreachable).
       // Redis may stay unreachable past those tries (a Sentinel failover takes 30 s): the refresh is kept once it answers.
+      // Each draw posts first the copies the step's routing lacks: an edit that landed under a rule routed elsewhere.
       if (outcome.unsettled) await options.cardRefreshes?.redraw({ ...outcome.unsettled, untilStoreAnswers: true });
       return outcome.closing;
     }
@@ -304,11 +305,7 @@ export function createCallDecider(options: DecideCallOptions) {
    * its copies go there before the cards are shown, so the thread's card shows where they are.
    */
   async function postCopiesForEdit(step: PendingStep): Promise<PendingStep> {
-    const posted = await postMissingCopies({ store, messenger, logger, step, currentEvaluation: options.evaluateInput }).catch((error: unknown) => {
-      logger.warn({ event: 'card-copy-failed', stepId: step.stepId, err: error }, 'could not post copies for an edited call');
-      return 0;
-    });
-    return posted > 0 ? ((await store.getStep(step.stepId)) ?? step) : step;
+    return withMissingCopies({ store, messenger, logger, step, currentEvaluation: options.evaluateInput, failure: 'could not post copies for an edited call' });
   }
 
   return { record, publish };

@@ -45,6 +45,28 @@ export async function postMissingCopies(options: {
 }
 
 /**
+ * The step with the copies its routing asks for and lacks posted (`postMissingCopies`), read again
+ * when any were: drawn from it, the thread's card shows where they wait. A failure to post them is
+ * logged with `failure` (what that leaves undone) and the step answered as it was: its card is
+ * still drawn.
+ */
+export async function withMissingCopies(options: {
+  store: Pick<StepStore, 'recordCardCopy' | 'getStep'>;
+  messenger: ThreadMessenger;
+  logger: Logger;
+  step: PendingStep;
+  currentEvaluation?: CurrentEvaluation | undefined;
+  failure: string;
+}): Promise<PendingStep> {
+  const { store, logger, step } = options;
+  const posted = await postMissingCopies(options).catch((error: unknown) => {
+    logger.warn({ event: 'card-copy-failed', stepId: step.stepId, err: error }, options.failure);
+    return 0;
+  });
+  return posted > 0 ? ((await store.getStep(step.stepId)) ?? step) : step;
+}
+
+/**
  * The approvers to DM whom the config in force lets decide a waiting call that DMs them, as a hop
  * announces only those: the card's policy is stored with it, and after a deploy that took someone
  * off the rule (a fallback approver swapped) a DM would hand them the request's input and buttons
