@@ -29,6 +29,27 @@ function namedWrite({ key, ttl, answer = 'written' }: { key: number; ttl: number
 }
 
 /**
+ * A Lua expression: the value of the JSON that `text` (a Lua expression) holds, or nil when it cannot
+ * be read. The bot writes its JSON with `JSON.stringify`, which escapes a lone UTF-16 surrogate (half
+ * of an emoji in a model's tool input or answer) as `\ud800`: valid JSON, which `JSON.parse` reads
+ * back as it was, but cjson refuses it ("invalid unicode escape code"). Such text is read a second
+ * time with every surrogate escape as U+FFFD: a change inside strings only (an escaped backslash
+ * before `u` stays a backslash), and the scripts never look at the strings that can hold one (a
+ * grant's input), only at fields the bot itself fills (`expiresAt`). What is stored stays the
+ * bot's own text, read back exactly: a grant keeps covering the very input that was approved, and
+ * only that. Nil (JSON nested deeper than cjson reads, or not JSON) is for each caller to treat as
+ * the safe answer.
+ */
+function decodedJson(text: string): string {
+  return `(function(text)
+  local decoded, value = pcall(cjson.decode, text)
+  if not decoded then decoded, value = pcall(cjson.decode, (string.gsub(text, '\\\\u[dD][89a-fA-F]%x%x', '\\\\ufffd'))) end
+  if decoded then return value end
+  return nil
+end)(${text})`;
+}
+
+/**
  * Sets the Lua local `clock` to the time deadlines are judged by, in epoch ms: ARGV[override] when
  * given (a test's fake clock, see `RedisStoreOptions.serverClock`), else the server's `TIME`. One
  * clock for every replica, whatever theirs say. A script may write after `TIME`: Redis 7 replicates
@@ -392,9 +413,9 @@ ${markExecutingAttempt.ranBefore}
 if ARGV[5] ~= '' then
   local json = redis.call('HGET', KEYS[4], ARGV[5])
   if not json then return 'grant-gone' end
-  local decoded, grant = pcall(cjson.decode, json)
+  local grant = ${decodedJson('json')}
   ${serverClock({ override: 6 })}
-  if not decoded or type(grant) ~= 'table' or type(grant.expiresAt) ~= 'number' or grant.expiresAt <= clock then return 'grant-gone' end
+  if type(grant) ~= 'table' or type(grant.expiresAt) ~= 'number' or grant.expiresAt <= clock then return 'grant-gone' end
 end
 redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
@@ -451,15 +472,18 @@ return clock
  * KEYS[1] a channel's grants hash. ARGV[1] the clock to judge expiry by instead of `TIME` (tests)
  * or ''. Removes the grants over by that clock, the one their `grant-created` records stamped their
  * end by (so the trail still says when each ended), and returns the JSON of the others. A reader's
- * own clock never removes one: one running fast would take live grants from every replica.
+ * own clock never removes one: one running fast would take live grants from every replica. One the
+ * script cannot read (`decodedJson`) is removed too: MARK_EXECUTING_SCRIPT could never start a call
+ * on it, so listed, the gate would let calls through on it that are then refused, never asking a
+ * human, and `/countersign grants` would show it as active for good.
  */
 export const LIST_GRANTS_SCRIPT = `
 ${serverClock({ override: 1 })}
 local live = {}
 local stored = redis.call('HGETALL', KEYS[1])
 for i = 1, #stored, 2 do
-  local decoded, grant = pcall(cjson.decode, stored[i + 1])
-  if decoded and type(grant) == 'table' and type(grant.expiresAt) == 'number' and grant.expiresAt <= clock then
+  local grant = ${decodedJson('stored[i + 1]')}
+  if type(grant) ~= 'table' or type(grant.expiresAt) ~= 'number' or grant.expiresAt <= clock then
     redis.call('HDEL', KEYS[1], stored[i])
   else
     table.insert(live, stored[i + 1])
