@@ -35,10 +35,10 @@ function namedWrite({ key, ttl, answer = 'written' }: { key: number; ttl: number
  * back as it was, but cjson refuses it ("invalid unicode escape code"). Such text is read a second
  * time with every surrogate escape as U+FFFD: a change inside strings only (an escaped backslash
  * before `u` stays a backslash), and the scripts never look at the strings that can hold one (a
- * grant's input), only at fields the bot itself fills (`expiresAt`). What is stored stays the
- * bot's own text, read back exactly: a grant keeps covering the very input that was approved, and
- * only that. Nil (JSON nested deeper than cjson reads, or not JSON) is for each caller to treat as
- * the safe answer.
+ * grant's input, a thread's answer), only at fields the bot itself fills (`expiresAt`,
+ * `pendingStepId`). What is stored stays the bot's own text, read back exactly: a grant keeps
+ * covering the very input that was approved, and only that. Nil (JSON nested deeper than cjson
+ * reads, or not JSON) is for each caller to treat as the safe answer.
  */
 function decodedJson(text: string): string {
   return `(function(text)
@@ -94,6 +94,8 @@ end`;
  * Checks a history write (ARGV[history], JSON: see `HistoryWrite`) against the thread KEYS[meta]
  * (a hash: `meta`, `revision`) and its message list KEYS[list]: a patch is refused with 'stale'
  * unless the stored history is the one it was planned from. Sets the Lua local `revision`.
+ * cjson reads it as it is (`decodedJson` is not needed): its only strings are messages as JSON text,
+ * in which `JSON.stringify` already escaped any lone surrogate, so here its backslash is escaped too.
  */
 function checkHistoryWrite({ meta, list, history }: { meta: number; list: number; history: number }): string {
   return `
@@ -111,12 +113,15 @@ if history.mode == 'patch' and (kind ~= 'hash' or revision ~= history.baseRevisi
  * a request waits in the thread (its `pendingStepId`), later if it was already kept longer: such a
  * save never shortens the life the step gave it (CREATE_STEP_SCRIPT, `stepRecordTtlMs`). Once
  * nothing waits, the save's TTL stands again: a thread whose request was decided at once is kept
- * `history.ttlHours`, not until two days past that request's expiry.
+ * `history.ttlHours`, not until two days past that request's expiry. Fields the script cannot read
+ * (`decodedJson`: nested deeper than cjson reads) are saved all the same, with the longer life, as
+ * if a request waited: a Lua error there would refuse every save of the thread.
  */
 function applyHistoryWrite({ meta, list, metaJson, ttl }: { meta: number; list: number; metaJson: number; ttl: number }): string {
   return `
 local threadTtl = tonumber(ARGV[${ttl}])
-if type(cjson.decode(ARGV[${metaJson}]).pendingStepId) == 'string' then threadTtl = math.max(threadTtl, redis.call('PTTL', KEYS[${meta}])) end
+local fields = ${decodedJson(`ARGV[${metaJson}]`)}
+if type(fields) ~= 'table' or type(fields.pendingStepId) == 'string' then threadTtl = math.max(threadTtl, redis.call('PTTL', KEYS[${meta}])) end
 if history.mode == 'patch' then
   if history.dropFront > 0 then redis.call('LTRIM', KEYS[${list}], history.dropFront, -1) end
   for _, entry in ipairs(history.set) do redis.call('LSET', KEYS[${list}], entry[1], entry[2]) end
