@@ -33,6 +33,7 @@ const OUTAGE_KEEP = { ownTriesTimes: 20 };
  */
 type Outcome = 'shown' | 'posted-again' | 'told' | 'gone' | 'unconfirmed' | 'notice-owed';
 type Tried = KeptTry<Outcome>;
+type NotDone = Extract<Tried, { done: false }>;
 /** A card posted again and recorded, with the step it shows. */
 type Reposted = { ts: string; shown: PendingStep };
 
@@ -164,16 +165,24 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
 
   /**
    * A new card for an open step, recorded in place of the one Slack would not update, with the step
-   * it shows. Undefined when it could not be posted; `unconfirmed` when Slack may have posted it but
-   * it could not be looked for; else as `recordPosted`.
+   * it shows. Undefined when Slack refused it; a try not done when Slack failed it for now (it posted
+   * nothing); `unconfirmed` when Slack may have posted it but it could not be looked for; else as
+   * `recordPosted`.
    */
-  const postCardAgain = async (step: PendingStep & { cardTs: string }): Promise<Reposted | 'taken-back' | { unconfirmed: UnconfirmedCardPost } | undefined> => {
+  const postCardAgain = async (step: PendingStep & { cardTs: string }): Promise<Reposted | 'taken-back' | { unconfirmed: UnconfirmedCardPost } | NotDone | undefined> => {
     let fresh: string;
     try {
       fresh = await messenger.postStepCard({ step });
     } catch (error) {
       const unconfirmed = unconfirmedCardPostOf(error);
       if (unconfirmed !== undefined) return { unconfirmed };
+      // Told "may show an earlier state" and forgotten, the card Slack would not update would stay the
+      // step's only one for good: after an edit, its buttons offer a version every click is refused for.
+      if (slackMayTakeItLater(error)) {
+        logger.warn({ event: 'card-repost-failed', stepId: step.stepId, err: error }, 'could not post an approval card again for now; it is tried again later');
+        const retryAfterMs = slackRetryAfterMs(error);
+        return { done: false, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
+      }
       logger.warn({ event: 'card-repost-failed', stepId: step.stepId, err: error }, 'could not post an approval card again');
       return undefined;
     }
@@ -217,17 +226,19 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
    * Slack refuses the card's update, not for now: the card is posted again (an open request) and the
    * thread told. A card Slack may have posted though it could not be looked for is not forgotten: a
    * refresh of its own (`unconfirmed`) looks for it before any other card is posted for `refresh`.
+   * One Slack failed for now is tried again later.
    */
-  const postAgain = async (refresh: PendingCardRefresh, step: PendingStep & { cardTs: string }, error: unknown): Promise<Outcome> => {
+  const postAgain = async (refresh: PendingCardRefresh, step: PendingStep & { cardTs: string }, error: unknown): Promise<Tried> => {
     const posted = step.phase === 'pending' ? await postCardAgain(step) : undefined;
     // Another process's card is the step's: it tells the thread.
-    if (posted === 'taken-back') return 'gone';
+    if (posted === 'taken-back') return { done: true, outcome: 'gone' };
+    if (posted !== undefined && 'done' in posted) return posted;
     if (posted !== undefined && 'unconfirmed' in posted) {
       const unconfirmed: UnconfirmedRepost = { ...posted.unconfirmed, replacing: step.cardTs, revision: step.revision, channel: step.channel, threadTs: step.threadTs, threadKey: step.threadKey };
-      if (await keepUnconfirmed(refresh, unconfirmed, error)) return 'unconfirmed';
-      return tell(step, undefined, shortError(error), error);
+      if (await keepUnconfirmed(refresh, unconfirmed, error)) return { done: true, outcome: 'unconfirmed' };
+      return { done: true, outcome: await tell(step, undefined, shortError(error), error) };
     }
-    return tell(step, posted, shortError(error), error);
+    return { done: true, outcome: await tell(step, posted, shortError(error), error) };
   };
 
   /**
@@ -393,7 +404,7 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
           const retryAfterMs = slackRetryAfterMs(error);
           return { done: false, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
         }
-        return { done: true, outcome: await postAgain(refresh, shown, error) };
+        return await postAgain(refresh, shown, error);
       }
     } catch (error) {
       logger.warn({ event: 'card-refresh-failed', stepId, err: error }, 'could not draw an approval card again; it is tried again later');

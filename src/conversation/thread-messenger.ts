@@ -92,7 +92,9 @@ export interface ThreadMessenger {
    * Posts the approval card of `step` in its thread; resolves with the card's message ts. A post
    * whose reply was lost (Slack may have applied it) resolves with the card found in the thread, if
    * there is one, and throws otherwise: a `CardPostUnconfirmedError` when the thread could not be
-   * searched, whose `post` finds the card later (`findPostedCard`).
+   * searched, whose `post` finds the card later (`findPostedCard`); a `SlackCallError` whose
+   * `tryLater` is true when Slack posted nothing but a later try may get past the failure (Slack
+   * failing or throttling for now).
    */
   postStepCard(options: { step: PendingStep }): Promise<string>;
   /**

@@ -22,9 +22,10 @@ describe('a card posted again whose reply was lost (review N)', () => {
   it('is not taken to be the old card Slack would not update', async () => {
     const { slack, logger, messenger, threadTs, step, store, firstCardTs: first } = await startCardRepostScene({ cleanups });
 
-    // Slack will not update any card any more; the re-post meets a 502 and is not applied.
+    // Slack will not update any card any more; every re-post meets a 502 and is not applied (one that is
+    // Slack failing for now: the refresh is kept to post it again later).
     slack.failWhen('chat.update', () => true, { error: 'cant_update_message' });
-    slack.failNext('chat.postMessage', { status: 502 });
+    slack.failWhen('chat.postMessage', (call) => JSON.stringify(call.args.blocks ?? []).includes(step.stepId), { status: 502 });
     const takeBacks = { takeBack: async () => {} };
     const refreshes = createCardRefreshes({ store, messenger, takeBacks, logger, pause: async () => {} });
     await refreshes.redraw({ stepId: step.stepId, error: new Error('cant_update_message') });

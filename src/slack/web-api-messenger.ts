@@ -88,7 +88,7 @@ export function createWebApiMessenger(options: { client: WebClient; logger: Logg
         if (!response.ts) throw new SlackResponseError({ method: 'chat.postMessage', missing: 'ts' });
         return response.ts;
       } catch (error) {
-        if (!mayHaveBeenApplied(error)) throw error;
+        if (!mayHaveBeenApplied(error)) throw cardPostFailure(error);
         // Slack may have posted it though its reply was lost (a 502, a timeout): a card found stands as
         // the step's (its buttons decide), rather than live beside a "could not post" notice.
         const post = { text: card.text, after, mark };
@@ -100,7 +100,7 @@ export function createWebApiMessenger(options: { client: WebClient; logger: Logg
           logger.warn({ event: 'card-post-unconfirmed', stepId: step.stepId, err: readError }, 'could not look for an approval card whose post lost its reply');
           throw new CardPostUnconfirmedError({ cause: error, post });
         }
-        if (found === undefined) throw error;
+        if (found === undefined) throw cardPostFailure(error);
         logger.warn({ event: 'card-post-reply-lost', stepId: step.stepId, ts: found }, 'the approval card was posted though its reply was lost');
         return found;
       }
@@ -181,6 +181,17 @@ export function createWebApiMessenger(options: { client: WebClient; logger: Logg
 /** The card a post whose reply was lost left in the thread, found by its mark (`withPostMark`). */
 function findPostedCard(client: WebClient, { channel, threadTs, post }: { channel: string; threadTs: string; post: UnconfirmedCardPost }): Promise<string | undefined> {
   return findUnconfirmedPost({ client, channel, threadTs, post: { text: post.text, after: post.after, carrying: post.mark }, known: [] });
+}
+
+/**
+ * A card's post Slack did not apply, as thrown: one a later try may get past (Slack failing or
+ * throttling for now, `worthTryingLater`) says so (`SlackCallError.tryLater`), so a card posted again
+ * is tried later instead of given up; Slack's refusal is thrown as it came (a notice quotes it).
+ */
+function cardPostFailure(error: unknown): unknown {
+  if (!worthTryingLater(error)) return error;
+  const retryAfterMs = retryAfterMsOf(error);
+  return new SlackCallError({ method: 'chat.postMessage', cause: error, tryLater: true, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
 }
 
 /** The bot's DM channel with a user (`conversations.open` answers the same one every time). */

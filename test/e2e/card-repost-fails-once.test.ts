@@ -1,0 +1,61 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createCardRefreshes } from '../../src/approvals/card-refreshes.js';
+import type { StateStore } from '../../src/store/state-store.js';
+import { CARD_REPOST_CHANNEL, recordedTakeBacks, startCardRepostScene } from '../helpers/card-repost-scene.js';
+
+/**
+ * A card Slack will not update for good (cant_update_message) is posted again, and one step of that
+ * fails once, in a way a later try gets past. The refresh must be tried again until the new card is
+ * posted, recorded and the thread told, not end with the card Slack will not update as the step's only
+ * one (after an edit, its buttons offer a version every click is refused for).
+ */
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** The scene over `store` (the scene's own by default), on a clock only the pauses and `sweepsLater` move. */
+async function setUp(options: { store?: (store: StateStore) => StateStore } = {}) {
+  const scene = await startCardRepostScene({ cleanups });
+  const store = options.store?.(scene.store) ?? scene.store;
+  const { takeBacks, takenBack } = recordedTakeBacks();
+  let clock = Date.now();
+  const refreshes = createCardRefreshes({ store, messenger: scene.messenger, takeBacks, logger: scene.logger, now: () => clock, pause: async (ms) => void (clock += ms) });
+  return {
+    ...scene,
+    store,
+    refreshes,
+    takenBack,
+    clock: () => clock,
+    /** Sweeps an hour apart: past any kept pause. */
+    sweepsLater: async () => {
+      for (let i = 0; i < 3; i += 1) {
+        clock += 3_600_000;
+        await refreshes.retryDue();
+      }
+    },
+    notices: () =>
+      scene.slack
+        .messages(CARD_REPOST_CHANNEL, scene.threadTs)
+        .filter((message) => message.text.startsWith(':warning:'))
+        .map((message) => message.text),
+  };
+}
+
+describe('a card posted again, one step of it failing once', () => {
+  it('a re-post Slack failed for now (service_unavailable, nothing posted) is posted by a later try', async () => {
+    const t = await setUp();
+    t.slack.failNext('chat.postMessage', { error: 'service_unavailable' });
+
+    await t.refreshes.redraw({ stepId: t.step.stepId, error: new Error('cant_update_message') });
+    await t.sweepsLater();
+    const cards = t.slack.messages(CARD_REPOST_CHANNEL, t.threadTs).filter((message) => message.ts !== t.threadTs && JSON.stringify(message.blocks ?? []).includes(t.step.stepId));
+    const recorded = (await t.store.getStep(t.step.stepId))?.cardTs;
+    expect({ cardsInThread: cards.length, recordedIsTheStaleCard: recorded === t.firstCardTs, notices: t.notices() }).toEqual({
+      cardsInThread: 2,
+      recordedIsTheStaleCard: false,
+      notices: [expect.stringContaining('so it is posted again just above')],
+    });
+  });
+});
