@@ -196,6 +196,7 @@ describe('a card posted again after an edit, whose re-post fails once', () => {
 
   it.each([
     ['Slack failed for now', { repostFailsOnce: true }],
+    ['whose record the store failed once', { recordFailsOnce: true }],
   ])('a re-post %s is tried again: some card in the thread approves the waiting request', async (_, options) => {
     const w = await world(options);
     await editThenRedraw(w);

@@ -166,8 +166,8 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
   /**
    * A new card for an open step, recorded in place of the one Slack would not update, with the step
    * it shows. Undefined when Slack refused it; a try not done when Slack failed it for now (it posted
-   * nothing); `unconfirmed` when Slack may have posted it but it could not be looked for; else as
-   * `recordPosted`.
+   * nothing) or the store its record; `unconfirmed` when Slack may have posted it but it could not be
+   * looked for; else as `recordPosted`.
    */
   const postCardAgain = async (step: PendingStep & { cardTs: string }): Promise<Reposted | 'taken-back' | { unconfirmed: UnconfirmedCardPost } | NotDone | undefined> => {
     let fresh: string;
@@ -186,33 +186,34 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
       logger.warn({ event: 'card-repost-failed', stepId: step.stepId, err: error }, 'could not post an approval card again');
       return undefined;
     }
-    return recordPosted(step, fresh);
+    const recorded = await recordPosted(step, fresh);
+    return recorded === 'unrecorded' ? { done: false } : recorded;
   };
 
   /**
    * Records `fresh`, a card posted again from `step` (`step.cardTs`: the card it replaces), with the
-   * step it shows. 'taken-back' when another card was recorded first (another process posted it
-   * again, draws it as the step stands after its record, and tells the thread) or the record failed.
+   * step it shows. Else it is taken back: 'taken-back' when another card was recorded first (another
+   * process posted it again, draws it as the step stands after its record, and tells the thread);
+   * 'unrecorded' when the store failed the record (nobody else's card is the step's: the refresh is
+   * tried again, and posts a card again, unless a take-back that failed finds this one on record).
    */
-  const recordPosted = async (step: PendingStep & { cardTs: string }, fresh: string): Promise<Reposted | 'taken-back'> => {
+  const recordPosted = async (step: PendingStep & { cardTs: string }, fresh: string): Promise<Reposted | 'taken-back' | 'unrecorded'> => {
     // Copies link to the thread's card: only then is the new one's link needed.
     const link = step.cardLink === undefined ? undefined : await messenger.permalinkOf({ channel: step.channel, ts: fresh });
     const replaced = await store.replaceStepCard(step.stepId, { from: step.cardTs, to: fresh, ...(link === undefined ? {} : { link }) }).catch((error: unknown) => {
-      logger.warn({ event: 'card-repost-unrecorded', stepId: step.stepId, err: error }, 'could not record an approval card posted again');
-      return false;
+      logger.warn({ event: 'card-repost-unrecorded', stepId: step.stepId, err: error }, 'could not record an approval card posted again; it is taken back and posted again later');
+      return 'failed' as const;
     });
-    if (!replaced && !(await onRecord(step.stepId, fresh))) {
-      await takeBacks.takeBack({ channel: step.channel, ts: [fresh], threadKey: step.threadKey, stepId: step.stepId });
-      return 'taken-back';
-    }
-    return { ts: fresh, shown: await showAfterRepost(step) };
+    if (replaced === true || (replaced === 'failed' && (await onRecord(step.stepId, fresh)))) return { ts: fresh, shown: await showAfterRepost(step) };
+    await takeBacks.takeBack({ channel: step.channel, ts: [fresh], threadKey: step.threadKey, stepId: step.stepId });
+    return replaced === 'failed' ? 'unrecorded' : 'taken-back';
   };
 
   /**
    * Whether `ts` is the step's card on record, read again after a record that failed: this process's
    * own card, recorded by a write whose reply was lost. Then it is the step's only card with live
    * buttons: taken back, the request would be left with none. False when unreadable (the card is
-   * taken back, as one unrecorded).
+   * taken back, as one unrecorded, and the refresh tried again).
    */
   const onRecord = async (stepId: string, ts: string): Promise<boolean> => {
     try {
@@ -291,6 +292,8 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
     // Drawn from the step at `revision`: `recordPosted` draws it again if the step changed since.
     const posted = await recordPosted({ ...step, revision: unconfirmed.revision, cardTs: unconfirmed.replacing }, found);
     if (posted === 'taken-back') return { done: true, outcome: 'gone' };
+    // Looked for again: found absent once taken back, and another card posted in its place.
+    if (posted === 'unrecorded') return { done: false };
     try {
       return { done: true, outcome: await tell(step, posted, undefined, undefined) };
     } catch (error) {

@@ -58,4 +58,27 @@ describe('a card posted again, one step of it failing once', () => {
       notices: [expect.stringContaining('so it is posted again just above')],
     });
   });
+
+  it('a re-post whose record the store failed once (nothing written) is taken back and posted again by a later try', async () => {
+    let failRecord = true;
+    const t = await setUp({
+      store: (store) => ({
+        ...store,
+        replaceStepCard: async (...args) => {
+          if (!failRecord) return store.replaceStepCard(...args);
+          failRecord = false;
+          throw new Error('Connection is closed.');
+        },
+      }),
+    });
+
+    await t.refreshes.redraw({ stepId: t.step.stepId, error: new Error('cant_update_message') });
+    await t.sweepsLater();
+    const recorded = (await t.store.getStep(t.step.stepId))?.cardTs;
+    expect({ recordedIsTheStaleCard: recorded === t.firstCardTs, takenBack: t.takenBack.length, notices: t.notices() }).toEqual({
+      recordedIsTheStaleCard: false,
+      takenBack: 1,
+      notices: [expect.stringContaining('so it is posted again just above')],
+    });
+  });
 });
