@@ -29,7 +29,7 @@ const OUTAGE_KEEP = { ownTriesTimes: 20 };
 /**
  * `told`: the card could not be posted again (or the request is closed): only the thread was told.
  * `unconfirmed`: whether Slack posted the card again is not known: a refresh of its own looks for it.
- * `notice-owed`: a card posted again was found and recorded, the thread not told: a refresh of its own tells it.
+ * `notice-owed`: a card posted again was recorded, the thread not told: a refresh of its own tells it.
  */
 type Outcome = 'shown' | 'posted-again' | 'told' | 'gone' | 'unconfirmed' | 'notice-owed';
 type Tried = KeptTry<Outcome>;
@@ -106,6 +106,14 @@ export function keepFirstCardToFind({ store, step, post, logger, at }: { store: 
 /** A step's first card whose post's outcome is not known: no card it replaces. */
 function firstCardPost(step: PendingStep, post: UnconfirmedCardPost): UnconfirmedRepost {
   return { mark: post.mark, text: post.text, after: post.after, revision: step.revision, channel: step.channel, threadTs: step.threadTs, threadKey: step.threadKey };
+}
+
+/**
+ * A card posted again whose post answered (`ts`), for the notice owed of it (`recorded`): nothing to
+ * look for, so no mark and no text.
+ */
+function answeredRepost(step: PendingStep & { cardTs: string }, ts: string): UnconfirmedRepost {
+  return { mark: '', text: '', after: ts, replacing: step.cardTs, revision: step.revision, channel: step.channel, threadTs: step.threadTs, threadKey: step.threadKey };
 }
 
 /** What the log says of a refresh done, by its outcome. */
@@ -239,7 +247,8 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
       if (await keepUnconfirmed(refresh, unconfirmed, error)) return { done: true, outcome: 'unconfirmed' };
       return { done: true, outcome: await tell(step, undefined, shortError(error), error) };
     }
-    return { done: true, outcome: await tell(step, posted, shortError(error), error) };
+    if (posted === undefined) return { done: true, outcome: await tell(step, undefined, shortError(error), error) };
+    return tellPosted(step, posted, answeredRepost(step, posted.ts), shortError(error), error);
   };
 
   /**
@@ -294,13 +303,7 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
     if (posted === 'taken-back') return { done: true, outcome: 'gone' };
     // Looked for again: found absent once taken back, and another card posted in its place.
     if (posted === 'unrecorded') return { done: false };
-    try {
-      return { done: true, outcome: await tell(step, posted, undefined, undefined) };
-    } catch (error) {
-      // Tried again as is, this refresh would find the card on record and say nothing, as a losing sweep does.
-      if (await keepNoticeOwed(stepId, { ...unconfirmed, recorded: posted.ts }, error)) return { done: true, outcome: 'notice-owed' };
-      return { done: false };
-    }
+    return tellPosted(step, posted, unconfirmed, undefined, undefined);
   };
 
   /**
@@ -341,8 +344,22 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
   };
 
   /**
+   * Tells the thread of `posted`, a card this refresh recorded (`repost`: its post). When the notice
+   * fails, it is owed in a refresh of its own: tried again as is, this one would find the card on
+   * record, show it and say nothing, as a losing sweep does. Not done when that could not be kept.
+   */
+  const tellPosted = async (step: PendingStep, posted: Reposted, repost: UnconfirmedRepost, reason: string | undefined, error: unknown): Promise<Tried> => {
+    try {
+      return { done: true, outcome: await tell(step, posted, reason, error) };
+    } catch (noticeError) {
+      if (await keepNoticeOwed(step.stepId, { ...repost, recorded: posted.ts }, noticeError)) return { done: true, outcome: 'notice-owed' };
+      return { done: false };
+    }
+  };
+
+  /**
    * Keeps a refresh that only tells the thread of `owed.recorded`, a card this sweep recorded, in
-   * place of the one that found it (forgotten by its caller, done). False when it could not be kept:
+   * place of the one that posted or found it (forgotten by its caller, done). False when it could not be kept:
    * the card stands on record, the thread untold.
    */
   const keepNoticeOwed = async (stepId: string, owed: UnconfirmedRepost, error: unknown): Promise<boolean> => {

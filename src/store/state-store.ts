@@ -402,9 +402,10 @@ export interface UnconfirmedRepost extends UnconfirmedCardPost {
   threadTs: string;
   threadKey: string;
   /**
-   * The card (its ts), found and recorded as the step's card by this refresh's sweep, when the thread
-   * could not be told then: only the notice is left, owed by this record alone (a sweep that finds the
-   * card on record from a refresh without it says nothing: another sweep recorded it and tells).
+   * The card (its ts), found (or posted again, its post answered: `mark` and `text` empty, nothing to
+   * look for) and recorded as the step's card by this refresh's sweep, when the thread could not be
+   * told then: only the notice is left, owed by this record alone (a sweep that finds the card on
+   * record from a refresh without it says nothing: another sweep recorded it and tells).
    */
   recorded?: string;
 }

@@ -81,4 +81,17 @@ describe('a card posted again, one step of it failing once', () => {
       notices: [expect.stringContaining('so it is posted again just above')],
     });
   });
+
+  it('a notice of a card posted again and recorded that Slack failed once (a 503) is told by a later try', async () => {
+    const t = await setUp();
+    // Slack fails the notice for the first minute of the test's clock.
+    const failUntil = t.clock() + 60_000;
+    t.slack.failWhen('chat.postMessage', (call) => String(call.args.text ?? '').startsWith(':warning:') && t.clock() < failUntil, { status: 503 });
+
+    await t.refreshes.redraw({ stepId: t.step.stepId, error: new Error('cant_update_message') });
+    const cardTs = (await t.store.getStep(t.step.stepId))?.cardTs;
+    expect(cardTs).not.toBe(t.firstCardTs);
+    await t.sweepsLater();
+    expect({ cardTs: (await t.store.getStep(t.step.stepId))?.cardTs, notices: t.notices() }).toEqual({ cardTs, notices: [expect.stringContaining('so it is posted again just above')] });
+  });
 });
