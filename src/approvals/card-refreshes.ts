@@ -381,21 +381,26 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
   /**
    * The notice owed for `recorded`, a card posted again that this refresh's sweep recorded: the card is
    * left as it is. Nothing is said when the step is gone or has another card since (whoever recorded
-   * that one tells the thread).
+   * that one tells the thread), nor when the thread shows the notice below the card already: an
+   * earlier try's whose reply was lost, or another sweep's whose claim outlasted this one's (a slow
+   * post: a Retry-After waited out).
    */
   const tellOwed = async (step: PendingStep | undefined, recorded: string): Promise<Tried> => {
     if (step?.cardTs !== recorded) return { done: true, outcome: 'gone' };
-    return { done: true, outcome: await tell(step, { ts: recorded, shown: step }, undefined, undefined) };
+    return { done: true, outcome: await tell(step, { ts: recorded, shown: step }, undefined, undefined, recorded) };
   };
 
-  /** Tells the thread what became of a card Slack would not update: `posted` again, or left as it was. */
-  const tell = async (step: PendingStep, posted: Reposted | undefined, reason: string | undefined, error: unknown): Promise<'posted-again' | 'told'> => {
+  /**
+   * Tells the thread what became of a card Slack would not update: `posted` again, or left as it was.
+   * `unlessPostedAfter`: not when the thread has the same notice after that message already.
+   */
+  const tell = async (step: PendingStep, posted: Reposted | undefined, reason: string | undefined, error: unknown, unlessPostedAfter?: string): Promise<'posted-again' | 'told'> => {
     const why = reason === undefined ? '' : ` (${reason})`;
     const text =
       posted === undefined
         ? `:warning: Slack would not update the approval card above${why}, so it may show an earlier state. ${stepStateText(step)}`
         : `:warning: Slack would not update the earlier approval card${why}, so it is posted again just above, as the request stands now. ${stepStateText(posted.shown)}`;
-    await messenger.postNotice({ channel: step.channel, threadTs: step.threadTs, text });
+    await messenger.postNotice({ channel: step.channel, threadTs: step.threadTs, text, ...(unlessPostedAfter === undefined ? {} : { unlessPostedAfter }) });
     logger.warn({ event: posted === undefined ? 'card-not-updated' : 'card-posted-again', stepId: step.stepId, cardTs: posted?.ts, err: error }, 'Slack refused to update an approval card; the thread was told');
     return posted === undefined ? 'told' : 'posted-again';
   };

@@ -78,8 +78,10 @@ export interface ThreadMessenger {
   /**
    * Posts a short notice the bot itself wrote (errors, notes); any pings in it are neutralised. It
    * must look like nothing an answer can: the model's text can copy its words, not its shape.
+   * `unlessPostedAfter`: as `postMention`'s, for a notice tried again after one that failed (its
+   * reply lost, or another process telling the same): posted once, not twice.
    */
-  postNotice(options: { channel: string; threadTs: string; text: string; retryButton?: boolean }): Promise<void>;
+  postNotice(options: { channel: string; threadTs: string; text: string; retryButton?: boolean; unlessPostedAfter?: string }): Promise<void>;
   /**
    * Posts text the bot wrote from trusted config that is meant to notify people (reminders). With
    * `unlessPostedAfter` (a message ts in that thread: the card or copy there) it first looks for a bot

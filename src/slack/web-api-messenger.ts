@@ -56,9 +56,13 @@ export function createWebApiMessenger(options: { client: WebClient; logger: Logg
     answerShowsNothing: ({ markdown }) => answerShowsNothing(markdown),
     withOpenCodeClosed: ({ markdown }) => withOpenCodeClosed(markdown),
 
-    async postNotice({ channel, threadTs, text, retryButton }) {
+    async postNotice({ channel, threadTs, text, retryButton, unlessPostedAfter }) {
       // The bot's own notices name the people they are about (a grant's owner): only broadcasts are defused.
       const safe = neutralisePings(text, { mentionableUserIds: 'anyone' });
+      if (unlessPostedAfter !== undefined) {
+        const earlier = await findUnconfirmedPost({ client, channel, threadTs, post: { text: safe, after: unlessPostedAfter }, known: [] });
+        if (earlier !== undefined) return;
+      }
       // Shaped as no answer can be (see `noticeBlocks`): the model can copy a notice's words, not its blocks.
       await client.chat.postMessage({ channel, thread_ts: threadTs, text: safe, blocks: noticeBlocks(safe, retryButton ? { retryButton } : {}) });
     },

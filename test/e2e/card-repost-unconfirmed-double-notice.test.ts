@@ -23,11 +23,13 @@ describe('two replicas settle the same unconfirmed re-post', () => {
     const inLook = new Promise<void>((resolve) => (entered = resolve));
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
-    const replica1 = t.makeRefreshes(async (original) => {
-      const found = await original();
-      entered();
-      await released;
-      return found;
+    const replica1 = t.makeRefreshes({
+      find: async (original) => {
+        const found = await original();
+        entered();
+        await released;
+        return found;
+      },
     });
     const replica2 = t.makeRefreshes();
 

@@ -35,4 +35,55 @@ describe('card posted again, reply lost, found later: the notice that failed', (
       notices: [expect.stringContaining('so it is posted again just above')],
     });
   });
+
+  it('is told once when its post lost its reply (a 502: Slack posted it): the later sweep finds it', async () => {
+    const t = await setUp({ applied: true, noticeReplyLost: true });
+    await t.refreshes.redraw({ stepId: t.step.stepId, error: new Error('cant_update_message') });
+    const applied = t.lost();
+    expect(applied).toMatch(/^\d+\.\d+$/);
+
+    t.slack.failWhen('conversations.replies', undefined);
+    for (let i = 0; i < 4; i += 1) await t.sweepLater();
+    expect({ cardTs: (await t.store.getStep(t.step.stepId))?.cardTs, kept: await t.kept(), notices: t.notices() }).toEqual({
+      cardTs: applied,
+      kept: [],
+      notices: [expect.stringContaining('so it is posted again just above')],
+    });
+  });
+
+  it('is told once by two replicas when one claim lapses while its notice post is slow', async () => {
+    const t = await setUp({ applied: true });
+    await t.refreshes.redraw({ stepId: t.step.stepId, error: new Error('cant_update_message') });
+    const applied = t.lost();
+    expect(applied).toMatch(/^\d+\.\d+$/);
+    // The thread reads; the notice fails: the card is recorded and the notice is owed.
+    t.slack.failWhen('conversations.replies', undefined);
+    t.slack.failWhen('chat.postMessage', (call) => String(call.args.text ?? '').startsWith(':warning:'), { status: 503 });
+    await t.sweepLater();
+    expect((await t.store.getStep(t.step.stepId))?.cardTs).toBe(applied);
+    t.slack.failWhen('chat.postMessage', undefined);
+
+    // Replica A's notice post is slow (held until released), past its claim (5 s for a record 5 s old).
+    let entered!: () => void;
+    const inPost = new Promise<void>((resolve) => (entered = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const replicaA = t.makeRefreshes({
+      postNotice: async (original) => {
+        entered();
+        await released;
+        return original();
+      },
+    });
+    t.advance(5_000);
+    const sweepA = replicaA.retryDue();
+    await inPost;
+    t.advance(6_000);
+    // The scene's own refreshes, another replica: they claim the owed notice, tell the thread and forget it.
+    await t.refreshes.retryDue();
+    release();
+    await sweepA;
+
+    expect({ kept: await t.kept(), notices: t.notices() }).toEqual({ kept: [], notices: [expect.stringContaining('so it is posted again just above')] });
+  });
 });

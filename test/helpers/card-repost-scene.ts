@@ -97,3 +97,19 @@ export function clientLosingCardReply(options: { client: WebClient; stepId: stri
   Object.defineProperty(lossy, 'chat', { value: chat });
   return { client: lossy, lost: () => lost };
 }
+
+/** A client whose FIRST ":warning:" notice post Slack applies but whose reply is lost (a 502). */
+export function clientLosingNoticeReply(client: WebClient): WebClient {
+  let lost = false;
+  const chat = Object.create(client.chat) as typeof client.chat;
+  chat.postMessage = (async (args: Parameters<typeof client.chat.postMessage>[0]) => {
+    const isNotice = String((args as { text?: string }).text ?? '').startsWith(':warning:');
+    if (!isNotice || lost) return client.chat.postMessage(args);
+    lost = true;
+    await client.chat.postMessage(args);
+    throw unconfirmedWriteError({ method: 'chat.postMessage', cause: new Error('502 Bad Gateway'), status: 502 });
+  }) as typeof client.chat.postMessage;
+  const lossy = Object.create(client) as WebClient;
+  Object.defineProperty(lossy, 'chat', { value: chat });
+  return lossy;
+}

@@ -1,29 +1,37 @@
 import { afterEach } from 'vitest';
 import { createCardRefreshes } from '../../src/approvals/card-refreshes.js';
+import type { ThreadMessenger } from '../../src/conversation/thread-messenger.js';
 import { createWebApiMessenger } from '../../src/slack/web-api-messenger.js';
-import { CARD_REPOST_CHANNEL, clientLosingCardReply, recordedTakeBacks, startCardRepostScene } from './card-repost-scene.js';
+import { CARD_REPOST_CHANNEL, clientLosingCardReply, clientLosingNoticeReply, recordedTakeBacks, startCardRepostScene } from './card-repost-scene.js';
 
 const DAY_MS = 86_400_000;
 
 /** Wraps a replica's look for a card whose post lost its reply: `original` is the real look. */
 type FindPostedCard = (original: () => Promise<string | undefined>) => Promise<string | undefined>;
+/** Wraps a replica's notice post: `original` is the real post. */
+type PostNotice = (original: () => Promise<void>) => Promise<void>;
 
 /**
  * A card posted again whose reply was lost while the thread could not be read: the card's first re-post
  * loses its reply (applied by Slack, or not), and the thread stays unreadable until the test lifts the
- * outage. Card refreshes run on the test's clock, which only `advance` and `sweepLater` move.
+ * outage. `noticeReplyLost`: the first notice posted loses its reply too (Slack posted it). Card
+ * refreshes run on the test's clock, which only `advance` and `sweepLater` move.
  */
-export async function startUnconfirmedCardRepost(options: { cleanups: Array<() => Promise<void>>; applied: boolean }) {
+export async function startUnconfirmedCardRepost(options: { cleanups: Array<() => Promise<void>>; applied: boolean; noticeReplyLost?: boolean }) {
   const scene = await startCardRepostScene({ cleanups: options.cleanups, threadUnreadable: true });
   const { slack, store, step, logger, threadTs } = scene;
   const { takeBacks, takenBack } = recordedTakeBacks();
-  const lossy = clientLosingCardReply({ client: scene.client, stepId: step.stepId, applied: options.applied });
+  const lossy = clientLosingCardReply({ client: options.noticeReplyLost === true ? clientLosingNoticeReply(scene.client) : scene.client, stepId: step.stepId, applied: options.applied });
 
   let clock = Date.now();
-  /** Another replica's card refreshes over the same lossy client, its look at the thread wrapped by `find`. */
-  const makeRefreshes = (find?: FindPostedCard) => {
+  /** Another replica's card refreshes over the same lossy client, its look at the thread wrapped by `find`, its notices by `postNotice`. */
+  const makeRefreshes = ({ find, postNotice }: { find?: FindPostedCard; postNotice?: PostNotice } = {}) => {
     const base = createWebApiMessenger({ client: lossy.client, logger });
-    const messenger = find === undefined ? base : { ...base, findPostedCard: (look: Parameters<typeof base.findPostedCard>[0]) => find(() => base.findPostedCard(look)) };
+    const messenger: ThreadMessenger = {
+      ...base,
+      ...(find === undefined ? {} : { findPostedCard: (look: Parameters<typeof base.findPostedCard>[0]) => find(() => base.findPostedCard(look)) }),
+      ...(postNotice === undefined ? {} : { postNotice: (notice: Parameters<typeof base.postNotice>[0]) => postNotice(() => base.postNotice(notice)) }),
+    };
     return createCardRefreshes({ store, messenger, takeBacks, logger, now: () => clock, pause: async () => {} });
   };
   const refreshes = makeRefreshes();
@@ -56,10 +64,10 @@ export async function startUnconfirmedCardRepost(options: { cleanups: Array<() =
 }
 
 /** Registers the clean-up after each test and answers the scene's start, for a test file's `setUp`. */
-export function useUnconfirmedCardRepost(): (options: { applied: boolean }) => ReturnType<typeof startUnconfirmedCardRepost> {
+export function useUnconfirmedCardRepost(): (options: { applied: boolean; noticeReplyLost?: boolean }) => ReturnType<typeof startUnconfirmedCardRepost> {
   const cleanups: Array<() => Promise<void>> = [];
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
-  return ({ applied }) => startUnconfirmedCardRepost({ cleanups, applied });
+  return (options) => startUnconfirmedCardRepost({ cleanups, ...options });
 }
