@@ -23,6 +23,7 @@ COPY package.json countersign.example.yml ./
 # Command tools run as this user: give it only the credentials (kubeconfig, ...) the tools need.
 USER node
 EXPOSE 3000 9464
-HEALTHCHECK --interval=30s --timeout=5s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+# PORT read as the bot reads it (trimmed, blank = unset): `docker run --env-file` keeps a value's trailing spaces.
+HEALTHCHECK --interval=30s --timeout=5s CMD node -e "fetch('http://127.0.0.1:'+((process.env.PORT||'').trim()||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["node", "dist/main.js"]
