@@ -1,5 +1,6 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { StateStore, StoreRisk } from '../store/state-store.js';
+import { WritesRefusedError } from '../store/writes-refused-error.js';
 
 /** An answer to a plain HTTP GET, as data: written here, or handed to the thread that serves HTTP. */
 export interface HttpReply {
@@ -26,7 +27,8 @@ export function withOtherRisks(store: HealthCheckedStore, others: () => readonly
 
 /**
  * `200` while the store answers and takes writes, `503` when it cannot be reached or takes none (a Redis
- * left on a replica, where every write the bot makes fails): what a load balancer or orchestrator probes.
+ * left on a replica, or one that refuses writes: full under `noeviction`, too few replicas for
+ * `min-replicas-to-write`; every write the bot makes fails there): what a load balancer or orchestrator probes.
  * The reason given is one of these fixed sentences: the error itself (addresses) is not for a public port.
  * A `200` names the store's risks by code (`warnings`, e.g. `redis-not-durable`; the start-up log says
  * what they mean), and those given beside them (`withOtherRisks`), each code once: they do not make
@@ -42,7 +44,10 @@ export function healthReply(store: HealthCheckedStore): Promise<HttpReply> {
     (error: unknown) =>
       error instanceof Error && /^READONLY\b/.test(error.message)
         ? jsonReply(503, { status: 'unavailable', store: store.kind, redis: 'read-only', reason: 'Redis answers but takes no writes: it is a replica' })
-        : jsonReply(503, { status: 'unavailable', store: store.kind, redis: 'down', reason: 'Redis cannot be reached' }),
+        : error instanceof WritesRefusedError
+          ? // Only the reply's code (OOM, NOREPLICAS, MISCONF…): the rest of Redis's message is not for a public port.
+            jsonReply(503, { status: 'unavailable', store: store.kind, redis: 'refuses-writes', reason: `Redis refuses writes: ${error.refusal}` })
+          : jsonReply(503, { status: 'unavailable', store: store.kind, redis: 'down', reason: 'Redis cannot be reached' }),
   );
 }
 

@@ -60,6 +60,11 @@ export interface ShardKeys {
   openStepTeams(): string;
   /** A workspace's channels with grants in this shard (set): the viewer's grants across channels. */
   grantChannels(teamId: string): string;
+  /**
+   * What `/healthz` writes (SET with a short expiry) to prove this shard's Redis takes writes: one per
+   * process, never data (`isHealthProbeKey`: scans for data look past it).
+   */
+  healthProbe(processId: string): string;
 }
 
 export interface RedisKeys {
@@ -127,7 +132,21 @@ function shardKeys(keyPrefix: string, index: number, tag: string): ShardKeys {
     openSteps: (teamId) => `${at}open-steps:${teamId}`,
     openStepTeams: () => `${at}open-step-teams`,
     grantChannels: (teamId) => `${at}grant-channels:${teamId}`,
+    healthProbe: (processId) => `${at}${HEALTH_PROBE}${processId}`,
   };
+}
+
+const HEALTH_PROBE = 'health-probe:';
+
+/**
+ * Whether `name` is a shard's `healthProbe` key under `keyPrefix`: written by every health check,
+ * even before the bot has written anything else, so it says nothing about whether data is there.
+ */
+export function isHealthProbeKey(keyPrefix: string, name: string): boolean {
+  if (!name.startsWith(keyPrefix)) return false;
+  const rest = name.slice(keyPrefix.length);
+  const tagEnd = rest.indexOf('}:');
+  return rest.startsWith('{') && tagEnd > 0 && rest.startsWith(HEALTH_PROBE, tagEnd + 2);
 }
 
 /** `team:channel:threadTs` → `team:channel`: a channel's threads share the shard of its grants and pending index. */

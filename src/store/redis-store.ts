@@ -55,6 +55,7 @@ import { persistenceRisks, readRedisPersistence, type RedisPersistence } from '.
 import { ReplicationNotConfirmedError } from './replication-not-confirmed-error.js';
 import { createThreadHistories, type ThreadReply, type ThreadWrite } from './redis-thread-history.js';
 import { assertTakesWrites } from './redis-takes-writes.js';
+import { createWriteProbe } from './redis-write-probe.js';
 import { parseTakeBackRecord, takeBackRecord } from './take-back-record.js';
 import { cardRefreshRecord, parseCardRefreshRecord } from './card-refresh-record.js';
 import { createRedisKeptSchedule } from './redis-kept-schedule.js';
@@ -189,6 +190,7 @@ export function createRedisStore({
   const ready = createReadyWaiter({ redis, keys, onConnectionError: (error) => reportConnectionError(error) });
   const histories = createThreadHistories();
   const layout = prepareKeyLayout({ redis, keys, keyPrefix });
+  const probeWrites = createWriteProbe({ redis, keys });
   const replicas = waitReplicas ?? defaultReplicasToWaitFor(redis);
   // Its connection opens on the first write that waits: never, with no replica to wait for and no append-only file.
   const confirmedWrites = createReplicaConfirmedWrites({ redis, replicas, timeoutMs: waitTimeoutMs, onConnectionError: reportConnectionError });
@@ -936,6 +938,8 @@ export function createRedisStore({
     async ping() {
       await redis.ping();
       await assertTakesWrites(redis);
+      // PING and ROLE are answered by a Redis that refuses every write (full, too few replicas): /healthz must see that.
+      await probeWrites();
     },
 
     async risks() {

@@ -530,7 +530,7 @@ export interface WorkQueueStore {
  */
 export interface StateStore extends DeliveryStore, StepStore, GrantStore, ThreadStore, WorkQueueStore, TakeBackStore, CardRefreshStore {
   readonly kind: 'redis' | 'memory';
-  /** Throws when the backing store cannot be reached, or answers but takes no writes (a Redis replica). */
+  /** Throws when the backing store cannot be reached, or answers but takes no writes (a Redis replica; a full one, or one short of replicas: `WritesRefusedError`). */
   ping(): Promise<void>;
   /**
    * How this store's server could lose writes the bot relies on, as read from it (Redis's `INFO`; read
