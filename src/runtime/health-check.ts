@@ -26,29 +26,59 @@ export function withOtherRisks(store: HealthCheckedStore, others: () => readonly
 }
 
 /**
- * `200` while the store answers and takes writes, `503` when it cannot be reached or takes none (a Redis
- * left on a replica, or one that refuses writes: full under `noeviction`, too few replicas for
- * `min-replicas-to-write`; every write the bot makes fails there): what a load balancer or orchestrator probes.
+ * How long `/healthz` waits for the store before answering 503: a Redis that accepts the connection
+ * and never answers (hung, paused, a black-holed route) would otherwise hold every probe open. Under
+ * the Slack front's 3 s wait for the bot's thread, so behind the front too the reason names Redis.
+ */
+export const HEALTH_CHECK_TIMEOUT_MS = 2_500;
+
+const TIMED_OUT = Symbol('timed out');
+
+/**
+ * `200` while the store answers and takes writes, `503` when it cannot be reached, does not answer within
+ * `timeoutMs`, or takes no writes (a Redis left on a replica, or one that refuses writes: full under
+ * `noeviction`, too few replicas for `min-replicas-to-write`; every write the bot makes fails there): what
+ * a load balancer or orchestrator probes, on every port that serves it (the Slack front's, a worker's
+ * `PORT`, `METRICS_PORT`, Socket Mode's).
  * The reason given is one of these fixed sentences: the error itself (addresses) is not for a public port.
  * A `200` names the store's risks by code (`warnings`, e.g. `redis-not-durable`; the start-up log says
  * what they mean), and those given beside them (`withOtherRisks`), each code once: they do not make
- * the bot unhealthy, but a dashboard should show them.
+ * the bot unhealthy, but a dashboard should show them (left out if they are not read in time).
  */
-export function healthReply(store: HealthCheckedStore): Promise<HttpReply> {
-  return store.ping().then(
-    async () => {
-      // Kept by the store for a minute (no round trip per hit); an answer that failed only leaves the warnings out.
-      const warnings = [...new Set((await store.risks().catch(() => [])).map((risk) => risk.code))];
-      return jsonReply(200, { status: 'ok', store: store.kind, redis: store.kind === 'redis' ? 'up' : 'not configured', ...(warnings.length > 0 ? { warnings } : {}) });
-    },
-    (error: unknown) =>
-      error instanceof Error && /^READONLY\b/.test(error.message)
-        ? jsonReply(503, { status: 'unavailable', store: store.kind, redis: 'read-only', reason: 'Redis answers but takes no writes: it is a replica' })
-        : error instanceof WritesRefusedError
-          ? // Only the reply's code (OOM, NOREPLICAS, MISCONF…): the rest of Redis's message is not for a public port.
-            jsonReply(503, { status: 'unavailable', store: store.kind, redis: 'refuses-writes', reason: `Redis refuses writes: ${error.refusal}` })
-          : jsonReply(503, { status: 'unavailable', store: store.kind, redis: 'down', reason: 'Redis cannot be reached' }),
-  );
+export async function healthReply(store: HealthCheckedStore, options: { timeoutMs?: number } = {}): Promise<HttpReply> {
+  const { timeoutMs = HEALTH_CHECK_TIMEOUT_MS } = options;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(resolve, timeoutMs, TIMED_OUT);
+  });
+  // A call still pending at the deadline is left to settle on its own (Promise.race handles its rejection).
+  const inTime = <T>(work: Promise<T>) => Promise.race([work, deadline]);
+  try {
+    let timedOut: boolean;
+    try {
+      timedOut = (await inTime(store.ping())) === TIMED_OUT;
+    } catch (error) {
+      return failedReply(store, error);
+    }
+    if (timedOut) return jsonReply(503, { status: 'unavailable', store: store.kind, redis: 'down', reason: `Redis did not answer within ${timeoutMs / 1000} s` });
+    // Kept by the store for a minute (no round trip per hit); an answer that failed or came late only leaves the warnings out.
+    const risks = await inTime(store.risks().catch(() => []));
+    const warnings = [...new Set((risks === TIMED_OUT ? [] : risks).map((risk) => risk.code))];
+    return jsonReply(200, { status: 'ok', store: store.kind, redis: store.kind === 'redis' ? 'up' : 'not configured', ...(warnings.length > 0 ? { warnings } : {}) });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function failedReply(store: HealthCheckedStore, error: unknown): HttpReply {
+  if (error instanceof Error && /^READONLY\b/.test(error.message)) {
+    return jsonReply(503, { status: 'unavailable', store: store.kind, redis: 'read-only', reason: 'Redis answers but takes no writes: it is a replica' });
+  }
+  if (error instanceof WritesRefusedError) {
+    // Only the reply's code (OOM, NOREPLICAS, MISCONF…): the rest of Redis's message is not for a public port.
+    return jsonReply(503, { status: 'unavailable', store: store.kind, redis: 'refuses-writes', reason: `Redis refuses writes: ${error.refusal}` });
+  }
+  return jsonReply(503, { status: 'unavailable', store: store.kind, redis: 'down', reason: 'Redis cannot be reached' });
 }
 
 /** The body of `GET /metrics` (Prometheus's text format). */
