@@ -10,7 +10,8 @@ RUN npm run build && npm prune --omit=dev
 FROM node:24-bookworm-slim
 # tini as PID 1: it reaps the processes command tools leave behind (a CLI's own children) and passes
 # SIGTERM to node, which then finishes running turns before it exits. Without -g: a tool already
-# approved and running is not killed by `docker stop` before the bot has let it finish.
+# approved and running is not killed by `docker stop` before the bot has let it finish, within the
+# stop's grace period (10 s unless --stop-timeout: README, Deploy with Docker, Stopping).
 RUN apt-get update \
   && apt-get install -y --no-install-recommends tini \
   && rm -rf /var/lib/apt/lists/*
