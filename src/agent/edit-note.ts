@@ -16,3 +16,13 @@ export interface EditNote {
 export function editNoteText(edit: EditNote): string {
   return `${edit.note} Changes: ${edit.changes.join('; ')}. ranWithInput: ${JSON.stringify(edit.ranWithInput)}`;
 }
+
+/**
+ * The note for an edited call answered "not run": `note` says it ran, which it did not. The model
+ * must still learn that the call refused was a human's version, not its own call (which stays in the
+ * history as it made it), or it reads the refusal as about its own arguments and sends them again.
+ */
+export function notRunEditNoteText(edit: EditNote): string {
+  const editors = edit.editedBy.length > 0 ? edit.editedBy.join(' and ') : 'An approver';
+  return `${editors} changed this call's arguments before it was approved: what did not run is ranWithInput, not the arguments in your call; the changes are listed. Do not re-issue your original call unless the user asks. Changes: ${edit.changes.join('; ')}. ranWithInput: ${JSON.stringify(edit.ranWithInput)}`;
+}

@@ -9,7 +9,7 @@ import type { PolicyConfig } from '../config/policy-config-schema.js';
 import { faultPoint } from '../runtime/fault-points.js';
 import type { ExecutionBasis } from '../audit/audit-event.js';
 import { inputHash } from '../approvals/input-version.js';
-import { editNoteText, type EditNote } from './edit-note.js';
+import { editNoteText, notRunEditNoteText, type EditNote } from './edit-note.js';
 import type { ContentFreeFailure } from '../tracing/trace-context.js';
 import { approvedCallsAwaitingRun, unavailableToolText, type AwaitingCall } from './unavailable-tools.js';
 import { changedParametersText, fitsCurrentSchema, resumeSchema } from './changed-parameters.js';
@@ -41,8 +41,9 @@ export type TraceExecution = <RESULT>(call: { toolName: string; toolCallId: stri
  * effects, so it must not run again either). `started: false` for a call refused before its start
  * (`notRunAnswer`): its output is the text saying nothing ran, kept as its result in the history,
  * and whoever tells people what ran leaves it out of that (asked again, it would run for the first time).
+ * `edit` for a call a human edited: what ran (or, not started, what was to run) was their version.
  */
-export type ExecutionRecord = { toolCallId: string; toolName: string; input: unknown; started?: false } & ({ output: unknown } | { error: string; edit?: EditNote });
+export type ExecutionRecord = { toolCallId: string; toolName: string; input: unknown; started?: false } & ({ output: unknown; edit?: EditNote } | { error: string; edit?: EditNote });
 
 /** A call a human approved: it runs with the approved version of the input, whatever the model asked. */
 export interface ApprovedRun {
@@ -125,7 +126,7 @@ export function createTurnTools(options: {
     return runs ? runs.track(traced) : traced();
   };
   const awaitingInHistory = approvedCallsAwaitingRun(options.messages ?? []);
-  const answerNotRun = (call: ModelCall & { failed: (failure: ContentFreeFailure) => void }, text: string, failure: ContentFreeFailure) =>
+  const answerNotRun = (call: NotRunCall, text: string, failure: ContentFreeFailure) =>
     notRunAnswer({ ...call, text, failure, executions: options.executions, ...(options.afterExecute ? { afterExecute: options.afterExecute } : {}) });
   for (const definition of options.definitions) {
     const execute = definition.execute;
@@ -145,9 +146,12 @@ export function createTurnTools(options: {
       execute: (modelInput: unknown, { toolCallId, abortSignal }) =>
         traceExecution({ toolName: definition.name, toolCallId }, async (failed) => {
           const call = { toolCallId, toolName: definition.name, input: modelInput };
-          // Like `unavailableTool`: nothing starts (no beforeExecute, so no marker), and the audit trail and the model hear "not run".
-          if (changed.has(toolCallId)) return answerNotRun({ ...call, failed }, changedParametersText(definition.name), PARAMETERS_CHANGED);
           const approved = approvalOf(options.approvedRuns, call);
+          // Every "not run" of a call a human edited keeps the edit: the model's own call stays in the history as it
+          // made it, and without the note it reads the refusal as about its own arguments and sends them again.
+          const edited = approved?.edit ? { edit: approved.edit } : {};
+          // Like `unavailableTool`: nothing starts (no beforeExecute, so no marker), and the audit trail and the model hear "not run".
+          if (changed.has(toolCallId)) return answerNotRun({ ...call, ...edited, failed }, changedParametersText(definition.name), PARAMETERS_CHANGED);
           // An approval on record under this id but for another call (a repeated id) is not this call's.
           if (!approved && options.approvedRuns?.has(toolCallId)) throw new Error('Not run: the approval on record for this call id is for a different call.');
           const gate = approved ? undefined : gateDecisionOf(options.bases, call);
@@ -164,12 +168,12 @@ export function createTurnTools(options: {
           if (approved && approved.inputHash !== approved.modelInputHash) {
             const schemaInput = Object.hasOwn(approved, 'submittedInput') ? approved.submittedInput : approved.input;
             if (!(await fitsCurrentSchema({ schema, schemaInput, approvedInput: approved.input }))) {
-              return answerNotRun({ ...call, input, failed }, changedParametersText(definition.name), PARAMETERS_CHANGED);
+              return answerNotRun({ ...call, input, ...edited, failed }, changedParametersText(definition.name), PARAMETERS_CHANGED);
             }
           }
           // The approver signed the tool as the card's step recorded it, not whatever a deploy made of it since.
           if (approved && (await definitionChangedSince({ recorded: approved.definitionFingerprint, current: fingerprint }))) {
-            return answerNotRun({ ...call, input, failed }, changedDefinitionText(definition.name), DEFINITION_CHANGED);
+            return answerNotRun({ ...call, input, ...edited, failed }, changedDefinitionText(definition.name), DEFINITION_CHANGED);
           }
           // A grant can be revoked or expire between the gate and the start (the marker, a command slot).
           const assertGrant = gate ? grantCheck({ decision: gate, call, definitionFingerprint: fingerprint, ...(options.findGrant ? { findGrant: options.findGrant } : {}) }) : undefined;
@@ -177,7 +181,7 @@ export function createTurnTools(options: {
           const report = (outcome: Partial<ExecutionReport>) =>
             options.afterExecute?.({ toolCallId, toolName: definition.name, status: 'ok', durationMs: Math.round(performance.now() - started), ...outcome });
           // Like `unavailableTool`: the tool never started, so the audit trail and the model hear "not run", never "failed".
-          const notRun = (error: GrantNoLongerHoldsError) => answerNotRun({ ...call, input, failed }, error.message, GRANT_GONE);
+          const notRun = (error: GrantNoLongerHoldsError) => answerNotRun({ ...call, input, ...edited, failed }, error.message, GRANT_GONE);
           // The grant's check is a Redis read: a process can stall on it and lose the thread meanwhile, so
           // the lease is checked after it, last before the start (a local check while the lock cannot have lapsed).
           const assertHeld = assertGrant ? async () => { await assertGrant(); await options.assertHeld?.(); } : options.assertHeld;
@@ -196,7 +200,7 @@ export function createTurnTools(options: {
             throw error;
           }
           // The turn failed while the marker was written: the marker says the call started, so its record says it did not.
-          if (runs?.closed()) return answerNotRun({ ...call, input, failed }, TURN_CLOSED_TEXT, TURN_CLOSED);
+          if (runs?.closed()) return answerNotRun({ ...call, input, ...edited, failed }, TURN_CLOSED_TEXT, TURN_CLOSED);
           let output: unknown;
           try {
             output = await execute(input, {
@@ -213,7 +217,7 @@ export function createTurnTools(options: {
             // The tool refused at its start (an MCP server gone or its tools withheld, a closed command runner,
             // a request http_request would not send, input its own check refused): nothing ran, so it is
             // recorded as not started and nobody is told it ran without a card.
-            if (isToolNotStartedError(error)) return answerNotRun({ ...call, input, failed }, error.message, NOT_STARTED);
+            if (isToolNotStartedError(error)) return answerNotRun({ ...call, input, ...edited, failed }, error.message, NOT_STARTED);
             ranAutomatically();
             const message = error instanceof Error ? error.message : String(error);
             options.executions.push({ toolCallId, toolName: definition.name, input, error: message, ...(approved?.edit ? { edit: approved.edit } : {}) });
@@ -236,7 +240,7 @@ export function createTurnTools(options: {
   }
   const awaiting = [...(options.approvedRuns?.values() ?? []), ...awaitingInHistory];
   for (const { toolName } of awaiting) {
-    if (!Object.hasOwn(tools, toolName)) tools[toolName] = unavailableTool({ toolName, traceExecution, answerNotRun });
+    if (!Object.hasOwn(tools, toolName)) tools[toolName] = unavailableTool({ toolName, traceExecution, answerNotRun, ...(options.approvedRuns ? { approvedRuns: options.approvedRuns } : {}) });
   }
   return tools;
 }
@@ -248,23 +252,27 @@ const GRANT_GONE: ContentFreeFailure = { type: 'grant_no_longer_holds', descript
 const NOT_STARTED: ContentFreeFailure = { type: 'tool_not_started', description: 'the tool refused the call at its start' };
 const TURN_CLOSED: ContentFreeFailure = { type: 'turn_failed', description: 'the turn failed before the call started' };
 
+/** A call answered "not run"; `edit` when a human edited it before approving (see `ApprovedRun.edit`). */
+type NotRunCall = ModelCall & { failed: (failure: ContentFreeFailure) => void; edit?: EditNote };
+
 /**
  * Answers a call that was not started: marks its span, keeps the text as the call's result (if the
  * turn fails later, the history says it did not run, so Try again will not call it interrupted),
- * reports it to the audit trail as not run, and throws the text for the model to read.
+ * reports it to the audit trail as not run, and throws the text for the model to read. For an
+ * edited call the text is followed by the edit note, as a failed edited call's is.
  */
-async function notRunAnswer(options: ModelCall & {
+async function notRunAnswer(options: NotRunCall & {
   text: string;
   failure: ContentFreeFailure;
-  failed: (failure: ContentFreeFailure) => void;
   executions: ExecutionRecord[];
   afterExecute?: (report: ExecutionReport) => Promise<void> | void;
 }): Promise<never> {
-  const { toolCallId, toolName, input, text } = options;
+  const { toolCallId, toolName, input, text, edit } = options;
+  const answer = edit ? `${text}\n\n${notRunEditNoteText(edit)}` : text;
   options.failed(options.failure);
-  options.executions.push({ toolCallId, toolName, input, output: text, started: false });
+  options.executions.push({ toolCallId, toolName, input, output: answer, started: false, ...(edit ? { edit } : {}) });
   await options.afterExecute?.({ toolCallId, toolName, status: 'error', durationMs: 0, error: text });
-  throw new Error(text);
+  throw new Error(answer);
 }
 
 /**
@@ -277,15 +285,19 @@ async function notRunAnswer(options: ModelCall & {
 function unavailableTool(options: {
   toolName: string;
   traceExecution: TraceExecution;
-  answerNotRun: (call: ModelCall & { failed: (failure: ContentFreeFailure) => void }, text: string, failure: ContentFreeFailure) => Promise<never>;
+  answerNotRun: (call: NotRunCall, text: string, failure: ContentFreeFailure) => Promise<never>;
+  /** To tell the model a human had edited the call (see `createTurnTools`). */
+  approvedRuns?: ReadonlyMap<string, ApprovedRun>;
 }): Tool {
   const { toolName } = options;
   return tool({
     description: `${toolName} is not available now.`,
     // Any input: the call is answered as it stands in the history, never run.
     inputSchema: jsonSchema<unknown>({}),
-    execute: (input: unknown, { toolCallId }): Promise<unknown> =>
-      options.traceExecution({ toolName, toolCallId }, (failed) => options.answerNotRun({ toolCallId, toolName, input, failed }, unavailableToolText(toolName), UNAVAILABLE)),
+    execute: (input: unknown, { toolCallId }): Promise<unknown> => {
+      const edit = approvalOf(options.approvedRuns, { toolCallId, toolName, input })?.edit;
+      return options.traceExecution({ toolName, toolCallId }, (failed) => options.answerNotRun({ toolCallId, toolName, input, failed, ...(edit ? { edit } : {}) }, unavailableToolText(toolName), UNAVAILABLE));
+    },
   });
 }
 
