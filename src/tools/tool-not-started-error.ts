@@ -8,6 +8,9 @@ export type ToolNotStartedReason =
   | 'server-unavailable'
   // A command tool's runner is closed (the bot is stopping): nothing was spawned.
   | 'runner-closed'
+  // A command tool's command was never let run: aborted or timed out before its start (waiting for a
+  // slot, or held until the watchdog watched it), no watchdog to hold it, no working directory.
+  | 'command-not-started'
   // http_request's URL is not the one checked or not under a base, or a header cannot be sent: nothing was sent.
   | 'url-refused'
   | 'header-refused'

@@ -7,7 +7,7 @@ import { createLease } from '../../conversation/lease.js';
 import { FencedError } from '../../store/fenced-error.js';
 import { createCommandSlots, defaultMinAvailableMemory, withCommandSlots } from './command-slots.js';
 import { createCommandTool } from './command-tool.js';
-import { ABORTED_BEFORE_START, commandNotRun, runCommand, type CommandResult, type RunCommandOptions } from './run-command.js';
+import { ABORTED_BEFORE_START, runCommand, type CommandResult, type RunCommandOptions } from './run-command.js';
 
 const waitFor = async (condition: () => boolean) => {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -102,7 +102,7 @@ describe('a command that waited for a slot', () => {
     const runner = async (options: RunCommandOptions): Promise<CommandResult> => {
       started.push(options.argv);
       if (started.length === 1) await firstRunning;
-      return { ...commandNotRun({ error: 'unused', durationMs: 0 }), exitCode: 0 };
+      return { exitCode: 0, signal: null, stdout: '', stderr: '', stdoutTruncated: false, stderrTruncated: false, durationMs: 0, timedOut: false };
     };
     const slots = createCommandSlots({ maxRunning: 1, availableMemory: () => Number.MAX_SAFE_INTEGER });
     const [toolConfig] = parseConfigFile('tools: [{ name: deploy, description: d, command: [deploy, "{service}"], parameters: { service: { type: string } } }]', 'countersign.yml').tools;

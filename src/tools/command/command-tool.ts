@@ -71,6 +71,8 @@ export function createCommandTool(
         if (isCommandNotStarted(error)) throw new ToolNotStartedError({ toolName: toolConfig.name, reason: 'runner-closed', message: `${error.message}; ${toolConfig.name} did not run.` });
         throw error;
       }
+      // Aborted or timed out before it was let start, or no watchdog to hold it: none of its code ran.
+      if (result.neverRan) throw new ToolNotStartedError({ toolName: toolConfig.name, reason: 'command-not-started', message: `${result.error ?? 'not started'}; ${toolConfig.name} did not run.` });
       return {
         command: argv,
         exitCode: result.exitCode,

@@ -28,7 +28,7 @@ describe.skipIf(process.platform !== 'linux')('held spawn: a command stopped whi
       hold: neverHeld,
       onGroupGone: () => groupGone(),
     });
-    expect(result).toMatchObject({ exitCode: null, signal: null, timedOut: true, error: timedOutBeforeStart(200) });
+    expect(result).toMatchObject({ exitCode: null, signal: null, timedOut: true, error: timedOutBeforeStart(200), neverRan: true });
     await gone;
     expect(existsSync(marker)).toBe(false);
   });
@@ -37,17 +37,20 @@ describe.skipIf(process.platform !== 'linux')('held spawn: a command stopped whi
     const controller = new AbortController();
     const result = spawnCommand({ argv: ['/bin/true'], timeoutMs: 10_000, killGraceMs: 60_000, outputLimit: 100, environment, abortSignal: controller.signal, hold: neverHeld });
     controller.abort();
-    expect(await result).toMatchObject({ exitCode: null, signal: null, timedOut: false, error: ABORTED_BEFORE_START });
+    expect(await result).toMatchObject({ exitCode: null, signal: null, timedOut: false, error: ABORTED_BEFORE_START, neverRan: true });
   });
 
   it('gives a held command its whole timeout once it is let go', async () => {
     const result = await spawnCommand({ argv: ['/bin/sleep', '0.4'], timeoutMs: 700, outputLimit: 100, environment, hold: heldAfter(500) });
     expect(result).toMatchObject({ exitCode: 0, signal: null, timedOut: false });
     expect(result.error).toBeUndefined();
+    expect(result.neverRan).toBeUndefined();
   });
 
   it('still reports a command let go and then timed out as one that ran and was stopped', async () => {
     const result = await spawnCommand({ argv: ['/bin/sleep', '5'], timeoutMs: 200, outputLimit: 100, environment, hold: () => Promise.resolve(true) });
     expect(result).toMatchObject({ exitCode: null, signal: 'SIGTERM', timedOut: true, error: 'timed out after 200 ms' });
+    // It may have done anything: the turn records it as run.
+    expect(result.neverRan).toBeUndefined();
   });
 });

@@ -53,7 +53,7 @@ describe.skipIf(process.platform !== 'linux')('held spawn: no watchdog holds the
     const pids = newPidFile();
     const result = await spawnCommand({ argv: hangingCommand(pids), timeoutMs: 10_000, outputLimit: 100, environment: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, hold: () => Promise.resolve(false) });
 
-    expect(result).toMatchObject({ exitCode: null, signal: null, error: `could not start ${hangingCommand(pids)[0]}: the process-group watchdog is not running, so it was not started` });
+    expect(result).toMatchObject({ exitCode: null, signal: null, error: `could not start ${hangingCommand(pids)[0]}: the process-group watchdog is not running, so it was not started`, neverRan: true });
     expect(readPids(pids)).toBeUndefined();
   });
 });

@@ -65,6 +65,13 @@ export interface CommandResult {
   timedOut: boolean;
   /** Set when the command could not run or was cut short, e.g. `command not found: kubectl`. */
   error?: string;
+  /**
+   * Set only when none of the command's code can have run: nothing was spawned (`commandNotRun`), or
+   * its held stand-in was stopped before it was let go (a timeout or an abort while held, no
+   * watchdog). The command tool then refuses the call as not started, so the turn records it as not
+   * run. Never set for a command that may have started, even if it failed at once.
+   */
+  neverRan?: true;
 }
 
 /** Long enough for a well-behaved program to clean up, short enough to keep a Slack turn moving. */
@@ -179,6 +186,7 @@ export async function spawnCommand(options: SpawnCommandOptions): Promise<Comman
         durationMs: Math.round(performance.now() - startedAt),
         timedOut,
         ...(message !== undefined && { error: message }),
+        ...(neverRan && { neverRan: true as const }),
       });
       // The result is in, but a process the command left in its group may still run: it gets the
       // rest of the command's time, as it would have had the command waited for it.
@@ -238,7 +246,7 @@ export function timedOutBeforeStart(timeoutMs: number): string {
   return `timed out after ${timeoutMs} ms before it could start: the process-group watchdog did not confirm in time that it watches the command, so it was not started`;
 }
 
-/** The result of a command that did not run (or was not waited for): no output, only `error`. */
+/** The result of a command that was never spawned (aborted before its start, no working directory): no output, only `error`. */
 export function commandNotRun({ error, durationMs }: { error: string; durationMs: number }): CommandResult {
   return {
     exitCode: null,
@@ -250,6 +258,7 @@ export function commandNotRun({ error, durationMs }: { error: string; durationMs
     durationMs: Math.round(durationMs),
     timedOut: false,
     error,
+    neverRan: true,
   };
 }
 
