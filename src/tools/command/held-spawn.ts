@@ -48,9 +48,9 @@ type StdioChoice = 'pipe' | 'ignore' | 'inherit';
  * watchdog) is told before the command can do anything that matters; spawned outright, the command
  * runs from the moment `spawn` returns, and a bot killed before it told the watchdog left it running
  * unwatched. When holding is not possible (Windows, no process groups; a child given no `PATH` where
- * `spawn`'s default search path is not known), or the command would not run anyway (not found, not
+ * `spawn`'s default search path is not known), or the command is certain not to run (not found, not
  * executable, its `#!` interpreter or ELF loader missing, `cwd` not a directory: let `spawn` report
- * it, as before), it is spawned outright.
+ * it, as before), it is spawned outright. Whatever may run is held (`execOutcome`).
  */
 export function spawnHeld(command: string, args: readonly string[], options: SpawnHeldOptions): HeldChild {
   const standIn = standInArguments(command, args, options);
@@ -104,45 +104,56 @@ function standInArguments(command: string, args: readonly string[], { env, cwd }
 function whatSpawnRuns(command: string, directory: string, path: string | undefined): { file: string; searchPath?: string } | undefined {
   if (command.includes('/')) {
     const file = resolve(directory, command);
-    return isRunnable(file, directory) ? { file } : undefined;
+    return execOutcome(file, directory) === 'may run' ? { file } : undefined;
   }
   const searchPath = path ?? defaultSearchPath();
   if (searchPath === undefined) return undefined;
   // Both `spawn` and the shell's `exec` go on along it past a file whose exec fails.
-  const file = searchPath
-    .split(delimiter)
-    .map((entry) => resolve(directory, entry, command))
-    .find((candidate) => isRunnable(candidate, directory));
-  if (file === undefined) return undefined;
-  return path === undefined ? { file, searchPath } : { file };
+  for (const candidate of searchPath.split(delimiter).map((entry) => resolve(directory, entry, command))) {
+    if (execOutcome(candidate, directory) === 'may run') return path === undefined ? { file: candidate, searchPath } : { file: candidate };
+  }
+  return undefined;
 }
 
-/** Linux reads at most this much of a `#!` line (BINPRM_BUF_SIZE), and follows at most this many `#!` in a row. */
+/**
+ * A `#!` interpreter name that ends within this many bytes is read the same by every Linux: before
+ * 5.1 the kernel read 128 bytes and cut a longer line short; since, 256, and a name it cannot see the
+ * end of is no interpreter (ENOEXEC: the C library runs the file with /bin/sh).
+ */
+const SHEBANG_NAME_LIMIT = 127;
 const SHEBANG_LINE_LIMIT = 256;
+/** Every Linux follows this many `#!` in a row (before 5.8, four; since, five). */
 const SHEBANG_DEPTH_LIMIT = 4;
 
 /**
- * Whether `exec` of the executable file `path` would start: a script's `#!` interpreter must be an
- * executable file too, and so must an ELF binary's loader (else the exec fails with ENOENT or EACCES,
- * which a direct spawn reports as `command not found` / `permission denied`, and the shell as its
- * own exit 127/126). Only the `#!` line, or the ELF headers and loader path, are read. A file that
- * cannot be read is left to `exec` (a binary needs only execute permission).
+ * What `exec` of `path` does, as far as is certain: 'missing' when it fails with an error a `PATH`
+ * search goes on past (ENOENT, ENOTDIR, EACCES: the file, a script's `#!` interpreter or an ELF
+ * binary's loader is not there or not an executable file), 'fails' when it fails with one that ends
+ * the search (ELOOP, ENAMETOOLONG), else 'may run'. Only then can the command be spawned outright
+ * (`spawn` reports the failure as before): whatever is in doubt is held, as a command that runs must
+ * be. So a `#!` line the kernels could read otherwise (a NUL byte in it, a name not ended within
+ * `SHEBANG_NAME_LIMIT`, no name at all: the C library runs such a file with /bin/sh, and so does the
+ * shell's `exec`), or a chain of more than `SHEBANG_DEPTH_LIMIT` scripts, is 'may run'. Only the `#!`
+ * line, or the ELF headers and loader path, are read. A file that cannot be read is left to `exec`
+ * (a binary needs only execute permission).
  */
-function isRunnable(path: string, directory: string, depth = 0): boolean {
-  if (!isExecutableFile(path)) return false;
+function execOutcome(path: string, directory: string, depth = 0): 'may run' | 'missing' | 'fails' {
+  const file = fileOutcome(path);
+  if (file !== 'may run') return file;
   const interpreter = interpreterOf(path);
-  if (interpreter === undefined) return true;
+  if (interpreter === undefined) return 'may run';
   // A relative path is found from the cwd of the process, as the kernel does.
-  if (interpreter.kind === 'loader') return isExecutableFile(resolve(directory, interpreter.path));
-  if (interpreter.path === '' || depth >= SHEBANG_DEPTH_LIMIT) return false;
-  return isRunnable(resolve(directory, interpreter.path), directory, depth + 1);
+  if (interpreter.kind === 'loader') return fileOutcome(resolve(directory, interpreter.path));
+  if (interpreter.path === undefined || depth >= SHEBANG_DEPTH_LIMIT) return 'may run';
+  return execOutcome(resolve(directory, interpreter.path), directory, depth + 1);
 }
 
 /**
- * What `exec` of `path` runs first: the interpreter named on the `#!` line it starts with ('' if none
- * is named), or the loader an ELF binary names; undefined for neither, or a file that cannot be read.
+ * What runs first on `exec` of `path`: the interpreter named on the `#!` line it starts with
+ * (`path` undefined where the kernels might read it otherwise, or find none), or the loader an ELF
+ * binary names; undefined for neither, or a file that cannot be read.
  */
-function interpreterOf(path: string): { kind: 'script' | 'loader'; path: string } | undefined {
+function interpreterOf(path: string): { kind: 'script'; path: string | undefined } | { kind: 'loader'; path: string } | undefined {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -156,14 +167,28 @@ function interpreterOf(path: string): { kind: 'script' | 'loader'; path: string 
       const loader = elfInterpreter(fd);
       return loader === undefined ? undefined : { kind: 'loader', path: loader };
     }
-    const line = head.subarray(2, length).toString('latin1').split('\n')[0] ?? '';
-    // As the kernel reads it: spaces and tabs around the name, nothing else (a '\r' is part of it).
-    return { kind: 'script', path: line.replace(/^[ \t]+/, '').split(/[ \t]/)[0] ?? '' };
+    return { kind: 'script', path: shebangName(head.subarray(0, length)) };
   } catch {
     return undefined;
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * The interpreter a `#!` line names, as the kernel reads it: spaces and tabs around it, nothing else
+ * (a '\r' is part of it). Undefined unless it is clean: a name, ended within `SHEBANG_NAME_LIMIT` by
+ * a space, a tab, the line's end or the file's (a NUL byte ends it for the kernel, which older ones
+ * read as no name at all).
+ */
+function shebangName(head: Buffer): string | undefined {
+  const isBlank = (byte: number | undefined) => byte === 0x20 || byte === 0x09;
+  let start = 2;
+  while (isBlank(head[start])) start++;
+  let end = start;
+  while (end < head.length && !isBlank(head[end]) && head[end] !== 0x0a && head[end] !== 0x00) end++;
+  if (end === start || end >= SHEBANG_NAME_LIMIT || head[end] === 0x00) return undefined;
+  return head.subarray(start, end).toString('latin1');
 }
 
 function isDirectory(path: string): boolean {
@@ -174,12 +199,23 @@ function isDirectory(path: string): boolean {
   }
 }
 
-function isExecutableFile(path: string): boolean {
+/**
+ * Errors of `stat` or `access` that `exec` of the same path meets too: ones a `PATH` search goes on
+ * past, and ones that end it.
+ */
+const PASSED_OVER = new Set(['ENOENT', 'ENOTDIR', 'EACCES']);
+const SEARCH_ENDING = new Set(['ELOOP', 'ENAMETOOLONG']);
+
+/** Whether `path` is an executable file, as `execOutcome` tells it ('may run' where in doubt). */
+function fileOutcome(path: string): 'may run' | 'missing' | 'fails' {
   try {
-    if (!statSync(path).isFile()) return false;
+    // Not a regular file (a directory, a FIFO): exec fails with EACCES.
+    if (!statSync(path).isFile()) return 'missing';
     accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
+    return 'may run';
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    if (PASSED_OVER.has(code)) return 'missing';
+    return SEARCH_ENDING.has(code) ? 'fails' : 'may run';
   }
 }
