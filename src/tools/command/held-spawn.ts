@@ -108,9 +108,15 @@ function whatSpawnRuns(command: string, directory: string, path: string | undefi
   }
   const searchPath = path ?? defaultSearchPath();
   if (searchPath === undefined) return undefined;
-  // Both `spawn` and the shell's `exec` go on along it past a file whose exec fails.
+  // Both `spawn` and the shell's `exec` go on along it past a file that is missing or not executable.
+  // `spawn` (the C library's search) stops at any other failure, which the shell goes on past: one
+  // seen here (a symbolic link loop) is left to `spawn` to report. One not seen here (the file being
+  // written, ETXTBSY; a `#!` chain too long for the kernel) is a known difference (README, "Command
+  // tools and `spawn`"): held, a later file of that name runs.
   for (const candidate of searchPath.split(delimiter).map((entry) => resolve(directory, entry, command))) {
-    if (execOutcome(candidate, directory) === 'may run') return path === undefined ? { file: candidate, searchPath } : { file: candidate };
+    const outcome = execOutcome(candidate, directory);
+    if (outcome === 'fails') return undefined;
+    if (outcome === 'may run') return path === undefined ? { file: candidate, searchPath } : { file: candidate };
   }
   return undefined;
 }
