@@ -7,6 +7,7 @@ import { sharedLeanFetch } from '../http/lean-fetch.js';
 import { createObservedSlackFetch, type SlackApiFailure } from './observed-slack-fetch.js';
 import { createUnrepeatedSlackWrites } from './unrepeated-slack-writes.js';
 import { createPerCallRateLimits } from './per-call-rate-limits.js';
+import { sendWellFormedSlackArguments } from './well-formed-web-client.js';
 
 export interface SlackAppSettings {
   botToken: string;
@@ -77,6 +78,8 @@ export function createSlackApp({
   };
   const transport = slackTransport({ fetch: onSlackApiFailure ? createObservedSlackFetch({ onFailure: onSlackApiFailure }) : sharedLeanFetch(), ...(retryConfig ? { retryConfig } : {}) });
   const metricsRoutes: CustomRoute[] = renderMetrics ? [{ path: '/metrics', method: ['GET'], handler: (_request, response) => answerMetrics(renderMetrics, response) }] : [];
+  // Before the app makes its clients: a lone surrogate in the model's words must not lose a post.
+  sendWellFormedSlackArguments();
   return new App({
     token: settings.botToken,
     botId: settings.botId,

@@ -1,6 +1,7 @@
 import { LogLevel, WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeSlackApi } from '../../../test/helpers/fake-slack-api.js';
+import { sendWellFormedSlackArguments } from '../well-formed-web-client.js';
 import { findUnconfirmedPost, laterTs } from './unconfirmed-post.js';
 
 const CHANNEL = 'C0OPS0001';
@@ -27,6 +28,17 @@ describe('finding a post whose reply was lost', () => {
     const post = { text: 'Approval needed: restart_service', after: '0', carrying: 'step-one' };
     expect(await findUnconfirmedPost({ client, channel: CHANNEL, threadTs: thread.ts!, post, known: [] })).toBe(first.ts);
     expect(await findUnconfirmedPost({ client, channel: CHANNEL, threadTs: thread.ts!, post: { ...post, carrying: 'step-three' }, known: [] })).toBeUndefined();
+  });
+
+  it('finds a post whose text held a lone surrogate, which Slack was sent as U+FFFD', async () => {
+    const slack = await startFakeSlackApi({ botUserId: 'UBOT0001', teamId: 'T0TEAM001' });
+    cleanups.push(() => slack.close());
+    sendWellFormedSlackArguments();
+    const client = new WebClient('xoxb-test', { slackApiUrl: slack.url, logLevel: LogLevel.ERROR });
+    const thread = await client.chat.postMessage({ channel: CHANNEL, text: 'status?' });
+    const posted = await client.chat.postMessage({ channel: CHANNEL, thread_ts: thread.ts!, text: 'Deployed the api \ud83d' });
+    const post = { text: 'Deployed the api \ud83d', after: '0' };
+    expect(await findUnconfirmedPost({ client, channel: CHANNEL, threadTs: thread.ts!, post, known: [] })).toBe(posted.ts);
   });
 
   it('bounds a post by the later of two timestamps, compared exactly (not as floats)', () => {

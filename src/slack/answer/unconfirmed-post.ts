@@ -1,4 +1,5 @@
 import type { WebClient } from '@slack/web-api';
+import { asSentToSlack } from '../well-formed-web-client.js';
 
 /**
  * How far behind this host's clock Slack's may be when a message's timestamp is bounded by it: a post
@@ -38,8 +39,8 @@ export function laterTs(left: string, right: string): string {
 
 /**
  * The message an unconfirmed post left in the thread, if it left one: the newest bot reply newer than
- * `post.after` whose text is exactly the post's (and whose blocks carry `post.carrying`), that is not
- * one of `known` (the answer's own messages).
+ * `post.after` whose text is exactly the post's as sent (and whose blocks carry `post.carrying`), that
+ * is not one of `known` (the answer's own messages).
  * Undefined when the thread has none, which is taken to mean Slack did not apply it. Throws when the
  * thread cannot be read: the post's outcome is then still unknown.
  */
@@ -52,6 +53,8 @@ export async function findUnconfirmedPost(options: {
 }): Promise<string | undefined> {
   const { client, channel, threadTs, post, known } = options;
   const after = microseconds(post.after);
+  // Compared with the text as it was sent: a lone surrogate in it reached Slack as U+FFFD (`sendWellFormedSlackArguments`).
+  const text = asSentToSlack(post.text);
   let found: { ts: string; at: number } | undefined;
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page += 1) {
@@ -59,7 +62,7 @@ export async function findUnconfirmedPost(options: {
     for (const message of response.messages ?? []) {
       const ts = message.ts ?? '';
       const at = microseconds(ts);
-      if (ts === threadTs || !message.bot_id || message.text !== post.text || at <= after || known.includes(ts)) continue;
+      if (ts === threadTs || !message.bot_id || message.text !== text || at <= after || known.includes(ts)) continue;
       if (post.carrying !== undefined && !JSON.stringify(message.blocks ?? []).includes(post.carrying)) continue;
       if (found === undefined || at > found.at) found = { ts, at };
     }
