@@ -207,7 +207,7 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
    */
   const recordPosted = async (step: PendingStep & { cardTs: string }, fresh: string): Promise<Reposted | 'taken-back' | 'unrecorded'> => {
     // Copies link to the thread's card: only then is the new one's link needed.
-    const link = step.cardLink === undefined ? undefined : await messenger.permalinkOf({ channel: step.channel, ts: fresh });
+    const link = step.cardLink === undefined ? undefined : await linkOf(step, fresh);
     const replaced = await store.replaceStepCard(step.stepId, { from: step.cardTs, to: fresh, ...(link === undefined ? {} : { link }) }).catch((error: unknown) => {
       logger.warn({ event: 'card-repost-unrecorded', stepId: step.stepId, err: error }, 'could not record an approval card posted again; it is taken back and posted again later');
       return 'failed' as const;
@@ -216,6 +216,18 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
     await takeBacks.takeBack({ channel: step.channel, ts: [fresh], threadKey: step.threadKey, stepId: step.stepId });
     return replaced === 'failed' ? 'unrecorded' : 'taken-back';
   };
+
+  /**
+   * The permalink of `ts`, a card this refresh posted or found, for its copies to link to; undefined
+   * when Slack would not give it: the card is recorded without it (copies go without a link, as when
+   * the turn posts a card), since a card posted and left unrecorded keeps live buttons nobody updates,
+   * and one found would be recorded by no later try either.
+   */
+  const linkOf = (step: PendingStep, ts: string): Promise<string | undefined> =>
+    messenger.permalinkOf({ channel: step.channel, ts }).catch((error: unknown) => {
+      logger.warn({ event: 'card-link-failed', stepId: step.stepId, cardTs: ts, err: error }, 'could not read the link of an approval card; it is recorded without it, copies go without it');
+      return undefined;
+    });
 
   /**
    * Whether `ts` is the step's card on record, read again after a record that failed: this process's
@@ -297,7 +309,11 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
       await takeBacks.takeBack({ channel: unconfirmed.channel, ts: [found], threadKey: unconfirmed.threadKey, stepId });
       return { done: true, outcome: 'gone' };
     }
-    if (unconfirmed.replacing === undefined) return { done: true, outcome: await recordFirstCard({ ...step, revision: unconfirmed.revision }, found) };
+    if (unconfirmed.replacing === undefined) {
+      const outcome = await recordFirstCard({ ...step, revision: unconfirmed.revision }, found, { posted: false });
+      // Unrecorded: looked for again, found again and recorded then.
+      return outcome === 'unrecorded' ? { done: false } : { done: true, outcome };
+    }
     // Drawn from the step at `revision`: `recordPosted` draws it again if the step changed since.
     const posted = await recordPosted({ ...step, revision: unconfirmed.revision, cardTs: unconfirmed.replacing }, found);
     if (posted === 'taken-back') return { done: true, outcome: 'gone' };
@@ -307,18 +323,29 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
   };
 
   /**
-   * Records `ts` as the step's first card, drawn from `step` (its post lost its reply): drawn again
-   * if the step changed since (a click on it decides before it is recorded), with its copies, which
-   * then link to it. Taken back when another card was recorded first (a message in the thread posted
-   * one meanwhile, `postUnpostedCard`) or the step is gone. The thread is not told: this is its card.
+   * Records `ts` as the step's first card, drawn from `step` (`posted` by this refresh, or found
+   * after its post lost its reply): drawn again if the step changed since (a click on it decides
+   * before it is recorded), with its copies, which then link to it. Taken back when another card was
+   * recorded first (a message in the thread posted one meanwhile, `postUnpostedCard`) or the step is
+   * gone. The thread is not told: this is its card. 'unrecorded' when the store failed the record (a
+   * write whose reply was lost, read again, is on record): a card this refresh posted is taken back
+   * too, as `recordPosted` does, since its look, tried again, finds its mark's post absent and posts
+   * another (left, the two would both decide, the first never updated); one found is found again.
    */
-  const recordFirstCard = async (step: PendingStep, ts: string): Promise<'shown' | 'gone'> => {
+  const recordFirstCard = async (step: PendingStep, ts: string, { posted }: { posted: boolean }): Promise<'shown' | 'gone' | 'unrecorded'> => {
     // Copies link to the thread's card: only then is its link needed.
-    const link = (step.copies ?? []).length === 0 ? undefined : await messenger.permalinkOf({ channel: step.channel, ts });
-    const recorded = await store.setStepCard(step.stepId, ts, link);
-    if (recorded?.cardTs !== ts) {
+    const link = (step.copies ?? []).length === 0 ? undefined : await linkOf(step, ts);
+    const recorded = await store.setStepCard(step.stepId, ts, link).then(
+      (card) => card?.cardTs === ts,
+      async (error: unknown) => {
+        logger.warn({ event: 'card-post-unrecorded', stepId: step.stepId, cardTs: ts, err: error }, 'could not record the approval card of an open request; it is tried again later');
+        return (await onRecord(step.stepId, ts)) || ('failed' as const);
+      },
+    );
+    if (recorded === 'failed' && !posted) return 'unrecorded';
+    if (recorded !== true) {
       await takeBacks.takeBack({ channel: step.channel, ts: [ts], threadKey: step.threadKey, stepId: step.stepId });
-      return 'gone';
+      return recorded === 'failed' ? 'unrecorded' : 'gone';
     }
     logger.warn({ event: 'card-post-found', stepId: step.stepId, cardTs: ts }, 'an approval card whose post lost its reply is recorded; decisions show on it from now on');
     await showAfterRepost({ ...step, cardTs: ts });
@@ -340,7 +367,8 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
       logger.warn({ event: 'card-post-failed', stepId: step.stepId, err: error }, 'could not post the approval card of an open request; it is tried again later');
       return { done: false };
     }
-    return { done: true, outcome: await recordFirstCard(step, fresh) };
+    const outcome = await recordFirstCard(step, fresh, { posted: true });
+    return outcome === 'unrecorded' ? { done: false } : { done: true, outcome };
   };
 
   /**
