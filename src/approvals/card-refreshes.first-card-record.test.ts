@@ -134,4 +134,13 @@ describe("looking for a step's first card whose post lost its reply, when its li
     // The card still shows the Approve/Deny buttons of revision 0 unless it is drawn at revision 1.
     expect(w.shown, 'the card found is never drawn with the approval: its buttons stay live').toContainEqual({ ts: 'card-found', revision: 1 });
   });
+
+  it('a card found and recorded by a try whose process stopped before drawing it is drawn as the step stands', async () => {
+    const w = await world({ found: () => 'card-found' });
+    // Approve on the (unrecorded) card decided the step; then a sweep recorded the card and its process stopped.
+    await approve(w.store, w.step.stepId);
+    await w.store.setStepCard(w.step.stepId, 'card-found');
+    await w.sweep();
+    expect({ shown: w.shown, takenBack: w.takenBack, kept: await w.kept() }).toEqual({ shown: [{ ts: 'card-found', revision: 1 }], takenBack: [], kept: [] });
+  });
 });

@@ -290,8 +290,8 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
    * card it replaces (drawn again from the step as it stands, the thread told), or taken back when
    * another card was recorded meanwhile or its step is gone. Found on record already, another
    * process's sweep recorded it (this one's claim lapsed during a slow look) and told the thread, or
-   * owes the notice in a refresh of its own (`keepNoticeOwed`): nothing more is said. 'absent' when
-   * Slack did not post it.
+   * owes the notice in a refresh of its own (`keepNoticeOwed`): nothing more is said; a step's first
+   * card found on record is drawn if the step changed since it was. 'absent' when Slack did not post it.
    */
   const settleUnconfirmed = async (stepId: string, unconfirmed: UnconfirmedRepost): Promise<Tried | 'absent'> => {
     let found: string | undefined;
@@ -304,7 +304,14 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
     if (found === undefined) return 'absent';
     // Read again after the look: the record checks only the card replaced, so it cannot tell this write from the other sweep's.
     const step = await store.getStep(stepId);
-    if (step?.cardTs === found) return { done: true, outcome: 'gone' };
+    if (step?.cardTs === found) {
+      if (unconfirmed.replacing !== undefined) return { done: true, outcome: 'gone' };
+      // A first card recorded by an earlier try whose process stopped before drawing it (or whose
+      // record's reply was lost and could not be read again): nobody else draws it, so a click that
+      // decided before its record would leave its buttons live. Drawn if the step changed since.
+      await showAfterRepost({ ...step, revision: unconfirmed.revision });
+      return { done: true, outcome: 'shown' };
+    }
     if (step === undefined) {
       await takeBacks.takeBack({ channel: unconfirmed.channel, ts: [found], threadKey: unconfirmed.threadKey, stepId });
       return { done: true, outcome: 'gone' };
