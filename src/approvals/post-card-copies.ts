@@ -3,15 +3,16 @@ import type { CardCopyTarget, ThreadMessenger } from '../conversation/thread-mes
 import { isFencedError } from '../store/fenced-error.js';
 import type { StepStore } from '../store/state-store.js';
 import { callRouting, stepRouting } from './card-routing.js';
-import { type PendingStep, undecidedCalls } from './pending-step.js';
+import { type CardCopy, type PendingStep, undecidedCalls } from './pending-step.js';
 import { approversLetDecide } from './policy/approvers-let-decide.js';
 import type { CurrentEvaluation } from './policy/governing-policy.js';
 
 /**
  * Posts the copies of a step's card that its routing asks for and it does not have yet (when the
  * card is first posted, and for approvers an escalation hop adds). Each is recorded as soon as it is
- * posted, so clicks on it count; one that fails is logged and the rest still go out. A fenced write
- * (or `stop()` saying the caller lost its thread) is thrown. Resolves with how many were posted.
+ * posted, so clicks on it count; one that fails is logged and the rest still go out. A copy that
+ * loses its record to another process's (`takeBackLosingCopy`) is removed and not counted. A fenced
+ * write (or `stop()` saying the caller lost its thread) is thrown. Resolves with how many were posted.
  * With `currentEvaluation` (the config in force), a DM goes only to someone it lets decide too.
  */
 export async function postMissingCopies(options: {
@@ -34,7 +35,11 @@ export async function postMissingCopies(options: {
   for (const target of targets) {
     try {
       const copy = await messenger.postStepCopy({ step, target });
-      await store.recordCardCopy(step.stepId, copy);
+      const recorded = await store.recordCardCopy(step.stepId, copy);
+      if (recorded !== undefined && recorded.ts !== copy.ts) {
+        await takeBackLosingCopy({ messenger, logger, stepId: step.stepId, copy, recorded });
+        continue;
+      }
       posted += 1;
     } catch (error) {
       if (isFencedError(error) || options.stop?.()) throw error;
@@ -42,6 +47,18 @@ export async function postMissingCopies(options: {
     }
   }
   return posted;
+}
+
+/**
+ * Removes `copy`, posted while another process posted one in the same channel and recorded it first
+ * (both read the step without it: a recorded edit's copies and a card refresh's, or an escalation
+ * hop's): only the recorded copy is updated as the step changes, so this one would keep live buttons
+ * nobody updates. What Slack would not remove is logged.
+ */
+async function takeBackLosingCopy({ messenger, logger, stepId, copy, recorded }: { messenger: ThreadMessenger; logger: Logger; stepId: string; copy: CardCopy; recorded: CardCopy }): Promise<void> {
+  logger.warn({ event: 'card-copy-taken-back', stepId, channel: copy.channel, ts: copy.ts, recordedTs: recorded.ts }, 'another copy of the approval card was recorded in this channel first; this one is removed');
+  const left = await messenger.deleteMessages({ channel: copy.channel, ts: [copy.ts] });
+  if (left.ts.length > 0) logger.error({ event: 'card-copy-take-back-failed', stepId, channel: copy.channel, ts: copy.ts }, 'could not remove a copy of the approval card that is not on record; it keeps buttons nobody updates');
 }
 
 /**

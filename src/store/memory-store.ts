@@ -276,9 +276,12 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
 
     async recordCardCopy(stepId, cardCopy) {
       const step = live(steps, stepId);
-      if (!step) return;
-      // One copy per channel, kept in channel order as the Redis hash fields are read.
-      step.copies = [...(step.copies ?? []).filter((existing) => existing.channel !== cardCopy.channel), copy(cardCopy)].sort((left, right) => (left.channel < right.channel ? -1 : 1));
+      if (!step) return undefined;
+      // One copy per channel, the first recorded (as RECORD_CARD_COPY_SCRIPT), kept in channel order as the Redis hash fields are read.
+      const recorded = (step.copies ?? []).find((existing) => existing.channel === cardCopy.channel);
+      if (recorded) return copy(recorded);
+      step.copies = [...(step.copies ?? []), copy(cardCopy)].sort((left, right) => (left.channel < right.channel ? -1 : 1));
+      return copy(cardCopy);
     },
 
     async commitStep(transition, { attempt = randomUUID() } = {}) {

@@ -309,13 +309,21 @@ return 1
 `;
 
 /**
- * KEYS[1] step. ARGV[1] field, [2] value. Sets a field of a step that still exists: a copy posted
- * after the step's key expired must not leave a hash without a step behind.
+ * KEYS[1] step. ARGV[1] the copy's field (its channel's), [2] the copy's JSON. Records a copy of the
+ * card in its channel unless one is on record there already: two processes that read the step
+ * without it (an edit's copies, a card refresh's, an escalation hop's) each post one, and only the
+ * first recorded is the step's (the other is taken back). Only on a step that still exists: a copy
+ * posted after the step's key expired must not leave a hash without a step behind. Returns the
+ * copy on record there, or nil when the step is gone.
  */
-export const SET_STEP_FIELD_SCRIPT = `
-if redis.call('HEXISTS', KEYS[1], 'data') == 0 then return 0 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-return 1
+export const RECORD_CARD_COPY_SCRIPT = `
+if redis.call('HEXISTS', KEYS[1], 'data') == 0 then return false end
+local copy = redis.call('HGET', KEYS[1], ARGV[1])
+if not copy then
+  copy = ARGV[2]
+  redis.call('HSET', KEYS[1], ARGV[1], copy)
+end
+return copy
 `;
 
 /**

@@ -4,7 +4,7 @@ import type { AuditEventInput } from '../audit/audit-event.js';
 import { DEFAULT_AUDIT_MAX_LENGTH, logAuditEvent, type AuditLogger } from '../audit/audit-log.js';
 import { prepareAuditEvent } from '../audit/prepare-audit-event.js';
 import type { Grant } from '../approvals/grant.js';
-import type { PendingStep } from '../approvals/pending-step.js';
+import type { CardCopy, PendingStep } from '../approvals/pending-step.js';
 import { stampGrant } from '../approvals/transitions/stamp-grant.js';
 import type { StepTransition } from '../approvals/transitions/step-transition.js';
 import { FencedError } from './fenced-error.js';
@@ -41,7 +41,7 @@ import {
   TRY_LOCK_SCRIPT,
   SET_STEP_CARD_SCRIPT,
   REPLACE_STEP_CARD_SCRIPT,
-  SET_STEP_FIELD_SCRIPT,
+  RECORD_CARD_COPY_SCRIPT,
   CLAIM_KEPT_SCRIPT,
   CLAIM_ONCE_SCRIPT,
   CLAIM_REMINDER_SCRIPT,
@@ -98,7 +98,7 @@ const SCRIPTS = {
   csFinishWork: [5, FINISH_WORK_SCRIPT],
   csReleaseIfIdle: [5, RELEASE_IF_IDLE_SCRIPT],
   csStalledThreads: [1, STALLED_THREADS_SCRIPT],
-  csSetStepField: [1, SET_STEP_FIELD_SCRIPT],
+  csRecordCardCopy: [1, RECORD_CARD_COPY_SCRIPT],
   csSetStepCard: [1, SET_STEP_CARD_SCRIPT],
   csReplaceStepCard: [1, REPLACE_STEP_CARD_SCRIPT],
   csClaimOnce: [1, CLAIM_ONCE_SCRIPT],
@@ -504,7 +504,8 @@ export function createRedisStore({
     },
 
     async recordCardCopy(stepId, copy) {
-      await run.csSetStepField(keys.ofStep(stepId).step(stepId), copyField(copy), JSON.stringify(copy));
+      const recorded = (await run.csRecordCardCopy(keys.ofStep(stepId).step(stepId), copyField(copy), JSON.stringify(copy))) as string | null;
+      return recorded === null ? undefined : (JSON.parse(recorded) as CardCopy);
     },
 
     async commitStep(judged, { attempt = randomUUID() } = {}) {

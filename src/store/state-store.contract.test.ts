@@ -216,18 +216,21 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect(await store.getStep('missing')).toBeUndefined();
   });
 
-  it('records copies of a card outside the revision: a decision keeps them, a gone step gets none', async () => {
+  it('records copies of a card outside the revision, the first one per channel: a decision keeps them, a gone step gets none', async () => {
     const step = await createStep(makeStep(['apv-1']));
     await store.setStepCard(step.stepId, '1.1', 'https://slack.example/thread-card');
     const dm = { kind: 'dm' as const, channel: 'D0BOB', ts: '3.3', userId: 'UBOB' };
     const approvals = { kind: 'channel' as const, channel: 'C0APPROVALS', ts: '2.2', permalink: 'https://slack.example/copy' };
-    await store.recordCardCopy(step.stepId, dm);
-    await store.recordCardCopy(step.stepId, { ...approvals, ts: '2.1' });
-    await store.recordCardCopy(step.stepId, approvals);
+    expect(await store.recordCardCopy(step.stepId, dm)).toEqual(dm);
+    expect(await store.recordCardCopy(step.stepId, approvals)).toEqual(approvals);
+    // Another process's copy in the same channel (both read the step without one), recorded second: not recorded over it.
+    expect(await store.recordCardCopy(step.stepId, { ...approvals, ts: '2.1' })).toEqual(approvals);
+    // The same copy again (a resend after a lost reply): on record.
+    expect(await store.recordCardCopy(step.stepId, approvals)).toEqual(approvals);
     expect(await act(step.stepId, 'UBOB', { kind: 'approve', version: 0 })).toBeDefined();
     const stored = await store.getStep(step.stepId);
     expect(stored).toMatchObject({ cardTs: '1.1', cardLink: 'https://slack.example/thread-card', copies: [approvals, dm], revision: 1 });
-    await store.recordCardCopy('missing', dm);
+    expect(await store.recordCardCopy('missing', dm)).toBeUndefined();
     expect(await store.getStep('missing')).toBeUndefined();
   });
 

@@ -173,9 +173,13 @@ export interface StepStore {
   replaceStepCard(stepId: string, cards: { from: string; to: string; link?: string }): Promise<boolean>;
   /**
    * Records a copy of the card outside the thread (one per channel), outside the step's revision:
-   * from then on clicks on it count, and every change is shown on it. Nothing when the step is gone.
+   * from then on clicks on it count, and every change is shown on it. Unless the step has a copy in
+   * that channel on record already: two processes that read the step without it (a recorded edit's
+   * copies, a card refresh's) each post one, and the first recorded is the step's. Returns the copy
+   * on record in that channel now (another one means this one is not the step's; the same one again,
+   * as a resend, is), or undefined when the step is gone (nothing recorded).
    */
-  recordCardCopy(stepId: string, copy: CardCopy): Promise<void>;
+  recordCardCopy(stepId: string, copy: CardCopy): Promise<CardCopy | undefined>;
   /**
    * Writes a transition if the step is still at `transition.fromRevision` (and the fence, if any,
    * is current), with its audit events and grant, atomically. A transition that `withdraws`
