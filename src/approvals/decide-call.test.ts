@@ -1,91 +1,28 @@
 import { describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { createMemoryAuditLog } from '../audit/memory-audit-log.js';
-import { parseConfigFile } from '../config/config-file.js';
 import type { ThreadMessenger } from '../conversation/thread-messenger.js';
-import { decodeWorkItem, type WorkItem } from '../conversation/work-item.js';
 import { createMemoryStore } from '../store/memory-store.js';
-import type { StateStore, WorkClaim } from '../store/state-store.js';
-import { newThreadState } from '../store/thread-state.js';
+import type { StateStore } from '../store/state-store.js';
 import { ReplyError } from '../store/write-not-run.js';
-import { createCallDecider, type CallDecisionRequest, type DecideCallOptions } from './decide-call.js';
+import { createCallDecider, type DecideCallOptions } from './decide-call.js';
+import { click, createTestDecider, stepFor, storeStep } from './decide-call.test-support.js';
 import type { PendingStep } from './pending-step.js';
 import { makeStep } from './pending-step.test-support.js';
-import { evaluatePolicy } from './policy/evaluate-policy.js';
-
-const config = parseConfigFile(
-  `
-policy:
-  rules:
-    - name: restarts
-      tools: [restart_service]
-      approvers: [U0ALICE, "group:S0ONCALL"]
-      required: 2
-    - name: prod scaling
-      tools: [scale]
-      approval: always
-      approvers: [U0ALICE]
-`,
-  'test.yml',
-);
 
 const logger = pino({ level: 'silent' });
 
 function setup(options: { wrapStore?: (store: StateStore) => StateStore; cardRefreshes?: DecideCallOptions['cardRefreshes'] } = {}) {
   const audit = createMemoryAuditLog({ logger });
   const store = createMemoryStore({ audit });
-  const submitted: WorkItem[] = [];
-  const messenger = { updateStepCard: async () => {} } as unknown as ThreadMessenger;
-  const decider = createCallDecider({
-    store: options.wrapStore ? options.wrapStore(store) : store,
-    messenger,
-    // The resume is queued with the decision that completes the step; this process then drains it.
-    worker: {
-      submit: async (_threadKey: string, item: WorkItem) => void submitted.push(item),
-      pickUp: async () => false,
-      startPickUp: async () => false,
-      room: () => 0,
-      idle: async () => {},
-      queueing: { mode: 'drain', lockTtlMs: 60_000 },
-      drainClaimed: async (_threadKey: string, claim: WorkClaim) => void submitted.push(decodeWorkItem(claim.item)!),
-    },
-    logger,
-    audit,
-    resolveGroups: async () => new Map([['S0ONCALL', new Set(['U0BOB'])]]),
-    evaluateInput: async ({ call, input }) => evaluatePolicy({ policy: config.policy, toolName: (input as { tool?: string }).tool ?? call.toolName, channel: 'C0OPS', input }),
-    ...(options.cardRefreshes ? { cardRefreshes: options.cardRefreshes } : {}),
-  });
+  const { decider, submitted } = createTestDecider({ store: options.wrapStore ? options.wrapStore(store) : store, audit, ...(options.cardRefreshes ? { cardRefreshes: options.cardRefreshes } : {}) });
   return { store, audit, decider, submitted };
 }
-
-/** Stores a step the way a turn does (the store takes new steps only from the thread's lock holder). */
-async function store(store: StateStore, step: PendingStep): Promise<PendingStep> {
-  const threadKey = step.threadKey;
-  const token = (await store.tryLock(threadKey, 60_000))!;
-  await store.createStep({ step, thread: { ...newThreadState(step, 1), pendingStepId: step.stepId }, ttlMs: 60_000, audit: [], fence: { threadKey, token } });
-  await store.releaseLockIfIdle({ threadKey, token }, 60_000);
-  return step;
-}
-
-/** Requested just now: the decider's clock is the real one, and an edit's rule counts its expiry from the request. */
-function stepFor(toolName: string): PendingStep {
-  const step = makeStep([{ approvalId: 'apv1', input: { namespace: 'staging' }, policy: evaluatePolicy({ policy: config.policy, toolName, channel: 'C0OPS', input: {} }) }], { requesterId: 'U0REQUESTER', createdAt: Date.now() });
-  step.calls[0]!.toolName = toolName;
-  return step;
-}
-
-const click = (step: PendingStep, userId: string, action: CallDecisionRequest['action']): CallDecisionRequest => ({
-  stepId: step.stepId,
-  approvalId: 'apv1',
-  userId,
-  origin: { teamId: step.teamId, channel: step.channel, membership: 'member' },
-  action,
-});
 
 describe('deciding a call under an approver policy', () => {
   it('refuses someone the policy does not name, says who can approve, audits it and changes nothing', async () => {
     const { store: states, audit, decider, submitted } = setup();
-    const step = await store(states, stepFor('scale'));
+    const step = await storeStep(states, stepFor('scale'));
     const outcome = await decider.record(click(step, 'U0MALLORY', { kind: 'approve', version: 0 }));
     expect(outcome).toEqual({ recorded: false, message: expect.stringContaining('Only <@U0ALICE> can approve this') });
     expect((await states.getStep(step.stepId))?.decisions).toEqual({});
@@ -98,7 +35,7 @@ describe('deciding a call under an approver policy', () => {
 
   it('needs two distinct approvers for a quorum of two, and resumes once when it is reached', async () => {
     const { store: states, decider, submitted, audit } = setup();
-    const step = await store(states, stepFor('restart_service'));
+    const step = await storeStep(states, stepFor('restart_service'));
     const first = await decider.record(click(step, 'U0ALICE', { kind: 'approve', version: 0 }));
     expect(first).toMatchObject({ recorded: true, completedStep: false });
     if (first.recorded) await decider.publish(first);
@@ -119,7 +56,7 @@ describe('deciding a call under an approver policy', () => {
 
   it('keeps an edit that needs other approvers as a new version, without counting the editor, and tells them', async () => {
     const { store: states, decider, submitted, audit } = setup();
-    const step = await store(states, stepFor('scale'));
+    const step = await storeStep(states, stepFor('scale'));
     // The edited input falls under the restart rule here (two approvers, Alice and the on-call group).
     const edit = { kind: 'edit' as const, fromVersion: 0, input: { tool: 'restart_service' }, submittedInput: { tool: 'restart_service' } };
     const escalated = await decider.record(click(step, 'U0ALICE', edit));
@@ -139,7 +76,7 @@ describe('showing decisions that race on one card', () => {
   it('leaves the card showing the final state, however many decisions land while one process is updating it', async () => {
     const audit = createMemoryAuditLog({ logger });
     const states = createMemoryStore({ audit });
-    const step = await store(states, makeStep(['apv1', 'apv2', 'apv3', 'apv4'], { cardTs: '2.2' }));
+    const step = await storeStep(states, makeStep(['apv1', 'apv2', 'apv3', 'apv4'], { cardTs: '2.2' }));
     await states.setStepCard(step.stepId, '2.2');
     // While each of the first process's card updates is on its way, another process decides the next
     // call; the one that completes the step shows it at once, before the slow update lands.
@@ -201,7 +138,7 @@ describe('a click while the store is unavailable', () => {
         return flaky.wrapped;
       },
     });
-    const step = await store(states, stepFor('scale'));
+    const step = await storeStep(states, stepFor('scale'));
     const outcome = await decider.record(click(step, 'U0ALICE', { kind: 'approve', version: 0 }), { storeWaitMs: 5_000 });
     expect(outcome).toMatchObject({ recorded: true, completedStep: true });
     if (outcome.recorded) await decider.publish(outcome);
@@ -212,7 +149,7 @@ describe('a click while the store is unavailable', () => {
 
   it('without a wait (a form, due within 3 s) answers "could not record" at once', async () => {
     const { store: states, decider } = setup({ wrapStore: (store) => flakyStore(store, { reads: ['fail'] }).wrapped });
-    const step = await store(states, stepFor('scale'));
+    const step = await storeStep(states, stepFor('scale'));
     const outcome = await decider.record(click(step, 'U0ALICE', { kind: 'approve', version: 0 }));
     expect(outcome).toEqual({ recorded: false, message: expect.stringContaining('could not record your decision') });
     expect((await states.getStep(step.stepId))?.decisions).toEqual({});
@@ -220,7 +157,7 @@ describe('a click while the store is unavailable', () => {
 
   it('sends a write that landed before its reply was lost again as the same write: recorded once, and this process drains the lock it took', async () => {
     const { store: states, decider, audit, submitted } = setup({ wrapStore: (store) => flakyStore(store, { writes: ['write then fail', 'fail'] }).wrapped });
-    const step = await store(states, stepFor('scale'));
+    const step = await storeStep(states, stepFor('scale'));
     const outcome = await decider.record(click(step, 'U0ALICE', { kind: 'approve', version: 0 }), { storeWaitMs: 5_000 });
     // The clicker hears what is true: their approval is in (not "Already approved by you", nor "could not record").
     expect(outcome).toMatchObject({ recorded: true, completedStep: true, claim: { token: expect.any(String) } });
@@ -232,7 +169,7 @@ describe('a click while the store is unavailable', () => {
 
   it('does the same for a decision that does not complete the step (one approval of two)', async () => {
     const { store: states, decider, audit } = setup({ wrapStore: (store) => flakyStore(store, { writes: ['write then fail'] }).wrapped });
-    const step = await store(states, stepFor('restart_service'));
+    const step = await storeStep(states, stepFor('restart_service'));
     const outcome = await decider.record(click(step, 'U0ALICE', { kind: 'approve', version: 0 }), { storeWaitMs: 5_000 });
     expect(outcome).toMatchObject({ recorded: true, completedStep: false });
     expect((await states.getStep(step.stepId))?.revision).toBe(step.revision + 1);
@@ -245,7 +182,7 @@ describe('a click while the store is unavailable', () => {
       wrapStore: (store) => flakyStore(store, { writes: ['write then fail'] }).wrapped,
       cardRefreshes: { redraw: async ({ stepId }) => void redrawn.push(stepId) },
     });
-    const step = await store(states, stepFor('restart_service'));
+    const step = await storeStep(states, stepFor('restart_service'));
     // No wait (a form): the write is not sent again, so Redis never says what became of it.
     const outcome = await decider.record(click(step, 'U0ALICE', { kind: 'approve', version: 0 }));
     expect(outcome).toMatchObject({ recorded: false, unsettled: { stepId: step.stepId } });
@@ -266,7 +203,7 @@ describe('a click while the store is unavailable', () => {
         },
       }),
     });
-    const step = await store(states, stepFor('restart_service'));
+    const step = await storeStep(states, stepFor('restart_service'));
     const outcome = await decider.record(click(step, 'U0ALICE', { kind: 'approve', version: 0 }));
     expect(outcome).toEqual({ recorded: false, message: expect.stringContaining('could not record your decision, so nothing changed') });
   });
@@ -282,7 +219,7 @@ describe('a click while the store is unavailable', () => {
         },
       }),
     });
-    const step = await store(states, stepFor('scale'));
+    const step = await storeStep(states, stepFor('scale'));
     const outcome = await decider.record(click(step, 'U0ALICE', { kind: 'approve', version: 0 }), { storeWaitMs: 5_000 });
     expect(outcome).toEqual({ recorded: false, message: expect.stringContaining('could not record your decision') });
     expect(reads).toBe(1);
@@ -300,7 +237,7 @@ describe('a Deny the Redis replicas did not confirm in time', () => {
 
   it('is recorded, and the person is told it is not yet confirmed rather than done', async () => {
     const { store: states, decider } = setup({ wrapStore: confirmingNothing });
-    const step = await store(states, stepFor('scale'));
+    const step = await storeStep(states, stepFor('scale'));
     const outcome = await decider.record(click(step, 'U0ALICE', { kind: 'deny' }));
     expect(outcome).toMatchObject({ recorded: true, completedStep: true, notice: expect.stringMatching(/^:x: Denied\. :warning: Redis has not confirmed it on its replica yet \(0 confirmed within the wait\).*decide it again\.$/) });
     expect((await states.getStep(step.stepId))?.decisions.apv1).toMatchObject({ outcome: 'denied', userId: 'U0ALICE' });
@@ -308,7 +245,7 @@ describe('a Deny the Redis replicas did not confirm in time', () => {
 
   it('says nothing of replicas for an approval, which is not waited for', async () => {
     const { store: states, decider } = setup({ wrapStore: confirmingNothing });
-    const step = await store(states, stepFor('scale'));
+    const step = await storeStep(states, stepFor('scale'));
     const outcome = await decider.record(click(step, 'U0ALICE', { kind: 'approve', version: 0 }));
     expect(outcome).toMatchObject({ recorded: true, completedStep: true });
     expect(outcome).not.toHaveProperty('notice');

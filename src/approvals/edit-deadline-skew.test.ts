@@ -2,13 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { createMemoryAuditLog } from '../audit/memory-audit-log.js';
 import { parseConfigFile } from '../config/config-file.js';
-import type { ThreadMessenger } from '../conversation/thread-messenger.js';
-import type { WorkItem } from '../conversation/work-item.js';
-import { decodeWorkItem } from '../conversation/work-item.js';
 import { createMemoryStore } from '../store/memory-store.js';
-import type { WorkClaim } from '../store/state-store.js';
 import { newThreadState } from '../store/thread-state.js';
-import { createCallDecider } from './decide-call.js';
+import { createTestDecider } from './decide-call.test-support.js';
 import { makeStep } from './pending-step.test-support.js';
 import { evaluatePolicy } from './policy/evaluate-policy.js';
 import { recheckApprovals } from './recheck-approvals.js';
@@ -53,20 +49,8 @@ describe('an edit to a rule with a shorter expiry, from a replica whose clock is
     const clocks = { store: requestedAt, replica: requestedAt };
     const audit = createMemoryAuditLog({ logger });
     const store = createMemoryStore({ audit, now: () => clocks.store });
-    const submitted: WorkItem[] = [];
-    const decider = createCallDecider({
+    const { decider } = createTestDecider({
       store,
-      messenger: { updateStepCard: async () => {} } as unknown as ThreadMessenger,
-      worker: {
-        submit: async (_threadKey: string, item: WorkItem) => void submitted.push(item),
-        pickUp: async () => false,
-        startPickUp: async () => false,
-        room: () => 0,
-        idle: async () => {},
-        queueing: { mode: 'drain', lockTtlMs: 60_000 },
-        drainClaimed: async (_threadKey: string, claim: WorkClaim) => void submitted.push(decodeWorkItem(claim.item)!),
-      },
-      logger,
       audit,
       resolveGroups: async () => new Map(),
       evaluateInput: async ({ input }) => evaluatePolicy({ policy: config.policy, toolName: 'restart_service', channel: 'C0OPS', input }),

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { pino } from 'pino';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { createManualScheduleClock } from '../../test/helpers/manual-schedule-clock.js';
 import type { ScheduleConfig } from '../config/schedule-config-schema.js';
 import { createRedisStore } from '../store/redis-store.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import type { StateStore } from '../store/state-store.js';
-import { createScheduledTurns } from './scheduled-turns.js';
+import { postingScheduledTurns } from './scheduled-turns.test-support.js';
 
 /** README: "timezone: … IANA zone the cron is read in (default UTC)"; the schema's doc says the same. */
 const DAILY: ScheduleConfig = { name: 'daily-report', cron: '0 9 * * *', channel: 'C0OPS', prompt: 'Report.', autoApprove: [] };
@@ -21,22 +20,7 @@ afterEach(() => {
 });
 
 function replica(store: StateStore, clock: ReturnType<typeof createManualScheduleClock>, posts: string[], label: string) {
-  return createScheduledTurns({
-    schedules: [DAILY],
-    store,
-    poster: {
-      async postChannelMessage() {
-        posts.push(label);
-        return `1800000000.00000${posts.length}`;
-      },
-    },
-    notices: { postNotice: async () => {} },
-    followTtlMs: 60_000,
-    worker: { submit: async () => {} },
-    teamId: async () => 'T0TEAM',
-    clock,
-    logger: pino({ level: 'silent' }),
-  });
+  return postingScheduledTurns({ schedules: [DAILY], store, clock, posted: () => posts.push(label) });
 }
 
 describe('a schedule without `timezone`', () => {

@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, inject, it } from 'vitest';
-import { startReplyLosingProxy, type ReplyLosingProxy } from '../helpers/reply-losing-proxy.js';
-import { cardButtons, nextTs, threadReplies, useHarnesses, waitFor } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { waitFor } from './harness.js';
+import { approveRestartBehind, useHarnessesBehindLosingProxies } from './lost-decision-reply.test-support.js';
 
 /**
  * A click's decision write (the one that completes the step, queues its resume and, the thread
@@ -8,12 +8,7 @@ import { cardButtons, nextTs, threadReplies, useHarnesses, waitFor } from './har
  * failover's cut connection). ioredis sends the script again on its new connection, as it does
  * for everything it never heard back about (delivery-claim-reply-lost.test.ts relies on that).
  */
-const proxies: ReplyLosingProxy[] = [];
-// Registered before the harnesses' hook, so it runs after it: the bots stop while their Redis is still there.
-afterEach(async () => {
-  for (const proxy of proxies.splice(0)) await proxy.close();
-});
-const harness = useHarnesses();
+const { harness, losingProxy } = useHarnessesBehindLosingProxies();
 
 /** Shorter than the default 30 s, so a run that waits for the lock to lapse shows within seconds. */
 const LOCK_TTL_MS = 8_000;
@@ -21,20 +16,9 @@ const LOCK_TTL_MS = 8_000;
 describe('an Approve whose decision write ran but whose reply was lost', () => {
   it("is recorded as the approver's and the approved call runs promptly (not after the thread lock lapses)", async () => {
     // Only the resume item the completing decision queues names "kind":"resume".
-    const proxy = await startReplyLosingProxy(inject('redisUrl'), '"kind":"resume"');
-    proxies.push(proxy);
+    const proxy = await losingProxy('"kind":"resume"');
     const h = await harness({ redisUrl: proxy.url, environment: { COUNTERSIGN_LOCK_TTL_MS: String(LOCK_TTL_MS) } });
-    h.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'worker', namespace: 'staging' } }] }, { text: 'Restarted **worker** in staging.' });
-    const threadTs = nextTs();
-    await h.mention({ user: 'UALICE', text: 'restart the worker in staging', ts: threadTs });
-    const card = await waitFor(() => threadReplies(h, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'the approval card' });
-    await h.settled();
-    expect(proxy.cut()).toBe(false);
-
-    const approve = cardButtons(card.blocks).find((button) => button.actionId === 'countersign_approve')!;
-    const clickedAt = Date.now();
-    expect((await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...approve })).status).toBe(200);
-    await waitFor(() => proxy.cut(), { message: 'the decision reply to be cut' });
+    const { clickedAt } = await approveRestartBehind(h, proxy, 'Restarted **worker** in staging.');
     // A resume follows a click in well under a second; a reconnect takes a fraction of one.
     const ran = await waitFor(() => (h.invocations().length > 0 ? Date.now() - clickedAt : undefined), { timeoutMs: 3 * LOCK_TTL_MS, message: 'the approved call to run' });
     expect(ran, `the approved call ran ${ran} ms after the click: it waited for the orphaned thread lock to lapse`).toBeLessThan(LOCK_TTL_MS / 2);

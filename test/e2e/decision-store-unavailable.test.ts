@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, inject, it } from 'vitest';
-import { startReplyLosingProxy, type ReplyLosingProxy } from '../helpers/reply-losing-proxy.js';
-import { CHANNEL, cardButtons, nextTs, threadReplies, useHarnesses, waitFor } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { CHANNEL, threadReplies, waitFor } from './harness.js';
+import { approveRestartBehind, TWO_APPROVALS_YAML, useHarnessesBehindLosingProxies } from './lost-decision-reply.test-support.js';
 
 /**
  * A click's decision write runs in Redis, then the connection is cut before its reply and Redis
@@ -10,12 +10,7 @@ import { CHANNEL, cardButtons, nextTs, threadReplies, useHarnesses, waitFor } fr
  * write, under the same attempt key, not a decision judged afresh against a step that already
  * holds it (decision-reply-lost.test.ts is the resend ioredis makes itself).
  */
-const proxies: ReplyLosingProxy[] = [];
-// Registered before the harnesses' hook, so it runs after it: the bots stop while their Redis is still there.
-afterEach(async () => {
-  for (const proxy of proxies.splice(0)) await proxy.close();
-});
-const harness = useHarnesses();
+const { harness, losingProxy } = useHarnessesBehindLosingProxies();
 
 /** Far longer than the test waits for the answer: a resume that needs the lock to lapse cannot pass. */
 const LOCK_TTL_MS = 60_000;
@@ -25,20 +20,9 @@ const OUTAGE_MS = 1_500;
 describe('a decision whose write ran but whose command then failed while Redis was unreachable', () => {
   it("is recorded as the approver's, and the resumed turn's answer comes at once (not after the thread lock lapses)", async () => {
     // Only the resume item the completing decision queues names "kind":"resume".
-    const proxy = await startReplyLosingProxy(inject('redisUrl'), '"kind":"resume"', { refuseForMs: OUTAGE_MS });
-    proxies.push(proxy);
+    const proxy = await losingProxy('"kind":"resume"', { refuseForMs: OUTAGE_MS });
     const h = await harness({ redisUrl: proxy.url, environment: { COUNTERSIGN_LOCK_TTL_MS: String(LOCK_TTL_MS) } });
-    h.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'worker', namespace: 'staging' } }] }, { text: 'Restarted the worker in staging.' });
-    const threadTs = nextTs();
-    await h.mention({ user: 'UALICE', text: 'restart the worker in staging', ts: threadTs });
-    const card = await waitFor(() => threadReplies(h, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'the approval card' });
-    await h.settled();
-    expect(proxy.cut()).toBe(false);
-
-    const approve = cardButtons(card.blocks).find((button) => button.actionId === 'countersign_approve')!;
-    const clickedAt = Date.now();
-    expect((await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...approve })).status).toBe(200);
-    await waitFor(() => proxy.cut(), { message: 'the decision reply to be cut' });
+    const { threadTs, clickedAt } = await approveRestartBehind(h, proxy, 'Restarted the worker in staging.');
     // The outage and the decider's wait take seconds; the lock would take a minute to lapse.
     const answer = await waitFor(() => threadReplies(h, threadTs).find((message) => String(message.text ?? '').includes('Restarted the worker')), {
       timeoutMs: LOCK_TTL_MS / 3,
@@ -61,19 +45,9 @@ describe('a decision whose write ran but whose command then failed while Redis w
 
   it('that does not complete the step (the first approval of two) is recorded once, and its approver is not told it was refused', async () => {
     // Only Bob's decision write names him (the step's approvals, the audit pair).
-    const proxy = await startReplyLosingProxy(inject('redisUrl'), 'UBOB', { refuseForMs: OUTAGE_MS });
-    proxies.push(proxy);
-    const h = await harness({ redisUrl: proxy.url, extraYaml: 'policy:\n  rules:\n    - name: two people\n      tools: [restart_service]\n      required: 2\n' });
-    h.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'worker', namespace: 'staging' } }] }, { text: 'Restarted the worker in staging.' });
-    const threadTs = nextTs();
-    await h.mention({ user: 'UALICE', text: 'restart the worker in staging', ts: threadTs });
-    const card = await waitFor(() => threadReplies(h, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'the approval card' });
-    await h.settled();
-    expect(proxy.cut()).toBe(false);
-
-    const approve = cardButtons(card.blocks).find((button) => button.actionId === 'countersign_approve')!;
-    expect((await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...approve })).status).toBe(200);
-    await waitFor(() => proxy.cut(), { message: 'the decision reply to be cut' });
+    const proxy = await losingProxy('UBOB', { refuseForMs: OUTAGE_MS });
+    const h = await harness({ redisUrl: proxy.url, extraYaml: TWO_APPROVALS_YAML });
+    await approveRestartBehind(h, proxy, 'Restarted the worker in staging.');
     await waitFor(() => proxy.back(), { message: 'Redis to be reachable again' });
     await h.settled();
     expect(h.warnings().some((line) => line.includes('"decision-store-unavailable"'))).toBe(true);
@@ -87,19 +61,9 @@ describe('a decision whose write ran but whose command then failed while Redis w
 
   it('past the click\'s wait: its approver is told the outcome is not known (not "nothing changed"), and the card shows the approval once Redis answers', async () => {
     // Only Bob's decision write names him; Redis stays unreachable for longer than the click waits for it.
-    const proxy = await startReplyLosingProxy(inject('redisUrl'), 'UBOB', { refuseForMs: 2_500 });
-    proxies.push(proxy);
-    const h = await harness({ redisUrl: proxy.url, storeWaitMs: 1_000, extraYaml: 'policy:\n  rules:\n    - name: two people\n      tools: [restart_service]\n      required: 2\n' });
-    h.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'worker', namespace: 'staging' } }] }, { text: 'Restarted the worker in staging.' });
-    const threadTs = nextTs();
-    await h.mention({ user: 'UALICE', text: 'restart the worker in staging', ts: threadTs });
-    const card = await waitFor(() => threadReplies(h, threadTs).find((message) => cardButtons(message.blocks).length > 0), { message: 'the approval card' });
-    await h.settled();
-    expect(proxy.cut()).toBe(false);
-
-    const approve = cardButtons(card.blocks).find((button) => button.actionId === 'countersign_approve')!;
-    expect((await h.click({ user: 'UBOB', cardTs: card.ts, threadTs, ...approve })).status).toBe(200);
-    await waitFor(() => proxy.cut(), { message: 'the decision reply to be cut' });
+    const proxy = await losingProxy('UBOB', { refuseForMs: 2_500 });
+    const h = await harness({ redisUrl: proxy.url, storeWaitMs: 1_000, extraYaml: TWO_APPROVALS_YAML });
+    await approveRestartBehind(h, proxy, 'Restarted the worker in staging.');
     const ephemeral = await h.slack.waitForCall('chat.postEphemeral', undefined, { timeoutMs: 10_000 });
     // Told "could not confirm", so the click gave up waiting before the outage ended (a Redis back in time
     // would have answered the resent write). Not checked with proxy.back(): on a loaded machine the

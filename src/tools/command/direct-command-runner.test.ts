@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ErrorCode } from '../../errors/countersign-error.js';
 import { createDirectCommandRunner } from './direct-command-runner.js';
-import { childrenOf, hangingCommand, isAlive, killedRightAfterFork, killedRightAfterSpawn, processGroupMembers, readPids } from './processes.test-support.js';
+import { childrenOf, exited, expectGroupGoneAfterKill, hangingCommand, isAlive, killedRightAfterFork, killedRightAfterSpawn, readPids } from './processes.test-support.js';
 
 const DIRECT_COMMAND_RUNNER = fileURLToPath(new URL('./direct-command-runner.ts', import.meta.url));
 const HANGING = { timeoutMs: 60_000, outputLimit: 1000 };
@@ -14,7 +14,6 @@ const QUICK = { timeoutMs: 10_000, outputLimit: 1000 };
 const newPidFile = () => join(mkdtempSync(join(tmpdir(), 'countersign-direct-')), 'pids');
 const waitForPids = (pidFile: string) => vi.waitFor(() => readPids(pidFile) ?? Promise.reject(new Error('not started')), { timeout: 10_000, interval: 20 });
 const waitUntilGone = (pids: number[]) => vi.waitFor(() => expect(pids.filter(isAlive)).toEqual([]), { timeout: 10_000, interval: 50 });
-const exited = (child: ChildProcess) => new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 
 const leftovers: number[] = [];
 afterEach(() => {
@@ -63,17 +62,7 @@ describe.skipIf(process.platform !== 'linux')('the direct runner (COUNTERSIGN_CO
     const groupFile = join(mkdtempSync(join(tmpdir(), 'countersign-direct-')), 'group');
     const bot = startBot(`${killedRightAfterFork(groupFile, { watchdogStartDelayMs })}
 await runner.run({ argv: ${JSON.stringify(hangingCommand(newPidFile()))}, timeoutMs: 60000, outputLimit: 100 });`);
-    expect(await exited(bot)).toEqual({ code: null, signal: 'SIGKILL' });
-    const group = Number(readFileSync(groupFile, 'utf8'));
-
-    await vi.waitFor(
-      () => {
-        const members = processGroupMembers(group);
-        leftovers.push(...members);
-        expect(members).toEqual([]);
-      },
-      { timeout: 10_000, interval: 50 },
-    );
+    await expectGroupGoneAfterKill(bot, groupFile, leftovers);
   });
 
   // The watchdog was started by an earlier command, so only a message could tell it the new group.
@@ -85,17 +74,7 @@ await runner.run({ argv: ${JSON.stringify(hangingCommand(newPidFile()))}, timeou
     const bot = startBot(`${earlier}
 ${killedRightAfterSpawn(groupFile)}
 await runner.run({ argv: ${JSON.stringify(hangingCommand(newPidFile()))}, timeoutMs: 60000, outputLimit: 100 });`);
-    expect(await exited(bot)).toEqual({ code: null, signal: 'SIGKILL' });
-    const group = Number(readFileSync(groupFile, 'utf8'));
-
-    await vi.waitFor(
-      () => {
-        const members = processGroupMembers(group);
-        leftovers.push(...members);
-        expect(members).toEqual([]);
-      },
-      { timeout: 10_000, interval: 50 },
-    );
+    await expectGroupGoneAfterKill(bot, groupFile, leftovers);
   });
 
   it('leaves no command running when the bot dies of an uncaught exception, even without its watchdog', async () => {

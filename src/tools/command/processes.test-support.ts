@@ -1,5 +1,6 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { expect, vi } from 'vitest';
 
 // A killed orphan stays a zombie until PID 1 reaps it, and some container PID 1s never do.
 export function isAlive(pid: number): boolean {
@@ -125,3 +126,25 @@ childProcess.spawn = (...args) => {
   return child;
 };
 syncBuiltinESMExports();`;
+
+/** How `child` ended, once it has. */
+export const exited = (child: ChildProcess) => new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+
+/**
+ * A stand-in `bot` running `killedRightAfterFork` or `killedRightAfterSpawn` dies of its SIGKILL,
+ * and then nothing is left in the process group whose leader's pid it wrote to `groupFile`: what
+ * the group still holds goes to `leftovers` (killed after the test).
+ */
+export async function expectGroupGoneAfterKill(bot: ChildProcess, groupFile: string, leftovers: number[]): Promise<void> {
+  expect(await exited(bot)).toEqual({ code: null, signal: 'SIGKILL' });
+  const group = Number(readFileSync(groupFile, 'utf8'));
+
+  await vi.waitFor(
+    () => {
+      const members = processGroupMembers(group);
+      leftovers.push(...members);
+      expect(members).toEqual([]);
+    },
+    { timeout: 10_000, interval: 50 },
+  );
+}

@@ -1,6 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import type { McpServerHandle } from './mcp-server.js';
-import { startMutableMcpServer } from './mutable-mcp-server.test-support.js';
+import { describe, expect, it } from 'vitest';
+import { DELETE_DATABASE_TOOL, LIST_DATABASES_TOOL, STATUS_TOOL, useMutableMcpServers } from './mutable-mcp-server.test-support.js';
 import { until } from './until.test-support.js';
 
 /**
@@ -10,22 +9,16 @@ import { until } from './until.test-support.js';
  * withholds all the server's tools (fail closed) and says so; an `exclude` glob (`delete_*`, often
  * written for tools the server may list later) and an `include` entry only warn.
  */
-const DELETE = { name: 'delete_database', description: 'Drop a database', inputSchema: { type: 'object', properties: { name: { type: 'string' } } } };
-const STATUS = { name: 'status', description: 'Status', inputSchema: { type: 'object', properties: {} } };
-const LIST = { name: 'list_databases', description: 'List databases', inputSchema: { type: 'object', properties: {} } };
 
-const running: McpServerHandle[] = [];
-afterEach(async () => {
-  while (running.length > 0) await running.pop()?.close();
-});
+const startServer = useMutableMcpServers();
 
 function start(tools: object[], filterYaml: string) {
-  return startMutableMcpServer({ running, tools, filterYaml, logLevel: 'warn' });
+  return startServer({ tools, filterYaml, logLevel: 'warn' });
 }
 
 describe('an MCP server whose exclude names no tool it lists', () => {
   it('offers none of its tools, and says so in the log, the problem notice and its status', { timeout: 20_000 }, async () => {
-    const { handle, events, logged } = start([DELETE, STATUS], 'exclude: [delete_databse]');
+    const { handle, events, logged } = start([DELETE_DATABASE_TOOL, STATUS_TOOL], 'exclude: [delete_databse]');
     await handle.start();
 
     expect(handle.status().state).toBe('connected');
@@ -41,13 +34,13 @@ describe('an MCP server whose exclude names no tool it lists', () => {
   });
 
   it('withholds them until a list bears the name out', { timeout: 20_000 }, async () => {
-    const { handle, events, listed, setTools } = start([STATUS, LIST], 'exclude: [delete_database]');
+    const { handle, events, listed, setTools } = start([STATUS_TOOL, LIST_DATABASES_TOOL], 'exclude: [delete_database]');
     await handle.start();
     expect(handle.tools()).toEqual([]);
     expect(events.problems).toEqual([{ message: expect.stringContaining('its exclude lists delete_database, which matches none of the tools it lists'), needsConfigChange: true }]);
 
     // The server now lists the tool the name was written for (tools/list_changed): the others are offered.
-    setTools([STATUS, LIST, DELETE]);
+    setTools([STATUS_TOOL, LIST_DATABASES_TOOL, DELETE_DATABASE_TOOL]);
     await until(() => listed().some((names) => names.includes('delete_database')), 'the list read again');
     await until(() => handle.tools().length > 0, 'the tools offered');
     expect(handle.tools().map((tool) => tool.name)).toEqual(['db.status', 'db.list_databases']);
@@ -56,7 +49,7 @@ describe('an MCP server whose exclude names no tool it lists', () => {
   });
 
   it('withholds them for an unmatched name even beside an unmatched glob, and warns of both', { timeout: 20_000 }, async () => {
-    const { handle, events } = start([DELETE, STATUS], 'exclude: [delete_databse, "drop_*"]');
+    const { handle, events } = start([DELETE_DATABASE_TOOL, STATUS_TOOL], 'exclude: [delete_databse, "drop_*"]');
     await handle.start();
     expect(handle.tools()).toEqual([]);
     expect(events.problems).toEqual([{ message: expect.stringContaining('its exclude lists delete_databse, which matches none'), needsConfigChange: true }]);
@@ -64,7 +57,7 @@ describe('an MCP server whose exclude names no tool it lists', () => {
   });
 
   it('offers what a matching exclude leaves, with no warning', { timeout: 20_000 }, async () => {
-    const { handle, events } = start([DELETE, STATUS, LIST], 'exclude: ["delete_*"]');
+    const { handle, events } = start([DELETE_DATABASE_TOOL, STATUS_TOOL, LIST_DATABASES_TOOL], 'exclude: ["delete_*"]');
     await handle.start();
     expect(handle.tools().map((tool) => tool.name)).toEqual(['db.status', 'db.list_databases']);
     expect(events.problems).toEqual([]);
@@ -74,7 +67,7 @@ describe('an MCP server whose exclude names no tool it lists', () => {
 
 describe('an MCP server whose exclude has a glob matching no tool it lists', () => {
   it('offers its tools with a warning, and the glob hides a matching tool the server lists later', { timeout: 20_000 }, async () => {
-    const { handle, events, logged, listed, setTools } = start([STATUS, LIST], 'exclude: ["delete_*"]');
+    const { handle, events, logged, listed, setTools } = start([STATUS_TOOL, LIST_DATABASES_TOOL], 'exclude: ["delete_*"]');
     await handle.start();
 
     expect(handle.tools().map((tool) => tool.name)).toEqual(['db.status', 'db.list_databases']);
@@ -88,7 +81,7 @@ describe('an MCP server whose exclude has a glob matching no tool it lists', () 
     );
 
     // The server now lists a tool the glob matches (tools/list_changed): it is hidden, the warning is over.
-    setTools([STATUS, LIST, DELETE]);
+    setTools([STATUS_TOOL, LIST_DATABASES_TOOL, DELETE_DATABASE_TOOL]);
     await until(() => listed().some((names) => names.includes('delete_database')), 'the list read again');
     await until(() => handle.status().warnings === undefined, 'the warning cleared');
     expect(handle.tools().map((tool) => tool.name)).toEqual(['db.status', 'db.list_databases']);
@@ -99,7 +92,7 @@ describe('an MCP server whose exclude has a glob matching no tool it lists', () 
 
 describe('an MCP server whose include names a tool it does not list', () => {
   it('offers the tools the rest of include matches, with a warning in the log and its status', { timeout: 20_000 }, async () => {
-    const { handle, events, logged } = start([DELETE, STATUS, LIST], 'include: [stauts, "list_*"]');
+    const { handle, events, logged } = start([DELETE_DATABASE_TOOL, STATUS_TOOL, LIST_DATABASES_TOOL], 'include: [stauts, "list_*"]');
     await handle.start();
 
     expect(handle.tools().map((tool) => tool.name)).toEqual(['db.list_databases']);

@@ -1,6 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import type { McpServerHandle } from './mcp-server.js';
-import { startMutableMcpServer } from './mutable-mcp-server.test-support.js';
+import { describe, expect, it } from 'vitest';
+import { DELETE_DATABASE_TOOL, DELETE_DB_TOOL, STATUS_TOOL, useMutableMcpServers } from './mutable-mcp-server.test-support.js';
 import { until } from './until.test-support.js';
 
 /**
@@ -8,17 +7,11 @@ import { until } from './until.test-support.js';
  * while the server changes its list: an older tools/list answer arriving after a newer one must not
  * undo it.
  */
-const DELETE = { name: 'delete_database', description: 'Drop a database', inputSchema: { type: 'object', properties: { name: { type: 'string' } } } };
-const DELETE_RENAMED = { name: 'delete_db', description: 'Drop a database', inputSchema: { type: 'object', properties: { name: { type: 'string' } } } };
-const STATUS = { name: 'status', description: 'Status', inputSchema: { type: 'object', properties: {} } };
 
-const running: McpServerHandle[] = [];
-afterEach(async () => {
-  while (running.length > 0) await running.pop()?.close();
-});
+const startServer = useMutableMcpServers();
 
 function start(tools: object, filterYaml: string) {
-  const server = startMutableMcpServer({ running, tools, filterYaml, logLevel: 'debug' });
+  const server = startServer({ tools, filterYaml, logLevel: 'debug' });
   return {
     ...server,
     /** tools/list answers read after the connection's first: applied, or dropped as older than the list applied. */
@@ -28,16 +21,16 @@ function start(tools: object, filterYaml: string) {
 
 describe('an MCP server whose tools/list answers arrive out of order', () => {
   it('a tools/list answer that was asked before the latest one does not undo the withholding the latest list calls for', { timeout: 30_000 }, async () => {
-    const { handle, events, answersRead, asked, setTools } = start([STATUS, DELETE], 'exclude: [delete_database]');
+    const { handle, events, answersRead, asked, setTools } = start([STATUS_TOOL, DELETE_DATABASE_TOOL], 'exclude: [delete_database]');
     await handle.start();
     expect(handle.tools().map((tool) => tool.name)).toEqual(['db.status']);
 
     // list_changed #1: the server's list handler is slow this time (it awaits its backend).
     const askedBefore = asked();
-    setTools({ delayMs: 1500, tools: [STATUS, DELETE] });
+    setTools({ delayMs: 1500, tools: [STATUS_TOOL, DELETE_DATABASE_TOOL] });
     await until(() => asked() > askedBefore, 'the first refresh asked');
     // The server renames delete_database (list_changed #2, answered at once): the exclude now matches none -> withheld.
-    setTools([STATUS, DELETE_RENAMED]);
+    setTools([STATUS_TOOL, DELETE_DB_TOOL]);
     await until(() => handle.tools().length === 0, 'the tools withheld by the latest list');
     expect(events.problems.map((problem) => problem.message)).toEqual([expect.stringContaining('its exclude lists delete_database, which matches none')]);
     // The slow answer to the first refresh, read before the rename, arrives now.
@@ -50,15 +43,15 @@ describe('an MCP server whose tools/list answers arrive out of order', () => {
   });
 
   it('nor does one keep withholding the tools of a server whose latest list bears the exclude out', { timeout: 30_000 }, async () => {
-    const { handle, events, answersRead, asked, setTools } = start([STATUS, DELETE_RENAMED], 'exclude: [delete_database]');
+    const { handle, events, answersRead, asked, setTools } = start([STATUS_TOOL, DELETE_DB_TOOL], 'exclude: [delete_database]');
     await handle.start();
     expect(handle.tools()).toEqual([]);
 
     // list_changed #1, answered slowly with the list as it is now; #2 answered at once, after the server renamed the tool back.
     const askedBefore = asked();
-    setTools({ delayMs: 1500, tools: [STATUS, DELETE_RENAMED] });
+    setTools({ delayMs: 1500, tools: [STATUS_TOOL, DELETE_DB_TOOL] });
     await until(() => asked() > askedBefore, 'the first refresh asked');
-    setTools([STATUS, DELETE]);
+    setTools([STATUS_TOOL, DELETE_DATABASE_TOOL]);
     await until(() => handle.tools().length > 0, 'the tools offered by the latest list');
     await until(() => answersRead() === 2, 'the slow answer read');
 
@@ -72,11 +65,11 @@ describe('a definition handed out before its server stopped offering the tool', 
   const context = { toolCallId: 'c1', idempotencyKey: 'k', teamId: 'T', channel: 'C', threadTs: '1', requesterId: 'U' } as never;
 
   it('does not run while the server is withheld (a turn built its tool set before the list changed), and runs once it is offered again', { timeout: 30_000 }, async () => {
-    const { handle, calls, setTools } = start([STATUS, DELETE], 'exclude: [delete_database]');
+    const { handle, calls, setTools } = start([STATUS_TOOL, DELETE_DATABASE_TOOL], 'exclude: [delete_database]');
     await handle.start();
     const status = handle.tools().find((tool) => tool.name === 'db.status')!;
     expect(status).toBeDefined();
-    setTools([STATUS, DELETE_RENAMED]);
+    setTools([STATUS_TOOL, DELETE_DB_TOOL]);
     await until(() => handle.tools().length === 0, 'the tools withheld');
 
     await expect(status.execute!({}, context)).rejects.toThrow(
@@ -85,16 +78,16 @@ describe('a definition handed out before its server stopped offering the tool', 
     await expect(status.execute!({}, context)).rejects.toThrow(/; db\.status did not run\.$/);
     expect(calls()).toEqual([]);
 
-    setTools([STATUS, DELETE]);
+    setTools([STATUS_TOOL, DELETE_DATABASE_TOOL]);
     await until(() => handle.tools().length > 0, 'the tools offered again');
     await expect(status.execute!({}, context)).resolves.toEqual(expect.objectContaining({ text: 'ran status with {}' }));
   });
 
   it('does not run once the server no longer lists the tool', { timeout: 30_000 }, async () => {
-    const { handle, calls, setTools } = start([STATUS, DELETE_RENAMED], 'exclude: ["delete_*"]');
+    const { handle, calls, setTools } = start([STATUS_TOOL, DELETE_DB_TOOL], 'exclude: ["delete_*"]');
     await handle.start();
     const status = handle.tools().find((tool) => tool.name === 'db.status')!;
-    setTools([DELETE_RENAMED]);
+    setTools([DELETE_DB_TOOL]);
     await until(() => !handle.tools().some((tool) => tool.name === 'db.status'), 'status gone from the list');
 
     await expect(status.execute!({}, context)).rejects.toThrow('MCP server db no longer offers db.status; db.status did not run.');

@@ -1,8 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { inputHash } from '../../approvals/input-version.js';
 import { createTurnTools, type ApprovedRun, type AutomaticApproval, type ExecutionRecord, type ExecutionReport } from '../../agent/tool-set.js';
-import type { McpServerHandle } from './mcp-server.js';
-import { startMutableMcpServer } from './mutable-mcp-server.test-support.js';
+import { DELETE_DATABASE_TOOL, DELETE_DB_TOOL, STATUS_TOOL, useMutableMcpServers } from './mutable-mcp-server.test-support.js';
 import { until } from './until.test-support.js';
 
 /**
@@ -10,18 +9,12 @@ import { until } from './until.test-support.js';
  * without a card (auto-approve, a grant) and refused this way must be recorded as not run, and the
  * thread must not be told it "ran without a card".
  */
-const DELETE = { name: 'delete_database', description: 'Drop a database', inputSchema: { type: 'object', properties: { name: { type: 'string' } } } };
-const DELETE_RENAMED = { name: 'delete_db', description: 'Drop a database', inputSchema: { type: 'object', properties: { name: { type: 'string' } } } };
-const STATUS = { name: 'status', description: 'Status', inputSchema: { type: 'object', properties: {} } };
 
-const running: McpServerHandle[] = [];
-afterEach(async () => {
-  while (running.length > 0) await running.pop()?.close();
-});
+const startServer = useMutableMcpServers();
 
 describe('an auto-approved call of a withheld MCP server, refused at its start', () => {
   it('is recorded as not run and not told as "ran without a card"', { timeout: 30_000 }, async () => {
-    const { handle, calls, setTools } = startMutableMcpServer({ running, tools: [STATUS, DELETE], filterYaml: 'exclude: [delete_database]', logLevel: 'warn' });
+    const { handle, calls, setTools } = startServer({ tools: [STATUS_TOOL, DELETE_DATABASE_TOOL], filterYaml: 'exclude: [delete_database]', logLevel: 'warn' });
     await handle.start();
     // The turn builds its tool set at its start, with the server's tools on offer.
     const definitions = handle.tools();
@@ -44,7 +37,7 @@ describe('an auto-approved call of a withheld MCP server, refused at its start',
     });
 
     // The server renames the excluded tool: its tools are withheld before the call starts.
-    setTools([STATUS, DELETE_RENAMED]);
+    setTools([STATUS_TOOL, DELETE_DB_TOOL]);
     await until(() => handle.tools().length === 0, 'the tools withheld');
 
     const execute = tools['db.status']!.execute as (input: unknown, options: { toolCallId: string; messages: unknown[] }) => Promise<unknown>;
@@ -59,7 +52,7 @@ describe('an auto-approved call of a withheld MCP server, refused at its start',
 
 describe('a call approved on a card whose MCP server is gone by its start', () => {
   it('is recorded as not run, and its audit says so', { timeout: 30_000 }, async () => {
-    const { handle, calls } = startMutableMcpServer({ running, tools: [STATUS], filterYaml: 'include: [status]', logLevel: 'warn' });
+    const { handle, calls } = startServer({ tools: [STATUS_TOOL], filterYaml: 'include: [status]', logLevel: 'warn' });
     await handle.start();
     const definitions = handle.tools();
     const executions: ExecutionRecord[] = [];

@@ -2,10 +2,17 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
+import { afterEach } from 'vitest';
 import { parseConfigFile } from '../../config/config-file.js';
 import { createMcpServer, type McpServerHandle } from './mcp-server.js';
 
 const SERVER = join(import.meta.dirname, '../../../test/fixtures/mutable-mcp-server.mjs');
+
+/** Tools a test's `db` server lists: a harmless one, a destructive one (and its later name), a listing. */
+export const STATUS_TOOL = { name: 'status', description: 'Status', inputSchema: { type: 'object', properties: {} } };
+export const DELETE_DATABASE_TOOL = { name: 'delete_database', description: 'Drop a database', inputSchema: { type: 'object', properties: { name: { type: 'string' } } } };
+export const DELETE_DB_TOOL = { ...DELETE_DATABASE_TOOL, name: 'delete_db' };
+export const LIST_DATABASES_TOOL = { name: 'list_databases', description: 'List databases', inputSchema: { type: 'object', properties: {} } };
 
 /**
  * An MCP server `db` over stdio (test/fixtures/mutable-mcp-server.mjs) whose tools the test sets and changes
@@ -53,4 +60,16 @@ export function startMutableMcpServer(options: { running: McpServerHandle[]; too
     calls: () => lines(callsFile),
     setTools: (next: object) => writeFileSync(toolsFile, JSON.stringify(next)),
   };
+}
+
+/**
+ * `startMutableMcpServer` for the tests of the file that calls this at its top level: each server is
+ * closed after its test.
+ */
+export function useMutableMcpServers() {
+  const running: McpServerHandle[] = [];
+  afterEach(async () => {
+    while (running.length > 0) await running.pop()?.close();
+  });
+  return (options: Omit<Parameters<typeof startMutableMcpServer>[0], 'running'>) => startMutableMcpServer({ ...options, running });
 }

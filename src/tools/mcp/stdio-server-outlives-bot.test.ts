@@ -4,11 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { childrenOf, isAlive, killedRightAfterFork, killedRightAfterSpawn, processGroupMembers } from '../command/processes.test-support.js';
+import { childrenOf, exited, expectGroupGoneAfterKill, isAlive, killedRightAfterFork, killedRightAfterSpawn } from '../command/processes.test-support.js';
 
 const STDIO_TRANSPORT = fileURLToPath(new URL('./stdio-transport.ts', import.meta.url));
 const PROCESS_GROUP_GUARD = fileURLToPath(new URL('../command/process-group-guard.ts', import.meta.url));
-const exited = (child: ChildProcess) => new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 const waitUntilGone = (pids: number[]) => vi.waitFor(() => expect(pids.filter(isAlive)).toEqual([]), { timeout: 10_000, interval: 50 });
 
 const leftovers: number[] = [];
@@ -71,35 +70,15 @@ describe.skipIf(process.platform !== 'linux')('a stdio MCP server that ignores t
     const directory = mkdtempSync(join(tmpdir(), 'countersign-mcp-group-'));
     const groupFile = join(directory, 'group');
     const bot = startBot(join(directory, 'pid'), '', killedRightAfterFork(groupFile, { watchdogStartDelayMs }));
-    expect(await exited(bot)).toEqual({ code: null, signal: 'SIGKILL' });
     // The watchdog may stop the group before the server even wrote its pid: the group is what counts.
-    const group = Number(readFileSync(groupFile, 'utf8'));
-
-    await vi.waitFor(
-      () => {
-        const members = processGroupMembers(group);
-        leftovers.push(...members);
-        expect(members).toEqual([]);
-      },
-      { timeout: 10_000, interval: 50 },
-    );
+    await expectGroupGoneAfterKill(bot, groupFile, leftovers);
   });
 
   it('does not outlive the bot killed right after spawning it, before it told the watchdog', async () => {
     const directory = mkdtempSync(join(tmpdir(), 'countersign-mcp-group-'));
     const groupFile = join(directory, 'group');
     const bot = startBot(join(directory, 'pid'), '', killedRightAfterSpawn(groupFile));
-    expect(await exited(bot)).toEqual({ code: null, signal: 'SIGKILL' });
-    const group = Number(readFileSync(groupFile, 'utf8'));
-
-    await vi.waitFor(
-      () => {
-        const members = processGroupMembers(group);
-        leftovers.push(...members);
-        expect(members).toEqual([]);
-      },
-      { timeout: 10_000, interval: 50 },
-    );
+    await expectGroupGoneAfterKill(bot, groupFile, leftovers);
   });
 
   it('does not outlive the bot dying of an uncaught exception, even without its watchdog', async () => {
