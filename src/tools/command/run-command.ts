@@ -52,6 +52,12 @@ export interface SpawnCommandOptions extends Omit<RunCommandOptions, 'environmen
    * (`endLeftoverProcessGroup`). Until then the group is the supervisor's to kill.
    */
   onGroupGone?: () => void;
+  /**
+   * How a held command is spawned: `spawnHeld` unless given. It spawns outright (`held: false`)
+   * where it cannot hold (Windows; no `PATH` and an unknown C library): such a command runs from
+   * the start, which the result must not deny.
+   */
+  spawnHeld?: typeof spawnHeld;
 }
 
 export interface CommandResult {
@@ -98,6 +104,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
  */
 export async function spawnCommand(options: SpawnCommandOptions): Promise<CommandResult> {
   const { argv, workingDirectory, timeoutMs, outputLimit, environment, abortSignal, onSpawn, hold, onGroupGone } = options;
+  const spawnHeldCommand = options.spawnHeld ?? spawnHeld;
   const killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   const [executable, ...args] = argv;
   if (executable === undefined) throw new TypeError('runCommand: argv must not be empty');
@@ -125,7 +132,7 @@ export async function spawnCommand(options: SpawnCommandOptions): Promise<Comman
       windowsHide: true,
     };
     const { child, release, held } = hold
-      ? spawnHeld(executable, args, spawnOptions)
+      ? spawnHeldCommand(executable, args, spawnOptions)
       : { child: spawn(executable, args, { ...spawnOptions, shell: false }), release: () => {}, held: false };
     /** Whether the command may be running: false while the held stand-in waits to be let go. */
     let started = !held;
@@ -205,7 +212,8 @@ export async function spawnCommand(options: SpawnCommandOptions): Promise<Comman
           if (!watched) {
             // Never run unwatched: a bot killed then would leave it running for good.
             stopReason = notWatched(executable);
-            neverRan = true;
+            // Spawned outright (it could not be held), it has run since the spawn: stopped, not unrun.
+            neverRan = !started;
             sendSignal('SIGKILL');
             return;
           }
