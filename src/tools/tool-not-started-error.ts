@@ -2,10 +2,12 @@ import { CountersignError, ErrorCode, hasErrorCode } from '../errors/countersign
 
 /** Why a tool refused a call at its start. */
 export type ToolNotStartedReason =
-  // An MCP server's tools are withheld, it no longer offers the tool, or it is not connected.
+  // An MCP server's tools are withheld, it no longer offers the tool, it is not connected, or its
+  // latest tool list could not be read (the one before may be wrong).
   | 'withheld'
   | 'not-offered'
   | 'server-unavailable'
+  | 'list-stale'
   // A command tool's runner is closed (the bot is stopping): nothing was spawned.
   | 'runner-closed'
   // A command tool's command was never let run: aborted or timed out before its start (waiting for a

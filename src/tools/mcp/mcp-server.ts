@@ -46,13 +46,16 @@ export interface McpServerStatus {
   nextRetryAt?: number;
   /** The server process, for stdio servers that are running. */
   pid?: number;
-  /** What is wrong with its config as its last tool list shows (`include`/`exclude` entries matching no tool); named in `/healthz`. */
+  /**
+   * What is wrong with its config as its last tool list shows (`include`/`exclude` entries matching no
+   * tool), or that its latest tool list could not be read (its tools are refused until one is); named in `/healthz`.
+   */
   warnings?: McpServerWarning[];
 }
 
 /** `code` names it (a log event and a `/healthz` warning); `message` says what follows and what to change. */
 export interface McpServerWarning {
-  code: 'mcp-exclude-matches-no-tool' | 'mcp-exclude-glob-matches-no-tool' | 'mcp-include-matches-no-tool';
+  code: 'mcp-exclude-matches-no-tool' | 'mcp-exclude-glob-matches-no-tool' | 'mcp-include-matches-no-tool' | 'mcp-tools-list-stale';
   message: string;
 }
 
@@ -65,6 +68,12 @@ export interface McpRetryOptions {
 }
 
 export const DEFAULT_MCP_RETRY: McpRetryOptions = { initialDelayMs: 1000, maxDelayMs: 60_000, stableAfterMs: 60_000 };
+
+/**
+ * The longest wait between two tries of a tools/list that failed on a connected server (from
+ * `initialDelayMs`, doubled per failure): its tools are refused meanwhile, so sooner than a reconnect.
+ */
+const MAX_LIST_RETRY_DELAY_MS = 30_000;
 
 export interface McpServerHandle {
   readonly name: string;
@@ -119,7 +128,9 @@ const MAX_ERROR_LENGTH = 400;
  * definitions (so they pass the same approval gate as every other tool: they are never handed to
  * the AI SDK as MCP tools), and keeps trying when the server fails to start or dies, with
  * exponential backoff. While it is down its last known tools stay registered and fail fast with an
- * explanation; a reconnect refreshes the list. A process that starts while it is down has no tools
+ * explanation; a reconnect refreshes the list. A tools/list that fails after the server said its
+ * tools changed is asked again with backoff, and its tools are refused meanwhile (the list from
+ * before may be wrong). A process that starts while it is down has no tools
  * of it at all: an approved call of one is answered "not run" by the turn (`createTurnTools`).
  */
 export function createMcpServer(options: CreateMcpServerOptions): McpServerHandle {
@@ -169,6 +180,15 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
    */
   let listAsked = 0;
   let listApplied = 0;
+  /**
+   * Why the latest tools/list failed (the server answered an error, or it timed out) after the server
+   * said its tools changed; undefined once a list is read. The list from before may be wrong now (a
+   * tool gone, a schema that takes a destructive flag, approvals bound to the old definition), so the
+   * server's tools are refused as not run meanwhile, and the list is asked again with backoff.
+   */
+  let staleList: string | undefined;
+  let listFailures = 0;
+  let listRetryTimer: NodeJS.Timeout | undefined;
 
   function report(message: string): void {
     log.warn({ event: 'mcp-server-problem', error: lastError }, message);
@@ -213,10 +233,15 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
     return `MCP server ${name}: its include lists ${globsMatchingNone(unmatched)} of the tools it lists; the tools the rest of the list matches are offered. Correct mcpServers.${name}.include.`;
   }
 
+  /** `initialDelayMs` doubled per consecutive failure up to `maxDelayMs`, give or take 20 %. */
+  function backoff(failed: number, maxDelayMs: number): number {
+    const base = Math.min(maxDelayMs, retry.initialDelayMs * 2 ** Math.max(0, failed - 1));
+    return Math.round(base * (0.8 + Math.random() * 0.4));
+  }
+
   function scheduleRetry(): void {
     if (closed) return;
-    const base = Math.min(retry.maxDelayMs, retry.initialDelayMs * 2 ** Math.max(0, failures - 1));
-    const delay = Math.round(base * (0.8 + Math.random() * 0.4));
+    const delay = backoff(failures, retry.maxDelayMs);
     nextRetryAt = now() + delay;
     clearTimeout(retryTimer);
     retryTimer = setTimeout(() => {
@@ -301,6 +326,7 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
       // Newer than anything a lost connection was still asking for.
       listAsked += 1;
       listApplied = listAsked;
+      listRead();
       applyToolList(listed);
       log.info({ event: 'mcp-server-connected', tools: definitions.map((definition) => definition.name) }, `MCP server ${name} connected`);
       settleProblem();
@@ -332,6 +358,8 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
     const dead = client;
     client = undefined;
     generation += 1;
+    // The reconnect lists the tools anew.
+    clearTimeout(listRetryTimer);
     void dead?.close().catch(() => {});
     report(`MCP server ${name} stopped: ${lastError}. Reconnecting in the background; its tools fail until then.`);
     scheduleRetry();
@@ -357,12 +385,46 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
         return;
       }
       listApplied = asked;
+      // An older list applied while a newer one is under way leaves a failed list's refusal on: the newer one settles it.
+      if (asked === listAsked) listRead();
       applyToolList(listed);
       log.info({ event: 'mcp-tools-refreshed', tools: definitions.map((definition) => definition.name) }, `MCP server ${name} changed its tools`);
       settleProblem();
     } catch (error) {
-      log.warn({ event: 'mcp-tools-refresh-failed', err: redact(errorMessage(error)) }, `could not refresh the tools of MCP server ${name}`);
+      const reason = shortReason(errorMessage(error));
+      // The connection was replaced (the new one lists its own tools), or a list asked later decides.
+      if (current !== client || asked !== listAsked) {
+        log.debug({ event: 'mcp-tools-refresh-superseded', err: reason }, `MCP server ${name}: a tools/list failed after a newer one was asked; ignored`);
+        return;
+      }
+      // A dead connection is not listed again: it is reconnected, which lists the tools.
+      if (isConnectionFailure(error)) return lost(`its tool list could not be read (${reason})`);
+      listFailures += 1;
+      staleList = reason;
+      const delay = backoff(listFailures, Math.min(retry.maxDelayMs, MAX_LIST_RETRY_DELAY_MS));
+      log.error(
+        { event: 'mcp-tools-refresh-failed', err: reason, retryInMs: delay },
+        `${staleMessage(reason)}; its tools are refused until it is. Listing again in ${Math.ceil(delay / 1000)} s.`,
+      );
+      clearTimeout(listRetryTimer);
+      listRetryTimer = setTimeout(() => {
+        listRetryTimer = undefined;
+        void refresh();
+      }, delay);
+      listRetryTimer.unref();
     }
+  }
+
+  /** The server's latest tools/list was read: a failed one's refusal and retry are over. */
+  function listRead(): void {
+    staleList = undefined;
+    listFailures = 0;
+    clearTimeout(listRetryTimer);
+    listRetryTimer = undefined;
+  }
+
+  function staleMessage(reason: string): string {
+    return `MCP server ${name} changed its tools and its new tool list could not be read (${reason})`;
   }
 
   /**
@@ -446,8 +508,9 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
           throw new ToolNotStartedError({ toolName, reason: 'server-unavailable', message });
         }
         // A turn holds the definitions it was handed at its start: one the server no longer offers
-        // (its tools withheld for the exclude, or the tool gone from its list) must not run, and a
-        // call the policy, a grant or auto-approve let through without a card would.
+        // (its tools withheld for the exclude, the tool gone from its list, or its latest list not
+        // read, so it may have changed) must not run, and a call the policy, a grant or auto-approve
+        // let through without a card would.
         const unavailable = notOffered(tool.name);
         if (unavailable) throw new ToolNotStartedError({ toolName, reason: unavailable.reason, message: `${unavailable.text}; ${toolName} did not run.` });
         const checked = validator.validate(schema, input);
@@ -486,12 +549,13 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
       ...(lastError === undefined ? {} : { error: lastError }),
       ...(nextRetryAt === undefined ? {} : { nextRetryAt }),
       ...(state === 'connected' && stdio?.pid !== undefined ? { pid: stdio.pid } : {}),
-      ...(mismatch.include.length + mismatch.exclude.length + mismatch.excludeGlobs.length > 0 ? { warnings: filterWarnings() } : {}),
+      ...(staleList !== undefined || mismatch.include.length + mismatch.exclude.length + mismatch.excludeGlobs.length > 0 ? { warnings: warnings() } : {}),
     }),
     async close() {
       closed = true;
       state = 'closed';
       clearTimeout(retryTimer);
+      clearTimeout(listRetryTimer);
       generation += 1;
       await connecting?.catch(() => {});
       const current = client;
@@ -501,15 +565,17 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
     },
   };
 
-  /** Why the server does not offer its tool `tool` now, if it does not. */
+  /** Why the server does not offer its tool `tool` now (or cannot say whether it does: its latest list failed), if it does not. */
   function notOffered(tool: string): { reason: ToolNotStartedReason; text: string } | undefined {
+    if (staleList !== undefined) return { reason: 'list-stale', text: staleMessage(staleList) };
     if (mismatch.exclude.length > 0) return { reason: 'withheld', text: `MCP server ${name}'s tools are withheld: ${withheldMessage(mismatch.exclude)}` };
     if (!definitions.some((definition) => definition.metadata.tool === tool)) return { reason: 'not-offered', text: `MCP server ${name} no longer offers ${name}.${tool}` };
     return undefined;
   }
 
-  function filterWarnings(): McpServerWarning[] {
+  function warnings(): McpServerWarning[] {
     return [
+      ...(staleList === undefined ? [] : [{ code: 'mcp-tools-list-stale' as const, message: `${staleMessage(staleList)}; its tools are refused until it is (listed again in the background).` }]),
       ...(mismatch.exclude.length > 0 ? [{ code: 'mcp-exclude-matches-no-tool' as const, message: withheldMessage(mismatch.exclude) }] : []),
       ...(mismatch.excludeGlobs.length > 0 ? [{ code: 'mcp-exclude-glob-matches-no-tool' as const, message: excludeGlobMessage(mismatch.excludeGlobs) }] : []),
       ...(mismatch.include.length > 0 ? [{ code: 'mcp-include-matches-no-tool' as const, message: includeMessage(mismatch.include) }] : []),

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -18,7 +18,8 @@ export const LIST_DATABASES_TOOL = { name: 'list_databases', description: 'List 
  * An MCP server `db` over stdio (test/fixtures/mutable-mcp-server.mjs) whose tools the test sets and changes
  * (`setTools`: a list, or `{ delayMs, tools }` for a slow answer), configured with `filterYaml` (its include
  * or exclude). Records what the handle reports and logs (at `logLevel` and above), and what the server was
- * asked: `asked()` tools/list requests, `listed()` the names each answer listed, `calls()` the tool calls.
+ * asked: `asked()` tools/list requests, `listed()` the names each answer listed, `calls()` the tool calls;
+ * `failLists` makes its tools/list fail.
  * The handle is pushed on `running`, for the test to close.
  */
 export function startMutableMcpServer(options: { running: McpServerHandle[]; tools: object; filterYaml: string; logLevel: 'debug' | 'warn' }) {
@@ -59,6 +60,8 @@ export function startMutableMcpServer(options: { running: McpServerHandle[]; too
     listed: () => lines(`${toolsFile}.listed`).map((line) => JSON.parse(line) as string[]),
     calls: () => lines(callsFile),
     setTools: (next: object) => writeFileSync(toolsFile, JSON.stringify(next)),
+    /** From now on tools/list is answered with a JSON-RPC error saying `error` (undefined: answered again); no notification is sent. */
+    failLists: (error: string | undefined) => (error === undefined ? rmSync(`${toolsFile}.list-error`, { force: true }) : writeFileSync(`${toolsFile}.list-error`, error)),
   };
 }
 
