@@ -16,6 +16,7 @@ import { ToolNotStartedError, type ToolNotStartedReason } from '../tool-not-star
 import { watchAnswerStreams } from './answer-stream-watch.js';
 import { cappedFetch, DEFAULT_MCP_RESPONSE_BYTES } from './capped-fetch.js';
 import { formatMcpResult, type McpToolOutput } from './mcp-result.js';
+import { watchNotifications } from './notification-watch.js';
 import { redactListedTool } from './redact-listed-tool.js';
 import { DEFAULT_DISCOVERY_TIMEOUT_MS, StdioTransport, type ProcessExit } from './stdio-transport.js';
 import { createMcpToolFilter, type ToolFilterMismatch } from './tool-filter.js';
@@ -262,7 +263,9 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
         },
       });
       // The transport reads each answer whole: the capped fetch ends a body past the cap with an error instead.
-      const fetch = cappedFetch({ maxBytes: options.maxResponseBytes ?? DEFAULT_MCP_RESPONSE_BYTES, fetch: watched });
+      const capped = cappedFetch({ maxBytes: options.maxResponseBytes ?? DEFAULT_MCP_RESPONSE_BYTES, fetch: watched });
+      // The client drops the server's notifications; its event streams are read for them here (after the cap).
+      const fetch = watchNotifications({ onNotification: (method) => notified(myGeneration, method), fetch: capped });
       return { type: 'http', url: config.url, headers: headers?.values ?? {}, redirect: 'error', fetch };
     }
     const transport = new StdioTransport({
@@ -277,9 +280,7 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
       onExit: (exit) => {
         if (myGeneration === generation && !exit.expected) lost(describeExit(exit, redact));
       },
-      onNotification: (method) => {
-        if (method === 'notifications/tools/list_changed' && myGeneration === generation) toolsChanged();
-      },
+      onNotification: (method) => notified(myGeneration, method),
       // Garbage on stdout, a late answer the client no longer expects: logged, the connection goes on.
       onTransportError: (error) => log.warn({ event: 'mcp-transport-error', err: redact(errorMessage(error)) }, `MCP server ${name}: ${redact(error.message)}`),
       // Half the connect budget, at most 5 s: a server without discovery still has time to initialize.
@@ -363,6 +364,11 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
     void dead?.close().catch(() => {});
     report(`MCP server ${name} stopped: ${lastError}. Reconnecting in the background; its tools fail until then.`);
     scheduleRetry();
+  }
+
+  /** A notification from the server, over stdio or HTTP; one from a connection since replaced is ignored. */
+  function notified(myGeneration: number, method: string): void {
+    if (method === 'notifications/tools/list_changed' && myGeneration === generation) toolsChanged();
   }
 
   function toolsChanged(): void {
