@@ -311,7 +311,7 @@ async function assemble(
     logger,
     now,
     ...(options.keptRetries ? { schedule: options.keptRetries } : {}),
-    copies: (step) => withMissingCopies({ store, messenger, logger, step, currentEvaluation: evaluateInput, failure: 'could not post copies of an approval card drawn again' }),
+    copies: (step) => withMissingCopies({ store, messenger, takeBacks, logger, step, currentEvaluation: evaluateInput, failure: 'could not post copies of an approval card drawn again' }),
   });
   // What this process's recovery sweeps have said already (`recoverStalledWork`).
   const recoveryReported = { newerRelease: false };
@@ -324,6 +324,7 @@ async function assemble(
     currentEvaluation: evaluateInput,
     resolveGroups,
     metrics: prometheus.metrics,
+    takeBacks,
     ...(options.sweepIntervalMs ? { intervalMs: options.sweepIntervalMs } : {}),
     // Cards are drawn again by every process (a receiver's clicks update cards too); the rest only where turns run.
     alsoRun: async ({ stopping }) =>
@@ -366,6 +367,7 @@ async function assemble(
       expireNow: (stepId, expireOptions) => sweeper.expireNow(stepId, expireOptions),
       evaluateInput,
       cardRefreshes,
+      takeBacks,
     }),
     toolSchemas: createToolSchemas({ definitions: tools }),
     validator: createJsonSchemaValidator(),

@@ -57,16 +57,17 @@ describe('copies posted by a card refresh while a recorded edit posts them', () 
         return { ts: [] };
       },
     } as unknown as ThreadMessenger;
+    const takeBacks = { takeBack: async () => {} };
     const refreshes = createCardRefreshes({
       store,
       messenger,
-      takeBacks: { takeBack: async () => {} },
+      takeBacks,
       logger,
-      copies: (shown) => withMissingCopies({ store, messenger, logger, step: shown, failure: 'could not post copies' }),
+      copies: (shown) => withMissingCopies({ store, messenger, takeBacks, logger, step: shown, failure: 'could not post copies' }),
     });
 
     // The recorded edit's publish (postCopiesForEdit) posts the copy...
-    const editing = withMissingCopies({ store, messenger, logger, step: (await store.getStep(step.stepId))!, failure: 'could not post copies for an edited call' });
+    const editing = withMissingCopies({ store, messenger, takeBacks, logger, step: (await store.getStep(step.stepId))!, failure: 'could not post copies for an edited call' });
     await firstPosting;
     // ...while the sweep runs the refresh kept for the card.
     await refreshes.retryDue();

@@ -37,12 +37,13 @@ describe('a card drawn again by the sweep', () => {
         return { kind: target.kind, channel, ts: `copy-${events.length}` };
       },
     } as unknown as ThreadMessenger;
+    const takeBacks = { takeBack: async () => {} };
     const refreshes = createCardRefreshes({
       store,
       messenger,
-      takeBacks: { takeBack: async () => {} },
+      takeBacks,
       logger,
-      copies: (shown) => withMissingCopies({ store, messenger, logger, step: shown, failure: 'could not post copies' }),
+      copies: (shown) => withMissingCopies({ store, messenger, takeBacks, logger, step: shown, failure: 'could not post copies' }),
     });
 
     await keepCardToRedraw({ store, stepId: step.stepId, logger, at: Date.now() });

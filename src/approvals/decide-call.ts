@@ -5,6 +5,7 @@ import { contextFromTraceparent, countersignTracer, traceparentOf } from '../tra
 import type { Logger } from 'pino';
 import { appendQuietly, type AuditLog } from '../audit/audit-log.js';
 import type { TakenClaim, ThreadWorker } from '../conversation/thread-worker.js';
+import { createMessageTakeBacks, type MessageTakeBacks } from '../conversation/message-take-back.js';
 import type { ThreadMessenger } from '../conversation/thread-messenger.js';
 import { isNewerSchemaError } from '../store/newer-schema-error.js';
 import { writeDidNotRun } from '../store/write-not-run.js';
@@ -52,6 +53,8 @@ export interface DecideCallOptions {
   tracer?: Tracer;
   /** Draws a card again whose update Slack failed; without it, such a failure is only logged. */
   cardRefreshes?: Pick<CardRefreshes, 'redraw'>;
+  /** Removes a copy of a card whose record failed (`postMissingCopies`); default: take-backs over this store and messenger. */
+  takeBacks?: Pick<MessageTakeBacks, 'takeBack'>;
 }
 
 /** What a person did, before the server judged it; an edit carries the input, not its policy. */
@@ -95,6 +98,7 @@ export function createCallDecider(options: DecideCallOptions) {
   const tracer = options.tracer ?? countersignTracer();
   const { store, messenger, worker, logger, audit } = options;
   const now = options.now ?? Date.now;
+  const takeBacks = options.takeBacks ?? createMessageTakeBacks({ store, messenger, logger, now });
   const newGrantId = options.newGrantId ?? (() => randomUUID().replaceAll('-', '').slice(0, 16));
   const { whileStoreReturns, unavailableAsRetry } = createStoreWait({ logger, metrics });
 
@@ -305,7 +309,7 @@ export function createCallDecider(options: DecideCallOptions) {
    * its copies go there before the cards are shown, so the thread's card shows where they are.
    */
   async function postCopiesForEdit(step: PendingStep): Promise<PendingStep> {
-    return withMissingCopies({ store, messenger, logger, step, currentEvaluation: options.evaluateInput, failure: 'could not post copies for an edited call' });
+    return withMissingCopies({ store, messenger, takeBacks, logger, step, currentEvaluation: options.evaluateInput, failure: 'could not post copies for an edited call' });
   }
 
   return { record, publish };

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { createMessageTakeBacks, type MessageTakeBacks } from '../conversation/message-take-back.js';
 import type { ThreadMessenger } from '../conversation/thread-messenger.js';
 import type { TakenClaim, ThreadWorker } from '../conversation/thread-worker.js';
 import { encodeWorkItem } from '../conversation/work-item.js';
@@ -105,6 +106,8 @@ export interface ExpirySweeperOptions {
    * Absent, or failing: such groups give nobody.
    */
   resolveGroups?: (groupIds: readonly string[]) => Promise<GroupMembers>;
+  /** Removes a copy of a card whose record failed (`postMissingCopies`); default: take-backs over this store and messenger. */
+  takeBacks?: Pick<MessageTakeBacks, 'takeBack'>;
 }
 
 /**
@@ -115,6 +118,7 @@ export interface ExpirySweeperOptions {
 export function createExpirySweeper(options: ExpirySweeperOptions) {
   const { store, messenger, worker, logger, now } = options;
   const metrics = options.metrics ?? noMetrics;
+  const takeBacks = options.takeBacks ?? createMessageTakeBacks({ store, messenger, logger, now });
   let timer: NodeJS.Timeout | undefined;
   let sweeping: Promise<void> | undefined;
   let stopping = new AbortController();
@@ -342,7 +346,7 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
       logger.info({ event: 'approval-escalated', stepId, hop: step.escalation?.done }, 'approval request escalated');
       await announceHop(step, stage).catch((error: unknown) => logger.warn({ event: 'escalation-notice-failed', stepId, err: error }, 'could not announce an escalation'));
       // Fallback approvers named by user id get their DM copy when the rule sends DMs, if the config in force lets them decide.
-      const posted = await postMissingCopies({ store, messenger, logger, step, currentEvaluation: options.currentEvaluation }).catch((error: unknown) => {
+      const posted = await postMissingCopies({ store, messenger, takeBacks, logger, step, currentEvaluation: options.currentEvaluation }).catch((error: unknown) => {
         logger.warn({ event: 'card-copy-failed', stepId, err: error }, 'could not post copies for added approvers');
         return 0;
       });

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { MessageTakeBacks } from '../conversation/message-take-back.js';
 import type { CardCopyTarget, ThreadMessenger } from '../conversation/thread-messenger.js';
 import { isFencedError } from '../store/fenced-error.js';
 import type { StepStore } from '../store/state-store.js';
@@ -11,13 +12,16 @@ import type { CurrentEvaluation } from './policy/governing-policy.js';
  * Posts the copies of a step's card that its routing asks for and it does not have yet (when the
  * card is first posted, and for approvers an escalation hop adds). Each is recorded as soon as it is
  * posted, so clicks on it count; one that fails is logged and the rest still go out. A copy that
- * loses its record to another process's (`takeBackLosingCopy`) is removed and not counted. A fenced
- * write (or `stop()` saying the caller lost its thread) is thrown. Resolves with how many were posted.
+ * loses its record to another process's (`takeBackLosingCopy`) is removed and not counted, and so
+ * is one whose record failed (`takeBackUnrecordedCopy`). A fenced write (or `stop()` saying the
+ * caller lost its thread) is thrown. Resolves with how many were posted.
  * With `currentEvaluation` (the config in force), a DM goes only to someone it lets decide too.
  */
 export async function postMissingCopies(options: {
-  store: Pick<StepStore, 'recordCardCopy'>;
+  store: Pick<StepStore, 'recordCardCopy' | 'getStep'>;
   messenger: ThreadMessenger;
+  /** Removes a copy whose record failed, kept in the store and tried again while Slack refuses. */
+  takeBacks: Pick<MessageTakeBacks, 'takeBack'>;
   logger: Logger;
   step: PendingStep;
   stop?: () => boolean;
@@ -35,7 +39,10 @@ export async function postMissingCopies(options: {
   for (const target of targets) {
     try {
       const copy = await messenger.postStepCopy({ step, target });
-      const recorded = await store.recordCardCopy(step.stepId, copy);
+      const recorded = await store.recordCardCopy(step.stepId, copy).catch(async (error: unknown) => {
+        if (!(await takeBackUnrecordedCopy({ ...options, copy, error }))) throw error;
+        return copy;
+      });
       if (recorded !== undefined && recorded.ts !== copy.ts) {
         await takeBackLosingCopy({ messenger, logger, stepId: step.stepId, copy, recorded });
         continue;
@@ -62,6 +69,32 @@ async function takeBackLosingCopy({ messenger, logger, stepId, copy, recorded }:
 }
 
 /**
+ * After `copy`'s record failed: false (the copy taken back) unless the step records it, the write
+ * having landed with its reply lost. Left in Slack unrecorded, the copy's buttons would refuse every
+ * click (not the step's card) and it would never show the request decided. Its removal is a kept
+ * take-back, tried again while Slack refuses; when the record cannot be read again either, the
+ * take-back reads it before removing the copy.
+ */
+async function takeBackUnrecordedCopy(options: {
+  store: Pick<StepStore, 'getStep'>;
+  takeBacks: Pick<MessageTakeBacks, 'takeBack'>;
+  logger: Logger;
+  step: PendingStep;
+  copy: CardCopy;
+  error: unknown;
+}): Promise<boolean> {
+  const { store, takeBacks, logger, step, copy, error } = options;
+  const onRecord = await store.getStep(step.stepId).then(
+    (stored) => (stored?.copies ?? []).some((each) => each.channel === copy.channel && each.ts === copy.ts),
+    () => undefined,
+  );
+  if (onRecord) return true;
+  logger.warn({ event: 'card-copy-unrecorded', stepId: step.stepId, channel: copy.channel, ts: copy.ts, recordUnknown: onRecord === undefined, err: error }, 'could not record a copy of the approval card; it is removed');
+  await takeBacks.takeBack({ channel: copy.channel, ts: [copy.ts], threadKey: step.threadKey, stepId: step.stepId, ...(onRecord === undefined ? { recordUnknown: true } : {}) });
+  return false;
+}
+
+/**
  * The step with the copies its routing asks for and lacks posted (`postMissingCopies`), read again
  * when any were: drawn from it, the thread's card shows where they wait. A failure to post them is
  * logged with `failure` (what that leaves undone) and the step answered as it was: its card is
@@ -70,6 +103,7 @@ async function takeBackLosingCopy({ messenger, logger, stepId, copy, recorded }:
 export async function withMissingCopies(options: {
   store: Pick<StepStore, 'recordCardCopy' | 'getStep'>;
   messenger: ThreadMessenger;
+  takeBacks: Pick<MessageTakeBacks, 'takeBack'>;
   logger: Logger;
   step: PendingStep;
   currentEvaluation?: CurrentEvaluation | undefined;

@@ -1,5 +1,6 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import { makeStep } from '../approvals/pending-step.test-support.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import { newThreadState } from '../store/thread-state.js';
 import { createMessageTakeBacks } from './message-take-back.js';
@@ -48,6 +49,15 @@ function world(options: { failures: number; retryAfterMs?: number; answerTs?: st
       await store.saveThread({ ...newThreadState({ teamId: 'T1', channel: 'C1', threadTs: '1.1' }, 0), answerTs: ts }, 60_000, fence);
     },
     kept: () => store.dueTakeBacks({ now: Number.MAX_SAFE_INTEGER, limit: 100 }),
+    /** A step whose card is `card-1`, with its copy `copyTs` in #approvals on record when given. */
+    async recordStep(copyTs?: string) {
+      const step = makeStep(['apv-1']);
+      const fence = { threadKey: step.threadKey, token: (await store.tryLock(step.threadKey, 60_000))! };
+      await store.createStep({ step, thread: { ...newThreadState(step, 0), pendingStepId: step.stepId }, ttlMs: HOUR, audit: [], fence });
+      await store.setStepCard(step.stepId, 'card-1');
+      if (copyTs !== undefined) await store.recordCardCopy(step.stepId, { kind: 'channel', channel: 'C0APPROVALS', ts: copyTs });
+      return step;
+    },
   };
 }
 
@@ -107,5 +117,28 @@ describe('taking back messages Slack would not remove at first', () => {
     expect(last - first.since).toBeLessThan(25 * HOUR);
     // About one try per sweep pause (doubling up to 15 min), not one per sweep interval.
     expect(w.tries.length).toBeLessThan(24 * 4 + 20);
+  });
+
+  it("never removes a copy of a step's card on record by the time it is tried again", async () => {
+    const w = world({ failures: 1 });
+    const step = await w.recordStep('copy-1');
+    await w.takeBacks.takeBack({ channel: 'C0APPROVALS', ts: ['copy-1'], threadKey: step.threadKey, stepId: step.stepId });
+    expect(w.tries).toHaveLength(1);
+    expect(w.removed).toEqual([]);
+    expect(await w.kept()).toEqual([]);
+  });
+
+  it('removes nothing whose record is unknown before the store says it is not on record', async () => {
+    const onRecord = world({ failures: 0 });
+    const recorded = await onRecord.recordStep('copy-1');
+    await onRecord.takeBacks.takeBack({ channel: 'C0APPROVALS', ts: ['copy-1'], threadKey: recorded.threadKey, stepId: recorded.stepId, recordUnknown: true });
+    expect(onRecord.tries).toEqual([]);
+    expect(await onRecord.kept()).toEqual([]);
+
+    const unrecorded = world({ failures: 0 });
+    const step = await unrecorded.recordStep();
+    await unrecorded.takeBacks.takeBack({ channel: 'C0APPROVALS', ts: ['copy-1'], threadKey: step.threadKey, stepId: step.stepId, recordUnknown: true });
+    expect(unrecorded.removed).toEqual(['copy-1']);
+    expect(await unrecorded.kept()).toEqual([]);
   });
 });

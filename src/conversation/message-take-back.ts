@@ -1,15 +1,21 @@
 import type { Logger } from 'pino';
+import type { PendingStep } from '../approvals/pending-step.js';
 import type { PendingTakeBack, StateStore, TakeBackStore } from '../store/state-store.js';
 import { KEPT_RETRIES, type KeptRetrySchedule, type KeptTry, retryDueKept, runOwnTries } from './kept-retries.js';
-import type { ThreadMessenger } from './thread-messenger.js';
+import type { ThreadMessenger, UndeletedMessages } from './thread-messenger.js';
 
 /** Messages posted in `threadKey` that nothing records (see `takeBackUnrecorded`), to be removed. */
 export interface MessagesToTakeBack {
   channel: string;
   ts: readonly string[];
   threadKey: string;
-  /** Cards of this step (on record as its `cardTs`) rather than answers (on record in the thread's `answerTs`). */
+  /** Cards of this step (on record as its `cardTs` or one of its `copies`) rather than answers (on record in the thread's `answerTs`). */
   stepId?: string;
+  /**
+   * The messages may be on record after all (a record whose reply was lost, and that could not be
+   * read again): none is removed before the store says it is not on record.
+   */
+  recordUnknown?: boolean;
 }
 
 export interface MessageTakeBacks {
@@ -41,12 +47,13 @@ export function createMessageTakeBacks(options: {
   const { store, messenger, logger, now = Date.now, pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms)), schedule = KEPT_RETRIES } = options;
 
   /**
-   * Whether the message is on record now (the thread's answer, the step's card): then it is not
-   * this take-back's to remove, whatever was found when it was made. Undefined when unreadable.
+   * Whether the message is on record now (the thread's answer, the step's card or a copy of it):
+   * then it is not this take-back's to remove, whatever was found when it was made. Undefined when
+   * unreadable.
    */
-  const onRecord = async ({ threadKey, stepId, ts }: PendingTakeBack): Promise<boolean | undefined> => {
+  const onRecord = async ({ threadKey, stepId, channel, ts }: PendingTakeBack): Promise<boolean | undefined> => {
     try {
-      if (stepId !== undefined) return (await store.getStep(stepId))?.cardTs === ts;
+      if (stepId !== undefined) return stepRecords(await store.getStep(stepId), { channel, ts });
       return (await store.getThread(threadKey))?.answerTs?.includes(ts) ?? false;
     } catch {
       return undefined;
@@ -70,9 +77,10 @@ export function createMessageTakeBacks(options: {
   };
 
   return {
-    async takeBack({ channel, ts, threadKey, stepId }) {
+    async takeBack({ channel, ts, threadKey, stepId, recordUnknown = false }) {
       if (ts.length === 0) return;
-      const left = await messenger.deleteMessages({ channel, ts });
+      // Maybe on record: left to the tries below, which read the record before each removal.
+      const left: UndeletedMessages = recordUnknown ? { ts: [...ts] } : await messenger.deleteMessages({ channel, ts });
       if (left.ts.length === 0) return;
       const since = now();
       let pending: PendingTakeBack[] = left.ts.map((each) => ({ channel, ts: each, threadKey, ...(stepId === undefined ? {} : { stepId }), since }));
@@ -129,4 +137,10 @@ export function createMessageTakeBacks(options: {
       }
     },
   };
+}
+
+/** Whether `message` is the step's card or its recorded copy in that channel. */
+function stepRecords(step: PendingStep | undefined, message: { channel: string; ts: string }): boolean {
+  if (!step) return false;
+  return step.cardTs === message.ts || (step.copies ?? []).some((copy) => copy.channel === message.channel && copy.ts === message.ts);
 }

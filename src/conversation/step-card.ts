@@ -182,7 +182,7 @@ export function createStepCards(options: StepCardDependencies) {
    * decision made while they were being posted reaches them too.
    */
   async function postCopies(scope: TurnScope, step: PendingStep): Promise<void> {
-    const posted = await postMissingCopies({ store, messenger: scope.messenger, logger, step, stop: () => scope.lease.lost() });
+    const posted = await postMissingCopies({ store, messenger: scope.messenger, takeBacks: scope, logger, step, stop: () => scope.lease.lost() });
     const latest = posted > 0 ? await store.getStep(step.stepId) : undefined;
     if (latest) await refreshCard(scope, latest);
   }
