@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CardCopy } from '../../src/approvals/pending-step.js';
+import { directMessageChannel } from '../../src/sandbox/emulator/web-api/workspace-methods.js';
 import type { StateStore } from '../../src/store/state-store.js';
 import { FAST_KEPT_RETRIES } from '../helpers/fast-kept-retries.js';
 import { blockActionsPayload, postSlackInteraction } from '../helpers/signed-request.js';
@@ -9,11 +10,14 @@ import { CHANNEL, SIGNING_SECRET, TEAM_ID, cardButtons, nextTs, threadReplies, u
  * postMissingCopies posts a copy of the card (to #approvals, to an approver's DM) and records it
  * after. A record that failed (Redis out for that write) left the copy in Slack with live buttons
  * the step does not know: never updated as the request is decided, and every click on it refused as
- * "This request belongs to another channel". The copy is taken back with the kept take-backs.
+ * "This request belongs to another channel". The copy is taken back with the kept take-backs, and
+ * a click on a copy left unrecorded anyway (Slack would not remove it, the process died between the
+ * post and the record) says what it is.
  */
 const harness = useHarnesses();
 
 const APPROVALS = 'C0APPROVALS';
+const DM_OPS2 = directMessageChannel('U0OPS2');
 
 const ROUTED = `
 policy:
@@ -28,6 +32,7 @@ const restart = { name: 'restart_service', arguments: { service: 'worker', names
 const text = (message: { blocks?: unknown[] } | undefined) => JSON.stringify(message?.blocks ?? []);
 const copyIn = (h: Harness, channel: string) => h.slack.messages(channel).find((message) => text(message).includes('Requested in'));
 const approveButton = (message: { blocks?: any[] }) => cardButtons(message.blocks).find((button) => button.actionId === 'countersign_approve')!;
+const ephemerals = (h: Harness) => h.slack.callsTo('chat.postEphemeral').map((call) => ({ user: String(call.args.user), channel: String(call.args.channel), text: String(call.args.text) }));
 
 /**
  * The store with the records of the copies in `channels` failing once each: `landed` writes the
@@ -90,5 +95,32 @@ describe('a copy of the card whose record failed', () => {
     expect(h.slack.callsTo('chat.delete').filter((call) => call.args.ts === copy.ts)).toEqual([]);
     expect(text(copyIn(h, APPROVALS))).toContain('Approved by <@U0OPS1>');
     expect(h.invocations()).toHaveLength(1);
+  });
+});
+
+describe('a click on a copy of the card the step does not record', () => {
+  it('is told the copy is out of date and where the request is, and changes nothing', async () => {
+    const h = await harness({ extraYaml: ROUTED, wrapStore: copyRecordFailsOnce([APPROVALS, DM_OPS2]) });
+    // Slack would not remove them (as a process that died between the post and the record never asked it to).
+    h.slack.failWhen('chat.delete', () => true, { error: 'cant_delete_message' });
+    const { threadCard, currentThreadCard } = await pausedOnRoutedCard(h);
+    await h.settled();
+    const stale = [
+      { channel: APPROVALS, user: 'U0OPS1', copy: copyIn(h, APPROVALS)! },
+      { channel: DM_OPS2, user: 'U0OPS2', copy: copyIn(h, DM_OPS2)! },
+    ];
+    for (const [index, { channel, user, copy }] of stale.entries()) {
+      await clickIn(h, { channel, user, messageTs: copy.ts, ...approveButton(copy) });
+      await waitFor(() => ephemerals(h).length === index + 1, { message: `refusal ${index + 1}` });
+    }
+    for (const told of ephemerals(h)) {
+      expect(told.text).not.toContain('belongs to another channel');
+      expect(told.text).toContain('This copy of the request is out of date, so nothing changed');
+      expect(told.text).toContain(`/archives/${CHANNEL}/p${threadCard.ts.replace('.', '')}`);
+    }
+    await h.settled();
+    expect(h.invocations()).toEqual([]);
+    expect((await h.auditEvents()).filter((event) => event.type === 'decision')).toEqual([]);
+    expect(cardButtons(currentThreadCard().blocks).length).toBeGreaterThan(0);
   });
 });

@@ -16,6 +16,7 @@ import { quorumReachable } from '../policy/quorum-reachable.js';
 import { strictestEvaluation } from '../policy/strictest-evaluation.js';
 import { UNAPPROVABLE_INPUT_TEXT, unapprovableInput } from '../policy/unapprovable-input.js';
 import { fromThisCard } from '../card-routing.js';
+import { wrongCardText } from '../wrong-card-text.js';
 import { mayAnswerQuestion, questionRefusalText } from '../question-answerers.js';
 import { CHOOSE_AN_OPTION_TEXT, questionOptionsOf } from '../question-options.js';
 import { actionDeadline } from './action-deadline.js';
@@ -122,7 +123,7 @@ function judgeCallAction(step: PendingStep | undefined, request: CallActionReque
   // "anyone in the channel" means anyone of this organisation, for every decision on its requests.
   if (request.origin.membership === 'external') return refusal('external-user', EXTERNAL_USER_TEXT);
   if (request.origin.membership !== 'member') return refusal('membership-unverified', MEMBERSHIP_UNVERIFIED_TEXT);
-  if (!fromThisCard(step, request.origin)) return refusal('wrong-channel', 'This request belongs to another channel, so nothing changed.');
+  if (!fromThisCard(step, request.origin)) return refusal('wrong-channel', wrongCardText(step, { channel: request.origin.channel, userId: request.userId }));
   const decided = decisionOf(step, call.approvalId);
   if (decided) return refusal('already-decided', alreadyDecidedText(decided));
   if (step.phase !== 'pending') return refusal('closed', 'This approval request was already closed, so nothing changed.');

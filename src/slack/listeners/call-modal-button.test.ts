@@ -129,6 +129,16 @@ describe('a refused click on a card button that opens a form that acts', () => {
     expect(await refusals()).toEqual([...refusedBy(step, 'U0BOB', 'wrong-channel'), ...refusedBy(step, 'U0BOB', 'wrong-workspace')]);
   });
 
+  it('from a copy of the card in #approvals the step does not record, says the copy is out of date, opens no form and is audited', async () => {
+    const policy = evaluation({ approvers: [{ kind: 'user', userId: 'U0BOB' }], notify: { thread: true, channels: ['C0APPROVALS'], dmApprovers: false } });
+    const step = { ...makeStep([{ approvalId: 'apv1', policy }]), cardLink: 'https://example.slack.com/archives/C0THREAD/p1' };
+    const { click, ephemerals, opened, refusals } = register({ store: storeWith(step) });
+    await click(cardClick({ actionId: APPROVAL_ACTION_IDS.grant, reference: { stepId: step.stepId, approvalId: 'apv1', version: 0 }, channel: 'C0APPROVALS' }).args);
+    expect(opened).toEqual([]);
+    expect(ephemerals.map(({ text }) => text)).toEqual([`This copy of the request is out of date, so nothing changed: use its card in <#${step.channel}> (<https://example.slack.com/archives/C0THREAD/p1|open the thread>).`]);
+    expect(await refusals()).toEqual(refusedBy(step, 'U0BOB', 'wrong-channel'));
+  });
+
   it('is audited when the call was already decided', async () => {
     const step = makeStep([{ approvalId: 'apv1' }]);
     step.decisions.apv1 = { outcome: 'approved', userId: 'U0ALICE', at: step.createdAt + 1 } as (typeof step.decisions)[string];

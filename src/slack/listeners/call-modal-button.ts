@@ -2,6 +2,7 @@ import type { App, BlockAction, ButtonAction, types } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { appendQuietly, type AuditLog } from '../../audit/audit-log.js';
 import { fromThisCard } from '../../approvals/card-routing.js';
+import { wrongCardText } from '../../approvals/wrong-card-text.js';
 import { currentVersion } from '../../approvals/input-version.js';
 import type { PendingCall, PendingStep } from '../../approvals/pending-step.js';
 import { staleVersionText } from '../../approvals/transitions/call-action.js';
@@ -110,7 +111,7 @@ export function registerCallModalButton(
     // Recorded in the request's workspace, as a refused Approve is, whichever workspace the click came from.
     const teamId = step.teamId;
     if (origin.teamId !== step.teamId) return refuse({ teamId, code: 'wrong-workspace', reason: 'This request belongs to another channel, so nothing changed.' });
-    if (!fromThisCard(step, origin)) return refuse({ teamId, code: 'wrong-channel', reason: 'This request belongs to another channel, so nothing changed.' });
+    if (!fromThisCard(step, origin)) return refuse({ teamId, code: 'wrong-channel', reason: wrongCardText(step, { channel: origin.channel, userId: body.user.id }) });
     // A form opened by someone who may not act would only be refused when submitted.
     const outsider = membershipRefusal(origin.membership);
     if (outsider) return refuse({ teamId, ...outsider });
