@@ -16,15 +16,19 @@ export interface CardRefreshes {
    * sweep (`retryDue`), whichever process runs it. Never throws: failures are logged.
    * `untilStoreAnswers`: when neither the record nor the own tries got through (the store itself
    * unreachable: a decision whose reply was lost), the record is offered again in the background,
-   * for minutes (`keepUntilStoreAnswers`), so the card is drawn once the store is back.
+   * for up to the schedule's give-up (`keepUntilStoreAnswers`), so the card is drawn once the store is back.
    */
   redraw(options: { stepId: string; error: unknown; untilStoreAnswers?: boolean }): Promise<void>;
   /** The sweep's part: tries again the kept refreshes that are due. Never throws: failures are logged. */
   retryDue(options?: { stopping?: AbortSignal }): Promise<void>;
 }
 
-/** How long an unsettled decision's card refresh is offered to an unreachable store: this many times the own tries' span. */
-const OUTAGE_KEEP = { ownTriesTimes: 20 };
+/**
+ * How an unsettled decision's card refresh is offered to an unreachable store, in own tries' spans: with short
+ * pauses for `ownTriesTimes` (5 min by default), then at most `laterPauseOwnTries` apart (60 s: the card follows
+ * within a minute of the store answering), until the schedule's `giveUpAfterMs` like any kept retry.
+ */
+const OUTAGE_KEEP = { ownTriesTimes: 20, laterPauseOwnTries: 4 };
 
 /**
  * `told`: the card could not be posted again (or the request is closed): only the thread was told.
@@ -489,14 +493,19 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
   };
 
   /**
-   * Offers `refresh` to the store again and again, due at once, until it takes it or
-   * `OUTAGE_KEEP.ownTriesTimes` times the own tries' span has passed (5 min by default: past a
-   * Sentinel failover's 30 s detection and a primary's restart). Pauses start at the own tries'
-   * first and double up to the sweep's shortest; timers do not hold a stopping process open.
+   * Offers `refresh` to the store again and again, due at once, until it takes it or the schedule's
+   * `giveUpAfterMs` has passed: the clicker was told the card follows once Redis answers, and a primary's
+   * restart with a big AOF or a network partition can outlast minutes. Pauses start at the own tries'
+   * first and double up to the sweep's shortest; past `OUTAGE_KEEP.ownTriesTimes` own tries' spans (5 min
+   * by default: a Sentinel failover's 30 s detection and a quick restart are over) the operator is told once
+   * and pauses grow up to `OUTAGE_KEEP.laterPauseOwnTries` spans. Timers do not hold a stopping process open:
+   * one that stops drops it, and the step's expiry or next change draws the card.
    */
   const keepUntilStoreAnswers = async (refresh: PendingCardRefresh): Promise<void> => {
-    const until = refresh.since + schedule.ownTriesMs * OUTAGE_KEEP.ownTriesTimes;
-    for (let pauseMs = schedule.ownPausesMs[0] ?? schedule.sweepPauseMinMs; now() < until; pauseMs = Math.min(pauseMs * 2, schedule.sweepPauseMinMs)) {
+    const longAfter = refresh.since + schedule.ownTriesMs * OUTAGE_KEEP.ownTriesTimes;
+    const until = refresh.since + schedule.giveUpAfterMs;
+    let toldLong = false;
+    for (let pauseMs = schedule.ownPausesMs[0] ?? schedule.sweepPauseMinMs; now() < until; ) {
       await new Promise((resolve) => setTimeout(resolve, pauseMs).unref());
       const kept = await store.scheduleCardRefresh(refresh, now()).then(
         () => true,
@@ -506,6 +515,15 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
         logger.info({ event: 'card-refresh-kept-late', stepId: refresh.stepId, failingMs: now() - refresh.since }, 'kept a card to draw again once the store answered; the sweep draws it');
         return;
       }
+      const long = now() >= longAfter;
+      if (long && !toldLong) {
+        toldLong = true;
+        logger.warn(
+          { event: 'card-refresh-store-still-down', stepId: refresh.stepId, failingMs: now() - refresh.since },
+          'the store has not answered for minutes: an approval card whose decision could not be confirmed shows an earlier state; it is offered to the store again, less often, until it answers (for up to a day)',
+        );
+      }
+      pauseMs = Math.min(pauseMs * 2, long ? schedule.ownTriesMs * OUTAGE_KEEP.laterPauseOwnTries : schedule.sweepPauseMinMs);
     }
     reportEnd(refresh, 'given-up');
   };
