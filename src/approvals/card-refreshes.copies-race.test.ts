@@ -52,12 +52,12 @@ describe('copies posted by a card refresh while a recorded edit posts them', () 
         }
         return { kind: target.kind, channel, ts };
       },
-      async deleteMessages({ channel, ts }: { channel: string; ts: readonly string[] }) {
-        takenBack.push(...ts.map((each) => `${channel}:${each}`));
-        return { ts: [] };
-      },
     } as unknown as ThreadMessenger;
-    const takeBacks = { takeBack: async () => {} };
+    const takeBacks = {
+      async takeBack({ channel, ts }: { channel: string; ts: readonly string[] }) {
+        takenBack.push(...ts.map((each) => `${channel}:${each}`));
+      },
+    };
     const refreshes = createCardRefreshes({
       store,
       messenger,

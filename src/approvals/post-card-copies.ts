@@ -44,7 +44,7 @@ export async function postMissingCopies(options: {
         return copy;
       });
       if (recorded !== undefined && recorded.ts !== copy.ts) {
-        await takeBackLosingCopy({ messenger, logger, stepId: step.stepId, copy, recorded });
+        await takeBackLosingCopy({ takeBacks: options.takeBacks, logger, step, copy, recorded });
         continue;
       }
       posted += 1;
@@ -60,12 +60,11 @@ export async function postMissingCopies(options: {
  * Removes `copy`, posted while another process posted one in the same channel and recorded it first
  * (both read the step without it: a recorded edit's copies and a card refresh's, or an escalation
  * hop's): only the recorded copy is updated as the step changes, so this one would keep live buttons
- * nobody updates. What Slack would not remove is logged.
+ * nobody updates. A kept take-back: what Slack will not remove now is tried again by the sweep.
  */
-async function takeBackLosingCopy({ messenger, logger, stepId, copy, recorded }: { messenger: ThreadMessenger; logger: Logger; stepId: string; copy: CardCopy; recorded: CardCopy }): Promise<void> {
-  logger.warn({ event: 'card-copy-taken-back', stepId, channel: copy.channel, ts: copy.ts, recordedTs: recorded.ts }, 'another copy of the approval card was recorded in this channel first; this one is removed');
-  const left = await messenger.deleteMessages({ channel: copy.channel, ts: [copy.ts] });
-  if (left.ts.length > 0) logger.error({ event: 'card-copy-take-back-failed', stepId, channel: copy.channel, ts: copy.ts }, 'could not remove a copy of the approval card that is not on record; it keeps buttons nobody updates');
+async function takeBackLosingCopy({ takeBacks, logger, step, copy, recorded }: { takeBacks: Pick<MessageTakeBacks, 'takeBack'>; logger: Logger; step: PendingStep; copy: CardCopy; recorded: CardCopy }): Promise<void> {
+  logger.warn({ event: 'card-copy-taken-back', stepId: step.stepId, channel: copy.channel, ts: copy.ts, recordedTs: recorded.ts }, 'another copy of the approval card was recorded in this channel first; this one is removed');
+  await takeBacks.takeBack({ channel: copy.channel, ts: [copy.ts], threadKey: step.threadKey, stepId: step.stepId });
 }
 
 /**
