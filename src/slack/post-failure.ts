@@ -1,8 +1,25 @@
 import { retryAfterMsOf } from './retry-after.js';
-import { unconfirmedWriteStatus } from './unrepeated-slack-writes.js';
+import { mayHaveBeenApplied, unconfirmedWriteStatus } from './unrepeated-slack-writes.js';
 
 /** Slack's answers (`ok: false`) that say it failed on its side for now, not that it refuses the call. */
 const SLACK_FAILING = new Set(['internal_error', 'fatal_error', 'service_unavailable', 'request_timeout', 'ratelimited']);
+
+/**
+ * Slack's answers (`ok: false`) that its documentation says may come after "some aspect of the
+ * operation succeeded": a post answered so may stand in the conversation all the same.
+ */
+const SLACK_PARTLY_DONE = new Set(['internal_error', 'fatal_error']);
+
+/**
+ * Whether Slack may have applied a write that failed: its reply was lost (`mayHaveBeenApplied`: a
+ * timeout, a dropped connection, a 5xx), or Slack answered one of the errors above. Made again
+ * without a look, such a post may show twice.
+ */
+export function mayHaveLanded(error: unknown): boolean {
+  if (mayHaveBeenApplied(error)) return true;
+  const failure = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; data?: { error?: unknown } };
+  return failure.code === 'slack_webapi_platform_error' && typeof failure.data?.error === 'string' && SLACK_PARTLY_DONE.has(failure.data.error);
+}
 
 /**
  * HTTP statuses a later try may get past: Slack failed (5xx), throttled (429), or an edge stopped

@@ -12,8 +12,7 @@ import { buildApprovalCard } from './blocks/approval-card.js';
 import { deleteFailure } from './delete-failure.js';
 import { retryAfterMsOf } from './retry-after.js';
 import { findUnconfirmedPost, laterTs, postedAfter } from './answer/unconfirmed-post.js';
-import { mayHaveBeenApplied } from './unrepeated-slack-writes.js';
-import { worthTryingLater } from './post-failure.js';
+import { mayHaveLanded, worthTryingLater } from './post-failure.js';
 import { noticeBlocks } from './blocks/notice-blocks.js';
 import { withPostMark } from './blocks/post-mark.js';
 
@@ -92,9 +91,10 @@ export function createWebApiMessenger(options: { client: WebClient; logger: Logg
         if (!response.ts) throw new SlackResponseError({ method: 'chat.postMessage', missing: 'ts' });
         return response.ts;
       } catch (error) {
-        if (!mayHaveBeenApplied(error)) throw cardPostFailure(error);
-        // Slack may have posted it though its reply was lost (a 502, a timeout): a card found stands as
-        // the step's (its buttons decide), rather than live beside a "could not post" notice.
+        if (!mayHaveLanded(error)) throw cardPostFailure(error);
+        // Slack may have posted it though its reply was lost (a 502, a timeout) or it answered
+        // internal_error: a card found stands as the step's (its buttons decide), rather than live
+        // beside a "could not post" notice, or beside a card posted again by a later try.
         const post = { text: card.text, after, mark };
         let found: string | undefined;
         try {

@@ -10,7 +10,7 @@ afterEach(async () => {
 const harness = useHarnesses();
 
 describe('an approval card Slack posted but whose reply was lost', () => {
-  it.each<LostReply>(['bad-gateway', 'dropped'])('stands as the request\'s card, decidable, with no "could not post the approval card" notice beside it (%s)', async (lost) => {
+  it.each<LostReply>(['bad-gateway', 'dropped', 'internal-error'])('stands as the request\'s card, decidable, with no "could not post the approval card" notice beside it (%s)', async (lost) => {
     const slack = await startFakeSlackApi({ botUserId: BOT_USER_ID, teamId: TEAM_ID });
     closeAfter.push(() => slack.close());
     // The card's post lands in Slack, but its reply is lost.

@@ -1,5 +1,7 @@
+import { ErrorCode, type WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCardRefreshes } from '../../src/approvals/card-refreshes.js';
+import { createWebApiMessenger } from '../../src/slack/web-api-messenger.js';
 import type { StateStore } from '../../src/store/state-store.js';
 import { CARD_REPOST_CHANNEL, recordedTakeBacks, startCardRepostScene } from '../helpers/card-repost-scene.js';
 
@@ -15,13 +17,17 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** The scene over `store` (the scene's own by default), on a clock only the pauses and `sweepsLater` move. */
-async function setUp(options: { store?: (store: StateStore) => StateStore } = {}) {
+/**
+ * The scene over `store` (the scene's own by default) and `client` (the scene's), on a clock only the
+ * pauses and `sweepsLater` move.
+ */
+async function setUp(options: { store?: (store: StateStore) => StateStore; client?: (client: WebClient, stepId: string) => WebClient } = {}) {
   const scene = await startCardRepostScene({ cleanups });
   const store = options.store?.(scene.store) ?? scene.store;
+  const messenger = options.client === undefined ? scene.messenger : createWebApiMessenger({ client: options.client(scene.client, scene.step.stepId), logger: scene.logger });
   const { takeBacks, takenBack } = recordedTakeBacks();
   let clock = Date.now();
-  const refreshes = createCardRefreshes({ store, messenger: scene.messenger, takeBacks, logger: scene.logger, now: () => clock, pause: async (ms) => void (clock += ms) });
+  const refreshes = createCardRefreshes({ store, messenger, takeBacks, logger: scene.logger, now: () => clock, pause: async (ms) => void (clock += ms) });
   return {
     ...scene,
     store,
@@ -40,6 +46,24 @@ async function setUp(options: { store?: (store: StateStore) => StateStore } = {}
         .messages(CARD_REPOST_CHANNEL, scene.threadTs)
         .filter((message) => message.text.startsWith(':warning:'))
         .map((message) => message.text),
+  };
+}
+
+/** A client whose FIRST post of the step's card Slack applies but answers `ok: false, error`. */
+function clientAppliedButFailed(error: string) {
+  return (client: WebClient, stepId: string): WebClient => {
+    let failed = false;
+    const chat = Object.create(client.chat) as typeof client.chat;
+    chat.postMessage = (async (args: Parameters<typeof client.chat.postMessage>[0]) => {
+      const isCard = JSON.stringify('blocks' in args ? args.blocks : []).includes(stepId);
+      if (!isCard || failed) return client.chat.postMessage(args);
+      failed = true;
+      await client.chat.postMessage(args);
+      throw Object.assign(new Error(`An API error occurred: ${error}`), { code: ErrorCode.PlatformError, data: { ok: false, error } });
+    }) as typeof client.chat.postMessage;
+    const wrapped = Object.create(client) as WebClient;
+    Object.defineProperty(wrapped, 'chat', { value: chat });
+    return wrapped;
   };
 }
 
@@ -93,5 +117,22 @@ describe('a card posted again, one step of it failing once', () => {
     expect(cardTs).not.toBe(t.firstCardTs);
     await t.sweepsLater();
     expect({ cardTs: (await t.store.getStep(t.step.stepId))?.cardTs, notices: t.notices() }).toEqual({ cardTs, notices: [expect.stringContaining('so it is posted again just above')] });
+  });
+
+  // Slack documents both as "It's possible some aspect of the operation succeeded before the error was
+  // raised": posted again without a look, the thread would keep two re-posted cards, the first
+  // unrecorded (never updated) with live buttons that decide.
+  it.each(['internal_error', 'fatal_error'])('a re-post Slack applied but answered %s leaves one re-posted card, the one on record', async (error) => {
+    const t = await setUp({ client: clientAppliedButFailed(error) });
+
+    await t.refreshes.redraw({ stepId: t.step.stepId, error: new Error('cant_update_message') });
+    await t.sweepsLater();
+    const recorded = (await t.store.getStep(t.step.stepId))?.cardTs;
+    const reposted = t.slack
+      .messages(CARD_REPOST_CHANNEL, t.threadTs)
+      .filter((message) => message.ts !== t.threadTs && message.ts !== t.firstCardTs && JSON.stringify(message.blocks ?? []).includes(t.step.stepId))
+      .map((message) => message.ts)
+      .filter((ts) => !t.takenBack.includes(ts));
+    expect({ reposted, notices: t.notices() }).toEqual({ reposted: [recorded], notices: [expect.stringContaining('so it is posted again just above')] });
   });
 });

@@ -2,8 +2,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FakeSlackApi } from './fake-slack-api.js';
 
-/** How Slack's edge loses the reply to a call its backend has already applied. */
-export type LostReply = 'bad-gateway' | 'late' | 'dropped';
+/**
+ * How Slack's edge loses the reply to a call its backend has already applied; `internal-error`: Slack
+ * answers `ok: false, error: internal_error` ("some aspect of the operation" may have succeeded).
+ */
+export type LostReply = 'bad-gateway' | 'late' | 'dropped' | 'internal-error';
 
 export interface FlakySlackEdge {
   /** The Web API base URL to give the client (`…/api/`). */
@@ -14,7 +17,8 @@ export interface FlakySlackEdge {
 /**
  * A proxy in front of the fake Slack: every call reaches Slack and takes effect there, but the first
  * call to `method` that `matches` loses its reply as `lost` says: a 502 from the edge, no answer until
- * the proxy closes (long after the client's timeout), or the connection closed once the request was read.
+ * the proxy closes (long after the client's timeout), the connection closed once the request was read, or
+ * Slack's own internal_error.
  */
 export async function startFlakySlackEdge(
   slack: FakeSlackApi,
@@ -37,6 +41,11 @@ export async function startFlakySlackEdge(
       if (options.lost === 'bad-gateway') {
         response.writeHead(502, { 'content-type': 'text/html' });
         response.end('<html>502 Bad Gateway</html>');
+        return;
+      }
+      if (options.lost === 'internal-error') {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ ok: false, error: 'internal_error' }));
         return;
       }
       if (options.lost === 'dropped') request.socket.destroy();
