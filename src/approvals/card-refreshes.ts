@@ -264,7 +264,7 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
       return { done: true, outcome: await tell(step, undefined, shortError(error), error) };
     }
     if (posted === undefined) return { done: true, outcome: await tell(step, undefined, shortError(error), error) };
-    return tellPosted(step, posted, answeredRepost(step, posted.ts), shortError(error), error);
+    return tellPosted(step, posted, answeredRepost(step, posted.ts), error);
   };
 
   /**
@@ -330,7 +330,7 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
     if (posted === 'taken-back') return { done: true, outcome: 'gone' };
     // Looked for again: found absent once taken back, and another card posted in its place.
     if (posted === 'unrecorded') return { done: false };
-    return tellPosted(step, posted, unconfirmed, undefined, undefined);
+    return tellPosted(step, posted, unconfirmed, undefined);
   };
 
   /**
@@ -387,9 +387,9 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
    * fails, it is owed in a refresh of its own: tried again as is, this one would find the card on
    * record, show it and say nothing, as a losing sweep does. Not done when that could not be kept.
    */
-  const tellPosted = async (step: PendingStep, posted: Reposted, repost: UnconfirmedRepost, reason: string | undefined, error: unknown): Promise<Tried> => {
+  const tellPosted = async (step: PendingStep, posted: Reposted, repost: UnconfirmedRepost, error: unknown): Promise<Tried> => {
     try {
-      return { done: true, outcome: await tell(step, posted, reason, error) };
+      return { done: true, outcome: await tell(step, posted, undefined, error) };
     } catch (noticeError) {
       if (await keepNoticeOwed(step.stepId, { ...repost, recorded: posted.ts }, noticeError)) return { done: true, outcome: 'notice-owed' };
       return { done: false };
@@ -430,15 +430,18 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
   };
 
   /**
-   * Tells the thread what became of a card Slack would not update: `posted` again, or left as it was.
-   * `unlessPostedAfter`: not when the thread has the same notice after that message already.
+   * Tells the thread what became of a card Slack would not update: `posted` again, or left as it was
+   * (`reason`: Slack's refusal). `unlessPostedAfter`: not when the thread has the same notice after
+   * that message already. A card posted again is told without the refusal (the log has it, `error`):
+   * the notice owed of it (`tellOwed`), which knows no refusal, looks for this very text; told with
+   * it, the first would not be found and the thread told twice.
    */
   const tell = async (step: PendingStep, posted: Reposted | undefined, reason: string | undefined, error: unknown, unlessPostedAfter?: string): Promise<'posted-again' | 'told'> => {
     const why = reason === undefined ? '' : ` (${reason})`;
     const text =
       posted === undefined
         ? `:warning: Slack would not update the approval card above${why}, so it may show an earlier state. ${stepStateText(step)}`
-        : `:warning: Slack would not update the earlier approval card${why}, so it is posted again just above, as the request stands now. ${stepStateText(posted.shown)}`;
+        : `:warning: Slack would not update the earlier approval card, so it is posted again just above, as the request stands now. ${stepStateText(posted.shown)}`;
     await messenger.postNotice({ channel: step.channel, threadTs: step.threadTs, text, ...(unlessPostedAfter === undefined ? {} : { unlessPostedAfter }) });
     logger.warn({ event: posted === undefined ? 'card-not-updated' : 'card-posted-again', stepId: step.stepId, cardTs: posted?.ts, err: error }, 'Slack refused to update an approval card; the thread was told');
     return posted === undefined ? 'told' : 'posted-again';

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createCardRefreshes } from '../../src/approvals/card-refreshes.js';
 import { createWebApiMessenger } from '../../src/slack/web-api-messenger.js';
 import type { StateStore } from '../../src/store/state-store.js';
-import { CARD_REPOST_CHANNEL, recordedTakeBacks, startCardRepostScene } from '../helpers/card-repost-scene.js';
+import { CARD_REPOST_CHANNEL, clientLosingNoticeReply, recordedTakeBacks, startCardRepostScene } from '../helpers/card-repost-scene.js';
 
 /**
  * A card Slack will not update for good (cant_update_message) is posted again, and one step of that
@@ -117,6 +117,16 @@ describe('a card posted again, one step of it failing once', () => {
     expect(cardTs).not.toBe(t.firstCardTs);
     await t.sweepsLater();
     expect({ cardTs: (await t.store.getStep(t.step.stepId))?.cardTs, notices: t.notices() }).toEqual({ cardTs, notices: [expect.stringContaining('so it is posted again just above')] });
+  });
+
+  // The notice owed is looked for (`unlessPostedAfter`) by its text: told first with Slack's refusal in
+  // it ("(… cant_update_message)") and owed without, it was not found and the thread told twice.
+  it('a notice of a card posted again (its post answered) that Slack posted but whose reply was lost (a 502) is told once', async () => {
+    const t = await setUp({ client: clientLosingNoticeReply });
+
+    await t.refreshes.redraw({ stepId: t.step.stepId, error: new Error('cant_update_message') });
+    await t.sweepsLater();
+    expect(t.notices()).toEqual([expect.stringContaining('so it is posted again just above')]);
   });
 
   // Slack documents both as "It's possible some aspect of the operation succeeded before the error was
