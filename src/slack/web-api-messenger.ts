@@ -115,10 +115,7 @@ export function createWebApiMessenger(options: { client: WebClient; logger: Logg
     async updateStepCard({ step }) {
       const card = buildApprovalCard({ step });
       // Said of a failure: whether a later try may get past it, and when (the card is drawn again then, `CardRefreshes`).
-      await client.chat.update({ channel: step.channel, ts: step.cardTs, text: card.text, blocks: card.blocks }).catch((error: unknown) => {
-        const retryAfterMs = retryAfterMsOf(error);
-        throw new SlackCallError({ method: 'chat.update', cause: error, tryLater: worthTryingLater(error), ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
-      });
+      await client.chat.update({ channel: step.channel, ts: step.cardTs, text: card.text, blocks: card.blocks }).catch(throwUpdateFailure);
     },
 
     async postStepCopy({ step, target }) {
@@ -138,7 +135,8 @@ export function createWebApiMessenger(options: { client: WebClient; logger: Logg
 
     async updateStepCopy({ step, copy }) {
       const card = buildApprovalCard({ step, placement: 'copy', copy });
-      await client.chat.update({ channel: copy.channel, ts: copy.ts, text: card.text, blocks: card.blocks });
+      // As the thread's card: a copy Slack failed for now is drawn again later (`showStep`).
+      await client.chat.update({ channel: copy.channel, ts: copy.ts, text: card.text, blocks: card.blocks }).catch(throwUpdateFailure);
     },
 
     permalinkOf: (message) => permalinkOf(client, logger, message),
@@ -196,6 +194,12 @@ function cardPostFailure(error: unknown): unknown {
   if (!worthTryingLater(error)) return error;
   const retryAfterMs = retryAfterMsOf(error);
   return new SlackCallError({ method: 'chat.postMessage', cause: error, tryLater: true, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+}
+
+/** A card's `chat.update` that failed, as thrown: whether a later try may get past it (`SlackCallError.tryLater`), and when. */
+function throwUpdateFailure(error: unknown): never {
+  const retryAfterMs = retryAfterMsOf(error);
+  throw new SlackCallError({ method: 'chat.update', cause: error, tryLater: worthTryingLater(error), ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
 }
 
 /** The bot's DM channel with a user (`conversations.open` answers the same one every time). */
