@@ -84,6 +84,11 @@ export interface RedisKeys {
   shardCountMarker(): string;
   /** The audit stream of the untagged layout; still read (and age-trimmed), never written. */
   legacyAudit(): string;
+  /**
+   * A `healthProbe` key under any hash tag: in a Cluster, `/healthz` writes one to every master (the
+   * untagged keys, `once:` and the markers, may live on a master that holds no shard).
+   */
+  healthProbe(tag: string, processId: string): string;
 }
 
 export function createRedisKeys({ keyPrefix, shards = DEFAULT_REDIS_SHARDS }: { keyPrefix: string; shards?: number }): RedisKeys {
@@ -102,6 +107,7 @@ export function createRedisKeys({ keyPrefix, shards = DEFAULT_REDIS_SHARDS }: { 
     layoutMarker: () => `${keyPrefix}layout`,
     shardCountMarker: () => `${keyPrefix}shards`,
     legacyAudit: () => `${keyPrefix}audit`,
+    healthProbe: (tag, processId) => `${keyPrefix}{${tag}}:${HEALTH_PROBE}${processId}`,
   };
 }
 
