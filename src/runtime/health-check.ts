@@ -49,7 +49,10 @@ export async function healthReply(store: HealthCheckedStore, options: { timeoutM
   const { timeoutMs = HEALTH_CHECK_TIMEOUT_MS } = options;
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<typeof TIMED_OUT>((resolve) => {
-    timer = setTimeout(resolve, timeoutMs, TIMED_OUT);
+    // Timers run before the poll phase reads sockets: after the bot's own thread was busy past the limit
+    // (a turn's synchronous work), a reply Redis sent meanwhile is read only after the timer. Yield once
+    // (setImmediate runs after the poll) so it is, and blame Redis only if the store still has no answer.
+    timer = setTimeout(() => setImmediate(resolve, TIMED_OUT), timeoutMs);
   });
   // A call still pending at the deadline is left to settle on its own (Promise.race handles its rejection).
   const inTime = <T>(work: Promise<T>) => Promise.race([work, deadline]);

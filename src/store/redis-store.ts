@@ -937,10 +937,12 @@ export function createRedisStore({
     },
 
     async ping() {
-      await redis.ping();
-      await assertTakesWrites(redis);
-      // PING and ROLE are answered by a Redis that refuses every write (full, too few replicas): /healthz must see that.
-      await probeWrites();
+      // PING and ROLE are answered by a Redis that refuses every write (full, too few replicas): /healthz must see
+      // that, hence the write. Sent together, one round trip: after the bot's thread was busy, every reply is read
+      // at once (health-check.ts yields once for them). The first failure in this order is the one told.
+      const settled = await Promise.allSettled([redis.ping(), assertTakesWrites(redis), probeWrites()]);
+      const failed = settled.find((outcome) => outcome.status === 'rejected');
+      if (failed) throw failed.reason;
     },
 
     async risks() {
