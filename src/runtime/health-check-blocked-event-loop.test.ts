@@ -13,7 +13,8 @@ import { HEALTH_CHECK_TIMEOUT_MS, healthReply } from './health-check.js';
  */
 describe('/healthz while the bot thread is busy, on a healthy Redis', () => {
   it('does not report Redis as down because the event loop was blocked', async () => {
-    const store = createRedisStore({ url: inject('redisUrl'), keyPrefix: `test:health-stalled:${randomUUID()}:` });
+    // Every check asks Redis (no success kept from the one before): the stalled one must be a real probe.
+    const store = createRedisStore({ url: inject('redisUrl'), keyPrefix: `test:health-stalled:${randomUUID()}:`, healthProbeReuseMs: 0 });
     try {
       // Connected and healthy.
       expect((await healthReply(store)).status).toBe(200);

@@ -56,6 +56,7 @@ import { ReplicationNotConfirmedError } from './replication-not-confirmed-error.
 import { createThreadHistories, type ThreadReply, type ThreadWrite } from './redis-thread-history.js';
 import { assertTakesWrites } from './redis-takes-writes.js';
 import { createWriteProbe } from './redis-write-probe.js';
+import { createSharedHealthProbe } from './shared-health-probe.js';
 import { parseTakeBackRecord, takeBackRecord } from './take-back-record.js';
 import { cardRefreshRecord, parseCardRefreshRecord } from './card-refresh-record.js';
 import { createRedisKeptSchedule } from './redis-kept-schedule.js';
@@ -158,6 +159,8 @@ export interface RedisStoreOptions {
    * `/healthz` follows a failover, or a replica that went away, within it, without a round trip per hit.
    */
   risksMaxAgeMs?: number;
+  /** How long a health probe that succeeded answers the checks after it (default `HEALTH_PROBE_REUSE_MS`). */
+  healthProbeReuseMs?: number;
 }
 
 /** See `RedisStoreOptions.risksMaxAgeMs`. */
@@ -177,6 +180,7 @@ export function createRedisStore({
   waitReplicas,
   waitTimeoutMs = DEFAULT_REPLICA_WAIT_TIMEOUT_MS,
   risksMaxAgeMs = RISKS_MAX_AGE_MS,
+  healthProbeReuseMs,
 }: RedisStoreOptions): StateStore {
   const redis = given ?? connectRedisClient(target ?? (url === undefined ? undefined : { kind: 'standalone', url }));
   let closed = false;
@@ -191,6 +195,17 @@ export function createRedisStore({
   const histories = createThreadHistories();
   const layout = prepareKeyLayout({ redis, keys, keyPrefix });
   const probeWrites = createWriteProbe({ redis, keys });
+  // Shared by concurrent and rapid checks: `/healthz` is public, and the probe writes (shared-health-probe.ts).
+  const health = createSharedHealthProbe(async () => {
+    // PING and ROLE are answered by a Redis that refuses every write (full, too few replicas): /healthz must see
+    // that, hence the write. Sent together, one round trip: after the bot's thread was busy, every reply is read
+    // at once (health-check.ts yields once for them). The first failure in this order is the one told.
+    const settled = await Promise.allSettled([redis.ping(), assertTakesWrites(redis), probeWrites()]);
+    const failed = settled.find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
+  }, { reuseForMs: healthProbeReuseMs });
+  // A lost connection, like a failed call below, drops the kept success: the next check asks Redis.
+  redis.on('close', () => health.forget());
   const replicas = waitReplicas ?? defaultReplicasToWaitFor(redis);
   // Its connection opens on the first write that waits: never, with no replica to wait for and no append-only file.
   const confirmedWrites = createReplicaConfirmedWrites({ redis, replicas, timeoutMs: waitTimeoutMs, onConnectionError: reportConnectionError });
@@ -936,13 +951,8 @@ export function createRedisStore({
       return markers;
     },
 
-    async ping() {
-      // PING and ROLE are answered by a Redis that refuses every write (full, too few replicas): /healthz must see
-      // that, hence the write. Sent together, one round trip: after the bot's thread was busy, every reply is read
-      // at once (health-check.ts yields once for them). The first failure in this order is the one told.
-      const settled = await Promise.allSettled([redis.ping(), assertTakesWrites(redis), probeWrites()]);
-      const failed = settled.find((outcome) => outcome.status === 'rejected');
-      if (failed) throw failed.reason;
+    ping() {
+      return health.run();
     },
 
     async risks() {
@@ -956,7 +966,12 @@ export function createRedisStore({
       redis.disconnect();
     },
   };
-  return onRedisError ? reportingCommandFailures(afterLayout(store, layout), { onFailure: onRedisError, active: () => !closed }) : afterLayout(store, layout);
+  // A failed call (a write refused, the connection lost) drops the health probe's kept success: the next check asks Redis.
+  const onFailure: RedisFailureListener = (failure) => {
+    health.forget();
+    onRedisError?.(failure);
+  };
+  return reportingCommandFailures(afterLayout(store, layout), { onFailure, active: () => !closed });
 }
 
 /**

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { startRedisCluster, type RedisClusterHandle } from '../../test/helpers/redis-cluster.js';
 import { parseRedisTarget, type RedisTarget } from '../config/redis-target.js';
 import { healthReply } from '../runtime/health-check.js';
@@ -9,6 +9,7 @@ import { prefixHasKeys } from './prefix-has-keys.js';
 import { readRedisAudit } from './read-redis-audit.js';
 import { createRedisKeys, isHealthProbeKey } from './redis-keys.js';
 import { createRedisStore } from './redis-store.js';
+import { HEALTH_PROBE_REUSE_MS } from './shared-health-probe.js';
 
 /**
  * `/healthz` proves Redis takes a write (`redis-write-probe.ts`): a SET with a short expiry, on a key
@@ -32,7 +33,7 @@ describe("the health check's write", () => {
       // A probe alone is not data: the audit CLI reads (nothing) instead of refusing to guess the shard count.
       expect(await prefixHasKeys({ redis, keyPrefix })).toBe('none');
       await expect(readRedisAudit({ target: { kind: 'standalone', url }, keyPrefix, logger: pino({ level: 'silent' }), query: { sinceMs: 0 } })).resolves.toEqual([]);
-      // Another probe of the same process writes the same key again.
+      // Another check of the same process writes no other key (if it writes at all: a success is kept a second).
       await healthReply(store);
       expect(await redis.keys(`${keyPrefix}*`)).toEqual([probe]);
       // The store's first command moves legacy keys: the probe's is left as it is.
@@ -74,8 +75,15 @@ describe('/healthz on a Redis Cluster with one master refusing writes', () => {
       for (const admin of admins) {
         await admin.config('SET', 'min-replicas-to-write', '1');
         try {
-          const reply = await healthReply(store);
-          expect(reply.status, `master on port ${admin.options.port}`).toBe(503);
+          // A success answers the checks of the next second (shared-health-probe.ts): the refusal shows within it.
+          const reply = await vi.waitFor(
+            async () => {
+              const answer = await healthReply(store);
+              expect(answer.status, `master on port ${admin.options.port}`).toBe(503);
+              return answer;
+            },
+            { timeout: HEALTH_PROBE_REUSE_MS + 2_000, interval: 50 },
+          );
           expect(JSON.parse(reply.body)).toEqual({ status: 'unavailable', store: 'redis', redis: 'refuses-writes', reason: 'Redis refuses writes: NOREPLICAS' });
         } finally {
           await admin.config('SET', 'min-replicas-to-write', '0');

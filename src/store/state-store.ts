@@ -534,7 +534,11 @@ export interface WorkQueueStore {
  */
 export interface StateStore extends DeliveryStore, StepStore, GrantStore, ThreadStore, WorkQueueStore, TakeBackStore, CardRefreshStore {
   readonly kind: 'redis' | 'memory';
-  /** Throws when the backing store cannot be reached, or answers but takes no writes (a Redis replica; a full one, or one short of replicas: `WritesRefusedError`). */
+  /**
+   * Throws when the backing store cannot be reached, or answers but takes no writes (a Redis replica; a full one,
+   * or one short of replicas: `WritesRefusedError`). Redis: concurrent calls share one probe, and a success
+   * answers the calls of the next second, until a store call fails (`shared-health-probe.ts`).
+   */
   ping(): Promise<void>;
   /**
    * How this store's server could lose writes the bot relies on, as read from it (Redis's `INFO`; read
