@@ -72,7 +72,8 @@ async function takeBackLosingCopy({ takeBacks, logger, step, copy, recorded }: {
  * having landed with its reply lost. Left in Slack unrecorded, the copy's buttons would refuse every
  * click (not the step's card) and it would never show the request decided. Its removal is a kept
  * take-back, tried again while Slack refuses; when the record cannot be read again either, the
- * take-back reads it before removing the copy.
+ * take-back reads it before removing the copy (and, when Redis cannot keep it, offers it to Redis
+ * until it answers).
  */
 async function takeBackUnrecordedCopy(options: {
   store: Pick<StepStore, 'getStep'>;

@@ -72,6 +72,62 @@ export async function runOwnTries({
 }
 
 /**
+ * How long a process offers kept work the store could not take (`keepUntilStoreAnswers`) before it
+ * tells the operator, in own tries' spans (`ownTriesMs`: 5 min by default, when a Sentinel failover's
+ * 30 s detection and a quick restart are over), and its longest pause after that, in the same spans.
+ */
+export const OUTAGE_KEEP = { ownTriesTimes: 20, laterPauseOwnTries: 4 } as const;
+
+/**
+ * Offers work the store could not keep (`keep`, which throws while the store is unreachable) again
+ * and again, until it takes it (true) or the schedule's `giveUpAfterMs` has passed since `since`
+ * (false): a primary's restart with a big AOF or a network partition can outlast the failing
+ * process's own tries, and work never kept is nobody's once they are over. Pauses start at the own
+ * tries' first and double up to the sweep's shortest; past `OUTAGE_KEEP.ownTriesTimes` own tries'
+ * spans `stillDown` is called once and pauses grow up to `OUTAGE_KEEP.laterPauseOwnTries` spans.
+ * `pause` should not hold a stopping process open (an unref'd timer): one that stops drops the work.
+ * It also ends once its pauses add up to `giveUpAfterMs`, so a pause that does not move `now` (a
+ * test's) cannot spin.
+ */
+export async function keepUntilStoreAnswers({
+  since,
+  keep,
+  stillDown,
+  now,
+  pause,
+  schedule,
+}: {
+  since: number;
+  keep: () => Promise<unknown>;
+  stillDown: (failingMs: number) => void;
+  now: () => number;
+  pause: (ms: number) => Promise<void>;
+  /** `KEPT_RETRIES` in production; the callers' own (tests give shorter pauses). */
+  schedule: KeptRetrySchedule;
+}): Promise<boolean> {
+  const longAfter = since + schedule.ownTriesMs * OUTAGE_KEEP.ownTriesTimes;
+  const until = since + schedule.giveUpAfterMs;
+  let toldLong = false;
+  let waited = 0;
+  for (let pauseMs = schedule.ownPausesMs[0] ?? schedule.sweepPauseMinMs; now() < until && waited < schedule.giveUpAfterMs; ) {
+    await pause(pauseMs);
+    waited += pauseMs;
+    const kept = await keep().then(
+      () => true,
+      () => false,
+    );
+    if (kept) return true;
+    const long = now() >= longAfter;
+    if (long && !toldLong) {
+      toldLong = true;
+      stillDown(now() - since);
+    }
+    pauseMs = Math.min(pauseMs * 2, long ? schedule.ownTriesMs * OUTAGE_KEEP.laterPauseOwnTries : schedule.sweepPauseMinMs);
+  }
+  return false;
+}
+
+/**
  * One sweep's pass over the kept work that is due. Each is claimed for its pause first (`claim`:
  * moved to `until` only while still due by `now`, so false when another process's sweep claimed
  * it, whatever pause it chose, or it was completed and forgotten meanwhile, so a failure here does

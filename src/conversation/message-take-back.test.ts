@@ -1,7 +1,9 @@
+import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { makeStep } from '../approvals/pending-step.test-support.js';
 import { createMemoryStore } from '../store/memory-store.js';
+import type { StateStore } from '../store/state-store.js';
 import { newThreadState } from '../store/thread-state.js';
 import { createMessageTakeBacks } from './message-take-back.js';
 import type { UndeletedMessages } from './thread-messenger.js';
@@ -141,4 +143,57 @@ describe('taking back messages Slack would not remove at first', () => {
     expect(unrecorded.removed).toEqual(['copy-1']);
     expect(await unrecorded.kept()).toEqual([]);
   });
+
+  it('offers a take-back the store could not keep to it until it answers, then the sweep removes the message', async () => {
+    const w = storeOut({ outForMs: 2 * 60_000 });
+    await w.takeBacks.takeBack({ channel: 'C1', ts: ['m1'], threadKey, recordUnknown: true });
+    expect(w.removed).toEqual([]);
+    // Offered in the background, on pauses that move the clock, until the store is back.
+    await vi.waitFor(async () => expect(await w.kept()).toHaveLength(1));
+    await w.takeBacks.retryDue();
+    expect(w.removed).toEqual(['m1']);
+    expect(w.logs.filter((line) => line.event === 'take-back-given-up')).toEqual([]);
+  });
+
+  it('tells the operator when a take-back could not be kept for a day, without blaming Slack', async () => {
+    const w = storeOut({ outForMs: Number.POSITIVE_INFINITY });
+    await w.takeBacks.takeBack({ channel: 'C1', ts: ['m1'], threadKey, recordUnknown: true });
+    await vi.waitFor(() => expect(w.logs.filter((line) => line.event === 'take-back-given-up')).toHaveLength(1));
+    const [givenUp] = w.logs.filter((line) => line.event === 'take-back-given-up');
+    expect(givenUp).toMatchObject({ unkept: true, ts: 'm1' });
+    expect(givenUp?.msg).not.toMatch(/Slack would not remove/);
+    expect(givenUp?.failingMs).toBeGreaterThanOrEqual(24 * HOUR);
+    expect(w.logs.filter((line) => line.event === 'take-back-store-still-down')).toHaveLength(1);
+  });
 });
+
+/** Take-backs over a store that cannot be reached for `outForMs` (Slack removes everything), on a clock that the pauses move. */
+function storeOut({ outForMs }: { outForMs: number }) {
+  let clock = 1_000_000;
+  const now = () => clock;
+  const memory = createMemoryStore({ now });
+  const outUntil = clock + outForMs;
+  const store = new Proxy(memory, {
+    get(target, name, receiver) {
+      const value = Reflect.get(target, name, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => (clock < outUntil ? Promise.reject(new Error('Connection is closed.')) : (value as (...a: unknown[]) => unknown).apply(target, args));
+    },
+  }) as StateStore;
+  const removed: string[] = [];
+  const messenger = {
+    async deleteMessages({ ts }: { ts: readonly string[] }): Promise<UndeletedMessages> {
+      removed.push(...ts);
+      return { ts: [] };
+    },
+  };
+  const logs: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(JSON.parse(String(chunk)) as Record<string, unknown>);
+      done();
+    },
+  });
+  const takeBacks = createMessageTakeBacks({ store, messenger, logger: pino(sink), now, pause: async (ms) => void (clock += ms) });
+  return { takeBacks, removed, logs, kept: () => memory.dueTakeBacks({ now: Number.MAX_SAFE_INTEGER, limit: 100 }) };
+}

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { PendingStep } from '../approvals/pending-step.js';
 import type { PendingTakeBack, StateStore, TakeBackStore } from '../store/state-store.js';
-import { KEPT_RETRIES, type KeptRetrySchedule, type KeptTry, retryDueKept, runOwnTries } from './kept-retries.js';
+import { KEPT_RETRIES, type KeptRetrySchedule, type KeptTry, keepUntilStoreAnswers, retryDueKept, runOwnTries } from './kept-retries.js';
 import type { ThreadMessenger, UndeletedMessages } from './thread-messenger.js';
 
 /** Messages posted in `threadKey` that nothing records (see `takeBackUnrecorded`), to be removed. */
@@ -22,7 +22,8 @@ export interface MessageTakeBacks {
   /**
    * Removes the messages. What Slack would not remove now (an outage, rate limits) is kept in the
    * store and tried again: here a few times over some seconds (a blip), then by the sweep
-   * (`retryDue`), whichever process runs it, until it is removed or a day has passed.
+   * (`retryDue`), whichever process runs it, until it is removed or a day has passed. One the store
+   * could not keep either (Redis out) is offered to it again in the background until it answers.
    */
   takeBack(messages: MessagesToTakeBack): Promise<void>;
   /** The sweep's part: tries again the kept take-backs that are due. Never throws: failures are logged. */
@@ -40,11 +41,15 @@ export function createMessageTakeBacks(options: {
   messenger: Pick<ThreadMessenger, 'deleteMessages'>;
   logger: Logger;
   now?: () => number;
+  /** How this process waits between its tries and its offers to the store; tests give one that moves their clock. */
   pause?: (ms: number) => Promise<void>;
   /** When to try again; default `KEPT_RETRIES`. */
   schedule?: KeptRetrySchedule;
 }): MessageTakeBacks {
-  const { store, messenger, logger, now = Date.now, pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms)), schedule = KEPT_RETRIES } = options;
+  const { store, messenger, logger, now = Date.now, schedule = KEPT_RETRIES } = options;
+  const pause = options.pause ?? ((ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  // The offers to a store that is out outlive the caller: they do not hold a stopping process open.
+  const pauseUnheld = options.pause ?? ((ms) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref()));
 
   /**
    * Whether the message is on record now (the thread's answer, the step's card or a copy of it):
@@ -69,11 +74,33 @@ export function createMessageTakeBacks(options: {
     return { done: false, ...(left.retryAfterMs === undefined ? {} : { retryAfterMs: left.retryAfterMs }) };
   };
 
-  /** Said once per take-back: by whoever forgot its record. */
-  const reportEnd = (takeBack: PendingTakeBack, outcome: 'removed' | 'on-record' | 'given-up') => {
-    const fields = { event: outcome === 'given-up' ? 'take-back-given-up' : 'take-back-done', outcome, threadKey: takeBack.threadKey, channel: takeBack.channel, ts: takeBack.ts, failingMs: now() - takeBack.since };
-    if (outcome === 'given-up') logger.error(fields, 'Slack would not remove a message the thread does not record; it may show the answer twice');
-    else logger.info(fields, 'a message Slack would not remove at first is taken back');
+  /**
+   * Said once per take-back: by whoever forgot its record, or the process that could never keep it
+   * (`unkept`: the store did not answer for a day, so Slack may never have been asked).
+   */
+  const reportEnd = (takeBack: PendingTakeBack, outcome: 'removed' | 'on-record' | 'given-up', { unkept = false } = {}) => {
+    const fields = { event: outcome === 'given-up' ? 'take-back-given-up' : 'take-back-done', outcome, threadKey: takeBack.threadKey, channel: takeBack.channel, ts: takeBack.ts, failingMs: now() - takeBack.since, ...(unkept ? { unkept } : {}) };
+    if (outcome !== 'given-up') logger.info(fields, 'a message not removed at first is taken back');
+    else if (unkept) logger.error(fields, 'the store did not answer for a day, so a message the thread may not record was neither kept for the sweep nor removed; it may show the answer twice, or a card copy with live buttons');
+    else logger.error(fields, 'Slack would not remove a message the thread does not record; it may show the answer twice');
+  };
+
+  /**
+   * After the own tries of take-backs the store could not keep: offered to it until it answers, due at
+   * once, so the sweep removes them (a Sentinel failover's 30 s outlasts the own tries). Not awaited.
+   */
+  const keepLate = async (takeBacks: readonly PendingTakeBack[], since: number): Promise<void> => {
+    const kept = await keepUntilStoreAnswers({
+      since,
+      keep: () => Promise.all(takeBacks.map((takeBack) => store.scheduleTakeBack(takeBack, now()))),
+      stillDown: (failingMs) =>
+        logger.warn({ event: 'take-back-store-still-down', threadKey: takeBacks[0]?.threadKey, ts: takeBacks.map((each) => each.ts), failingMs }, 'the store has not answered for minutes: a take-back is offered to it again, less often, until it answers (for up to a day)'),
+      now,
+      pause: pauseUnheld,
+      schedule,
+    });
+    if (kept) logger.info({ event: 'take-back-kept-late', threadKey: takeBacks[0]?.threadKey, ts: takeBacks.map((each) => each.ts), failingMs: now() - since }, 'kept a take-back once the store answered; the sweep removes the message');
+    else for (const takeBack of takeBacks) reportEnd(takeBack, 'given-up', { unkept: true });
   };
 
   return {
@@ -88,7 +115,7 @@ export function createMessageTakeBacks(options: {
       const kept = await Promise.all(pending.map((takeBack) => store.scheduleTakeBack(takeBack, since + schedule.ownTriesMs))).then(
         () => true,
         (error: unknown) => {
-          logger.warn({ event: 'take-back-unkept', threadKey, ts: left.ts, err: error }, 'could not keep a take-back Slack refused; only this process tries again');
+          logger.warn({ event: 'take-back-unkept', threadKey, ts: left.ts, recordUnknown, err: error }, 'could not keep a take-back for the sweep; this process tries again, then offers it to the store until it answers');
           return false;
         },
       );
@@ -116,7 +143,8 @@ export function createMessageTakeBacks(options: {
           return pending.length === 0 ? { done: true } : { done: false, retryAfterMs };
         },
       });
-      if (!done && !kept) for (const takeBack of pending) reportEnd(takeBack, 'given-up');
+      // Not awaited: the caller goes on; what the store takes late is the sweep's.
+      if (!done && !kept) void keepLate(pending, since);
     },
 
     async retryDue({ stopping } = {}) {
