@@ -25,6 +25,13 @@ describe('what a click from a card the step does not record is told', () => {
     expect(wrongCardText(step, { channel: APPROVALS, userId: 'U0BOB' })).toBe('This copy of the request is out of date, so nothing changed: use the current one here (<https://example.slack.com/archives/C0APPROVALS/p1700000000000300|open>).');
   });
 
+  it("when the thread's card has no buttons: sent to the channel copy on record, where the rule decides", () => {
+    const policy = evaluation({ approvers: [{ kind: 'user', userId: 'U0LEAD' }], notify: { thread: false, channels: [APPROVALS], dmApprovers: true } });
+    const copyLink = 'https://example.slack.com/archives/C0APPROVALS/p1700000000000300';
+    const step: PendingStep = { ...makeStep([{ approvalId: 'apv-1', policy }]), cardTs: '1700000000.000200', cardLink: THREAD_LINK, copies: [{ kind: 'channel', channel: APPROVALS, ts: '1700000000.000300', permalink: copyLink }] };
+    expect(wrongCardText(step, { channel: 'D0LEAD', userId: 'U0LEAD' })).toBe(`This copy of the request is out of date, so nothing changed: use its card in <#${APPROVALS}> (<${copyLink}|open>).`);
+  });
+
   it('from anywhere else: that the request belongs to another channel', () => {
     expect(wrongCardText(routed(), { channel: 'C0ELSEWHERE', userId: 'U0BOB' })).toBe('This request belongs to another channel, so nothing changed.');
     expect(wrongCardText(routed(), { channel: undefined, userId: 'U0LEAD' })).toBe('This request belongs to another channel, so nothing changed.');
