@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { KEPT_RETRIES, type KeptRetrySchedule, type KeptTry, retryDueKept, runOwnTries } from '../conversation/kept-retries.js';
+import { KEPT_RETRIES, type KeptRetrySchedule, type KeptTry, keepUntilStoreAnswers, retryDueKept, runOwnTries } from '../conversation/kept-retries.js';
 import type { MessageTakeBacks } from '../conversation/message-take-back.js';
 import { shortError } from '../conversation/short-error.js';
 import type { ThreadMessenger } from '../conversation/thread-messenger.js';
@@ -16,19 +16,12 @@ export interface CardRefreshes {
    * sweep (`retryDue`), whichever process runs it. Never throws: failures are logged.
    * `untilStoreAnswers`: when neither the record nor the own tries got through (the store itself
    * unreachable: a decision whose reply was lost), the record is offered again in the background,
-   * for up to the schedule's give-up (`keepUntilStoreAnswers`), so the card is drawn once the store is back.
+   * for up to the schedule's give-up (`offerUntilStoreAnswers`), so the card is drawn once the store is back.
    */
   redraw(options: { stepId: string; error: unknown; untilStoreAnswers?: boolean }): Promise<void>;
   /** The sweep's part: tries again the kept refreshes that are due. Never throws: failures are logged. */
   retryDue(options?: { stopping?: AbortSignal }): Promise<void>;
 }
-
-/**
- * How an unsettled decision's card refresh is offered to an unreachable store, in own tries' spans: with short
- * pauses for `ownTriesTimes` (5 min by default), then at most `laterPauseOwnTries` apart (60 s: the card follows
- * within a minute of the store answering), until the schedule's `giveUpAfterMs` like any kept retry.
- */
-const OUTAGE_KEEP = { ownTriesTimes: 20, laterPauseOwnTries: 4 };
 
 /**
  * `told`: the card could not be posted again (or the request is closed): only the thread was told.
@@ -496,39 +489,26 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
   };
 
   /**
-   * Offers `refresh` to the store again and again, due at once, until it takes it or the schedule's
-   * `giveUpAfterMs` has passed: the clicker was told the card follows once Redis answers, and a primary's
-   * restart with a big AOF or a network partition can outlast minutes. Pauses start at the own tries'
-   * first and double up to the sweep's shortest; past `OUTAGE_KEEP.ownTriesTimes` own tries' spans (5 min
-   * by default: a Sentinel failover's 30 s detection and a quick restart are over) the operator is told once
-   * and pauses grow up to `OUTAGE_KEEP.laterPauseOwnTries` spans. Timers do not hold a stopping process open:
-   * one that stops drops it, and the step's expiry or next change draws the card.
+   * Offers `refresh` to the store until it takes it (`keepUntilStoreAnswers`, for up to the schedule's
+   * give-up): the clicker was told the card follows once Redis answers, and a primary's restart with a
+   * big AOF or a network partition can outlast minutes. Timers do not hold a stopping process open: one
+   * that stops drops it, and the step's expiry or next change draws the card.
    */
-  const keepUntilStoreAnswers = async (refresh: PendingCardRefresh): Promise<void> => {
-    const longAfter = refresh.since + schedule.ownTriesMs * OUTAGE_KEEP.ownTriesTimes;
-    const until = refresh.since + schedule.giveUpAfterMs;
-    let toldLong = false;
-    for (let pauseMs = schedule.ownPausesMs[0] ?? schedule.sweepPauseMinMs; now() < until; ) {
-      await new Promise((resolve) => setTimeout(resolve, pauseMs).unref());
-      const kept = await store.scheduleCardRefresh(refresh, now()).then(
-        () => true,
-        () => false,
-      );
-      if (kept) {
-        logger.info({ event: 'card-refresh-kept-late', stepId: refresh.stepId, failingMs: now() - refresh.since }, 'kept a card to draw again once the store answered; the sweep draws it');
-        return;
-      }
-      const long = now() >= longAfter;
-      if (long && !toldLong) {
-        toldLong = true;
+  const offerUntilStoreAnswers = async (refresh: PendingCardRefresh): Promise<void> => {
+    const kept = await keepUntilStoreAnswers({
+      since: refresh.since,
+      keep: () => store.scheduleCardRefresh(refresh, now()),
+      stillDown: (failingMs) =>
         logger.warn(
-          { event: 'card-refresh-store-still-down', stepId: refresh.stepId, failingMs: now() - refresh.since },
+          { event: 'card-refresh-store-still-down', stepId: refresh.stepId, failingMs },
           'the store has not answered for minutes: an approval card whose decision could not be confirmed shows an earlier state; it is offered to the store again, less often, until it answers (for up to a day)',
-        );
-      }
-      pauseMs = Math.min(pauseMs * 2, long ? schedule.ownTriesMs * OUTAGE_KEEP.laterPauseOwnTries : schedule.sweepPauseMinMs);
-    }
-    reportEnd(refresh, 'given-up');
+        ),
+      now,
+      pause: (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref()),
+      schedule,
+    });
+    if (!kept) return reportEnd(refresh, 'given-up');
+    logger.info({ event: 'card-refresh-kept-late', stepId: refresh.stepId, failingMs: now() - refresh.since }, 'kept a card to draw again once the store answered; the sweep draws it');
   };
 
   return {
@@ -554,7 +534,7 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
       });
       if (done || kept) return;
       // Not awaited: the caller (a click's answer) goes on; the card is the sweep's once the record is kept.
-      if (untilStoreAnswers) void keepUntilStoreAnswers(refresh);
+      if (untilStoreAnswers) void offerUntilStoreAnswers(refresh);
       else reportEnd(refresh, 'given-up');
     },
 
