@@ -135,16 +135,16 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
   const { store, messenger, takeBacks, logger, now = Date.now, pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms)), schedule = KEPT_RETRIES, copies } = options;
 
   /**
-   * Shows the step, and again while it changed meanwhile: an update of an older revision may land
-   * after a newer one's. Answers the step as last shown.
+   * Shows the step (its card, if one is on record, and its copies), and again while it changed
+   * meanwhile: an update of an older revision may land after a newer one's. Answers the step as last shown.
    */
-  const showLatest = async (step: PendingStep & { cardTs: string }): Promise<PendingStep> => {
+  const showLatest = async (step: PendingStep): Promise<PendingStep> => {
     let rendered = step;
     for (;;) {
       await showStep({ messenger, step: rendered, logger });
       const latest = await store.getStep(rendered.stepId);
-      if (latest?.cardTs === undefined || (latest.revision <= rendered.revision && latest.cardTs === rendered.cardTs)) return rendered;
-      rendered = { ...latest, cardTs: latest.cardTs };
+      if (latest === undefined || (latest.revision <= rendered.revision && latest.cardTs === rendered.cardTs)) return rendered;
+      rendered = latest;
     }
   };
 
@@ -440,6 +440,22 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
     return posted === undefined ? 'told' : 'posted-again';
   };
 
+  /**
+   * Draws the copies of a step with no card on record ('gone' when it has none). Only a copy Slack
+   * failed for now throws (one refused for good is logged), so any failure is tried again later.
+   */
+  const showCopies = async (step: PendingStep): Promise<Tried> => {
+    if ((step.copies ?? []).length === 0) return { done: true, outcome: 'gone' };
+    try {
+      await showLatest(step);
+      return { done: true, outcome: 'shown' };
+    } catch (error) {
+      logger.warn({ event: 'card-copy-refresh-failed', stepId: step.stepId, err: error }, 'could not draw the copies of an approval card again; they are tried again later');
+      const retryAfterMs = slackRetryAfterMs(error);
+      return { done: false, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
+    }
+  };
+
   const tryAgain = async (refresh: PendingCardRefresh): Promise<Tried> => {
     const { stepId } = refresh;
     try {
@@ -452,8 +468,12 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
         // The step's first card, not posted after all: nobody could decide on a card nobody sees.
         if (refresh.unconfirmed.replacing === undefined && step?.cardTs === undefined && step?.phase === 'pending') return await postFirstCard(refresh, step);
       }
-      // Gone, or never posted (whoever posts it shows the step as it is then).
-      if (step?.cardTs === undefined) return { done: true, outcome: 'gone' };
+      if (step === undefined) return { done: true, outcome: 'gone' };
+      // No card on record: never posted (whoever posts it shows the step as it is then), or its first
+      // post's outcome not known (its look records it, or posts it while the step is open). Copies
+      // posted all the same are drawn now: nothing else would, and the one a decision was made on
+      // would keep "waiting" and live buttons after the call ran.
+      if (step.cardTs === undefined) return await showCopies(step);
       const shown = { ...(copies && step.phase === 'pending' ? await copies(step) : step), cardTs: step.cardTs };
       try {
         await showLatest(shown);

@@ -103,6 +103,26 @@ describe('showing decisions that race on one card', () => {
   });
 });
 
+describe('showing a decision on a step with copies but no thread card on record', () => {
+  // Its first card's post answered with its outcome not known (looked for by the sweep): the copies
+  // were posted all the same, and the one clicked would keep live buttons after the call ran.
+  it('draws the copies, the clicked one among them', async () => {
+    const { store: states } = setup();
+    const step = await storeStep(states, stepFor('scale'));
+    await states.recordCardCopy(step.stepId, { kind: 'channel', channel: 'C0APPROVALS', ts: 'copy-1' });
+    const drawn: string[] = [];
+    const messenger = {
+      updateStepCard: async () => void drawn.push('card'),
+      updateStepCopy: async ({ step: shown, copy }: { step: PendingStep; copy: { ts: string } }) => void drawn.push(`${copy.ts}: ${shown.decisions.apv1?.outcome ?? 'waiting'}`),
+    } as unknown as ThreadMessenger;
+    const { decider } = createTestDecider({ store: states, messenger });
+    const outcome = await decider.record(click(step, 'U0ALICE', { kind: 'approve', version: 0 }));
+    if (!outcome.recorded) throw new Error('the decision was not recorded');
+    await decider.publish(outcome);
+    expect(drawn).toEqual(['copy-1: approved']);
+  });
+});
+
 describe('a click while the store is unavailable', () => {
   const unavailable = () => new Error('Connection is closed.');
   /** The store, with `getStep`, `commitStep` and `commitStepAndQueue` failing as `plan` says, call by call (the writes count together). */

@@ -110,7 +110,9 @@ export function createCallDecider(options: DecideCallOptions) {
     // step may have been shown by its own process, and this stale update landed after it. Stopping
     // early would leave buttons on calls that already ran. It ends: every round needs a newer
     // revision, and a pending step has only as many as its calls have decisions and approvals.
-    while (rendered.cardTs !== undefined) {
+    // A step with no card on record (its first post's outcome not known, looked for by the sweep) may
+    // have copies, the one clicked among them: drawn all the same (`showStep` skips the missing card).
+    while (rendered.cardTs !== undefined || (rendered.copies ?? []).length > 0) {
       await showStep({ messenger, step: rendered, logger });
       // Decisions on other calls of a pending step can update the card out of order; once the step
       // is complete nothing can change any more, so only then is the rendering known to be final.

@@ -28,7 +28,9 @@ export async function refreshCard({
   now: () => number;
   kept?: PendingCardRefresh;
 }): Promise<void> {
-  if (step.cardTs !== undefined) {
+  // A step with no card on record (its first post's outcome not known) may have copies all the
+  // same: `showStep` draws them, and skips the card.
+  if (step.cardTs !== undefined || (step.copies ?? []).length > 0) {
     try {
       await showStep({ messenger: scope.messenger, step, logger });
     } catch (error) {
