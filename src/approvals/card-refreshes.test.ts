@@ -105,7 +105,8 @@ describe('drawing again a card Slack would not update', () => {
     expect(w.posted).toEqual(['card-2']);
     expect((await w.store.getStep(w.step.stepId))?.cardTs).toBe('card-2');
     expect(w.notices).toEqual([expect.stringContaining('Slack would not update the earlier approval card')]);
-    expect(w.notices[0]).toContain('`restart_service` waits for approval.');
+    // Without the step's state (the card just above shows it): an owed notice drawn from a step changed since would differ, and be told again.
+    expect(w.notices[0]).not.toContain('Now:');
     expect(await w.kept()).toEqual([]);
     // From then on the step's changes are shown on the new card.
     await w.refreshes.redraw({ stepId: w.step.stepId, error: rateLimited() });

@@ -31,8 +31,8 @@ export interface CardRefreshes {
 type Outcome = 'shown' | 'posted-again' | 'told' | 'gone' | 'unconfirmed' | 'notice-owed';
 type Tried = KeptTry<Outcome>;
 type NotDone = Extract<Tried, { done: false }>;
-/** A card posted again and recorded, with the step it shows. */
-type Reposted = { ts: string; shown: PendingStep };
+/** A card posted again and recorded. */
+type Reposted = { ts: string };
 
 type Dependencies = {
   store: Pick<StateStore, 'getStep' | 'setStepCard' | 'replaceStepCard' | 'scheduleCardRefresh' | 'postponeCardRefresh' | 'claimCardRefresh' | 'dueCardRefreshes' | 'forgetCardRefresh'>;
@@ -136,14 +136,14 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
 
   /**
    * Shows the step (its card, if one is on record, and its copies), and again while it changed
-   * meanwhile: an update of an older revision may land after a newer one's. Answers the step as last shown.
+   * meanwhile: an update of an older revision may land after a newer one's.
    */
-  const showLatest = async (step: PendingStep): Promise<PendingStep> => {
+  const showLatest = async (step: PendingStep): Promise<void> => {
     let rendered = step;
     for (;;) {
       await showStep({ messenger, step: rendered, logger });
       const latest = await store.getStep(rendered.stepId);
-      if (latest === undefined || (latest.revision <= rendered.revision && latest.cardTs === rendered.cardTs)) return rendered;
+      if (latest === undefined || (latest.revision <= rendered.revision && latest.cardTs === rendered.cardTs)) return;
       rendered = latest;
     }
   };
@@ -154,23 +154,22 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
    * is on no card (the new one would offer an older version, or live buttons on a decided step, for
    * good; that replica's own card, posted again too, lost the record to this one and was taken back).
    * So the step is read again and, if it changed, the card is drawn again from it, as are the copies,
-   * which link to the new card. Answers the step as last shown; a draw that fails is the sweep's.
+   * which link to the new card. A draw that fails is the sweep's.
    */
-  const showAfterRepost = async (posted: PendingStep): Promise<PendingStep> => {
+  const showAfterRepost = async (posted: PendingStep): Promise<void> => {
     try {
       const latest = await store.getStep(posted.stepId);
-      if (latest?.cardTs === undefined || (latest.revision <= posted.revision && (latest.copies ?? []).length === 0)) return posted;
-      return await showLatest({ ...latest, cardTs: latest.cardTs });
+      if (latest?.cardTs === undefined || (latest.revision <= posted.revision && (latest.copies ?? []).length === 0)) return;
+      await showLatest(latest);
     } catch (error) {
       logger.warn({ event: 'card-repost-redraw-failed', stepId: posted.stepId, err: error }, 'could not draw an approval card posted again as the request stands now; it is tried again later');
       await keepCardToRedraw({ store, stepId: posted.stepId, logger, at: now() });
-      return posted;
     }
   };
 
   /**
-   * A new card for an open step, recorded in place of the one Slack would not update, with the step
-   * it shows. Undefined when Slack refused it; a try not done when Slack failed it for now (it posted
+   * A new card for an open step, recorded in place of the one Slack would not update (drawn again if
+   * the step changed meanwhile). Undefined when Slack refused it; a try not done when Slack failed it for now (it posted
    * nothing) or the store its record; `unconfirmed` when Slack may have posted it but it could not be
    * looked for; else as `recordPosted`.
    */
@@ -196,8 +195,8 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
   };
 
   /**
-   * Records `fresh`, a card posted again from `step` (`step.cardTs`: the card it replaces), with the
-   * step it shows. Else it is taken back: 'taken-back' when another card was recorded first (another
+   * Records `fresh`, a card posted again from `step` (`step.cardTs`: the card it replaces), and draws
+   * it again if the step changed since (`showAfterRepost`). Else it is taken back: 'taken-back' when another card was recorded first (another
    * process posted it again, draws it as the step stands after its record, and tells the thread);
    * 'unrecorded' when the store failed the record (nobody else's card is the step's: the refresh is
    * tried again, and posts a card again, unless a take-back that failed finds this one on record).
@@ -209,7 +208,10 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
       logger.warn({ event: 'card-repost-unrecorded', stepId: step.stepId, err: error }, 'could not record an approval card posted again; it is taken back and posted again later');
       return 'failed' as const;
     });
-    if (replaced === true || (replaced === 'failed' && (await onRecord(step.stepId, fresh)))) return { ts: fresh, shown: await showAfterRepost(step) };
+    if (replaced === true || (replaced === 'failed' && (await onRecord(step.stepId, fresh)))) {
+      await showAfterRepost(step);
+      return { ts: fresh };
+    }
     await takeBacks.takeBack({ channel: step.channel, ts: [fresh], threadKey: step.threadKey, stepId: step.stepId });
     return replaced === 'failed' ? 'unrecorded' : 'taken-back';
   };
@@ -419,7 +421,7 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
    */
   const tellOwed = async (step: PendingStep | undefined, recorded: string): Promise<Tried> => {
     if (step?.cardTs !== recorded) return { done: true, outcome: 'gone' };
-    return { done: true, outcome: await tell(step, { ts: recorded, shown: step }, undefined, undefined, recorded) };
+    return { done: true, outcome: await tell(step, { ts: recorded }, undefined, undefined, recorded) };
   };
 
   /**
@@ -427,14 +429,16 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
    * (`reason`: Slack's refusal). `unlessPostedAfter`: not when the thread has the same notice after
    * that message already. A card posted again is told without the refusal (the log has it, `error`):
    * the notice owed of it (`tellOwed`), which knows no refusal, looks for this very text; told with
-   * it, the first would not be found and the thread told twice.
+   * it, the first would not be found and the thread told twice. Nor is a card posted again told with
+   * the step's state (the card just above shows it): the step may change before the owed notice is
+   * sent, and its text, drawn from the step then, would differ from the first's, told twice too.
    */
   const tell = async (step: PendingStep, posted: Reposted | undefined, reason: string | undefined, error: unknown, unlessPostedAfter?: string): Promise<'posted-again' | 'told'> => {
     const why = reason === undefined ? '' : ` (${reason})`;
     const text =
       posted === undefined
         ? `:warning: Slack would not update the approval card above${why}, so it may show an earlier state. ${stepStateText(step)}`
-        : `:warning: Slack would not update the earlier approval card, so it is posted again just above, as the request stands now. ${stepStateText(posted.shown)}`;
+        : `:warning: Slack would not update the earlier approval card, so it is posted again just above, as the request stands now.`;
     await messenger.postNotice({ channel: step.channel, threadTs: step.threadTs, text, ...(unlessPostedAfter === undefined ? {} : { unlessPostedAfter }) });
     logger.warn({ event: posted === undefined ? 'card-not-updated' : 'card-posted-again', stepId: step.stepId, cardTs: posted?.ts, err: error }, 'Slack refused to update an approval card; the thread was told');
     return posted === undefined ? 'told' : 'posted-again';
