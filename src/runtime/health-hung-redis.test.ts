@@ -5,9 +5,9 @@ import { startMetricsServer } from '../http/metrics-server.js';
 import { createRedisStore } from '../store/redis-store.js';
 import type { StateStore } from '../store/state-store.js';
 import { createHealthServer, healthReply } from './health-check.js';
+import { REPLY_TIMEOUT_MS } from '../slack/front/slack-front-server.js';
 
 /** The Slack front's wait for the bot's thread's answer: the other listeners should not wait longer. */
-const FRONT_LIMIT_MS = 3_000;
 
 /**
  * The Slack front answers `/healthz` 503 when the bot's thread has not answered in 3 s. The other
@@ -51,10 +51,10 @@ describe('/healthz on a Redis that never answers', () => {
     const { server, port } = await listen();
     try {
       const started = Date.now();
-      const response = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(FRONT_LIMIT_MS + 5_000) });
+      const response = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(REPLY_TIMEOUT_MS + 5_000) });
       expect(response.status).toBe(503);
       expect(await response.json()).toEqual({ status: 'unavailable', store: 'redis', redis: 'down', reason: 'Redis did not answer within 2.5 s' });
-      expect(Date.now() - started).toBeLessThan(FRONT_LIMIT_MS);
+      expect(Date.now() - started).toBeLessThan(REPLY_TIMEOUT_MS);
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

@@ -20,7 +20,8 @@ describe("the health check's write", () => {
   it('is one key of its own under the prefix, with a short expiry, that no scan for data counts', async () => {
     const keyPrefix = `test:write-probe:${randomUUID()}:`;
     const url = inject('redisUrl');
-    const store = createRedisStore({ url, keyPrefix });
+    // Every check probes (no success kept a second), so the second check below really writes again.
+    const store = createRedisStore({ url, keyPrefix, healthProbeReuseMs: 0 });
     const redis = new Redis(url);
     try {
       expect((await healthReply(store)).status).toBe(200);
@@ -33,7 +34,7 @@ describe("the health check's write", () => {
       // A probe alone is not data: the audit CLI reads (nothing) instead of refusing to guess the shard count.
       expect(await prefixHasKeys({ redis, keyPrefix })).toBe('none');
       await expect(readRedisAudit({ target: { kind: 'standalone', url }, keyPrefix, logger: pino({ level: 'silent' }), query: { sinceMs: 0 } })).resolves.toEqual([]);
-      // Another check of the same process writes no other key (if it writes at all: a success is kept a second).
+      // Another check of the same process writes the same key again, no other.
       await healthReply(store);
       expect(await redis.keys(`${keyPrefix}*`)).toEqual([probe]);
       // The store's first command moves legacy keys: the probe's is left as it is.

@@ -12,7 +12,7 @@ import type { BotToFront, FrontChannel, FrontToBot } from './front-messages.js';
  */
 const ACKED_BY_FRONT = new Set(['event_callback', 'block_actions']);
 /** Slack stops waiting after 3 s; a reply the bot's thread has not given by then is not coming in time. */
-const REPLY_TIMEOUT_MS = 3_000;
+export const REPLY_TIMEOUT_MS = 3_000;
 /** Where Slack posts events and interactions, as with Bolt's own receiver. */
 const EVENTS_PATH = '/slack/events';
 
