@@ -73,7 +73,9 @@ describe('an edit whose card Slack refuses to update for good', () => {
     const again = threadReplies(h, threadTs).find((message) => message.ts !== card.ts && cardButtons(message.blocks).length > 0);
     expect(button(again?.blocks, 'countersign_approve')?.value, 'a card offering the edited version').toMatch(/:v1$/);
     const notice = threadReplies(h, threadTs).find((message) => message.text.includes('Slack would not update the earlier approval card'));
-    expect(notice?.text).toContain('`restart_service` waits for approval of version 2');
+    // The notice points at the card below, which shows the request as it stands (the notice itself names no state, 209ab98).
+    expect(notice?.text).toContain('so it is posted again just above');
+    expect(JSON.stringify(again?.blocks)).toContain('*Version 2*');
 
     await h.click({ user: 'U0OPS2', cardTs: again!.ts, threadTs, ...button(again!.blocks, 'countersign_approve') });
     await waitFor(() => threadReplies(h, threadTs).some((message) => message.text === 'Restarted worker-2 in staging.'), { message: 'the answer' });
