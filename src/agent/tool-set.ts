@@ -220,7 +220,7 @@ export function createTurnTools(options: {
             if (isToolNotStartedError(error)) return answerNotRun({ ...call, input, ...edited, failed }, error.message, NOT_STARTED);
             ranAutomatically();
             const message = error instanceof Error ? error.message : String(error);
-            options.executions.push({ toolCallId, toolName: definition.name, input, error: message, ...(approved?.edit ? { edit: approved.edit } : {}) });
+            options.executions.push({ toolCallId, toolName: definition.name, input, error: message, ...edited });
             await report({ status: 'error', error: message });
             // The model's call in the history is not what failed: without the note it would report (and retry) its own arguments.
             if (approved?.edit) throw new Error(`${message}\n\n${editNoteText(approved.edit)}`, { cause: error });

@@ -1,12 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { autoApprovedCall } from '../agent/auto-approved-call.test-support.js';
 import { parseConfigFile } from '../config/config-file.js';
 import type { RunCommandOptions } from './command/run-command.js';
 import { commandNotRun } from './command/run-command.js';
 import { createCommandTool } from './command/command-tool.js';
 import { createHttpRequestTool } from './http/http-request-tool.js';
-import type { McpServerHandle } from './mcp/mcp-server.js';
-import { startMutableMcpServer } from './mcp/mutable-mcp-server.test-support.js';
+import { useMutableMcpServers } from './mcp/mutable-mcp-server.test-support.js';
 
 /**
  * Command, HTTP and MCP tools check their input again in `execute` (an approved input may have been
@@ -14,10 +13,7 @@ import { startMutableMcpServer } from './mcp/mutable-mcp-server.test-support.js'
  * one that does not fit before anything runs. Such a call did not run: it must be recorded as not
  * run, and one let through without a card must not be announced as one that "ran without a card".
  */
-const running: McpServerHandle[] = [];
-afterEach(async () => {
-  while (running.length > 0) await running.pop()?.close();
-});
+const startServer = useMutableMcpServers();
 
 function expectNotRun(call: ReturnType<typeof autoApprovedCall>) {
   // The marker was written before the tool refused: its record must say the call did not start.
@@ -73,7 +69,7 @@ tools:
 
   it('an MCP tool: recorded as not run, not told as "ran without a card"', { timeout: 30_000 }, async () => {
     const STATUS = { name: 'status', description: 'Status', inputSchema: { type: 'object', properties: { verbose: { type: 'boolean' } } } };
-    const { handle, calls } = startMutableMcpServer({ running, tools: [STATUS], filterYaml: 'include: [status]', logLevel: 'warn' });
+    const { handle, calls } = startServer({ tools: [STATUS], filterYaml: 'include: [status]', logLevel: 'warn' });
     await handle.start();
     const call = autoApprovedCall({ definitions: handle.tools(), toolName: 'db.status', input: { verbose: 'yes' } });
 

@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseEnvironment } from '../../src/config/environment.js';
+import { freePort } from '../e2e/child-bot.js';
 
 /**
  * The image's HEALTHCHECK builds its URL from the raw `process.env.PORT`, while the bot reads PORT through
@@ -51,23 +52,13 @@ function botPort(rawPort: string): number {
 
 describe("the image's HEALTHCHECK and the bot agree on PORT", () => {
   it('with the port as written', async () => {
-    const free = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const { port } = probe.address() as { port: number };
-        probe.close(() => resolve(port));
-      });
-    });
+    const free = await freePort();
     await healthyBotOn(botPort(String(free)));
     expect(await runHealthcheck(String(free))).toBe(0);
   });
 
   it('with a trailing space after the port (docker --env-file keeps it; the bot trims it)', async () => {
-    const free = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const { port } = probe.address() as { port: number };
-        probe.close(() => resolve(port));
-      });
-    });
+    const free = await freePort();
     const raw = `${free} `;
     // The bot listens on the port, trimmed...
     expect(botPort(raw)).toBe(free);

@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fillForm } from './fill-form.js';
-import { startReplyLosingProxy, type ReplyLosingProxy } from '../helpers/reply-losing-proxy.js';
-import { CHANNEL, cardButtons, nextTs, threadReplies, useHarnesses, waitFor } from './harness.js';
+import { CHANNEL, cardButtons, nextTs, threadReplies, waitFor } from './harness.js';
+import { useHarnessesBehindLosingProxies } from './lost-decision-reply.test-support.js';
 
 /**
  * Review (unsettled decisions, 68676cf / 3c8895c): an Edit submit moves a call under a rule routed to
@@ -28,18 +28,13 @@ policy:
 `;
 const text = (message: { blocks?: unknown[] } | undefined) => JSON.stringify(message?.blocks ?? []);
 
-const proxies: ReplyLosingProxy[] = [];
-afterEach(async () => {
-  for (const proxy of proxies.splice(0)) await proxy.close();
-});
-const harness = useHarnesses();
+const { harness, losingProxy } = useHarnessesBehindLosingProxies();
 
 describe('an edit routed elsewhere whose write landed but whose outcome was not known', () => {
   it('gets its copy in the new rule\'s channel once Redis answers, as a recorded edit does', async () => {
     // Only the edit's write names this service.
     const marker = 'worker-edit-q7z';
-    const proxy = await startReplyLosingProxy(inject('redisUrl'), marker, { refuseForMs: 2_500 });
-    proxies.push(proxy);
+    const proxy = await losingProxy(marker, { refuseForMs: 2_500 });
     const h = await harness({ redisUrl: proxy.url, extraYaml: POLICY });
     h.openai.enqueue({ toolCalls: [{ name: 'restart_service', arguments: { service: 'worker', namespace: 'staging' } }] }, { text: 'Restarted.' });
     const threadTs = nextTs();

@@ -6,11 +6,12 @@ import { createCommandTool } from './command-tool.js';
 import type { RunCommand } from './run-command.js';
 
 /**
- * The sibling of the runner-closed refusal the commits fixed: a command call that waited for a
- * command slot and whose turn was aborted meanwhile (the turn failed on another call, the lease
- * was lost, Redis lost the state) is not spawned: `withCommandSlots` answers it with
- * `commandNotRun({ error: 'aborted before start' })`. That is a result, not a ToolNotStartedError,
- * so the turn records the call as run (no `started: false`) and tells the thread it "ran without a card".
+ * A command call that waited for a command slot and whose turn was aborted meanwhile (the turn
+ * failed on another call, the lease was lost, Redis lost the state) is not spawned:
+ * `withCommandSlots` answers it with `commandNotRun` (`neverRan`), which the command tool turns into
+ * a ToolNotStartedError, as it does a closed runner's refusal. The turn has written the call's start
+ * marker by then: the call is recorded as not run (`started: false`), and is not announced as one
+ * that "ran without a card".
  */
 describe('an auto-approved command call aborted while it waited for a command slot', () => {
   it('is recorded as not run and not told as "ran without a card"', async () => {

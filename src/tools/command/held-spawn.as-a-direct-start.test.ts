@@ -1,7 +1,8 @@
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { executable } from './processes.test-support.js';
 import { spawnCommand } from './run-command.js';
 
 /**
@@ -12,6 +13,9 @@ import { spawnCommand } from './run-command.js';
  */
 const environment = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
 const held = () => Promise.resolve(true);
+// An ELF binary, and where it names its loader: -1 but on an x86-64 glibc system, where the ELF test is skipped.
+const elf = existsSync('/bin/true') ? readFileSync('/bin/true') : undefined;
+const loader = elf?.indexOf('/lib64/ld-linux-x86-64.so.2') ?? -1;
 
 describe.skipIf(process.platform !== 'linux')('held spawn: what a held command sees, as a direct start', () => {
   it('passes the variable `_` on unchanged, given a PATH or not', async () => {
@@ -22,26 +26,18 @@ describe.skipIf(process.platform !== 'linux')('held spawn: what a held command s
     }
   });
 
-  it('reports an ELF binary whose loader is missing as a direct start does, and still holds one whose loader is there', async () => {
-    const elf = readFileSync('/bin/true');
-    const loader = elf.indexOf('/lib64/ld-linux-x86-64.so.2');
-    if (loader < 0) return; // not an x86-64 glibc system
+  it.skipIf(loader < 0)('reports an ELF binary whose loader is missing as a direct start does, and still holds one whose loader is there', async () => {
     const directory = mkdtempSync(join(tmpdir(), 'countersign-held-'));
-    const write = (name: string, bytes: Buffer) => {
-      writeFileSync(join(directory, name), bytes);
-      chmodSync(join(directory, name), 0o755);
-      return join(directory, name);
-    };
-    const broken = Buffer.from(elf);
+    const broken = Buffer.from(elf!);
     broken.write('/lib64/ld-linux-x86-64.so.X', loader, 'latin1');
-    const binary = write('tool', broken);
+    const binary = executable(join(directory, 'tool'), broken);
     const run = (hold?: (pid: number) => Promise<boolean>) => spawnCommand({ argv: [binary], timeoutMs: 10_000, outputLimit: 1000, environment, ...(hold && { hold }) });
     const pick = ({ exitCode, error, stderr }: { exitCode: number | null; error?: string; stderr: string }) => ({ exitCode, error, stderr });
     expect(pick(await run())).toEqual({ exitCode: null, error: `command not found: ${binary}`, stderr: '' });
     expect(pick(await run(held))).toEqual({ exitCode: null, error: `command not found: ${binary}`, stderr: '' });
 
     // The same binary with its loader there: held (the stand-in runs until it is let go), and runs.
-    const working = write('working', elf);
+    const working = executable(join(directory, 'working'), elf!);
     const heldAs: string[] = [];
     const result = await spawnCommand({
       argv: [working],

@@ -1,8 +1,9 @@
-import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { notWatched } from './held-spawn.js';
+import { executable, noWatchdog, watchdogHolds } from './processes.test-support.js';
 import { spawnCommand } from './run-command.js';
 
 /**
@@ -13,30 +14,9 @@ import { spawnCommand } from './run-command.js';
  * watchdog held their group, and one the watchdog then could not hold was reported not started
  * though it ran.
  */
-const argvOf = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, -1);
-const isStandIn = (pid: number) => {
-  try {
-    const [shell, flag, script] = argvOf(pid);
-    return shell === '/bin/sh' && flag === '-c' && script?.startsWith('(read -r line <&3)') === true;
-  } catch {
-    return false;
-  }
-};
-/** No watchdog: answers false once the child is seen held (stand-in) or running (marker written). */
-const noWatchdog = (marker: string) => async (pid: number) => {
-  const deadline = Date.now() + 10_000;
-  while (!existsSync(marker) && !isStandIn(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-  return false;
-};
 
 /** Marks that it ran (its last argument), then stays, as a command the watchdog was meant to watch. */
 const BODY = 'for last; do :; done; : > "$last"; exec sleep 60\n';
-
-function executable(path: string, text: string | Buffer): string {
-  writeFileSync(path, text);
-  chmodSync(path, 0o755);
-  return path;
-}
 
 describe.skipIf(process.platform !== 'linux')('held spawn: a script exec runs though its #! line is unusual', () => {
   const directory = mkdtempSync(join(tmpdir(), 'countersign-shebang-'));
@@ -66,11 +46,7 @@ describe.skipIf(process.platform !== 'linux')('held spawn: a script exec runs th
     const command = make();
     const marker = join(mkdtempSync(join(tmpdir(), 'countersign-shebang-')), 'ran');
     const held: boolean[] = [];
-    const hold = (pid: number) => {
-      held.push(isStandIn(pid));
-      return Promise.resolve(true);
-    };
-    const result = await spawnCommand({ argv: [command, marker], timeoutMs: 1_000, killGraceMs: 100, outputLimit: 1_000, environment: { PATH: '/usr/bin:/bin' }, hold });
+    const result = await spawnCommand({ argv: [command, marker], timeoutMs: 1_000, killGraceMs: 100, outputLimit: 1_000, environment: { PATH: '/usr/bin:/bin' }, hold: watchdogHolds(held) });
     expect(held).toEqual([true]);
     expect(existsSync(marker), `${command} runs held: ${JSON.stringify(result)}`).toBe(true);
   });

@@ -17,14 +17,14 @@ import { USE_PROCESS_GROUP } from './process-group.js';
  * dropped, IFS, OPTIND and PPID (if set) are the shell's, PWD is set (README, "Command tools and
  * `spawn`"). Not handed over otherwise: in argv, anyone could read it in /proc/<pid>/cmdline.
  */
-const HOLD_SCRIPT = '(read -r line <&3) || exit 125; exec "$@" 3<&-';
+export const HOLD_SCRIPT = '(read -r line <&3) || exit 125; exec "$@" 3<&-';
 /**
  * `HOLD_SCRIPT` for a child given no `PATH`: the shell looks the command up along `$1`, the search
  * path `spawn` would have used (`defaultSearchPath`), not along its own default. A variable that was
  * not in the environment is not exported when it is set: the command still gets no `PATH`.
  */
-const HOLD_SCRIPT_SEARCHING = '(read -r line <&3) || exit 125; PATH=$1; shift; exec "$@" 3<&-';
-const HOLD_SHELL = '/bin/sh';
+export const HOLD_SCRIPT_SEARCHING = '(read -r line <&3) || exit 125; PATH=$1; shift; exec "$@" 3<&-';
+export const HOLD_SHELL = '/bin/sh';
 
 export interface HeldChild {
   child: ChildProcess;

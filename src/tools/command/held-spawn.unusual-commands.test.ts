@@ -1,10 +1,11 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { defaultSearchPath } from './default-search-path.js';
 import { createDirectCommandRunner } from './direct-command-runner.js';
 import { notWatched } from './held-spawn.js';
+import { executable, noWatchdog, watchdogHolds } from './processes.test-support.js';
 import { spawnCommand } from './run-command.js';
 
 /**
@@ -12,37 +13,6 @@ import { spawnCommand } from './run-command.js';
  * starting with `-`, and a command given no PATH. They ran before the watchdog held their group, so
  * one it then could not hold was reported "not started" though it had run.
  */
-const argvOf = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, -1);
-const isStandIn = (pid: number) => {
-  try {
-    const [shell, flag, script] = argvOf(pid);
-    return shell === '/bin/sh' && flag === '-c' && script?.startsWith('(read -r line <&3)') === true;
-  } catch {
-    return false;
-  }
-};
-
-/**
- * A `hold` with no watchdog to hold the group: it answers `false` once the child is seen either held
- * (the stand-in, which runs nothing until let go) or running (it wrote `marker`).
- */
-const noWatchdog = (marker: string) => async (pid: number) => {
-  const deadline = Date.now() + 10_000;
-  while (!existsSync(marker) && !isStandIn(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-  return false;
-};
-
-/** A `hold` whose watchdog holds the group at once; records whether the child was then held (the stand-in). */
-const watchdogHolds = (seen: boolean[]) => (pid: number) => {
-  seen.push(isStandIn(pid));
-  return Promise.resolve(true);
-};
-
-function executable(path: string, text: string): void {
-  writeFileSync(path, text);
-  chmodSync(path, 0o755);
-}
-
 describe.skipIf(process.platform !== 'linux')('held spawn: a command whose name starts with -', () => {
   const directory = mkdtempSync(join(tmpdir(), 'countersign-held-'));
   const environment = { PATH: `${directory}:/usr/bin:/bin` };

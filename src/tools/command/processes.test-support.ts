@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { expect, vi } from 'vitest';
+import { HOLD_SCRIPT, HOLD_SCRIPT_SEARCHING, HOLD_SHELL } from './held-spawn.js';
 
 // A killed orphan stays a zombie until PID 1 reaps it, and some container PID 1s never do.
 export function isAlive(pid: number): boolean {
@@ -15,10 +16,6 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/**
- * A command that starts a grandchild (in its process group), writes both process ids to `pidFile`
- * as JSON, and waits a minute: what a stuck tool looks like.
- */
 /** A process leading a group of its own, as a command or a stdio MCP server does; its pid goes to `leftovers` (killed after the test). */
 export function groupLeader(leftovers: number[]): number {
   const { pid } = spawn(process.execPath, ['-e', 'setInterval(() => {}, 60000)'], { detached: true, stdio: 'ignore' });
@@ -27,6 +24,10 @@ export function groupLeader(leftovers: number[]): number {
   return pid;
 }
 
+/**
+ * A command that starts a grandchild (in its process group), writes both process ids to `pidFile`
+ * as JSON, and waits a minute: what a stuck tool looks like.
+ */
 export function hangingCommand(pidFile: string): string[] {
   const script = `const child = require('node:child_process').spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
 require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, JSON.stringify([process.pid, child.pid]));
@@ -75,6 +76,39 @@ export function childrenOf(pid: number): number[] {
         return false; // Gone while we looked.
       }
     });
+}
+
+/** Whether `pid` is a held child's stand-in (`spawnHeld`), which runs none of the command until let go (Linux only). */
+export function isStandIn(pid: number): boolean {
+  try {
+    const [shell, flag, script] = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    return shell === HOLD_SHELL && flag === '-c' && (script === HOLD_SCRIPT || script === HOLD_SCRIPT_SEARCHING);
+  } catch {
+    return false; // Gone.
+  }
+}
+
+/**
+ * A `hold` with no watchdog to hold the group: it answers `false` once the child is seen either held
+ * (the stand-in, which runs nothing until let go) or running (it wrote `marker`).
+ */
+export const noWatchdog = (marker: string) => async (pid: number) => {
+  const deadline = Date.now() + 10_000;
+  while (!existsSync(marker) && !isStandIn(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  return false;
+};
+
+/** A `hold` whose watchdog holds the group at once; records whether the child was then held (the stand-in). */
+export const watchdogHolds = (seen: boolean[]) => (pid: number) => {
+  seen.push(isStandIn(pid));
+  return Promise.resolve(true);
+};
+
+/** Writes `text` to `path` as a file anyone may run; answers `path`. */
+export function executable(path: string, text: string | Buffer): string {
+  writeFileSync(path, text);
+  chmodSync(path, 0o755);
+  return path;
 }
 
 /** `argv` as an argv template that runs it as is: templates read `{name}` as a placeholder, so braces are doubled. */
