@@ -29,5 +29,13 @@ const computed = new WeakMap<ToolDefinition, Promise<string>>();
 
 async function computeFingerprint(definition: ToolDefinition): Promise<string> {
   const inputSchema = await asSchema(definition.inputSchema).jsonSchema;
-  return fingerprintOf({ declared: definition.definitionFingerprint ?? null, inputSchema });
+  return fingerprintOfParts({ declared: definition.definitionFingerprint, inputSchema });
+}
+
+/**
+ * `definitionFingerprintOf` from its parts, for a source that holds its tool's JSON Schema as the
+ * model sees it (the one its `jsonSchema(...)` wraps): worked out at once, for a check that must not wait.
+ */
+export function fingerprintOfParts(parts: { declared: string | undefined; inputSchema: unknown }): string {
+  return fingerprintOf({ declared: parts.declared ?? null, inputSchema: parts.inputSchema });
 }

@@ -2,8 +2,9 @@ import { CountersignError, ErrorCode, hasErrorCode } from '../errors/countersign
 
 /** Why a tool refused a call at its start. */
 export type ToolNotStartedReason =
-  // An MCP server's tools are withheld, it no longer offers the tool, it is not connected, or its
-  // latest tool list could not be read (the one before may be wrong).
+  // An MCP server's tools are withheld, it no longer offers the tool (or redefined it since the turn
+  // holding the definition began), it is not connected, or its latest tool list could not be read
+  // (the one before may be wrong).
   | 'withheld'
   | 'not-offered'
   | 'server-unavailable'

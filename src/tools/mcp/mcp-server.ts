@@ -7,7 +7,7 @@ import { wholeMilliseconds } from '../../config/duration.js';
 import { commandEnvironment, withholding } from '../command/command-environment.js';
 import type { ProcessGroupGuard } from '../command/process-group-guard.js';
 import { NO_CONFIG_SECRETS, type ConfigSecrets } from '../config-secrets.js';
-import { fingerprintOf } from '../definition-fingerprint.js';
+import { fingerprintOf, fingerprintOfParts } from '../definition-fingerprint.js';
 import { resolveTemplates } from '../http/header-templates.js';
 import { createRedactor, redactingUrlCredentials, type Redactor } from '../http/redact.js';
 import { createJsonSchemaValidator } from '../json-schema-validator.js';
@@ -151,6 +151,8 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
   const validator = createJsonSchemaValidator();
   /** What the server listed for each definition, to keep unchanged tools' definitions on refresh. */
   const listedAs = new WeakMap<McpToolDefinition, string>();
+  /** Each definition's `definitionFingerprintOf`, worked out when it is made: a call compares the one it holds with the one offered now. */
+  const fingerprints = new WeakMap<McpToolDefinition, string>();
 
   let state: McpServerState = 'connecting';
   let client: MCPClient | undefined;
@@ -486,7 +488,8 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
     const metadata: McpToolMetadata = { source: 'mcp', server: name, tool: tool.name, ...(title ? { title } : {}), ...(annotations ? { annotations } : {}) };
     const trusted = config.trustReadOnlyHint && annotations?.readOnlyHint === true && annotations.destructiveHint !== true;
     const toolName = `${name}.${tool.name}`;
-    return {
+    const declared = fingerprintOf({ kind: 'mcp', server: serverIdentity(name, config), tool: tool.name });
+    const definition: McpToolDefinition = {
       name: toolName,
       description: tool.description?.trim() || title || tool.name,
       // The server's JSON Schema; the AI SDK does not validate it, so ajv does (for the model's
@@ -500,7 +503,7 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
         },
       }),
       // The schema is part of every tool's fingerprint (definitionFingerprintOf); this names whom the call goes to.
-      definitionFingerprint: fingerprintOf({ kind: 'mcp', server: serverIdentity(name, config), tool: tool.name }),
+      definitionFingerprint: declared,
       // No rule of its own: it needs approval unless a policy rule says otherwise, or the operator
       // chose to trust this server's readOnlyHint.
       ...(trusted ? { approval: 'never' as const } : {}),
@@ -514,10 +517,11 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
           throw new ToolNotStartedError({ toolName, reason: 'server-unavailable', message });
         }
         // A turn holds the definitions it was handed at its start: one the server no longer offers
-        // (its tools withheld for the exclude, the tool gone from its list, or its latest list not
-        // read, so it may have changed) must not run, and a call the policy, a grant or auto-approve
-        // let through without a card would.
-        const unavailable = notOffered(tool.name);
+        // (its tools withheld for the exclude, the tool gone from its list or redefined under its
+        // name, or its latest list not read, so it may have changed) must not run, and a call the
+        // policy, a grant or auto-approve let through without a card would (a grant is bound to the
+        // held definition, and the input was checked against its schema).
+        const unavailable = notOffered(definition);
         if (unavailable) throw new ToolNotStartedError({ toolName, reason: unavailable.reason, message: `${unavailable.text}; ${toolName} did not run.` });
         const checked = validator.validate(schema, input);
         if (!checked.success) {
@@ -542,6 +546,9 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
         return outcome.output;
       },
     };
+    // What `definitionFingerprintOf` gives for it: `schema` is the JSON Schema its inputSchema wraps as is.
+    fingerprints.set(definition, fingerprintOfParts({ declared, inputSchema: schema }));
+    return definition;
   }
 
   return {
@@ -571,11 +578,19 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
     },
   };
 
-  /** Why the server does not offer its tool `tool` now (or cannot say whether it does: its latest list failed), if it does not. */
-  function notOffered(tool: string): { reason: ToolNotStartedReason; text: string } | undefined {
+  /**
+   * Why the server does not offer the tool of the definition `held` now (or cannot say whether it
+   * does: its latest list failed), or offers it as something else, if so. A definition listed again
+   * with only its description changed does the same: it runs, as an approval bound to it would.
+   */
+  function notOffered(held: McpToolDefinition): { reason: ToolNotStartedReason; text: string } | undefined {
     if (staleList !== undefined) return { reason: 'list-stale', text: staleMessage(staleList) };
     if (mismatch.exclude.length > 0) return { reason: 'withheld', text: `MCP server ${name}'s tools are withheld: ${withheldMessage(mismatch.exclude)}` };
-    if (!definitions.some((definition) => definition.metadata.tool === tool)) return { reason: 'not-offered', text: `MCP server ${name} no longer offers ${name}.${tool}` };
+    const offered = definitions.find((definition) => definition.metadata.tool === held.metadata.tool);
+    if (!offered) return { reason: 'not-offered', text: `MCP server ${name} no longer offers ${held.name}` };
+    if (offered !== held && fingerprints.get(offered) !== fingerprints.get(held)) {
+      return { reason: 'not-offered', text: `MCP server ${name} changed ${held.name} since this turn began (its input schema is not the one this call was made for)` };
+    }
     return undefined;
   }
 
