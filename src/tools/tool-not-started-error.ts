@@ -3,8 +3,8 @@ import { CountersignError, ErrorCode, hasErrorCode } from '../errors/countersign
 /** Why a tool refused a call at its start. */
 export type ToolNotStartedReason =
   // An MCP server's tools are withheld, it no longer offers the tool (or redefined it since the turn
-  // holding the definition began), it is not connected, or its latest tool list could not be read
-  // (the one before may be wrong).
+  // holding the definition began), it is not connected, or its latest tool list could not be read or
+  // is not read yet (the one before may be wrong).
   | 'withheld'
   | 'not-offered'
   | 'server-unavailable'

@@ -129,9 +129,9 @@ const MAX_ERROR_LENGTH = 400;
  * definitions (so they pass the same approval gate as every other tool: they are never handed to
  * the AI SDK as MCP tools), and keeps trying when the server fails to start or dies, with
  * exponential backoff. While it is down its last known tools stay registered and fail fast with an
- * explanation; a reconnect refreshes the list. A tools/list that fails after the server said its
- * tools changed is asked again with backoff, and its tools are refused meanwhile (the list from
- * before may be wrong). A process that starts while it is down has no tools
+ * explanation; a reconnect refreshes the list. After the server said its tools changed, its tools
+ * are refused until the new list is read (the list from before may be wrong); one that fails is
+ * asked again with backoff. A process that starts while it is down has no tools
  * of it at all: an approved call of one is answered "not run" by the turn (`createTurnTools`).
  */
 export function createMcpServer(options: CreateMcpServerOptions): McpServerHandle {
@@ -190,6 +190,12 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
    * server's tools are refused as not run meanwhile, and the list is asked again with backoff.
    */
   let staleList: string | undefined;
+  /**
+   * The server said its tools changed and the list that calls for is not read yet (it can take
+   * connectTimeoutSeconds to answer): the list from before may be wrong already, so the server's tools
+   * are refused as not run meanwhile, as after a failed list.
+   */
+  let listPending = false;
   let listFailures = 0;
   let listRetryTimer: NodeJS.Timeout | undefined;
 
@@ -381,6 +387,7 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
   async function refresh(): Promise<void> {
     const current = client;
     if (!current || state !== 'connected') return;
+    listPending = true;
     listAsked += 1;
     const asked = listAsked;
     try {
@@ -423,8 +430,9 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
     }
   }
 
-  /** The server's latest tools/list was read: a failed one's refusal and retry are over. */
+  /** The server's latest tools/list was read: a failed or pending one's refusal and retry are over. */
   function listRead(): void {
+    listPending = false;
     staleList = undefined;
     listFailures = 0;
     clearTimeout(listRetryTimer);
@@ -585,6 +593,7 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
    */
   function notOffered(held: McpToolDefinition): { reason: ToolNotStartedReason; text: string } | undefined {
     if (staleList !== undefined) return { reason: 'list-stale', text: staleMessage(staleList) };
+    if (listPending) return { reason: 'list-stale', text: `MCP server ${name} said its tools changed and its new tool list is not read yet` };
     if (mismatch.exclude.length > 0) return { reason: 'withheld', text: `MCP server ${name}'s tools are withheld: ${withheldMessage(mismatch.exclude)}` };
     const offered = definitions.find((definition) => definition.metadata.tool === held.metadata.tool);
     if (!offered) return { reason: 'not-offered', text: `MCP server ${name} no longer offers ${held.name}` };
