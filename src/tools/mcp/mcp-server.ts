@@ -177,12 +177,19 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
   let toolsChangedWhileConnecting = false;
   /**
    * Each tools/list asked gets the next number; `listApplied` is that of the list the definitions
-   * come from. Two tools/list_changed close together can be answered out of order: an answer older
-   * than the list applied is dropped, or it would undo what the newer list called for (withhold the
-   * tools for an exclude name the server no longer lists, or offer them again).
+   * come from. An answer older than the list applied is dropped, or it would undo what the newer
+   * list called for (withhold the tools for an exclude name the server no longer lists, or offer
+   * them again): a connect lists anew while a refresh of the connection before may still be answered.
    */
   let listAsked = 0;
   let listApplied = 0;
+  /**
+   * The tools/list under way on a connection after the server said its tools changed, and whether
+   * it said so again meanwhile (`again`: read once more after this one). A server that says it 200
+   * times in a row (a loop, tools registered one by one) is listed twice, not 200 times at once with
+   * each answer up to maxResponseBytes held together.
+   */
+  let listing: { client: MCPClient; again: boolean } | undefined;
   /**
    * Why the latest tools/list failed (the server answered an error, or it timed out) after the server
    * said its tools changed; undefined once a list is read. The list from before may be wrong now (a
@@ -341,7 +348,7 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
       settleProblem();
       if (toolsChangedWhileConnecting) {
         toolsChangedWhileConnecting = false;
-        void refresh();
+        refresh();
       }
     } catch (error) {
       await newClient?.close().catch(() => {});
@@ -381,13 +388,30 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
 
   function toolsChanged(): void {
     if (state === 'connecting') toolsChangedWhileConnecting = true;
-    else void refresh();
+    else refresh();
   }
 
-  async function refresh(): Promise<void> {
+  /** Lists the tools again, after the one under way (if any) on this connection: at most one asked and one waiting. */
+  function refresh(): void {
     const current = client;
     if (!current || state !== 'connected') return;
     listPending = true;
+    if (listing?.client === current) {
+      listing.again = true;
+      return;
+    }
+    const run = { client: current, again: false };
+    listing = run;
+    void readList(run).finally(() => {
+      // A list of a connection since replaced is not waited for: the new one has its own.
+      if (listing !== run) return;
+      listing = undefined;
+      if (run.again) refresh();
+    });
+  }
+
+  async function readList(run: { client: MCPClient; again: boolean }): Promise<void> {
+    const current = run.client;
     listAsked += 1;
     const asked = listAsked;
     try {
@@ -400,16 +424,16 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
         return;
       }
       listApplied = asked;
-      // An older list applied while a newer one is under way leaves a failed list's refusal on: the newer one settles it.
-      if (asked === listAsked) listRead();
+      // A list applied while a newer one is under way or waiting leaves the refusal on: the newer one settles it.
+      if (asked === listAsked && !run.again) listRead();
       applyToolList(listed);
       log.info({ event: 'mcp-tools-refreshed', tools: definitions.map((definition) => definition.name) }, `MCP server ${name} changed its tools`);
       settleProblem();
     } catch (error) {
       const reason = shortReason(errorMessage(error));
-      // The connection was replaced (the new one lists its own tools), or a list asked later decides.
-      if (current !== client || asked !== listAsked) {
-        log.debug({ event: 'mcp-tools-refresh-superseded', err: reason }, `MCP server ${name}: a tools/list failed after a newer one was asked; ignored`);
+      // The connection was replaced (the new one lists its own tools), or a list asked later (or waiting) decides.
+      if (current !== client || asked !== listAsked || run.again) {
+        log.debug({ event: 'mcp-tools-refresh-superseded', err: reason }, `MCP server ${name}: a tools/list failed with a newer one asked or waiting; ignored`);
         return;
       }
       // A dead connection is not listed again: it is reconnected, which lists the tools.
@@ -424,7 +448,7 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
       clearTimeout(listRetryTimer);
       listRetryTimer = setTimeout(() => {
         listRetryTimer = undefined;
-        void refresh();
+        refresh();
       }, delay);
       listRetryTimer.unref();
     }

@@ -1,0 +1,105 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
+import { afterEach } from 'vitest';
+import { parseConfigFile } from '../../config/config-file.js';
+import { createMcpServer } from './mcp-server.js';
+import { until } from './until.test-support.js';
+
+/**
+ * A Streamable HTTP MCP server (legacy protocol, sessions) whose GET event stream the test can end
+ * (a server or proxy that closes long-lived responses, as the spec lets it) or break, and whose next
+ * GETs it can answer with a status (a proxy's 502/503 while the server restarts).
+ */
+export async function startEventStreamServer() {
+  const streams = new Set<ServerResponse>();
+  let tools = [{ name: 'status', inputSchema: { type: 'object', properties: {} } }];
+  let getStatus: number | undefined;
+  let gets = 0;
+  let lists = 0;
+  const json = (response: ServerResponse, body: object, headers: Record<string, string> = {}) =>
+    response.writeHead(200, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+
+  async function handle(request: IncomingMessage, response: ServerResponse) {
+    if (request.method === 'GET') {
+      gets += 1;
+      if (getStatus !== undefined) {
+        const status = getStatus;
+        getStatus = undefined;
+        return void response.writeHead(status).end('upstream restarting');
+      }
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.flushHeaders();
+      streams.add(response);
+      response.on('close', () => streams.delete(response));
+      return;
+    }
+    if (request.method !== 'POST') return void response.writeHead(405).end();
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: number; method: string };
+    if (message.id === undefined) return void response.writeHead(202).end();
+    if (message.method === 'initialize') {
+      return json(
+        response,
+        { jsonrpc: '2.0', id: message.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: { listChanged: true } }, serverInfo: { name: 's', version: '1' } } },
+        { 'mcp-session-id': 'session-1' },
+      );
+    }
+    if (message.method === 'tools/list') lists += 1;
+    if (message.method === 'tools/list') return json(response, { jsonrpc: '2.0', id: message.id, result: { tools } });
+    return json(response, { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } });
+  }
+
+  const server = createServer((request, response) => void handle(request, response).catch(() => response.destroy()));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    openStreams: () => streams.size,
+    gets: () => gets,
+    lists: () => lists,
+    /** Says its tools changed `times` times in a row (a buggy server in a loop, or one registering tools one by one). */
+    spam: (times: number) => {
+      const line = `data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })}\n\n`;
+      for (const stream of streams) stream.write(line.repeat(times));
+    },
+    /** The next GET is answered with this status. */
+    answerNextGet: (status: number) => (getStatus = status),
+    endStreams: () => {
+      for (const stream of streams) stream.end();
+    },
+    breakStreams: () => {
+      for (const stream of streams) stream.destroy();
+    },
+    setTools: (next: typeof tools) => {
+      tools = next;
+      for (const stream of streams) stream.write(`data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })}\n\n`);
+    },
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/**
+ * For the tests of the file that calls this at its top level: `connected()` starts a
+ * `startEventStreamServer` and a handle `ops` connected to it, once its event stream is open; both
+ * are closed after the test.
+ */
+export function useEventStreamServers() {
+  const closing: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    while (closing.length > 0) await closing.pop()!();
+  });
+  return async function connected() {
+    const fake = await startEventStreamServer();
+    closing.push(() => fake.close());
+    const config = parseConfigFile(`mcpServers:\n  ops:\n    url: ${fake.url}\n`, 'test.yml').mcpServers!.ops!;
+    const handle = createMcpServer({ name: 'ops', config, env: {}, logger: pino({ level: 'silent' }), problems: [], onToolsChanged: () => {}, onProblem: () => {}, onRecovered: () => {} });
+    closing.push(() => handle.close());
+    await handle.start();
+    await until(() => fake.openStreams() > 0, 'the event stream open');
+    return { fake, handle };
+  };
+}
