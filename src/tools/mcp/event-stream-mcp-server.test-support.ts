@@ -3,18 +3,25 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterEach } from 'vitest';
 import { parseConfigFile } from '../../config/config-file.js';
-import { createMcpServer } from './mcp-server.js';
+import { createMcpServer, type McpRetryOptions } from './mcp-server.js';
 import { until } from './until.test-support.js';
 
 /**
- * A Streamable HTTP MCP server (legacy protocol, sessions) whose GET event stream the test can end
- * (a server or proxy that closes long-lived responses, as the spec lets it) or break, and whose next
- * GETs it can answer with a status (a proxy's 502/503 while the server restarts).
+ * A Streamable HTTP MCP server (legacy protocol, a session per initialize) whose GET event stream the
+ * test can end (a server or proxy that closes long-lived responses, as the spec lets it) or break, and
+ * whose next GETs it can answer with a status (a proxy's 502/503 while the server restarts). A tools/call
+ * answers "done", or waits until the test releases it (`holdNextCall`); `calls()` names the session of each,
+ * `deleted()` the sessions a client ended.
  */
 export async function startEventStreamServer() {
   const streams = new Set<ServerResponse>();
   let tools = [{ name: 'status', inputSchema: { type: 'object', properties: {} } }];
   let getStatus: number | undefined;
+  let refusedGets: number | undefined;
+  let sessions = 0;
+  const calls: string[] = [];
+  const deleted: string[] = [];
+  let held: Promise<void> | undefined;
   let gets = 0;
   let lists = 0;
   const json = (response: ServerResponse, body: object, headers: Record<string, string> = {}) =>
@@ -23,8 +30,8 @@ export async function startEventStreamServer() {
   async function handle(request: IncomingMessage, response: ServerResponse) {
     if (request.method === 'GET') {
       gets += 1;
-      if (getStatus !== undefined) {
-        const status = getStatus;
+      if (getStatus !== undefined || refusedGets !== undefined) {
+        const status = getStatus ?? refusedGets!;
         getStatus = undefined;
         return void response.writeHead(status).end('upstream restarting');
       }
@@ -34,6 +41,7 @@ export async function startEventStreamServer() {
       response.on('close', () => streams.delete(response));
       return;
     }
+    if (request.method === 'DELETE') deleted.push(String(request.headers['mcp-session-id']));
     if (request.method !== 'POST') return void response.writeHead(405).end();
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -43,11 +51,18 @@ export async function startEventStreamServer() {
       return json(
         response,
         { jsonrpc: '2.0', id: message.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: { listChanged: true } }, serverInfo: { name: 's', version: '1' } } },
-        { 'mcp-session-id': 'session-1' },
+        { 'mcp-session-id': `session-${(sessions += 1)}` },
       );
     }
     if (message.method === 'tools/list') lists += 1;
     if (message.method === 'tools/list') return json(response, { jsonrpc: '2.0', id: message.id, result: { tools } });
+    if (message.method === 'tools/call') {
+      calls.push(String(request.headers['mcp-session-id']));
+      const wait = held;
+      held = undefined;
+      await wait;
+      return json(response, { jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'done' }] } });
+    }
     return json(response, { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } });
   }
 
@@ -65,6 +80,16 @@ export async function startEventStreamServer() {
     },
     /** The next GET is answered with this status. */
     answerNextGet: (status: number) => (getStatus = status),
+    /** Every GET from now on is answered with this status (undefined: opened again). */
+    refuseGets: (status: number | undefined) => (refusedGets = status),
+    calls: () => [...calls],
+    deleted: () => [...deleted],
+    /** The next tools/call is answered once the function returned is called. */
+    holdNextCall: () => {
+      let release!: () => void;
+      held = new Promise<void>((resolve) => (release = resolve));
+      return release;
+    },
     endStreams: () => {
       for (const stream of streams) stream.end();
     },
@@ -92,11 +117,21 @@ export function useEventStreamServers() {
   afterEach(async () => {
     while (closing.length > 0) await closing.pop()!();
   });
-  return async function connected() {
+  return async function connected(options: { retry?: Partial<McpRetryOptions> } = {}) {
     const fake = await startEventStreamServer();
     closing.push(() => fake.close());
     const config = parseConfigFile(`mcpServers:\n  ops:\n    url: ${fake.url}\n`, 'test.yml').mcpServers!.ops!;
-    const handle = createMcpServer({ name: 'ops', config, env: {}, logger: pino({ level: 'silent' }), problems: [], onToolsChanged: () => {}, onProblem: () => {}, onRecovered: () => {} });
+    const handle = createMcpServer({
+      name: 'ops',
+      config,
+      env: {},
+      logger: pino({ level: 'silent' }),
+      problems: [],
+      onToolsChanged: () => {},
+      onProblem: () => {},
+      onRecovered: () => {},
+      ...(options.retry ? { retry: options.retry } : {}),
+    });
     closing.push(() => handle.close());
     await handle.start();
     await until(() => fake.openStreams() > 0, 'the event stream open');

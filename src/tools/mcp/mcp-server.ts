@@ -15,9 +15,12 @@ import type { ExecutableToolDefinition } from '../tool-definition.js';
 import { ToolNotStartedError, type ToolNotStartedReason } from '../tool-not-started-error.js';
 import { watchAnswerStreams } from './answer-stream-watch.js';
 import { cappedFetch, DEFAULT_MCP_RESPONSE_BYTES } from './capped-fetch.js';
+import { createEventStreamKeeper, MAX_EVENT_STREAM_REOPEN_DELAY_MS } from './event-stream-keeper.js';
+import { watchEventStream, type EventStreamLoss } from './event-stream-watch.js';
 import { formatMcpResult, type McpToolOutput } from './mcp-result.js';
 import { watchNotifications } from './notification-watch.js';
 import { redactListedTool } from './redact-listed-tool.js';
+import { createRetiringClients } from './retiring-clients.js';
 import { DEFAULT_DISCOVERY_TIMEOUT_MS, StdioTransport, type ProcessExit } from './stdio-transport.js';
 import { createMcpToolFilter, type ToolFilterMismatch } from './tool-filter.js';
 
@@ -49,14 +52,15 @@ export interface McpServerStatus {
   pid?: number;
   /**
    * What is wrong with its config as its last tool list shows (`include`/`exclude` entries matching no
-   * tool), or that its latest tool list could not be read (its tools are refused until one is); named in `/healthz`.
+   * tool), that its latest tool list could not be read (its tools are refused until one is), or that
+   * its event stream is lost again and again (a change of its tools may go unheard); named in `/healthz`.
    */
   warnings?: McpServerWarning[];
 }
 
 /** `code` names it (a log event and a `/healthz` warning); `message` says what follows and what to change. */
 export interface McpServerWarning {
-  code: 'mcp-exclude-matches-no-tool' | 'mcp-exclude-glob-matches-no-tool' | 'mcp-include-matches-no-tool' | 'mcp-tools-list-stale';
+  code: 'mcp-exclude-matches-no-tool' | 'mcp-exclude-glob-matches-no-tool' | 'mcp-include-matches-no-tool' | 'mcp-tools-list-stale' | 'mcp-event-stream-lost';
   message: string;
 }
 
@@ -131,7 +135,8 @@ const MAX_ERROR_LENGTH = 400;
  * exponential backoff. While it is down its last known tools stay registered and fail fast with an
  * explanation; a reconnect refreshes the list. After the server said its tools changed, its tools
  * are refused until the new list is read (the list from before may be wrong); one that fails is
- * asked again with backoff. A process that starts while it is down has no tools
+ * asked again with backoff. Over HTTP, an event stream (where that is said) the
+ * server ended for good is reopened by connecting again alongside the connection in use. A process that starts while it is down has no tools
  * of it at all: an approved call of one is answered "not run" by the turn (`createTurnTools`).
  */
 export function createMcpServer(options: CreateMcpServerOptions): McpServerHandle {
@@ -197,6 +202,20 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
    * server's tools are refused as not run meanwhile, and the list is asked again with backoff.
    */
   let staleList: string | undefined;
+  /**
+   * Over HTTP, the event stream where tools/list_changed comes, lost for good when the server ends it
+   * (see `watchEventStream`): the server is connected again alongside (`replacing`), the connection
+   * in use serving calls until the new one is up, and its client is closed once its calls ended.
+   */
+  const eventStream = createEventStreamKeeper({
+    initialDelayMs: retry.initialDelayMs,
+    maxDelayMs: MAX_EVENT_STREAM_REOPEN_DELAY_MS,
+    stableAfterMs: retry.stableAfterMs,
+    now,
+    reopen: () => reconnectForEventStream(),
+  });
+  let replacing: Promise<void> | undefined;
+  const retiring = createRetiringClients<MCPClient>();
   /**
    * The server said its tools changed and the list that calls for is not read yet (it can take
    * connectTimeoutSeconds to answer): the list from before may be wrong already, so the server's tools
@@ -280,7 +299,13 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
       // The transport reads each answer whole: the capped fetch ends a body past the cap with an error instead.
       const capped = cappedFetch({ maxBytes: options.maxResponseBytes ?? DEFAULT_MCP_RESPONSE_BYTES, fetch: watched });
       // The client drops the server's notifications; its event streams are read for them here (after the cap).
-      const fetch = watchNotifications({ onNotification: (method) => notified(myGeneration, method), fetch: capped });
+      const notifications = watchNotifications({ onNotification: (method) => notified(myGeneration, method), fetch: capped });
+      // The client gives up on the GET's event stream after a clean end or an error status: it is reopened here.
+      const fetch = watchEventStream({
+        onOpened: () => eventStreamOpened(myGeneration),
+        onLost: (loss) => eventStreamLost(myGeneration, loss),
+        fetch: notifications,
+      });
       return { type: 'http', url: config.url, headers: headers?.values ?? {}, redirect: 'error', fetch };
     }
     const transport = new StdioTransport({
@@ -314,10 +339,13 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
     return connecting;
   }
 
-  async function attempt(): Promise<void> {
+  /** Connects; `replace`: alongside the connection in use, which serves calls until this one is up (see `eventStream`). */
+  async function attempt(replace = false): Promise<void> {
+    // The connection in use, if replaced, is no longer heard from (its generation is over); a call on it
+    // that fails for the connection still reconnects the server (`execute`), as it is `client` until the swap.
     generation += 1;
     const myGeneration = generation;
-    state = 'connecting';
+    if (!replace) state = 'connecting';
     toolsChangedWhileConnecting = false;
     const timeoutMs = wholeMilliseconds(config.connectTimeoutSeconds, 's');
     let newClient: MCPClient | undefined;
@@ -334,7 +362,9 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
         await newClient.close().catch(() => {});
         return;
       }
+      const replaced = client;
       client = newClient;
+      if (replaced) retiring.retire(replaced);
       if (transport instanceof StdioTransport) transport.clearStderr();
       state = 'connected';
       connectedAt = now();
@@ -354,6 +384,7 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
       await newClient?.close().catch(() => {});
       if (transport instanceof StdioTransport) await transport.close().catch(() => {});
       if (closed || myGeneration !== generation) return;
+      if (replace) return replaceFailed(error);
       // Let the process exit be recorded first: it usually says more than "connection closed".
       await new Promise((resolve) => setImmediate(resolve));
       failures += 1;
@@ -364,9 +395,44 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
     }
   }
 
+  /** A connection for the event stream failed: the one in use goes on, and the stream is tried again later. */
+  function replaceFailed(error: unknown): void {
+    const reason = shortReason(errorMessage(error));
+    log.warn({ event: 'mcp-event-stream-reopen-failed', err: reason }, `MCP server ${name}: connecting again to reopen its event stream failed; tried again later`);
+    eventStream.reopenFailed(`connecting again to reopen its event stream failed (${reason})`);
+    // Said on the new connection while it was set up: the one in use lists the tools.
+    if (toolsChangedWhileConnecting) {
+      toolsChangedWhileConnecting = false;
+      refresh();
+    }
+  }
+
+  function eventStreamOpened(myGeneration: number): void {
+    if (myGeneration === generation && !closed) eventStream.opened();
+  }
+
+  function eventStreamLost(myGeneration: number, loss: EventStreamLoss): void {
+    if (myGeneration !== generation || closed || state === 'unavailable') return;
+    const reason = shortReason(loss.reason);
+    log.info({ event: 'mcp-event-stream-lost', reason }, `MCP server ${name}: ${reason}; it is connected again to hear its tool changes`);
+    eventStream.lost({ ...loss, reason });
+  }
+
+  /** Connects again for a new event stream, after the connect or reconnect under way (its stream may be the one lost). */
+  function reconnectForEventStream(): void {
+    if (closed || eventStream.isOpen()) return;
+    const underWay = connecting ?? replacing;
+    if (underWay) return void underWay.finally(() => reconnectForEventStream());
+    if (state !== 'connected') return;
+    replacing = attempt(true).finally(() => {
+      replacing = undefined;
+    });
+  }
+
   /** The connection broke after it worked (process exit, an answer stream cut, or a transport error during a call). */
   function lost(reason: string): void {
     if (closed || state !== 'connected') return;
+    eventStream.stop();
     const lasted = connectedAt === undefined ? 0 : now() - connectedAt;
     failures = lasted >= retry.stableAfterMs ? 1 : failures + 1;
     state = 'unavailable';
@@ -388,7 +454,11 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
 
   function toolsChanged(): void {
     if (state === 'connecting') toolsChangedWhileConnecting = true;
-    else refresh();
+    else if (replacing) {
+      // Said on the connection being set up: its list, asked before, may be older than the change. Read once it is up.
+      toolsChangedWhileConnecting = true;
+      listPending = true;
+    } else refresh();
   }
 
   /** Lists the tools again, after the one under way (if any) on this connection: at most one asked and one waiting. */
@@ -562,11 +632,13 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
         }
         let result: unknown;
         try {
-          result = await current.callTool({
-            name: tool.name,
-            arguments: input,
-            options: { timeout: wholeMilliseconds(config.timeoutSeconds, 's'), ...(context.abortSignal ? { signal: context.abortSignal } : {}) },
-          });
+          result = await retiring.calling(current, () =>
+            current.callTool({
+              name: tool.name,
+              arguments: input,
+              options: { timeout: wholeMilliseconds(config.timeoutSeconds, 's'), ...(context.abortSignal ? { signal: context.abortSignal } : {}) },
+            }),
+          );
         } catch (error) {
           const message = redact(errorMessage(error));
           if (isConnectionFailure(error) && current === client) lost(message);
@@ -594,18 +666,21 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
       ...(lastError === undefined ? {} : { error: lastError }),
       ...(nextRetryAt === undefined ? {} : { nextRetryAt }),
       ...(state === 'connected' && stdio?.pid !== undefined ? { pid: stdio.pid } : {}),
-      ...(staleList !== undefined || mismatch.include.length + mismatch.exclude.length + mismatch.excludeGlobs.length > 0 ? { warnings: warnings() } : {}),
+      ...(warnings().length > 0 ? { warnings: warnings() } : {}),
     }),
     async close() {
       closed = true;
       state = 'closed';
       clearTimeout(retryTimer);
       clearTimeout(listRetryTimer);
+      eventStream.stop();
       generation += 1;
       await connecting?.catch(() => {});
+      await replacing?.catch(() => {});
       const current = client;
       client = undefined;
       await current?.close().catch(() => {});
+      await retiring.closeAll();
       await stdio?.close().catch(() => {});
     },
   };
@@ -633,6 +708,9 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
       ...(mismatch.exclude.length > 0 ? [{ code: 'mcp-exclude-matches-no-tool' as const, message: withheldMessage(mismatch.exclude) }] : []),
       ...(mismatch.excludeGlobs.length > 0 ? [{ code: 'mcp-exclude-glob-matches-no-tool' as const, message: excludeGlobMessage(mismatch.excludeGlobs) }] : []),
       ...(mismatch.include.length > 0 ? [{ code: 'mcp-include-matches-no-tool' as const, message: includeMessage(mismatch.include) }] : []),
+      ...(state === 'connected' && eventStream.warning() !== undefined
+        ? [{ code: 'mcp-event-stream-lost' as const, message: `MCP server ${name}: ${eventStream.warning()}, so a change of its tools may go unheard until it is open again (connecting again in the background).` }]
+        : []),
     ];
   }
 

@@ -1,0 +1,78 @@
+/** How the long-lived event stream a GET opens was lost, and whether `@ai-sdk/mcp` opens it again itself. */
+export interface EventStreamLoss {
+  /** What happened, for the log and the status (the server's status code, never its text). */
+  reason: string;
+  /** True when the client tries again on its own (twice, 1 s then 1.5 s later): the stream broke, or the GET failed. */
+  reopensItself: boolean;
+}
+
+/**
+ * A fetch for `@ai-sdk/mcp`'s HTTP transport that tells when the event stream its GET opens (where
+ * the server's own messages come, `notifications/tools/list_changed` among them) is open, and when
+ * it is lost. The client opens it again only after a break, twice, and never after a clean end (a
+ * server or a proxy may end a long-lived response whenever it likes) or a reopen answered with an
+ * error status (a proxy's 502 while the server restarts): from then on every tools/list_changed is
+ * lost while the connection looks fine. The transport is not exported, so the fetch it is given is
+ * the one place that sees it. A GET answered 405 (the server offers no such stream) is not a loss,
+ * nor is an end the client asked for (it cancelled the stream, or aborted: the client closing).
+ */
+export function watchEventStream(options: { onOpened: () => void; onLost: (loss: EventStreamLoss) => void; fetch?: typeof fetch }): typeof fetch {
+  const base = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const tell = (listener: () => void) => {
+    try {
+      listener();
+    } catch {
+      // A listener that throws must not change what the transport reads.
+    }
+  };
+  return async (input, init) => {
+    const opensStream = (init?.method ?? 'GET').toUpperCase() === 'GET';
+    let response: Response;
+    try {
+      response = await base(input, init);
+    } catch (error) {
+      if (opensStream && !init?.signal?.aborted) tell(() => options.onLost({ reason: `its event stream could not be opened (${errorText(error)})`, reopensItself: true }));
+      throw error;
+    }
+    if (!opensStream || response.status === 405) return response;
+    if (!response.ok || !response.body) {
+      tell(() => options.onLost({ reason: `its event stream was answered HTTP ${response.status}`, reopensItself: false }));
+      return response;
+    }
+    tell(options.onOpened);
+    const body = reportingEnd({ body: response.body, signal: init?.signal ?? undefined, onLost: (loss) => tell(() => options.onLost(loss)) });
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
+/** `body` as it is, except that its end (clean or broken, unless its reader cancelled it or the request was aborted) is reported. */
+function reportingEnd(options: { body: ReadableStream<Uint8Array>; signal: AbortSignal | undefined; onLost: (loss: EventStreamLoss) => void }): ReadableStream<Uint8Array> {
+  const reader = options.body.getReader();
+  let cancelled = false;
+  const asked = () => cancelled || options.signal?.aborted === true;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        if (!asked()) options.onLost({ reason: `its event stream broke (${errorText(error)})`, reopensItself: true });
+        controller.error(error);
+        return;
+      }
+      if (!chunk.done) return controller.enqueue(chunk.value);
+      if (!asked()) options.onLost({ reason: 'it ended its event stream', reopensItself: false });
+      controller.close();
+    },
+    cancel(reason) {
+      cancelled = true;
+      return reader.cancel(reason);
+    },
+  });
+}
+
+function errorText(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? error.cause.message : undefined;
+  return cause && !error.message.includes(cause) ? `${error.message}: ${cause}` : error.message;
+}

@@ -1,0 +1,37 @@
+/**
+ * Clients replaced by a new connection while the old one still works (reconnected for its event
+ * stream): each is closed once the calls under way on it ended, since closing it fails a call that
+ * may be running on the server, and the call would be told it failed.
+ */
+export function createRetiringClients<CLIENT extends { close(): Promise<void> }>() {
+  const calls = new Map<CLIENT, number>();
+  const retiring = new Set<CLIENT>();
+  const close = (client: CLIENT) => void client.close().catch(() => {});
+  return {
+    /** Runs `call` on `client`, counted as under way on it. */
+    async calling<RESULT>(client: CLIENT, call: () => Promise<RESULT>): Promise<RESULT> {
+      calls.set(client, (calls.get(client) ?? 0) + 1);
+      try {
+        return await call();
+      } finally {
+        const left = (calls.get(client) ?? 1) - 1;
+        if (left > 0) calls.set(client, left);
+        else {
+          calls.delete(client);
+          if (retiring.delete(client)) close(client);
+        }
+      }
+    },
+    /** Closes `client` now, or once its calls under way ended. */
+    retire(client: CLIENT): void {
+      if (calls.has(client)) retiring.add(client);
+      else close(client);
+    },
+    /** Closes every client still waiting for its calls (the server's handle is closing). */
+    async closeAll(): Promise<void> {
+      const waiting = [...retiring];
+      retiring.clear();
+      await Promise.all(waiting.map((client) => client.close().catch(() => {})));
+    },
+  };
+}
