@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createProbeKeyPerMaster, type SlotMap } from './probe-key-per-master.js';
+import type { SlotMap } from './cluster-masters.js';
+import { createProbeKeyPerMaster } from './probe-key-per-master.js';
 import { clusterSlot, createRedisKeys, isHealthProbeKey } from './redis-keys.js';
 
 const keyPrefix = 'countersign:';

@@ -1,7 +1,5 @@
+import { type SlotMap, slotMapMasters } from './cluster-masters.js';
 import { clusterSlot, type RedisKeys } from './redis-keys.js';
-
-/** A Cluster client's slot map: per slot, the node keys (`host:port`) serving it, the master first. */
-export type SlotMap = ReadonlyArray<readonly string[] | undefined>;
 
 /**
  * Tags tried before giving up on a master: one that owns a single slot of 16384 is found within this
@@ -21,8 +19,7 @@ const MAX_TAG_ATTEMPTS = 200_000;
 export function createProbeKeyPerMaster({ keys, processId }: { keys: RedisKeys; processId: string }): (slots: SlotMap) => string[] {
   let byMaster = new Map<string, { tag: string; key: string }>();
   return (slots) => {
-    const masters = new Set<string>();
-    for (const nodes of slots) if (nodes?.[0]) masters.add(nodes[0]);
+    const masters = new Set(slotMapMasters(slots));
     if (masters.size === 0) return keys.shards().map((shard) => shard.healthProbe(processId));
     const kept = new Map<string, { tag: string; key: string }>();
     for (const [master, probe] of byMaster) if (masters.has(master) && slots[clusterSlot(probe.tag)]?.[0] === master) kept.set(master, probe);

@@ -1,4 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
+import { masterConnections } from './cluster-masters.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { StoreRisk } from './state-store.js';
 
@@ -26,34 +27,56 @@ export interface RedisPersistence {
 
 /**
  * Asks each primary once. `WAITAOF 0 0 0` waits for nothing, so it answers at once where the command
- * exists and is allowed. One server: one round trip. A Cluster: one per shard, each routed to the
- * shard's primary by an `EXISTS` of one of its keys (the keyless `INFO` and `WAITAOF` go with it), so
- * every node the bot writes to is asked. Rejects only when Redis could not be reached.
+ * exists and is allowed. One server: one round trip. A Cluster: one per master of the slot map, on the
+ * client's own connection to it (`cluster-masters.ts`: the masters `/healthz` probes), since the bot's
+ * untagged keys (`once:`, a schedule's claim, the markers) can live on a master holding no shard, so
+ * every node the bot writes to is asked. Before the client has its slot map, one routed command waits
+ * for it; without one still, one per shard, routed by an `EXISTS` of one of its keys (the keyless `INFO`
+ * and `WAITAOF` go with it). Rejects only when Redis could not be reached.
  */
 export async function readRedisPersistence({ redis, keys }: { redis: Redis | Cluster; keys: RedisKeys }): Promise<RedisPersistence> {
-  const routing = redis.isCluster ? keys.shards().map((shard) => shard.ready()) : [undefined];
-  const nodes = await Promise.all(
-    routing.map(async (key) => {
-      const pipeline = redis.pipeline();
-      if (key !== undefined) pipeline.exists(key);
-      pipeline.info('persistence').call('WAITAOF', '0', '0', '0').info('memory').info('replication');
-      const replies = (await pipeline.exec()) ?? [];
-      const [info, waitAof, memory, replication] = (key === undefined ? replies : replies.slice(1)).map(answered);
-      const connected = replication === undefined ? undefined : Number(infoField(String(replication), 'connected_slaves'));
-      return {
-        appendOnly: info === undefined ? undefined : infoField(String(info), 'aof_enabled') === '1',
-        waitAof: waitAof !== undefined,
-        evictionPolicy: memory === undefined ? undefined : infoField(String(memory), 'maxmemory_policy'),
-        replicas: connected === undefined || !Number.isInteger(connected) ? undefined : connected,
-      };
-    }),
-  );
+  const nodes = await Promise.all((await primaries({ redis, keys })).map(readPrimary));
   const appendOnly = nodes.some((node) => node.appendOnly === false) ? false : nodes.every((node) => node.appendOnly === true) ? true : undefined;
   const policies = nodes.map((node) => node.evictionPolicy).filter((policy) => policy !== undefined);
   const evictionPolicy = policies.find((policy) => policy !== 'noeviction') ?? policies[0];
   const counts = nodes.map((node) => node.replicas);
   const replicas = counts.includes(0) ? 0 : counts.every((count) => count !== undefined) ? Math.min(...counts) : undefined;
   return { appendOnly, waitAof: nodes.every((node) => node.waitAof), evictionPolicy, replicas };
+}
+
+/** Where each primary is asked: a connection to it, or the Cluster client with a key of the primary's (`route`). */
+interface Primary {
+  client: Redis | Cluster;
+  route?: string;
+}
+
+async function primaries({ redis, keys }: { redis: Redis | Cluster; keys: RedisKeys }): Promise<Primary[]> {
+  if (!redis.isCluster) return [{ client: redis }];
+  const cluster = redis as Cluster;
+  // Start-up: the client loads its slot map on connecting, and a routed command waits for that.
+  if (masterConnections(cluster).length === 0) await cluster.exists(keys.shard(0).ready());
+  const masters = masterConnections(cluster);
+  if (masters.length === 0) return keys.shards().map((shard) => ({ client: cluster, route: shard.ready() }));
+  return masters.map(({ master, connection }) => {
+    // The client dropped it (its connection ended) and has not read the slot map since: not reachable now.
+    if (!connection) throw new Error(`Redis Cluster master ${master} is not connected`);
+    return { client: connection };
+  });
+}
+
+async function readPrimary({ client, route }: Primary): Promise<RedisPersistence> {
+  const pipeline = client.pipeline();
+  if (route !== undefined) pipeline.exists(route);
+  pipeline.info('persistence').call('WAITAOF', '0', '0', '0').info('memory').info('replication');
+  const replies = (await pipeline.exec()) ?? [];
+  const [info, waitAof, memory, replication] = (route === undefined ? replies : replies.slice(1)).map(answered);
+  const connected = replication === undefined ? undefined : Number(infoField(String(replication), 'connected_slaves'));
+  return {
+    appendOnly: info === undefined ? undefined : infoField(String(info), 'aof_enabled') === '1',
+    waitAof: waitAof !== undefined,
+    evictionPolicy: memory === undefined ? undefined : infoField(String(memory), 'maxmemory_policy'),
+    replicas: connected === undefined || !Number.isInteger(connected) ? undefined : connected,
+  };
 }
 
 /**
