@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SlotMap } from './cluster-masters.js';
-import { createProbeKeyPerMaster } from './probe-key-per-master.js';
+import { createProbeKeyPerMaster, type ProbeKey } from './probe-key-per-master.js';
 import { clusterSlot, createRedisKeys, isHealthProbeKey } from './redis-keys.js';
 
 const keyPrefix = 'countersign:';
@@ -24,14 +24,15 @@ describe('the health probe keys of a Cluster', () => {
       [8191, 8191, 'b'],
       [8192, 16383, 'c'],
     ]);
-    const probeKeys = createProbeKeyPerMaster({ keys, processId: 'p1' })(slots);
+    const probeKeys = createProbeKeyPerMaster({ keys, processId: 'p1' }).keys(slots).map(({ key }) => key);
     expect(probeKeys.map((key) => masterOf(slots, key)).sort()).toEqual(['a', 'b', 'c']);
     for (const key of probeKeys) expect(isHealthProbeKey(keyPrefix, key), key).toBe(true);
   });
 
   it('stay while the slot map does, and follow a slot that moved', () => {
     const keys = createRedisKeys({ keyPrefix, shards: 4 });
-    const perMaster = createProbeKeyPerMaster({ keys, processId: 'p1' });
+    const probeKeys = createProbeKeyPerMaster({ keys, processId: 'p1' });
+    const perMaster = (slots: SlotMap) => probeKeys.keys(slots).map(({ key }) => key);
     const slots = slotMap([
       [0, 5460, 'a'],
       [5461, 10922, 'b'],
@@ -48,8 +49,27 @@ describe('the health probe keys of a Cluster', () => {
     expect(after).toContain(moved);
   });
 
+  it('leave a tag its master answered -ASK for (its slot migrating) while the master keeps that slot', () => {
+    const keys = createRedisKeys({ keyPrefix, shards: 1 });
+    const perMaster = createProbeKeyPerMaster({ keys, processId: 'p1' });
+    const slots = slotMap([
+      [0, 8191, 'a'],
+      [8192, 16383, 'b'],
+    ]);
+    const first = perMaster.keys(slots);
+    const asked = first.find((probe) => probe.master === 'a') as ProbeKey;
+    perMaster.avoid(asked);
+    const next = perMaster.keys(slots);
+    const instead = next.find((probe) => probe.master === 'a') as ProbeKey;
+    expect(instead.tag).not.toBe(asked.tag);
+    expect(masterOf(slots, instead.key)).toBe('a');
+    // The other master's key is kept, and a is not given the avoided tag back on later checks.
+    expect(next.find((probe) => probe.master === 'b')).toEqual(first.find((probe) => probe.master === 'b'));
+    expect(perMaster.keys(slots)).toEqual(next);
+  });
+
   it('are every shard key while the slot map is not known', () => {
     const keys = createRedisKeys({ keyPrefix, shards: 3 });
-    expect(createProbeKeyPerMaster({ keys, processId: 'p1' })([])).toEqual(keys.shards().map((shard) => shard.healthProbe('p1')));
+    expect(createProbeKeyPerMaster({ keys, processId: 'p1' }).keys([]).map(({ key }) => key)).toEqual(keys.shards().map((shard) => shard.healthProbe('p1')));
   });
 });

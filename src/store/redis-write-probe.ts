@@ -1,11 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { ReplyError, type Cluster, type Redis } from 'ioredis';
-import { createProbeKeyPerMaster } from './probe-key-per-master.js';
+import { masterConnections } from './cluster-masters.js';
+import { isRefusedUnrun } from './cluster-redirection.js';
+import { createProbeKeyPerMaster, type ProbeKey } from './probe-key-per-master.js';
 import type { RedisKeys } from './redis-keys.js';
 import { WritesRefusedError } from './writes-refused-error.js';
 
 /** A probe key outlives the process that wrote it by this long at most. */
 const PROBE_TTL_MS = 60_000;
+
+/**
+ * Tags tried for one master in one probe when each is answered -ASK (its slot migrating): a reshard
+ * moves one slot at a time, so a second tag is almost always enough.
+ */
+const MAX_ASKED_TAGS = 8;
 
 /**
  * The write `/healthz` makes: one small SET with a short expiry (PX) per primary the bot writes to
@@ -20,10 +28,40 @@ const PROBE_TTL_MS = 60_000;
 export function createWriteProbe({ redis, keys }: { redis: Redis | Cluster; keys: RedisKeys }): () => Promise<void> {
   const processId = randomUUID();
   const perMaster = createProbeKeyPerMaster({ keys, processId });
-  const probeKeys = () => (redis.isCluster ? perMaster((redis as Cluster).slots) : [keys.shard(0).healthProbe(processId)]);
+  const write = (client: Redis | Cluster, key: string) => client.set(key, '1', 'PX', PROBE_TTL_MS);
+  /**
+   * A Cluster's master is written on the client's own connection to it (`cluster-masters.ts`), not
+   * through the Cluster client, which follows a -ASK: while the probe tag's slot is being migrated
+   * (a reshard in progress, or one left unfinished until `redis-cli --cluster fix`), the key would be
+   * written on the target at every probe and the master itself never probed. A -ASK (answered before
+   * Redis looks at memory or replicas, so it says nothing of them) sends the probe to another tag of
+   * the master's; MOVED (a slot map older than the cluster's), CLUSTERDOWN and TRYAGAIN, and a master
+   * the client holds no connection to, go through the Cluster client, which waits them out and reads
+   * the slot map again, as for the bot's own writes.
+   */
+  const probeCluster = async (cluster: Cluster) => {
+    const connections = new Map(masterConnections(cluster).map(({ master, connection }) => [master, connection]));
+    const probeMaster = async (probe: ProbeKey, asked: number): Promise<unknown> => {
+      const connection = probe.master === undefined ? undefined : connections.get(probe.master);
+      if (!connection) return write(cluster, probe.key);
+      try {
+        return await write(connection, probe.key);
+      } catch (error) {
+        if (!isRefusedUnrun(error)) throw error;
+        if (/^ASK\b/.test(error.message) && asked < MAX_ASKED_TAGS) {
+          perMaster.avoid(probe);
+          const next = perMaster.keys(cluster.slots).find((other) => other.master === probe.master);
+          if (next) return probeMaster(next, asked + 1);
+        }
+        return write(cluster, probe.key);
+      }
+    };
+    await Promise.all(perMaster.keys(cluster.slots).map((probe) => probeMaster(probe, 0)));
+  };
   return async () => {
     try {
-      await Promise.all(probeKeys().map((key) => redis.set(key, '1', 'PX', PROBE_TTL_MS)));
+      if (redis.isCluster) await probeCluster(redis as Cluster);
+      else await write(redis, keys.shard(0).healthProbe(processId));
     } catch (error) {
       if (error instanceof ReplyError && !/^READONLY\b/.test((error as Error).message)) throw new WritesRefusedError(error as Error);
       throw error;
