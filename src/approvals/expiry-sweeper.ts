@@ -9,7 +9,7 @@ import { isNewerSchemaError } from '../store/newer-schema-error.js';
 import type { ScheduleKind, StateStore } from '../store/state-store.js';
 import { approvalsOf, currentVersion } from './input-version.js';
 import { decisionOf, isQuestion, undecidedCalls, type PendingCall, type PendingStep } from './pending-step.js';
-import { postMissingCopies } from './post-card-copies.js';
+import { withMissingCopies } from './post-card-copies.js';
 import { type NoticePlace, noticePlaces } from './card-notice-places.js';
 import { showStep } from './show-step.js';
 import { keepCardToRedraw } from './card-refreshes.js';
@@ -346,11 +346,7 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
       logger.info({ event: 'approval-escalated', stepId, hop: step.escalation?.done }, 'approval request escalated');
       await announceHop(step, stage).catch((error: unknown) => logger.warn({ event: 'escalation-notice-failed', stepId, err: error }, 'could not announce an escalation'));
       // Fallback approvers named by user id get their DM copy when the rule sends DMs, if the config in force lets them decide.
-      const posted = await postMissingCopies({ store, messenger, takeBacks, logger, step, currentEvaluation: options.currentEvaluation }).catch((error: unknown) => {
-        logger.warn({ event: 'card-copy-failed', stepId, err: error }, 'could not post copies for added approvers');
-        return 0;
-      });
-      const shown = posted > 0 ? ((await store.getStep(stepId)) ?? step) : step;
+      const shown = await withMissingCopies({ store, messenger, takeBacks, logger, step, currentEvaluation: options.currentEvaluation, failure: 'could not post copies for added approvers' });
       await showStep({ messenger, step: shown, logger }).catch(async (error: unknown) => {
         logger.warn({ event: 'card-update-failed', stepId, err: error }, 'could not show an escalation on the card');
         await keepCardToRedraw({ store, stepId, logger, at: now() });
