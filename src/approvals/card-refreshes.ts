@@ -5,6 +5,7 @@ import { shortError } from '../conversation/short-error.js';
 import type { ThreadMessenger } from '../conversation/thread-messenger.js';
 import { ErrorCode, hasErrorCode, slackMayTakeItLater, slackRetryAfterMs, type UnconfirmedCardPost, unconfirmedCardPostOf } from '../errors/countersign-error.js';
 import type { PendingCardRefresh, StateStore, UnconfirmedRepost } from '../store/state-store.js';
+import { copiesLinkToCard } from './card-routing.js';
 import type { PendingStep } from './pending-step.js';
 import { showStep } from './show-step.js';
 import { stepStateText } from './step-state-text.js';
@@ -202,8 +203,8 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
    * tried again, and posts a card again, unless a take-back that failed finds this one on record).
    */
   const recordPosted = async (step: PendingStep & { cardTs: string }, fresh: string): Promise<Reposted | 'taken-back' | 'unrecorded'> => {
-    // Copies link to the thread's card: only then is the new one's link needed.
-    const link = step.cardLink === undefined ? undefined : await linkOf(step, fresh);
+    // Copies link to the thread's card: only then is the new one's link needed (the one replaced may have none: its link failed).
+    const link = copiesLinkToCard(step) ? await linkOf(step, fresh) : undefined;
     const replaced = await store.replaceStepCard(step.stepId, { from: step.cardTs, to: fresh, ...(link === undefined ? {} : { link }) }).catch((error: unknown) => {
       logger.warn({ event: 'card-repost-unrecorded', stepId: step.stepId, err: error }, 'could not record an approval card posted again; it is taken back and posted again later');
       return 'failed' as const;
@@ -340,7 +341,7 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
    */
   const recordFirstCard = async (step: PendingStep, ts: string, { posted }: { posted: boolean }): Promise<'shown' | 'gone' | 'unrecorded'> => {
     // Copies link to the thread's card: only then is its link needed.
-    const link = (step.copies ?? []).length === 0 ? undefined : await linkOf(step, ts);
+    const link = copiesLinkToCard(step) ? await linkOf(step, ts) : undefined;
     const recorded = await store.setStepCard(step.stepId, ts, link).then(
       (card) => card?.cardTs === ts,
       async (error: unknown) => {

@@ -26,6 +26,19 @@ export function stepRouting(step: Pick<PendingStep, 'calls' | 'channel' | 'reque
 }
 
 /**
+ * Whether the step's card has copies to link back to it, so its permalink is wanted: its routing
+ * asks for any, or it has some already (posted under an earlier version's rule). Every place that
+ * records a thread card (first posted, found, or posted again) asks this one question: a card
+ * recorded without its link (Slack would not give it) must not keep a card posted again later
+ * from getting one.
+ */
+export function copiesLinkToCard(step: Pick<PendingStep, 'calls' | 'channel' | 'requesterId' | 'copies'>): boolean {
+  if ((step.copies ?? []).length > 0) return true;
+  const routing = stepRouting(step);
+  return routing.channels.length + routing.dmUserIds.length > 0;
+}
+
+/**
  * Whether a named approver may be among the other rules' approvers too (`alsoApprovers`): named by
  * each, or possibly in a group it names. A dev lead that SRE's rule does not name gets no DM for a
  * list with dev and prod, which he cannot approve.

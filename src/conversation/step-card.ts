@@ -4,7 +4,7 @@ import type { ApprovalRequest } from '../agent/run-turn.js';
 import type { AuditEventInput } from '../audit/audit-event.js';
 import type { Decision, PendingStep } from '../approvals/pending-step.js';
 import { describeApprovers } from '../approvals/policy/describe-approvers.js';
-import { stepRouting } from '../approvals/card-routing.js';
+import { copiesLinkToCard } from '../approvals/card-routing.js';
 import { keepFirstCardToFind } from '../approvals/card-refreshes.js';
 import { postMissingCopies } from '../approvals/post-card-copies.js';
 import { stepRecordTtlMs } from '../approvals/step-record-ttl.js';
@@ -109,10 +109,8 @@ export function createStepCards(options: StepCardDependencies) {
     }
     // The card is in the thread from here on, and its buttons work (a click names its step): a
     // failure in the bookkeeping below must not close a step people can see and approve.
-    const routing = stepRouting(step);
-    const copiesWanted = routing.channels.length + routing.dmUserIds.length > 0;
     // The copies link back to the thread's card, so its link is taken before they are posted.
-    const cardLink = copiesWanted
+    const cardLink = copiesLinkToCard(step)
       ? await scope.messenger.permalinkOf({ channel: step.channel, ts: cardTs }).catch((error: unknown) => {
           if (scope.lease.lost()) throw error;
           logger.warn({ event: 'card-link-failed', stepId: step.stepId, err: error }, 'could not read the card link; copies go without it');
