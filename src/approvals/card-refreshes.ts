@@ -529,7 +529,8 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
           'the store has not answered for minutes: an approval card whose decision could not be confirmed shows an earlier state; it is offered to the store again, less often, until it answers (for up to a day)',
         ),
       now,
-      pause: (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref()),
+      // The injected pause (a test's clock), else keepUntilStoreAnswers' timer, which does not hold a stopping process open.
+      pause: options.pause,
       schedule,
     });
     if (!kept) return reportEnd(refresh, 'given-up');

@@ -85,23 +85,23 @@ export const OUTAGE_KEEP = { ownTriesTimes: 20, laterPauseOwnTries: 4 } as const
  * process's own tries, and work never kept is nobody's once they are over. Pauses start at the own
  * tries' first and double up to the sweep's shortest; past `OUTAGE_KEEP.ownTriesTimes` own tries'
  * spans `stillDown` is called once and pauses grow up to `OUTAGE_KEEP.laterPauseOwnTries` spans.
- * `pause` should not hold a stopping process open (an unref'd timer): one that stops drops the work.
- * It also ends once its pauses add up to `giveUpAfterMs`, so a pause that does not move `now` (a
- * test's) cannot spin.
+ * `pause` (a test's clock) defaults to an unref'd timer, so the offers do not hold a stopping process
+ * open: one that stops drops the work. It also ends once its pauses add up to `giveUpAfterMs`, so a
+ * pause that does not move `now` (a test's) cannot spin.
  */
 export async function keepUntilStoreAnswers({
   since,
   keep,
   stillDown,
   now,
-  pause,
+  pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref()),
   schedule,
 }: {
   since: number;
   keep: () => Promise<unknown>;
   stillDown: (failingMs: number) => void;
   now: () => number;
-  pause: (ms: number) => Promise<void>;
+  pause?: ((ms: number) => Promise<void>) | undefined;
   /** `KEPT_RETRIES` in production; the callers' own (tests give shorter pauses). */
   schedule: KeptRetrySchedule;
 }): Promise<boolean> {

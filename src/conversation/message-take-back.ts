@@ -48,8 +48,6 @@ export function createMessageTakeBacks(options: {
 }): MessageTakeBacks {
   const { store, messenger, logger, now = Date.now, schedule = KEPT_RETRIES } = options;
   const pause = options.pause ?? ((ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  // The offers to a store that is out outlive the caller: they do not hold a stopping process open.
-  const pauseUnheld = options.pause ?? ((ms) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref()));
 
   /**
    * Whether the message is on record now (the thread's answer, the step's card or a copy of it):
@@ -96,7 +94,8 @@ export function createMessageTakeBacks(options: {
       stillDown: (failingMs) =>
         logger.warn({ event: 'take-back-store-still-down', threadKey: takeBacks[0]?.threadKey, ts: takeBacks.map((each) => each.ts), failingMs }, 'the store has not answered for minutes: a take-back is offered to it again, less often, until it answers (for up to a day)'),
       now,
-      pause: pauseUnheld,
+      // The offers outlive the caller: keepUntilStoreAnswers' own timer does not hold a stopping process open (unless a test's is injected).
+      pause: options.pause,
       schedule,
     });
     if (kept) logger.info({ event: 'take-back-kept-late', threadKey: takeBacks[0]?.threadKey, ts: takeBacks.map((each) => each.ts), failingMs: now() - since }, 'kept a take-back once the store answered; the sweep removes the message');
