@@ -114,6 +114,21 @@ function answeredRepost(step: PendingStep & { cardTs: string }, ts: string): Unc
   return { mark: '', text: '', after: ts, replacing: step.cardTs, revision: step.revision, channel: step.channel, threadTs: step.threadTs, threadKey: step.threadKey };
 }
 
+/** What the log says of a follow-up refresh kept (`keepFollowUp`), or not kept. */
+type FollowUpTexts = { kept: { event: string; text: string }; unkept: { event: string; text: string } };
+
+/** A card posted whose outcome is not known, looked for in a refresh of its own. */
+const UNCONFIRMED_TEXTS: FollowUpTexts = {
+  kept: { event: 'card-repost-unconfirmed', text: 'an approval card was posted again but whether Slack posted it is not known; it is looked for later' },
+  unkept: { event: 'card-repost-unconfirmed-unkept', text: 'could not keep an approval card posted again whose reply was lost; if Slack posted it, it keeps live buttons nobody updates' },
+};
+
+/** A card posted again and recorded, whose notice is owed in a refresh of its own. */
+const NOTICE_OWED_TEXTS: FollowUpTexts = {
+  kept: { event: 'card-repost-notice-owed', text: 'an approval card was posted again and recorded but the thread could not be told; it is told later' },
+  unkept: { event: 'card-repost-notice-unkept', text: 'could not keep the notice of an approval card posted again; the thread keeps the earlier card and the new one, untold why' },
+};
+
 /** What the log says of a refresh done, by its outcome. */
 const endText: Record<Outcome, string> = {
   shown: 'an approval card Slack would not update at first is drawn again',
@@ -256,7 +271,7 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
     if (posted !== undefined && 'done' in posted) return posted;
     if (posted !== undefined && 'unconfirmed' in posted) {
       const unconfirmed: UnconfirmedRepost = { ...posted.unconfirmed, replacing: step.cardTs, revision: step.revision, channel: step.channel, threadTs: step.threadTs, threadKey: step.threadKey };
-      if (await keepUnconfirmed(refresh, unconfirmed, error)) return { done: true, outcome: 'unconfirmed' };
+      if (await keepFollowUp(refresh.stepId, unconfirmed, error, UNCONFIRMED_TEXTS)) return { done: true, outcome: 'unconfirmed' };
       return { done: true, outcome: await tell(step, undefined, shortError(error), error) };
     }
     if (posted === undefined) return { done: true, outcome: await tell(step, undefined, shortError(error), error) };
@@ -264,24 +279,23 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
   };
 
   /**
-   * Keeps a refresh that looks for `unconfirmed` first, in place of `refresh` (its caller forgets
-   * that one, done): kept before, so a process that stops in between leaves both, not neither. False
-   * when it could not be kept.
+   * Keeps a refresh of its own that follows up `followUp` (a card posted whose outcome is not known,
+   * looked for first; or `recorded`, a card this sweep recorded whose notice is owed), in place of
+   * the one that posted or found it: its caller forgets that one, done; kept before, so a process
+   * that stops in between leaves both, not neither. Logged as `says` tells (`unkept`: what is left
+   * when the store would not keep it; then false).
    */
-  const keepUnconfirmed = async (refresh: PendingCardRefresh, unconfirmed: UnconfirmedRepost, error: unknown): Promise<boolean> => {
-    const stepId = refresh.stepId;
+  const keepFollowUp = async (stepId: string, followUp: UnconfirmedRepost, error: unknown, says: FollowUpTexts): Promise<boolean> => {
     const at = now();
+    const card = followUp.recorded === undefined ? {} : { cardTs: followUp.recorded };
     try {
-      // Its own `since`: the post is looked for a full day, not what is left of `refresh`'s (maybe a look or none).
-      await store.scheduleCardRefresh({ stepId, since: at, unconfirmed }, at + schedule.sweepPauseMinMs);
+      // Its own `since`: the post is looked for (or the notice tried) a full day, not what is left of the refresh it follows.
+      await store.scheduleCardRefresh({ stepId, since: at, unconfirmed: followUp }, at + schedule.sweepPauseMinMs);
     } catch (storeError) {
-      logger.error(
-        { event: 'card-repost-unconfirmed-unkept', stepId, err: storeError },
-        'could not keep an approval card posted again whose reply was lost; if Slack posted it, it keeps live buttons nobody updates',
-      );
+      logger.error({ event: says.unkept.event, stepId, ...card, err: storeError }, says.unkept.text);
       return false;
     }
-    logger.warn({ event: 'card-repost-unconfirmed', stepId, err: error }, 'an approval card was posted again but whether Slack posted it is not known; it is looked for later');
+    logger.warn({ event: says.kept.event, stepId, ...card, err: error }, says.kept.text);
     return true;
   };
 
@@ -290,7 +304,7 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
    * card it replaces (drawn again from the step as it stands, the thread told), or taken back when
    * another card was recorded meanwhile or its step is gone. Found on record already, another
    * process's sweep recorded it (this one's claim lapsed during a slow look) and told the thread, or
-   * owes the notice in a refresh of its own (`keepNoticeOwed`): nothing more is said; a step's first
+   * owes the notice in a refresh of its own (`keepFollowUp`): nothing more is said; a step's first
    * card found on record is drawn if the step changed since it was. 'absent' when Slack did not post it.
    */
   const settleUnconfirmed = async (stepId: string, unconfirmed: UnconfirmedRepost): Promise<Tried | 'absent'> => {
@@ -370,7 +384,7 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
       fresh = await messenger.postStepCard({ step });
     } catch (error) {
       const unconfirmed = unconfirmedCardPostOf(error);
-      if (unconfirmed !== undefined && (await keepUnconfirmed(refresh, firstCardPost(step, unconfirmed), error))) return { done: true, outcome: 'unconfirmed' };
+      if (unconfirmed !== undefined && (await keepFollowUp(refresh.stepId, firstCardPost(step, unconfirmed), error, UNCONFIRMED_TEXTS))) return { done: true, outcome: 'unconfirmed' };
       logger.warn({ event: 'card-post-failed', stepId: step.stepId, err: error }, 'could not post the approval card of an open request; it is tried again later');
       return { done: false };
     }
@@ -387,30 +401,9 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
     try {
       return { done: true, outcome: await tell(step, posted, undefined, error) };
     } catch (noticeError) {
-      if (await keepNoticeOwed(step.stepId, { ...repost, recorded: posted.ts }, noticeError)) return { done: true, outcome: 'notice-owed' };
+      if (await keepFollowUp(step.stepId, { ...repost, recorded: posted.ts }, noticeError, NOTICE_OWED_TEXTS)) return { done: true, outcome: 'notice-owed' };
       return { done: false };
     }
-  };
-
-  /**
-   * Keeps a refresh that only tells the thread of `owed.recorded`, a card this sweep recorded, in
-   * place of the one that posted or found it (forgotten by its caller, done). False when it could not be kept:
-   * the card stands on record, the thread untold.
-   */
-  const keepNoticeOwed = async (stepId: string, owed: UnconfirmedRepost, error: unknown): Promise<boolean> => {
-    const at = now();
-    try {
-      // Its own `since`: the notice is tried for a full day, not what is left of the look's.
-      await store.scheduleCardRefresh({ stepId, since: at, unconfirmed: owed }, at + schedule.sweepPauseMinMs);
-    } catch (storeError) {
-      logger.error(
-        { event: 'card-repost-notice-unkept', stepId, cardTs: owed.recorded, err: storeError },
-        'could not keep the notice of an approval card posted again; the thread keeps the earlier card and the new one, untold why',
-      );
-      return false;
-    }
-    logger.warn({ event: 'card-repost-notice-owed', stepId, cardTs: owed.recorded, err: error }, 'an approval card was posted again and recorded but the thread could not be told; it is told later');
-    return true;
   };
 
   /**
