@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { MessagesToTakeBack } from '../conversation/message-take-back.js';
@@ -37,6 +38,15 @@ describe('a copy of the card whose record failed', () => {
     expect(await postMissingCopies({ store: failing, messenger, takeBacks, logger, step })).toBe(0);
     expect(takenBack).toEqual([{ channel: APPROVALS, ts: ['copy-1'], threadKey: step.threadKey, stepId: step.stepId }]);
     expect((await store.getStep(step.stepId))?.copies).toBeUndefined();
+  });
+
+  it('is logged once, as unrecorded, not also as a copy that could not be posted', async () => {
+    const { store, step, messenger, takeBacks } = await routedStep();
+    const events: string[] = [];
+    const captured = pino({ level: 'info' }, new Writable({ write: (chunk, _encoding, done) => done(void events.push((JSON.parse(String(chunk)) as { event: string }).event)) }));
+    const failing: StateStore = { ...store, recordCardCopy: async () => Promise.reject(new Error('Connection is closed.')) };
+    expect(await postMissingCopies({ store: failing, messenger, takeBacks, logger: captured, step })).toBe(0);
+    expect(events).toEqual(['card-copy-unrecorded']);
   });
 
   it('is kept and counted when the record landed, its reply lost', async () => {

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { MessageTakeBacks } from '../conversation/message-take-back.js';
+import { type MessageTakeBacks, stepRecords } from '../conversation/message-take-back.js';
 import type { CardCopyTarget, ThreadMessenger } from '../conversation/thread-messenger.js';
 import { isFencedError } from '../store/fenced-error.js';
 import type { StepStore } from '../store/state-store.js';
@@ -40,9 +40,12 @@ export async function postMissingCopies(options: {
     try {
       const copy = await messenger.postStepCopy({ step, target });
       const recorded = await store.recordCardCopy(step.stepId, copy).catch(async (error: unknown) => {
-        if (!(await takeBackUnrecordedCopy({ ...options, copy, error }))) throw error;
-        return copy;
+        if (await takeBackUnrecordedCopy({ ...options, copy, error })) return copy;
+        // Taken back and logged as unrecorded: posted, so not a copy that could not be posted. The caller's lost thread still ends the loop.
+        if (isFencedError(error) || options.stop?.()) throw error;
+        return 'taken-back' as const;
       });
+      if (recorded === 'taken-back') continue;
       if (recorded !== undefined && recorded.ts !== copy.ts) {
         await takeBackLosingCopy({ takeBacks: options.takeBacks, logger, step, copy, recorded });
         continue;
@@ -85,7 +88,7 @@ async function takeBackUnrecordedCopy(options: {
 }): Promise<boolean> {
   const { store, takeBacks, logger, step, copy, error } = options;
   const onRecord = await store.getStep(step.stepId).then(
-    (stored) => (stored?.copies ?? []).some((each) => each.channel === copy.channel && each.ts === copy.ts),
+    (stored) => stepRecords(stored, copy),
     () => undefined,
   );
   if (onRecord) return true;

@@ -167,7 +167,7 @@ export function createMessageTakeBacks(options: {
 }
 
 /** Whether `message` is the step's card or its recorded copy in that channel. */
-function stepRecords(step: PendingStep | undefined, message: { channel: string; ts: string }): boolean {
+export function stepRecords(step: PendingStep | undefined, message: { channel: string; ts: string }): boolean {
   if (!step) return false;
   return step.cardTs === message.ts || (step.copies ?? []).some((copy) => copy.channel === message.channel && copy.ts === message.ts);
 }
