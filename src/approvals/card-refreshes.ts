@@ -171,8 +171,10 @@ export function createCardRefreshes(options: Dependencies): CardRefreshes {
       // post's outcome not known (its look records it, or posts it while the step is open). Copies
       // posted all the same are drawn now: nothing else would, and the one a decision was made on
       // would keep "waiting" and live buttons after the call ran.
-      if (step.cardTs === undefined) return await showCopies(step);
-      const shown = { ...(copies && step.phase === 'pending' ? await copies(step) : step), cardTs: step.cardTs };
+      // The copies its routing asks for and lacks go out first (an edit whose reply was lost moved the call under another rule).
+      const withCopies = copies && step.phase === 'pending' ? await copies(step) : step;
+      if (step.cardTs === undefined) return await showCopies(withCopies);
+      const shown = { ...withCopies, cardTs: step.cardTs };
       try {
         await showLatest(shown);
         return { done: true, outcome: 'shown' };
