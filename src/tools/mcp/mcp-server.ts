@@ -162,7 +162,13 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
   let state: McpServerState = 'connecting';
   let client: MCPClient | undefined;
   let stdio: StdioTransport | undefined;
-  let generation = 0;
+  /**
+   * The connection the latest attempt is setting up, until it is up or failed: one overtaken by a later
+   * attempt, a loss or the close is dropped when it ends. What a transport reports is told apart by
+   * its own connection (see `inUse`), never by which attempt is the latest: a reconnect alongside that
+   * fails leaves the connection in use as heard as before.
+   */
+  let pending: Connection | undefined;
   let definitions: McpToolDefinition[] = [];
   let lastError: string | undefined;
   let failures = 0;
@@ -287,23 +293,31 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
     retryTimer.unref();
   }
 
-  function createTransport(myGeneration: number): MCPTransport | { type: 'http'; url: string; headers: Record<string, string>; redirect: 'error'; fetch: typeof fetch } {
+  /** Whether `connection` is the one serving calls now (a connection replaced or being set up is not). */
+  function inUse(connection: Connection): boolean {
+    return connection.client !== undefined && connection.client === client;
+  }
+
+  function createTransport(connection: Connection): MCPTransport | { type: 'http'; url: string; headers: Record<string, string>; redirect: 'error'; fetch: typeof fetch } {
     if (config.transport === 'http') {
       // An answer stream that breaks fails what waits on it (the client is closed: "Connection closed"),
       // as a stdio server's exit does; nothing is sent again, since the call may have run.
       const watched = watchAnswerStreams({
         onBroken: (error) => {
-          if (myGeneration === generation) lost(`the connection broke while it was answering (${errorMessage(error)})`);
+          if (inUse(connection)) return lost(`the connection broke while it was answering (${errorMessage(error)})`);
+          // A connection replaced (a call still under way on it) or being set up: its own client is
+          // closed, failing what waits on it at once; the connection in use goes on.
+          void connection.client?.close().catch(() => {});
         },
       });
       // The transport reads each answer whole: the capped fetch ends a body past the cap with an error instead.
       const capped = cappedFetch({ maxBytes: options.maxResponseBytes ?? DEFAULT_MCP_RESPONSE_BYTES, fetch: watched });
       // The client drops the server's notifications; its event streams are read for them here (after the cap).
-      const notifications = watchNotifications({ onNotification: (method) => notified(myGeneration, method), fetch: capped });
+      const notifications = watchNotifications({ onNotification: (method) => notified(connection, method), fetch: capped });
       // The client gives up on the GET's event stream after a clean end or an error status: it is reopened here.
       const fetch = watchEventStream({
-        onOpened: () => eventStreamOpened(myGeneration),
-        onLost: (loss) => eventStreamLost(myGeneration, loss),
+        onOpened: () => eventStreamOpened(connection),
+        onLost: (loss) => eventStreamLost(connection, loss),
         fetch: notifications,
       });
       return { type: 'http', url: config.url, headers: headers?.values ?? {}, redirect: 'error', fetch };
@@ -318,9 +332,9 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
       redact,
       onStderr: (line) => log.debug({ event: 'mcp-server-stderr' }, line),
       onExit: (exit) => {
-        if (myGeneration === generation && !exit.expected) lost(describeExit(exit, redact));
+        if (inUse(connection) && !exit.expected) lost(describeExit(exit, redact));
       },
-      onNotification: (method) => notified(myGeneration, method),
+      onNotification: (method) => notified(connection, method),
       // Garbage on stdout, a late answer the client no longer expects: logged, the connection goes on.
       onTransportError: (error) => log.warn({ event: 'mcp-transport-error', err: redact(errorMessage(error)) }, `MCP server ${name}: ${redact(error.message)}`),
       // Half the connect budget, at most 5 s: a server without discovery still has time to initialize.
@@ -341,15 +355,15 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
 
   /** Connects; `replace`: alongside the connection in use, which serves calls until this one is up (see `eventStream`). */
   async function attempt(replace = false): Promise<void> {
-    // The connection in use, if replaced, is no longer heard from (its generation is over); a call on it
-    // that fails for the connection still reconnects the server (`execute`), as it is `client` until the swap.
-    generation += 1;
-    const myGeneration = generation;
+    // The connection in use, if replaced, serves calls and is heard until this one is up (and for
+    // good if this one fails): it is `client` until the swap.
+    const connection: Connection = {};
+    pending = connection;
     if (!replace) state = 'connecting';
     toolsChangedWhileConnecting = false;
     const timeoutMs = wholeMilliseconds(config.connectTimeoutSeconds, 's');
     let newClient: MCPClient | undefined;
-    const transport = createTransport(myGeneration);
+    const transport = createTransport(connection);
     try {
       newClient = await createMCPClient({
         transport,
@@ -357,11 +371,13 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
         onUncaughtError: (error) => log.debug({ event: 'mcp-client-error', err: redact(errorMessage(error)) }, 'MCP client error'),
         initializationOptions: { timeout: timeoutMs },
       });
+      connection.client = newClient;
       const listed = await listAllTools(newClient, timeoutMs);
-      if (closed || myGeneration !== generation) {
+      if (closed || pending !== connection) {
         await newClient.close().catch(() => {});
         return;
       }
+      pending = undefined;
       const replaced = client;
       client = newClient;
       if (replaced) retiring.retire(replaced);
@@ -383,7 +399,8 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
     } catch (error) {
       await newClient?.close().catch(() => {});
       if (transport instanceof StdioTransport) await transport.close().catch(() => {});
-      if (closed || myGeneration !== generation) return;
+      if (closed || pending !== connection) return;
+      pending = undefined;
       if (replace) return replaceFailed(error);
       // Let the process exit be recorded first: it usually says more than "connection closed".
       await new Promise((resolve) => setImmediate(resolve));
@@ -407,12 +424,17 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
     }
   }
 
-  function eventStreamOpened(myGeneration: number): void {
-    if (myGeneration === generation && !closed) eventStream.opened();
+  /** The event stream kept is that of the connection being set up, if any (the one in use lost its own), or else of the one in use. */
+  function watchesEventStream(connection: Connection): boolean {
+    return pending ? connection === pending : inUse(connection);
   }
 
-  function eventStreamLost(myGeneration: number, loss: EventStreamLoss): void {
-    if (myGeneration !== generation || closed || state === 'unavailable') return;
+  function eventStreamOpened(connection: Connection): void {
+    if (watchesEventStream(connection) && !closed) eventStream.opened();
+  }
+
+  function eventStreamLost(connection: Connection, loss: EventStreamLoss): void {
+    if (!watchesEventStream(connection) || closed || state === 'unavailable') return;
     const reason = shortReason(loss.reason);
     log.info({ event: 'mcp-event-stream-lost', reason }, `MCP server ${name}: ${reason}; it is connected again to hear its tool changes`);
     eventStream.lost({ ...loss, reason });
@@ -439,7 +461,8 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
     lastError = shortReason(reason);
     const dead = client;
     client = undefined;
-    generation += 1;
+    // A reconnect alongside under way is dropped: the reconnect scheduled lists the tools anew.
+    pending = undefined;
     // The reconnect lists the tools anew.
     clearTimeout(listRetryTimer);
     void dead?.close().catch(() => {});
@@ -447,9 +470,9 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
     scheduleRetry();
   }
 
-  /** A notification from the server, over stdio or HTTP; one from a connection since replaced is ignored. */
-  function notified(myGeneration: number, method: string): void {
-    if (method === 'notifications/tools/list_changed' && myGeneration === generation) toolsChanged();
+  /** A notification from the server, over stdio or HTTP, on the connection in use or the one being set up; one from a connection since replaced is ignored. */
+  function notified(connection: Connection, method: string): void {
+    if (method === 'notifications/tools/list_changed' && (connection === pending || inUse(connection))) toolsChanged();
   }
 
   function toolsChanged(): void {
@@ -674,7 +697,7 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
       clearTimeout(retryTimer);
       clearTimeout(listRetryTimer);
       eventStream.stop();
-      generation += 1;
+      pending = undefined;
       await connecting?.catch(() => {});
       await replacing?.catch(() => {});
       const current = client;
@@ -724,6 +747,11 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
     if (transport instanceof StdioTransport && transport.exit && !transport.exit.expected) return describeExit(transport.exit, redact);
     return errorMessage(error);
   }
+}
+
+/** One connection attempt and, once it made its client, that client: what tells apart whose report a transport's is. */
+interface Connection {
+  client?: MCPClient;
 }
 
 /** `a, b`: "a, which matches none" or "a, b, which match none" (the config's globs, not the server's text). */
