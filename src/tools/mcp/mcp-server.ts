@@ -722,6 +722,13 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
     if (offered !== held && fingerprints.get(offered) !== fingerprints.get(held)) {
       return { reason: 'not-offered', text: `MCP server ${name} changed ${held.name} since this turn began (its input schema is not the one this call was made for)` };
     }
+    // Annotations are not part of the fingerprint (grants and approvals bound to it stay valid when only
+    // they change), but with trustReadOnlyHint they decide whether a call needs approval: a held
+    // definition let through without a card must not run once the server no longer says it is read-only
+    // (destructive now). The other way round is harmless: that call was approved on a card.
+    if (held.approval === 'never' && offered.approval !== 'never') {
+      return { reason: 'not-offered', text: `MCP server ${name} no longer declares ${held.name} read-only (it needs approval now, and this call had none)` };
+    }
     return undefined;
   }
 
