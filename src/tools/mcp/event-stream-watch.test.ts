@@ -25,6 +25,15 @@ describe('watchEventStream', () => {
     expect(await watch({ response: () => new Response(null, { status: 405 }) })).toEqual([]);
   });
 
+  it('does not tell a GET sent without a session answered 400 (before initialize, a server with sessions wants one), but one with a session', async () => {
+    const told: Array<'opened' | EventStreamLoss> = [];
+    const fetch = watchEventStream({ onOpened: () => told.push('opened'), onLost: (loss) => told.push(loss), fetch: async () => new Response('Mcp-Session-Id header is required', { status: 400 }) });
+    await fetch('http://mcp.test/mcp', { method: 'GET', headers: { accept: 'text/event-stream' } });
+    expect(told).toEqual([]);
+    await fetch('http://mcp.test/mcp', { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': 'session-1' } });
+    expect(told).toEqual([{ reason: 'its event stream was answered HTTP 400', reopensItself: false }]);
+  });
+
   it('tells a broken stream and a failed GET as lost, the client trying again itself', async () => {
     const broken = new ReadableStream<Uint8Array>({
       start(controller) {

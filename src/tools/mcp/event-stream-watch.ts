@@ -14,7 +14,11 @@ export interface EventStreamLoss {
  * error status (a proxy's 502 while the server restarts): from then on every tools/list_changed is
  * lost while the connection looks fine. The transport is not exported, so the fetch it is given is
  * the one place that sees it. A GET answered 405 (the server offers no such stream) is not a loss,
- * nor is an end the client asked for (it cancelled the stream, or aborted: the client closing).
+ * nor is an end the client asked for (it cancelled the stream, or aborted: the client closing), nor
+ * a GET sent without an Mcp-Session-Id answered 400: the client opens the stream as its transport
+ * starts, before initialize, and a server with sessions (the official SDKs) answers that 400; the
+ * client opens it again with the session once initialized. Counted, it would make the first real
+ * loss the second in a row (warned at once, waited for twice as long).
  */
 export function watchEventStream(options: { onOpened: () => void; onLost: (loss: EventStreamLoss) => void; fetch?: typeof fetch }): typeof fetch {
   const base = options.fetch ?? globalThis.fetch.bind(globalThis);
@@ -35,6 +39,7 @@ export function watchEventStream(options: { onOpened: () => void; onLost: (loss:
       throw error;
     }
     if (!opensStream || response.status === 405) return response;
+    if (response.status === 400 && !new Headers(init?.headers).has('mcp-session-id')) return response;
     if (!response.ok || !response.body) {
       tell(() => options.onLost({ reason: `its event stream was answered HTTP ${response.status}`, reopensItself: false }));
       return response;

@@ -1,0 +1,76 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseConfigFile } from '../../config/config-file.js';
+import { createMcpServer, type McpServerStatus } from './mcp-server.js';
+import { until } from './until.test-support.js';
+
+/**
+ * @ai-sdk/mcp opens the GET event stream as its transport starts, before initialize, so without
+ * an Mcp-Session-Id; a session server (the official TypeScript SDK's StreamableHTTPServerTransport, as
+ * here) answers that GET 400. Were that counted as a loss of the event stream on every connect and
+ * reconnect, the first real loss would already be "the second in a row": warned at once, and waited
+ * for twice as long; README: "1 s after the loss ..., from the second loss in a row ... mcp-event-stream-lost".
+ */
+const closing: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (closing.length > 0) await closing.pop()!();
+});
+
+describe('an HTTP MCP server that answers a GET without a session 400 (as the official SDK does)', () => {
+  it.each([
+    { sessionlessGet: 400, case: 'answered 400 (the official SDK)' },
+    { sessionlessGet: 405, case: 'control: answered 405 (passes)' },
+  ])('does not warn mcp-event-stream-lost at the first loss of its event stream: sessionless GET $case', { timeout: 30_000 }, async ({ sessionlessGet }) => {
+    const streams = new Set<ServerResponse>();
+    let sessions = 0;
+    let statusAtReconnect: McpServerStatus | undefined;
+    let handle: ReturnType<typeof createMcpServer> | undefined;
+    const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
+      if (request.method === 'GET') {
+        if (!request.headers['mcp-session-id']) return void response.writeHead(sessionlessGet, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Mcp-Session-Id header is required"},"id":null}');
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.flushHeaders();
+        streams.add(response);
+        response.on('close', () => streams.delete(response));
+        return;
+      }
+      if (request.method === 'DELETE') return void response.writeHead(200).end();
+      const chunks: Buffer[] = [];
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+      const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: number; method: string };
+      if (message.id === undefined) return void response.writeHead(202).end();
+      const json = (body: object, headers: Record<string, string> = {}) =>
+        response.writeHead(200, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, ...body }));
+      if (message.method === 'initialize') {
+        // Barrier: the reconnect for the lost stream has begun; what the status said until now is recorded.
+        if (sessions === 1) statusAtReconnect = handle!.status();
+        return json({ result: { protocolVersion: '2025-06-18', capabilities: { tools: { listChanged: true } }, serverInfo: { name: 's', version: '1' } } }, { 'mcp-session-id': `session-${(sessions += 1)}` });
+      }
+      if (message.method === 'tools/list') return json({ result: { tools: [{ name: 'status', inputSchema: { type: 'object', properties: {} } }] } });
+      // server/discover and the rest: as the SDK answers a request without a session.
+      return void response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: No valid session ID provided' }, id: null }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closing.push(
+      () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    );
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+    const config = parseConfigFile(`mcpServers:\n  ops:\n    url: ${url}\n`, 'test.yml').mcpServers!.ops!;
+    handle = createMcpServer({ name: 'ops', config, env: {}, logger: pino({ level: 'silent' }), problems: [], onToolsChanged: () => {}, onProblem: () => {}, onRecovered: () => {} });
+    closing.push(() => handle!.close());
+    await handle.start();
+    await until(() => streams.size > 0, 'the event stream open');
+    expect(handle.status().warnings).toBeUndefined();
+
+    // A proxy ends the long-lived response once: a routine first loss.
+    for (const stream of streams) stream.end();
+    await until(() => statusAtReconnect, 'the reconnect for the event stream');
+    expect(statusAtReconnect!.warnings).toEqual(undefined);
+  });
+});
