@@ -1,5 +1,4 @@
 import type { Cluster, Redis } from 'ioredis';
-import { masterConnections } from './cluster-masters.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { StoreRisk } from './state-store.js';
 
@@ -26,16 +25,22 @@ export interface RedisPersistence {
 }
 
 /**
- * Asks each primary once. `WAITAOF 0 0 0` waits for nothing, so it answers at once where the command
- * exists and is allowed. One server: one round trip. A Cluster: one per master of the slot map, on the
- * client's own connection to it (`cluster-masters.ts`: the masters `/healthz` probes), since the bot's
- * untagged keys (`once:`, a schedule's claim, the markers) can live on a master holding no shard, so
- * every node the bot writes to is asked. Before the client has its slot map, one routed command waits
- * for it; without one still, one per shard, routed by an `EXISTS` of one of its keys (the keyless `INFO`
- * and `WAITAOF` go with it). Rejects only when Redis could not be reached.
+ * Asks each primary holding a shard once: what decides whether the writes that must not be lost (a
+ * call's executing marker, a withdrawal) wait for the append-only file (`waitsForDisk`), and those
+ * writes go to the shards only. `WAITAOF 0 0 0` waits for nothing, so it answers at once where the
+ * command exists and is allowed. One server: one round trip. A Cluster: one per shard, each routed to
+ * the shard's primary by an `EXISTS` of one of its keys (the keyless `INFO` and `WAITAOF` go with it).
+ * The masters holding no shard are asked for the warnings only (`cluster-master-persistence.ts`): one
+ * that is down or has other settings must not change or fail the shards' writes. Rejects only when
+ * Redis could not be reached.
  */
 export async function readRedisPersistence({ redis, keys }: { redis: Redis | Cluster; keys: RedisKeys }): Promise<RedisPersistence> {
-  const nodes = await Promise.all((await primaries({ redis, keys })).map(readPrimary));
+  const routing = redis.isCluster ? keys.shards().map((shard) => shard.ready()) : [undefined];
+  return combinePersistence(await Promise.all(routing.map((route) => readPrimaryPersistence({ client: redis, ...(route !== undefined && { route }) }))));
+}
+
+/** Several primaries' settings as one: the least a write can count on among them. */
+export function combinePersistence(nodes: readonly RedisPersistence[]): RedisPersistence {
   const appendOnly = nodes.some((node) => node.appendOnly === false) ? false : nodes.every((node) => node.appendOnly === true) ? true : undefined;
   const policies = nodes.map((node) => node.evictionPolicy).filter((policy) => policy !== undefined);
   const evictionPolicy = policies.find((policy) => policy !== 'noeviction') ?? policies[0];
@@ -44,27 +49,11 @@ export async function readRedisPersistence({ redis, keys }: { redis: Redis | Clu
   return { appendOnly, waitAof: nodes.every((node) => node.waitAof), evictionPolicy, replicas };
 }
 
-/** Where each primary is asked: a connection to it, or the Cluster client with a key of the primary's (`route`). */
-interface Primary {
-  client: Redis | Cluster;
-  route?: string;
-}
-
-async function primaries({ redis, keys }: { redis: Redis | Cluster; keys: RedisKeys }): Promise<Primary[]> {
-  if (!redis.isCluster) return [{ client: redis }];
-  const cluster = redis as Cluster;
-  // Start-up: the client loads its slot map on connecting, and a routed command waits for that.
-  if (masterConnections(cluster).length === 0) await cluster.exists(keys.shard(0).ready());
-  const masters = masterConnections(cluster);
-  if (masters.length === 0) return keys.shards().map((shard) => ({ client: cluster, route: shard.ready() }));
-  return masters.map(({ master, connection }) => {
-    // The client dropped it (its connection ended) and has not read the slot map since: not reachable now.
-    if (!connection) throw new Error(`Redis Cluster master ${master} is not connected`);
-    return { client: connection };
-  });
-}
-
-async function readPrimary({ client, route }: Primary): Promise<RedisPersistence> {
+/**
+ * One primary's settings, asked on `client`: a connection to it, or the Cluster client with a key of
+ * the primary's (`route`, sent first as an `EXISTS` so the keyless commands go with it).
+ */
+export async function readPrimaryPersistence({ client, route }: { client: Redis | Cluster; route?: string }): Promise<RedisPersistence> {
   const pipeline = client.pipeline();
   if (route !== undefined) pipeline.exists(route);
   pipeline.info('persistence').call('WAITAOF', '0', '0', '0').info('memory').info('replication');

@@ -12,6 +12,7 @@ import { NEWER_SCHEMA, unlessNewerSchema } from './newer-schema-error.js';
 import { newTokenNonce } from './fencing-token.js';
 import { reportingCommandFailures, type RedisFailureListener } from './redis-failures.js';
 import type { RedisTarget } from '../config/redis-target.js';
+import { type MasterPersistence, readMasterPersistence, unreadMasterRisks } from './cluster-master-persistence.js';
 import { connectRedisClient } from './connect-to-redis.js';
 import { prepareKeyLayout } from './key-layout.js';
 import { createRedisKeys, DEFAULT_REDIS_SHARDS, stepIdPrefix, type ShardKeys } from './redis-keys.js';
@@ -51,7 +52,7 @@ import {
 } from './redis-scripts.js';
 import type { CommitResult, DeletedPost, ExecutingMarker, Fence, PendingCardRefresh, PendingTakeBack, ReplicaShortfall, StateStore } from './state-store.js';
 import { createReplicaConfirmedWrites, defaultReplicasToWaitFor, DEFAULT_REPLICA_WAIT_TIMEOUT_MS, DISK_WAIT_FLOOR_MS } from './replica-confirmed-write.js';
-import { persistenceRisks, readRedisPersistence, type RedisPersistence } from './redis-persistence.js';
+import { combinePersistence, persistenceRisks, readRedisPersistence, type RedisPersistence } from './redis-persistence.js';
 import { ReplicationNotConfirmedError } from './replication-not-confirmed-error.js';
 import { createThreadHistories, type ThreadReply, type ThreadWrite } from './redis-thread-history.js';
 import { assertTakesWrites } from './redis-takes-writes.js';
@@ -229,6 +230,21 @@ export function createRedisStore({
   };
   const forgetPersistence = () => {
     persistence = undefined;
+  };
+  /**
+   * The settings of every master of a Cluster's slot map, for the warnings only (`risks()`), read apart
+   * from `readPersistence`: the shards' waits never wait on a master holding no shard, nor fail with it.
+   */
+  let masters: { read: Promise<MasterPersistence>; at: number } | undefined;
+  const readMasters = (maxAgeMs: number) => {
+    if (masters === undefined || performance.now() - masters.at >= maxAgeMs) {
+      const read: Promise<MasterPersistence> = readMasterPersistence({ redis, keys }).catch((error: unknown) => {
+        if (masters?.read === read) masters = undefined;
+        throw error;
+      });
+      masters = { read, at: performance.now() };
+    }
+    return masters.read;
   };
   /**
    * Whether the writes that must not be lost (a call's executing marker, a withdrawal) also wait
@@ -956,7 +972,8 @@ export function createRedisStore({
     },
 
     async risks() {
-      return persistenceRisks({ persistence: await readPersistence({ maxAgeMs: risksMaxAgeMs }), waitReplicas: replicas });
+      const [shards, others] = await Promise.all([readPersistence({ maxAgeMs: risksMaxAgeMs }), readMasters(risksMaxAgeMs)]);
+      return [...persistenceRisks({ persistence: combinePersistence([shards, ...others.read]), waitReplicas: replicas }), ...unreadMasterRisks(others)];
     },
 
     async close() {

@@ -1,0 +1,75 @@
+import type { Cluster, Redis } from 'ioredis';
+import { masterConnections } from './cluster-masters.js';
+import { readPrimaryPersistence, type RedisPersistence } from './redis-persistence.js';
+import type { RedisKeys } from './redis-keys.js';
+import type { StoreRisk } from './state-store.js';
+
+/**
+ * How long a master is waited for: under `/healthz`'s own limit (`HEALTH_CHECK_TIMEOUT_MS`, 2.5 s), so
+ * a master that accepts the connection and never answers leaves out its own settings, not every warning.
+ */
+export const MASTER_READ_TIMEOUT_MS = 2_000;
+
+/** What the masters of a Cluster's slot map said: each one's settings, and the masters that did not answer. */
+export interface MasterPersistence {
+  read: RedisPersistence[];
+  unread: Array<{ master: string; reason: string }>;
+}
+
+/**
+ * For the warnings only (`/healthz`, the start-up log): every master of a Cluster's slot map, each on
+ * the client's own connection to it (`cluster-masters.ts`: the masters `/healthz` probes), since the
+ * bot's untagged keys (`once:`, a schedule's claim, the layout markers) can live on a master holding no
+ * shard, and its eviction or missing append-only file loses them. Never what decides the shards' waits
+ * (`readRedisPersistence`): with `cluster-require-full-coverage no` such a master can be down while
+ * every shard takes writes, and a master holding none of them must not turn off their `WAITAOF`. So a
+ * master without a connection, or not answering within `timeoutMs`, is named in `unread` and fails
+ * nothing. Before the client has its slot map, one routed command waits for it; none at all (one
+ * server, or a slot map still unknown): no masters, the shards' read covers what the bot writes.
+ */
+export async function readMasterPersistence({ redis, keys, timeoutMs = MASTER_READ_TIMEOUT_MS }: { redis: Redis | Cluster; keys: RedisKeys; timeoutMs?: number }): Promise<MasterPersistence> {
+  if (!redis.isCluster) return { read: [], unread: [] };
+  const cluster = redis as Cluster;
+  // Start-up: the client loads its slot map on connecting, and a routed command waits for that.
+  if (masterConnections(cluster).length === 0) await cluster.exists(keys.shard(0).ready());
+  const answers = await Promise.all(
+    masterConnections(cluster).map(async ({ master, connection }): Promise<{ master: string; persistence: RedisPersistence } | { master: string; reason: string }> => {
+      // The client dropped it (its connection ended) and has not read the slot map since: not reachable now.
+      if (!connection) return { master, reason: 'not connected' };
+      try {
+        return { master, persistence: await within(readPrimaryPersistence({ client: connection }), timeoutMs) };
+      } catch (error) {
+        return { master, reason: error instanceof Error ? error.message : String(error) };
+      }
+    }),
+  );
+  const found: MasterPersistence = { read: [], unread: [] };
+  for (const answer of answers) {
+    if ('persistence' in answer) found.read.push(answer.persistence);
+    else found.unread.push(answer);
+  }
+  return found;
+}
+
+/** A master whose settings are not known: its keys may be evicted or lost in a restart, and nothing says so. */
+export function unreadMasterRisks({ unread }: MasterPersistence): StoreRisk[] {
+  return unread.map(({ master, reason }) => ({
+    code: 'redis-master-unread',
+    message:
+      `Redis Cluster master ${master} did not answer INFO (${reason}): whether it keeps an append-only file and evicts keys is not known, ` +
+      "and the bot's untagged keys (a Slack event's delivery dedupe, a schedule's claim) can live there. The shards' writes are not affected (README: \"Redis persistence\").",
+  }));
+}
+
+/** `work`, or a rejection once `timeoutMs` passed without its answer (left to settle on its own). */
+async function within<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

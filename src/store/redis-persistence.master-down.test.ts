@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import { Cluster, Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRedisCluster, type RedisClusterHandle } from '../../test/helpers/redis-cluster.js';
+import { parseRedisTarget, type RedisTarget } from '../config/redis-target.js';
+import { clusterSlot, createRedisKeys } from './redis-keys.js';
+import { createRedisStore } from './redis-store.js';
+
+/**
+ * Review of 1a8b5aa: readRedisPersistence now asks every master of the slot map, and throws
+ * "Redis Cluster master … is not connected" when one has no connection. That read is not only the
+ * /healthz warnings: `waitsForDisk()` (every executing marker, every withdrawal) awaits the same cached
+ * read, and a /healthz risks() refresh that fails drops the cache. So a master that holds none of the
+ * bot's shards going down (cluster-require-full-coverage no: the shard masters keep serving) makes
+ * every tool call "Not run" and every Deny/Revoke unsendable; before, only the shard masters were read.
+ */
+describe('a Cluster master holding no shard goes down (cluster-require-full-coverage no)', () => {
+  let cluster: RedisClusterHandle;
+  beforeAll(async () => {
+    cluster = await startRedisCluster();
+  }, 30_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  it('still starts tool calls on the shard whose master is up', async () => {
+    const target = parseRedisTarget(cluster.url) as Extract<RedisTarget, { kind: 'cluster' }>;
+    const auth = { ...(target.username && { username: target.username }), ...(target.password && { password: target.password }) };
+    const router = new Cluster(target.nodes.map(({ host, port }) => ({ host, port })), { redisOptions: auth });
+    const admins = new Map(target.nodes.map(({ host, port }) => [`${host}:${port}`, new Redis(port, host, auth)]));
+    await router.ping();
+    const ownerOf = (key: string) => {
+      const open = key.indexOf('{');
+      const close = open === -1 ? -1 : key.indexOf('}', open + 1);
+      const hashed = close > open + 1 ? key.slice(open + 1, close) : key;
+      return router.slots[clusterSlot(hashed)]?.[0] as string;
+    };
+    const threadKey = 'T1:C1:1700000000.000100';
+    let keyPrefix = '';
+    let shardOwner = '';
+    for (let tries = 0; ; tries += 1) {
+      if (tries > 1000) throw new Error(`no prefix: ${JSON.stringify([ownerOf(createRedisKeys({ keyPrefix, shards: 1 }).ofThread(threadKey).executing(threadKey)), ownerOf(createRedisKeys({ keyPrefix, shards: 1 }).shardCountMarker()), ownerOf(createRedisKeys({ keyPrefix, shards: 1 }).layoutMarker()), router.slots.length])}`);
+      keyPrefix = `test:master-down:${randomUUID()}:`;
+      const keys = createRedisKeys({ keyPrefix, shards: 1 });
+      shardOwner = ownerOf(keys.ofThread(threadKey).executing(threadKey));
+      if (ownerOf(keys.shardCountMarker()) === shardOwner) break;
+    }
+    for (const admin of admins.values()) await admin.config('SET', 'cluster-require-full-coverage', 'no');
+    const layoutOwner = ownerOf(createRedisKeys({ keyPrefix, shards: 1 }).layoutMarker());
+    const otherIndex = cluster.nodes.findIndex((node) => `127.0.0.1:${node.port}` !== shardOwner && `127.0.0.1:${node.port}` !== layoutOwner);
+    const other = cluster.nodes[otherIndex]!;
+
+    // risksMaxAgeMs 0: what /healthz does once its minute-old read is due again.
+    const store = createRedisStore({ target, keyPrefix, shards: 1, risksMaxAgeMs: 0, waitTimeoutMs: 500 });
+    try {
+      const token = (await store.tryLock(threadKey, 60_000))!;
+      const fence = { threadKey, token };
+      const marking = (toolCallId: string) => ({ fence, toolCallId, marker: { toolName: 'restart', input: {}, startedAt: Date.now() }, ttlMs: 60_000, audit: [] });
+      expect(await store.markExecuting(marking('call-0'))).toBe('marked');
+
+      // A master that holds none of the bot's shards dies (no replica: its slots stay uncovered).
+      await other.stop({ signal: 'SIGKILL' });
+      // The shard's master is unaffected and takes writes.
+      expect(await store.fenceState(fence)).toBe('current');
+      // A /healthz check reads its warnings again: the dead master gets its own, and fails nothing.
+      expect((await store.risks()).map((risk) => risk.code)).toContain('redis-master-unread');
+
+      const outcome = await store.markExecuting(marking('call-1')).then(
+        (result) => result,
+        (error: unknown) => `${(error as Error).name}: ${(error as Error).message}`,
+      );
+      expect(outcome, 'a tool call on a healthy shard is refused because an unrelated master is down').toBe('marked');
+    } finally {
+      await store.close();
+      router.disconnect();
+      for (const client of admins.values()) client.disconnect();
+    }
+  }, 60_000);
+});
