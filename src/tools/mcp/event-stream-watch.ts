@@ -1,3 +1,5 @@
+import { reportingBody } from './reporting-body.js';
+
 /** How the long-lived event stream a GET opens was lost, and whether `@ai-sdk/mcp` opens it again itself. */
 export interface EventStreamLoss {
   /** What happened, for the log and the status (the server's status code, never its text). */
@@ -45,35 +47,14 @@ export function watchEventStream(options: { onOpened: () => void; onLost: (loss:
       return response;
     }
     tell(options.onOpened);
-    const body = reportingEnd({ body: response.body, signal: init?.signal ?? undefined, onLost: (loss) => tell(() => options.onLost(loss)) });
+    const body = reportingBody({
+      body: response.body,
+      signal: init?.signal ?? undefined,
+      onFailed: (error) => options.onLost({ reason: `its event stream broke (${errorText(error)})`, reopensItself: true }),
+      onEnded: () => options.onLost({ reason: 'it ended its event stream', reopensItself: false }),
+    });
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
-}
-
-/** `body` as it is, except that its end (clean or broken, unless its reader cancelled it or the request was aborted) is reported. */
-function reportingEnd(options: { body: ReadableStream<Uint8Array>; signal: AbortSignal | undefined; onLost: (loss: EventStreamLoss) => void }): ReadableStream<Uint8Array> {
-  const reader = options.body.getReader();
-  let cancelled = false;
-  const asked = () => cancelled || options.signal?.aborted === true;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      let chunk: Awaited<ReturnType<typeof reader.read>>;
-      try {
-        chunk = await reader.read();
-      } catch (error) {
-        if (!asked()) options.onLost({ reason: `its event stream broke (${errorText(error)})`, reopensItself: true });
-        controller.error(error);
-        return;
-      }
-      if (!chunk.done) return controller.enqueue(chunk.value);
-      if (!asked()) options.onLost({ reason: 'it ended its event stream', reopensItself: false });
-      controller.close();
-    },
-    cancel(reason) {
-      cancelled = true;
-      return reader.cancel(reason);
-    },
-  });
 }
 
 function errorText(error: unknown): string {

@@ -1,0 +1,43 @@
+/**
+ * `body` as it is, except that a read that fails and (with `onEnded`) its clean end are reported
+ * first, unless its reader cancelled it or the request was aborted: those are ends the client asked
+ * for. The streams `@ai-sdk/mcp`'s HTTP transport reads are seen only by the fetch it is given, so
+ * this pass-through is the one place to hear how they end.
+ */
+export function reportingBody(options: {
+  body: ReadableStream<Uint8Array>;
+  signal: AbortSignal | undefined;
+  onFailed: (error: unknown) => void;
+  onEnded?: () => void;
+}): ReadableStream<Uint8Array> {
+  const reader = options.body.getReader();
+  let cancelled = false;
+  const report = (listener: () => void) => {
+    if (cancelled || options.signal?.aborted) return;
+    try {
+      listener();
+    } catch {
+      // A reporter that throws must not change what the transport reads.
+    }
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        report(() => options.onFailed(error));
+        controller.error(error);
+        return;
+      }
+      if (!chunk.done) return controller.enqueue(chunk.value);
+      const { onEnded } = options;
+      if (onEnded) report(onEnded);
+      controller.close();
+    },
+    cancel(reason) {
+      cancelled = true;
+      return reader.cancel(reason);
+    },
+  });
+}
