@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Cluster, Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedisCluster, type RedisClusterHandle } from '../../test/helpers/redis-cluster.js';
-import { parseRedisTarget, type RedisTarget } from '../config/redis-target.js';
+import type { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
 import { healthReply } from '../runtime/health-check.js';
-import { clusterSlot, createRedisKeys } from './redis-keys.js';
+import { openClusterScene, placeOnMasterWithoutShard, useRedisCluster } from './cluster-scene.test-support.js';
 import { createRedisStore } from './redis-store.js';
 
 /**
@@ -16,45 +14,13 @@ import { createRedisStore } from './redis-store.js';
  * it refuses every write (NOREPLICAS, OOM), the bot's writes there fail while /healthz answers 200.
  */
 describe('/healthz on a Redis Cluster with fewer shards than masters', () => {
-  let cluster: RedisClusterHandle;
-  beforeAll(async () => {
-    cluster = await startRedisCluster();
-  });
-  afterAll(async () => {
-    await cluster?.stop();
-  });
+  const cluster = useRedisCluster();
 
   it('is 503 when the master holding no shard (but the bot\'s once: keys and shard marker) refuses writes', async () => {
-    const target = parseRedisTarget(cluster.url) as Extract<RedisTarget, { kind: 'cluster' }>;
-    const auth = { ...(target.username && { username: target.username }), ...(target.password && { password: target.password }) };
-    const router = new Cluster(
-      target.nodes.map(({ host, port }) => ({ host, port })),
-      { redisOptions: auth },
-    );
-    const admins = new Map(target.nodes.map(({ host, port }) => [`${host}:${port}`, new Redis(port, host, auth)]));
-    await router.ping();
-    // Redis Cluster's hash tag rule: the text between the first `{` and the next `}`, if not empty; else the whole key.
-    const ownerOf = (key: string) => {
-      const open = key.indexOf('{');
-      const close = open === -1 ? -1 : key.indexOf('}', open + 1);
-      const hashed = close > open + 1 ? key.slice(open + 1, close) : key;
-      return router.slots[clusterSlot(hashed)]?.[0] as string;
-    };
-    // A prefix whose shard-count marker lives on another master than the one shard.
-    let keyPrefix = '';
-    let refusing = '';
-    for (;;) {
-      keyPrefix = `test:probe-uncovered:${randomUUID()}:`;
-      const keys = createRedisKeys({ keyPrefix, shards: 1 });
-      const shardOwner = ownerOf(keys.shard(0).step('x'));
-      refusing = ownerOf(keys.shardCountMarker());
-      if (refusing !== shardOwner) break;
-    }
-    const keys = createRedisKeys({ keyPrefix, shards: 1 });
-    // A delivery id whose once: key lives on that master too.
-    let deliveryId = '';
-    do deliveryId = `event:${randomUUID()}`;
-    while (ownerOf(keys.once(deliveryId)) !== refusing);
+    const scene = await openClusterScene(cluster());
+    const { target, admins } = scene;
+    // A prefix whose shard-count marker lives on another master than the one shard, and a delivery id whose once: key lives on that master too.
+    const { keyPrefix, uncovered: refusing, deliveryId } = placeOnMasterWithoutShard(scene, 'test:probe-uncovered');
 
     const store = createRedisStore({ target, keyPrefix, shards: 1 });
     try {
@@ -78,8 +44,7 @@ describe('/healthz on a Redis Cluster with fewer shards than masters', () => {
       }
     } finally {
       await store.close();
-      router.disconnect();
-      for (const admin of admins.values()) admin.disconnect();
+      scene.close();
     }
   });
 });

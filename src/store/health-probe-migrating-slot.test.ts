@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Cluster, Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedisCluster, type RedisClusterHandle } from '../../test/helpers/redis-cluster.js';
-import { parseRedisTarget, type RedisTarget } from '../config/redis-target.js';
+import type { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
 import { healthReply } from '../runtime/health-check.js';
+import { openClusterScene, useRedisCluster } from './cluster-scene.test-support.js';
 import { clusterSlot, createRedisKeys } from './redis-keys.js';
 import { createRedisStore } from './redis-store.js';
 
@@ -17,26 +16,11 @@ import { createRedisStore } from './redis-store.js';
  * while /healthz kept answering 200, not just for the 1 s reuse window.
  */
 describe('/healthz on a Redis Cluster whose probe slot is being migrated', () => {
-  let cluster: RedisClusterHandle;
-  beforeAll(async () => {
-    cluster = await startRedisCluster();
-  });
-  afterAll(async () => {
-    await cluster?.stop();
-  });
+  const cluster = useRedisCluster();
 
   it('is 503 while the master owning the probe slot refuses writes', async () => {
-    const target = parseRedisTarget(cluster.url) as Extract<RedisTarget, { kind: 'cluster' }>;
-    const auth = { ...(target.username && { username: target.username }), ...(target.password && { password: target.password }) };
-    const router = new Cluster(target.nodes.map(({ host, port }) => ({ host, port })), { redisOptions: auth });
-    const admins = new Map(target.nodes.map(({ host, port }) => [`${host}:${port}`, new Redis(port, host, auth)]));
-    await router.ping();
-    const ownerOfSlot = (slot: number) => router.slots[slot]?.[0] as string;
-    const ownerOf = (key: string) => {
-      const open = key.indexOf('{');
-      const close = open === -1 ? -1 : key.indexOf('}', open + 1);
-      return ownerOfSlot(clusterSlot(close > open + 1 ? key.slice(open + 1, close) : key));
-    };
+    const scene = await openClusterScene(cluster());
+    const { target, admins, ownerOf, ownerOfSlot } = scene;
     const keyPrefix = `test:probe-migrating:${randomUUID()}:`;
     const keys = createRedisKeys({ keyPrefix, shards: 1 });
     // The master that holds the bot's shard, and the tag probe-key-per-master.ts gives it (the first probe.<n> it owns).
@@ -92,8 +76,7 @@ describe('/healthz on a Redis Cluster whose probe slot is being migrated', () =>
       await ownerAdmin.call('CLUSTER', 'SETSLOT', String(probeSlot), 'STABLE');
       await otherAdmin.call('CLUSTER', 'SETSLOT', String(probeSlot), 'STABLE');
       await store.close();
-      router.disconnect();
-      for (const client of admins.values()) client.disconnect();
+      scene.close();
     }
   });
 });

@@ -1,10 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { Cluster, Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedisCluster, type RedisClusterHandle } from '../../test/helpers/redis-cluster.js';
-import { parseRedisTarget, type RedisTarget } from '../config/redis-target.js';
+import type { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
 import { healthReply } from '../runtime/health-check.js';
-import { clusterSlot, createRedisKeys } from './redis-keys.js';
+import { openClusterScene, placeOnMasterWithoutShard, useRedisCluster } from './cluster-scene.test-support.js';
 import { createRedisStore } from './redis-store.js';
 
 /**
@@ -16,39 +13,12 @@ import { createRedisStore } from './redis-store.js';
  * and the delivery dedupe keys there can be dropped.
  */
 describe('/healthz warnings on a Redis Cluster with fewer shards than masters', () => {
-  let cluster: RedisClusterHandle;
-  beforeAll(async () => {
-    cluster = await startRedisCluster();
-  });
-  afterAll(async () => {
-    await cluster?.stop();
-  });
+  const cluster = useRedisCluster();
 
   it('name an eviction policy of the master holding the bot\'s once: keys but no shard', async () => {
-    const target = parseRedisTarget(cluster.url) as Extract<RedisTarget, { kind: 'cluster' }>;
-    const auth = { ...(target.username && { username: target.username }), ...(target.password && { password: target.password }) };
-    const router = new Cluster(target.nodes.map(({ host, port }) => ({ host, port })), { redisOptions: auth });
-    const admins = new Map(target.nodes.map(({ host, port }) => [`${host}:${port}`, new Redis(port, host, auth)]));
-    await router.ping();
-    const ownerOf = (key: string) => {
-      const open = key.indexOf('{');
-      const close = open === -1 ? -1 : key.indexOf('}', open + 1);
-      const hashed = close > open + 1 ? key.slice(open + 1, close) : key;
-      return router.slots[clusterSlot(hashed)]?.[0] as string;
-    };
-    let keyPrefix = '';
-    let evicting = '';
-    for (;;) {
-      keyPrefix = `test:risks-uncovered:${randomUUID()}:`;
-      const keys = createRedisKeys({ keyPrefix, shards: 1 });
-      const shardOwner = ownerOf(keys.shard(0).step('x'));
-      evicting = ownerOf(keys.shardCountMarker());
-      if (evicting !== shardOwner) break;
-    }
-    const keys = createRedisKeys({ keyPrefix, shards: 1 });
-    let deliveryId = '';
-    do deliveryId = `event:${randomUUID()}`;
-    while (ownerOf(keys.once(deliveryId)) !== evicting);
+    const scene = await openClusterScene(cluster());
+    const { target, admins, ownerOf } = scene;
+    const { keyPrefix, keys, uncovered: evicting, deliveryId } = placeOnMasterWithoutShard(scene, 'test:risks-uncovered');
 
     const shardOwner = ownerOf(keys.shard(0).step('x'));
     // CONTROL=shard: the same policy on the shard's master is warned of (the test's set-up is right).
@@ -67,8 +37,7 @@ describe('/healthz warnings on a Redis Cluster with fewer shards than masters', 
     } finally {
       await admin.config('SET', 'maxmemory-policy', 'noeviction');
       await store.close();
-      router.disconnect();
-      for (const client of admins.values()) client.disconnect();
+      scene.close();
     }
   });
 });

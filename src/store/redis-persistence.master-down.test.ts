@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Cluster, Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedisCluster, type RedisClusterHandle } from '../../test/helpers/redis-cluster.js';
-import { parseRedisTarget, type RedisTarget } from '../config/redis-target.js';
-import { clusterSlot, createRedisKeys } from './redis-keys.js';
+import { describe, expect, it } from 'vitest';
+import { openClusterScene, useRedisCluster } from './cluster-scene.test-support.js';
+import { createRedisKeys } from './redis-keys.js';
 import { createRedisStore } from './redis-store.js';
 
 /**
@@ -15,31 +13,16 @@ import { createRedisStore } from './redis-store.js';
  * every tool call "Not run" and every Deny/Revoke unsendable; before, only the shard masters were read.
  */
 describe('a Cluster master holding no shard goes down (cluster-require-full-coverage no)', () => {
-  let cluster: RedisClusterHandle;
-  beforeAll(async () => {
-    cluster = await startRedisCluster();
-  }, 30_000);
-  afterAll(async () => {
-    await cluster?.stop();
-  });
+  const cluster = useRedisCluster({ startTimeoutMs: 30_000 });
 
   it('still starts tool calls on the shard whose master is up', async () => {
-    const target = parseRedisTarget(cluster.url) as Extract<RedisTarget, { kind: 'cluster' }>;
-    const auth = { ...(target.username && { username: target.username }), ...(target.password && { password: target.password }) };
-    const router = new Cluster(target.nodes.map(({ host, port }) => ({ host, port })), { redisOptions: auth });
-    const admins = new Map(target.nodes.map(({ host, port }) => [`${host}:${port}`, new Redis(port, host, auth)]));
-    await router.ping();
-    const ownerOf = (key: string) => {
-      const open = key.indexOf('{');
-      const close = open === -1 ? -1 : key.indexOf('}', open + 1);
-      const hashed = close > open + 1 ? key.slice(open + 1, close) : key;
-      return router.slots[clusterSlot(hashed)]?.[0] as string;
-    };
+    const scene = await openClusterScene(cluster());
+    const { target, admins, ownerOf } = scene;
     const threadKey = 'T1:C1:1700000000.000100';
     let keyPrefix = '';
     let shardOwner = '';
     for (let tries = 0; ; tries += 1) {
-      if (tries > 1000) throw new Error(`no prefix: ${JSON.stringify([ownerOf(createRedisKeys({ keyPrefix, shards: 1 }).ofThread(threadKey).executing(threadKey)), ownerOf(createRedisKeys({ keyPrefix, shards: 1 }).shardCountMarker()), ownerOf(createRedisKeys({ keyPrefix, shards: 1 }).layoutMarker()), router.slots.length])}`);
+      if (tries > 1000) throw new Error(`no prefix: ${JSON.stringify([ownerOf(createRedisKeys({ keyPrefix, shards: 1 }).ofThread(threadKey).executing(threadKey)), ownerOf(createRedisKeys({ keyPrefix, shards: 1 }).shardCountMarker()), ownerOf(createRedisKeys({ keyPrefix, shards: 1 }).layoutMarker()), scene.slotCount()])}`);
       keyPrefix = `test:master-down:${randomUUID()}:`;
       const keys = createRedisKeys({ keyPrefix, shards: 1 });
       shardOwner = ownerOf(keys.ofThread(threadKey).executing(threadKey));
@@ -47,8 +30,8 @@ describe('a Cluster master holding no shard goes down (cluster-require-full-cove
     }
     for (const admin of admins.values()) await admin.config('SET', 'cluster-require-full-coverage', 'no');
     const layoutOwner = ownerOf(createRedisKeys({ keyPrefix, shards: 1 }).layoutMarker());
-    const otherIndex = cluster.nodes.findIndex((node) => `127.0.0.1:${node.port}` !== shardOwner && `127.0.0.1:${node.port}` !== layoutOwner);
-    const other = cluster.nodes[otherIndex]!;
+    const otherIndex = cluster().nodes.findIndex((node) => `127.0.0.1:${node.port}` !== shardOwner && `127.0.0.1:${node.port}` !== layoutOwner);
+    const other = cluster().nodes[otherIndex]!;
 
     // risksMaxAgeMs 0: what /healthz does once its minute-old read is due again.
     const store = createRedisStore({ target, keyPrefix, shards: 1, risksMaxAgeMs: 0, waitTimeoutMs: 500 });
@@ -72,8 +55,7 @@ describe('a Cluster master holding no shard goes down (cluster-require-full-cove
       expect(outcome, 'a tool call on a healthy shard is refused because an unrelated master is down').toBe('marked');
     } finally {
       await store.close();
-      router.disconnect();
-      for (const client of admins.values()) client.disconnect();
+      scene.close();
     }
   }, 60_000);
 });
