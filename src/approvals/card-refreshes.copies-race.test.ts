@@ -2,9 +2,8 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { CardCopyTarget, ThreadMessenger } from '../conversation/thread-messenger.js';
 import { createMemoryStore } from '../store/memory-store.js';
-import { newThreadState } from '../store/thread-state.js';
 import { createCardRefreshes, keepCardToRedraw } from './card-refreshes.js';
-import { evaluation, makeStep } from './pending-step.test-support.js';
+import { copyChannel, openStep, stepRoutedTo } from './card-refreshes.test-support.js';
 import { withMissingCopies } from './post-card-copies.js';
 
 const logger = pino({ level: 'silent' });
@@ -21,9 +20,8 @@ describe('copies posted by a card refresh while a recorded edit posts them', () 
   it('leave one copy per channel: the first recorded; the other is taken back', async () => {
     const store = createMemoryStore();
     // As a recorded edit left it: routed to #approvals only, its copy not posted yet.
-    const step = makeStep([{ approvalId: 'apv-1', policy: evaluation({ approvers: [{ kind: 'user', userId: 'U0LEAD' }], notify: { thread: false, channels: [APPROVALS], dmApprovers: false } }) }]);
-    const token = (await store.tryLock(step.threadKey, 60_000))!;
-    await store.createStep({ step, thread: { ...newThreadState(step, 1), pendingStepId: step.stepId }, ttlMs: 60 * 60_000, audit: [], fence: { threadKey: step.threadKey, token } });
+    const step = stepRoutedTo({ thread: false, channels: [APPROVALS] });
+    await openStep(store, step, 60 * 60_000);
     await store.setStepCard(step.stepId, 'card-1');
     // A refresh kept earlier for this card (an approval's chat.update got a 503), due now.
     await keepCardToRedraw({ store, stepId: step.stepId, logger, at: Date.now() });
@@ -42,7 +40,7 @@ describe('copies posted by a card refresh while a recorded edit posts them', () 
       async updateStepCard() {},
       async updateStepCopy() {},
       async postStepCopy({ target }: { target: CardCopyTarget }) {
-        const channel = target.kind === 'channel' ? target.channel : `D-${target.userId}`;
+        const channel = copyChannel(target);
         const ts = `copy-${copiesPosted.length + 1}`;
         copiesPosted.push(`${channel}:${ts}`);
         // The edit's copy: Slack is slow to answer it.

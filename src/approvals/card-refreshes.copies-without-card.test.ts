@@ -2,10 +2,9 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { CardCopyTarget, ThreadMessenger } from '../conversation/thread-messenger.js';
 import { createMemoryStore } from '../store/memory-store.js';
-import { newThreadState } from '../store/thread-state.js';
 import { createCardRefreshes } from './card-refreshes.js';
 import type { PendingStep } from './pending-step.js';
-import { evaluation, makeStep } from './pending-step.test-support.js';
+import { copyChannel, openStep, stepRoutedTo } from './card-refreshes.test-support.js';
 import { withMissingCopies } from './post-card-copies.js';
 
 const logger = pino({ level: 'silent' });
@@ -24,9 +23,8 @@ describe('an unsettled edit routed elsewhere, on a step whose first card is not 
     const now = () => clock;
     const store = createMemoryStore({ now });
     // The version waiting is under a rule routed to #sre (an edit landed, its reply lost); the step has the #approvals copy of the earlier rule.
-    const step = makeStep([{ approvalId: 'apv-1', policy: evaluation({ approvers: [{ kind: 'user', userId: 'U0LEAD' }], notify: { thread: true, channels: [SRE], dmApprovers: false } }) }]);
-    const token = (await store.tryLock(step.threadKey, 60_000))!;
-    await store.createStep({ step, thread: { ...newThreadState(step, 1), pendingStepId: step.stepId }, ttlMs: 7 * 24 * 3_600_000, audit: [], fence: { threadKey: step.threadKey, token } });
+    const step = stepRoutedTo({ thread: true, channels: [SRE] });
+    await openStep(store, step, 7 * 24 * 3_600_000);
     if (cardTs !== undefined) await store.setStepCard(step.stepId, cardTs, 'https://slack.example/card');
     await store.recordCardCopy(step.stepId, { kind: 'channel', channel: APPROVALS, ts: 'copy-1' });
 
@@ -36,7 +34,7 @@ describe('an unsettled edit routed elsewhere, on a step whose first card is not 
       async updateStepCard() {},
       async updateStepCopy() {},
       async postStepCopy({ target }: { step: PendingStep; target: CardCopyTarget }) {
-        const channel = target.kind === 'channel' ? target.channel : `D-${target.userId}`;
+        const channel = copyChannel(target);
         posted.push(channel);
         next += 1;
         return { kind: target.kind, channel, ts: `copy-new-${next}` };

@@ -3,10 +3,9 @@ import { describe, expect, it } from 'vitest';
 import type { CardCopyTarget, ThreadMessenger } from '../conversation/thread-messenger.js';
 import { SlackCallError } from '../errors/countersign-error.js';
 import { createMemoryStore } from '../store/memory-store.js';
-import { newThreadState } from '../store/thread-state.js';
 import { createCardRefreshes, keepCardToRedraw } from './card-refreshes.js';
 import type { CardCopy, PendingStep } from './pending-step.js';
-import { evaluation, makeStep } from './pending-step.test-support.js';
+import { copyChannel, openStep, stepRoutedTo } from './card-refreshes.test-support.js';
 import { withMissingCopies } from './post-card-copies.js';
 
 const logger = pino({ level: 'silent' });
@@ -21,9 +20,8 @@ describe('a card drawn again by the sweep', () => {
   it('posts first the copies its routing asks for and lacks, once, and the card shows them', async () => {
     const store = createMemoryStore();
     // As the edit left it: routed to #approvals only, with no copy there.
-    const step = makeStep([{ approvalId: 'apv-1', policy: evaluation({ approvers: [{ kind: 'user', userId: 'U0LEAD' }], notify: { thread: false, channels: [APPROVALS], dmApprovers: false } }) }]);
-    const token = (await store.tryLock(step.threadKey, 60_000))!;
-    await store.createStep({ step, thread: { ...newThreadState(step, 1), pendingStepId: step.stepId }, ttlMs: 60 * 60_000, audit: [], fence: { threadKey: step.threadKey, token } });
+    const step = stepRoutedTo({ thread: false, channels: [APPROVALS] });
+    await openStep(store, step, 60 * 60_000);
     await store.setStepCard(step.stepId, 'card-1');
 
     const events: string[] = [];
@@ -33,7 +31,7 @@ describe('a card drawn again by the sweep', () => {
       },
       async updateStepCopy() {},
       async postStepCopy({ target }: { target: CardCopyTarget }) {
-        const channel = target.kind === 'channel' ? target.channel : `D-${target.userId}`;
+        const channel = copyChannel(target);
         events.push(`copy in ${channel}`);
         return { kind: target.kind, channel, ts: `copy-${events.length}` };
       },
@@ -70,9 +68,8 @@ describe('a card refresh whose copy update Slack fails', () => {
     let clock = 1_000_000;
     const now = () => clock;
     const store = createMemoryStore({ now });
-    const step = makeStep([{ approvalId: 'apv-1', policy: evaluation({ approvers: [{ kind: 'user', userId: 'U0LEAD' }], notify: { thread: true, channels: [APPROVALS], dmApprovers: false } }) }]);
-    const token = (await store.tryLock(step.threadKey, 60_000))!;
-    await store.createStep({ step, thread: { ...newThreadState(step, 1), pendingStepId: step.stepId }, ttlMs: 7 * 24 * 3_600_000, audit: [], fence: { threadKey: step.threadKey, token } });
+    const step = stepRoutedTo({ thread: true, channels: [APPROVALS] });
+    await openStep(store, step, 7 * 24 * 3_600_000);
     await store.setStepCard(step.stepId, 'card-1');
     await store.recordCardCopy(step.stepId, { kind: 'channel', channel: APPROVALS, ts: 'copy-1' });
 

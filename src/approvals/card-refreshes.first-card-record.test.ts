@@ -1,24 +1,15 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../store/memory-store.js';
-import { newThreadState } from '../store/thread-state.js';
 import { createCardRefreshes, keepFirstCardToFind } from './card-refreshes.js';
 import type { PendingStep } from './pending-step.js';
+import { approve, openStep } from './card-refreshes.test-support.js';
 import { makeStep } from './pending-step.test-support.js';
-import { applyCallAction } from './transitions/call-action.js';
 
 /**
  * A request's first card whose post lost its reply, looked for by the sweep, when the link or the
  * record of the card it finds or posts fails: the request is left with one card, drawn as it stands.
  */
-
-async function approve(store: ReturnType<typeof createMemoryStore>, stepId: string): Promise<void> {
-  const current = (await store.getStep(stepId))!;
-  const origin = { teamId: current.teamId, channel: current.channel, membership: 'member' as const };
-  const result = applyCallAction(current, { stepId, approvalId: 'apv-1', userId: 'UBOB', origin, action: { kind: 'approve', version: 0 } }, { now: 1, groupMembers: new Map(), newGrantId: () => 'grant-1' });
-  if (!result.ok) throw new Error(result.refusal.message);
-  await store.commitStep(result.transition);
-}
 
 const POST = { mark: 'countersign_post_1', text: 'Approval needed', after: '1700000000.000100' };
 
@@ -27,8 +18,7 @@ async function world(options: { found: () => string | undefined; permalinkFails?
   const now = () => clock;
   const memory = createMemoryStore({ now });
   const step = makeStep(['apv-1']);
-  const token = (await memory.tryLock(step.threadKey, 60_000))!;
-  await memory.createStep({ step, thread: { ...newThreadState(step, 1), pendingStepId: step.stepId }, ttlMs: 48 * 60 * 60_000, audit: [], fence: { threadKey: step.threadKey, token } });
+  await openStep(memory, step, 48 * 60 * 60_000);
   // The turn posted the step's copies (without a link to the thread's card) after keeping the look.
   if (options.withCopy) await memory.recordCardCopy(step.stepId, { kind: 'channel', channel: 'C0APPROVALS', ts: 'copy-1' });
   let permalinkFails = options.permalinkFails ?? 0;

@@ -1,20 +1,10 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../store/memory-store.js';
-import { newThreadState } from '../store/thread-state.js';
 import { createCardRefreshes, keepFirstCardToFind } from './card-refreshes.js';
 import type { PendingStep } from './pending-step.js';
+import { approve, openStep } from './card-refreshes.test-support.js';
 import { makeStep } from './pending-step.test-support.js';
-import { applyCallAction } from './transitions/call-action.js';
-
-/** An approval by UBOB, committed: the step's revision moves on. */
-async function approve(store: ReturnType<typeof createMemoryStore>, stepId: string): Promise<void> {
-  const current = (await store.getStep(stepId))!;
-  const origin = { teamId: current.teamId, channel: current.channel, membership: 'member' as const };
-  const result = applyCallAction(current, { stepId, approvalId: 'apv-1', userId: 'UBOB', origin, action: { kind: 'approve', version: 0 } }, { now: 1, groupMembers: new Map(), newGrantId: () => 'grant-1' });
-  if (!result.ok) throw new Error(result.refusal.message);
-  await store.commitStep(result.transition);
-}
 
 const POST = { mark: 'countersign_post_1', text: 'Approval needed', after: '1700000000.000100' };
 
@@ -27,8 +17,7 @@ async function world(options: { found: string | undefined }) {
   const now = () => clock;
   const store = createMemoryStore({ now });
   const step = makeStep(['apv-1']);
-  const token = (await store.tryLock(step.threadKey, 60_000))!;
-  await store.createStep({ step, thread: { ...newThreadState(step, 1), pendingStepId: step.stepId }, ttlMs: 60 * 60_000, audit: [], fence: { threadKey: step.threadKey, token } });
+  await openStep(store, step, 60 * 60_000);
   const shown: Array<{ ts: string; revision: number }> = [];
   const posted: string[] = [];
   const takenBack: string[] = [];

@@ -3,10 +3,9 @@ import { expect, it } from 'vitest';
 import type { ThreadMessenger } from '../conversation/thread-messenger.js';
 import { SlackCallError } from '../errors/countersign-error.js';
 import { createMemoryStore } from '../store/memory-store.js';
-import { newThreadState } from '../store/thread-state.js';
 import { createCardRefreshes, keepCardToRedraw } from './card-refreshes.js';
 import type { CardCopy, PendingStep } from './pending-step.js';
-import { evaluation, makeStep } from './pending-step.test-support.js';
+import { openStep, stepRoutedTo } from './card-refreshes.test-support.js';
 import { showStep } from './show-step.js';
 
 const logger = pino({ level: 'silent' });
@@ -23,9 +22,8 @@ it('a copy whose update failed for now is drawn again even when the step records
   let clock = 1_000_000;
   const now = () => clock;
   const store = createMemoryStore({ now });
-  const step = makeStep([{ approvalId: 'apv-1', policy: evaluation({ approvers: [{ kind: 'user', userId: 'U0LEAD' }], notify: { thread: true, channels: [APPROVALS], dmApprovers: false } }) }]);
-  const token = (await store.tryLock(step.threadKey, 60_000))!;
-  await store.createStep({ step, thread: { ...newThreadState(step, 1), pendingStepId: step.stepId }, ttlMs: 7 * 24 * 3_600_000, audit: [], fence: { threadKey: step.threadKey, token } });
+  const step = stepRoutedTo({ thread: true, channels: [APPROVALS] });
+  await openStep(store, step, 7 * 24 * 3_600_000);
   await store.recordCardCopy(step.stepId, { kind: 'channel', channel: APPROVALS, ts: 'copy-1' });
 
   let copyFailures = 1;
