@@ -1,9 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { pino } from 'pino';
-import { afterEach } from 'vitest';
-import { parseConfigFile } from '../../config/config-file.js';
-import { createMcpServer, type McpRetryOptions } from './mcp-server.js';
+import { createOpsHandle, useClosing } from './http-mcp-fixture.test-support.js';
+import type { McpRetryOptions } from './mcp-server.js';
 import { until } from './until.test-support.js';
 
 /**
@@ -113,26 +111,12 @@ export async function startEventStreamServer() {
  * are closed after the test.
  */
 export function useEventStreamServers() {
-  const closing: Array<() => Promise<void>> = [];
-  afterEach(async () => {
-    while (closing.length > 0) await closing.pop()!();
-  });
+  const closeAfter = useClosing();
   return async function connected(options: { retry?: Partial<McpRetryOptions> } = {}) {
     const fake = await startEventStreamServer();
-    closing.push(() => fake.close());
-    const config = parseConfigFile(`mcpServers:\n  ops:\n    url: ${fake.url}\n`, 'test.yml').mcpServers!.ops!;
-    const handle = createMcpServer({
-      name: 'ops',
-      config,
-      env: {},
-      logger: pino({ level: 'silent' }),
-      problems: [],
-      onToolsChanged: () => {},
-      onProblem: () => {},
-      onRecovered: () => {},
-      ...(options.retry ? { retry: options.retry } : {}),
-    });
-    closing.push(() => handle.close());
+    closeAfter(() => fake.close());
+    const handle = createOpsHandle({ url: fake.url, ...(options.retry ? { retry: options.retry } : {}) });
+    closeAfter(() => handle.close());
     await handle.start();
     await until(() => fake.openStreams() > 0, 'the event stream open');
     return { fake, handle };

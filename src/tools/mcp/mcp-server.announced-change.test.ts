@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isToolNotStartedError } from '../tool-not-started-error.js';
-import { DELETE_DATABASE_TOOL, STATUS_TOOL, useMutableMcpServers } from './mutable-mcp-server.test-support.js';
+import { DELETE_DATABASE_TOOL, DELETE_DATABASE_WITH_BACKUPS, outcome, STATUS_TOOL, TOOL_CONTEXT as context, useMutableMcpServers } from './mutable-mcp-server.test-support.js';
 import { until } from './until.test-support.js';
 
 /**
@@ -8,19 +7,6 @@ import { until } from './until.test-support.js';
  * connectTimeoutSeconds), the definitions from before may be wrong: the server's tools are refused as not run.
  */
 const startServer = useMutableMcpServers();
-const context = { toolCallId: 'c1', idempotencyKey: 'k', teamId: 'T', channel: 'C', threadTs: '1', requesterId: 'U' } as never;
-
-/** delete_database as the server defines it after the change: it also drops the backups unless told not to. */
-const DELETE_DATABASE_WITH_BACKUPS = {
-  ...DELETE_DATABASE_TOOL,
-  inputSchema: { type: 'object', properties: { name: { type: 'string' }, keepBackups: { type: 'boolean', default: false } } },
-};
-
-const outcome = (promise: Promise<unknown>) =>
-  promise.then(
-    (value) => ({ ran: value }),
-    (error: unknown) => ({ refused: isToolNotStartedError(error) ? error.reason : String(error) }),
-  );
 
 describe('an MCP server that said its tools changed', () => {
   it('does not run the old definition while the list the server announced is still being read', { timeout: 30_000 }, async () => {

@@ -1,10 +1,8 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
-import { parseConfigFile } from '../../config/config-file.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { describe, expect, it } from 'vitest';
 import { isToolNotStartedError } from '../tool-not-started-error.js';
-import { createMcpServer, type McpServerHandle } from './mcp-server.js';
+import { answerJson, createOpsHandle, INITIALIZE_RESULT, listenOnLoopback, openEventStream, readMessage, useClosing } from './http-mcp-fixture.test-support.js';
+import type { McpServerHandle } from './mcp-server.js';
 import { until } from './until.test-support.js';
 
 /**
@@ -13,10 +11,7 @@ import { until } from './until.test-support.js';
  * it says. A connection replaced is heard too, for its calls under way.
  */
 const context = { requesterId: 'U', teamId: 'T', channel: 'C', threadTs: '1', toolCallId: 'c1', idempotencyKey: 'k1' };
-const closing: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (closing.length > 0) await closing.pop()!();
-});
+const closeAfter = useClosing();
 
 async function fakeServer() {
   const streams = new Set<ServerResponse>();
@@ -26,27 +21,16 @@ async function fakeServer() {
   let release: (() => void) | undefined;
   let tools: object[] = [{ name: 'deploy', inputSchema: { type: 'object', properties: { service: { type: 'string' } } } }];
   const calls: Array<{ session: string; args: unknown }> = [];
-  const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
-    if (request.method === 'GET') {
-      response.writeHead(200, { 'content-type': 'text/event-stream' });
-      response.flushHeaders();
-      streams.add(response);
-      response.on('close', () => streams.delete(response));
-      return;
-    }
+  const url = await listenOnLoopback(async (request: IncomingMessage, response: ServerResponse) => {
+    if (request.method === 'GET') return openEventStream(streams, response);
     if (request.method === 'DELETE') return void response.writeHead(200).end();
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: number; method: string; params?: any };
-    if (message.id === undefined) return void response.writeHead(202).end();
-    const json = (body: object, headers: Record<string, string> = {}) =>
-      response.writeHead(200, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, ...body }));
+    const message = await readMessage<{ id?: number; method: string; params?: any }>(request);
+    const id = message.id;
+    if (id === undefined) return void response.writeHead(202).end();
+    const json = (body: object, headers?: Record<string, string>) => answerJson(response, id, body, headers);
     if (message.method === 'initialize') {
       if (refuseNewSessions) return void response.writeHead(503).end('too many sessions');
-      return json(
-        { result: { protocolVersion: '2025-06-18', capabilities: { tools: { listChanged: true } }, serverInfo: { name: 's', version: '1' } } },
-        { 'mcp-session-id': `session-${(sessions += 1)}` },
-      );
+      return json({ result: INITIALIZE_RESULT }, { 'mcp-session-id': `session-${(sessions += 1)}` });
     }
     if (message.method === 'tools/list') return json({ result: { tools } });
     if (message.method === 'tools/call') {
@@ -70,17 +54,9 @@ async function fakeServer() {
       return;
     }
     json({ error: { code: -32601, message: 'Method not found' } });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closing.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
+  }, closeAfter);
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    url,
     calls,
     openStreams: () => streams.size,
     endStreams: () => {
@@ -97,20 +73,9 @@ async function fakeServer() {
 
 async function connectedWithFailedReplace(timeoutSeconds: number, failReplace = true) {
   const fake = await fakeServer();
-  const config = parseConfigFile(`mcpServers:\n  ops:\n    url: ${fake.url}\n    timeoutSeconds: ${timeoutSeconds}\n`, 'test.yml').mcpServers!.ops!;
-  const handle: McpServerHandle = createMcpServer({
-    name: 'ops',
-    config,
-    env: {},
-    logger: pino({ level: 'silent' }),
-    problems: [],
-    onToolsChanged: () => {},
-    onProblem: () => {},
-    onRecovered: () => {},
-    // A reconnect for the stream 1 s after the loss, then 2 s, 4 s...: the window tested is well inside.
-    retry: { initialDelayMs: 1000 },
-  });
-  closing.push(() => handle.close());
+  // A reconnect for the stream 1 s after the loss, then 2 s, 4 s...: the window tested is well inside.
+  const handle: McpServerHandle = createOpsHandle({ url: fake.url, timeoutSeconds, retry: { initialDelayMs: 1000 } });
+  closeAfter(() => handle.close());
   await handle.start();
   await until(() => fake.openStreams() > 0, 'the event stream open');
   if (!failReplace) return { fake, handle };

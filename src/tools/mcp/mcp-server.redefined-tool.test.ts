@@ -1,23 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { definitionFingerprintOf } from '../definition-fingerprint.js';
-import { isToolNotStartedError } from '../tool-not-started-error.js';
-import { DELETE_DATABASE_TOOL, STATUS_TOOL, useMutableMcpServers } from './mutable-mcp-server.test-support.js';
+import { DELETE_DATABASE_TOOL, DELETE_DATABASE_WITH_BACKUPS, outcome, STATUS_TOOL, TOOL_CONTEXT as context, useMutableMcpServers } from './mutable-mcp-server.test-support.js';
 import { until } from './until.test-support.js';
 
 const startServer = useMutableMcpServers();
-const context = { toolCallId: 'c1', idempotencyKey: 'k', teamId: 'T', channel: 'C', threadTs: '1', requesterId: 'U' } as never;
-
-/** delete_database as the server defines it after the change: it also drops the backups unless told not to. */
-const DELETE_DATABASE_WITH_BACKUPS = {
-  ...DELETE_DATABASE_TOOL,
-  inputSchema: { type: 'object', properties: { name: { type: 'string' }, keepBackups: { type: 'boolean', default: false } } },
-};
-
-const outcome = (promise: Promise<unknown>) =>
-  promise.then(
-    (value) => ({ ran: value }),
-    (error: unknown) => ({ refused: isToolNotStartedError(error) ? error.reason : String(error) }),
-  );
 
 describe('a turn holding a definition of a tool the server redefined', () => {
   it('does not run the old definition once the new list was read (same name, new schema)', { timeout: 30_000 }, async () => {

@@ -1,9 +1,7 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
-import { parseConfigFile } from '../../config/config-file.js';
-import { createMcpServer, type McpServerStatus } from './mcp-server.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { answerJson, createOpsHandle, INITIALIZE_RESULT, listenOnLoopback, openEventStream, readMessage, useClosing } from './http-mcp-fixture.test-support.js';
+import type { McpServerHandle, McpServerStatus } from './mcp-server.js';
 import { until } from './until.test-support.js';
 
 /**
@@ -13,10 +11,7 @@ import { until } from './until.test-support.js';
  * reconnect, the first real loss would already be "the second in a row": warned at once, and waited
  * for twice as long; README: "1 s after the loss ..., from the second loss in a row ... mcp-event-stream-lost".
  */
-const closing: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (closing.length > 0) await closing.pop()!();
-});
+const closeAfter = useClosing();
 
 describe('an HTTP MCP server that answers a GET without a session 400 (as the official SDK does)', () => {
   it.each([
@@ -26,44 +21,28 @@ describe('an HTTP MCP server that answers a GET without a session 400 (as the of
     const streams = new Set<ServerResponse>();
     let sessions = 0;
     let statusAtReconnect: McpServerStatus | undefined;
-    let handle: ReturnType<typeof createMcpServer> | undefined;
-    const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
+    let handle: McpServerHandle | undefined;
+    const url = await listenOnLoopback(async (request: IncomingMessage, response: ServerResponse) => {
       if (request.method === 'GET') {
         if (!request.headers['mcp-session-id']) return void response.writeHead(sessionlessGet, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Mcp-Session-Id header is required"},"id":null}');
-        response.writeHead(200, { 'content-type': 'text/event-stream' });
-        response.flushHeaders();
-        streams.add(response);
-        response.on('close', () => streams.delete(response));
-        return;
+        return openEventStream(streams, response);
       }
       if (request.method === 'DELETE') return void response.writeHead(200).end();
-      const chunks: Buffer[] = [];
-      for await (const chunk of request) chunks.push(chunk as Buffer);
-      const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: number; method: string };
-      if (message.id === undefined) return void response.writeHead(202).end();
-      const json = (body: object, headers: Record<string, string> = {}) =>
-        response.writeHead(200, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, ...body }));
+      const message = await readMessage<{ id?: number; method: string }>(request);
+      const id = message.id;
+      if (id === undefined) return void response.writeHead(202).end();
+      const json = (body: object, headers?: Record<string, string>) => answerJson(response, id, body, headers);
       if (message.method === 'initialize') {
         // Barrier: the reconnect for the lost stream has begun; what the status said until now is recorded.
         if (sessions === 1) statusAtReconnect = handle!.status();
-        return json({ result: { protocolVersion: '2025-06-18', capabilities: { tools: { listChanged: true } }, serverInfo: { name: 's', version: '1' } } }, { 'mcp-session-id': `session-${(sessions += 1)}` });
+        return json({ result: INITIALIZE_RESULT }, { 'mcp-session-id': `session-${(sessions += 1)}` });
       }
       if (message.method === 'tools/list') return json({ result: { tools: [{ name: 'status', inputSchema: { type: 'object', properties: {} } }] } });
       // server/discover and the rest: as the SDK answers a request without a session.
       return void response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: No valid session ID provided' }, id: null }));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    closing.push(
-      () =>
-        new Promise<void>((resolve) => {
-          server.closeAllConnections();
-          server.close(() => resolve());
-        }),
-    );
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
-    const config = parseConfigFile(`mcpServers:\n  ops:\n    url: ${url}\n`, 'test.yml').mcpServers!.ops!;
-    handle = createMcpServer({ name: 'ops', config, env: {}, logger: pino({ level: 'silent' }), problems: [], onToolsChanged: () => {}, onProblem: () => {}, onRecovered: () => {} });
-    closing.push(() => handle!.close());
+    }, closeAfter);
+    handle = createOpsHandle({ url });
+    closeAfter(() => handle!.close());
     await handle.start();
     await until(() => streams.size > 0, 'the event stream open');
     expect(handle.status().warnings).toBeUndefined();

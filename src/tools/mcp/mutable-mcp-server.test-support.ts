@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach } from 'vitest';
 import { parseConfigFile } from '../../config/config-file.js';
+import { isToolNotStartedError } from '../tool-not-started-error.js';
 import { createMcpServer, type McpServerHandle } from './mcp-server.js';
 
 const SERVER = join(import.meta.dirname, '../../../test/fixtures/mutable-mcp-server.mjs');
@@ -13,6 +14,21 @@ export const STATUS_TOOL = { name: 'status', description: 'Status', inputSchema:
 export const DELETE_DATABASE_TOOL = { name: 'delete_database', description: 'Drop a database', inputSchema: { type: 'object', properties: { name: { type: 'string' } } } };
 export const DELETE_DB_TOOL = { ...DELETE_DATABASE_TOOL, name: 'delete_db' };
 export const LIST_DATABASES_TOOL = { name: 'list_databases', description: 'List databases', inputSchema: { type: 'object', properties: {} } };
+/** delete_database as the server defines it after the change: it also drops the backups unless told not to. */
+export const DELETE_DATABASE_WITH_BACKUPS = {
+  ...DELETE_DATABASE_TOOL,
+  inputSchema: { type: 'object', properties: { name: { type: 'string' }, keepBackups: { type: 'boolean', default: false } } },
+};
+
+/** The context a test's tool call runs in. */
+export const TOOL_CONTEXT = { toolCallId: 'c1', idempotencyKey: 'k', teamId: 'T', channel: 'C', threadTs: '1', requesterId: 'U' } as never;
+
+/** What a tool call came to: what it answered, or the reason it was refused as not started (else its error's text). */
+export const outcome = (promise: Promise<unknown>) =>
+  promise.then(
+    (value) => ({ ran: value }),
+    (error: unknown) => ({ refused: isToolNotStartedError(error) ? error.reason : String(error) }),
+  );
 
 /**
  * An MCP server `db` over stdio (test/fixtures/mutable-mcp-server.mjs) whose tools the test sets and changes

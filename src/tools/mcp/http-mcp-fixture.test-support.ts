@@ -1,0 +1,74 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
+import { afterEach } from 'vitest';
+import { parseConfigFile } from '../../config/config-file.js';
+import { createMcpServer, type McpRetryOptions, type McpServerHandle } from './mcp-server.js';
+
+/**
+ * Pieces of a hand-written Streamable HTTP MCP server (a session per initialize) and of the handle `ops`
+ * a test connects to it, for tests that shape the server's answers themselves.
+ */
+
+/** For the tests of the file that calls this at its top level: what a test hands the function returned is closed after it, last first. */
+export function useClosing(): (close: () => Promise<void>) => void {
+  const closing: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    while (closing.length > 0) await closing.pop()!();
+  });
+  return (close) => void closing.push(close);
+}
+
+/** Serves `handler` on 127.0.0.1 (closed by `closeAfter`) and returns its /mcp URL. */
+export async function listenOnLoopback(handler: (request: IncomingMessage, response: ServerResponse) => Promise<void>, closeAfter: (close: () => Promise<void>) => void): Promise<string> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  closeAfter(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+}
+
+/** Answers a GET with an event stream kept open, and in `streams` until it closes. */
+export function openEventStream(streams: Set<ServerResponse>, response: ServerResponse): void {
+  response.writeHead(200, { 'content-type': 'text/event-stream' });
+  response.flushHeaders();
+  streams.add(response);
+  response.on('close', () => streams.delete(response));
+}
+
+/** The JSON-RPC message a POST carries. */
+export async function readMessage<T>(request: IncomingMessage): Promise<T> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as T;
+}
+
+/** Answers request `id` with `body` (its `result` or `error`) as JSON. */
+export function answerJson(response: ServerResponse, id: number, body: object, headers: Record<string, string> = {}): void {
+  response.writeHead(200, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', id, ...body }));
+}
+
+/** What the server answers initialize with: a server that says when its tools change. */
+export const INITIALIZE_RESULT = { protocolVersion: '2025-06-18', capabilities: { tools: { listChanged: true } }, serverInfo: { name: 's', version: '1' } };
+
+/** A handle `ops` for the server at `url`, logging nothing and told nothing of its changes. */
+export function createOpsHandle(options: { url: string; timeoutSeconds?: number; retry?: Partial<McpRetryOptions> }): McpServerHandle {
+  const timeout = options.timeoutSeconds === undefined ? '' : `    timeoutSeconds: ${options.timeoutSeconds}\n`;
+  const config = parseConfigFile(`mcpServers:\n  ops:\n    url: ${options.url}\n${timeout}`, 'test.yml').mcpServers!.ops!;
+  return createMcpServer({
+    name: 'ops',
+    config,
+    env: {},
+    logger: pino({ level: 'silent' }),
+    problems: [],
+    onToolsChanged: () => {},
+    onProblem: () => {},
+    onRecovered: () => {},
+    ...(options.retry ? { retry: options.retry } : {}),
+  });
+}
