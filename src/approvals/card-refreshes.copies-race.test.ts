@@ -2,8 +2,8 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { CardCopyTarget, ThreadMessenger } from '../conversation/thread-messenger.js';
 import { createMemoryStore } from '../store/memory-store.js';
-import { createCardRefreshes, keepCardToRedraw } from './card-refreshes.js';
-import { copyChannel, openStep, stepRoutedTo } from './card-refreshes.test-support.js';
+import { keepCardToRedraw } from './card-refreshes.js';
+import { copyChannel, openStep, refreshesPostingCopies, stepRoutedTo } from './card-refreshes.test-support.js';
 import { withMissingCopies } from './post-card-copies.js';
 
 const logger = pino({ level: 'silent' });
@@ -56,13 +56,7 @@ describe('copies posted by a card refresh while a recorded edit posts them', () 
         takenBack.push(...ts.map((each) => `${channel}:${each}`));
       },
     };
-    const refreshes = createCardRefreshes({
-      store,
-      messenger,
-      takeBacks,
-      logger,
-      copies: (shown) => withMissingCopies({ store, messenger, takeBacks, logger, step: shown, failure: 'could not post copies' }),
-    });
+    const refreshes = refreshesPostingCopies({ store, messenger, takeBacks, logger, failure: 'could not post copies' });
 
     // The recorded edit's publish (postCopiesForEdit) posts the copy...
     const editing = withMissingCopies({ store, messenger, takeBacks, logger, step: (await store.getStep(step.stepId))!, failure: 'could not post copies for an edited call' });

@@ -2,10 +2,8 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { CardCopyTarget, ThreadMessenger } from '../conversation/thread-messenger.js';
 import { createMemoryStore } from '../store/memory-store.js';
-import { createCardRefreshes } from './card-refreshes.js';
+import { copyChannel, openStep, refreshesPostingCopies, stepRoutedTo } from './card-refreshes.test-support.js';
 import type { PendingStep } from './pending-step.js';
-import { copyChannel, openStep, stepRoutedTo } from './card-refreshes.test-support.js';
-import { withMissingCopies } from './post-card-copies.js';
 
 const logger = pino({ level: 'silent' });
 const APPROVALS = 'C0APPROVALS';
@@ -41,16 +39,7 @@ describe('an unsettled edit routed elsewhere, on a step whose first card is not 
       },
     } as unknown as ThreadMessenger;
     const takeBacks = { takeBack: async () => {} };
-    const refreshes = createCardRefreshes({
-      store,
-      messenger,
-      takeBacks,
-      logger,
-      now,
-      pause: async () => {},
-      // As create-bot wires it.
-      copies: (shown) => withMissingCopies({ store, messenger, takeBacks, logger, step: shown, failure: 'could not post copies of an approval card drawn again' }),
-    });
+    const refreshes = refreshesPostingCopies({ store, messenger, takeBacks, logger, now, pause: async () => {}, failure: 'could not post copies of an approval card drawn again' });
     return { store, step, refreshes, posted };
   }
 

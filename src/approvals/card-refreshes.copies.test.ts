@@ -4,9 +4,8 @@ import type { CardCopyTarget, ThreadMessenger } from '../conversation/thread-mes
 import { SlackCallError } from '../errors/countersign-error.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import { createCardRefreshes, keepCardToRedraw } from './card-refreshes.js';
+import { copyChannel, openStep, refreshesPostingCopies, stepRoutedTo } from './card-refreshes.test-support.js';
 import type { CardCopy, PendingStep } from './pending-step.js';
-import { copyChannel, openStep, stepRoutedTo } from './card-refreshes.test-support.js';
-import { withMissingCopies } from './post-card-copies.js';
 
 const logger = pino({ level: 'silent' });
 const APPROVALS = 'C0APPROVALS';
@@ -37,13 +36,7 @@ describe('a card drawn again by the sweep', () => {
       },
     } as unknown as ThreadMessenger;
     const takeBacks = { takeBack: async () => {} };
-    const refreshes = createCardRefreshes({
-      store,
-      messenger,
-      takeBacks,
-      logger,
-      copies: (shown) => withMissingCopies({ store, messenger, takeBacks, logger, step: shown, failure: 'could not post copies' }),
-    });
+    const refreshes = refreshesPostingCopies({ store, messenger, takeBacks, logger, failure: 'could not post copies' });
 
     await keepCardToRedraw({ store, stepId: step.stepId, logger, at: Date.now() });
     await refreshes.retryDue();

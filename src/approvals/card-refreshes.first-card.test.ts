@@ -2,8 +2,8 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../store/memory-store.js';
 import { createCardRefreshes, keepFirstCardToFind } from './card-refreshes.js';
+import { approve, openStep, takingBackInto } from './card-refreshes.test-support.js';
 import type { PendingStep } from './pending-step.js';
-import { approve, openStep } from './card-refreshes.test-support.js';
 import { makeStep } from './pending-step.test-support.js';
 
 const POST = { mark: 'countersign_post_1', text: 'Approval needed', after: '1700000000.000100' };
@@ -37,11 +37,7 @@ async function world(options: { found: string | undefined }) {
       notices.push(text);
     },
   };
-  const takeBacks = {
-    async takeBack({ ts }: { ts: readonly string[] }) {
-      takenBack.push(...ts);
-    },
-  };
+  const takeBacks = takingBackInto(takenBack);
   const logger = pino({ level: 'silent' });
   const refreshes = createCardRefreshes({ store, messenger, takeBacks, logger, now, pause: async () => {} });
   expect(await keepFirstCardToFind({ store, step, post: POST, logger, at: now() })).toBe(true);

@@ -1,8 +1,12 @@
-import type { CardCopyTarget } from '../conversation/thread-messenger.js';
+import type { Logger } from 'pino';
+import type { MessageTakeBacks } from '../conversation/message-take-back.js';
+import type { CardCopyTarget, ThreadMessenger } from '../conversation/thread-messenger.js';
 import type { createMemoryStore } from '../store/memory-store.js';
 import { newThreadState } from '../store/thread-state.js';
+import { type CardRefreshes, createCardRefreshes } from './card-refreshes.js';
 import type { PendingStep } from './pending-step.js';
 import { evaluation, makeStep } from './pending-step.test-support.js';
+import { withMissingCopies } from './post-card-copies.js';
 import { applyCallAction } from './transitions/call-action.js';
 
 type MemoryStore = ReturnType<typeof createMemoryStore>;
@@ -21,6 +25,33 @@ export function stepRoutedTo(notify: { thread: boolean; channels: string[] }): P
 /** The channel a copy posted to `target` lands in (a DM's is named after its user). */
 export function copyChannel(target: CardCopyTarget): string {
   return target.kind === 'channel' ? target.channel : `D-${target.userId}`;
+}
+
+/**
+ * Card refreshes wired as create-bot wires them: before a card is drawn again, the copies its step's
+ * routing asks for and lacks are posted (`withMissingCopies`, logging `failure` when that fails).
+ */
+export function refreshesPostingCopies(options: {
+  store: MemoryStore;
+  messenger: ThreadMessenger;
+  takeBacks: Pick<MessageTakeBacks, 'takeBack'>;
+  logger: Logger;
+  failure: string;
+  now?: () => number;
+  pause?: (ms: number) => Promise<void>;
+}): CardRefreshes {
+  const { failure, ...dependencies } = options;
+  const { store, messenger, takeBacks, logger } = options;
+  return createCardRefreshes({ ...dependencies, copies: (shown) => withMissingCopies({ store, messenger, takeBacks, logger, step: shown, failure }) });
+}
+
+/** Take-backs that only note the ts of each message taken back in `takenBack`. */
+export function takingBackInto(takenBack: string[]): Pick<MessageTakeBacks, 'takeBack'> {
+  return {
+    async takeBack({ ts }: { ts: readonly string[] }) {
+      takenBack.push(...ts);
+    },
+  };
 }
 
 /** An approval by UBOB, committed: the step's revision moves on. */

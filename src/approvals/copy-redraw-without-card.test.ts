@@ -4,8 +4,8 @@ import type { ThreadMessenger } from '../conversation/thread-messenger.js';
 import { SlackCallError } from '../errors/countersign-error.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import { createCardRefreshes, keepCardToRedraw } from './card-refreshes.js';
-import type { CardCopy, PendingStep } from './pending-step.js';
 import { openStep, stepRoutedTo } from './card-refreshes.test-support.js';
+import type { CardCopy, PendingStep } from './pending-step.js';
 import { showStep } from './show-step.js';
 
 const logger = pino({ level: 'silent' });
