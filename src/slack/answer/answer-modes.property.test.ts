@@ -213,6 +213,29 @@ async function streamLineByLine(answer: string): Promise<string> {
   return [...texts.values()].join('');
 }
 
+/** Streams `markdown` natively, appended in pieces cut at `cuts`: every state safe, and the whole safe rendering shown. */
+async function checkNativeStreaming(markdown: string, cuts: number[], maxMessageLength: number): Promise<void> {
+  const { client, texts, shown, edits } = fakeStreamingClient();
+  const stream = createNativeAnswerStream({ ...streamBase, client, maxMessageLength: Math.max(maxMessageLength, 40) });
+  const points = [...new Set(cuts.map((cut) => cut % (markdown.length + 1)))].sort((a, b) => a - b);
+  let last = 0;
+  for (const point of [...points, markdown.length]) {
+    stream.append(markdown.slice(last, point));
+    last = point;
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  await stream.finish(markdown);
+  // Every state of every message Slack showed: nothing live outside code.
+  for (const text of shown) {
+    expect(dangerIn(text, codeView(text)).outside).toEqual([]);
+    expect(isSafeMarkdown(text, { mentionableUserIds: MENTIONABLE })).toBe(true);
+  }
+  // A stream that gave up (the text so far came to read differently) carries on with safe mrkdwn edits.
+  for (const text of edits) expect(text.match(DANGER)).toBeNull();
+  // Otherwise the messages hold the safe rendering of the whole answer.
+  if (edits.length === 0) expect(stripRollovers([...texts.values()])).toBe(stripRollovers([safeMarkdown(markdown, { mentionableUserIds: MENTIONABLE })]));
+}
+
 describe('what is code is the CommonMark parser’s call, in both answer modes', () => {
   it('the repro: a backtick fence with a backtick in its info string opens nothing, so what follows is defused', async () => {
     const answer = '```ok`\n<!channel> the deploy is done\nlog in at [bank.example/login](https://evil.example/steal)\n<http://evil.example|good.example>';
@@ -294,28 +317,16 @@ describe('what is code is the CommonMark parser’s call, in both answer modes',
     );
   }, 120_000);
 
+  it('carries a fence whose opening line a new message cuts over as a reopened fence, its info string kept (seed -1268312091)', async () => {
+    // The rollover cut the opening line after its third ping; the rest of the info string started the
+    // next message as text, live there, so the stream gave up and the answer fell back to edits.
+    await checkNativeStreaming('``` <!channel> <!channel> <!channel> <!channel>', [], 40);
+  });
+
   it('streams natively what safeMarkdown makes of the whole answer, and each message is safe read on its own', async () => {
     await fc.assert(
       fc.asyncProperty(markdownDocument, fc.array(fc.nat(), { maxLength: 6 }), fc.integer({ min: 40, max: 400 }), async (markdown, cuts, maxMessageLength) => {
-        const { client, texts, shown, edits } = fakeStreamingClient();
-        const stream = createNativeAnswerStream({ ...streamBase, client, maxMessageLength: Math.max(maxMessageLength, 40) });
-        const points = [...new Set(cuts.map((cut) => cut % (markdown.length + 1)))].sort((a, b) => a - b);
-        let last = 0;
-        for (const point of [...points, markdown.length]) {
-          stream.append(markdown.slice(last, point));
-          last = point;
-          await new Promise((resolve) => setTimeout(resolve, 1));
-        }
-        await stream.finish(markdown);
-        // Every state of every message Slack showed: nothing live outside code.
-        for (const text of shown) {
-          expect(dangerIn(text, codeView(text)).outside).toEqual([]);
-          expect(isSafeMarkdown(text, { mentionableUserIds: MENTIONABLE })).toBe(true);
-        }
-        // A stream that gave up (the text so far came to read differently) carries on with safe mrkdwn edits.
-        for (const text of edits) expect(text.match(DANGER)).toBeNull();
-        // Otherwise the messages hold the safe rendering of the whole answer.
-        if (edits.length === 0) expect(stripRollovers([...texts.values()])).toBe(stripRollovers([safeMarkdown(markdown, { mentionableUserIds: MENTIONABLE })]));
+        await checkNativeStreaming(markdown, cuts, maxMessageLength);
       }),
       { numRuns: 60, plugins: [boundedShrinking()] },
     );

@@ -71,10 +71,12 @@ export function createNativeAnswerStream(options: NativeAnswerStreamOptions): An
   async function sendPiece(piece: string, rendered: string): Promise<void> {
     let text = piece;
     if (current !== undefined && current.text.length + piece.length > maxLength) {
-      // A code block open at the cut is closed here and reopened in the next message.
-      const fence = fenceOpenAt(rendered, sent.length);
-      await stopCurrent(fence === undefined ? '' : `${current.text.endsWith('\n') ? '' : '\n'}${fence}`);
-      if (fence !== undefined) text = `${fence}\n${piece}`;
+      // A code block open at the cut is closed here and reopened in the next message: on the line of
+      // the rest of its info string when the cut is in its opening line (after a space, so that a
+      // tilde there cannot lengthen the fence).
+      const open = fenceOpenAt(rendered, sent.length);
+      await stopCurrent(open === undefined ? '' : `${current.text.endsWith('\n') ? '' : '\n'}${open.fence}`);
+      if (open !== undefined) text = `${open.fence}${open.inOpeningLine ? ' ' : '\n'}${piece}`;
     }
     // Slack reads each message on its own, so each must be safe read that way.
     if (!isSafeMarkdown((current?.text ?? '') + text, { mentionableUserIds })) throw new Error('a message of the answer would not be safe on its own');

@@ -99,15 +99,18 @@ function openingFence(source: string, block: Code): string | undefined {
 }
 
 /**
- * The fence of the fenced code block that a cut at `offset` (a position after the block's opening
- * line) falls inside of, if any: text continued after the cut needs that block reopened.
+ * The fence of the fenced code block that a cut at `offset` falls inside of, if any: text continued
+ * after the cut needs that block reopened. A cut in the opening line, after the fence, leaves the
+ * rest of the info string to follow: it is reopened on that line (`inOpeningLine`), else the rest
+ * would be text outside the block.
  */
-export function fenceOpenAt(source: string, offset: number): string | undefined {
+export function fenceOpenAt(source: string, offset: number): { fence: string; inOpeningLine: boolean } | undefined {
   for (const node of codeNodes(parseMarkdown(source))) {
     if (node.type !== 'code' || startOf(node) >= offset || offset > endOf(node)) continue;
     const fence = openingFence(source, node);
+    if (fence === undefined || offset < startOf(node) + fence.length) continue;
     const openingLineEnd = source.indexOf('\n', startOf(node));
-    if (fence !== undefined && openingLineEnd !== -1 && openingLineEnd < offset) return fence;
+    return { fence, inOpeningLine: openingLineEnd === -1 || offset <= openingLineEnd };
   }
   return undefined;
 }
