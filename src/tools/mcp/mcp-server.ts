@@ -477,8 +477,10 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
 
   function toolsChanged(): void {
     if (state === 'connecting') toolsChangedWhileConnecting = true;
-    else if (replacing) {
+    else if (replacing && pending) {
       // Said on the connection being set up: its list, asked before, may be older than the change. Read once it is up.
+      // Only while that replacement is still the pending one: one dropped (the connection in use was lost,
+      // and connected again since) ends without applying anything, so the connection in use lists here.
       toolsChangedWhileConnecting = true;
       listPending = true;
     } else refresh();
