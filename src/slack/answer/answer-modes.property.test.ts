@@ -196,8 +196,17 @@ function fakeStreamingClient() {
   return { client: client as unknown as WebClient, texts, shown, edits };
 }
 
-/** The messages' text without the fences a rollover adds and the whitespace at the cuts. */
-const stripRollovers = (messages: string[]) => messages.join('').replace(/`{3,}|~{3,}/g, '').replace(/\s+/g, '');
+/**
+ * The messages' text without the fences a rollover adds and the whitespace at the cuts. A rollover
+ * fence stands in its block's containers (after `>` in a quote), so the quote markers before a fence
+ * at the start of a line go with it.
+ */
+const stripRollovers = (messages: string[]) =>
+  messages
+    .map((message) => message.replace(/^[ >]*(?=`{3,}|~{3,})/gm, ''))
+    .join('')
+    .replace(/`{3,}|~{3,}/g, '')
+    .replace(/\s+/g, '');
 
 const streamBase = { logger: pino({ level: 'silent' }), channel: 'C1', threadTs: '1.1', recipientUserId: 'U1', recipientTeamId: 'T1', intervalMs: 0, mentionableUserIds: MENTIONABLE };
 
@@ -321,6 +330,11 @@ describe('what is code is the CommonMark parser’s call, in both answer modes',
     // The rollover cut the opening line after its third ping; the rest of the info string started the
     // next message as text, live there, so the stream gave up and the answer fell back to edits.
     await checkNativeStreaming('``` <!channel> <!channel> <!channel> <!channel>', [], 40);
+  });
+
+  it('takes a rollover fence in a quote, after its `>` markers, for the rollover’s (seed 847488056)', async () => {
+    // The rollover fences stand in the quote; the messages hold the safe rendering with those `>` added.
+    await checkNativeStreaming('> > ```\n> > <https://evil.example|bank.example login>\n> > ```\n> > <div>', [], 40);
   });
 
   it('streams natively what safeMarkdown makes of the whole answer, and each message is safe read on its own', async () => {

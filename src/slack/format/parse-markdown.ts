@@ -98,19 +98,36 @@ function openingFence(source: string, block: Code): string | undefined {
   return /^(`{3,}|~{3,})/.exec(source.slice(startOf(block)))?.[1];
 }
 
+/** What may stand before a fence on its opening line: indentation, quote markers, list markers. */
+const CONTAINER_PREFIX = /^(?: |>|[-+*](?= )|\d{1,9}[.)](?= ))*$/;
+
+/**
+ * The text that puts a line in the same containers as a fence's opening line, at the fence's
+ * column: that line's text before the fence, with each list marker turned into as many spaces (the
+ * item's continuation lines are indented so) and quote markers kept. A fence in a list item or a
+ * quote is closed only by a fence in the same container at that indentation, never by one at column
+ * 0. Anything else before the fence (a tab, whose width depends on its column) gives no prefix.
+ */
+function continuationPrefix(source: string, block: Code): string {
+  const linePrefix = source.slice(source.lastIndexOf('\n', startOf(block) - 1) + 1, startOf(block));
+  if (!CONTAINER_PREFIX.test(linePrefix)) return '';
+  return linePrefix.replace(/[-+*](?= )|\d{1,9}[.)](?= )/g, (marker) => ' '.repeat(marker.length));
+}
+
 /**
  * The fence of the fenced code block that a cut at `offset` falls inside of, if any: text continued
  * after the cut needs that block reopened. A cut in the opening line, after the fence, leaves the
  * rest of the info string to follow: it is reopened on that line (`inOpeningLine`), else the rest
- * would be text outside the block.
+ * would be text outside the block. `prefix` goes before the fence that closes and the fence that
+ * reopens it, for the block's own closing fence (indented, or after `>`) to still close it.
  */
-export function fenceOpenAt(source: string, offset: number): { fence: string; inOpeningLine: boolean } | undefined {
+export function fenceOpenAt(source: string, offset: number): { fence: string; prefix: string; inOpeningLine: boolean } | undefined {
   for (const node of codeNodes(parseMarkdown(source))) {
     if (node.type !== 'code' || startOf(node) >= offset || offset > endOf(node)) continue;
     const fence = openingFence(source, node);
     if (fence === undefined || offset < startOf(node) + fence.length) continue;
     const openingLineEnd = source.indexOf('\n', startOf(node));
-    return { fence, inOpeningLine: openingLineEnd === -1 || offset <= openingLineEnd };
+    return { fence, prefix: continuationPrefix(source, node), inOpeningLine: openingLineEnd === -1 || offset <= openingLineEnd };
   }
   return undefined;
 }
