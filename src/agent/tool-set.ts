@@ -43,7 +43,7 @@ export type TraceExecution = <RESULT>(call: { toolName: string; toolCallId: stri
  * and whoever tells people what ran leaves it out of that (asked again, it would run for the first time).
  * `edit` for a call a human edited: what ran (or, not started, what was to run) was their version.
  */
-export type ExecutionRecord = { toolCallId: string; toolName: string; input: unknown; started?: false } & ({ output: unknown; edit?: EditNote } | { error: string; edit?: EditNote });
+export type ExecutionRecord = { toolCallId: string; toolName: string; input: unknown; started?: false; edit?: EditNote } & ({ output: unknown } | { error: string });
 
 /** A call a human approved: it runs with the approved version of the input, whatever the model asked. */
 export interface ApprovedRun {

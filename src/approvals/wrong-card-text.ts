@@ -1,5 +1,6 @@
 import { stepRouting, threadCardActionable } from './card-routing.js';
 import type { PendingStep } from './pending-step.js';
+import { permalinkLink } from './permalink-link.js';
 
 const ANOTHER_CHANNEL_TEXT = 'This request belongs to another channel, so nothing changed.';
 
@@ -18,19 +19,14 @@ export function wrongCardText(step: PendingStep, origin: { channel: string | und
   const routing = stepRouting(step);
   const recorded = step.copies?.find((copy) => copy.channel === channel);
   if (!recorded && !routing.channels.includes(channel) && !routing.dmUserIds.includes(origin.userId)) return ANOTHER_CHANNEL_TEXT;
-  const here = linkTo(recorded?.permalink, 'open');
+  const here = permalinkLink(recorded?.permalink, 'open');
   if (here !== undefined) return `This copy of the request is out of date, so nothing changed: use the current one here (${here}).`;
   if (!threadCardActionable(step)) {
     const deciding = step.copies?.find((copy) => copy.kind === 'channel' && routing.channels.includes(copy.channel));
     const where = deciding?.channel ?? routing.channels[0];
-    const link = linkTo(deciding?.permalink, 'open');
+    const link = permalinkLink(deciding?.permalink, 'open');
     if (where !== undefined) return `This copy of the request is out of date, so nothing changed: use its card in <#${where}>${link === undefined ? '' : ` (${link})`}.`;
   }
-  const thread = linkTo(step.cardLink, 'open the thread');
+  const thread = permalinkLink(step.cardLink, 'open the thread');
   return `This copy of the request is out of date, so nothing changed: use its card in <#${step.channel}>${thread === undefined ? '' : ` (${thread})`}.`;
-}
-
-/** A link from Slack (`chat.getPermalink`), unless it could break out of the link syntax. */
-function linkTo(url: string | undefined, label: string): string | undefined {
-  return url !== undefined && /^https?:\/\/[^\s<>|]+$/.test(url) ? `<${url}|${label}>` : undefined;
 }

@@ -12,7 +12,7 @@ import { NEWER_SCHEMA, unlessNewerSchema } from './newer-schema-error.js';
 import { newTokenNonce } from './fencing-token.js';
 import { reportingCommandFailures, type RedisFailureListener } from './redis-failures.js';
 import type { RedisTarget } from '../config/redis-target.js';
-import { type MasterPersistence, readMasterPersistence, unreadMasterRisks } from './cluster-master-persistence.js';
+import { readMasterPersistence, unreadMasterRisks } from './cluster-master-persistence.js';
 import { connectRedisClient } from './connect-to-redis.js';
 import { prepareKeyLayout } from './key-layout.js';
 import { createRedisKeys, DEFAULT_REDIS_SHARDS, stepIdPrefix, type ShardKeys } from './redis-keys.js';
@@ -52,7 +52,7 @@ import {
 } from './redis-scripts.js';
 import type { CommitResult, DeletedPost, ExecutingMarker, Fence, PendingCardRefresh, PendingTakeBack, ReplicaShortfall, StateStore } from './state-store.js';
 import { createReplicaConfirmedWrites, defaultReplicasToWaitFor, DEFAULT_REPLICA_WAIT_TIMEOUT_MS, DISK_WAIT_FLOOR_MS } from './replica-confirmed-write.js';
-import { combinePersistence, persistenceRisks, readRedisPersistence, type RedisPersistence } from './redis-persistence.js';
+import { combinePersistence, persistenceRisks, readRedisPersistence } from './redis-persistence.js';
 import { ReplicationNotConfirmedError } from './replication-not-confirmed-error.js';
 import { createThreadHistories, type ThreadReply, type ThreadWrite } from './redis-thread-history.js';
 import { assertTakesWrites } from './redis-takes-writes.js';
@@ -217,35 +217,14 @@ export function createRedisStore({
    * is not remembered, and a wait Redis refused forgets it (AOF turned off since, a failover to an
    * older server), so the next write asks again.
    */
-  let persistence: { read: Promise<RedisPersistence>; at: number } | undefined;
-  const readPersistence = ({ maxAgeMs = Number.POSITIVE_INFINITY }: { maxAgeMs?: number } = {}) => {
-    if (persistence === undefined || performance.now() - persistence.at >= maxAgeMs) {
-      const read: Promise<RedisPersistence> = readRedisPersistence({ redis, keys }).catch((error: unknown) => {
-        if (persistence?.read === read) persistence = undefined;
-        throw error;
-      });
-      persistence = { read, at: performance.now() };
-    }
-    return persistence.read;
-  };
-  const forgetPersistence = () => {
-    persistence = undefined;
-  };
+  const persistence = cachedRead(() => readRedisPersistence({ redis, keys }));
+  const readPersistence = ({ maxAgeMs = Number.POSITIVE_INFINITY }: { maxAgeMs?: number } = {}) => persistence.get(maxAgeMs);
+  const forgetPersistence = persistence.forget;
   /**
    * The settings of every master of a Cluster's slot map, for the warnings only (`risks()`), read apart
    * from `readPersistence`: the shards' waits never wait on a master holding no shard, nor fail with it.
    */
-  let masters: { read: Promise<MasterPersistence>; at: number } | undefined;
-  const readMasters = (maxAgeMs: number) => {
-    if (masters === undefined || performance.now() - masters.at >= maxAgeMs) {
-      const read: Promise<MasterPersistence> = readMasterPersistence({ redis, keys }).catch((error: unknown) => {
-        if (masters?.read === read) masters = undefined;
-        throw error;
-      });
-      masters = { read, at: performance.now() };
-    }
-    return masters.read;
-  };
+  const readMasters = cachedRead(() => readMasterPersistence({ redis, keys })).get;
   /**
    * Whether the writes that must not be lost (a call's executing marker, a withdrawal) also wait
    * until the primary has fsynced them to its append-only file: with `appendfsync everysec` (the
@@ -1044,4 +1023,27 @@ function parseMarker(json: string): ExecutingMarker {
     // fall through
   }
   return { toolName: 'unknown', input: null, startedAt: Number(json) || 0 };
+}
+
+/**
+ * `read`'s answer, read again once older than the `maxAgeMs` a caller gives; a failed read is not
+ * kept (unless a newer one replaced it meanwhile), so the next caller asks again.
+ */
+function cachedRead<T>(read: () => Promise<T>): { get(maxAgeMs: number): Promise<T>; forget(): void } {
+  let kept: { answer: Promise<T>; at: number } | undefined;
+  return {
+    get(maxAgeMs) {
+      if (kept === undefined || performance.now() - kept.at >= maxAgeMs) {
+        const answer: Promise<T> = read().catch((error: unknown) => {
+          if (kept?.answer === answer) kept = undefined;
+          throw error;
+        });
+        kept = { answer, at: performance.now() };
+      }
+      return kept.answer;
+    },
+    forget() {
+      kept = undefined;
+    },
+  };
 }

@@ -1,5 +1,6 @@
 import { stepRouting } from '../../approvals/card-routing.js';
 import type { PendingStep } from '../../approvals/pending-step.js';
+import { permalinkLink } from '../../approvals/permalink-link.js';
 
 /** Where the card is shown: in its thread, or as a copy elsewhere (a channel, a DM). */
 export type CardPlacement = 'thread' | 'copy';
@@ -10,7 +11,7 @@ export type CardPlacement = 'thread' | 'copy';
  */
 export function cardRoutingLine({ step, placement, actionable }: { step: PendingStep; placement: CardPlacement; actionable: boolean }): string {
   if (placement === 'copy') {
-    const link = safeLink(step.cardLink, 'open the thread');
+    const link = (permalinkLink(step.cardLink, 'open the thread') ?? '');
     return `:link: Requested in <#${step.channel}>${link === '' ? '' : ` · ${link}`}`;
   }
   // A copy the routing no longer asks for (an edit moved the call under another rule) is no place to decide it.
@@ -20,17 +21,11 @@ export function cardRoutingLine({ step, placement, actionable }: { step: Pending
   const places = copies
     .filter((copy) => copy.kind === 'channel')
     .map((copy) => {
-      const link = safeLink(copy.permalink, 'open');
+      const link = (permalinkLink(copy.permalink, 'open') ?? '');
       return `<#${copy.channel}>${link === '' ? '' : ` (${link})`}`;
     });
   const dms = copies.filter((copy) => copy.kind === 'dm' && copy.userId !== undefined).map((copy) => `<@${copy.userId}>`);
   if (dms.length > 0) places.push(`a DM to ${dms.join(', ')}`);
   const where = places.length <= 1 ? places.join('') : `${places.slice(0, -1).join(', ')} and ${places.at(-1) ?? ''}`;
   return actionable ? `:mailbox_with_mail: Also waiting for approval in ${where}` : `:mailbox_with_mail: Waiting for approval in ${where}`;
-}
-
-/** Links come from Slack (`chat.getPermalink`); anything that could break out of the link syntax is dropped. */
-function safeLink(url: string | undefined, label: string): string {
-  if (url === undefined || !/^https?:\/\/[^\s<>|]+$/.test(url)) return '';
-  return `<${url}|${label}>`;
 }
