@@ -6,7 +6,7 @@ import type { CommandResult, SpawnCommandOptions } from './run-command.js';
  */
 
 /** One command to run: the bot process has already rendered the argv and worked out the environment. */
-export interface SpawnerRunRequest extends Omit<SpawnCommandOptions, 'abortSignal' | 'onSpawn' | 'onGroupGone' | 'hold'> {
+export interface SpawnerRunRequest extends Omit<SpawnCommandOptions, 'abortSignal' | 'onSpawn' | 'onGroupGone' | 'hold' | 'spawnHeld'> {
   type: 'run';
   id: number;
 }

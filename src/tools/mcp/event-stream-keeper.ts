@@ -34,8 +34,7 @@ export function createEventStreamKeeper(options: EventStreamKeeperOptions) {
   let warning: string | undefined;
 
   function schedule(minimumMs: number): void {
-    const base = Math.min(options.maxDelayMs, options.initialDelayMs * 2 ** Math.max(0, losses - 1));
-    const delay = Math.max(minimumMs, Math.round(base * (0.8 + Math.random() * 0.4)));
+    const delay = Math.max(minimumMs, retryDelayMs({ initialDelayMs: options.initialDelayMs, maxDelayMs: options.maxDelayMs, failed: losses }));
     clearTimeout(timer);
     timer = setTimeout(() => {
       timer = undefined;
@@ -83,4 +82,8 @@ export function createEventStreamKeeper(options: EventStreamKeeperOptions) {
   };
 }
 
-export type EventStreamKeeper = ReturnType<typeof createEventStreamKeeper>;
+/** `initialDelayMs` doubled per consecutive failure up to `maxDelayMs`, give or take 20 %. */
+export function retryDelayMs({ initialDelayMs, maxDelayMs, failed }: { initialDelayMs: number; maxDelayMs: number; failed: number }): number {
+  const base = Math.min(maxDelayMs, initialDelayMs * 2 ** Math.max(0, failed - 1));
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}

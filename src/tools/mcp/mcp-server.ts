@@ -15,7 +15,7 @@ import type { ExecutableToolDefinition } from '../tool-definition.js';
 import { ToolNotStartedError, type ToolNotStartedReason } from '../tool-not-started-error.js';
 import { watchAnswerStreams } from './answer-stream-watch.js';
 import { cappedFetch, DEFAULT_MCP_RESPONSE_BYTES } from './capped-fetch.js';
-import { createEventStreamKeeper, MAX_EVENT_STREAM_REOPEN_DELAY_MS } from './event-stream-keeper.js';
+import { createEventStreamKeeper, MAX_EVENT_STREAM_REOPEN_DELAY_MS, retryDelayMs } from './event-stream-keeper.js';
 import { watchEventStream, type EventStreamLoss } from './event-stream-watch.js';
 import { formatMcpResult, type McpToolOutput } from './mcp-result.js';
 import { watchNotifications } from './notification-watch.js';
@@ -274,10 +274,9 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
     return `MCP server ${name}: its include lists ${globsMatchingNone(unmatched)} of the tools it lists; the tools the rest of the list matches are offered. Correct mcpServers.${name}.include.`;
   }
 
-  /** `initialDelayMs` doubled per consecutive failure up to `maxDelayMs`, give or take 20 %. */
+  /** `retry.initialDelayMs` doubled per consecutive failure up to `maxDelayMs`, give or take 20 %. */
   function backoff(failed: number, maxDelayMs: number): number {
-    const base = Math.min(maxDelayMs, retry.initialDelayMs * 2 ** Math.max(0, failed - 1));
-    return Math.round(base * (0.8 + Math.random() * 0.4));
+    return retryDelayMs({ initialDelayMs: retry.initialDelayMs, maxDelayMs, failed });
   }
 
   function scheduleRetry(): void {
