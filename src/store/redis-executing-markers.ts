@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AuditEventInput } from '../audit/audit-event.js';
 import { FencedError } from './fenced-error.js';
 import type { RedisDurableWrites } from './redis-durable-writes.js';
-import { MARK_EXECUTING_SCRIPT } from './redis-scripts.js';
+import { MARK_EXECUTING_SCRIPT } from './redis-executing-scripts.js';
 import { ATTEMPT_TTL_MS, type RedisStoreContext } from './redis-store-context.js';
 import { DISK_WAIT_FLOOR_MS } from './replica-confirmed-write.js';
 import { ReplicationNotConfirmedError } from './replication-not-confirmed-error.js';

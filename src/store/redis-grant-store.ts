@@ -1,6 +1,6 @@
 import type { Grant } from '../approvals/grant.js';
 import type { RedisDurableWrites } from './redis-durable-writes.js';
-import { REVOKE_GRANT_SCRIPT } from './redis-scripts.js';
+import { REVOKE_GRANT_SCRIPT } from './redis-grant-scripts.js';
 import type { RedisStoreContext } from './redis-store-context.js';
 import type { GrantStore } from './state-store.js';
 import { notSent } from './write-not-run.js';

@@ -3,7 +3,7 @@ import { stampGrant } from '../approvals/transitions/stamp-grant.js';
 import type { StepTransition } from '../approvals/transitions/step-transition.js';
 import { newTokenNonce } from './fencing-token.js';
 import type { RedisDurableWrites } from './redis-durable-writes.js';
-import { COMMIT_STEP_AND_QUEUE_SCRIPT, COMMIT_STEP_SCRIPT } from './redis-scripts.js';
+import { COMMIT_STEP_AND_QUEUE_SCRIPT, COMMIT_STEP_SCRIPT } from './redis-step-scripts.js';
 import { ATTEMPT_TTL_MS, FENCE_TTL_MS, QUEUE_TTL_MS, READY_HINTS_KEPT, type RedisStoreContext } from './redis-store-context.js';
 import type { CommitResult, StepStore } from './state-store.js';
 import { stepData } from './step-record.js';

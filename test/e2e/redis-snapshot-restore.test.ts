@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MARK_EXECUTING_SCRIPT } from '../../src/store/redis-scripts.js';
+import { MARK_EXECUTING_SCRIPT } from '../../src/store/redis-executing-scripts.js';
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.js';
 import { startWaitAofProxy, type WaitAofProxy } from '../helpers/waitaof-proxy.js';
 import { cardButtons, nextTs, threadReplies, useHarnesses, waitFor, type Harness } from './harness.js';
