@@ -74,10 +74,12 @@ export function createNativeAnswerStream(options: NativeAnswerStreamOptions): An
       // A code block open at the cut is closed here and reopened in the next message: on the line of
       // the rest of its info string when the cut is in its opening line (after a space, so that a
       // tilde there cannot lengthen the fence). Both fences stand in the block's containers (its
-      // indentation in a list item, its `>`), where the block's own closing fence closes it.
+      // indentation in a list item, its `>`), where the block's own closing fence closes it; so does
+      // the rest of a code line cut in two, which without its `>` would leave the quote as text.
       const open = fenceOpenAt(rendered, sent.length);
-      await stopCurrent(open === undefined ? '' : `${current.text.endsWith('\n') ? '' : '\n'}${open.prefix}${open.fence}`);
-      if (open !== undefined) text = `${open.prefix}${open.fence}${open.inOpeningLine ? ' ' : '\n'}${piece}`;
+      const midLine = !current.text.endsWith('\n');
+      await stopCurrent(open === undefined ? '' : `${midLine ? '\n' : ''}${open.prefix}${open.fence}`);
+      if (open !== undefined) text = open.inOpeningLine ? `${open.prefix}${open.fence} ${piece}` : `${open.prefix}${open.fence}\n${midLine ? open.prefix : ''}${piece}`;
     }
     // Slack reads each message on its own, so each must be safe read that way.
     if (!isSafeMarkdown((current?.text ?? '') + text, { mentionableUserIds })) throw new Error('a message of the answer would not be safe on its own');

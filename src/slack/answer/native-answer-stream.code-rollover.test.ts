@@ -2,6 +2,7 @@ import type { WebClient } from '@slack/web-api';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { codeNodes, endOf, parseMarkdown, startOf } from '../format/parse-markdown.js';
+import { safeMarkdown } from '../format/safe-markdown.js';
 import { createNativeAnswerStream } from './native-answer-stream.js';
 
 /** A fake Slack that keeps each streamed message's text as Slack would show it. */
@@ -43,36 +44,64 @@ function fakeStreamingClient() {
 
 const isInCode = (message: string, at: number) => codeNodes(parseMarkdown(message)).some((node) => startOf(node) <= at && at < endOf(node));
 
-describe('native streaming: a rollover inside a code block of a list item', () => {
+/** Streams `answer` a line at a time, as the model writes it; the messages Slack shows and any fallback edits. */
+async function streamLineByLine(answer: string, maxMessageLength?: number) {
+  const { client, texts, edits } = fakeStreamingClient();
+  const stream = createNativeAnswerStream({
+    logger: pino({ level: 'silent' }),
+    channel: 'C1',
+    threadTs: '1.1',
+    recipientUserId: 'U1',
+    recipientTeamId: 'T1',
+    intervalMs: 0,
+    mentionableUserIds: ['U0IN'],
+    client,
+    ...(maxMessageLength === undefined ? {} : { maxMessageLength }),
+  });
+  for (const line of answer.split(/(?<=\n)/)) {
+    stream.append(line);
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  await stream.finish(answer);
+  return { messages: [...texts.values()], edits };
+}
+
+describe('native streaming: a rollover inside a code block of a list item or a quote', () => {
   it('keeps the text after the block as text, not code, in the message that shows it', async () => {
     const body = Array.from({ length: 20 }, (_, i) => `     echo step ${i}`).join('\n');
     // A fence in a nested list item: its lines are indented by the item's content (5 spaces), so the
     // closing fence `     ```` closes it there, but not a fence reopened at column 0.
     const answer = `Steps:\n\n- Install\n  - run this:\n     \`\`\`sh\n${body}\n     \`\`\`\n\nAfterwards **restart** the service and tell <@U0IN>.\n`;
-    const { client, texts, edits } = fakeStreamingClient();
-    const stream = createNativeAnswerStream({
-      logger: pino({ level: 'silent' }),
-      channel: 'C1',
-      threadTs: '1.1',
-      recipientUserId: 'U1',
-      recipientTeamId: 'T1',
-      intervalMs: 0,
-      mentionableUserIds: ['U0IN'],
-      client,
-      maxMessageLength: 200,
-    });
-    for (const line of answer.split(/(?<=\n)/)) {
-      stream.append(line);
-      await new Promise((resolve) => setTimeout(resolve, 1));
-    }
-    await stream.finish(answer);
+    const { messages, edits } = await streamLineByLine(answer, 200);
     expect(edits).toEqual([]);
-    const messages = [...texts.values()];
     expect(messages.length).toBeGreaterThan(1); // it did roll over
     // In the whole answer, "Afterwards …" is a paragraph (bold, a live mention of U0IN): so it must be in the message showing it.
     expect(isInCode(answer, answer.indexOf('Afterwards'))).toBe(false);
     const showing = messages.find((message) => message.includes('Afterwards'));
     expect(showing).toBeDefined();
     expect(isInCode(showing!, showing!.indexOf('Afterwards')), `message shown: ${JSON.stringify(showing)}`).toBe(false);
+  });
+
+  it('keeps the rest of a long code line in a quote as code in the next message (default message length)', async () => {
+    // A quoted log line longer than half a message (1,950 characters): the rollover cuts it at a space.
+    const longLine = Array.from({ length: 700 }, (_, i) => `k${i}=v`).join(' ');
+    const answer = `The failing request:\n\n> \`\`\`\n> ${longLine} cc <@U0IN>\n> \`\`\`\n\nDone.\n`;
+    const safe = safeMarkdown(answer, { mentionableUserIds: ['U0IN'] });
+    // In the whole answer the mention is code: shown as written, it notifies no one.
+    expect(isInCode(safe, safe.indexOf('<@U0IN>'))).toBe(true);
+    const { messages, edits } = await streamLineByLine(answer);
+    expect(edits).toEqual([]);
+    expect(messages.length).toBeGreaterThan(1); // it did roll over
+    const showing = messages.find((message) => message.includes('<@U0IN>'))!;
+    expect(isInCode(showing, showing.indexOf('<@U0IN>')), `message shown: ${JSON.stringify(showing.slice(0, 80))}…`).toBe(true);
+  });
+
+  it('does not give up native streaming for a long code line in a quote holding an outsider mention', async () => {
+    const longLine = Array.from({ length: 700 }, (_, i) => `k${i}=v`).join(' ');
+    const answer = `The failing request:\n\n> \`\`\`\n> ${longLine} from <@U0OUT>\n> \`\`\`\n\nDone.\n`;
+    const { messages, edits } = await streamLineByLine(answer);
+    expect(messages.length).toBeGreaterThan(1);
+    // Shown out of code, the mention would make a message unsafe on its own: the stream would fall back to mrkdwn edits.
+    expect(edits).toEqual([]);
   });
 });
