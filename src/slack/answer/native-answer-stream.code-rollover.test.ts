@@ -104,4 +104,17 @@ describe('native streaming: a rollover inside a code block of a list item or a q
     // Shown out of code, the mention would make a message unsafe on its own: the stream would fall back to mrkdwn edits.
     expect(edits).toEqual([]);
   });
+
+  it('keeps the text after a list item’s unclosed code block as text when the rollover falls on the blank line after it', async () => {
+    const body = Array.from({ length: 6 }, (_, i) => `  echo step ${i}`).join('\n');
+    // The model did not close the fence; the list item (and the block) ends at the paragraph after the blank line.
+    const answer = `- Run:\n  \`\`\`sh\n${body}\n\nAfterwards **restart** the service and tell <@U0IN>.\n`;
+    const safe = safeMarkdown(answer, { mentionableUserIds: ['U0IN'] });
+    expect(isInCode(safe, safe.indexOf('Afterwards'))).toBe(false);
+    const { messages, edits } = await streamLineByLine(answer, 120);
+    expect(edits).toEqual([]);
+    expect(messages.length).toBeGreaterThan(1);
+    const showing = messages.find((message) => message.includes('Afterwards'))!;
+    expect(isInCode(showing, showing.indexOf('Afterwards')), `message shown: ${JSON.stringify(showing)}`).toBe(false);
+  });
 });

@@ -27,3 +27,22 @@ describe('fenceOpenAt: the prefix that keeps a reopened fence in its containers'
     expect(openAtLine('-\t```sh\n\tx\n\ty\n\t```\n', '\ty')?.prefix).toBe('');
   });
 });
+
+describe('fenceOpenAt: where a block ends', () => {
+  it('is not inside a list item’s unclosed block at the blank line after it, where the item ends', () => {
+    const source = '- ```sh\n  x\n\nAfterwards <@U0IN>\n';
+    // The item (and its block) ended before the paragraph; nothing after the cut needs a fence.
+    expect(fenceOpenAt(source, source.indexOf('\n\nAfterwards') + 1)).toBeUndefined();
+    // A blank line inside the block, the item going on after it, is still inside.
+    const goesOn = '- ```sh\n  x\n\n  y\n';
+    expect(fenceOpenAt(goesOn, goesOn.indexOf('\n\n  y') + 1)?.fence).toBe('```');
+  });
+
+  it('is not inside a closed block right after its closing fence, nor after its line break', () => {
+    const source = '```sh\nx\n```\nafter\n';
+    expect(fenceOpenAt(source, source.indexOf('\nafter'))).toBeUndefined();
+    expect(fenceOpenAt(source, source.indexOf('after'))).toBeUndefined();
+    // The closing fence itself still needs the block closed there.
+    expect(fenceOpenAt(source, source.indexOf('```\nafter'))?.fence).toBe('```');
+  });
+});

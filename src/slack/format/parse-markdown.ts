@@ -123,7 +123,9 @@ function continuationPrefix(source: string, block: Code): string {
  */
 export function fenceOpenAt(source: string, offset: number): { fence: string; prefix: string; inOpeningLine: boolean } | undefined {
   for (const node of codeNodes(parseMarkdown(source))) {
-    if (node.type !== 'code' || startOf(node) >= offset || offset > endOf(node)) continue;
+    // A block ends at its closing fence, or with its container (on a blank line, in a list item): a
+    // cut there leaves nothing of it to follow.
+    if (node.type !== 'code' || startOf(node) >= offset || offset >= endOf(node)) continue;
     const fence = openingFence(source, node);
     if (fence === undefined || offset < startOf(node) + fence.length) continue;
     const openingLineEnd = source.indexOf('\n', startOf(node));
