@@ -117,4 +117,18 @@ describe('native streaming: a rollover inside a code block of a list item or a q
     const showing = messages.find((message) => message.includes('Afterwards'))!;
     expect(isInCode(showing, showing.indexOf('Afterwards')), `message shown: ${JSON.stringify(showing)}`).toBe(false);
   });
+
+  it('keeps code lines less indented than their fence (in a list item) as code in the next message', async () => {
+    // The fence is indented 2 past the item's content column; its lines are not (up to 4 spaces are stripped).
+    const body = Array.from({ length: 8 }, (_, i) => `  run **step** ${i} <@U0IN>`).join('\n');
+    const answer = `- Run:\n\n    \`\`\`\n${body}\n    \`\`\`\n`;
+    const safe = safeMarkdown(answer, { mentionableUserIds: ['U0IN'] });
+    for (let at = safe.indexOf('run'); at !== -1; at = safe.indexOf('run', at + 1)) expect(isInCode(safe, at)).toBe(true);
+    const { messages, edits } = await streamLineByLine(answer, 200);
+    expect(edits).toEqual([]);
+    expect(messages.length).toBeGreaterThan(1);
+    for (const message of messages)
+      for (let at = message.indexOf('run'); at !== -1; at = message.indexOf('run', at + 1))
+        expect(isInCode(message, at), `message shown: ${JSON.stringify(message)}`).toBe(true);
+  });
 });

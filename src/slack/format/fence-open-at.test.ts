@@ -9,8 +9,23 @@ describe('fenceOpenAt: the prefix that keeps a reopened fence in its containers'
     expect(openAtLine('```sh\nx\ny\n```\n', 'y')).toEqual({ fence: '```', prefix: '', inOpeningLine: false });
   });
 
-  it('is the indentation of a fence in a nested list item', () => {
-    expect(openAtLine('- a\n  - b\n     ```sh\n     x\n     y\n     ```\n', '     y')?.prefix).toBe('     ');
+  it('is the indentation of a fence in a nested list item, its content column', () => {
+    expect(openAtLine('- a\n  - b\n    ```sh\n    x\n    y\n    ```\n', '    y')?.prefix).toBe('    ');
+    // The fence's own indentation past the column (here 1) is left out too: see below.
+    expect(openAtLine('- a\n  - b\n     ```sh\n     x\n     y\n     ```\n', '     y')?.prefix).toBe('    ');
+  });
+
+  it('keeps a fence’s own indentation where the next message, without the list items, still reads a fence there', () => {
+    expect(openAtLine('  ```sh\n  x\n  y\n  ```\n', '  y')?.prefix).toBe('  ');
+    expect(openAtLine('- a\n   ```sh\n   x\n   y\n   ```\n', '   y')?.prefix).toBe('   ');
+    expect(openAtLine('> - a\n>\n>    ```sh\n>    x\n>    y\n', '>    y')?.prefix).toBe('>    ');
+  });
+
+  it('leaves out a fence’s own indentation where the next message would read an indented code block, whose less indented lines would not be code', () => {
+    // The fence is 2 past the item's content column, 4 in; its lines need only the item's 2.
+    expect(openAtLine('- Run:\n\n    ```\n  x\n  y\n    ```\n', '  y')?.prefix).toBe('  ');
+    expect(openAtLine('> - a\n>\n>     ```sh\n>   x\n>   y\n', '>   y')?.prefix).toBe('>   ');
+    expect(openAtLine('1. a\n\n      ~~~\n   x\n   y\n', '   y')?.prefix).toBe('   ');
   });
 
   it('turns list markers on the opening line into spaces of their width', () => {

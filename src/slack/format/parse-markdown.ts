@@ -102,16 +102,44 @@ function openingFence(source: string, block: Code): string | undefined {
 const CONTAINER_PREFIX = /^(?: |>|[-+*](?= )|\d{1,9}[.)](?= ))*$/;
 
 /**
- * The text that puts a line in the same containers as a fence's opening line, at the fence's
- * column: that line's text before the fence, with each list marker turned into as many spaces (the
- * item's continuation lines are indented so) and quote markers kept. A fence in a list item or a
- * quote is closed only by a fence in the same container at that indentation, never by one at column
- * 0. Anything else before the fence (a tab, whose width depends on its column) gives no prefix.
+ * The text that puts a line in the same containers as a fence's opening line: that line's text
+ * before the fence, with each list marker turned into as many spaces (the item's continuation lines
+ * are indented so) and quote markers kept. A fence in a list item or a quote is closed only by a
+ * fence in the same container, never by one at column 0. Anything else before the fence (a tab,
+ * whose width depends on its column) gives no prefix.
+ *
+ * The next message has the quotes but not the list items, whose indentation is only indentation
+ * there. A fence 4 or more spaces in from the last `>` (or the line start) opens an indented code
+ * block there, which the block's lines indented less than 4 (code in the item, where a fence's own
+ * indentation is taken off its lines only as far as they have it) leave as paragraphs, live. So
+ * such a prefix loses the fence's own indentation (up to 3 spaces past its container's content
+ * column). In an item indented 3 or fewer, the reopened fence then holds every line after it; the
+ * block's own closing fence, 4 or more in, does not close it there, so text after the block in
+ * that message shows as code (raw, never live) rather than code as text. In a nested item every
+ * line of the block is indented 4 or more: indented code, with the fences shown, either way.
  */
 function continuationPrefix(source: string, block: Code): string {
   const linePrefix = source.slice(source.lastIndexOf('\n', startOf(block) - 1) + 1, startOf(block));
   if (!CONTAINER_PREFIX.test(linePrefix)) return '';
-  return linePrefix.replace(/[-+*](?= )|\d{1,9}[.)](?= )/g, (marker) => ' '.repeat(marker.length));
+  const prefix = linePrefix.replace(/[-+*](?= )|\d{1,9}[.)](?= )/g, (marker) => ' '.repeat(marker.length));
+  return (/(?:^|> ?)( *)$/.exec(prefix)?.[1]?.length ?? 0) < 4 ? prefix : containerPrefix(source, block, prefix);
+}
+
+/**
+ * `prefix` less the fence's own indentation: the shortest of it less up to 3 of its last spaces
+ * that still puts a line in the block. The parser is asked, as an item's content column is set on
+ * its marker's line, in the item's own containers there.
+ */
+function containerPrefix(source: string, block: Code, prefix: string): string {
+  const openingLineEnd = source.indexOf('\n', startOf(block));
+  const openingLines = openingLineEnd === -1 ? source : source.slice(0, openingLineEnd);
+  const inBlock = (shorter: string) => {
+    const probe = `${openingLines}\n${shorter}x`;
+    return codeNodes(parseMarkdown(probe)).some((node) => node.type === 'code' && startOf(node) === startOf(block) && endOf(node) === probe.length);
+  };
+  let shortest = prefix;
+  for (let drop = 1; drop <= 3 && prefix.at(-drop) === ' ' && inBlock(prefix.slice(0, -drop)); drop++) shortest = prefix.slice(0, -drop);
+  return shortest;
 }
 
 /**
@@ -119,7 +147,8 @@ function continuationPrefix(source: string, block: Code): string {
  * after the cut needs that block reopened. A cut in the opening line, after the fence, leaves the
  * rest of the info string to follow: it is reopened on that line (`inOpeningLine`), else the rest
  * would be text outside the block. `prefix` goes before the fence that closes and the fence that
- * reopens it, for the block's own closing fence (indented, or after `>`) to still close it.
+ * reopens it, for the block's own closing fence (indented, or after `>`) to still close it, and
+ * before the rest of a code line cut in two.
  */
 export function fenceOpenAt(source: string, offset: number): { fence: string; prefix: string; inOpeningLine: boolean } | undefined {
   for (const node of codeNodes(parseMarkdown(source))) {
