@@ -403,6 +403,8 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
       if (replace) return replaceFailed(error);
       // Let the process exit be recorded first: it usually says more than "connection closed".
       await new Promise((resolve) => setImmediate(resolve));
+      // Closed meanwhile: a closed server is not marked unavailable, said to have failed or retried.
+      if (closed) return;
       failures += 1;
       state = 'unavailable';
       lastError = shortReason(describeFailure(error, transport));
