@@ -136,7 +136,8 @@ const MAX_ERROR_LENGTH = 400;
  * explanation; a reconnect refreshes the list. After the server said its tools changed, its tools
  * are refused until the new list is read (the list from before may be wrong); one that fails is
  * asked again with backoff. Over HTTP, an event stream (where that is said) the
- * server ended for good is reopened by connecting again alongside the connection in use. A process that starts while it is down has no tools
+ * server ended for good is reopened by connecting again alongside the connection in use, and one the
+ * client reopened itself after a break is taken as a change of its tools (one said meanwhile is lost). A process that starts while it is down has no tools
  * of it at all: an approved call of one is answered "not run" by the turn (`createTurnTools`).
  */
 export function createMcpServer(options: CreateMcpServerOptions): McpServerHandle {
@@ -314,9 +315,20 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
       // The client drops the server's notifications; its event streams are read for them here (after the cap).
       const notifications = watchNotifications({ onNotification: (method) => notified(connection, method), fetch: capped });
       // The client gives up on the GET's event stream after a clean end or an error status: it is reopened here.
+      let streamLost = false;
       const fetch = watchEventStream({
-        onOpened: () => eventStreamOpened(connection),
-        onLost: (loss) => eventStreamLost(connection, loss),
+        onOpened: () => {
+          eventStreamOpened(connection);
+          // Opened again after a loss (the client reopens a broken stream itself): a tools/list_changed said
+          // while no stream was open reached no one (a server without an event store does not say it again),
+          // so the reopen counts as one, and the tools are refused until they are listed again.
+          if (streamLost) notified(connection, 'notifications/tools/list_changed');
+          streamLost = false;
+        },
+        onLost: (loss) => {
+          streamLost = true;
+          eventStreamLost(connection, loss);
+        },
         fetch: notifications,
       });
       return { type: 'http', url: config.url, headers: headers?.values ?? {}, redirect: 'error', fetch };
