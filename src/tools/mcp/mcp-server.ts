@@ -483,9 +483,16 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
     scheduleRetry();
   }
 
-  /** A notification from the server, over stdio or HTTP, on the connection in use or the one being set up; one from a connection since replaced is ignored. */
+  /**
+   * A notification from the server, over stdio or HTTP, on the connection in use, the one being set up, or
+   * one replaced that is still finishing its calls: the same server, its change said on a call's answer
+   * stream, after the connection in use read its list (heard on none, the old definitions would keep running).
+   * One from a connection dropped or closed is ignored.
+   */
   function notified(connection: Connection, method: string): void {
-    if (method === 'notifications/tools/list_changed' && (connection === pending || inUse(connection))) toolsChanged();
+    if (method !== 'notifications/tools/list_changed') return;
+    const retired = connection.client !== undefined && retiring.isRetiring(connection.client);
+    if (connection === pending || inUse(connection) || retired) toolsChanged();
   }
 
   function toolsChanged(): void {

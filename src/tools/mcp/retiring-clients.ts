@@ -27,6 +27,8 @@ export function createRetiringClients<CLIENT extends { close(): Promise<void> }>
       if (calls.has(client)) retiring.add(client);
       else close(client);
     },
+    /** Whether `client` was retired and is still finishing its calls (so still heard: it is the same server). */
+    isRetiring: (client: CLIENT): boolean => retiring.has(client),
     /** Closes every client still waiting for its calls (the server's handle is closing). */
     async closeAll(): Promise<void> {
       const waiting = [...retiring];
