@@ -1,7 +1,9 @@
 import type { Cluster, Redis } from 'ioredis';
 import { masterConnections } from './cluster-masters.js';
+import { refreshSlotMap } from './cluster-redirection.js';
 import { readPrimaryPersistence, type RedisPersistence } from './redis-persistence.js';
 import type { RedisKeys } from './redis-keys.js';
+import { ReplicaAnsweredError } from './replica-answered-error.js';
 import type { StoreRisk } from './state-store.js';
 
 /**
@@ -24,25 +26,36 @@ export interface MasterPersistence {
  * (`readRedisPersistence`): with `cluster-require-full-coverage no` such a master can be down while
  * every shard takes writes, and a master holding none of them must not turn off their `WAITAOF`. So a
  * master without a connection, or not answering within `timeoutMs`, is named in `unread` and fails
- * nothing. Before the client has its slot map, one routed command waits for it; none at all (one
- * server, or a slot map still unknown): no masters, the shards' read covers what the bot writes.
+ * nothing. A master of the slot map that answers as a replica (a failover the client has not heard of:
+ * a graceful `CLUSTER FAILOVER` demotes it without closing its connections) is not taken for the shards'
+ * master: the slot map is read again and its masters asked again, once; one that still answers so is
+ * named in `unread`. Before the client has its slot map, one routed command waits for it; none at all
+ * (one server, or a slot map still unknown): no masters, the shards' read covers what the bot writes.
  */
 export async function readMasterPersistence({ redis, keys, timeoutMs = MASTER_READ_TIMEOUT_MS }: { redis: Redis | Cluster; keys: RedisKeys; timeoutMs?: number }): Promise<MasterPersistence> {
   if (!redis.isCluster) return { read: [], unread: [] };
   const cluster = redis as Cluster;
   // Start-up: the client loads its slot map on connecting, and a routed command waits for that.
   if (masterConnections(cluster).length === 0) await cluster.exists(keys.shard(0).ready());
-  const answers = await Promise.all(
-    masterConnections(cluster).map(async ({ master, connection }): Promise<{ master: string; persistence: RedisPersistence } | { master: string; reason: string }> => {
-      // The client dropped it (its connection ended) and has not read the slot map since: not reachable now.
-      if (!connection) return { master, reason: 'not connected' };
-      try {
-        return { master, persistence: await within(readPrimaryPersistence({ client: connection }), timeoutMs) };
-      } catch (error) {
-        return { master, reason: error instanceof Error ? error.message : String(error) };
-      }
-    }),
-  );
+  type Answer = { master: string; persistence: RedisPersistence } | { master: string; reason: string; demoted?: true };
+  const askMasters = () =>
+    Promise.all(
+      masterConnections(cluster).map(async ({ master, connection }): Promise<Answer> => {
+        // The client dropped it (its connection ended) and has not read the slot map since: not reachable now.
+        if (!connection) return { master, reason: 'not connected' };
+        try {
+          return { master, persistence: await within(readPrimaryPersistence({ client: connection }), timeoutMs) };
+        } catch (error) {
+          return { master, reason: error instanceof Error ? error.message : String(error), ...(error instanceof ReplicaAnsweredError && { demoted: true as const }) };
+        }
+      }),
+    );
+  let answers = await askMasters();
+  if (answers.some((answer) => 'demoted' in answer)) {
+    // A refresh that fails leaves the map as it was: the demoted master is then named unread.
+    await refreshSlotMap(cluster).catch(() => {});
+    answers = await askMasters();
+  }
   const found: MasterPersistence = { read: [], unread: [] };
   for (const answer of answers) {
     if ('persistence' in answer) found.read.push(answer.persistence);

@@ -1,4 +1,4 @@
-import type { Cluster } from 'ioredis';
+import type { ChainableCommander, Cluster, Redis } from 'ioredis';
 
 /**
  * A Cluster node's refusal of a keyed command that it did not run: the slot is served elsewhere
@@ -15,4 +15,33 @@ export function isRefusedUnrun(error: unknown): error is Error {
 /** Asks a node for the cluster's slot map and waits for the answer (ioredis refreshes it in place). */
 export function refreshSlotMap(cluster: Cluster): Promise<void> {
   return new Promise((resolve, reject) => cluster.refreshSlotsCache((error) => (error ? reject(error) : resolve())));
+}
+
+type PipelineReplies = Array<[Error | null, unknown]> | null;
+
+/** Sends of one routed pipeline when a Cluster node keeps refusing it (its slots moved, a failover under way). */
+const CLUSTER_ATTEMPTS = 4;
+/** Before sending again after CLUSTERDOWN or TRYAGAIN (times the attempt): the cluster needs a moment, not a new map. */
+const CLUSTER_RETRY_DELAY_MS = 100;
+
+/**
+ * Sends the pipeline `build` makes (its first command keyed, so it routes the keyless ones after it
+ * to that key's primary) and returns its replies. In a Cluster, when a node refused that command unrun
+ * (MOVED after a failover, ASK, CLUSTERDOWN, TRYAGAIN: see `isRefusedUnrun`), the slot map is refreshed
+ * and the whole pipeline sent again, a few times at most; the first reply is then still a refusal, and
+ * the others are not the primary's. ioredis follows a pipeline's redirection only when every reply is
+ * the same error, never here (a replica answers ROLE and INFO, refuses WAIT otherwise), and the
+ * connection may see no other command that would teach it the new map: without this, every confirmed
+ * write on a moved slot failed until the process restarted, and a read of the primary's settings
+ * (`redis-persistence.ts`) took the demoted node's for them.
+ */
+export async function execRouted(client: Redis | Cluster, build: () => ChainableCommander): Promise<PipelineReplies> {
+  for (let attempt = 1; ; attempt += 1) {
+    const replies = (await build().exec()) as PipelineReplies;
+    const refusal = replies?.[0]?.[0];
+    if (!client.isCluster || !isRefusedUnrun(refusal) || attempt >= CLUSTER_ATTEMPTS) return replies;
+    // A refresh that fails leaves the map as it was: the next send fails the same way, and the last refusal is the answer.
+    await refreshSlotMap(client as Cluster).catch(() => {});
+    if (!/^(MOVED|ASK)\b/.test(refusal.message)) await new Promise((resolve) => setTimeout(resolve, CLUSTER_RETRY_DELAY_MS * attempt));
+  }
 }

@@ -1,5 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
+import { execRouted } from './cluster-redirection.js';
 import type { RedisKeys } from './redis-keys.js';
+import { ReplicaAnsweredError } from './replica-answered-error.js';
 import type { StoreRisk } from './state-store.js';
 
 /**
@@ -31,8 +33,9 @@ export interface RedisPersistence {
  * command exists and is allowed. One server: one round trip. A Cluster: one per shard, each routed to
  * the shard's primary by an `EXISTS` of one of its keys (the keyless `INFO` and `WAITAOF` go with it).
  * The masters holding no shard are asked for the warnings only (`cluster-master-persistence.ts`): one
- * that is down or has other settings must not change or fail the shards' writes. Rejects only when
- * Redis could not be reached.
+ * that is down or has other settings must not change or fail the shards' writes. Rejects when Redis
+ * could not be reached, or when the answer is not a primary's (`readPrimaryPersistence`), so that no
+ * replica's settings are kept for the primary's.
  */
 export async function readRedisPersistence({ redis, keys }: { redis: Redis | Cluster; keys: RedisKeys }): Promise<RedisPersistence> {
   const routing = redis.isCluster ? keys.shards().map((shard) => shard.ready()) : [undefined];
@@ -51,14 +54,27 @@ export function combinePersistence(nodes: readonly RedisPersistence[]): RedisPer
 
 /**
  * One primary's settings, asked on `client`: a connection to it, or the Cluster client with a key of
- * the primary's (`route`, sent first as an `EXISTS` so the keyless commands go with it).
+ * the primary's (`route`, sent first as an `EXISTS` so the keyless commands go with it). A node that
+ * refused the `EXISTS` unrun (-MOVED from a master demoted by a failover the client's slot map has not
+ * caught up with) answered the rest too, as itself: the map is read again and the pipeline resent
+ * (`execRouted`), and a refusal that stands is thrown. An answer from a replica (`role:slave`: a
+ * connection still on a demoted node) throws `ReplicaAnsweredError`.
  */
 export async function readPrimaryPersistence({ client, route }: { client: Redis | Cluster; route?: string }): Promise<RedisPersistence> {
-  const pipeline = client.pipeline();
-  if (route !== undefined) pipeline.exists(route);
-  pipeline.info('persistence').call('WAITAOF', '0', '0', '0').info('memory').info('replication');
-  const replies = (await pipeline.exec()) ?? [];
+  const build = () => {
+    const pipeline = client.pipeline();
+    if (route !== undefined) pipeline.exists(route);
+    return pipeline.info('persistence').call('WAITAOF', '0', '0', '0').info('memory').info('replication');
+  };
+  const replies = (await execRouted(client, build)) ?? [];
+  if (route !== undefined) {
+    const [steering] = replies;
+    if (!steering) throw new Error('Redis gave no reply to the EXISTS that routes INFO');
+    if (steering[0]) throw steering[0];
+  }
   const [info, waitAof, memory, replication] = (route === undefined ? replies : replies.slice(1)).map(answered);
+  const role = replication === undefined ? undefined : infoField(String(replication), 'role');
+  if (role !== undefined && role !== 'master') throw new ReplicaAnsweredError(role);
   const connected = replication === undefined ? undefined : Number(infoField(String(replication), 'connected_slaves'));
   return {
     appendOnly: info === undefined ? undefined : infoField(String(info), 'aof_enabled') === '1',

@@ -1,5 +1,5 @@
-import type { ChainableCommander, Cluster, Redis } from 'ioredis';
-import { isRefusedUnrun, refreshSlotMap } from './cluster-redirection.js';
+import type { Cluster, Redis } from 'ioredis';
+import { execRouted } from './cluster-redirection.js';
 import { duplicateClient } from './connect-to-redis.js';
 
 /** How long a call's start waits for its replicas by default (COUNTERSIGN_REDIS_WAIT_TIMEOUT_MS). */
@@ -60,33 +60,6 @@ export interface ReplicaConfirmedWrites {
    */
   run(options: { shard: number; script: string; keys: readonly string[]; args: ReadonlyArray<string | number>; disk?: boolean }): Promise<ConfirmedWriteResult>;
   close(): void;
-}
-
-type PipelineReplies = Array<[Error | null, unknown]> | null;
-
-/** Sends of one confirmed write when a Cluster node keeps refusing it (its slots moved, a failover under way). */
-const CLUSTER_ATTEMPTS = 4;
-/** Before sending again after CLUSTERDOWN or TRYAGAIN (times the attempt): the cluster needs a moment, not a new map. */
-const CLUSTER_RETRY_DELAY_MS = 100;
-
-/**
- * Sends the pipeline `build` makes (its first command keyed, so it routes it) and returns its
- * replies. In a Cluster, when a node refused that command unrun (MOVED after a failover, ASK,
- * CLUSTERDOWN, TRYAGAIN: see `isRefusedUnrun`), the slot map is refreshed and the whole pipeline
- * sent again, a few times at most. ioredis follows a pipeline's redirection only when every reply
- * is the same error, never here (a replica refuses WAIT otherwise, ROLE answers), and this
- * connection sees no other command that would teach it the new map: without this, every confirmed
- * write on a moved slot failed until the process restarted.
- */
-async function execRouted(client: Redis | Cluster, build: () => ChainableCommander): Promise<PipelineReplies> {
-  for (let attempt = 1; ; attempt += 1) {
-    const replies = (await build().exec()) as PipelineReplies;
-    const refusal = replies?.[0]?.[0];
-    if (!client.isCluster || !isRefusedUnrun(refusal) || attempt >= CLUSTER_ATTEMPTS) return replies;
-    // A refresh that fails leaves the map as it was: the next send fails the same way, and the last refusal is the answer.
-    await refreshSlotMap(client as Cluster).catch(() => {});
-    if (!/^(MOVED|ASK)\b/.test(refusal.message)) await new Promise((resolve) => setTimeout(resolve, CLUSTER_RETRY_DELAY_MS * attempt));
-  }
 }
 
 /**
