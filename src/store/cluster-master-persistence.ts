@@ -75,7 +75,7 @@ export function unreadMasterRisks({ unread }: MasterPersistence): StoreRisk[] {
 }
 
 /** `work`, or a rejection once `timeoutMs` passed without its answer (left to settle on its own). */
-async function within<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
+export async function within<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);

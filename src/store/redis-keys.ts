@@ -204,6 +204,13 @@ function balancedTag(index: number, shards: number): string {
   }
 }
 
+/** Redis Cluster's slot of a key: its hash tag's (the text between the first `{` and the next `}`, if not empty), else the whole key's. */
+export function keySlot(key: string): number {
+  const open = key.indexOf('{');
+  const close = open === -1 ? -1 : key.indexOf('}', open + 1);
+  return clusterSlot(close > open + 1 ? key.slice(open + 1, close) : key);
+}
+
 /** Redis Cluster's key slot of a hash tag: CRC16-XMODEM mod 16384. */
 export function clusterSlot(tag: string): number {
   let crc = 0;
