@@ -46,7 +46,7 @@ const schema = {
   additionalProperties: false,
 } as const;
 
-// Shaped as mcp-server.ts's toDefinition makes an MCP tool (no approval of its own).
+// Shaped as mcp-tool-definition.ts's toDefinition makes an MCP tool (no approval of its own).
 const deploy: ToolDefinition = {
   name: 'k8s.deploy',
   description: 'Deploy a service',

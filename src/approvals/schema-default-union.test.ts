@@ -47,7 +47,7 @@ const target = (kind: string) => ({
   required: ['kind', 'name'],
 });
 
-// As pydantic v2 writes `target: Deployment | StatefulSet` (and mcp-server.ts's toDefinition adds additionalProperties: false).
+// As pydantic v2 writes `target: Deployment | StatefulSet` (and mcp-tool-definition.ts's toDefinition adds additionalProperties: false).
 const unionSchema = {
   type: 'object',
   properties: { target: { anyOf: [{ $ref: '#/$defs/Deployment' }, { $ref: '#/$defs/StatefulSet' }] } },

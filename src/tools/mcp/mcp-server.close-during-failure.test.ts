@@ -31,7 +31,7 @@ describe('close() while a failed connect waits for the exit to be recorded', () 
     let closing: Promise<void> | undefined;
     const original = globalThis.setImmediate;
     const spy = vi.spyOn(globalThis, 'setImmediate').mockImplementation(((callback: (...args: unknown[]) => void, ...args: unknown[]) => {
-      if (!closing && new Error().stack?.includes('mcp-server.ts')) closing = handle.close();
+      if (!closing && new Error().stack?.includes('mcp-connection.ts')) closing = handle.close();
       return original(callback, ...args);
     }) as typeof setImmediate);
     await handle.start();

@@ -1,0 +1,45 @@
+import { watchAnswerStreams } from './answer-stream-watch.js';
+import { cappedFetch, DEFAULT_MCP_RESPONSE_BYTES } from './capped-fetch.js';
+import { watchEventStream, type EventStreamLoss } from './event-stream-watch.js';
+import { watchNotifications } from './notification-watch.js';
+
+export interface McpHttpFetchOptions {
+  /** The most bytes one answer may have (see `DEFAULT_MCP_RESPONSE_BYTES`). */
+  maxResponseBytes: number | undefined;
+  /** An answer stream broke; what waits on it is failed by whoever closes the client. */
+  onBroken: (error: unknown) => void;
+  /** A notification the server sent, on an event stream or a call's answer stream. */
+  onNotification: (method: string) => void;
+  onEventStreamOpened: () => void;
+  onEventStreamLost: (loss: EventStreamLoss) => void;
+}
+
+/**
+ * The fetch an HTTP MCP connection's transport is given: `@ai-sdk/mcp` does not export its transport,
+ * so what one connection needs to hear is read from the fetch it is given, each watch wrapping the
+ * next (answer streams, the cap, notifications, the event stream).
+ */
+export function createMcpHttpFetch(options: McpHttpFetchOptions): typeof fetch {
+  const watched = watchAnswerStreams({ onBroken: options.onBroken });
+  // The transport reads each answer whole: the capped fetch ends a body past the cap with an error instead.
+  const capped = cappedFetch({ maxBytes: options.maxResponseBytes ?? DEFAULT_MCP_RESPONSE_BYTES, fetch: watched });
+  // The client drops the server's notifications; its event streams are read for them here (after the cap).
+  const notifications = watchNotifications({ onNotification: options.onNotification, fetch: capped });
+  // The client gives up on the GET's event stream after a clean end or an error status: it is reopened here.
+  let streamLost = false;
+  return watchEventStream({
+    onOpened: () => {
+      options.onEventStreamOpened();
+      // Opened again after a loss (the client reopens a broken stream itself): a tools/list_changed said
+      // while no stream was open reached no one (a server without an event store does not say it again),
+      // so the reopen counts as one, and the tools are refused until they are listed again.
+      if (streamLost) options.onNotification('notifications/tools/list_changed');
+      streamLost = false;
+    },
+    onLost: (loss) => {
+      streamLost = true;
+      options.onEventStreamLost(loss);
+    },
+    fetch: notifications,
+  });
+}

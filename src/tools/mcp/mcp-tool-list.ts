@@ -1,0 +1,214 @@
+import type { ListToolsResult, MCPClient } from '@ai-sdk/mcp';
+import type { Logger } from 'pino';
+import type { McpServerConfig } from '../../config/mcp-config-schema.js';
+import { wholeMilliseconds } from '../../config/duration.js';
+import type { Redactor } from '../http/redact.js';
+import { createMcpListMessages } from './mcp-list-messages.js';
+import { errorMessage, isConnectionFailure, type McpProblems } from './mcp-problems.js';
+import type { CreateMcpServerOptions, McpRetryOptions, McpServerShared, McpToolDefinition } from './mcp-server-types.js';
+import { redactListedTool } from './redact-listed-tool.js';
+import type { McpToolFilter } from './tool-filter.js';
+
+/**
+ * The longest wait between two tries of a tools/list that failed on a connected server (from
+ * `initialDelayMs`, doubled per failure): its tools are refused meanwhile, so sooner than a reconnect.
+ */
+const MAX_LIST_RETRY_DELAY_MS = 30_000;
+
+/** Tool names a policy rule can refer to: `server.tool`, with dots allowed inside the tool name. */
+const MCP_TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+export interface McpToolListOptions {
+  name: string;
+  config: McpServerConfig;
+  log: Logger;
+  redact: Redactor;
+  filter: McpToolFilter;
+  /** The connection in use (`client`, `state`) is listed; what a list says is set here for the rest to read. */
+  shared: Pick<McpServerShared, 'state' | 'client' | 'definitions' | 'mismatch' | 'staleList' | 'listPending'>;
+  problems: Pick<McpProblems, 'settleProblem' | 'shortReason'>;
+  retry: Pick<McpRetryOptions, 'maxDelayMs'>;
+  /** How long to wait before a failed list is asked again (`createMcpServer`'s backoff). */
+  backoff: (failed: number, maxDelayMs: number) => number;
+  toDefinition: (tool: ListToolsResult['tools'][number]) => McpToolDefinition;
+  /** The connection in use broke while it was listed. */
+  lost: (reason: string) => void;
+  options: Pick<CreateMcpServerOptions, 'onToolsChanged'>;
+}
+
+/**
+ * The tools one MCP server offers, from its tools/list: read when it connects and again when it says
+ * they changed (refused meanwhile), a failed read asked again with backoff; `include` and `exclude`
+ * applied, and the definitions of unchanged tools kept.
+ */
+export function createMcpToolList({ name, config, log, redact, filter, shared, problems, retry, backoff, toDefinition, lost, options }: McpToolListOptions) {
+  const { settleProblem, shortReason } = problems;
+  const { withheldMessage, excludeGlobMessage, includeMessage, staleMessage } = createMcpListMessages(name);
+  /** What the server listed for each definition, to keep unchanged tools' definitions on refresh. */
+  const listedAs = new WeakMap<McpToolDefinition, string>();
+  /**
+   * Each tools/list asked gets the next number; `listApplied` is that of the list the definitions
+   * come from. An answer older than the list applied is dropped, or it would undo what the newer
+   * list called for (withhold the tools for an exclude name the server no longer lists, or offer
+   * them again): a connect lists anew while a refresh of the connection before may still be answered.
+   */
+  let listAsked = 0;
+  let listApplied = 0;
+  /**
+   * The tools/list under way on a connection after the server said its tools changed, and whether
+   * it said so again meanwhile (`again`: read once more after this one). A server that says it 200
+   * times in a row (a loop, tools registered one by one) is listed twice, not 200 times at once with
+   * each answer up to maxResponseBytes held together.
+   */
+  let listing: { client: MCPClient; again: boolean } | undefined;
+  let listFailures = 0;
+  let listRetryTimer: NodeJS.Timeout | undefined;
+
+  return { connected, refresh, stopRetry };
+
+  /** A connection is up with the tools it listed (`createMcpConnection`): they are the server's tools now. */
+  function connected(listed: ListToolsResult['tools']): void {
+    // Newer than anything a lost connection was still asking for.
+    listAsked += 1;
+    listApplied = listAsked;
+    listRead();
+    applyToolList(listed);
+  }
+
+  /** The connection in use is lost or the server closed: a list asked again is not (a reconnect lists the tools anew). */
+  function stopRetry(): void {
+    clearTimeout(listRetryTimer);
+  }
+
+  /** Lists the tools again, after the one under way (if any) on this connection: at most one asked and one waiting. */
+  function refresh(): void {
+    const current = shared.client;
+    if (!current || shared.state !== 'connected') return;
+    shared.listPending = true;
+    if (listing?.client === current) {
+      listing.again = true;
+      return;
+    }
+    const run = { client: current, again: false };
+    listing = run;
+    void readList(run).finally(() => {
+      // A list of a connection since replaced is not waited for: the new one has its own.
+      if (listing !== run) return;
+      listing = undefined;
+      if (run.again) refresh();
+    });
+  }
+
+  async function readList(run: { client: MCPClient; again: boolean }): Promise<void> {
+    const current = run.client;
+    listAsked += 1;
+    const asked = listAsked;
+    try {
+      const listed = await listAllTools(current, wholeMilliseconds(config.connectTimeoutSeconds, 's'));
+      // The connection was lost (or replaced) meanwhile: the new one lists its own tools.
+      if (current !== shared.client) return;
+      // A list asked later was applied already; the answer to the latest one lands after it.
+      if (asked <= listApplied) {
+        log.debug({ event: 'mcp-tools-list-superseded' }, `MCP server ${name}: an older tools/list answer arrived after a newer one; dropped`);
+        return;
+      }
+      listApplied = asked;
+      // A list applied while a newer one is under way or waiting leaves the refusal on: the newer one settles it.
+      if (asked === listAsked && !run.again) listRead();
+      applyToolList(listed);
+      log.info({ event: 'mcp-tools-refreshed', tools: shared.definitions.map((definition) => definition.name) }, `MCP server ${name} changed its tools`);
+      settleProblem();
+    } catch (error) {
+      const reason = shortReason(errorMessage(error));
+      // The connection was replaced (the new one lists its own tools), or a list asked later (or waiting) decides.
+      if (current !== shared.client || asked !== listAsked || run.again) {
+        log.debug({ event: 'mcp-tools-refresh-superseded', err: reason }, `MCP server ${name}: a tools/list failed with a newer one asked or waiting; ignored`);
+        return;
+      }
+      // A dead connection is not listed again: it is reconnected, which lists the tools.
+      if (isConnectionFailure(error)) return lost(`its tool list could not be read (${reason})`);
+      listFailures += 1;
+      shared.staleList = reason;
+      const delay = backoff(listFailures, Math.min(retry.maxDelayMs, MAX_LIST_RETRY_DELAY_MS));
+      log.error(
+        { event: 'mcp-tools-refresh-failed', err: reason, retryInMs: delay },
+        `${staleMessage(reason)}; its tools are refused until it is. Listing again in ${Math.ceil(delay / 1000)} s.`,
+      );
+      clearTimeout(listRetryTimer);
+      listRetryTimer = setTimeout(() => {
+        listRetryTimer = undefined;
+        refresh();
+      }, delay);
+      listRetryTimer.unref();
+    }
+  }
+
+  /** The server's latest tools/list was read: a failed or pending one's refusal and retry are over. */
+  function listRead(): void {
+    shared.listPending = false;
+    shared.staleList = undefined;
+    listFailures = 0;
+    clearTimeout(listRetryTimer);
+    listRetryTimer = undefined;
+  }
+
+  /**
+   * Offers the listed tools that `include` and `exclude` let through, unless a plain `exclude` name
+   * (no `*` or `?`) matches none of them: then none (fail closed). A misspelled `exclude: [delete_databse]`
+   * would otherwise offer `delete_database`, the very tool the operator meant to hide, and nothing
+   * would say so. An unmatched `exclude` glob only warns: `delete_*` on a server with no delete tool
+   * yet is written on purpose, and hiding the whole server for it would teach operators not to use
+   * exclude; the glob still hides a matching tool the server lists later.
+   */
+  function applyToolList(listed: ListToolsResult['tools']): void {
+    shared.mismatch = filter.unmatched(listed.map((tool) => tool.name));
+    if (shared.mismatch.include.length > 0 || shared.mismatch.exclude.length > 0 || shared.mismatch.excludeGlobs.length > 0) {
+      // The server's names, so the operator can correct the globs; its text, so redacted and cut.
+      const names = listed.slice(0, 200).map((tool) => redact(tool.name).slice(0, 200));
+      if (shared.mismatch.include.length > 0) log.warn({ event: 'mcp-include-matches-no-tool', include: shared.mismatch.include, listed: names }, includeMessage(shared.mismatch.include));
+      if (shared.mismatch.excludeGlobs.length > 0) {
+        log.warn({ event: 'mcp-exclude-glob-matches-no-tool', exclude: shared.mismatch.excludeGlobs, listed: names }, excludeGlobMessage(shared.mismatch.excludeGlobs));
+      }
+      if (shared.mismatch.exclude.length > 0) {
+        log.error({ event: 'mcp-exclude-matches-no-tool', exclude: shared.mismatch.exclude, listed: names }, withheldMessage(shared.mismatch.exclude));
+        shared.definitions = [];
+        options.onToolsChanged();
+        return;
+      }
+    }
+    const previous = new Map(shared.definitions.map((definition) => [definition.metadata.tool, definition]));
+    const next: McpToolDefinition[] = [];
+    for (const tool of listed) {
+      if (!MCP_TOOL_NAME.test(tool.name)) {
+        log.warn({ event: 'mcp-tool-skipped', tool: redact(tool.name).slice(0, 200) }, `MCP server ${name} offers a tool whose name cannot be used in policy rules; skipped`);
+        continue;
+      }
+      if (!filter.offers(tool.name)) continue;
+      const old = previous.get(tool.name);
+      // Unchanged tools keep their definition, so anything holding one stays valid.
+      const signature = toolSignature(tool);
+      if (old && listedAs.get(old) === signature) next.push(old);
+      else {
+        const definition = toDefinition(redactListedTool(tool, redact));
+        listedAs.set(definition, signature);
+        next.push(definition);
+      }
+    }
+    shared.definitions = next;
+    options.onToolsChanged();
+  }
+}
+
+export async function listAllTools(client: MCPClient, timeoutMs: number): Promise<ListToolsResult['tools']> {
+  let page = await client.listTools({ options: { timeout: timeoutMs } });
+  const tools = [...page.tools];
+  for (let pages = 1; page.nextCursor != null && pages < 100; pages += 1) {
+    page = await client.listTools({ params: { cursor: page.nextCursor }, options: { timeout: timeoutMs } });
+    tools.push(...page.tools);
+  }
+  return tools;
+}
+
+function toolSignature(tool: ListToolsResult['tools'][number]): string {
+  return JSON.stringify({ description: tool.description, title: tool.title, inputSchema: tool.inputSchema, annotations: tool.annotations });
+}
