@@ -34,6 +34,7 @@ import { createChannelPoster } from './slack/channel-poster.js';
 import { createHealthServer, healthReply, metricsReply, withOtherRisks, type HttpReply } from './runtime/health-check.js';
 import { describeMetricsPlacement, metricsPlacement, metricsPlacementNotice } from './http/metrics-placement.js';
 import { startMetricsServer } from './http/metrics-server.js';
+import { closeServer, PUBLIC_SERVER_TIMEOUTS } from './http/close-server.js';
 import { createPrometheusMetrics } from './metrics/prometheus-metrics.js';
 import { readPendingApprovals } from './approvals/pending-approvals.js';
 import type { AuditLog } from './audit/audit-log.js';
@@ -384,6 +385,8 @@ async function assemble(
 
   let healthServer: Server | undefined;
   let metricsServer: Server | undefined;
+  /** Bolt's own HTTP server (inline, not Socket Mode): its receiver closes it, bounded as the others. */
+  let slackServer: Server | undefined;
   return {
     app,
     store,
@@ -424,7 +427,8 @@ async function assemble(
         logger.info({ event: 'started', mode: 'socket', ...started }, 'countersign connected over Socket Mode');
         return withMetricsPort({});
       }
-      const server = (await app.start({ port, ...(startOptions.host ? { host: startOptions.host } : {}) })) as Server;
+      const server = (await app.start({ port, ...(startOptions.host ? { host: startOptions.host } : {}) }, PUBLIC_SERVER_TIMEOUTS)) as Server;
+      slackServer = server;
       const bound = (server.address() as AddressInfo).port;
       logger.info({ event: 'started', mode: 'http', role, port: bound, ...started }, 'countersign listening');
       return withMetricsPort({ port: bound });
@@ -433,9 +437,11 @@ async function assemble(
       // At once, so none takes new work while another's stop is awaited: the sweep takes no stalled
       // thread once the puller takes no hand-off.
       await Promise.all([schedules?.stop(), puller?.stop(), sweeper.stop()]);
-      if (metricsServer) await new Promise((resolve) => metricsServer?.close(resolve));
-      if (healthServer) await new Promise((resolve) => healthServer?.close(resolve));
-      else await app.stop();
+      // Together, each bounded (`closeServer`): a client that never finishes its request must not hold the stop.
+      await Promise.all([
+        metricsServer && closeServer(metricsServer),
+        healthServer ? closeServer(healthServer) : slackServer ? closeServer(slackServer, { close: () => app.stop() }) : app.stop(),
+      ]);
       // A message Slack has its 200 for may still be in its listener's store round trips, its work
       // not yet queued: the store must not close under it. Bounded, in case the store is away.
       if ((await requests.settled({ timeoutMs: STOP_REQUESTS_WAIT_MS })) === 'timed-out') {

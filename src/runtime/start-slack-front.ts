@@ -49,7 +49,8 @@ export async function startSlackFront(options: {
   });
 
   // The bot's thread serves METRICS_PORT itself, and logs where the metrics are.
-  const server = createSlackFrontServer({ signingSecret, bot, logger, servesMetrics: metricsPlacement(environment).kind === 'main-port' });
+  const front = createSlackFrontServer({ signingSecret, bot, logger, servesMetrics: metricsPlacement(environment).kind === 'main-port' });
+  const { server } = front;
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(environment.slack.port, resolve));
   const port = (server.address() as AddressInfo).port;
   logger.info({ event: 'started', mode: 'http', role: environment.role, front: 'thread', port }, 'countersign listening');
@@ -58,7 +59,10 @@ export async function startSlackFront(options: {
     port,
     async stop() {
       stopping = true;
-      await new Promise((resolve) => server.close(resolve));
+      // Bounded: a request someone never finishes sending must not keep the bot's thread from its
+      // `stop` (it would go on taking work) nor the process from exiting. Every acked request is in
+      // the bot's channel before `stop`.
+      await front.close();
       const stopped = new Promise<void>((resolve, reject) => {
         bot.on('message', (message: BotToFront) => {
           if (message.kind === 'stopped') resolve();

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 // receivers and Web API client (9 MB of this thread's heap, against 1 MB), none of which runs here.
 import * as HTTPModuleFunctions from '@slack/bolt/dist/receivers/HTTPModuleFunctions.js';
 import type { Logger } from 'pino';
+import { closeServer, PUBLIC_SERVER_TIMEOUTS } from '../../http/close-server.js';
 import type { HttpReply } from '../../runtime/health-check.js';
 import type { BotToFront, FrontChannel, FrontToBot } from './front-messages.js';
 
@@ -15,6 +16,17 @@ const ACKED_BY_FRONT = new Set(['event_callback', 'block_actions']);
 export const REPLY_TIMEOUT_MS = 3_000;
 /** Where Slack posts events and interactions, as with Bolt's own receiver. */
 const EVENTS_PATH = '/slack/events';
+
+export interface SlackFrontServer {
+  server: Server;
+  /**
+   * Stops taking requests and resolves once every request Slack has its 200 for is in the bot's
+   * channel: what `stop` is posted after then comes after them. A request not answered within
+   * `STOP_DRAIN_MS` (Slack has stopped waiting; a body still being sent is not Slack's) has its
+   * connection cut rather than holding the stop.
+   */
+  close(): Promise<void>;
+}
 
 /**
  * The thread that serves Slack's HTTP requests and nothing else: it verifies each request's
@@ -34,10 +46,14 @@ export function createSlackFrontServer(options: {
    * would cost the bot's thread a read of the open steps.
    */
   servesMetrics?: boolean;
-}): Server {
-  const { signingSecret, bot, logger, servesMetrics = false } = options;
+  /** How long `close()` lets requests in flight finish: default `STOP_DRAIN_MS`; tests shorten it. */
+  stopDrainMs?: number;
+}): SlackFrontServer {
+  const { signingSecret, bot, logger, servesMetrics = false, stopDrainMs } = options;
   const routes = new Set(servesMetrics ? ['/healthz', '/metrics'] : ['/healthz']);
   let nextId = 0;
+  /** Acked requests not yet posted to the bot's thread (see the `setImmediate` below). */
+  const handingOver = new Set<Promise<void>>();
   const waiting = new Map<number, (reply: BotToFront) => void>();
   bot.on('message', (reply) => {
     if (!('id' in reply)) return;
@@ -85,7 +101,14 @@ export function createSlackFrontServer(options: {
       HTTPModuleFunctions.buildNoBodyResponse(response, 200);
       // The response is written to the socket on the next tick; copying the payload to the bot's
       // thread waits until then, so the ack never waits for the copy.
-      setImmediate(() => bot.postMessage({ kind: 'acked', body, ...retry }));
+      const handOver = new Promise<void>((resolve) =>
+        setImmediate(() => {
+          bot.postMessage({ kind: 'acked', body, ...retry });
+          resolve();
+        }),
+      );
+      handingOver.add(handOver);
+      void handOver.then(() => handingOver.delete(handOver));
       return;
     }
     const reply = await ask((id) => ({ kind: 'request', id, body, ...retry }));
@@ -101,7 +124,7 @@ export function createSlackFrontServer(options: {
     response.end(answer.body);
   }
 
-  return createServer((request, response) => {
+  const server = createServer(PUBLIC_SERVER_TIMEOUTS, (request, response) => {
     const path = request.url?.split('?')[0] ?? '';
     const done = (work: Promise<void>) =>
       work.catch((error: unknown) => {
@@ -112,6 +135,15 @@ export function createSlackFrontServer(options: {
     if (request.method === 'GET' && routes.has(path)) return void done(handleRoute(path, response));
     HTTPModuleFunctions.buildNoBodyResponse(response, 404);
   });
+  return {
+    server,
+    async close() {
+      await closeServer(server, stopDrainMs === undefined ? {} : { drainMs: stopDrainMs });
+      // A request whose body was all in has been verified and acked by now (its connection is
+      // closed): only its hand-over may still wait for its turn.
+      await Promise.all(handingOver);
+    },
+  };
 }
 
 function retryOf(request: IncomingMessage): { retryNum?: number; retryReason?: string } {

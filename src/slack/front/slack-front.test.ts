@@ -1,4 +1,5 @@
-import type { AddressInfo } from 'node:net';
+import { once } from 'node:events';
+import { connect, type AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { MessageChannel } from 'node:worker_threads';
 import { App } from '@slack/bolt';
@@ -16,7 +17,7 @@ const logger = pino({ level: 'silent' });
  * The front and the bot's Bolt app joined by a MessageChannel, as `main.js` joins them across
  * threads: real signed HTTP requests in, Bolt's own listeners and acks on the other side.
  */
-async function startFront(register: (app: App) => void, options: { botBusy?: boolean; servesMetrics?: boolean } = {}) {
+async function startFront(register: (app: App) => void, options: { botBusy?: boolean; servesMetrics?: boolean; stopDrainMs?: number } = {}) {
   const { port1, port2 } = new MessageChannel();
   const toBot: FrontToBot[] = [];
   const bot = port1 as unknown as FrontChannel<BotToFront, FrontToBot>;
@@ -44,11 +45,18 @@ async function startFront(register: (app: App) => void, options: { botBusy?: boo
   const app = new App({ token: 'xoxb-front', botId: 'BFRONT', botUserId: 'UFRONT', receiver, logger: { debug() {}, info() {}, warn() {}, error() {}, setLevel() {}, getLevel: () => 'error' as never, setName() {} } as never });
   register(app);
   await app.start();
-  const server = createSlackFrontServer({ signingSecret: SECRET, bot: counted, logger, ...(options.servesMetrics === undefined ? {} : { servesMetrics: options.servesMetrics }) });
+  const front = createSlackFrontServer({
+    signingSecret: SECRET,
+    bot: counted,
+    logger,
+    ...(options.servesMetrics === undefined ? {} : { servesMetrics: options.servesMetrics }),
+    ...(options.stopDrainMs === undefined ? {} : { stopDrainMs: options.stopDrainMs }),
+  });
+  const { server } = front;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   opened.push({ server, close: () => (port1.close(), app.stop()) });
-  return { url, events: `${url}/slack/events`, toBot, releaseBot };
+  return { url, events: `${url}/slack/events`, toBot, releaseBot, front, port: (server.address() as AddressInfo).port };
 }
 
 const opened: Array<{ server: Server; close: () => unknown }> = [];
@@ -143,6 +151,27 @@ describe('the Slack front', () => {
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({ path: '/healthz' });
     expect((await fetch(`${url}/elsewhere`)).status).toBe(404);
+  });
+
+  it('closes without waiting on a request whose body never comes, after handing the bot every request it acked', async () => {
+    const { events, toBot, front, port } = await startFront(() => {}, { stopDrainMs: 200 });
+    // Unsigned, and 9 of its 100000 bytes sent: anyone on the internet can open this.
+    const stalled = connect(port, '127.0.0.1');
+    stalled.on('error', () => {});
+    const taken = once(front.server, 'request');
+    stalled.write('POST /slack/events HTTP/1.1\r\nHost: bot\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"type":');
+    await taken;
+    // A click acked as the stop begins: closing starts the moment its 200 is written.
+    let closing: Promise<void> | undefined;
+    front.server.once('request', (_request, response) => response.once('finish', () => (closing = front.close())));
+    const click = await postSlackInteraction({ url: events, signingSecret: SECRET, payload: blockActionsPayload({ user: 'UBOB', channel: 'C1', messageTs: '1.1', actionId: 'approve', value: 'x' }) });
+    expect(click.status).toBe(200);
+    expect(closing).toBeDefined();
+    await closing;
+    expect(toBot.map((message) => message.kind)).toEqual(['acked']);
+    // The stalled connection was cut, not waited for.
+    if (!stalled.closed) await once(stalled, 'close');
+    expect(stalled.closed).toBe(true);
   });
 
   it("refuses /metrics on Slack's port without asking the bot's thread, unless told to serve it there", async () => {
