@@ -12,6 +12,16 @@ export function isRefusedUnrun(error: unknown): error is Error {
   return error instanceof Error && REFUSED_UNRUN.test(error.message);
 }
 
+/**
+ * ASK: the node that answered owns the slot (it is its primary) and is migrating it, and the key is not
+ * there (moved already, or absent). A new slot map still names this node until the migration ends, so
+ * sending again only gets ASK again; the node's answers to the keyless commands after the key are the
+ * primary's own.
+ */
+export function isAskRedirect(error: unknown): boolean {
+  return error instanceof Error && /^ASK\b/.test(error.message);
+}
+
 /** Asks a node for the cluster's slot map and waits for the answer (ioredis refreshes it in place). */
 export function refreshSlotMap(cluster: Cluster): Promise<void> {
   return new Promise((resolve, reject) => cluster.refreshSlotsCache((error) => (error ? reject(error) : resolve())));
@@ -27,9 +37,11 @@ const CLUSTER_RETRY_DELAY_MS = 100;
 /**
  * Sends the pipeline `build` makes (its first command keyed, so it routes the keyless ones after it
  * to that key's primary) and returns its replies. In a Cluster, when a node refused that command unrun
- * (MOVED after a failover, ASK, CLUSTERDOWN, TRYAGAIN: see `isRefusedUnrun`), the slot map is refreshed
+ * (MOVED after a failover, CLUSTERDOWN, TRYAGAIN: see `isRefusedUnrun`), the slot map is refreshed
  * and the whole pipeline sent again, a few times at most; the first reply is then still a refusal, and
- * the others are not the primary's. ioredis follows a pipeline's redirection only when every reply is
+ * the others are not the primary's. ASK is returned at once (`isAskRedirect`): the primary answered, and
+ * a slot map read again still names it while the slot migrates (a reshard, or one left unfinished), so
+ * resending only delayed the same ASK. ioredis follows a pipeline's redirection only when every reply is
  * the same error, never here (a replica answers ROLE and INFO, refuses WAIT otherwise), and the
  * connection may see no other command that would teach it the new map: without this, every confirmed
  * write on a moved slot failed until the process restarted, and a read of the primary's settings
@@ -39,9 +51,9 @@ export async function execRouted(client: Redis | Cluster, build: () => Chainable
   for (let attempt = 1; ; attempt += 1) {
     const replies = (await build().exec()) as PipelineReplies;
     const refusal = replies?.[0]?.[0];
-    if (!client.isCluster || !isRefusedUnrun(refusal) || attempt >= CLUSTER_ATTEMPTS) return replies;
+    if (!client.isCluster || !isRefusedUnrun(refusal) || isAskRedirect(refusal) || attempt >= CLUSTER_ATTEMPTS) return replies;
     // A refresh that fails leaves the map as it was: the next send fails the same way, and the last refusal is the answer.
     await refreshSlotMap(client as Cluster).catch(() => {});
-    if (!/^(MOVED|ASK)\b/.test(refusal.message)) await new Promise((resolve) => setTimeout(resolve, CLUSTER_RETRY_DELAY_MS * attempt));
+    if (!/^MOVED\b/.test(refusal.message)) await new Promise((resolve) => setTimeout(resolve, CLUSTER_RETRY_DELAY_MS * attempt));
   }
 }

@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import { execRouted } from './cluster-redirection.js';
+import { execRouted, isAskRedirect } from './cluster-redirection.js';
 import type { RedisKeys } from './redis-keys.js';
 import { ReplicaAnsweredError } from './replica-answered-error.js';
 import type { StoreRisk } from './state-store.js';
@@ -57,8 +57,11 @@ export function combinePersistence(nodes: readonly RedisPersistence[]): RedisPer
  * the primary's (`route`, sent first as an `EXISTS` so the keyless commands go with it). A node that
  * refused the `EXISTS` unrun (-MOVED from a master demoted by a failover the client's slot map has not
  * caught up with) answered the rest too, as itself: the map is read again and the pipeline resent
- * (`execRouted`), and a refusal that stands is thrown. An answer from a replica (`role:slave`: a
- * connection still on a demoted node) throws `ReplicaAnsweredError`.
+ * (`execRouted`), and a refusal that stands is thrown. An -ASK is not a refusal here: only the slot's
+ * primary answers so, while the slot migrates and the key (the shard's `ready` list, usually absent)
+ * is not on it, so the rest is the primary's answer; throwing it failed every executing marker and
+ * Deny/Revoke of every shard for as long as one shard's slot migrated. An answer from a replica
+ * (`role:slave`: a connection still on a demoted node) throws `ReplicaAnsweredError`.
  */
 export async function readPrimaryPersistence({ client, route }: { client: Redis | Cluster; route?: string }): Promise<RedisPersistence> {
   const build = () => {
@@ -70,7 +73,7 @@ export async function readPrimaryPersistence({ client, route }: { client: Redis 
   if (route !== undefined) {
     const [steering] = replies;
     if (!steering) throw new Error('Redis gave no reply to the EXISTS that routes INFO');
-    if (steering[0]) throw steering[0];
+    if (steering[0] && !isAskRedirect(steering[0])) throw steering[0];
   }
   const [info, waitAof, memory, replication] = (route === undefined ? replies : replies.slice(1)).map(answered);
   const role = replication === undefined ? undefined : infoField(String(replication), 'role');
@@ -153,4 +156,20 @@ function evictionRisks({ evictionPolicy }: RedisPersistence): StoreRisk[] {
         'and its decision then runs nothing. Set maxmemory-policy noeviction on the Redis server, so a full Redis refuses writes instead of dropping state (README: "Redis persistence").',
     },
   ];
+}
+
+/**
+ * The primaries holding a shard would not say their settings (`readRedisPersistence` failed: a refusal
+ * that stood, an answer as a replica, no answer). Every executing marker and withdrawal asks for them
+ * first (`waitsForDisk`), so until they can be read every tool call is not run and every Deny/Revoke is
+ * refused, while the write probe may still pass: `/healthz` names it rather than leave out every warning.
+ */
+export function primariesUnreadRisk(error: unknown): StoreRisk {
+  const reason = error instanceof Error ? error.message : String(error);
+  return {
+    code: 'redis-primaries-unread',
+    message:
+      `The Redis primaries holding the bot's shards did not say their settings (${reason}): until they do, every tool call is refused before it starts ` +
+      'and every Deny or Revoke is refused, since whether their writes must wait for the append-only file is not known (README: "Redis persistence").',
+  };
 }

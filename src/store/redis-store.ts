@@ -10,7 +10,7 @@ import { createReadyWaiter } from './redis-ready-waiter.js';
 import { SCRIPTS, type ScriptRunner } from './redis-script-commands.js';
 import type { PendingCardRefresh, PendingTakeBack, StateStore } from './state-store.js';
 import { DEFAULT_REPLICA_WAIT_TIMEOUT_MS } from './replica-confirmed-write.js';
-import { combinePersistence, persistenceRisks } from './redis-persistence.js';
+import { combinePersistence, persistenceRisks, primariesUnreadRisk } from './redis-persistence.js';
 import { createThreadHistories } from './redis-thread-history.js';
 import { assertTakesWrites } from './redis-takes-writes.js';
 import { createWriteProbe } from './redis-write-probe.js';
@@ -145,8 +145,20 @@ export function createRedisStore({
     },
 
     async risks() {
-      const [shards, others] = await Promise.all([readPersistence({ maxAgeMs: risksMaxAgeMs }), readMasters(risksMaxAgeMs)]);
-      return [...persistenceRisks({ persistence: combinePersistence([shards, ...others.read]), waitReplicas: replicas }), ...unreadMasterRisks(others)];
+      // A failed read of the shards' primaries is named, not thrown: /healthz drops every warning of a risks() that fails.
+      const [shards, others] = await Promise.all([
+        readPersistence({ maxAgeMs: risksMaxAgeMs }).then(
+          (persistence) => ({ persistence }),
+          (error: unknown) => ({ error }),
+        ),
+        readMasters(risksMaxAgeMs),
+      ]);
+      const read = 'persistence' in shards ? [shards.persistence, ...others.read] : others.read;
+      return [
+        ...(read.length > 0 ? persistenceRisks({ persistence: combinePersistence(read), waitReplicas: replicas }) : []),
+        ...('error' in shards ? [primariesUnreadRisk(shards.error)] : []),
+        ...unreadMasterRisks(others),
+      ];
     },
 
     async close() {
