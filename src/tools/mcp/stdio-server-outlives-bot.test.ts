@@ -90,11 +90,12 @@ describe.skipIf(process.platform !== 'linux')('a stdio MCP server that ignores t
     await vi.waitFor(() => expect(stderr).toContain('ready'), { timeout: 10_000, interval: 20 });
     const pids = await serverPids(bot, pidFile);
     // The bot's children: the wrapper and the watchdog. Without the watchdog only the bot itself,
-    // on its way out, can stop the server.
+    // on its way out, can stop the server. A child that already exited may be listed until the
+    // bot reaps it, which a loaded machine can delay past waitFor's default second.
     const watchdogPids = await vi.waitFor(() => {
       const others = childrenOf(bot.pid!).filter((pid) => !pids.includes(pid));
       return others.length === 1 ? others : Promise.reject(new Error(`children: ${others}`));
-    });
+    }, { timeout: 10_000, interval: 50 });
     leftovers.push(...watchdogPids);
     for (const pid of watchdogPids) process.kill(pid, 'SIGKILL');
     await waitUntilGone(watchdogPids);
