@@ -105,10 +105,12 @@ export function createRedisStore({
   const probeWrites = createWriteProbe({ redis, keys });
   // Shared by concurrent and rapid checks: `/healthz` is public, and the probe writes (shared-health-probe.ts).
   const health = createSharedHealthProbe(async () => {
-    // PING and ROLE are answered by a Redis that refuses every write (full, too few replicas): /healthz must see
-    // that, hence the write. Sent together, one round trip: after the bot's thread was busy, every reply is read
-    // at once (health-check.ts yields once for them). The first failure in this order is the one told.
-    const settled = await Promise.allSettled([redis.ping(), assertTakesWrites(redis), probeWrites()]);
+    // ROLE is answered by a Redis that refuses every write (full, too few replicas): /healthz must see that,
+    // hence the write. No PING: the two already need an answer, and a Cluster's PING goes to a node picked at
+    // random, so a frozen master the bot does not need could fail the check (the probe skips such a master).
+    // Sent together, one round trip: after the bot's thread was busy, every reply is read at once
+    // (health-check.ts yields once for them). The first failure in this order is the one told.
+    const settled = await Promise.allSettled([assertTakesWrites(redis), probeWrites()]);
     const failed = settled.find((outcome) => outcome.status === 'rejected');
     if (failed) throw failed.reason;
   }, { reuseForMs: healthProbeReuseMs });
