@@ -99,7 +99,7 @@ export function createMcpConnection(connectionOptions: McpConnectionOptions) {
           void connection.client?.close().catch(() => {});
         },
         onNotification: (method) => notified(connection, method),
-        onEventStreamOpened: () => eventStreamOpened(connection),
+        onEventStreamOpened: (reopened) => eventStreamOpened(connection, reopened),
         onEventStreamLost: (loss) => eventStreamLost(connection, loss),
       });
       return { type: 'http', url: config.url, headers: headers?.values ?? {}, redirect: 'error', fetch };
@@ -154,7 +154,12 @@ export function createMcpConnection(connectionOptions: McpConnectionOptions) {
         initializationOptions: { timeout: timeoutMs },
       });
       connection.client = newClient;
-      const listed = await listAllTools(newClient, timeoutMs);
+      connection.listAsked = true;
+      let listed = await listAllTools(newClient, timeoutMs);
+      // Its event stream opened only after the list was asked (the client opens it on its own schedule,
+      // alongside): a change the server made after it answered and before the stream opened was said to
+      // no one. Listed again, the stream open now, before the connection is used: one more tools/list.
+      if (connection.listAgain && !closed && pending === connection) listed = await listAllTools(newClient, timeoutMs);
       if (closed || pending !== connection) {
         await newClient.close().catch(() => {});
         return;
@@ -209,8 +214,20 @@ export function createMcpConnection(connectionOptions: McpConnectionOptions) {
     return pending ? connection === pending : inUse(connection);
   }
 
-  function eventStreamOpened(connection: Connection): void {
+  /**
+   * A stream opened again after a loss (the client reopens a broken one itself), or a connection's first
+   * stream opened after its tools/list was asked: a tools/list_changed said while it was not open reached
+   * no one (a server without an event store does not say it again), so the list read may be out of date.
+   * On the connection in use this counts as a tools/list_changed (its tools refused until listed again);
+   * on one still being set up whose first stream it is, the connect lists again before the connection is used.
+   */
+  function eventStreamOpened(connection: Connection, reopened: boolean): void {
     if (watchesEventStream(connection) && !closed) eventStream.opened();
+    const first = !connection.streamOpened;
+    connection.streamOpened = true;
+    const listMayPredate = first && connection.listAsked === true;
+    if (listMayPredate && connection === pending && !reopened) connection.listAgain = true;
+    else if (reopened || listMayPredate) notified(connection, 'notifications/tools/list_changed');
   }
 
   function eventStreamLost(connection: Connection, loss: EventStreamLoss): void {
@@ -294,4 +311,10 @@ export function createMcpConnection(connectionOptions: McpConnectionOptions) {
 /** One connection attempt and, once it made its client, that client: what tells apart whose report a transport's is. */
 interface Connection {
   client?: MCPClient;
+  /** Its tools/list was asked: a first event stream opening after that may have missed a change said before it. */
+  listAsked?: boolean;
+  /** Its event stream opened (a first one, or again after a loss). */
+  streamOpened?: boolean;
+  /** Its first event stream opened while it was being set up, after its tools/list was asked: it lists again before it is used. */
+  listAgain?: boolean;
 }

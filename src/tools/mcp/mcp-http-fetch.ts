@@ -10,7 +10,8 @@ export interface McpHttpFetchOptions {
   onBroken: (error: unknown) => void;
   /** A notification the server sent, on an event stream or a call's answer stream. */
   onNotification: (method: string) => void;
-  onEventStreamOpened: () => void;
+  /** `reopened`: opened again after it was lost (not this connection's first stream). */
+  onEventStreamOpened: (reopened: boolean) => void;
   onEventStreamLost: (loss: EventStreamLoss) => void;
 }
 
@@ -29,12 +30,11 @@ export function createMcpHttpFetch(options: McpHttpFetchOptions): typeof fetch {
   let streamLost = false;
   return watchEventStream({
     onOpened: () => {
-      options.onEventStreamOpened();
       // Opened again after a loss (the client reopens a broken stream itself): a tools/list_changed said
-      // while no stream was open reached no one (a server without an event store does not say it again),
-      // so the reopen counts as one, and the tools are refused until they are listed again.
-      if (streamLost) options.onNotification('notifications/tools/list_changed');
+      // while no stream was open reached no one; the connection counts the reopen as one.
+      const reopened = streamLost;
       streamLost = false;
+      options.onEventStreamOpened(reopened);
     },
     onLost: (loss) => {
       streamLost = true;

@@ -34,7 +34,8 @@ export {
  * are refused until the new list is read (the list from before may be wrong); one that fails is
  * asked again with backoff. Over HTTP, an event stream (where that is said) the
  * server ended for good is reopened by connecting again alongside the connection in use, and one the
- * client reopened itself after a break is taken as a change of its tools (one said meanwhile is lost). A process that starts while it is down has no tools
+ * client reopened itself after a break, or a connection's first one opened only after its tools/list was asked, is
+ * taken as a change of its tools (one said before it opened is lost). A process that starts while it is down has no tools
  * of it at all: an approved call of one is answered "not run" by the turn (`createTurnTools`).
  */
 export function createMcpServer(options: CreateMcpServerOptions): McpServerHandle {
