@@ -105,6 +105,7 @@ export function createMcpToolList({ name, config, log, redact, filter, shared, p
     const asked = listAsked;
     try {
       const listed = await listAllTools(current, wholeMilliseconds(config.connectTimeoutSeconds, 's'));
+      if (closedMeanwhile()) return;
       // The connection was lost (or replaced) meanwhile: the new one lists its own tools.
       if (current !== shared.client) return;
       // A list asked later was applied already; the answer to the latest one lands after it.
@@ -119,6 +120,7 @@ export function createMcpToolList({ name, config, log, redact, filter, shared, p
       log.info({ event: 'mcp-tools-refreshed', tools: shared.definitions.map((definition) => definition.name) }, `MCP server ${name} changed its tools`);
       settleProblem();
     } catch (error) {
+      if (closedMeanwhile()) return;
       const reason = shortReason(errorMessage(error));
       // The connection was replaced (the new one lists its own tools), or a list asked later (or waiting) decides.
       if (current !== shared.client || asked !== listAsked || run.again) {
@@ -141,6 +143,18 @@ export function createMcpToolList({ name, config, log, redact, filter, shared, p
       }, delay);
       listRetryTimer.unref();
     }
+  }
+
+  /**
+   * The server was closed while a list was under way: close() lets go of the connection in use only
+   * after a connect under way ended, so a list answered (or failed) meanwhile still finds it current.
+   * Applied, it would tell onToolsChanged (onRecovered, onProblem) after the bot shut the server down,
+   * or set a timer to list again.
+   */
+  function closedMeanwhile(): boolean {
+    if (shared.state !== 'closed') return false;
+    log.debug({ event: 'mcp-tools-list-after-close' }, `MCP server ${name}: a tools/list ended after the server was closed; dropped`);
+    return true;
   }
 
   /** The server's latest tools/list was read: a failed or pending one's refusal and retry are over. */
