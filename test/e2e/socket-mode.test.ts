@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -15,6 +13,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
 import { startFakeSlackApi, type FakeSlackApi } from '../helpers/fake-slack-api.js';
 import { startFakeSocketMode, type FakeSocketMode } from '../helpers/fake-socket-mode.js';
 import { appMentionEnvelope, blockActionsPayload } from '../helpers/signed-request.js';
+import { freePort } from './child-bot.js';
 import { cardButtons, nextTs, readInvocations, recordingToolsYaml, waitFor } from './harness.js';
 
 const BOT_USER_ID = 'UBOT0001';
@@ -45,15 +44,6 @@ afterEach(async () => {
   // cannot make the Socket Mode client try to reconnect.
   while (cleanups.length > 0) await cleanups.pop()?.();
 });
-
-/** In Socket Mode the bot ignores start()'s port and serves /healthz on PORT, so pick a free one. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 async function startSocketModeBot(): Promise<SocketModeBot> {
   const slack = await startFakeSlackApi({ botUserId: BOT_USER_ID, botId: BOT_ID, teamId: TEAM_ID });
