@@ -201,10 +201,12 @@ function fakeStreamingClient() {
 
 /**
  * The text the messages carry, all together: each without the fence a rollover closed it with (told
- * to `stopStream`, after a line break when the cut was mid-line), and the next without the same
- * fence reopening the block, then a space (the rest of its opening line follows) or a line break,
- * after which the rest of a code line cut in two has the fence's container prefix (`>`, indentation)
- * again.
+ * to `stopStream`, after a line break when the cut was mid-line), and the next without the fence
+ * reopening the block (after its container prefix: `>`, indentation), then a space (the rest of its
+ * opening line follows) or a line break, after which the rest of a code line cut in two has the
+ * prefix again. The reopening fence is the closing one, or (a block whose own closing fence would
+ * not close it there) a longer one, which the next rollover closes that message with, whatever block
+ * it reopens.
  */
 function unrolled(texts: Map<string, string>, closings: Map<string, string>): string {
   let carried = '';
@@ -212,10 +214,10 @@ function unrolled(texts: Map<string, string>, closings: Map<string, string>): st
   for (const [ts, text] of texts) {
     const closing = closings.get(ts) ?? '';
     let body = text.slice(0, text.length - closing.length);
-    const reopened = closed.replace(/^\n/, '');
-    if (reopened !== '') {
+    if (closed !== '') {
       const midLine = closed.startsWith('\n');
-      const prefix = reopened.replace(/(?:`{3,}|~{3,})$/, '');
+      const [reopened = '', prefix = ''] = /^([ >]*)(?:`{3,}|~{3,})/.exec(body) ?? [];
+      expect(reopened, `message ${JSON.stringify(body)} after a rollover closed with ${JSON.stringify(closed)}`).not.toBe('');
       const opening = body.startsWith(`${reopened} `) ? `${reopened} ` : `${reopened}\n${midLine ? prefix : ''}`;
       expect(body.startsWith(opening), `message ${JSON.stringify(body)} after a rollover closed with ${JSON.stringify(closed)}`).toBe(true);
       body = body.slice(opening.length);
@@ -353,6 +355,11 @@ describe('what is code is the CommonMark parser’s call, in both answer modes',
   it('takes a rollover fence in a quote, after its `>` markers, for the rollover’s (seed 847488056)', async () => {
     // The rollover fences stand in the quote; the messages hold the safe rendering with those `>` added.
     await checkNativeStreaming('> > ```\n> > <https://evil.example|bank.example login>\n> > ```\n> > <div>', [], 40);
+  });
+
+  it('takes a longer fence reopening a block whose own closing fence would not close it, for the rollover’s (seed -514368710)', async () => {
+    // The second fence, 5 in (2 past its item's content column), reopens at 3 with a fence no later one closes.
+    await checkNativeStreaming('1. 1. ```\n     ```\n     ## <!channel>\n   ## <!channel>\n- ', [], 40);
   });
 
   it('streams natively what safeMarkdown makes of the whole answer, and each message is safe read on its own', async () => {

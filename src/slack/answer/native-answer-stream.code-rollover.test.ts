@@ -132,3 +132,42 @@ describe('native streaming: a rollover inside a code block of a list item or a q
         expect(isInCode(message, at), `message shown: ${JSON.stringify(message)}`).toBe(true);
   });
 });
+
+describe('native streaming: a rollover inside a fence indented 4 past its list item’s content column', () => {
+  it.each([
+    ['- Run:', '  '],
+    ['1. Install:', '   '],
+  ])('keeps a later top-level code block in the next message code (%s)', async (item, indent) => {
+    const body = Array.from({ length: 16 }, (_, i) => `${indent}run step ${i}`).join('\n');
+    // The later block has no info string (an output, a log): a fence like the one reopened would close it.
+    const answer = `${item}\n\n    \`\`\`bash\n${body}\n    \`\`\`\n\nExpected output:\n\n\`\`\`\nping <@U0IN> **now**\n\`\`\`\n`;
+    const safe = safeMarkdown(answer, { mentionableUserIds: ['U0IN'] });
+    expect(isInCode(safe, safe.indexOf('<@U0IN>'))).toBe(true);
+    const { messages, edits } = await streamLineByLine(answer, 200);
+    expect(edits).toEqual([]);
+    expect(messages.length).toBeGreaterThan(1);
+    const showing = messages.find((message) => message.includes('<@U0IN>'))!;
+    expect(isInCode(showing, showing.indexOf('<@U0IN>')), `message shown: ${JSON.stringify(showing)}`).toBe(true);
+  });
+
+  it('keeps a later code block code when its fence is longer than any the answer had at the rollover', async () => {
+    const body = Array.from({ length: 40 }, (_, i) => `  run step ${i}`).join('\n');
+    // The block spans several messages; the later one opens with more backticks than the reopened fence.
+    const answer = `- Run:\n\n    \`\`\`\n${body}\n    \`\`\`\n\nExpected output:\n\n\`\`\`\`\`\`\`\`\nping <@U0IN> **now**\n\`\`\`\`\`\`\`\`\n`;
+    const { messages, edits } = await streamLineByLine(answer, 200);
+    expect(edits).toEqual([]);
+    expect(messages.length).toBeGreaterThan(2);
+    for (const message of messages)
+      for (const word of ['run step', '<@U0IN>'])
+        for (let at = message.indexOf(word); at !== -1; at = message.indexOf(word, at + 1))
+          expect(isInCode(message, at), `message shown: ${JSON.stringify(message)}`).toBe(true);
+  });
+
+  it('does not give up native streaming for an outsider mention in a later code block', async () => {
+    const body = Array.from({ length: 16 }, (_, i) => `  run step ${i}`).join('\n');
+    const answer = `- Run:\n\n    \`\`\`\n${body}\n    \`\`\`\n\nThen:\n\n\`\`\`\nlog line from <@U0OUT>\n\`\`\`\n`;
+    const { messages, edits } = await streamLineByLine(answer, 200);
+    expect(messages.length).toBeGreaterThan(1);
+    expect(edits).toEqual([]);
+  });
+});

@@ -55,7 +55,11 @@ export function createNativeAnswerStream(options: NativeAnswerStreamOptions): An
   let renderedUpTo = 0;
   /** The safe rendering sent so far, all messages together. */
   let sent = '';
-  let current: { ts: string; text: string } | undefined;
+  /**
+   * The message being streamed; `unclosed`, the fence it reopened a code block with (after the
+   * block's prefix) that no fence of the answer closes (see `fenceOpenAt`): open to the message's end.
+   */
+  let current: { ts: string; text: string; unclosed?: { prefix: string; fence: string } } | undefined;
   let fallback: AnswerStream | undefined;
   /** A started stream whose message could not be looked for (the thread could not be read). */
   let unconfirmed: UnconfirmedPost | undefined;
@@ -70,22 +74,32 @@ export function createNativeAnswerStream(options: NativeAnswerStreamOptions): An
   /** Sends `piece`, the part of `rendered` that follows `sent`, ending the message first if it would grow too long. */
   async function sendPiece(piece: string, rendered: string): Promise<void> {
     let text = piece;
-    if (current !== undefined && current.text.length + piece.length > maxLength) {
+    let unclosed: { prefix: string; fence: string } | undefined;
+    // A piece that would close a block reopened with a fence no fence of the answer so far closes
+    // (text after it would turn live) goes in a new message, which starts as the answer reads there.
+    const closesUnclosed = current?.unclosed !== undefined && piece.includes(current.unclosed.fence);
+    if (current !== undefined && (current.text.length + piece.length > maxLength || closesUnclosed)) {
       // A code block open at the cut is closed here and reopened in the next message: on the line of
       // the rest of its info string when the cut is in its opening line (after a space, so that a
       // tilde there cannot lengthen the fence). Both fences stand in the block's containers (its
       // indentation in a list item, its `>`), where the block's own closing fence closes it; so does
-      // the rest of a code line cut in two, which without its `>` would leave the quote as text.
+      // the rest of a code line cut in two, which without its `>` would leave the quote as text. The
+      // fence closing the message is the one its block opened with there.
       const open = fenceOpenAt(rendered, sent.length);
       const midLine = !current.text.endsWith('\n');
-      await stopCurrent(open === undefined ? '' : `${midLine ? '\n' : ''}${open.prefix}${open.fence}`);
-      if (open !== undefined) text = open.inOpeningLine ? `${open.prefix}${open.fence} ${piece}` : `${open.prefix}${open.fence}\n${midLine ? open.prefix : ''}${piece}`;
+      const closing = open === undefined ? undefined : (current.unclosed ?? open);
+      await stopCurrent(closing === undefined ? '' : `${midLine ? '\n' : ''}${closing.prefix}${closing.fence}`);
+      if (open !== undefined) {
+        const reopening = `${open.prefix}${open.reopen}`;
+        text = open.inOpeningLine ? `${reopening} ${piece}` : `${reopening}\n${midLine ? open.prefix : ''}${piece}`;
+        if (open.reopen !== open.fence) unclosed = { prefix: open.prefix, fence: open.reopen };
+      }
     }
     // Slack reads each message on its own, so each must be safe read that way.
     if (!isSafeMarkdown((current?.text ?? '') + text, { mentionableUserIds })) throw new Error('a message of the answer would not be safe on its own');
     if (current === undefined) {
       const ts = await startStream(text);
-      current = { ts, text };
+      current = { ts, text, ...(unclosed === undefined ? {} : { unclosed }) };
       messages.push(ts);
       options.onMessages?.([...messages]);
     } else {

@@ -6,7 +6,7 @@ const openAtLine = (source: string, line: string) => fenceOpenAt(source, source.
 
 describe('fenceOpenAt: the prefix that keeps a reopened fence in its containers', () => {
   it('is empty for a fence at the top level', () => {
-    expect(openAtLine('```sh\nx\ny\n```\n', 'y')).toEqual({ fence: '```', prefix: '', inOpeningLine: false });
+    expect(openAtLine('```sh\nx\ny\n```\n', 'y')).toEqual({ fence: '```', reopen: '```', prefix: '', inOpeningLine: false });
   });
 
   it('is the indentation of a fence in a nested list item, its content column', () => {
@@ -28,9 +28,18 @@ describe('fenceOpenAt: the prefix that keeps a reopened fence in its containers'
     expect(openAtLine('1. a\n\n      ~~~\n   x\n   y\n', '   y')?.prefix).toBe('   ');
   });
 
+  it('reopens such a block with a fence longer than any run of its character so far, which no later fence closes', () => {
+    // Its own closing fence, 4 in, would not close the reopened one; a later plain ``` would.
+    expect(openAtLine('- Run:\n\n    ```\n  x\n  y\n    ```\n\n````\nz\n````\n', '  y')).toMatchObject({ fence: '```', reopen: '`````', prefix: '  ' });
+    expect(openAtLine('1. a\n\n      ~~~\n   x\n   y\n', '   y')).toMatchObject({ fence: '~~~', reopen: '~~~~' });
+    // Where the prefix keeps the fence's indentation, or the block is indented code either way, the fence is its own.
+    expect(openAtLine('- a\n   ```sh\n   x\n   y\n   ```\n', '   y')?.reopen).toBe('```');
+    expect(openAtLine('- a\n  - b\n     ```sh\n     x\n     y\n     ```\n', '     y')?.reopen).toBe('```');
+  });
+
   it('turns list markers on the opening line into spaces of their width', () => {
     expect(openAtLine('10. ```sh\n    x\n    y\n    ```\n', '    y')?.prefix).toBe('    ');
-    expect(openAtLine('- 1) ~~~\n     x\n     y\n     ~~~\n', '     y')).toEqual({ fence: '~~~', prefix: '     ', inOpeningLine: false });
+    expect(openAtLine('- 1) ~~~\n     x\n     y\n     ~~~\n', '     y')).toEqual({ fence: '~~~', reopen: '~~~', prefix: '     ', inOpeningLine: false });
   });
 
   it('keeps quote markers', () => {

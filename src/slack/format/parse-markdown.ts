@@ -115,14 +115,19 @@ const CONTAINER_PREFIX = /^(?: |>|[-+*](?= )|\d{1,9}[.)](?= ))*$/;
  * such a prefix loses the fence's own indentation (up to 3 spaces past its container's content
  * column). In an item indented 3 or fewer, the reopened fence then holds every line after it; the
  * block's own closing fence, 4 or more in, does not close it there, so text after the block in
- * that message shows as code (raw, never live) rather than code as text. In a nested item every
- * line of the block is indented 4 or more: indented code, with the fences shown, either way.
+ * that message shows as code (raw, never live) rather than code as text (`shortened`; a later
+ * fence must not close it either, see `fenceOpenAt`). In a nested item every line of the block is
+ * indented 4 or more: indented code, with the fences shown, either way.
  */
-function continuationPrefix(source: string, block: Code): string {
+function continuationPrefix(source: string, block: Code): { prefix: string; shortened: boolean } {
   const linePrefix = source.slice(source.lastIndexOf('\n', startOf(block) - 1) + 1, startOf(block));
-  if (!CONTAINER_PREFIX.test(linePrefix)) return '';
+  if (!CONTAINER_PREFIX.test(linePrefix)) return { prefix: '', shortened: false };
   const prefix = linePrefix.replace(/[-+*](?= )|\d{1,9}[.)](?= )/g, (marker) => ' '.repeat(marker.length));
-  return (/(?:^|> ?)( *)$/.exec(prefix)?.[1]?.length ?? 0) < 4 ? prefix : containerPrefix(source, block, prefix);
+  const indentation = (text: string) => /(?:^|> ?)( *)$/.exec(text)?.[1]?.length ?? 0;
+  if (indentation(prefix) < 4) return { prefix, shortened: false };
+  const shorter = containerPrefix(source, block, prefix);
+  // In a nested item the reopened fence is indented code either way, which no fence closes.
+  return { prefix: shorter, shortened: shorter !== prefix && indentation(shorter) < 4 };
 }
 
 /**
@@ -149,8 +154,15 @@ function containerPrefix(source: string, block: Code, prefix: string): string {
  * would be text outside the block. `prefix` goes before the fence that closes and the fence that
  * reopens it, for the block's own closing fence (indented, or after `>`) to still close it, and
  * before the rest of a code line cut in two.
+ *
+ * `reopen` is the fence to reopen it with: `fence`, unless the prefix left out the fence's own
+ * indentation. The block's own closing fence, as indented, then does not close it in the next
+ * message, and a later fence of the answer would (an output block's plain `` ``` ``), turning that
+ * block's code into live text. So it is reopened with a fence of its character longer than any run
+ * of that character in `source`, which nothing the answer wrote so far closes: the rest of that
+ * message stays code (raw, never live).
  */
-export function fenceOpenAt(source: string, offset: number): { fence: string; prefix: string; inOpeningLine: boolean } | undefined {
+export function fenceOpenAt(source: string, offset: number): { fence: string; reopen: string; prefix: string; inOpeningLine: boolean } | undefined {
   for (const node of codeNodes(parseMarkdown(source))) {
     // A block ends at its closing fence, or with its container (on a blank line, in a list item): a
     // cut there leaves nothing of it to follow.
@@ -158,9 +170,17 @@ export function fenceOpenAt(source: string, offset: number): { fence: string; pr
     const fence = openingFence(source, node);
     if (fence === undefined || offset < startOf(node) + fence.length) continue;
     const openingLineEnd = source.indexOf('\n', startOf(node));
-    return { fence, prefix: continuationPrefix(source, node), inOpeningLine: openingLineEnd === -1 || offset <= openingLineEnd };
+    const { prefix, shortened } = continuationPrefix(source, node);
+    const reopen = shortened ? unclosableFence(source, fence) : fence;
+    return { fence, reopen, prefix, inOpeningLine: openingLineEnd === -1 || offset <= openingLineEnd };
   }
   return undefined;
+}
+
+/** A fence of `fence`'s character longer than any run of that character in `source`. */
+function unclosableFence(source: string, fence: string): string {
+  const runs = source.match(fence.startsWith('`') ? /`+/g : /~+/g) ?? [];
+  return fence[0]!.repeat(Math.max(fence.length, ...runs.map((run) => run.length)) + 1);
 }
 
 /**
