@@ -4,7 +4,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { boundedShrinking } from '../../../test/helpers/bounded-shrinking.js';
 import { markdownToMrkdwn } from '../format/markdown-to-mrkdwn.js';
-import { codeNodes, endOf, parseMarkdown, startOf } from '../format/parse-markdown.js';
+import { codeNodes, endOf, indentedCodeAt, parseMarkdown, startOf } from '../format/parse-markdown.js';
 import { isSafeMarkdown, safeMarkdown } from '../format/safe-markdown.js';
 import { createNativeAnswerStream } from './native-answer-stream.js';
 import { renderAnswer } from './render-answer.js';
@@ -206,14 +206,20 @@ function fakeStreamingClient() {
  * opening line follows) or a line break, after which the rest of a code line cut in two has the
  * prefix again. The reopening fence is the closing one, or (a block whose own closing fence would
  * not close it there) a longer one, which the next rollover closes that message with, whatever block
- * it reopens.
+ * it reopens. A line of an indented code block of `rendered` cut in two goes on after its
+ * indentation (and its `>`) again.
  */
-function unrolled(texts: Map<string, string>, closings: Map<string, string>): string {
+function unrolled(texts: Map<string, string>, closings: Map<string, string>, rendered: string): string {
   let carried = '';
   let closed = '';
   for (const [ts, text] of texts) {
     const closing = closings.get(ts) ?? '';
     let body = text.slice(0, text.length - closing.length);
+    const indented = closed === '' && carried !== '' && !carried.endsWith('\n') ? indentedCodeAt(rendered, carried.length) : undefined;
+    if (indented !== undefined) {
+      expect(body.startsWith(indented.prefix), `message ${JSON.stringify(body)} after a cut in an indented code line`).toBe(true);
+      body = body.slice(indented.prefix.length);
+    }
     if (closed !== '') {
       const midLine = closed.startsWith('\n');
       const [reopened = '', prefix = ''] = /^([ >]*)(?:`{3,}|~{3,})/.exec(body) ?? [];
@@ -262,7 +268,8 @@ async function checkNativeStreaming(markdown: string, cuts: number[], maxMessage
   // A stream that gave up (the text so far came to read differently) carries on with safe mrkdwn edits.
   for (const text of edits) expect(text.match(DANGER)).toBeNull();
   // Otherwise the messages hold the safe rendering of the whole answer (but for whitespace at its end, never sent).
-  if (edits.length === 0) expect(unrolled(texts, closings).trimEnd()).toBe(safeMarkdown(markdown, { mentionableUserIds: MENTIONABLE }).trimEnd());
+  const rendered = safeMarkdown(markdown, { mentionableUserIds: MENTIONABLE });
+  if (edits.length === 0) expect(unrolled(texts, closings, rendered).trimEnd()).toBe(rendered.trimEnd());
 }
 
 describe('what is code is the CommonMark parser’s call, in both answer modes', () => {

@@ -171,3 +171,30 @@ describe('native streaming: a rollover inside a fence indented 4 past its list i
     expect(edits).toEqual([]);
   });
 });
+
+describe('native streaming: a rollover inside an indented code block', () => {
+  const longLine = Array.from({ length: 700 }, (_, i) => `k${i}=v`).join(' ');
+
+  it.each([
+    ['at the top level', ''],
+    ['in a quote', '> '],
+    ['in a list item', '  '],
+  ])('keeps the rest of a long line cut in two code (%s)', async (_where, container) => {
+    const lead = container === '  ' ? '- The failing request:' : `${container}The failing request:`;
+    const answer = `${lead}\n${container.trimEnd()}\n${container}    ${longLine} cc <@U0IN> **x**\n\nDone.\n`;
+    const safe = safeMarkdown(answer, { mentionableUserIds: ['U0IN'] });
+    expect(isInCode(safe, safe.indexOf('<@U0IN>'))).toBe(true);
+    const { messages, edits } = await streamLineByLine(answer);
+    expect(edits).toEqual([]);
+    expect(messages.length).toBeGreaterThan(1);
+    const showing = messages.find((message) => message.includes('<@U0IN>'))!;
+    expect(isInCode(showing, showing.indexOf('<@U0IN>')), `message shown: ${JSON.stringify(showing.slice(0, 80))}…`).toBe(true);
+  });
+
+  it('does not give up native streaming for an outsider mention in the rest of a long line', async () => {
+    const answer = `The failing request:\n\n    ${longLine} from <@U0OUT>\n\nDone.\n`;
+    const { messages, edits } = await streamLineByLine(answer);
+    expect(messages.length).toBeGreaterThan(1);
+    expect(edits).toEqual([]);
+  });
+});

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { AnswerStream } from '../../conversation/thread-messenger.js';
 import { SLACK_LIMITS } from '../blocks/limits.js';
 import type { MentionableUserIds } from '../format/neutralise-pings.js';
-import { fenceOpenAt } from '../format/parse-markdown.js';
+import { fenceOpenAt, indentedCodeAt } from '../format/parse-markdown.js';
 import { isSafeMarkdown, safeMarkdown } from '../format/safe-markdown.js';
 import { mayHaveBeenApplied } from '../unrepeated-slack-writes.js';
 import { createFlushSchedule } from './flush-schedule.js';
@@ -93,6 +93,9 @@ export function createNativeAnswerStream(options: NativeAnswerStreamOptions): An
         const reopening = `${open.prefix}${open.reopen}`;
         text = open.inOpeningLine ? `${reopening} ${piece}` : `${reopening}\n${midLine ? open.prefix : ''}${piece}`;
         if (open.reopen !== open.fence) unclosed = { prefix: open.prefix, fence: open.reopen };
+      } else if (midLine) {
+        // The rest of a line of an indented code block likewise needs its indentation and its `>`.
+        text = `${indentedCodeAt(rendered, sent.length)?.prefix ?? ''}${piece}`;
       }
     }
     // Slack reads each message on its own, so each must be safe read that way.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fenceOpenAt } from './parse-markdown.js';
+import { fenceOpenAt, indentedCodeAt } from './parse-markdown.js';
 
 /** The fence open at the start of the line `line` of `source`. */
 const openAtLine = (source: string, line: string) => fenceOpenAt(source, source.indexOf(line));
@@ -68,5 +68,19 @@ describe('fenceOpenAt: where a block ends', () => {
     expect(fenceOpenAt(source, source.indexOf('after'))).toBeUndefined();
     // The closing fence itself still needs the block closed there.
     expect(fenceOpenAt(source, source.indexOf('```\nafter'))?.fence).toBe('```');
+  });
+});
+
+describe('indentedCodeAt: the prefix that keeps the rest of a cut line in its indented code block', () => {
+  const at = (source: string, text: string) => indentedCodeAt(source, source.indexOf(text));
+  it('is the block’s containers and 4 spaces', () => {
+    expect(at('x\n\n    a b\n', 'b')).toEqual({ prefix: '    ' });
+    expect(at('> x\n>\n>     a b\n', 'b')).toEqual({ prefix: '>     ' });
+    expect(at('- x\n\n      a b\n', 'b')).toEqual({ prefix: '      ' });
+  });
+
+  it('is nothing outside indented code, or in a fenced block (fenceOpenAt’s)', () => {
+    expect(at('x\n\na b\n', 'b')).toBeUndefined();
+    expect(at('```\na b\n```\n', 'b')).toBeUndefined();
   });
 });

@@ -120,14 +120,20 @@ const CONTAINER_PREFIX = /^(?: |>|[-+*](?= )|\d{1,9}[.)](?= ))*$/;
  * indented 4 or more: indented code, with the fences shown, either way.
  */
 function continuationPrefix(source: string, block: Code): { prefix: string; shortened: boolean } {
-  const linePrefix = source.slice(source.lastIndexOf('\n', startOf(block) - 1) + 1, startOf(block));
-  if (!CONTAINER_PREFIX.test(linePrefix)) return { prefix: '', shortened: false };
-  const prefix = linePrefix.replace(/[-+*](?= )|\d{1,9}[.)](?= )/g, (marker) => ' '.repeat(marker.length));
+  const prefix = containersOf(source, block);
+  if (prefix === undefined) return { prefix: '', shortened: false };
   const indentation = (text: string) => /(?:^|> ?)( *)$/.exec(text)?.[1]?.length ?? 0;
   if (indentation(prefix) < 4) return { prefix, shortened: false };
   const shorter = containerPrefix(source, block, prefix);
   // In a nested item the reopened fence is indented code either way, which no fence closes.
   return { prefix: shorter, shortened: shorter !== prefix && indentation(shorter) < 4 };
+}
+
+/** The text before `block` on its first line, list markers turned into spaces: `undefined` if anything but containers. */
+function containersOf(source: string, block: Code): string | undefined {
+  const linePrefix = source.slice(source.lastIndexOf('\n', startOf(block) - 1) + 1, startOf(block));
+  if (!CONTAINER_PREFIX.test(linePrefix)) return undefined;
+  return linePrefix.replace(/[-+*](?= )|\d{1,9}[.)](?= )/g, (marker) => ' '.repeat(marker.length));
 }
 
 /**
@@ -173,6 +179,22 @@ export function fenceOpenAt(source: string, offset: number): { fence: string; re
     const { prefix, shortened } = continuationPrefix(source, node);
     const reopen = shortened ? unclosableFence(source, fence) : fence;
     return { fence, reopen, prefix, inOpeningLine: openingLineEnd === -1 || offset <= openingLineEnd };
+  }
+  return undefined;
+}
+
+/**
+ * The text that puts the rest of a line of an indented code block, cut in two at `offset`, back in
+ * the block in the next message: its containers (`>`, a list item's indentation) and 4 spaces.
+ * Without it the rest would be a paragraph there, live. Where the containers give no prefix (a tab),
+ * 4 spaces keep it code, if out of its quote.
+ */
+export function indentedCodeAt(source: string, offset: number): { prefix: string } | undefined {
+  for (const node of codeNodes(parseMarkdown(source))) {
+    if (node.type !== 'code' || startOf(node) >= offset || offset >= endOf(node) || openingFence(source, node) !== undefined) continue;
+    const containers = containersOf(source, node) ?? '';
+    // After a `>` with no space, the first space would be the quote marker's.
+    return { prefix: `${containers}${containers.endsWith('>') ? ' ' : ''}    ` };
   }
   return undefined;
 }
