@@ -198,3 +198,25 @@ describe('native streaming: a rollover inside an indented code block', () => {
     expect(edits).toEqual([]);
   });
 });
+
+describe('native streaming: a long paragraph line cut by a rollover', () => {
+  const filler = (n: number) => Array.from({ length: n }, (_, i) => `w${i % 10}`).join(' ');
+
+  it('is not cut inside a code span: an allowed mention in it stays code', async () => {
+    // a paragraph of ~1,000 characters, then one line of ~3,000 whose code span straddles the cut at half a message
+    const answer = `${filler(330)}\n\n${filler(500)} see \`grep ${filler(200)} and tell <@U0IN>\` ${filler(330)}\n`;
+    const safe = safeMarkdown(answer, { mentionableUserIds: ['U0IN'] });
+    expect(isInCode(safe, safe.indexOf('<@U0IN>'))).toBe(true);
+    const { messages, edits } = await streamLineByLine(answer);
+    expect(edits).toEqual([]);
+    expect(messages.length).toBeGreaterThan(1);
+    const showing = messages.find((message) => message.includes('<@U0IN>'))!;
+    expect(isInCode(showing, showing.indexOf('<@U0IN>')), `message shown: ${JSON.stringify(showing.slice(0, 120))}…`).toBe(true);
+  });
+
+  it('does not give up native streaming for an outsider mention in a code span of a long line', async () => {
+    const answer = `Intro\n\n${filler(500)} see \`grep <@U0OUT> ${filler(200)} in the log\` ${filler(300)}\n`;
+    const { edits } = await streamLineByLine(answer);
+    expect(edits).toEqual([]);
+  });
+});

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { AnswerStream } from '../../conversation/thread-messenger.js';
 import { SLACK_LIMITS } from '../blocks/limits.js';
 import type { MentionableUserIds } from '../format/neutralise-pings.js';
-import { fenceOpenAt, indentedCodeAt } from '../format/parse-markdown.js';
+import { codeNodes, endOf, fenceOpenAt, indentedCodeAt, parseMarkdown, startOf } from '../format/parse-markdown.js';
 import { isSafeMarkdown, safeMarkdown } from '../format/safe-markdown.js';
 import { mayHaveBeenApplied } from '../unrepeated-slack-writes.js';
 import { createFlushSchedule } from './flush-schedule.js';
@@ -141,7 +141,7 @@ export function createNativeAnswerStream(options: NativeAnswerStreamOptions): An
   async function stream(text: string): Promise<void> {
     const rendered = safeMarkdown(text, { mentionableUserIds });
     if (!rendered.startsWith(sent)) throw new Error('the answer so far renders differently from what was streamed');
-    while (rendered.slice(sent.length).trim() !== '') await sendPiece(nextPiece(rendered.slice(sent.length), Math.floor(maxLength / 2)), rendered);
+    while (rendered.slice(sent.length).trim() !== '') await sendPiece(nextPiece(rendered, sent.length, Math.floor(maxLength / 2)), rendered);
   }
 
   function degrade(error: unknown): AnswerStream {
@@ -200,12 +200,23 @@ export function createNativeAnswerStream(options: NativeAnswerStreamOptions): An
   };
 }
 
-/** The next piece to send: whole lines up to `length`, else one long line cut at a space, else cut hard. */
-function nextPiece(rest: string, length: number): string {
+/**
+ * The next piece to send of `rendered`, from `from`: whole lines up to `length`, else one long line
+ * cut at a space (outside code spans where it can), else cut hard.
+ */
+function nextPiece(rendered: string, from: number, length: number): string {
+  const rest = rendered.slice(from);
   if (rest.length <= length) return rest;
   const lineEnd = rest.lastIndexOf('\n', length - 1);
   if (lineEnd !== -1) return rest.slice(0, lineEnd + 1);
-  const space = rest.lastIndexOf(' ', length - 1);
+  // A cut in a code span would leave its backticks unmatched in both messages: its code live text.
+  const spans = codeNodes(parseMarkdown(rendered)).filter((node) => node.type === 'inlineCode' && endOf(node) > from);
+  const inSpan = (at: number) => spans.some((span) => startOf(span) < from + at && from + at < endOf(span));
+  const lastSpace = rest.lastIndexOf(' ', length - 1);
+  let space = lastSpace;
+  while (space >= length / 2 && inSpan(space)) space = rest.lastIndexOf(' ', space - 1);
+  // With no space outside a span in the second half, the span is cut as before.
+  if (space < length / 2) space = lastSpace;
   if (space >= length / 2) return rest.slice(0, space + 1);
   const code = rest.charCodeAt(length - 1);
   return rest.slice(0, code >= 0xd800 && code <= 0xdbff ? length - 1 : length);
