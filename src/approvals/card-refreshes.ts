@@ -6,7 +6,7 @@ import { ErrorCode, hasErrorCode, slackMayTakeItLater, slackRetryAfterMs, type U
 import type { PendingCardRefresh, StateStore } from '../store/state-store.js';
 import { type CardRefreshOutcome, type CardRefreshTry, createCardReposts, firstCardPost } from './card-reposts.js';
 import type { PendingStep } from './pending-step.js';
-import { showStep } from './show-step.js';
+import { showLatestStep } from './show-latest-step.js';
 
 export interface CardRefreshes {
   /**
@@ -112,19 +112,8 @@ const endText: Record<Outcome, string> = {
 export function createCardRefreshes(options: Dependencies): CardRefreshes {
   const { store, messenger, takeBacks, logger, now = Date.now, pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms)), schedule = KEPT_RETRIES, copies } = options;
 
-  /**
-   * Shows the step (its card, if one is on record, and its copies), and again while it changed
-   * meanwhile: an update of an older revision may land after a newer one's.
-   */
-  const showLatest = async (step: PendingStep): Promise<void> => {
-    let rendered = step;
-    for (;;) {
-      await showStep({ messenger, step: rendered, logger });
-      const latest = await store.getStep(rendered.stepId);
-      if (latest === undefined || (latest.revision <= rendered.revision && latest.cardTs === rendered.cardTs)) return;
-      rendered = latest;
-    }
-  };
+  /** Shows the step, and again while it changed meanwhile (`showLatestStep`). */
+  const showLatest = (step: PendingStep): Promise<void> => showLatestStep({ store, messenger, step, logger });
 
   // A card Slack refuses for good posted again, a first card looked for or posted, and the thread told (card-reposts.ts).
   const { postAgain, settleUnconfirmed, postFirstCard, tellOwed } = createCardReposts({

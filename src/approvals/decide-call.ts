@@ -15,7 +15,7 @@ import { faultPoint } from '../runtime/fault-points.js';
 import { createStoreWait } from './store-wait.js';
 import { currentVersion } from './input-version.js';
 import { withMissingCopies } from './post-card-copies.js';
-import { showStep } from './show-step.js';
+import { showLatestStep } from './show-latest-step.js';
 import type { CardRefreshes } from './card-refreshes.js';
 import { isQuestion, type PendingCall, type PendingStep } from './pending-step.js';
 import { approverGroupIds, type GroupMembers } from './policy/approver-eligibility.js';
@@ -105,22 +105,16 @@ export function createCallDecider(options: DecideCallOptions) {
   async function showDecisions(step: PendingStep): Promise<void> {
     // A click can come before the process that posted the card recorded its ts; by the time this
     // decision is written, it usually has (otherwise that process sees the newer revision and updates the card).
-    let rendered = step.cardTs === undefined ? ((await store.getStep(step.stepId)) ?? step) : step;
-    // No fixed number of rounds: while this update was on its way, the decision that completed the
-    // step may have been shown by its own process, and this stale update landed after it. Stopping
-    // early would leave buttons on calls that already ran. It ends: every round needs a newer
-    // revision, and a pending step has only as many as its calls have decisions and approvals.
+    const rendered = step.cardTs === undefined ? ((await store.getStep(step.stepId)) ?? step) : step;
     // A step with no card on record (its first post's outcome not known, looked for by the sweep) may
     // have copies, the one clicked among them: drawn all the same (`showStep` skips the missing card).
-    while (rendered.cardTs !== undefined || (rendered.copies ?? []).length > 0) {
-      await showStep({ messenger, step: rendered, logger });
-      // Decisions on other calls of a pending step can update the card out of order; once the step
-      // is complete nothing can change any more, so only then is the rendering known to be final.
-      if (rendered.phase !== 'pending') return;
-      const latest = await store.getStep(rendered.stepId);
-      if (!latest || latest.revision <= rendered.revision) return;
-      rendered = latest;
-    }
+    if (rendered.cardTs === undefined && (rendered.copies ?? []).length === 0) return;
+    // Read again after each draw, a final step too (`showLatestStep`): while this update was on its way,
+    // the decision that completed the step may have been shown by its own process, and this stale
+    // update landed after it; and a copy posted while this click was judged is recorded outside the
+    // revision, missing from the step written here. Stopping early would leave "waiting" and live
+    // buttons on calls that already ran.
+    await showLatestStep({ store, messenger, step: rendered, logger });
   }
 
   /**

@@ -11,6 +11,7 @@ import { approvalsOf, currentVersion } from './input-version.js';
 import { decisionOf, isQuestion, undecidedCalls, type PendingCall, type PendingStep } from './pending-step.js';
 import { withMissingCopies } from './post-card-copies.js';
 import { type NoticePlace, noticePlaces } from './card-notice-places.js';
+import { showLatestStep } from './show-latest-step.js';
 import { showStep } from './show-step.js';
 import { keepCardToRedraw } from './card-refreshes.js';
 import { approverMentions } from './policy/describe-approvers.js';
@@ -314,7 +315,8 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
     for (const call of step.calls) {
       if (decisionOf(step, call.approvalId)?.outcome === 'expired') metrics.approvalExpired({ rule: ruleLabel(currentVersion(call)?.policy ?? call.policy) });
     }
-    await showStep({ messenger, step, logger }).catch(async (error: unknown) => {
+    // Read again after drawing (`showLatestStep`): a copy recorded while the expiry was written is not on `step`.
+    await showLatestStep({ store, messenger, step, logger }).catch(async (error: unknown) => {
       logger.warn({ event: 'card-update-failed', stepId, err: error }, 'could not mark the card expired');
       // Drawn again by a later sweep: left as it is, the card would keep its buttons.
       await keepCardToRedraw({ store, stepId, logger, at: now() });

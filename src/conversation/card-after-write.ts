@@ -25,7 +25,7 @@ export const SWEEP_SHOWS_AFTER_MS = 10_000;
  * failing, when the write will likely fail too) leaves the card to this process, as before.
  */
 export async function writeThenShowCard(
-  { scope, store, stepId, logger, now }: { scope: Pick<TurnScope, 'messenger'>; store: Pick<StateStore, 'scheduleCardRefresh' | 'forgetCardRefresh'>; stepId: string; logger: Logger; now: () => number },
+  { scope, store, stepId, logger, now }: { scope: Pick<TurnScope, 'messenger'>; store: Pick<StateStore, 'getStep' | 'scheduleCardRefresh' | 'forgetCardRefresh'>; stepId: string; logger: Logger; now: () => number },
   write: () => Promise<PendingStep | undefined>,
 ): Promise<void> {
   const refresh = { stepId, since: now() };

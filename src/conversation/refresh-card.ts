@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { keepCardToRedraw } from '../approvals/card-refreshes.js';
 import type { PendingStep } from '../approvals/pending-step.js';
-import { showStep } from '../approvals/show-step.js';
+import { showLatestStep } from '../approvals/show-latest-step.js';
 import { isFencedError } from '../store/fenced-error.js';
 import type { PendingCardRefresh, StateStore } from '../store/state-store.js';
 import type { TurnScope } from './turn-scope.js';
@@ -24,15 +24,18 @@ export async function refreshCard({
   scope: Pick<TurnScope, 'messenger'>;
   step: PendingStep;
   logger: Logger;
-  store: Pick<StateStore, 'scheduleCardRefresh' | 'forgetCardRefresh'>;
+  store: Pick<StateStore, 'getStep' | 'scheduleCardRefresh' | 'forgetCardRefresh'>;
   now: () => number;
   kept?: PendingCardRefresh;
 }): Promise<void> {
   // A step with no card on record (its first post's outcome not known) may have copies all the
-  // same: `showStep` draws them, and skips the card.
+  // same: `showStep` draws them, and skips the card. Read again after drawing (`showLatestStep`): a
+  // decision written meanwhile, drawn by its own process before this draw landed, would otherwise be
+  // hidden behind this older state for good (a decided step is drawn once), as would a copy recorded
+  // while the step was being written.
   if (step.cardTs !== undefined || (step.copies ?? []).length > 0) {
     try {
-      await showStep({ messenger: scope.messenger, step, logger });
+      await showLatestStep({ store, messenger: scope.messenger, step, logger });
     } catch (error) {
       if (isFencedError(error)) throw error;
       logger.warn({ event: 'card-update-failed', stepId: step.stepId, err: error }, 'could not update approval card');
