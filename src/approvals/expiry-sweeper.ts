@@ -12,7 +12,6 @@ import { decisionOf, isQuestion, undecidedCalls, type PendingCall, type PendingS
 import { withMissingCopies } from './post-card-copies.js';
 import { type NoticePlace, noticePlaces } from './card-notice-places.js';
 import { showLatestStep } from './show-latest-step.js';
-import { showStep } from './show-step.js';
 import { keepCardToRedraw } from './card-refreshes.js';
 import { approverMentions } from './policy/describe-approvers.js';
 import type { GroupMembers } from './policy/approver-eligibility.js';
@@ -349,7 +348,10 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
       await announceHop(step, stage).catch((error: unknown) => logger.warn({ event: 'escalation-notice-failed', stepId, err: error }, 'could not announce an escalation'));
       // Fallback approvers named by user id get their DM copy when the rule sends DMs, if the config in force lets them decide.
       const shown = await withMissingCopies({ store, messenger, takeBacks, logger, step, currentEvaluation: options.currentEvaluation, failure: 'could not post copies for added approvers' });
-      await showStep({ messenger, step: shown, logger }).catch(async (error: unknown) => {
+      // Read again after drawing (`showLatestStep`): a click that decided the request while the hop was
+      // announced drew its decision once (a decided step is final); this older draw landing after it
+      // would leave "waiting" and live buttons on a request already decided.
+      await showLatestStep({ store, messenger, step: shown, logger }).catch(async (error: unknown) => {
         logger.warn({ event: 'card-update-failed', stepId, err: error }, 'could not show an escalation on the card');
         await keepCardToRedraw({ store, stepId, logger, at: now() });
       });
