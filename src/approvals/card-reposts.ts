@@ -336,7 +336,9 @@ export function createCardReposts({ store, messenger, takeBacks, logger, now, sc
   /**
    * Tells the thread what became of a card Slack would not update: `posted` again, or left as it was
    * (`reason`: Slack's refusal). `unlessPostedAfter`: not when the thread has the same notice after
-   * that message already. A card posted again is told without the refusal (the log has it, `error`):
+   * that message already. A card left as it was is always looked for so, below that card: its notice
+   * failing (a 502 after Slack posted it) leaves the refresh not done, and the next try, or another
+   * sweep's, would tell the thread again. A card posted again is told without the refusal (the log has it, `error`):
    * the notice owed of it (`tellOwed`), which knows no refusal, looks for this very text; told with
    * it, the first would not be found and the thread told twice. Nor is a card posted again told with
    * the step's state (the card just above shows it): the step may change before the owed notice is
@@ -348,7 +350,8 @@ export function createCardReposts({ store, messenger, takeBacks, logger, now, sc
       posted === undefined
         ? `:warning: Slack would not update the approval card above${why}, so it may show an earlier state. ${stepStateText(step)}`
         : `:warning: Slack would not update the earlier approval card, so it is posted again just above, as the request stands now.`;
-    await messenger.postNotice({ channel: step.channel, threadTs: step.threadTs, text, ...(unlessPostedAfter === undefined ? {} : { unlessPostedAfter }) });
+    const after = unlessPostedAfter ?? (posted === undefined ? step.cardTs : undefined);
+    await messenger.postNotice({ channel: step.channel, threadTs: step.threadTs, text, ...(after === undefined ? {} : { unlessPostedAfter: after }) });
     logger.warn({ event: posted === undefined ? 'card-not-updated' : 'card-posted-again', stepId: step.stepId, cardTs: posted?.ts, err: error }, 'Slack refused to update an approval card; the thread was told');
     return posted === undefined ? 'told' : 'posted-again';
   };
