@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { conversationOf } from '../helpers/fake-openai.js';
 import { logEvents, mentionAndApprove, mentionBot, pairReplies, startBotPair, usePairWorld } from './bot-pair.js';
-import { waitFor } from './harness.js';
+import { cardButtons, waitFor } from './harness.js';
 
 /**
  * Two bot processes share one Redis behind one Slack app. One is killed with SIGKILL at a named
@@ -42,6 +42,10 @@ describe('a bot process killed mid-turn', () => {
       pair.releaseSurvivor();
       await waitFor(() => replies(threadTs).some((message) => message.text === 'Restarted api.'), { timeoutMs: 15_000, message: 'answer from the survivor' });
       expect(pair.invocations()).toEqual([['rollout', 'restart', 'deployment/api', '-n', 'prod']]);
+      // The killed process never drew the decision: the card must not keep "waiting" and live buttons on a call that ran.
+      const card = replies(threadTs).find((message) => (message.blocks ?? []).length > 0 && message.text !== 'Restarted api.');
+      expect(card, 'the approval card').toBeDefined();
+      expect(cardButtons(card!.blocks)).toEqual([]);
     } finally {
       await pair.stop();
     }
