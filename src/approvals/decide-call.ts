@@ -71,11 +71,21 @@ export type RecordOutcome =
    * failure is logged), already under way: `publish` awaits it, after Slack has its answer.
    * `unsettled`: not known to be nothing: the write may have landed (its reply lost, Redis unreachable
    * past the wait), and `message` says so; `publish` draws the card again, from the step as Redis then
-   * has it, so it shows the outcome.
+   * has it, so it shows the outcome. `outdated`: the step as read, for a click its card should not
+   * have offered (`OUTDATED_CARD_REFUSALS`); `publish` draws it.
    */
-  | { recorded: false; message: string; closing?: Promise<void>; unsettled?: { stepId: string; error: unknown } };
+  | { recorded: false; message: string; closing?: Promise<void>; unsettled?: { stepId: string; error: unknown }; outdated?: PendingStep };
 
 const NOT_OPEN = 'This approval request is no longer open, so nothing changed.';
+/**
+ * Refusals of a click on a button the card should no longer show: a call already decided, a step
+ * already closed, an input edited since. The card (or copy) clicked shows an older state than the
+ * step: usually its update is on its way, but its drawer may have stopped right after writing (the
+ * after-decision crash: the resume another process ran draws nothing it did not change), leaving
+ * live buttons for good. The click draws the step as stored, so the card heals at the first click
+ * on it and the person sees what became of the request; a click the card rightly offered costs nothing.
+ */
+const OUTDATED_CARD_REFUSALS: ReadonlySet<string> = new Set(['already-decided', 'closed', 'stale']);
 /** A request stored by a newer release (a rolling deploy, a rollback) is open for all this process knows. */
 export const NEWER_RELEASE_CLICK_TEXT = ":hourglass_flowing_sand: This request was made by a newer version of countersign that this process can't read, so nothing changed. Please try again in a minute.";
 /** Concurrent clicks on one step each retry on a conflict; a step has few calls, so few rounds. */
@@ -164,6 +174,7 @@ export function createCallDecider(options: DecideCallOptions) {
       logger,
     );
     metrics.actionRefused({ reason: code });
+    if (step && OUTDATED_CARD_REFUSALS.has(code)) return { recorded: false, message, outdated: step };
     if (code !== 'expired' || !options.expireNow) return { recorded: false, message };
     // Not awaited here: closing the step updates the card and every copy (a chat.update each), and a
     // form's answer, this refusal, is due within Slack's 3 s. The expiry is written at once all the same.
@@ -283,6 +294,7 @@ export function createCallDecider(options: DecideCallOptions) {
       // Redis may stay unreachable past those tries (a Sentinel failover takes 30 s): the refresh is kept once it answers.
       // Each draw posts first the copies the step's routing lacks: an edit that landed under a rule routed elsewhere.
       if (outcome.unsettled) await options.cardRefreshes?.redraw({ ...outcome.unsettled, untilStoreAnswers: true });
+      if (outcome.outdated) await showOutdated(outcome.outdated);
       return outcome.closing;
     }
     const step = outcome.effect.kind === 'new-version' ? await postCopiesForEdit(outcome.step) : outcome.step;
@@ -298,6 +310,17 @@ export function createCallDecider(options: DecideCallOptions) {
     // Queued with the decision; when the thread's lock was free this process took it and drains it,
     // while the card's tries go on: the resumed turn does not wait for them.
     await Promise.all([redrawing, outcome.claim ? worker.drainClaimed(step.threadKey, outcome.claim) : undefined]);
+  }
+
+  /**
+   * Draws the step a click on an outdated card found (`OUTDATED_CARD_REFUSALS`), reading it again after
+   * the draw: its own drawer may be drawing it too, or a newer state. A failure is only logged: the
+   * next click on the card tries again.
+   */
+  async function showOutdated(step: PendingStep): Promise<void> {
+    await showDecisions(step).catch((error: unknown) => {
+      logger.warn({ event: 'card-update-failed', stepId: step.stepId, err: error }, 'could not draw an outdated approval card again');
+    });
   }
 
   /**

@@ -12,6 +12,12 @@ export interface Lease {
   /** Aborted once this process knows it no longer holds the thread, or that Redis lost its state. */
   readonly signal: AbortSignal;
   /**
+   * Taken by the recovery sweep (`recoverStalledWork`): the thread's work waited past its grace with
+   * no live holder, most often left by a process that stopped mid-item, whose effects after its last
+   * write (a card it never drew) are this holder's to show.
+   */
+  readonly recovered?: boolean;
+  /**
    * Asks Redis whether the token is still the thread's newest and throws `FencedError` otherwise
    * (`StateLostError` when the token is gone with no other in its place), so a process that stalled
    * past its lock stops before posting rather than after.
@@ -48,6 +54,8 @@ export function createLease(options: {
   now?: () => number;
   /** Told once, when this lease first learns Redis lost the thread's state. */
   onStateLost?: () => void;
+  /** See `Lease.recovered`. */
+  recovered?: boolean;
 }): Lease & { markLost(): void; markMissing(): void; settleRefusal(): Promise<void> } {
   const { store, fence, now = Date.now } = options;
   const controller = new AbortController();
@@ -101,6 +109,7 @@ export function createLease(options: {
   return {
     fence,
     signal: controller.signal,
+    ...(options.recovered ? { recovered: true } : {}),
     assertCurrent,
     async assertHeld() {
       if (controller.signal.aborted || fate !== 'held' || now() >= options.heldUntil()) await assertCurrent();

@@ -118,6 +118,7 @@ export function createStepResumer(options: ResumeDependencies) {
       const checked = unchecked.length === 0 ? recheck.step : closeUncheckedApprovals({ step: recheck.step, unchecked, at: now() });
       // A tool a deploy removed or changed since the approval: closed here, so the card says so too.
       const { step: claimed, stale } = await closeStaleApprovals({ step: checked, tools: options.tools, at: now() });
+      const changed = claimed !== transition.step;
       // Written as a copy: a conflict leaves the thread as it was, for the next round.
       const { next, stops } = withDecisions(thread, claimed);
       // Claimed inside another item: whoever takes that item over finishes this turn (`finishInlineResume`).
@@ -137,10 +138,12 @@ export function createStepResumer(options: ResumeDependencies) {
       for (const approval of unchecked) logger.warn({ event: 'approval-unchecked', stepId: claimed.stepId, ...approval }, 'approving groups could not be read; the call was closed without running');
       for (const approval of stale) logger.warn({ event: 'approval-stale', stepId: claimed.stepId, approvalId: approval.approvalId, code: approval.code }, 'the approved tool was removed or changed since the approval; the call was closed without running');
       faultPoint('after-claim');
-      // The card said "Approved by …": it now says what became of the call. Drawn when the claim
-      // changed nothing too: the process that recorded the decision may have stopped before drawing
-      // it (its write queued this resume), leaving "waiting" and live buttons on calls about to run.
-      await refreshCard(scope, claimed);
+      // The card said "Approved by …": it now says what became of the call. A resume the recovery
+      // sweep took over is drawn unchanged too: the process that recorded the decision queued this
+      // resume (and took the thread's lock) in the same write, and may have stopped before drawing
+      // it, leaving "waiting" and live buttons on calls about to run. The usual resume draws nothing
+      // more: the decision's own process drew it before draining (`CallDecider.publish`).
+      if (changed || scope.lease.recovered) await refreshCard(scope, claimed);
       if (stops) {
         await postStopNotice(scope, thread);
         return true;

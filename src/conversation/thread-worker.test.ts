@@ -49,6 +49,19 @@ describe("thread worker picking up a thread", () => {
     expect(await worker.pickUp('T1:C1:1')).toBe(true);
     expect(seen).toEqual([read, undefined]);
   });
+
+  it("says a thread the recovery sweep took is recovered, and one picked up or submitted is not", async () => {
+    const store = createMemoryStore();
+    const recovered: Record<string, boolean> = {};
+    const worker = createThreadWorker({ store, logger: pino({ level: 'silent' }), handle: async (work, lease) => void (recovered[work.threadTs] = lease.recovered === true) });
+    await store.handOffWork('T1:C1:1', encodeWorkItem(item('swept')));
+    await store.handOffWork('T1:C1:2', encodeWorkItem(item('pulled')));
+    expect(await worker.startPickUp('T1:C1:1')).toBe(true);
+    expect(await worker.pickUp('T1:C1:2')).toBe(true);
+    await worker.submit('T1:C1:3', item('submitted'));
+    await worker.idle();
+    expect(recovered).toEqual({ swept: true, pulled: false, submitted: false });
+  });
 });
 
 describe('thread worker when the store goes away mid-item (a Redis restart)', () => {

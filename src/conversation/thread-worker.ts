@@ -55,7 +55,8 @@ export interface ThreadWorker {
   /**
    * `pickUp`, answered once the lock is taken (true: the drain runs on, `idle` waits for it) or
    * refused (false), not once the drain ends: the recovery sweep takes threads one at a time this
-   * way, each counted by the gate before it looks at `room` again.
+   * way, each counted by the gate before it looks at `room` again. Its items run under a
+   * `recovered` lease (`Lease.recovered`).
    */
   startPickUp(threadKey: string): Promise<boolean>;
   /**
@@ -79,7 +80,7 @@ export interface ThreadWorker {
  * A thread's lock as taken: its token, the first item (and what was read for it) if taken with it,
  * and when it was asked for (see `TakenClaim`).
  */
-type Claim = { token: string; item?: string; read?: PrefetchedStep; askedAt: number };
+type Claim = { token: string; item?: string; read?: PrefetchedStep; askedAt: number; recovered?: boolean };
 
 /**
  * A claim and when it was asked for: `askedAt` is `Date.now()` just before the request that took the
@@ -114,6 +115,7 @@ export function createThreadWorker({
       heldUntil: hold.heldUntil,
       // For an operator to alert on: whatever else ran on this Redis lost its state too.
       onStateLost: () => logger.error({ event: 'redis-state-lost', threadKey }, "Redis lost this thread's state (its fencing token is gone: restarted or failed over without its data?); the turn cannot be saved"),
+      ...(claim.recovered ? { recovered: true } : {}),
     });
     // Finishing an item and releasing the lock set the lock's expiry themselves (or delete the
     // lock). A renewal sent while one is on its way could land after the release and lock the
@@ -247,7 +249,7 @@ export function createThreadWorker({
       const claim = await take(threadKey);
       if (claim === undefined) return false;
       // The item taken with the lock asks the gate before this returns, so `room` already counts it.
-      void run(threadKey, claim);
+      void run(threadKey, { ...claim, recovered: true });
       return true;
     },
     room: () => gate.room(),
