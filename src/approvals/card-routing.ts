@@ -39,6 +39,21 @@ export function copiesLinkToCard(step: Pick<PendingStep, 'calls' | 'channel' | '
 }
 
 /**
+ * Whether the step's routing asks for a copy it has none on record of (a channel, a DM approver):
+ * one may be posted and recorded at any moment (the turn's, a card refresh's, an escalation hop's),
+ * outside the step's revision. A DM that `dmsLetDecide` leaves out counts as asked for: this errs
+ * towards expecting a copy.
+ */
+export function awaitsCopies(step: Pick<PendingStep, 'calls' | 'channel' | 'requesterId' | 'copies'>): boolean {
+  const routing = stepRouting(step);
+  const copies = step.copies ?? [];
+  return (
+    routing.channels.some((channel) => !copies.some((copy) => copy.kind === 'channel' && copy.channel === channel)) ||
+    routing.dmUserIds.some((userId) => !copies.some((copy) => copy.kind === 'dm' && copy.userId === userId))
+  );
+}
+
+/**
  * Whether a named approver may be among the other rules' approvers too (`alsoApprovers`): named by
  * each, or possibly in a group it names. A dev lead that SRE's rule does not name gets no DM for a
  * list with dev and prod, which he cannot approve.

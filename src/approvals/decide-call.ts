@@ -15,7 +15,9 @@ import { faultPoint } from '../runtime/fault-points.js';
 import { createStoreWait } from './store-wait.js';
 import { currentVersion } from './input-version.js';
 import { withMissingCopies } from './post-card-copies.js';
+import { awaitsCopies } from './card-routing.js';
 import { showLatestStep } from './show-latest-step.js';
+import { showStep } from './show-step.js';
 import type { CardRefreshes } from './card-refreshes.js';
 import { isQuestion, type PendingCall, type PendingStep } from './pending-step.js';
 import { approverGroupIds, type GroupMembers } from './policy/approver-eligibility.js';
@@ -112,6 +114,7 @@ export function createCallDecider(options: DecideCallOptions) {
   const newGrantId = options.newGrantId ?? (() => randomUUID().replaceAll('-', '').slice(0, 16));
   const { whileStoreReturns, unavailableAsRetry } = createStoreWait({ logger, metrics });
 
+  /** Draws `step`, and reads it again after the draw (`showLatestStep`) when something newer may have been drawn or recorded meanwhile (`mayChangeUnseen`). */
   async function showDecisions(step: PendingStep): Promise<void> {
     // A click can come before the process that posted the card recorded its ts; by the time this
     // decision is written, it usually has (otherwise that process sees the newer revision and updates the card).
@@ -119,12 +122,8 @@ export function createCallDecider(options: DecideCallOptions) {
     // A step with no card on record (its first post's outcome not known, looked for by the sweep) may
     // have copies, the one clicked among them: drawn all the same (`showStep` skips the missing card).
     if (rendered.cardTs === undefined && (rendered.copies ?? []).length === 0) return;
-    // Read again after each draw, a final step too (`showLatestStep`): while this update was on its way,
-    // the decision that completed the step may have been shown by its own process, and this stale
-    // update landed after it; and a copy posted while this click was judged is recorded outside the
-    // revision, missing from the step written here. Stopping early would leave "waiting" and live
-    // buttons on calls that already ran.
-    await showLatestStep({ store, messenger, step: rendered, logger });
+    if (mayChangeUnseen(rendered)) await showLatestStep({ store, messenger, step: rendered, logger });
+    else await showStep({ messenger, step: rendered, logger });
   }
 
   /**
@@ -392,4 +391,19 @@ function metricOutcome(effect: CallActionEffect): Parameters<Metrics['decisionRe
   if (effect.kind === 'new-version') return 'edited';
   const { outcome } = effect.decision;
   return outcome === 'approved' || outcome === 'answered' ? outcome : 'denied';
+}
+
+/**
+ * Whether a state newer than `step` may be drawn, or a message of it recorded, while its draw is on
+ * its way, so that only a read after the draw can tell: a step still pending (a decision on another
+ * of its calls, drawn by its own process, may land first); a copy its routing asks for and it lacks
+ * (posted and recorded by another process outside the revision, that process's own read after its
+ * draw having come before this decision's write). Otherwise every drawer of an older state reads the
+ * step again after drawing (`showLatestStep`: card refreshes, escalation hops, the expiry, the turn's
+ * `refreshCard`), and the resume's claim, which alone changes a decided step (closing a call, or
+ * every call of a lost thread), then has the sweep draw it again later (`sweepShowsLater`). The usual click, which completes the step,
+ * draws once and reads nothing more before the resumed turn.
+ */
+function mayChangeUnseen(step: PendingStep): boolean {
+  return step.phase === 'pending' || awaitsCopies(step);
 }

@@ -35,3 +35,14 @@ export async function writeThenShowCard(
   // Nothing changed: nothing to show.
   if (kept) await store.forgetCardRefresh(refresh).catch(() => false);
 }
+
+/**
+ * Has the sweep draw the step once more, `SWEEP_SHOWS_AFTER_MS` from now: for a writer of a step
+ * whose card another process may still be drawing in an older state, with no read after its draw
+ * (a decision's draw of a decided step, `mayChangeUnseen`), which would land over this writer's own
+ * draw. Never throws; a refresh the store would not keep leaves the card to this writer's draw.
+ */
+export async function sweepShowsLater({ store, stepId, logger, now }: { store: Pick<StateStore, 'scheduleCardRefresh'>; stepId: string; logger: Logger; now: () => number }): Promise<void> {
+  const since = now();
+  await keepCardRefresh({ store, refresh: { stepId, since }, at: since + SWEEP_SHOWS_AFTER_MS, logger, unkept: 'could not keep a card refresh after a write another draw may land over; only this process shows the card' });
+}

@@ -2,6 +2,7 @@ import { COUNTERSIGN_ACTOR } from '../agent/decision-messages.js';
 import type { Decision, PendingStep } from '../approvals/pending-step.js';
 import { closeLostThreadTransition } from '../approvals/transitions/close-step.js';
 import type { ThreadState } from '../store/thread-state.js';
+import { sweepShowsLater } from './card-after-write.js';
 import { postStopNotice } from './expiry-stop.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
 import { refreshCard } from './refresh-card.js';
@@ -96,6 +97,8 @@ export async function closeLostThreadResume(options: { scope: TurnScope; step: P
         whenCommitted: async () => {
           logger.warn({ event: loss.event, stepId: transition.step.stepId, threadKey: thread.threadKey }, loss.message);
           await refreshCard({ scope, step: transition.step, logger, store, now: options.now });
+          // As a claim that closed a call (`claimAndResume`): the decision's own draw may land over this one.
+          await sweepShowsLater({ store, stepId: transition.step.stepId, logger, now: options.now });
           await postStopNotice(scope, next);
         },
         whenGone: () => undefined,

@@ -23,6 +23,7 @@ import { addParticipants } from './participants.js';
 import type { PhaseDependencies } from './phase-dependencies.js';
 import type { RunAndPublish, TurnSoFar } from './run-and-publish.js';
 import type { StepCards } from './step-card.js';
+import { sweepShowsLater } from './card-after-write.js';
 import { validatedThread, type LoadThread } from './thread-loader.js';
 import { refreshCard as refreshStepCard } from './refresh-card.js';
 import type { TurnScope } from './turn-scope.js';
@@ -144,6 +145,9 @@ export function createStepResumer(options: ResumeDependencies) {
       // it, leaving "waiting" and live buttons on calls about to run. The usual resume draws nothing
       // more: the decision's own process drew it before draining (`CallDecider.publish`).
       if (changed || scope.lease.recovered) await refreshCard(scope, claimed);
+      // The decision's own draw ("Approved by …" of a call closed here) reads nothing after it
+      // (`mayChangeUnseen`): from another process, it may still be on its way and land over this one.
+      if (changed) await sweepShowsLater({ store, stepId: claimed.stepId, logger, now });
       if (stops) {
         await postStopNotice(scope, thread);
         return true;
