@@ -34,7 +34,7 @@ import { createChannelPoster } from './slack/channel-poster.js';
 import { createHealthServer, healthReply, metricsReply, withOtherRisks, type HttpReply } from './runtime/health-check.js';
 import { describeMetricsPlacement, metricsPlacement, metricsPlacementNotice } from './http/metrics-placement.js';
 import { startMetricsServer } from './http/metrics-server.js';
-import { closeServer, PUBLIC_SERVER_TIMEOUTS } from './http/close-server.js';
+import { closeConnectionsAtStop, closeServer, PUBLIC_SERVER_TIMEOUTS } from './http/close-server.js';
 import { createPrometheusMetrics } from './metrics/prometheus-metrics.js';
 import { readPendingApprovals } from './approvals/pending-approvals.js';
 import type { AuditLog } from './audit/audit-log.js';
@@ -428,7 +428,8 @@ async function assemble(
         return withMetricsPort({});
       }
       const server = (await app.start({ port, ...(startOptions.host ? { host: startOptions.host } : {}) }, PUBLIC_SERVER_TIMEOUTS)) as Server;
-      slackServer = server;
+      // Bolt's receiver made it; it listens from the end of this await, before any request is read.
+      slackServer = closeConnectionsAtStop(server);
       const bound = (server.address() as AddressInfo).port;
       logger.info({ event: 'started', mode: 'http', role, port: bound, ...started }, 'countersign listening');
       return withMetricsPort({ port: bound });

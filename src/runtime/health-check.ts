@@ -1,5 +1,5 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
-import { PUBLIC_SERVER_TIMEOUTS } from '../http/close-server.js';
+import { closeConnectionsAtStop, PUBLIC_SERVER_TIMEOUTS } from '../http/close-server.js';
 import type { StateStore, StoreRisk } from '../store/state-store.js';
 import { WritesRefusedError } from '../store/writes-refused-error.js';
 
@@ -112,12 +112,14 @@ export function createHealthServer(options: { store: HealthCheckedStore; renderM
   const { store, renderMetrics, servedBy } = options;
   const served = renderMetrics ? 'GET /healthz and GET /metrics' : 'GET /healthz';
   // PORT in a worker, METRICS_PORT on every interface by default: reachable by more than the probes.
-  return createServer(PUBLIC_SERVER_TIMEOUTS, (request, response) => {
-    const path = request.url?.split('?')[0];
-    if (request.method === 'GET' && path === '/healthz') return answerHealthCheck(store, response);
-    if (renderMetrics && request.method === 'GET' && path === '/metrics') return answerMetrics(renderMetrics, response);
-    writeReply(response, jsonReply(404, { error: `this is ${servedBy}: it serves only ${served}` }));
-  });
+  return closeConnectionsAtStop(
+    createServer(PUBLIC_SERVER_TIMEOUTS, (request, response) => {
+      const path = request.url?.split('?')[0];
+      if (request.method === 'GET' && path === '/healthz') return answerHealthCheck(store, response);
+      if (renderMetrics && request.method === 'GET' && path === '/metrics') return answerMetrics(renderMetrics, response);
+      writeReply(response, jsonReply(404, { error: `this is ${servedBy}: it serves only ${served}` }));
+    }),
+  );
 }
 
 function jsonReply(status: number, body: object): HttpReply {

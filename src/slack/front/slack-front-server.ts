@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 // receivers and Web API client (9 MB of this thread's heap, against 1 MB), none of which runs here.
 import * as HTTPModuleFunctions from '@slack/bolt/dist/receivers/HTTPModuleFunctions.js';
 import type { Logger } from 'pino';
-import { closeServer, PUBLIC_SERVER_TIMEOUTS } from '../../http/close-server.js';
+import { closeConnectionsAtStop, closeServer, PUBLIC_SERVER_TIMEOUTS } from '../../http/close-server.js';
 import type { HttpReply } from '../../runtime/health-check.js';
 import type { BotToFront, FrontChannel, FrontToBot } from './front-messages.js';
 
@@ -124,17 +124,19 @@ export function createSlackFrontServer(options: {
     response.end(answer.body);
   }
 
-  const server = createServer(PUBLIC_SERVER_TIMEOUTS, (request, response) => {
-    const path = request.url?.split('?')[0] ?? '';
-    const done = (work: Promise<void>) =>
-      work.catch((error: unknown) => {
-        logger.error({ event: 'slack-front-failed', err: error }, 'could not serve a request');
-        if (!response.headersSent) HTTPModuleFunctions.buildNoBodyResponse(response, 500);
-      });
-    if (request.method === 'POST' && path === EVENTS_PATH) return void done(handleSlackRequest(request, response));
-    if (request.method === 'GET' && routes.has(path)) return void done(handleRoute(path, response));
-    HTTPModuleFunctions.buildNoBodyResponse(response, 404);
-  });
+  const server = closeConnectionsAtStop(
+    createServer(PUBLIC_SERVER_TIMEOUTS, (request, response) => {
+      const path = request.url?.split('?')[0] ?? '';
+      const done = (work: Promise<void>) =>
+        work.catch((error: unknown) => {
+          logger.error({ event: 'slack-front-failed', err: error }, 'could not serve a request');
+          if (!response.headersSent) HTTPModuleFunctions.buildNoBodyResponse(response, 500);
+        });
+      if (request.method === 'POST' && path === EVENTS_PATH) return void done(handleSlackRequest(request, response));
+      if (request.method === 'GET' && routes.has(path)) return void done(handleRoute(path, response));
+      HTTPModuleFunctions.buildNoBodyResponse(response, 404);
+    }),
+  );
   return {
     server,
     async close() {
