@@ -54,4 +54,54 @@ describe('watchEventStream', () => {
     expect(await watch({ method: 'POST', response: () => stream('data: {}\n\n') })).toEqual([]);
     expect(await watch({ method: 'POST', response: () => new Response('no', { status: 503 }) })).toEqual([]);
   });
+
+  it('does not tell a GET answered 409 while another GET of the connection is open or under way (one stream per session), but one alone', async () => {
+    const told: Array<'opened' | EventStreamLoss> = [];
+    const answers: Array<(response: Response) => void> = [];
+    const fetch = watchEventStream({
+      onOpened: () => told.push('opened'),
+      onLost: (loss) => told.push(loss),
+      fetch: () => new Promise<Response>((resolve) => answers.push(resolve)),
+    });
+    const get = () => fetch('http://mcp.test/mcp', { method: 'GET', headers: { 'mcp-session-id': 'session-1' } });
+    const duplicate = () => new Response('Only one SSE stream is allowed per session', { status: 409 });
+    // The first GET not answered yet: the second's 409 is a duplicate.
+    const first = get();
+    const second = get();
+    answers[1]!(duplicate());
+    await second;
+    expect(told).toEqual([]);
+    // The first opened: a third GET's 409 is a duplicate too.
+    let end!: () => void;
+    answers[0]!(stream(new ReadableStream<Uint8Array>({ start: (controller) => void (end = () => controller.close()) })));
+    const opened = await first;
+    const third = get();
+    answers[2]!(duplicate());
+    await third;
+    expect(told).toEqual(['opened']);
+    // The first ended: a 409 now is the session's stream held by no one the bot hears.
+    end();
+    await opened.text();
+    const fourth = get();
+    answers[3]!(duplicate());
+    await fourth;
+    expect(told).toEqual(['opened', { reason: 'it ended its event stream', reopensItself: false }, { reason: 'its event stream was answered HTTP 409', reopensItself: false }]);
+  });
+
+  it('tells a GET answered 409 as lost once the other GET failed, or was cancelled', async () => {
+    expect(await watch({ response: () => new Response(null, { status: 409 }) })).toEqual([{ reason: 'its event stream was answered HTTP 409', reopensItself: false }]);
+    const told: Array<'opened' | EventStreamLoss> = [];
+    const answers = [() => Promise.reject(new TypeError('fetch failed')), () => Promise.resolve(stream(new ReadableStream<Uint8Array>({}))), () => Promise.resolve(new Response(null, { status: 409 }))];
+    const fetch = watchEventStream({ onOpened: () => told.push('opened'), onLost: (loss) => told.push(loss), fetch: () => answers.shift()!() });
+    const get = () => fetch('http://mcp.test/mcp', { method: 'GET', headers: { 'mcp-session-id': 'session-1' } });
+    await get().catch(() => {});
+    const opened = await get();
+    await opened.body!.cancel();
+    await get();
+    expect(told).toEqual([
+      { reason: 'its event stream could not be opened (fetch failed)', reopensItself: true },
+      'opened',
+      { reason: 'its event stream was answered HTTP 409', reopensItself: false },
+    ]);
+  });
 });

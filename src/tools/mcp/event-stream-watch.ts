@@ -20,7 +20,12 @@ export interface EventStreamLoss {
  * a GET sent without an Mcp-Session-Id answered 400: the client opens the stream as its transport
  * starts, before initialize, and a server with sessions (the official SDKs) answers that 400; the
  * client opens it again with the session once initialized. Counted, it would make the first real
- * loss the second in a row (warned at once, waited for twice as long).
+ * loss the second in a row (warned at once, waited for twice as long). Nor is a GET answered 409
+ * while another GET of this fetch (one connection: one session) is open or under way: the client
+ * opens the stream when initialize's answer is read and again when notifications/initialized is
+ * answered if the first GET has no answer yet, and a server allowing one stream per session (the
+ * official TypeScript SDK) answers the second 409 while the first is open. A 409 with no other
+ * stream is a loss: the session's stream is held by no one the bot hears.
  */
 export function watchEventStream(options: { onOpened: () => void; onLost: (loss: EventStreamLoss) => void; fetch?: typeof fetch }): typeof fetch {
   const base = options.fetch ?? globalThis.fetch.bind(globalThis);
@@ -31,18 +36,30 @@ export function watchEventStream(options: { onOpened: () => void; onLost: (loss:
       // A listener that throws must not change what the transport reads.
     }
   };
+  /** This connection's GETs sent and not answered yet, or open (until their stream ends, however). */
+  let streams = 0;
   return async (input, init) => {
-    const opensStream = (init?.method ?? 'GET').toUpperCase() === 'GET';
+    if ((init?.method ?? 'GET').toUpperCase() !== 'GET') return base(input, init);
+    streams += 1;
+    let counted = true;
+    const settle = () => {
+      if (counted) streams -= 1;
+      counted = false;
+    };
     let response: Response;
     try {
       response = await base(input, init);
     } catch (error) {
-      if (opensStream && !init?.signal?.aborted) tell(() => options.onLost({ reason: `its event stream could not be opened (${errorText(error)})`, reopensItself: true }));
+      settle();
+      if (!init?.signal?.aborted) tell(() => options.onLost({ reason: `its event stream could not be opened (${errorText(error)})`, reopensItself: true }));
       throw error;
     }
-    if (!opensStream || response.status === 405) return response;
-    if (response.status === 400 && !new Headers(init?.headers).has('mcp-session-id')) return response;
     if (!response.ok || !response.body) {
+      settle();
+      if (response.status === 405) return response;
+      if (response.status === 400 && !new Headers(init?.headers).has('mcp-session-id')) return response;
+      // A duplicate: the stream of the GET alongside (open, or answered later and told then) is the one heard.
+      if (response.status === 409 && streams > 0) return response;
       tell(() => options.onLost({ reason: `its event stream was answered HTTP ${response.status}`, reopensItself: false }));
       return response;
     }
@@ -50,6 +67,7 @@ export function watchEventStream(options: { onOpened: () => void; onLost: (loss:
     const body = reportingBody({
       body: response.body,
       signal: init?.signal ?? undefined,
+      onClosed: settle,
       onFailed: (error) => options.onLost({ reason: `its event stream broke (${errorText(error)})`, reopensItself: true }),
       onEnded: () => options.onLost({ reason: 'it ended its event stream', reopensItself: false }),
     });
