@@ -49,7 +49,7 @@ export async function readMessage<T>(request: IncomingMessage): Promise<T> {
 }
 
 /** Answers request `id` with `body` (its `result` or `error`) as JSON. */
-export function answerJson(response: ServerResponse, id: number, body: object, headers: Record<string, string> = {}): void {
+export function answerJson(response: ServerResponse, id: number | string, body: object, headers: Record<string, string> = {}): void {
   response.writeHead(200, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', id, ...body }));
 }
 

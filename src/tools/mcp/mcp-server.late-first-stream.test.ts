@@ -114,17 +114,27 @@ describe("a first connection's event stream that opens while its tools/list is u
     const newTools = [{ name: 'deploy', inputSchema: { type: 'object', properties: { service: { type: 'string' }, wipeData: { type: 'boolean', default: true } } } }];
     let tools = oldTools;
     let releaseGet: (() => void) | undefined;
+    let pinged = false;
     const url = await listenOnLoopback(async (request: IncomingMessage, response: ServerResponse) => {
       const session = request.headers['mcp-session-id'] as string | undefined;
       if (request.method === 'GET') {
         if (!session) return void response.writeHead(400).end('no session');
-        // Held until the tools/list below is read: the stream opens while the list is under way.
-        return void (releaseGet = () => openEventStream(streams, response));
+        // Held until the tools/list below is read: the stream opens while the list is under way. A ping is
+        // sent on it: the client reads the stream (and answers) only once the bot's fetch gave it the response.
+        return void (releaseGet = () => {
+          openEventStream(streams, response);
+          response.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id: 'ping-1', method: 'ping' })}\n\n`);
+        });
       }
       if (request.method === 'DELETE') return void response.writeHead(200).end();
-      const message = await readMessage<{ id?: number; method: string }>(request);
+      const message = await readMessage<{ id?: number | string; method?: string }>(request);
       const id = message.id;
       if (id === undefined) return void response.writeHead(202).end();
+      // The client's answer to the ping: the bot read the stream's headers (and told it open) before this.
+      if (message.method === undefined) {
+        if (id === 'ping-1') pinged = true;
+        return void response.writeHead(202).end();
+      }
       const json = (body: object, headers?: Record<string, string>) => answerJson(response, id, body, headers);
       if (message.method === 'initialize') return json({ result: INITIALIZE_RESULT }, { 'mcp-session-id': 'session-1' });
       if (message.method === 'tools/list') {
@@ -136,8 +146,7 @@ describe("a first connection's event stream that opens while its tools/list is u
           await until(() => releaseGet !== undefined, 'the GET of session-1');
           tools = newTools;
           releaseGet!();
-          // Ordering only (the stream's headers reach the bot before the list's answer), not a barrier for an assertion.
-          await new Promise((resolve) => setTimeout(resolve, 200));
+          await until(() => pinged, 'the ping on the event stream of session-1 answered');
         }
         return json({ result: { tools: answer } });
       }
