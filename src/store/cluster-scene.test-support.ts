@@ -3,7 +3,7 @@ import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
 import { startRedisCluster, type RedisClusterHandle } from '../../test/helpers/redis-cluster.js';
 import { parseRedisTarget, type RedisTarget } from '../config/redis-target.js';
-import { clusterSlot, createRedisKeys, type RedisKeys } from './redis-keys.js';
+import { createRedisKeys, keySlot, type RedisKeys } from './redis-keys.js';
 
 /** One Redis Cluster for the file's tests, started before them and stopped after. */
 export function useRedisCluster(options: { startTimeoutMs?: number } = {}): () => RedisClusterHandle {
@@ -43,12 +43,7 @@ export async function openClusterScene(cluster: RedisClusterHandle): Promise<Clu
   const admins = new Map(target.nodes.map(({ host, port }) => [`${host}:${port}`, new Redis(port, host, auth)]));
   await router.ping();
   const ownerOfSlot = (slot: number) => router.slots[slot]?.[0] as string;
-  // Redis Cluster's hash tag rule: the text between the first `{` and the next `}`, if not empty; else the whole key.
-  const ownerOf = (key: string) => {
-    const open = key.indexOf('{');
-    const close = open === -1 ? -1 : key.indexOf('}', open + 1);
-    return ownerOfSlot(clusterSlot(close > open + 1 ? key.slice(open + 1, close) : key));
-  };
+  const ownerOf = (key: string) => ownerOfSlot(keySlot(key));
   return {
     target,
     admins,
