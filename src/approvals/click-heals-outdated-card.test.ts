@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ThreadMessenger } from '../conversation/thread-messenger.js';
 import { createMemoryStore } from '../store/memory-store.js';
+import { OUTDATED_CARD_DRAWN_AFTER_MS } from './decide-call.js';
 import { click, createTestDecider, storeStepInNewThread } from './decide-call.test-support.js';
 import type { PendingStep } from './pending-step.js';
 
@@ -21,19 +22,43 @@ describe('a click on a card that shows an older state than its step', () => {
         shown.set(drawn.cardTs, drawn);
       },
     } as unknown as ThreadMessenger;
-    const { decider } = createTestDecider({ store, messenger });
+    let at = Date.now();
+    const { decider } = createTestDecider({ store, messenger, now: () => at });
 
     // Alice's approval is recorded, and its process stops before drawing it (no `publish`).
     const approved = await decider.record(click(step, 'U0ALICE', { kind: 'approve', version: 0 }));
     expect(approved.recorded).toBe(true);
     expect(shown.size).toBe(0);
 
-    // She clicks Approve again on the card still offering it: refused, and the card shows the decision.
+    // Later, she clicks Approve again on the card still offering it: refused, and the card shows the decision.
+    at += OUTDATED_CARD_DRAWN_AFTER_MS;
     const again = await decider.record(click(step, 'U0ALICE', { kind: 'approve', version: 0 }));
     expect(again).toMatchObject({ recorded: false, message: expect.stringContaining('Already approved') });
     await decider.publish(again);
     const stored = (await store.getStep(step.stepId))!;
     expect(shown.get('card-1')).toMatchObject({ phase: stored.phase, revision: stored.revision, decisions: stored.decisions });
+  });
+
+  it('draws nothing for a second click right after the first (a double-click): the first click draws it', async () => {
+    const store = createMemoryStore();
+    const step = await storeStepInNewThread(store, 'scale');
+    await store.setStepCard(step.stepId, 'card-1');
+    let draws = 0;
+    const messenger = {
+      async updateStepCard() {
+        draws += 1;
+      },
+    } as unknown as ThreadMessenger;
+    const at = Date.now();
+    const { decider } = createTestDecider({ store, messenger, now: () => at });
+
+    const approved = await decider.record(click(step, 'U0ALICE', { kind: 'approve', version: 0 }));
+    expect(approved.recorded).toBe(true);
+    // Her second click comes while the first click's draw is still on its way.
+    const again = await decider.record(click(step, 'U0ALICE', { kind: 'approve', version: 0 }));
+    expect(again).toMatchObject({ recorded: false, message: expect.stringContaining('Already approved') });
+    await decider.publish(again);
+    expect(draws).toBe(0);
   });
 
   it('draws nothing for a click its card rightly refused (not a member of the channel)', async () => {

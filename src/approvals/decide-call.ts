@@ -18,6 +18,7 @@ import { withMissingCopies } from './post-card-copies.js';
 import { awaitsCopies } from './card-routing.js';
 import { showLatestStep } from './show-latest-step.js';
 import { showStep } from './show-step.js';
+import { stepChangedAt } from './step-changed-at.js';
 import type { CardRefreshes } from './card-refreshes.js';
 import { isQuestion, type PendingCall, type PendingStep } from './pending-step.js';
 import { approverGroupIds, type GroupMembers } from './policy/approver-eligibility.js';
@@ -74,7 +75,8 @@ export type RecordOutcome =
    * `unsettled`: not known to be nothing: the write may have landed (its reply lost, Redis unreachable
    * past the wait), and `message` says so; `publish` draws the card again, from the step as Redis then
    * has it, so it shows the outcome. `outdated`: the step as read, for a click its card should not
-   * have offered (`OUTDATED_CARD_REFUSALS`); `publish` draws it.
+   * have offered (`OUTDATED_CARD_REFUSALS`), unless its newest change is too recent for its own draw
+   * to have landed (`OUTDATED_CARD_DRAWN_AFTER_MS`); `publish` draws it.
    */
   | { recorded: false; message: string; closing?: Promise<void>; unsettled?: { stepId: string; error: unknown }; outdated?: PendingStep };
 
@@ -88,6 +90,14 @@ const NOT_OPEN = 'This approval request is no longer open, so nothing changed.';
  * on it and the person sees what became of the request; a click the card rightly offered costs nothing.
  */
 const OUTDATED_CARD_REFUSALS: ReadonlySet<string> = new Set(['already-decided', 'closed', 'stale']);
+/**
+ * How long after the step's newest change (`stepChangedAt`) a click refused as outdated leaves the card
+ * to that change's own drawer. Such a click is most often a double-click, or two approvers clicking
+ * together, while the first click's draw is on its way: drawing again would repeat it, a chat.update
+ * per copy, against Slack's per-channel rate limits. A drawer that stopped leaves the card to the
+ * first click after this.
+ */
+export const OUTDATED_CARD_DRAWN_AFTER_MS = 5_000;
 /** A request stored by a newer release (a rolling deploy, a rollback) is open for all this process knows. */
 export const NEWER_RELEASE_CLICK_TEXT = ":hourglass_flowing_sand: This request was made by a newer version of countersign that this process can't read, so nothing changed. Please try again in a minute.";
 /** Concurrent clicks on one step each retry on a conflict; a step has few calls, so few rounds. */
@@ -173,7 +183,7 @@ export function createCallDecider(options: DecideCallOptions) {
       logger,
     );
     metrics.actionRefused({ reason: code });
-    if (step && OUTDATED_CARD_REFUSALS.has(code)) return { recorded: false, message, outdated: step };
+    if (step && OUTDATED_CARD_REFUSALS.has(code)) return { recorded: false, message, ...(drawnByItsChange(step) ? {} : { outdated: step }) };
     if (code !== 'expired' || !options.expireNow) return { recorded: false, message };
     // Not awaited here: closing the step updates the card and every copy (a chat.update each), and a
     // form's answer, this refusal, is due within Slack's 3 s. The expiry is written at once all the same.
@@ -181,6 +191,12 @@ export function createCallDecider(options: DecideCallOptions) {
       logger.warn({ event: 'expire-now-failed', stepId: request.stepId, err: error }, 'could not close an expired step');
     });
     return { recorded: false, message, closing };
+  }
+
+  /** Whether the step's newest change is recent enough that its own drawer may still be drawing it (`OUTDATED_CARD_DRAWN_AFTER_MS`). */
+  function drawnByItsChange(step: PendingStep): boolean {
+    const changedAt = stepChangedAt(step);
+    return changedAt !== undefined && now() - changedAt < OUTDATED_CARD_DRAWN_AFTER_MS;
   }
 
   /**
