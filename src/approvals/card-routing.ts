@@ -45,12 +45,18 @@ export function copiesLinkToCard(step: Pick<PendingStep, 'calls' | 'channel' | '
  * towards expecting a copy.
  */
 export function awaitsCopies(step: Pick<PendingStep, 'calls' | 'channel' | 'requesterId' | 'copies'>): boolean {
+  const missing = missingCopyTargets(step);
+  return missing.channels.length + missing.dmUserIds.length > 0;
+}
+
+/** The channels and DM approvers the step's routing asks for a copy in and it has none on record of. */
+export function missingCopyTargets(step: Pick<PendingStep, 'calls' | 'channel' | 'requesterId' | 'copies'>): { channels: string[]; dmUserIds: string[] } {
   const routing = stepRouting(step);
   const copies = step.copies ?? [];
-  return (
-    routing.channels.some((channel) => !copies.some((copy) => copy.kind === 'channel' && copy.channel === channel)) ||
-    routing.dmUserIds.some((userId) => !copies.some((copy) => copy.kind === 'dm' && copy.userId === userId))
-  );
+  return {
+    channels: routing.channels.filter((channel) => !copies.some((copy) => copy.kind === 'channel' && copy.channel === channel)),
+    dmUserIds: routing.dmUserIds.filter((userId) => !copies.some((copy) => copy.kind === 'dm' && copy.userId === userId)),
+  };
 }
 
 /**

@@ -3,7 +3,7 @@ import { type MessageTakeBacks, stepRecords } from '../conversation/message-take
 import type { CardCopyTarget, ThreadMessenger } from '../conversation/thread-messenger.js';
 import { isFencedError } from '../store/fenced-error.js';
 import type { StepStore } from '../store/state-store.js';
-import { callRouting, stepRouting } from './card-routing.js';
+import { callRouting, missingCopyTargets } from './card-routing.js';
 import { type CardCopy, type PendingStep, undecidedCalls } from './pending-step.js';
 import { approversLetDecide } from './policy/approvers-let-decide.js';
 import type { CurrentEvaluation } from './policy/governing-policy.js';
@@ -28,12 +28,10 @@ export async function postMissingCopies(options: {
   currentEvaluation?: CurrentEvaluation | undefined;
 }): Promise<number> {
   const { store, messenger, logger, step } = options;
-  const routing = stepRouting(step);
-  const copies = step.copies ?? [];
-  const dmUserIds = routing.dmUserIds.filter((userId) => !copies.some((copy) => copy.kind === 'dm' && copy.userId === userId));
+  const missing = missingCopyTargets(step);
   const targets: CardCopyTarget[] = [
-    ...routing.channels.filter((channel) => !copies.some((copy) => copy.kind === 'channel' && copy.channel === channel)).map((channel) => ({ kind: 'channel' as const, channel })),
-    ...(await dmsLetDecide({ step, userIds: dmUserIds, currentEvaluation: options.currentEvaluation, logger })).map((userId) => ({ kind: 'dm' as const, userId })),
+    ...missing.channels.map((channel) => ({ kind: 'channel' as const, channel })),
+    ...(await dmsLetDecide({ step, userIds: missing.dmUserIds, currentEvaluation: options.currentEvaluation, logger })).map((userId) => ({ kind: 'dm' as const, userId })),
   ];
   let posted = 0;
   for (const target of targets) {
