@@ -169,6 +169,9 @@ function containerPrefix(source: string, block: Code, prefix: string): string {
  * message stays code (raw, never live).
  */
 export function fenceOpenAt(source: string, offset: number): { fence: string; reopen: string; prefix: string; inOpeningLine: boolean } | undefined {
+  // No fence before the cut, no fenced block open at it: a long answer is not parsed at each cut.
+  const before = source.slice(0, offset);
+  if (!before.includes('```') && !before.includes('~~~')) return undefined;
   for (const node of codeNodes(parseMarkdown(source))) {
     // A block ends at its closing fence, or with its container (on a blank line, in a list item): a
     // cut there leaves nothing of it to follow.
@@ -190,6 +193,9 @@ export function fenceOpenAt(source: string, offset: number): { fence: string; re
  * 4 spaces keep it code, if out of its quote.
  */
 export function indentedCodeAt(source: string, offset: number): { prefix: string } | undefined {
+  // A line of an indented code block holds 4 spaces or a tab before its text (after its containers' markers).
+  const line = source.slice(source.lastIndexOf('\n', offset - 1) + 1, offset);
+  if (!line.includes('    ') && !line.includes('\t')) return undefined;
   for (const node of codeNodes(parseMarkdown(source))) {
     if (node.type !== 'code' || startOf(node) >= offset || offset >= endOf(node) || openingFence(source, node) !== undefined) continue;
     const containers = containersOf(source, node) ?? '';
