@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
 import { startRedisCluster, type RedisClusterHandle } from '../../test/helpers/redis-cluster.js';
+import { startRedisServer, type RedisServerHandle } from '../../test/helpers/redis-server.js';
 import { parseRedisTarget, type RedisTarget } from '../config/redis-target.js';
 import { createRedisKeys, keySlot, type RedisKeys } from './redis-keys.js';
 
@@ -77,4 +81,69 @@ export function placeOnMasterWithoutShard(scene: ClusterScene, label: string): {
   do deliveryId = `event:${randomUUID()}`;
   while (scene.ownerOf(keys.once(deliveryId)) !== uncovered);
   return { keyPrefix, keys, uncovered, deliveryId };
+}
+
+/** Polls `check` every 50 ms until it answers true; throws naming `what` after `timeoutMs`. */
+export async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
+ * A write on `primary`, then WAIT for it: a WAIT on a connection that never wrote asks for offset 0,
+ * which a replica still in its first full sync already "has", so it is no barrier on its own.
+ */
+export async function replicated(primary: Redis): Promise<boolean> {
+  await primary.incr('replication-barrier');
+  return Number(await primary.call('WAIT', '1', '100')) === 1;
+}
+
+/** A one-master Redis Cluster (all slots) whose master has one replica, with an admin connection to each. */
+export interface MasterWithReplica {
+  master: RedisServerHandle;
+  replica: RedisServerHandle;
+  masterClient: Redis;
+  replicaClient: Redis;
+}
+
+/**
+ * For the tests of the file that calls this at its top level: a `MasterWithReplica` started before them
+ * (its replica streaming from its master) and stopped after; its fields are set once the tests run.
+ * `extraArguments` go to both servers, after the cluster ones.
+ */
+export function useMasterWithReplica(options: { directoryPrefix: string; extraArguments?: string[] }): MasterWithReplica {
+  const pair = {} as MasterWithReplica;
+  let directory: string;
+  const clusterArguments = (name: string) => ['--cluster-enabled', 'yes', '--cluster-config-file', join(directory, `${name}.conf`), '--cluster-node-timeout', '5000', '--dir', directory, ...(options.extraArguments ?? [])];
+  beforeAll(async () => {
+    directory = mkdtempSync(join(tmpdir(), options.directoryPrefix));
+    [pair.master, pair.replica] = await Promise.all([startRedisServer({ extraArguments: clusterArguments('master') }), startRedisServer({ extraArguments: clusterArguments('replica') })]);
+    pair.masterClient = new Redis(pair.master.port, '127.0.0.1');
+    pair.replicaClient = new Redis(pair.replica.port, '127.0.0.1');
+    const { masterClient, replicaClient } = pair;
+    await masterClient.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
+    await masterClient.call('CLUSTER', 'MEET', '127.0.0.1', String(pair.replica.port));
+    const masterId = (await masterClient.call('CLUSTER', 'MYID')) as string;
+    await waitFor(async () => ((await replicaClient.call('CLUSTER', 'NODES')) as string).includes(masterId), 'the replica to know the master');
+    await replicaClient.call('CLUSTER', 'REPLICATE', masterId);
+    await waitFor(async () => ((await masterClient.call('CLUSTER', 'INFO')) as string).includes('cluster_state:ok'), 'cluster_state:ok');
+    await waitFor(async () => await replicated(masterClient), 'the replica to stream from the master');
+  }, 30_000);
+  afterAll(async () => {
+    pair.masterClient?.disconnect();
+    pair.replicaClient?.disconnect();
+    await Promise.all([pair.master?.stop(), pair.replica?.stop()]);
+    rmSync(directory, { recursive: true, force: true });
+  });
+  return pair;
+}
+
+/** A graceful failover (CLUSTER FAILOVER): the replica takes over the slots, the old master becomes its replica and streams from it. */
+export async function gracefulFailover({ masterClient, replicaClient }: MasterWithReplica): Promise<void> {
+  await replicaClient.call('CLUSTER', 'FAILOVER');
+  await waitFor(async () => ((await replicaClient.call('ROLE')) as unknown[])[0] === 'master' && ((await masterClient.call('ROLE')) as unknown[])[0] === 'slave', 'the failover');
+  await waitFor(async () => await replicated(replicaClient), 'the old master to stream from the new one');
 }

@@ -1,10 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedisServer, type RedisServerHandle } from '../../test/helpers/redis-server.js';
+import { describe, expect, it } from 'vitest';
+import { gracefulFailover, useMasterWithReplica, waitFor } from './cluster-scene.test-support.js';
 import { createRedisKeys } from './redis-keys.js';
 import { createRedisStore } from './redis-store.js';
 import { ReplicationNotConfirmedError } from './replication-not-confirmed-error.js';
@@ -14,51 +11,7 @@ import { ReplicationNotConfirmedError } from './replication-not-confirmed-error.
  * one replica. The store's default for a Cluster is to wait for one replica; when the replica does
  * not acknowledge within the wait, the call must not start.
  */
-let directory: string;
-let master: RedisServerHandle;
-let replica: RedisServerHandle;
-let masterClient: Redis;
-let replicaClient: Redis;
-
-const clusterArguments = (name: string) => ['--cluster-enabled', 'yes', '--cluster-config-file', join(directory, `${name}.conf`), '--cluster-node-timeout', '5000', '--dir', directory, '--enable-debug-command', 'yes'];
-
-async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/**
- * A write on `primary`, then WAIT for it: a WAIT on a connection that never wrote asks for offset 0,
- * which a replica still in its first full sync already "has", so it is no barrier on its own.
- */
-async function replicated(primary: Redis): Promise<boolean> {
-  await primary.incr('replication-barrier');
-  return Number(await primary.call('WAIT', '1', '100')) === 1;
-}
-
-beforeAll(async () => {
-  directory = mkdtempSync(join(tmpdir(), 'rev-cluster-wait-'));
-  [master, replica] = await Promise.all([startRedisServer({ extraArguments: clusterArguments('master') }), startRedisServer({ extraArguments: clusterArguments('replica') })]);
-  masterClient = new Redis(master.port, '127.0.0.1');
-  replicaClient = new Redis(replica.port, '127.0.0.1');
-  await masterClient.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
-  await masterClient.call('CLUSTER', 'MEET', '127.0.0.1', String(replica.port));
-  const masterId = (await masterClient.call('CLUSTER', 'MYID')) as string;
-  await waitFor(async () => ((await replicaClient.call('CLUSTER', 'NODES')) as string).includes(masterId), 'the replica to know the master');
-  await replicaClient.call('CLUSTER', 'REPLICATE', masterId);
-  await waitFor(async () => ((await masterClient.call('CLUSTER', 'INFO')) as string).includes('cluster_state:ok'), 'cluster_state:ok');
-  await waitFor(async () => await replicated(masterClient), 'the replica to stream from the master');
-}, 30_000);
-
-afterAll(async () => {
-  masterClient?.disconnect();
-  replicaClient?.disconnect();
-  await Promise.all([master?.stop(), replica?.stop()]);
-  rmSync(directory, { recursive: true, force: true });
-});
+const pair = useMasterWithReplica({ directoryPrefix: 'rev-cluster-wait-', extraArguments: ['--enable-debug-command', 'yes'] });
 
 const threadKey = 'T1:C1:1700000000.000100';
 const marking = (toolCallId: string) => ({
@@ -72,7 +25,7 @@ describe('a Cluster whose replica does not confirm the executing marker (Cluster
   it('starts the call once the replica has the marker, and refuses it when the replica does not acknowledge within the wait', async () => {
     const keyPrefix = `cluster-wait:${randomUUID()}:`;
     // The defaults for REDIS_URL=redis+cluster://…: one replica, 1 s.
-    const store = createRedisStore({ target: { kind: 'cluster', nodes: [{ host: '127.0.0.1', port: master.port }], tls: false }, keyPrefix });
+    const store = createRedisStore({ target: { kind: 'cluster', nodes: [{ host: '127.0.0.1', port: pair.master.port }], tls: false }, keyPrefix });
     const markersKey = createRedisKeys({ keyPrefix }).ofThread(threadKey).executing(threadKey);
     try {
       const token = (await store.tryLock(threadKey, 30_000))!;
@@ -80,11 +33,11 @@ describe('a Cluster whose replica does not confirm the executing marker (Cluster
       const fence = { threadKey, token };
       await store.markExecuting({ fence, ...marking('call-0') });
       // READONLY lets a cluster replica answer reads of its own slots.
-      await replicaClient.call('READONLY');
-      expect(await replicaClient.hkeys(markersKey)).toEqual(['call-0']);
+      await pair.replicaClient.call('READONLY');
+      expect(await pair.replicaClient.hkeys(markersKey)).toEqual(['call-0']);
 
       // The replica stops acknowledging for 3 s (a busy or frozen box): the marker cannot be confirmed in 1 s.
-      const sleeper = new Redis(replica.port, '127.0.0.1');
+      const sleeper = new Redis(pair.replica.port, '127.0.0.1');
       const sleeping = sleeper.call('DEBUG', 'SLEEP', '3').finally(() => sleeper.disconnect());
       await new Promise((resolve) => setTimeout(resolve, 100));
       const outcome = await store.markExecuting({ fence, ...marking('call-1') }).then(
@@ -104,16 +57,14 @@ describe('a Cluster whose replica does not confirm the executing marker (Cluster
 describe('a Cluster failover (the replica promoted with CLUSTER FAILOVER, as managed clusters do for maintenance)', () => {
   it('still starts calls afterwards: the marker goes to the new master and waits for the old one, now its replica', async () => {
     const keyPrefix = `cluster-failover:${randomUUID()}:`;
-    const store = createRedisStore({ target: { kind: 'cluster', nodes: [{ host: '127.0.0.1', port: master.port }], tls: false }, keyPrefix, waitTimeoutMs: 1_000 });
+    const store = createRedisStore({ target: { kind: 'cluster', nodes: [{ host: '127.0.0.1', port: pair.master.port }], tls: false }, keyPrefix, waitTimeoutMs: 1_000 });
     try {
       const first = (await store.tryLock(threadKey, 30_000))!;
       // Before the failover: the marker's connection is open and knows the slots.
       await store.markExecuting({ fence: { threadKey, token: first }, ...marking('call-0') });
 
       // A graceful failover: the replica takes over the slots, the old master becomes its replica.
-      await replicaClient.call('CLUSTER', 'FAILOVER');
-      await waitFor(async () => ((await replicaClient.call('ROLE')) as unknown[])[0] === 'master' && ((await masterClient.call('ROLE')) as unknown[])[0] === 'slave', 'the failover');
-      await waitFor(async () => await replicated(replicaClient), 'the old master to stream from the new one');
+      await gracefulFailover(pair);
 
       // A thread's lock is taken on the new master (the store's main client follows the MOVED).
       const token = (await store.tryLock(`${threadKey}9`, 30_000))!;
@@ -137,13 +88,13 @@ describe('a Cluster failover after the master died (the replica takes over)', ()
   it('starts calls once the store follows the new master', async () => {
     // Runs after the graceful failover above: `replica` is the master now, `master` its replica.
     const keyPrefix = `cluster-takeover:${randomUUID()}:`;
-    const store = createRedisStore({ target: { kind: 'cluster', nodes: [{ host: '127.0.0.1', port: master.port }, { host: '127.0.0.1', port: replica.port }], tls: false }, keyPrefix, waitTimeoutMs: 1_000 });
+    const store = createRedisStore({ target: { kind: 'cluster', nodes: [{ host: '127.0.0.1', port: pair.master.port }, { host: '127.0.0.1', port: pair.replica.port }], tls: false }, keyPrefix, waitTimeoutMs: 1_000 });
     try {
       const first = (await store.tryLock(threadKey, 30_000))!;
       expect(await store.markExecuting({ fence: { threadKey, token: first }, ...marking('call-0') })).toBe('marked');
-      await replica.stop({ signal: 'SIGKILL' });
-      await masterClient.call('CLUSTER', 'FAILOVER', 'TAKEOVER');
-      await waitFor(async () => ((await masterClient.call('ROLE')) as unknown[])[0] === 'master', 'the takeover');
+      await pair.replica.stop({ signal: 'SIGKILL' });
+      await pair.masterClient.call('CLUSTER', 'FAILOVER', 'TAKEOVER');
+      await waitFor(async () => ((await pair.masterClient.call('ROLE')) as unknown[])[0] === 'master', 'the takeover');
       const other = `${threadKey}8`;
       let token: string | undefined;
       await waitFor(async () => (token = await store.tryLock(other, 30_000)) !== undefined, 'the store to write on the new master');

@@ -4,6 +4,7 @@ import { pino } from 'pino';
 import { afterEach } from 'vitest';
 import { parseConfigFile } from '../../config/config-file.js';
 import { createMcpServer, type McpRetryOptions, type McpServerHandle } from './mcp-server.js';
+import { until } from './until.test-support.js';
 
 /**
  * Pieces of a hand-written Streamable HTTP MCP server (a session per initialize) and of the handle `ops`
@@ -41,6 +42,16 @@ export function openEventStream(streams: Set<ServerResponse>, response: ServerRe
   response.on('close', () => streams.delete(response));
 }
 
+/** What a fake server returns about `streams` (its open GET event streams): how many, and a way to end them all (a proxy closing long-lived responses). */
+export function eventStreamControls(streams: Set<ServerResponse>): { openStreams: () => number; endStreams: () => void } {
+  return {
+    openStreams: () => streams.size,
+    endStreams: () => {
+      for (const stream of streams) stream.end();
+    },
+  };
+}
+
 /** The JSON-RPC message a POST carries. */
 export async function readMessage<T>(request: IncomingMessage): Promise<T> {
   const chunks: Buffer[] = [];
@@ -51,6 +62,20 @@ export async function readMessage<T>(request: IncomingMessage): Promise<T> {
 /** Answers request `id` with `body` (its `result` or `error`) as JSON. */
 export function answerJson(response: ServerResponse, id: number | string, body: object, headers: Record<string, string> = {}): void {
   response.writeHead(200, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', id, ...body }));
+}
+
+/**
+ * The JSON-RPC message of a POST: a notification (no id) is answered 202 and gives undefined; a request
+ * comes with its id and `json`, which answers it (`answerJson`).
+ */
+export async function readRequest<T extends { id?: number | string }>(
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<{ message: T; id: number | string; json: (body: object, headers?: Record<string, string>) => void } | undefined> {
+  const message = await readMessage<T>(request);
+  const id = message.id;
+  if (id === undefined) return void response.writeHead(202).end();
+  return { message, id, json: (body, headers) => answerJson(response, id, body, headers) };
 }
 
 /** What the server answers initialize with: a server that says when its tools change. */
@@ -71,4 +96,24 @@ export function createOpsHandle(options: { url: string; timeoutSeconds?: number;
     onRecovered: () => {},
     ...(options.retry ? { retry: options.retry } : {}),
   });
+}
+
+/**
+ * A handle `ops` (as `createOpsHandle`) for the server at `url`, closed by `closeAfter`, started, and
+ * returned once `ready` (when given) answers truthy: the test's barrier, as its event stream open.
+ */
+export async function startOpsHandle(options: {
+  url: string;
+  closeAfter: (close: () => Promise<void>) => void;
+  timeoutSeconds?: number;
+  retry?: Partial<McpRetryOptions>;
+  ready?: () => unknown;
+  readyWhat?: string;
+}): Promise<McpServerHandle> {
+  const { closeAfter, ready, readyWhat, ...handleOptions } = options;
+  const handle = createOpsHandle(handleOptions);
+  closeAfter(() => handle.close());
+  await handle.start();
+  if (ready) await until(ready, readyWhat ?? 'the event stream open');
+  return handle;
 }

@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { parseConfigFile } from '../../config/config-file.js';
-import { answerJson, INITIALIZE_RESULT, listenOnLoopback, openEventStream, readMessage, useClosing } from './http-mcp-fixture.test-support.js';
+import { INITIALIZE_RESULT, listenOnLoopback, openEventStream, readRequest, useClosing } from './http-mcp-fixture.test-support.js';
 import { createMcpServer } from './mcp-server.js';
 import { until } from './until.test-support.js';
 
@@ -32,10 +32,9 @@ describe('close() while a replacement connection is set up and a tools/list of t
         return openEventStream(streams, response);
       }
       if (request.method === 'DELETE') return void response.writeHead(200).end();
-      const message = await readMessage<{ id?: number; method: string }>(request);
-      const id = message.id;
-      if (id === undefined) return void response.writeHead(202).end();
-      const json = (body: object, headers?: Record<string, string>) => answerJson(response, id, body, headers);
+      const post = await readRequest<{ id?: number; method: string }>(request, response);
+      if (!post) return;
+      const { message, json } = post;
       if (message.method === 'initialize') {
         const answer = () => json({ result: INITIALIZE_RESULT }, { 'mcp-session-id': `session-${(sessions += 1)}` });
         if (holdInitialize) return void (releaseInitialize = answer);

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { isToolNotStartedError } from '../tool-not-started-error.js';
-import { answerJson, createOpsHandle, INITIALIZE_RESULT, listenOnLoopback, openEventStream, readMessage, useClosing } from './http-mcp-fixture.test-support.js';
+import { eventStreamControls, INITIALIZE_RESULT, listenOnLoopback, openEventStream, readRequest, startOpsHandle, useClosing } from './http-mcp-fixture.test-support.js';
 import type { McpServerHandle } from './mcp-server.js';
 import { until } from './until.test-support.js';
 
@@ -32,10 +32,9 @@ async function fakeServer() {
       deleted.push(session);
       return void response.writeHead(200).end();
     }
-    const message = await readMessage<{ id?: number; method: string; params?: any }>(request);
-    const id = message.id;
-    if (id === undefined) return void response.writeHead(202).end();
-    const json = (body: object, headers?: Record<string, string>) => answerJson(response, id, body, headers);
+    const post = await readRequest<{ id?: number; method: string; params?: any }>(request, response);
+    if (!post) return;
+    const { message, json } = post;
     if (message.method === 'initialize') return json({ result: INITIALIZE_RESULT }, { 'mcp-session-id': `session-${(sessions += 1)}` });
     if (message.method === 'tools/list') {
       lists.push(session);
@@ -64,10 +63,7 @@ async function fakeServer() {
     lists,
     deleted,
     calls,
-    openStreams: () => streams.size,
-    endStreams: () => {
-      for (const stream of streams) stream.end();
-    },
+    ...eventStreamControls(streams),
     holdListOf: (session: string) => (holdListOf = session),
     release: () => releaseList?.(),
     callsChangeTools: () => (callMode = 'change-tools'),
@@ -77,10 +73,7 @@ async function fakeServer() {
 describe('a tools/list_changed heard while a dropped reconnect for the event stream has not ended', () => {
   it('is listed once that reconnect ended: the tools are not refused as list-stale for good', { timeout: 40_000 }, async () => {
     const fake = await fakeServer();
-    const handle: McpServerHandle = createOpsHandle({ url: fake.url, timeoutSeconds: 15, retry: { initialDelayMs: 50 } });
-    closeAfter(() => handle.close());
-    await handle.start();
-    await until(() => fake.openStreams() > 0, 'the event stream of session-1 open');
+    const handle: McpServerHandle = await startOpsHandle({ url: fake.url, timeoutSeconds: 15, retry: { initialDelayMs: 50 }, closeAfter, ready: () => fake.openStreams() > 0, readyWhat: 'the event stream of session-1 open' });
 
     // The event stream ends: the server is connected again alongside (session-2), whose tools/list is slow.
     fake.holdListOf('session-2');

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { isToolNotStartedError } from '../tool-not-started-error.js';
-import { answerJson, createOpsHandle, INITIALIZE_RESULT, listenOnLoopback, openEventStream, readMessage, useClosing } from './http-mcp-fixture.test-support.js';
+import { eventStreamControls, INITIALIZE_RESULT, listenOnLoopback, openEventStream, readRequest, startOpsHandle, useClosing } from './http-mcp-fixture.test-support.js';
 import type { McpServerHandle } from './mcp-server.js';
 import { until } from './until.test-support.js';
 
@@ -24,10 +24,9 @@ async function fakeServer() {
   const url = await listenOnLoopback(async (request: IncomingMessage, response: ServerResponse) => {
     if (request.method === 'GET') return openEventStream(streams, response);
     if (request.method === 'DELETE') return void response.writeHead(200).end();
-    const message = await readMessage<{ id?: number; method: string; params?: any }>(request);
-    const id = message.id;
-    if (id === undefined) return void response.writeHead(202).end();
-    const json = (body: object, headers?: Record<string, string>) => answerJson(response, id, body, headers);
+    const post = await readRequest<{ id?: number; method: string; params?: any }>(request, response);
+    if (!post) return;
+    const { message, json } = post;
     if (message.method === 'initialize') {
       if (refuseNewSessions) return void response.writeHead(503).end('too many sessions');
       return json({ result: INITIALIZE_RESULT }, { 'mcp-session-id': `session-${(sessions += 1)}` });
@@ -58,10 +57,7 @@ async function fakeServer() {
   return {
     url,
     calls,
-    openStreams: () => streams.size,
-    endStreams: () => {
-      for (const stream of streams) stream.end();
-    },
+    ...eventStreamControls(streams),
     refuseNewSessions: () => (refuseNewSessions = true),
     callsChangeTools: () => (callMode = 'change-tools'),
     callsBreakWhenReleased: () => (callMode = 'break-when-released'),
@@ -74,10 +70,7 @@ async function fakeServer() {
 async function connectedWithFailedReplace(timeoutSeconds: number, failReplace = true) {
   const fake = await fakeServer();
   // A reconnect for the stream 1 s after the loss, then 2 s, 4 s...: the window tested is well inside.
-  const handle: McpServerHandle = createOpsHandle({ url: fake.url, timeoutSeconds, retry: { initialDelayMs: 1000 } });
-  closeAfter(() => handle.close());
-  await handle.start();
-  await until(() => fake.openStreams() > 0, 'the event stream open');
+  const handle: McpServerHandle = await startOpsHandle({ url: fake.url, timeoutSeconds, retry: { initialDelayMs: 1000 }, closeAfter, ready: () => fake.openStreams() > 0 });
   if (!failReplace) return { fake, handle };
   // The server takes no new session (a session cap, an overloaded server): the reconnect for the stream fails.
   fake.refuseNewSessions();

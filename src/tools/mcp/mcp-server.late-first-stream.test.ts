@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { isToolNotStartedError } from '../tool-not-started-error.js';
-import { answerJson, createOpsHandle, INITIALIZE_RESULT, listenOnLoopback, openEventStream, readMessage, useClosing } from './http-mcp-fixture.test-support.js';
+import { eventStreamControls, INITIALIZE_RESULT, listenOnLoopback, openEventStream, readRequest, startOpsHandle, useClosing } from './http-mcp-fixture.test-support.js';
 import { until } from './until.test-support.js';
 
 /**
@@ -36,10 +36,9 @@ async function fakeServer() {
       deleted.push(String(session));
       return void response.writeHead(200).end();
     }
-    const message = await readMessage<{ id?: number; method: string; params?: any }>(request);
-    const id = message.id;
-    if (id === undefined) return void response.writeHead(202).end();
-    const json = (body: object, headers?: Record<string, string>) => answerJson(response, id, body, headers);
+    const post = await readRequest<{ id?: number; method: string; params?: any }>(request, response);
+    if (!post) return;
+    const { message, json } = post;
     if (message.method === 'initialize') return json({ result: INITIALIZE_RESULT }, { 'mcp-session-id': `session-${(sessions += 1)}` });
     if (message.method === 'tools/list') {
       lists.push(String(session));
@@ -56,10 +55,7 @@ async function fakeServer() {
     lists,
     calls,
     deleted,
-    openStreams: () => streams.size,
-    endStreams: () => {
-      for (const stream of streams) stream.end();
-    },
+    ...eventStreamControls(streams),
     holdGetOf: (session: string) => (holdGetOf = session),
     releaseGet: () => releaseGet?.(),
     getHeld: () => releaseGet !== undefined,
@@ -74,10 +70,7 @@ async function fakeServer() {
 describe("a replacement connection's event stream that opens after its tools/list was answered", () => {
   it('a change said between the two is not lost: the held definition does not run on the redefined tool', { timeout: 40_000 }, async () => {
     const fake = await fakeServer();
-    const handle = createOpsHandle({ url: fake.url, timeoutSeconds: 15, retry: { initialDelayMs: 50 } });
-    closeAfter(() => handle.close());
-    await handle.start();
-    await until(() => fake.openStreams() > 0, 'the event stream of session-1 open');
+    const handle = await startOpsHandle({ url: fake.url, timeoutSeconds: 15, retry: { initialDelayMs: 50 }, closeAfter, ready: () => fake.openStreams() > 0, readyWhat: 'the event stream of session-1 open' });
     const deploy = handle.tools()[0]!;
 
     // session-1's stream ends (lost for good): the server is connected again alongside (session-2), whose GET is slow to open.
@@ -127,15 +120,14 @@ describe("a first connection's event stream that opens while its tools/list is u
         });
       }
       if (request.method === 'DELETE') return void response.writeHead(200).end();
-      const message = await readMessage<{ id?: number | string; method?: string }>(request);
-      const id = message.id;
-      if (id === undefined) return void response.writeHead(202).end();
+      const post = await readRequest<{ id?: number | string; method?: string }>(request, response);
+      if (!post) return;
+      const { message, id, json } = post;
       // The client's answer to the ping: the bot read the stream's headers (and told it open) before this.
       if (message.method === undefined) {
         if (id === 'ping-1') pinged = true;
         return void response.writeHead(202).end();
       }
-      const json = (body: object, headers?: Record<string, string>) => answerJson(response, id, body, headers);
       if (message.method === 'initialize') return json({ result: INITIALIZE_RESULT }, { 'mcp-session-id': 'session-1' });
       if (message.method === 'tools/list') {
         lists.push(String(session));
@@ -153,9 +145,7 @@ describe("a first connection's event stream that opens while its tools/list is u
       if (message.method === 'tools/call') return json({ result: { content: [{ type: 'text', text: 'done' }] } });
       json({ error: { code: -32601, message: 'Method not found' } });
     }, closeAfter);
-    const handle = createOpsHandle({ url, timeoutSeconds: 15 });
-    closeAfter(() => handle.close());
-    await handle.start();
+    const handle = await startOpsHandle({ url, timeoutSeconds: 15, closeAfter });
 
     const deploy = handle.tools()[0]!;
     const offered = Object.keys((deploy.inputSchema as { jsonSchema: { properties: object } }).jsonSchema.properties);
@@ -175,10 +165,9 @@ describe('a server that offers no event stream (its GET answered 405)', () => {
         return void response.writeHead(405).end();
       }
       if (request.method === 'DELETE') return void response.writeHead(200).end();
-      const message = await readMessage<{ id?: number; method: string }>(request);
-      const id = message.id;
-      if (id === undefined) return void response.writeHead(202).end();
-      const json = (body: object, headers?: Record<string, string>) => answerJson(response, id, body, headers);
+      const post = await readRequest<{ id?: number; method: string }>(request, response);
+      if (!post) return;
+      const { message, json } = post;
       if (message.method === 'initialize') return json({ result: INITIALIZE_RESULT }, { 'mcp-session-id': 'session-1' });
       if (message.method === 'tools/list') {
         lists.push(String(session));
@@ -187,10 +176,7 @@ describe('a server that offers no event stream (its GET answered 405)', () => {
       if (message.method === 'tools/call') return json({ result: { content: [{ type: 'text', text: 'done' }] } });
       json({ error: { code: -32601, message: 'Method not found' } });
     }, closeAfter);
-    const handle = createOpsHandle({ url, timeoutSeconds: 15 });
-    closeAfter(() => handle.close());
-    await handle.start();
-    await until(() => getsAnswered > 0, 'the GET with the session answered 405');
+    const handle = await startOpsHandle({ url, timeoutSeconds: 15, closeAfter, ready: () => getsAnswered > 0, readyWhat: 'the GET with the session answered 405' });
 
     await expect(handle.tools()[0]!.execute({ service: 'api' }, context as never)).resolves.toBeDefined();
     expect(lists).toEqual(['session-1']);

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { isToolNotStartedError } from '../tool-not-started-error.js';
-import { answerJson, createOpsHandle, INITIALIZE_RESULT, listenOnLoopback, openEventStream, readMessage, useClosing } from './http-mcp-fixture.test-support.js';
+import { eventStreamControls, INITIALIZE_RESULT, listenOnLoopback, openEventStream, readRequest, startOpsHandle, useClosing } from './http-mcp-fixture.test-support.js';
 import { until } from './until.test-support.js';
 
 /**
@@ -25,10 +25,9 @@ async function fakeServer() {
     const session = String(request.headers['mcp-session-id']);
     if (request.method === 'GET') return openEventStream(streams, response);
     if (request.method === 'DELETE') return void response.writeHead(200).end();
-    const message = await readMessage<{ id?: number; method: string; params?: any }>(request);
-    const id = message.id;
-    if (id === undefined) return void response.writeHead(202).end();
-    const json = (body: object, headers?: Record<string, string>) => answerJson(response, id, body, headers);
+    const post = await readRequest<{ id?: number; method: string; params?: any }>(request, response);
+    if (!post) return;
+    const { message, id, json } = post;
     if (message.method === 'initialize') return json({ result: INITIALIZE_RESULT }, { 'mcp-session-id': `session-${(sessions += 1)}` });
     if (message.method === 'tools/list') {
       lists.push(session);
@@ -55,10 +54,7 @@ async function fakeServer() {
     url,
     calls,
     lists,
-    openStreams: () => streams.size,
-    endStreams: () => {
-      for (const stream of streams) stream.end();
-    },
+    ...eventStreamControls(streams),
     holdNextCall: () => (holdNext = true),
     release: () => release?.(),
   };
@@ -67,10 +63,7 @@ async function fakeServer() {
 describe('tools/list_changed said on a retired connection after the swap', () => {
   it('is not lost: the held definition no longer runs on the changed tool', { timeout: 40_000 }, async () => {
     const fake = await fakeServer();
-    const handle = createOpsHandle({ url: fake.url, timeoutSeconds: 15, retry: { initialDelayMs: 50 } });
-    closeAfter(() => handle.close());
-    await handle.start();
-    await until(() => fake.openStreams() > 0, 'the event stream of session-1 open');
+    const handle = await startOpsHandle({ url: fake.url, timeoutSeconds: 15, retry: { initialDelayMs: 50 }, closeAfter, ready: () => fake.openStreams() > 0, readyWhat: 'the event stream of session-1 open' });
     const deploy = handle.tools()[0]!;
 
     // A long call is under way on session-1.

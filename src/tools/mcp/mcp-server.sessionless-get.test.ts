@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { answerJson, createOpsHandle, INITIALIZE_RESULT, listenOnLoopback, openEventStream, readMessage, useClosing } from './http-mcp-fixture.test-support.js';
+import { INITIALIZE_RESULT, listenOnLoopback, openEventStream, readRequest, startOpsHandle, useClosing } from './http-mcp-fixture.test-support.js';
 import type { McpServerHandle, McpServerStatus } from './mcp-server.js';
 import { until } from './until.test-support.js';
 
@@ -28,10 +28,9 @@ describe('an HTTP MCP server that answers a GET without a session 400 (as the of
         return openEventStream(streams, response);
       }
       if (request.method === 'DELETE') return void response.writeHead(200).end();
-      const message = await readMessage<{ id?: number; method: string }>(request);
-      const id = message.id;
-      if (id === undefined) return void response.writeHead(202).end();
-      const json = (body: object, headers?: Record<string, string>) => answerJson(response, id, body, headers);
+      const post = await readRequest<{ id?: number; method: string }>(request, response);
+      if (!post) return;
+      const { message, json } = post;
       if (message.method === 'initialize') {
         // Barrier: the reconnect for the lost stream has begun; what the status said until now is recorded.
         if (sessions === 1) statusAtReconnect = handle!.status();
@@ -41,10 +40,7 @@ describe('an HTTP MCP server that answers a GET without a session 400 (as the of
       // server/discover and the rest: as the SDK answers a request without a session.
       return void response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: No valid session ID provided' }, id: null }));
     }, closeAfter);
-    handle = createOpsHandle({ url });
-    closeAfter(() => handle!.close());
-    await handle.start();
-    await until(() => streams.size > 0, 'the event stream open');
+    handle = await startOpsHandle({ url, closeAfter, ready: () => streams.size > 0 });
     expect(handle.status().warnings).toBeUndefined();
 
     // A proxy ends the long-lived response once: a routine first loss.
