@@ -25,8 +25,8 @@ export interface BurstHelpers {
   waitForBotIdle(options?: { windowMs?: number }): Promise<void>;
 }
 
-export function createBurstHelpers(options: { loadGenerator: LoadGenerator; observer: SlackObserver; botEventsUrl: string; botPids: number[] }): BurstHelpers {
-  const { loadGenerator, observer, botEventsUrl, botPids } = options;
+export function createBurstHelpers(options: { loadGenerator: LoadGenerator; observer: SlackObserver; botEventsUrl: string; botPids: number[]; idleWindowMs: number }): BurstHelpers {
+  const { loadGenerator, observer, botEventsUrl, botPids, idleWindowMs } = options;
   const helpers: BurstHelpers = {
     send: ({ url, concurrency, ratePerSecond, requests }) => loadGenerator.run({ url, signingSecret: SIGNING_SECRET, concurrency, ...(ratePerSecond === undefined ? {} : { ratePerSecond }), requests }),
     waitForSlack: ({ done, message }) =>
@@ -61,7 +61,7 @@ export function createBurstHelpers(options: { loadGenerator: LoadGenerator; obse
       if (cards.length !== threads.length) throw new Error(`expected ${threads.length} cards, found ${cards.length}`);
       return cards;
     },
-    waitForBotIdle: (idleOptions) => waitForCpuIdle(botPids, idleOptions),
+    waitForBotIdle: (idleOptions) => waitForCpuIdle(botPids, { windowMs: idleWindowMs, ...idleOptions }),
   };
   return helpers;
 }

@@ -6,10 +6,10 @@ import { startFakeOpenAI, type FakeOpenAI } from '../../test/helpers/fake-openai
 import { startFakeSlackApi, type FakeSlackApi } from '../../test/helpers/fake-slack-api.js';
 import { startRedisServer, type RedisServerHandle } from '../../test/helpers/redis-server.js';
 import { createBurstHelpers, type BurstHelpers } from './bench-bursts.js';
-import type { CleanupStack } from './cleanup-stack.js';
+import { allStarted, type CleanupStack } from './cleanup-stack.js';
 import { inspectorUrl } from './inspector.js';
 import type { RunPhase } from './phase-timer.js';
-import { freePort, REPOSITORY_ROOT, startLoadGenerator, startNodeServer, type ChildHandle, type LoadGenerator } from './processes.js';
+import { freePort, IDLE_WINDOW_MS, REPOSITORY_ROOT, startLoadGenerator, startNodeServer, waitForCpuIdle, type ChildHandle, type LoadGenerator } from './processes.js';
 import {
   BENCH_CONFIG_YAML,
   BOT_ID,
@@ -82,6 +82,8 @@ export interface BenchContext extends BenchServices, BurstHelpers {
   measuredBot: MeasuredBot;
   /** With BENCH_ROLES=split, the worker beside the bot `startBot` started under `name`. */
   workerOf(name: string): ServerUnderTest | undefined;
+  /** Until every one of these processes was idle in the same window of the run's `idleWindowMs` (its work is done). */
+  waitForIdle(pids: number | readonly number[]): Promise<void>;
   bare: ServerUnderTest;
   /** The second baseline (bench/chat-sdk-bot.ts) on a Redis of its own; undefined with BENCH_CHAT_SDK=0. */
   chat: ServerUnderTest | undefined;
@@ -116,8 +118,16 @@ export interface BenchContext extends BenchServices, BurstHelpers {
  * phase) the bot and the bare app. Each is pushed on the cleanup stack as soon as it runs, so a
  * failed start still stops what had started.
  */
-export async function startBenchContext(options: { inspect: boolean; cleanup: CleanupStack; phase: RunPhase; log: (line: string) => void }): Promise<BenchContext> {
+export async function startBenchContext(options: {
+  inspect: boolean;
+  cleanup: CleanupStack;
+  phase: RunPhase;
+  log: (line: string) => void;
+  /** `waitForCpuIdle`'s window for this run (`BenchScale.idleWindowMs`; default `IDLE_WINDOW_MS`). */
+  idleWindowMs?: number;
+}): Promise<BenchContext> {
   const { inspect, cleanup } = options;
+  const idleWindowMs = options.idleWindowMs ?? IDLE_WINDOW_MS;
   const services = await startServices(cleanup);
   // BENCH_ROLES=split: the measured process only receives (COUNTERSIGN_ROLE=receiver); a worker
   // process beside it, on the same Redis, runs the turns.
@@ -156,19 +166,25 @@ export async function startBenchContext(options: { inspect: boolean; cleanup: Cl
   };
   const startAllInOneBot: BenchContext['startAllInOneBot'] = ({ name, redisUrl }) =>
     startServerUnderTest({ name, script: 'dist/main.js', withInspector: false, environment: (port) => botEnvironment({ port, redisUrl, services, role: 'all' }), cleanup });
+  // The processes of one deployment start side by side: nothing is measured while they start.
   const startSplitBot: BenchContext['startSplitBot'] = async ({ name, redisUrl, workers }) => {
-    const started: ServerUnderTest[] = [];
-    for (let index = 0; index < workers; index += 1) {
-      started.push(await startServerUnderTest({ name: `${name}-worker-${index + 1}`, script: 'dist/main.js', withInspector: false, environment: (port) => botEnvironment({ port, redisUrl, services, role: 'worker' }), cleanup }));
-    }
-    const receiver = await startServerUnderTest({ name: `${name}-receiver`, script: 'dist/main.js', withInspector: false, environment: (port) => botEnvironment({ port, redisUrl, services, role: 'receiver' }), cleanup });
+    const startWorker = (index: number) =>
+      startServerUnderTest({ name: `${name}-worker-${index + 1}`, script: 'dist/main.js', withInspector: false, environment: (port) => botEnvironment({ port, redisUrl, services, role: 'worker' }), cleanup });
+    const [receiver, ...started] = await allStarted([
+      startServerUnderTest({ name: `${name}-receiver`, script: 'dist/main.js', withInspector: false, environment: (port) => botEnvironment({ port, redisUrl, services, role: 'receiver' }), cleanup }),
+      ...Array.from({ length: workers }, (_, index) => startWorker(index)),
+    ]);
     return { receiver, workers: started };
   };
-  const { bot, bare, chat } = await options.phase('start processes', async () => ({
-    bot: await startBot({ name: 'countersign', redisUrl: services.redis.url, withInspector: inspect }),
-    bare: await startServerUnderTest({ name: 'bare-bolt', script: 'bench/bare-bolt-app.ts', withInspector: inspect, environment: (port) => bareEnvironment({ port, services }), cleanup }),
-    chat: process.env.BENCH_CHAT_SDK === '0' ? undefined : await startChatSdkBot({ services, cleanup }),
-  }));
+  // Side by side, like a deployment's processes: nothing is measured while they start.
+  const { bot, bare, chat } = await options.phase('start processes', async () => {
+    const [bot, bare, chat] = await allStarted([
+      startBot({ name: 'countersign', redisUrl: services.redis.url, withInspector: inspect }),
+      startServerUnderTest({ name: 'bare-bolt', script: 'bench/bare-bolt-app.ts', withInspector: inspect, environment: (port) => bareEnvironment({ port, services }), cleanup }),
+      process.env.BENCH_CHAT_SDK === '0' ? Promise.resolve(undefined) : startChatSdkBot({ services, cleanup }),
+    ]);
+    return { bot, bare, chat };
+  });
   const botWorker = workers.get('countersign');
   const inspectorUrls = findInspectorUrls({ bot, bare, inspect });
   const measuredBot = measuredBotOf({ bot, botInspectorUrl: inspectorUrls.botInspectorUrl, worker: botWorker, workerInspectorUrl: botWorker && inspect ? requiredInspectorUrl(botWorker) : undefined });
@@ -181,6 +197,7 @@ export async function startBenchContext(options: { inspect: boolean; cleanup: Cl
     botWorker,
     measuredBot,
     workerOf: (name) => workers.get(name),
+    waitForIdle: (pids) => waitForCpuIdle(pids, { windowMs: idleWindowMs }),
     bare,
     chat,
     newThreads: createThreadFactory('B'),
@@ -190,7 +207,7 @@ export async function startBenchContext(options: { inspect: boolean; cleanup: Cl
     startBot,
     startAllInOneBot,
     startSplitBot,
-    ...createBurstHelpers({ loadGenerator: services.loadGenerator, observer: services.observer, botEventsUrl: bot.eventsUrl, botPids: measuredBot.processes.map((server) => server.handle.pid) }),
+    ...createBurstHelpers({ loadGenerator: services.loadGenerator, observer: services.observer, botEventsUrl: bot.eventsUrl, botPids: measuredBot.processes.map((server) => server.handle.pid), idleWindowMs }),
   };
 }
 

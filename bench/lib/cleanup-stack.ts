@@ -24,3 +24,14 @@ export function createCleanupStack(): CleanupStack {
     },
   };
 }
+
+/**
+ * Waits for starts run side by side, all of them even once one has failed, then gives their results
+ * or throws the first failure: each start pushes its own stop once its thing runs, and one still
+ * under way when the stack is run would leave its process behind.
+ */
+export async function allStarted<T extends readonly unknown[] | []>(starts: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const outcomes = await Promise.allSettled(starts);
+  for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
+  return outcomes.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
+}

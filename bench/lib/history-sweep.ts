@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import type { BenchContext } from './bench-context.js';
 import { approver, botClicks } from './click-requests.js';
-import { preciseCpuMs, waitForCpuIdle } from './processes.js';
+import { preciseCpuMs } from './processes.js';
 import { foreground, splitAtResume } from './redis-accounting.js';
 import { startCountingProxy } from './redis-proxy.js';
 import type { HistorySweepPoint } from './results.js';
@@ -47,7 +47,7 @@ export async function measureHistorySweep(options: { context: BenchContext; scal
   const warmThreads = newThreads(scale.warmup.cardCycles);
   await context.send({ url: bot.eventsUrl, concurrency: scale.warmup.concurrency, requests: warmThreads.map((thread) => mentionRequest(thread, 'card')) });
   await context.waitForTurns({ threads: warmThreads, mode: 'card' });
-  await waitForCpuIdle(pids);
+  await context.waitForIdle(pids);
   const warmCards = context.observer.cards(warmThreads);
   await context.send({ url: bot.eventsUrl, concurrency: scale.warmup.concurrency, requests: botClicks(warmCards) });
   await context.waitForResumes(warmCards);
@@ -62,8 +62,8 @@ export async function measureHistorySweep(options: { context: BenchContext; scal
       await sendOne(threadMentionRequest({ thread, mode: 'card', sequence: exchanges }));
       await settle(() => context.observer.hasCard(thread));
     }
-    await waitForCpuIdle(pids);
-    const idleCpuPerMs = await idleCpuRate(cpuMs);
+    await context.waitForIdle(pids);
+    const idleCpuPerMs = await idleCpuRate(cpuMs, scale.idleWindowMs);
     const samples = [];
     for (const [index, thread] of threads.entries()) samples.push(await measureClick({ context, proxy, cpuMs, idleCpuPerMs, thread, index, settle, sendClick: (request) => context.send({ url: bot.eventsUrl, concurrency: 1, requests: [request] }) }));
     const historyBytes = await storedHistoryBytes(inspector, threads);
@@ -132,14 +132,15 @@ async function storedHistoryBytes(inspector: Redis, threads: Thread[]): Promise<
 
 /**
  * The CPU an idle bot uses per ms of wall time (its timers, the load monitor): the least of a few
- * 300 ms windows, so a late collection of the work before does not count as idling.
+ * windows of the run's idle window (300 ms in the full run), so a late collection of the work before
+ * does not count as idling.
  */
-async function idleCpuRate(cpuMs: () => number): Promise<number> {
+async function idleCpuRate(cpuMs: () => number, windowMs: number): Promise<number> {
   const rates: number[] = [];
   for (let window = 0; window < 4; window += 1) {
     const before = cpuMs();
     const startedAt = performance.now();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await new Promise((resolve) => setTimeout(resolve, windowMs));
     rates.push((cpuMs() - before) / (performance.now() - startedAt));
   }
   return Math.min(...rates);

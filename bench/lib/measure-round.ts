@@ -1,6 +1,6 @@
 import type { BenchContext } from './bench-context.js';
 import { readEventLoopDelay, resetEventLoopDelay, resetRequestTimings, takeRequestTimings, type EventLoopDelay } from './inspector.js';
-import { cpuMs, waitForCpuIdle, type LoadResult } from './processes.js';
+import { cpuMs, type LoadResult } from './processes.js';
 import { breakdownSample, type AckBreakdownSample, type RoundSample } from './round-statistics.js';
 
 interface BurstObservation {
@@ -67,7 +67,7 @@ export async function measureRound(options: {
           burst: chat.side.burst,
           drain: async () => {
             await chat.side.drain();
-            await waitForCpuIdle(chat.server.handle.pid);
+            await context.waitForIdle(chat.server.handle.pid);
           },
         })
     : undefined;

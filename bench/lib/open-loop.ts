@@ -1,6 +1,6 @@
 import type { BenchContext } from './bench-context.js';
 import { bareClicks, botClicks, chatSdkClicks } from './click-requests.js';
-import { waitForCpuIdle, type LoadResult } from './processes.js';
+import type { LoadResult } from './processes.js';
 import type { OpenLoopLevel } from './results.js';
 import type { BenchScale } from './scale.js';
 import { ratio, round, spreadOf, summarize } from './stats.js';
@@ -67,7 +67,7 @@ async function sendAndDrain(options: { context: BenchContext; side: Side; ratePe
   if (side === 'chat') await context.waitForSlack({ done: () => context.observer.chatSdkPostCount() >= chatPostsExpected, message: "the Chat SDK bot's posts" });
   if (side === 'bot') await options.botDrain();
   if (side === 'bot') await context.waitForBotIdle();
-  else await waitForCpuIdle(server.handle.pid);
+  else await context.waitForIdle(server.handle.pid);
   return result;
 }
 

@@ -100,8 +100,8 @@ async function recordRssPoint(options: PhaseOptions & { target: number; measurem
   const pendingInRedis = await countPendingSteps(context.redisInspector);
   if (pendingInRedis !== target) throw new Error(`expected ${target} pending approvals in Redis, found ${pendingInRedis}`);
   // The other processes idle too: a receiver still handing off would take the cores the sample waits on.
-  await readings.waitForCpuIdle(botPids(context));
-  const rss = await readings.settledRss(turnRunner.server.handle.pid, { idleMs: options.scale.rssSettleMs });
+  await readings.waitForCpuIdle(botPids(context), { windowMs: options.scale.idleWindowMs });
+  const rss = await readings.settledRss(turnRunner.server.handle.pid, { idleMs: options.scale.rssSettleMs, idleWindowMs: options.scale.idleWindowMs });
   const heap = turnRunner.inspectorUrl ? await readings.heapAfterGc(turnRunner.inspectorUrl) : undefined;
   measurement.rssPoints.push({
     pending: target,

@@ -12,7 +12,7 @@ export interface ProcessReadings {
   cpuMs(pid: number): number;
   /** Until every one of the processes was idle in the same window. */
   waitForCpuIdle(pids: number | readonly number[], options?: { windowMs?: number }): Promise<void>;
-  settledRss(pid: number, options: { idleMs: number }): Promise<number>;
+  settledRss(pid: number, options: { idleMs: number; idleWindowMs?: number }): Promise<number>;
   heapAfterGc(inspectorUrl: string): Promise<HeapAfterGc>;
 }
 

@@ -156,6 +156,9 @@ function statCpuMs(path: string, children: boolean): number {
   return (total * 1000) / CLOCK_TICKS_PER_SECOND;
 }
 
+/** `waitForCpuIdle`'s window unless one is given: the full benchmark's (`BenchScale.idleWindowMs`). */
+export const IDLE_WINDOW_MS = 300;
+
 /**
  * Waits until the process has used (almost) no CPU for `windowMs`: its queued work is done. Given
  * several (a receiver and its worker), until all of them were idle in the same window: one going
@@ -163,7 +166,7 @@ function statCpuMs(path: string, children: boolean): number {
  */
 export async function waitForCpuIdle(pids: number | readonly number[], options: { windowMs?: number; timeoutMs?: number; toleranceMs?: number } = {}): Promise<void> {
   const all = typeof pids === 'number' ? [pids] : pids;
-  const windowMs = options.windowMs ?? 300;
+  const windowMs = options.windowMs ?? IDLE_WINDOW_MS;
   const tolerance = options.toleranceMs ?? 10;
   const deadline = Date.now() + (options.timeoutMs ?? 120_000);
   let before = all.map((pid) => cpuMs(pid));
@@ -177,8 +180,8 @@ export async function waitForCpuIdle(pids: number | readonly number[], options: 
 }
 
 /** RSS after a short idle: the median of several samples, so one allocation burst does not decide it. */
-export async function settledRss(pid: number, options: { idleMs?: number; samples?: number; intervalMs?: number } = {}): Promise<number> {
-  await waitForCpuIdle(pid);
+export async function settledRss(pid: number, options: { idleMs?: number; samples?: number; intervalMs?: number; idleWindowMs?: number } = {}): Promise<number> {
+  await waitForCpuIdle(pid, options.idleWindowMs === undefined ? {} : { windowMs: options.idleWindowMs });
   await sleep(options.idleMs ?? 1_000);
   const samples: number[] = [];
   for (let index = 0; index < (options.samples ?? 5); index += 1) {

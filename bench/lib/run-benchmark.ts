@@ -44,7 +44,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<BenchR
   const { phase, phaseMs } = createPhaseTimer(log);
   const cleanup = createCleanupStack();
   try {
-    const context = await startBenchContext({ inspect: options.inspect ?? true, cleanup, phase, log });
+    const context = await startBenchContext({ inspect: options.inspect ?? true, cleanup, phase, log, idleWindowMs: scale.idleWindowMs });
     await phase('warm-up', () => warmUp({ context, scale }));
     const ackLatency = await measureAckLatency({ context, scale, phase });
     const pending = await phase('pending approvals and RSS', () => measurePendingApprovals({ context, scale }));

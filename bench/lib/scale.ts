@@ -1,3 +1,5 @@
+import { IDLE_WINDOW_MS } from './processes.js';
+
 /** How much work each phase does. `BENCH_SCALE=smoke|full` picks one; a few env vars adjust it. */
 export interface BenchScale {
   name: string;
@@ -41,6 +43,12 @@ export interface BenchScale {
   historySweep: { exchanges: number[]; threads: number };
   /** Idle time before RSS is sampled. */
   rssSettleMs: number;
+  /**
+   * How long the processes must use (almost) no CPU before the work they were sent counts as done
+   * (`waitForCpuIdle`'s window), between bursts and phases: the smoke run only needs its phases kept
+   * apart, not the quiet a measurement waits for.
+   */
+  idleWindowMs: number;
 }
 
 export const SCALES: Record<'smoke' | 'full', BenchScale> = {
@@ -59,6 +67,7 @@ export const SCALES: Record<'smoke' | 'full', BenchScale> = {
     twoProcessApprovals: { threads: 4, concurrency: 4 },
     historySweep: { exchanges: [1, 3], threads: 1 },
     rssSettleMs: 100,
+    idleWindowMs: 100,
   },
   full: {
     name: 'full',
@@ -76,6 +85,7 @@ export const SCALES: Record<'smoke' | 'full', BenchScale> = {
     twoProcessApprovals: { threads: 500, concurrency: 50 },
     historySweep: { exchanges: [1, 10, 100], threads: 5 },
     rssSettleMs: 1_000,
+    idleWindowMs: IDLE_WINDOW_MS,
   },
 };
 

@@ -1,4 +1,5 @@
 import type { BenchContext, ServerUnderTest } from './bench-context.js';
+import { allStarted } from './cleanup-stack.js';
 import { PROC_READINGS, type ProcessReadings } from './process-readings.js';
 import type { BenchResults } from './results.js';
 import type { BenchScale } from './scale.js';
@@ -64,22 +65,27 @@ export async function measureTurnThroughput(options: { context: BenchContext; sc
   return { modelMs: SLOW_MODEL_MS, runs, ...twoOverOne(deployments, samples) };
 }
 
-/** The all-in-one process, then a receiver with each count of workers, each on a fresh Redis of its own. */
+/**
+ * The all-in-one process and a receiver with each count of workers, each on a fresh Redis of its own,
+ * started side by side (each is warmed up before anything is measured).
+ */
 async function startDeployments(options: { context: BenchContext; scale: BenchScale }): Promise<Deployment[]> {
   const { context, scale } = options;
-  const allInOne = await context.startAllInOneBot({ name: 'throughput-all-in-one', redisUrl: (await context.startRedis()).url });
-  const deployments: Deployment[] = [{ deployment: 'all-in-one', label: 'all-in-one process', eventsUrl: allInOne.eventsUrl, turnRunners: [allInOne], processes: [allInOne] }];
-  for (const workers of scale.turnThroughput.workerCounts) {
+  const startAllInOne = async (): Promise<Deployment> => {
+    const allInOne = await context.startAllInOneBot({ name: 'throughput-all-in-one', redisUrl: (await context.startRedis()).url });
+    return { deployment: 'all-in-one', label: 'all-in-one process', eventsUrl: allInOne.eventsUrl, turnRunners: [allInOne], processes: [allInOne] };
+  };
+  const startSplit = async (workers: number): Promise<Deployment> => {
     const { receiver, workers: started } = await context.startSplitBot({ name: `throughput-${workers}`, redisUrl: (await context.startRedis()).url, workers });
-    deployments.push({
+    return {
       deployment: 'receiver + workers',
       label: `receiver + ${workers} worker${workers > 1 ? 's' : ''}`,
       eventsUrl: receiver.eventsUrl,
       turnRunners: started,
       processes: [receiver, ...started],
-    });
-  }
-  return deployments;
+    };
+  };
+  return allStarted([startAllInOne(), ...scale.turnThroughput.workerCounts.map(startSplit)]);
 }
 
 /**
@@ -97,7 +103,10 @@ async function runBatch(options: { context: BenchContext; scale: BenchScale; rea
   await context.waitForTurns({ threads, mode: 'slow-text' });
   const wallMs = Date.now() - startedAt;
   const peakConcurrentModelCalls = context.modelActivity.peakInFlight;
-  await readings.waitForCpuIdle(deployment.processes.map((server) => server.handle.pid));
+  await readings.waitForCpuIdle(
+    deployment.processes.map((server) => server.handle.pid),
+    { windowMs: options.scale.idleWindowMs },
+  );
   const cpuSpent = deployment.turnRunners.reduce((total, runner, index) => total + readings.cpuMs(runner.handle.pid) - (cpuBefore[index] ?? 0), 0);
   return {
     wallMs,

@@ -1,7 +1,6 @@
 import type { BenchContext } from './bench-context.js';
 import { botClicks } from './click-requests.js';
 import { SETTLE_TIMEOUT_MS, waitForSettledWork } from './exactly-once.js';
-import { waitForCpuIdle } from './processes.js';
 import type { BenchResults } from './results.js';
 import type { BenchScale } from './scale.js';
 import { mentionRequest } from './workload.js';
@@ -29,7 +28,7 @@ export async function measureTwoProcessApprovals(options: { context: BenchContex
   );
   await context.waitForTurns({ threads, mode: 'card' });
   // The card is posted before its ts is stored with the step, by whichever process ran the turn.
-  await waitForCpuIdle(secondProcesses.map((server) => server.handle.pid));
+  await context.waitForIdle(secondProcesses.map((server) => server.handle.pid));
   const cards = await context.cardsFor(threads);
   const clicks = botClicks(cards);
   const results = await Promise.all(sides.map((server) => context.send({ url: server.eventsUrl, concurrency, requests: clicks })));

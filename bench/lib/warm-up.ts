@@ -1,6 +1,5 @@
 import type { BenchContext } from './bench-context.js';
 import { bareClicks, chatSdkClicks } from './click-requests.js';
-import { waitForCpuIdle } from './processes.js';
 import type { BenchScale } from './scale.js';
 import { mentionRequest } from './workload.js';
 
@@ -28,6 +27,6 @@ export async function warmUp(options: { context: BenchContext; scale: BenchScale
     await context.send({ url: chat.eventsUrl, concurrency: warmup.concurrency, requests: context.newChatThreads(warmup.bareRequests).map((thread) => mentionRequest(thread, 'card')) });
     await context.send({ url: chat.eventsUrl, concurrency: warmup.concurrency, requests: chatSdkClicks(context.newChatThreads(warmup.bareRequests)) });
     await context.waitForSlack({ done: () => context.observer.chatSdkPostCount() >= expected, message: 'the Chat SDK bot\'s warm-up posts' });
-    await waitForCpuIdle(chat.handle.pid);
+    await context.waitForIdle(chat.handle.pid);
   }
 }
