@@ -77,12 +77,17 @@ policy:
     expect(homeApprove(leads)).toBeUndefined();
     expect(JSON.stringify(leads.blocks)).not.toContain('restart_service');
 
+    // The turn resumes with the call not run and asks the model again: scripted, so it does not sit
+    // through the model client's retries of an unscripted call (2 s and 4 s) before failing.
+    const answer = 'The restart was not run: nobody may approve it now.';
+    fresh.openai.enqueue({ text: answer });
     const before = publishesFor(fresh.slack, 'UBOB').length;
     await postSlackInteraction({ url: fresh.eventsUrl, signingSecret: SIGNING_SECRET, payload: homeActionsPayload({ user: 'UBOB', view: { id: 'VHOME0001', ...staleHome }, teamId: TEAM_ID, ...staleApprove! }) });
     const after = (await waitFor(() => publishesFor(fresh.slack, 'UBOB')[before], { message: 'the Home view after the click' })).args.view as PublishedView;
     const notice = JSON.stringify(after.blocks[0]);
     await fresh.settled();
     expect(fresh.invocations()).toEqual([]);
+    expect(threadReplies(fresh, threadTs).some((message) => message.text === answer)).toBe(true);
     // The card says "Not run: the approval policy changed since this card was posted and nobody it names can approve this request now".
     expect(JSON.stringify(fresh.slack.messages(CHANNEL, threadTs))).toContain('nobody it names can approve');
     // Bob clicked Approve: being told ":x: Denied." reads as if his click denied it.
