@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,14 +72,50 @@ let isolatedBuild: { sources: string; mainJs: string } | undefined;
  * Compiles the bot into a directory of its own, so tests that run several bot processes do not
  * race other tests rebuilding `dist/`. A worker's test files share one module graph (vitest's
  * `isolate: false`), so the build is made once per worker and reused while the sources are
- * unchanged: a whole tsc run (seconds of CPU) per file added nothing.
+ * unchanged: a whole tsc run (seconds of CPU) per file added nothing. The workers of a run share it
+ * too (`sharedIsolatedBuild`).
  */
 export function buildIsolatedBot(): string {
   const sources = sourcesState();
   if (isolatedBuild?.sources === sources && existsSync(isolatedBuild.mainJs)) return isolatedBuild.mainJs;
-  const mainJs = compileIsolatedBot();
+  const mainJs = sharedIsolatedBuild(sources);
   isolatedBuild = { sources, mainJs };
   return mainJs;
+}
+
+/** How long a worker waits for the build another worker of the run is making before it makes its own. */
+const SHARED_BUILD_WAIT_MS = 180_000;
+
+/**
+ * One build per state of the sources for the whole run, in the run's own temporary directory (the
+ * TMPDIR global-setup.ts gives every worker): the first worker to need it takes a lock directory
+ * and builds; the others wait for it rather than run a second tsc beside it (about 5 s of CPU each
+ * on the 2 cores). The build appears whole (renamed into place once compiled). A lock given up
+ * (its build failed) or held past the wait (its worker died) is built past, in a directory of its own.
+ */
+function sharedIsolatedBuild(sources: string): string {
+  const directory = join(tmpdir(), `countersign-build-${createHash('sha256').update(`${repositoryRoot}\n${sources}`).digest('hex').slice(0, 16)}`);
+  const mainJs = join(directory, 'dist/main.js');
+  const lock = `${directory}.lock`;
+  if (existsSync(mainJs)) return mainJs;
+  try {
+    mkdirSync(lock);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const deadline = Date.now() + SHARED_BUILD_WAIT_MS;
+    // Synchronous, like the build it stands in for: the callers are test set-up with nothing else to do.
+    while (!existsSync(mainJs) && existsSync(lock) && Date.now() < deadline) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+    return existsSync(mainJs) ? mainJs : compileIsolatedBot(mkdtempSync(join(tmpdir(), 'countersign-build-')));
+  }
+  try {
+    const building = mkdtempSync(`${directory}.building-`);
+    compileIsolatedBot(building);
+    renameSync(building, directory);
+    return mainJs;
+  } catch (error) {
+    rmSync(lock, { recursive: true, force: true });
+    throw error;
+  }
 }
 
 /** How many files src/ and the build settings hold and when the newest was written: a change to any of them makes a new build. */
@@ -92,8 +129,8 @@ function sourcesState(): string {
   return `${files.length}:${Math.max(...files.map((file) => statSync(file).mtimeMs))}`;
 }
 
-function compileIsolatedBot(): string {
-  const directory = mkdtempSync(join(tmpdir(), 'countersign-build-'));
+/** Builds the bot into `directory` (its dist/, package.json and a link to node_modules); returns its main.js. */
+function compileIsolatedBot(directory: string): string {
   // Type errors are the typecheck step's business (`npm test` runs it first); tsc still emits.
   spawnSync(process.execPath, [join(repositoryRoot, 'node_modules/typescript/bin/tsc'), '-p', join(repositoryRoot, 'tsconfig.build.json'), '--outDir', join(directory, 'dist')], {
     stdio: 'pipe',
