@@ -77,11 +77,15 @@ export async function startBotPair(options: { mainJs: string; redis: RedisServer
       process.kill(survivor.child.pid!, 'SIGCONT');
     },
     async stop() {
-      for (const bot of [doomed, survivor]) {
-        // A stopped process cannot act on SIGTERM until it runs again.
-        if (bot.child.pid !== undefined && bot.child.exitCode === null && bot.child.signalCode === null) process.kill(bot.child.pid, 'SIGCONT');
-        await stopChildBot(bot);
-      }
+      // Both at once: each stops on its own (about a tenth of a second to a third each, which one after
+      // the other added to every pair test).
+      await Promise.all(
+        [doomed, survivor].map((bot) => {
+          // A stopped process cannot act on SIGTERM until it runs again.
+          if (bot.child.pid !== undefined && bot.child.exitCode === null && bot.child.signalCode === null) process.kill(bot.child.pid, 'SIGCONT');
+          return stopChildBot(bot);
+        }),
+      );
     },
   };
 }
