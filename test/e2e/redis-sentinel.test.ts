@@ -55,7 +55,8 @@ const harness = useHarnesses();
 const restartCall = { name: 'restart_service', arguments: { service: 'worker', namespace: 'staging' } };
 
 describe('behind Redis Sentinel (REDIS_URL=redis+sentinel://user:password@…/primary)', () => {
-  it('the primary dies while a card waits: the click after the failover is recorded once and the tool runs once', async () => {
+  // Its waits (replica, failover, answer) are each bounded; together they outlast the 20 s default.
+  it('the primary dies while a card waits: the click after the failover is recorded once and the tool runs once', { timeout: 90_000 }, async () => {
     const h = await harness({ redisUrl: `redis+sentinel://${username}:${password}@127.0.0.1:${sentinel.port}/primary` });
     h.openai.enqueue({ toolCalls: [restartCall] }, { text: 'Restarted **worker** in staging.' });
     const threadTs = nextTs();
@@ -64,10 +65,11 @@ describe('behind Redis Sentinel (REDIS_URL=redis+sentinel://user:password@…/pr
     await h.settled();
 
     // Replication is asynchronous: make sure the replica has the pending step before the crash
-    // (what a primary loses in its last moments is Redis's trade-off, not the bot's).
+    // (what a primary loses in its last moments is Redis's trade-off, not the bot's). On a loaded
+    // machine the replica's link may be resyncing for a while: WAIT again until it acknowledges.
     const direct = new Redis(primary.port, '127.0.0.1', { username, password });
     try {
-      expect(await direct.call('WAIT', '1', '5000')).toBe(1);
+      await waitFor(async () => (await direct.call('WAIT', '1', '1000')) === 1, { timeoutMs: 30_000, message: 'the replica to acknowledge the pending step' });
     } finally {
       direct.disconnect();
     }
