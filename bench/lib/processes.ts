@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, readdirSync, readFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
 /** The repository root (bench/lib/ → ../..). */
@@ -9,13 +8,7 @@ const OUTPUT_TAIL = 4_000;
 /** `getconf CLK_TCK`; 100 on every Linux this runs on. */
 const CLOCK_TICKS_PER_SECOND = 100;
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+export { freePort } from '../../test/helpers/free-port.js';
 
 export interface ChildHandle {
   name: string;

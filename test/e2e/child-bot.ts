@@ -1,7 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -40,30 +39,7 @@ export function childrenOf(pid: number): string[] {
   return readdirSync(`/proc/${pid}/task`).flatMap((tid) => readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean));
 }
 
-/**
- * A port a bot started next can listen on. Picked below Linux's ephemeral range (32768–60999): a port
- * from `listen(0)` is free only until something else takes it, and in that range every outgoing
- * connection of a busy suite (Redis clients, fetches) and every other `listen(0)` draws from the same
- * pool, so a bot started a moment later failed with EADDRINUSE (replicas.test.ts did once under load).
- */
-export async function freePort(): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt += 1) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    if (await canListen(port)) return port;
-  }
-  throw new Error('no free port found below the ephemeral range after 50 tries');
-}
-
-async function canListen(port: number): Promise<boolean> {
-  const server = createServer();
-  // Where the bot listens (all interfaces), so a port taken on any of them is skipped.
-  const listening = await new Promise<boolean>((resolve) => {
-    server.once('error', () => resolve(false));
-    server.listen(port, () => resolve(true));
-  });
-  if (listening) await new Promise((resolve) => server.close(resolve));
-  return listening;
-}
+export { freePort } from '../helpers/free-port.js';
 
 /** The last isolated build this worker made, and the state of the sources it was made from. */
 let isolatedBuild: { sources: string; mainJs: string } | undefined;
