@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterEach } from 'vitest';
 import { parseConfigFile } from '../../config/config-file.js';
-import { createMcpServer, type McpRetryOptions, type McpServerHandle } from './mcp-server.js';
+import { createMcpServer, type CreateMcpServerOptions, type McpRetryOptions, type McpServerHandle } from './mcp-server.js';
 import { until } from './until.test-support.js';
 
 /**
@@ -81,19 +81,21 @@ export async function readRequest<T extends { id?: number | string }>(
 /** What the server answers initialize with: a server that says when its tools change. */
 export const INITIALIZE_RESULT = { protocolVersion: '2025-06-18', capabilities: { tools: { listChanged: true } }, serverInfo: { name: 's', version: '1' } };
 
-/** A handle `ops` for the server at `url`, logging nothing and told nothing of its changes. */
-export function createOpsHandle(options: { url: string; timeoutSeconds?: number; retry?: Partial<McpRetryOptions> }): McpServerHandle {
+/** A handle `ops` for the server at `url`: unless given, logging nothing and told nothing of its changes. */
+export function createOpsHandle(
+  options: { url: string; timeoutSeconds?: number; retry?: Partial<McpRetryOptions> } & Partial<Pick<CreateMcpServerOptions, 'logger' | 'onToolsChanged' | 'onProblem' | 'onRecovered'>>,
+): McpServerHandle {
   const timeout = options.timeoutSeconds === undefined ? '' : `    timeoutSeconds: ${options.timeoutSeconds}\n`;
   const config = parseConfigFile(`mcpServers:\n  ops:\n    url: ${options.url}\n${timeout}`, 'test.yml').mcpServers!.ops!;
   return createMcpServer({
     name: 'ops',
     config,
     env: {},
-    logger: pino({ level: 'silent' }),
+    logger: options.logger ?? pino({ level: 'silent' }),
     problems: [],
-    onToolsChanged: () => {},
-    onProblem: () => {},
-    onRecovered: () => {},
+    onToolsChanged: options.onToolsChanged ?? (() => {}),
+    onProblem: options.onProblem ?? (() => {}),
+    onRecovered: options.onRecovered ?? (() => {}),
     ...(options.retry ? { retry: options.retry } : {}),
   });
 }

@@ -1,9 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pino } from 'pino';
 import { describe, expect, it, vi } from 'vitest';
-import { parseConfigFile } from '../../config/config-file.js';
-import { listenOnLoopback, useClosing } from './http-mcp-fixture.test-support.js';
-import { createMcpServer } from './mcp-server.js';
+import { createOpsHandle, listenOnLoopback, useClosing } from './http-mcp-fixture.test-support.js';
 
 /**
  * attempt()'s catch waits a setImmediate (for the process exit) before it marks the server unavailable,
@@ -15,18 +12,8 @@ const closeAfter = useClosing();
 describe('close() while a failed connect waits for the exit to be recorded', () => {
   it('stays closed and says nothing after close', async () => {
     const url = await listenOnLoopback(async (_request: IncomingMessage, response: ServerResponse) => void response.writeHead(500).end('down'), closeAfter);
-    const config = parseConfigFile(`mcpServers:\n  ops:\n    url: ${url}\n`, 'test.yml').mcpServers!.ops!;
     const problems: string[] = [];
-    const handle = createMcpServer({
-      name: 'ops',
-      config,
-      env: {},
-      logger: pino({ level: 'silent' }),
-      problems: [],
-      onToolsChanged: () => {},
-      onProblem: (message) => problems.push(message),
-      onRecovered: () => {},
-    });
+    const handle = createOpsHandle({ url, onProblem: (message) => problems.push(message) });
     // The bot stops exactly while the failed connect waits its setImmediate (the first one the handle asks for).
     let closing: Promise<void> | undefined;
     const original = globalThis.setImmediate;

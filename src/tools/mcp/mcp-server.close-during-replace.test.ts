@@ -2,9 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { parseConfigFile } from '../../config/config-file.js';
-import { INITIALIZE_RESULT, listenOnLoopback, openEventStream, readRequest, useClosing } from './http-mcp-fixture.test-support.js';
-import { createMcpServer } from './mcp-server.js';
+import { createOpsHandle, INITIALIZE_RESULT, listenOnLoopback, openEventStream, readRequest, useClosing } from './http-mcp-fixture.test-support.js';
 import { until } from './until.test-support.js';
 
 /**
@@ -49,15 +47,12 @@ describe('close() while a replacement connection is set up and a tools/list of t
 
     const logs: string[] = [];
     const logger = pino({ level: 'debug' }, new Writable({ write: (chunk: Buffer, _encoding, callback) => void (logs.push(chunk.toString('utf8')), callback()) }));
-    const config = parseConfigFile(`mcpServers:\n  ops:\n    url: ${url}\n    timeoutSeconds: 15\n`, 'test.yml').mcpServers!.ops!;
     let closing: Promise<void> | undefined;
     const saidAfterClose: string[] = [];
-    const handle = createMcpServer({
-      name: 'ops',
-      config,
-      env: {},
+    const handle = createOpsHandle({
+      url,
+      timeoutSeconds: 15,
       logger,
-      problems: [],
       onToolsChanged: () => void (closing && saidAfterClose.push('onToolsChanged')),
       onProblem: (message) => void (closing && saidAfterClose.push(`onProblem: ${message}`)),
       onRecovered: (message) => void (closing && saidAfterClose.push(`onRecovered: ${message}`)),

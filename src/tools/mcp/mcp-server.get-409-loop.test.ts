@@ -7,9 +7,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { parseConfigFile } from '../../config/config-file.js';
-import { useClosing } from './http-mcp-fixture.test-support.js';
-import { createMcpServer } from './mcp-server.js';
+import { createOpsHandle, useClosing } from './http-mcp-fixture.test-support.js';
 import { until } from './until.test-support.js';
 
 /**
@@ -79,8 +77,7 @@ describe('an official-SDK server whose GET event stream is answered after notifi
       },
     });
     const logger = pino({ level: 'debug' }, sink);
-    const config = parseConfigFile(`mcpServers:\n  ops:\n    url: ${url}\n    timeoutSeconds: 15\n`, 'test.yml').mcpServers!.ops!;
-    const handle = createMcpServer({ name: 'ops', config, env: {}, logger, problems: [], onToolsChanged: () => {}, onProblem: () => {}, onRecovered: () => {}, retry: { initialDelayMs: 50 } });
+    const handle = createOpsHandle({ url, timeoutSeconds: 15, logger, retry: { initialDelayMs: 50 } });
     closeAfter(() => handle.close());
     await handle.start();
 
