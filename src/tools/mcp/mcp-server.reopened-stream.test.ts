@@ -51,9 +51,9 @@ describe('a tools/list_changed said while the event stream was broken', () => {
     fake.endStreams();
     await until(() => fake.openStreams() === 0, 'the event stream ended');
     fake.setTools(changed);
-    // A list answered after the change: the reconnect's own may have been answered before it.
-    const listsAtChange = fake.lists();
-    await until(() => fake.lists() > listsAtChange && handle.status().warnings === undefined && fake.openStreams() > 0, 'the reconnect listed the tools', 10_000);
+    // Barrier: the bot offers the changed tool (a list answered after the change, applied; a list merely
+    // asked for left the call racing the swap to the new connection).
+    await until(() => JSON.stringify(handle.tools().find((tool) => tool.name === 'ops.status')?.inputSchema).includes('wipeData') && handle.status().warnings === undefined, 'the changed tool offered', 10_000);
     const callsBefore = fake.calls().length;
     expect({ outcome: await callHeld(status), sent: fake.calls().length - callsBefore }).toMatchObject({ outcome: expect.stringMatching(/^refused /), sent: 0 });
   });
