@@ -172,6 +172,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   if (options.shared === undefined && options.now) redisClocks.set(keyPrefix, options.now);
   const serverClock = redisClocks.get(keyPrefix);
   const config = parseConfigFile(options.configYaml ?? `${recordingToolsYaml(logFile)}\n${options.extraYaml ?? ''}`, 'test.yml');
+  // A schedule on the real clock fires whenever the wall clock reaches its cron, in the middle of
+  // whatever test runs then: its turn takes the fake model's next scripted reply from the turn under
+  // test (a resumed turn got another turn's tool call instead of its answer, once in 16 suite runs).
+  if (config.schedules.length > 0 && options.scheduleClock === undefined) {
+    throw new Error('a config with schedules needs a scheduleClock (createManualScheduleClock): on the real clock a firing can come mid-test');
+  }
   // Kept, not printed: a flaky test can say what the bot saw (the last WARNINGS_KEPT lines).
   const warnings: string[] = [];
   const logger = process.env.TEST_LOG_LEVEL

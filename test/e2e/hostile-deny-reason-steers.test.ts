@@ -14,7 +14,7 @@ const harness = useHarnesses();
 const START = Date.UTC(2026, 10, 25, 12, 7);
 const FIRST_FIRING = Date.UTC(2026, 10, 25, 12, 15);
 
-const CONFIG = `
+const POLICY = `
 policy:
   rules:
     - name: four eyes
@@ -22,7 +22,12 @@ policy:
       approval: always
       approvers: [channel]
       allowSelfApproval: false
-schedules:
+`;
+/**
+ * Only for the scheduled turn, on its manual clock: a schedule on the real clock fires at the real
+ * quarter hour, and its turn takes the fake model's next reply from the turn under test.
+ */
+const SCHEDULED = `${POLICY}schedules:
   - name: heartbeat
     cron: '*/15 * * * *'
     channel: ${CHANNEL}
@@ -58,7 +63,7 @@ async function approveRestart(h: Harness, threadTs: string, firstCardTs: string,
 describe('a deny reason steers the turn like a question answer', () => {
   it('scheduled turn: Alice cannot approve alone the restart she dictated in her Deny reason', async () => {
     const clock = createManualScheduleClock(START);
-    const h = await harness({ extraYaml: CONFIG, scheduleClock: clock });
+    const h = await harness({ extraYaml: SCHEDULED, scheduleClock: clock });
     h.openai.enqueue(listPods, restartProd, { text: 'Restarted.' });
     await clock.advanceTo(FIRST_FIRING);
     const [post] = await waitFor(() => (scheduledPosts(h).length > 0 ? scheduledPosts(h) : undefined), { message: 'the scheduled post' });
@@ -74,7 +79,7 @@ describe('a deny reason steers the turn like a question answer', () => {
   });
 
   it("someone else's turn: Alice denies Bob's call with her own request, then approves it alone", async () => {
-    const h = await harness({ extraYaml: CONFIG });
+    const h = await harness({ extraYaml: POLICY });
     h.openai.enqueue(listPods, restartProd, { text: 'Restarted.' });
     const threadTs = nextTs();
     await h.mention({ user: 'UBOB', text: 'list the prod pods', ts: threadTs });
@@ -87,7 +92,7 @@ describe('a deny reason steers the turn like a question answer', () => {
   });
 
   it('nor does a grant Alice gave earlier cover the restart her Deny reason dictated', async () => {
-    const h = await harness({ extraYaml: CONFIG });
+    const h = await harness({ extraYaml: POLICY });
     const restartWorker = { toolCalls: [{ name: 'restart_service', arguments: { service: 'worker', namespace: 'prod' } }] };
     h.openai.enqueue(restartWorker, { text: 'Restarted the worker.' }, listPods, restartProd, { text: 'Restarted.' });
     const threadTs = nextTs();
