@@ -2,7 +2,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { cachedRead } from './cached-read.js';
 import { readMasterPersistence } from './cluster-master-persistence.js';
 import type { RedisKeys } from './redis-keys.js';
-import { readRedisPersistence } from './redis-persistence.js';
+import { readPrimaryPersistence, type RedisPersistence } from './redis-persistence.js';
 import { createReplicaConfirmedWrites, defaultReplicasToWaitFor } from './replica-confirmed-write.js';
 import type { ReplicaShortfall } from './state-store.js';
 import { notSent } from './write-not-run.js';
@@ -32,27 +32,39 @@ export function createRedisDurableWrites({
   const confirmedWrites = createReplicaConfirmedWrites({ redis, replicas, timeoutMs: waitTimeoutMs, onConnectionError: reportConnectionError });
 
   /**
-   * What the primaries keep across a restart, read once (`redis-persistence.ts`), and again once
-   * older than `maxAgeMs` (`risks()`: the replicas connected change with a failover). A failed read
-   * is not remembered, and a wait Redis refused forgets it (AOF turned off since, a failover to an
-   * older server), so the next write asks again.
+   * What each shard's primary keeps across a restart (`readPrimaryPersistence`, routed by a key of the
+   * shard in a Cluster; one read for every shard of one server), read once, and again once older than
+   * `maxAgeMs` (`risks()`: the replicas connected change with a failover). Per shard: a shard's markers
+   * and withdrawals wait as its own primary says, so a primary whose settings cannot be read refuses the
+   * writes of the shards it holds, not every shard's. A failed read is not remembered, and a wait Redis
+   * refused forgets its shard's (AOF turned off since, a failover to an older server), so the next write asks again.
    */
-  const persistence = cachedRead(() => readRedisPersistence({ redis, keys }));
-  const readPersistence = ({ maxAgeMs = Number.POSITIVE_INFINITY }: { maxAgeMs?: number } = {}) => persistence.get(maxAgeMs);
-  const forgetPersistence = persistence.forget;
+  const perShard = redis.isCluster ? keys.shards().map((shard) => cachedRead(() => readPrimaryPersistence({ client: redis, route: shard.ready() }))) : [cachedRead(() => readPrimaryPersistence({ client: redis }))];
+  const persistenceOf = (shard: number) => perShard[redis.isCluster ? shard : 0] as (typeof perShard)[number];
+  const readPersistence = (shard: number, { maxAgeMs = Number.POSITIVE_INFINITY }: { maxAgeMs?: number } = {}) => persistenceOf(shard).get(maxAgeMs);
+  const forgetPersistence = (shard: number) => persistenceOf(shard).forget();
+  /** Every shard's primary's settings (`risks()`): those read, and the errors of those that would not say. */
+  const readShards = async (maxAgeMs: number): Promise<{ read: RedisPersistence[]; errors: unknown[] }> => {
+    const settled = await Promise.allSettled(perShard.map((read) => read.get(maxAgeMs)));
+    return {
+      read: settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : [])),
+      errors: settled.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : [])),
+    };
+  };
   /**
    * The settings of every master of a Cluster's slot map, for the warnings only (`risks()`), read apart
-   * from `readPersistence`: the shards' waits never wait on a master holding no shard, nor fail with it.
+   * from the shards' reads: the shards' waits never wait on a master holding no shard, nor fail with it.
    */
   const readMasters = cachedRead(() => readMasterPersistence({ redis, keys })).get;
   /**
-   * Whether the writes that must not be lost (a call's executing marker, a withdrawal) also wait
-   * until the primary has fsynced them to its append-only file: with `appendfsync everysec` (the
+   * Whether the writes that must not be lost (a call's executing marker, a withdrawal) in `shard` also
+   * wait until its primary has fsynced them to its append-only file: with `appendfsync everysec` (the
    * usual setting) an OS crash or power loss otherwise loses the last second of them. Redis 6 and
-   * 7.0 have no WAITAOF: there the file is as fresh as its fsync policy makes it.
+   * 7.0 have no WAITAOF: there the file is as fresh as its fsync policy makes it. Rejects while the
+   * shard's primary would not say: such a write is then not sent.
    */
-  const waitsForDisk = async () => {
-    const { appendOnly, waitAof } = await readPersistence();
+  const waitsForDisk = async (shard: number) => {
+    const { appendOnly, waitAof } = await readPersistence(shard);
     return appendOnly === true && waitAof;
   };
 
@@ -65,14 +77,14 @@ export function createRedisDurableWrites({
    */
   const withdraw = async (options: { shard: number; script: string; keys: readonly string[]; args: ReadonlyArray<string | number> }, direct: () => Promise<unknown>): Promise<{ reply: unknown; unconfirmed?: ReplicaShortfall }> => {
     // Before the write: failing here, it was never sent.
-    const disk = await waitsForDisk().catch(notSent);
+    const disk = await waitsForDisk(options.shard).catch(notSent);
     if (replicas === 0 && !disk) return { reply: await direct() };
     const written = await confirmedWrites.run({ ...options, disk });
-    if (written.waitError) forgetPersistence();
+    if (written.waitError) forgetPersistence(options.shard);
     const notOnDisk = disk && (written.waitError !== undefined || written.onDisk === false);
     if (!written.waitError && written.confirmed >= written.required && !notOnDisk) return { reply: written.reply };
     return { reply: written.reply, unconfirmed: { wanted: written.required, confirmed: written.confirmed, ...(notOnDisk ? { onDisk: false as const } : {}) } };
   };
 
-  return { replicas, waitTimeoutMs, confirmedWrites, readPersistence, forgetPersistence, readMasters, waitsForDisk, withdraw };
+  return { replicas, waitTimeoutMs, confirmedWrites, readShards, forgetPersistence, readMasters, waitsForDisk, withdraw };
 }

@@ -55,7 +55,7 @@ export function createRedisExecutingMarkers({
       // Named once, here: a resend after a lost reply carries the same attempt (`namedWrite`).
       const scriptKeys = [at.executing(fence.threadKey), at.fence(fence.threadKey), at.audit(), grantsKey, at.attempt(randomUUID())];
       const scriptArguments = [fence.token, toolCallId, markerJson, ttlMs, grant?.grantId ?? '', grant ? clockArgument() : '', auditMaxLength, ATTEMPT_TTL_MS, ...args];
-      const disk = await waitsForDisk();
+      const disk = await waitsForDisk(at.index);
       if (replicas === 0 && !disk) {
         const reply = await run.csMarkExecuting(...scriptKeys, ...scriptArguments);
         if (reply === 'fenced') throw new FencedError(fence.threadKey);
@@ -71,7 +71,7 @@ export function createRedisExecutingMarkers({
       try {
         written = await confirmedWrites.run({ shard: at.index, script: MARK_EXECUTING_SCRIPT, keys: scriptKeys, args: scriptArguments, disk });
         if (written.waitError) {
-          forgetPersistence();
+          forgetPersistence(at.index);
           throw written.waitError;
         }
       } catch (error) {

@@ -27,9 +27,10 @@ export interface RedisPersistence {
 }
 
 /**
- * Asks each primary holding a shard once: what decides whether the writes that must not be lost (a
- * call's executing marker, a withdrawal) wait for the append-only file (`waitsForDisk`), and those
- * writes go to the shards only. `WAITAOF 0 0 0` waits for nothing, so it answers at once where the
+ * Asks each primary holding a shard once, and combines their answers (the store reads and keeps each
+ * shard's apart, `redis-durable-writes.ts`: a shard's writes wait as its own primary says). What decides
+ * whether the writes that must not be lost (a call's executing marker, a withdrawal) wait for the
+ * append-only file (`waitsForDisk`), and those writes go to the shards only. `WAITAOF 0 0 0` waits for nothing, so it answers at once where the
  * command exists and is allowed. One server: one round trip. A Cluster: one per shard, each routed to
  * the shard's primary by an `EXISTS` of one of its keys (the keyless `INFO` and `WAITAOF` go with it).
  * The masters holding no shard are asked for the warnings only (`cluster-master-persistence.ts`): one
@@ -159,17 +160,18 @@ function evictionRisks({ evictionPolicy }: RedisPersistence): StoreRisk[] {
 }
 
 /**
- * The primaries holding a shard would not say their settings (`readRedisPersistence` failed: a refusal
- * that stood, an answer as a replica, no answer). Every executing marker and withdrawal asks for them
- * first (`waitsForDisk`), so until they can be read every tool call is not run and every Deny/Revoke is
- * refused, while the write probe may still pass: `/healthz` names it rather than leave out every warning.
+ * A primary holding a shard would not say its settings (`readPrimaryPersistence` failed: a refusal that
+ * stood, an answer as a replica, no answer). Every executing marker and withdrawal of that shard asks for
+ * them first (`waitsForDisk`), so until they can be read its tool calls are not run and its Deny/Revoke are
+ * refused (the other shards' are not), while the write probe may still pass: `/healthz` names it rather
+ * than leave out every warning.
  */
 export function primariesUnreadRisk(error: unknown): StoreRisk {
   const reason = error instanceof Error ? error.message : String(error);
   return {
     code: 'redis-primaries-unread',
     message:
-      `The Redis primaries holding the bot's shards did not say their settings (${reason}): until they do, every tool call is refused before it starts ` +
-      'and every Deny or Revoke is refused, since whether their writes must wait for the append-only file is not known (README: "Redis persistence").',
+      `A Redis primary holding the bot's shards did not say its settings (${reason}): until it does, every tool call of a thread in those shards is refused before it starts ` +
+      'and every Deny or Revoke there is refused, since whether their writes must wait for the append-only file is not known (README: "Redis persistence").',
   };
 }

@@ -117,7 +117,7 @@ export function createRedisStore({
   // A lost connection, like a failed call below, drops the kept success: the next check asks Redis.
   redis.on('close', () => health.forget());
   const durable = createRedisDurableWrites({ redis, keys, waitReplicas, waitTimeoutMs, reportConnectionError });
-  const { replicas, readPersistence, readMasters, confirmedWrites } = durable;
+  const { replicas, readShards, readMasters, confirmedWrites } = durable;
   const context = createRedisStoreContext({ redis, run, keys, histories, now, auditLogger, auditMaxLength, serverClock, onRedisError, isClosed: () => closed });
   const { lowestAcrossShards } = context;
 
@@ -147,18 +147,12 @@ export function createRedisStore({
     },
 
     async risks() {
-      // A failed read of the shards' primaries is named, not thrown: /healthz drops every warning of a risks() that fails.
-      const [shards, others] = await Promise.all([
-        readPersistence({ maxAgeMs: risksMaxAgeMs }).then(
-          (persistence) => ({ persistence }),
-          (error: unknown) => ({ error }),
-        ),
-        readMasters(risksMaxAgeMs),
-      ]);
-      const read = 'persistence' in shards ? [shards.persistence, ...others.read] : others.read;
+      // A shard's primary that would not say is named, not thrown: /healthz drops every warning of a risks() that fails.
+      const [shards, others] = await Promise.all([readShards(risksMaxAgeMs), readMasters(risksMaxAgeMs)]);
+      const read = [...shards.read, ...others.read];
       return [
         ...(read.length > 0 ? persistenceRisks({ persistence: combinePersistence(read), waitReplicas: replicas }) : []),
-        ...('error' in shards ? [primariesUnreadRisk(shards.error)] : []),
+        ...(shards.errors.length > 0 ? [primariesUnreadRisk(shards.errors[0])] : []),
         ...unreadMasterRisks(others),
       ];
     },
