@@ -15,7 +15,8 @@ export const MASTER_READ_TIMEOUT_MS = 2_000;
 /** What the masters of a Cluster's slot map said: each one's settings, and the masters that did not answer. */
 export interface MasterPersistence {
   read: RedisPersistence[];
-  unread: Array<{ master: string; reason: string }>;
+  /** `timedOut`: it took the question and gave no answer within the wait (hung), rather than failing at once. */
+  unread: Array<{ master: string; reason: string; timedOut?: true }>;
 }
 
 /**
@@ -37,7 +38,11 @@ export async function readMasterPersistence({ redis, keys, timeoutMs = MASTER_RE
   const cluster = redis as Cluster;
   // Start-up: the client loads its slot map on connecting, and a routed command waits for that.
   if (masterConnections(cluster).length === 0) await cluster.exists(keys.shard(0).ready());
-  type Answer = { master: string; persistence: RedisPersistence } | { master: string; reason: string; demoted?: true };
+  // A master whose connection ended is dropped from the client's pool and added again only when the slot map is
+  // next read, which an idle bot never does: read it now, so a master that came back is asked again. Only then:
+  // with every master connected (the usual check) this costs nothing. A refresh that fails leaves the map as it was.
+  if (masterConnections(cluster).some(({ connection }) => !connection)) await refreshSlotMap(cluster).catch(() => {});
+  type Answer = { master: string; persistence: RedisPersistence } | { master: string; reason: string; timedOut?: true; demoted?: true };
   const askMasters = () =>
     Promise.all(
       masterConnections(cluster).map(async ({ master, connection }): Promise<Answer> => {
@@ -46,7 +51,12 @@ export async function readMasterPersistence({ redis, keys, timeoutMs = MASTER_RE
         try {
           return { master, persistence: await within(readPrimaryPersistence({ client: connection }), timeoutMs) };
         } catch (error) {
-          return { master, reason: error instanceof Error ? error.message : String(error), ...(error instanceof ReplicaAnsweredError && { demoted: true as const }) };
+          return {
+            master,
+            reason: error instanceof Error ? error.message : String(error),
+            ...(error instanceof NoAnswerError && { timedOut: true as const }),
+            ...(error instanceof ReplicaAnsweredError && { demoted: true as const }),
+          };
         }
       }),
     );
@@ -59,9 +69,20 @@ export async function readMasterPersistence({ redis, keys, timeoutMs = MASTER_RE
   const found: MasterPersistence = { read: [], unread: [] };
   for (const answer of answers) {
     if ('persistence' in answer) found.read.push(answer.persistence);
-    else found.unread.push(answer);
+    else found.unread.push({ master: answer.master, reason: answer.reason, ...(answer.timedOut && { timedOut: true as const }) });
   }
   return found;
+}
+
+/**
+ * Whether a read of the masters is worth keeping for `/healthz`'s next minute: not when a master failed
+ * at once (no connection, connection refused or closed), so the next check asks again and a master that
+ * came back is no longer named (a master that is down costs each check a read of the slot map and of the
+ * other masters meanwhile). One that took the question and never answered is kept: asking it again would
+ * cost every check the whole wait (`MASTER_READ_TIMEOUT_MS`).
+ */
+export function keepMasterPersistence({ unread }: MasterPersistence): boolean {
+  return unread.every((master) => master.timedOut === true);
 }
 
 /** A master whose settings are not known: its keys may be evicted or lost in a restart, and nothing says so. */
@@ -74,11 +95,14 @@ export function unreadMasterRisks({ unread }: MasterPersistence): StoreRisk[] {
   }));
 }
 
-/** `work`, or a rejection once `timeoutMs` passed without its answer (left to settle on its own). */
+/** `within`'s rejection: no answer in time. */
+export class NoAnswerError extends Error {}
+
+/** `work`, or a rejection (`NoAnswerError`) once `timeoutMs` passed without its answer (left to settle on its own). */
 export async function within<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    timer = setTimeout(() => reject(new NoAnswerError(`no answer within ${timeoutMs} ms`)), timeoutMs);
   });
   try {
     return await Promise.race([work, deadline]);

@@ -1,6 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import { cachedRead } from './cached-read.js';
-import { readMasterPersistence } from './cluster-master-persistence.js';
+import { keepMasterPersistence, readMasterPersistence } from './cluster-master-persistence.js';
 import type { RedisKeys } from './redis-keys.js';
 import { readPrimaryPersistence, type RedisPersistence } from './redis-persistence.js';
 import { createReplicaConfirmedWrites, defaultReplicasToWaitFor } from './replica-confirmed-write.js';
@@ -54,8 +54,9 @@ export function createRedisDurableWrites({
   /**
    * The settings of every master of a Cluster's slot map, for the warnings only (`risks()`), read apart
    * from the shards' reads: the shards' waits never wait on a master holding no shard, nor fail with it.
+   * A read that found a master down is not kept (`keepMasterPersistence`): the next check sees it back.
    */
-  const readMasters = cachedRead(() => readMasterPersistence({ redis, keys })).get;
+  const readMasters = cachedRead(() => readMasterPersistence({ redis, keys }), { keep: keepMasterPersistence }).get;
   /**
    * Whether the writes that must not be lost (a call's executing marker, a withdrawal) in `shard` also
    * wait until its primary has fsynced them to its append-only file: with `appendfsync everysec` (the
