@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ReplyError, type Cluster, type Redis } from 'ioredis';
-import { MASTER_READ_TIMEOUT_MS, within } from './cluster-master-persistence.js';
+import { MASTER_READ_TIMEOUT_MS, NoAnswerError, within } from './cluster-master-persistence.js';
 import { masterConnections, mastersNeeded } from './cluster-masters.js';
 import { isRefusedUnrun } from './cluster-redirection.js';
 import { createProbeKeyPerMaster, type ProbeKey } from './probe-key-per-master.js';
@@ -23,13 +23,15 @@ const MAX_ASKED_TAGS = 8;
  * the untagged keys that hash to it fail (a Slack event's delivery dedupe, a schedule's claim), in every process alike, so a
  * 503 would only have every process taken out of service or restarted, for nothing. `risks()` names it
  * (`redis-master-unread`, `cluster-master-persistence.ts`). An error reply from it (OOM, NOREPLICAS,
- * MISCONF, READONLY) still fails the probe: it is up, and refuses the bot's writes there.
+ * MISCONF, READONLY) still fails the probe: it is up, and refuses the bot's writes there. `onNoAnswer`
+ * is told when it gave no answer in time.
  */
-async function unlessUnreachable(written: Promise<unknown>): Promise<unknown> {
+async function unlessUnreachable(written: Promise<unknown>, onNoAnswer: () => void): Promise<unknown> {
   try {
     return await within(written, MASTER_READ_TIMEOUT_MS);
   } catch (error) {
     if (error instanceof ReplyError) throw error;
+    if (error instanceof NoAnswerError) onNoAnswer();
     return undefined;
   }
 }
@@ -49,6 +51,14 @@ export function createWriteProbe({ redis, keys }: { redis: Redis | Cluster; keys
   const processId = randomUUID();
   const perMaster = createProbeKeyPerMaster({ keys, processId });
   const write = (client: Redis | Cluster, key: string) => client.set(key, '1', 'PX', PROBE_TTL_MS);
+  /**
+   * Masters the bot's calls do not need whose probe write has had no answer since the wait gave up on it
+   * (hung, or a black-holed route, its connection still open). The next checks neither write to them nor
+   * wait for them, so `/healthz` does not take `MASTER_READ_TIMEOUT_MS` at every check for as long as one
+   * hangs; once that write is answered or fails (the master woke, its connection closed) the next check
+   * probes it again, so a refusal of its writes there shows one check later than on another master.
+   */
+  const unanswered = new Set<string>();
   /**
    * A Cluster's master is written on the client's own connection to it (`cluster-masters.ts`), not
    * through the Cluster client, which follows a -ASK: while the probe tag's slot is being migrated
@@ -84,8 +94,14 @@ export function createWriteProbe({ redis, keys }: { redis: Redis | Cluster; keys
         if (probe.master === undefined || needed.has(probe.master)) return probeMaster(probe, 0);
         // Its connection ended and the client has not read the slot map since: not reachable now. Through the
         // Cluster client, the write would only be retried against it until the redirections ran out (a second).
-        if (!connections.get(probe.master)) return undefined;
-        return unlessUnreachable(probeMaster(probe, 0));
+        if (!connections.get(probe.master) || unanswered.has(probe.master)) return undefined;
+        const { master } = probe;
+        const written = probeMaster(probe, 0);
+        return unlessUnreachable(written, () => {
+          unanswered.add(master);
+          const answered = () => unanswered.delete(master);
+          written.then(answered, answered);
+        });
       }),
     );
   };
