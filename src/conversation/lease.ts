@@ -12,9 +12,10 @@ export interface Lease {
   /** Aborted once this process knows it no longer holds the thread, or that Redis lost its state. */
   readonly signal: AbortSignal;
   /**
-   * Taken by the recovery sweep (`recoverStalledWork`): the thread's work waited past its grace with
-   * no live holder, most often left by a process that stopped mid-item, whose effects after its last
-   * write (a card it never drew) are this holder's to show.
+   * Taken by the recovery sweep (`recoverStalledWork`), or taken with an item a holder whose lock
+   * lapsed left in flight (`WorkClaim.leftover`, whatever took the lock: a new message, a click):
+   * the thread's work had no live holder, most often left by a process that stopped mid-item, whose
+   * effects after its last write (a card it never drew) are this holder's to show.
    */
   readonly recovered?: boolean;
   /**

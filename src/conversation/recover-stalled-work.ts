@@ -87,8 +87,9 @@ export async function recoverStalledWork(options: {
     }
     if (stopping?.aborted) break;
     logger.warn({ event: 'resume-recovered', stepId }, 'resuming a decided step nobody resumed');
+    // Recovered: the process that decided it may have stopped before drawing its card (`Lease.recovered`).
     void worker
-      .submit(step.threadKey, { kind: 'resume', stepId, channel: step.channel, threadTs: step.threadTs, ...(step.traceparent ? { traceparent: step.traceparent } : {}) })
+      .submit(step.threadKey, { kind: 'resume', stepId, channel: step.channel, threadTs: step.threadTs, ...(step.traceparent ? { traceparent: step.traceparent } : {}) }, { recovered: true })
       .catch((error: unknown) => logger.warn({ event: 'recovery-failed', stepId, err: error }, 'could not resume step'));
   }
   if (leftToNewerRelease.length === 0) return;

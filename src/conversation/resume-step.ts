@@ -139,11 +139,13 @@ export function createStepResumer(options: ResumeDependencies) {
       for (const approval of unchecked) logger.warn({ event: 'approval-unchecked', stepId: claimed.stepId, ...approval }, 'approving groups could not be read; the call was closed without running');
       for (const approval of stale) logger.warn({ event: 'approval-stale', stepId: claimed.stepId, approvalId: approval.approvalId, code: approval.code }, 'the approved tool was removed or changed since the approval; the call was closed without running');
       faultPoint('after-claim');
-      // The card said "Approved by …": it now says what became of the call. A resume the recovery
-      // sweep took over is drawn unchanged too: the process that recorded the decision queued this
-      // resume (and took the thread's lock) in the same write, and may have stopped before drawing
-      // it, leaving "waiting" and live buttons on calls about to run. The usual resume draws nothing
-      // more: the decision's own process drew it before draining (`CallDecider.publish`).
+      // The card said "Approved by …": it now says what became of the call. A resume taken over
+      // (`Lease.recovered`: by the recovery sweep, or by whatever next took the lock the dead
+      // holder left it in flight under) is drawn unchanged too: the process that recorded the
+      // decision queued this resume (and took the thread's lock) in the same write, and may have
+      // stopped before drawing it, leaving "waiting" and live buttons on calls about to run. The
+      // usual resume draws nothing more: the decision's own process drew it before draining
+      // (`CallDecider.publish`).
       if (changed || scope.lease.recovered) await refreshCard(scope, claimed);
       // The decision's own draw ("Approved by …" of a call closed here) reads nothing after it
       // (`mayChangeUnseen`): from another process, it may still be on its way and land over this one.

@@ -62,6 +62,24 @@ describe("thread worker picking up a thread", () => {
     await worker.idle();
     expect(recovered).toEqual({ swept: true, pulled: false, submitted: false });
   });
+
+  it('says a thread taken with an item a lapsed holder left in flight is recovered, whatever took the lock, and so is what the sweep submits', async () => {
+    let clock = 1_000_000;
+    const store = createMemoryStore({ now: () => clock });
+    const recovered: Record<string, boolean> = {};
+    const worker = createThreadWorker({ store, logger: pino({ level: 'silent' }), handle: async (work, lease) => void (recovered[work.threadTs] = lease.recovered === true) });
+    // Three holders that died with their item in flight (taken with the lock, never finished).
+    for (const threadTs of ['left-1', 'left-2', 'left-3']) await store.enqueueWork(`T1:C1:${threadTs}`, encodeWorkItem(item(threadTs)), 1_000);
+    clock += 1_001;
+    await worker.submit('T1:C1:left-1', item('new-message'));
+    expect(await worker.pickUp('T1:C1:left-2')).toBe(true);
+    const decided = await store.enqueueWork('T1:C1:left-3', encodeWorkItem(item('decision')), 30_000);
+    await worker.drainClaimed('T1:C1:left-3', { ...decided!, askedAt: clock });
+    await worker.submit('T1:C1:4', item('resume-nobody-ran'), { recovered: true });
+    await worker.idle();
+    // The drain that took a left-over item runs the items after it under the same lease.
+    expect(recovered).toEqual({ 'left-1': true, 'new-message': true, 'left-2': true, 'left-3': true, decision: true, 'resume-nobody-ran': true });
+  });
 });
 
 describe('thread worker when the store goes away mid-item (a Redis restart)', () => {

@@ -48,8 +48,10 @@ export interface ThreadWorker {
   /**
    * Queues work for a thread. The caller that gets the thread's lock drains the queue, one item at
    * a time; everyone else returns at once. The promise settles when this caller's drain is done.
+   * `recovered`: work the recovery sweep found (a decided step nobody resumed), drained under a
+   * `recovered` lease as `startPickUp`'s; a live holder that has the thread drains it as its own.
    */
-  submit(threadKey: string, item: WorkItem): Promise<void>;
+  submit(threadKey: string, item: WorkItem, options?: { recovered?: boolean }): Promise<void>;
   /** Drains a thread whose lock is free but which still has work, e.g. left by a process that died. */
   pickUp(threadKey: string): Promise<boolean>;
   /**
@@ -80,7 +82,7 @@ export interface ThreadWorker {
  * A thread's lock as taken: its token, the first item (and what was read for it) if taken with it,
  * and when it was asked for (see `TakenClaim`).
  */
-type Claim = { token: string; item?: string; read?: PrefetchedStep; askedAt: number; recovered?: boolean };
+type Claim = { token: string; item?: string; leftover?: true; read?: PrefetchedStep; askedAt: number; recovered?: boolean };
 
 /**
  * A claim and when it was asked for: `askedAt` is `Date.now()` just before the request that took the
@@ -115,7 +117,10 @@ export function createThreadWorker({
       heldUntil: hold.heldUntil,
       // For an operator to alert on: whatever else ran on this Redis lost its state too.
       onStateLost: () => logger.error({ event: 'redis-state-lost', threadKey }, "Redis lost this thread's state (its fencing token is gone: restarted or failed over without its data?); the turn cannot be saved"),
-      ...(claim.recovered ? { recovered: true } : {}),
+      // Taken by the recovery sweep, or taken with an item a lapsed holder left unfinished: that
+      // holder's effects after its last write (a card it never drew) are this drain's to show,
+      // whichever message, click or sweep took the lock.
+      ...(claim.recovered || claim.leftover ? { recovered: true } : {}),
     });
     // Finishing an item and releasing the lock set the lock's expiry themselves (or delete the
     // lock). A renewal sent while one is on its way could land after the release and lock the
@@ -253,12 +258,12 @@ export function createThreadWorker({
       return true;
     },
     room: () => gate.room(),
-    async submit(threadKey, item) {
+    async submit(threadKey, item, { recovered = false } = {}) {
       if (handOff) return store.handOffWork(threadKey, encodeWorkItem(item));
       const askedAt = Date.now();
       const claim = await store.enqueueWork(threadKey, encodeWorkItem(item), lockTtlMs);
       if (claim === undefined) return;
-      await run(threadKey, { ...claim, askedAt });
+      await run(threadKey, { ...claim, askedAt, ...(recovered ? { recovered } : {}) });
     },
     queueing: { mode: handOff ? 'hand-off' : 'drain', lockTtlMs },
     drainClaimed: (threadKey, claim) => run(threadKey, claim),

@@ -110,10 +110,14 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
     locks.set(threadKey, { value: token, expiresAt: now() + ttlMs });
     return token;
   };
-  /** An attempt's write again: its claim while the lock it took still holds its token, else none. */
-  const claimOf = (threadKey: string, taken: string): WorkClaim | undefined => {
+  /**
+   * An attempt's write again: its claim while the lock it took still holds its token, else none.
+   * Its item counts as left over unless it is the write's own (`own`), as the scripts answer.
+   */
+  const claimOf = (threadKey: string, taken: string, own: string): WorkClaim | undefined => {
     const item = inflight.get(threadKey);
-    return taken !== '' && lockHolder(threadKey) === taken && item !== undefined ? { token: taken, item } : undefined;
+    if (taken === '' || lockHolder(threadKey) !== taken || item === undefined) return undefined;
+    return { token: taken, item, ...(item === own ? {} : { leftover: true as const }) };
   };
   const remember = (attempt: string, taken: string, ttlMs = ATTEMPT_TTL_MS) => {
     // Mostly kept equally long, so the oldest come first: the lapsed ones are dropped from the
@@ -131,6 +135,12 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
     const item = inflight.get(threadKey) ?? queues.get(threadKey)?.shift();
     if (item !== undefined) inflight.set(threadKey, item);
     return item;
+  };
+  /** `takeItem` for a caller that just took the lock: `leftover` when the item was in flight already (`WorkClaim.leftover`). */
+  const takeWithLock = (threadKey: string): { item?: string; leftover?: true } => {
+    const leftover = inflight.has(threadKey);
+    const item = takeItem(threadKey);
+    return item === undefined ? {} : { item, ...(leftover ? { leftover: true as const } : {}) };
   };
   /**
    * As LIST_GRANTS_SCRIPT: only this store's clock judges and removes a grant (its `grant-created`
@@ -297,7 +307,7 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       const { threadKey } = transition.step;
       const earlier = live(attempts, attempt);
       if (earlier !== undefined) {
-        const claim = claimOf(threadKey, earlier);
+        const claim = claimOf(threadKey, earlier, resume.item);
         return claim ? { result: 'committed', claim } : { result: 'committed' };
       }
       const result = writeStep(transition);
@@ -422,7 +432,7 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
 
     async enqueueWork(threadKey, item, lockTtlMs, { attempt = randomUUID() } = {}) {
       const earlier = live(attempts, attempt);
-      if (earlier !== undefined) return claimOf(threadKey, earlier);
+      if (earlier !== undefined) return claimOf(threadKey, earlier, item);
       const queue = queues.get(threadKey) ?? [];
       queue.push(item);
       queues.set(threadKey, queue);
@@ -433,7 +443,7 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       }
       const token = issueToken(threadKey, lockTtlMs);
       remember(attempt, token);
-      return { token, item: takeItem(threadKey) as string };
+      return { token, ...(takeWithLock(threadKey) as { item: string; leftover?: true }) };
     },
 
     async handOffWork(threadKey, item, { attempt = randomUUID() } = {}) {
@@ -483,8 +493,7 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
     async lockAndTake(threadKey, ttlMs) {
       if (lockHolder(threadKey) !== undefined) return undefined;
       const token = issueToken(threadKey, ttlMs);
-      const item = takeItem(threadKey);
-      return item === undefined ? { token } : { token, item };
+      return { token, ...takeWithLock(threadKey) };
     },
 
     async takeWork(fence) {

@@ -80,11 +80,13 @@ redis.call('SET', KEYS[${fence}], token, 'PX', ARGV[${ttl}])`;
 
 /**
  * Sets the Lua local `item` to the thread's in-flight item KEYS[inflight], or else moves the next
- * queued one (KEYS[queue]) in flight, kept ARGV[ttl] ms; false when there is neither.
+ * queued one (KEYS[queue]) in flight, kept ARGV[ttl] ms; false when there is neither. `leftover`:
+ * 1 when the item was in flight already (`WorkClaim.leftover`), else 0.
  */
 export function takeItem({ queue, inflight, ttl }: { queue: number; inflight: number; ttl: number }): string {
   return `
 local item = redis.call('LINDEX', KEYS[${inflight}], 0)
+local leftover = item and 1 or 0
 if not item then
   item = redis.call('LMOVE', KEYS[${queue}], KEYS[${inflight}], 'LEFT', 'RIGHT')
   if item then redis.call('PEXPIRE', KEYS[${inflight}], ARGV[${ttl}]) end

@@ -134,8 +134,8 @@ export function createRedisStepCommits({
         return { result: 'committed', ...shortfall };
       }
       logStored(prepared);
-      const [, token, item] = reply as [string, string, string];
-      return { result: 'committed', claim: { token, item }, ...shortfall };
+      const [, token, item, leftover] = reply as [string, string, string, number];
+      return { result: 'committed', claim: { token, item, ...(leftover === 1 ? { leftover: true as const } : {}) }, ...shortfall };
     },
 
     async commitStepWithThread({ transition, thread, ttlMs, settled = false, attempt }) {

@@ -34,9 +34,9 @@ ${commitStepAttempt.record}`,
  * step is recorded without its resume. KEYS[11] queue, [12] lock, [13] index of threads with work,
  * [14] in-flight item, [15] ready list, [16] this write's attempt key.
  * ARGV[18] item, [19] lock ttl ms, [20] queue ttl ms, [21] thread key, [22] fence ttl ms, [23]
- * 'drain' (a free lock is taken: {'committed', token, first item}) or 'hand-off' (a free thread is
- * offered to the workers), [24] most hints kept, [25] attempt key ttl ms, [26] token nonce, [27…]
- * audit pairs.
+ * 'drain' (a free lock is taken: {'committed', token, first item, 1 if it was in flight already
+ * (else 0)}) or 'hand-off' (a free thread is offered to the workers), [24] most hints kept, [25]
+ * attempt key ttl ms, [26] token nonce, [27…] audit pairs.
  * The attempt key (a fresh token per call) keeps what the write did: the token of the lock it
  * took, or '' when it took none. ioredis sends a command again when its reply was lost; the resend
  * finds the key and answers as the first run did (the claim, while the lock still holds that
@@ -48,7 +48,11 @@ export const COMMIT_STEP_AND_QUEUE_SCRIPT = commitStepLua({
   beforeWrite: `
 local earlier = redis.call('GET', KEYS[16])
 if earlier then
-  if earlier ~= '' and redis.call('GET', KEYS[12]) == earlier then return {'committed', earlier, redis.call('LINDEX', KEYS[14], 0)} end
+  if earlier ~= '' and redis.call('GET', KEYS[12]) == earlier then
+    -- Counted as left over unless it is this write's own item (the first run's answer is not kept).
+    local first = redis.call('LINDEX', KEYS[14], 0)
+    return {'committed', earlier, first, first ~= ARGV[18] and 1 or 0}
+  end
   return 'committed'
 end`,
   afterWrite: `
@@ -71,7 +75,7 @@ end
 redis.call('SET', KEYS[16], taken, 'PX', ARGV[25])
 if taken ~= '' then
   ${takeItem({ queue: 11, inflight: 14, ttl: 20 })}
-  return {'committed', taken, item}
+  return {'committed', taken, item, leftover}
 end`,
 });
 

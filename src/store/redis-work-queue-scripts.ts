@@ -4,13 +4,17 @@ import { issueToken, readThreadFunction, takeItem } from './redis-lua-helpers.js
  * KEYS[1] queue, [2] lock, [3] index of threads with work, [4] fence, [5] in-flight item, [6] this
  * write's attempt key. ARGV[1] item, [2] lock ttl ms, [3] queue ttl ms, [4] thread key, [5] now, [6]
  * fence ttl ms, [7] attempt key ttl ms, [8] token nonce. When the caller took the lock: {new token, the item to
- * handle first, in flight (TAKE_WORK_SCRIPT's rule)}. Sent again after a lost reply, it queues
- * nothing twice and answers as the first run did (COMMIT_STEP_AND_QUEUE_SCRIPT's attempt key).
+ * handle first, in flight (TAKE_WORK_SCRIPT's rule), 1 if it was in flight already (else 0)}. Sent
+ * again after a lost reply, it queues nothing twice and answers as the first run did
+ * (COMMIT_STEP_AND_QUEUE_SCRIPT's attempt key), the item counted as left over unless it is its own.
  */
 export const ENQUEUE_AND_LOCK_SCRIPT = `
 local earlier = redis.call('GET', KEYS[6])
 if earlier then
-  if earlier ~= '' and redis.call('GET', KEYS[2]) == earlier then return {earlier, redis.call('LINDEX', KEYS[5], 0)} end
+  if earlier ~= '' and redis.call('GET', KEYS[2]) == earlier then
+    local first = redis.call('LINDEX', KEYS[5], 0)
+    return {earlier, first, first ~= ARGV[1] and 1 or 0}
+  end
   return false
 end
 redis.call('RPUSH', KEYS[1], ARGV[1])
@@ -24,7 +28,7 @@ ${issueToken({ fence: 4, now: 5, nonce: 8, ttl: 6 })}
 redis.call('SET', KEYS[2], token, 'PX', ARGV[2])
 redis.call('SET', KEYS[6], token, 'PX', ARGV[7])
 ${takeItem({ queue: 1, inflight: 5, ttl: 3 })}
-return {token, item}
+return {token, item, leftover}
 `;
 
 /**
@@ -63,10 +67,10 @@ return token
  * KEYS[1] lock, [2] fence, [3] queue, [4] in-flight item, [5] thread, [6] its message list. ARGV[1]
  * lock ttl ms, [2] now, [3] fence ttl ms, [4] in-flight ttl ms, [5] the shard's step key prefix,
  * [6] the 8 hex digits the step ids of this thread's shard start with (`newStepId`), [7] token nonce.
- * TRY_LOCK_SCRIPT, then TAKE_WORK_SCRIPT's take in the same step: {token, item or false}. When the
- * item resumes a step of this thread's shard, it also reads what the resume's first round trip
- * would: {token, item, step id, the thread as READ_THREAD_SCRIPT gives it, the step as HGETALL
- * gives it}.
+ * TRY_LOCK_SCRIPT, then TAKE_WORK_SCRIPT's take in the same step: {token, item or false, 1 if the
+ * item was in flight already (else 0)}. When the item resumes a step of this thread's shard, it
+ * also reads what the resume's first round trip would: {token, item, left over, step id, the
+ * thread as READ_THREAD_SCRIPT gives it, the step as HGETALL gives it}.
  * The step key is built here, so it is not declared; it carries the thread's hash tag, so a
  * Cluster keeps it in the same slot.
  */
@@ -78,9 +82,9 @@ ${takeItem({ queue: 3, inflight: 4, ttl: 4 })}
 if not item then return {token, item} end
 local decoded = select(2, pcall(cjson.decode, item))
 local stepId = type(decoded) == 'table' and decoded.kind == 'resume' and decoded.stepId
-if type(stepId) ~= 'string' or #stepId ~= 40 or not string.match(stepId, '^[0-9a-f]+$') or string.sub(stepId, 1, 8) ~= ARGV[6] then return {token, item} end
+if type(stepId) ~= 'string' or #stepId ~= 40 or not string.match(stepId, '^[0-9a-f]+$') or string.sub(stepId, 1, 8) ~= ARGV[6] then return {token, item, leftover} end
 ${readThreadFunction()}
-return {token, item, stepId, readThread(KEYS[5], KEYS[6]), redis.call('HGETALL', ARGV[5] .. stepId)}
+return {token, item, leftover, stepId, readThread(KEYS[5], KEYS[6]), redis.call('HGETALL', ARGV[5] .. stepId)}
 `;
 
 /**

@@ -54,8 +54,8 @@ export function createRedisWorkQueue({
         newTokenNonce(),
       );
       if (!Array.isArray(claim)) return undefined;
-      const [token, first] = claim as [string, string];
-      return { token, item: first };
+      const [token, first, leftover] = claim as [string, string, number];
+      return { token, item: first, ...(leftover === 1 ? { leftover: true as const } : {}) };
     },
 
     async handOffWork(threadKey, item, { attempt = randomUUID() } = {}) {
@@ -103,12 +103,13 @@ export function createRedisWorkQueue({
         newTokenNonce(),
       );
       if (!Array.isArray(claim)) return undefined;
-      const [token, item, stepId, threadReply, stepFields] = claim as [string, string | null | false | undefined, string?, ThreadReply?, string[]?];
+      const [token, item, leftover, stepId, threadReply, stepFields] = claim as [string, string | null | false | undefined, number?, string?, ThreadReply?, string[]?];
       if (typeof item !== 'string') return { token };
-      if (stepId === undefined || stepFields === undefined) return { token, item };
+      const taken = { token, item, ...(leftover === 1 ? { leftover: true as const } : {}) };
+      if (stepId === undefined || stepFields === undefined) return taken;
       // A step or thread a newer release wrote is read again by the resume, which then says so (`NewerSchemaError`).
       const read = unlessNewerSchema(() => ({ stepId, step: stepFromRecord(stepFields), thread: histories.read(threadKey, threadReply ?? null) }));
-      return read === NEWER_SCHEMA ? { token, item } : { token, item, read };
+      return read === NEWER_SCHEMA ? taken : { ...taken, read };
     },
 
     async takeWork(fence) {

@@ -479,6 +479,22 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect(await store.busyThreads({ limit: 1000 })).not.toContain(step.threadKey);
   });
 
+  it("gives a completing decision that takes a dead holder's lapsed lock that holder's item first, said to be left over", async () => {
+    const step = await createStep(makeStep(['apv-1'], { threadTs: uniqueTs() }));
+    expect(await store.enqueueWork(step.threadKey, 'left-behind', 40)).toEqual({ token: expect.any(String), item: 'left-behind' });
+    // The holder dies with its item in flight; its lock lapses.
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    const click = { item: 'resume-1', lockTtlMs: TTL, mode: 'drain' as const, attempt: `click-${randomUUID()}` };
+    const completing = await approve(step.stepId, 'apv-1');
+    const done = await store.commitStepAndQueue(completing, click);
+    expect(done).toEqual({ result: 'committed', claim: { token: expect.any(String), item: 'left-behind', leftover: true } });
+    // Sent again after a lost reply: answered the same.
+    expect(await store.commitStepAndQueue(completing, click)).toEqual(done);
+    const fence = { threadKey: step.threadKey, token: done.claim!.token };
+    expect(await store.finishWork(fence, 'left-behind', TTL)).toBe('resume-1');
+    expect(await store.finishWork(fence, 'resume-1', TTL)).toBeUndefined();
+  });
+
   it('takes a decision that does not complete the step, sent again after its reply was lost, as its own: committed, written and audited once', async () => {
     const step = await createStep(makeStep(['apv-1', 'apv-2', 'apv-3'], { threadTs: uniqueTs() }));
     const first = await approve(step.stepId, 'apv-1');
@@ -913,12 +929,12 @@ describe.each(createStores())('%s state store', (name, create) => {
     await store.handOffWork(free, 'two');
     // Long enough that the next call still finds the lock held on a loaded machine (30 ms was not,
     // once, beside a second suite), short enough to wait out.
-    expect((await store.lockAndTake(free, 500))?.item).toBe('one');
+    expect(await store.lockAndTake(free, 500)).toEqual({ token: expect.any(String), item: 'one' });
     expect(await store.lockAndTake(free, TTL)).toBeUndefined();
-    // That worker dies with 'one' in flight; the next one, once the lock lapsed, gets 'one' again.
+    // That worker dies with 'one' in flight; the next one, once the lock lapsed, gets 'one' again, left over.
     await new Promise((resolve) => setTimeout(resolve, 600));
     const claim = await store.lockAndTake(free, TTL);
-    expect(claim?.item).toBe('one');
+    expect(claim).toEqual({ token: expect.any(String), item: 'one', leftover: true });
     const fence = { threadKey: free, token: claim!.token };
     expect(await store.takeWork(fence)).toBe('one');
     expect(await store.finishWork(fence, 'one', TTL)).toBe('two');
@@ -931,11 +947,15 @@ describe.each(createStores())('%s state store', (name, create) => {
 
   it("gives an enqueuer that takes a dead holder's lapsed lock that holder's item first, then its own", async () => {
     const threadKey = `T1:C1:${randomUUID()}`;
-    expect((await store.enqueueWork(threadKey, 'left-behind', 40))?.item).toBe('left-behind');
+    expect(await store.enqueueWork(threadKey, 'left-behind', 40)).toEqual({ token: expect.any(String), item: 'left-behind' });
     // The holder dies with its item in flight; its lock lapses.
     await new Promise((resolve) => setTimeout(resolve, 80));
-    const claim = await store.enqueueWork(threadKey, 'new-message', TTL);
-    expect(claim?.item).toBe('left-behind');
+    const attempt = { attempt: `enqueue-${randomUUID()}` };
+    const claim = await store.enqueueWork(threadKey, 'new-message', TTL, attempt);
+    // Said to be left over: what its holder did after its last write is the new holder's to show (`Lease.recovered`).
+    expect(claim).toEqual({ token: expect.any(String), item: 'left-behind', leftover: true });
+    // Sent again after a lost reply: answered the same.
+    expect(await store.enqueueWork(threadKey, 'new-message', TTL, attempt)).toEqual(claim);
     const fence = { threadKey, token: claim!.token };
     expect(await store.finishWork(fence, 'left-behind', TTL)).toBe('new-message');
     expect(await store.finishWork(fence, 'new-message', TTL)).toBeUndefined();

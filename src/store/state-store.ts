@@ -85,6 +85,12 @@ export interface WorkClaim {
   token: string;
   /** In flight until `finishWork`. */
   item: string;
+  /**
+   * The item was in flight already: a holder whose lock lapsed took it and never finished it
+   * (stopped, or stalled past its lock), so what it did after its last write, such as drawing a
+   * card, may never have happened.
+   */
+  leftover?: true;
 }
 
 /**
@@ -478,7 +484,7 @@ export interface WorkQueueStore {
    * the item to handle first (in flight) unless the queue was empty. When that item resumes a step,
    * a store may read the step and its thread in the same step (`read`), after the lock was taken.
    */
-  lockAndTake(threadKey: string, ttlMs: number): Promise<{ token: string; item?: string; read?: PrefetchedStep } | undefined>;
+  lockAndTake(threadKey: string, ttlMs: number): Promise<{ token: string; item?: string; leftover?: true; read?: PrefetchedStep } | undefined>;
   /**
    * The item to handle: the thread's in-flight item if it has one (left by a holder that stopped,
    * or taken before a reply was lost), else the next queued item, moved in flight. It stays in
