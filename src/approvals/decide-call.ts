@@ -87,7 +87,8 @@ const NOT_OPEN = 'This approval request is no longer open, so nothing changed.';
  * step: usually its update is on its way, but its drawer may have stopped right after writing (the
  * after-decision crash: the resume another process ran draws nothing it did not change), leaving
  * live buttons for good. The click draws the step as stored, so the card heals at the first click
- * on it and the person sees what became of the request; a click the card rightly offered costs nothing.
+ * on it (Approve, Deny, or a button that opens a form: `showIfOutdated`) and the person sees what
+ * became of the request; a click the card rightly offered costs nothing.
  */
 const OUTDATED_CARD_REFUSALS: ReadonlySet<string> = new Set(['already-decided', 'closed', 'stale']);
 /**
@@ -183,7 +184,7 @@ export function createCallDecider(options: DecideCallOptions) {
       logger,
     );
     metrics.actionRefused({ reason: code });
-    if (step && OUTDATED_CARD_REFUSALS.has(code)) return { recorded: false, message, ...(drawnByItsChange(step) ? {} : { outdated: step }) };
+    if (step && OUTDATED_CARD_REFUSALS.has(code)) return { recorded: false, message, ...(outdatedCard(step, code) ? { outdated: step } : {}) };
     if (code !== 'expired' || !options.expireNow) return { recorded: false, message };
     // Not awaited here: closing the step updates the card and every copy (a chat.update each), and a
     // form's answer, this refusal, is due within Slack's 3 s. The expiry is written at once all the same.
@@ -193,10 +194,25 @@ export function createCallDecider(options: DecideCallOptions) {
     return { recorded: false, message, closing };
   }
 
-  /** Whether the step's newest change is recent enough that its own drawer may still be drawing it (`OUTDATED_CARD_DRAWN_AFTER_MS`). */
-  function drawnByItsChange(step: PendingStep): boolean {
+  /**
+   * Whether a click refused as `code` came from a card that should no longer show its button
+   * (`OUTDATED_CARD_REFUSALS`) and is the clicker's to draw: not while the step's newest change is
+   * recent enough that its own drawer may still be drawing it (`OUTDATED_CARD_DRAWN_AFTER_MS`).
+   */
+  function outdatedCard(step: PendingStep, code: string): boolean {
+    if (!OUTDATED_CARD_REFUSALS.has(code)) return false;
     const changedAt = stepChangedAt(step);
-    return changedAt !== undefined && now() - changedAt < OUTDATED_CARD_DRAWN_AFTER_MS;
+    return changedAt === undefined || now() - changedAt >= OUTDATED_CARD_DRAWN_AFTER_MS;
+  }
+
+  /**
+   * For a click refused outside `record`, by a card button that opens a form (Deny with reason…,
+   * Edit…, Approve & allow…, Reply…) with the codes `record` gives: its card is drawn as stored
+   * under the same rule as a refused Approve's (`outdatedCard`), so it heals at whichever button is
+   * clicked first. `step`: as the click read it.
+   */
+  async function showIfOutdated(step: PendingStep, code: string): Promise<void> {
+    if (outdatedCard(step, code)) await showOutdated(step);
   }
 
   /**
@@ -346,7 +362,7 @@ export function createCallDecider(options: DecideCallOptions) {
     return withMissingCopies({ store, messenger, takeBacks, logger, step, currentEvaluation: options.evaluateInput, failure: 'could not post copies for an edited call' });
   }
 
-  return { record, publish };
+  return { record, publish, showIfOutdated };
 }
 
 export type CallDecider = ReturnType<typeof createCallDecider>;

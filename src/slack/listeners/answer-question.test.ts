@@ -9,7 +9,7 @@ import { UNREADABLE_CALL_TEXT } from './read-call.js';
 describe('an answer button while Redis cannot be read', () => {
   it('tells the clicker privately that nothing changed, and records nothing', async () => {
     const { app, action } = fakeBoltApp();
-    const decider = { record: vi.fn(), publish: vi.fn() } as unknown as CallDecider;
+    const decider = { record: vi.fn(), publish: vi.fn(), showIfOutdated: vi.fn(async () => {}) } as unknown as CallDecider;
     const { messenger, ephemerals } = recordingMessenger();
     // Not a connection error, so it is not waited out: the click is answered at once.
     const store = failingStore(() => new Error('ERR max number of clients reached'));
@@ -26,7 +26,7 @@ describe('an option clicked on a question already answered', () => {
   it('is judged by the decider, which refuses it and audits the refusal (as a late Approve)', async () => {
     const { app, action } = fakeBoltApp();
     const refusal = { recorded: false, message: 'Already answered by <@U0ALICE>, so nothing changed.' };
-    const decider = { record: vi.fn(async () => refusal), publish: vi.fn() } as unknown as CallDecider;
+    const decider = { record: vi.fn(async () => refusal), publish: vi.fn(), showIfOutdated: vi.fn(async () => {}) } as unknown as CallDecider;
     const { messenger, ephemerals } = recordingMessenger();
     const step = makeStep([{ approvalId: 'q1', kind: 'question', input: { question: 'Which namespace?', options: ['staging', 'prod'] } }], {
       decisions: { q1: { outcome: 'answered', userId: 'U0ALICE', at: 1_700_000_000_000, answer: 'prod' } },

@@ -2,6 +2,7 @@ import type { App, BlockAction, ButtonAction, types } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { appendQuietly, type AuditLog } from '../../audit/audit-log.js';
 import { fromThisCard } from '../../approvals/card-routing.js';
+import type { CallDecider } from '../../approvals/decide-call.js';
 import { wrongCardText } from '../../approvals/wrong-card-text.js';
 import { currentVersion } from '../../approvals/input-version.js';
 import type { PendingCall, PendingStep } from '../../approvals/pending-step.js';
@@ -72,6 +73,12 @@ export function registerCallModalButton(
      * an `action-refused` record, as the same click on Approve would. Read-only modals leave it out.
      */
     refusalAudit?: { audit: AuditLog; action: string };
+    /**
+     * Forms that act: a click refused because the card should no longer show the button (decided,
+     * closed, edited since) draws the card as stored, as the same click on Approve would
+     * (`CallDecider.showIfOutdated`), so a card its drawer left "waiting" heals at any of its buttons.
+     */
+    decider?: Pick<CallDecider, 'showIfOutdated'>;
     view: (context: CallModalContext) => CallModal | Promise<CallModal>;
   },
 ): void {
@@ -83,10 +90,14 @@ export function registerCallModalButton(
     if (!reference) return;
     const lookup = await readCall({ store, logger, reference });
     const { step, call } = lookup;
-    // Told privately, and for a form that acts, audited as a refused Approve is.
+    // Told privately, and for a form that acts, audited and its outdated card drawn as a refused Approve's are.
     const refuse = async (refusal: { code: string; reason: string; teamId?: string }) => {
       const told = tellPrivately(messenger, body, refusal.reason);
-      if (!options.refusalAudit) return told;
+      const healed = step && options.decider?.showIfOutdated(step, refusal.code);
+      if (!options.refusalAudit) {
+        await Promise.all([told, healed]);
+        return;
+      }
       const { audit, action: actionName } = options.refusalAudit;
       const event = {
         type: 'action-refused',
@@ -101,7 +112,7 @@ export function registerCallModalButton(
         code: refusal.code,
         reason: refusal.reason,
       } as const;
-      await Promise.all([told, appendQuietly(audit, event, logger)]);
+      await Promise.all([told, healed, appendQuietly(audit, event, logger)]);
     };
     // Redis could not be read: nothing was judged, so there is nothing to audit (nor a way to).
     if (isUnreadable(lookup)) return tellPrivately(messenger, body, lookup.message);

@@ -35,6 +35,7 @@ export function registerDenyWithReason(app: App, { store, decider, messenger, lo
     logger,
     organisationMembership,
     refusalAudit: { audit, action: 'deny' },
+    decider,
     view: ({ call, privateMetadata }) => denyReasonView({ call, privateMetadata }),
   });
 

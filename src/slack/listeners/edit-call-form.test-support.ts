@@ -27,7 +27,7 @@ export function jsonSchemaEditForm(schema: object, input: Record<string, unknown
   const toolSchemas = createToolSchemas({ definitions: [tool] });
   const step = makeStep([{ approvalId: 'apv1', input }]);
   const record = vi.fn(async () => ({ recorded: false, message: 'recorded nothing in this test' }));
-  const decider = { record, publish: vi.fn() } as unknown as CallDecider;
+  const decider = { record, publish: vi.fn(), showIfOutdated: vi.fn(async () => {}) } as unknown as CallDecider;
   const { app, action, view } = fakeBoltApp();
   const organisationMembership = { of: async () => 'member' as const };
   const silent = pino({ level: 'silent' });

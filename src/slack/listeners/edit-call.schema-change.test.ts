@@ -30,7 +30,7 @@ function openEditForm() {
   } as unknown as ToolSchemas;
   const step = makeStep([{ approvalId: 'apv1', input }]);
   const record = vi.fn(async () => ({ recorded: false, message: 'recorded nothing in this test' }));
-  const decider = { record, publish: vi.fn() } as unknown as CallDecider;
+  const decider = { record, publish: vi.fn(), showIfOutdated: vi.fn(async () => {}) } as unknown as CallDecider;
   const { app, action, view } = fakeBoltApp();
   const organisationMembership = { of: async () => 'member' as const };
   registerEditCall(app, { store: storeWith(step), channelsOf: async () => new Set([step.channel]), decider, messenger: recordingMessenger().messenger, toolSchemas, logger: pino({ level: 'silent' }), audit: createMemoryAuditLog({ logger: pino({ level: 'silent' }) }), organisationMembership });

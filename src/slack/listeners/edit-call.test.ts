@@ -11,7 +11,7 @@ import { UNREADABLE_CALL_TEXT } from './read-call.js';
 describe('submitting the Edit form while Redis cannot be read', () => {
   it('shows the failure in the form, which keeps its values, and records nothing', async () => {
     const { app, view } = fakeBoltApp();
-    const decider = { record: vi.fn(), publish: vi.fn() } as unknown as CallDecider;
+    const decider = { record: vi.fn(), publish: vi.fn(), showIfOutdated: vi.fn(async () => {}) } as unknown as CallDecider;
     const toolSchemas = { jsonSchema: vi.fn(), validate: vi.fn() } as unknown as ToolSchemas;
     registerEditCall(app, { store: failingStore(), channelsOf: async () => undefined, decider, messenger: recordingMessenger().messenger, toolSchemas, logger: pino({ level: 'silent' }), audit: createMemoryAuditLog({ logger: pino({ level: 'silent' }) }) });
     const { args, ack } = formSubmit({ reference: { stepId: 'step01', approvalId: 'apv1', version: 0 }, blocks: [{ type: 'context' }, { type: 'input', block_id: 'namespace' }] });

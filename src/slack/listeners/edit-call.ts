@@ -55,6 +55,7 @@ export function registerEditCall(app: App, { store, decider, messenger, toolSche
     logger,
     organisationMembership,
     refusalAudit: { audit, action: 'edit' },
+    decider,
     onlyForCurrentInput: true,
     async view({ step, call, privateMetadata }) {
       const schema = await toolSchemas.jsonSchema(call.toolName);

@@ -10,7 +10,7 @@ import { UNREADABLE_CALL_TEXT } from './read-call.js';
 describe('submitting "Approve & allow" while Redis cannot be read', () => {
   it('shows the failure in the form, which keeps the choices, and records nothing', async () => {
     const { app, view } = fakeBoltApp();
-    const decider = { record: vi.fn(), publish: vi.fn() } as unknown as CallDecider;
+    const decider = { record: vi.fn(), publish: vi.fn(), showIfOutdated: vi.fn(async () => {}) } as unknown as CallDecider;
     registerGrantApproval(app, { store: failingStore(), channelsOf: async () => undefined, decider, messenger: recordingMessenger().messenger, logger: pino({ level: 'silent' }), audit: createMemoryAuditLog({ logger: pino({ level: 'silent' }) }) });
     const { args, ack } = formSubmit({ reference: { stepId: 'step01', approvalId: 'apv1', version: 0 }, blocks: [{ type: 'input', block_id: 'scope' }] });
     await view(GRANT_CALLBACK_ID)(args);

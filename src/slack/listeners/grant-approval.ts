@@ -42,6 +42,7 @@ export function registerGrantApproval(app: App, { store, decider, messenger, log
     logger,
     organisationMembership,
     refusalAudit: { audit, action: 'grant' },
+    decider,
     onlyForCurrentInput: true,
     view: ({ step, call, privateMetadata }) => {
       if (call.policy?.grants === 'forbidden') return 'The policy does not allow grants for this tool.';

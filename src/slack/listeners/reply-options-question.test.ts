@@ -24,7 +24,7 @@ describe('Reply on a question that offers options', () => {
   const validator = createJsonSchemaValidator();
   const setup = () => {
     const { app, action, view } = fakeBoltApp();
-    const decider = { record: vi.fn(async () => ({ recorded: true })), publish: vi.fn() } as unknown as CallDecider;
+    const decider = { record: vi.fn(async () => ({ recorded: true })), publish: vi.fn(), showIfOutdated: vi.fn(async () => {}) } as unknown as CallDecider;
     const { messenger, ephemerals } = recordingMessenger();
     registerReplyQuestion(app, { store: storeWith(step), channelsOf: async () => new Set([step.channel]), decider, messenger, validator, logger: pino({ level: 'silent' }), audit: createMemoryAuditLog({ logger: pino({ level: 'silent' }) }) });
     return { action, view, decider, ephemerals };

@@ -13,7 +13,7 @@ import { registerReplyQuestion } from './reply-question.js';
 describe('submitting a Reply while Redis cannot be read', () => {
   it('shows the failure in the form, which keeps the answer, and records nothing', async () => {
     const { app, view } = fakeBoltApp();
-    const decider = { record: vi.fn(), publish: vi.fn() } as unknown as CallDecider;
+    const decider = { record: vi.fn(), publish: vi.fn(), showIfOutdated: vi.fn(async () => {}) } as unknown as CallDecider;
     registerReplyQuestion(app, { store: failingStore(), channelsOf: async () => undefined, decider, messenger: recordingMessenger().messenger, validator: createJsonSchemaValidator(), logger: pino({ level: 'silent' }), audit: createMemoryAuditLog({ logger: pino({ level: 'silent' }) }) });
     const { args, ack } = formSubmit({ reference: { stepId: 'step01', approvalId: 'apv1' }, blocks: [{ type: 'section' }, { type: 'input', block_id: 'answer' }] });
     await view(REPLY_CALLBACK_ID)(args);
@@ -34,7 +34,7 @@ describe('Reply on a question whose answer schema requires a property it does no
     const step = makeStep([{ approvalId: 'q1', kind: 'question', input: { question: 'Why should I restart it?', answerSchema } }]);
     const form = buildSchemaForm({ schema: answerSchema as never });
     const { app, view } = fakeBoltApp();
-    const decider = { record: vi.fn(async () => ({ recorded: true })), publish: vi.fn() } as unknown as CallDecider;
+    const decider = { record: vi.fn(async () => ({ recorded: true })), publish: vi.fn(), showIfOutdated: vi.fn(async () => {}) } as unknown as CallDecider;
     registerReplyQuestion(app, { store: storeWith(step), channelsOf: async () => new Set([step.channel]), decider, messenger: recordingMessenger().messenger, validator: createJsonSchemaValidator(), logger: pino({ level: 'silent' }), audit: createMemoryAuditLog({ logger: pino({ level: 'silent' }) }) });
     // Every input the form offers, filled in as the requester would.
     const values = Object.fromEntries(form.inputBlockIds.map((blockId) => [blockId, { 'w.f': { type: 'plain_text_input', value: 'it is stuck' }, 'j.f': { type: 'plain_text_input', value: '{"reason":"stuck","answer":"yes"}' } }]));

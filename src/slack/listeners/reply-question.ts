@@ -58,6 +58,7 @@ export function registerReplyQuestion(app: App, { store, decider, messenger, val
     logger,
     organisationMembership,
     refusalAudit: { audit, action: 'answer' },
+    decider,
     view({ step, call, userId, privateMetadata }) {
       if (!isQuestion(call)) return 'This is not a question.';
       // Refused as the decider refuses the answer itself (code and text), so it is audited the same way.
