@@ -83,14 +83,16 @@ export type RecordOutcome =
 const NOT_OPEN = 'This approval request is no longer open, so nothing changed.';
 /**
  * Refusals of a click on a button the card should no longer show: a call already decided, a step
- * already closed, an input edited since. The card (or copy) clicked shows an older state than the
- * step: usually its update is on its way, but its drawer may have stopped right after writing (the
+ * already closed, an input edited since; or of an Approve by someone whose approval is counted
+ * already (a quorum rule: the card may still say "0 of 2", and while the step waits for the others
+ * no resume follows to draw it). The card (or copy) clicked shows an older state than the step:
+ * usually its update is on its way, but its drawer may have stopped right after writing (the
  * after-decision crash: the resume another process ran draws nothing it did not change), leaving
  * live buttons for good. The click draws the step as stored, so the card heals at the first click
  * on it (Approve, Deny, or a button that opens a form: `showIfOutdated`) and the person sees what
  * became of the request; a click the card rightly offered costs nothing.
  */
-const OUTDATED_CARD_REFUSALS: ReadonlySet<string> = new Set(['already-decided', 'closed', 'stale']);
+const OUTDATED_CARD_REFUSALS: ReadonlySet<string> = new Set(['already-decided', 'closed', 'stale', 'already-approved']);
 /**
  * How long after the step's newest change (`stepChangedAt`) a click refused as outdated leaves the card
  * to that change's own drawer. Such a click is most often a double-click, or two approvers clicking
