@@ -99,6 +99,12 @@ export interface CreateMcpServerOptions {
   processGroups?: Pick<ProcessGroupGuard, 'watch' | 'unwatch'>;
 }
 
+/** The tools a tools/list offers (`include` and `exclude` applied), and the filter entries it does not bear out. */
+export interface OfferedTools {
+  definitions: McpToolDefinition[];
+  mismatch: ToolFilterMismatch;
+}
+
 /**
  * What the parts of one MCP server (`createMcpServer`) read and write in common: the connection
  * (`createMcpConnection`) sets its state and client, the tool list (`createMcpToolList`) the tools

@@ -67,7 +67,7 @@ describe('an HTTP MCP server whose GET event stream ends', () => {
       warnings: [
         {
           code: 'mcp-event-stream-lost',
-          message: 'MCP server ops: its event stream was answered HTTP 503, so a change of its tools may go unheard until it is open again (connecting again in the background).',
+          message: 'MCP server ops: its event stream was answered HTTP 503, so a change of its tools may go unheard until it is open again (the tools offered may lag, but each call is checked against a tools/list made for it; connecting again in the background).',
         },
       ],
     });

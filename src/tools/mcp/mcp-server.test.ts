@@ -255,7 +255,8 @@ describe('an MCP server over Streamable HTTP', () => {
     const status = handle.tools()[0]!;
 
     await fake.stop();
-    await expect(status.execute({ service: 'api' }, context)).rejects.toThrow(/ops.get_status failed/);
+    // The tools/list read for the call is what meets the dead server: refused, nothing reached it.
+    await expect(status.execute({ service: 'api' }, context)).rejects.toThrow(/could not be read \(.*\); ops\.get_status did not run/);
     expect(handle.status().state).not.toBe('connected');
     expect(events.problems).toHaveLength(1);
 

@@ -32,10 +32,12 @@ export {
  * exponential backoff. While it is down its last known tools stay registered and fail fast with an
  * explanation; a reconnect refreshes the list. After the server said its tools changed, its tools
  * are refused until the new list is read (the list from before may be wrong); one that fails is
- * asked again with backoff. Over HTTP, an event stream (where that is said) the
- * server ended for good is reopened by connecting again alongside the connection in use, and one the
- * client reopened itself after a break, or a connection's first one opened only after its tools/list was asked, is
- * taken as a change of its tools (one said before it opened is lost). A process that starts while it is down has no tools
+ * asked again with backoff. Over HTTP, each call is also checked against a tools/list asked for it (see
+ * `createMcpToolDefinitions`): a change may go unheard, and a turn's hold on its definitions must not
+ * rest on hearing it. An event stream (where that is said) the server ended for good is reopened by
+ * connecting again alongside the connection in use, and one the client reopened itself after a break,
+ * or a connection's first one opened only after its tools/list was asked, is taken as a change of its
+ * tools (one said before it opened is lost). A process that starts while it is down has no tools
  * of it at all: an approved call of one is answered "not run" by the turn (`createTurnTools`).
  */
 export function createMcpServer(options: CreateMcpServerOptions): McpServerHandle {
@@ -85,7 +87,16 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
 
   const problems = createMcpProblems({ name, log, redact, shared, options });
   // `connection` is made last, as it uses the rest: these call into it only once it is running.
-  const { toDefinition } = createMcpToolDefinitions({ name, config, validator, redact, shared, retiring, lost: (reason) => connection.lost(reason) });
+  const { toDefinition } = createMcpToolDefinitions({
+    name,
+    config,
+    validator,
+    redact,
+    shared,
+    retiring,
+    offeredNow: (client) => lists.offeredNow(client),
+    lost: (reason) => connection.lost(reason),
+  });
   const lists = createMcpToolList({ name, config, log, redact, filter, shared, problems, retry, backoff, toDefinition, lost: (reason) => connection.lost(reason), options });
   const connection = createMcpConnection({ name, config, options, log, now, retry, configSecrets, headers, env, redact, shared, problems, lists, eventStream, retiring, backoff });
   const { withheldMessage, excludeGlobMessage, includeMessage, staleMessage } = createMcpListMessages(name);
@@ -113,7 +124,7 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
       ...(shared.mismatch.excludeGlobs.length > 0 ? [{ code: 'mcp-exclude-glob-matches-no-tool' as const, message: excludeGlobMessage(shared.mismatch.excludeGlobs) }] : []),
       ...(shared.mismatch.include.length > 0 ? [{ code: 'mcp-include-matches-no-tool' as const, message: includeMessage(shared.mismatch.include) }] : []),
       ...(shared.state === 'connected' && eventStream.warning() !== undefined
-        ? [{ code: 'mcp-event-stream-lost' as const, message: `MCP server ${name}: ${eventStream.warning()}, so a change of its tools may go unheard until it is open again (connecting again in the background).` }]
+        ? [{ code: 'mcp-event-stream-lost' as const, message: `MCP server ${name}: ${eventStream.warning()}, so a change of its tools may go unheard until it is open again (the tools offered may lag, but each call is checked against a tools/list made for it; connecting again in the background).` }]
         : []),
     ];
   }

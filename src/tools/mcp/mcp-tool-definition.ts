@@ -9,7 +9,7 @@ import { ToolNotStartedError, type ToolNotStartedReason } from '../tool-not-star
 import { createMcpListMessages } from './mcp-list-messages.js';
 import { errorMessage, isConnectionFailure } from './mcp-problems.js';
 import { formatMcpResult } from './mcp-result.js';
-import type { McpServerShared, McpToolDefinition, McpToolMetadata } from './mcp-server-types.js';
+import type { McpServerShared, McpToolDefinition, McpToolMetadata, OfferedTools } from './mcp-server-types.js';
 import type { createRetiringClients } from './retiring-clients.js';
 
 export interface McpToolDefinitionsOptions {
@@ -20,15 +20,18 @@ export interface McpToolDefinitionsOptions {
   /** Read when a definition runs: the connection its call goes over, and whether the tool is still offered as it was. */
   shared: Pick<McpServerShared, 'state' | 'client' | 'lastError' | 'staleList' | 'listPending' | 'mismatch' | 'definitions'>;
   retiring: Pick<ReturnType<typeof createRetiringClients<MCPClient>>, 'calling'>;
+  /** Over HTTP, what the server offers now, from a tools/list asked for the call (`createMcpToolList`'s `offeredNow`). */
+  offeredNow: (client: MCPClient) => Promise<OfferedTools>;
   /** The connection in use broke during a call. */
   lost: (reason: string) => void;
 }
 
 /**
  * Turns a listed tool of one MCP server into an ordinary tool definition, whose `execute` calls the
- * server over the connection in use, and refuses (not run) when the server no longer offers it as it was.
+ * server over the connection in use, and refuses (not run) when the server no longer offers it as it was
+ * (over HTTP, as a tools/list asked for the call says).
  */
-export function createMcpToolDefinitions({ name, config, validator, redact, shared, retiring, lost }: McpToolDefinitionsOptions) {
+export function createMcpToolDefinitions({ name, config, validator, redact, shared, retiring, offeredNow, lost }: McpToolDefinitionsOptions) {
   const { withheldMessage, staleMessage } = createMcpListMessages(name);
   /** Each definition's `definitionFingerprintOf`, worked out when it is made: a call compares the one it holds with the one offered now. */
   const fingerprints = new WeakMap<McpToolDefinition, string>();
@@ -70,36 +73,38 @@ export function createMcpToolDefinitions({ name, config, validator, redact, shar
           const message = `MCP server ${name} is not available${shared.lastError ? ` (${shared.lastError})` : ''}; ${toolName} did not run. The bot reconnects in the background.`;
           throw new ToolNotStartedError({ toolName, reason: 'server-unavailable', message });
         }
-        // A turn holds the definitions it was handed at its start: one the server no longer offers
-        // (its tools withheld for the exclude, the tool gone from its list or redefined under its
-        // name, or its latest list not read, so it may have changed) must not run, and a call the
-        // policy, a grant or auto-approve let through without a card would (a grant is bound to the
-        // held definition, and the input was checked against its schema).
-        const unavailable = notOffered(definition);
-        if (unavailable) throw new ToolNotStartedError({ toolName, reason: unavailable.reason, message: `${unavailable.text}; ${toolName} did not run.` });
-        const checked = validator.validate(schema, input);
-        if (!checked.success) {
-          const message = `Invalid input for ${toolName}: ${checked.issues.map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`).join('; ')}`;
-          throw new ToolNotStartedError({ toolName, reason: 'invalid-input', message });
-        }
-        let result: unknown;
-        try {
-          result = await retiring.calling(current, () =>
-            current.callTool({
+        // Under way on its connection from the tools/list read for it (over HTTP) to its answer: one retired
+        // meanwhile (replaced for its event stream) is closed only after, not between the two.
+        return retiring.calling(current, async () => {
+          // A turn holds the definitions it was handed at its start: one the server no longer offers
+          // (its tools withheld for the exclude, the tool gone from its list or redefined under its
+          // name, or its latest list not read, so it may have changed) must not run, and a call the
+          // policy, a grant or auto-approve let through without a card would (a grant is bound to the
+          // held definition, and the input was checked against its schema).
+          const unavailable = notOffered(definition, config.transport === 'http' ? await offeredForCall(current, toolName) : shared);
+          if (unavailable) throw new ToolNotStartedError({ toolName, reason: unavailable.reason, message: `${unavailable.text}; ${toolName} did not run.` });
+          const checked = validator.validate(schema, input);
+          if (!checked.success) {
+            const message = `Invalid input for ${toolName}: ${checked.issues.map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`).join('; ')}`;
+            throw new ToolNotStartedError({ toolName, reason: 'invalid-input', message });
+          }
+          let result: unknown;
+          try {
+            result = await current.callTool({
               name: tool.name,
               arguments: input,
               options: { timeout: wholeMilliseconds(config.timeoutSeconds, 's'), ...(context.abortSignal ? { signal: context.abortSignal } : {}) },
-            }),
-          );
-        } catch (error) {
-          const message = redact(errorMessage(error));
-          if (isConnectionFailure(error) && current === shared.client) lost(message);
-          throw new Error(`${toolName} failed: ${message}`);
-        }
-        // Redacted inside, before the output limit cuts it (see formatMcpResult).
-        const outcome = formatMcpResult(result, config.outputLimit, redact);
-        if (outcome.isError) throw new Error(`${toolName} reported an error: ${outcome.output.text || 'no details'}`);
-        return outcome.output;
+            });
+          } catch (error) {
+            const message = redact(errorMessage(error));
+            if (isConnectionFailure(error) && current === shared.client) lost(message);
+            throw new Error(`${toolName} failed: ${message}`);
+          }
+          // Redacted inside, before the output limit cuts it (see formatMcpResult).
+          const outcome = formatMcpResult(result, config.outputLimit, redact);
+          if (outcome.isError) throw new Error(`${toolName} reported an error: ${outcome.output.text || 'no details'}`);
+          return outcome.output;
+        });
       },
     };
     // What `definitionFingerprintOf` gives for it: `schema` is the JSON Schema its inputSchema wraps as is.
@@ -108,24 +113,44 @@ export function createMcpToolDefinitions({ name, config, validator, redact, shar
   }
 
   /**
-   * Why the server does not offer the tool of the definition `held` now (or cannot say whether it
-   * does: its latest list failed), or offers it as something else, if so. A definition listed again
-   * with only its description changed does the same: it runs, as an approval bound to it would.
+   * Over HTTP, what the server offers as the call is about to run: a tools/list asked for it on the
+   * connection it goes over. The cached list is refreshed only on a change heard, and a server may
+   * change its tools unheard (a stateless one has no event stream; one lost is replaced only after a
+   * while; one a NAT dropped says nothing), so an approval bound to the old definition would run the
+   * new one. A list that cannot be read refuses the call (fail closed), as a stale list does.
    */
-  function notOffered(held: McpToolDefinition): { reason: ToolNotStartedReason; text: string } | undefined {
+  async function offeredForCall(client: MCPClient, toolName: string): Promise<OfferedTools> {
+    try {
+      return await offeredNow(client);
+    } catch (error) {
+      const reason = redact(errorMessage(error));
+      const connectionFailed = isConnectionFailure(error);
+      if (connectionFailed && client === shared.client) lost(`its tool list could not be read (${reason})`);
+      const message = `MCP server ${name}'s tool list, read to check that ${toolName} is still the tool this call was made for, could not be read (${reason}); ${toolName} did not run.`;
+      throw new ToolNotStartedError({ toolName, reason: connectionFailed ? 'server-unavailable' : 'list-stale', message });
+    }
+  }
+
+  /**
+   * Why the server does not offer the tool of the definition `held` now (or cannot say whether it
+   * does: its latest list failed, or a change it said is not read yet), or offers it as something else,
+   * if so: `offered` is its cached list, or over HTTP the one read for this call. A definition listed
+   * again with only its description changed does the same: it runs, as an approval bound to it would.
+   */
+  function notOffered(held: McpToolDefinition, offered: OfferedTools): { reason: ToolNotStartedReason; text: string } | undefined {
     if (shared.staleList !== undefined) return { reason: 'list-stale', text: staleMessage(shared.staleList) };
     if (shared.listPending) return { reason: 'list-stale', text: `MCP server ${name} said its tools changed and its new tool list is not read yet` };
-    if (shared.mismatch.exclude.length > 0) return { reason: 'withheld', text: `MCP server ${name}'s tools are withheld: ${withheldMessage(shared.mismatch.exclude)}` };
-    const offered = shared.definitions.find((definition) => definition.metadata.tool === held.metadata.tool);
-    if (!offered) return { reason: 'not-offered', text: `MCP server ${name} no longer offers ${held.name}` };
-    if (offered !== held && fingerprints.get(offered) !== fingerprints.get(held)) {
+    if (offered.mismatch.exclude.length > 0) return { reason: 'withheld', text: `MCP server ${name}'s tools are withheld: ${withheldMessage(offered.mismatch.exclude)}` };
+    const now = offered.definitions.find((definition) => definition.metadata.tool === held.metadata.tool);
+    if (!now) return { reason: 'not-offered', text: `MCP server ${name} no longer offers ${held.name}` };
+    if (now !== held && fingerprints.get(now) !== fingerprints.get(held)) {
       return { reason: 'not-offered', text: `MCP server ${name} changed ${held.name} since this turn began (its input schema is not the one this call was made for)` };
     }
     // Annotations are not part of the fingerprint (grants and approvals bound to it stay valid when only
     // they change), but with trustReadOnlyHint they decide whether a call needs approval: a held
     // definition let through without a card must not run once the server no longer says it is read-only
     // (destructive now). The other way round is harmless: that call was approved on a card.
-    if (held.approval === 'never' && offered.approval !== 'never') {
+    if (held.approval === 'never' && now.approval !== 'never') {
       return { reason: 'not-offered', text: `MCP server ${name} no longer declares ${held.name} read-only (it needs approval now, and this call had none)` };
     }
     return undefined;

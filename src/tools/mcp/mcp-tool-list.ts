@@ -5,7 +5,8 @@ import { wholeMilliseconds } from '../../config/duration.js';
 import type { Redactor } from '../http/redact.js';
 import { createMcpListMessages } from './mcp-list-messages.js';
 import { errorMessage, isConnectionFailure, type McpProblems } from './mcp-problems.js';
-import type { CreateMcpServerOptions, McpRetryOptions, McpServerShared, McpToolDefinition } from './mcp-server-types.js';
+import { createFreshReads } from './fresh-reads.js';
+import type { CreateMcpServerOptions, McpRetryOptions, McpServerShared, McpToolDefinition, OfferedTools } from './mcp-server-types.js';
 import { redactListedTool } from './redact-listed-tool.js';
 import type { McpToolFilter } from './tool-filter.js';
 
@@ -38,8 +39,8 @@ export interface McpToolListOptions {
 
 /**
  * The tools one MCP server offers, from its tools/list: read when it connects and again when it says
- * they changed (refused meanwhile), a failed read asked again with backoff; `include` and `exclude`
- * applied, and the definitions of unchanged tools kept.
+ * they changed (refused meanwhile), a failed read asked again with backoff, and over HTTP for each call;
+ * `include` and `exclude` applied, and the definitions of unchanged tools kept.
  */
 export function createMcpToolList({ name, config, log, redact, filter, shared, problems, retry, backoff, toDefinition, lost, options }: McpToolListOptions) {
   const { settleProblem, shortReason } = problems;
@@ -55,6 +56,12 @@ export function createMcpToolList({ name, config, log, redact, filter, shared, p
   let listAsked = 0;
   let listApplied = 0;
   /**
+   * The number of the latest list asked at connect or for a change the server said (not for a call):
+   * the one that settles the refusal that change holds (`listPending`, `staleList`). A call's list
+   * asked meanwhile does not: it neither clears that refusal nor keeps it on for good.
+   */
+  let latestRefresh = 0;
+  /**
    * The tools/list under way on a connection after the server said its tools changed, and whether
    * it said so again meanwhile (`again`: read once more after this one). A server that says it 200
    * times in a row (a loop, tools registered one by one) is listed twice, not 200 times at once with
@@ -63,14 +70,17 @@ export function createMcpToolList({ name, config, log, redact, filter, shared, p
   let listing: { client: MCPClient; again: boolean } | undefined;
   let listFailures = 0;
   let listRetryTimer: NodeJS.Timeout | undefined;
+  /** Calls about to run at once on one connection share a tools/list, never one asked before they were. */
+  const callLists = createFreshReads(listForCall);
 
-  return { connected, refresh, stopRetry };
+  return { connected, refresh, stopRetry, offeredNow: callLists.ask };
 
   /** A connection is up with the tools it listed (`createMcpConnection`): they are the server's tools now. */
   function connected(listed: ListToolsResult['tools']): void {
     // Newer than anything a lost connection was still asking for.
     listAsked += 1;
     listApplied = listAsked;
+    latestRefresh = listAsked;
     listRead();
     applyToolList(listed);
   }
@@ -103,6 +113,7 @@ export function createMcpToolList({ name, config, log, redact, filter, shared, p
     const current = run.client;
     listAsked += 1;
     const asked = listAsked;
+    latestRefresh = asked;
     try {
       const listed = await listAllTools(current, wholeMilliseconds(config.connectTimeoutSeconds, 's'));
       if (closedMeanwhile()) return;
@@ -115,7 +126,7 @@ export function createMcpToolList({ name, config, log, redact, filter, shared, p
       }
       listApplied = asked;
       // A list applied while a newer one is under way or waiting leaves the refusal on: the newer one settles it.
-      if (asked === listAsked && !run.again) listRead();
+      if (asked === latestRefresh && !run.again) listRead();
       applyToolList(listed);
       log.info({ event: 'mcp-tools-refreshed', tools: shared.definitions.map((definition) => definition.name) }, `MCP server ${name} changed its tools`);
       settleProblem();
@@ -123,7 +134,7 @@ export function createMcpToolList({ name, config, log, redact, filter, shared, p
       if (closedMeanwhile()) return;
       const reason = shortReason(errorMessage(error));
       // The connection was replaced (the new one lists its own tools), or a list asked later (or waiting) decides.
-      if (current !== shared.client || asked !== listAsked || run.again) {
+      if (current !== shared.client || asked !== latestRefresh || run.again) {
         log.debug({ event: 'mcp-tools-refresh-superseded', err: reason }, `MCP server ${name}: a tools/list failed with a newer one asked or waiting; ignored`);
         return;
       }
@@ -157,6 +168,33 @@ export function createMcpToolList({ name, config, log, redact, filter, shared, p
     return true;
   }
 
+  /**
+   * What the server offers now, for a call about to run over `client` (HTTP; see `createMcpToolDefinitions`):
+   * from a tools/list asked after the call was, or a newer list already applied. Heard changes are not
+   * enough to hold a call to the definition it was made for: a stateless server has no event stream, a
+   * lost one is replaced only after a while, one a middlebox silenced says nothing. Rejects when the list
+   * cannot be read (the call is refused, never run on the list from before). A change it shows is applied
+   * too (the tools offered, cards and status follow), unless a change the server said is being read (that
+   * list settles it, with the refusals it holds meanwhile) or the connection was replaced.
+   */
+  async function listForCall(client: MCPClient): Promise<OfferedTools> {
+    listAsked += 1;
+    const asked = listAsked;
+    const listed = await listAllTools(client, wholeMilliseconds(config.connectTimeoutSeconds, 's'));
+    const offered = offeredBy(listed);
+    if (client !== shared.client || shared.state !== 'connected') return offered;
+    // A list asked after this one was applied meanwhile (for a change said, or for another call): it is newer.
+    if (asked < listApplied) return { definitions: shared.definitions, mismatch: shared.mismatch };
+    if (shared.listPending || shared.staleList !== undefined) return offered;
+    listApplied = asked;
+    if (!sameOffer(offered, shared)) {
+      applyOffered(listed, offered);
+      log.info({ event: 'mcp-tools-refreshed', tools: shared.definitions.map((definition) => definition.name) }, `MCP server ${name} changed its tools (seen in the tool list read for a call)`);
+      settleProblem();
+    }
+    return offered;
+  }
+
   /** The server's latest tools/list was read: a failed or pending one's refusal and retry are over. */
   function listRead(): void {
     shared.listPending = false;
@@ -175,7 +213,11 @@ export function createMcpToolList({ name, config, log, redact, filter, shared, p
    * exclude; the glob still hides a matching tool the server lists later.
    */
   function applyToolList(listed: ListToolsResult['tools']): void {
-    shared.mismatch = filter.unmatched(listed.map((tool) => tool.name));
+    applyOffered(listed, offeredBy(listed));
+  }
+
+  function applyOffered(listed: ListToolsResult['tools'], offered: OfferedTools & { skipped: string[] }): void {
+    shared.mismatch = offered.mismatch;
     if (shared.mismatch.include.length > 0 || shared.mismatch.exclude.length > 0 || shared.mismatch.excludeGlobs.length > 0) {
       // The server's names, so the operator can correct the globs; its text, so redacted and cut.
       const names = listed.slice(0, 200).map((tool) => redact(tool.name).slice(0, 200));
@@ -183,33 +225,39 @@ export function createMcpToolList({ name, config, log, redact, filter, shared, p
       if (shared.mismatch.excludeGlobs.length > 0) {
         log.warn({ event: 'mcp-exclude-glob-matches-no-tool', exclude: shared.mismatch.excludeGlobs, listed: names }, excludeGlobMessage(shared.mismatch.excludeGlobs));
       }
-      if (shared.mismatch.exclude.length > 0) {
-        log.error({ event: 'mcp-exclude-matches-no-tool', exclude: shared.mismatch.exclude, listed: names }, withheldMessage(shared.mismatch.exclude));
-        shared.definitions = [];
-        options.onToolsChanged();
-        return;
-      }
+      if (shared.mismatch.exclude.length > 0) log.error({ event: 'mcp-exclude-matches-no-tool', exclude: shared.mismatch.exclude, listed: names }, withheldMessage(shared.mismatch.exclude));
     }
+    for (const skipped of offered.skipped) {
+      log.warn({ event: 'mcp-tool-skipped', tool: redact(skipped).slice(0, 200) }, `MCP server ${name} offers a tool whose name cannot be used in policy rules; skipped`);
+    }
+    shared.definitions = offered.definitions;
+    options.onToolsChanged();
+  }
+
+  /** What the listed tools make offered (see `applyToolList`), unapplied; the tools skipped for their names. */
+  function offeredBy(listed: ListToolsResult['tools']): OfferedTools & { skipped: string[] } {
+    const mismatch = filter.unmatched(listed.map((tool) => tool.name));
+    if (mismatch.exclude.length > 0) return { mismatch, definitions: [], skipped: [] };
     const previous = new Map(shared.definitions.map((definition) => [definition.metadata.tool, definition]));
-    const next: McpToolDefinition[] = [];
+    const definitions: McpToolDefinition[] = [];
+    const skipped: string[] = [];
     for (const tool of listed) {
       if (!MCP_TOOL_NAME.test(tool.name)) {
-        log.warn({ event: 'mcp-tool-skipped', tool: redact(tool.name).slice(0, 200) }, `MCP server ${name} offers a tool whose name cannot be used in policy rules; skipped`);
+        skipped.push(tool.name);
         continue;
       }
       if (!filter.offers(tool.name)) continue;
       const old = previous.get(tool.name);
       // Unchanged tools keep their definition, so anything holding one stays valid.
       const signature = toolSignature(tool);
-      if (old && listedAs.get(old) === signature) next.push(old);
+      if (old && listedAs.get(old) === signature) definitions.push(old);
       else {
         const definition = toDefinition(redactListedTool(tool, redact));
         listedAs.set(definition, signature);
-        next.push(definition);
+        definitions.push(definition);
       }
     }
-    shared.definitions = next;
-    options.onToolsChanged();
+    return { mismatch, definitions, skipped };
   }
 }
 
@@ -221,6 +269,11 @@ export async function listAllTools(client: MCPClient, timeoutMs: number): Promis
     tools.push(...page.tools);
   }
   return tools;
+}
+
+/** The same definitions (unchanged tools keep theirs) and the same filter entries unborne: nothing to apply. */
+function sameOffer(a: OfferedTools, b: OfferedTools): boolean {
+  return a.definitions.length === b.definitions.length && a.definitions.every((definition, index) => definition === b.definitions[index]) && JSON.stringify(a.mismatch) === JSON.stringify(b.mismatch);
 }
 
 function toolSignature(tool: ListToolsResult['tools'][number]): string {
