@@ -435,6 +435,9 @@ async function assemble(
       return withMetricsPort({ port: bound });
     },
     async stop() {
+      // First: a running drain hands its thread back once its turn ends rather than start the next
+      // item, which a live replica may have queued after this SIGTERM (a turn the stop would cut).
+      worker.stopTaking();
       // At once, so none takes new work while another's stop is awaited: the sweep takes no stalled
       // thread once the puller takes no hand-off.
       await Promise.all([schedules?.stop(), puller?.stop(), sweeper.stop()]);
@@ -449,6 +452,9 @@ async function assemble(
         logger.warn({ event: 'stop-requests-unfinished', requests: requests.count() }, 'Slack requests still being handled; stopping once the running turns end');
       }
       await worker.idle();
+      // Its last wait for a hand-off (a second at most) may catch a thread a drain just handed back:
+      // given back to the ready list, for a live worker, before the store closes.
+      await puller?.idle();
       await store.close();
       await audit.close();
       await loaded.close();

@@ -418,7 +418,12 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
         .catch((error: unknown) => leaveToNewerRelease('reminder', stepId, error))
         .catch((error: unknown) => logger.warn({ event: 'reminder-failed', stepId, err: error }, 'could not send reminder'));
     }
-    for (const stepId of await store.dueSteps({ kind: 'expiry', now: at, limit: BATCH })) await expire(stepId).catch((error: unknown) => leaveToNewerRelease('expiry', stepId, error));
+    for (const stepId of await store.dueSteps({ kind: 'expiry', now: at, limit: BATCH })) {
+      // An expiry queues the step's resume, a new turn, which this process would start (its drain
+      // takes the thread's lock with it): on the way out, left to a live replica's sweep.
+      if (stopping.signal.aborted) break;
+      await expire(stepId).catch((error: unknown) => leaveToNewerRelease('expiry', stepId, error));
+    }
     for (const stepId of await store.dueSteps({ kind: 'escalation', now: at, limit: BATCH })) {
       await escalate(stepId)
         .catch((error: unknown) => leaveToNewerRelease('escalation', stepId, error))

@@ -78,6 +78,19 @@ export interface ThreadWorker {
   idle(): Promise<void>;
 }
 
+/** The worker as the process that made it holds it: what its users get, and the stop only the process sends. */
+export interface OwnedThreadWorker extends ThreadWorker {
+  /**
+   * For a process told to stop: from now on a drain takes no further item from its thread's queue.
+   * It ends the item it has in hand (the running turn, or the one its own claim came with: a
+   * request this process acked before it stopped listening, which its stop waits for), then hands
+   * the thread back (`HandBack`): the lock released at once, what is queued left there and offered
+   * to the other processes, so a live replica runs it in full rather than this process start a
+   * turn that its stop would cut.
+   */
+  stopTaking(): void;
+}
+
 /**
  * A thread's lock as taken: its token, the first item (and what was read for it) if taken with it,
  * and when it was asked for (see `TakenClaim`).
@@ -102,8 +115,9 @@ export function createThreadWorker({
   lockTtlMs = DEFAULT_LOCK_TTL_MS,
   gate = UNGATED,
   handOff = false,
-}: ThreadWorkerOptions): ThreadWorker {
+}: ThreadWorkerOptions): OwnedThreadWorker {
   const running = new Set<Promise<void>>();
+  let stopping = false;
 
   async function drain(threadKey: string, claim: Claim): Promise<void> {
     const { token, item: first, askedAt } = claim;
@@ -159,7 +173,8 @@ export function createThreadWorker({
       for (;;) {
         if (lease.lost()) throw new LockLostError(`lost the lock on ${threadKey}`);
         if (encoded === undefined) {
-          const released = await settlingQueue(() => whileHeld(() => store.releaseLockIfIdle(fence, lockTtlMs)));
+          // Told to stop, work queued meanwhile is left (and offered) to another process.
+          const released = await settlingQueue(() => whileHeld(() => store.releaseLockIfIdle(fence, lockTtlMs, { handBack: stopping })));
           if (released === 'released') return;
           if (released === 'fenced') throw new LockLostError(`lost the lock on ${threadKey}`);
           encoded = await whileHeld(() => store.takeWork(fence));
@@ -199,7 +214,9 @@ export function createThreadWorker({
         // again here) is answered as written even once another process took the thread, so a
         // refusal as fenced means it was never written, and only then is the effect taken back.
         const named = end?.takeBack ? { attempt: randomUUID() } : undefined;
-        const finish = () => store.finishWork(fence, finished, lockTtlMs, end?.closing, named);
+        // Read at each try: one sent after the stop began hands the thread back instead of taking
+        // the next item (and hands back one a try whose reply was lost took).
+        const finish = () => store.finishWork(fence, finished, lockTtlMs, end?.closing, { ...named, handBack: stopping });
         try {
           // One step: finish this item and take the next, or release the lock when there is none.
           encoded = await settlingQueue(() => whileHeld(finish));
@@ -267,6 +284,9 @@ export function createThreadWorker({
     },
     queueing: { mode: handOff ? 'hand-off' : 'drain', lockTtlMs },
     drainClaimed: (threadKey, claim) => run(threadKey, claim),
+    stopTaking() {
+      stopping = true;
+    },
     async idle() {
       while (running.size > 0) await Promise.allSettled([...running]);
     },

@@ -19,7 +19,7 @@ function deferred<T = void>() {
 }
 
 describe('work puller told to stop (SIGTERM) while one of its turns still runs', () => {
-  it('does not start a thread handed off after that; its work stays in Redis for another worker', async () => {
+  it('does not start a thread handed off after that; its work stays in Redis, offered to another worker', async () => {
     const store = createRedisStore({ url: inject('redisUrl'), keyPrefix: `test:${randomUUID()}:` });
     const running = deferred();
     const runningMayEnd = deferred();
@@ -67,8 +67,11 @@ describe('work puller told to stop (SIGTERM) while one of its turns still runs',
       expect(await Promise.race([late.promise, left.promise])).toBe('left to the other workers');
       runningMayEnd.resolve();
       await worker.idle();
-      // Still queued, unlocked: another worker's recovery sweep takes it (as one does here).
+      await puller.idle();
+      // Still queued, unlocked, and its hint back on the ready list: another worker takes it at once
+      // (without the hint, its recovery sweep would, after the grace).
       expect(await store.busyThreads({ limit: 10 })).toEqual([LATE]);
+      expect(await store.nextReadyThreads({ timeoutMs: 1_000, max: 5 })).toEqual([LATE]);
       const other = createThreadWorker({ store, logger: pino({ level: 'silent' }), handle: async (work) => void handled.push(`other:${work.threadTs}`) });
       expect(await other.pickUp(LATE)).toBe(true);
       expect(handled).toEqual(['1700000000.000100', 'other:1700000000.000200']);

@@ -7,6 +7,11 @@ export interface WorkPuller {
   start(): void;
   /** Stops taking threads at once; drains already started finish (`ThreadWorker.idle`). */
   stop(): Promise<void>;
+  /**
+   * Resolves once a stopped puller's loop has ended: its last wait (at most `WAIT_MS`) answered, and
+   * any thread that wait took given back. The store must stay open until then.
+   */
+  idle(): Promise<void>;
 }
 
 /** How long one wait for a handed-off thread blocks before the loop looks at its own state again. */
@@ -27,11 +32,14 @@ export function createWorkPuller(options: { store: Pick<WorkQueueStore, 'nextRea
 
   /**
    * Threads taken while this worker was told to stop are left to the other workers: their work stays
-   * queued in Redis (in the busy-threads index) and, their hints being spent, a worker's recovery
-   * sweep takes them (`recoverStalledWork`).
+   * queued in Redis (in the busy-threads index) and their hints go back to the ready list for a live
+   * worker to take at once. Among them may be a thread this process's own drain handed back on its
+   * way out (`ThreadWorker.stopTaking`), caught by the wait still in progress: dropped, its work
+   * would wait for a recovery sweep (`recoverStalledWork`), which is also where a failed return leaves it.
    */
-  function leave(threadKeys: string[]): void {
+  async function leave(threadKeys: string[]): Promise<void> {
     logger.info({ event: 'work-pull-left', threads: threadKeys.length }, 'stopping: left handed-off threads to the other workers');
+    await giveBack(threadKeys);
   }
 
   /**
@@ -43,7 +51,7 @@ export function createWorkPuller(options: { store: Pick<WorkQueueStore, 'nextRea
   async function giveBack(threadKeys: string[]): Promise<void> {
     try {
       await store.returnReadyThreads(threadKeys);
-      logger.debug({ event: 'work-pull-returned', threads: threadKeys.length }, 'no room after all: returned handed-off threads to the ready list');
+      logger.debug({ event: 'work-pull-returned', threads: threadKeys.length }, 'returned handed-off threads to the ready list for another worker');
     } catch (error) {
       logger.warn({ event: 'work-pull-return-failed', threads: threadKeys.length, err: error }, 'could not return handed-off threads to the ready list; the recovery sweep will find them');
     }
@@ -92,10 +100,12 @@ export function createWorkPuller(options: { store: Pick<WorkQueueStore, 'nextRea
       loop = pull();
     },
     async stop() {
-      // Not awaited: a wait for work in progress ends when the store closes, and the drains this
-      // puller started are awaited through `ThreadWorker.idle`.
+      // Not awaited here: a wait for work in progress ends within `WAIT_MS` (`idle`), and the drains
+      // this puller started are awaited through `ThreadWorker.idle`.
       running = false;
-      void loop;
+    },
+    async idle() {
+      await loop;
     },
   };
 }

@@ -130,6 +130,18 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
   };
   /** Whether the write this attempt names already ran (`NamedWrite`). */
   const ranBefore = (attempt: string | undefined) => attempt !== undefined && live(attempts, attempt) !== undefined;
+  /** Offers a thread to the workers: to one waiting in `nextReadyThreads`, else on the ready list. */
+  const offer = (threadKey: string) => {
+    const waiter = readyWaiters.shift();
+    if (waiter) waiter(threadKey);
+    else ready.push(threadKey);
+  };
+  /** As HAND_BACK_WORK_SCRIPT (the fence checked): the lock released, work left in place and offered. */
+  const handBackThread = (threadKey: string) => {
+    locks.delete(threadKey);
+    if ((queues.get(threadKey)?.length ?? 0) > 0 || inflight.has(threadKey)) offer(threadKey);
+    else busy.delete(threadKey);
+  };
   /** The thread's in-flight item, else the next queued one moved in flight. */
   const takeItem = (threadKey: string): string | undefined => {
     const item = inflight.get(threadKey) ?? queues.get(threadKey)?.shift();
@@ -454,9 +466,7 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       queues.set(threadKey, queue);
       busy.set(threadKey, now());
       if (lockHolder(threadKey) !== undefined) return;
-      const waiter = readyWaiters.shift();
-      if (waiter) waiter(threadKey);
-      else ready.push(threadKey);
+      offer(threadKey);
     },
 
     async nextReadyThreads({ timeoutMs, max }) {
@@ -505,7 +515,7 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       return inflight.get(threadKey);
     },
 
-    async finishWork(fence, finished, lockTtlMs, closing, { attempt } = {}) {
+    async finishWork(fence, finished, lockTtlMs, closing, { attempt, handBack = false } = {}) {
       const named = closing !== undefined && ranBefore(attempt);
       // Its save ran with this finish before: the item is finished, the thread another's now.
       if (named && !current(fence)) return undefined;
@@ -515,6 +525,10 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
         if (attempt) remember(attempt, '', Math.max(ATTEMPT_TTL_MS, lockTtlMs));
       }
       if (inflight.get(fence.threadKey) === finished) inflight.delete(fence.threadKey);
+      if (handBack) {
+        handBackThread(fence.threadKey);
+        return undefined;
+      }
       const next = inflight.get(fence.threadKey) ?? queues.get(fence.threadKey)?.shift();
       if (next !== undefined) inflight.set(fence.threadKey, next);
       if (next !== undefined) {
@@ -545,8 +559,12 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       return fenceState(fence);
     },
 
-    async releaseLockIfIdle(fence, lockTtlMs) {
+    async releaseLockIfIdle(fence, lockTtlMs, { handBack = false } = {}) {
       if (!current(fence)) return 'fenced';
+      if (handBack) {
+        handBackThread(fence.threadKey);
+        return 'released';
+      }
       if ((queues.get(fence.threadKey)?.length ?? 0) > 0 || inflight.has(fence.threadKey)) {
         locks.set(fence.threadKey, { value: fence.token, expiresAt: now() + lockTtlMs });
         return 'more';

@@ -130,6 +130,28 @@ return {'released'}
 `;
 
 /**
+ * KEYS[1] queue, [2] lock, [3] in-flight item, [4] index of threads with work, [5] fence, [6] ready
+ * list. ARGV[1] token, [2] the finished item ('' for none), [3] thread key, [4] most hints kept. For a
+ * holder that is stopping (`HandBack`): finishes the item and releases the lock, but leaves what is
+ * left (queued, or in flight and not started) in place and offers the thread to the workers, as
+ * HAND_OFF_WORK_SCRIPT does; the index keeps the thread, so a lost hint leaves it to the recovery
+ * sweep. Sent again after a lost reply it finds the item finished and the lock gone (a second hint
+ * only costs a worker a refused take).
+ */
+export const HAND_BACK_WORK_SCRIPT = `
+if redis.call('GET', KEYS[5]) ~= ARGV[1] then return {'fenced'} end
+if ARGV[2] ~= '' and redis.call('LINDEX', KEYS[3], 0) == ARGV[2] then redis.call('LPOP', KEYS[3]) end
+redis.call('DEL', KEYS[2])
+if redis.call('LLEN', KEYS[1]) == 0 and redis.call('LLEN', KEYS[3]) == 0 then
+  redis.call('ZREM', KEYS[4], ARGV[3])
+  return {'released'}
+end
+redis.call('RPUSH', KEYS[6], ARGV[3])
+redis.call('LTRIM', KEYS[6], -tonumber(ARGV[4]), -1)
+return {'handed-back'}
+`;
+
+/**
  * KEYS[1] queue, [2] lock, [3] in-flight item, [4] index of threads with work, [5] fence. ARGV[1]
  * token, [2] lock ttl ms, [3] thread key. When work is left, the caller keeps (or takes back) the
  * lock rather than strand the queue.

@@ -34,6 +34,13 @@ export function createRedisWorkQueue({
   lowestAcrossShards,
   ready,
 }: RedisStoreContext & { ready: ReadyWaiter }): WorkQueueStore {
+  /** HAND_BACK_WORK_SCRIPT's keys and arguments; `finished` '' for none. */
+  const handBackArgumentsOf = (fence: { threadKey: string; token: string }, finished: string) => {
+    const { threadKey } = fence;
+    const at = keys.ofThread(threadKey);
+    return [at.queue(threadKey), at.lock(threadKey), at.inflight(threadKey), at.busy(), at.fence(threadKey), at.ready(), fence.token, finished, threadKey, READY_HINTS_KEPT] as const;
+  };
+
   return {
     async enqueueWork(threadKey, item, lockTtlMs, { attempt = randomUUID() } = {}) {
       const at = keys.ofThread(threadKey);
@@ -124,10 +131,12 @@ export function createRedisWorkQueue({
       return (await redis.lindex(keys.ofThread(threadKey).inflight(threadKey), 0)) ?? undefined;
     },
 
-    async finishWork(fence, finished, lockTtlMs, closing, { attempt } = {}) {
+    async finishWork(fence, finished, lockTtlMs, closing, { attempt, handBack = false } = {}) {
       const { threadKey } = fence;
       const at = keys.ofThread(threadKey);
       const finishArguments = [at.queue(threadKey), at.lock(threadKey), at.inflight(threadKey), at.busy(), at.fence(threadKey), fence.token, finished, lockTtlMs, threadKey, QUEUE_TTL_MS] as const;
+      const handBackArguments = handBackArgumentsOf(fence, finished);
+      const finishOn = (runner: ScriptRunner) => (handBack ? runner.csHandBackWork(...handBackArguments) : runner.csFinishWork(...finishArguments));
       let finishReply: unknown;
       if (closing) {
         // One MULTI (one round trip, one slot: the thread's keys share its tag). Both scripts check
@@ -142,7 +151,7 @@ export function createRedisWorkQueue({
           if (sends > 1) return run.csSaveThread(...save);
           const transaction = redis.multi() as unknown as ScriptRunner & { exec(): Promise<Array<[Error | null, unknown]> | null> };
           transaction.csSaveThread(...save);
-          transaction.csFinishWork(...finishArguments);
+          finishOn(transaction);
           const [saved, finishedReply] = repliesOf(await transaction.exec());
           finishReply = finishedReply;
           return saved;
@@ -151,7 +160,7 @@ export function createRedisWorkQueue({
         // The named save ran before, in one transaction with this finish (its reply lost): the item
         // is finished, and a fenced finish now only says the thread is another process's.
         if (saveReply === 'written' && (finishReply as [string])[0] === 'fenced') return undefined;
-      } else finishReply = await run.csFinishWork(...finishArguments);
+      } else finishReply = await finishOn(run);
       const [status, item] = finishReply as [string, string?];
       if (status === 'fenced') throw new FencedError(threadKey);
       return item;
@@ -181,9 +190,13 @@ export function createRedisWorkQueue({
       return newest === null ? 'missing' : newest === fence.token ? 'current' : 'taken';
     },
 
-    async releaseLockIfIdle(fence, lockTtlMs) {
+    async releaseLockIfIdle(fence, lockTtlMs, { handBack = false } = {}) {
       const { threadKey } = fence;
       const at = keys.ofThread(threadKey);
+      if (handBack) {
+        const [status] = (await run.csHandBackWork(...handBackArgumentsOf(fence, ''))) as [string];
+        return status === 'fenced' ? 'fenced' : 'released';
+      }
       return (await run.csReleaseIfIdle(at.queue(threadKey), at.lock(threadKey), at.inflight(threadKey), at.busy(), at.fence(threadKey), fence.token, lockTtlMs, threadKey)) as 'more' | 'released' | 'fenced';
     },
   };

@@ -812,6 +812,38 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect(await store.takeWork(worker)).toBe('one');
   });
 
+  it("hands a stopping holder's thread back: the lock released at once, its work left in place and offered to one worker", async () => {
+    const threadKey = `T1:C1:${randomUUID()}`;
+    const claim = await store.enqueueWork(threadKey, 'one', TTL);
+    const fence = { threadKey, token: claim!.token };
+    // Queued behind the running item (by a live replica, after the holder was told to stop).
+    expect(await store.enqueueWork(threadKey, 'two', TTL)).toBeUndefined();
+    const thread = { ...newThreadState({ teamId: 'T1', channel: 'C1', threadTs: '1.1' }, 1), threadKey };
+    const answered = { ...thread, messages: [{ role: 'user' as const, content: 'status?' }, { role: 'assistant' as const, content: 'All good.' }] };
+    // The running item finished with its closing save, the next one not taken: 'two' is another worker's.
+    expect(await store.finishWork(fence, 'one', TTL, { thread: answered, ttlMs: TTL }, { attempt: `finish-${randomUUID()}`, handBack: true })).toBeUndefined();
+    expect((await store.getThread(threadKey))?.messages).toEqual(answered.messages);
+    expect(await store.takeLeftover(threadKey)).toBeUndefined();
+    expect(await store.busyThreads({ limit: 1000 })).toContain(threadKey);
+    expect(await store.nextReadyThreads({ timeoutMs: 5_000, max: 5 })).toEqual([threadKey]);
+    const taken = await store.lockAndTake(threadKey, TTL);
+    expect(taken).toEqual({ token: expect.any(String), item: 'two' });
+    const successor = { threadKey, token: taken!.token };
+    // The stopped holder's hand-back, late or sent again, does nothing to its successor's thread.
+    await expect(store.finishWork(fence, 'one', TTL, undefined, { handBack: true })).rejects.toBeInstanceOf(FencedError);
+    expect(await store.releaseLockIfIdle(fence, TTL, { handBack: true })).toBe('fenced');
+    // A holder told to stop with an item taken but not started: it stays in flight, for the next holder first.
+    expect(await store.releaseLockIfIdle(successor, TTL, { handBack: true })).toBe('released');
+    expect(await store.nextReadyThreads({ timeoutMs: 5_000, max: 5 })).toEqual([threadKey]);
+    const last = await store.lockAndTake(threadKey, TTL);
+    expect(last?.item).toBe('two');
+    // With nothing left, handing back is a plain release: no hint, and off the list of busy threads.
+    expect(await store.finishWork({ threadKey, token: last!.token }, 'two', TTL, undefined, { handBack: true })).toBeUndefined();
+    expect(await store.busyThreads({ limit: 1000 })).not.toContain(threadKey);
+    expect(await store.nextReadyThreads({ timeoutMs: 50, max: 5 })).toEqual([]);
+    expect(await store.tryLock(threadKey, TTL)).toBeDefined();
+  });
+
   it('lists a busy thread for the recovery sweep only once its work has waited past the cut-off', async () => {
     const threadKey = `T1:C1:${randomUUID()}`;
     // Held, so no hint is left on the shared ready list for the other cases' waits.

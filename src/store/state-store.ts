@@ -104,6 +104,16 @@ export interface NamedWrite {
   attempt?: string;
 }
 
+/**
+ * For a holder that is stopping (`ThreadWorker.stopTaking`): `handBack` releases the thread's lock
+ * even with work left, and leaves that work (queued, or in flight but not started) where it is for
+ * another process, offering the thread to the workers (`nextReadyThreads`) as `handOffWork` does, so
+ * a live one takes it at once. Its lock deleted, not left to lapse: nobody waits out its TTL.
+ */
+export interface HandBack {
+  handBack?: boolean;
+}
+
 /** A work item's last save of its thread, sent with `finishWork` to spare a round trip. */
 export interface ClosingSave {
   thread: ThreadState;
@@ -499,9 +509,10 @@ export interface WorkQueueStore {
    * `closing`: the item's last thread save, written first under the same fence in the same round
    * trip (fenced: neither is written). `attempt` names the closing save (`NamedWrite`), for at
    * least `lockTtlMs`: a finish whose save ran before resolves undefined once another process
-   * holds the thread (nothing more for this holder).
+   * holds the thread (nothing more for this holder). `handBack` (`HandBack`): releases the lock
+   * without taking the next item, and resolves undefined.
    */
-  finishWork(fence: Fence, finished: string, lockTtlMs: number, closing?: ClosingSave, options?: NamedWrite): Promise<string | undefined>;
+  finishWork(fence: Fence, finished: string, lockTtlMs: number, closing?: ClosingSave, options?: NamedWrite & HandBack): Promise<string | undefined>;
   /** The item in flight for a thread, if any, without taking the lock: what a stopped holder left (inspection). */
   takeLeftover(threadKey: string): Promise<string | undefined>;
   /**
@@ -529,9 +540,9 @@ export interface WorkQueueStore {
   /**
    * Releases the lock only when the queue is empty, atomically, so work enqueued while the holder
    * was finishing is never stranded. `more`: keep draining. `released`: done. `fenced`: a newer
-   * holder owns the thread.
+   * holder owns the thread. `handBack` (`HandBack`): released even with work left (never `more`).
    */
-  releaseLockIfIdle(fence: Fence, lockTtlMs: number): Promise<'more' | 'released' | 'fenced'>;
+  releaseLockIfIdle(fence: Fence, lockTtlMs: number, options?: HandBack): Promise<'more' | 'released' | 'fenced'>;
 }
 
 /**
