@@ -90,4 +90,28 @@ describe('thread worker told to stop (SIGTERM)', () => {
     expect(handled).toEqual([]);
     expect(await memory.nextReadyThreads({ timeoutMs: 1_000, max: 5 })).toEqual([THREAD]);
   });
+
+  it("waits in idle for a submit nobody awaits (a scheduled turn, a recovered resume) until its item is queued, so the store does not close under it", async () => {
+    const memory = createMemoryStore();
+    const asked = deferred();
+    const answer = deferred();
+    const events: string[] = [];
+    const store: StateStore = {
+      ...memory,
+      enqueueWork: async (...args) => {
+        asked.resolve();
+        await answer.promise;
+        const claim = await memory.enqueueWork(...args);
+        events.push('queued');
+        return claim;
+      },
+    };
+    const worker = createThreadWorker({ store, logger: silent, handle: async () => {} });
+    void worker.submit(THREAD, item('scheduled'));
+    await asked.promise;
+    const idle = worker.idle().then(() => events.push('idle'));
+    answer.resolve();
+    await idle;
+    expect(events).toEqual(['queued', 'idle']);
+  });
 });

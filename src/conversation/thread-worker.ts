@@ -74,7 +74,10 @@ export interface ThreadWorker {
   readonly queueing: { mode: 'drain' | 'hand-off'; lockTtlMs: number };
   /** Drains a thread whose lock such a write took for this process (its first item in flight). */
   drainClaimed(threadKey: string, claim: TakenClaim): Promise<void>;
-  /** Resolves when every drain started by this process has finished (graceful shutdown, tests). */
+  /**
+   * Resolves when every drain started by this process has finished, and every `submit` has had its
+   * item queued (graceful shutdown, tests): the store must not close under either.
+   */
   idle(): Promise<void>;
 }
 
@@ -254,6 +257,17 @@ export function createThreadWorker({
     }
   }
 
+  /** `promise`, counted by `idle` until it settles (its outcome is still the caller's). */
+  function track(promise: Promise<void>): Promise<void> {
+    const settled = promise.then(
+      () => {},
+      () => {},
+    );
+    running.add(settled);
+    void settled.then(() => running.delete(settled));
+    return promise;
+  }
+
   async function take(threadKey: string): Promise<Claim | undefined> {
     const askedAt = Date.now();
     const claim = await store.lockAndTake(threadKey, lockTtlMs);
@@ -275,12 +289,18 @@ export function createThreadWorker({
       return true;
     },
     room: () => gate.room(),
-    async submit(threadKey, item, { recovered = false } = {}) {
-      if (handOff) return store.handOffWork(threadKey, encodeWorkItem(item));
-      const askedAt = Date.now();
-      const claim = await store.enqueueWork(threadKey, encodeWorkItem(item), lockTtlMs);
-      if (claim === undefined) return;
-      await run(threadKey, { ...claim, askedAt, ...(recovered ? { recovered } : {}) });
+    submit(threadKey, item, { recovered = false } = {}) {
+      // Counted by `idle` from the start, not only once its drain runs: a caller that does not await
+      // it (a scheduled turn, a recovered resume) would otherwise see the store closed under its enqueue.
+      return track(
+        (async () => {
+          if (handOff) return store.handOffWork(threadKey, encodeWorkItem(item));
+          const askedAt = Date.now();
+          const claim = await store.enqueueWork(threadKey, encodeWorkItem(item), lockTtlMs);
+          if (claim === undefined) return;
+          await run(threadKey, { ...claim, askedAt, ...(recovered ? { recovered } : {}) });
+        })(),
+      );
     },
     queueing: { mode: handOff ? 'hand-off' : 'drain', lockTtlMs },
     drainClaimed: (threadKey, claim) => run(threadKey, claim),
