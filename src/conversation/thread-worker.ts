@@ -89,7 +89,8 @@ export interface OwnedThreadWorker extends ThreadWorker {
    * request this process acked before it stopped listening, which its stop waits for), then hands
    * the thread back (`HandBack`): the lock released at once, what is queued left there and offered
    * to the other processes, so a live replica runs it in full rather than this process start a
-   * turn that its stop would cut.
+   * turn that its stop would cut. A later item taken before the stop but not started (still waiting
+   * for room, or taken by a finish whose reply came after) is handed back too, left in flight.
    */
   stopTaking(): void;
 }
@@ -121,6 +122,8 @@ export function createThreadWorker({
 }: ThreadWorkerOptions): OwnedThreadWorker {
   const running = new Set<Promise<void>>();
   let stopping = false;
+  // Aborted by `stopTaking`: a drain's later item waiting for room gives up its place and is handed back.
+  const stop = new AbortController();
 
   async function drain(threadKey: string, claim: Claim): Promise<void> {
     const { token, item: first, askedAt } = claim;
@@ -169,6 +172,16 @@ export function createThreadWorker({
         retry: retry ?? operation,
         onFailure: (error) => logger.warn({ event: 'thread-queue-unreachable', threadKey, err: error }, 'could not update the thread queue; trying again while the lock is held'),
       });
+    // Hands the thread back with the item in hand left in flight, not started (a later holder runs it
+    // first, as a leftover), and what is queued left and offered to the other processes.
+    const handBack = async () => {
+      const released = await settlingQueue(() => whileHeld(() => store.releaseLockIfIdle(fence, lockTtlMs, { handBack: true })));
+      if (released === 'fenced') throw new LockLostError(`lost the lock on ${threadKey}`);
+    };
+    // The drain's first item runs even once the process is stopping (a request this process acked
+    // before it stopped listening, which the stop waits for); any later one was never this
+    // process's to answer, so it starts only if the stop has not come by the time it has room.
+    let mayHandBack = false;
     try {
       // An item a dead holder was handling comes first (takeWork returns it): it was taken but never finished.
       // An enqueue that took the lock took its first item too.
@@ -187,7 +200,14 @@ export function createThreadWorker({
         let end: ItemEnd | undefined;
         if (!item) logger.warn({ event: 'work-item-invalid', threadKey }, 'dropped an unreadable work item');
         else {
-          const release = await gate.acquire();
+          // A later item taken before the stop (by a finish whose reply was on its way, or waiting
+          // here for room on a full process) has not started: the stop gives up its place.
+          const release = mayHandBack ? await gate.acquire(stop.signal).catch(() => undefined) : await gate.acquire();
+          if (release === undefined || (mayHandBack && stopping)) {
+            release?.();
+            await handBack();
+            return;
+          }
           try {
             // Read with the lock for the first item only; later items read for themselves.
             const read = prefetched;
@@ -200,6 +220,7 @@ export function createThreadWorker({
             release();
           }
         }
+        mayHandBack = true;
         // Only for another holder, who shows the item's effect again from the save before: when
         // Redis lost the thread's state nobody will, so what was shown stays.
         const takeBack = async () => {
@@ -306,6 +327,7 @@ export function createThreadWorker({
     drainClaimed: (threadKey, claim) => run(threadKey, claim),
     stopTaking() {
       stopping = true;
+      stop.abort();
     },
     async idle() {
       while (running.size > 0) await Promise.allSettled([...running]);
