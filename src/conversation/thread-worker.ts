@@ -75,8 +75,9 @@ export interface ThreadWorker {
   /** Drains a thread whose lock such a write took for this process (its first item in flight). */
   drainClaimed(threadKey: string, claim: TakenClaim): Promise<void>;
   /**
-   * Resolves when every drain started by this process has finished, and every `submit` has had its
-   * item queued (graceful shutdown, tests): the store must not close under either.
+   * Resolves when every drain started by this process has finished, every `submit` has had its
+   * item queued and every pick-up its lock answered (graceful shutdown, tests): the store must not
+   * close under any of them.
    */
   idle(): Promise<void>;
 }
@@ -90,16 +91,19 @@ export interface OwnedThreadWorker extends ThreadWorker {
    * the thread back (`HandBack`): the lock released at once, what is queued left there and offered
    * to the other processes, so a live replica runs it in full rather than this process start a
    * turn that its stop would cut. A later item taken before the stop but not started (still waiting
-   * for room, or taken by a finish whose reply came after) is handed back too, left in flight.
+   * for room, or taken by a finish whose reply came after) is handed back too, left in flight, as is
+   * the first item of a pick-up (`pickUp`, `startPickUp`: work another process left) not started yet.
    */
   stopTaking(): void;
 }
 
 /**
  * A thread's lock as taken: its token, the first item (and what was read for it) if taken with it,
- * and when it was asked for (see `TakenClaim`).
+ * and when it was asked for (see `TakenClaim`). `pickedUp`: taken by `pickUp`/`startPickUp` for work
+ * another process left, not for a request of this process's own, so a stopping process hands even
+ * its first item back.
  */
-type Claim = { token: string; item?: string; leftover?: true; read?: PrefetchedStep; askedAt: number; recovered?: boolean };
+type Claim = { token: string; item?: string; leftover?: true; read?: PrefetchedStep; askedAt: number; recovered?: boolean; pickedUp?: true };
 
 /**
  * A claim and when it was asked for: `askedAt` is `Date.now()` just before the request that took the
@@ -179,9 +183,10 @@ export function createThreadWorker({
       if (released === 'fenced') throw new LockLostError(`lost the lock on ${threadKey}`);
     };
     // The drain's first item runs even once the process is stopping (a request this process acked
-    // before it stopped listening, which the stop waits for); any later one was never this
-    // process's to answer, so it starts only if the stop has not come by the time it has room.
-    let mayHandBack = false;
+    // before it stopped listening, which the stop waits for), unless a pick-up took it; any later
+    // one was never this process's to answer, so it starts only if the stop has not come by the
+    // time it has room.
+    let mayHandBack = claim.pickedUp === true;
     try {
       // An item a dead holder was handling comes first (takeWork returns it): it was taken but never finished.
       // An enqueue that took the lock took its first item too.
@@ -279,7 +284,7 @@ export function createThreadWorker({
   }
 
   /** `promise`, counted by `idle` until it settles (its outcome is still the caller's). */
-  function track(promise: Promise<void>): Promise<void> {
+  function track<T>(promise: Promise<T>): Promise<T> {
     const settled = promise.then(
       () => {},
       () => {},
@@ -289,25 +294,37 @@ export function createThreadWorker({
     return promise;
   }
 
+  /** A pick-up's lock: its drain hands the thread back, its item not started, if the stop came meanwhile. */
   async function take(threadKey: string): Promise<Claim | undefined> {
     const askedAt = Date.now();
     const claim = await store.lockAndTake(threadKey, lockTtlMs);
-    return claim === undefined ? undefined : { ...claim, askedAt };
+    return claim === undefined ? undefined : { ...claim, askedAt, pickedUp: true };
   }
 
   return {
-    async pickUp(threadKey) {
-      const claim = await take(threadKey);
-      if (claim === undefined) return false;
-      await run(threadKey, claim);
-      return true;
+    // Both counted by `idle` from the start, not only once the lock is taken: the puller does not
+    // await its pick-up, and a stop that closed the store under its lock take would leave the
+    // thread locked, its work unseen, until the lock lapsed.
+    pickUp(threadKey) {
+      return track(
+        (async () => {
+          const claim = await take(threadKey);
+          if (claim === undefined) return false;
+          await run(threadKey, claim);
+          return true;
+        })(),
+      );
     },
-    async startPickUp(threadKey) {
-      const claim = await take(threadKey);
-      if (claim === undefined) return false;
-      // The item taken with the lock asks the gate before this returns, so `room` already counts it.
-      void run(threadKey, { ...claim, recovered: true });
-      return true;
+    startPickUp(threadKey) {
+      return track(
+        (async () => {
+          const claim = await take(threadKey);
+          if (claim === undefined) return false;
+          // The item taken with the lock asks the gate before this returns, so `room` already counts it.
+          void run(threadKey, { ...claim, recovered: true });
+          return true;
+        })(),
+      );
     },
     room: () => gate.room(),
     submit(threadKey, item, { recovered = false } = {}) {
