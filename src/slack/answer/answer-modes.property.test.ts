@@ -1,10 +1,10 @@
-import type { WebClient } from '@slack/web-api';
 import fc from 'fast-check';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { boundedShrinking } from '../../../test/helpers/bounded-shrinking.js';
 import { markdownToMrkdwn } from '../format/markdown-to-mrkdwn.js';
-import { codeNodes, endOf, indentedCodeAt, parseMarkdown, startOf } from '../format/parse-markdown.js';
+import { fakeStreamingSlack, misreadMessages } from '../../../test/helpers/streamed-answer-messages.js';
+import { codeNodes, endOf, parseMarkdown, startOf } from '../format/parse-markdown.js';
 import { isSafeMarkdown, safeMarkdown } from '../format/safe-markdown.js';
 import { createNativeAnswerStream } from './native-answer-stream.js';
 import { renderAnswer } from './render-answer.js';
@@ -69,7 +69,7 @@ const leaf = fc.oneof(
 );
 /** A list item whose continuation lines are indented by 0 to 4 spaces or a tab: enough, or not. */
 const listItemOf = (content: fc.Arbitrary<string[]>) =>
-  fc.tuple(fc.constantFrom('- ', '1. ', '* '), fc.array(content, { minLength: 1, maxLength: 3 }), fc.constantFrom('', ' ', '  ', '   ', '    ', '\t')).map(([marker, blocks, indent]) => {
+  fc.tuple(fc.constantFrom('- ', '1. ', '* ', '2. ', '10) '), fc.array(content, { minLength: 1, maxLength: 3 }), fc.constantFrom('', ' ', '  ', '   ', '    ', '\t')).map(([marker, blocks, indent]) => {
     const [first = '', ...rest] = blocks.flat();
     return [`${marker}${first}`, ...rest.map((line) => (line === '' ? '' : `${indent}${line}`))];
   });
@@ -80,6 +80,10 @@ const quoteOf = (content: fc.Arbitrary<string[]>) =>
   );
 const nested = fc.oneof(leaf, listItemOf(leaf), quoteOf(leaf));
 const markdownDocument = fc.array(fc.oneof(leaf, leaf, listItemOf(nested), quoteOf(nested)), { minLength: 1, maxLength: 6 }).map((blocks) => blocks.flat().join('\n'));
+/** A longer answer, its blocks after a blank line or not: one a rollover can cut cleanly often enough. */
+const longerDocument = fc
+  .array(fc.tuple(fc.oneof(leaf, leaf, fence, listItemOf(nested), quoteOf(nested)), fc.constantFrom('\n', '\n\n')), { minLength: 1, maxLength: 16 })
+  .map((blocks) => blocks.map(([lines, separator]) => lines.join('\n') + separator).join(''));
 
 interface CodeView {
   values: string[];
@@ -153,92 +157,11 @@ function checkBothModes(markdown: string): string {
   return checkNativeMode(markdown, input);
 }
 
-/** Slack's stream methods as the thread shows them: one growing text per message. */
-function fakeStreamingClient() {
-  const texts = new Map<string, string>();
-  /** The text each stream was stopped with: the fence a rollover closes a code block with. */
-  const closings = new Map<string, string>();
-  /** Every state of a streamed message, and every mrkdwn text of the message edits it fell back to. */
-  const shown: string[] = [];
-  const edits: string[] = [];
-  let next = 1;
-  const record = (ts: string, text: string) => {
-    texts.set(ts, text);
-    shown.push(text);
-  };
-  const client = {
-    chat: {
-      startStream: async (args: { markdown_text: string }) => {
-        const ts = `2.${next++}`;
-        record(ts, args.markdown_text);
-        return { ok: true, ts };
-      },
-      appendStream: async (args: { ts: string; markdown_text: string }) => {
-        record(args.ts, (texts.get(args.ts) ?? '') + args.markdown_text);
-        return { ok: true };
-      },
-      stopStream: async (args: { ts: string; markdown_text?: string }) => {
-        closings.set(args.ts, args.markdown_text ?? '');
-        record(args.ts, (texts.get(args.ts) ?? '') + (args.markdown_text ?? ''));
-        return { ok: true };
-      },
-      update: async (args: { ts: string; text: string }) => {
-        texts.set(args.ts, args.text);
-        edits.push(args.text);
-        return { ok: true };
-      },
-      postMessage: async (args: { text: string }) => {
-        const ts = `3.${next++}`;
-        texts.set(ts, args.text);
-        edits.push(args.text);
-        return { ok: true, ts };
-      },
-      delete: async () => ({ ok: true }),
-    },
-  };
-  return { client: client as unknown as WebClient, texts, closings, shown, edits };
-}
-
-/**
- * The text the messages carry, all together: each without the fence a rollover closed it with (told
- * to `stopStream`, after a line break when the cut was mid-line), and the next without the fence
- * reopening the block (after its container prefix: `>`, indentation), then a space (the rest of its
- * opening line follows) or a line break, after which the rest of a code line cut in two has the
- * prefix again. The reopening fence is the closing one, or (a block whose own closing fence would
- * not close it there) a longer one, which the next rollover closes that message with, whatever block
- * it reopens. A line of an indented code block of `rendered` cut in two goes on after its
- * indentation (and its `>`) again.
- */
-function unrolled(texts: Map<string, string>, closings: Map<string, string>, rendered: string): string {
-  let carried = '';
-  let closed = '';
-  for (const [ts, text] of texts) {
-    const closing = closings.get(ts) ?? '';
-    let body = text.slice(0, text.length - closing.length);
-    const indented = closed === '' && carried !== '' && !carried.endsWith('\n') ? indentedCodeAt(rendered, carried.length) : undefined;
-    if (indented !== undefined) {
-      expect(body.startsWith(indented.prefix), `message ${JSON.stringify(body)} after a cut in an indented code line`).toBe(true);
-      body = body.slice(indented.prefix.length);
-    }
-    if (closed !== '') {
-      const midLine = closed.startsWith('\n');
-      const [reopened = '', prefix = ''] = /^([ >]*)(?:`{3,}|~{3,})/.exec(body) ?? [];
-      expect(reopened, `message ${JSON.stringify(body)} after a rollover closed with ${JSON.stringify(closed)}`).not.toBe('');
-      const opening = body.startsWith(`${reopened} `) ? `${reopened} ` : `${reopened}\n${midLine ? prefix : ''}`;
-      expect(body.startsWith(opening), `message ${JSON.stringify(body)} after a rollover closed with ${JSON.stringify(closed)}`).toBe(true);
-      body = body.slice(opening.length);
-    }
-    carried += body;
-    closed = closing;
-  }
-  return carried;
-}
-
 const streamBase = { logger: pino({ level: 'silent' }), channel: 'C1', threadTs: '1.1', recipientUserId: 'U1', recipientTeamId: 'T1', intervalMs: 0, mentionableUserIds: MENTIONABLE };
 
 /** What native streaming shows of `answer` written a line at a time, all messages together. */
 async function streamLineByLine(answer: string): Promise<string> {
-  const { client, texts } = fakeStreamingClient();
+  const { client, texts } = fakeStreamingSlack();
   const stream = createNativeAnswerStream({ ...streamBase, client });
   for (const line of answer.split(/(?<=\n)/)) {
     stream.append(line);
@@ -248,10 +171,16 @@ async function streamLineByLine(answer: string): Promise<string> {
   return [...texts.values()].join('');
 }
 
-/** Streams `markdown` natively, appended in pieces cut at `cuts`: every state safe, and the whole safe rendering shown. */
-async function checkNativeStreaming(markdown: string, cuts: number[], maxMessageLength: number): Promise<void> {
-  const { client, texts, closings, shown, edits } = fakeStreamingClient();
-  const stream = createNativeAnswerStream({ ...streamBase, client, maxMessageLength: Math.max(maxMessageLength, 40) });
+/**
+ * Streams `markdown` natively, appended in pieces cut at `cuts`: every state safe and within the
+ * size limit; and either each message, read on its own, shows the code of the whole answer as code
+ * and its text as text (the messages holding its whole safe rendering), or the stream gave up and
+ * the answer was shown as safe mrkdwn edits. Whether it stayed native.
+ */
+async function checkNativeStreaming(markdown: string, cuts: number[], maxMessageLength: number): Promise<boolean> {
+  const { client, logger, degraded, texts, closings, shown, edits } = fakeStreamingSlack();
+  const maxLength = Math.max(maxMessageLength, 40);
+  const stream = createNativeAnswerStream({ ...streamBase, client, logger, maxMessageLength: maxLength });
   const points = [...new Set(cuts.map((cut) => cut % (markdown.length + 1)))].sort((a, b) => a - b);
   let last = 0;
   for (const point of [...points, markdown.length]) {
@@ -260,16 +189,18 @@ async function checkNativeStreaming(markdown: string, cuts: number[], maxMessage
     await new Promise((resolve) => setTimeout(resolve, 1));
   }
   await stream.finish(markdown);
-  // Every state of every message Slack showed: nothing live outside code.
+  // Every state of every message Slack showed: nothing live outside code, nothing over the limit.
   for (const text of shown) {
     expect(dangerIn(text, codeView(text)).outside).toEqual([]);
     expect(isSafeMarkdown(text, { mentionableUserIds: MENTIONABLE })).toBe(true);
+    expect(text.length).toBeLessThanOrEqual(maxLength);
   }
-  // A stream that gave up (the text so far came to read differently) carries on with safe mrkdwn edits.
+  // A stream that gave up (no clean cut before the limit, or the text so far came to read differently) carries on with safe mrkdwn edits.
   for (const text of edits) expect(text.match(DANGER)).toBeNull();
-  // Otherwise the messages hold the safe rendering of the whole answer (but for whitespace at its end, never sent).
+  if (degraded()) return false;
   const rendered = safeMarkdown(markdown, { mentionableUserIds: MENTIONABLE });
-  if (edits.length === 0) expect(unrolled(texts, closings, rendered).trimEnd()).toBe(rendered.trimEnd());
+  expect(misreadMessages({ rendered, texts, closings })).toEqual([]);
+  return true;
 }
 
 describe('what is code is the CommonMark parser’s call, in both answer modes', () => {
@@ -353,28 +284,37 @@ describe('what is code is the CommonMark parser’s call, in both answer modes',
     );
   }, 120_000);
 
-  it('carries a fence whose opening line a new message cuts over as a reopened fence, its info string kept (seed -1268312091)', async () => {
-    // The rollover cut the opening line after its third ping; the rest of the info string started the
-    // next message as text, live there, so the stream gave up and the answer fell back to edits.
+  it('holds for what it found when a rollover patched text at any cut (seeds -1268312091, 847488056, -514368710)', async () => {
+    // A fence's opening line cut in two, a quote's fence reopened after its `>`, a list item's fence
+    // reopened with a longer one: none of them is a clean cut now.
     await checkNativeStreaming('``` <!channel> <!channel> <!channel> <!channel>', [], 40);
-  });
-
-  it('takes a rollover fence in a quote, after its `>` markers, for the rollover’s (seed 847488056)', async () => {
-    // The rollover fences stand in the quote; the messages hold the safe rendering with those `>` added.
     await checkNativeStreaming('> > ```\n> > <https://evil.example|bank.example login>\n> > ```\n> > <div>', [], 40);
-  });
-
-  it('takes a longer fence reopening a block whose own closing fence would not close it, for the rollover’s (seed -514368710)', async () => {
-    // The second fence, 5 in (2 past its item's content column), reopens at 3 with a fence no later one closes.
     await checkNativeStreaming('1. 1. ```\n     ```\n     ## <!channel>\n   ## <!channel>\n- ', [], 40);
   });
 
-  it('streams natively what safeMarkdown makes of the whole answer, and each message is safe read on its own', async () => {
+  it('holds where micromark reads a message otherwise than the answer after a clean cut', async () => {
+    // After a cut before the indented block, `> 2. ```` read a list item (its fence code) in the answer, text in the
+    // message, the block's next line: the parser carries what it read on a line over to the next (found by the property).
+    await checkNativeStreaming('> ` <!channel> `\n> ` <!channel> `\n> > </span>\n> ```\n> > \n> > <!channel>\n    <!channel>\n> 2. ```\n```\n> > <!channel>\n- > <!channel>\n', [], 95);
+    // micromark reads `10) …` right after an indented code block as a paragraph's text, at a message's start as a list item.
+    await checkNativeStreaming(`    ${'log line '.repeat(12)}\n10) # not a heading <@U0IN>\n    \`\`\`\n**bold** <@U0IN>\n    \`\`\`\n`, [], 160);
+  });
+
+  it('streams natively only where each message reads on its own as in the whole answer, else shows it as edits', async () => {
+    // How many answers stayed native over more than one message: a property that only ever saw
+    // streams give up would prove nothing about clean cuts.
+    let rolledOver = 0;
     await fc.assert(
-      fc.asyncProperty(markdownDocument, fc.array(fc.nat(), { maxLength: 6 }), fc.integer({ min: 40, max: 400 }), async (markdown, cuts, maxMessageLength) => {
-        await checkNativeStreaming(markdown, cuts, maxMessageLength);
+      fc.asyncProperty(fc.oneof(markdownDocument, longerDocument), fc.array(fc.nat(), { maxLength: 6 }), fc.integer({ min: 40, max: 400 }), async (markdown, cuts, maxMessageLength) => {
+        const native = await checkNativeStreaming(markdown, cuts, maxMessageLength);
+        if (native && markdown.length > Math.max(maxMessageLength, 40)) rolledOver += 1;
       }),
-      { numRuns: 60, plugins: [boundedShrinking()] },
+      {
+        numRuns: Number(process.env.PROPERTY_RUNS ?? 80),
+        ...(process.env.PROPERTY_SEED === undefined ? {} : { seed: Number(process.env.PROPERTY_SEED) }),
+        plugins: [boundedShrinking()],
+      },
     );
+    if (process.env.PROPERTY_RUNS === undefined) expect(rolledOver).toBeGreaterThan(5);
   }, 120_000);
 });

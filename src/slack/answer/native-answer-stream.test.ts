@@ -121,7 +121,8 @@ describe('createNativeAnswerStream, when the reply to chat.startStream is lost',
   it('does the same for the stream that continues a long answer in a new message', async () => {
     const { client, texts, updates } = fakeStreamingClient({ loseStart: 2 });
     const stream = createNativeAnswerStream({ ...base, client, maxMessageLength: 120 });
-    const answer = Array.from({ length: 12 }, (_, index) => `line ${index} of the rollout log`).join('\n');
+    // A list: a new message starts only between its items (one paragraph longer than a message would be shown as edits).
+    const answer = Array.from({ length: 12 }, (_, index) => `- line ${index} of the rollout log`).join('\n');
     stream.append(answer);
     await stream.finish(answer);
     expect(texts.size).toBeGreaterThan(1);

@@ -4,10 +4,12 @@ import type { Logger } from 'pino';
 import type { AnswerStream } from '../../conversation/thread-messenger.js';
 import { SLACK_LIMITS } from '../blocks/limits.js';
 import type { MentionableUserIds } from '../format/neutralise-pings.js';
-import { codeNodes, endOf, fenceOpenAt, indentedCodeAt, parseMarkdown, startOf } from '../format/parse-markdown.js';
-import { isSafeMarkdown, safeMarkdown } from '../format/safe-markdown.js';
+import { isSafeMarkdown, parsedSafeMarkdown } from '../format/safe-markdown.js';
 import { mayHaveBeenApplied } from '../unrepeated-slack-writes.js';
+import { cleanCutsOf } from './clean-cuts.js';
 import { createFlushSchedule } from './flush-schedule.js';
+import { codeRangesOf, readsAsInAnswer, type CodeRanges } from './reads-as-in-answer.js';
+import { nextRollover } from './rollover.js';
 import { findUnconfirmedPost, postedAfter, type UnconfirmedPost } from './unconfirmed-post.js';
 import { ANSWER_UPDATE_INTERVAL_MS, createUpdatingAnswerStream } from './updating-answer-stream.js';
 
@@ -40,7 +42,11 @@ export interface NativeAnswerStreamOptions {
  * no longer begins with what was sent (text read as code once turned out not to be), or a message
  * that would not be safe read on its own, is not sent; nor is anything once Slack refuses a call:
  * the answer then carries on as `chat.update` edits of the same messages. A long answer is stopped
- * and continued in a new stream before Slack's size limit. A `chat.startStream` whose reply was lost
+ * and continued in a new stream before Slack's size limit, only at a clean cut (see `cleanCutsOf`),
+ * where the next message reads as the same blocks on its own (see `nextRollover` for which one).
+ * Text that fits no message up to its next clean cut (a paragraph or a list item longer than a
+ * message), or a message that would still read otherwise on its own than in the whole answer, is
+ * shown as edits too, rather than cut where code would turn live text, or text code. A `chat.startStream` whose reply was lost
  * may have started the stream: its message is looked for in the thread and, found, streamed on; not
  * found, Slack is taken not to have started it and the answer carries on as edits; when the thread
  * cannot be read, the edits look for it again before posting anything.
@@ -48,6 +54,7 @@ export interface NativeAnswerStreamOptions {
 export function createNativeAnswerStream(options: NativeAnswerStreamOptions): AnswerStream {
   const { client, logger, channel, threadTs } = options;
   const maxLength = options.maxMessageLength ?? SLACK_LIMITS.messageTextLength;
+  const softLength = Math.floor(maxLength / 2);
   const mentionableUserIds = options.mentionableUserIds ?? [];
   const messages: string[] = [];
   let markdown = '';
@@ -55,11 +62,10 @@ export function createNativeAnswerStream(options: NativeAnswerStreamOptions): An
   let renderedUpTo = 0;
   /** The safe rendering sent so far, all messages together. */
   let sent = '';
-  /**
-   * The message being streamed; `unclosed`, the fence it reopened a code block with (after the
-   * block's prefix) that no fence of the answer closes (see `fenceOpenAt`): open to the message's end.
-   */
-  let current: { ts: string; text: string; unclosed?: { prefix: string; fence: string } } | undefined;
+  /** The message being streamed: from `bodyAt`, the rendered answer's text from `answerAt`. */
+  let current: { ts: string; text: string; bodyAt: number; answerAt: number } | undefined;
+  /** What the next message starts with before the answer's text: a code block's opening line, reopening it. */
+  let reopening = '';
   let fallback: AnswerStream | undefined;
   /** A started stream whose message could not be looked for (the thread could not be read). */
   let unconfirmed: UnconfirmedPost | undefined;
@@ -71,38 +77,21 @@ export function createNativeAnswerStream(options: NativeAnswerStreamOptions): An
     await client.chat.stopStream({ channel, ts, ...(closing ? { markdown_text: closing } : {}) });
   }
 
-  /** Sends `piece`, the part of `rendered` that follows `sent`, ending the message first if it would grow too long. */
-  async function sendPiece(piece: string, rendered: string): Promise<void> {
-    let text = piece;
-    let unclosed: { prefix: string; fence: string } | undefined;
-    // A piece that would close a block reopened with a fence no fence of the answer so far closes
-    // (text after it would turn live) goes in a new message, which starts as the answer reads there.
-    const closesUnclosed = current?.unclosed !== undefined && piece.includes(current.unclosed.fence);
-    if (current !== undefined && (current.text.length + piece.length > maxLength || closesUnclosed)) {
-      // A code block open at the cut is closed here and reopened in the next message: on the line of
-      // the rest of its info string when the cut is in its opening line (after a space, so that a
-      // tilde there cannot lengthen the fence). Both fences stand in the block's containers (its
-      // indentation in a list item, its `>`), where the block's own closing fence closes it; so does
-      // the rest of a code line cut in two, which without its `>` would leave the quote as text. The
-      // fence closing the message is the one its block opened with there.
-      const open = fenceOpenAt(rendered, sent.length);
-      const midLine = !current.text.endsWith('\n');
-      const closing = open === undefined ? undefined : (current.unclosed ?? open);
-      await stopCurrent(closing === undefined ? '' : `${midLine ? '\n' : ''}${closing.prefix}${closing.fence}`);
-      if (open !== undefined) {
-        const reopening = `${open.prefix}${open.reopen}`;
-        text = open.inOpeningLine ? `${reopening} ${piece}` : `${reopening}\n${midLine ? open.prefix : ''}${piece}`;
-        if (open.reopen !== open.fence) unclosed = { prefix: open.prefix, fence: open.reopen };
-      } else if (midLine) {
-        // The rest of a line of an indented code block likewise needs its indentation and its `>`.
-        text = `${indentedCodeAt(rendered, sent.length)?.prefix ?? ''}${piece}`;
-      }
-    }
-    // Slack reads each message on its own, so each must be safe read that way.
-    if (!isSafeMarkdown((current?.text ?? '') + text, { mentionableUserIds })) throw new Error('a message of the answer would not be safe on its own');
+  /**
+   * Sends `piece`, the part of the rendered answer that follows `sent`, in the message being
+   * streamed or a new one; `answerCode`, where the rendered answer has code.
+   */
+  async function sendPiece(piece: string, answerCode: CodeRanges): Promise<void> {
+    const text = current === undefined ? reopening + piece : piece;
+    const message = (current?.text ?? '') + text;
+    // Slack reads each message on its own, so each must be safe read that way, and read as the whole answer does.
+    if (!isSafeMarkdown(message, { mentionableUserIds })) throw new Error('a message of the answer would not be safe on its own');
+    const { bodyAt, answerAt } = current ?? { bodyAt: reopening.length, answerAt: sent.length };
+    if (!readsAsInAnswer({ answerCode, message, bodyAt, answerAt })) throw new Error('a message of the answer would read otherwise on its own');
     if (current === undefined) {
       const ts = await startStream(text);
-      current = { ts, text, ...(unclosed === undefined ? {} : { unclosed }) };
+      current = { ts, text, bodyAt, answerAt };
+      reopening = '';
       messages.push(ts);
       options.onMessages?.([...messages]);
     } else {
@@ -137,11 +126,31 @@ export function createNativeAnswerStream(options: NativeAnswerStreamOptions): An
     }
   }
 
-  /** Sends what `text`, the answer so far, adds to what was sent, in pieces that fit a message. */
+  /** Sends what `text`, the answer so far, adds to what was sent, starting new messages at clean cuts. */
   async function stream(text: string): Promise<void> {
-    const rendered = safeMarkdown(text, { mentionableUserIds });
+    const { markdown: rendered, tree } = parsedSafeMarkdown(text, { mentionableUserIds });
     if (!rendered.startsWith(sent)) throw new Error('the answer so far renders differently from what was streamed');
-    while (rendered.slice(sent.length).trim() !== '') await sendPiece(nextPiece(rendered, sent.length, Math.floor(maxLength / 2)), rendered);
+    const contentEnd = rendered.trimEnd().length;
+    const answerCode = codeRangesOf(tree);
+    const cuts = cleanCutsOf({ rendered, tree });
+    while (sent.length < contentEnd) {
+      const from = sent.length;
+      const rollover = nextRollover({
+        used: current?.text.length ?? reopening.length,
+        streaming: current !== undefined,
+        from,
+        end: rendered.length,
+        cuts: () => cuts({ from, to: from + maxLength }),
+        softLength,
+        maxLength,
+      });
+      if (rollover === undefined) throw new Error('the answer has no clean cut before a message’s size limit');
+      const { cut } = rollover;
+      if (cut === undefined) return sendPiece(rendered.slice(from), answerCode);
+      if (cut.at > from) await sendPiece(rendered.slice(from, cut.at), answerCode);
+      await stopCurrent(cut.closing);
+      reopening = cut.reopening;
+    }
   }
 
   function degrade(error: unknown): AnswerStream {
@@ -198,28 +207,4 @@ export function createNativeAnswerStream(options: NativeAnswerStreamOptions): An
     },
     messageTs: () => (fallback ? fallback.messageTs() : [...messages]),
   };
-}
-
-/**
- * The next piece to send of `rendered`, from `from`: whole lines up to `length`, else one long line
- * cut at a space (outside code spans where it can), else cut hard.
- */
-function nextPiece(rendered: string, from: number, length: number): string {
-  const rest = rendered.slice(from);
-  if (rest.length <= length) return rest;
-  const lineEnd = rest.lastIndexOf('\n', length - 1);
-  if (lineEnd !== -1) return rest.slice(0, lineEnd + 1);
-  // A cut in a code span would leave its backticks unmatched in both messages: its code live text.
-  // Parsed from the cut before (outside a span where it could be) to twice a piece on, not the whole
-  // answer per piece: a 64 KB line took 97 s of the event loop. A span closing further on is not seen.
-  const spans = codeNodes(parseMarkdown(rest.slice(0, 2 * length))).filter((node) => node.type === 'inlineCode');
-  const inSpan = (at: number) => spans.some((span) => startOf(span) < at && at < endOf(span));
-  const lastSpace = rest.lastIndexOf(' ', length - 1);
-  let space = lastSpace;
-  while (space >= length / 2 && inSpan(space)) space = rest.lastIndexOf(' ', space - 1);
-  // With no space outside a span in the second half, the span is cut as before.
-  if (space < length / 2) space = lastSpace;
-  if (space >= length / 2) return rest.slice(0, space + 1);
-  const code = rest.charCodeAt(length - 1);
-  return rest.slice(0, code >= 0xd800 && code <= 0xdbff ? length - 1 : length);
 }

@@ -1,4 +1,4 @@
-import type { Nodes } from 'mdast';
+import type { Nodes, Root } from 'mdast';
 import { linkLabelIsHonest } from './link-label.js';
 import { ZERO_WIDTH_SPACE } from './escape-mrkdwn.js';
 import { inertMention, inertUserMention, liveMention, mapSlackReferences, neutralisePlainBroadcasts, plainBroadcastOffsets, type MentionableUserIds } from './neutralise-pings.js';
@@ -37,23 +37,33 @@ const MAX_PASSES = 6;
  * target. Code — as the CommonMark parser sees it, so the same code `markdownToMrkdwn` sees — is
  * left verbatim, and so is all other markdown: only what is unsafe is rewritten.
  */
-export function safeMarkdown(markdown: string, { mentionableUserIds = [] }: SafeMarkdownOptions = {}): string {
+export function safeMarkdown(markdown: string, options: SafeMarkdownOptions = {}): string {
+  return parsedSafeMarkdown(markdown, options).markdown;
+}
+
+/**
+ * `safeMarkdown`, and the parser's tree of the text it returns (the last pass parsed it, to find
+ * nothing to change): a caller that reads that text's blocks too need not parse a long answer again.
+ */
+export function parsedSafeMarkdown(markdown: string, { mentionableUserIds = [] }: SafeMarkdownOptions = {}): { markdown: string; tree: Root } {
   let current = normaliseLineEndings(markdown);
   for (let pass = 0; pass < MAX_PASSES; pass++) {
-    const next = safePass(current, mentionableUserIds);
-    if (next === current) return current;
+    const tree = parseMarkdown(current);
+    const next = safePass(current, tree, mentionableUserIds);
+    if (next === current) return { markdown: current, tree };
     current = next;
   }
-  return escapeEverything(current);
+  const escaped = escapeEverything(current);
+  return { markdown: escaped, tree: parseMarkdown(escaped) };
 }
 
 /** Whether Slack, reading `markdown` as CommonMark, finds nothing in it that `safeMarkdown` would change. */
 export function isSafeMarkdown(markdown: string, { mentionableUserIds = [] }: SafeMarkdownOptions = {}): boolean {
-  return safePass(markdown, mentionableUserIds) === markdown;
+  return safePass(markdown, parseMarkdown(markdown), mentionableUserIds) === markdown;
 }
 
-function safePass(source: string, mentionable: MentionableUserIds): string {
-  const tree = parseMarkdown(source);
+/** `source` made safer, read from `tree`, its parse. */
+function safePass(source: string, tree: Root, mentionable: MentionableUserIds): string {
   // A ping word can be made of two nodes (`@` and `here@x.io`), so these are found in the whole source.
   const code = codeNodes(tree);
   const pings = plainBroadcastOffsets(source).filter((offset) => !code.some((node) => startOf(node) < offset && offset < endOf(node)));
