@@ -14,8 +14,9 @@ export interface ToolContext {
   abortSignal?: AbortSignal;
   /**
    * Throws once this process no longer holds the thread (it stalled and another process took the
-   * turn over). A tool that waits before its effect (for a command slot) calls it when the wait
-   * ends, so a call the new holder already counts as interrupted does not start after all.
+   * turn over), or, for a call let through on a grant, once that grant no longer holds. A tool that
+   * waits before its effect (a command for its slot, an MCP call over HTTP for its tools/list) calls
+   * it when the wait ends, so a call the new holder already counts as interrupted does not start after all.
    */
   assertHeld?: () => Promise<void>;
 }

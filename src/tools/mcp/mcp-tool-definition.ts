@@ -88,6 +88,10 @@ export function createMcpToolDefinitions({ name, config, validator, redact, shar
             const message = `Invalid input for ${toolName}: ${checked.issues.map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`).join('; ')}`;
             throw new ToolNotStartedError({ toolName, reason: 'invalid-input', message });
           }
+          // Over HTTP the call waited for its list (up to connectTimeoutSeconds a page) after the turn's last
+          // checks: a grant revoked or expired, or the thread lost, meanwhile must stop it before anything
+          // reaches the server (`ToolContext.assertHeld`; the turn records its refusal as not run, as a command's after its slot).
+          if (config.transport === 'http') await context.assertHeld?.();
           let result: unknown;
           try {
             result = await current.callTool({
