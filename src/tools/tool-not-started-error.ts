@@ -9,6 +9,9 @@ export type ToolNotStartedReason =
   | 'not-offered'
   | 'server-unavailable'
   | 'list-stale'
+  // The turn stopped (it failed, or the bot is stopping) before the call was sent: an MCP call over HTTP
+  // waiting for its tools/list, say.
+  | 'aborted'
   // A command tool's runner is closed (the bot is stopping): nothing was spawned.
   | 'runner-closed'
   // A command tool's command was never let run: aborted or timed out before its start (waiting for a

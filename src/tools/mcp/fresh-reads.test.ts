@@ -61,4 +61,30 @@ describe('createFreshReads', () => {
     begun[1]!.answer(2);
     expect([await first, await second]).toEqual([1, 2]);
   });
+
+  it('stops the wait of a caller whose signal aborts, and only its: the read goes on for those sharing it', async () => {
+    const { begun, read } = controlledReads();
+    const reads = createFreshReads(read);
+    const key = {};
+    const first = reads.ask(key);
+    // Both asked while the first read is under way: they share the next.
+    const stop = new AbortController();
+    const stopped = reads.ask(key, stop.signal);
+    const other = reads.ask(key, new AbortController().signal);
+    stop.abort(new Error('the turn failed'));
+    await expect(stopped).rejects.toThrow('the turn failed');
+    begun[0]!.answer(1);
+    expect(await first).toBe(1);
+    await settled();
+    expect(begun).toHaveLength(2);
+    begun[1]!.answer(2);
+    expect(await other).toBe(2);
+  });
+
+  it('begins no read for a caller whose signal aborted before it asked', async () => {
+    const { begun, read } = controlledReads();
+    const reads = createFreshReads(read);
+    await expect(reads.ask({}, AbortSignal.abort(new Error('stopped')))).rejects.toThrow('stopped');
+    expect(begun).toHaveLength(0);
+  });
 });

@@ -10,7 +10,16 @@ export function createFreshReads<KEY extends object, RESULT>(read: (key: KEY) =>
 
   return { ask };
 
-  function ask(key: KEY): Promise<RESULT> {
+  /**
+   * The answer of a read begun after this call. `signal`: this caller stops waiting when it aborts (the
+   * promise rejects with its reason); the read, which others may share, goes on for them.
+   */
+  function ask(key: KEY, signal?: AbortSignal): Promise<RESULT> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return signal ? waitUnlessAborted(shared(key), signal) : shared(key);
+  }
+
+  function shared(key: KEY): Promise<RESULT> {
     const state = reads.get(key) ?? {};
     reads.set(key, state);
     const { running } = state;
@@ -30,6 +39,15 @@ export function createFreshReads<KEY extends object, RESULT>(read: (key: KEY) =>
     state.running = running;
     return running;
   }
+}
+
+/** `promise`'s outcome, or `signal`'s reason once it aborts first; `promise` itself is left to settle. */
+function waitUnlessAborted<RESULT>(promise: Promise<RESULT>, signal: AbortSignal): Promise<RESULT> {
+  return new Promise<RESULT>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    void promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 function noop(): void {}

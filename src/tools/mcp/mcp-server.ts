@@ -94,7 +94,7 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServerHandl
     redact,
     shared,
     retiring,
-    offeredNow: (client) => lists.offeredNow(client),
+    offeredNow: (client, signal) => lists.offeredNow(client, signal),
     lost: (reason) => connection.lost(reason),
   });
   const lists = createMcpToolList({ name, config, log, redact, filter, shared, problems, retry, backoff, toDefinition, lost: (reason) => connection.lost(reason), options });

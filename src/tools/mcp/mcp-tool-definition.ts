@@ -20,8 +20,11 @@ export interface McpToolDefinitionsOptions {
   /** Read when a definition runs: the connection its call goes over, and whether the tool is still offered as it was. */
   shared: Pick<McpServerShared, 'state' | 'client' | 'lastError' | 'staleList' | 'listPending' | 'mismatch' | 'definitions'>;
   retiring: Pick<ReturnType<typeof createRetiringClients<MCPClient>>, 'calling'>;
-  /** Over HTTP, what the server offers now, from a tools/list asked for the call (`createMcpToolList`'s `offeredNow`). */
-  offeredNow: (client: MCPClient) => Promise<OfferedTools>;
+  /**
+   * Over HTTP, what the server offers now, from a tools/list asked for the call (`createMcpToolList`'s `offeredNow`);
+   * rejects with `signal`'s reason once it aborts (the list, perhaps shared with other calls, goes on for them).
+   */
+  offeredNow: (client: MCPClient, signal?: AbortSignal) => Promise<OfferedTools>;
   /** The connection in use broke during a call. */
   lost: (reason: string) => void;
 }
@@ -81,7 +84,7 @@ export function createMcpToolDefinitions({ name, config, validator, redact, shar
           // name, or its latest list not read, so it may have changed) must not run, and a call the
           // policy, a grant or auto-approve let through without a card would (a grant is bound to the
           // held definition, and the input was checked against its schema).
-          const unavailable = notOffered(definition, config.transport === 'http' ? await offeredForCall(current, toolName) : shared);
+          const unavailable = notOffered(definition, config.transport === 'http' ? await offeredForCall({ client: current, toolName, signal: context.abortSignal }) : shared);
           if (unavailable) throw new ToolNotStartedError({ toolName, reason: unavailable.reason, message: `${unavailable.text}; ${toolName} did not run.` });
           const checked = validator.validate(schema, input);
           if (!checked.success) {
@@ -92,6 +95,9 @@ export function createMcpToolDefinitions({ name, config, validator, redact, shar
           // checks: a grant revoked or expired, or the thread lost, meanwhile must stop it before anything
           // reaches the server (`ToolContext.assertHeld`; the turn records its refusal as not run, as a command's after its slot).
           if (config.transport === 'http') await context.assertHeld?.();
+          // The turn stopped meanwhile (it failed, or the bot is stopping): tools/call is not sent, so the call did not
+          // run. callTool would refuse it too, but its error is recorded as a call that ran and failed.
+          if (context.abortSignal?.aborted) throw new ToolNotStartedError({ toolName, reason: 'aborted', message: stoppedMessage(toolName) });
           let result: unknown;
           try {
             result = await current.callTool({
@@ -123,16 +129,23 @@ export function createMcpToolDefinitions({ name, config, validator, redact, shar
    * while; one a NAT dropped says nothing), so an approval bound to the old definition would run the
    * new one. A list that cannot be read refuses the call (fail closed), as a stale list does.
    */
-  async function offeredForCall(client: MCPClient, toolName: string): Promise<OfferedTools> {
+  async function offeredForCall({ client, toolName, signal }: { client: MCPClient; toolName: string; signal: AbortSignal | undefined }): Promise<OfferedTools> {
     try {
-      return await offeredNow(client);
+      return await offeredNow(client, signal);
     } catch (error) {
+      // The turn stopped while the list was under way: the call gives up waiting for it (it could take
+      // connectTimeoutSeconds a page, and the turn's failure waits for its calls), and tools/call was never sent.
+      if (signal?.aborted) throw new ToolNotStartedError({ toolName, reason: 'aborted', message: stoppedMessage(toolName) });
       const reason = redact(errorMessage(error));
       const connectionFailed = isConnectionFailure(error);
       if (connectionFailed && client === shared.client) lost(`its tool list could not be read (${reason})`);
       const message = `MCP server ${name}'s tool list, read to check that ${toolName} is still the tool this call was made for, could not be read (${reason}); ${toolName} did not run.`;
       throw new ToolNotStartedError({ toolName, reason: connectionFailed ? 'server-unavailable' : 'list-stale', message });
     }
+  }
+
+  function stoppedMessage(toolName: string): string {
+    return `The turn stopped before ${toolName} was sent to MCP server ${name}; ${toolName} did not run.`;
   }
 
   /**

@@ -70,7 +70,10 @@ export function createMcpToolList({ name, config, log, redact, filter, shared, p
   let listing: { client: MCPClient; again: boolean } | undefined;
   let listFailures = 0;
   let listRetryTimer: NodeJS.Timeout | undefined;
-  /** Calls about to run at once on one connection share a tools/list, never one asked before they were. */
+  /**
+   * Calls about to run at once on one connection share a tools/list, never one asked before they were; each
+   * waits for it until its turn stops (`offeredNow`'s signal), the list going on for the others.
+   */
   const callLists = createFreshReads(listForCall);
 
   return { connected, refresh, stopRetry, offeredNow: callLists.ask };
