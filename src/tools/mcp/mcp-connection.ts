@@ -30,7 +30,7 @@ export interface McpConnectionOptions {
   /** Its state, client, transport and last error are set here, for the definitions, the list and the status. */
   shared: McpServerShared;
   problems: Pick<McpProblems, 'report' | 'settleProblem' | 'shortReason' | 'describeFailure'>;
-  lists: Pick<ReturnType<typeof createMcpToolList>, 'connected' | 'refresh' | 'stopRetry'>;
+  lists: Pick<ReturnType<typeof createMcpToolList>, 'numberList' | 'connected' | 'refresh' | 'stopRetry'>;
   eventStream: ReturnType<typeof createEventStreamKeeper>;
   retiring: Pick<ReturnType<typeof createRetiringClients<MCPClient>>, 'retire' | 'isRetiring' | 'closeAll'>;
   /** How long to wait before connecting again (`createMcpServer`'s backoff). */
@@ -155,11 +155,16 @@ export function createMcpConnection(connectionOptions: McpConnectionOptions) {
       });
       connection.client = newClient;
       connection.listAsked = true;
+      // Numbered when asked: a call on the connection in use may read a newer list before this one is answered.
+      let asked = lists.numberList();
       let listed = await listAllTools(newClient, timeoutMs);
       // Its event stream opened only after the list was asked (the client opens it on its own schedule,
       // alongside): a change the server made after it answered and before the stream opened was said to
       // no one. Listed again, the stream open now, before the connection is used: one more tools/list.
-      if (connection.listAgain && !closed && pending === connection) listed = await listAllTools(newClient, timeoutMs);
+      if (connection.listAgain && !closed && pending === connection) {
+        asked = lists.numberList();
+        listed = await listAllTools(newClient, timeoutMs);
+      }
       if (closed || pending !== connection) {
         await newClient.close().catch(() => {});
         return;
@@ -172,7 +177,7 @@ export function createMcpConnection(connectionOptions: McpConnectionOptions) {
       shared.state = 'connected';
       connectedAt = now();
       shared.lastError = undefined;
-      lists.connected(listed);
+      lists.connected({ listed, asked });
       log.info({ event: 'mcp-server-connected', tools: shared.definitions.map((definition) => definition.name) }, `MCP server ${name} connected`);
       settleProblem();
       if (toolsChangedWhileConnecting) {

@@ -76,15 +76,35 @@ export function createMcpToolList({ name, config, log, redact, filter, shared, p
    */
   const callLists = createFreshReads(listForCall);
 
-  return { connected, refresh, stopRetry, offeredNow: callLists.ask };
+  return { numberList, connected, refresh, stopRetry, offeredNow: callLists.ask };
 
-  /** A connection is up with the tools it listed (`createMcpConnection`): they are the server's tools now. */
-  function connected(listed: ListToolsResult['tools']): void {
-    // Newer than anything a lost connection was still asking for.
+  /**
+   * The number of a tools/list a connect is about to ask (`createMcpConnection`), given when it is asked, not
+   * when it is answered: a call on the connection in use may read (and apply) a newer list meanwhile.
+   */
+  function numberList(): number {
     listAsked += 1;
-    listApplied = listAsked;
+    return listAsked;
+  }
+
+  /**
+   * A connection is up with the tools it listed (`createMcpConnection`), its list numbered `asked` (`numberList`):
+   * they are the server's tools now, unless a list asked after it was applied meanwhile.
+   */
+  function connected({ listed, asked }: { listed: ListToolsResult['tools']; asked: number }): void {
+    // What the connection before was still asking for is dropped (it is no longer the one in use), and the
+    // refusal of a change said before this list was asked is settled; one said since is read anew (`createMcpConnection`).
     latestRefresh = listAsked;
     listRead();
+    if (asked < listApplied) {
+      // A call's list, asked on the connection before after this one was and applied already, is newer: applied,
+      // this one would set the tools offered back to a definition the server no longer offers (cards, status,
+      // the definitions a new turn holds). The tools offered stay; the status follows the new connection.
+      log.debug({ event: 'mcp-tools-list-superseded' }, `MCP server ${name}: the tools/list of a connect was answered after a newer one was applied; dropped`);
+      options.onToolsChanged();
+      return;
+    }
+    listApplied = asked;
     applyToolList(listed);
   }
 
