@@ -93,9 +93,10 @@ export function createMcpConnection(connectionOptions: McpConnectionOptions) {
       const fetch = createMcpHttpFetch({
         maxResponseBytes: options.maxResponseBytes,
         onBroken: (error) => {
-          if (inUse(connection)) return lost(`the connection broke while it was answering (${errorMessage(error)})`);
-          // A connection replaced (a call still under way on it) or being set up: its own client is
-          // closed, failing what waits on it at once; the connection in use goes on.
+          // Its own client is closed, failing what waits on it at once (the broken stream's call would
+          // otherwise wait out its timeout). The connection in use is replaced; one replaced before (a
+          // call still under way on it) or being set up just ends, and the connection in use goes on.
+          if (inUse(connection)) lost(`the connection broke while it was answering (${errorMessage(error)})`);
           void connection.client?.close().catch(() => {});
         },
         onNotification: (method) => notified(connection, method),
@@ -267,7 +268,11 @@ export function createMcpConnection(connectionOptions: McpConnectionOptions) {
     pending = undefined;
     // The reconnect lists the tools anew.
     lists.stopRetry();
-    void dead?.close().catch(() => {});
+    // Retired, not closed at once: closing it would fail the calls already sent on it, which the server
+    // may be carrying out (one call's tools/list meeting a 503 while a backend drains says nothing of
+    // them), and a call recorded as failed though it ran may be sent again. On a connection truly gone
+    // they fail on their own (their answer stream breaks, or they time out); it is closed once they end.
+    if (dead) retiring.retire(dead);
     report(`MCP server ${name} stopped: ${shared.lastError}. Reconnecting in the background; its tools fail until then.`);
     scheduleRetry();
   }

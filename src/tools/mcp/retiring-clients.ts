@@ -1,7 +1,8 @@
 /**
- * Clients replaced by a new connection while the old one still works (reconnected for its event
- * stream): each is closed once the calls under way on it ended, since closing it fails a call that
- * may be running on the server, and the call would be told it failed.
+ * Clients no longer in use whose calls may still be under way: replaced by a new connection while the
+ * old one still works (reconnected for its event stream), or taken as lost (see `lost` in mcp-connection):
+ * each is closed once the calls under way on it ended, since closing it fails a call that may be running
+ * on the server, and the call would be told it failed.
  */
 export function createRetiringClients<CLIENT extends { close(): Promise<void> }>() {
   const calls = new Map<CLIENT, number>();
