@@ -272,7 +272,8 @@ export function createMcpConnection(connectionOptions: McpConnectionOptions) {
     // may be carrying out (one call's tools/list meeting a 503 while a backend drains says nothing of
     // them), and a call recorded as failed though it ran may be sent again. On a connection truly gone
     // they fail on their own (their answer stream breaks, or they time out); it is closed once they end.
-    if (dead) retiring.retire(dead);
+    // A call under way on it that has not sent its tools/call yet does not send it (it is refused as not run).
+    if (dead) retiring.retire(dead, { broken: true });
     report(`MCP server ${name} stopped: ${shared.lastError}. Reconnecting in the background; its tools fail until then.`);
     scheduleRetry();
   }

@@ -19,7 +19,7 @@ export interface McpToolDefinitionsOptions {
   redact: Redactor;
   /** Read when a definition runs: the connection its call goes over, and whether the tool is still offered as it was. */
   shared: Pick<McpServerShared, 'state' | 'client' | 'lastError' | 'staleList' | 'listPending' | 'mismatch' | 'definitions'>;
-  retiring: Pick<ReturnType<typeof createRetiringClients<MCPClient>>, 'calling'>;
+  retiring: Pick<ReturnType<typeof createRetiringClients<MCPClient>>, 'calling' | 'isBroken'>;
   /**
    * Over HTTP, what the server offers now, from a tools/list asked for the call (`createMcpToolList`'s `offeredNow`);
    * rejects with `signal`'s reason once it aborts (the list, perhaps shared with other calls, goes on for them).
@@ -73,8 +73,7 @@ export function createMcpToolDefinitions({ name, config, validator, redact, shar
         // These refusals (and the input's check below) come after the turn wrote the call's start marker, and
         // nothing reached the server: a `ToolNotStartedError` has the turn record the call as not run, not as run and failed.
         if (shared.state !== 'connected' || !current) {
-          const message = `MCP server ${name} is not available${shared.lastError ? ` (${shared.lastError})` : ''}; ${toolName} did not run. The bot reconnects in the background.`;
-          throw new ToolNotStartedError({ toolName, reason: 'server-unavailable', message });
+          throw new ToolNotStartedError({ toolName, reason: 'server-unavailable', message: unavailableMessage(toolName) });
         }
         // Under way on its connection from the tools/list read for it (over HTTP) to its answer: one retired
         // meanwhile (replaced for its event stream) is closed only after, not between the two.
@@ -98,6 +97,12 @@ export function createMcpToolDefinitions({ name, config, validator, redact, shar
           // The turn stopped meanwhile (it failed, or the bot is stopping): tools/call is not sent, so the call did not
           // run. callTool would refuse it too, but its error is recorded as a call that ran and failed.
           if (context.abortSignal?.aborted) throw new ToolNotStartedError({ toolName, reason: 'aborted', message: stoppedMessage(toolName) });
+          // Its connection was taken as lost meanwhile (another call's list or call failed on it), or the server's
+          // handle closed it: tools/call is not sent on it (callTool on a closed client refuses it before sending,
+          // but that error is recorded as a call that ran and failed).
+          if (retiring.isBroken(current) || shared.state === 'closed') {
+            throw new ToolNotStartedError({ toolName, reason: 'server-unavailable', message: unavailableMessage(toolName) });
+          }
           let result: unknown;
           try {
             result = await current.callTool({
@@ -142,6 +147,10 @@ export function createMcpToolDefinitions({ name, config, validator, redact, shar
       const message = `MCP server ${name}'s tool list, read to check that ${toolName} is still the tool this call was made for, could not be read (${reason}); ${toolName} did not run.`;
       throw new ToolNotStartedError({ toolName, reason: connectionFailed ? 'server-unavailable' : 'list-stale', message });
     }
+  }
+
+  function unavailableMessage(toolName: string): string {
+    return `MCP server ${name} is not available${shared.lastError ? ` (${shared.lastError})` : ''}; ${toolName} did not run. The bot reconnects in the background.`;
   }
 
   function stoppedMessage(toolName: string): string {

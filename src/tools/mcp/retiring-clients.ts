@@ -7,6 +7,8 @@
 export function createRetiringClients<CLIENT extends { close(): Promise<void> }>() {
   const calls = new Map<CLIENT, number>();
   const retiring = new Set<CLIENT>();
+  /** Retired as lost: nothing more is sent on them, though what was sent before is let finish. */
+  const broken = new WeakSet<CLIENT>();
   const close = (client: CLIENT) => void client.close().catch(() => {});
   return {
     /** Runs `call` on `client`, counted as under way on it. */
@@ -23,13 +25,19 @@ export function createRetiringClients<CLIENT extends { close(): Promise<void> }>
         }
       }
     },
-    /** Closes `client` now, or once its calls under way ended. */
-    retire(client: CLIENT): void {
+    /**
+     * Closes `client` now, or once its calls under way ended. `broken`: its connection was taken as lost,
+     * so a call under way on it that has not sent its request yet must not send it (`isBroken`).
+     */
+    retire(client: CLIENT, { broken: lost = false }: { broken?: boolean } = {}): void {
+      if (lost) broken.add(client);
       if (calls.has(client)) retiring.add(client);
       else close(client);
     },
     /** Whether `client` was retired and is still finishing its calls (so still heard: it is the same server). */
     isRetiring: (client: CLIENT): boolean => retiring.has(client),
+    /** Whether `client` was retired as lost (see `retire`). */
+    isBroken: (client: CLIENT): boolean => broken.has(client),
     /** Closes every client still waiting for its calls (the server's handle is closing). */
     async closeAll(): Promise<void> {
       const waiting = [...retiring];
