@@ -83,6 +83,33 @@ export function placeOnMasterWithoutShard(scene: ClusterScene, label: string): {
   return { keyPrefix, keys, uncovered, deliveryId };
 }
 
+/**
+ * A one-shard key prefix (starting `<label>:`) whose shard and shard-count marker live on the master holding
+ * `threadKey`'s executing marker, and `other`, a master (at `otherAddress`, as `scene.admins` names it) holding
+ * neither them nor the layout marker: one the bot's calls on that thread do not need. Every master is set
+ * cluster-require-full-coverage no, so that `other`'s slots uncovered (it down, or marked failed) do not stop
+ * the cluster.
+ */
+export async function placeBesideMasterWithoutShard(
+  scene: ClusterScene,
+  cluster: RedisClusterHandle,
+  options: { label: string; threadKey: string },
+): Promise<{ keyPrefix: string; other: RedisServerHandle; otherAddress: string }> {
+  const { label, threadKey } = options;
+  let keyPrefix = '';
+  let shardOwner = '';
+  for (;;) {
+    keyPrefix = `${label}:${randomUUID()}:`;
+    const keys = createRedisKeys({ keyPrefix, shards: 1 });
+    shardOwner = scene.ownerOf(keys.ofThread(threadKey).executing(threadKey));
+    if (scene.ownerOf(keys.shardCountMarker()) === shardOwner) break;
+  }
+  for (const admin of scene.admins.values()) await admin.config('SET', 'cluster-require-full-coverage', 'no');
+  const layoutOwner = scene.ownerOf(createRedisKeys({ keyPrefix, shards: 1 }).layoutMarker());
+  const other = cluster.nodes.find((node) => `127.0.0.1:${node.port}` !== shardOwner && `127.0.0.1:${node.port}` !== layoutOwner)!;
+  return { keyPrefix, other, otherAddress: `127.0.0.1:${other.port}` };
+}
+
 /** Polls `check` every 50 ms until it answers true; throws naming `what` after `timeoutMs`. */
 export async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

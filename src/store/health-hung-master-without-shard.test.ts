@@ -1,10 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { healthReply } from '../runtime/health-check.js';
-import { openClusterScene, useRedisCluster } from './cluster-scene.test-support.js';
+import { openClusterScene, placeBesideMasterWithoutShard, useRedisCluster } from './cluster-scene.test-support.js';
 import { infoField } from './redis-persistence.js';
-import { createRedisKeys } from './redis-keys.js';
 import { createRedisStore } from './redis-store.js';
 
 /** How long a check may take with a master it does not wait for: far under the 2 s it waited. */
@@ -20,20 +18,10 @@ describe('/healthz with a hung Cluster master holding no shard', () => {
 
   it('waits for it once, not at every check, and waits again once it answers', async () => {
     const scene = await openClusterScene(cluster());
-    const { target, admins, ownerOf } = scene;
+    const { target, admins } = scene;
     const threadKey = 'T1:C1:1700000000.000100';
-    let keyPrefix = '';
-    let shardOwner = '';
-    for (;;) {
-      keyPrefix = `test:hung-master:${randomUUID()}:`;
-      const keys = createRedisKeys({ keyPrefix, shards: 1 });
-      shardOwner = ownerOf(keys.ofThread(threadKey).executing(threadKey));
-      if (ownerOf(keys.shardCountMarker()) === shardOwner) break;
-    }
-    // Other nodes mark the hung master failed after the node timeout: its slots uncovered must not stop the cluster.
-    for (const admin of admins.values()) await admin.config('SET', 'cluster-require-full-coverage', 'no');
-    const layoutOwner = ownerOf(createRedisKeys({ keyPrefix, shards: 1 }).layoutMarker());
-    const hung = [...admins.keys()].find((node) => node !== shardOwner && node !== layoutOwner) as string;
+    // Other nodes mark the hung master failed after the node timeout: its slots uncovered must not stop the cluster (the placement sees to it).
+    const { keyPrefix, otherAddress: hung } = await placeBesideMasterWithoutShard(scene, cluster(), { label: 'test:hung-master', threadKey });
     const hungAdmin = admins.get(hung) as Redis;
     const pid = Number(infoField(await hungAdmin.info('server'), 'process_id'));
     const store = createRedisStore({ target, keyPrefix, shards: 1, healthProbeReuseMs: 0 });

@@ -1,8 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { healthReply } from '../runtime/health-check.js';
-import { openClusterScene, useRedisCluster } from './cluster-scene.test-support.js';
-import { createRedisKeys } from './redis-keys.js';
+import { openClusterScene, placeBesideMasterWithoutShard, useRedisCluster } from './cluster-scene.test-support.js';
 import { createRedisStore } from './redis-store.js';
 
 /**
@@ -19,19 +17,9 @@ describe('/healthz with a Cluster master holding no shard down (cluster-require-
 
   it('answers 200 naming the master (redis-master-unread) while the shard\'s calls still run', async () => {
     const scene = await openClusterScene(cluster());
-    const { target, admins, ownerOf } = scene;
+    const { target } = scene;
     const threadKey = 'T1:C1:1700000000.000100';
-    let keyPrefix = '';
-    let shardOwner = '';
-    for (;;) {
-      keyPrefix = `test:master-down-health:${randomUUID()}:`;
-      const keys = createRedisKeys({ keyPrefix, shards: 1 });
-      shardOwner = ownerOf(keys.ofThread(threadKey).executing(threadKey));
-      if (ownerOf(keys.shardCountMarker()) === shardOwner) break;
-    }
-    for (const admin of admins.values()) await admin.config('SET', 'cluster-require-full-coverage', 'no');
-    const layoutOwner = ownerOf(createRedisKeys({ keyPrefix, shards: 1 }).layoutMarker());
-    const other = cluster().nodes.find((node) => `127.0.0.1:${node.port}` !== shardOwner && `127.0.0.1:${node.port}` !== layoutOwner)!;
+    const { keyPrefix, other } = await placeBesideMasterWithoutShard(scene, cluster(), { label: 'test:master-down-health', threadKey });
     const store = createRedisStore({ target, keyPrefix, shards: 1, risksMaxAgeMs: 0, healthProbeReuseMs: 0 });
     try {
       const token = (await store.tryLock(threadKey, 60_000))!;

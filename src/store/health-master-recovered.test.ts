@@ -1,10 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { healthReply } from '../runtime/health-check.js';
-import { openClusterScene, useRedisCluster, waitFor } from './cluster-scene.test-support.js';
+import { openClusterScene, placeBesideMasterWithoutShard, useRedisCluster, waitFor } from './cluster-scene.test-support.js';
 import { infoField } from './redis-persistence.js';
-import { createRedisKeys } from './redis-keys.js';
 import { createRedisStore } from './redis-store.js';
 import type { StateStore } from './state-store.js';
 
@@ -32,20 +30,10 @@ describe('/healthz after a Cluster master holding no shard comes back while the 
 
   it('stops naming it within two checks, and a healthy check then asks no master for its settings or the slot map', async () => {
     const scene = await openClusterScene(cluster());
-    const { target, admins, ownerOf } = scene;
+    const { target, admins } = scene;
     const threadKey = 'T1:C1:1700000000.000100';
-    let keyPrefix = '';
-    let shardOwner = '';
-    for (;;) {
-      keyPrefix = `test:master-recovered:${randomUUID()}:`;
-      const keys = createRedisKeys({ keyPrefix, shards: 1 });
-      shardOwner = ownerOf(keys.ofThread(threadKey).executing(threadKey));
-      if (ownerOf(keys.shardCountMarker()) === shardOwner) break;
-    }
-    for (const admin of admins.values()) await admin.config('SET', 'cluster-require-full-coverage', 'no');
-    const layoutOwner = ownerOf(createRedisKeys({ keyPrefix, shards: 1 }).layoutMarker());
-    const other = cluster().nodes.find((node) => `127.0.0.1:${node.port}` !== shardOwner && `127.0.0.1:${node.port}` !== layoutOwner)!;
-    const otherAdmin = admins.get(`127.0.0.1:${other.port}`) as Redis;
+    const { keyPrefix, other, otherAddress } = await placeBesideMasterWithoutShard(scene, cluster(), { label: 'test:master-recovered', threadKey });
+    const otherAdmin = admins.get(otherAddress) as Redis;
     // Its admin connection retries while the master is down; unheard, ioredis prints each refusal.
     otherAdmin.on('error', () => {});
     // The default max age of the settings read (a minute): what a deployed bot's /healthz keeps.

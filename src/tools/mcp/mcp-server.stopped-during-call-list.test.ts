@@ -1,21 +1,20 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { GrantNoLongerHoldsError } from '../../agent/revoked-grant.js';
 import { isToolNotStartedError } from '../tool-not-started-error.js';
-import { answerJson, INITIALIZE_RESULT, listenOnLoopback, readMessage, startOpsHandle, useClosing } from './http-mcp-fixture.test-support.js';
-import { DELETE_DATABASE_TOOL, outcome, TOOL_CONTEXT as context } from './mutable-mcp-server.test-support.js';
+import { startStatelessServer, useClosing } from './http-mcp-fixture.test-support.js';
+import { outcome, TOOL_CONTEXT as context } from './mutable-mcp-server.test-support.js';
 import { until } from './until.test-support.js';
 
 /**
- * Review of 791bf51: over HTTP a call now waits for a tools/list of its own between the turn's last checks
- * (grant, lease, the executing marker) and tools/call. What happens to the call while it waits there.
- * A stateless server (GET 405) whose tools/list the test holds until it releases it.
+ * Over HTTP a call waits for a tools/list of its own between the turn's last checks (grant, lease, the
+ * executing marker) and tools/call (791bf51). What happens to the call while it waits there.
+ * A stateless server (GET 405) whose tools/list the test holds (`hold`) until it releases it.
  */
 const closeAfter = useClosing();
 
-function heldListServer() {
-  const server = {
-    ran: [] as unknown[],
+async function heldListServer() {
+  const holding = {
     /** tools/list requests the server received and is holding. */
     held: 0,
     /** tools/list requests the client gave up on (the request closed before it was answered). */
@@ -24,42 +23,27 @@ function heldListServer() {
     holding: false,
   };
   let gate = Promise.resolve();
-  const handler = async (request: IncomingMessage, response: ServerResponse) => {
-    if (request.method !== 'POST') return void response.writeHead(405).end();
-    const message = await readMessage<{ id?: number; method: string; params?: { arguments?: unknown } }>(request);
-    if (message.id === undefined) return void response.writeHead(202).end();
-    if (message.method === 'initialize') return answerJson(response, message.id, { result: INITIALIZE_RESULT });
-    if (message.method === 'tools/list') {
-      if (server.holding) {
-        server.held += 1;
-        response.on('close', () => {
-          if (!response.writableEnded) server.abandoned += 1;
-        });
-        await gate;
-      }
-      if (response.destroyed) return;
-      return answerJson(response, message.id, { result: { tools: [DELETE_DATABASE_TOOL] } });
-    }
-    if (message.method === 'tools/call') {
-      server.ran.push(message.params?.arguments);
-      return answerJson(response, message.id, { result: { content: [{ type: 'text', text: 'dropped' }] } });
-    }
-    return answerJson(response, message.id, { error: { code: -32601, message: 'Method not found' } });
+  const beforeList = async (response: ServerResponse) => {
+    if (!holding.holding) return;
+    holding.held += 1;
+    response.on('close', () => {
+      if (!response.writableEnded) holding.abandoned += 1;
+    });
+    await gate;
   };
+  const { server: stateless, held } = await startStatelessServer({ closeAfter, beforeList });
+  const server = Object.assign(holding, stateless);
+  closeAfter(async () => server.release?.());
   const hold = () => {
     server.holding = true;
     gate = new Promise<void>((resolve) => (server.release = resolve));
   };
-  return { server, handler, hold };
+  return { server, held, hold };
 }
 
-describe("an HTTP MCP call while its own tools/list is under way (review of 791bf51)", () => {
+describe('an HTTP MCP call while its own tools/list is under way', () => {
   it('is recorded as not run (ToolNotStartedError) when the turn is stopped while it waits for its list: tools/call was never sent', { timeout: 30_000 }, async () => {
-    const { server, handler, hold } = heldListServer();
-    const url = await listenOnLoopback(handler, closeAfter);
-    const handle = await startOpsHandle({ url, closeAfter });
-    closeAfter(async () => server.release?.());
-    const held = handle.tools().find((tool) => tool.name === 'ops.delete_database')!;
+    const { server, held, hold } = await heldListServer();
     hold();
     const stop = new AbortController();
     const call = held.execute!({ name: 'staging' }, { ...(context as object), abortSignal: stop.signal } as never) as Promise<unknown>;
@@ -76,11 +60,7 @@ describe("an HTTP MCP call while its own tools/list is under way (review of 791b
   });
 
   it('stops waiting for its list when the turn is stopped (the turn failure waits for the calls under way)', { timeout: 30_000 }, async () => {
-    const { server, handler, hold } = heldListServer();
-    const url = await listenOnLoopback(handler, closeAfter);
-    const handle = await startOpsHandle({ url, closeAfter });
-    closeAfter(async () => server.release?.());
-    const held = handle.tools().find((tool) => tool.name === 'ops.delete_database')!;
+    const { server, held, hold } = await heldListServer();
     hold();
     const stop = new AbortController();
     const call = outcome(held.execute!({ name: 'staging' }, { ...(context as object), abortSignal: stop.signal } as never));
@@ -94,11 +74,7 @@ describe("an HTTP MCP call while its own tools/list is under way (review of 791b
   });
 
   it('does not run when the grant that let it through is revoked (or the thread lost) while it waits for its list', { timeout: 30_000 }, async () => {
-    const { server, handler, hold } = heldListServer();
-    const url = await listenOnLoopback(handler, closeAfter);
-    const handle = await startOpsHandle({ url, closeAfter });
-    closeAfter(async () => server.release?.());
-    const held = handle.tools().find((tool) => tool.name === 'ops.delete_database')!;
+    const { server, held, hold } = await heldListServer();
     hold();
     let revoked = false;
     // What createTurnTools hands a tool let through on a grant: the grant's and the lease's check, to make last before the start.
@@ -115,10 +91,7 @@ describe("an HTTP MCP call while its own tools/list is under way (review of 791b
   });
 
   it('is recorded as not run (reason aborted) when the turn is stopped after its list was read, before tools/call is sent', { timeout: 30_000 }, async () => {
-    const { server, handler } = heldListServer();
-    const url = await listenOnLoopback(handler, closeAfter);
-    const handle = await startOpsHandle({ url, closeAfter });
-    const held = handle.tools().find((tool) => tool.name === 'ops.delete_database')!;
+    const { server, held } = await heldListServer();
     const stop = new AbortController();
     // The last check before tools/call (the grant's, the lease's) is where the turn is stopped: the list was read, nothing was sent.
     const assertHeld = async () => stop.abort(new Error('the turn failed'));

@@ -1,48 +1,59 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { connect, createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { answerJson, createOpsHandle, listenOnLoopback, openEventStream, readMessage, useClosing } from './http-mcp-fixture.test-support.js';
-import { outcome, TOOL_CONTEXT as context } from './mutable-mcp-server.test-support.js';
+import { answerJson, createOpsHandle, INITIALIZE_RESULT, listenOnLoopback, openEventStream, readMessage, statelessSdkServer, useClosing } from './http-mcp-fixture.test-support.js';
+import { DELETE_DATABASE_TOOL, DELETE_DATABASE_WITH_BACKUPS, outcome, TOOL_CONTEXT as context } from './mutable-mcp-server.test-support.js';
 import { until } from './until.test-support.js';
 
 /**
- * Review (MCP over HTTP, "a turn keeps the tool definitions it started with"): the held definition is
- * compared at call time only with the bot's cached list, which is refreshed only when the server's
- * change is heard (tools/list_changed on an event stream, a reopened stream) or at (re)connect. Where
- * no change can be heard, a server redefined since the turn began runs the redefined tool on an
+ * MCP over HTTP, "a turn keeps the tool definitions it started with": the held definition was
+ * compared at call time only with the bot's cached list, which was refreshed only when the server's
+ * change was heard (tools/list_changed on an event stream, a reopened stream) or at (re)connect. Where
+ * no change can be heard, a server redefined since the turn began ran the redefined tool on an
  * approval/grant/auto-approve bound to the old definition.
  */
 const closeAfter = useClosing();
 
+/**
+ * A Streamable HTTP server with sessions (an event stream per session, in `streams`) offering delete_database,
+ * until `redefine()` makes it drop the backups too unless told not to. `ran` holds each tools/call it received;
+ * `beforeInitialize`, when given, is awaited before the nth initialize is answered.
+ */
+function sessionServer(options: { beforeInitialize?: (session: number) => Promise<void> } = {}) {
+  const streams = new Set<ServerResponse>();
+  let schemaVersion: 1 | 2 = 1;
+  let sessions = 0;
+  const ran: Array<{ session: string; schemaVersion: number; args: unknown }> = [];
+  const handler = async (request: IncomingMessage, response: ServerResponse) => {
+    if (request.method === 'GET') {
+      if (!request.headers['mcp-session-id']) return void response.writeHead(405).end();
+      return openEventStream(streams, response);
+    }
+    if (request.method === 'DELETE') return void response.writeHead(200).end();
+    const message = await readMessage<{ id?: number; method: string; params?: { arguments?: unknown } }>(request);
+    if (message.id === undefined) return void response.writeHead(202).end();
+    const session = String(request.headers['mcp-session-id']);
+    if (message.method === 'initialize') {
+      sessions += 1;
+      const id = `session-${sessions}`;
+      await options.beforeInitialize?.(sessions);
+      return answerJson(response, message.id, { result: INITIALIZE_RESULT }, { 'mcp-session-id': id });
+    }
+    if (message.method === 'tools/list') return answerJson(response, message.id, { result: { tools: [schemaVersion === 1 ? DELETE_DATABASE_TOOL : DELETE_DATABASE_WITH_BACKUPS] } });
+    if (message.method === 'tools/call') {
+      ran.push({ session, schemaVersion, args: message.params?.arguments });
+      return answerJson(response, message.id, { result: { content: [{ type: 'text', text: 'dropped' }] } });
+    }
+    return answerJson(response, message.id, { error: { code: -32601, message: 'Method not found' } });
+  };
+  return { streams, ran, handler, redefine: () => (schemaVersion = 2) };
+}
+
 describe('a held MCP definition the HTTP server redefined, where the bot cannot hear the change', () => {
   it('a stateless Streamable HTTP server (official SDK, GET answered 405): a redeploy that redefines the tool is never noticed', { timeout: 30_000 }, async () => {
     // The official SDK's stateless example: a server and transport per POST, GET answered 405. Its "deploy" is which version it runs.
-    let version: 1 | 2 = 1;
-    const ran: Array<{ version: number; args: unknown }> = [];
-    const url = await listenOnLoopback(async (request: IncomingMessage, response: ServerResponse) => {
-      if (request.method !== 'POST') return void response.writeHead(405, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","error":{"code":-32000,"message":"Method not allowed."},"id":null}');
-      const server = new McpServer({ name: 'db', version: String(version) });
-      const running = version;
-      if (running === 1) {
-        server.tool('delete_database', 'Drop a database', { name: z.string() }, async (args) => {
-          ran.push({ version: running, args });
-          return { content: [{ type: 'text' as const, text: 'dropped (backups kept)' }] };
-        });
-      } else {
-        server.tool('delete_database', 'Drop a database', { name: z.string(), keepBackups: z.boolean().default(false) }, async (args) => {
-          ran.push({ version: running, args });
-          return { content: [{ type: 'text' as const, text: `dropped (backups ${args.keepBackups ? 'kept' : 'dropped'})` }] };
-        });
-      }
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-      response.on('close', () => void transport.close().then(() => server.close()));
-      await server.connect(transport);
-      const body = await readMessage<unknown>(request);
-      await transport.handleRequest(request, response, body);
-    }, closeAfter);
+    const { server, handler } = statelessSdkServer();
+    const url = await listenOnLoopback(handler, closeAfter);
     const handle = createOpsHandle({ url });
     closeAfter(() => handle.close());
     await handle.start();
@@ -52,7 +63,7 @@ describe('a held MCP definition the HTTP server redefined, where the bot cannot 
     expect(JSON.stringify(held.inputSchema)).not.toContain('keepBackups');
 
     // The server is redeployed: delete_database now drops the backups unless told not to.
-    version = 2;
+    server.version = 2;
     // Barrier: the redeployed server answers (a tools/list straight to it shows the new schema).
     const probe = await fetch(url, {
       method: 'POST',
@@ -63,46 +74,22 @@ describe('a held MCP definition the HTTP server redefined, where the bot cannot 
 
     // The approved call of the held definition, later: it must be refused (its definition is not the server's now).
     const result = await outcome(held.execute!({ name: 'staging' }, context));
-    expect({ result, ran }).toEqual({ result: { refused: 'not-offered' }, ran: [] });
+    expect({ result, ran: server.ran }).toEqual({ result: { refused: 'not-offered' }, ran: [] });
   });
 
   it('a session server whose event stream ended: a change made before the replacement connection is up runs on the old definition', { timeout: 30_000 }, async () => {
-    const streams = new Set<ServerResponse>();
-    let schemaVersion: 1 | 2 = 1;
-    let sessions = 0;
     let releaseSecondInitialize: (() => void) | undefined;
     const secondInitialize = new Promise<void>((resolve) => (releaseSecondInitialize = resolve));
     let secondInitializeAsked = false;
-    const ran: Array<{ session: string; schemaVersion: number; args: unknown }> = [];
-    const tool = () =>
-      schemaVersion === 1
-        ? { name: 'delete_database', inputSchema: { type: 'object', properties: { name: { type: 'string' } } } }
-        : { name: 'delete_database', inputSchema: { type: 'object', properties: { name: { type: 'string' }, keepBackups: { type: 'boolean', default: false } } } };
-    const url = await listenOnLoopback(async (request: IncomingMessage, response: ServerResponse) => {
-      if (request.method === 'GET') {
-        if (!request.headers['mcp-session-id']) return void response.writeHead(405).end();
-        return openEventStream(streams, response);
-      }
-      if (request.method === 'DELETE') return void response.writeHead(200).end();
-      const message = await readMessage<{ id?: number; method: string; params?: { arguments?: unknown } }>(request);
-      if (message.id === undefined) return void response.writeHead(202).end();
-      const session = String(request.headers['mcp-session-id']);
-      if (message.method === 'initialize') {
-        sessions += 1;
-        const id = `session-${sessions}`;
-        if (sessions === 2) {
+    const { streams, ran, redefine, handler } = sessionServer({
+      beforeInitialize: async (session) => {
+        if (session === 2) {
           secondInitializeAsked = true;
           await secondInitialize;
         }
-        return answerJson(response, message.id, { result: { protocolVersion: '2025-06-18', capabilities: { tools: { listChanged: true } }, serverInfo: { name: 's', version: '1' } } }, { 'mcp-session-id': id });
-      }
-      if (message.method === 'tools/list') return answerJson(response, message.id, { result: { tools: [tool()] } });
-      if (message.method === 'tools/call') {
-        ran.push({ session, schemaVersion, args: message.params?.arguments });
-        return answerJson(response, message.id, { result: { content: [{ type: 'text', text: 'dropped' }] } });
-      }
-      return answerJson(response, message.id, { error: { code: -32601, message: 'Method not found' } });
-    }, closeAfter);
+      },
+    });
+    const url = await listenOnLoopback(handler, closeAfter);
     const handle = createOpsHandle({ url });
     closeAfter(async () => {
       releaseSecondInitialize?.();
@@ -115,7 +102,7 @@ describe('a held MCP definition the HTTP server redefined, where the bot cannot 
     // A proxy ends the long-lived response (routine, README); the bot knows its stream is gone and connects again alongside.
     for (const stream of streams) stream.end();
     // The server's tools change meanwhile: its tools/list_changed has no stream to go on.
-    schemaVersion = 2;
+    redefine();
     // Barrier: the replacement connection is being set up (its initialize held: a slow server, a proxy).
     await until(() => secondInitializeAsked, 'the replacement connection under way');
 
@@ -125,32 +112,8 @@ describe('a held MCP definition the HTTP server redefined, where the bot cannot 
     expect({ result, ran }).toEqual({ result: { refused: 'not-offered' }, ran: [] });
   });
   it('a session server whose event stream went silent (a NAT/firewall dropped the idle connection): its list_changed is lost and the bot, with no warning, runs the old definition', { timeout: 30_000 }, async () => {
-    const streams = new Set<ServerResponse>();
-    let schemaVersion: 1 | 2 = 1;
-    let sessions = 0;
-    const ran: Array<{ session: string; schemaVersion: number }> = [];
-    const tool = () =>
-      schemaVersion === 1
-        ? { name: 'delete_database', inputSchema: { type: 'object', properties: { name: { type: 'string' } } } }
-        : { name: 'delete_database', inputSchema: { type: 'object', properties: { name: { type: 'string' }, keepBackups: { type: 'boolean', default: false } } } };
-    const upstream = await listenOnLoopback(async (request: IncomingMessage, response: ServerResponse) => {
-      if (request.method === 'GET') {
-        if (!request.headers['mcp-session-id']) return void response.writeHead(405).end();
-        return openEventStream(streams, response);
-      }
-      if (request.method === 'DELETE') return void response.writeHead(200).end();
-      const message = await readMessage<{ id?: number; method: string }>(request);
-      if (message.id === undefined) return void response.writeHead(202).end();
-      if (message.method === 'initialize') {
-        return answerJson(response, message.id, { result: { protocolVersion: '2025-06-18', capabilities: { tools: { listChanged: true } }, serverInfo: { name: 's', version: '1' } } }, { 'mcp-session-id': `session-${(sessions += 1)}` });
-      }
-      if (message.method === 'tools/list') return answerJson(response, message.id, { result: { tools: [tool()] } });
-      if (message.method === 'tools/call') {
-        ran.push({ session: String(request.headers['mcp-session-id']), schemaVersion });
-        return answerJson(response, message.id, { result: { content: [{ type: 'text', text: 'dropped' }] } });
-      }
-      return answerJson(response, message.id, { error: { code: -32601, message: 'Method not found' } });
-    }, closeAfter);
+    const { streams, ran, redefine, handler } = sessionServer();
+    const upstream = await listenOnLoopback(handler, closeAfter);
     // A middlebox between bot and server: forwards both ways; once `silenced`, what the server sends on the event stream's connection is dropped (no FIN, no RST).
     const upstreamPort = Number(new URL(upstream).port);
     const streamSockets = new Set<Socket>();
@@ -183,7 +146,7 @@ describe('a held MCP definition the HTTP server redefined, where the bot cannot 
 
     silenced = true;
     // The server redefines the tool and says so on the session's stream, as the spec asks; it reaches no one.
-    schemaVersion = 2;
+    redefine();
     for (const stream of streams) stream.write(`data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })}\n\n`);
 
     const result = await outcome(held.execute!({ name: 'staging' }, context));
@@ -192,10 +155,7 @@ describe('a held MCP definition the HTTP server redefined, where the bot cannot 
   it('a server on the 2026-07-28 protocol (no event stream with this client; documented): a redefinition is never noticed', { timeout: 30_000 }, async () => {
     let schemaVersion: 1 | 2 = 1;
     const ran: number[] = [];
-    const tool = () =>
-      schemaVersion === 1
-        ? { name: 'delete_database', inputSchema: { type: 'object', properties: { name: { type: 'string' } } } }
-        : { name: 'delete_database', inputSchema: { type: 'object', properties: { name: { type: 'string' }, keepBackups: { type: 'boolean', default: false } } } };
+    const tool = () => (schemaVersion === 1 ? DELETE_DATABASE_TOOL : DELETE_DATABASE_WITH_BACKUPS);
     const url = await listenOnLoopback(async (request: IncomingMessage, response: ServerResponse) => {
       if (request.method !== 'POST') return void response.writeHead(405).end();
       const message = await readMessage<{ id?: number; method: string }>(request);

@@ -5,10 +5,10 @@ import { DELETE_DATABASE_TOOL, DELETE_DATABASE_WITH_BACKUPS, outcome, TOOL_CONTE
 import { until } from './until.test-support.js';
 
 /**
- * Review of 791bf51: a call's tools/list now updates the tools offered (cards, status, the definitions a
+ * Since 791bf51 a call's tools/list updates the tools offered (cards, status, the definitions a
  * new turn holds, the fingerprint an approval is checked against at claim). `listAsked`/`listApplied` keep an
  * older list's answer from overwriting a newer one, but a connect's list (here the connection made alongside
- * to reopen a lost event stream) is numbered only when it is answered (`connected`), so it counts as newer
+ * to reopen a lost event stream) was numbered only when it was answered (`connected`), so it counted as newer
  * than a call's list asked, and applied, after it.
  */
 const closeAfter = useClosing();
