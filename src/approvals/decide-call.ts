@@ -250,11 +250,14 @@ export function createCallDecider(options: DecideCallOptions) {
         let write: () => ReturnType<StateStore['commitStepAndQueue']>;
         // One name for this write, however often it is sent (see `StateStore.commitStep`).
         const attempt = randomUUID();
+        // The resume this click queues: the claim's item may be the thread's older work instead (`TakenClaim.request`).
+        let resume: string | undefined;
         if (transition.completed) {
           completing ??= startDecisionSpan({ tracer, step, call, request, receivedAt });
           const { traceparent } = completing;
           // The resume is queued in the same write as the decision, so it can never be lost between them.
           const item = encodeWorkItem({ kind: 'resume', stepId: step.stepId, channel: step.channel, threadTs: step.threadTs, ...(traceparent ? { traceparent } : {}) });
+          resume = item;
           write = () => store.commitStepAndQueue(transition, { item, ...worker.queueing, attempt });
         } else write = () => store.commitStep(transition, { attempt });
         // A write that failed outright may have landed before its connection went (the reply lost,
@@ -297,7 +300,7 @@ export function createCallDecider(options: DecideCallOptions) {
           completedStep: transition.completed === true,
           effect,
           ...(unconfirmed ? { notice: unconfirmedNotice(effect, request, unconfirmed) } : noticeFor(effect)),
-          ...(committed.claim ? { claim: { ...committed.claim, askedAt } } : {}),
+          ...(committed.claim ? { claim: { ...committed.claim, askedAt, ...(resume ? { request: resume } : {}) } } : {}),
         };
       }
       logger.warn({ event: 'decision-contended', stepId: request.stepId }, 'gave up recording a decision after repeated conflicts');

@@ -56,7 +56,7 @@ describe('thread worker told to stop (SIGTERM)', () => {
       },
     });
     worker.stopTaking();
-    const drained = worker.submit(THREAD, item('acked'));
+    const drained = worker.submit(THREAD, item('acked'), { fromRequest: true });
     await running.promise;
     expect(await store.enqueueWork(THREAD, encodeWorkItem(item('queued behind')), 60_000)).toBeUndefined();
     mayEnd.resolve();

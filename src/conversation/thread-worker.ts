@@ -50,8 +50,11 @@ export interface ThreadWorker {
    * a time; everyone else returns at once. The promise settles when this caller's drain is done.
    * `recovered`: work the recovery sweep found (a decided step nobody resumed), drained under a
    * `recovered` lease as `startPickUp`'s; a live holder that has the thread drains it as its own.
+   * `fromRequest`: the item of a Slack request this process acked (a message, a click), which its
+   * stop waits for: run even once stopping if its enqueue takes the lock with this very item (see
+   * `stopTaking`). Left out for work nobody asked this process for (a scheduled turn, a recovery).
    */
-  submit(threadKey: string, item: WorkItem, options?: { recovered?: boolean }): Promise<void>;
+  submit(threadKey: string, item: WorkItem, options?: { recovered?: boolean; fromRequest?: boolean }): Promise<void>;
   /** Drains a thread whose lock is free but which still has work, e.g. left by a process that died. */
   pickUp(threadKey: string): Promise<boolean>;
   /**
@@ -86,31 +89,37 @@ export interface ThreadWorker {
 export interface OwnedThreadWorker extends ThreadWorker {
   /**
    * For a process told to stop: from now on a drain takes no further item from its thread's queue.
-   * It ends the item it has in hand (the running turn, or the one its own claim came with: a
-   * request this process acked before it stopped listening, which its stop waits for), then hands
-   * the thread back (`HandBack`): the lock released at once, what is queued left there and offered
-   * to the other processes, so a live replica runs it in full rather than this process start a
-   * turn that its stop would cut. A later item taken before the stop but not started (still waiting
-   * for room, or taken by a finish whose reply came after) is handed back too, left in flight, as is
-   * the first item of a pick-up (`pickUp`, `startPickUp`: work another process left) not started yet.
+   * It ends the item it has in hand (the running turn, or the one its own claim came with when it
+   * is the very item of a request this process acked before it stopped listening, which its stop
+   * waits for), then hands the thread back (`HandBack`): the lock released at once, what is queued
+   * left there and offered to the other processes, so a live replica runs it in full rather than
+   * this process start a turn that its stop would cut. Any other item not started yet is handed
+   * back too, left in flight: a later one taken before the stop (still waiting for room, or taken by
+   * a finish whose reply came after), and a first one that is not the very item this process's own
+   * request queued (`submit`'s `fromRequest`, `TakenClaim.request`): a pick-up's (`pickUp`,
+   * `startPickUp`: work another process left), a scheduled turn's, a recovered resume's, an
+   * expiry's, or the thread's older work an acked request's enqueue took first (a left-over item,
+   * one another replica queued).
    */
   stopTaking(): void;
 }
 
 /**
  * A thread's lock as taken: its token, the first item (and what was read for it) if taken with it,
- * and when it was asked for (see `TakenClaim`). `pickedUp`: taken by `pickUp`/`startPickUp` for work
- * another process left, not for a request of this process's own, so a stopping process hands even
- * its first item back.
+ * and when it was asked for and for whose request (see `TakenClaim`).
  */
-type Claim = { token: string; item?: string; leftover?: true; read?: PrefetchedStep; askedAt: number; recovered?: boolean; pickedUp?: true };
+type Claim = { token: string; item?: string; leftover?: true; read?: PrefetchedStep; askedAt: number; recovered?: boolean; request?: string };
 
 /**
  * A claim and when it was asked for: `askedAt` is `Date.now()` just before the request that took the
  * lock was sent. The lock is this process's until `askedAt` + the TTL at most, however long the
- * process took (or stalled) before it got to run the claim.
+ * process took (or stalled) before it got to run the claim. `request`: the encoded item that a Slack
+ * request this process acked queued with the write that took the lock (a completing click's
+ * resume). A stopping process runs the claim's item only if it is that very one: the write takes
+ * the thread's oldest work first (an item left in flight, else the queue's head), which may be
+ * another replica's; work nobody asked this process for carries none.
  */
-export type TakenClaim = WorkClaim & { askedAt: number };
+export type TakenClaim = WorkClaim & { askedAt: number; request?: string };
 
 const DEFAULT_LOCK_TTL_MS = 30_000;
 /** Tests and tools that build a worker without a gate: no limit. */
@@ -182,11 +191,11 @@ export function createThreadWorker({
       const released = await settlingQueue(() => whileHeld(() => store.releaseLockIfIdle(fence, lockTtlMs, { handBack: true })));
       if (released === 'fenced') throw new LockLostError(`lost the lock on ${threadKey}`);
     };
-    // The drain's first item runs even once the process is stopping (a request this process acked
-    // before it stopped listening, which the stop waits for), unless a pick-up took it; any later
-    // one was never this process's to answer, so it starts only if the stop has not come by the
-    // time it has room.
-    let mayHandBack = claim.pickedUp === true;
+    // The drain's first item runs even once the process is stopping only if it is the very item of
+    // a request this process acked before it stopped listening (which the stop waits for). Any other
+    // (work another process left or queued, a scheduled turn, a recovery) and any later one were
+    // never this process's to answer: they start only if the stop has not come by the time they have room.
+    let mayHandBack = claim.request === undefined || claim.item !== claim.request;
     try {
       // An item a dead holder was handling comes first (takeWork returns it): it was taken but never finished.
       // An enqueue that took the lock took its first item too.
@@ -294,11 +303,11 @@ export function createThreadWorker({
     return promise;
   }
 
-  /** A pick-up's lock: its drain hands the thread back, its item not started, if the stop came meanwhile. */
+  /** A pick-up's lock, for no request of this process's: its drain hands the thread back, its item not started, if the stop came meanwhile. */
   async function take(threadKey: string): Promise<Claim | undefined> {
     const askedAt = Date.now();
     const claim = await store.lockAndTake(threadKey, lockTtlMs);
-    return claim === undefined ? undefined : { ...claim, askedAt, pickedUp: true };
+    return claim === undefined ? undefined : { ...claim, askedAt };
   }
 
   return {
@@ -327,16 +336,17 @@ export function createThreadWorker({
       );
     },
     room: () => gate.room(),
-    submit(threadKey, item, { recovered = false } = {}) {
+    submit(threadKey, item, { recovered = false, fromRequest = false } = {}) {
       // Counted by `idle` from the start, not only once its drain runs: a caller that does not await
       // it (a scheduled turn, a recovered resume) would otherwise see the store closed under its enqueue.
       return track(
         (async () => {
-          if (handOff) return store.handOffWork(threadKey, encodeWorkItem(item));
+          const encoded = encodeWorkItem(item);
+          if (handOff) return store.handOffWork(threadKey, encoded);
           const askedAt = Date.now();
-          const claim = await store.enqueueWork(threadKey, encodeWorkItem(item), lockTtlMs);
+          const claim = await store.enqueueWork(threadKey, encoded, lockTtlMs);
           if (claim === undefined) return;
-          await run(threadKey, { ...claim, askedAt, ...(recovered ? { recovered } : {}) });
+          await run(threadKey, { ...claim, askedAt, ...(recovered ? { recovered } : {}), ...(fromRequest ? { request: encoded } : {}) });
         })(),
       );
     },

@@ -197,7 +197,8 @@ export function registerMessageListeners(app: App, options: MessageListenerOptio
     // Followed from the moment of the mention, so a reply sent while the first turn runs is queued
     // for that thread instead of being ignored as chatter in an unknown thread.
     if (startsFollowing) await store.createThreadIfAbsent(newThreadState(item, Date.now()), followTtlMs);
-    await worker.submit(threadKeyOf(item), item);
+    // Acked: the stop waits for it, and runs it even once stopping if its enqueue takes the thread with it.
+    await worker.submit(threadKeyOf(item), item, { fromRequest: true });
   }
 
   app.event('app_mention', async ({ event, body, context, client }) => {

@@ -46,7 +46,7 @@ export function registerRetryTurn(
         if (judgement.code === 'not-requester') await appendQuietly(audit, { type: 'action-refused', teamId: origin.teamId, channel, userId, action: 'retry', code: judgement.code, reason: judgement.message }, logger);
         return await tellPrivately(messenger, body, judgement.message);
       }
-      await worker.submit(threadKeyOf(address), { kind: 'retry', failureId: failed!.id, clickedBy: userId, ...address });
+      await worker.submit(threadKeyOf(address), { kind: 'retry', failureId: failed!.id, clickedBy: userId, ...address }, { fromRequest: true });
     } catch {
       // Usually Redis being unreachable: say so rather than leave the click unanswered.
       await tellPrivately(messenger, body, ':warning: I could not queue the retry, so nothing ran. Please try again in a moment.');
