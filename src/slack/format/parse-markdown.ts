@@ -78,9 +78,17 @@ export function codeNodes(tree: Root): Array<Extract<Nodes, { type: 'code' | 'in
   return nodesOf(tree, (node) => node.type === 'code' || node.type === 'inlineCode');
 }
 
-/** The link reference definitions of a tree, by identifier: wherever one stands, references anywhere use it. */
+/**
+ * The link reference definitions of a tree, by identifier: wherever one stands, references anywhere
+ * use it. A label defined twice links to its first definition, as CommonMark (and so Slack) says:
+ * taking the last let a label check pass against an address the reader's link does not go to.
+ * `identifier` is the label as CommonMark matches labels (whitespace collapsed, case folded, as micromark
+ * folds it), so labels written differently that CommonMark takes as one are one here too.
+ */
 export function definitionsOf(tree: Root): Map<string, Definition> {
-  return new Map(nodesOf(tree, (node) => node.type === 'definition').map((node) => [node.identifier, node]));
+  const definitions = new Map<string, Definition>();
+  for (const node of nodesOf(tree, (node) => node.type === 'definition')) if (!definitions.has(node.identifier)) definitions.set(node.identifier, node);
+  return definitions;
 }
 
 function nodesOf<NODE extends Nodes>(tree: Root, wanted: (node: Nodes) => node is NODE): NODE[] {
