@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { AnswerStream } from '../../conversation/thread-messenger.js';
 import { SLACK_LIMITS } from '../blocks/limits.js';
 import type { MentionableUserIds } from '../format/neutralise-pings.js';
+import { hasDefinitions } from '../format/parse-markdown.js';
 import { isSafeMarkdown, parsedSafeMarkdown } from '../format/safe-markdown.js';
 import { mayHaveBeenApplied } from '../unrepeated-slack-writes.js';
 import { cleanCutsOf } from './clean-cuts.js';
@@ -46,7 +47,10 @@ export interface NativeAnswerStreamOptions {
  * where the next message reads as the same blocks on its own (see `nextRollover` for which one).
  * Text that fits no message up to its next clean cut (a paragraph or a list item longer than a
  * message), or a message that would still read otherwise on its own than in the whole answer, is
- * shown as edits too, rather than cut where code would turn live text, or text code. A `chat.startStream` whose reply was lost
+ * shown as edits too, rather than cut where code would turn live text, or text code. So is an
+ * answer with a link reference or footnote definition: Slack reads each message on its own, and a
+ * definition in one changes how text in another reads (which backticks make code), even in one
+ * already stopped; the edits rewrite the messages streamed. A `chat.startStream` whose reply was lost
  * may have started the stream: its message is looked for in the thread and, found, streamed on; not
  * found, Slack is taken not to have started it and the answer carries on as edits; when the thread
  * cannot be read, the edits look for it again before posting anything.
@@ -129,6 +133,8 @@ export function createNativeAnswerStream(options: NativeAnswerStreamOptions): An
   /** Sends what `text`, the answer so far, adds to what was sent, starting new messages at clean cuts. */
   async function stream(text: string): Promise<void> {
     const { markdown: rendered, tree } = parsedSafeMarkdown(text, { mentionableUserIds });
+    // A definition changes how text anywhere before it reads, in messages already stopped too.
+    if (hasDefinitions(tree)) throw new Error('the answer defines a link label or footnote, which can change how messages already sent read');
     if (!rendered.startsWith(sent)) throw new Error('the answer so far renders differently from what was streamed');
     const contentEnd = rendered.trimEnd().length;
     const answerCode = codeRangesOf(tree);

@@ -91,6 +91,15 @@ export function definitionsOf(tree: Root): Map<string, Definition> {
   return definitions;
 }
 
+/**
+ * Whether a tree has a link reference or footnote definition: text before it, wherever, can read
+ * otherwise with it than without (`[docs][x`]` is a link once `[x`]` is defined, and the backtick
+ * in its label no longer opens a code span).
+ */
+export function hasDefinitions(tree: Root): boolean {
+  return nodesOf(tree, (node) => node.type === 'definition' || node.type === 'footnoteDefinition').length > 0;
+}
+
 function nodesOf<NODE extends Nodes>(tree: Root, wanted: (node: Nodes) => node is NODE): NODE[] {
   const found: NODE[] = [];
   const walk = (node: Nodes): void => {
