@@ -58,6 +58,9 @@ export function fakeStreamingSlack() {
   return { client: client as unknown as WebClient, logger, degraded, texts, closings, shown, edits };
 }
 
+/** An ordered list item's line up to its number's delimiter. */
+const ORDERED_MARKER = /^ {0,3}\d{1,9}([.)])/;
+
 /** Offsets of `markdown` the parser reads as code (a code block or span, its fences and backticks included). */
 export function codeOffsets(markdown: string): (offset: number) => boolean {
   const nodes = codeNodes(parseMarkdown(markdown));
@@ -69,7 +72,9 @@ export function codeOffsets(markdown: string): (offset: number) => boolean {
  * every character (but whitespace) that one of them shows as code, or as text, where the whole
  * answer shows it otherwise; and whether the messages, less a rollover's closing fence and the
  * reopening line after it (the block's own opening line), hold `rendered` (but for whitespace at
- * its end, never sent). Empty when every message reads as the whole answer does.
+ * its end, never sent), but for a message that starts with an ordered list item's number in the
+ * whole answer in place of the one written (that number is the caller's to check). Empty when every
+ * message reads as the whole answer does.
  */
 export function misreadMessages({ rendered, texts, closings }: { rendered: string; texts: ReadonlyMap<string, string>; closings: ReadonlyMap<string, string> }): string[] {
   const wholeCode = codeOffsets(rendered);
@@ -78,8 +83,15 @@ export function misreadMessages({ rendered, texts, closings }: { rendered: strin
   let closed = '';
   for (const [ts, text] of texts) {
     const closing = closings.get(ts) ?? '';
-    const bodyAt = closed === '' ? 0 : text.indexOf('\n') + 1;
+    let bodyAt = closed === '' ? 0 : text.indexOf('\n') + 1;
     if (closed !== '' && !/^ {0,3}(?:`{3,}|~{3,})/.test(text)) misread.push(`message ${ts} does not reopen the block closed with ${closed}: ${JSON.stringify(text.slice(0, 60))}`);
+    // An ordered list item renumbered: the marker shown and the one written, each with its own delimiter.
+    const shownMarker = closed === '' ? ORDERED_MARKER.exec(text) : null;
+    const writtenMarker = ORDERED_MARKER.exec(rendered.slice(answerAt, answerAt + 16));
+    if (shownMarker && writtenMarker && shownMarker[0] !== writtenMarker[0] && shownMarker[1] === writtenMarker[1]) {
+      bodyAt = shownMarker[0].length;
+      answerAt += writtenMarker[0].length;
+    }
     const body = text.slice(bodyAt, text.length - closing.length);
     if (!rendered.startsWith(body, answerAt)) {
       misread.push(`message ${ts} is not the answer's text at ${answerAt}: ${JSON.stringify(body.slice(0, 60))} for ${JSON.stringify(rendered.slice(answerAt, answerAt + 60))}`);

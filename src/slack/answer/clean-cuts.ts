@@ -1,4 +1,4 @@
-import type { Code, Nodes, Root } from 'mdast';
+import type { Code, List, ListItem, Nodes, Root } from 'mdast';
 import { endOf, fenceOf, parseMarkdown, startOf } from '../format/parse-markdown.js';
 
 /**
@@ -13,8 +13,13 @@ export interface CleanCut {
   at: number;
   /** Text that ends the message before the cut (after its last line break): a code block's own fence, or nothing. */
   closing: string;
-  /** Text that starts the next message, before the text from `at`: that block's opening line again, or nothing. */
+  /**
+   * Text that starts the next message, before the text from `resume`: a code block's opening line
+   * again, an ordered list item's number in the whole answer in place of the one written, or nothing.
+   */
   reopening: string;
+  /** Offset in the rendered answer the next message goes on from after `reopening`: `at`, or past the item's written number. */
+  resume: number;
 }
 
 /**
@@ -26,8 +31,10 @@ export interface CleanCut {
  * - the start of a top-level block (a child of the root): nothing before it is open there (the
  *   parser has closed every container), and the block's own line starts nowhere but at the root;
  * - the start of an item of a top-level list, other than its first: the next message starts with
- *   the item's own marker, a list of its own there (an ordered one starting at the item's number),
- *   the item's content column set by that marker line as before;
+ *   the item's own marker, a list of its own there, the item's content column set by that marker
+ *   line as before. An ordered list there starts at the number written, where CommonMark numbers
+ *   an item by its list's start and its place in it (a list written all `1.` reads 1, 2, 3): the
+ *   written number is replaced by the one the item shows in the whole answer (see `renumbering`);
  * - a line start inside a top-level fenced code block (see `codeLineCuts`).
  * A cut right after a link reference definition is none: a title may follow on the next lines
  * (`"…"`), which until it is closed reads as a paragraph of its own. Nor is one where the block
@@ -40,10 +47,10 @@ export function cleanCutsOf({ rendered, tree }: { rendered: string; tree: Root }
     const end = Math.min(contentEnd, to + 1);
     const inWindow = (at: number) => at >= from && at < end;
     const cuts: CleanCut[] = [];
-    const add = (node: Nodes, previous: Nodes) => {
+    const add = (node: Nodes, previous: Nodes, shownNumber?: number) => {
       if (!inWindow(lineStartOf(rendered, node))) return;
-      const at = cleanCutBefore(rendered, node, previous);
-      if (at !== undefined) cuts.push({ at, closing: '', reopening: '' });
+      const cut = cleanCutBefore(rendered, node, previous, shownNumber);
+      if (cut !== undefined) cuts.push(cut);
     };
     let previous: Nodes | undefined;
     for (const block of tree.children) {
@@ -51,7 +58,7 @@ export function cleanCutsOf({ rendered, tree }: { rendered: string; tree: Root }
       if (previous !== undefined && previous.type !== 'definition') add(block, previous);
       // Blocks that end before `from` have no cut of their own.
       if (endOf(block) >= from) {
-        if (block.type === 'list') for (const [index, item] of block.children.entries()) if (index > 0) add(item, block.children[index - 1]!);
+        if (block.type === 'list') for (const [index, item] of block.children.entries()) if (index > 0) add(item, block.children[index - 1]!, shownNumberOf(block, index));
         if (block.type === 'code') cuts.push(...codeLineCuts(rendered, block, { from, end }));
       }
       previous = block;
@@ -62,15 +69,57 @@ export function cleanCutsOf({ rendered, tree }: { rendered: string; tree: Root }
 
 const lineStartOf = (source: string, node: Nodes) => source.lastIndexOf('\n', startOf(node) - 1) + 1;
 
+/** The number CommonMark shows before the item at `index` of `list`; `undefined` for a bullet list. */
+const shownNumberOf = (list: List, index: number) => (list.ordered ? (list.start ?? 1) + index : undefined);
+
 /**
- * Where the line `node` starts on begins, if only indentation stands before it there, `previous`
- * ends before that line, and `node` read on its own reads as it does after `previous` (see
- * `readsTheSameAlone`): the next message then starts with `node`'s whole first line.
+ * A cut where the line `node` starts on begins, if only indentation stands before it there,
+ * `previous` ends before that line, and `node` read on its own (an ordered list item with the
+ * number it shows, see `renumbering`) reads as it does after `previous` (see `readsTheSameAlone`):
+ * the next message then starts with `node`'s whole first line.
  */
-function cleanCutBefore(source: string, node: Nodes, previous: Nodes): number | undefined {
+function cleanCutBefore(source: string, node: Nodes, previous: Nodes, shownNumber?: number): CleanCut | undefined {
   const lineStart = lineStartOf(source, node);
   if (lineStart < endOf(previous) || !/^[ \t]*$/.test(source.slice(lineStart, startOf(node)))) return undefined;
-  return readsTheSameAlone(source, node, lineStart) ? lineStart : undefined;
+  const start = shownNumber === undefined ? { reopening: '', resume: lineStart } : renumbering(source, node as ListItem, lineStart, shownNumber);
+  if (start === undefined || !readsTheSameAlone(source, node, start)) return undefined;
+  return { at: lineStart, closing: '', ...start };
+}
+
+/** An ordered list item's line up to its number's delimiter: its indentation, number and delimiter. */
+const ORDERED_MARKER = /^( {0,3})(\d{1,9})([.)])/;
+
+/**
+ * How a message starting at an ordered list item's line start (`lineStart`) shows the number the
+ * item has in the whole answer, `shown`: the written number, indentation before it included,
+ * replaced by that number with the same delimiter, padded with spaces to the written width where it
+ * fits, so that the item's content column (where the indentation of its other lines puts them)
+ * stays as written. A wider number moves that column, and a line of the item at the written column
+ * (a second paragraph) falls out of it read on its own: the item is read alone as rewritten (see
+ * `readsTheSameAlone`), and again as it grows (see `renumberedItemReadsTheSame`). `undefined` when
+ * nothing follows the marker in the item (the message would start with the marker alone).
+ */
+function renumbering(source: string, item: ListItem, lineStart: number, shown: number): { reopening: string; resume: number } | undefined {
+  const written = ORDERED_MARKER.exec(source.slice(lineStart, endOf(item)));
+  if (written === null) return undefined;
+  const [marker, indentation = '', digits = '', delimiter = ''] = written;
+  if (Number(digits) === shown) return { reopening: '', resume: lineStart };
+  const resume = lineStart + marker.length;
+  if (!/\S/.test(source.slice(resume, endOf(item)))) return undefined;
+  return { reopening: String(shown).padStart(indentation.length + digits.length) + delimiter, resume };
+}
+
+/**
+ * Whether the ordered list item a message started with at `cut`, its number rewritten (`resume`
+ * past `at`), still reads on its own as in the whole answer so far: the item was read so when the
+ * cut was taken, with the lines it had then, and the message takes its lines as they come.
+ */
+export function renumberedItemReadsTheSame({ rendered, tree, cut }: { rendered: string; tree: Root; cut: CleanCut }): boolean {
+  for (const block of tree.children) {
+    const item = block.type === 'list' ? block.children.find((child) => lineStartOf(rendered, child) === cut.at) : undefined;
+    if (item !== undefined) return readsTheSameAlone(rendered, item, cut);
+  }
+  return false;
 }
 
 /** Blocks, as opposed to the inline content of a paragraph or heading. */
@@ -89,13 +138,17 @@ function blocksOf(node: Nodes, origin: number): string[] {
  * after what came before: the parser reads a line after a paragraph's text (micromark also one
  * after an indented code block) as interrupting it, which some blocks cannot do, down to the
  * containers the line opens (`10) x` is no list there, `- 10) x` no list in a list). A list item
- * is read as a list of its own, as it will be in the next message.
+ * is read as a list of its own, as it will be in the next message, with its number as `start`
+ * rewrites it: what starts in the text `reopening` replaces (the list and the item) is taken to
+ * start at its start, and the rest is compared from where that text ends.
  */
-function readsTheSameAlone(source: string, node: Nodes, lineStart: number): boolean {
-  const alone = parseMarkdown(source.slice(lineStart, endOf(node))).children.flatMap((child) => blocksOf(child, 0));
-  const inContext = blocksOf(node, lineStart);
-  if (node.type === 'listItem') inContext.unshift(`list@0-${endOf(node) - lineStart}`);
-  return alone.length === inContext.length && alone.every((block, index) => block === inContext[index]);
+function readsTheSameAlone(source: string, node: Nodes, { reopening, resume }: { reopening: string; resume: number }): boolean {
+  const lineStart = lineStartOf(source, node);
+  const alone = parseMarkdown(reopening + source.slice(resume, endOf(node))).children.flatMap((child) => blocksOf(child, reopening.length));
+  const inContext = blocksOf(node, resume);
+  if (node.type === 'listItem') inContext.unshift(`list@${lineStart - resume}-${endOf(node) - resume}`);
+  const marked = (block: string) => block.replace(/@-\d+/, '@marker');
+  return alone.length === inContext.length && alone.every((block, index) => marked(block) === marked(inContext[index]!));
 }
 
 /**
@@ -117,7 +170,7 @@ function codeLineCuts(source: string, block: Code, { from, end }: { from: number
   const cuts: CleanCut[] = [];
   // From the first line start at or after `from` that has a line of code before it.
   for (let at = source.indexOf('\n', Math.max(openingLineEnd + 1, from - 1)) + 1; at > 0 && at < codeEnd; at = source.indexOf('\n', at) + 1) {
-    cuts.push({ at, closing: fenced.fence, reopening });
+    cuts.push({ at, closing: fenced.fence, reopening, resume: at });
   }
   return cuts;
 }

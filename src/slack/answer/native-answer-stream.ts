@@ -7,7 +7,7 @@ import type { MentionableUserIds } from '../format/neutralise-pings.js';
 import { hasDefinitions } from '../format/parse-markdown.js';
 import { isSafeMarkdown, parsedSafeMarkdown } from '../format/safe-markdown.js';
 import { mayHaveBeenApplied } from '../unrepeated-slack-writes.js';
-import { cleanCutsOf } from './clean-cuts.js';
+import { cleanCutsOf, renumberedItemReadsTheSame, type CleanCut } from './clean-cuts.js';
 import { createFlushSchedule } from './flush-schedule.js';
 import { codeRangesOf, readsAsInAnswer, type CodeRanges } from './reads-as-in-answer.js';
 import { nextRollover } from './rollover.js';
@@ -66,10 +66,15 @@ export function createNativeAnswerStream(options: NativeAnswerStreamOptions): An
   let renderedUpTo = 0;
   /** The safe rendering sent so far, all messages together. */
   let sent = '';
-  /** The message being streamed: from `bodyAt`, the rendered answer's text from `answerAt`. */
-  let current: { ts: string; text: string; bodyAt: number; answerAt: number } | undefined;
-  /** What the next message starts with before the answer's text: a code block's opening line, reopening it. */
+  /**
+   * The message being streamed: from `bodyAt`, the rendered answer's text from `answerAt`; `renumbered`,
+   * the cut it started at when that rewrote the number of the list item it starts with.
+   */
+  let current: { ts: string; text: string; bodyAt: number; answerAt: number; renumbered?: CleanCut } | undefined;
+  /** What the next message starts with before the answer's text: a code block's opening line, reopening it, or a list item's number. */
   let reopening = '';
+  /** The cut the next message starts at, when `reopening` is a list item's number in place of the one written. */
+  let renumbered: CleanCut | undefined;
   let fallback: AnswerStream | undefined;
   /** A started stream whose message could not be looked for (the thread could not be read). */
   let unconfirmed: UnconfirmedPost | undefined;
@@ -94,8 +99,9 @@ export function createNativeAnswerStream(options: NativeAnswerStreamOptions): An
     if (!readsAsInAnswer({ answerCode, message, bodyAt, answerAt })) throw new Error('a message of the answer would read otherwise on its own');
     if (current === undefined) {
       const ts = await startStream(text);
-      current = { ts, text, bodyAt, answerAt };
+      current = { ts, text, bodyAt, answerAt, ...(renumbered ? { renumbered } : {}) };
       reopening = '';
+      renumbered = undefined;
       messages.push(ts);
       options.onMessages?.([...messages]);
     } else {
@@ -136,6 +142,10 @@ export function createNativeAnswerStream(options: NativeAnswerStreamOptions): An
     // A definition changes how text anywhere before it reads, in messages already stopped too.
     if (hasDefinitions(tree)) throw new Error('the answer defines a link label or footnote, which can change how messages already sent read');
     if (!rendered.startsWith(sent)) throw new Error('the answer so far renders differently from what was streamed');
+    // The item's new lines could fall out of it there, at the column the rewritten number sets.
+    if (current?.renumbered && !renumberedItemReadsTheSame({ rendered, tree, cut: current.renumbered })) {
+      throw new Error('the list item a message starts with, renumbered, would read otherwise on its own');
+    }
     const contentEnd = rendered.trimEnd().length;
     const answerCode = codeRangesOf(tree);
     const cuts = cleanCutsOf({ rendered, tree });
@@ -156,6 +166,9 @@ export function createNativeAnswerStream(options: NativeAnswerStreamOptions): An
       if (cut.at > from) await sendPiece(rendered.slice(from, cut.at), answerCode);
       await stopCurrent(cut.closing);
       reopening = cut.reopening;
+      renumbered = cut.resume > cut.at ? cut : undefined;
+      // What `reopening` shows in place of (an ordered list item's written number) counts as sent: it is the rendered answer's.
+      sent += rendered.slice(cut.at, cut.resume);
     }
   }
 

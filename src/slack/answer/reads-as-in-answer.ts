@@ -11,7 +11,7 @@ export function codeRangesOf(tree: Root): CodeRanges {
 export interface ReadsAsInAnswerOptions {
   /** The code of the whole answer so far (its rendering, as sent). */
   answerCode: CodeRanges;
-  /** A message of the answer: from `bodyAt`, the answer's text from `answerAt` (before it, a code block's reopening line). */
+  /** A message of the answer: from `bodyAt`, the answer's text from `answerAt` (before it, a code block's reopening line or a list item's number). */
   message: string;
   bodyAt: number;
   answerAt: number;

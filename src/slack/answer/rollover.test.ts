@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CleanCut } from './clean-cuts.js';
 import { nextRollover } from './rollover.js';
 
-const cutsAt = (...offsets: number[]): CleanCut[] => offsets.map((at) => ({ at, closing: '', reopening: '' }));
+const cutsAt = (...offsets: number[]): CleanCut[] => offsets.map((at) => ({ at, closing: '', reopening: '', resume: at }));
 const base = { used: 0, streaming: true, from: 0, softLength: 50, maxLength: 100 };
 
 describe('nextRollover', () => {
@@ -17,7 +17,7 @@ describe('nextRollover', () => {
   });
 
   it('counts the fence closing a code block in the message’s length', () => {
-    const cut = { at: 95, closing: '```', reopening: '```\n' };
+    const cut = { at: 95, closing: '```', reopening: '```\n', resume: 95 };
     expect(nextRollover({ ...base, end: 200, cuts: () => [cut] })).toEqual({ cut });
     expect(nextRollover({ ...base, end: 200, cuts: () => [{ ...cut, at: 98 }] })).toBeUndefined();
   });
