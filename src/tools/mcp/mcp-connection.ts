@@ -96,7 +96,10 @@ export function createMcpConnection(connectionOptions: McpConnectionOptions) {
           // Its own client is closed, failing what waits on it at once (the broken stream's call would
           // otherwise wait out its timeout). The connection in use is replaced; one replaced before (a
           // call still under way on it) or being set up just ends, and the connection in use goes on.
+          // Marked as lost first, whichever it is: a call that read its list on it and has not sent its
+          // tools/call yet is refused as not run (callTool on the closed client would be recorded as run and failed).
           if (inUse(connection)) lost(`the connection broke while it was answering (${errorMessage(error)})`);
+          else if (connection.client) retiring.retire(connection.client, { broken: true });
           void connection.client?.close().catch(() => {});
         },
         onNotification: (method) => notified(connection, method),

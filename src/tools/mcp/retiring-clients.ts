@@ -7,9 +7,16 @@
 export function createRetiringClients<CLIENT extends { close(): Promise<void> }>() {
   const calls = new Map<CLIENT, number>();
   const retiring = new Set<CLIENT>();
-  /** Retired as lost: nothing more is sent on them, though what was sent before is let finish. */
+  /**
+   * Retired as lost, or closed here: nothing more is sent on them, though what was sent on one retired
+   * is let finish. A closed client is marked too, so that a call whose request would be refused by it
+   * (before anything is sent) is refused as not run, not recorded as run and failed.
+   */
   const broken = new WeakSet<CLIENT>();
-  const close = (client: CLIENT) => void client.close().catch(() => {});
+  const close = (client: CLIENT) => {
+    broken.add(client);
+    void client.close().catch(() => {});
+  };
   return {
     /** Runs `call` on `client`, counted as under way on it. */
     async calling<RESULT>(client: CLIENT, call: () => Promise<RESULT>): Promise<RESULT> {
@@ -36,12 +43,13 @@ export function createRetiringClients<CLIENT extends { close(): Promise<void> }>
     },
     /** Whether `client` was retired and is still finishing its calls (so still heard: it is the same server). */
     isRetiring: (client: CLIENT): boolean => retiring.has(client),
-    /** Whether `client` was retired as lost (see `retire`). */
+    /** Whether `client` was retired as lost (see `retire`), or closed here: a request on it must not be sent. */
     isBroken: (client: CLIENT): boolean => broken.has(client),
     /** Closes every client still waiting for its calls (the server's handle is closing). */
     async closeAll(): Promise<void> {
       const waiting = [...retiring];
       retiring.clear();
+      for (const client of waiting) broken.add(client);
       await Promise.all(waiting.map((client) => client.close().catch(() => {})));
     },
   };
