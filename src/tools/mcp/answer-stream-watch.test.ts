@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { watchAnswerStreams } from './answer-stream-watch.js';
 import { cappedFetch } from './capped-fetch.js';
+import { isConnectionFailure } from './mcp-problems.js';
 
 const event = `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } })}\n\n`;
 
@@ -29,6 +30,18 @@ describe('watchAnswerStreams', () => {
     const { fetch, broken } = watching(answering({ contentType: 'text/event-stream', end: cut }));
     const response = await fetch('http://mcp.test/', { method: 'POST' });
     await expect(response.text()).rejects.toBe(cut);
+    expect(broken).toEqual([cut]);
+  });
+
+  it("ends a request's broken answer stream with an error answer to it, so that request (and only it) fails at once", async () => {
+    const cut = new TypeError('terminated');
+    const { fetch, broken } = watching(answering({ contentType: 'text/event-stream', end: cut }));
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'deploy' } });
+    const text = await (await fetch('http://mcp.test/', { method: 'POST', body })).text();
+    const answers = text.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice('data: '.length)));
+    expect(answers.at(-1)).toEqual({ jsonrpc: '2.0', id: 7, error: { code: -32000, message: 'Connection closed', data: expect.any(String) } });
+    expect(isConnectionFailure(Object.assign(new Error(answers.at(-1).error.message), answers.at(-1).error))).toBe(true);
+    expect(isConnectionFailure(Object.assign(new Error('Connection closed'), { code: -32000 }))).toBe(false);
     expect(broken).toEqual([cut]);
   });
 

@@ -1,3 +1,4 @@
+import { brokenAnswerEvent } from './broken-answer.js';
 import { reportingBody } from './reporting-body.js';
 
 /**
@@ -9,6 +10,11 @@ import { reportingBody } from './reporting-body.js';
  * given is the one place that sees the break, and sees only that (not a parse error, not the
  * long-lived GET stream's reconnects, not an abort: a timeout, the caller's signal, or the client
  * closing).
+ *
+ * The broken stream then ends, after the break is reported, with an error answer to its own request
+ * (`brokenAnswerEvent`), so that request fails at once, and only it: every request over HTTP has its own
+ * answer stream, and the others sent on the connection may be answered on theirs (closing the client to
+ * fail the broken one would fail them all, though the server may be carrying them out).
  */
 export function watchAnswerStreams(options: { onBroken: (error: unknown) => void; fetch?: typeof fetch }): typeof fetch {
   const base = options.fetch ?? globalThis.fetch.bind(globalThis);
@@ -16,7 +22,45 @@ export function watchAnswerStreams(options: { onBroken: (error: unknown) => void
     const response = await base(input, init);
     const answersRequest = (init?.method ?? 'GET').toUpperCase() === 'POST' && (response.headers.get('content-type') ?? '').includes('text/event-stream');
     if (!answersRequest || !response.body) return response;
-    const body = reportingBody({ body: response.body, signal: init?.signal ?? undefined, onFailed: options.onBroken });
+    const signal = init?.signal ?? undefined;
+    const reported = reportingBody({ body: response.body, signal, onFailed: options.onBroken });
+    const id = requestId(init?.body);
+    const body = id === undefined ? reported : answeredWhenBroken({ body: reported, id, signal });
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
+}
+
+/** The JSON-RPC id of the request a POST's body carries, if it is one (a notification or a batch has none to answer). */
+function requestId(body: RequestInit['body'] | undefined): string | number | undefined {
+  if (typeof body !== 'string') return undefined;
+  try {
+    const id = (JSON.parse(body) as { id?: unknown }).id;
+    return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `body` as it is, except that a read that fails ends it with an error answer to request `id` instead,
+ * unless the request was aborted (it was failed already).
+ */
+function answeredWhenBroken(options: { body: ReadableStream<Uint8Array>; id: string | number; signal: AbortSignal | undefined }): ReadableStream<Uint8Array> {
+  const reader = options.body.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        if (options.signal?.aborted) return controller.error(error);
+        controller.enqueue(new TextEncoder().encode(brokenAnswerEvent(options.id)));
+        controller.close();
+        return;
+      }
+      if (chunk.done) controller.close();
+      else controller.enqueue(chunk.value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
 }

@@ -88,19 +88,20 @@ export function createMcpConnection(connectionOptions: McpConnectionOptions) {
 
   function createTransport(connection: Connection): MCPTransport | { type: 'http'; url: string; headers: Record<string, string>; redirect: 'error'; fetch: typeof fetch } {
     if (config.transport === 'http') {
-      // An answer stream that breaks fails what waits on it (the client is closed: "Connection closed"),
-      // as a stdio server's exit does; nothing is sent again, since the call may have run.
+      // An answer stream that breaks fails the request that waits on it, and only it ("Connection closed":
+      // watchAnswerStreams answers it so), as a stdio server's exit does; nothing is sent again, since the
+      // call may have run.
       const fetch = createMcpHttpFetch({
         maxResponseBytes: options.maxResponseBytes,
         onBroken: (error) => {
-          // Its own client is closed, failing what waits on it at once (the broken stream's call would
-          // otherwise wait out its timeout). The connection in use is replaced; one replaced before (a
-          // call still under way on it) or being set up just ends, and the connection in use goes on.
-          // Marked as lost first, whichever it is: a call that read its list on it and has not sent its
-          // tools/call yet is refused as not run (callTool on the closed client would be recorded as run and failed).
+          // The connection is taken as lost, but not closed: each request has its own answer stream, and
+          // the other calls sent on it may be carried out and answered on theirs (closing the client would
+          // record them as run and failed, and the model may send them again). Retired as lost, it is closed
+          // once they ended; a call that read its list on it and has not sent its tools/call yet does not
+          // send it (refused as not run). The connection in use is replaced; one replaced before (a call
+          // still under way on it) or being set up just ends, and the connection in use goes on.
           if (inUse(connection)) lost(`the connection broke while it was answering (${errorMessage(error)})`);
           else if (connection.client) retiring.retire(connection.client, { broken: true });
-          void connection.client?.close().catch(() => {});
         },
         onNotification: (method) => notified(connection, method),
         onEventStreamOpened: (reopened) => eventStreamOpened(connection, reopened),

@@ -6,7 +6,7 @@ import { watchNotifications } from './notification-watch.js';
 export interface McpHttpFetchOptions {
   /** The most bytes one answer may have (see `DEFAULT_MCP_RESPONSE_BYTES`). */
   maxResponseBytes: number | undefined;
-  /** An answer stream broke; what waits on it is failed by whoever closes the client. */
+  /** An answer stream broke (the request that waits on it is then failed with an error answer, see `watchAnswerStreams`). */
   onBroken: (error: unknown) => void;
   /** A notification the server sent, on an event stream or a call's answer stream. */
   onNotification: (method: string) => void;

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Redactor } from '../http/redact.js';
+import { isBrokenAnswer } from './broken-answer.js';
 import { createMcpListMessages } from './mcp-list-messages.js';
 import type { CreateMcpServerOptions, McpServerShared } from './mcp-server-types.js';
 import { StdioTransport, type ProcessExit } from './stdio-transport.js';
@@ -78,12 +79,13 @@ export function errorMessage(error: unknown): string {
 
 /**
  * A failure of the connection rather than of the call: JSON-RPC errors carry a code and mean the
- * server answered; a closed connection, a refused socket or a dead session do not.
+ * server answered; a closed connection, a refused socket or a dead session do not, nor does the error
+ * answer made up for a request whose answer stream broke (`isBrokenAnswer`).
  */
 export function isConnectionFailure(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
-  if (typeof code === 'number') return false;
+  if (typeof code === 'number') return isBrokenAnswer(error);
   if (error.name === 'AbortError' || /timed out|timeout/i.test(error.message)) return false;
   const statusCode = (error as { statusCode?: unknown }).statusCode;
   if (typeof statusCode === 'number') return statusCode === 404 || statusCode >= 500;

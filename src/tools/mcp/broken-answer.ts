@@ -1,0 +1,21 @@
+/** The `data` of the error answer made up for a request whose answer stream broke. */
+const BROKEN_ANSWER = 'countersign/answer-stream-broken';
+
+/** Its JSON-RPC code (MCP's "connection closed"), told apart from a server's own error by its `data`. */
+const CONNECTION_CLOSED = -32000;
+
+/**
+ * The server-sent event that answers request `id` with an error after its answer stream broke: it fails
+ * that request at once, and only it (see `watchAnswerStreams`), as closing the client would have failed it
+ * ("Connection closed"; why it broke is reported with the connection's loss). It starts by ending an event
+ * cut short, so the parser drops that one or reads it alone, not with the answer's lines.
+ */
+export function brokenAnswerEvent(id: string | number): string {
+  const answer = { jsonrpc: '2.0', id, error: { code: CONNECTION_CLOSED, message: 'Connection closed', data: BROKEN_ANSWER } };
+  return `\n\nevent: message\ndata: ${JSON.stringify(answer)}\n\n`;
+}
+
+/** Whether `error` is the one a request fails with once its answer stream broke: a connection failure, though it carries a code. */
+export function isBrokenAnswer(error: unknown): boolean {
+  return (error as { data?: unknown } | undefined)?.data === BROKEN_ANSWER;
+}
