@@ -277,7 +277,11 @@ export function createMcpConnection(connectionOptions: McpConnectionOptions) {
     // them), and a call recorded as failed though it ran may be sent again. On a connection truly gone
     // they fail on their own (their answer stream breaks, or they time out); it is closed once they end.
     // A call under way on it that has not sent its tools/call yet does not send it (it is refused as not run).
-    if (dead) retiring.retire(dead, { broken: true });
+    // Over stdio it is closed at once, as before: the process is the connection (its calls cannot be
+    // answered over another), and closing the client is what stops it; left running, it would work on
+    // beside the one the reconnect starts (two servers at once) until its calls ended or timed out.
+    if (dead && config.transport === 'stdio') void dead.close().catch(() => {});
+    else if (dead) retiring.retire(dead, { broken: true });
     report(`MCP server ${name} stopped: ${shared.lastError}. Reconnecting in the background; its tools fail until then.`);
     scheduleRetry();
   }
