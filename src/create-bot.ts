@@ -451,6 +451,8 @@ async function assemble(
       if ((await requests.settled({ timeoutMs: STOP_REQUESTS_WAIT_MS })) === 'timed-out') {
         logger.warn({ event: 'stop-requests-unfinished', requests: requests.count() }, 'Slack requests still being handled; stopping once the running turns end');
       }
+      // Hands back at once a lock a click's decision took whose drain has not begun (its card update
+      // outlasted the wait above), rather than close the store with the lock held.
       await worker.idle();
       // Its last wait for a hand-off (a second at most) may catch a thread a drain just handed back:
       // given back to the ready list, for a live worker, before the store closes.

@@ -45,6 +45,7 @@ function recordingWorker(submitted: WorkItem[]): ThreadWorker {
     room: () => 0,
     idle: async () => {},
     queueing: { mode: 'drain', lockTtlMs: 60_000 },
+    claimTaken: (_threadKey, claim) => claim,
     drainClaimed: async (_threadKey: string, claim: WorkClaim) => void submitted.push(decodeWorkItem(claim.item)!),
   };
 }

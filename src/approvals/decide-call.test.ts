@@ -93,7 +93,7 @@ describe('showing decisions that race on one card', () => {
         buttonsShown.push(shown.calls.filter((call) => shown.decisions[call.approvalId] === undefined).length);
       },
     } as unknown as ThreadMessenger;
-    const worker = { submit: async () => {}, pickUp: async () => false, startPickUp: async () => false, room: () => 0, idle: async () => {}, queueing: { mode: 'hand-off' as const, lockTtlMs: 60_000 }, drainClaimed: async () => {} };
+    const worker = { submit: async () => {}, pickUp: async () => false, startPickUp: async () => false, room: () => 0, idle: async () => {}, queueing: { mode: 'hand-off' as const, lockTtlMs: 60_000 }, claimTaken: <T>(_threadKey: string, claim: T) => claim, drainClaimed: async () => {} };
     const decider = createCallDecider({ store: states, messenger, worker, logger, audit, resolveGroups: async () => new Map(), evaluateInput: async ({ call }) => call.policy! });
 
     const first = await decider.record({ ...click(step, 'U0FIRST', { kind: 'approve', version: 0 }), approvalId: 'apv1' });

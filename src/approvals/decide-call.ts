@@ -300,7 +300,8 @@ export function createCallDecider(options: DecideCallOptions) {
           completedStep: transition.completed === true,
           effect,
           ...(unconfirmed ? { notice: unconfirmedNotice(effect, request, unconfirmed) } : noticeFor(effect)),
-          ...(committed.claim ? { claim: { ...committed.claim, askedAt, ...(resume ? { request: resume } : {}) } } : {}),
+          // Counted by the worker from now (`claimTaken`): the card is drawn before the drain begins.
+          ...(committed.claim ? { claim: worker.claimTaken(step.threadKey, { ...committed.claim, askedAt, ...(resume ? { request: resume } : {}) }) } : {}),
         };
       }
       logger.warn({ event: 'decision-contended', stepId: request.stepId }, 'gave up recording a decision after repeated conflicts');

@@ -9,7 +9,7 @@ import type { PendingStep } from './pending-step.js';
 import { evaluation, makeStep } from './pending-step.test-support.js';
 
 const logger = pino({ level: 'silent' });
-const worker = { submit: async () => {}, pickUp: async () => false, startPickUp: async () => false, room: () => 0, idle: async () => {}, queueing: { mode: 'hand-off' as const, lockTtlMs: 60_000 }, drainClaimed: async () => {} };
+const worker = { submit: async () => {}, pickUp: async () => false, startPickUp: async () => false, room: () => 0, idle: async () => {}, queueing: { mode: 'hand-off' as const, lockTtlMs: 60_000 }, claimTaken: <T>(_threadKey: string, claim: T) => claim, drainClaimed: async () => {} };
 
 /**
  * An escalation hop is committed, announced (a mention in the thread), then drawn on the card from the

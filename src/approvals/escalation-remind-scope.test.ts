@@ -7,7 +7,7 @@ import { createExpirySweeper } from './expiry-sweeper.js';
 import { evaluation, makeStep } from './pending-step.test-support.js';
 
 const logger = pino({ level: 'silent' });
-const worker = { submit: async () => {}, pickUp: async () => false, startPickUp: async () => false, room: () => 0, idle: async () => {}, queueing: { mode: 'hand-off' as const, lockTtlMs: 60_000 }, drainClaimed: async () => {} };
+const worker = { submit: async () => {}, pickUp: async () => false, startPickUp: async () => false, room: () => 0, idle: async () => {}, queueing: { mode: 'hand-off' as const, lockTtlMs: 60_000 }, claimTaken: <T>(_threadKey: string, claim: T) => claim, drainClaimed: async () => {} };
 
 /**
  * README: "A step with several calls follows the ladder of its first call that has one, and its hops

@@ -8,7 +8,7 @@ import { createExpirySweeper } from './expiry-sweeper.js';
 import { evaluation, makeStep } from './pending-step.test-support.js';
 
 const logger = pino({ level: 'silent' });
-const worker = { submit: async () => {}, pickUp: async () => false, startPickUp: async () => false, room: () => 0, idle: async () => {}, queueing: { mode: 'hand-off' as const, lockTtlMs: 60_000 }, drainClaimed: async () => {} };
+const worker = { submit: async () => {}, pickUp: async () => false, startPickUp: async () => false, room: () => 0, idle: async () => {}, queueing: { mode: 'hand-off' as const, lockTtlMs: 60_000 }, claimTaken: <T>(_threadKey: string, claim: T) => claim, drainClaimed: async () => {} };
 
 /** A store whose first `readers` step reads all return only once every one of them has read: two processes that saw the same due hop. */
 function withSimultaneousReads(store: StateStore, readers: number): StateStore {

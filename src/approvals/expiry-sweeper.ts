@@ -207,7 +207,8 @@ export function createExpirySweeper(options: ExpirySweeperOptions) {
       // Before the write that may take the thread's lock: the lock is ours from then at most.
       const askedAt = Date.now();
       const { result, claim } = await store.commitStepAndQueue(transition, { item, ...worker.queueing });
-      if (result === 'committed') return { step, ...(claim ? { claim: { ...claim, askedAt } } : {}) };
+      // Counted by the worker from now (`claimTaken`): the card is drawn before the drain begins.
+      if (result === 'committed') return { step, ...(claim ? { claim: worker.claimTaken(step.threadKey, { ...claim, askedAt }) } : {}) };
       if (result === 'not-found') return undefined;
       if (result === 'fenced') throw new FencedError(step.threadKey);
     }

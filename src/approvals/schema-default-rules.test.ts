@@ -66,7 +66,7 @@ async function setup(input: Record<string, unknown>) {
   const decider = createCallDecider({
     store,
     messenger,
-    worker: { submit: async () => {}, pickUp: async () => false, startPickUp: async () => false, room: () => 0, idle: async () => {}, queueing: { mode: 'hand-off', lockTtlMs: 60_000 }, drainClaimed: async () => {} },
+    worker: { submit: async () => {}, pickUp: async () => false, startPickUp: async () => false, room: () => 0, idle: async () => {}, queueing: { mode: 'hand-off', lockTtlMs: 60_000 }, claimTaken: <T>(_threadKey: string, claim: T) => claim, drainClaimed: async () => {} },
     logger,
     audit,
     resolveGroups: async () => new Map(),

@@ -73,7 +73,7 @@ async function clickDuringOutage({ now, logger: log = logger }: { now?: () => nu
   const decider = createCallDecider({
     store: guarded,
     messenger,
-    worker: { submit: async () => {}, pickUp: async () => false, startPickUp: async () => false, room: () => 0, idle: async () => {}, queueing: { mode: 'drain', lockTtlMs: 60_000 }, drainClaimed: async () => {} },
+    worker: { submit: async () => {}, pickUp: async () => false, startPickUp: async () => false, room: () => 0, idle: async () => {}, queueing: { mode: 'drain', lockTtlMs: 60_000 }, claimTaken: <T>(_threadKey: string, claim: T) => claim, drainClaimed: async () => {} },
     logger,
     audit,
     resolveGroups: async () => new Map(),

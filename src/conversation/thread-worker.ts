@@ -75,12 +75,21 @@ export interface ThreadWorker {
    * the workers, as `submit` does for this process.
    */
   readonly queueing: { mode: 'drain' | 'hand-off'; lockTtlMs: number };
+  /**
+   * Counts a claim such a write took for this process from the moment it is taken, not only once
+   * `drainClaimed` runs it: a click draws its card first (a rate-limited update waits out its
+   * Retry-After), and a stop that closed the store meanwhile would leave the lock held, the resume
+   * neither run nor handed back. Returns the claim to give `drainClaimed`, which ends the count.
+   */
+  claimTaken(threadKey: string, claim: TakenClaim): TakenClaim;
   /** Drains a thread whose lock such a write took for this process (its first item in flight). */
   drainClaimed(threadKey: string, claim: TakenClaim): Promise<void>;
   /**
    * Resolves when every drain started by this process has finished, every `submit` has had its
-   * item queued and every pick-up its lock answered (graceful shutdown, tests): the store must not
-   * close under any of them.
+   * item queued, every pick-up its lock answered and every `claimTaken` claim been drained
+   * (graceful shutdown, tests): the store must not close under any of them. Once stopping, a claim
+   * not yet given to `drainClaimed` is handed back at once instead (its item not started): the stop
+   * waits for it no longer (its request outlasted the stop's wait), and the lock is this process's to release.
    */
   idle(): Promise<void>;
 }
@@ -134,6 +143,8 @@ export function createThreadWorker({
   handOff = false,
 }: ThreadWorkerOptions): OwnedThreadWorker {
   const running = new Set<Promise<void>>();
+  // Claims a store write took for this process (`claimTaken`), until their drain begins: `drained` once it has.
+  const claimed = new Map<TakenClaim, { threadKey: string; drained?: Promise<void>; counted: () => void }>();
   let stopping = false;
   // Aborted by `stopTaking`: a drain's later item waiting for room gives up its place and is handed back.
   const stop = new AbortController();
@@ -351,12 +362,42 @@ export function createThreadWorker({
       );
     },
     queueing: { mode: handOff ? 'hand-off' : 'drain', lockTtlMs },
-    drainClaimed: (threadKey, claim) => run(threadKey, claim),
+    claimTaken(threadKey, claim) {
+      const held = { ...claim };
+      let counted = () => {};
+      track(
+        new Promise<void>((resolve) => {
+          counted = resolve;
+        }),
+      );
+      claimed.set(held, { threadKey, counted });
+      return held;
+    },
+    drainClaimed(threadKey, claim) {
+      const entry = claimed.get(claim);
+      if (entry === undefined) return run(threadKey, claim);
+      claimed.delete(claim);
+      // Handed back by a stop that waited no longer: the thread is another process's now.
+      if (entry.drained) return entry.drained;
+      // `run` counts the drain at once, before the claim stops being counted.
+      const drained = run(threadKey, claim);
+      entry.counted();
+      return drained;
+    },
     stopTaking() {
       stopping = true;
       stop.abort();
     },
     async idle() {
+      // Drained as a claim of no request: handed back, its item left in flight and the thread offered.
+      if (stopping) {
+        for (const [claim, entry] of claimed) {
+          if (entry.drained) continue;
+          const { request: _unwaited, ...unasked } = claim;
+          entry.drained = run(entry.threadKey, unasked);
+          entry.counted();
+        }
+      }
       while (running.size > 0) await Promise.allSettled([...running]);
     },
   };

@@ -20,7 +20,7 @@ import { newThreadState } from './thread-state.js';
  * putting the version back (it reads what it wrote).
  */
 const logger = pino({ level: 'silent' });
-const worker = { submit: async () => {}, pickUp: async () => false, startPickUp: async () => false, room: () => 0, idle: async () => {}, queueing: { mode: 'hand-off' as const, lockTtlMs: 60_000 }, drainClaimed: async () => {} };
+const worker = { submit: async () => {}, pickUp: async () => false, startPickUp: async () => false, room: () => 0, idle: async () => {}, queueing: { mode: 'hand-off' as const, lockTtlMs: 60_000 }, claimTaken: <T>(_threadKey: string, claim: T) => claim, drainClaimed: async () => {} };
 const messenger = {
   postMention: async () => {},
   postNotice: async () => {},

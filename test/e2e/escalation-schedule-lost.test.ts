@@ -10,7 +10,7 @@ import { createExpirySweeper } from '../../src/approvals/expiry-sweeper.js';
 import { evaluation, makeStep } from '../../src/approvals/pending-step.test-support.js';
 
 const logger = pino({ level: 'silent' });
-const worker = { submit: async () => {}, pickUp: async () => false, startPickUp: async () => false, room: () => 0, idle: async () => {}, queueing: { mode: 'hand-off' as const, lockTtlMs: 60_000 }, drainClaimed: async () => {} };
+const worker = { submit: async () => {}, pickUp: async () => false, startPickUp: async () => false, room: () => 0, idle: async () => {}, queueing: { mode: 'hand-off' as const, lockTtlMs: 60_000 }, claimTaken: <T>(_threadKey: string, claim: T) => claim, drainClaimed: async () => {} };
 
 /**
  * `createStep` writes the step, its thread, its expiry and reminder schedules in one script, but its

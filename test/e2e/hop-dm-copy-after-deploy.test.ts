@@ -23,7 +23,7 @@ import { newThreadState } from '../../src/store/thread-state.js';
  */
 const logger = pino({ level: 'silent' });
 const MINUTE = 60_000;
-const worker = { submit: async () => {}, pickUp: async () => false, startPickUp: async () => false, room: () => 0, idle: async () => {}, queueing: { mode: 'hand-off' as const, lockTtlMs: 60_000 }, drainClaimed: async () => {} };
+const worker = { submit: async () => {}, pickUp: async () => false, startPickUp: async () => false, room: () => 0, idle: async () => {}, queueing: { mode: 'hand-off' as const, lockTtlMs: 60_000 }, claimTaken: <T>(_threadKey: string, claim: T) => claim, drainClaimed: async () => {} };
 
 const policyWithFallback = (fallback: string) =>
   parseConfigFile(

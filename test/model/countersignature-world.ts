@@ -110,7 +110,7 @@ export function createWorld({ store, policy, clock }: { store: StateStore; polic
   const resolveGroups = async (groupIds: readonly string[]) => new Map(groupIds.filter((id) => id === ONCALL_GROUP).map((id) => [id, ONCALL_MEMBERS]));
   const messenger = { updateStepCard: async () => {}, postMention: async () => {} } as unknown as ThreadMessenger;
   // The world resumes steps itself (`resume`): a decision only offers the thread, it takes no lock.
-  const worker: ThreadWorker = { submit: async () => {}, pickUp: async () => false, startPickUp: async () => false, room: () => 0, idle: async () => {}, queueing: { mode: 'hand-off', lockTtlMs: 60_000 }, drainClaimed: async () => {} };
+  const worker: ThreadWorker = { submit: async () => {}, pickUp: async () => false, startPickUp: async () => false, room: () => 0, idle: async () => {}, queueing: { mode: 'hand-off', lockTtlMs: 60_000 }, claimTaken: <T>(_threadKey: string, claim: T) => claim, drainClaimed: async () => {} };
   const sweeper = createExpirySweeper({ store, messenger, worker, logger, now });
   const context = (requesterId: string, threadTs: string) => ({ requesterId, teamId: TEAM, channel: CHANNEL, threadTs });
   const evaluateInput: CurrentEvaluation = ({ step, call, input }) =>

@@ -82,7 +82,7 @@ export function createDeployWorld({ store, startAt, config }: { store: StateStor
   const now = () => clock.now;
   const resolveGroups = async (groupIds: readonly string[]) => new Map(groupIds.filter((id) => id === ONCALL_GROUP).map((id) => [id, ONCALL_MEMBERS]));
   const messenger = new Proxy({}, { get: (_target, name) => (name === 'then' ? undefined : async () => ({ ts: '1.0' })) }) as unknown as ThreadMessenger;
-  const worker: ThreadWorker = { submit: async () => {}, pickUp: async () => false, startPickUp: async () => false, room: () => 0, idle: async () => {}, queueing: { mode: 'hand-off', lockTtlMs: LOCK_MS }, drainClaimed: async () => {} };
+  const worker: ThreadWorker = { submit: async () => {}, pickUp: async () => false, startPickUp: async () => false, room: () => 0, idle: async () => {}, queueing: { mode: 'hand-off', lockTtlMs: LOCK_MS }, claimTaken: <T>(_threadKey: string, claim: T) => claim, drainClaimed: async () => {} };
   const executions: Execution[] = [];
   /** What the tool's own `execute` was called with, by call id: the ground truth of what ran. */
   const ran = new Map<string, unknown>();

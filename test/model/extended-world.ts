@@ -83,7 +83,7 @@ export function createExtendedWorld({ store, policy, clock }: { store: StateStor
             },
     },
   ) as unknown as ThreadMessenger;
-  const worker: ThreadWorker = { submit: async () => {}, pickUp: async () => false, startPickUp: async () => false, room: () => 0, idle: async () => {}, queueing: { mode: 'hand-off', lockTtlMs: LOCK_MS }, drainClaimed: async () => {} };
+  const worker: ThreadWorker = { submit: async () => {}, pickUp: async () => false, startPickUp: async () => false, room: () => 0, idle: async () => {}, queueing: { mode: 'hand-off', lockTtlMs: LOCK_MS }, claimTaken: <T>(_threadKey: string, claim: T) => claim, drainClaimed: async () => {} };
   const sweeper = createExpirySweeper({ store, messenger, worker, logger, now });
   const context = (requesterId: string, threadTs: string) => ({ requesterId, teamId: TEAM, channel: CHANNEL, threadTs });
   const evaluate = (input: unknown, requesterId: string, threadTs: string) =>

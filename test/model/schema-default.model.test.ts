@@ -60,7 +60,7 @@ describe('a JSON-Schema tool with a defaulted conditioned field (model-based)', 
         const decider = createCallDecider({
           store,
           messenger: { updateStepCard: async () => {} } as unknown as ThreadMessenger,
-          worker: { submit: async () => {}, pickUp: async () => false, startPickUp: async () => false, room: () => 0, idle: async () => {}, queueing: { mode: 'hand-off', lockTtlMs: 60_000 }, drainClaimed: async () => {} },
+          worker: { submit: async () => {}, pickUp: async () => false, startPickUp: async () => false, room: () => 0, idle: async () => {}, queueing: { mode: 'hand-off', lockTtlMs: 60_000 }, claimTaken: <T>(_threadKey: string, claim: T) => claim, drainClaimed: async () => {} },
           logger,
           audit,
           resolveGroups: async () => new Map(),

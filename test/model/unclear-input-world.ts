@@ -106,7 +106,7 @@ export function createUnclearInputWorld({ store, clock, policy }: { store: State
   const resolveGroups = async (groupIds: readonly string[]) => new Map(groupIds.flatMap((id) => (members.has(id) ? [[id, members.get(id)!] as const] : [])));
   const channelsOf = async () => new Set([CHANNEL]) as ReadonlySet<string>;
   const messenger = new Proxy({}, { get: (_target, name) => (name === 'then' ? undefined : async () => ({ ts: '1.0' })) }) as unknown as ThreadMessenger;
-  const worker: ThreadWorker = { submit: async () => {}, pickUp: async () => false, startPickUp: async () => false, room: () => 0, idle: async () => {}, queueing: { mode: 'hand-off', lockTtlMs: LOCK_MS }, drainClaimed: async () => {} };
+  const worker: ThreadWorker = { submit: async () => {}, pickUp: async () => false, startPickUp: async () => false, room: () => 0, idle: async () => {}, queueing: { mode: 'hand-off', lockTtlMs: LOCK_MS }, claimTaken: <T>(_threadKey: string, claim: T) => claim, drainClaimed: async () => {} };
   const limits = { historyTtlMs: TTL_MS, maxMessages: 500, maxBytes: 10_000_000 };
   const executions: Execution[] = [];
   const ran = new Map<string, unknown>();

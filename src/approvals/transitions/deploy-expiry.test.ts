@@ -122,7 +122,7 @@ describe('a deploy that shortens the expiry of the rule a card waits under', () 
     const token = (await store.tryLock(step.threadKey, 60_000))!;
     await store.createStep({ step, thread: { ...newThreadState(step, CREATED_AT), pendingStepId: step.stepId }, ttlMs: 86_400_000, audit: [], fence: { threadKey: step.threadKey, token } });
     const messenger = { postMention: async () => {}, updateStepCard: async () => {}, updateStepCopy: async () => {} } as unknown as ThreadMessenger;
-    const worker = { submit: async () => {}, pickUp: async () => false, startPickUp: async () => false, room: () => 0, idle: async () => {}, queueing: { mode: 'hand-off' as const, lockTtlMs: 60_000 }, drainClaimed: async () => {} };
+    const worker = { submit: async () => {}, pickUp: async () => false, startPickUp: async () => false, room: () => 0, idle: async () => {}, queueing: { mode: 'hand-off' as const, lockTtlMs: 60_000 }, claimTaken: <T>(_threadKey: string, claim: T) => claim, drainClaimed: async () => {} };
     const sweeper = createExpirySweeper({ store, messenger, worker, logger: pino({ level: 'silent' }), now: () => TWO_HOURS_LATER, currentEvaluation: async ({ input: of }) => inForce(after, of) });
     await sweeper.expireNow(step.stepId);
     const stored = await store.getStep(step.stepId);
