@@ -438,11 +438,15 @@ async function assemble(
       // First: a running drain hands its thread back once its turn ends rather than start the next
       // item, which a live replica may have queued after this SIGTERM (a turn the stop would cut).
       worker.stopTaking();
-      // At once, so none takes new work while another's stop is awaited: the sweep takes no stalled
-      // thread once the puller takes no hand-off.
-      await Promise.all([schedules?.stop(), puller?.stop(), sweeper.stop()]);
-      // Together, each bounded (`closeServer`): a client that never finishes its request must not hold the stop.
+      // All at once, so none takes new work while another's stop is awaited: the sweep takes no stalled
+      // thread once the puller takes no hand-off, and Slack's listener (or Socket Mode) takes no new
+      // request while a firing or a sweep waits out a rate limit's Retry-After: one acked then would
+      // be this process's own, its turn started after SIGTERM. The servers each bounded (`closeServer`):
+      // a client that never finishes its request must not hold the stop.
       await Promise.all([
+        schedules?.stop(),
+        puller?.stop(),
+        sweeper.stop(),
         metricsServer && closeServer(metricsServer),
         healthServer ? closeServer(healthServer) : slackServer ? closeServer(slackServer, { close: () => app.stop() }) : app.stop(),
       ]);
