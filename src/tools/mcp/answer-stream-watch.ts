@@ -30,11 +30,17 @@ export function watchAnswerStreams(options: { onBroken: (error: unknown) => void
   };
 }
 
-/** The JSON-RPC id of the request a POST's body carries, if it is one (a notification or a batch has none to answer). */
+/**
+ * The JSON-RPC id of the request a POST's body carries, if it is one: a notification or a batch has none
+ * to answer, and nor has the client's own answer to a server's request (to a `ping`, a refused
+ * elicitation): its id is in the server's numbering, and an error answer made up with it would fail
+ * the client's own request that has that number.
+ */
 function requestId(body: RequestInit['body'] | undefined): string | number | undefined {
   if (typeof body !== 'string') return undefined;
   try {
-    const id = (JSON.parse(body) as { id?: unknown }).id;
+    const { id, method } = JSON.parse(body) as { id?: unknown; method?: unknown };
+    if (typeof method !== 'string') return undefined;
     return typeof id === 'string' || typeof id === 'number' ? id : undefined;
   } catch {
     return undefined;
