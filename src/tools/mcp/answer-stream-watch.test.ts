@@ -69,10 +69,14 @@ describe('watchAnswerStreams', () => {
     expect([...get.broken, ...json.broken]).toEqual([]);
   });
 
-  it('under the size cap: an answer too large is not taken for a broken connection', async () => {
-    const { fetch, broken } = watching(answering({ contentType: 'text/event-stream', end: 'close', bytes: 2000 }));
-    const capped = cappedFetch({ maxBytes: 1000, fetch });
-    await expect((await capped('http://mcp.test/', { method: 'POST' })).text()).rejects.toThrow('larger than 1000 bytes');
+  it('over the size cap: an answer too large is answered with the cap\'s error, not taken for a broken connection', async () => {
+    const capped = cappedFetch({ maxBytes: 1000, fetch: answering({ contentType: 'text/event-stream', end: 'close', bytes: 2000 }) });
+    const { fetch, broken } = watching(capped);
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'deploy' } });
+    const text = await (await fetch('http://mcp.test/', { method: 'POST', body })).text();
+    const answer = JSON.parse(text.split('data: ').at(-1)!.trim());
+    expect(answer).toMatchObject({ id: 7, error: { message: expect.stringContaining('larger than 1000 bytes') } });
+    expect(isConnectionFailure(Object.assign(new Error(answer.error.message), answer.error))).toBe(false);
     expect(broken).toEqual([]);
   });
 });

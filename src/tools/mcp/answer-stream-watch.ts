@@ -1,4 +1,5 @@
-import { brokenAnswerEvent } from './broken-answer.js';
+import { brokenAnswerEvent, tooLargeAnswerEvent } from './broken-answer.js';
+import { ResponseTooLargeError } from './capped-fetch.js';
 import { reportingBody } from './reporting-body.js';
 
 /**
@@ -23,7 +24,11 @@ export function watchAnswerStreams(options: { onBroken: (error: unknown) => void
     const answersRequest = (init?.method ?? 'GET').toUpperCase() === 'POST' && (response.headers.get('content-type') ?? '').includes('text/event-stream');
     if (!answersRequest || !response.body) return response;
     const signal = init?.signal ?? undefined;
-    const reported = reportingBody({ body: response.body, signal, onFailed: options.onBroken });
+    // An answer past the size cap (the capped fetch this one wraps ends it so) is the server's, not a break.
+    const onFailed = (error: unknown) => {
+      if (!(error instanceof ResponseTooLargeError)) options.onBroken(error);
+    };
+    const reported = reportingBody({ body: response.body, signal, onFailed });
     const id = requestId(init?.body);
     const body = id === undefined ? reported : answeredWhenBroken({ body: reported, id, signal });
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
@@ -48,8 +53,8 @@ function requestId(body: RequestInit['body'] | undefined): string | number | und
 }
 
 /**
- * `body` as it is, except that a read that fails ends it with an error answer to request `id` instead,
- * unless the request was aborted (it was failed already).
+ * `body` as it is, except that a read that fails ends it with an error answer to request `id` instead
+ * (with the cap's message if the answer was too large), unless the request was aborted (it was failed already).
  */
 function answeredWhenBroken(options: { body: ReadableStream<Uint8Array>; id: string | number; signal: AbortSignal | undefined }): ReadableStream<Uint8Array> {
   const reader = options.body.getReader();
@@ -60,7 +65,8 @@ function answeredWhenBroken(options: { body: ReadableStream<Uint8Array>; id: str
         chunk = await reader.read();
       } catch (error) {
         if (options.signal?.aborted) return controller.error(error);
-        controller.enqueue(new TextEncoder().encode(brokenAnswerEvent(options.id)));
+        const answer = error instanceof ResponseTooLargeError ? tooLargeAnswerEvent(options.id, error.message) : brokenAnswerEvent(options.id);
+        controller.enqueue(new TextEncoder().encode(answer));
         controller.close();
         return;
       }

@@ -4,6 +4,9 @@ const BROKEN_ANSWER = 'countersign/answer-stream-broken';
 /** Its JSON-RPC code (MCP's "connection closed"), told apart from a server's own error by its `data`. */
 const CONNECTION_CLOSED = -32000;
 
+/** The code of the error answer made up for a request whose answer was larger than the cap (JSON-RPC's "internal error"). */
+const INTERNAL_ERROR = -32603;
+
 /**
  * The server-sent event that answers request `id` with an error after its answer stream broke: it fails
  * that request at once, and only it (see `watchAnswerStreams`), as closing the client would have failed it
@@ -11,8 +14,20 @@ const CONNECTION_CLOSED = -32000;
  * cut short, so the parser drops that one or reads it alone, not with the answer's lines.
  */
 export function brokenAnswerEvent(id: string | number): string {
-  const answer = { jsonrpc: '2.0', id, error: { code: CONNECTION_CLOSED, message: 'Connection closed', data: BROKEN_ANSWER } };
-  return `\n\nevent: message\ndata: ${JSON.stringify(answer)}\n\n`;
+  return errorAnswerEvent(id, { code: CONNECTION_CLOSED, message: 'Connection closed', data: BROKEN_ANSWER });
+}
+
+/**
+ * The server-sent event that answers request `id` with an error after its answer went past the size cap
+ * (`message`, the cap's): the server answered, so this is not a broken connection (no `BROKEN_ANSWER`),
+ * and the call ran and failed, as it does when an application/json answer is too large.
+ */
+export function tooLargeAnswerEvent(id: string | number, message: string): string {
+  return errorAnswerEvent(id, { code: INTERNAL_ERROR, message });
+}
+
+function errorAnswerEvent(id: string | number, error: { code: number; message: string; data?: string }): string {
+  return `\n\nevent: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, error })}\n\n`;
 }
 
 /** Whether `error` is the one a request fails with once its answer stream broke: a connection failure, though it carries a code. */

@@ -11,6 +11,14 @@ export function responseTooLargeMessage(maxBytes: number): string {
   return `the MCP server's answer is larger than ${maxBytes} bytes; it was not read`;
 }
 
+/** The error a body over the cap ends with (told apart from a broken connection by `watchAnswerStreams`). */
+export class ResponseTooLargeError extends Error {
+  constructor(maxBytes: number) {
+    super(responseTooLargeMessage(maxBytes));
+    this.name = 'ResponseTooLargeError';
+  }
+}
+
 /** Statuses whose responses have no body (`new Response` refuses one for them). */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
@@ -43,7 +51,7 @@ function byteCap(options: { maxBytes: number; perEvent: boolean }): TransformStr
     transform(chunk, controller) {
       if (!options.perEvent) {
         counted += chunk.length;
-        if (counted > options.maxBytes) controller.error(new Error(responseTooLargeMessage(options.maxBytes)));
+        if (counted > options.maxBytes) controller.error(new ResponseTooLargeError(options.maxBytes));
         else controller.enqueue(chunk);
         return;
       }
@@ -62,7 +70,7 @@ function byteCap(options: { maxBytes: number; perEvent: boolean }): TransformStr
         if (lineBytes === 0) counted = 0;
         lineBytes = 0;
       }
-      if (counted > options.maxBytes) controller.error(new Error(responseTooLargeMessage(options.maxBytes)));
+      if (counted > options.maxBytes) controller.error(new ResponseTooLargeError(options.maxBytes));
       else controller.enqueue(chunk);
     },
   });

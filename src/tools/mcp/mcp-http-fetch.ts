@@ -18,14 +18,16 @@ export interface McpHttpFetchOptions {
 /**
  * The fetch an HTTP MCP connection's transport is given: `@ai-sdk/mcp` does not export its transport,
  * so what one connection needs to hear is read from the fetch it is given, each watch wrapping the
- * next (answer streams, the cap, notifications, the event stream).
+ * next (the cap, answer streams, notifications, the event stream).
  */
 export function createMcpHttpFetch(options: McpHttpFetchOptions): typeof fetch {
-  const watched = watchAnswerStreams({ onBroken: options.onBroken });
   // The transport reads each answer whole: the capped fetch ends a body past the cap with an error instead.
-  const capped = cappedFetch({ maxBytes: options.maxResponseBytes ?? DEFAULT_MCP_RESPONSE_BYTES, fetch: watched });
+  const capped = cappedFetch({ maxBytes: options.maxResponseBytes ?? DEFAULT_MCP_RESPONSE_BYTES });
+  // Inside the answer-stream watch, so that an event-stream answer past the cap fails its request with the
+  // cap's message at once (the transport only reports the error to onerror: the call would wait out its timeout).
+  const watched = watchAnswerStreams({ onBroken: options.onBroken, fetch: capped });
   // The client drops the server's notifications; its event streams are read for them here (after the cap).
-  const notifications = watchNotifications({ onNotification: options.onNotification, fetch: capped });
+  const notifications = watchNotifications({ onNotification: options.onNotification, fetch: watched });
   // The client gives up on the GET's event stream after a clean end or an error status: it is reopened here.
   let streamLost = false;
   return watchEventStream({
