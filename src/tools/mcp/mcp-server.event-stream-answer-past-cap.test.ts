@@ -9,9 +9,8 @@ import { outcome, TOOL_CONTEXT as context } from './mutable-mcp-server.test-supp
 /**
  * capped-fetch.ts says a body past the cap "ends with an error; the call that waited for it fails with this
  * message" (mcp-server.test.ts proves it for an application/json answer). For an answer on an event stream
- * (text/event-stream, what most servers send for tools/call), the cap's error is raised OUTSIDE watchAnswerStreams
- * (mcp-http-fetch.ts:24-26 wraps watched inside capped), so no error answer is made up for the request: the
- * transport only reports the error to onerror, and the call waits out its whole timeout, then says "timed out".
+ * (text/event-stream, what most servers send for tools/call) the cap's error was once raised outside
+ * watchAnswerStreams, so no error answer was made up for the request: the call waited out its whole timeout.
  */
 const closeAfter = useClosing();
 
