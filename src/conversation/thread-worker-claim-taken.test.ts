@@ -43,4 +43,36 @@ describe('a claim counted from its write (claimTaken)', () => {
     expect(await live.pickUp(THREAD)).toBe(true);
     expect(handled).toEqual(['live:resume']);
   });
+
+  it('is handed back at once, never counted, when taken after a stopping idle began: idle ends with the running drain', async () => {
+    const store = createMemoryStore();
+    const handled: string[] = [];
+    let release = () => {};
+    const blocked = new Promise<void>((resolve) => (release = resolve));
+    let started = () => {};
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const worker = createThreadWorker({
+      store,
+      logger: silent,
+      handle: async (work) => {
+        handled.push(work.channel);
+        started();
+        await blocked;
+      },
+    });
+    // Another thread's turn is running when the stop comes: the stopping idle waits for it.
+    const other = encodeWorkItem({ ...resume, channel: 'C2' });
+    const turn = worker.drainClaimed('T1:C2:1', worker.claimTaken('T1:C2:1', { ...(await store.enqueueWork('T1:C2:1', other, 60_000))!, askedAt: Date.now(), request: other }));
+    await running;
+    worker.stopTaking();
+    const idling = worker.idle();
+    // A form's decision lands meanwhile (its request outlasted the stop's wait), and its listener never drains it.
+    const own = encodeWorkItem(resume);
+    worker.claimTaken(THREAD, { ...(await store.enqueueWork(THREAD, own, 60_000))!, askedAt: Date.now(), request: own });
+    release();
+    await turn;
+    await idling;
+    expect(handled, 'the late claim was run by a stopping process').toEqual(['C2']);
+    expect(await store.nextReadyThreads({ timeoutMs: 1_000, max: 5 })).toContain(THREAD);
+  }, 5_000);
 });

@@ -90,6 +90,7 @@ export interface ThreadWorker {
    * (graceful shutdown, tests): the store must not close under any of them. Once stopping, a claim
    * not yet given to `drainClaimed` is handed back at once instead (its item not started): the stop
    * waits for it no longer (its request outlasted the stop's wait), and the lock is this process's to release.
+   * So is one taken while such an idle already waits (a request answered later still): it is never counted.
    */
   idle(): Promise<void>;
 }
@@ -144,8 +145,11 @@ export function createThreadWorker({
 }: ThreadWorkerOptions): OwnedThreadWorker {
   const running = new Set<Promise<void>>();
   // Claims a store write took for this process (`claimTaken`), until their drain begins: `drained` once it has.
-  const claimed = new Map<TakenClaim, { threadKey: string; drained?: Promise<void>; counted: () => void }>();
+  const claimed = new Map<TakenClaim, ClaimEntry>();
   let stopping = false;
+  // Set once a stopping `idle` has begun: from then on a claim is handed back as soon as it is taken,
+  // never counted, since nothing would end that count should its listener not drain it (a form's late ack throwing).
+  let handingBack = false;
   // Aborted by `stopTaking`: a drain's later item waiting for room gives up its place and is handed back.
   const stop = new AbortController();
 
@@ -303,6 +307,13 @@ export function createThreadWorker({
     }
   }
 
+  /** Drained as a claim of no request: handed back, its item left in flight and the thread offered; its count ended. */
+  function handBack(claim: TakenClaim, entry: ClaimEntry): void {
+    const { request: _unwaited, ...unasked } = claim;
+    entry.drained = run(entry.threadKey, unasked);
+    entry.counted();
+  }
+
   /** `promise`, counted by `idle` until it settles (its outcome is still the caller's). */
   function track<T>(promise: Promise<T>): Promise<T> {
     const settled = promise.then(
@@ -364,6 +375,12 @@ export function createThreadWorker({
     queueing: { mode: handOff ? 'hand-off' : 'drain', lockTtlMs },
     claimTaken(threadKey, claim) {
       const held = { ...claim };
+      if (handingBack) {
+        const entry: ClaimEntry = { threadKey, counted: () => {} };
+        claimed.set(held, entry);
+        handBack(held, entry);
+        return held;
+      }
       let counted = () => {};
       track(
         new Promise<void>((resolve) => {
@@ -389,18 +406,22 @@ export function createThreadWorker({
       stop.abort();
     },
     async idle() {
-      // Drained as a claim of no request: handed back, its item left in flight and the thread offered.
-      if (stopping) {
-        for (const [claim, entry] of claimed) {
-          if (entry.drained) continue;
-          const { request: _unwaited, ...unasked } = claim;
-          entry.drained = run(entry.threadKey, unasked);
-          entry.counted();
-        }
+      if (stopping) handingBack = true;
+      for (;;) {
+        // Every claim still waiting for its drain, whenever seen: the stop never waits on one that may never drain.
+        if (handingBack) for (const [claim, entry] of claimed) if (!entry.drained) handBack(claim, entry);
+        if (running.size === 0) return;
+        await Promise.allSettled([...running]);
       }
-      while (running.size > 0) await Promise.allSettled([...running]);
     },
   };
+}
+
+/** A `claimTaken` claim until `drainClaimed`: `counted` ends its count for `idle`, `drained` once its drain has begun. */
+interface ClaimEntry {
+  threadKey: string;
+  drained?: Promise<void>;
+  counted: () => void;
 }
 
 /** The first pause before queue bookkeeping is tried again, doubled up to the maximum. */
