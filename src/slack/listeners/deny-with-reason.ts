@@ -8,6 +8,7 @@ import { APPROVAL_ACTION_IDS, decodeCallFormMetadata } from '../blocks/action-id
 import type { ChannelsOf } from '../channel-membership.js';
 import { DENY_REASON_BLOCK_ID, DENY_REASON_CALLBACK_ID, denyReasonView, submittedDenyReason } from '../views/deny-reason-view.js';
 import { createOrganisationMembership, type OrganisationMembership } from '../organisation-membership.js';
+import { ackRecorded } from './ack-recorded.js';
 import { actorOf } from './approval-actions.js';
 import { registerCallModalButton } from './call-modal-button.js';
 import { formChannel } from './form-channel.js';
@@ -56,11 +57,11 @@ export function registerDenyWithReason(app: App, { store, decider, messenger, lo
       action: { kind: 'deny', ...(reason ? { reason } : {}) },
     });
     if (!outcome.recorded) {
-      await refuse(from.refusal ?? outcome.message);
+      await ackRecorded(() => refuse(from.refusal ?? outcome.message), { logger, callbackId: DENY_REASON_CALLBACK_ID });
       // Answered first: then whatever the refusal set off (an expiry updating the cards) is seen through.
       return decider.publish(outcome);
     }
-    await ack();
+    await ackRecorded(ack, { logger, callbackId: DENY_REASON_CALLBACK_ID });
     // Denied, but Redis's replicas did not confirm it yet: the card alone would say it is done.
     if (outcome.notice) await messenger.postEphemeral({ channel: reference.channel, userId: body.user.id, threadTs: outcome.step.threadTs, text: outcome.notice }).catch(() => {});
     await decider.publish(outcome);

@@ -12,6 +12,7 @@ import { buildSchemaForm, parseSchemaForm, type TimeFormat } from '../modals/sch
 import { EDIT_CALL_CALLBACK_ID, editCallView, formErrors } from '../views/edit-call-view.js';
 import { inputFieldsOf } from '../views/field-errors.js';
 import { createOrganisationMembership, type OrganisationMembership } from '../organisation-membership.js';
+import { ackRecorded } from './ack-recorded.js';
 import { actorOf } from './approval-actions.js';
 import { callAsShown, registerCallModalButton } from './call-modal-button.js';
 import { formChannel } from './form-channel.js';
@@ -101,11 +102,11 @@ export function registerEditCall(app: App, { store, decider, messenger, toolSche
       action: { kind: 'edit', fromVersion: reference.version ?? 0, input: validated.value, submittedInput: parsed.value },
     });
     if (!outcome.recorded) {
-      await ack(formErrors({ fields: inputFieldsOf(form), message: from.refusal ?? outcome.message }));
+      await ackRecorded(() => ack(formErrors({ fields: inputFieldsOf(form), message: from.refusal ?? outcome.message })), { logger, callbackId: EDIT_CALL_CALLBACK_ID });
       // Answered first: then whatever the refusal set off (an expiry updating the cards) is seen through.
       return decider.publish(outcome);
     }
-    await ack();
+    await ackRecorded(ack, { logger, callbackId: EDIT_CALL_CALLBACK_ID });
     if (outcome.notice) await messenger.postEphemeral({ channel: reference.channel, userId: body.user.id, threadTs: outcome.step.threadTs, text: outcome.notice }).catch(() => {});
     await decider.publish(outcome);
   });

@@ -8,6 +8,7 @@ import { APPROVAL_ACTION_IDS, decodeCallFormMetadata } from '../blocks/action-id
 import type { ChannelsOf } from '../channel-membership.js';
 import { GRANT_CALLBACK_ID, grantView, submittedGrantChoice } from '../views/grant-view.js';
 import { createOrganisationMembership, type OrganisationMembership } from '../organisation-membership.js';
+import { ackRecorded } from './ack-recorded.js';
 import { actorOf } from './approval-actions.js';
 import { callAsShown, registerCallModalButton } from './call-modal-button.js';
 import { formChannel } from './form-channel.js';
@@ -67,11 +68,11 @@ export function registerGrantApproval(app: App, { store, decider, messenger, log
       action: { kind: 'approve', version: reference.version ?? 0, grant: choice },
     });
     if (!outcome.recorded) {
-      await refuse(from.refusal ?? outcome.message);
+      await ackRecorded(() => refuse(from.refusal ?? outcome.message), { logger, callbackId: GRANT_CALLBACK_ID });
       // Answered first: then whatever the refusal set off (an expiry updating the cards) is seen through.
       return decider.publish(outcome);
     }
-    await ack();
+    await ackRecorded(ack, { logger, callbackId: GRANT_CALLBACK_ID });
     await decider.publish(outcome);
   });
 }

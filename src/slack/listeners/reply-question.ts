@@ -18,6 +18,7 @@ import { REPLY_CALLBACK_ID, replyView } from '../views/reply-view.js';
 import { registerCallModalButton } from './call-modal-button.js';
 import { mayAnswer } from './answer-question.js';
 import { createOrganisationMembership, type OrganisationMembership } from '../organisation-membership.js';
+import { ackRecorded } from './ack-recorded.js';
 import { actorOf } from './approval-actions.js';
 import { formChannel } from './form-channel.js';
 import { isUnreadable, readCall } from './read-call.js';
@@ -85,11 +86,11 @@ export function registerReplyQuestion(app: App, { store, decider, messenger, val
     const from = await formChannel({ claimed: reference.channel, threadChannel: lookup.step.channel, userId: body.user.id, channelsOf });
     const outcome = await decider.record({ stepId: reference.stepId, approvalId: reference.approvalId, ...(await actorOf({ body, channel: from.channel, membership: organisationMembership, client })), action: { kind: 'answer', answer: validated.value } });
     if (!outcome.recorded) {
-      await ack(formErrors({ fields: inputFieldsOf(form), message: from.refusal ?? outcome.message }));
+      await ackRecorded(() => ack(formErrors({ fields: inputFieldsOf(form), message: from.refusal ?? outcome.message })), { logger, callbackId: REPLY_CALLBACK_ID });
       // Answered first: then whatever the refusal set off (an expiry updating the cards) is seen through.
       return decider.publish(outcome);
     }
-    await ack();
+    await ackRecorded(ack, { logger, callbackId: REPLY_CALLBACK_ID });
     await decider.publish(outcome);
   });
 }
