@@ -1,5 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import pino from 'pino';
+import { createNativeAnswerStream } from '../../src/slack/answer/native-answer-stream.js';
 import { codeNodes, endOf, parseMarkdown, startOf } from '../../src/slack/format/parse-markdown.js';
 
 /**
@@ -56,6 +57,31 @@ export function fakeStreamingSlack() {
   const logger = pino({ level: 'warn' }, { write: (line: string) => void events.push(String(JSON.parse(line).event)) });
   const degraded = () => events.includes('native-stream-failed');
   return { client: client as unknown as WebClient, logger, degraded, texts, closings, shown, edits };
+}
+
+/** The users an answer streamed by `streamAnswer` may mention (`<@U0IN>` pings; any other is shown as text). */
+export const MENTIONABLE_USER_IDS = ['U0IN'];
+
+/** Streams `answer` in `deltas` (by default a line at a time, as the model writes it); what Slack shows. */
+export async function streamAnswer(answer: string, { maxMessageLength, deltas }: { maxMessageLength?: number; deltas?: string[] } = {}) {
+  const slack = fakeStreamingSlack();
+  const stream = createNativeAnswerStream({
+    logger: slack.logger,
+    channel: 'C1',
+    threadTs: '1.1',
+    recipientUserId: 'U1',
+    recipientTeamId: 'T1',
+    intervalMs: 0,
+    mentionableUserIds: MENTIONABLE_USER_IDS,
+    client: slack.client,
+    ...(maxMessageLength === undefined ? {} : { maxMessageLength }),
+  });
+  for (const delta of deltas ?? answer.split(/(?<=\n)/)) {
+    stream.append(delta);
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  await stream.finish(answer);
+  return { ...slack, messages: [...slack.texts.values()], degraded: slack.degraded() };
 }
 
 /** An ordered list item's line up to its number's delimiter. */

@@ -1,31 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { codeOffsets, fakeStreamingSlack, misreadMessages } from '../../../test/helpers/streamed-answer-messages.js';
+import { codeOffsets, MENTIONABLE_USER_IDS as MENTIONABLE, misreadMessages, streamAnswer } from '../../../test/helpers/streamed-answer-messages.js';
 import { safeMarkdown } from '../format/safe-markdown.js';
-import { createNativeAnswerStream } from './native-answer-stream.js';
 import { renderAnswer } from './render-answer.js';
-
-const MENTIONABLE = ['U0IN'];
-
-async function streamAnswer(answer: string, maxMessageLength?: number) {
-  const slack = fakeStreamingSlack();
-  const stream = createNativeAnswerStream({
-    logger: slack.logger,
-    channel: 'C1',
-    threadTs: '1.1',
-    recipientUserId: 'U1',
-    recipientTeamId: 'T1',
-    intervalMs: 0,
-    mentionableUserIds: MENTIONABLE,
-    client: slack.client,
-    ...(maxMessageLength === undefined ? {} : { maxMessageLength }),
-  });
-  for (const delta of answer.split(/(?<=\n)/)) {
-    stream.append(delta);
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
-  await stream.finish(answer);
-  return { ...slack, messages: [...slack.texts.values()], degraded: slack.degraded() };
-}
 
 const paragraphs = Array.from({ length: 30 }, (_, index) => `Paragraph ${index}: the deploy went fine on every host, see the dashboard for the numbers.`).join('\n\n');
 
@@ -39,7 +15,7 @@ describe('native streaming of an answer with a definition, which changes how tex
   ])('%s in a later message: the answer is shown as edits, the messages already streamed rewritten', async (_name, answer) => {
     const rendered = safeMarkdown(answer, { mentionableUserIds: MENTIONABLE });
     expect(codeOffsets(rendered)(rendered.indexOf('<@U0IN>'))).toBe(true);
-    const shown = await streamAnswer(answer, 1000);
+    const shown = await streamAnswer(answer, { maxMessageLength: 1000 });
     // Streamed first (no definition yet), then degraded when the definition arrived.
     expect(shown.shown.length).toBeGreaterThan(1);
     expect(shown.degraded).toBe(true);
@@ -50,7 +26,7 @@ describe('native streaming of an answer with a definition, which changes how tex
 
   it('a definition written before the reference that uses it: shown as edits too', async () => {
     const answer = `[x]: https://example.com/docs\n\n${paragraphs}\n\nSee [the docs][x].\n`;
-    const shown = await streamAnswer(answer, 1000);
+    const shown = await streamAnswer(answer, { maxMessageLength: 1000 });
     expect(shown.degraded).toBe(true);
     expect(shown.messages).toEqual(renderAnswer(answer, { mentionableUserIds: MENTIONABLE }));
   });
@@ -75,7 +51,7 @@ describe('a link reference definition later in the answer changes what is code i
     const answer = `See [docs][x\`]\` <@U0IN> **x** \`\n\n${paragraphs}\n\n[x\`]: https://example.com/docs\n`;
     const rendered = safeMarkdown(answer, { mentionableUserIds: MENTIONABLE });
     expect(codeOffsets(rendered)(rendered.indexOf('<@U0IN>'))).toBe(true);
-    const shown = await streamAnswer(answer, 1000);
+    const shown = await streamAnswer(answer, { maxMessageLength: 1000 });
     if (!shown.degraded) {
       const [first = ''] = shown.messages;
       expect(first).not.toContain('[x`]:');

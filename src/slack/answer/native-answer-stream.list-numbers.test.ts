@@ -1,33 +1,9 @@
 import type { List } from 'mdast';
 import { describe, expect, it } from 'vitest';
-import { fakeStreamingSlack, misreadMessages } from '../../../test/helpers/streamed-answer-messages.js';
+import { MENTIONABLE_USER_IDS as MENTIONABLE, misreadMessages, streamAnswer } from '../../../test/helpers/streamed-answer-messages.js';
 import { parseMarkdown, startOf } from '../format/parse-markdown.js';
 import { safeMarkdown } from '../format/safe-markdown.js';
-import { createNativeAnswerStream } from './native-answer-stream.js';
 import { renderAnswer } from './render-answer.js';
-
-const MENTIONABLE = ['U0IN'];
-
-async function streamAnswer(answer: string, maxMessageLength?: number) {
-  const slack = fakeStreamingSlack();
-  const stream = createNativeAnswerStream({
-    logger: slack.logger,
-    channel: 'C1',
-    threadTs: '1.1',
-    recipientUserId: 'U1',
-    recipientTeamId: 'T1',
-    intervalMs: 0,
-    mentionableUserIds: MENTIONABLE,
-    client: slack.client,
-    ...(maxMessageLength === undefined ? {} : { maxMessageLength }),
-  });
-  for (const delta of answer.split(/(?<=\n)/)) {
-    stream.append(delta);
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
-  await stream.finish(answer);
-  return { ...slack, messages: [...slack.texts.values()], degraded: slack.degraded() };
-}
 
 /** The number a reader sees before each item of each ordered list, by the item's first line: CommonMark numbers items from the list's start. */
 function shownNumbers(markdown: string): Map<string, number> {
@@ -87,7 +63,7 @@ describe('a numbered list whose items’ other lines stand at the content column
     const lines = Array.from({ length: 30 }, (_, index) => `1. Run \`step-${index}\` on host-${index}, then check the logs\n\n   and the metrics of host-${index}, and the alerts`);
     const answer = `${lines.join('\n')}\n`;
     const whole = shownNumbers(answer);
-    const shown = await streamAnswer(answer, 1200);
+    const shown = await streamAnswer(answer, { maxMessageLength: 1200 });
     const mismatches: string[] = [];
     // Every state a streamed message was shown in, not only the last.
     for (const state of shown.shown) {

@@ -1,32 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { codeOffsets, fakeStreamingSlack, misreadMessages } from '../../../test/helpers/streamed-answer-messages.js';
+import { codeOffsets, MENTIONABLE_USER_IDS as MENTIONABLE, misreadMessages, streamAnswer } from '../../../test/helpers/streamed-answer-messages.js';
 import { safeMarkdown } from '../format/safe-markdown.js';
-import { createNativeAnswerStream } from './native-answer-stream.js';
 import { renderAnswer } from './render-answer.js';
-
-const MENTIONABLE = ['U0IN'];
-
-/** Streams `answer` in `deltas` (by default a line at a time, as the model writes it); what Slack shows. */
-async function streamAnswer(answer: string, { maxMessageLength, deltas }: { maxMessageLength?: number; deltas?: string[] } = {}) {
-  const slack = fakeStreamingSlack();
-  const stream = createNativeAnswerStream({
-    logger: slack.logger,
-    channel: 'C1',
-    threadTs: '1.1',
-    recipientUserId: 'U1',
-    recipientTeamId: 'T1',
-    intervalMs: 0,
-    mentionableUserIds: MENTIONABLE,
-    client: slack.client,
-    ...(maxMessageLength === undefined ? {} : { maxMessageLength }),
-  });
-  for (const delta of deltas ?? answer.split(/(?<=\n)/)) {
-    stream.append(delta);
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
-  await stream.finish(answer);
-  return { ...slack, messages: [...slack.texts.values()], degraded: slack.degraded() };
-}
 
 /**
  * What the reader sees is right: streamed natively, each message read on its own shows the code of

@@ -1,3 +1,15 @@
+/**
+ * These error answers are made up in the client's stream, and work only because of how `@ai-sdk/mcp`
+ * (checked against 2.0.99, dist/index.js) handles one: its HTTP transport sends a POST's body as a
+ * JSON string (else `requestId` in answer-stream-watch.ts finds no id and the call waits out its
+ * timeout); it parses a POST's event stream with `EventSourceParserStream` and hands each
+ * `event: message` to `onmessage`; the client's `onResponse` matches `Number(response.id)` against its
+ * pending requests; and the `MCPClientError` it builds copies the answer's `code` and `data`
+ * (`isBrokenAnswer` reads `data`). Pinned by mcp-server.broken-stream-spares-calls.test.ts (the call
+ * fails at once with "Connection closed", not on its timeout) and mcp-server.broken-list-stream.test.ts
+ * (a call whose own tools/list stream breaks is refused `server-unavailable`, which needs `data`).
+ */
+
 /** The `data` of the error answer made up for a request whose answer stream broke. */
 const BROKEN_ANSWER = 'countersign/answer-stream-broken';
 

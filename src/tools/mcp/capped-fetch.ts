@@ -7,7 +7,7 @@
 export const DEFAULT_MCP_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 /** The error a body over the cap ends with; the call that waited for it fails with this message. */
-export function responseTooLargeMessage(maxBytes: number): string {
+function responseTooLargeMessage(maxBytes: number): string {
   return `the MCP server's answer is larger than ${maxBytes} bytes; it was not read`;
 }
 

@@ -5,12 +5,13 @@ import { outcome, TOOL_CONTEXT as context } from './mutable-mcp-server.test-supp
 import { until } from './until.test-support.js';
 
 /**
- * watchAnswerStreams (41d99b8) takes the JSON-RPC `id` of ANY POST body, including a response the client
- * POSTs to a server's own request (its answer to a server `ping`, or its refusal of an elicitation): that id is in
- * the SERVER's id space. If that POST's event stream breaks, the made-up "Connection closed" error answer carries
- * the server's id, and @ai-sdk/mcp matches it (Number(id)) to the CLIENT's own request of the same number: an
- * unrelated tools/call under way, which the server received and is carrying out, is recorded as "ran and failed:
- * Connection closed" (the model, told it failed, may send it again: it runs twice), exactly what 41d99b8 meant to end.
+ * watchAnswerStreams (41d99b8) took the JSON-RPC `id` of ANY POST body, including a response the client
+ * POSTs to a server's own request (its answer to a server `ping`, or its refusal of an elicitation), whose
+ * id is in the SERVER's id space. When that POST's event stream broke, the made-up "Connection closed" error
+ * answer carried the server's id, and @ai-sdk/mcp matched it (Number(id)) to the CLIENT's own request of the
+ * same number: an unrelated tools/call under way, which the server had received and was carrying out, was
+ * recorded as "ran and failed: Connection closed" (the model, told it failed, could send it again: it ran
+ * twice). So it was until 6d400f6: a POST that is not a request gets no made-up answer.
  */
 const closeAfter = useClosing();
 

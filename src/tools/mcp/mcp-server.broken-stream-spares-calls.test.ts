@@ -5,13 +5,13 @@ import { outcome, TOOL_CONTEXT as context } from './mutable-mcp-server.test-supp
 import { until } from './until.test-support.js';
 
 /**
- * 6533f1b: one call's tools/list meeting a 503 "says nothing" of the other calls under way, so the connection
- * is retired, not closed, and those calls get their answers. But one call's answer stream breaking (a proxy's
- * read timeout cutting one long call, a backend of a load balancer restarting) says just as little of the others:
- * every HTTP MCP request is its own HTTP request. onBroken still closes the connection's client at once
- * (mcp-connection.ts:99-100, "for the connection in use too"), so another call whose tools/call the server received
- * and is carrying out has its answer stream aborted and is recorded as "ran and failed: Connection closed",
- * though it ran and succeeds (and the model, told it failed, may send it again: it runs twice).
+ * One call's answer stream breaking (a proxy's read timeout cutting one long call, a backend of a load
+ * balancer restarting) says nothing of the other calls under way: every HTTP MCP request is its own HTTP
+ * request. Until 41d99b8, onBroken closed the connection's client at once, for the connection in use too,
+ * so another call whose tools/call the server had received and was carrying out had its answer stream
+ * aborted and was recorded as "ran and failed: Connection closed", though it ran and succeeded (and the
+ * model, told it failed, could send it again: it ran twice). The broken call itself fails at once with the
+ * made-up "Connection closed" answer (broken-answer.ts), not on its timeout.
  */
 const closeAfter = useClosing();
 
@@ -57,7 +57,7 @@ describe("an HTTP MCP call under way when another call's answer stream breaks", 
 
     // A proxy cuts the first call's answer stream (its read timeout): that call is recorded as failed. Fine.
     fake.held.get('api')!.response.destroy();
-    await expect(first).resolves.toEqual({ refused: expect.stringContaining('failed') });
+    await expect(first).resolves.toEqual({ refused: expect.stringContaining('failed: Connection closed') });
 
     // The server finishes the second call and answers it, on its own intact stream.
     fake.answer('web');

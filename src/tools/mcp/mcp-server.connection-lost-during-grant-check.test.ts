@@ -5,11 +5,12 @@ import { outcome, TOOL_CONTEXT as context } from './mutable-mcp-server.test-supp
 
 /**
  * Over HTTP `execute` awaits `context.assertHeld()` (for a call let through on a grant: a Redis read of the
- * grant, then the lease) between its own tools/list and tools/call (5c00621). The connection in use can be lost
- * meanwhile (another call's list or call meets a 5xx / a broken answer stream: `lost()` closes the
- * client). callTool on the closed client is refused by @ai-sdk/mcp before anything is sent ("Attempted to send a
- * request from a closed client"), but that refusal is wrapped as `Error("… failed: …")`: the turn records the call
- * as run and failed (and, let through on a grant, as run without a card), though tools/call never left the bot.
+ * grant, then the lease) between its own tools/list and tools/call (5c00621). The connection in use can be
+ * lost meanwhile (another call's list or call meets a 5xx or a broken answer stream). Until 9321766, callTool
+ * was then handed a closed client, which @ai-sdk/mcp refuses before anything is sent ("Attempted to send a
+ * request from a closed client"), and that refusal was wrapped as `Error("… failed: …")`: the turn recorded
+ * the call as run and failed (and, let through on a grant, as run without a card), though tools/call never
+ * left the bot. Such a call is now refused as not run.
  */
 const closeAfter = useClosing();
 

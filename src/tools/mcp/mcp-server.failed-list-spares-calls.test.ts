@@ -4,11 +4,12 @@ import { outcome, TOOL_CONTEXT as context } from './mutable-mcp-server.test-supp
 import { until } from './until.test-support.js';
 
 /**
- * Every HTTP MCP call reads a tools/list of its own first (791bf51). A list that fails with a
- * "connection failure" (isConnectionFailure: any HTTP status >= 500, e.g. one 503 from a load balancer while a
- * backend drains) calls `lost()`, which closes the client in use: every other call under way on it, whose
- * tools/call the server received and is carrying out, has its answer stream aborted and is recorded as failed,
- * though it ran (and a grant or auto-approve lets the model send it again).
+ * Every HTTP MCP call reads a tools/list of its own first (791bf51). A list that fails with a "connection
+ * failure" (isConnectionFailure: any HTTP status >= 500, e.g. one 503 from a load balancer while a backend
+ * drains) takes the connection as lost. Until 6533f1b that closed the client in use: every other call under
+ * way on it, whose tools/call the server had received and was carrying out, had its answer stream aborted
+ * and was recorded as failed, though it ran (and a grant or auto-approve let the model send it again). The
+ * connection is now retired, closed once its calls ended.
  */
 const closeAfter = useClosing();
 

@@ -11,14 +11,15 @@ import { createOpsHandle, useClosing } from './http-mcp-fixture.test-support.js'
 import { until } from './until.test-support.js';
 
 /**
- * Review of 2eb99e7 (a late first event stream): @ai-sdk/mcp opens the session's GET stream when the
- * initialize answer sets the protocol version, and once more when notifications/initialized is answered
- * 202 if the first GET has not been answered yet (a slow proxy, a busy server). The official TypeScript
- * SDK answers that second GET 409 ("Only one SSE stream is allowed per session") while the first is open.
- * watchEventStream counts the 409 as the event stream lost for good, so the bot connects the server again
- * alongside a connection whose stream is open, the new connection does the same, and so on forever
- * (backoff to 5 min), with mcp-event-stream-lost named in /healthz from the second round, and (since
- * 2eb99e7) each round's late first stream listing the tools again and refusing them meanwhile.
+ * A duplicate GET answered 409 beside the session's open event stream is not taken as the stream lost.
+ * @ai-sdk/mcp opens the session's GET stream when the initialize answer sets the protocol version, and
+ * once more when notifications/initialized is answered 202 if the first GET has not been answered yet (a
+ * slow proxy, a busy server). The official TypeScript SDK answers that second GET 409 ("Only one SSE
+ * stream is allowed per session") while the first is open. Until 241bd4c watchEventStream counted the 409
+ * as the event stream lost for good, so the bot connected the server again alongside a connection whose
+ * stream was open, the new connection did the same, and so on forever (backoff to 5 min), with
+ * mcp-event-stream-lost named in /healthz from the second round, and (since 2eb99e7) each round's late
+ * first stream listing the tools again and refusing them meanwhile.
  */
 const closeAfter = useClosing();
 

@@ -5,12 +5,13 @@ import { eventStreamControls, INITIALIZE_RESULT, listenOnLoopback, openEventStre
 import { until } from './until.test-support.js';
 
 /**
- * Review of eac686b ("a replacement connection's first stream is not a reopen: its own tools/list covers
- * the gap"): the list covers the gap only up to the moment it is answered. The replacement's GET event
- * stream opens on its own schedule (sent with the session after initialize, concurrently with the
- * tools/list; a proxy can be slow to answer it): a tools/list_changed said after the list was answered
- * and before that stream opened reaches no one (a server without an event store drops it), and nothing
- * lists again, so the held (old) definition keeps running on the redefined tool.
+ * A tools change said after a connection's tools/list was answered and before its event stream opened is
+ * not lost. eac686b had a replacement connection's own tools/list cover the gap its first stream leaves,
+ * but the list covers it only up to the moment it is answered. The replacement's GET event stream opens
+ * on its own schedule (sent with the session after initialize, concurrently with the tools/list; a proxy
+ * can be slow to answer it): a tools/list_changed said between the two reached no one (a server without
+ * an event store drops it), and nothing listed again, so the held (old) definition kept running on the
+ * redefined tool. So it was until 2eb99e7.
  */
 const context = { requesterId: 'U', teamId: 'T', channel: 'C', threadTs: '1', toolCallId: 'c1', idempotencyKey: 'k1' };
 const closeAfter = useClosing();

@@ -5,13 +5,14 @@ import { outcome, TOOL_CONTEXT as context } from './mutable-mcp-server.test-supp
 import { until } from './until.test-support.js';
 
 /**
- * 9321766 refuses as not run (ToolNotStartedError) a call whose client is closed under it between its own
- * tools/list and its tools/call (while `assertHeld` reads its grant) — but only when the client was marked by
- * `lost()` (`retire(client, { broken: true })`). A connection replaced for its event stream is retired unmarked;
- * if an answer stream on it then breaks, `onBroken` closes its client at once (mcp-connection.ts:100) without
- * marking it. A call whose list was read on that connection then hands tools/call to a closed client: @ai-sdk/mcp
- * refuses it before sending ("Attempted to send a request from a closed client"), and the refusal is wrapped as
- * "… failed: …", so the turn records a call that never left the bot as run and failed (on a grant: run without a card).
+ * 9321766 refused as not run (ToolNotStartedError) a call whose client was closed under it between its own
+ * tools/list and its tools/call (while `assertHeld` read its grant), but only when the client had been marked
+ * by `lost()` (`retire(client, { broken: true })`). A connection replaced for its event stream was retired
+ * unmarked, and when an answer stream on it then broke, `onBroken` closed its client at once without marking
+ * it. A call whose list had been read on that connection then handed tools/call to a closed client: @ai-sdk/mcp
+ * refused it before sending ("Attempted to send a request from a closed client"), the refusal was wrapped as
+ * "… failed: …", and the turn recorded a call that never left the bot as run and failed (on a grant: run
+ * without a card). So it was until f3d412e.
  */
 const closeAfter = useClosing();
 

@@ -10,12 +10,13 @@ import { outcome, TOOL_CONTEXT as context } from './mutable-mcp-server.test-supp
 import { until } from './until.test-support.js';
 
 /**
- * 6533f1b: `lost()` retires the client instead of closing it. Over stdio, closing the client is what stops the
- * server's process (its transport's close: SIGTERM to its group). A stdio connection taken as lost while its
- * process still runs (here: it closed its input, so a send fails "the MCP server process is not running", a
- * connection failure) keeps that process running while a call is under way on it, and the reconnect spawns a
- * second process of the same server beside it: two servers side by side (one holding a lock, a port, a
- * single-instance resource; both doing their side effects), until the old call ends or its timeout (up to 1 h).
+ * 6533f1b had `lost()` retire the client instead of closing it. Over stdio, closing the client is what stops
+ * the server's process (its transport's close: SIGTERM to its group). So a stdio connection taken as lost
+ * while its process still ran (here: it closed its input, so a send fails "the MCP server process is not
+ * running", a connection failure) kept that process running while a call was under way on it, and the
+ * reconnect spawned a second process of the same server beside it: two servers side by side (one holding a
+ * lock, a port, a single-instance resource; both doing their side effects), until the old call ended or its
+ * timeout (up to 1 h). So it was until b1d5dc4: a stdio server taken as lost is stopped at once.
  */
 const closeAfter = useClosing();
 

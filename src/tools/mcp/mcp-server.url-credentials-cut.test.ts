@@ -5,15 +5,15 @@ import { parseConfigFile } from '../../config/config-file.js';
 import { createMcpServer, type McpServerHandle } from './mcp-server.js';
 
 /**
- * Reviewer's test (review G). 88ea7c2: "the MCP server's redactor also replaces the userinfo of every
- * URL in what it quotes (… applied before a cut): … the logs, and stderr of stdio servers". But the
- * stdio transport slices a long line to its cap plus `redact.lookaheadBytes` BEFORE calling the
- * redactor (stdio-transport.ts `quoted`, and the stderr line kept up to STDERR_LINE_CHARACTERS plus
- * the lookahead), and the lookahead only covers configured secrets (0 when there are none). A URL
- * whose userinfo straddles the cut reaches withoutUrlCredentials without its `@`, is not recognised,
- * and the cut keeps `scheme://user:` and the start of the password, which is logged (warn for a
- * stdout line that is not JSON-RPC, debug for stderr). A stdio server that logs its database URL
- * on a long line (to stdout by mistake, or to stderr) is all it takes.
+ * No part of a URL's password is logged when a stdio server's long line is cut. 88ea7c2 had the MCP
+ * server's redactor replace the userinfo of every URL in what it quotes, the logs and stdio servers'
+ * stderr included. But the stdio transport slices a long line to its cap plus `redact.lookaheadBytes`
+ * BEFORE calling the redactor (stdio-transport.ts `quoted`, and the stderr line kept up to
+ * STDERR_LINE_CHARACTERS plus the lookahead), and the lookahead covered only configured secrets (0 when
+ * there are none). A URL whose userinfo straddled the cut reached withoutUrlCredentials without its `@`,
+ * was not recognised, and the cut kept `scheme://user:` and the start of the password, which was logged
+ * (warn for a stdout line that is not JSON-RPC, debug for stderr): a stdio server logging its database
+ * URL on a long line was all it took. So it was until 350d660.
  */
 const PASSWORD = 'S3cretPassw0rdLong';
 const URL_WITH_CREDENTIALS = `postgres://admin:${PASSWORD}@db.internal:5432/app`;

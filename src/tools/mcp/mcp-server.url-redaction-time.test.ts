@@ -7,17 +7,16 @@ import { parseConfigFile } from '../../config/config-file.js';
 import { createMcpServer, type McpServerHandle } from './mcp-server.js';
 
 /**
- * Reviewer's test (review G). 88ea7c2 made every MCP server's redactor also strip URL userinfo
- * (redactingUrlCredentials), applied to each tool result whole, before the cut to outputLimit. Its
- * pattern, /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#]*@/gi, has an unbounded scheme: in a run of
- * letters, digits, dots, `+` and `-` with a word boundary at every few characters (`a.a.a.…`,
- * `x-y-z-…`), each boundary starts a scan to the end of the run, so the cost is quadratic in the
- * run's length (short-error.ts bounds its scheme to 32 characters for exactly this reason).
- * A file, web page, issue body or log line an MCP tool returns is untrusted text: 200 KB of it
- * blocks the bot's event loop for tens of seconds (about 1 MB: minutes), so every thread, click and
- * Slack ack of this process stalls. Reading the same file took milliseconds before 88ea7c2.
- * (The fixer replaced the reviewer's 3 s bound on the timing by the guard below: the project has no
- * timed assertions in tests, only guards against hangs.)
+ * An MCP tool result is stripped of URL userinfo in linear time. 88ea7c2 made every MCP server's redactor
+ * also strip URL userinfo (redactingUrlCredentials), applied to each tool result whole, before the cut to
+ * outputLimit. Its pattern, /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#]*@/gi, had an unbounded scheme: in a run of
+ * letters, digits, dots, `+` and `-` with a word boundary at every few characters (`a.a.a.…`, `x-y-z-…`),
+ * each boundary started a scan to the end of the run, so the cost was quadratic in the run's length
+ * (short-error.ts bounds its scheme to 32 characters for exactly this reason). A file, web page, issue
+ * body or log line an MCP tool returns is untrusted text: 200 KB of it blocked the bot's event loop for
+ * tens of seconds (about 1 MB: minutes), so every thread, click and Slack ack of this process stalled.
+ * So it was until 5a44f8a. (The test has no bound on the timing, only the guard below against a hang:
+ * the project has no timed assertions in tests.)
  */
 const FILESYSTEM_SERVER = join(import.meta.dirname, '../../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const context = { requesterId: 'UALICE', teamId: 'T1', channel: 'C1', threadTs: '1.1', toolCallId: 'call_1', idempotencyKey: 'k1' };

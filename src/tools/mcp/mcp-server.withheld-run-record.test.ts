@@ -5,9 +5,9 @@ import { DELETE_DATABASE_TOOL, DELETE_DB_TOOL, STATUS_TOOL, useMutableMcpServers
 import { until } from './until.test-support.js';
 
 /**
- * Review of 28114a0: a held definition of a withheld server "did not run". A call let through
- * without a card (auto-approve, a grant) and refused this way must be recorded as not run, and the
- * thread must not be told it "ran without a card".
+ * A call let through without a card (auto-approve, a grant) whose held definition belongs to a withheld
+ * server, refused at its start ("did not run", 28114a0), is recorded as not run, and the thread is not
+ * told it "ran without a card" (before 200e0fd it was recorded as run and failed).
  */
 
 const startServer = useMutableMcpServers();
