@@ -24,7 +24,7 @@ export interface MasterPersistence {
  * the client's own connection to it (`cluster-masters.ts`: the masters `/healthz` probes), since the
  * bot's untagged keys (`once:`, a schedule's claim, the layout markers) can live on a master holding no
  * shard, and its eviction or missing append-only file loses them. Never what decides the shards' waits
- * (`readRedisPersistence`): with `cluster-require-full-coverage no` such a master can be down while
+ * (each shard's own primary, read per shard in `redis-durable-writes.ts`): with `cluster-require-full-coverage no` such a master can be down while
  * every shard takes writes, and a master holding none of them must not turn off their `WAITAOF`. So a
  * master without a connection, or not answering within `timeoutMs`, is named in `unread` and fails
  * nothing. A master of the slot map that answers as a replica (a failover the client has not heard of:

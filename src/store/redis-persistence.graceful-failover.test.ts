@@ -3,7 +3,7 @@ import { Cluster } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { gracefulFailover, useMasterWithReplica } from './cluster-scene.test-support.js';
 import { createRedisKeys } from './redis-keys.js';
-import { readRedisPersistence } from './redis-persistence.js';
+import { readPrimaryPersistence } from './redis-persistence.js';
 import { createRedisStore } from './redis-store.js';
 
 /**
@@ -22,19 +22,21 @@ describe('the primaries\' settings after a graceful Cluster failover', () => {
   it('are read from the shard\'s new primary, not from the old one now its replica', async () => {
     const keyPrefix = `persistence-failover:${randomUUID()}:`;
     const keys = createRedisKeys({ keyPrefix, shards: 1 });
+    // The one shard's primary, routed by a key of the shard as `redis-durable-writes.ts` reads it.
+    const readShard = () => readPrimaryPersistence({ client: cluster, route: keys.shards()[0]!.ready() });
     const cluster = new Cluster([{ host: '127.0.0.1', port: pair.master.port }]);
     // The future primary evicts keys; the present one does not.
     await pair.replicaClient.config('SET', 'maxmemory-policy', 'allkeys-lru');
     const store = createRedisStore({ target: { kind: 'cluster', nodes: [{ host: '127.0.0.1', port: pair.master.port }], tls: false }, keyPrefix, shards: 1, risksMaxAgeMs: 0 });
     try {
       // Before: the primary (one replica streaming, noeviction) gives no warning.
-      expect((await readRedisPersistence({ redis: cluster, keys })).replicas).toBe(1);
+      expect((await readShard()).replicas).toBe(1);
       expect((await store.risks()).map((risk) => risk.code)).toEqual([]);
 
       await gracefulFailover(pair);
 
       // The shard's primary is now the former replica: it streams to one replica and evicts keys.
-      const direct = await readRedisPersistence({ redis: cluster, keys });
+      const direct = await readShard();
       // The store's read of the primaries' settings, due again (what waitsForDisk and /healthz's warnings share).
       const codes = (await store.risks()).map((risk) => risk.code);
       expect(codes, '/healthz warnings describe the old master, now a replica').toEqual(['redis-evicts-keys']);

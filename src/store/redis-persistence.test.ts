@@ -4,7 +4,7 @@ import { startRedisServer, type RedisServerHandle } from '../../test/helpers/red
 import { parseRedisTarget, type RedisTarget } from '../config/redis-target.js';
 import { connectRedisClient } from './connect-to-redis.js';
 import { createRedisKeys } from './redis-keys.js';
-import { infoField, persistenceRisks, readRedisPersistence } from './redis-persistence.js';
+import { combinePersistence, infoField, persistenceRisks, readPrimaryPersistence } from './redis-persistence.js';
 
 const keys = createRedisKeys({ keyPrefix: 'test:persistence:' });
 
@@ -82,7 +82,7 @@ describe('reading a Redis its persistence', () => {
         () => true,
         () => false,
       );
-      return { persistence: await readRedisPersistence({ redis, keys }), waitAof };
+      return { persistence: await readPrimaryPersistence({ client: redis }), waitAof };
     } finally {
       redis.disconnect();
     }
@@ -112,7 +112,8 @@ describe('reading a Redis its persistence', () => {
       await cluster.ping();
       const masters = cluster.nodes('master');
       const each = await Promise.all(masters.map(async (node) => infoField(await node.info('persistence'), 'aof_enabled') === '1'));
-      const persistence = await readRedisPersistence({ redis: cluster, keys });
+      // Each shard's primary, routed by a key of the shard (as `redis-durable-writes.ts` reads them), combined.
+      const persistence = combinePersistence(await Promise.all(keys.shards().map((shard) => readPrimaryPersistence({ client: cluster, route: shard.ready() }))));
       expect(persistence.appendOnly).toBe(each.every(Boolean) ? true : each.some((enabled) => !enabled) ? false : undefined);
     } finally {
       cluster.disconnect();

@@ -1,6 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
 import { execRouted, isAskRedirect } from './cluster-redirection.js';
-import type { RedisKeys } from './redis-keys.js';
 import { ReplicaAnsweredError } from './replica-answered-error.js';
 import type { StoreRisk } from './state-store.js';
 
@@ -24,23 +23,6 @@ export interface RedisPersistence {
    * primary's memory alone. Undefined when a primary would not say.
    */
   replicas: number | undefined;
-}
-
-/**
- * Asks each primary holding a shard once, and combines their answers (the store reads and keeps each
- * shard's apart, `redis-durable-writes.ts`: a shard's writes wait as its own primary says). What decides
- * whether the writes that must not be lost (a call's executing marker, a withdrawal) wait for the
- * append-only file (`waitsForDisk`), and those writes go to the shards only. `WAITAOF 0 0 0` waits for nothing, so it answers at once where the
- * command exists and is allowed. One server: one round trip. A Cluster: one per shard, each routed to
- * the shard's primary by an `EXISTS` of one of its keys (the keyless `INFO` and `WAITAOF` go with it).
- * The masters holding no shard are asked for the warnings only (`cluster-master-persistence.ts`): one
- * that is down or has other settings must not change or fail the shards' writes. Rejects when Redis
- * could not be reached, or when the answer is not a primary's (`readPrimaryPersistence`), so that no
- * replica's settings are kept for the primary's.
- */
-export async function readRedisPersistence({ redis, keys }: { redis: Redis | Cluster; keys: RedisKeys }): Promise<RedisPersistence> {
-  const routing = redis.isCluster ? keys.shards().map((shard) => shard.ready()) : [undefined];
-  return combinePersistence(await Promise.all(routing.map((route) => readPrimaryPersistence({ client: redis, ...(route !== undefined && { route }) }))));
 }
 
 /** Several primaries' settings as one: the least a write can count on among them. */
