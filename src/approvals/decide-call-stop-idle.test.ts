@@ -12,11 +12,14 @@ import { evaluatePolicy } from './policy/evaluate-policy.js';
 const logger = pino({ level: 'silent' });
 
 /**
- * Review (stop 4): the click's decision write takes the thread's lock with its own resume (the
- * claim), but `drainClaimed` is called only after the card is drawn (`publish`: showDecisions,
- * copies for an edit). Until then nothing in the worker counts it, so `worker.idle()` (what the
- * stop waits for before it closes the store, once its 10 s wait for Slack requests is over)
- * resolves with the lock taken and the resume neither run nor handed back (no ready-list hint).
+ * A click's claimed resume is counted by `worker.idle()` until its drain begins: the click's decision
+ * write takes the thread's lock with its own resume (the claim), and `drainClaimed` is called only
+ * after the card is drawn (`publish`: showDecisions, copies for an edit), so the decision hands the
+ * claim to the worker at once (`claimTaken`). A stop that waits for the worker before it closes the
+ * store (once its 10 s wait for Slack requests is over) therefore resolves only once that resume has
+ * run or been handed back (offered on the ready list, the lock released). Before a95048b nothing in the
+ * worker counted the claim until `drainClaimed`, and `idle()` resolved with the lock taken and the
+ * resume neither run nor handed back.
  */
 describe('a click whose card update is slow when the process stops', () => {
   it('is waited for by worker.idle(): its claimed resume runs (or is handed back) before idle resolves', async () => {
