@@ -10,21 +10,27 @@ const silent = pino({ level: 'silent' });
 const item = (threadTs: string): WorkItem => ({ kind: 'retry', failureId: 'f1', clickedBy: 'U1', teamId: 'T1', channel: 'C1', threadTs });
 const THREAD = 'T1:C1:1';
 
+/** A worker on a memory store whose items (a retry recording its threadTs) each run until `mayEnd` resolves (`running` once one started). */
+function heldWorker() {
+  const store = createMemoryStore();
+  const running = deferred();
+  const mayEnd = deferred();
+  const handled: string[] = [];
+  const worker = createThreadWorker({
+    store,
+    logger: silent,
+    handle: async (work) => {
+      if (work.kind === 'retry') handled.push(work.threadTs);
+      running.resolve();
+      await mayEnd.promise;
+    },
+  });
+  return { store, running, mayEnd, handled, worker };
+}
+
 describe('thread worker told to stop (SIGTERM)', () => {
   it("ends its running item, then hands the thread back: the next item left queued and offered to a live worker, which runs it", async () => {
-    const store = createMemoryStore();
-    const running = deferred();
-    const mayEnd = deferred();
-    const handled: string[] = [];
-    const worker = createThreadWorker({
-      store,
-      logger: silent,
-      handle: async (work) => {
-        if (work.kind === 'retry') handled.push(work.threadTs);
-        running.resolve();
-        await mayEnd.promise;
-      },
-    });
+    const { store, running, mayEnd, handled, worker } = heldWorker();
     const drained = worker.submit(THREAD, item('first'));
     await running.promise;
     worker.stopTaking();
@@ -42,19 +48,7 @@ describe('thread worker told to stop (SIGTERM)', () => {
   });
 
   it('still runs the item its own submit took with the lock (a request acked before the stop), but not the one queued behind it', async () => {
-    const store = createMemoryStore();
-    const running = deferred();
-    const mayEnd = deferred();
-    const handled: string[] = [];
-    const worker = createThreadWorker({
-      store,
-      logger: silent,
-      handle: async (work) => {
-        if (work.kind === 'retry') handled.push(work.threadTs);
-        running.resolve();
-        await mayEnd.promise;
-      },
-    });
+    const { store, running, mayEnd, handled, worker } = heldWorker();
     worker.stopTaking();
     const drained = worker.submit(THREAD, item('acked'), { fromRequest: true });
     await running.promise;

@@ -1,7 +1,10 @@
 import type { WebClient } from '@slack/web-api';
 import pino from 'pino';
+import { expect } from 'vitest';
 import { createNativeAnswerStream } from '../../src/slack/answer/native-answer-stream.js';
+import { renderAnswer } from '../../src/slack/answer/render-answer.js';
 import { codeNodes, endOf, parseMarkdown, startOf } from '../../src/slack/format/parse-markdown.js';
+import { safeMarkdown } from '../../src/slack/format/safe-markdown.js';
 
 /**
  * Slack's stream and message methods as a thread shows them: each message's text (in the order
@@ -135,4 +138,19 @@ export function misreadMessages({ rendered, texts, closings }: { rendered: strin
   }
   if (rendered.slice(answerAt).trim() !== '') misread.push(`the messages end at ${answerAt} of ${rendered.length}: ${JSON.stringify(rendered.slice(answerAt, answerAt + 60))} not shown`);
   return misread;
+}
+
+/**
+ * What the reader sees is right: streamed natively, each message read on its own shows the code of
+ * the whole answer as code and its text as text, none over the size limit; or the stream gave up and
+ * the messages, edited, show the answer as the edits render it (mrkdwn, split safely).
+ */
+export function expectShownRight(answer: string, shown: Awaited<ReturnType<typeof streamAnswer>>, maxMessageLength = 3900): void {
+  if (shown.degraded) {
+    expect(shown.messages).toEqual(renderAnswer(answer, { mentionableUserIds: MENTIONABLE_USER_IDS }));
+    return;
+  }
+  const rendered = safeMarkdown(answer, { mentionableUserIds: MENTIONABLE_USER_IDS });
+  expect(misreadMessages({ rendered, texts: shown.texts, closings: shown.closings })).toEqual([]);
+  for (const message of shown.messages) expect(message.length).toBeLessThanOrEqual(maxMessageLength);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { codeOffsets, MENTIONABLE_USER_IDS as MENTIONABLE, misreadMessages, streamAnswer } from '../../../test/helpers/streamed-answer-messages.js';
+import { codeOffsets, expectShownRight, MENTIONABLE_USER_IDS as MENTIONABLE, streamAnswer } from '../../../test/helpers/streamed-answer-messages.js';
 import { safeMarkdown } from '../format/safe-markdown.js';
 import { renderAnswer } from './render-answer.js';
 
@@ -31,17 +31,6 @@ describe('native streaming of an answer with a definition, which changes how tex
     expect(shown.messages).toEqual(renderAnswer(answer, { mentionableUserIds: MENTIONABLE }));
   });
 });
-
-/** As native-answer-stream.rollover.test.ts: natively, each message on its own shows the answer's code as code and its text as text; or degraded to renderAnswer's edits. */
-function expectShownRight(answer: string, shown: Awaited<ReturnType<typeof streamAnswer>>, maxMessageLength = 3900): void {
-  if (shown.degraded) {
-    expect(shown.messages).toEqual(renderAnswer(answer, { mentionableUserIds: MENTIONABLE }));
-    return;
-  }
-  const rendered = safeMarkdown(answer, { mentionableUserIds: MENTIONABLE });
-  expect(misreadMessages({ rendered, texts: shown.texts, closings: shown.closings })).toEqual([]);
-  for (const message of shown.messages) expect(message.length).toBeLessThanOrEqual(maxMessageLength);
-}
 
 describe('a link reference definition later in the answer changes what is code in an earlier message', () => {
   it('a reference whose label holds a backtick: with its definition (in a later message) the span after it is code, in the first message alone it is live text', async () => {

@@ -19,41 +19,34 @@ function shownNumbers(markdown: string): Map<string, number> {
   return numbers;
 }
 
+/** Streamed natively over several messages, each item shows the number it has in the whole answer; the messages are otherwise the answer's text. */
+async function expectNumbersKept(answer: string): Promise<void> {
+  const whole = shownNumbers(answer);
+  const shown = await streamAnswer(answer);
+  expect(shown.degraded).toBe(false);
+  expect(shown.messages.length).toBeGreaterThan(1);
+  const mismatches: string[] = [];
+  for (const message of shown.messages) {
+    for (const [line, number] of shownNumbers(message)) {
+      if (whole.get(line) !== number) mismatches.push(`${JSON.stringify(line.slice(0, 24))} shown as ${number}, in the whole answer ${whole.get(line)}`);
+    }
+  }
+  expect(mismatches).toEqual([]);
+  // But for the numbers, the messages are the answer's text, each reading as the whole answer does.
+  expect(misreadMessages({ rendered: safeMarkdown(answer, { mentionableUserIds: MENTIONABLE }), texts: shown.texts, closings: shown.closings })).toEqual([]);
+}
+
 describe('a numbered list rolled over into a new message keeps the numbers the whole answer shows', () => {
   it('items all written `1.` (CommonMark numbers them 1, 2, 3…): the next message does not start again at 1', async () => {
     const lines = Array.from({ length: 60 }, (_, index) => `1. Run \`step-${index} --now\` on **host-${index}**, then check the logs and the metrics of it`);
     const answer = `Steps:\n\n${lines.join('\n')}\n\nDone.\n`;
-    const whole = shownNumbers(answer);
-    const shown = await streamAnswer(answer);
-    expect(shown.degraded).toBe(false);
-    expect(shown.messages.length).toBeGreaterThan(1);
-    const mismatches: string[] = [];
-    for (const message of shown.messages) {
-      for (const [line, number] of shownNumbers(message)) {
-        if (whole.get(line) !== number) mismatches.push(`${JSON.stringify(line.slice(0, 24))} shown as ${number}, in the whole answer ${whole.get(line)}`);
-      }
-    }
-    expect(mismatches).toEqual([]);
-    // But for the numbers, the messages are the answer's text, each reading as the whole answer does.
-    expect(misreadMessages({ rendered: safeMarkdown(answer, { mentionableUserIds: MENTIONABLE }), texts: shown.texts, closings: shown.closings })).toEqual([]);
+    await expectNumbersKept(answer);
   });
 
   it('an ordered list starting at 7 written 7) 10) 13)…: each item keeps the number the answer shows', async () => {
     const lines = Array.from({ length: 60 }, (_, index) => `${index * 3 + 7}) Run \`step-${index} --now\` on **host-${index}**, then check the logs and the metrics of it`);
     const answer = `${lines.join('\n')}\n`;
-    const whole = shownNumbers(answer);
-    const shown = await streamAnswer(answer);
-    expect(shown.degraded).toBe(false);
-    expect(shown.messages.length).toBeGreaterThan(1);
-    const mismatches: string[] = [];
-    for (const message of shown.messages) {
-      for (const [line, number] of shownNumbers(message)) {
-        if (whole.get(line) !== number) mismatches.push(`${JSON.stringify(line.slice(0, 24))} shown as ${number}, in the whole answer ${whole.get(line)}`);
-      }
-    }
-    expect(mismatches).toEqual([]);
-    // But for the numbers, the messages are the answer's text, each reading as the whole answer does.
-    expect(misreadMessages({ rendered: safeMarkdown(answer, { mentionableUserIds: MENTIONABLE }), texts: shown.texts, closings: shown.closings })).toEqual([]);
+    await expectNumbersKept(answer);
   });
 });
 

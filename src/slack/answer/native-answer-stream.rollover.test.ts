@@ -1,22 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { codeOffsets, MENTIONABLE_USER_IDS as MENTIONABLE, misreadMessages, streamAnswer } from '../../../test/helpers/streamed-answer-messages.js';
+import { codeOffsets, expectShownRight, MENTIONABLE_USER_IDS as MENTIONABLE, streamAnswer } from '../../../test/helpers/streamed-answer-messages.js';
 import { safeMarkdown } from '../format/safe-markdown.js';
-import { renderAnswer } from './render-answer.js';
-
-/**
- * What the reader sees is right: streamed natively, each message read on its own shows the code of
- * the whole answer as code and its text as text, none over the size limit; or the stream gave up and
- * the messages, edited, show the answer as the edits render it (mrkdwn, split safely).
- */
-function expectShownRight(answer: string, shown: Awaited<ReturnType<typeof streamAnswer>>, maxMessageLength = 3900): void {
-  if (shown.degraded) {
-    expect(shown.messages).toEqual(renderAnswer(answer, { mentionableUserIds: MENTIONABLE }));
-    return;
-  }
-  const rendered = safeMarkdown(answer, { mentionableUserIds: MENTIONABLE });
-  expect(misreadMessages({ rendered, texts: shown.texts, closings: shown.closings })).toEqual([]);
-  for (const message of shown.messages) expect(message.length).toBeLessThanOrEqual(maxMessageLength);
-}
 
 const lines = (count: number, line: (index: number) => string) => Array.from({ length: count }, (_, index) => line(index)).join('\n');
 

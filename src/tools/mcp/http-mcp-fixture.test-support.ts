@@ -85,6 +85,24 @@ export async function readRequest<T extends { id?: number | string }>(
 /** What the server answers initialize with: a server that says when its tools change. */
 export const INITIALIZE_RESULT = { protocolVersion: '2025-06-18', capabilities: { tools: { listChanged: true } }, serverInfo: { name: 's', version: '1' } };
 
+/** The tool the fake servers offer unless a test needs its own: `deploy`, taking a `service`. */
+export const DEPLOY_TOOL = { name: 'deploy', inputSchema: { type: 'object', properties: { service: { type: 'string' } } } };
+
+/**
+ * A POST's JSON-RPC request past the handshake (`readRequest`), or undefined when it was answered here:
+ * a notification (202), or initialize (`INITIALIZE_RESULT`, with the session id `session` makes when given).
+ */
+export async function readCall(
+  request: IncomingMessage,
+  response: ServerResponse,
+  { session }: { session?: () => string } = {},
+): Promise<{ message: { id?: number; method: string; params?: any }; id: number | string; json: (body: object, headers?: Record<string, string>) => void } | undefined> {
+  const post = await readRequest<{ id?: number; method: string; params?: any }>(request, response);
+  if (!post) return undefined;
+  if (post.message.method === 'initialize') return void post.json({ result: INITIALIZE_RESULT }, session ? { 'mcp-session-id': session() } : {});
+  return post;
+}
+
 /** A handle `ops` for the server at `url`: unless given, logging nothing and told nothing of its changes. */
 export function createOpsHandle(
   options: { url: string; timeoutSeconds?: number; retry?: Partial<McpRetryOptions> } & Partial<Pick<CreateMcpServerOptions, 'logger' | 'onToolsChanged' | 'onProblem' | 'onRecovered'>>,

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { createOpsHandle, INITIALIZE_RESULT, listenOnLoopback, readRequest, useClosing } from './http-mcp-fixture.test-support.js';
+import { createOpsHandle, DEPLOY_TOOL, listenOnLoopback, readCall, useClosing } from './http-mcp-fixture.test-support.js';
 import { outcome, TOOL_CONTEXT as context } from './mutable-mcp-server.test-support.js';
 import { until } from './until.test-support.js';
 
@@ -20,11 +20,10 @@ async function fakeServer() {
   const ran: string[] = [];
   const url = await listenOnLoopback(async (request: IncomingMessage, response: ServerResponse) => {
     if (request.method !== 'POST') return void response.writeHead(405).end();
-    const post = await readRequest<{ id?: number; method: string; params?: any }>(request, response);
+    const post = await readCall(request, response);
     if (!post) return;
     const { message, id, json } = post;
-    if (message.method === 'initialize') return json({ result: INITIALIZE_RESULT });
-    if (message.method === 'tools/list') return json({ result: { tools: [{ name: 'deploy', inputSchema: { type: 'object', properties: { service: { type: 'string' } } } }] } });
+    if (message.method === 'tools/list') return json({ result: { tools: [DEPLOY_TOOL] } });
     if (message.method === 'tools/call') {
       const service = String((message.params?.arguments as { service?: string })?.service);
       ran.push(service);

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { isToolNotStartedError } from '../tool-not-started-error.js';
-import { eventStreamControls, INITIALIZE_RESULT, listenOnLoopback, openEventStream, readRequest, startOpsHandle, useClosing } from './http-mcp-fixture.test-support.js';
+import { DEPLOY_TOOL, eventStreamControls, listenOnLoopback, openEventStream, readCall, startOpsHandle, useClosing } from './http-mcp-fixture.test-support.js';
 import type { McpServerHandle } from './mcp-server.js';
 import { until } from './until.test-support.js';
 
@@ -21,7 +21,7 @@ async function fakeServer() {
   let callMode: 'break' | 'change-tools' = 'break';
   let holdListOf: string | undefined;
   let releaseList: (() => void) | undefined;
-  let tools: object[] = [{ name: 'deploy', inputSchema: { type: 'object', properties: { service: { type: 'string' } } } }];
+  let tools: object[] = [DEPLOY_TOOL];
   const lists: string[] = [];
   const deleted: string[] = [];
   const calls: string[] = [];
@@ -32,10 +32,9 @@ async function fakeServer() {
       deleted.push(session);
       return void response.writeHead(200).end();
     }
-    const post = await readRequest<{ id?: number; method: string; params?: any }>(request, response);
+    const post = await readCall(request, response, { session: () => `session-${(sessions += 1)}` });
     if (!post) return;
     const { message, json } = post;
-    if (message.method === 'initialize') return json({ result: INITIALIZE_RESULT }, { 'mcp-session-id': `session-${(sessions += 1)}` });
     if (message.method === 'tools/list') {
       lists.push(session);
       const answer = () => json({ result: { tools } });

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { parseConfigFile } from '../../config/config-file.js';
-import { INITIALIZE_RESULT, listenOnLoopback, readRequest, useClosing } from './http-mcp-fixture.test-support.js';
+import { DEPLOY_TOOL, listenOnLoopback, readCall, useClosing } from './http-mcp-fixture.test-support.js';
 import { createMcpServer } from './mcp-server.js';
 import { outcome, TOOL_CONTEXT as context } from './mutable-mcp-server.test-support.js';
 
@@ -18,11 +18,10 @@ describe('an HTTP MCP call answered on an event stream past maxResponseBytes', (
   it('fails at once with why (as an application/json answer does), not after its timeout', { timeout: 30_000 }, async () => {
     const url = await listenOnLoopback(async (request: IncomingMessage, response: ServerResponse) => {
       if (request.method !== 'POST') return void response.writeHead(405).end();
-      const post = await readRequest<{ id?: number; method: string; params?: any }>(request, response);
+      const post = await readCall(request, response);
       if (!post) return;
       const { message, id, json } = post;
-      if (message.method === 'initialize') return json({ result: INITIALIZE_RESULT });
-      if (message.method === 'tools/list') return json({ result: { tools: [{ name: 'deploy', inputSchema: { type: 'object', properties: { service: { type: 'string' } } } }] } });
+      if (message.method === 'tools/list') return json({ result: { tools: [DEPLOY_TOOL] } });
       if (message.method === 'tools/call') {
         response.writeHead(200, { 'content-type': 'text/event-stream' });
         response.end(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'x'.repeat(200_000) }] } })}\n\n`);

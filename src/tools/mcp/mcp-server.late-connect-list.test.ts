@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { createOpsHandle, eventStreamControls, INITIALIZE_RESULT, listenOnLoopback, openEventStream, readRequest, useClosing } from './http-mcp-fixture.test-support.js';
+import { createOpsHandle, eventStreamControls, listenOnLoopback, openEventStream, readCall, useClosing } from './http-mcp-fixture.test-support.js';
 import { DELETE_DATABASE_TOOL, DELETE_DATABASE_WITH_BACKUPS, outcome, TOOL_CONTEXT as context } from './mutable-mcp-server.test-support.js';
 import { until } from './until.test-support.js';
 
@@ -29,10 +29,9 @@ async function fakeServer() {
       return openEventStream(streams, response);
     }
     if (request.method === 'DELETE') return void response.writeHead(200).end();
-    const post = await readRequest<{ id?: number; method: string; params?: any }>(request, response);
+    const post = await readCall(request, response, { session: () => `session-${(sessions += 1)}` });
     if (!post) return;
     const { message, json } = post;
-    if (message.method === 'initialize') return json({ result: INITIALIZE_RESULT }, { 'mcp-session-id': `session-${(sessions += 1)}` });
     if (message.method === 'tools/list') {
       lists.push(session);
       // The tools as they are when the server reads the request; its answer is slow to arrive.

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { createOpsHandle, eventStreamControls, INITIALIZE_RESULT, listenOnLoopback, openEventStream, readRequest, useClosing } from './http-mcp-fixture.test-support.js';
+import { createOpsHandle, DEPLOY_TOOL, eventStreamControls, listenOnLoopback, openEventStream, readCall, useClosing } from './http-mcp-fixture.test-support.js';
 import { outcome, TOOL_CONTEXT as context } from './mutable-mcp-server.test-support.js';
 import { until } from './until.test-support.js';
 
@@ -25,11 +25,10 @@ async function fakeServer() {
     const session = String(request.headers['mcp-session-id']);
     if (request.method === 'GET') return openEventStream(streams, response);
     if (request.method === 'DELETE') return void response.writeHead(200).end();
-    const post = await readRequest<{ id?: number; method: string; params?: any }>(request, response);
+    const post = await readCall(request, response, { session: () => `session-${(sessions += 1)}` });
     if (!post) return;
     const { message, id, json } = post;
-    if (message.method === 'initialize') return json({ result: INITIALIZE_RESULT }, { 'mcp-session-id': `session-${(sessions += 1)}` });
-    if (message.method === 'tools/list') return json({ result: { tools: [{ name: 'deploy', inputSchema: { type: 'object', properties: { service: { type: 'string' } } } }] } });
+    if (message.method === 'tools/list') return json({ result: { tools: [DEPLOY_TOOL] } });
     if (message.method === 'tools/call') {
       calls.push({ session, args: message.params?.arguments });
       response.writeHead(200, { 'content-type': 'text/event-stream' });

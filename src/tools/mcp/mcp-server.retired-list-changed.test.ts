@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { isToolNotStartedError } from '../tool-not-started-error.js';
-import { eventStreamControls, INITIALIZE_RESULT, listenOnLoopback, openEventStream, readRequest, startOpsHandle, useClosing } from './http-mcp-fixture.test-support.js';
+import { DEPLOY_TOOL, eventStreamControls, listenOnLoopback, openEventStream, readCall, startOpsHandle, useClosing } from './http-mcp-fixture.test-support.js';
 import { until } from './until.test-support.js';
 
 /**
@@ -18,17 +18,16 @@ async function fakeServer() {
   let sessions = 0;
   let holdNext = false;
   let release: (() => void) | undefined;
-  let tools: object[] = [{ name: 'deploy', inputSchema: { type: 'object', properties: { service: { type: 'string' } } } }];
+  let tools: object[] = [DEPLOY_TOOL];
   const calls: Array<{ session: string; args: unknown }> = [];
   const lists: string[] = [];
   const url = await listenOnLoopback(async (request: IncomingMessage, response: ServerResponse) => {
     const session = String(request.headers['mcp-session-id']);
     if (request.method === 'GET') return openEventStream(streams, response);
     if (request.method === 'DELETE') return void response.writeHead(200).end();
-    const post = await readRequest<{ id?: number; method: string; params?: any }>(request, response);
+    const post = await readCall(request, response, { session: () => `session-${(sessions += 1)}` });
     if (!post) return;
     const { message, id, json } = post;
-    if (message.method === 'initialize') return json({ result: INITIALIZE_RESULT }, { 'mcp-session-id': `session-${(sessions += 1)}` });
     if (message.method === 'tools/list') {
       lists.push(session);
       return json({ result: { tools } });
