@@ -8,8 +8,8 @@ export interface WorkPuller {
   /** Stops taking threads at once; drains already started finish (`ThreadWorker.idle`). */
   stop(): Promise<void>;
   /**
-   * Resolves once a stopped puller's loop has ended: its last wait (at most `WAIT_MS`) answered, and
-   * any thread that wait took given back. The store must stay open until then.
+   * Resolves once a stopped puller's loop has ended: its last wait ended (at once: `stop` aborts it),
+   * and any thread that wait took given back. The store must stay open until then.
    */
   idle(): Promise<void>;
 }
@@ -29,6 +29,8 @@ export function createWorkPuller(options: { store: Pick<WorkQueueStore, 'nextRea
   const { store, worker, gate, logger } = options;
   let running = false;
   let loop: Promise<void> | undefined;
+  /** Ends the wait in progress at `stop`: every bot stop would otherwise sit out up to `WAIT_MS`. */
+  let stopping = new AbortController();
 
   /**
    * Threads taken while this worker was told to stop are left to the other workers: their work stays
@@ -65,7 +67,7 @@ export function createWorkPuller(options: { store: Pick<WorkQueueStore, 'nextRea
       try {
         // As many as the gate has room for: a burst of hand-offs is taken in one wake-up, not one
         // round trip (behind a whole turn of this busy event loop) per thread.
-        threadKeys = await store.nextReadyThreads({ timeoutMs: WAIT_MS, max: Math.min(MAX_THREADS_PER_WAKE_UP, Math.max(1, gate.room())) });
+        threadKeys = await store.nextReadyThreads({ timeoutMs: WAIT_MS, max: Math.min(MAX_THREADS_PER_WAKE_UP, Math.max(1, gate.room())), signal: stopping.signal });
       } catch (error) {
         if (!running) return;
         logger.warn({ event: 'work-pull-failed', err: error }, 'could not wait for handed-off work; trying again');
@@ -97,12 +99,14 @@ export function createWorkPuller(options: { store: Pick<WorkQueueStore, 'nextRea
     start() {
       if (running) return;
       running = true;
+      stopping = new AbortController();
       loop = pull();
     },
     async stop() {
-      // Not awaited here: a wait for work in progress ends within `WAIT_MS` (`idle`), and the drains
-      // this puller started are awaited through `ThreadWorker.idle`.
+      // Not awaited here: the wait for work in progress ends at once (`idle`), and the drains this
+      // puller started are awaited through `ThreadWorker.idle`.
       running = false;
+      stopping.abort();
     },
     async idle() {
       await loop;

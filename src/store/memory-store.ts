@@ -469,19 +469,26 @@ export function createMemoryStore({ now = Date.now, audit }: MemoryStoreOptions 
       offer(threadKey);
     },
 
-    async nextReadyThreads({ timeoutMs, max }) {
+    async nextReadyThreads({ timeoutMs, max, signal }) {
       if (ready.length > 0) return ready.splice(0, Math.max(1, max));
+      if (signal?.aborted) return [];
       return new Promise<string[]>((resolve) => {
-        const timer = setTimeout(() => {
-          readyWaiters.splice(readyWaiters.indexOf(waiter), 1);
+        const giveUp = () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', giveUp);
+          const index = readyWaiters.indexOf(waiter);
+          if (index !== -1) readyWaiters.splice(index, 1);
           resolve([]);
-        }, timeoutMs);
+        };
+        const timer = setTimeout(giveUp, timeoutMs);
         timer.unref();
         const waiter = (threadKey: string) => {
           clearTimeout(timer);
+          signal?.removeEventListener('abort', giveUp);
           resolve([threadKey]);
         };
         readyWaiters.push(waiter);
+        signal?.addEventListener('abort', giveUp, { once: true });
       });
     },
 

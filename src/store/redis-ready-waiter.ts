@@ -7,7 +7,7 @@ export interface ReadyWaiter {
    * Threads handed off to the workers: at least one, up to `max`, or none after `timeoutMs`; each
    * hint goes to one caller.
    */
-  next(options: { timeoutMs: number; max: number }): Promise<string[]>;
+  next(options: { timeoutMs: number; max: number; signal?: AbortSignal }): Promise<string[]>;
   close(): void;
 }
 
@@ -103,22 +103,28 @@ export function createReadyWaiter({ redis, keys, onConnectionError }: { redis: R
   };
 
   return {
-    next({ timeoutMs, max }) {
-      if (closed) return Promise.resolve([]);
+    next({ timeoutMs, max, signal }) {
+      if (closed || signal?.aborted) return Promise.resolve([]);
       return new Promise((resolve) => {
-        const timer = setTimeout(() => {
+        // The pop under way carries on; what it takes once nobody waits goes back to its list (`deliver`).
+        const giveUp = () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', giveUp);
           const index = waiters.indexOf(waiter);
           if (index !== -1) waiters.splice(index, 1);
           resolve([]);
-        }, timeoutMs);
+        };
+        const timer = setTimeout(giveUp, timeoutMs);
         const waiter: Waiter = {
           max,
           resolve: (threadKeys) => {
             clearTimeout(timer);
+            signal?.removeEventListener('abort', giveUp);
             resolve(threadKeys);
           },
         };
         waiters.push(waiter);
+        signal?.addEventListener('abort', giveUp, { once: true });
         for (let group = 0; group < groups.length; group += 1) pop(group, timeoutMs);
       });
     },

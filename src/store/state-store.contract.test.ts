@@ -812,6 +812,17 @@ describe.each(createStores())('%s state store', (name, create) => {
     expect(await store.takeWork(worker)).toBe('one');
   });
 
+  it('ends a wait for handed-off threads at once when its signal is aborted; a thread offered after is the next wait\'s', async () => {
+    const threadKey = `T1:C1:${randomUUID()}`;
+    const stopping = new AbortController();
+    // A wait of an hour: only the abort can end it within the test's timeout.
+    const waiting = store.nextReadyThreads({ timeoutMs: 3_600_000, max: 1, signal: stopping.signal });
+    stopping.abort();
+    expect(await waiting).toEqual([]);
+    await store.handOffWork(threadKey, 'one');
+    expect(await store.nextReadyThreads({ timeoutMs: 5_000, max: 1 })).toEqual([threadKey]);
+  });
+
   it("hands a stopping holder's thread back: the lock released at once, its work left in place and offered to one worker", async () => {
     const threadKey = `T1:C1:${randomUUID()}`;
     const claim = await store.enqueueWork(threadKey, 'one', TTL);

@@ -479,9 +479,11 @@ export interface WorkQueueStore {
   handOffWork(threadKey: string, item: string, options?: { attempt?: string }): Promise<void>;
   /**
    * Waits up to `timeoutMs` for threads handed off to the workers and takes up to `max` of them
-   * (none when the wait ran out); each hint goes to one caller.
+   * (none when the wait ran out); each hint goes to one caller. `signal` aborted: the wait ends at
+   * once with none (a stopping worker need not sit out its last wait), and a hint popped for it
+   * afterwards goes back to its list.
    */
-  nextReadyThreads(options: { timeoutMs: number; max: number }): Promise<string[]>;
+  nextReadyThreads(options: { timeoutMs: number; max: number; signal?: AbortSignal }): Promise<string[]>;
   /**
    * Puts hints taken with `nextReadyThreads` back at the head of their lists, in their order, for
    * another worker: a worker that took them and then found it had no room to start them.
