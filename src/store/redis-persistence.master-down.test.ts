@@ -5,12 +5,11 @@ import { createRedisKeys } from './redis-keys.js';
 import { createRedisStore } from './redis-store.js';
 
 /**
- * Review of 1a8b5aa: readRedisPersistence now asks every master of the slot map, and throws
- * "Redis Cluster master … is not connected" when one has no connection. That read is not only the
- * /healthz warnings: `waitsForDisk()` (every executing marker, every withdrawal) awaits the same cached
- * read, and a /healthz risks() refresh that fails drops the cache. So a master that holds none of the
- * bot's shards going down (cluster-require-full-coverage no: the shard masters keep serving) makes
- * every tool call "Not run" and every Deny/Revoke unsendable; before, only the shard masters were read.
+ * A Cluster master holding none of the bot's shards that goes down (cluster-require-full-coverage no: the
+ * shard masters keep serving) must not stop tool calls or Deny/Revoke in the shards whose masters are up.
+ * After 1a8b5aa the persistence read asked every master of the slot map and threw when one had no
+ * connection, and every executing marker and withdrawal awaited that read (fixed in 2d0711f); the shards'
+ * waits now read only their own primaries (b8c36a6), the other masters only for the /healthz warnings.
  */
 describe('a Cluster master holding no shard goes down (cluster-require-full-coverage no)', () => {
   const cluster = useRedisCluster({ startTimeoutMs: 30_000 });
