@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { AnswerStream } from '../../conversation/thread-messenger.js';
 import { SLACK_LIMITS } from '../blocks/limits.js';
 import type { MentionableUserIds } from '../format/neutralise-pings.js';
-import { hasDefinitions } from '../format/parse-markdown.js';
+import { hasDefinitions, parseMarkdown } from '../format/parse-markdown.js';
 import { isSafeMarkdown, parsedSafeMarkdown } from '../format/safe-markdown.js';
 import { mayHaveBeenApplied } from '../unrepeated-slack-writes.js';
 import { cleanCutsOf, renumberedItemReadsTheSame, type CleanCut } from './clean-cuts.js';
@@ -94,9 +94,11 @@ export function createNativeAnswerStream(options: NativeAnswerStreamOptions): An
     const text = current === undefined ? reopening + piece : piece;
     const message = (current?.text ?? '') + text;
     // Slack reads each message on its own, so each must be safe read that way, and read as the whole answer does.
-    if (!isSafeMarkdown(message, { mentionableUserIds })) throw new Error('a message of the answer would not be safe on its own');
+    // One parse of the message serves both checks: it is up to a whole message long, and read at every flush.
+    const messageTree = parseMarkdown(message);
+    if (!isSafeMarkdown(message, { mentionableUserIds, tree: messageTree })) throw new Error('a message of the answer would not be safe on its own');
     const { bodyAt, answerAt } = current ?? { bodyAt: reopening.length, answerAt: sent.length };
-    if (!readsAsInAnswer({ answerCode, message, bodyAt, answerAt })) throw new Error('a message of the answer would read otherwise on its own');
+    if (!readsAsInAnswer({ answerCode, message, messageTree, bodyAt, answerAt })) throw new Error('a message of the answer would read otherwise on its own');
     if (current === undefined) {
       const ts = await startStream(text);
       current = { ts, text, bodyAt, answerAt, ...(renumbered ? { renumbered } : {}) };

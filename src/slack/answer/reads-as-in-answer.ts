@@ -13,6 +13,8 @@ export interface ReadsAsInAnswerOptions {
   answerCode: CodeRanges;
   /** A message of the answer: from `bodyAt`, the answer's text from `answerAt` (before it, a code block's reopening line or a list item's number). */
   message: string;
+  /** `message` parsed, when the caller has it already. */
+  messageTree?: Root;
   bodyAt: number;
   answerAt: number;
 }
@@ -24,8 +26,8 @@ export interface ReadsAsInAnswerOptions {
  * reads a line after an indented code block at a message's start unlike after one further on), so
  * that such a message is not sent rather than shown with code live or text as code.
  */
-export function readsAsInAnswer({ answerCode, message, bodyAt, answerAt }: ReadsAsInAnswerOptions): boolean {
-  const inMessage = cursorOver(codeRangesOf(parseMarkdown(message)));
+export function readsAsInAnswer({ answerCode, message, messageTree = parseMarkdown(message), bodyAt, answerAt }: ReadsAsInAnswerOptions): boolean {
+  const inMessage = cursorOver(codeRangesOf(messageTree));
   const inAnswer = cursorOver(answerCode);
   for (let at = bodyAt; at < message.length; at++) {
     if (/\s/.test(message[at]!)) continue;

@@ -58,8 +58,8 @@ export function parsedSafeMarkdown(markdown: string, { mentionableUserIds = [] }
 }
 
 /** Whether Slack, reading `markdown` as CommonMark, finds nothing in it that `safeMarkdown` would change. */
-export function isSafeMarkdown(markdown: string, { mentionableUserIds = [] }: SafeMarkdownOptions = {}): boolean {
-  return safePass(markdown, parseMarkdown(markdown), mentionableUserIds) === markdown;
+export function isSafeMarkdown(markdown: string, { mentionableUserIds = [], tree = parseMarkdown(markdown) }: SafeMarkdownOptions & { tree?: Root } = {}): boolean {
+  return safePass(markdown, tree, mentionableUserIds) === markdown;
 }
 
 /** `source` made safer, read from `tree`, its parse. */
